@@ -1,0 +1,104 @@
+import { TSchema } from '@sinclair/typebox';
+import { AnyRoute } from './route';
+
+const PROBLEM_SCHEMA = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
+    },
+  },
+};
+
+function plain(schema: TSchema): unknown {
+  // TypeBox marks schemas with symbol keys; JSON round-tripping leaves pure JSON Schema.
+  return JSON.parse(JSON.stringify(schema));
+}
+
+function parameters(schema: TSchema | undefined, where: 'query' | 'path'): unknown[] {
+  if (!schema) return [];
+  const properties = (schema.properties ?? {}) as Record<string, TSchema>;
+  const required: string[] = schema.required ?? [];
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.includes(name),
+    schema: plain(property),
+  }));
+}
+
+function security(route: AnyRoute): unknown[] {
+  switch (route.access.kind) {
+    case 'public':
+      return [];
+    case 'internal':
+      return [{ internalToken: [] }];
+    case 'roles-or-internal':
+      return [{ bearerJwt: [] }, { internalToken: [] }];
+    default:
+      return [{ bearerJwt: [] }];
+  }
+}
+
+/** The OpenAPI 3.1 document, built from the same route definitions and schemas that validate requests. */
+export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const who =
+      route.access.kind === 'roles' || route.access.kind === 'roles-or-internal'
+        ? ` Roles: ${route.access.roles.join(', ')}${route.access.kind === 'roles-or-internal' ? ' or the internal token' : ''}.`
+        : route.access.kind === 'internal'
+          ? ' Internal token only.'
+          : '';
+    const responses: Record<string, unknown> = {};
+    for (const [status, spec] of Object.entries(route.responses)) {
+      responses[status] = {
+        description: spec.description,
+        ...(spec.schema ? { content: { [spec.contentType ?? 'application/json']: { schema: plain(spec.schema) } } } : {}),
+      };
+    }
+    responses.default = {
+      description: 'A problem',
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+    paths[path] ??= {};
+    paths[path][route.method] = {
+      tags: [route.tag],
+      summary: route.summary,
+      description: `${route.summary}.${who}`,
+      security: security(route),
+      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+      ...(route.body
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                [route.bodyType === 'multipart' ? 'multipart/form-data' : 'application/json']: { schema: plain(route.body) },
+              },
+            },
+          }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Opsflow platform API', version: '0.1.0' },
+    paths,
+    components: {
+      schemas: { Problem: PROBLEM_SCHEMA },
+      securitySchemes: {
+        bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        internalToken: { type: 'http', scheme: 'bearer', description: 'INTERNAL_TOKEN' },
+      },
+    },
+  };
+}

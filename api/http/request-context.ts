@@ -1,0 +1,49 @@
+import crypto from 'node:crypto';
+import { Middleware } from 'koa';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { Logger } from '../../lib/logger';
+import { USER_HEADERS } from './identity';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Gives each request an id (the caller's `X-Request-Id` when it is well-formed), a child logger carrying it,
+ * one access log line with the user id, and the request metrics.
+ */
+export function requestContext(args: { logger: Logger; metrics: Registry }): Middleware {
+  const requests = new Counter({
+    name: 'opsflow_http_requests_total',
+    help: 'HTTP requests answered, by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [args.metrics],
+  });
+  const duration = new Histogram({
+    name: 'opsflow_http_request_duration_seconds',
+    help: 'HTTP request duration in seconds, by method and route',
+    labelNames: ['method', 'route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [args.metrics],
+  });
+  return async (ctx, next) => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    ctx.req.headers['x-request-id'] = requestId;
+    ctx.state.logger = args.logger.child({ requestId });
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      requests.inc({ method: ctx.method, route, status: String(ctx.status) });
+      duration.observe({ method: ctx.method, route }, seconds);
+      const userId = ctx.req.headers[USER_HEADERS.id];
+      (ctx.state.logger as Logger).info(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000), userId: userId ?? null },
+        'request',
+      );
+    }
+  };
+}

@@ -1,0 +1,131 @@
+import { Static, TSchema } from '@sinclair/typebox';
+import Router from '@koa/router';
+import { Context, Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import { ProblemError } from '../../lib/errors';
+import { Identity, requireInternal, requireRole, requireRoleOrInternal, requireUser, Role } from './identity';
+import { validate } from './validate';
+
+/** Who may call a route; checked before the body is even parsed. */
+export type Access =
+  | { kind: 'public' }
+  | { kind: 'user' }
+  | { kind: 'roles'; roles: readonly Role[] }
+  | { kind: 'internal' }
+  | { kind: 'roles-or-internal'; roles: readonly Role[] };
+
+export const access = {
+  public: { kind: 'public' } as Access,
+  user: { kind: 'user' } as Access,
+  internal: { kind: 'internal' } as Access,
+  roles: (...roles: Role[]): Access => ({ kind: 'roles', roles }),
+  rolesOrInternal: (...roles: Role[]): Access => ({ kind: 'roles-or-internal', roles }),
+};
+
+type In<S> = S extends TSchema ? Static<S> : undefined;
+
+export interface RouteInput<B, Q, P> {
+  body: In<B>;
+  query: In<Q>;
+  params: In<P>;
+  /** The caller; null for public routes and internal-token callers. */
+  identity: Identity | null;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  contentType?: string;
+}
+
+export interface RouteDefinition<B = undefined, Q = undefined, P = undefined> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Koa style: `/api/directory/users/:id`. */
+  path: string;
+  tag: string;
+  summary: string;
+  access: Access;
+  body?: B;
+  /** `multipart` bodies arrive as form fields (validated by `body`) and files in `ctx.request.files`. */
+  bodyType?: 'json' | 'multipart';
+  bodyLimitBytes?: number;
+  query?: Q;
+  params?: P;
+  responses: Record<number, ResponseSpec>;
+  handler: (ctx: Context, input: RouteInput<B, Q, P>) => Promise<void>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteDefinition<any, any, any>;
+
+/** Declares a route; the types of its handler's input follow from its schemas. */
+export function defineRoute<
+  B extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  P extends TSchema | undefined = undefined,
+>(definition: RouteDefinition<B, Q, P>): RouteDefinition<B, Q, P> {
+  return definition;
+}
+
+function checkAccess(ctx: Context, rule: Access): Identity | null {
+  switch (rule.kind) {
+    case 'public':
+      return null;
+    case 'user':
+      return requireUser(ctx);
+    case 'roles':
+      return requireRole(ctx, rule.roles);
+    case 'internal':
+      requireInternal(ctx);
+      return null;
+    case 'roles-or-internal':
+      return requireRoleOrInternal(ctx, rule.roles);
+  }
+}
+
+function bodyParser(route: AnyRoute): Middleware {
+  const limit = route.bodyLimitBytes ?? 1024 * 1024;
+  if (route.bodyType === 'multipart') {
+    return koaBody({
+      multipart: true,
+      json: false,
+      urlencoded: false,
+      text: false,
+      formidable: { maxFileSize: limit, maxTotalFileSize: limit, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0 },
+    });
+  }
+  return koaBody({ json: true, jsonStrict: true, jsonLimit: limit, multipart: false, urlencoded: false, text: false });
+}
+
+function requireMediaType(ctx: Context, route: AnyRoute): void {
+  const wanted = route.bodyType === 'multipart' ? 'multipart/form-data' : 'application/json';
+  if (!ctx.is(wanted)) {
+    throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `The request body must be ${wanted}.`);
+  }
+}
+
+/** Mounts routes on a router: access first, then media type, body parsing and validation, then the handler. */
+export function mountRoutes(router: Router, routes: AnyRoute[]): void {
+  for (const route of routes) {
+    const stages: Middleware[] = [
+      async (ctx, next) => {
+        ctx.state.identity = checkAccess(ctx, route.access);
+        await next();
+      },
+    ];
+    if (route.body) {
+      stages.push(async (ctx, next) => {
+        requireMediaType(ctx, route);
+        await next();
+      });
+      stages.push(bodyParser(route));
+    }
+    stages.push(async (ctx) => {
+      const params = route.params ? validate(route.params, { ...ctx.params }, 'params') : undefined;
+      const query = route.query ? validate(route.query, { ...ctx.query }, 'query') : undefined;
+      const body = route.body ? validate(route.body, ctx.request.body ?? {}, 'body') : undefined;
+      await route.handler(ctx, { body, query, params, identity: ctx.state.identity });
+    });
+    router[route.method](route.path, ...stages);
+  }
+}

@@ -1,0 +1,121 @@
+import { Type } from '@sinclair/typebox';
+import { Registry } from 'prom-client';
+import { AppDeps } from '../../deps';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+
+type CheckState = 'up' | 'down' | 'not configured';
+
+async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
+}
+
+async function check(probe: () => Promise<unknown>): Promise<CheckState> {
+  try {
+    await within(probe(), 3000);
+    return 'up';
+  } catch {
+    return 'down';
+  }
+}
+
+const ReadinessSchema = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
+  checks: Type.Object({ database: Type.String(), temporal: Type.String(), docker: Type.String() }),
+});
+
+/** Liveness, readiness, metrics, the OpenAPI document, and who-am-I. */
+export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; openapi: () => unknown }): AnyRoute[] {
+  const { deps } = args;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/healthz',
+      tag: 'operations',
+      summary: 'The process is alive',
+      access: access.public,
+      responses: { 200: { description: 'alive', schema: Type.Object({ status: Type.Literal('ok') }) } },
+      handler: async (ctx) => {
+        ctx.body = { status: 'ok' };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/readyz',
+      tag: 'operations',
+      summary: 'Database, Temporal and (where configured) Docker are reachable',
+      access: access.public,
+      responses: { 200: { description: 'ready', schema: ReadinessSchema }, 503: { description: 'a part is down', schema: ReadinessSchema } },
+      handler: async (ctx) => {
+        const [database, temporal, docker] = await Promise.all([
+          check(() => deps.db.raw('select 1')),
+          check(() => deps.temporal.connection.workflowService.getSystemInfo({})),
+          deps.docker.configured
+            ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down'))
+            : Promise.resolve<CheckState>('not configured'),
+        ]);
+        const checks = { database, temporal, docker };
+        const down = Object.entries(checks).filter(([, state]) => state === 'down').map(([name]) => name);
+        if (down.length > 0) {
+          ctx.status = 503;
+          ctx.type = 'application/problem+json';
+          ctx.body = {
+            type: 'https://opsflow.dev/problems/not-ready',
+            title: 'Service Unavailable',
+            status: 503,
+            detail: `Not ready: ${down.join(', ')} unreachable.`,
+            code: 'NOT_READY',
+            checks,
+          };
+          return;
+        }
+        ctx.body = { status: 'ready', checks };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/metrics',
+      tag: 'operations',
+      summary: 'Prometheus metrics',
+      access: access.public,
+      responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain', schema: Type.String() } },
+      handler: async (ctx) => {
+        ctx.type = args.metrics.contentType;
+        ctx.body = await args.metrics.metrics();
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/openapi.json',
+      tag: 'operations',
+      summary: 'The OpenAPI 3.1 document of every platform endpoint',
+      access: access.public,
+      responses: { 200: { description: 'OpenAPI document' } },
+      handler: async (ctx) => {
+        ctx.body = args.openapi();
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/me',
+      tag: 'operations',
+      summary: 'The caller as the platform sees it, read from the gateway headers',
+      access: access.user,
+      responses: {
+        200: {
+          description: 'identity',
+          schema: Type.Object({
+            id: Type.String(),
+            name: Type.String(),
+            email: Type.String(),
+            roles: Type.Array(Type.String()),
+            sites: Type.Array(Type.String()),
+            siteId: Type.Union([Type.String(), Type.Null()]),
+          }),
+        },
+      },
+      handler: async (ctx, { identity }) => {
+        ctx.body = identity;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,43 @@
+import http from 'node:http';
+import { ConfigError, loadConfig } from '../lib/config';
+import { createLogger } from '../lib/logger';
+import { createDb } from '../data/db';
+import { createDocker } from '../data/docker';
+import { connectTemporal } from '../temporal-config/client';
+import { createApp } from './app';
+
+/** Starts the API process: gateway plus every platform module, on API_PORT. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Invalid configuration: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel, name: 'api' });
+  const db = createDb({ databaseUrl: config.databaseUrl });
+  const temporal = await connectTemporal({
+    address: config.temporalAddress,
+    namespace: config.temporalNamespace,
+    uiUrl: config.temporalUiUrl,
+  });
+  const docker = createDocker({ dockerHost: config.dockerHost });
+  const app = createApp({ config, db, temporal, docker, logger });
+  const server = http.createServer(app.koa.callback());
+  server.listen(config.apiPort, () => logger.info({ port: config.apiPort }, 'api listening'));
+
+  const shutdown = () => {
+    logger.info('api stopping');
+    server.close();
+    app.close();
+    void Promise.allSettled([db.destroy(), temporal.connection.close()]).then(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+void main();

@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import Docker from 'dockerode';
+
+export interface DockerHandle {
+  docker: Docker;
+  /** True when DOCKER_HOST is set or the default socket exists: then /readyz requires the engine. */
+  configured: boolean;
+  ping(timeoutMs?: number): Promise<boolean>;
+}
+
+const DEFAULT_SOCKET = '/var/run/docker.sock';
+
+function connectionOptions(dockerHost: string | null): Docker.DockerOptions {
+  if (!dockerHost) return { socketPath: DEFAULT_SOCKET };
+  if (dockerHost.startsWith('unix://')) return { socketPath: dockerHost.slice('unix://'.length) };
+  const url = new URL(dockerHost.replace(/^tcp:/, 'http:'));
+  return { host: url.hostname, port: Number(url.port || 2375), protocol: url.protocol === 'https:' ? 'https' : 'http' };
+}
+
+/** The Docker engine client (dockerode); only the API's checks and the deployments worker use it. */
+export function createDocker(args: { dockerHost: string | null }): DockerHandle {
+  const docker = new Docker(connectionOptions(args.dockerHost));
+  return {
+    docker,
+    configured: args.dockerHost !== null || fs.existsSync(DEFAULT_SOCKET),
+    async ping(timeoutMs = 2000) {
+      try {
+        await Promise.race([
+          docker.ping(),
+          new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref()),
+        ]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}

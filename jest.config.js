@@ -1,0 +1,12 @@
+/** One set of real components (PostgreSQL, Temporal, mail capture) per run, shared by every test file. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test', '<rootDir>/api', '<rootDir>/activities', '<rootDir>/workflows', '<rootDir>/lib'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 120000,
+  maxWorkers: 2,
+  verbose: true,
+};

@@ -1,0 +1,128 @@
+/**
+ * The platform's configuration, parsed once from the environment. Everything else reads this typed
+ * object, never `process.env`. Invalid configuration stops start-up with one line naming the variable.
+ */
+export interface Config {
+  nodeEnv: string;
+  production: boolean;
+  apiPort: number;
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalNamespace: string;
+  temporalUiUrl: string;
+  jwtSecret: string;
+  jwtJwksUrl: string | null;
+  jwtIssuer: string | null;
+  jwtAudience: string | null;
+  internalToken: string;
+  secretsKey: string;
+  dataDir: string;
+  dockerHost: string | null;
+  deployBaseImage: string;
+  deployNetwork: string;
+  smtpCapturePort: number;
+  mailCaptureUiPort: number;
+  archiveCron: string;
+  logLevel: string;
+  workflowBundlePath: string | null;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEV_DEFAULTS = {
+  JWT_SECRET: 'opsflow-dev-secret',
+  INTERNAL_TOKEN: 'opsflow-internal-dev-token',
+  SECRETS_KEY: 'opsflow-dev-secrets-key-change-me',
+} as const;
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function optional(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value === '' ? null : value;
+}
+
+function port(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new ConfigError(name, `must be a port number (0-65535), got "${raw}"`);
+  }
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string | null, protocols: string[]): string | null {
+  const value = optional(env, name) ?? fallback;
+  if (value === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
+  }
+  return value;
+}
+
+function cron(env: Env, name: string, fallback: string): string {
+  const value = text(env, name, fallback);
+  if (value.trim().split(/\s+/).length !== 5) {
+    throw new ConfigError(name, `must be a five-field cron expression, got "${value}"`);
+  }
+  return value;
+}
+
+function secret(env: Env, name: keyof typeof DEV_DEFAULTS, production: boolean, minLength: number): string {
+  const value = text(env, name, DEV_DEFAULTS[name]);
+  if (production && value === DEV_DEFAULTS[name]) {
+    throw new ConfigError(name, 'the development default is refused when NODE_ENV=production');
+  }
+  if (value.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters`);
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = text(env, 'NODE_ENV', 'development');
+  const production = nodeEnv === 'production';
+  const temporalUiUrl = url(env, 'TEMPORAL_UI_URL', 'http://127.0.0.1:8233', ['http:', 'https:']) as string;
+  return {
+    nodeEnv,
+    production,
+    apiPort: port(env, 'API_PORT', 8080),
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://opsflow:opsflow@127.0.0.1:54329/opsflow', [
+      'postgres:',
+      'postgresql:',
+    ]) as string,
+    temporalAddress: text(env, 'TEMPORAL_ADDRESS', '127.0.0.1:7233'),
+    temporalNamespace: text(env, 'TEMPORAL_NAMESPACE', 'default'),
+    temporalUiUrl: temporalUiUrl.replace(/\/+$/, ''),
+    jwtSecret: secret(env, 'JWT_SECRET', production, 16),
+    jwtJwksUrl: url(env, 'JWT_JWKS_URL', null, ['https:', 'http:']),
+    jwtIssuer: optional(env, 'JWT_ISSUER'),
+    jwtAudience: optional(env, 'JWT_AUDIENCE'),
+    internalToken: secret(env, 'INTERNAL_TOKEN', production, 16),
+    secretsKey: secret(env, 'SECRETS_KEY', production, 16),
+    dataDir: text(env, 'DATA_DIR', '.data'),
+    dockerHost: optional(env, 'DOCKER_HOST'),
+    deployBaseImage: text(env, 'DEPLOY_BASE_IMAGE', 'eclipse-temurin:17-jre'),
+    deployNetwork: text(env, 'DEPLOY_NETWORK', 'opsflow'),
+    smtpCapturePort: port(env, 'SMTP_CAPTURE_PORT', 1025),
+    mailCaptureUiPort: port(env, 'MAIL_CAPTURE_UI_PORT', 8025),
+    archiveCron: cron(env, 'ARCHIVE_CRON', '0 2 * * *'),
+    logLevel: text(env, 'LOG_LEVEL', production ? 'info' : 'info'),
+    workflowBundlePath: optional(env, 'WORKFLOW_BUNDLE_PATH'),
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The platform's error vocabulary. The same code is the problem+json `code` at the API edge and the
+ * `ApplicationFailure` type inside activities, so a failure keeps its name from worker to client.
+ * No Node built-ins here: workflows import this file.
+ */
+export const ErrorCodes = {
+  VALIDATION_FAILED: 400,
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  WORKFLOW_ALREADY_RUNNING: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL_ERROR: 500,
+  DATABASE_UNAVAILABLE: 503,
+  TEMPORAL_UNAVAILABLE: 503,
+  DOCKER_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ErrorCodes | (string & {});
+
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+/** An error the API turns into a problem+json answer with a stable code. */
+export class ProblemError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: FieldIssue[],
+  ) {
+    super(message);
+    this.name = 'ProblemError';
+  }
+}
+
+export const badRequest = (code: ErrorCode, detail: string, errors?: FieldIssue[]) =>
+  new ProblemError(400, code, detail, errors);
+export const unauthenticated = (detail = 'A valid bearer token is required.') =>
+  new ProblemError(401, 'UNAUTHENTICATED', detail);
+export const forbidden = (detail = 'You are not allowed to do this.', code: ErrorCode = 'FORBIDDEN') =>
+  new ProblemError(403, code, detail);
+export const notFound = (detail = 'Not found.', code: ErrorCode = 'NOT_FOUND') => new ProblemError(404, code, detail);
+export const conflict = (code: ErrorCode, detail: string) => new ProblemError(409, code, detail);
+export const unavailable = (code: ErrorCode, detail: string) => new ProblemError(503, code, detail);

@@ -1,0 +1,45 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const TSX = path.resolve(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
+export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+
+/** Starts a TypeScript entry point of the project as its own process, its output appended to `logFile`. */
+export function spawnEntry(args: { entry: string; argv?: string[]; env: NodeJS.ProcessEnv; logFile: string }): ChildProcess {
+  fs.mkdirSync(path.dirname(args.logFile), { recursive: true });
+  const out = fs.openSync(args.logFile, 'a');
+  return spawn(TSX, [path.join(PROJECT_ROOT, args.entry), ...(args.argv ?? [])], {
+    cwd: PROJECT_ROOT,
+    env: args.env,
+    stdio: ['ignore', out, out],
+  });
+}
+
+/** Stops a child with SIGTERM, then SIGKILL after `graceMs`. */
+export function stopChild(child: ChildProcess, graceMs = 10000): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export async function waitForHttpOk(url: string, deadlineMs: number, isAlive: () => boolean): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < deadlineMs) {
+    if (!isAlive()) throw new Error(`the process serving ${url} exited`);
+    try {
+      const answer = await fetch(url);
+      if (answer.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} did not answer 200 within ${deadlineMs} ms`);
+}

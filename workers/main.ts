@@ -1,0 +1,95 @@
+import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { ConfigError, loadConfig } from '../lib/config';
+import { createLogger, Logger } from '../lib/logger';
+import { createDb } from '../data/db';
+import { createDocker } from '../data/docker';
+import { connectTemporal } from '../temporal-config/client';
+import { ensureSearchAttributes } from '../temporal-config/search-attributes';
+import { ALL_TASK_QUEUES, isTaskQueue, TaskQueue } from '../temporal-config/task-queues';
+import { archivalWorker } from './archival';
+import { workflowSource } from './bundle';
+import { WorkerDeps } from './deps';
+import { approvalsWorker } from './approvals';
+import { deploymentsWorker } from './deployments';
+import { messagingWorker } from './messaging';
+
+const WORKERS = {
+  archival: archivalWorker,
+  deployments: deploymentsWorker,
+  messaging: messagingWorker,
+  approvals: approvalsWorker,
+} as const;
+
+/** `--queues archival,messaging` or `WORKER_QUEUES`; all four by default. */
+function queuesToRun(argv: string[], env: NodeJS.ProcessEnv): TaskQueue[] {
+  const flag = argv.indexOf('--queues');
+  const raw = flag >= 0 ? argv[flag + 1] : env.WORKER_QUEUES;
+  if (!raw) return ALL_TASK_QUEUES;
+  const queues = raw.split(',').map((q) => q.trim()).filter(Boolean);
+  const unknown = queues.filter((q) => !isTaskQueue(q));
+  if (unknown.length > 0) throw new ConfigError('WORKER_QUEUES', `unknown task queue(s): ${unknown.join(', ')}`);
+  return queues as TaskQueue[];
+}
+
+function installRuntimeLogger(logger: Logger): void {
+  const level = (logger.level.toUpperCase() === 'DEBUG' ? 'DEBUG' : 'INFO') as LogLevel;
+  Runtime.install({
+    logger: new DefaultLogger(level, (entry) => {
+      const fields = { ...(entry.meta ?? {}), sdk: true };
+      if (entry.level === 'ERROR') logger.error(fields, entry.message);
+      else if (entry.level === 'WARN') logger.warn(fields, entry.message);
+      else if (entry.level === 'INFO') logger.info(fields, entry.message);
+      else logger.debug(fields, entry.message);
+    }),
+  });
+}
+
+/** Runs one Temporal worker per requested task queue in this process until SIGINT or SIGTERM. */
+async function main(): Promise<void> {
+  let config;
+  let queues: TaskQueue[];
+  try {
+    config = loadConfig();
+    queues = queuesToRun(process.argv, process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Invalid configuration: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel, name: `worker:${queues.join(',')}` });
+  installRuntimeLogger(logger);
+  const db = createDb({ databaseUrl: config.databaseUrl });
+  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl });
+  await ensureSearchAttributes(temporal.connection, config.temporalNamespace);
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const deps: WorkerDeps = {
+    config,
+    db,
+    logger,
+    temporal,
+    docker: queues.includes('deployments') ? createDocker({ dockerHost: config.dockerHost }) : null,
+  };
+  const source = workflowSource(config.workflowBundlePath);
+  const workers = await Promise.all(
+    queues.map((queue) => {
+      const { taskQueue, activities } = WORKERS[queue](deps);
+      return Worker.create({ connection, namespace: config.temporalNamespace, taskQueue, activities, ...source });
+    }),
+  );
+  logger.info({ queues, namespace: config.temporalNamespace }, 'workers running');
+  try {
+    await Promise.all(workers.map((worker) => worker.run()));
+  } finally {
+    await connection.close();
+    await temporal.connection.close();
+    await db.destroy();
+    logger.info('workers stopped');
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,2 @@
+/** Every workflow the workers run; the bundle is built from this file. */
+export { pingWorker } from './operations/ping-worker';

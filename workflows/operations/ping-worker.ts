@@ -1,0 +1,16 @@
+import * as wf from '@temporalio/workflow';
+import type { OperationsActivities } from '../../activities/operations';
+import { PingWorkerInput, WorkerDescription } from './definitions';
+
+const { describeWorker } = wf.proxyActivities<OperationsActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+});
+
+/**
+ * Proves a task queue has a live worker: the workflow task and its activity both run on that queue, and the
+ * worker answers who it is. Operators run it from the Web UI or `temporal workflow start` to check a queue.
+ */
+export async function pingWorker(input: PingWorkerInput): Promise<WorkerDescription> {
+  return describeWorker({ taskQueue: input.taskQueue });
+}
