@@ -30,6 +30,11 @@ async function stopAll(exitCode: number): Promise<never> {
   process.exit(exitCode);
 }
 
+/** Components on this machine's loopback are started here; anything elsewhere is expected to be running. */
+function isLocal(host: string): boolean {
+  return ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
+}
+
 function step(message: string): void {
   console.log(`  · ${message}`);
 }
@@ -42,10 +47,16 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAll(0));
   process.once('SIGTERM', () => void stopAll(0));
 
-  const embeddedDatabase = !process.env.DATABASE_URL;
-  if (embeddedDatabase) {
-    const port = Number(new URL(config.databaseUrl).port);
-    const postgres = await startPostgres({ dataDir: path.join(dataDir, 'pg'), port, databases: ['opsflow'], log: () => undefined });
+  if (isLocal(new URL(config.databaseUrl).hostname)) {
+    const url = new URL(config.databaseUrl);
+    const port = Number(url.port || 5432);
+    const postgres = await startPostgres({
+      dataDir: path.join(dataDir, 'pg'),
+      port,
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      databases: [url.pathname.replace(/^\//, '')],
+    });
     stops.push({ name: 'PostgreSQL', stop: postgres.stop });
     step(`PostgreSQL on 127.0.0.1:${port}`);
   }
@@ -54,7 +65,7 @@ async function main(): Promise<void> {
   await db.destroy();
   step(`migrations: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}`);
 
-  if (!process.env.TEMPORAL_ADDRESS) {
+  if (isLocal(config.temporalAddress.split(':')[0])) {
     const [, port] = config.temporalAddress.split(':');
     const uiPort = Number(new URL(config.temporalUiUrl).port || 8233);
     const temporal = await startTemporal({

@@ -50,6 +50,7 @@ export async function startPostgres(args: {
     throw new Error(
       `PostgreSQL did not start on port ${args.port} with data in ${args.dataDir}` +
         (error instanceof Error ? `: ${error.message}` : ' (is the port taken?)'),
+      { cause: error },
     );
   }
   const url = (database: string) =>

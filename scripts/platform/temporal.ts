@@ -131,6 +131,6 @@ async function startFromSdkDownload(args: {
     });
     return { address: args.address, uiUrl: args.uiUrl, cli: "the Temporal SDK's download", stop: () => env.teardown() };
   } catch (error) {
-    throw new Error(`${CLI_NOT_FOUND_MESSAGE} (SDK download failed: ${error instanceof Error ? error.message : error})`);
+    throw new Error(`${CLI_NOT_FOUND_MESSAGE} (SDK download failed: ${error instanceof Error ? error.message : error})`, { cause: error });
   }
 }

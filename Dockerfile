@@ -1,0 +1,12 @@
+# The API and worker image for docker-compose.yml (production). Workflows are bundled at build time so
+# workers start without webpack.
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npx tsx -e "require('./workers/bundle').writeWorkflowBundle('/app/workflow-bundle.js')"
+ENV WORKFLOW_BUNDLE_PATH=/app/workflow-bundle.js
+USER node
+CMD ["npx", "tsx", "api/server.ts"]

@@ -1,0 +1,92 @@
+import { SignJWT } from 'jose';
+import { attachPlatform, RunningApi, TestPlatform } from '../../test/support/platform';
+import { call, expectProblem } from '../../test/support/http';
+
+let platform: TestPlatform;
+let api: RunningApi;
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  api = await platform.startApi();
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+const viewer = { sub: 'vera', name: 'Vera Viewer', email: 'vera@example.test', roles: ['VIEWER'], sites: ['site-a'] };
+
+function base64url(value: object): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+describe('the gateway identity layer', () => {
+  test('no token on a user endpoint -> 401 UNAUTHENTICATED', async () => {
+    expectProblem(await call(api.url, 'GET', '/api/me'), 401, 'UNAUTHENTICATED');
+  });
+
+  test('a token signed with another secret -> 401', async () => {
+    const token = await new SignJWT({ ...viewer })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('some-other-secret-entirely'));
+    expectProblem(await call(api.url, 'GET', '/api/me', { token }), 401, 'UNAUTHENTICATED');
+  });
+
+  test('an unsigned token (alg: none) -> 401', async () => {
+    const token = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ ...viewer, roles: ['ADMIN'], exp: Math.floor(Date.now() / 1000) + 3600 })}.`;
+    expectProblem(await call(api.url, 'GET', '/api/me', { token }), 401, 'UNAUTHENTICATED');
+  });
+
+  test('an expired token -> 401', async () => {
+    const token = await new SignJWT({ ...viewer })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
+      .sign(new TextEncoder().encode(platform.config.jwtSecret));
+    expectProblem(await call(api.url, 'GET', '/api/me', { token }), 401, 'UNAUTHENTICATED');
+  });
+
+  test('a token with a jku header pointing elsewhere is verified with the configured secret only', async () => {
+    const token = await new SignJWT({ ...viewer })
+      .setProtectedHeader({ alg: 'HS256', jku: 'http://127.0.0.1:1/keys', kid: 'unknown' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('attacker-secret-value'));
+    expectProblem(await call(api.url, 'GET', '/api/me', { token }), 401, 'UNAUTHENTICATED');
+  });
+
+  test('a valid token sets the X-User-* identity the modules read', async () => {
+    const token = await platform.token({ ...viewer, site: 'site-a' });
+    const answer = await call(api.url, 'GET', '/api/me', { token });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ id: 'vera', name: 'Vera Viewer', email: 'vera@example.test', roles: ['VIEWER'], sites: ['site-a'], siteId: 'site-a' });
+  });
+
+  test('a VIEWER with forged X-User-Roles: ADMIN (any spelling) does not get admin rights', async () => {
+    const token = await platform.token(viewer);
+    const forged = {
+      'X-User-Roles': 'ADMIN',
+      'x-user-id': 'root',
+      'X_User_Roles': 'ADMIN',
+      'X-USER-SITES': 'site-a,site-b',
+    };
+    const me = await call(api.url, 'GET', '/api/me', { token, headers: forged });
+    expect(me.body).toEqual(expect.objectContaining({ id: 'vera', roles: ['VIEWER'], sites: ['site-a'] }));
+
+    expectProblem(await call(api.url, 'GET', '/api/directory/users', { token, headers: forged }), 403, 'FORBIDDEN');
+  });
+
+  test('forged X-User-* headers without a token do not make a user', async () => {
+    const answer = await call(api.url, 'GET', '/api/directory/users', { headers: { 'X-User-Id': 'root', 'X-User-Roles': 'ADMIN' } });
+    expectProblem(answer, 401, 'UNAUTHENTICATED');
+  });
+
+  test('an ADMIN token reaches an admin endpoint', async () => {
+    const token = await platform.token({ sub: 'ada', roles: ['ADMIN'], sites: [] });
+    expect((await call(api.url, 'GET', '/api/directory/users', { token })).status).toBe(200);
+  });
+
+  test('the internal token is not a user: a user endpoint refuses it with 403', async () => {
+    expectProblem(await call(api.url, 'GET', '/api/me', { token: platform.config.internalToken }), 403, 'FORBIDDEN');
+  });
+});

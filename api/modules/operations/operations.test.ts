@@ -1,0 +1,69 @@
+import { attachPlatform, RunningApi, TestPlatform } from '../../../test/support/platform';
+import { call, expectProblem } from '../../../test/support/http';
+import { createDocker } from '../../../data/docker';
+
+let platform: TestPlatform;
+let api: RunningApi;
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  api = await platform.startApi();
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+test('GET /healthz answers 200 while the process lives', async () => {
+  const answer = await call(api.url, 'GET', '/healthz');
+  expect(answer.status).toBe(200);
+  expect(answer.body).toEqual({ status: 'ok' });
+});
+
+test('GET /readyz lists database, temporal and docker, all up', async () => {
+  const answer = await call(api.url, 'GET', '/readyz');
+  expect(answer.body).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up', docker: 'up' } });
+  expect(answer.status).toBe(200);
+});
+
+test('GET /readyz answers 503 naming docker when the configured engine does not answer', async () => {
+  const deadDocker = createDocker({ dockerHost: 'tcp://127.0.0.1:1' });
+  const broken = await platform.startApi({ docker: deadDocker });
+  const answer = await call(broken.url, 'GET', '/readyz');
+  expectProblem(answer, 503, 'NOT_READY');
+  expect(answer.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'down' });
+  expect(answer.body.detail).toContain('docker');
+});
+
+test('GET /metrics serves Prometheus text with the request counter', async () => {
+  await call(api.url, 'GET', '/healthz');
+  const answer = await call(api.url, 'GET', '/metrics');
+  expect(answer.status).toBe(200);
+  expect(answer.headers.get('content-type')).toContain('text/plain');
+  expect(answer.text).toMatch(/opsflow_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+});
+
+test('GET /api/openapi.json documents every mounted route with its schemas', async () => {
+  const answer = await call(api.url, 'GET', '/api/openapi.json');
+  expect(answer.status).toBe(200);
+  expect(answer.body.openapi).toBe('3.1.0');
+  expect(Object.keys(answer.body.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/api/directory/users', '/api/directory/users/{id}']));
+  const create = answer.body.paths['/api/directory/users'].post;
+  expect(create.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+  expect(create.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['email', 'name']));
+});
+
+test('every answer carries a request id, and a well-formed incoming one is kept', async () => {
+  const answer = await call(api.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'trace-123' } });
+  expect(answer.headers.get('x-request-id')).toBe('trace-123');
+  const generated = await call(api.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'bad id\twith tab' } });
+  expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+});
+
+test('an unknown route -> 404 problem+json NOT_FOUND', async () => {
+  expectProblem(await call(api.url, 'GET', '/api/no-such-thing'), 404, 'NOT_FOUND');
+});
+
+test('a method the route does not have -> 405 problem+json', async () => {
+  expectProblem(await call(api.url, 'PATCH', '/healthz'), 405, 'METHOD_NOT_ALLOWED');
+});

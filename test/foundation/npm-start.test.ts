@@ -1,0 +1,111 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { call } from '../support/http';
+import { freePort } from '../support/slots';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  token: string;
+}
+
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+let ports: { api: number; pg: number; temporal: number; temporalUi: number; smtp: number; mailUi: number };
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-start-'));
+  fs.chmodSync(dataDir, 0o755);
+  const [api, pg, temporal, temporalUi, smtp, mailUi] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
+  ports = { api, pg, temporal, temporalUi, smtp, mailUi };
+  env = {
+    ...process.env,
+    NODE_ENV: 'development',
+    DATA_DIR: dataDir,
+    API_PORT: String(api),
+    DATABASE_URL: `postgres://opsflow:opsflow@127.0.0.1:${pg}/opsflow`,
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporal}`,
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_UI_URL: `http://127.0.0.1:${temporalUi}`,
+    SMTP_CAPTURE_PORT: String(smtp),
+    MAIL_CAPTURE_UI_PORT: String(mailUi),
+  };
+  delete env.WORKFLOW_BUNDLE_PATH;
+  delete env.OPSFLOW_TEST_PLATFORM;
+});
+
+afterAll(() => {
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Runs `npm start` in its own process group, as a terminal would, and waits for its ready banner. */
+async function npmStart(): Promise<Started> {
+  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const started = Date.now();
+  while (!output.includes('Ctrl-C stops everything')) {
+    if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
+    if (Date.now() - started > 150000) throw new Error(`npm start did not get ready:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const token = /Development admin token[^\n]*\n\s+(\S+)/.exec(output)?.[1];
+  if (!token) throw new Error(`no token in the banner:\n${output}`);
+  return { child, output: () => output, token };
+}
+
+/** Ctrl-C: SIGINT to the whole process group, then wait for the supervisor to exit. */
+async function ctrlC(started: Started): Promise<void> {
+  const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
+  process.kill(-started.child.pid!, 'SIGINT');
+  await exited;
+}
+
+async function portAnswers(port: number): Promise<boolean> {
+  try {
+    await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('npm start brings up a ready platform; Ctrl-C stops it; a second start keeps the data', async () => {
+  const first = await npmStart();
+  const api = `http://127.0.0.1:${ports.api}`;
+  try {
+    for (const url of [api, `${api}/api/openapi.json`, `http://127.0.0.1:${ports.temporalUi}`, `http://127.0.0.1:${ports.mailUi}`]) {
+      expect(first.output()).toContain(url);
+    }
+    const ready = await call(api, 'GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'up' });
+    expect((await fetch(`http://127.0.0.1:${ports.temporalUi}/`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.mailUi}/`, { headers: { accept: 'text/html' } })).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.mailUi}/api/email`)).status).toBe(200);
+
+    const created = await call(api, 'POST', '/api/directory/users', {
+      token: first.token,
+      body: { email: 'kept@example.test', name: 'Kept', roles: ['VIEWER'], siteIds: ['s1'] },
+    });
+    expect(created.status).toBe(201);
+  } finally {
+    await ctrlC(first);
+  }
+  expect(await portAnswers(ports.api)).toBe(false);
+  expect(await portAnswers(ports.temporalUi)).toBe(false);
+  expect(await portAnswers(ports.mailUi)).toBe(false);
+
+  const second = await npmStart();
+  try {
+    const users = await call(api, 'GET', '/api/directory/users', { token: second.token });
+    expect(users.body.items.map((u: { email: string }) => u.email)).toEqual(['kept@example.test']);
+  } finally {
+    await ctrlC(second);
+  }
+}, 400000);

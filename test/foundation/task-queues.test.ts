@@ -1,0 +1,51 @@
+import { pingWorker } from '../../workflows/operations/ping-worker';
+import { pingWorkerId } from '../../workflows/operations/definitions';
+import { startWorkflow, workflowUiUrl } from '../../temporal-config/client';
+import { ALL_TASK_QUEUES } from '../../temporal-config/task-queues';
+import { attachPlatform, RunningWorker, TestPlatform } from '../support/platform';
+
+let platform: TestPlatform;
+const workers = new Map<string, RunningWorker>();
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  const started = await Promise.all(ALL_TASK_QUEUES.map((queue) => platform.startWorker([queue])));
+  ALL_TASK_QUEUES.forEach((queue, i) => workers.set(queue, started[i]));
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+describe.each(ALL_TASK_QUEUES)('the %s worker', (queue) => {
+  test('runs a workflow started on its queue through the platform client helper and returns its result', async () => {
+    const started = await startWorkflow(platform.temporal, pingWorker, {
+      taskQueue: queue,
+      workflowId: pingWorkerId(queue, `${Date.now()}`),
+      args: [{ taskQueue: queue }],
+    });
+    expect(started.uiUrl).toBe(workflowUiUrl(platform.temporal, started.workflowId, started.runId));
+    expect(started.uiUrl.startsWith(`${platform.config.temporalUiUrl}/namespaces/${platform.config.temporalNamespace}/workflows/`)).toBe(true);
+
+    const result = await platform.temporal.client.workflow.getHandle(started.workflowId, started.runId).result();
+
+    expect(result).toEqual(expect.objectContaining({ taskQueue: queue, activityTaskQueue: queue, pid: expect.any(Number) }));
+    expect(result.pid).not.toBe(process.pid);
+  });
+});
+
+test('starting a workflow under an id that is already running answers 409 with the given code', async () => {
+  await workers.get('archival')!.stop();
+  const workflowId = pingWorkerId('archival', `dup-${Date.now()}`);
+  await startWorkflow(platform.temporal, pingWorker, { taskQueue: 'archival', workflowId, args: [{ taskQueue: 'archival' }] });
+
+  await expect(
+    startWorkflow(platform.temporal, pingWorker, {
+      taskQueue: 'archival',
+      workflowId,
+      args: [{ taskQueue: 'archival' }],
+      alreadyRunningCode: 'PING_IN_PROGRESS',
+    }),
+  ).rejects.toMatchObject({ status: 409, code: 'PING_IN_PROGRESS' });
+  await platform.temporal.client.workflow.getHandle(workflowId).terminate('test done');
+});

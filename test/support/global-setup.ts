@@ -1,0 +1,33 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const START_DEADLINE_MS = 180000;
+
+/** Starts the shared real components once for the run (test/support/test-platform.ts) and waits for them. */
+export default async function globalSetup(): Promise<void> {
+  const infoFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-run-')), 'platform.json');
+  const logFile = `${infoFile}.log`;
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'test', 'support', 'test-platform.ts'), infoFile], {
+    cwd: ROOT,
+    stdio: ['ignore', out, out],
+    detached: true,
+  });
+  (globalThis as { __opsflowPlatform?: unknown }).__opsflowPlatform = child;
+  const started = Date.now();
+  while (!fs.existsSync(infoFile)) {
+    if (child.exitCode !== null) break;
+    if (Date.now() - started > START_DEADLINE_MS) {
+      child.kill('SIGKILL');
+      throw new Error(`Test platform did not start within ${START_DEADLINE_MS / 1000} s; see ${logFile}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const info = fs.existsSync(infoFile) ? JSON.parse(fs.readFileSync(infoFile, 'utf8')) : { error: `exited; see ${logFile}` };
+  if (info.error) throw new Error(`${info.error}\n(test platform log: ${logFile})`);
+  process.env.OPSFLOW_TEST_PLATFORM = infoFile;
+  console.log(`\nTest platform ready: PostgreSQL :${info.postgres.port}, Temporal ${info.temporal.address}, maildev :${info.mail.smtpPort}`);
+}

@@ -1,0 +1,182 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createApp } from '../../api/app';
+import { AppDeps } from '../../api/deps';
+import { signToken, TokenClaims } from '../../api/http/sign-token';
+import { Config, loadConfig } from '../../lib/config';
+import { createLogger } from '../../lib/logger';
+import { createDb, Db } from '../../data/db';
+import { createDocker, DockerHandle } from '../../data/docker';
+import { connectTemporal, TemporalHandle } from '../../temporal-config/client';
+import { TaskQueue } from '../../temporal-config/task-queues';
+import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from './slots';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+export interface RunningApi {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface RunningWorker {
+  child: ChildProcess;
+  /** SIGKILL: the process dies at once, mid-activity if it is in one. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+  output(): string;
+}
+
+/** One test file's own platform: its own database (a copy of the migrated template) and Temporal namespace. */
+export interface TestPlatform {
+  info: TestPlatformInfo;
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  db: Db;
+  temporal: TemporalHandle;
+  docker: DockerHandle;
+  deps: AppDeps;
+  startApi(overrides?: Partial<AppDeps>): Promise<RunningApi>;
+  startWorker(queues: TaskQueue[], extraEnv?: NodeJS.ProcessEnv): Promise<RunningWorker>;
+  token(claims: TokenClaims): Promise<string>;
+  close(): Promise<void>;
+}
+
+function readInfo(): TestPlatformInfo {
+  const file = process.env.OPSFLOW_TEST_PLATFORM;
+  if (!file || !fs.existsSync(file)) {
+    throw new Error('The shared test platform is not running: run the suite with `npm test` (jest global setup starts it).');
+  }
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as TestPlatformInfo;
+}
+
+async function claimSlot(info: TestPlatformInfo): Promise<number> {
+  const admin = new pg.Client({ connectionString: info.postgres.adminUrl });
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new Error(`PostgreSQL of the test platform is unreachable: ${error instanceof Error ? error.message : error}`, { cause: error });
+  }
+  try {
+    const { rows } = await admin.query<{ slot: string }>("select nextval('opsflow_test_slot') as slot");
+    const slot = Number(rows[0].slot);
+    if (slot > info.slots) throw new Error(`More test files than the ${info.slots} namespaces of the test platform; raise TEST_SLOTS.`);
+    await admin.query(`create database ${slotDatabase(slot)} template ${TEMPLATE_DATABASE}`);
+    return slot;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Attaches a test file to the shared components, with a clean database and namespace of its own. */
+export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Promise<TestPlatform> {
+  const info = readInfo();
+  const slot = await claimSlot(info);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `opsflow-${slotNamespace(slot)}-`));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: `${info.postgres.urlPrefix}${slotDatabase(slot)}`,
+    TEMPORAL_ADDRESS: info.temporal.address,
+    TEMPORAL_NAMESPACE: slotNamespace(slot),
+    TEMPORAL_UI_URL: info.temporal.uiUrl,
+    SMTP_CAPTURE_PORT: String(info.mail.smtpPort),
+    MAIL_CAPTURE_UI_PORT: String(info.mail.uiPort),
+    DATA_DIR: dataDir,
+    WORKFLOW_BUNDLE_PATH: info.workflowBundlePath,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    ...args.env,
+  };
+  const config = loadConfig(env);
+  const logger = createLogger({ level: config.logLevel, name: 'test' });
+  const db = createDb({ databaseUrl: config.databaseUrl });
+  let temporal: TemporalHandle;
+  try {
+    temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl });
+  } catch (error) {
+    throw new Error(`Temporal of the test platform is unreachable at ${config.temporalAddress}: ${error}`, { cause: error });
+  }
+  const docker = createDocker({ dockerHost: config.dockerHost });
+  const deps: AppDeps = { config, db, temporal, docker, logger };
+  const apis: RunningApi[] = [];
+  const workers: RunningWorker[] = [];
+
+  const startApi = async (overrides: Partial<AppDeps> = {}): Promise<RunningApi> => {
+    const app = createApp({ ...deps, ...overrides });
+    const server = http.createServer(app.koa.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const api: RunningApi = {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () =>
+        new Promise<void>((resolve) => {
+          app.close();
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+    apis.push(api);
+    return api;
+  };
+
+  const startWorker = async (queues: TaskQueue[], extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningWorker> => {
+    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'workers', 'main.ts'), '--queues', queues.join(',')], {
+      cwd: ROOT,
+      env: { ...env, LOG_LEVEL: 'info', ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const started = Date.now();
+    while (!output.includes('workers running')) {
+      if (child.exitCode !== null) throw new Error(`worker (${queues.join(',')}) exited at start:\n${output}`);
+      if (Date.now() - started > 60000) {
+        child.kill('SIGKILL');
+        throw new Error(`worker (${queues.join(',')}) did not start within 60 s:\n${output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const done = () => child.exitCode !== null || child.signalCode !== null;
+    const worker: RunningWorker = {
+      child,
+      kill: async () => {
+        if (!done()) child.kill('SIGKILL');
+        await exited;
+      },
+      stop: async () => {
+        if (!done()) child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+        await exited;
+        clearTimeout(timer);
+      },
+      output: () => output,
+    };
+    workers.push(worker);
+    return worker;
+  };
+
+  return {
+    info,
+    config,
+    env,
+    db,
+    temporal,
+    docker,
+    deps,
+    startApi,
+    startWorker,
+    token: (claims) => signToken({ secret: config.jwtSecret, claims }),
+    close: async () => {
+      await Promise.all(workers.map((worker) => worker.stop()));
+      await Promise.all(apis.map((api) => api.close()));
+      await temporal.connection.close();
+      await db.destroy();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import net from 'node:net';
+
+/** What the shared test platform tells each test file, and how test files divide it. */
+export const TEST_SLOTS = 60;
+export const TEMPLATE_DATABASE = 'opsflow_template';
+
+export interface TestPlatformInfo {
+  dataDir: string;
+  postgres: { port: number; adminUrl: string; urlPrefix: string };
+  temporal: { address: string; uiUrl: string };
+  mail: { smtpPort: number; uiPort: number; apiUrl: string };
+  workflowBundlePath: string;
+  slots: number;
+}
+
+export const slotNamespace = (slot: number) => `test-${String(slot).padStart(2, '0')}`;
+export const slotDatabase = (slot: number) => `opsflow_t${String(slot).padStart(2, '0')}`;
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+

