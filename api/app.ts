@@ -7,8 +7,10 @@ import { buildOpenApi } from './http/openapi';
 import { problemMiddleware } from './http/problem';
 import { requestContext } from './http/request-context';
 import { AnyRoute, mountRoutes } from './http/route';
+import { assetRoutes } from './modules/assets/routes';
 import { directoryRoutes } from './modules/directory/routes';
 import { operationsRoutes } from './modules/operations/routes';
+import { settingsRoutes } from './modules/settings/routes';
 
 export interface App {
   koa: Koa;
@@ -28,6 +30,8 @@ export function createApp(deps: AppDeps): App {
   routes.push(
     ...operationsRoutes({ deps, metrics, openapi: () => (openapi ??= buildOpenApi(routes)) }),
     ...directoryRoutes(deps),
+    ...assetRoutes(deps),
+    ...settingsRoutes(deps),
   );
 
   const router = new Router();

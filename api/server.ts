@@ -1,8 +1,10 @@
 import http from 'node:http';
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createDb } from '../data/db';
 import { createDocker } from '../data/docker';
+import { createFileStorage } from '../data/assets/storage';
 import { connectTemporal } from '../temporal-config/client';
 import { createApp } from './app';
 
@@ -26,7 +28,8 @@ async function main(): Promise<void> {
     uiUrl: config.temporalUiUrl,
   });
   const docker = createDocker({ dockerHost: config.dockerHost });
-  const app = createApp({ config, db, temporal, docker, logger });
+  const storage = createFileStorage(path.join(config.dataDir, 'assets'));
+  const app = createApp({ config, db, temporal, docker, storage, logger });
   const server = http.createServer(app.koa.callback());
   server.listen(config.apiPort, () => logger.info({ port: config.apiPort }, 'api listening'));
 

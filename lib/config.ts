@@ -6,6 +6,8 @@ export interface Config {
   nodeEnv: string;
   production: boolean;
   apiPort: number;
+  /** Where workers reach the API's internal endpoints (the archive sink). */
+  apiInternalUrl: string;
   databaseUrl: string;
   temporalAddress: string;
   temporalNamespace: string;
@@ -97,11 +99,13 @@ function secret(env: Env, name: keyof typeof DEV_DEFAULTS, production: boolean, 
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = text(env, 'NODE_ENV', 'development');
   const production = nodeEnv === 'production';
+  const apiPort = port(env, 'API_PORT', 8080);
   const temporalUiUrl = url(env, 'TEMPORAL_UI_URL', 'http://127.0.0.1:8233', ['http:', 'https:']) as string;
   return {
     nodeEnv,
     production,
-    apiPort: port(env, 'API_PORT', 8080),
+    apiPort,
+    apiInternalUrl: (url(env, 'API_INTERNAL_URL', `http://127.0.0.1:${apiPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://opsflow:opsflow@127.0.0.1:54329/opsflow', [
       'postgres:',
       'postgresql:',

@@ -1,8 +1,14 @@
 import * as moduleSchemas from './001-module-schemas';
 import * as directoryUsers from './002-directory-users';
+import * as logTables from './003-log-tables';
+import * as archival from './004-archival';
+import * as assets from './005-assets';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
   { name: '001-module-schemas', ...moduleSchemas },
   { name: '002-directory-users', ...directoryUsers },
+  { name: '003-log-tables', ...logTables },
+  { name: '004-archival', ...archival },
+  { name: '005-assets', ...assets },
 ];

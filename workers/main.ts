@@ -73,9 +73,10 @@ async function main(): Promise<void> {
   };
   const source = workflowSource(config.workflowBundlePath);
   const workers = await Promise.all(
-    queues.map((queue) => {
-      const { taskQueue, activities } = WORKERS[queue](deps);
-      return Worker.create({ connection, namespace: config.temporalNamespace, taskQueue, activities, ...source });
+    queues.map(async (queue) => {
+      const definition: { taskQueue: string; activities: object; onStart?: () => Promise<void> } = WORKERS[queue](deps);
+      await definition.onStart?.();
+      return Worker.create({ connection, namespace: config.temporalNamespace, taskQueue: definition.taskQueue, activities: definition.activities, ...source });
     }),
   );
   logger.info({ queues, namespace: config.temporalNamespace }, 'workers running');

@@ -1,2 +1,4 @@
 /** Every workflow the workers run; the bundle is built from this file. */
 export { pingWorker } from './operations/ping-worker';
+export { archiveLogs } from './archival/archive-logs';
+export { scheduledArchive } from './archival/scheduled-archive';

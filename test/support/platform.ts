@@ -12,6 +12,7 @@ import { Config, loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { createDb, Db } from '../../data/db';
 import { createDocker, DockerHandle } from '../../data/docker';
+import { createFileStorage } from '../../data/assets/storage';
 import { connectTemporal, TemporalHandle } from '../../temporal-config/client';
 import { TaskQueue } from '../../temporal-config/task-queues';
 import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from './slots';
@@ -89,6 +90,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     DATA_DIR: dataDir,
     WORKFLOW_BUNDLE_PATH: info.workflowBundlePath,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // Never fires during a run; the schedule test sets its own.
+    ARCHIVE_CRON: '0 3 1 1 *',
     ...args.env,
   };
   const config = loadConfig(env);
@@ -101,7 +104,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     throw new Error(`Temporal of the test platform is unreachable at ${config.temporalAddress}: ${error}`, { cause: error });
   }
   const docker = createDocker({ dockerHost: config.dockerHost });
-  const deps: AppDeps = { config, db, temporal, docker, logger };
+  const storage = createFileStorage(path.join(dataDir, 'assets'));
+  const deps: AppDeps = { config, db, temporal, docker, storage, logger };
   const apis: RunningApi[] = [];
   const workers: RunningWorker[] = [];
 

@@ -1,0 +1,17 @@
+import { LogType } from '../../workflows/archival/definitions';
+import { archivableRowsSql } from './archivable-rows';
+import { ArchivalDeps } from './deps';
+
+export interface CountArchivableInput {
+  logType: LogType;
+  siteId: string;
+  cutoff: string;
+}
+
+/** What a dry run reports: the rows a real run would archive now. Reads only. */
+export function countArchivable({ db }: ArchivalDeps) {
+  return async (input: CountArchivableInput): Promise<number> => {
+    const { rows } = await db.raw(`select count(*)::bigint as n from (${archivableRowsSql(input.logType, { siteId: '?', cutoff: '?' })}) a`, [input.siteId, input.cutoff]);
+    return Number(rows[0].n);
+  };
+}

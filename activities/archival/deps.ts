@@ -1,0 +1,7 @@
+import { Config } from '../../lib/config';
+import { Db } from '../../data/db';
+
+export interface ArchivalDeps {
+  db: Db;
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'apiInternalUrl' | 'internalToken'>;
+}

@@ -1,0 +1,25 @@
+import { countArchivable } from './count-archivable';
+import { deleteArchivedRows } from './delete-archived-rows';
+import { ArchivalDeps } from './deps';
+import { exportSiteParts } from './export-site-parts';
+import { listSitesWithRows } from './list-sites-with-rows';
+import { listUnfinishedParts } from './list-unfinished-parts';
+import { recordSiteJobLog } from './record-site-job-log';
+import { resolveSiteRetention } from './resolve-site-retention';
+import { uploadPart } from './upload-part';
+
+/** The archive run's activities, each safe to repeat. */
+export function createArchivalActivities(deps: ArchivalDeps) {
+  return {
+    listUnfinishedParts: listUnfinishedParts(deps),
+    listSitesWithRows: listSitesWithRows(deps),
+    resolveSiteRetention: resolveSiteRetention(deps),
+    countArchivable: countArchivable(deps),
+    exportSiteParts: exportSiteParts(deps),
+    uploadPart: uploadPart(deps),
+    deleteArchivedRows: deleteArchivedRows(deps),
+    recordSiteJobLog: recordSiteJobLog(deps),
+  };
+}
+
+export type ArchivalActivities = ReturnType<typeof createArchivalActivities>;

@@ -1,0 +1,25 @@
+import { ArchivePartRow, PART_TABLE } from '../../data/archival/parts';
+import { LogType } from '../../workflows/archival/definitions';
+import { ArchivalDeps } from './deps';
+
+export interface ListUnfinishedPartsInput {
+  logType: LogType;
+  siteId?: string;
+}
+
+export interface UnfinishedPart {
+  partId: string;
+  siteId: string;
+  state: 'EXPORTED' | 'CONFIRMED';
+  rowCount: number;
+}
+
+/** Parts an earlier run recorded but did not finish: a new run completes them before exporting anything. */
+export function listUnfinishedParts({ db }: ArchivalDeps) {
+  return async (input: ListUnfinishedPartsInput): Promise<UnfinishedPart[]> => {
+    const query = db(PART_TABLE).where({ log_type: input.logType }).whereNot({ state: 'DELETED' }).orderBy(['created_at', 'part_no']);
+    if (input.siteId) query.andWhere({ site_id: input.siteId });
+    const parts = (await query) as ArchivePartRow[];
+    return parts.map((part) => ({ partId: part.id, siteId: part.site_id, state: part.state as UnfinishedPart['state'], rowCount: Number(part.row_count) }));
+  };
+}

@@ -1,0 +1,12 @@
+import { resolveRetention, ResolvedRetention } from '../../data/archival/policies';
+import { LogType } from '../../workflows/archival/definitions';
+import { ArchivalDeps } from './deps';
+
+export interface ResolveSiteRetentionInput {
+  logType: LogType;
+  siteId: string;
+}
+
+export function resolveSiteRetention({ db }: ArchivalDeps) {
+  return async (input: ResolveSiteRetentionInput): Promise<ResolvedRetention> => resolveRetention(db, input.logType, input.siteId);
+}

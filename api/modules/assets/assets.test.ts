@@ -1,0 +1,93 @@
+import crypto from 'node:crypto';
+import { attachPlatform, RunningApi, TestPlatform } from '../../../test/support/platform';
+import { call, expectProblem, HttpAnswer } from '../../../test/support/http';
+
+let platform: TestPlatform;
+let api: RunningApi;
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  api = await platform.startApi();
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+
+async function upload(args: { csv: string; siteId?: string; fileName?: string; sha?: string; token?: string }): Promise<HttpAnswer> {
+  const form = new FormData();
+  form.set('siteId', args.siteId ?? 'site-a');
+  form.set('logType', 'EMAIL_LOG');
+  form.set('fileName', args.fileName ?? 'email_log_20261020T020000Z_001.csv');
+  form.set('rowCount', '2');
+  form.set('sha256', args.sha ?? sha256(args.csv));
+  form.set('file', new Blob([args.csv], { type: 'text/csv' }), 'x.csv');
+  const answer = await fetch(`${api.url}/api/assets/internal/archive`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${args.token ?? platform.config.internalToken}` },
+    body: form,
+  });
+  const text = await answer.text();
+  return { status: answer.status, headers: answer.headers, body: JSON.parse(text), text };
+}
+
+const CSV = 'id,site_id\n1,site-a\n2,site-a\n';
+
+test('the internal sink stores a CSV as a published asset in /archive and answers 201', async () => {
+  const answer = await upload({ csv: CSV });
+  expect(answer.status).toBe(201);
+  expect(answer.body).toEqual({
+    assetId: expect.any(String), siteId: 'site-a', folder: '/archive', fileName: 'email_log_20261020T020000Z_001.csv',
+    sizeBytes: Buffer.byteLength(CSV), sha256: sha256(CSV),
+  });
+  const row = await platform.db('assets.asset').where({ id: answer.body.assetId }).first();
+  expect(row).toEqual(expect.objectContaining({ status: 'PUBLISHED', published_rev: 1, folder: '/archive' }));
+});
+
+test('the same file again (site, name, sha256) -> 200 with the same asset, stored once', async () => {
+  const csv = 'id\n42\n';
+  const first = await upload({ csv, fileName: 'email_log_20261021T020000Z_001.csv' });
+  const second = await upload({ csv, fileName: 'email_log_20261021T020000Z_001.csv' });
+  expect([first.status, second.status]).toEqual([201, 200]);
+  expect(second.body.assetId).toBe(first.body.assetId);
+  expect(await platform.db('assets.asset').where({ sha256: sha256(csv) }).count({ n: '*' }).first()).toEqual({ n: 1 });
+});
+
+test('bytes that do not hash to the sha256 sent -> 400 CHECKSUM_MISMATCH and nothing stored', async () => {
+  const answer = await upload({ csv: CSV, fileName: 'email_log_20261022T020000Z_001.csv', sha: sha256('something else') });
+  expectProblem(answer, 400, 'CHECKSUM_MISMATCH');
+  expect(await platform.db('assets.asset').where({ name: 'email_log_20261022T020000Z_001.csv' }).first()).toBeUndefined();
+});
+
+test('the sink takes only the internal token: a user token -> 403, an ADMIN one included; none -> 401', async () => {
+  const adminToken = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  expectProblem(await upload({ csv: CSV, token: adminToken }), 403, 'FORBIDDEN');
+  const noToken = await fetch(`${api.url}/api/assets/internal/archive`, { method: 'POST' });
+  expect(noToken.status).toBe(401);
+  expect((await noToken.json()).code).toBe('UNAUTHENTICATED');
+});
+
+test('list, download and delete follow site membership and roles', async () => {
+  const csv = 'id,name\n7,"quoted, value"\n';
+  const stored = await upload({ csv, siteId: 'site-b', fileName: 'email_log_20261023T020000Z_001.csv' });
+  const member = await platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-b'] });
+  const outsider = await platform.token({ sub: 'oz', roles: ['EDITOR'], sites: ['site-z'] });
+  const editor = await platform.token({ sub: 'eve', roles: ['EDITOR'], sites: ['site-b'] });
+
+  const list = await call(api.url, 'GET', '/api/assets?siteId=site-b&folder=/archive', { token: member });
+  expect(list.body.items.map((a: { id: string }) => a.id)).toEqual([stored.body.assetId]);
+  expectProblem(await call(api.url, 'GET', '/api/assets?siteId=site-b', { token: outsider }), 403, 'FORBIDDEN');
+
+  const download = await fetch(`${api.url}/api/assets/${stored.body.assetId}/download`, { headers: { authorization: `Bearer ${member}` } });
+  expect(download.status).toBe(200);
+  expect(download.headers.get('content-type')).toContain('text/csv');
+  expect(download.headers.get('content-disposition')).toContain('attachment; filename="email_log_20261023T020000Z_001.csv"');
+  expect(await download.text()).toBe(csv);
+
+  expectProblem(await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: member }), 403, 'FORBIDDEN');
+  expectProblem(await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: outsider }), 403, 'FORBIDDEN');
+  expect((await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: editor })).status).toBe(204);
+  expectProblem(await call(api.url, 'GET', `/api/assets/${stored.body.assetId}/download`, { token: member }), 404, 'NOT_FOUND');
+});

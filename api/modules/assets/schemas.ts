@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox';
+import { pageQueryFields } from '../../http/pagination';
+import { LOG_TYPES } from '../../../workflows/archival/definitions';
+
+export const SiteId = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' });
+export const Folder = Type.String({ maxLength: 512, pattern: '^/([A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)?$' });
+
+export const AssetIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+/** The archive sink's multipart fields (the `file` part travels beside them). */
+export const ArchiveUploadFields = Type.Object(
+  {
+    siteId: SiteId,
+    logType: Type.Union(LOG_TYPES.map((t) => Type.Literal(t))),
+    fileName: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\\.csv$' }),
+    rowCount: Type.String({ pattern: '^[0-9]{1,12}$' }),
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ListAssetsQuery = Type.Object({
+  ...pageQueryFields,
+  siteId: SiteId,
+  folder: Type.Optional(Folder),
+  selectable: Type.Optional(Type.Boolean()),
+});
+
+export const AssetSchema = Type.Object({
+  id: Type.String(),
+  siteId: Type.String(),
+  name: Type.String(),
+  folder: Type.String(),
+  contentType: Type.String(),
+  sizeBytes: Type.Integer(),
+  sha256: Type.String(),
+  status: Type.String(),
+  publishedRev: Type.Union([Type.Integer(), Type.Null()]),
+  publishedAt: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+export const ArchiveStoredSchema = Type.Object({
+  assetId: Type.String(),
+  siteId: Type.String(),
+  folder: Type.Literal('/archive'),
+  fileName: Type.String(),
+  sizeBytes: Type.Integer(),
+  sha256: Type.String(),
+});

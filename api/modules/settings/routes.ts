@@ -1,0 +1,174 @@
+import { AppDeps } from '../../deps';
+import { paginate } from '../../http/pagination';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+import { conflict, notFound } from '../../../lib/errors';
+import { uniqueOr409 } from '../../../data/db-errors';
+import { ArchivePolicyRow, POLICY_TABLE, resolveRetention } from '../../../data/archival/policies';
+import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
+import { TaskQueues } from '../../../temporal-config/task-queues';
+import { archiveLogs } from '../../../workflows/archival/archive-logs';
+import { archiveRunWorkflowId, LOG_TYPES, LogType } from '../../../workflows/archival/definitions';
+import { SearchAttributeKeys } from '../../../workflows/search-attributes';
+import { archiveRunReport } from './archive-runs';
+import { presentPolicy } from './presenters';
+import {
+  CreatePolicyBody, ListPoliciesQuery, PolicyIdParams, PolicySchema, ResolvedSchema, ResolveQuery, RunBody, RunParams,
+  RunsStartedSchema, UpdatePolicyBody,
+} from './schemas';
+
+const POLICY_EXISTS = 'ARCHIVE_POLICY_EXISTS';
+const RUN_IN_PROGRESS = 'ARCHIVE_RUN_IN_PROGRESS';
+
+/** Settings: archive retention policies, on-demand archive runs and their reports. */
+export function settingsRoutes({ db, temporal }: AppDeps): AnyRoute[] {
+  const findPolicy = async (id: string): Promise<ArchivePolicyRow> => {
+    const row = (await db(POLICY_TABLE).where({ id }).first()) as ArchivePolicyRow | undefined;
+    if (!row) throw notFound(`No archive policy ${id}.`);
+    return row;
+  };
+  const isRunning = async (logType: LogType): Promise<boolean> => {
+    try {
+      return (await temporal.client.workflow.getHandle(archiveRunWorkflowId(logType)).describe()).status.name === 'RUNNING';
+    } catch {
+      return false;
+    }
+  };
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/archive-policies/resolve',
+      tag: 'settings',
+      summary: 'The retention that applies to a log type and site: the site policy, else the global one, else none',
+      access: access.rolesOrInternal('ADMIN'),
+      query: ResolveQuery,
+      responses: { 200: { description: 'resolved', schema: ResolvedSchema } },
+      handler: async (ctx, { query }) => {
+        ctx.body = await resolveRetention(db, query.logType, query.siteId);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/settings/archive-policies/run',
+      tag: 'settings',
+      summary: 'Start archive runs now (all three log types when none is named)',
+      access: access.roles('ADMIN'),
+      body: RunBody,
+      responses: { 202: { description: 'started', schema: RunsStartedSchema } },
+      handler: async (ctx, { body }) => {
+        const logTypes: LogType[] = body.logType ? [body.logType] : [...LOG_TYPES];
+        for (const logType of logTypes) {
+          if (await isRunning(logType)) throw conflict(RUN_IN_PROGRESS, `An archive run of ${logType} is already in progress.`);
+        }
+        const runs: Array<{ logType: LogType } & StartedWorkflow> = [];
+        for (const logType of logTypes) {
+          const started = await startWorkflow(temporal, archiveLogs, {
+            workflowId: archiveRunWorkflowId(logType),
+            taskQueue: TaskQueues.archival,
+            args: [{ logType, siteId: body.siteId, dryRun: body.dryRun ?? false }],
+            typedSearchAttributes: [
+              { key: SearchAttributeKeys.LogType, value: logType },
+              ...(body.siteId ? [{ key: SearchAttributeKeys.SiteId, value: body.siteId }] : []),
+            ],
+            alreadyRunningCode: RUN_IN_PROGRESS,
+          });
+          runs.push({ logType, ...started });
+        }
+        ctx.status = 202;
+        ctx.body = { runs };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/archive-runs/:workflowId',
+      tag: 'settings',
+      summary: 'Progress of an archive run, from its progress query or its result',
+      access: access.roles('ADMIN'),
+      params: RunParams,
+      responses: { 200: { description: 'the run' } },
+      handler: async (ctx, { params }) => {
+        ctx.body = await archiveRunReport(temporal, params.workflowId);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/archive-policies',
+      tag: 'settings',
+      summary: 'Archive retention policies (`siteId=global` for the global ones)',
+      access: access.roles('ADMIN'),
+      query: ListPoliciesQuery,
+      responses: { 200: { description: 'a page of policies' } },
+      handler: async (ctx, { query }) => {
+        const rows = db(POLICY_TABLE).select('*');
+        if (query.logType) rows.where({ log_type: query.logType });
+        if (query.siteId === 'global') rows.whereNull('site_id');
+        else if (query.siteId) rows.where({ site_id: query.siteId });
+        const page = await paginate<ArchivePolicyRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
+        ctx.body = { items: page.items.map(presentPolicy), nextCursor: page.nextCursor };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/settings/archive-policies',
+      tag: 'settings',
+      summary: 'Create a retention policy for a log type and a site (siteId null: the global one)',
+      access: access.roles('ADMIN'),
+      body: CreatePolicyBody,
+      responses: { 201: { description: 'created', schema: PolicySchema } },
+      handler: async (ctx, { body }) => {
+        const [row] = (await uniqueOr409(
+          () =>
+            db(POLICY_TABLE)
+              .insert({ log_type: body.logType, site_id: body.siteId, retention_days: body.retentionDays, enabled: body.enabled })
+              .returning('*'),
+          POLICY_EXISTS,
+          `A ${body.siteId === null ? 'global' : `site ${body.siteId}`} policy for ${body.logType} exists.`,
+        )) as ArchivePolicyRow[];
+        ctx.status = 201;
+        ctx.body = presentPolicy(row);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/archive-policies/:id',
+      tag: 'settings',
+      summary: 'One retention policy',
+      access: access.roles('ADMIN'),
+      params: PolicyIdParams,
+      responses: { 200: { description: 'the policy', schema: PolicySchema } },
+      handler: async (ctx, { params }) => {
+        ctx.body = presentPolicy(await findPolicy(params.id));
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/api/settings/archive-policies/:id',
+      tag: 'settings',
+      summary: 'Change the retention or the enabled flag of a policy',
+      access: access.roles('ADMIN'),
+      params: PolicyIdParams,
+      body: UpdatePolicyBody,
+      responses: { 200: { description: 'the changed policy', schema: PolicySchema } },
+      handler: async (ctx, { params, body }) => {
+        await findPolicy(params.id);
+        const [row] = (await db(POLICY_TABLE)
+          .where({ id: params.id })
+          .update({ retention_days: body.retentionDays, enabled: body.enabled, updated_at: db.fn.now() })
+          .returning('*')) as ArchivePolicyRow[];
+        ctx.body = presentPolicy(row);
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/settings/archive-policies/:id',
+      tag: 'settings',
+      summary: 'Delete a policy',
+      access: access.roles('ADMIN'),
+      params: PolicyIdParams,
+      responses: { 204: { description: 'deleted' } },
+      handler: async (ctx, { params }) => {
+        if ((await db(POLICY_TABLE).where({ id: params.id }).delete()) === 0) throw notFound(`No archive policy ${params.id}.`);
+        ctx.status = 204;
+      },
+    }),
+  ];
+}

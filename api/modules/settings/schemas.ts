@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+import { pageQueryFields } from '../../http/pagination';
+import { LOG_TYPES } from '../../../workflows/archival/definitions';
+import { SiteId } from '../assets/schemas';
+
+export const LogTypeSchema = Type.Union(LOG_TYPES.map((t) => Type.Literal(t)));
+const RetentionDays = Type.Integer({ minimum: 1, maximum: 3650 });
+
+export const PolicyIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+export const CreatePolicyBody = Type.Object(
+  { logType: LogTypeSchema, siteId: Type.Union([SiteId, Type.Null()]), retentionDays: RetentionDays, enabled: Type.Boolean() },
+  { additionalProperties: false },
+);
+
+export const UpdatePolicyBody = Type.Object({ retentionDays: RetentionDays, enabled: Type.Boolean() }, { additionalProperties: false });
+
+export const ListPoliciesQuery = Type.Object({
+  ...pageQueryFields,
+  logType: Type.Optional(LogTypeSchema),
+  /** `global` for the global policies. */
+  siteId: Type.Optional(SiteId),
+});
+
+export const ResolveQuery = Type.Object({ logType: LogTypeSchema, siteId: SiteId });
+
+export const PolicySchema = Type.Object({
+  id: Type.String(),
+  logType: LogTypeSchema,
+  siteId: Type.Union([Type.String(), Type.Null()]),
+  retentionDays: Type.Integer(),
+  enabled: Type.Boolean(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+export const ResolvedSchema = Type.Object({
+  enabled: Type.Boolean(),
+  retentionDays: Type.Union([Type.Integer(), Type.Null()]),
+  source: Type.Union([Type.Literal('SITE'), Type.Literal('GLOBAL'), Type.Literal('NONE')]),
+});
+
+export const RunBody = Type.Object(
+  { logType: Type.Optional(LogTypeSchema), siteId: Type.Optional(SiteId), dryRun: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+
+export const RunsStartedSchema = Type.Object({
+  runs: Type.Array(Type.Object({ logType: LogTypeSchema, workflowId: Type.String(), runId: Type.String(), uiUrl: Type.String() })),
+});
+
+export const RunParams = Type.Object({ workflowId: Type.String({ pattern: '^archive:(SCHEDULER_JOB_LOG|EMAIL_LOG|INTEGRATION_LOG)$' }) });

@@ -1,0 +1,8 @@
+import { LogType } from '../../workflows/archival/definitions';
+
+/** Where each log type lives. */
+export const LOG_TABLES: Record<LogType, string> = {
+  SCHEDULER_JOB_LOG: 'settings.scheduler_job_log',
+  EMAIL_LOG: 'email.email_log',
+  INTEGRATION_LOG: 'integration.integration_log',
+};

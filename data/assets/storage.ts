@@ -1,0 +1,58 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+
+export interface StoredObject {
+  key: string;
+  sha256: string;
+  sizeBytes: number;
+}
+
+/**
+ * Where asset bytes live, addressed by their sha256. One small interface, so an S3-compatible store can
+ * replace the file system one.
+ */
+export interface AssetStorage {
+  /** Stores the bytes of a local file and answers their address; storing the same bytes twice keeps one copy. */
+  putFile(filePath: string): Promise<StoredObject>;
+  read(key: string): Readable;
+  exists(key: string): Promise<boolean>;
+  remove(key: string): Promise<void>;
+}
+
+export async function sha256OfFile(filePath: string): Promise<{ sha256: string; sizeBytes: number }> {
+  const hash = crypto.createHash('sha256');
+  let sizeBytes = 0;
+  for await (const chunk of fs.createReadStream(filePath)) {
+    hash.update(chunk as Buffer);
+    sizeBytes += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), sizeBytes };
+}
+
+/** Content-addressed files under `root`: `ab/cd/abcd…` by sha256. */
+export function createFileStorage(root: string): AssetStorage {
+  const location = (key: string) => {
+    if (!/^[0-9a-f]{64}$/.test(key)) throw new Error('storage keys are sha256 hex digests');
+    return path.join(root, key.slice(0, 2), key.slice(2, 4), key);
+  };
+  return {
+    async putFile(filePath) {
+      const { sha256, sizeBytes } = await sha256OfFile(filePath);
+      const target = location(sha256);
+      if (!fs.existsSync(target)) {
+        await fs.promises.mkdir(path.dirname(target), { recursive: true });
+        const temporary = `${target}.${process.pid}.${crypto.randomUUID()}.tmp`;
+        await fs.promises.copyFile(filePath, temporary);
+        await fs.promises.rename(temporary, target);
+      }
+      return { key: sha256, sha256, sizeBytes };
+    },
+    read: (key) => fs.createReadStream(location(key)),
+    exists: async (key) => fs.existsSync(location(key)),
+    remove: async (key) => {
+      await fs.promises.rm(location(key), { force: true });
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { Client, ScheduleNotFoundError, ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
+import { SearchAttributeKeys } from '../workflows/search-attributes';
+import { archiveScheduleId, LOG_TYPES, ScheduledArchiveInput } from '../workflows/archival/definitions';
+import { TaskQueues } from './task-queues';
+
+/**
+ * Makes a schedule look like `options`: describe it, then update it when it exists, create it when not.
+ * Safe to call on every worker start, from several workers at once.
+ */
+export async function ensureSchedule(client: Client, options: ScheduleOptions): Promise<'created' | 'updated'> {
+  const handle = client.schedule.getHandle(options.scheduleId);
+  try {
+    await handle.describe();
+  } catch (error) {
+    if (!(error instanceof ScheduleNotFoundError)) throw error;
+    try {
+      await client.schedule.create(options);
+      return 'created';
+    } catch (createError) {
+      if ((createError as Error).name !== 'ScheduleAlreadyRunning') throw createError;
+    }
+  }
+  await handle.update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: { ...previous.policies, ...options.policies } }));
+  return 'updated';
+}
+
+/** One schedule per log type, running `scheduledArchive` on `ARCHIVE_CRON` (UTC). */
+export async function ensureArchiveSchedules(client: Client, cron: string): Promise<void> {
+  for (const logType of LOG_TYPES) {
+    const args: [ScheduledArchiveInput] = [{ logType }];
+    await ensureSchedule(client, {
+      scheduleId: archiveScheduleId(logType),
+      spec: { cronExpressions: [cron], timezone: 'UTC' },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'scheduledArchive',
+        workflowId: `${archiveScheduleId(logType)}-run`,
+        taskQueue: TaskQueues.archival,
+        args,
+        typedSearchAttributes: [{ key: SearchAttributeKeys.LogType, value: logType }],
+      },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
+      memo: { description: `Daily archive of ${logType}` },
+    });
+  }
+}

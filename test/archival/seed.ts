@@ -1,0 +1,34 @@
+import { Db } from '../../data/db';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const daysAgo = (days: number, extraMs = 0) => new Date(Date.now() - days * DAY_MS - extraMs);
+
+/** Inserts email log rows for a site, `ageDays` old; returns their ids in insertion order. */
+export async function seedEmailLogs(db: Db, args: { siteId: string; count: number; ageDays: number; recipient?: string }): Promise<number[]> {
+  const rows = Array.from({ length: args.count }, (_, i) => ({
+    site_id: args.siteId,
+    created_at: daysAgo(args.ageDays, i * 1000),
+    updated_at: daysAgo(args.ageDays, i * 1000),
+    recipient: args.recipient ?? `r${i}@example.test`,
+    status: 'SUCCESS',
+    attempts: 1,
+    subject: `subject ${i}`,
+  }));
+  const inserted = await db('email.email_log').insert(rows).returning('id');
+  return inserted.map((row: { id: number }) => Number(row.id));
+}
+
+export async function remainingIds(db: Db, siteId: string): Promise<number[]> {
+  const rows = await db('email.email_log').where({ site_id: siteId }).orderBy('id').select('id');
+  return rows.map((row: { id: number }) => Number(row.id));
+}
+
+/** The ids in a downloaded archive CSV (the first column). */
+export function csvIds(csv: string): number[] {
+  return csv
+    .split('\n')
+    .slice(1)
+    .filter((line) => /^\d+,/.test(line))
+    .map((line) => Number(line.split(',')[0]));
+}

@@ -1,0 +1,133 @@
+import * as wf from '@temporalio/workflow';
+import type { ArchivalActivities } from '../../activities/archival';
+import { ArchiveRunInput, ArchiveRunProgress, archiveProgressQuery, SiteProgress } from './definitions';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function activities(heartbeatTimeout: string) {
+  const quickDb = wf.proxyActivities<ArchivalActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { maximumAttempts: 5, initialInterval: '1 second' },
+  });
+  const longTransfer = wf.proxyActivities<ArchivalActivities>({
+    startToCloseTimeout: '2 hours',
+    heartbeatTimeout,
+    retry: { maximumAttempts: 4, initialInterval: '2 seconds', backoffCoefficient: 2 },
+  });
+  return {
+    listUnfinishedParts: quickDb.listUnfinishedParts,
+    listSitesWithRows: quickDb.listSitesWithRows,
+    resolveSiteRetention: quickDb.resolveSiteRetention,
+    countArchivable: quickDb.countArchivable,
+    recordSiteJobLog: quickDb.recordSiteJobLog,
+    exportSiteParts: longTransfer.exportSiteParts,
+    uploadPart: longTransfer.uploadPart,
+    deleteArchivedRows: longTransfer.deleteArchivedRows,
+  };
+}
+
+function reason(error: unknown): string {
+  if (error instanceof wf.ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One archive run of one log type. First it finishes the parts earlier runs recorded but did not finish;
+ * then, site by site: resolve the retention, export the rows older than the cutoff (recording every part
+ * before any upload), upload each part and wait for the sink's confirmation, and only then delete exactly
+ * the exported rows. A site that fails deletes nothing unconfirmed and does not stop the others; the run
+ * fails at the end if any site failed.
+ */
+export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunProgress> {
+  const act = activities(input.heartbeatTimeout ?? '1 minute');
+  const { workflowId, runId } = wf.workflowInfo();
+  const runStart = Date.now();
+  const progress: ArchiveRunProgress = {
+    workflowId,
+    logType: input.logType,
+    dryRun: input.dryRun ?? false,
+    status: 'RUNNING',
+    startedAt: new Date(runStart).toISOString(),
+    closedAt: null,
+    resumedParts: 0,
+    sites: [],
+  };
+  wf.setHandler(archiveProgressQuery, () => progress);
+
+  const blockedSites = new Map<string, string>();
+  if (!input.dryRun) {
+    for (const part of await act.listUnfinishedParts({ logType: input.logType, siteId: input.siteId })) {
+      if (blockedSites.has(part.siteId)) continue;
+      try {
+        if (part.state === 'EXPORTED') await act.uploadPart({ partId: part.partId });
+        await act.deleteArchivedRows({ partId: part.partId });
+        progress.resumedParts += 1;
+      } catch (error) {
+        blockedSites.set(part.siteId, `an earlier run's part could not be finished: ${reason(error)}`);
+      }
+    }
+  }
+
+  const siteIds = await act.listSitesWithRows({ logType: input.logType, siteId: input.siteId });
+  for (const blocked of blockedSites.keys()) if (!siteIds.includes(blocked)) siteIds.push(blocked);
+  progress.sites = siteIds.map((siteId) => ({
+    siteId, cutoff: null, rowsExported: 0, rowsDeleted: 0, assetId: null, assetIds: [], state: 'PENDING', error: null,
+  }));
+
+  for (const site of progress.sites) {
+    const blocked = blockedSites.get(site.siteId);
+    if (blocked) {
+      site.state = 'FAILED';
+      site.error = blocked;
+      continue;
+    }
+    await archiveSite(site);
+  }
+
+  progress.status = progress.sites.some((site) => site.state === 'FAILED') ? 'FAILED' : 'COMPLETED';
+  progress.closedAt = new Date(Date.now()).toISOString();
+  if (progress.status === 'FAILED') {
+    const failed = progress.sites.filter((site) => site.state === 'FAILED').map((site) => site.siteId);
+    throw wf.ApplicationFailure.nonRetryable(`archive of ${input.logType} failed for site(s) ${failed.join(', ')}`, 'ARCHIVE_SITES_FAILED', progress);
+  }
+  return progress;
+
+  async function archiveSite(site: SiteProgress): Promise<void> {
+    const retention = await act.resolveSiteRetention({ logType: input.logType, siteId: site.siteId });
+    if (!retention.enabled || retention.retentionDays === null) {
+      site.state = 'SKIPPED';
+      return;
+    }
+    const cutoff = new Date(runStart - retention.retentionDays * DAY_MS).toISOString();
+    site.cutoff = cutoff;
+    if (input.dryRun) {
+      site.rowsExported = await act.countArchivable({ logType: input.logType, siteId: site.siteId, cutoff });
+      site.state = 'DRY_RUN';
+      return;
+    }
+    try {
+      site.state = 'EXPORTING';
+      const parts = await act.exportSiteParts({ workflowId, runId, logType: input.logType, siteId: site.siteId, cutoff });
+      site.rowsExported = parts.reduce((sum, part) => sum + part.rowCount, 0);
+      site.state = 'UPLOADING';
+      for (const part of parts) {
+        const uploaded = await act.uploadPart({ partId: part.partId });
+        site.assetIds.push(uploaded.assetId);
+        site.assetId ??= uploaded.assetId;
+      }
+      site.state = 'DELETING';
+      for (const part of parts) site.rowsDeleted += (await act.deleteArchivedRows({ partId: part.partId })).rowsDeleted;
+      site.state = 'DONE';
+    } catch (error) {
+      site.state = 'FAILED';
+      site.error = reason(error);
+    }
+    if (site.rowsExported > 0 || site.state === 'FAILED') {
+      await act.recordSiteJobLog({
+        workflowId, runId, logType: input.logType, siteId: site.siteId,
+        status: site.state === 'DONE' ? 'SUCCESS' : 'FAILED',
+        startedAt: progress.startedAt, rowsExported: site.rowsExported, rowsDeleted: site.rowsDeleted, error: site.error,
+      });
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import { defineQuery } from '@temporalio/workflow';
+
+/** The archive domain's contract between the API, the workers and the Web UI. No I/O here. */
+export const LOG_TYPES = ['SCHEDULER_JOB_LOG', 'EMAIL_LOG', 'INTEGRATION_LOG'] as const;
+export type LogType = (typeof LOG_TYPES)[number];
+
+/** One archive run per log type at a time: the id is the lock. */
+export const archiveRunWorkflowId = (logType: LogType) => `archive:${logType}`;
+export const archiveScheduleId = (logType: LogType) => `archive-schedule:${logType}`;
+
+export interface ArchiveRunInput {
+  logType: LogType;
+  /** Only this site; all sites with rows when absent. */
+  siteId?: string;
+  /** Count what would be archived and change nothing. */
+  dryRun?: boolean;
+  /** How long an export, upload or delete may go without a heartbeat before it is retried elsewhere. */
+  heartbeatTimeout?: string;
+}
+
+export type SiteState = 'PENDING' | 'SKIPPED' | 'EXPORTING' | 'UPLOADING' | 'DELETING' | 'DONE' | 'DRY_RUN' | 'FAILED';
+
+export interface SiteProgress {
+  siteId: string;
+  cutoff: string | null;
+  rowsExported: number;
+  rowsDeleted: number;
+  /** The asset of the site's first part; `assetIds` lists all of them. */
+  assetId: string | null;
+  assetIds: string[];
+  state: SiteState;
+  error: string | null;
+}
+
+export type RunStatus = 'RUNNING' | 'COMPLETED' | 'FAILED';
+
+export interface ArchiveRunProgress {
+  workflowId: string;
+  logType: LogType;
+  dryRun: boolean;
+  status: RunStatus;
+  startedAt: string;
+  closedAt: string | null;
+  /** Parts left by earlier runs that this run finished first. */
+  resumedParts: number;
+  sites: SiteProgress[];
+}
+
+export const archiveProgressQuery = defineQuery<ArchiveRunProgress>('progress');
+
+export interface ScheduledArchiveInput {
+  logType: LogType;
+}
+
+/** Archive files: `{log_type}_{cutoff as YYYYMMDDTHHmmssZ}_{part, 3 digits}.csv`. */
+export function archiveFileName(logType: LogType, cutoff: Date, partNo: number): string {
+  const stamp = cutoff.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return `${logType.toLowerCase()}_${stamp}_${String(partNo).padStart(3, '0')}.csv`;
+}
+
+export const ARCHIVE_FOLDER = '/archive';
+export const MAX_ROWS_PER_PART = 1_000_000;

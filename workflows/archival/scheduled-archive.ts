@@ -1,0 +1,32 @@
+import * as wf from '@temporalio/workflow';
+import { archiveLogs } from './archive-logs';
+import { archiveRunWorkflowId, ScheduledArchiveInput } from './definitions';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { SearchAttributeKeys } from '../search-attributes';
+
+export interface ScheduledArchiveResult {
+  started: boolean;
+  workflowId: string;
+  runId: string | null;
+}
+
+/**
+ * What the daily schedule starts. Schedules suffix their workflow ids with the time, so this starts the run
+ * under the deterministic id `archive:{LOG_TYPE}` (the one-run-per-log-type lock) and leaves it running on
+ * its own; when a run holds the id already, it skips.
+ */
+export async function scheduledArchive(input: ScheduledArchiveInput): Promise<ScheduledArchiveResult> {
+  const workflowId = archiveRunWorkflowId(input.logType);
+  try {
+    const child = await wf.startChild(archiveLogs, {
+      workflowId,
+      args: [{ logType: input.logType }],
+      parentClosePolicy: 'ABANDON',
+      typedSearchAttributes: [{ key: SearchAttributeKeys.LogType, value: input.logType }],
+    });
+    return { started: true, workflowId, runId: child.firstExecutionRunId };
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return { started: false, workflowId, runId: null };
+    throw error;
+  }
+}
