@@ -1,0 +1,190 @@
+import { from as copyFrom } from 'pg-copy-streams';
+import pg from 'pg';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { call, expectProblem } from '../support/http';
+import { archiveOutcome, holdDeletes, sessionsWaitingOnLocks, startSinkProxy, waitFor } from './harness';
+import { csvIds, remainingIds, seedEmailLogs } from './seed';
+
+let platform: TestPlatform;
+let api: RunningApi;
+let proxy: Awaited<ReturnType<typeof startSinkProxy>>;
+let admin: string;
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  api = await platform.startApi();
+  proxy = await startSinkProxy(api.url);
+  await platform.startWorker(['archival'], { API_INTERNAL_URL: proxy.url });
+  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+});
+
+afterAll(async () => {
+  await platform?.close();
+  await proxy?.close();
+});
+
+const policy = (siteId: string | null, retentionDays: number, enabled = true) =>
+  call(api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId, retentionDays, enabled } });
+
+async function runEmailArchive(body: Record<string, unknown> = {}) {
+  const started = await call(api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType: 'EMAIL_LOG', ...body } });
+  expect(started.status).toBe(202);
+  const [run] = started.body.runs;
+  expect(run).toEqual({ logType: 'EMAIL_LOG', workflowId: 'archive:EMAIL_LOG', runId: expect.any(String), uiUrl: expect.stringContaining('/workflows/archive%3AEMAIL_LOG/') });
+  const outcome = await archiveOutcome(platform, run.workflowId, run.runId);
+  const report = await call(api.url, 'GET', '/api/settings/archive-runs/archive:EMAIL_LOG', { token: admin });
+  expect(report.status).toBe(200);
+  return { outcome, report: report.body };
+}
+
+async function download(assetId: string, siteId: string): Promise<string> {
+  const token = await platform.token({ sub: 'm', roles: ['VIEWER'], sites: [siteId] });
+  const answer = await fetch(`${api.url}/api/assets/${assetId}/download`, { headers: { authorization: `Bearer ${token}` } });
+  expect(answer.status).toBe(200);
+  return answer.text();
+}
+
+test('per-site retention: a site policy, the global one, and a disabled site policy', async () => {
+  await policy('site-a', 30);
+  await policy(null, 90);
+  await policy('site-c', 10, false);
+  const aOld = await seedEmailLogs(platform.db, { siteId: 'site-a', count: 3, ageDays: 40 });
+  const aNew = await seedEmailLogs(platform.db, { siteId: 'site-a', count: 2, ageDays: 20 });
+  const bOld = await seedEmailLogs(platform.db, { siteId: 'site-b', count: 2, ageDays: 100 });
+  const bNew = await seedEmailLogs(platform.db, { siteId: 'site-b', count: 2, ageDays: 60 });
+  const c = await seedEmailLogs(platform.db, { siteId: 'site-c', count: 3, ageDays: 200 });
+
+  const { report } = await runEmailArchive();
+
+  expect(report.status).toBe('COMPLETED');
+  const bySite = Object.fromEntries(report.sites.map((s: { siteId: string }) => [s.siteId, s]));
+  expect(bySite['site-a']).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 3, rowsDeleted: 3, assetId: expect.any(String), error: null }));
+  expect(bySite['site-b']).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 2, rowsDeleted: 2 }));
+  expect(bySite['site-c']).toEqual(expect.objectContaining({ state: 'SKIPPED', rowsExported: 0, rowsDeleted: 0 }));
+  expect(await remainingIds(platform.db, 'site-a')).toEqual(aNew);
+  expect(await remainingIds(platform.db, 'site-b')).toEqual(bNew);
+  expect(await remainingIds(platform.db, 'site-c')).toEqual(c);
+
+  for (const [siteId, archived] of [['site-a', aOld], ['site-b', bOld]] as const) {
+    const token = await platform.token({ sub: 'v', roles: ['VIEWER'], sites: [siteId] });
+    const list = await call(api.url, 'GET', `/api/assets?siteId=${siteId}&folder=/archive`, { token });
+    expect(list.body.items).toHaveLength(1);
+    expect(list.body.items[0].name).toMatch(/^email_log_\d{8}T\d{6}Z_001\.csv$/);
+    expect(list.body.items[0].id).toBe(bySite[siteId].assetId);
+    expect(csvIds(await download(list.body.items[0].id, siteId))).toEqual(archived);
+  }
+  const jobLogs = await platform.db('settings.scheduler_job_log').where({ job_name: 'archive:EMAIL_LOG' }).orderBy('site_id');
+  expect(jobLogs.map((row) => [row.site_id, row.status, Number(row.rows_affected)])).toEqual([['site-a', 'SUCCESS', 3], ['site-b', 'SUCCESS', 2]]);
+});
+
+test('round trip: the CSV loaded back with COPY equals the archived rows value for value', async () => {
+  const tricky = [
+    { recipient: 'plain@example.test', subject: null, error: '' },
+    { recipient: '"quoted" <q@example.test>', subject: 'commas, "quotes", and\nnew lines\r\n', error: null },
+    { recipient: 'ar@example.test', subject: 'مرحبا بكم — تقرير شهري', error: 'ünïcödé ✓ 😀' },
+    { recipient: 'json@example.test', subject: '', error: 'x' },
+  ];
+  for (const [i, row] of tricky.entries()) {
+    await platform.db('email.email_log').insert({
+      site_id: 'site-r',
+      created_at: platform.db.raw(`'2025-01-0${i + 1} 10:11:12.${123456 + i}+00'::timestamptz`),
+      updated_at: platform.db.raw(`'2025-01-0${i + 1} 10:11:12.000001+02'::timestamptz`),
+      recipient: row.recipient,
+      subject: row.subject,
+      error: row.error,
+      status: 'FAILED',
+      attempts: 3,
+      missing_variables: JSON.stringify(['a.b', 'items.0.name']),
+      variables: JSON.stringify({ name: 'Zoë', nested: { quote: '"', comma: ',', lines: 'a\nb', arabic: 'نص' }, list: [1, null, true] }),
+    });
+  }
+  const before = (await platform.db.raw("select t::text as row from email.email_log t where site_id = 'site-r' order by id")).rows.map((r: { row: string }) => r.row);
+
+  const { report } = await runEmailArchive({ siteId: 'site-r' });
+  const site = report.sites.find((s: { siteId: string }) => s.siteId === 'site-r');
+  expect(site).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 4, rowsDeleted: 4 }));
+  const csv = await download(site.assetId, 'site-r');
+  expect(csv.startsWith('id,site_id,created_at,updated_at,template_id,')).toBe(true);
+  expect(csv.includes('\r\n') ? csv.split('\r\n').length : 0).toBeLessThanOrEqual(2);
+
+  await platform.db.raw('create table email.email_log_roundtrip (like email.email_log)');
+  const client = new pg.Client({ connectionString: platform.config.databaseUrl });
+  await client.connect();
+  try {
+    await pipeline(Readable.from([Buffer.from(csv)]), client.query(copyFrom('COPY email.email_log_roundtrip FROM STDIN WITH (FORMAT csv, HEADER true)')));
+  } finally {
+    await client.end();
+  }
+  const after = (await platform.db.raw('select t::text as row from email.email_log_roundtrip t order by id')).rows.map((r: { row: string }) => r.row);
+  expect(after).toEqual(before);
+  const nulls = await platform.db.raw('select count(*) filter (where subject is null)::int as null_subjects, count(*) filter (where subject = \'\')::int as empty_subjects from email.email_log_roundtrip');
+  expect(nulls.rows[0]).toEqual({ null_subjects: 1, empty_subjects: 1 });
+});
+
+test('a failing sink deletes nothing for its site, marks it failed, the others archive; the next run finishes it', async () => {
+  await platform.db('settings.archive_policy').where({ log_type: 'EMAIL_LOG' }).delete();
+  await policy(null, 90);
+  const failing = await seedEmailLogs(platform.db, { siteId: 'site-f', count: 3, ageDays: 120 });
+  await seedEmailLogs(platform.db, { siteId: 'site-g', count: 2, ageDays: 120 });
+  proxy.failSites.add('site-f');
+
+  const { outcome, report } = await runEmailArchive({ siteId: undefined });
+  expect(outcome.status).toBe('FAILED');
+  expect(report.status).toBe('FAILED');
+  const f = report.sites.find((s: { siteId: string }) => s.siteId === 'site-f');
+  expect(f).toEqual(expect.objectContaining({ state: 'FAILED', rowsDeleted: 0, assetId: null }));
+  expect(f.error).toContain('500');
+  expect(report.sites.find((s: { siteId: string }) => s.siteId === 'site-g')).toEqual(expect.objectContaining({ state: 'DONE', rowsDeleted: 2 }));
+  expect(await remainingIds(platform.db, 'site-f')).toEqual(failing);
+  expect(await remainingIds(platform.db, 'site-g')).toEqual([]);
+  expect(await platform.db('assets.asset').where({ site_id: 'site-f' }).first()).toBeUndefined();
+  expect((await platform.db('settings.scheduler_job_log').where({ site_id: 'site-f' }).first()).status).toBe('FAILED');
+
+  proxy.failSites.clear();
+  const second = await runEmailArchive();
+  expect(second.report.status).toBe('COMPLETED');
+  expect(second.report.resumedParts).toBe(1);
+  expect(await remainingIds(platform.db, 'site-f')).toEqual([]);
+  const assets = await platform.db('assets.asset').where({ site_id: 'site-f' });
+  expect(assets).toHaveLength(1);
+  expect(csvIds(await download(assets[0].id, 'site-f'))).toEqual(failing);
+});
+
+test('dryRun counts what would be archived and changes nothing', async () => {
+  const ids = await seedEmailLogs(platform.db, { siteId: 'site-dry', count: 4, ageDays: 365 });
+  const partsBefore = await platform.db('settings.archive_part').count({ n: '*' }).first();
+
+  const { report } = await runEmailArchive({ siteId: 'site-dry', dryRun: true });
+
+  expect(report.dryRun).toBe(true);
+  expect(report.sites).toEqual([expect.objectContaining({ siteId: 'site-dry', state: 'DRY_RUN', rowsExported: 4, rowsDeleted: 0, assetId: null })]);
+  expect(await remainingIds(platform.db, 'site-dry')).toEqual(ids);
+  expect(await platform.db('settings.archive_part').count({ n: '*' }).first()).toEqual(partsBefore);
+  expect(await platform.db('assets.asset').where({ site_id: 'site-dry' }).first()).toBeUndefined();
+  await platform.db('email.email_log').where({ site_id: 'site-dry' }).delete();
+});
+
+test('a second run while one is in progress -> 409 ARCHIVE_RUN_IN_PROGRESS', async () => {
+  await seedEmailLogs(platform.db, { siteId: 'site-busy', count: 2, ageDays: 365 });
+  const hold = await holdDeletes(platform.config.databaseUrl, 'email.email_log');
+  let started;
+  try {
+    started = await call(api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType: 'EMAIL_LOG' } });
+    expect(started.status).toBe(202);
+    await waitFor('the run to wait on its delete', async () => (await sessionsWaitingOnLocks(platform.config.databaseUrl)) > 0);
+    const again = await call(api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType: 'EMAIL_LOG' } });
+    expectProblem(again, 409, 'ARCHIVE_RUN_IN_PROGRESS');
+    const all = await call(api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: {} });
+    expectProblem(all, 409, 'ARCHIVE_RUN_IN_PROGRESS');
+    const running = await call(api.url, 'GET', '/api/settings/archive-runs/archive:EMAIL_LOG', { token: admin });
+    expect(running.body.status).toBe('RUNNING');
+    expect(running.body.sites).toEqual(expect.arrayContaining([expect.objectContaining({ siteId: 'site-busy', state: 'DELETING', rowsExported: 2 })]));
+  } finally {
+    await hold.release();
+  }
+  const outcome = await archiveOutcome(platform, 'archive:EMAIL_LOG', started!.body.runs[0].runId);
+  expect(outcome.status).toBe('COMPLETED');
+  expect(await remainingIds(platform.db, 'site-busy')).toEqual([]);
+});

@@ -1,0 +1,55 @@
+import { attachPlatform, TestPlatform } from '../support/platform';
+import { archiveScheduleId, LOG_TYPES } from '../../workflows/archival/definitions';
+
+let platform: TestPlatform;
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+async function archiveSchedules() {
+  const found: string[] = [];
+  for await (const schedule of platform.temporal.client.schedule.list()) found.push(schedule.scheduleId);
+  return found.filter((id) => id.startsWith('archive-schedule:')).sort();
+}
+
+test('the archival worker creates one schedule per log type with ARCHIVE_CRON; starting again does not duplicate, a new cron updates', async () => {
+  const first = await platform.startWorker(['archival'], { ARCHIVE_CRON: '15 4 * * *' });
+  const expected = LOG_TYPES.map(archiveScheduleId).sort();
+  expect(await archiveSchedules()).toEqual(expected);
+  const described = await platform.temporal.client.schedule.getHandle(archiveScheduleId('EMAIL_LOG')).describe();
+  expect(described.action).toEqual(expect.objectContaining({ type: 'startWorkflow', workflowType: 'scheduledArchive', taskQueue: 'archival' }));
+  expect(described.spec.calendars).toEqual([expect.objectContaining({ hour: [{ start: 4, end: 4, step: 1 }], minute: [{ start: 15, end: 15, step: 1 }] })]);
+
+  await platform.startWorker(['archival'], { ARCHIVE_CRON: '15 4 * * *' });
+  expect(await archiveSchedules()).toEqual(expected);
+
+  await first.stop();
+  await platform.startWorker(['archival'], { ARCHIVE_CRON: '30 2 * * *' });
+  expect(await archiveSchedules()).toEqual(expected);
+  const updated = await platform.temporal.client.schedule.getHandle(archiveScheduleId('SCHEDULER_JOB_LOG')).describe();
+  expect(updated.spec.calendars).toEqual([expect.objectContaining({ hour: [{ start: 2, end: 2, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] })]);
+});
+
+test('a scheduled trigger starts the run under archive:{LOG_TYPE}', async () => {
+  await platform.startWorker(['archival']);
+  const handle = platform.temporal.client.schedule.getHandle(archiveScheduleId('INTEGRATION_LOG'));
+  await handle.trigger();
+  const run = platform.temporal.client.workflow.getHandle('archive:INTEGRATION_LOG');
+  const started = Date.now();
+  for (;;) {
+    try {
+      await run.describe();
+      break;
+    } catch {
+      if (Date.now() - started > 30000) throw new Error('the scheduled run did not start archive:INTEGRATION_LOG');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  const result = await run.result();
+  expect(result).toEqual(expect.objectContaining({ logType: 'INTEGRATION_LOG', status: 'COMPLETED', sites: [] }));
+});

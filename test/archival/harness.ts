@@ -1,0 +1,104 @@
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ArchiveRunProgress } from '../../workflows/archival/definitions';
+import { TestPlatform } from '../support/platform';
+
+/**
+ * A real HTTP server in front of the API for the workers' uploads: it forwards everything, except that it
+ * answers 500 for the archive uploads of the sites in `failSites`.
+ */
+export async function startSinkProxy(apiUrl: string): Promise<{ url: string; failSites: Set<string>; close(): Promise<void> }> {
+  const failSites = new Set<string>();
+  const target = new URL(apiUrl);
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const text = body.toString('latin1');
+      const site = /name="siteId"\r\n\r\n([^\r]*)\r\n/.exec(text)?.[1];
+      if (site && failSites.has(site)) {
+        res.writeHead(500, { 'content-type': 'application/problem+json' });
+        res.end(JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'storage unwritable', code: 'INTERNAL_ERROR' }));
+        return;
+      }
+      const forward = http.request(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, 'content-length': String(body.length) } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => res.destroy());
+      forward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    failSites,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Waits for an archive run to close and answers its report, whether it completed or failed. */
+export async function archiveOutcome(platform: TestPlatform, workflowId: string, runId?: string): Promise<ArchiveRunProgress> {
+  try {
+    return (await platform.temporal.client.workflow.getHandle(workflowId, runId).result()) as ArchiveRunProgress;
+  } catch (error) {
+    if (error instanceof WorkflowFailedError && error.cause && 'details' in error.cause) {
+      return (error.cause as { details: unknown[] }).details[0] as ArchiveRunProgress;
+    }
+    throw error;
+  }
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * Holds a SHARE lock on a log table: reads (the export) go on, deletes wait. This pins a run between its
+ * confirmed upload and its delete, where the durability tests strike.
+ */
+export async function holdDeletes(databaseUrl: string, table: string): Promise<{ client: pg.Client; release(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query('begin');
+  await client.query(`lock table ${table} in share mode`);
+  return {
+    client,
+    release: async () => {
+      await client.query('commit');
+      await client.end();
+    },
+  };
+}
+
+/** Ends the database sessions stuck waiting on a lock, as PostgreSQL does once it sees their client is gone. */
+export async function dropWaitingSessions(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(
+    "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
+  );
+  await client.end();
+}
+
+export async function sessionsWaitingOnLocks(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const { rows } = await client.query(
+    "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+  );
+  await client.end();
+  return rows[0].n as number;
+}
