@@ -66,7 +66,7 @@ test('the sink takes only the internal token: a user token -> 403, an ADMIN one 
   expectProblem(await upload({ csv: CSV, token: adminToken }), 403, 'FORBIDDEN');
   const noToken = await fetch(`${api.url}/api/assets/internal/archive`, { method: 'POST' });
   expect(noToken.status).toBe(401);
-  expect((await noToken.json()).code).toBe('UNAUTHENTICATED');
+  expect(((await noToken.json()) as { code: string }).code).toBe('UNAUTHENTICATED');
 });
 
 test('list, download and delete follow site membership and roles', async () => {
