@@ -46,7 +46,6 @@ export async function up(knex: Knex): Promise<void> {
       row_id bigint not null,
       primary key (part_id, row_id)
     );
-    create index archive_part_row_row_idx on settings.archive_part_row (row_id);
   `);
 }
 

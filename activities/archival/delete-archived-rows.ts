@@ -29,7 +29,7 @@ export function deleteArchivedRows({ db, config }: ArchivalDeps) {
       throw ApplicationFailure.nonRetryable(`${part.file_name} is not confirmed by the sink; nothing is deleted`, 'PART_NOT_CONFIRMED');
     }
     const table = LOG_TABLES[part.log_type];
-    const batchSize = input.batchSize ?? 20000;
+    const batchSize = input.batchSize ?? 50000;
     const context = Context.current();
     let after = Number((context.info.heartbeatDetails as { after?: number } | undefined)?.after ?? 0);
     for (;;) {

@@ -14,8 +14,11 @@ export interface StoredObject {
  * replace the file system one.
  */
 export interface AssetStorage {
-  /** Stores the bytes of a local file and answers their address; storing the same bytes twice keeps one copy. */
-  putFile(filePath: string): Promise<StoredObject>;
+  /**
+   * Takes over a local file's bytes (the file is moved away) and answers their address; the same bytes twice
+   * keep one copy. `known` skips hashing again when the caller has just hashed the file.
+   */
+  moveFile(filePath: string, known?: { sha256: string; sizeBytes: number }): Promise<StoredObject>;
   read(key: string): Readable;
   exists(key: string): Promise<boolean>;
   remove(key: string): Promise<void>;
@@ -38,13 +41,22 @@ export function createFileStorage(root: string): AssetStorage {
     return path.join(root, key.slice(0, 2), key.slice(2, 4), key);
   };
   return {
-    async putFile(filePath) {
-      const { sha256, sizeBytes } = await sha256OfFile(filePath);
+    async moveFile(filePath, known) {
+      const { sha256, sizeBytes } = known ?? (await sha256OfFile(filePath));
       const target = location(sha256);
-      if (!fs.existsSync(target)) {
+      if (fs.existsSync(target)) {
+        await fs.promises.rm(filePath, { force: true });
+      } else {
         await fs.promises.mkdir(path.dirname(target), { recursive: true });
         const temporary = `${target}.${process.pid}.${crypto.randomUUID()}.tmp`;
-        await fs.promises.copyFile(filePath, temporary);
+        try {
+          await fs.promises.rename(filePath, temporary);
+        } catch (error) {
+          // Another file system: copy, then drop the original.
+          if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+          await fs.promises.copyFile(filePath, temporary);
+          await fs.promises.rm(filePath, { force: true });
+        }
         await fs.promises.rename(temporary, target);
       }
       return { key: sha256, sha256, sizeBytes };

@@ -74,15 +74,20 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
     siteId, cutoff: null, rowsExported: 0, rowsDeleted: 0, assetId: null, assetIds: [], state: 'PENDING', error: null,
   }));
 
-  for (const site of progress.sites) {
-    const blocked = blockedSites.get(site.siteId);
-    if (blocked) {
-      site.state = 'FAILED';
-      site.error = blocked;
-      continue;
+  // A few sites at a time: one site's export overlaps another's upload and delete.
+  const queue = [...progress.sites];
+  const lane = async () => {
+    for (let site = queue.shift(); site; site = queue.shift()) {
+      const blocked = blockedSites.get(site.siteId);
+      if (blocked) {
+        site.state = 'FAILED';
+        site.error = blocked;
+      } else {
+        await archiveSite(site);
+      }
     }
-    await archiveSite(site);
-  }
+  };
+  await Promise.all(Array.from({ length: input.siteConcurrency ?? 2 }, lane));
 
   progress.status = progress.sites.some((site) => site.state === 'FAILED') ? 'FAILED' : 'COMPLETED';
   progress.closedAt = new Date(Date.now()).toISOString();

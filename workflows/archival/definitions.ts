@@ -16,6 +16,8 @@ export interface ArchiveRunInput {
   dryRun?: boolean;
   /** How long an export, upload or delete may go without a heartbeat before it is retried elsewhere. */
   heartbeatTimeout?: string;
+  /** How many sites are archived at once (default 2). */
+  siteConcurrency?: number;
 }
 
 export type SiteState = 'PENDING' | 'SKIPPED' | 'EXPORTING' | 'UPLOADING' | 'DELETING' | 'DONE' | 'DRY_RUN' | 'FAILED';

@@ -52,7 +52,8 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       handler: async (ctx, { body }) => {
         try {
           const file = uploadedFile(ctx);
-          const { sha256 } = await sha256OfFile(file.filepath);
+          const hashed = await sha256OfFile(file.filepath);
+          const { sha256 } = hashed;
           if (sha256 !== body.sha256) {
             throw badRequest('CHECKSUM_MISMATCH', `The uploaded bytes hash to ${sha256}, not the sha256 sent.`);
           }
@@ -63,7 +64,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
             ctx.body = presentArchiveStored(earlier);
             return;
           }
-          const stored = await storage.putFile(file.filepath);
+          const stored = await storage.moveFile(file.filepath, hashed);
           const inserted = (await db(ASSET_TABLE)
             .insert({
               ...identity,
