@@ -36,6 +36,17 @@ async function partsOf(siteId: string) {
   return platform.db('settings.archive_part').where({ site_id: siteId }).orderBy('created_at');
 }
 
+/** Starts a run and holds it where its part is confirmed by the sink and its delete waits. */
+async function runPinnedBeforeDelete(siteId: string) {
+  const hold = await holdDeletes(platform.config.databaseUrl, 'email.email_log');
+  const run = await startRun(siteId);
+  await waitFor('the part to be confirmed and its delete to wait', async () => {
+    const [part] = await partsOf(siteId);
+    return part?.state === 'CONFIRMED' && (await sessionsWaitingOnLocks(platform.config.databaseUrl)) > 0;
+  });
+  return { run, hold };
+}
+
 async function downloadIds(siteId: string): Promise<number[][]> {
   const token = await platform.token({ sub: 'v', roles: ['VIEWER'], sites: [siteId] });
   const list = await call(api.url, 'GET', `/api/assets?siteId=${siteId}&folder=/archive`, { token });
@@ -49,12 +60,7 @@ async function downloadIds(siteId: string): Promise<number[][]> {
 
 test('a worker killed after the upload and before the delete: the restarted run completes, rows deleted once, one asset', async () => {
   const ids = await seedEmailLogs(platform.db, { siteId: 'site-kill', count: 5, ageDays: 60 });
-  const hold = await holdDeletes(platform.config.databaseUrl, 'email.email_log');
-  const run = await startRun('site-kill');
-  await waitFor('the part to be confirmed and its delete to wait', async () => {
-    const [part] = await partsOf('site-kill');
-    return part?.state === 'CONFIRMED' && (await sessionsWaitingOnLocks(platform.config.databaseUrl)) > 0;
-  });
+  const { run, hold } = await runPinnedBeforeDelete('site-kill');
 
   await worker.kill();
   await dropWaitingSessions(platform.config.databaseUrl);
@@ -97,12 +103,7 @@ test('rows of a transaction open across the export, and rows inserted during the
 
 test('a run terminated after its upload was confirmed: the next run finishes those parts first; every row in exactly one CSV', async () => {
   const ids = await seedEmailLogs(platform.db, { siteId: 'site-term', count: 4, ageDays: 45 });
-  const hold = await holdDeletes(platform.config.databaseUrl, 'email.email_log');
-  const first = await startRun('site-term');
-  await waitFor('the part to be confirmed and its delete to wait', async () => {
-    const [part] = await partsOf('site-term');
-    return part?.state === 'CONFIRMED' && (await sessionsWaitingOnLocks(platform.config.databaseUrl)) > 0;
-  });
+  const { run: first, hold } = await runPinnedBeforeDelete('site-term');
   await platform.temporal.client.workflow.getHandle(first.workflowId, first.runId).terminate('operator stopped it');
   await worker.kill();
   await dropWaitingSessions(platform.config.databaseUrl);
