@@ -6,12 +6,14 @@ import { LogType } from '../../workflows/archival/definitions';
  * The rows a run archives for one site: older than the cutoff, and not already held by a part of an earlier
  * run that is not finished yet (those are finished first, never exported twice).
  */
-export function archivableRowsSql(logType: LogType, placeholders: { siteId: string; cutoff: string }): string {
-  const table = LOG_TABLES[logType];
-  return `select t.id from ${table} t
-    where t.site_id = ${placeholders.siteId} and t.created_at < ${placeholders.cutoff}
+export function archivableRowsWhere(logType: LogType, placeholders: { siteId: string; cutoff: string }): string {
+  return `t.site_id = ${placeholders.siteId} and t.created_at < ${placeholders.cutoff}
       and not exists (
         select 1 from ${PART_ROW_TABLE} r join ${PART_TABLE} p on p.id = r.part_id
         where r.row_id = t.id and p.log_type = '${logType}' and p.state <> 'DELETED'
       )`;
+}
+
+export function archivableRowsSql(logType: LogType, placeholders: { siteId: string; cutoff: string }): string {
+  return `select t.id from ${LOG_TABLES[logType]} t where ${archivableRowsWhere(logType, placeholders)}`;
 }

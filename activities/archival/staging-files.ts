@@ -14,6 +14,7 @@ export function stagingFile(dataDir: string, partId: string): string {
 export interface WrittenCsv {
   sha256: string;
   sizeBytes: number;
+  rowCount: number;
 }
 
 /**
@@ -42,7 +43,7 @@ export async function copyToCsvFile(args: {
   const copy = args.client.query(copyTo(`COPY (${args.select}) TO STDOUT WITH (FORMAT csv, HEADER true)`));
   await pipeline(copy, meter, fs.createWriteStream(temporary));
   await fs.promises.rename(temporary, args.file);
-  return { sha256: hash.digest('hex'), sizeBytes };
+  return { sha256: hash.digest('hex'), sizeBytes, rowCount: copy.rowCount };
 }
 
 /** A client of its own for COPY, in UTC so timestamps are written with a `+00` offset. */

@@ -25,11 +25,11 @@ afterAll(async () => {
 });
 
 /** Starts a run through the platform's client helper, with a short heartbeat timeout so a dead worker's activity is retried soon. */
-const startRun = (siteId: string) =>
+const startRun = (siteId: string, maxRowsPerPart?: number) =>
   startWorkflow(platform.temporal, archiveLogs, {
     workflowId: archiveRunWorkflowId('EMAIL_LOG'),
     taskQueue: 'archival',
-    args: [{ logType: 'EMAIL_LOG', siteId, heartbeatTimeout: '3 seconds' }],
+    args: [{ logType: 'EMAIL_LOG', siteId, heartbeatTimeout: '3 seconds', maxRowsPerPart }],
   });
 
 async function partsOf(siteId: string) {
@@ -121,4 +121,20 @@ test('a run terminated after its upload was confirmed: the next run finishes tho
   const files = await downloadIds('site-term');
   expect(files).toHaveLength(2);
   expect(files.flat().sort((a, b) => a - b)).toEqual([...ids, ...more]);
+});
+
+test('a site with more rows than a part holds is split into consecutive parts _001, _002, … in id order', async () => {
+  const ids = await seedEmailLogs(platform.db, { siteId: 'site-parts', count: 5, ageDays: 70 });
+  const run = await startRun('site-parts', 2);
+  const outcome = await archiveOutcome(platform, run.workflowId, run.runId);
+
+  expect(outcome.sites).toEqual([expect.objectContaining({ state: 'DONE', rowsExported: 5, rowsDeleted: 5, assetIds: [expect.any(String), expect.any(String), expect.any(String)] })]);
+  const parts = await partsOf('site-parts');
+  expect(parts.map((p) => [p.part_no, Number(p.row_count), Number(p.min_id), Number(p.max_id)]).sort()).toEqual([
+    [1, 2, ids[0], ids[1]],
+    [2, 2, ids[2], ids[3]],
+    [3, 1, ids[4], ids[4]],
+  ]);
+  expect(parts.map((p) => p.file_name).sort().map((name) => name.slice(-8))).toEqual(['_001.csv', '_002.csv', '_003.csv']);
+  expect((await downloadIds('site-parts')).sort((a, b) => a[0] - b[0])).toEqual([[ids[0], ids[1]], [ids[2], ids[3]], [ids[4]]]);
 });

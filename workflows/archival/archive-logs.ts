@@ -1,6 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import type { ArchivalActivities } from '../../activities/archival';
-import { ArchiveRunInput, ArchiveRunProgress, archiveProgressQuery, SiteProgress } from './definitions';
+import { ArchiveRunInput, ArchiveRunProgress, archiveProgressQuery, MAX_ROWS_PER_PART, SiteProgress } from './definitions';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -112,7 +112,10 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
     }
     try {
       site.state = 'EXPORTING';
-      const parts = await act.exportSiteParts({ workflowId, runId, logType: input.logType, siteId: site.siteId, cutoff });
+      const parts = await act.exportSiteParts({
+        workflowId, runId, logType: input.logType, siteId: site.siteId, cutoff,
+        maxRowsPerPart: Math.min(input.maxRowsPerPart ?? MAX_ROWS_PER_PART, MAX_ROWS_PER_PART),
+      });
       site.rowsExported = parts.reduce((sum, part) => sum + part.rowCount, 0);
       site.state = 'UPLOADING';
       for (const part of parts) {

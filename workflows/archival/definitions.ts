@@ -16,6 +16,8 @@ export interface ArchiveRunInput {
   dryRun?: boolean;
   /** How long an export, upload or delete may go without a heartbeat before it is retried elsewhere. */
   heartbeatTimeout?: string;
+  /** Rows per CSV part (default and maximum 1,000,000). */
+  maxRowsPerPart?: number;
   /** How many sites are archived at once (default 2). */
   siteConcurrency?: number;
 }
