@@ -9,6 +9,8 @@ import { requestContext } from './http/request-context';
 import { AnyRoute, mountRoutes } from './http/route';
 import { assetRoutes } from './modules/assets/routes';
 import { directoryRoutes } from './modules/directory/routes';
+import { gatewayProxy } from './modules/infra/gateway';
+import { infraRoutes } from './modules/infra/routes';
 import { operationsRoutes } from './modules/operations/routes';
 import { settingsRoutes } from './modules/settings/routes';
 
@@ -32,6 +34,7 @@ export function createApp(deps: AppDeps): App {
     ...directoryRoutes(deps),
     ...assetRoutes(deps),
     ...settingsRoutes(deps),
+    ...infraRoutes(deps),
   );
 
   const router = new Router();
@@ -42,6 +45,8 @@ export function createApp(deps: AppDeps): App {
   koa.use(gatewayIdentity({ verifier, internalToken: deps.config.internalToken }));
   koa.use(router.routes());
   koa.use(router.allowedMethods({ throw: true }));
+  // Last: whatever no platform route answered under /api/{slug} goes to a deployed service.
+  koa.use(gatewayProxy({ db: deps.db }));
   koa.silent = true;
   return { koa, routes, close: () => verifier.close() };
 }

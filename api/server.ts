@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createDb } from '../data/db';
 import { createDocker } from '../data/docker';
+import { registerCoreServices } from '../data/deploy/registry';
 import { createFileStorage } from '../data/assets/storage';
 import { connectTemporal } from '../temporal-config/client';
 import { createApp } from './app';
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     namespace: config.temporalNamespace,
     uiUrl: config.temporalUiUrl,
   });
+  await registerCoreServices(db);
   const docker = createDocker({ dockerHost: config.dockerHost });
   const storage = createFileStorage(path.join(config.dataDir, 'assets'));
   const app = createApp({ config, db, temporal, docker, storage, logger });

@@ -22,6 +22,19 @@ export interface Config {
   dockerHost: string | null;
   deployBaseImage: string;
   deployNetwork: string;
+  /** Prefix of deploy image names and value of the `opsflow.scope` label: separates platforms sharing one engine. */
+  deployScope: string;
+  /** Host address a deploy's `hostPort` binds on. */
+  deployHostBind: string;
+  deployMemoryMb: number;
+  deployPidsLimit: number;
+  /** How long a new instance has to answer its health check. */
+  deployHealthTimeoutSeconds: number;
+  /** How long replaced instances keep serving requests already routed to them before they stop. */
+  deployDrainSeconds: number;
+  /** How often the reconcile schedule compares desired and running instances. */
+  deployReconcileSeconds: number;
+  maxJarBytes: number;
   smtpCapturePort: number;
   mailCaptureUiPort: number;
   archiveCron: string;
@@ -79,11 +92,27 @@ function url(env: Env, name: string, fallback: string | null, protocols: string[
   return value;
 }
 
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
 function cron(env: Env, name: string, fallback: string): string {
   const value = text(env, name, fallback);
   if (value.trim().split(/\s+/).length !== 5) {
     throw new ConfigError(name, `must be a five-field cron expression, got "${value}"`);
   }
+  return value;
+}
+
+function dockerName(env: Env, name: string, fallback: string): string {
+  const value = text(env, name, fallback);
+  if (!/^[a-z0-9][a-z0-9._-]{0,62}$/.test(value)) throw new ConfigError(name, `must be a lower-case Docker name, got "${value}"`);
   return value;
 }
 
@@ -123,6 +152,14 @@ export function loadConfig(env: Env = process.env): Config {
     dockerHost: optional(env, 'DOCKER_HOST'),
     deployBaseImage: text(env, 'DEPLOY_BASE_IMAGE', 'eclipse-temurin:17-jre'),
     deployNetwork: text(env, 'DEPLOY_NETWORK', 'opsflow'),
+    deployScope: dockerName(env, 'DEPLOY_SCOPE', 'opsflow'),
+    deployHostBind: text(env, 'DEPLOY_HOST_BIND', '127.0.0.1'),
+    deployMemoryMb: integer(env, 'DEPLOY_MEMORY_MB', 512, 64, 65536),
+    deployPidsLimit: integer(env, 'DEPLOY_PIDS_LIMIT', 512, 16, 65536),
+    deployHealthTimeoutSeconds: integer(env, 'DEPLOY_HEALTH_TIMEOUT_SECONDS', 120, 1, 3600),
+    deployDrainSeconds: integer(env, 'DEPLOY_DRAIN_SECONDS', 3, 0, 600),
+    deployReconcileSeconds: integer(env, 'DEPLOY_RECONCILE_SECONDS', 30, 5, 86400),
+    maxJarBytes: integer(env, 'MAX_JAR_BYTES', 512 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     smtpCapturePort: port(env, 'SMTP_CAPTURE_PORT', 1025),
     mailCaptureUiPort: port(env, 'MAIL_CAPTURE_UI_PORT', 8025),
     archiveCron: cron(env, 'ARCHIVE_CRON', '0 2 * * *'),

@@ -3,6 +3,7 @@ import * as directoryUsers from './002-directory-users';
 import * as logTables from './003-log-tables';
 import * as archival from './004-archival';
 import * as assets from './005-assets';
+import * as deploy from './006-deploy';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   { name: '003-log-tables', ...logTables },
   { name: '004-archival', ...archival },
   { name: '005-assets', ...assets },
+  { name: '006-deploy', ...deploy },
 ];

@@ -1,6 +1,7 @@
 import { Client, ScheduleNotFoundError, ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
 import { SearchAttributeKeys } from '../workflows/search-attributes';
 import { archiveScheduleId, LOG_TYPES, ScheduledArchiveInput } from '../workflows/archival/definitions';
+import { InstanceTimings, RECONCILE_SCHEDULE_ID, ReconcileServicesInput } from '../workflows/deploy/definitions';
 import { TaskQueues } from './task-queues';
 
 /**
@@ -43,4 +44,22 @@ export async function ensureArchiveSchedules(client: Client, cron: string): Prom
       memo: { description: `Daily archive of ${logType}` },
     });
   }
+}
+
+/** The deploy reconcile: every `everySeconds`, running services are brought back to their desired instances. */
+export async function ensureReconcileSchedule(client: Client, args: { everySeconds: number } & InstanceTimings): Promise<void> {
+  const input: [ReconcileServicesInput] = [{ healthTimeoutSeconds: args.healthTimeoutSeconds, drainSeconds: args.drainSeconds }];
+  await ensureSchedule(client, {
+    scheduleId: RECONCILE_SCHEDULE_ID,
+    spec: { intervals: [{ every: `${args.everySeconds} seconds` }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'reconcileServices',
+      workflowId: `${RECONCILE_SCHEDULE_ID}-run`,
+      taskQueue: TaskQueues.deployments,
+      args: input,
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+    memo: { description: 'Replaces dead instances of deployed services' },
+  });
 }

@@ -1,8 +1,24 @@
+import { createDeployActivities } from '../activities/deploy';
 import { createOperationsActivities } from '../activities/operations';
+import { ensureReconcileSchedule } from '../temporal-config/schedules';
 import { TaskQueues } from '../temporal-config/task-queues';
 import { WorkerDeps } from './deps';
 
-/** The `deployments` task queue: deploys, scaling and undeploys of services (the only worker that talks to Docker). */
-export function deploymentsWorker(_deps: WorkerDeps) {
-  return { taskQueue: TaskQueues.deployments, activities: { ...createOperationsActivities() } };
+/**
+ * The `deployments` task queue: deploys, scaling, undeploys and the reconcile of services; the only worker
+ * that talks to Docker. Ensures the reconcile schedule at start.
+ */
+export function deploymentsWorker(deps: WorkerDeps) {
+  if (!deps.docker) throw new Error('the deployments worker needs the Docker engine');
+  const { config } = deps;
+  return {
+    taskQueue: TaskQueues.deployments,
+    activities: { ...createOperationsActivities(), ...createDeployActivities({ db: deps.db, docker: deps.docker.docker, config }) },
+    onStart: () =>
+      ensureReconcileSchedule(deps.temporal.client, {
+        everySeconds: config.deployReconcileSeconds,
+        healthTimeoutSeconds: config.deployHealthTimeoutSeconds,
+        drainSeconds: config.deployDrainSeconds,
+      }),
+  };
 }

@@ -2,3 +2,7 @@
 export { pingWorker } from './operations/ping-worker';
 export { archiveLogs } from './archival/archive-logs';
 export { scheduledArchive } from './archival/scheduled-archive';
+export { deployService } from './deploy/deploy-service';
+export { scaleService } from './deploy/scale-service';
+export { undeployService } from './deploy/undeploy-service';
+export { reconcileServices } from './deploy/reconcile-services';

@@ -49,6 +49,10 @@ export interface RouteDefinition<B = undefined, Q = undefined, P = undefined> {
   /** `multipart` bodies arrive as form fields (validated by `body`) and files in `ctx.request.files`. */
   bodyType?: 'json' | 'multipart';
   bodyLimitBytes?: number;
+  /** The code of the 413 answer for a body over the limit (default PAYLOAD_TOO_LARGE). */
+  tooLargeCode?: string;
+  /** A request without any body is taken as `{}`. */
+  bodyOptional?: boolean;
   query?: Q;
   params?: P;
   responses: Record<number, ResponseSpec>;
@@ -85,19 +89,36 @@ function checkAccess(ctx: Context, rule: Access): Identity | null {
 
 function bodyParser(route: AnyRoute): Middleware {
   const limit = route.bodyLimitBytes ?? 1024 * 1024;
+  const tooLarge = () => new ProblemError(413, route.tooLargeCode ?? 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
   if (route.bodyType === 'multipart') {
-    return koaBody({
+    const parse = koaBody({
       multipart: true,
       json: false,
       urlencoded: false,
       text: false,
       formidable: { maxFileSize: limit, maxTotalFileSize: limit, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0 },
+      onError: (error) => {
+        // formidable reports its limits with `httpCode`, which Koa does not read.
+        const httpCode = (error as { httpCode?: number }).httpCode;
+        if (httpCode === 413) throw tooLarge();
+        throw new ProblemError(400, 'BAD_REQUEST', 'The multipart body cannot be read.');
+      },
     });
+    return async (ctx, next) => {
+      // Refuse at once what announces itself as too large, before reading a byte of it.
+      if (ctx.request.length !== undefined && ctx.request.length > limit + 64 * 1024) throw tooLarge();
+      await parse(ctx, next);
+    };
   }
   return koaBody({ json: true, jsonStrict: true, jsonLimit: limit, multipart: false, urlencoded: false, text: false });
 }
 
+function hasBody(ctx: Context): boolean {
+  return Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
+}
+
 function requireMediaType(ctx: Context, route: AnyRoute): void {
+  if (route.bodyOptional && !hasBody(ctx)) return;
   const wanted = route.bodyType === 'multipart' ? 'multipart/form-data' : 'application/json';
   if (!ctx.is(wanted)) {
     throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `The request body must be ${wanted}.`);

@@ -13,9 +13,11 @@ import { createLogger } from '../../lib/logger';
 import { createDb, Db } from '../../data/db';
 import { createDocker, DockerHandle } from '../../data/docker';
 import { createFileStorage } from '../../data/assets/storage';
+import { registerCoreServices } from '../../data/deploy/registry';
 import { connectTemporal, TemporalHandle } from '../../temporal-config/client';
 import { TaskQueue } from '../../temporal-config/task-queues';
-import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from './slots';
+import { removeScopedDockerObjects } from './docker-cleanup';
+import { deployScopeOf, slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from './slots';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -92,6 +94,14 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     // Never fires during a run; the schedule test sets its own.
     ARCHIVE_CRON: '0 3 1 1 *',
+    // Deploys: the JRE base image .ci/run builds, and containers and images labelled with this file's scope.
+    DEPLOY_BASE_IMAGE: 'opsflow/jre:17',
+    DEPLOY_SCOPE: deployScopeOf(slot),
+    DEPLOY_NETWORK: 'opsflow-test',
+    DEPLOY_DRAIN_SECONDS: '1',
+    DEPLOY_HEALTH_TIMEOUT_SECONDS: '60',
+    // The reconcile test triggers the schedule itself.
+    DEPLOY_RECONCILE_SECONDS: '86400',
     ...args.env,
   };
   const config = loadConfig(env);
@@ -110,6 +120,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   const workers: RunningWorker[] = [];
 
   const startApi = async (overrides: Partial<AppDeps> = {}): Promise<RunningApi> => {
+    // As api/server.ts does at start-up.
+    await registerCoreServices(db);
     const app = createApp({ ...deps, ...overrides });
     const server = http.createServer(app.koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -180,6 +192,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
       await Promise.all(apis.map((api) => api.close()));
       await temporal.connection.close();
       await db.destroy();
+      if (await docker.ping()) await removeScopedDockerObjects(docker.docker, config.deployScope);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

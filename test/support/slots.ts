@@ -27,3 +27,6 @@ export function freePort(): Promise<number> {
   });
 }
 
+
+/** The deploy scope of a test file: its containers and images carry it, so files never touch each other's. */
+export const deployScopeOf = (slot: number) => `opsflow-${slotNamespace(slot)}`;

@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { findDeployment } from '../../data/deploy/registry';
+import { uploadedJarDir } from '../../data/deploy/jar-uploads';
+import { LABELS } from '../../data/deploy/labels';
+import { DeployDeps } from './deps';
+
+interface BuildMessage {
+  stream?: string;
+  error?: string;
+  errorDetail?: { message?: string };
+}
+
+/**
+ * Builds `{scope}/{name}:{seq}` from the base image plus the uploaded JAR. The tag is the deploy's own, so a
+ * retry finds the image it already built. The app runs as an unprivileged user.
+ */
+export function buildServiceImage({ db, docker, config }: DeployDeps) {
+  return async (input: { deploymentId: string }): Promise<{ image: string }> => {
+    const deployment = await findDeployment(db, input.deploymentId);
+    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    const image = deployment.image;
+    try {
+      await docker.getImage(image).inspect();
+      return { image };
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+    }
+    const context = uploadedJarDir(config.dataDir, input.deploymentId);
+    if (!fs.existsSync(path.join(context, 'app.jar'))) {
+      throw ApplicationFailure.nonRetryable(`The uploaded JAR of deployment ${input.deploymentId} is gone.`, 'JAR_MISSING');
+    }
+    fs.writeFileSync(
+      path.join(context, 'Dockerfile'),
+      [
+        `FROM ${config.deployBaseImage}`,
+        'COPY app.jar /app/app.jar',
+        'USER 65534:65534',
+        'WORKDIR /app',
+        'ENTRYPOINT ["java", "-jar", "/app/app.jar"]',
+        '',
+      ].join('\n'),
+    );
+    const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'build' }), 5000);
+    try {
+      const stream = await docker.buildImage(
+        { context, src: ['Dockerfile', 'app.jar'] },
+        { t: image, labels: { [LABELS.scope]: config.deployScope, [LABELS.service]: deployment.service_name }, rm: true, forcerm: true },
+      );
+      const messages = await new Promise<BuildMessage[]>((resolve, reject) =>
+        docker.modem.followProgress(stream, (error: Error | null, output: BuildMessage[]) => (error ? reject(error) : resolve(output))),
+      );
+      const failure = messages.find((message) => message.error);
+      if (failure) {
+        throw ApplicationFailure.nonRetryable(`The image build failed: ${failure.errorDetail?.message ?? failure.error}`, 'IMAGE_BUILD_FAILED');
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+    return { image };
+  };
+}

@@ -1,0 +1,41 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { DEPLOYMENT_TABLE, DeploymentRow, findDeployment, findService, INSTANCE_TABLE, SUCCESSFUL_DEPLOYS } from '../../data/deploy/registry';
+import { DeployDeps } from './deps';
+
+export interface DeployPlan {
+  serviceName: string;
+  image: string;
+  buildFromJar: boolean;
+  instances: number;
+  /** No earlier deploy of this service reached RUNNING: a failure removes the registry row too. */
+  firstDeploy: boolean;
+  /** Set for services bound to a host port: their old instances must stop before new ones can bind. */
+  hostPort: number | null;
+  /** Instances serving now (replaced by this deploy). */
+  currentInstanceIds: string[];
+}
+
+/** Reads what a deploy will do from its row; the workflow carries only ids, never env values. */
+export function loadDeployPlan({ db }: DeployDeps) {
+  return async (input: { deploymentId: string }): Promise<DeployPlan> => {
+    const deployment: DeploymentRow | undefined = await findDeployment(db, input.deploymentId);
+    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    const service = await findService(db, deployment.service_name);
+    if (!service) throw ApplicationFailure.nonRetryable(`Service ${deployment.service_name} is not registered.`, 'NOT_FOUND');
+    const earlier = await db(DEPLOYMENT_TABLE)
+      .where({ service_name: deployment.service_name })
+      .whereIn('status', SUCCESSFUL_DEPLOYS)
+      .andWhere('seq', '<', deployment.seq)
+      .first('id');
+    const current = await db(INSTANCE_TABLE).where({ service_id: service.id }).whereNot({ state: 'DEAD' }).select('id');
+    return {
+      serviceName: deployment.service_name,
+      image: deployment.image,
+      buildFromJar: deployment.build_from_jar,
+      instances: service.desired_instances,
+      firstDeploy: !earlier,
+      hostPort: deployment.settings.hostPort,
+      currentInstanceIds: current.map((row) => row.id as string),
+    };
+  };
+}

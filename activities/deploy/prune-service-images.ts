@@ -1,0 +1,32 @@
+import { DEPLOYMENT_TABLE, SUCCESSFUL_DEPLOYS } from '../../data/deploy/registry';
+import { KEPT_IMAGES } from '../../workflows/deploy/definitions';
+import { serviceFilters } from '../../data/deploy/labels';
+import { DeployDeps } from './deps';
+import { isGone } from './docker-errors';
+
+/** Keeps the images of the service's last successful deploys (for rollback) and removes its older built images that no container uses. */
+export function pruneServiceImages({ db, docker, config }: DeployDeps) {
+  return async (input: { serviceName: string }): Promise<{ removed: string[] }> => {
+    const recent = await db(DEPLOYMENT_TABLE)
+      .where({ service_name: input.serviceName })
+      .whereIn('status', SUCCESSFUL_DEPLOYS)
+      .orderBy('seq', 'desc')
+      .limit(KEPT_IMAGES)
+      .select('image');
+    const kept = new Set(recent.map((row) => row.image as string));
+    const built = await docker.listImages({ filters: serviceFilters(config.deployScope, input.serviceName) });
+    const removed: string[] = [];
+    for (const image of built) {
+      const tags = image.RepoTags ?? [];
+      if (tags.some((tag) => kept.has(tag))) continue;
+      try {
+        await docker.getImage(image.Id).remove();
+        removed.push(...tags);
+      } catch (error) {
+        // 409: a container still uses it (an instance not yet removed); the next prune takes it.
+        if (!isGone(error) && (error as { statusCode?: number }).statusCode !== 409) throw error;
+      }
+    }
+    return { removed };
+  };
+}

@@ -1,0 +1,19 @@
+import { INSTANCE_TABLE } from '../../data/deploy/registry';
+import { LABELS } from '../../data/deploy/labels';
+import { DeployDeps } from './deps';
+import { removeContainers } from './remove-containers';
+
+/**
+ * Takes instances out of the registry (the gateway stops routing to them) and removes their containers,
+ * found by their instance label, so an instance whose container was created but never registered goes too.
+ */
+export function removeInstances({ db, docker, config }: DeployDeps) {
+  return async (input: { instanceIds: string[] }): Promise<void> => {
+    if (input.instanceIds.length === 0) return;
+    await db(INSTANCE_TABLE).whereIn('id', input.instanceIds).delete();
+    const found = await Promise.all(
+      input.instanceIds.map((id) => docker.listContainers({ all: true, filters: { label: [`${LABELS.scope}=${config.deployScope}`, `${LABELS.instance}=${id}`] } })),
+    );
+    await removeContainers(docker, found.flat().map((container) => container.Id));
+  };
+}

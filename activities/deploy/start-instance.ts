@@ -1,0 +1,65 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { findDeployment } from '../../data/deploy/registry';
+import { StartedInstance } from '../../workflows/deploy/definitions';
+import { containerName, containerSpec } from './container-spec';
+import { DeployDeps } from './deps';
+
+async function ensureNetwork({ docker, config }: DeployDeps): Promise<void> {
+  const existing = await docker.listNetworks({ filters: { name: [config.deployNetwork] } });
+  if (existing.some((network) => network.Name === config.deployNetwork)) return;
+  try {
+    await docker.createNetwork({ Name: config.deployNetwork, Driver: 'bridge', CheckDuplicate: true });
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode !== 409) throw error;
+  }
+}
+
+/**
+ * Creates and starts one container of a deploy's image. The container's name comes from the instance id
+ * the workflow chose, so a retry finds (and starts) the container it already created.
+ */
+export function startInstance(deps: DeployDeps) {
+  const { db, docker, config } = deps;
+  return async (input: { deploymentId: string; instanceId: string }): Promise<StartedInstance> => {
+    const deployment = await findDeployment(db, input.deploymentId);
+    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    await ensureNetwork(deps);
+    const spec = containerSpec({
+      serviceName: deployment.service_name,
+      scope: config.deployScope,
+      deploymentId: deployment.id,
+      instanceId: input.instanceId,
+      image: deployment.image,
+      settings: deployment.settings,
+      network: config.deployNetwork,
+      hostBind: config.deployHostBind,
+      memoryMb: config.deployMemoryMb,
+      pidsLimit: config.deployPidsLimit,
+    });
+    const name = containerName({ scope: config.deployScope, serviceName: deployment.service_name, instanceId: input.instanceId });
+    let container = docker.getContainer(name);
+    try {
+      await container.inspect();
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+      try {
+        container = await docker.createContainer(spec);
+      } catch (createError) {
+        const status = (createError as { statusCode?: number }).statusCode;
+        if (status === 404) throw ApplicationFailure.nonRetryable(`Image ${deployment.image} is not on the engine.`, 'IMAGE_NOT_FOUND');
+        throw createError;
+      }
+    }
+    let details = await container.inspect();
+    if (!details.State.Running && details.State.Status === 'created') {
+      try {
+        await container.start();
+      } catch (error) {
+        throw ApplicationFailure.nonRetryable(`The container did not start: ${(error as Error).message}`, 'CONTAINER_START_FAILED');
+      }
+      details = await container.inspect();
+    }
+    const ip = details.NetworkSettings.Networks[config.deployNetwork]?.IPAddress;
+    return { instanceId: input.instanceId, containerId: details.Id, address: ip ? `${ip}:${deployment.settings.port}` : '' };
+  };
+}

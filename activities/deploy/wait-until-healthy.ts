@@ -1,0 +1,57 @@
+import http from 'node:http';
+import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
+import { lastLogLines, maskSecretValues } from '../../data/deploy/container-logs';
+import { findDeployment } from '../../data/deploy/registry';
+import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../workflows/deploy/definitions';
+import { DeployDeps } from './deps';
+
+const LOG_LINES_KEPT = 30;
+const POLL_MS = 500;
+
+/** One HTTP GET with a short timeout; the status code, or null when nothing answered. */
+function probe(url: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    const request = http.get(url, { timeout: 2000, agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? null);
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(null));
+  });
+}
+
+/**
+ * Polls a new instance until its health path answers 2xx (or, with the default path, until anything answers
+ * HTTP), up to the deadline the workflow fixed, so a retry after a worker crash keeps the same deadline.
+ * A container that exits, or a deadline that passes, fails for good with the container's last log lines.
+ */
+export function waitUntilHealthy({ db, docker }: DeployDeps) {
+  return async (input: { deploymentId: string; instance: StartedInstance; deadline: string }): Promise<{ healthyAt: string }> => {
+    const deployment = await findDeployment(db, input.deploymentId);
+    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    const { healthPath, env } = deployment.settings;
+    const container = docker.getContainer(input.instance.containerId);
+    const unhealthy = async (reason: string) => {
+      const lines = await lastLogLines(docker, input.instance.containerId, LOG_LINES_KEPT).catch(() => []);
+      return ApplicationFailure.create({
+        message: reason,
+        type: INSTANCE_UNHEALTHY,
+        nonRetryable: true,
+        details: [{ lastLogLines: lines.map((line) => maskSecretValues(line, env)) }],
+      });
+    };
+    const deadline = Date.parse(input.deadline);
+    for (let attempt = 1; ; attempt++) {
+      const state = (await container.inspect()).State;
+      if (!state.Running) throw await unhealthy(`The container exited with code ${state.ExitCode} before it became healthy.`);
+      const status = await probe(`http://${input.instance.address}${healthPath ?? DEFAULT_HEALTH_PATH}`);
+      if (status !== null && ((status >= 200 && status < 300) || healthPath === null)) return { healthyAt: new Date().toISOString() };
+      if (Date.now() >= deadline) {
+        const answered = status === null ? 'nothing answered' : `it answered ${status}`;
+        throw await unhealthy(`The health check of ${healthPath ?? DEFAULT_HEALTH_PATH} did not pass before the deadline (${answered}).`);
+      }
+      Context.current().heartbeat({ attempt });
+      await sleep(POLL_MS);
+    }
+  };
+}

@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import { Context } from 'koa';
+import { File } from 'formidable';
+import { AppDeps } from '../../deps';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+import { badRequest, notFound, ProblemError } from '../../../lib/errors';
+import { findDeployment } from '../../../data/deploy/registry';
+import { DEFAULT_HEALTH_PATH, SERVICE_NAME_PATTERN } from '../../../workflows/deploy/definitions';
+import { inspectJar } from './inspect-jar';
+import { presentDeployment } from './presenters';
+import { DeployAcceptedSchema, DeploymentParams, DeploymentSchema, ImageDeployBody, JarDeployFields } from './schemas';
+import { startDeploy } from './start-deploy';
+
+const SPRING_BOOT_DEFAULT_PORT = 8080;
+
+function uploadedJar(ctx: Context): File {
+  const file = ctx.request.files?.file;
+  const single = Array.isArray(file) ? file[0] : file;
+  if (!single) throw badRequest('VALIDATION_FAILED', 'The request body is not valid.', [{ path: 'body.file', message: 'is required' }]);
+  return single;
+}
+
+async function removeUploads(ctx: Context): Promise<void> {
+  for (const entry of Object.values(ctx.request.files ?? {})) {
+    for (const file of Array.isArray(entry) ? entry : [entry]) await fs.promises.rm(file.filepath, { force: true });
+  }
+}
+
+/** `ENV_<NAME>` form fields, as the env vars `<NAME>`. */
+function envFromFields(fields: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(fields)
+      .filter(([key]) => key.startsWith('ENV_'))
+      .map(([key, value]) => [key.slice('ENV_'.length), String(value)]),
+  );
+}
+
+const hostPortWarning = (bind: string, hostPort: number) =>
+  `hostPort ${hostPort} is published on ${bind}: requests there reach the service directly, bypassing the gateway and its X-User-* identity.`;
+
+/** The two ways to deploy, and a deploy's stages. */
+export function deployRoutes(deps: AppDeps): AnyRoute[] {
+  const { db, config } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/infra/deploy/jar',
+      tag: 'infra',
+      summary: 'Deploy (or redeploy) a service from a JAR: built on the JRE base image, started, health-checked, routed',
+      access: access.roles('ADMIN'),
+      body: JarDeployFields,
+      bodyType: 'multipart',
+      bodyLimitBytes: config.maxJarBytes,
+      tooLargeCode: 'JAR_TOO_LARGE',
+      responses: { 202: { description: 'deploying', schema: DeployAcceptedSchema } },
+      handler: async (ctx, { body, identity }) => {
+        try {
+          const file = uploadedJar(ctx);
+          if (file.size > config.maxJarBytes) throw new ProblemError(413, 'JAR_TOO_LARGE', `The JAR is larger than ${config.maxJarBytes} bytes.`);
+          const facts = await inspectJar(file.filepath, file.size);
+          const serviceName = body.serviceName || facts.applicationName;
+          if (!serviceName) {
+            throw badRequest('MISSING_APPLICATION_NAME', 'No serviceName was given and the JAR sets no spring.application.name.');
+          }
+          if (!new RegExp(SERVICE_NAME_PATTERN).test(serviceName)) {
+            throw badRequest('VALIDATION_FAILED', 'The service name is not valid.', [{ path: 'body.serviceName', message: `${JSON.stringify(serviceName)} must match ${SERVICE_NAME_PATTERN}` }]);
+          }
+          const port = body.port ? Number(body.port) : (facts.port ?? SPRING_BOOT_DEFAULT_PORT);
+          if (port < 1 || port > 65535) throw badRequest('VALIDATION_FAILED', 'The port is not valid.', [{ path: 'body.port', message: 'must be from 1 to 65535' }]);
+          ctx.status = 202;
+          ctx.body = await startDeploy(deps, {
+            serviceName,
+            kind: 'JAR',
+            image: null,
+            jarFile: file.filepath,
+            settings: { port, hostPort: null, healthPath: body.healthPath || null, group: body.group || 'platform', description: null, env: envFromFields(body) },
+            redeploy: body.redeploy === 'true',
+            rollbackOf: null,
+            requestedBy: identity!.id,
+            warnings: [],
+          });
+        } finally {
+          await removeUploads(ctx);
+        }
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/infra/deploy',
+      tag: 'infra',
+      summary: 'Deploy (or redeploy) a service from an image on the engine',
+      access: access.roles('ADMIN'),
+      body: ImageDeployBody,
+      responses: { 202: { description: 'deploying', schema: DeployAcceptedSchema } },
+      handler: async (ctx, { body, identity }) => {
+        const hostPort = body.hostPort ?? null;
+        ctx.status = 202;
+        ctx.body = await startDeploy(deps, {
+          serviceName: body.name,
+          kind: 'IMAGE',
+          image: body.image,
+          jarFile: null,
+          settings: { port: body.port, hostPort, healthPath: body.healthPath ?? null, group: body.group ?? 'platform', description: body.description ?? null, env: body.envVars ?? {} },
+          redeploy: body.redeploy ?? false,
+          rollbackOf: null,
+          requestedBy: identity!.id,
+          warnings: hostPort === null ? [] : [hostPortWarning(config.deployHostBind, hostPort)],
+        });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/infra/deployments/:deploymentId',
+      tag: 'infra',
+      summary: `A deploy's stage, status and events (the health check defaults to ${DEFAULT_HEALTH_PATH})`,
+      access: access.roles('ADMIN'),
+      params: DeploymentParams,
+      responses: { 200: { description: 'the deploy', schema: DeploymentSchema } },
+      handler: async (ctx, { params }) => {
+        const deployment = await findDeployment(db, params.deploymentId);
+        if (!deployment) throw notFound(`No deployment ${params.deploymentId}.`);
+        ctx.body = presentDeployment(deployment);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,79 @@
+import http from 'node:http';
+import { Context, Middleware } from 'koa';
+import { requireUser } from '../../http/identity';
+import { notFound, ProblemError, unavailable } from '../../../lib/errors';
+import { Db } from '../../../data/db';
+import { routableInstances } from '../../../data/deploy/registry';
+import { RESERVED_SLUGS } from '../../../workflows/deploy/definitions';
+
+const GATEWAY_PATH = /^\/api\/([a-z0-9][a-z0-9-]*)(\/.*)?$/;
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) stay with their connection; the JWT stays at the gateway. */
+const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization']);
+const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** Methods whose requests carry no body worth keeping, so a refused connection can be tried on another instance. */
+const RETRYABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+// No kept-alive sockets: a socket to an instance that has just been stopped must never be reused.
+const agent = new http.Agent({ keepAlive: false });
+
+function forwardedHeaders(ctx: Context, slug: string): http.OutgoingHttpHeaders {
+  const headers: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(ctx.req.headers)) {
+    if (!NOT_FORWARDED.has(name) && value !== undefined) headers[name] = value;
+  }
+  headers['x-forwarded-for'] = [ctx.get('x-forwarded-for'), ctx.req.socket.remoteAddress].filter(Boolean).join(', ');
+  headers['x-forwarded-proto'] = ctx.protocol;
+  headers['x-forwarded-host'] = ctx.host;
+  headers['x-forwarded-prefix'] = `/api/${slug}`;
+  if (ctx.state.requestId) headers['x-request-id'] = ctx.state.requestId as string;
+  return headers;
+}
+
+function send(ctx: Context, slug: string, address: string, path: string): Promise<http.IncomingMessage> {
+  const [host, port] = address.split(':');
+  return new Promise((resolve, reject) => {
+    const upstream = http.request({ host, port: Number(port), method: ctx.method, path, headers: forwardedHeaders(ctx, slug), agent }, resolve);
+    upstream.on('error', reject);
+    ctx.req.on('aborted', () => upstream.destroy());
+    if (RETRYABLE.has(ctx.method)) upstream.end();
+    else ctx.req.pipe(upstream);
+  });
+}
+
+/**
+ * `ANY /api/{slug}/...`: forwards to a healthy instance of the deployed service, round-robin, with the
+ * path after the slug and the caller's `X-User-*` headers; bodies stream both ways. The platform's own
+ * slugs are never forwarded. An unknown slug: 404; no healthy instance: 503 SERVICE_UNAVAILABLE.
+ */
+export function gatewayProxy(args: { db: Db }): Middleware {
+  const turns = new Map<string, number>();
+  return async (ctx, next) => {
+    const match = GATEWAY_PATH.exec(ctx.path);
+    if (!match || RESERVED_SLUGS.includes(match[1])) return next();
+    const slug = match[1];
+    requireUser(ctx);
+    const { service, addresses } = await routableInstances(args.db, slug);
+    if (!service) throw notFound(`No service is routed under /api/${slug}.`, 'SERVICE_NOT_FOUND');
+    if (addresses.length === 0) throw unavailable('SERVICE_UNAVAILABLE', `${service.name} has no healthy instance.`);
+    const path = (match[2] ?? '/') + (ctx.querystring ? `?${ctx.querystring}` : '');
+    const first = (turns.get(service.id) ?? 0) % addresses.length;
+    turns.set(service.id, first + 1);
+    const attempts = RETRYABLE.has(ctx.method) ? addresses.length : 1;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      try {
+        const answer = await send(ctx, slug, addresses[(first + attempt) % addresses.length], path);
+        ctx.status = answer.statusCode ?? 502;
+        for (const [name, value] of Object.entries(answer.headers)) {
+          if (!NOT_RETURNED.has(name) && value !== undefined) ctx.set(name, value as string | string[]);
+        }
+        ctx.body = answer;
+        return;
+      } catch {
+        // The instance refused or dropped the connection (stopped a moment ago): try the next one.
+      }
+    }
+    throw new ProblemError(502, 'BAD_GATEWAY', `${service.name} did not answer.`);
+  };
+}

@@ -1,0 +1,130 @@
+import { Type } from '@sinclair/typebox';
+import { pageQueryFields } from '../../http/pagination';
+import { MAX_INSTANCES, SERVICE_NAME_PATTERN } from '../../../workflows/deploy/definitions';
+
+const ServiceName = Type.String({ pattern: SERVICE_NAME_PATTERN });
+const Group = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$' });
+const HealthPath = Type.String({ maxLength: 256, pattern: "^/[A-Za-z0-9/_.~%!$&'()*+,;=:@-]*(\\?[A-Za-z0-9/_.~%!$&'()*+,;=:@?-]*)?$" });
+const EnvName = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
+const EnvValue = Type.String({ maxLength: 32768 });
+/** A Docker image reference: `[registry/]name[:tag][@digest]`. */
+const ImageRef = Type.String({ maxLength: 255, pattern: '^[a-z0-9]+([._/:-][a-z0-9]+)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$' });
+const PortNumber = Type.Integer({ minimum: 1, maximum: 65535 });
+const blankOr = (schema: ReturnType<typeof Type.String>) => Type.Union([Type.Literal(''), schema]);
+
+/** The JAR deploy's multipart fields (the `file` part travels beside them); `ENV_<NAME>` fields become env vars. */
+export const JarDeployFields = Type.Object(
+  {
+    serviceName: Type.Optional(blankOr(ServiceName)),
+    port: Type.Optional(blankOr(Type.String({ pattern: '^[0-9]{1,5}$' }))),
+    group: Type.Optional(blankOr(Group)),
+    healthPath: Type.Optional(blankOr(HealthPath)),
+    redeploy: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('')])),
+  },
+  { additionalProperties: false, patternProperties: { [`^ENV_${EnvName.slice(1)}`]: EnvValue } },
+);
+
+export const ImageDeployBody = Type.Object(
+  {
+    name: ServiceName,
+    image: ImageRef,
+    port: PortNumber,
+    hostPort: Type.Optional(PortNumber),
+    envVars: Type.Optional(Type.Record(Type.String({ pattern: EnvName }), EnvValue)),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    group: Type.Optional(Group),
+    healthPath: Type.Optional(HealthPath),
+    redeploy: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const DeploymentParams = Type.Object({ deploymentId: Type.String({ format: 'uuid' }) });
+export const ServiceParams = Type.Object({ name: ServiceName });
+
+/** Any number is accepted here, so that out-of-range counts answer INVALID_INSTANCES, as the contract says. */
+export const ScaleBody = Type.Object({ instances: Type.Number() }, { additionalProperties: false });
+export const SCALE_LIMITS = { min: 1, max: MAX_INSTANCES };
+
+export const LogsQuery = Type.Object({
+  tail: Type.Integer({ minimum: 1, maximum: 10000, default: 200 }),
+  follow: Type.Boolean({ default: false }),
+});
+
+export const HistoryQuery = Type.Object({ ...pageQueryFields });
+
+export const RollbackBody = Type.Object({ deploymentId: Type.Optional(Type.String({ format: 'uuid' })) }, { additionalProperties: false });
+
+export const StartedSchema = Type.Object({ workflowId: Type.String(), runId: Type.String(), uiUrl: Type.String() });
+
+export const DeployAcceptedSchema = Type.Object({
+  deploymentId: Type.String(),
+  serviceName: Type.String(),
+  slug: Type.String(),
+  status: Type.Literal('DEPLOYING'),
+  statusUrl: Type.String(),
+  workflowId: Type.String(),
+  runId: Type.String(),
+  uiUrl: Type.String(),
+  warnings: Type.Optional(Type.Array(Type.String())),
+});
+
+const DeployEventSchema = Type.Object({ at: Type.String(), stage: Type.String(), message: Type.String() });
+
+export const DeploymentSchema = Type.Object({
+  deploymentId: Type.String(),
+  serviceName: Type.String(),
+  stage: Type.String(),
+  status: Type.String(),
+  events: Type.Array(DeployEventSchema),
+  error: Type.Optional(Type.Object({ stage: Type.String(), reason: Type.String(), lastLogLines: Type.Array(Type.String()) })),
+});
+
+export const HistoryItemSchema = Type.Object({
+  deploymentId: Type.String(),
+  image: Type.String(),
+  status: Type.String(),
+  stage: Type.String(),
+  startedAt: Type.String(),
+  finishedAt: Type.Union([Type.String(), Type.Null()]),
+  requestedBy: Type.String(),
+  rollbackOf: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const ServiceSummarySchema = Type.Object({
+  name: Type.String(),
+  slug: Type.String(),
+  kind: Type.String(),
+  dynamic: Type.Boolean(),
+  group: Type.String(),
+  status: Type.String(),
+  desiredInstances: Type.Integer(),
+  runningInstances: Type.Integer(),
+  image: Type.Union([Type.String(), Type.Null()]),
+  port: Type.Union([Type.Integer(), Type.Null()]),
+  createdAt: Type.String(),
+});
+
+export const InstanceSchema = Type.Object({
+  id: Type.String(),
+  containerId: Type.String(),
+  address: Type.String(),
+  state: Type.String(),
+  lastHealthAt: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+});
+
+export const ServiceDetailSchema = Type.Composite([
+  ServiceSummarySchema,
+  Type.Object({
+    hostPort: Type.Union([Type.Integer(), Type.Null()]),
+    healthPath: Type.Union([Type.String(), Type.Null()]),
+    description: Type.Union([Type.String(), Type.Null()]),
+    env: Type.Record(Type.String(), Type.String()),
+    currentDeploymentId: Type.Union([Type.String(), Type.Null()]),
+    updatedAt: Type.String(),
+    instances: Type.Array(InstanceSchema),
+  }),
+]);
+
+export const DocsServiceSchema = Type.Object({ name: Type.String(), slug: Type.String(), openapiUrl: Type.String() });

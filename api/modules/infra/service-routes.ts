@@ -1,0 +1,240 @@
+import { PassThrough } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import { AppDeps } from '../../deps';
+import { paginate } from '../../http/pagination';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors';
+import { followLog, lastLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
+import { LABELS, serviceFilters } from '../../../data/deploy/labels';
+import { DEPLOYMENT_TABLE, DeploymentRow, findDeployment, findService, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow, SUCCESSFUL_DEPLOYS } from '../../../data/deploy/registry';
+import { startWorkflow } from '../../../temporal-config/client';
+import { TaskQueues } from '../../../temporal-config/task-queues';
+import { scaleWorkflowId, undeployWorkflowId } from '../../../workflows/deploy/definitions';
+import { scaleService } from '../../../workflows/deploy/scale-service';
+import { undeployService } from '../../../workflows/deploy/undeploy-service';
+import { SearchAttributeKeys } from '../../../workflows/search-attributes';
+import { presentHistoryItem, presentService, presentServiceDetail } from './presenters';
+import { DeployAcceptedSchema, HistoryItemSchema, HistoryQuery, LogsQuery, RollbackBody, SCALE_LIMITS, ScaleBody, ServiceDetailSchema, ServiceParams, ServiceSummarySchema, StartedSchema } from './schemas';
+import { startDeploy } from './start-deploy';
+
+
+/** The registry's services: list, inspect, scale, undeploy, logs, history and rollback. */
+export function serviceRoutes(deps: AppDeps): AnyRoute[] {
+  const { db, config, docker, temporal } = deps;
+
+  const serviceOr404 = async (name: string): Promise<ServiceRow> => {
+    const service = await findService(db, name);
+    if (!service) throw notFound(`No service ${name}.`, 'SERVICE_NOT_FOUND');
+    return service;
+  };
+  const dynamicOr409 = (service: ServiceRow) => {
+    if (!service.dynamic) throw conflict('SERVICE_NOT_DYNAMIC', `${service.name} is a core service, managed through docker compose.`);
+  };
+  const notDeploying = async (service: ServiceRow) => {
+    const open = await db(DEPLOYMENT_TABLE).where({ service_name: service.name, status: 'DEPLOYING' }).first('id');
+    if (open || service.status === 'DEPLOYING' || service.status === 'UNDEPLOYING') {
+      throw conflict('DEPLOYMENT_IN_PROGRESS', `A deploy or undeploy of ${service.name} is in progress.`);
+    }
+  };
+  const containersOf = async (name: string) => {
+    if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', 'The Docker engine does not answer.');
+    const containers = await docker.docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, name) });
+    return containers.sort((a, b) => a.Created - b.Created).map((container) => ({ id: container.Id, instance: (container.Labels[LABELS.instance] ?? container.Id).slice(0, 8) }));
+  };
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/infra/services',
+      tag: 'infra',
+      summary: 'Every service, core and deployed, with its desired and running instances',
+      access: access.roles('ADMIN'),
+      responses: { 200: { description: 'the services', schema: Type.Object({ items: Type.Array(ServiceSummarySchema) }) } },
+      handler: async (ctx) => {
+        const services: ServiceRow[] = await db(SERVICE_TABLE).orderBy([{ column: 'dynamic' }, { column: 'name' }]);
+        const counts = await db(INSTANCE_TABLE).where({ state: 'HEALTHY' }).groupBy('service_id').select('service_id', db.raw('count(*)::int as n'));
+        const running = new Map(counts.map((row) => [row.service_id as string, Number(row.n)]));
+        ctx.body = { items: services.map((service) => presentService(service, running.get(service.id) ?? 0)) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/infra/services/:name',
+      tag: 'infra',
+      summary: 'One service with its instances (secret-looking env values masked)',
+      access: access.roles('ADMIN'),
+      params: ServiceParams,
+      responses: { 200: { description: 'the service', schema: ServiceDetailSchema } },
+      handler: async (ctx, { params }) => {
+        const service = await serviceOr404(params.name);
+        const instances: InstanceRow[] = await db(INSTANCE_TABLE).where({ service_id: service.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+        ctx.body = presentServiceDetail(service, instances);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/infra/services/:name/scale',
+      tag: 'infra',
+      summary: `Scale a deployed service to ${SCALE_LIMITS.min}-${SCALE_LIMITS.max} instances`,
+      access: access.roles('ADMIN'),
+      params: ServiceParams,
+      body: ScaleBody,
+      responses: { 202: { description: 'scaling', schema: StartedSchema } },
+      handler: async (ctx, { params, body }) => {
+        const { instances } = body;
+        if (!Number.isInteger(instances) || instances < SCALE_LIMITS.min || instances > SCALE_LIMITS.max) {
+          throw badRequest('INVALID_INSTANCES', `instances must be an integer from ${SCALE_LIMITS.min} to ${SCALE_LIMITS.max}.`);
+        }
+        const service = await serviceOr404(params.name);
+        dynamicOr409(service);
+        await notDeploying(service);
+        if (service.host_port !== null && instances > 1) {
+          throw badRequest('INVALID_INSTANCES', `${service.name} is published on host port ${service.host_port}, which only one instance can hold.`);
+        }
+        await db(SERVICE_TABLE).where({ id: service.id }).update({ desired_instances: instances, updated_at: db.fn.now() });
+        ctx.status = 202;
+        ctx.body = await startWorkflow(temporal, scaleService, {
+          workflowId: scaleWorkflowId(service.name),
+          taskQueue: TaskQueues.deployments,
+          args: [{ serviceName: service.name, healthTimeoutSeconds: config.deployHealthTimeoutSeconds, drainSeconds: config.deployDrainSeconds }],
+          typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: service.name }],
+          alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
+        });
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/infra/services/:name',
+      tag: 'infra',
+      summary: 'Undeploy a deployed service: deregister, then remove its containers and images',
+      access: access.roles('ADMIN'),
+      params: ServiceParams,
+      responses: { 202: { description: 'undeploying', schema: StartedSchema } },
+      handler: async (ctx, { params }) => {
+        const service = await serviceOr404(params.name);
+        dynamicOr409(service);
+        await notDeploying(service);
+        await db(SERVICE_TABLE).where({ id: service.id }).update({ status: 'UNDEPLOYING', updated_at: db.fn.now() });
+        try {
+          ctx.body = await startWorkflow(temporal, undeployService, {
+            workflowId: undeployWorkflowId(service.name),
+            taskQueue: TaskQueues.deployments,
+            args: [{ serviceName: service.name }],
+            typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: service.name }],
+            alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
+          });
+        } catch (error) {
+          await db(SERVICE_TABLE).where({ id: service.id }).update({ status: service.status });
+          throw error;
+        }
+        ctx.status = 202;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/infra/services/:name/logs',
+      tag: 'infra',
+      summary: "The service's container logs, each line prefixed with its instance; follow=true streams server-sent events",
+      access: access.roles('ADMIN'),
+      params: ServiceParams,
+      query: LogsQuery,
+      responses: { 200: { description: 'the log lines', contentType: 'text/plain' } },
+      handler: async (ctx, { params, query }) => {
+        // Lines are masked with the service's env: a service that prints a secret does not leak it here.
+        const service = await serviceOr404(params.name);
+        dynamicOr409(service);
+        const containers = await containersOf(service.name);
+        if (!query.follow) {
+          const lines: string[] = [];
+          for (const container of containers) {
+            for (const line of await lastLogLines(docker.docker, container.id, query.tail)) lines.push(`[${container.instance}] ${maskSecretValues(line, service.env)}`);
+          }
+          ctx.type = 'text/plain; charset=utf-8';
+          ctx.body = lines.length > 0 ? `${lines.join('\n')}\n` : '';
+          return;
+        }
+        const events = new PassThrough();
+        const follows = await Promise.all(containers.map((container) => followLog(docker.docker, container.id, query.tail)));
+        containers.forEach((container, index) => {
+          let pending = '';
+          follows[index].lines.on('data', (chunk: Buffer) => {
+            const parts = (pending + chunk.toString('utf8')).split('\n');
+            pending = parts.pop() ?? '';
+            for (const line of parts) events.write(`data: [${container.instance}] ${maskSecretValues(line, service.env)}\n\n`);
+          });
+        });
+        const stop = () => follows.forEach((follow) => follow.stop());
+        ctx.req.on('close', stop);
+        events.on('close', stop);
+        ctx.set('Cache-Control', 'no-cache');
+        ctx.type = 'text/event-stream';
+        ctx.body = events;
+        events.write(': following\n\n');
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/infra/services/:name/deployments',
+      tag: 'infra',
+      summary: "The service's deploy history, newest first",
+      access: access.roles('ADMIN'),
+      params: ServiceParams,
+      query: HistoryQuery,
+      responses: { 200: { description: 'a page of deploys', schema: Type.Object({ items: Type.Array(HistoryItemSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) }) } },
+      handler: async (ctx, { params, query }) => {
+        const rows = db(DEPLOYMENT_TABLE).select(`${DEPLOYMENT_TABLE}.*`).where({ service_name: params.name });
+        const page = await paginate<DeploymentRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'started_at', idColumn: 'id' });
+        ctx.body = { items: page.items.map(presentHistoryItem), nextCursor: page.nextCursor };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/infra/services/:name/rollback',
+      tag: 'infra',
+      summary: 'Bring back the image of an earlier successful deploy (default: the one before the current), without downtime',
+      access: access.roles('ADMIN'),
+      params: ServiceParams,
+      body: RollbackBody,
+      bodyOptional: true,
+      responses: { 202: { description: 'rolling back', schema: DeployAcceptedSchema } },
+      handler: async (ctx, { params, body, identity }) => {
+        const service = await serviceOr404(params.name);
+        dynamicOr409(service);
+        const current = service.current_deployment_id ? await findDeployment(db, service.current_deployment_id) : undefined;
+        let target: DeploymentRow | undefined;
+        if (body.deploymentId) {
+          target = await db(DEPLOYMENT_TABLE).where({ id: body.deploymentId, service_name: service.name }).whereIn('status', SUCCESSFUL_DEPLOYS).first();
+          if (!target) throw notFound(`No successful deploy ${body.deploymentId} of ${service.name}.`, 'DEPLOYMENT_NOT_FOUND');
+        } else {
+          // The last successful deploy that ran a different image than the current one.
+          target = await db(DEPLOYMENT_TABLE)
+            .where({ service_name: service.name })
+            .whereIn('status', SUCCESSFUL_DEPLOYS)
+            .andWhere('seq', '<', current?.seq ?? Number.MAX_SAFE_INTEGER)
+            .whereNot({ image: current?.image ?? '' })
+            .orderBy('seq', 'desc')
+            .first();
+        }
+        if (!target) throw conflict('NO_PREVIOUS_VERSION', `${service.name} has no earlier successful deploy to roll back to.`);
+        if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', 'The Docker engine does not answer.');
+        try {
+          await docker.docker.getImage(target.image).inspect();
+        } catch {
+          throw conflict('NO_PREVIOUS_VERSION', `The image ${target.image} of that deploy is gone.`);
+        }
+        ctx.status = 202;
+        ctx.body = await startDeploy(deps, {
+          serviceName: service.name,
+          kind: target.kind,
+          image: target.image,
+          jarFile: null,
+          settings: target.settings,
+          redeploy: true,
+          rollbackOf: target.id,
+          requestedBy: identity!.id,
+          warnings: [],
+        });
+      },
+    }),
+  ];
+}

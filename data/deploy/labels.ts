@@ -1,0 +1,13 @@
+/** The labels every container and image of a deployed service carries; how the platform finds its own. */
+export const LABELS = {
+  service: 'opsflow.service',
+  dynamic: 'opsflow.dynamic',
+  instance: 'opsflow.instance',
+  scope: 'opsflow.scope',
+  deployment: 'opsflow.deployment',
+} as const;
+
+/** Label filters that find the containers (or images) of one service of this platform. */
+export function serviceFilters(scope: string, serviceName: string): { label: string[] } {
+  return { label: [`${LABELS.scope}=${scope}`, `${LABELS.service}=${serviceName}`] };
+}

@@ -1,0 +1,114 @@
+import { Knex } from 'knex';
+import { CORE_MODULES, DeployError, DeployEvent, DeploymentStatus, DeployStage, ServiceKind, ServiceStatus, slugOf } from '../../workflows/deploy/definitions';
+
+export const SERVICE_TABLE = 'infra.service';
+export const INSTANCE_TABLE = 'infra.service_instance';
+export const DEPLOYMENT_TABLE = 'infra.deployment';
+
+export interface ServiceRow {
+  id: string;
+  name: string;
+  slug: string;
+  kind: ServiceKind;
+  dynamic: boolean;
+  group: string;
+  image: string | null;
+  port: number | null;
+  host_port: number | null;
+  env: Record<string, string>;
+  description: string | null;
+  desired_instances: number;
+  status: ServiceStatus;
+  health_path: string | null;
+  current_deployment_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type InstanceState = 'HEALTHY' | 'DRAINING' | 'DEAD';
+
+export interface InstanceRow {
+  id: string;
+  service_id: string;
+  deployment_id: string;
+  container_id: string;
+  address: string;
+  state: InstanceState;
+  last_health_at: Date | null;
+  created_at: Date;
+}
+
+/** What a deploy runs: everything the container is created from. */
+export interface DeploySettings {
+  port: number;
+  hostPort: number | null;
+  /** Null: the default health path, where any HTTP answer also counts as up. */
+  healthPath: string | null;
+  group: string;
+  description: string | null;
+  env: Record<string, string>;
+}
+
+export interface DeploymentRow {
+  id: string;
+  service_name: string;
+  seq: number;
+  kind: 'JAR' | 'IMAGE';
+  image: string;
+  build_from_jar: boolean;
+  settings: DeploySettings;
+  redeploy: boolean;
+  rollback_of: string | null;
+  status: DeploymentStatus;
+  stage: DeployStage;
+  events: DeployEvent[];
+  error: DeployError | null;
+  requested_by: string;
+  workflow_id: string | null;
+  run_id: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+}
+
+/** Statuses of deploys that reached RUNNING: the candidates for a rollback. */
+export const SUCCESSFUL_DEPLOYS: DeploymentStatus[] = ['RUNNING', 'SUPERSEDED'];
+
+export async function findService(db: Knex, name: string): Promise<ServiceRow | undefined> {
+  return db<ServiceRow>(SERVICE_TABLE).where({ name }).first();
+}
+
+export async function findDeployment(db: Knex, id: string): Promise<DeploymentRow | undefined> {
+  return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ id }).first();
+}
+
+/** The healthy instances the gateway may route to, in a stable order for round-robin. */
+export async function routableInstances(db: Knex, slug: string): Promise<{ service: Pick<ServiceRow, 'id' | 'name'> | null; addresses: string[] }> {
+  const rows = await db(`${SERVICE_TABLE} as s`)
+    .leftJoin(`${INSTANCE_TABLE} as i`, function () {
+      this.on('i.service_id', '=', 's.id').andOnVal('i.state', '=', 'HEALTHY');
+    })
+    .where('s.slug', slug)
+    .andWhere('s.dynamic', true)
+    .select('s.id', 's.name', 'i.address')
+    .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }]);
+  if (rows.length === 0) return { service: null, addresses: [] };
+  return { service: { id: rows[0].id, name: rows[0].name }, addresses: rows.map((row) => row.address).filter(Boolean) };
+}
+
+/** Registers the platform's own modules as CORE services (not dynamic), so their slugs stay theirs. */
+export async function registerCoreServices(db: Knex): Promise<void> {
+  await db(SERVICE_TABLE)
+    .insert(
+      CORE_MODULES.map((module) => ({
+        name: module,
+        slug: slugOf(module),
+        kind: 'CORE',
+        dynamic: false,
+        description: `Opsflow ${module} module`,
+        desired_instances: 1,
+        status: 'RUNNING',
+      })),
+    )
+    .onConflict('name')
+    .ignore();
+}

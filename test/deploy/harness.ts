@@ -1,0 +1,28 @@
+import Docker from 'dockerode';
+import { call } from '../support/http';
+
+export async function waitUntil<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 120000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}
+
+/** Polls GET /api/infra/deployments/{id} until the deploy has ended; answers its last state. */
+export async function deploymentOutcome(apiUrl: string, token: string, deploymentId: string): Promise<any> {
+  return waitUntil(`deployment ${deploymentId} to end`, async () => {
+    const answer = await call(apiUrl, 'GET', `/api/infra/deployments/${deploymentId}`, { token });
+    return answer.body.status !== 'DEPLOYING' ? answer.body : null;
+  });
+}
+
+export async function containersOf(docker: Docker, scope: string, serviceName: string, all = true) {
+  return docker.listContainers({ all, filters: { label: [`opsflow.scope=${scope}`, `opsflow.service=${serviceName}`] } });
+}
+
+export async function imagesOf(docker: Docker, scope: string, serviceName: string) {
+  return docker.listImages({ filters: { label: [`opsflow.scope=${scope}`, `opsflow.service=${serviceName}`] } });
+}

@@ -1,0 +1,195 @@
+import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { call, expectProblem } from '../support/http';
+import { containersOf, deploymentOutcome, imagesOf, waitUntil } from './harness';
+import { buildJar, postJar } from './jars';
+
+let platform: TestPlatform;
+let api: RunningApi;
+let admin: string;
+let viewer: string;
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  api = await platform.startApi();
+  await platform.startWorker(['deployments']);
+  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  viewer = await platform.token({ sub: 'vic', name: 'Vic', roles: ['VIEWER'], sites: ['s1'] });
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+const scope = () => platform.config.deployScope;
+
+async function deployHelloFromProperties() {
+  const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=hello-service\nserver.port=8081\n' } });
+  const answer = await postJar({ apiUrl: api.url, token: admin, jar, fields: { serviceName: '', port: '', ENV_GREETING: 'salaam', ENV_DB_PASSWORD: 'hunter2-very-secret' } });
+  expect(answer.status).toBe(202);
+  return answer.body;
+}
+
+describe('a JAR with application.properties, deployed with blank name and port', () => {
+  let accepted: any;
+  let outcome: any;
+
+  beforeAll(async () => {
+    accepted = await deployHelloFromProperties();
+    outcome = await deploymentOutcome(api.url, admin, accepted.deploymentId);
+  });
+
+  test('POST /api/infra/deploy/jar -> 202 with the name and slug from the JAR and the workflow started', () => {
+    expect(accepted).toEqual({
+      deploymentId: expect.any(String),
+      serviceName: 'hello-service',
+      slug: 'hello',
+      status: 'DEPLOYING',
+      statusUrl: `/api/infra/deployments/${accepted.deploymentId}`,
+      workflowId: 'deploy:hello-service',
+      runId: expect.any(String),
+      uiUrl: expect.stringContaining('/workflows/deploy%3Ahello-service/'),
+    });
+  });
+
+  test('GET /api/infra/deployments/{id}: the stages run in order and end in RUNNING', () => {
+    expect(outcome).toEqual(expect.objectContaining({ deploymentId: accepted.deploymentId, serviceName: 'hello-service', stage: 'RUNNING', status: 'RUNNING' }));
+    expect(outcome.events.map((event: any) => event.stage)).toEqual(['VALIDATED', 'BUILDING_IMAGE', 'STARTING', 'HEALTH_CHECK', 'REGISTERING', 'RUNNING']);
+    expect(outcome.error).toBeUndefined();
+  });
+
+  test('the registry has it: group platform, port from the JAR, one running instance; secret-looking env values are masked', async () => {
+    const service = await call(api.url, 'GET', '/api/infra/services/hello-service', { token: admin });
+    expect(service.status).toBe(200);
+    expect(service.body).toEqual(
+      expect.objectContaining({ name: 'hello-service', slug: 'hello', kind: 'JAR', dynamic: true, group: 'platform', port: 8081, status: 'RUNNING', desiredInstances: 1, runningInstances: 1, image: `${scope()}/hello-service:1` }),
+    );
+    expect(service.body.env).toEqual({ GREETING: 'salaam', DB_PASSWORD: '****' });
+    expect(service.text).not.toContain('hunter2-very-secret');
+    expect(service.body.instances).toEqual([expect.objectContaining({ state: 'HEALTHY', address: expect.stringMatching(/:8081$/) })]);
+
+    const list = await call(api.url, 'GET', '/api/infra/services', { token: admin });
+    const byName = Object.fromEntries(list.body.items.map((item: any) => [item.name, item]));
+    expect(byName['hello-service']).toEqual(expect.objectContaining({ kind: 'JAR', dynamic: true, runningInstances: 1 }));
+    expect(byName.settings).toEqual(expect.objectContaining({ kind: 'CORE', dynamic: false, slug: 'settings' }));
+    expect(list.text).not.toContain('hunter2-very-secret');
+  });
+
+  test('GET /api/hello/x through the gateway reaches the container with the caller identity and the ENV_ value, not the JWT', async () => {
+    const answer = await call(api.url, 'GET', '/api/hello/x?y=1', { token: viewer, headers: { 'X-User-Id': 'forged' } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(expect.objectContaining({ path: '/x?y=1', method: 'GET', userId: 'vic', userRoles: 'VIEWER', greeting: 'salaam', authorization: null }));
+  });
+
+  test('the gateway streams a request body to the service and needs a user', async () => {
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    const answer = await call(api.url, 'POST', '/api/hello/upload', { token: viewer, raw: big, headers: { 'content-type': 'text/plain' } });
+    expect(answer.body).toEqual(expect.objectContaining({ method: 'POST', bodyBytes: big.length }));
+    expectProblem(await call(api.url, 'GET', '/api/hello/x'), 401, 'UNAUTHENTICATED');
+  });
+
+  test('the container is hardened: all capabilities dropped, no-new-privileges, memory and pids limits, no binds, port not published', async () => {
+    const [container] = await containersOf(platform.docker.docker, scope(), 'hello-service', false);
+    const details = await platform.docker.docker.getContainer(container.Id).inspect();
+    expect(details.HostConfig.CapDrop).toEqual(['ALL']);
+    expect(details.HostConfig.CapAdd ?? []).toEqual([]);
+    expect(details.HostConfig.SecurityOpt).toEqual(expect.arrayContaining([expect.stringMatching(/^no-new-privileges/)]));
+    expect(details.HostConfig.Privileged).toBe(false);
+    expect(details.HostConfig.Memory).toBeGreaterThan(0);
+    expect(details.HostConfig.PidsLimit).toBeGreaterThan(0);
+    expect(details.HostConfig.Binds ?? []).toEqual([]);
+    expect(details.Mounts).toEqual([]);
+    expect(details.HostConfig.PortBindings ?? {}).toEqual({});
+    expect(Object.values(details.NetworkSettings.Ports ?? {}).every((bindings) => bindings === null)).toBe(true);
+    expect(details.Config.Labels).toEqual(expect.objectContaining({ 'opsflow.service': 'hello-service', 'opsflow.dynamic': 'true', 'opsflow.instance': expect.any(String) }));
+    expect(Object.keys(details.NetworkSettings.Networks)).toEqual([platform.config.deployNetwork]);
+    expect(details.Config.User).toBe('65534:65534');
+  });
+
+  test('GET /api/infra/services/{name}/logs: lines prefixed with the instance, secret values masked; follow=true streams events', async () => {
+    const logs = await call(api.url, 'GET', '/api/infra/services/hello-service/logs?tail=50', { token: admin });
+    expect(logs.status).toBe(200);
+    expect(logs.text).toMatch(/^\[[0-9a-f]{8}\] hello-server .* listening on 8081 greeting=salaam secret=\*\*\*\*$/m);
+    expect(logs.text).not.toContain('hunter2-very-secret');
+
+    const controller = new AbortController();
+    const answer = await fetch(`${api.url}/api/infra/services/hello-service/logs?follow=true&tail=5`, { headers: { authorization: `Bearer ${admin}` }, signal: controller.signal });
+    expect(answer.headers.get('content-type')).toContain('text/event-stream');
+    const reader = answer.body!.getReader();
+    let received = '';
+    while (!received.includes('listening on 8081')) received += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    expect(received).toMatch(/^data: \[[0-9a-f]{8}\] hello-server .* listening on 8081/m);
+  });
+
+  test('GET /api/docs/services lists the running service with its OpenAPI URL through the gateway', async () => {
+    const docs = await call(api.url, 'GET', '/api/docs/services', { token: viewer });
+    expect(docs.status).toBe(200);
+    expect(docs.body).toEqual(expect.arrayContaining([{ name: 'hello-service', slug: 'hello', openapiUrl: '/api/hello/v3/api-docs' }]));
+  });
+
+  test('scale to 3: three healthy containers and requests spread over all three; 0 and 21 -> 400 INVALID_INSTANCES; back to 1', async () => {
+    expectProblem(await call(api.url, 'POST', '/api/infra/services/hello-service/scale', { token: admin, body: { instances: 0 } }), 400, 'INVALID_INSTANCES');
+    expectProblem(await call(api.url, 'POST', '/api/infra/services/hello-service/scale', { token: admin, body: { instances: 21 } }), 400, 'INVALID_INSTANCES');
+    const scaled = await call(api.url, 'POST', '/api/infra/services/hello-service/scale', { token: admin, body: { instances: 3 } });
+    expect(scaled.status).toBe(202);
+    expect(scaled.body).toEqual({ workflowId: 'scale:hello-service', runId: expect.any(String), uiUrl: expect.any(String) });
+    await platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
+
+    expect(await containersOf(platform.docker.docker, scope(), 'hello-service', false)).toHaveLength(3);
+    const service = await call(api.url, 'GET', '/api/infra/services/hello-service', { token: admin });
+    expect(service.body).toEqual(expect.objectContaining({ desiredInstances: 3, runningInstances: 3, status: 'RUNNING' }));
+    const seen = new Set<string>();
+    for (let i = 0; i < 9; i++) seen.add((await call(api.url, 'GET', '/api/hello/who', { token: viewer })).body.instance);
+    expect(seen.size).toBe(3);
+
+    const down = await call(api.url, 'POST', '/api/infra/services/hello-service/scale', { token: admin, body: { instances: 1 } });
+    await platform.temporal.client.workflow.getHandle(down.body.workflowId, down.body.runId).result();
+    expect(await containersOf(platform.docker.docker, scope(), 'hello-service')).toHaveLength(1);
+    expect((await call(api.url, 'GET', '/api/hello/who', { token: viewer })).status).toBe(200);
+  });
+
+  test('undeploy of a core service -> 409 SERVICE_NOT_DYNAMIC; scale of one too; an unknown one -> 404', async () => {
+    expectProblem(await call(api.url, 'DELETE', '/api/infra/services/settings', { token: admin }), 409, 'SERVICE_NOT_DYNAMIC');
+    expectProblem(await call(api.url, 'POST', '/api/infra/services/settings/scale', { token: admin, body: { instances: 2 } }), 409, 'SERVICE_NOT_DYNAMIC');
+    expectProblem(await call(api.url, 'DELETE', '/api/infra/services/no-such-service', { token: admin }), 404, 'SERVICE_NOT_FOUND');
+    expectProblem(await call(api.url, 'DELETE', '/api/infra/services/hello-service', { token: viewer }), 403, 'FORBIDDEN');
+  });
+
+  test('undeploy: the route answers 404 afterwards and no container or image of the service is left', async () => {
+    const undeploy = await call(api.url, 'DELETE', '/api/infra/services/hello-service', { token: admin });
+    expect(undeploy.status).toBe(202);
+    expect(undeploy.body.workflowId).toBe('undeploy:hello-service');
+    await platform.temporal.client.workflow.getHandle(undeploy.body.workflowId, undeploy.body.runId).result();
+
+    expectProblem(await call(api.url, 'GET', '/api/hello/x', { token: viewer }), 404, 'SERVICE_NOT_FOUND');
+    expectProblem(await call(api.url, 'GET', '/api/infra/services/hello-service', { token: admin }), 404, 'SERVICE_NOT_FOUND');
+    expect(await containersOf(platform.docker.docker, scope(), 'hello-service')).toEqual([]);
+    expect(await imagesOf(platform.docker.docker, scope(), 'hello-service')).toEqual([]);
+  });
+});
+
+test('a JAR with application.yml: its name and port are read; an explicit serviceName and port win over them', async () => {
+  const yml = 'spring:\n  application:\n    name: yaml-service\nserver:\n  port: 8082\n';
+  const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'BOOT-INF/classes/application.yml': yml, 'application.yml': yml } });
+
+  const fromJar = await postJar({ apiUrl: api.url, token: admin, jar });
+  expect(fromJar.body).toEqual(expect.objectContaining({ serviceName: 'yaml-service', slug: 'yaml' }));
+  expect(await deploymentOutcome(api.url, admin, fromJar.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expect((await call(api.url, 'GET', '/api/infra/services/yaml-service', { token: admin })).body.port).toBe(8082);
+  expect((await call(api.url, 'GET', '/api/yaml/hi', { token: viewer })).body.path).toBe('/hi');
+
+  const explicit = await postJar({ apiUrl: api.url, token: admin, jar, fields: { serviceName: 'greeter', port: '9090', group: 'tools' } });
+  expect(explicit.body).toEqual(expect.objectContaining({ serviceName: 'greeter', slug: 'greeter' }));
+  expect(await deploymentOutcome(api.url, admin, explicit.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  const greeter = await call(api.url, 'GET', '/api/infra/services/greeter', { token: admin });
+  expect(greeter.body).toEqual(expect.objectContaining({ port: 9090, group: 'tools', instances: [expect.objectContaining({ address: expect.stringMatching(/:9090$/) })] }));
+  expect((await call(api.url, 'GET', '/api/greeter/hi', { token: viewer })).status).toBe(200);
+
+  await waitUntil('cleanup', async () => {
+    for (const name of ['yaml-service', 'greeter']) {
+      const undeploy = await call(api.url, 'DELETE', `/api/infra/services/${name}`, { token: admin });
+      await platform.temporal.client.workflow.getHandle(undeploy.body.workflowId, undeploy.body.runId).result();
+    }
+    return true;
+  });
+});

@@ -1,0 +1,70 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import yazl from 'yazl';
+
+const SOURCES = path.join(__dirname, 'java');
+let classesDir: string | null = null;
+
+/** Compiles the test services once per test file (javac from the machine's JDK 17). */
+function compiledClasses(): string {
+  if (classesDir) return classesDir;
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-jars-'));
+  const sources = fs.readdirSync(SOURCES).filter((name) => name.endsWith('.java')).map((name) => path.join(SOURCES, name));
+  execFileSync('javac', ['--release', '17', '-d', out, ...sources], { stdio: 'pipe' });
+  classesDir = out;
+  return out;
+}
+
+export interface JarSpec {
+  /** Main-Class of the manifest; no manifest at all when null. */
+  mainClass: string | null;
+  /** Extra entries by path (application.properties, BOOT-INF/classes/application.yml, …). */
+  entries?: Record<string, string | Buffer>;
+  /** Entries whose names escape the archive (`../x`, `/x`): no zip writer makes them, so they are patched in. */
+  unsafeEntries?: Record<string, string>;
+}
+
+/** A name of the same length that zip writers accept; swapped for the real one in the written bytes. */
+const placeholderOf = (name: string) => name.replace(/\.\./g, 'PP').replace(/^\//, 'Q');
+
+/** Builds a JAR of the compiled test services plus `entries`, written as a plain zip so tests can shape it at will. */
+export async function buildJar(spec: JarSpec): Promise<string> {
+  const classes = compiledClasses();
+  const zip = new yazl.ZipFile();
+  if (spec.mainClass !== null) {
+    zip.addBuffer(Buffer.from(`Manifest-Version: 1.0\r\nMain-Class: ${spec.mainClass}\r\nCreated-By: opsflow tests\r\n\r\n`), 'META-INF/MANIFEST.MF');
+  }
+  for (const name of fs.readdirSync(classes)) zip.addFile(path.join(classes, name), name);
+  for (const [name, content] of Object.entries(spec.entries ?? {})) {
+    zip.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name);
+  }
+  for (const [name, content] of Object.entries(spec.unsafeEntries ?? {})) zip.addBuffer(Buffer.from(content), placeholderOf(name));
+  zip.end();
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-jar-')), 'service.jar');
+  await new Promise<void>((resolve, reject) => {
+    zip.outputStream.pipe(fs.createWriteStream(file)).on('close', () => resolve()).on('error', reject);
+  });
+  if (spec.unsafeEntries) {
+    const bytes = fs.readFileSync(file);
+    for (const name of Object.keys(spec.unsafeEntries)) {
+      // The name is stored twice: in the local header and in the central directory.
+      const from = Buffer.from(placeholderOf(name));
+      const to = Buffer.from(name);
+      for (let at = bytes.indexOf(from); at !== -1; at = bytes.indexOf(from, at + 1)) to.copy(bytes, at);
+    }
+    fs.writeFileSync(file, bytes);
+  }
+  return file;
+}
+
+/** POSTs a JAR and form fields to /api/infra/deploy/jar the way a browser form would. */
+export async function postJar(args: { apiUrl: string; token: string; jar: string; fields?: Record<string, string> }): Promise<{ status: number; body: any }> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(args.fields ?? {})) form.append(name, value);
+  form.append('file', new Blob([fs.readFileSync(args.jar)], { type: 'application/java-archive' }), 'service.jar');
+  const answer = await fetch(`${args.apiUrl}/api/infra/deploy/jar`, { method: 'POST', headers: { authorization: `Bearer ${args.token}` }, body: form });
+  const text = await answer.text();
+  return { status: answer.status, body: text ? JSON.parse(text) : null };
+}

@@ -1,0 +1,58 @@
+import com.sun.net.httpserver.HttpServer;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+
+/** A tiny service for deploy tests: reports what reached it (path, identity headers, env, instance). */
+public class HelloServer {
+  static int port() throws Exception {
+    String fromEnv = System.getenv("SERVER_PORT");
+    if (fromEnv != null && !fromEnv.isEmpty()) return Integer.parseInt(fromEnv);
+    for (String name : new String[] {"/application.properties", "/application.yml"}) {
+      try (InputStream in = HelloServer.class.getResourceAsStream(name)) {
+        if (in == null) continue;
+        for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+          String t = line.trim();
+          if (t.startsWith("server.port=")) return Integer.parseInt(t.substring("server.port=".length()).trim());
+          if (t.startsWith("port:")) return Integer.parseInt(t.substring("port:".length()).trim());
+        }
+      }
+    }
+    return 8080;
+  }
+
+  static String q(String value) {
+    return value == null ? "null" : "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  public static void main(String[] args) throws Exception {
+    int port = port();
+    String instance = InetAddress.getLocalHost().getHostName();
+    HttpServer server = HttpServer.create(new InetSocketAddress(port), 64);
+    server.setExecutor(Executors.newFixedThreadPool(8));
+    server.createContext("/", exchange -> {
+      byte[] body = exchange.getRequestBody().readAllBytes();
+      String path = exchange.getRequestURI().toString();
+      String json = path.equals("/actuator/health")
+          ? "{\"status\":\"UP\"}"
+          : "{\"path\":" + q(path)
+              + ",\"method\":" + q(exchange.getRequestMethod())
+              + ",\"userId\":" + q(exchange.getRequestHeaders().getFirst("X-User-Id"))
+              + ",\"userRoles\":" + q(exchange.getRequestHeaders().getFirst("X-User-Roles"))
+              + ",\"authorization\":" + q(exchange.getRequestHeaders().getFirst("Authorization"))
+              + ",\"greeting\":" + q(System.getenv("GREETING"))
+              + ",\"version\":" + q(System.getenv("VERSION"))
+              + ",\"instance\":" + q(instance)
+              + ",\"bodyBytes\":" + body.length + "}";
+      byte[] out = json.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(200, out.length);
+      exchange.getResponseBody().write(out);
+      exchange.close();
+    });
+    server.start();
+    System.out.println("hello-server " + instance + " listening on " + port + " greeting=" + System.getenv("GREETING") + " secret=" + System.getenv("DB_PASSWORD"));
+  }
+}

@@ -1,0 +1,93 @@
+import * as wf from '@temporalio/workflow';
+import type { DeployActivities } from '../../activities/deploy';
+import { StartedInstance } from './definitions';
+
+/** The deploy activities grouped by kind of timeout; every deploy-domain workflow uses these. */
+export function deployActivities(args: { healthTimeoutSeconds: number }) {
+  const quickDb = wf.proxyActivities<DeployActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', maximumAttempts: 10 },
+  });
+  const dockerOp = wf.proxyActivities<DeployActivities>({
+    startToCloseTimeout: '3 minutes',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
+  });
+  const dockerBuild = wf.proxyActivities<DeployActivities>({
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '1 minute',
+    retry: { initialInterval: '5 seconds', maximumAttempts: 3 },
+  });
+  const healthCheck = wf.proxyActivities<DeployActivities>({
+    startToCloseTimeout: `${args.healthTimeoutSeconds + 60} seconds`,
+    heartbeatTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  });
+  return {
+    loadDeployPlan: quickDb.loadDeployPlan,
+    recordDeployStage: quickDb.recordDeployStage,
+    registerDeployment: quickDb.registerDeployment,
+    registerInstances: quickDb.registerInstances,
+    drainInstances: quickDb.drainInstances,
+    finishDeployment: quickDb.finishDeployment,
+    failDeployment: quickDb.failDeployment,
+    setServiceStatus: quickDb.setServiceStatus,
+    listReconcilableServices: quickDb.listReconcilableServices,
+    deregisterService: quickDb.deregisterService,
+    deleteService: quickDb.deleteService,
+    surveyInstances: dockerOp.surveyInstances,
+    startInstance: dockerOp.startInstance,
+    removeInstances: dockerOp.removeInstances,
+    removeImage: dockerOp.removeImage,
+    pruneServiceImages: dockerOp.pruneServiceImages,
+    removeServiceContainers: dockerOp.removeServiceContainers,
+    removeServiceImages: dockerOp.removeServiceImages,
+    buildServiceImage: dockerBuild.buildServiceImage,
+    ensureImage: dockerBuild.ensureImage,
+    waitUntilHealthy: healthCheck.waitUntilHealthy,
+  };
+}
+
+export type DeployActs = ReturnType<typeof deployActivities>;
+
+/** Undo steps of a saga, newest first; run without cancellation so a cancelled run still cleans up. */
+export class Undo {
+  private readonly steps: Array<() => Promise<void>> = [];
+
+  push(step: () => Promise<void>): void {
+    this.steps.unshift(step);
+  }
+
+  clear(): void {
+    this.steps.length = 0;
+  }
+
+  async run(): Promise<void> {
+    await wf.CancellationScope.nonCancellable(async () => {
+      for (const step of this.steps) await step();
+    });
+  }
+}
+
+/**
+ * Starts `count` containers of a deploy. Each one's removal is pushed to `undo` before it is created, so a
+ * half-created container is removed as well.
+ */
+export async function startInstances(act: DeployActs, args: { deploymentId: string; count: number; undo: Undo }): Promise<StartedInstance[]> {
+  const instanceIds = Array.from({ length: args.count }, () => wf.uuid4());
+  for (const instanceId of instanceIds) args.undo.push(() => act.removeInstances({ instanceIds: [instanceId] }));
+  return Promise.all(instanceIds.map((instanceId) => act.startInstance({ deploymentId: args.deploymentId, instanceId })));
+}
+
+/** Waits until every new instance answers its health check, against one deadline fixed now. */
+export async function waitAllHealthy(act: DeployActs, args: { deploymentId: string; instances: StartedInstance[]; healthTimeoutSeconds: number }): Promise<void> {
+  const deadline = new Date(Date.now() + args.healthTimeoutSeconds * 1000).toISOString();
+  await Promise.all(args.instances.map((instance) => act.waitUntilHealthy({ deploymentId: args.deploymentId, instance, deadline })));
+}
+
+/** The reason an activity failed with, and the log lines an unhealthy instance left. */
+export function failureOf(error: unknown): { reason: string; lastLogLines: string[] } {
+  const cause = error instanceof wf.ActivityFailure ? error.cause : error;
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  const details = cause instanceof wf.ApplicationFailure ? (cause.details?.[0] as { lastLogLines?: string[] } | undefined) : undefined;
+  return { reason, lastLogLines: details?.lastLogLines ?? [] };
+}

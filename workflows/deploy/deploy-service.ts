@@ -1,0 +1,70 @@
+import * as wf from '@temporalio/workflow';
+import { deployActivities, failureOf, startInstances, Undo, waitAllHealthy } from './activities';
+import { DeployProgress, deployProgressQuery, DeployServiceInput, DeployStage } from './definitions';
+
+/**
+ * Deploys a service (first deploy, redeploy or rollback) as a saga: build the image (JAR deploys), start
+ * the instances, wait for their health check, switch the gateway to them, then stop the instances they
+ * replace once those have drained. Any failure undoes what this run created, newest first; a service
+ * that was running before keeps serving its previous version.
+ */
+export async function deployService(input: DeployServiceInput): Promise<DeployProgress> {
+  const act = deployActivities(input);
+  const progress: DeployProgress = { deploymentId: input.deploymentId, serviceName: input.serviceName, stage: 'VALIDATED', status: 'DEPLOYING', events: [], error: null };
+  wf.setHandler(deployProgressQuery, () => progress);
+
+  const enter = async (stage: DeployStage, message: string) => {
+    const at = new Date().toISOString();
+    progress.stage = stage;
+    progress.events.push({ at, stage, message });
+    await act.recordDeployStage({ deploymentId: input.deploymentId, stage, message, at });
+  };
+
+  const undo = new Undo();
+  try {
+    const plan = await act.loadDeployPlan({ deploymentId: input.deploymentId });
+    if (plan.buildFromJar) {
+      await enter('BUILDING_IMAGE', `Building ${plan.image} from the uploaded JAR.`);
+      undo.push(() => act.removeImage({ image: plan.image }));
+      await act.buildServiceImage({ deploymentId: input.deploymentId });
+    } else {
+      await act.ensureImage({ image: plan.image });
+    }
+    if (plan.hostPort !== null && plan.currentInstanceIds.length > 0) {
+      // Only one container can hold a host port: the old instances stop first, so this redeploy has a gap.
+      await act.drainInstances({ instanceIds: plan.currentInstanceIds });
+      await act.removeInstances({ instanceIds: plan.currentInstanceIds });
+    }
+    await enter('STARTING', `Starting ${plan.instances} instance(s) of ${plan.image}.`);
+    const instances = await startInstances(act, { deploymentId: input.deploymentId, count: plan.instances, undo });
+    await enter('HEALTH_CHECK', `Waiting up to ${input.healthTimeoutSeconds} s for the health check.`);
+    await waitAllHealthy(act, { deploymentId: input.deploymentId, instances, healthTimeoutSeconds: input.healthTimeoutSeconds });
+    await enter('REGISTERING', 'Switching the gateway to the new instances.');
+    const { replacedInstanceIds } = await act.registerDeployment({ deploymentId: input.deploymentId, instances });
+    undo.clear();
+    const at = new Date().toISOString();
+    await act.finishDeployment({ deploymentId: input.deploymentId, at });
+    progress.stage = 'RUNNING';
+    progress.status = 'RUNNING';
+    progress.events.push({ at, stage: 'RUNNING', message: 'The new instances serve all requests.' });
+    // From here the new version serves: a failing cleanup is reported, it does not fail the deploy.
+    try {
+      if (replacedInstanceIds.length > 0) {
+        await wf.sleep(input.drainSeconds * 1000);
+        await act.removeInstances({ instanceIds: replacedInstanceIds });
+      }
+      await act.pruneServiceImages({ serviceName: input.serviceName });
+    } catch (error) {
+      wf.log.warn('cleanup after the switch failed: replaced instances or old images may be left', { reason: failureOf(error).reason });
+    }
+    return progress;
+  } catch (error) {
+    const failure = failureOf(error);
+    progress.error = { stage: progress.stage, ...failure };
+    await undo.run();
+    await wf.CancellationScope.nonCancellable(() => act.failDeployment({ deploymentId: input.deploymentId, at: new Date().toISOString(), error: progress.error! }));
+    progress.stage = 'FAILED';
+    progress.status = 'FAILED';
+    throw wf.ApplicationFailure.nonRetryable(`Deploy of ${input.serviceName} failed at ${progress.error.stage}: ${failure.reason}`, 'DEPLOY_FAILED');
+  }
+}

@@ -1,0 +1,44 @@
+import * as wf from '@temporalio/workflow';
+import { deployActivities, startInstances, Undo, waitAllHealthy } from './activities';
+import { ScaleOutcome, ScaleServiceInput } from './definitions';
+
+/**
+ * Brings a running service to its desired instance count: instances that died are removed, missing ones
+ * start and join the gateway once healthy, extra ones drain and stop. The reconcile schedule runs this for
+ * every service; the scale endpoint runs it after changing the desired count.
+ */
+export async function scaleService(input: ScaleServiceInput): Promise<ScaleOutcome> {
+  const act = deployActivities(input);
+  const outcome: ScaleOutcome = { serviceName: input.serviceName, desired: 0, replaced: 0, started: 0, stopped: 0, acted: false };
+  const survey = await act.surveyInstances({ serviceName: input.serviceName });
+  if (!survey) return outcome;
+  outcome.acted = true;
+  outcome.desired = survey.desired;
+  if (survey.dead.length > 0) {
+    await act.removeInstances({ instanceIds: survey.dead });
+    outcome.replaced = survey.dead.length;
+  }
+
+  const missing = survey.desired - survey.alive.length;
+  if (missing > 0) {
+    const undo = new Undo();
+    try {
+      const instances = await startInstances(act, { deploymentId: survey.deploymentId, count: missing, undo });
+      await waitAllHealthy(act, { deploymentId: survey.deploymentId, instances, healthTimeoutSeconds: input.healthTimeoutSeconds });
+      await act.registerInstances({ deploymentId: survey.deploymentId, instances });
+      outcome.started = missing;
+    } catch (error) {
+      await undo.run();
+      await wf.CancellationScope.nonCancellable(() => act.setServiceStatus({ serviceName: input.serviceName, status: 'DEGRADED' }));
+      throw error;
+    }
+  } else if (missing < 0) {
+    const extra = survey.alive.slice(missing);
+    await act.drainInstances({ instanceIds: extra });
+    await wf.sleep(input.drainSeconds * 1000);
+    await act.removeInstances({ instanceIds: extra });
+    outcome.stopped = extra.length;
+  }
+  await act.setServiceStatus({ serviceName: input.serviceName, status: 'RUNNING' });
+  return outcome;
+}
