@@ -136,7 +136,7 @@ test('a JAR whose process exits at start: FAILED at HEALTH_CHECK with the reason
   expect(await platform.db('infra.service').where({ name: 'crashing-service' })).toEqual([]);
   expect(await containersOf(platform.docker.docker, scope(), 'crashing-service')).toEqual([]);
   expect(await imagesOf(platform.docker.docker, scope(), 'crashing-service')).toEqual([]);
-  expectProblem(await call(api.url, 'GET', '/api/crashing/x', { token: admin }), 404, 'SERVICE_NOT_FOUND');
+  expectProblem(await call(api.url, 'GET', '/api/crashing/x', { token: admin }), 404, 'NOT_FOUND');
 });
 
 test('a JAR that never answers its health check: FAILED when the deadline passes, with its log lines, nothing left behind', async () => {

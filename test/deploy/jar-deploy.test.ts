@@ -161,7 +161,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(undeploy.body.workflowId).toBe('undeploy:hello-service');
     await platform.temporal.client.workflow.getHandle(undeploy.body.workflowId, undeploy.body.runId).result();
 
-    expectProblem(await call(api.url, 'GET', '/api/hello/x', { token: viewer }), 404, 'SERVICE_NOT_FOUND');
+    expectProblem(await call(api.url, 'GET', '/api/hello/x', { token: viewer }), 404, 'NOT_FOUND');
     expectProblem(await call(api.url, 'GET', '/api/infra/services/hello-service', { token: admin }), 404, 'SERVICE_NOT_FOUND');
     expect(await containersOf(platform.docker.docker, scope(), 'hello-service')).toEqual([]);
     expect(await imagesOf(platform.docker.docker, scope(), 'hello-service')).toEqual([]);

@@ -9,7 +9,7 @@ export function deployActivities(args: { healthTimeoutSeconds: number }) {
     retry: { initialInterval: '1 second', maximumAttempts: 10 },
   });
   const dockerOp = wf.proxyActivities<DeployActivities>({
-    startToCloseTimeout: '3 minutes',
+    startToCloseTimeout: '1 minute',
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
   });
   const dockerBuild = wf.proxyActivities<DeployActivities>({
@@ -19,7 +19,7 @@ export function deployActivities(args: { healthTimeoutSeconds: number }) {
   });
   const healthCheck = wf.proxyActivities<DeployActivities>({
     startToCloseTimeout: `${args.healthTimeoutSeconds + 60} seconds`,
-    heartbeatTimeout: '30 seconds',
+    heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '1 second', maximumAttempts: 3 },
   });
   return {

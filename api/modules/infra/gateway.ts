@@ -45,7 +45,7 @@ function send(ctx: Context, slug: string, address: string, path: string): Promis
 /**
  * `ANY /api/{slug}/...`: forwards to a healthy instance of the deployed service, round-robin, with the
  * path after the slug and the caller's `X-User-*` headers; bodies stream both ways. The platform's own
- * slugs are never forwarded. An unknown slug: 404; no healthy instance: 503 SERVICE_UNAVAILABLE.
+ * slugs are never forwarded. An unknown slug: 404 NOT_FOUND; no healthy instance: 503 SERVICE_UNAVAILABLE.
  */
 export function gatewayProxy(args: { db: Db }): Middleware {
   const turns = new Map<string, number>();
@@ -53,9 +53,10 @@ export function gatewayProxy(args: { db: Db }): Middleware {
     const match = GATEWAY_PATH.exec(ctx.path);
     if (!match || RESERVED_SLUGS.includes(match[1])) return next();
     const slug = match[1];
-    requireUser(ctx);
     const { service, addresses } = await routableInstances(args.db, slug);
-    if (!service) throw notFound(`No service is routed under /api/${slug}.`, 'SERVICE_NOT_FOUND');
+    // An unrouted slug is an unknown route like any other, answered the same with or without a token.
+    if (!service) throw notFound(`No route for ${ctx.method} ${ctx.path}.`);
+    requireUser(ctx);
     if (addresses.length === 0) throw unavailable('SERVICE_UNAVAILABLE', `${service.name} has no healthy instance.`);
     const path = (match[2] ?? '/') + (ctx.querystring ? `?${ctx.querystring}` : '');
     const first = (turns.get(service.id) ?? 0) % addresses.length;

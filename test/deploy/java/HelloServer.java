@@ -29,6 +29,11 @@ public class HelloServer {
 
   public static void main(String[] args) throws Exception {
     int port = port();
+    String delay = System.getenv("START_DELAY_MS");
+    if (delay != null && !delay.isEmpty()) {
+      System.out.println("hello-server waiting " + delay + " ms before listening");
+      Thread.sleep(Long.parseLong(delay));
+    }
     String instance = InetAddress.getLocalHost().getHostName();
     HttpServer server = HttpServer.create(new InetSocketAddress(port), 64);
     server.setExecutor(Executors.newFixedThreadPool(8));

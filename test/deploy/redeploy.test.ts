@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
+import { call, expectProblem } from '../support/http';
+import { freePort } from '../support/slots';
+import { containersOf, deploymentOutcome, waitUntil } from './harness';
+import { buildJar, postJar } from './jars';
+
+let platform: TestPlatform;
+let api: RunningApi;
+let admin: string;
+let viewer: string;
+let worker: RunningWorker;
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  api = await platform.startApi();
+  worker = await platform.startWorker(['deployments']);
+  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  viewer = await platform.token({ sub: 'vic', roles: ['VIEWER'] });
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+const scope = () => platform.config.deployScope;
+
+async function deployJar(name: string, fields: Record<string, string> = {}) {
+  const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': `spring.application.name=${name}\n` } });
+  const accepted = await postJar({ apiUrl: api.url, token: admin, jar, fields });
+  expect(accepted.status).toBe(202);
+  return accepted.body;
+}
+
+/** Requests through the gateway, two at a time, until stopped; every answer's status and version is kept. */
+function steadyTraffic(slug: string) {
+  const answers: Array<{ status: number; version: string | null }> = [];
+  let running = true;
+  const loop = async () => {
+    while (running) {
+      const answer = await call(api.url, 'GET', `/api/${slug}/ping`, { token: viewer });
+      answers.push({ status: answer.status, version: answer.body?.version ?? null });
+    }
+  };
+  const loops = [loop(), loop()];
+  return {
+    answers,
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      return answers;
+    },
+  };
+}
+
+test('a redeploy and then a rollback under a steady stream of gateway requests fail none of them; the history lists every deploy', async () => {
+  const first = await deployJar('stream-service', { ENV_VERSION: '1' });
+  expect(await deploymentOutcome(api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+
+  const traffic = steadyTraffic('stream');
+  await waitUntil('traffic', async () => traffic.answers.length > 20);
+  const redeploy = await deployJar('stream-service', { ENV_VERSION: '2', redeploy: 'true' });
+  expect(redeploy.workflowId).toBe('deploy:stream-service');
+  expect(await deploymentOutcome(api.url, admin, redeploy.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await waitUntil('old instances stopped', async () => (await containersOf(platform.docker.docker, scope(), 'stream-service')).length === 1);
+  const mark = traffic.answers.length;
+  await waitUntil('traffic after the redeploy', async () => traffic.answers.length > mark + 20);
+
+  const rollback = await call(api.url, 'POST', '/api/infra/services/stream-service/rollback', { token: admin });
+  expect(rollback.status).toBe(202);
+  expect(await deploymentOutcome(api.url, admin, rollback.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await waitUntil('old instances stopped', async () => (await containersOf(platform.docker.docker, scope(), 'stream-service')).length === 1);
+  const mark2 = traffic.answers.length;
+  await waitUntil('traffic after the rollback', async () => traffic.answers.length > mark2 + 20);
+  const answers = await traffic.stop();
+
+  expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+  const versions = answers.map((answer) => answer.version);
+  expect(versions[0]).toBe('1');
+  expect(versions).toContain('2');
+  expect(versions[versions.length - 1]).toBe('1');
+  // Each switch happens once: 1…1 2…2 1…1, never back and forth.
+  expect(versions.filter((version, i) => i > 0 && version !== versions[i - 1])).toHaveLength(2);
+
+  const history = await call(api.url, 'GET', '/api/infra/services/stream-service/deployments', { token: admin });
+  expect(history.body.items).toEqual([
+    expect.objectContaining({ deploymentId: rollback.body.deploymentId, status: 'RUNNING', image: `${scope()}/stream-service:1`, rollbackOf: first.deploymentId, requestedBy: 'ada' }),
+    expect.objectContaining({ deploymentId: redeploy.deploymentId, status: 'SUPERSEDED', image: `${scope()}/stream-service:2` }),
+    expect.objectContaining({ deploymentId: first.deploymentId, status: 'SUPERSEDED', image: `${scope()}/stream-service:1` }),
+  ]);
+});
+
+test('rollback without an earlier successful deploy -> 409 NO_PREVIOUS_VERSION; with its image gone -> 409 NO_PREVIOUS_VERSION', async () => {
+  const only = await deployJar('lone-service');
+  expect(await deploymentOutcome(api.url, admin, only.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expectProblem(await call(api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: admin, body: {} }), 409, 'NO_PREVIOUS_VERSION');
+
+  const second = await deployJar('lone-service', { redeploy: 'true', ENV_VERSION: '2' });
+  expect(await deploymentOutcome(api.url, admin, second.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await waitUntil('the first instance stopped', async () => (await containersOf(platform.docker.docker, scope(), 'lone-service')).length === 1);
+  await platform.docker.docker.getImage(`${scope()}/lone-service:1`).remove({ force: true });
+  expectProblem(await call(api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: admin }), 409, 'NO_PREVIOUS_VERSION');
+});
+
+test('a container killed behind the platform\'s back is replaced by the reconcile schedule', async () => {
+  const accepted = await deployJar('phoenix-service');
+  expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  const [victim] = await containersOf(platform.docker.docker, scope(), 'phoenix-service');
+  await platform.docker.docker.getContainer(victim.Id).remove({ force: true });
+
+  const schedule = platform.temporal.client.schedule.getHandle('deploy-reconcile');
+  expect((await schedule.describe()).action).toEqual(expect.objectContaining({ workflowType: 'reconcileServices' }));
+  await schedule.trigger();
+
+  const replacement = await waitUntil('a replacement container', async () => {
+    const running = await containersOf(platform.docker.docker, scope(), 'phoenix-service', false);
+    return running.length === 1 && running[0].Id !== victim.Id ? running[0] : null;
+  });
+  await waitUntil('the gateway routes to the replacement', async () => (await call(api.url, 'GET', '/api/phoenix/x', { token: viewer })).status === 200);
+  const service = await call(api.url, 'GET', '/api/infra/services/phoenix-service', { token: admin });
+  expect(service.body.instances).toEqual([expect.objectContaining({ containerId: replacement.Id, state: 'HEALTHY' })]);
+  expect(service.body.status).toBe('RUNNING');
+});
+
+test('an image deployment with hostPort answers on that port, bound on 127.0.0.1, and the answer warns that it bypasses the gateway', async () => {
+  const image = `${scope()}-img/hello:1`;
+  const jar = await buildJar({ mainClass: 'HelloServer' });
+  const context = path.dirname(jar);
+  fs.writeFileSync(`${context}/Dockerfile`, 'FROM opsflow/jre:17\nCOPY service.jar /app/app.jar\nENTRYPOINT ["java", "-jar", "/app/app.jar"]\n');
+  const build = await platform.docker.docker.buildImage({ context, src: ['Dockerfile', 'service.jar'] }, { t: image, labels: { 'opsflow.scope': scope() } });
+  await new Promise((resolve, reject) => platform.docker.docker.modem.followProgress(build, (error: Error | null) => (error ? reject(error) : resolve(null))));
+
+  const hostPort = await freePort();
+  const accepted = await call(api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name: 'image-service', image, port: 8080, hostPort, envVars: { GREETING: 'direct' }, healthPath: '/actuator/health' } });
+  expect(accepted.status).toBe(202);
+  expect(accepted.body.warnings).toEqual([expect.stringContaining(`hostPort ${hostPort} is published on 127.0.0.1`)]);
+  expect(await deploymentOutcome(api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+
+  const direct = await fetch(`http://127.0.0.1:${hostPort}/x`);
+  expect(await direct.json()).toEqual(expect.objectContaining({ path: '/x', greeting: 'direct', userId: null }));
+  const [container] = await containersOf(platform.docker.docker, scope(), 'image-service', false);
+  const details = await platform.docker.docker.getContainer(container.Id).inspect();
+  expect(details.HostConfig.PortBindings).toEqual({ '8080/tcp': [{ HostIp: '127.0.0.1', HostPort: String(hostPort) }] });
+  expect((await call(api.url, 'GET', '/api/image/x', { token: viewer })).body.userId).toBe('vic');
+});
+
+test('the deployments worker killed during the health check: a new worker finishes the deploy, with exactly one container', async () => {
+  const second = await platform.startWorker(['deployments']);
+  const accepted = await deployJar('durable-service', { ENV_START_DELAY_MS: '6000' });
+  await waitUntil('the health check', async () => (await call(api.url, 'GET', `/api/infra/deployments/${accepted.deploymentId}`, { token: admin })).body.stage === 'HEALTH_CHECK');
+  // Both workers die: whichever held the activity is gone mid-poll.
+  await worker.kill();
+  await second.kill();
+  await platform.startWorker(['deployments']);
+
+  expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expect(await containersOf(platform.docker.docker, scope(), 'durable-service')).toHaveLength(1);
+  expect((await call(api.url, 'GET', '/api/durable/x', { token: viewer })).status).toBe(200);
+});
