@@ -20,10 +20,10 @@ import { createDb } from '../data/db';
 import { createDocker } from '../data/docker';
 import { createFileStorage } from '../data/assets/storage';
 import { connectTemporal } from '../temporal-config/client';
+import { typescriptCommand } from '../scripts/platform/children';
 import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from '../test/support/slots';
 
 const ROOT = path.resolve(__dirname, '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 const SITES = 10;
 
 function descendants(pid: number): number[] {
@@ -71,7 +71,7 @@ async function seed(databaseUrl: string, rows: number): Promise<void> {
 
 async function startPlatform(): Promise<{ info: TestPlatformInfo; stop: () => void }> {
   const infoFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-')), 'platform.json');
-  const child = spawn(TSX, [path.join(ROOT, 'test', 'support', 'test-platform.ts'), infoFile], { cwd: ROOT, stdio: 'ignore' });
+  const child = spawn(...typescriptCommand('test/support/test-platform.ts', [infoFile]), { cwd: ROOT, stdio: 'ignore' });
   while (!fs.existsSync(infoFile)) {
     if (child.exitCode !== null) throw new Error('the benchmark platform did not start');
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
 
   // Baseline.
   await seed(config.databaseUrl, rows);
-  const baseline = JSON.parse(execFileSync(TSX, [path.join(ROOT, 'bench', 'archive-baseline.ts'), config.databaseUrl, cutoff], { cwd: ROOT }).toString());
+  const baseline = JSON.parse(execFileSync(...typescriptCommand('bench/archive-baseline.ts', [config.databaseUrl, cutoff]), { cwd: ROOT }).toString());
 
   // Platform.
   await seed(config.databaseUrl, rows);
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
   const server = http.createServer(app.koa.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const worker = spawn(TSX, [path.join(ROOT, 'workers', 'main.ts'), '--queues', 'archival'], { cwd: ROOT, env: { ...env, LOG_LEVEL: 'info', API_INTERNAL_URL: apiUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const worker = spawn(...typescriptCommand('workers/main.ts', ['--queues', 'archival']), { cwd: ROOT, env: { ...env, LOG_LEVEL: 'info', API_INTERNAL_URL: apiUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   worker.stdout!.on('data', (chunk) => (out += chunk));
   while (!out.includes('workers running')) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -2,14 +2,23 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const TSX = path.resolve(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+
+/**
+ * The command that runs a TypeScript entry point as one process: node with tsx's loader. Not the `tsx`
+ * CLI, which runs the entry in a child of its own: a SIGKILL would kill the CLI and orphan the entry.
+ * Run it with `cwd: PROJECT_ROOT`, where `tsx` resolves.
+ */
+export function typescriptCommand(entry: string, argv: string[] = []): [string, string[]] {
+  return [process.execPath, ['--import', 'tsx', path.resolve(PROJECT_ROOT, entry), ...argv]];
+}
 
 /** Starts a TypeScript entry point of the project as its own process, its output appended to `logFile`. */
 export function spawnEntry(args: { entry: string; argv?: string[]; env: NodeJS.ProcessEnv; logFile: string }): ChildProcess {
   fs.mkdirSync(path.dirname(args.logFile), { recursive: true });
   const out = fs.openSync(args.logFile, 'a');
-  return spawn(TSX, [path.join(PROJECT_ROOT, args.entry), ...(args.argv ?? [])], {
+  const [command, argv] = typescriptCommand(args.entry, args.argv);
+  return spawn(command, argv, {
     cwd: PROJECT_ROOT,
     env: args.env,
     stdio: ['ignore', out, out],

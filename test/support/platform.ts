@@ -16,6 +16,7 @@ import { createFileStorage } from '../../data/assets/storage';
 import { registerCoreServices } from '../../data/deploy/registry';
 import { connectTemporal, TemporalHandle } from '../../temporal-config/client';
 import { TaskQueue } from '../../temporal-config/task-queues';
+import { typescriptCommand } from '../../scripts/platform/children';
 import { removeScopedDockerObjects } from './docker-cleanup';
 import { deployScopeOf, slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from './slots';
 
@@ -139,7 +140,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   };
 
   const startWorker = async (queues: TaskQueue[], extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningWorker> => {
-    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'workers', 'main.ts'), '--queues', queues.join(',')], {
+    const [command, argv] = typescriptCommand('workers/main.ts', ['--queues', queues.join(',')]);
+    const child = spawn(command, argv, {
       cwd: ROOT,
       env: { ...env, LOG_LEVEL: 'info', ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
