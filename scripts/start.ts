@@ -8,6 +8,7 @@ import path from 'node:path';
 import { signToken } from '../api/http/sign-token';
 import { ConfigError, loadConfig } from '../lib/config';
 import { createDb } from '../data/db';
+import { createDocker } from '../data/docker';
 import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../temporal-config/task-queues';
 import { writeWorkflowBundle } from '../workers/bundle';
@@ -37,6 +38,24 @@ function isLocal(host: string): boolean {
 
 function step(message: string): void {
   console.log(`  · ${message}`);
+}
+
+/** What `scripts/build-jre-image.sh` builds from Debian packages. */
+const LOCAL_JRE_IMAGE = 'opsflow/jre:17';
+
+/**
+ * The contract's default base image is a public one, which machines without a registry cannot pull: when
+ * DEPLOY_BASE_IMAGE is not set and the locally built JRE image exists, JAR deploys use that.
+ */
+async function developmentBaseImage(dockerHost: string | null): Promise<NodeJS.ProcessEnv> {
+  if (process.env.DEPLOY_BASE_IMAGE) return {};
+  try {
+    await createDocker({ dockerHost }).docker.getImage(LOCAL_JRE_IMAGE).inspect();
+  } catch {
+    return {};
+  }
+  step(`JAR deploys on ${LOCAL_JRE_IMAGE} (set DEPLOY_BASE_IMAGE to choose another)`);
+  return { DEPLOY_BASE_IMAGE: LOCAL_JRE_IMAGE };
 }
 
 async function main(): Promise<void> {
@@ -90,7 +109,7 @@ async function main(): Promise<void> {
   const bundlePath = await writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'));
   step('workflow bundle built');
 
-  const env = { ...process.env, WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: dataDir };
+  const env = { ...process.env, WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: dataDir, ...(await developmentBaseImage(config.dockerHost)) };
   const children: Array<{ name: string; child: ChildProcess }> = [];
   const launch = (name: string, entry: string, argv: string[] = []) => {
     const child = spawnEntry({ entry, argv, env, logFile: path.join(logs, `${name}.log`) });
