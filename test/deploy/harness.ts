@@ -1,5 +1,6 @@
 import Docker from 'dockerode';
 import { call } from '../support/http';
+import { TemporalHandle } from '../../temporal-config/client';
 
 export async function waitUntil<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 120000): Promise<T> {
   const started = Date.now();
@@ -17,6 +18,14 @@ export async function deploymentOutcome(apiUrl: string, token: string, deploymen
     const answer = await call(apiUrl, 'GET', `/api/infra/deployments/${deploymentId}`, { token });
     return answer.body.status !== 'DEPLOYING' ? answer.body : null;
   });
+}
+
+/**
+ * A deploy's workflow has closed: after RUNNING it still drains and stops the replaced instances and prunes
+ * old images, and until then another deploy of the service is 409 DEPLOYMENT_IN_PROGRESS.
+ */
+export async function deployClosed(temporal: TemporalHandle, started: { workflowId: string; runId: string }): Promise<void> {
+  await temporal.client.workflow.getHandle(started.workflowId, started.runId).result();
 }
 
 export async function containersOf(docker: Docker, scope: string, serviceName: string, all = true) {

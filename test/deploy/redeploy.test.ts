@@ -3,7 +3,7 @@ import path from 'node:path';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
-import { containersOf, deploymentOutcome, waitUntil } from './harness';
+import { containersOf, deployClosed, deploymentOutcome, waitUntil } from './harness';
 import { buildJar, postJar } from './jars';
 
 let platform: TestPlatform;
@@ -58,12 +58,14 @@ test('a redeploy and then a rollback under a steady stream of gateway requests f
   const first = await deployJar('stream-service', { ENV_VERSION: '1' });
   expect(await deploymentOutcome(api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
 
+  await deployClosed(platform.temporal, first);
   const traffic = steadyTraffic('stream');
   await waitUntil('traffic', async () => traffic.answers.length > 20);
   const redeploy = await deployJar('stream-service', { ENV_VERSION: '2', redeploy: 'true' });
   expect(redeploy.workflowId).toBe('deploy:stream-service');
   expect(await deploymentOutcome(api.url, admin, redeploy.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   await waitUntil('old instances stopped', async () => (await containersOf(platform.docker.docker, scope(), 'stream-service')).length === 1);
+  await deployClosed(platform.temporal, redeploy);
   const mark = traffic.answers.length;
   await waitUntil('traffic after the redeploy', async () => traffic.answers.length > mark + 20);
 
@@ -96,6 +98,7 @@ test('rollback without an earlier successful deploy -> 409 NO_PREVIOUS_VERSION; 
   expect(await deploymentOutcome(api.url, admin, only.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   expectProblem(await call(api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: admin, body: {} }), 409, 'NO_PREVIOUS_VERSION');
 
+  await deployClosed(platform.temporal, only);
   const second = await deployJar('lone-service', { redeploy: 'true', ENV_VERSION: '2' });
   expect(await deploymentOutcome(api.url, admin, second.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   await waitUntil('the first instance stopped', async () => (await containersOf(platform.docker.docker, scope(), 'lone-service')).length === 1);
