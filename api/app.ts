@@ -8,11 +8,14 @@ import { problemMiddleware } from './http/problem';
 import { requestContext } from './http/request-context';
 import { AnyRoute, mountRoutes } from './http/route';
 import { assetRoutes } from './modules/assets/routes';
+import { componentRoutes } from './modules/content/collection-routes';
+import { publicRoutes } from './modules/content/public-routes';
 import { directoryRoutes } from './modules/directory/routes';
 import { gatewayProxy } from './modules/infra/gateway';
 import { infraRoutes } from './modules/infra/routes';
 import { operationsRoutes } from './modules/operations/routes';
 import { settingsRoutes } from './modules/settings/routes';
+import { workflowRoutes } from './modules/workflow/routes';
 
 export interface App {
   koa: Koa;
@@ -35,6 +38,9 @@ export function createApp(deps: AppDeps): App {
     ...assetRoutes(deps),
     ...settingsRoutes(deps),
     ...infraRoutes(deps),
+    ...componentRoutes(deps),
+    ...workflowRoutes(deps),
+    ...publicRoutes(deps),
   );
 
   const router = new Router();

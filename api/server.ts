@@ -5,6 +5,7 @@ import { createLogger } from '../lib/logger';
 import { createDb } from '../data/db';
 import { createDocker } from '../data/docker';
 import { registerCoreServices } from '../data/deploy/registry';
+import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createFileStorage } from '../data/assets/storage';
 import { connectTemporal } from '../temporal-config/client';
 import { createApp } from './app';
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
     namespace: config.temporalNamespace,
     uiUrl: config.temporalUiUrl,
   });
+  // Versioned writes copy rows into their _aud tables column for column: a drifted audit table stops start-up.
+  await assertAuditTablesMirror(db);
   await registerCoreServices(db);
   const docker = createDocker({ dockerHost: config.dockerHost });
   const storage = createFileStorage(path.join(config.dataDir, 'assets'));
@@ -45,4 +48,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', shutdown);
 }
 
-void main();
+main().catch((error) => {
+  console.error(`api failed to start: ${error instanceof Error ? error.message : error}`);
+  process.exit(1);
+});

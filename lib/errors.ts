@@ -31,6 +31,14 @@ export const ErrorCodes = {
   SERVICE_NOT_DYNAMIC: 409,
   NO_PREVIOUS_VERSION: 409,
   SERVICE_UNAVAILABLE: 503,
+  // Versioning and approvals (versioning.md)
+  REVISION_NOT_FOUND: 404,
+  APPROVAL_PENDING: 409,
+  ALREADY_DECIDED: 409,
+  SELF_APPROVAL_FORBIDDEN: 403,
+  APPROVAL_POLICY_EXISTS: 409,
+  COMPONENT_SLUG_TAKEN: 409,
+  WORKFLOW_DEFINITION_NOT_PUBLISHED: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes | (string & {});

@@ -4,6 +4,7 @@ import * as logTables from './003-log-tables';
 import * as archival from './004-archival';
 import * as assets from './005-assets';
 import * as deploy from './006-deploy';
+import * as versioning from './007-versioning';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   { name: '004-archival', ...archival },
   { name: '005-assets', ...assets },
   { name: '006-deploy', ...deploy },
+  { name: '007-versioning', ...versioning },
 ];

@@ -1,8 +1,9 @@
+import { createApprovalsActivities } from '../activities/approvals';
 import { createOperationsActivities } from '../activities/operations';
 import { TaskQueues } from '../temporal-config/task-queues';
 import { WorkerDeps } from './deps';
 
 /** The `approvals` task queue: publish-with-approval. */
-export function approvalsWorker(_deps: WorkerDeps) {
-  return { taskQueue: TaskQueues.approvals, activities: { ...createOperationsActivities() } };
+export function approvalsWorker(deps: WorkerDeps) {
+  return { taskQueue: TaskQueues.approvals, activities: { ...createOperationsActivities(), ...createApprovalsActivities(deps) } };
 }

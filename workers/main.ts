@@ -2,6 +2,7 @@ import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@tem
 import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger, Logger } from '../lib/logger';
 import { createDb } from '../data/db';
+import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createDocker } from '../data/docker';
 import { connectTemporal } from '../temporal-config/client';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes';
@@ -61,6 +62,8 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, name: `worker:${queues.join(',')}` });
   installRuntimeLogger(logger);
   const db = createDb({ databaseUrl: config.databaseUrl });
+  // Activities write versioned rows too (publishing): a drifted audit table stops start-up.
+  await assertAuditTablesMirror(db);
   const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl });
   await ensureSearchAttributes(temporal.connection, config.temporalNamespace);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });

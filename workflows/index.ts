@@ -6,3 +6,4 @@ export { deployService } from './deploy/deploy-service';
 export { scaleService } from './deploy/scale-service';
 export { undeployService } from './deploy/undeploy-service';
 export { reconcileServices } from './deploy/reconcile-services';
+export { publishComponent } from './approvals/publish-component';

@@ -15,13 +15,14 @@ export interface AssetRow {
   published_rev: number | null;
   published_at: Date | null;
   created_by: string | null;
+  updated_by: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 export const ASSET_COLUMNS = [
   'id', 'site_id', 'name', 'folder', 'content_type', 'size_bytes', 'sha256', 'storage_key', 'status',
-  'published_rev', 'published_at', 'created_by', 'created_at', 'updated_at',
+  'published_rev', 'published_at', 'created_by', 'updated_by', 'created_at', 'updated_at',
 ];
 
 export function assetsQuery(db: Knex): Knex.QueryBuilder {

@@ -14,6 +14,7 @@ import { createDb, Db } from '../../data/db';
 import { createDocker, DockerHandle } from '../../data/docker';
 import { createFileStorage } from '../../data/assets/storage';
 import { registerCoreServices } from '../../data/deploy/registry';
+import { assertAuditTablesMirror } from '../../data/content/revisions';
 import { connectTemporal, TemporalHandle } from '../../temporal-config/client';
 import { TaskQueue } from '../../temporal-config/task-queues';
 import { typescriptCommand } from '../../scripts/platform/children';
@@ -122,6 +123,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
 
   const startApi = async (overrides: Partial<AppDeps> = {}): Promise<RunningApi> => {
     // As api/server.ts does at start-up.
+    await assertAuditTablesMirror(db);
     await registerCoreServices(db);
     const app = createApp({ ...deps, ...overrides });
     const server = http.createServer(app.koa.callback());

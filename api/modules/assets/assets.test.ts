@@ -43,7 +43,13 @@ test('the internal sink stores a CSV as a published asset in /archive and answer
     sizeBytes: Buffer.byteLength(CSV), sha256: sha256(CSV),
   });
   const row = await platform.db('assets.asset').where({ id: answer.body.assetId }).first();
-  expect(row).toEqual(expect.objectContaining({ status: 'PUBLISHED', published_rev: 1, folder: '/archive' }));
+  expect(row).toEqual(expect.objectContaining({ status: 'PUBLISHED', folder: '/archive' }));
+  // Published on arrival, as its first revision; the audit has both the creation and the publish.
+  const revisions = await platform.db('assets.asset_aud').where({ id: row.id }).orderBy('rev').select('rev', 'revtype', 'status');
+  expect(revisions).toEqual([
+    { rev: row.published_rev, revtype: 0, status: 'DRAFT' },
+    { rev: expect.any(Number), revtype: 1, status: 'PUBLISHED' },
+  ]);
 });
 
 test('the same file again (site, name, sha256) -> 200 with the same asset, stored once', async () => {

@@ -2,15 +2,21 @@ import fs from 'node:fs';
 import { Context } from 'koa';
 import { File } from 'formidable';
 import { AppDeps } from '../../deps';
-import { hasRole, requireSiteMember } from '../../http/identity';
+import { requireSiteMember } from '../../http/identity';
 import { paginate } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { badRequest, forbidden, notFound } from '../../../lib/errors';
-import { ASSET_TABLE, AssetRow, assetsQuery, ASSET_COLUMNS } from '../../../data/assets/assets';
+import { badRequest, conflict, notFound } from '../../../lib/errors';
+import { openApprovalOf } from '../../../data/approvals/approvals';
+import { uniqueOr409 } from '../../../data/db-errors';
+import { ASSET_TABLE, AssetRow, assetsQuery } from '../../../data/assets/assets';
+import { componentType } from '../../../data/content/component-types';
+import { ComponentRow, createComponent, deleteComponent, presentComponent } from '../../../data/content/components';
+import { rowAtRevision } from '../../../data/content/revisions';
+import { actorOf } from '../content/collection-routes';
 import { sha256OfFile } from '../../../data/assets/storage';
 import { ARCHIVE_FOLDER } from '../../../workflows/archival/definitions';
-import { presentArchiveStored, presentAsset } from './presenters';
-import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetSchema, ListAssetsQuery } from './schemas';
+import { presentArchiveStored } from './presenters';
+import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetUploadFields, ListAssetsQuery } from './schemas';
 
 const MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024;
 
@@ -28,12 +34,22 @@ async function removeUploads(ctx: Context): Promise<void> {
   }
 }
 
-/** Assets as archival needs them: the internal archive sink, the list, download and delete. */
+/**
+ * What the assets module answers itself, beside the collection routes every versioned type has: the
+ * internal archive sink, upload (create), the list (with the pickers' `selectable`), download of the
+ * published revision, and delete.
+ */
 export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
+  const ASSET = componentType('ASSET')!;
   const findAsset = async (id: string): Promise<AssetRow> => {
     const row = (await assetsQuery(db).where({ id }).first()) as AssetRow | undefined;
     if (!row) throw notFound(`No asset ${id}.`);
     return row;
+  };
+  /** The asset as it was at its published revision: what downloads and pickers see. */
+  const publishedRevision = async (asset: AssetRow): Promise<ComponentRow | null> => {
+    if (asset.published_rev === null || asset.status === 'ARCHIVED') return null;
+    return ((await rowAtRevision(db, ASSET, asset.id, asset.published_rev)) as ComponentRow | undefined) ?? null;
   };
   return [
     defineRoute({
@@ -65,24 +81,61 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
             return;
           }
           const stored = await storage.moveFile(file.filepath, hashed);
-          const inserted = (await db(ASSET_TABLE)
-            .insert({
-              ...identity,
-              content_type: 'text/csv',
-              size_bytes: stored.sizeBytes,
-              storage_key: stored.key,
-              status: 'PUBLISHED',
-              published_rev: 1,
-              published_at: db.fn.now(),
-              created_by: `archiver:${body.logType}`,
-            })
-            .onConflict(['site_id', 'folder', 'name', 'sha256'])
-            .ignore()
-            .returning(ASSET_COLUMNS)) as AssetRow[];
-          // A concurrent upload of the same file may have won the insert: answer its asset.
-          const row = inserted[0] ?? ((await assetsQuery(db).where(identity).first()) as AssetRow);
-          ctx.status = inserted[0] ? 201 : 200;
-          ctx.body = presentArchiveStored(row);
+          try {
+            const created = await createComponent(db, {
+              type: ASSET,
+              siteId: body.siteId,
+              values: { name: body.fileName, fields: { folder: ARCHIVE_FOLDER } },
+              readOnlyColumns: { content_type: 'text/csv', size_bytes: stored.sizeBytes, sha256, storage_key: stored.key },
+              actor: { id: `archiver:${body.logType}`, name: null },
+              publish: true,
+            });
+            ctx.status = 201;
+            ctx.body = presentArchiveStored(created.row as unknown as AssetRow);
+          } catch (error) {
+            // A concurrent upload of the same file won the insert: answer its asset.
+            const winner = (await assetsQuery(db).where(identity).first()) as AssetRow | undefined;
+            if (!winner) throw error;
+            ctx.status = 200;
+            ctx.body = presentArchiveStored(winner);
+          }
+        } finally {
+          await removeUploads(ctx);
+        }
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/assets',
+      tag: 'assets',
+      summary: 'Upload a file as a new asset draft',
+      access: access.roles('EDITOR'),
+      body: AssetUploadFields,
+      bodyType: 'multipart',
+      bodyLimitBytes: MAX_ARCHIVE_BYTES,
+      responses: { 201: { description: 'the draft' } },
+      handler: async (ctx, { body, identity }) => {
+        try {
+          requireSiteMember(identity!, body.siteId);
+          const file = uploadedFile(ctx);
+          const hashed = await sha256OfFile(file.filepath);
+          const name = body.name ?? file.originalFilename ?? 'file';
+          const folder = body.folder ?? '/';
+          const stored = await storage.moveFile(file.filepath, hashed);
+          const created = await uniqueOr409(
+            () =>
+              createComponent(db, {
+                type: ASSET,
+                siteId: body.siteId,
+                values: { name, fields: { folder } },
+                readOnlyColumns: { content_type: file.mimetype || 'application/octet-stream', size_bytes: stored.sizeBytes, sha256: hashed.sha256, storage_key: stored.key },
+                actor: actorOf(identity!),
+              }),
+            'ASSET_EXISTS',
+            `The folder ${folder} of site ${body.siteId} already has ${name} with these bytes.`,
+          );
+          ctx.status = 201;
+          ctx.body = presentComponent(ASSET, created.row);
         } finally {
           await removeUploads(ctx);
         }
@@ -92,67 +145,65 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       method: 'get',
       path: '/api/assets',
       tag: 'assets',
-      summary: 'Published assets of a site, newest first (archive files are published on creation)',
+      summary: "A site's assets, newest first; `selectable=true` lists only published ones, as their published revision (pickers)",
       access: access.user,
       query: ListAssetsQuery,
       responses: { 200: { description: 'a page of assets' } },
       handler: async (ctx, { query, identity }) => {
         requireSiteMember(identity!, query.siteId);
-        const rows = assetsQuery(db).where({ site_id: query.siteId, status: 'PUBLISHED' });
+        const rows = db(ASSET_TABLE).select('*').where({ site_id: query.siteId });
         if (query.folder) rows.andWhere({ folder: query.folder });
+        if (query.status) rows.andWhere({ status: query.status });
+        if (query.selectable) rows.whereNotNull('published_rev').andWhereNot({ status: 'ARCHIVED' });
         const page = await paginate<AssetRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
-        ctx.body = { items: page.items.map(presentAsset), nextCursor: page.nextCursor };
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/assets/:id',
-      tag: 'assets',
-      summary: 'One asset',
-      access: access.user,
-      params: AssetIdParams,
-      responses: { 200: { description: 'the asset', schema: AssetSchema } },
-      handler: async (ctx, { params, identity }) => {
-        const asset = await findAsset(params.id);
-        requireSiteMember(identity!, asset.site_id);
-        ctx.body = presentAsset(asset);
+        const items = query.selectable
+          ? await Promise.all(page.items.map(async (asset) => presentComponent(ASSET, { ...((await publishedRevision(asset)) ?? {}), ...lifecycleOf(asset) })))
+          : page.items.map((asset) => presentComponent(ASSET, asset as unknown as ComponentRow));
+        ctx.body = { items, nextCursor: page.nextCursor };
       },
     }),
     defineRoute({
       method: 'get',
       path: '/api/assets/:id/download',
       tag: 'assets',
-      summary: 'The bytes of a published asset, as an attachment',
+      summary: 'The bytes of the published revision of an asset, as an attachment',
       access: access.user,
       params: AssetIdParams,
       responses: { 200: { description: 'the bytes', contentType: 'application/octet-stream' } },
       handler: async (ctx, { params, identity }) => {
         const asset = await findAsset(params.id);
         requireSiteMember(identity!, asset.site_id);
-        if (asset.status !== 'PUBLISHED') throw notFound(`Asset ${params.id} has no published revision.`);
-        ctx.type = asset.content_type;
-        ctx.length = Number(asset.size_bytes);
-        ctx.attachment(asset.name);
-        ctx.body = storage.read(asset.storage_key);
+        const published = await publishedRevision(asset);
+        if (!published) throw notFound(`Asset ${params.id} has no published revision.`);
+        ctx.type = String(published.content_type);
+        ctx.length = Number(published.size_bytes);
+        ctx.attachment(String(published.name));
+        ctx.body = storage.read(String(published.storage_key));
       },
     }),
     defineRoute({
       method: 'delete',
       path: '/api/assets/:id',
       tag: 'assets',
-      summary: 'Delete an asset (ADMIN, or an EDITOR of its site)',
-      access: access.user,
+      summary: 'Delete an asset (ADMIN, or an EDITOR of its site); its history stays in the audit',
+      access: access.roles('EDITOR'),
       params: AssetIdParams,
       responses: { 204: { description: 'deleted' } },
       handler: async (ctx, { params, identity }) => {
         const asset = await findAsset(params.id);
         requireSiteMember(identity!, asset.site_id);
-        if (!hasRole(identity!, ['EDITOR'])) throw forbidden('Deleting an asset needs ADMIN or EDITOR.');
-        await db(ASSET_TABLE).where({ id: asset.id }).delete();
+        if (await openApprovalOf(db, ASSET.type, asset.id)) throw conflict('APPROVAL_PENDING', `Asset ${asset.id} is waiting for approval.`);
+        await deleteComponent(db, { type: ASSET, id: asset.id, actor: actorOf(identity!) });
         const stillUsed = await db(ASSET_TABLE).where({ storage_key: asset.storage_key }).first('id');
         if (!stillUsed) await storage.remove(asset.storage_key);
         ctx.status = 204;
       },
     }),
   ];
+}
+
+/** The current lifecycle fields, laid over a published revision's own fields. */
+function lifecycleOf(asset: AssetRow): Record<string, unknown> {
+  const { status, published_rev, published_at, created_by, created_at, updated_at } = asset;
+  return { status, published_rev, published_at, created_by, created_at, updated_at };
 }

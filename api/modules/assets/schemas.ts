@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
 import { LOG_TYPES } from '../../../workflows/archival/definitions';
+import { Status } from '../content/collection-schemas';
 
 export const SiteId = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' });
 export const Folder = Type.String({ maxLength: 512, pattern: '^/([A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)?$' });
@@ -23,23 +24,15 @@ export const ListAssetsQuery = Type.Object({
   ...pageQueryFields,
   siteId: SiteId,
   folder: Type.Optional(Folder),
+  status: Type.Optional(Status),
   selectable: Type.Optional(Type.Boolean()),
 });
 
-export const AssetSchema = Type.Object({
-  id: Type.String(),
-  siteId: Type.String(),
-  name: Type.String(),
-  folder: Type.String(),
-  contentType: Type.String(),
-  sizeBytes: Type.Integer(),
-  sha256: Type.String(),
-  status: Type.String(),
-  publishedRev: Type.Union([Type.Integer(), Type.Null()]),
-  publishedAt: Type.Union([Type.String(), Type.Null()]),
-  createdAt: Type.String(),
-  updatedAt: Type.String(),
-});
+/** `POST /api/assets`: the `file` part travels beside these fields. */
+export const AssetUploadFields = Type.Object(
+  { siteId: SiteId, name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), folder: Type.Optional(Folder) },
+  { additionalProperties: false },
+);
 
 export const ArchiveStoredSchema = Type.Object({
   assetId: Type.String(),

@@ -1,0 +1,29 @@
+import { Decision } from '../../workflows/approvals/definitions';
+import { ApprovalsDeps } from './deps';
+
+export interface CallbackInput {
+  callbackPath: string;
+  decision: Decision;
+  revision: number;
+  correlationId: string;
+}
+
+/**
+ * POSTs the outcome to the component's approval callback with the internal token. Any answer but 2xx
+ * fails the attempt, and the workflow's retry policy tries again until the component takes it; the
+ * component treats the same revision twice as a no-op, so repeating is safe.
+ */
+export function deliverCallback({ config }: ApprovalsDeps) {
+  return async (input: CallbackInput): Promise<void> => {
+    const answer = await fetch(new URL(input.callbackPath, config.apiInternalUrl), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${config.internalToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: input.decision, revision: input.revision, correlationId: input.correlationId }),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(30000),
+    });
+    if (answer.status < 200 || answer.status >= 300) {
+      throw new Error(`the approval callback ${input.callbackPath} answered ${answer.status}`);
+    }
+  };
+}

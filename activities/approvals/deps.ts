@@ -1,0 +1,7 @@
+import { Config } from '../../lib/config';
+import { Db } from '../../data/db';
+
+export interface ApprovalsDeps {
+  db: Db;
+  config: Pick<Config, 'apiInternalUrl' | 'internalToken'>;
+}

@@ -1,0 +1,259 @@
+import { AppDeps } from '../../deps';
+import { Identity, requireSiteMember } from '../../http/identity';
+import { paginate } from '../../http/pagination';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+import { conflict, notFound } from '../../../lib/errors';
+import { uniqueOr409 } from '../../../data/db-errors';
+import { findApproval, openApprovalOf } from '../../../data/approvals/approvals';
+import { COMPONENT_TYPES, ComponentType } from '../../../data/content/component-types';
+import {
+  ComponentRow,
+  createComponent,
+  deleteComponent,
+  editComponent,
+  findComponent,
+  presentComponent,
+  publishComponentRevision,
+  restoreComponent,
+  setComponentStatus,
+  Written,
+} from '../../../data/content/components';
+import { Actor, historyOf, rowAtRevision } from '../../../data/content/revisions';
+import { CallbackBody, createBody, editBody, HistorySchema, IdParams, ListQuery, PublishBody, RevisionParams } from './collection-schemas';
+import { startPublish } from './start-publish';
+
+export const actorOf = (identity: Identity): Actor => ({ id: identity.id, name: identity.name || null });
+
+const EDITOR = access.roles('EDITOR');
+
+/**
+ * The endpoints every versioned collection has (versioning.md), built from the type's registration:
+ * create, list, get, edit, delete, history, a revision, restore, publish, archive, preview, and the
+ * internal approval callback.
+ */
+export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[] {
+  const { db } = deps;
+  const tag = type.collection.split('/')[2];
+  const label = type.type;
+  const valuesOf = (body: Record<string, unknown>) => {
+    const { name, siteId: _siteId, ...fields } = body;
+    return { name: name as string, fields };
+  };
+  const slugTaken = <T>(write: () => Promise<T>) => uniqueOr409(write, 'COMPONENT_SLUG_TAKEN', `Another ${label} of this site has that slug.`);
+
+  /** The entity, in a site the caller belongs to; 404 for an unknown id. */
+  const memberEntity = async (id: string, identity: Identity): Promise<ComponentRow> => {
+    const row = await findComponent(db, type, id);
+    if (!row) throw notFound(`No ${label} ${id}.`);
+    requireSiteMember(identity, row.site_id);
+    return row;
+  };
+  const written = (result: Written | null, id: string) => {
+    if (!result) throw notFound(`No ${label} ${id}.`);
+    return presentComponent(type, result.row);
+  };
+
+  const routes: AnyRoute[] = [];
+  if (!type.ownRoutes?.includes('create')) {
+    routes.push(
+      defineRoute({
+        method: 'post',
+        path: type.collection,
+        tag,
+        summary: `Create a ${label} draft`,
+        access: EDITOR,
+        body: createBody(type),
+        responses: { 201: { description: 'the draft' } },
+        handler: async (ctx, { body: fields, identity }) => {
+          const body = fields as Record<string, unknown> & { siteId: string };
+          requireSiteMember(identity!, body.siteId);
+          const values = valuesOf(body);
+          for (const field of type.fields) if (field.writable && !(field.name in values.fields) && field.default !== undefined) values.fields[field.name] = field.default;
+          const created = await slugTaken(() => createComponent(db, { type, siteId: body.siteId, values, actor: actorOf(identity!) }));
+          ctx.status = 201;
+          ctx.body = presentComponent(type, created.row);
+        },
+      }),
+    );
+  }
+  if (!type.ownRoutes?.includes('list')) {
+    routes.push(
+      defineRoute({
+        method: 'get',
+        path: type.collection,
+        tag,
+        summary: `The ${label} drafts of a site, newest first`,
+        access: access.user,
+        query: ListQuery,
+        responses: { 200: { description: 'a page of drafts' } },
+        handler: async (ctx, { query, identity }) => {
+          requireSiteMember(identity!, query.siteId);
+          const rows = db(type.table).select('*').where({ site_id: query.siteId });
+          if (query.status) rows.andWhere({ status: query.status });
+          const page = await paginate<ComponentRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
+          ctx.body = { items: page.items.map((row) => presentComponent(type, row)), nextCursor: page.nextCursor };
+        },
+      }),
+    );
+  }
+  if (!type.ownRoutes?.includes('delete')) {
+    routes.push(
+      defineRoute({
+        method: 'delete',
+        path: `${type.collection}/:id`,
+        tag,
+        summary: `Delete a ${label}; its history stays in the audit`,
+        access: EDITOR,
+        params: IdParams,
+        responses: { 204: { description: 'deleted' } },
+        handler: async (ctx, { params, identity }) => {
+          await memberEntity(params.id, identity!);
+          if (await openApprovalOf(db, type.type, params.id)) throw conflict('APPROVAL_PENDING', `${label} ${params.id} is waiting for approval.`);
+          if (!(await deleteComponent(db, { type, id: params.id, actor: actorOf(identity!) }))) throw notFound(`No ${label} ${params.id}.`);
+          ctx.status = 204;
+        },
+      }),
+    );
+  }
+
+  routes.push(
+    defineRoute({
+      method: 'get',
+      path: `${type.collection}/:id`,
+      tag,
+      summary: `The latest draft of a ${label}`,
+      access: access.user,
+      params: IdParams,
+      responses: { 200: { description: 'the draft' } },
+      handler: async (ctx, { params, identity }) => {
+        ctx.body = presentComponent(type, await memberEntity(params.id, identity!));
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: `${type.collection}/:id`,
+      tag,
+      summary: `Edit a ${label}: a new revision of the draft; what is published does not change`,
+      access: EDITOR,
+      params: IdParams,
+      body: editBody(type),
+      responses: { 200: { description: 'the draft' } },
+      handler: async (ctx, { params, body, identity }) => {
+        await memberEntity(params.id, identity!);
+        ctx.body = written(await slugTaken(() => editComponent(db, { type, id: params.id, values: valuesOf(body), actor: actorOf(identity!) })), params.id);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${type.collection}/:id/history`,
+      tag,
+      summary: `The revisions of a ${label}, newest first`,
+      access: access.user,
+      params: IdParams,
+      responses: { 200: { description: 'the history', schema: HistorySchema } },
+      handler: async (ctx, { params, identity }) => {
+        await memberEntity(params.id, identity!);
+        ctx.body = { items: await historyOf(db, type, params.id) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${type.collection}/:id/history/:rev`,
+      tag,
+      summary: `A ${label} as it was at one revision`,
+      access: access.user,
+      params: RevisionParams,
+      responses: { 200: { description: 'the entity at that revision' } },
+      handler: async (ctx, { params, identity }) => {
+        await memberEntity(params.id, identity!);
+        const row = await rowAtRevision(db, type, params.id, params.rev);
+        if (!row) throw notFound(`${label} ${params.id} has no revision ${params.rev}.`, 'REVISION_NOT_FOUND');
+        ctx.body = { ...presentComponent(type, row), rev: params.rev };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${type.collection}/:id/restore/:rev`,
+      tag,
+      summary: `Make a ${label}'s draft the state at a revision, as a new revision`,
+      access: EDITOR,
+      params: RevisionParams,
+      responses: { 200: { description: 'the restored draft' } },
+      handler: async (ctx, { params, identity }) => {
+        await memberEntity(params.id, identity!);
+        if (!(await rowAtRevision(db, type, params.id, params.rev))) throw notFound(`${label} ${params.id} has no revision ${params.rev}.`, 'REVISION_NOT_FOUND');
+        ctx.body = written(await slugTaken(() => restoreComponent(db, { type, id: params.id, rev: params.rev, actor: actorOf(identity!) })), params.id);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${type.collection}/:id/publish`,
+      tag,
+      summary: `Publish a ${label}'s latest revision, through approval when a policy asks for one`,
+      access: EDITOR,
+      params: IdParams,
+      body: PublishBody,
+      bodyOptional: true,
+      responses: { 200: { description: 'published' }, 202: { description: 'waiting for approval' } },
+      handler: async (ctx, { params, body, identity }) => {
+        const row = await memberEntity(params.id, identity!);
+        const answer = await startPublish(deps, { type, row, identity: identity!, comment: body.comment ?? null });
+        ctx.status = answer.status;
+        ctx.body = answer.body;
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${type.collection}/:id/archive`,
+      tag,
+      summary: `Archive a ${label}: the runtime stops serving it until it is published again`,
+      access: EDITOR,
+      params: IdParams,
+      responses: { 200: { description: 'archived' } },
+      handler: async (ctx, { params, identity }) => {
+        await memberEntity(params.id, identity!);
+        if (await openApprovalOf(db, type.type, params.id)) throw conflict('APPROVAL_PENDING', `${label} ${params.id} is waiting for approval.`);
+        ctx.body = written(await setComponentStatus(db, { type, id: params.id, status: 'ARCHIVED', actor: actorOf(identity!) }), params.id);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${type.collection}/:id/preview`,
+      tag,
+      summary: `The ${label}'s draft as it would be published`,
+      access: EDITOR,
+      params: IdParams,
+      responses: { 200: { description: 'the draft' } },
+      handler: async (ctx, { params, identity }) => {
+        ctx.body = presentComponent(type, await memberEntity(params.id, identity!));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${type.collection}/:id/approval-callback`,
+      tag,
+      summary: `The approval's outcome for a ${label} (the publish workflow): APPROVED publishes exactly that revision`,
+      access: access.internal,
+      params: IdParams,
+      body: CallbackBody,
+      responses: { 200: { description: 'the entity after the decision' } },
+      handler: async (ctx, { params, body }) => {
+        // The revision that publishes (or rejects) is the last decider's.
+        const approval = await findApproval(db, body.correlationId);
+        const last = approval?.decisions[approval.decisions.length - 1];
+        const actor: Actor = last ? { id: last.decidedBy, name: last.decidedByName } : { id: 'approvals', name: null };
+        const result =
+          body.decision === 'APPROVED'
+            ? await publishComponentRevision(db, { type, id: params.id, rev: body.revision, actor })
+            : await setComponentStatus(db, { type, id: params.id, status: 'REJECTED', actor, onlyFrom: 'PENDING_APPROVAL' });
+        ctx.body = written(result, params.id);
+      },
+    }),
+  );
+  return routes;
+}
+
+/** Every registered type's collection. */
+export function componentRoutes(deps: AppDeps): AnyRoute[] {
+  return COMPONENT_TYPES.flatMap((type) => collectionRoutes(deps, type));
+}

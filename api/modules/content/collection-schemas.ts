@@ -1,0 +1,54 @@
+import { TObject, TSchema, Type } from '@sinclair/typebox';
+import { pageQueryFields } from '../../http/pagination';
+import { ComponentType } from '../../../data/content/component-types';
+
+export const SiteId = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' });
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+export const Status = Type.Union(['DRAFT', 'PENDING_APPROVAL', 'PUBLISHED', 'REJECTED', 'ARCHIVED'].map((status) => Type.Literal(status)));
+
+export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const RevisionParams = Type.Object({ id: Type.String({ format: 'uuid' }), rev: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+
+function writableFields(type: ComponentType, forCreate: boolean): Record<string, TSchema> {
+  const properties: Record<string, TSchema> = {};
+  for (const field of type.fields.filter((candidate) => candidate.writable)) {
+    properties[field.name] = forCreate && field.default !== undefined ? Type.Optional(field.schema) : field.schema;
+  }
+  return properties;
+}
+
+/** `POST {collection}`: the site, the name and every writable field (those with a default may be left out). */
+export function createBody(type: ComponentType): TObject {
+  return Type.Object({ siteId: SiteId, name: Name, ...writableFields(type, true) }, { additionalProperties: false });
+}
+
+/** `PUT {collection}/{id}`: the whole draft again; the site does not change. */
+export function editBody(type: ComponentType): TObject {
+  return Type.Object({ name: Name, ...writableFields(type, false) }, { additionalProperties: false });
+}
+
+export const ListQuery = Type.Object({ ...pageQueryFields, siteId: SiteId, status: Type.Optional(Status) });
+
+export const PublishBody = Type.Object({ comment: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false });
+
+export const CallbackBody = Type.Object(
+  {
+    decision: Type.Union([Type.Literal('APPROVED'), Type.Literal('REJECTED')]),
+    revision: Type.Integer({ minimum: 1 }),
+    correlationId: Type.String({ format: 'uuid' }),
+  },
+  { additionalProperties: false },
+);
+
+export const HistorySchema = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      rev: Type.Integer(),
+      revType: Type.Integer({ description: '0 created, 1 changed, 2 deleted' }),
+      userId: Type.Union([Type.String(), Type.Null()]),
+      userName: Type.Union([Type.String(), Type.Null()]),
+      at: Type.String(),
+      status: Type.String(),
+    }),
+  ),
+});

@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox';
+import { AppDeps } from '../../deps';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+import { notFound } from '../../../lib/errors';
+import { COMPONENT_TYPES } from '../../../data/content/component-types';
+import { SiteId } from './collection-schemas';
+
+const PublicParams = Type.Object({ siteId: SiteId, slug: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/**
+ * The runtime visitors see: `GET /api/public/sites/{siteId}/{pages|web-content|navigation|forms}/{slug}`
+ * serves the published snapshot only, never a draft; 404 before the first publish and once archived.
+ */
+export function publicRoutes({ db }: AppDeps): AnyRoute[] {
+  return COMPONENT_TYPES.filter((type) => type.publicPath).map((type) =>
+    defineRoute({
+      method: 'get',
+      path: `/api/public/sites/:siteId/${type.publicPath}/:slug`,
+      tag: 'public',
+      summary: `The published ${type.type} with that slug`,
+      access: access.public,
+      params: PublicParams,
+      responses: { 200: { description: 'the published snapshot' } },
+      handler: async (ctx, { params }) => {
+        // The slug of the published snapshot, which a later draft may have changed.
+        const row = (await db(type.table)
+          .where({ site_id: params.siteId })
+          .whereNot({ status: 'ARCHIVED' })
+          .whereRaw("published_snapshot->>'slug' = ?", [params.slug])
+          .first('published_snapshot', 'published_rev', 'published_at')) as { published_snapshot: Record<string, unknown>; published_rev: number; published_at: Date } | undefined;
+        if (!row) throw notFound(`Site ${params.siteId} has no published ${type.type} ${params.slug}.`);
+        ctx.body = { ...row.published_snapshot, publishedRev: row.published_rev, publishedAt: row.published_at.toISOString() };
+      },
+    }),
+  );
+}

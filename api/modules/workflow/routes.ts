@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import { AppDeps } from '../../deps';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { requireSiteMember } from '../../http/identity';
+import { paginate, pageQueryFields } from '../../http/pagination';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+import { Type } from '@sinclair/typebox';
+import { conflict, notFound } from '../../../lib/errors';
+import { uniqueOr409 } from '../../../data/db-errors';
+import { APPROVAL_TABLE, ApprovalRow, decideApproval, findApproval, POLICY_TABLE, PolicyRow, resolvePolicy, submitApproval } from '../../../data/approvals/approvals';
+import { componentType } from '../../../data/content/component-types';
+import { startWorkflow } from '../../../temporal-config/client';
+import { TaskQueues } from '../../../temporal-config/task-queues';
+import { decisionSignal, PublishInput, publishWorkflowId } from '../../../workflows/approvals/definitions';
+import { publishComponent } from '../../../workflows/approvals/publish-component';
+import { SearchAttributeKeys } from '../../../workflows/search-attributes';
+import { CorrelationParams, DecideBody, PolicyBody, PolicyIdParams, QueueQuery, SubmitBody } from './schemas';
+
+const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
+
+function presentPolicy(row: PolicyRow) {
+  return {
+    id: row.id,
+    componentType: row.component_type,
+    siteId: row.site_id,
+    workflowDefinitionId: row.workflow_definition_id,
+    enabled: row.enabled,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export function presentApproval(row: ApprovalRow) {
+  return {
+    correlationId: row.correlation_id,
+    componentType: row.component_type,
+    siteId: row.site_id,
+    resourceId: row.resource_id,
+    revision: row.revision,
+    callbackPath: row.callback_path,
+    requestedBy: row.requested_by,
+    title: row.title,
+    comment: row.comment,
+    status: row.status,
+    stages: row.stages,
+    currentStage: row.current_stage,
+    decisions: row.decisions,
+    workflowId: row.workflow_id,
+    createdAt: iso(row.created_at),
+    decidedAt: iso(row.decided_at),
+  };
+}
+
+const policyExists = 'A policy for this component type and site exists already.';
+
+/** The approvals module: policies, the internal submit endpoint, the managers' queue and the decide endpoint. */
+export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
+  const ADMIN = access.roles('ADMIN');
+  const findPolicy = async (id: string): Promise<PolicyRow> => {
+    const row = (await db(POLICY_TABLE).where({ id }).first()) as PolicyRow | undefined;
+    if (!row) throw notFound(`No approval policy ${id}.`);
+    return row;
+  };
+  const definitionExists = async (id: string | null | undefined) => {
+    if (!id) return;
+    const definitions = componentType('WORKFLOW_DEFINITION')!;
+    if (!(await db(definitions.table).where({ id }).first('id'))) throw notFound(`No workflow definition ${id}.`);
+  };
+  const policyColumns = (body: { componentType: string; siteId: string | null; workflowDefinitionId?: string | null; enabled: boolean }) => ({
+    component_type: body.componentType,
+    site_id: body.siteId,
+    workflow_definition_id: body.workflowDefinitionId ?? null,
+    enabled: body.enabled,
+  });
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/workflow/approvals/policies',
+      tag: 'workflow',
+      summary: 'Approval policies',
+      access: ADMIN,
+      query: Type.Object({ ...pageQueryFields }),
+      responses: { 200: { description: 'a page of policies' } },
+      handler: async (ctx, { query }) => {
+        const page = await paginate<PolicyRow>({ query: db(POLICY_TABLE).select('*'), limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
+        ctx.body = { items: page.items.map(presentPolicy), nextCursor: page.nextCursor };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/workflow/approvals/policies',
+      tag: 'workflow',
+      summary: 'Create an approval policy for a component type, in a site or globally (siteId null)',
+      access: ADMIN,
+      body: PolicyBody,
+      responses: { 201: { description: 'the policy' } },
+      handler: async (ctx, { body }) => {
+        await definitionExists(body.workflowDefinitionId);
+        const [row] = await uniqueOr409(() => db(POLICY_TABLE).insert(policyColumns(body)).returning('*'), 'APPROVAL_POLICY_EXISTS', policyExists);
+        ctx.status = 201;
+        ctx.body = presentPolicy(row);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/workflow/approvals/policies/:id',
+      tag: 'workflow',
+      summary: 'One approval policy',
+      access: ADMIN,
+      params: PolicyIdParams,
+      responses: { 200: { description: 'the policy' } },
+      handler: async (ctx, { params }) => {
+        ctx.body = presentPolicy(await findPolicy(params.id));
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/api/workflow/approvals/policies/:id',
+      tag: 'workflow',
+      summary: 'Replace an approval policy',
+      access: ADMIN,
+      params: PolicyIdParams,
+      body: PolicyBody,
+      responses: { 200: { description: 'the policy' } },
+      handler: async (ctx, { params, body }) => {
+        await findPolicy(params.id);
+        await definitionExists(body.workflowDefinitionId);
+        const [row] = await uniqueOr409(
+          () => db(POLICY_TABLE).where({ id: params.id }).update({ ...policyColumns(body), updated_at: db.fn.now() }).returning('*'),
+          'APPROVAL_POLICY_EXISTS',
+          policyExists,
+        );
+        ctx.body = presentPolicy(row);
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/workflow/approvals/policies/:id',
+      tag: 'workflow',
+      summary: 'Delete an approval policy',
+      access: ADMIN,
+      params: PolicyIdParams,
+      responses: { 204: { description: 'deleted' } },
+      handler: async (ctx, { params }) => {
+        await findPolicy(params.id);
+        await db(POLICY_TABLE).where({ id: params.id }).delete();
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/workflow/approvals/submit',
+      tag: 'workflow',
+      summary: 'Submit a revision for approval (internal): records the approval and starts its workflow when the policy requires one',
+      access: access.internal,
+      body: SubmitBody,
+      responses: { 200: { description: '{ required, correlationId? }' } },
+      handler: async (ctx, { body }) => {
+        const policy = await resolvePolicy(db, body.componentType, body.siteId);
+        if (!policy || !policy.enabled) {
+          ctx.body = { required: false };
+          return;
+        }
+        const input: PublishInput = { ...body, title: body.title ?? null, comment: null, correlationId: randomUUID() };
+        const workflowId = publishWorkflowId(body.componentType, body.resourceId);
+        const submitted = await submitApproval(db, { ...input, correlationId: input.correlationId!, workflowId });
+        try {
+          await startWorkflow(temporal, publishComponent, {
+            workflowId,
+            taskQueue: TaskQueues.approvals,
+            args: [input],
+            typedSearchAttributes: [
+              { key: SearchAttributeKeys.SiteId, value: body.siteId },
+              { key: SearchAttributeKeys.ComponentType, value: body.componentType },
+            ],
+            alreadyRunningCode: 'APPROVAL_PENDING',
+          });
+        } catch (error) {
+          // No workflow will ever decide it: the approval must not block the resource.
+          await db(APPROVAL_TABLE).where({ correlation_id: input.correlationId }).delete();
+          throw error;
+        }
+        ctx.body = { required: submitted.required, correlationId: submitted.correlationId };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/workflow/approvals',
+      tag: 'workflow',
+      summary: "The approval queue: approvals of the caller's sites, newest first",
+      access: access.roles('MANAGER'),
+      query: Type.Object({ ...pageQueryFields, ...QueueQuery.properties }),
+      responses: { 200: { description: 'a page of approvals' } },
+      handler: async (ctx, { query, identity }) => {
+        const rows = db(APPROVAL_TABLE).select('*');
+        if (!identity!.roles.includes('ADMIN')) rows.whereIn('site_id', identity!.sites);
+        if (query.status) rows.andWhere({ status: query.status });
+        const page = await paginate<ApprovalRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'correlation_id' });
+        ctx.body = { items: page.items.map(presentApproval), nextCursor: page.nextCursor };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/workflow/approvals/:correlationId',
+      tag: 'workflow',
+      summary: 'One approval with its decisions',
+      access: access.user,
+      params: CorrelationParams,
+      responses: { 200: { description: 'the approval' } },
+      handler: async (ctx, { params, identity }) => {
+        const approval = await findApproval(db, params.correlationId);
+        if (!approval) throw notFound(`No approval ${params.correlationId}.`);
+        requireSiteMember(identity!, approval.site_id);
+        ctx.body = presentApproval(approval);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/workflow/approvals/:correlationId/decide',
+      tag: 'workflow',
+      summary: "Decide the current stage of an approval (that stage's role in the site, or ADMIN)",
+      access: access.user,
+      params: CorrelationParams,
+      body: DecideBody,
+      responses: { 200: { description: 'the approval' } },
+      handler: async (ctx, { params, body, identity }) => {
+        const user = identity!;
+        const decided = await decideApproval(db, {
+          correlationId: params.correlationId,
+          decider: { id: user.id, name: user.name || null, roles: user.roles, sites: user.sites },
+          decision: body.decision,
+          comment: body.comment ?? null,
+          deliver: async (stage, workflowId) => {
+            try {
+              await temporal.client.workflow.getHandle(workflowId).signal(decisionSignal, { stage, decision: body.decision, decidedBy: user.id });
+            } catch (error) {
+              if (error instanceof WorkflowNotFoundError) throw conflict('ALREADY_DECIDED', 'The publish workflow of this approval has ended.');
+              throw error;
+            }
+          },
+        });
+        ctx.body = presentApproval(decided);
+      },
+    }),
+  ];
+}

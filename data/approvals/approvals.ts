@@ -1,0 +1,170 @@
+import { Knex } from 'knex';
+import { conflict, forbidden, notFound } from '../../lib/errors';
+import { ApprovalStage, Decision, DEFAULT_STAGES, PublishInput } from '../../workflows/approvals/definitions';
+import { componentType } from '../content/component-types';
+import { setComponentStatus } from '../content/components';
+import { rowAtRevision } from '../content/revisions';
+
+export const POLICY_TABLE = 'workflow.approval_policy';
+export const APPROVAL_TABLE = 'workflow.approval';
+
+export interface PolicyRow {
+  id: string;
+  component_type: string;
+  site_id: string | null;
+  workflow_definition_id: string | null;
+  enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DecisionRecord {
+  stage: number;
+  stageName: string;
+  decision: Decision;
+  decidedBy: string;
+  decidedByName: string | null;
+  comment: string | null;
+  at: string;
+}
+
+export interface ApprovalRow {
+  correlation_id: string;
+  component_type: string;
+  site_id: string;
+  resource_id: string;
+  revision: number;
+  callback_path: string;
+  requested_by: string;
+  title: string | null;
+  comment: string | null;
+  status: 'PENDING' | 'APPROVED' | 'REJECTED';
+  stages: ApprovalStage[];
+  current_stage: number;
+  decisions: DecisionRecord[];
+  workflow_id: string;
+  created_at: Date;
+  decided_at: Date | null;
+}
+
+/** The site's policy when it has one, else the global one, else none. */
+export async function resolvePolicy(db: Knex, componentTypeName: string, siteId: string): Promise<PolicyRow | null> {
+  const rows = (await db(POLICY_TABLE)
+    .where({ component_type: componentTypeName })
+    .andWhere((where) => where.where({ site_id: siteId }).orWhereNull('site_id'))) as PolicyRow[];
+  return rows.find((row) => row.site_id === siteId) ?? rows.find((row) => row.site_id === null) ?? null;
+}
+
+/** The stages of the bound workflow definition's published revision; one MANAGER stage without one. */
+async function stagesOf(db: Knex, policy: PolicyRow): Promise<ApprovalStage[]> {
+  if (!policy.workflow_definition_id) return DEFAULT_STAGES;
+  const definitions = componentType('WORKFLOW_DEFINITION')!;
+  const definition = (await db(definitions.table).where({ id: policy.workflow_definition_id }).first('published_rev')) as { published_rev: number | null } | undefined;
+  const published = definition?.published_rev ? await rowAtRevision(db, definitions, policy.workflow_definition_id, definition.published_rev) : undefined;
+  if (!published) {
+    throw conflict('WORKFLOW_DEFINITION_NOT_PUBLISHED', `The workflow definition ${policy.workflow_definition_id} bound to this policy has no published revision.`);
+  }
+  return published.stages as ApprovalStage[];
+}
+
+export interface Submitted {
+  required: boolean;
+  correlationId: string | null;
+  stages: ApprovalStage[];
+}
+
+/**
+ * Submits a revision for approval: when the resolved policy requires one, records the approval (the
+ * manager's task) and marks a registered component PENDING_APPROVAL. Safe to repeat with the same
+ * correlation id; another open approval of the resource is 409 APPROVAL_PENDING.
+ */
+export async function submitApproval(db: Knex, input: PublishInput & { correlationId: string; workflowId: string }): Promise<Submitted> {
+  const policy = await resolvePolicy(db, input.componentType, input.siteId);
+  if (!policy || !policy.enabled) return { required: false, correlationId: null, stages: [] };
+  const earlier = (await db(APPROVAL_TABLE).where({ correlation_id: input.correlationId }).first()) as ApprovalRow | undefined;
+  if (!earlier) {
+    const stages = await stagesOf(db, policy);
+    const row = {
+      correlation_id: input.correlationId,
+      component_type: input.componentType,
+      site_id: input.siteId,
+      resource_id: input.resourceId,
+      revision: input.revision,
+      callback_path: input.callbackPath,
+      requested_by: input.requestedBy,
+      title: input.title,
+      comment: input.comment,
+      status: 'PENDING',
+      stages: JSON.stringify(stages),
+      workflow_id: input.workflowId,
+    };
+    // The partial unique index keeps one open approval per resource.
+    const insert = db(APPROVAL_TABLE).insert(row).toSQL();
+    const { rows: inserted } = await db.raw(`${insert.sql} on conflict (component_type, resource_id) where status = 'PENDING' do nothing returning correlation_id`, insert.bindings);
+    if (inserted.length === 0) throw conflict('APPROVAL_PENDING', `An approval of ${input.componentType} ${input.resourceId} is already open.`);
+  }
+  const approval = (await db(APPROVAL_TABLE).where({ correlation_id: input.correlationId }).first()) as ApprovalRow;
+  const type = componentType(input.componentType);
+  if (type && approval.status === 'PENDING') {
+    await setComponentStatus(db, { type, id: input.resourceId, status: 'PENDING_APPROVAL', actor: { id: input.requestedBy, name: null } });
+  }
+  return { required: true, correlationId: approval.correlation_id, stages: approval.stages };
+}
+
+export async function findApproval(db: Knex, correlationId: string): Promise<ApprovalRow | undefined> {
+  return db(APPROVAL_TABLE).where({ correlation_id: correlationId }).first();
+}
+
+export async function openApprovalOf(db: Knex, componentTypeName: string, resourceId: string): Promise<ApprovalRow | undefined> {
+  return db(APPROVAL_TABLE).where({ component_type: componentTypeName, resource_id: resourceId, status: 'PENDING' }).first();
+}
+
+export interface Decider {
+  id: string;
+  name: string | null;
+  roles: string[];
+  sites: string[];
+}
+
+/**
+ * Records one stage's decision under a row lock, then runs `deliver` (the signal to the publish workflow)
+ * before the lock is released: a decision the workflow did not receive is not recorded either.
+ */
+export async function decideApproval(
+  db: Knex,
+  args: { correlationId: string; decider: Decider; decision: Decision; comment: string | null; deliver: (stage: number, workflowId: string) => Promise<void> },
+): Promise<ApprovalRow> {
+  return db.transaction(async (trx) => {
+    const approval = (await trx(APPROVAL_TABLE).where({ correlation_id: args.correlationId }).forUpdate().first()) as ApprovalRow | undefined;
+    if (!approval) throw notFound(`No approval ${args.correlationId}.`);
+    const admin = args.decider.roles.includes('ADMIN');
+    if (!admin && !args.decider.sites.includes(approval.site_id)) throw forbidden(`You do not belong to site ${approval.site_id}.`);
+    if (approval.requested_by === args.decider.id) throw forbidden('Nobody decides their own request.', 'SELF_APPROVAL_FORBIDDEN');
+    if (approval.status !== 'PENDING') throw conflict('ALREADY_DECIDED', `This approval is already ${approval.status}.`);
+    const stage = approval.stages[approval.current_stage];
+    if (!admin && !args.decider.roles.includes(stage.role)) throw forbidden(`Stage "${stage.name}" is decided by the role ${stage.role}.`);
+
+    const record: DecisionRecord = {
+      stage: approval.current_stage,
+      stageName: stage.name,
+      decision: args.decision,
+      decidedBy: args.decider.id,
+      decidedByName: args.decider.name,
+      comment: args.comment,
+      at: new Date().toISOString(),
+    };
+    const last = approval.current_stage === approval.stages.length - 1;
+    const finished = args.decision === 'REJECTED' || last;
+    const [updated] = (await trx(APPROVAL_TABLE)
+      .where({ correlation_id: args.correlationId })
+      .update({
+        decisions: JSON.stringify([...approval.decisions, record]),
+        current_stage: finished ? approval.current_stage : approval.current_stage + 1,
+        status: finished ? args.decision : 'PENDING',
+        decided_at: finished ? trx.fn.now() : null,
+      })
+      .returning('*')) as ApprovalRow[];
+    await args.deliver(approval.current_stage, approval.workflow_id);
+    return updated;
+  });
+}

@@ -1,0 +1,112 @@
+import { TSchema, Type } from '@sinclair/typebox';
+import { ComponentTypeName, DEFAULT_STAGES } from '../../workflows/approvals/definitions';
+
+/** One field of a component besides `id`, `siteId`, `name` and the lifecycle fields. */
+export interface ComponentField {
+  /** The JSON name; the column is its snake_case. */
+  name: string;
+  schema: TSchema;
+  /** Written by the collection's create and edit; read-only fields are shown only. */
+  writable: boolean;
+  /** Stored as jsonb. */
+  json?: boolean;
+  /** Taken when a create leaves the field out; fields without one are required. */
+  default?: unknown;
+}
+
+export interface ComponentType {
+  type: ComponentTypeName;
+  table: string;
+  collection: string;
+  /** Content entities keep the published state as `published_snapshot` and are served by the runtime. */
+  content: boolean;
+  /** The runtime path under `/api/public/sites/{siteId}/`, for content served to visitors. */
+  publicPath?: string;
+  fields: ComponentField[];
+  /** Collection routes the type's own module answers instead (assets are created by upload). */
+  ownRoutes?: Array<'create' | 'list' | 'delete'>;
+}
+
+const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9][a-z0-9-]*$' });
+const Json = Type.Record(Type.String(), Type.Unknown());
+const Text = (maxLength: number) => Type.String({ maxLength });
+
+const CONTENT_FIELDS: ComponentField[] = [
+  { name: 'slug', schema: Slug, writable: true },
+  { name: 'title', schema: Type.String({ minLength: 1, maxLength: 500 }), writable: true },
+  { name: 'data', schema: Json, writable: true, json: true },
+];
+
+const content = (type: ComponentTypeName, table: string, collection: string, publicPath?: string): ComponentType => ({
+  type,
+  table,
+  collection,
+  content: true,
+  publicPath,
+  fields: CONTENT_FIELDS,
+});
+
+export const ApprovalStage = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100 }), role: Type.Union([Type.Literal('MANAGER'), Type.Literal('ADMIN'), Type.Literal('EDITOR')]) },
+  { additionalProperties: false },
+);
+
+/** The ten versioned types. An eleventh is a table and its `_aud` table in a migration, and a line here. */
+export const COMPONENT_TYPES: readonly ComponentType[] = [
+  content('PAGE', 'content.page', '/api/content/pages', 'pages'),
+  content('PAGE_LAYOUT', 'content.page_layout', '/api/content/page-layouts'),
+  content('PORTLET', 'content.portlet', '/api/content/portlets'),
+  content('WEB_CONTENT', 'content.web_content', '/api/content/web-content', 'web-content'),
+  content('NAVIGATION', 'content.navigation', '/api/content/navigation', 'navigation'),
+  content('DYNAMIC_FORM', 'forms.dynamic_form', '/api/forms', 'forms'),
+  {
+    type: 'ASSET',
+    table: 'assets.asset',
+    collection: '/api/assets',
+    content: false,
+    ownRoutes: ['create', 'list', 'delete'],
+    fields: [
+      { name: 'folder', schema: Type.String({ maxLength: 512, pattern: '^/([A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)?$' }), writable: true },
+      { name: 'contentType', schema: Type.String(), writable: false },
+      { name: 'sizeBytes', schema: Type.Integer(), writable: false },
+      { name: 'sha256', schema: Type.String(), writable: false },
+    ],
+  },
+  {
+    type: 'EMAIL_TEMPLATE',
+    table: 'email.email_template',
+    collection: '/api/email/templates',
+    content: false,
+    fields: [
+      { name: 'roleKey', schema: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()]), writable: true, default: null },
+      { name: 'subjectEn', schema: Text(998), writable: true },
+      { name: 'bodyEn', schema: Text(1_000_000), writable: true },
+      { name: 'subjectAr', schema: Text(998), writable: true },
+      { name: 'bodyAr', schema: Text(1_000_000), writable: true },
+    ],
+  },
+  {
+    type: 'SOAP_COMPONENT',
+    table: 'integration.soap_component',
+    collection: '/api/integration/soap-components',
+    content: false,
+    fields: [
+      { name: 'serviceUrl', schema: Type.String({ maxLength: 2048, pattern: '^https?://' }), writable: true },
+      { name: 'soapMethodName', schema: Type.String({ minLength: 1, maxLength: 200 }), writable: true },
+      { name: 'sampleRequest', schema: Text(1_000_000), writable: true },
+    ],
+  },
+  {
+    type: 'WORKFLOW_DEFINITION',
+    table: 'workflow.workflow_definition',
+    collection: '/api/workflow/definitions',
+    content: false,
+    fields: [{ name: 'stages', schema: Type.Array(ApprovalStage, { minItems: 1, maxItems: 10 }), writable: true, json: true, default: DEFAULT_STAGES }],
+  },
+];
+
+export function componentType(type: string): ComponentType | undefined {
+  return COMPONENT_TYPES.find((candidate) => candidate.type === type);
+}
+
+export const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

@@ -1,0 +1,131 @@
+import { Knex } from 'knex';
+import { COMPONENT_TYPES, ComponentType } from './component-types';
+
+export const REVINFO_TABLE = 'public.revinfo';
+
+/** 0 created, 1 changed, 2 deleted: as Hibernate Envers writes it. */
+export type RevType = 0 | 1 | 2;
+
+/** Who made a change; written to `revinfo` beside the revision. */
+export interface Actor {
+  id: string;
+  name: string | null;
+}
+
+const AUDIT_COLUMNS = ['rev', 'revtype'];
+
+interface ColumnInfo {
+  column_name: string;
+  data_type: string;
+  udt_name: string;
+}
+
+async function columnsOf(db: Knex, qualified: string): Promise<ColumnInfo[]> {
+  const [schema, table] = qualified.split('.');
+  return db('information_schema.columns')
+    .where({ table_schema: schema, table_name: table })
+    .orderBy('ordinal_position')
+    .select('column_name', 'data_type', 'udt_name');
+}
+
+/**
+ * Every audited table and its `_aud` table agree column for column (names and types), the `_aud` table
+ * having `rev` and `revtype` besides. Answers each difference in words; the API and workers refuse to
+ * start on any.
+ */
+export async function auditTableDifferences(db: Knex, types: readonly ComponentType[] = COMPONENT_TYPES): Promise<string[]> {
+  const differences: string[] = [];
+  for (const { table } of types) {
+    const audited = await columnsOf(db, table);
+    const audit = (await columnsOf(db, `${table}_aud`)).filter((column) => !AUDIT_COLUMNS.includes(column.column_name));
+    if (audited.length === 0) differences.push(`${table} does not exist`);
+    if (audit.length === 0) {
+      differences.push(`${table}_aud does not exist`);
+      continue;
+    }
+    const byName = new Map(audit.map((column) => [column.column_name, column]));
+    for (const column of audited) {
+      const mirrored = byName.get(column.column_name);
+      if (!mirrored) differences.push(`${table}_aud lacks column ${column.column_name}`);
+      else if (mirrored.udt_name !== column.udt_name) {
+        differences.push(`${table}_aud.${column.column_name} is ${mirrored.udt_name}, ${table}.${column.column_name} is ${column.udt_name}`);
+      }
+      byName.delete(column.column_name);
+    }
+    for (const extra of byName.keys()) differences.push(`${table}_aud has column ${extra}, which ${table} lacks`);
+  }
+  return differences;
+}
+
+export async function assertAuditTablesMirror(db: Knex): Promise<void> {
+  const differences = await auditTableDifferences(db);
+  if (differences.length > 0) throw new Error(`audit tables do not mirror their tables: ${differences.join('; ')}`);
+}
+
+const columnCache = new Map<string, string[]>();
+
+async function auditedColumns(db: Knex, table: string): Promise<string[]> {
+  let columns = columnCache.get(table);
+  if (!columns) {
+    columns = (await columnsOf(db, table)).map((column) => column.column_name);
+    columnCache.set(table, columns);
+  }
+  return columns;
+}
+
+/**
+ * Writes a revision of one row: its `revinfo` row and a copy of the row as it is now into the `_aud` table,
+ * inside the caller's transaction, so the change and its history commit together. Answers the revision.
+ */
+export async function writeRevision(
+  trx: Knex.Transaction,
+  args: { type: ComponentType; id: string; siteId: string; revType: RevType; actor: Actor },
+): Promise<number> {
+  const [{ rev }] = (await trx(REVINFO_TABLE)
+    .insert({ user_id: args.actor.id, user_name: args.actor.name, site_id: args.siteId })
+    .returning('rev')) as Array<{ rev: number }>;
+  const columns = (await auditedColumns(trx, args.type.table)).map((column) => `"${column}"`).join(', ');
+  await trx.raw(`insert into ${args.type.table}_aud (${columns}, rev, revtype) select ${columns}, ?, ? from ${args.type.table} where id = ?`, [
+    rev,
+    args.revType,
+    args.id,
+  ]);
+  return rev;
+}
+
+export interface HistoryEntry {
+  rev: number;
+  revType: RevType;
+  userId: string | null;
+  userName: string | null;
+  at: string;
+  status: string;
+}
+
+/** The revisions of one entity, newest first. */
+export async function historyOf(db: Knex, type: ComponentType, id: string): Promise<HistoryEntry[]> {
+  const rows = (await db(`${type.table}_aud as a`)
+    .join(`${REVINFO_TABLE} as r`, 'r.rev', 'a.rev')
+    .where('a.id', id)
+    .orderBy('a.rev', 'desc')
+    .select('a.rev', 'a.revtype', 'a.status', 'r.user_id', 'r.user_name', 'r.revtstmp')) as Array<{
+    rev: number;
+    revtype: RevType;
+    status: string;
+    user_id: string | null;
+    user_name: string | null;
+    revtstmp: Date;
+  }>;
+  return rows.map((row) => ({ rev: row.rev, revType: row.revtype, userId: row.user_id, userName: row.user_name, at: row.revtstmp.toISOString(), status: row.status }));
+}
+
+/** The entity's row as it was at `rev`, or undefined when it has no such revision. */
+export async function rowAtRevision(db: Knex, type: ComponentType, id: string, rev: number): Promise<Record<string, unknown> | undefined> {
+  const columns = await auditedColumns(db, type.table);
+  return db(`${type.table}_aud`).where({ id, rev }).first(columns);
+}
+
+export async function latestRevision(db: Knex, type: ComponentType, id: string): Promise<number | null> {
+  const row = (await db(`${type.table}_aud`).where({ id }).max('rev as rev').first()) as { rev: number | null } | undefined;
+  return row?.rev ?? null;
+}
