@@ -47,6 +47,8 @@ export interface TestPlatform {
   deps: AppDeps;
   startApi(overrides?: Partial<AppDeps>): Promise<RunningApi>;
   startWorker(queues: TaskQueue[], extraEnv?: NodeJS.ProcessEnv): Promise<RunningWorker>;
+  /** The workers this platform started that are still alive. */
+  runningWorkers(): RunningWorker[];
   token(claims: TokenClaims): Promise<string>;
   close(): Promise<void>;
 }
@@ -190,6 +192,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     deps,
     startApi,
     startWorker,
+    runningWorkers: () => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null),
     token: (claims) => signToken({ secret: config.jwtSecret, claims }),
     close: async () => {
       await Promise.all(workers.map((worker) => worker.stop()));

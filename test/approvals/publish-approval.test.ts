@@ -1,0 +1,247 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { startTemporal } from '../../scripts/platform/temporal';
+import { connectTemporal } from '../../temporal-config/client';
+import { freePort } from '../support/slots';
+import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { call, expectProblem } from '../support/http';
+import { waitUntil } from '../deploy/harness';
+
+let platform: TestPlatform;
+let api: RunningApi;
+let admin: string;
+let editor: string;
+let managerA: string;
+let managerB: string;
+let viewer: string;
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  api = await platform.startApi();
+  // The worker calls the approval callbacks on this test's API.
+  await platform.startWorker(['approvals'], { API_INTERNAL_URL: api.url });
+  admin = await platform.token({ sub: 'ada', name: 'Ada Admin', roles: ['ADMIN'] });
+  editor = await platform.token({ sub: 'eda', name: 'Eda Editor', roles: ['EDITOR'], sites: ['site-a', 'site-b', 'site-c'] });
+  managerA = await platform.token({ sub: 'max', name: 'Max Manager', roles: ['MANAGER'], sites: ['site-a', 'site-c'] });
+  managerB = await platform.token({ sub: 'bea', roles: ['MANAGER'], sites: ['site-b'] });
+  viewer = await platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-a'] });
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+let slugs = 0;
+async function newPage(siteId: string, apiUrl = api.url) {
+  const slug = `page-${++slugs}`;
+  const created = await call(apiUrl, 'POST', '/api/content/pages', { token: editor, body: { siteId, name: slug, slug, title: 'v1', data: { n: 1 } } });
+  expect(created.status).toBe(201);
+  return { id: created.body.id as string, slug };
+}
+
+async function policy(body: Record<string, unknown>) {
+  const created = await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', enabled: true, ...body } });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+const page = (id: string, apiUrl = api.url) => call(apiUrl, 'GET', `/api/content/pages/${id}`, { token: editor }).then((answer) => answer.body);
+const publish = (id: string, apiUrl = api.url, token = editor) => call(apiUrl, 'POST', `/api/content/pages/${id}/publish`, { token, body: { comment: 'please' } });
+const decide = (correlationId: string, token: string, decision = 'APPROVED', apiUrl = api.url) =>
+  call(apiUrl, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token, body: { decision, comment: 'ok' } });
+const settled = (id: string, status: string, apiUrl = api.url) => waitUntil(`page ${id} ${status}`, async () => ((await page(id, apiUrl)).status === status ? page(id, apiUrl) : null), 60000);
+
+describe('with a site policy', () => {
+  beforeAll(async () => {
+    await policy({ siteId: 'site-a' });
+  });
+
+  test('publish -> 202 PENDING_APPROVAL; only managers of that site see it; approve publishes exactly the submitted revision', async () => {
+    const { id, slug } = await newPage('site-a');
+    const submitted = await publish(id);
+    expect(submitted.status).toBe(202);
+    expect(submitted.body).toEqual({ status: 'PENDING_APPROVAL', correlationId: expect.any(String), workflowId: `publish:PAGE:${id}`, runId: expect.any(String), uiUrl: expect.stringContaining('publish%3APAGE%3A') });
+    const { correlationId } = submitted.body;
+    expect((await page(id)).status).toBe('PENDING_APPROVAL');
+    const submittedRev = (await call(api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items.find((item: any) => item.status === 'DRAFT').rev;
+
+    const queueA = await call(api.url, 'GET', '/api/workflow/approvals?status=PENDING', { token: managerA });
+    expect(queueA.body.items.map((item: any) => item.correlationId)).toContain(correlationId);
+    expect(queueA.body.items.find((item: any) => item.correlationId === correlationId)).toEqual(
+      expect.objectContaining({ componentType: 'PAGE', siteId: 'site-a', resourceId: id, revision: submittedRev, requestedBy: 'eda', status: 'PENDING', comment: 'please' }),
+    );
+    const queueB = await call(api.url, 'GET', '/api/workflow/approvals?status=PENDING', { token: managerB });
+    expect(queueB.body.items.map((item: any) => item.correlationId)).not.toContain(correlationId);
+    expectProblem(await call(api.url, 'GET', '/api/workflow/approvals', { token: viewer }), 403, 'FORBIDDEN');
+
+    // The draft moves on while the approval waits; what gets published is what was submitted.
+    await call(api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: slug, slug, title: 'v2, after submitting', data: { n: 2 } } });
+    expectProblem(await publish(id), 409, 'APPROVAL_PENDING');
+    expectProblem(await decide(correlationId, managerB), 403, 'FORBIDDEN');
+
+    const approved = await decide(correlationId, managerA);
+    expect(approved.status).toBe(200);
+    expect(approved.body).toEqual(expect.objectContaining({ status: 'APPROVED', decisions: [expect.objectContaining({ decision: 'APPROVED', decidedBy: 'max', stage: 0 })] }));
+    const published = await settled(id, 'PUBLISHED');
+    expect(published.publishedRev).toBe(submittedRev);
+    expect(published.title).toBe('v2, after submitting');
+    const served = await call(api.url, 'GET', `/api/public/sites/site-a/pages/${slug}`);
+    expect(served.body).toEqual(expect.objectContaining({ title: 'v1', data: { n: 1 }, publishedRev: submittedRev }));
+
+    expectProblem(await decide(correlationId, managerA), 409, 'ALREADY_DECIDED');
+  });
+
+  test('the requester deciding their own request -> 403 SELF_APPROVAL_FORBIDDEN; an EDITOR deciding -> 403', async () => {
+    const { id } = await newPage('site-a');
+    const submitted = await publish(id, api.url, admin);
+    expect(submitted.status).toBe(202);
+    expectProblem(await decide(submitted.body.correlationId, admin), 403, 'SELF_APPROVAL_FORBIDDEN');
+    expectProblem(await decide(submitted.body.correlationId, editor), 403, 'FORBIDDEN');
+    expect((await decide(submitted.body.correlationId, managerA, 'REJECTED')).status).toBe(200);
+    await settled(id, 'REJECTED');
+  });
+
+  test('a rejection keeps the draft; it can be submitted again', async () => {
+    const { id } = await newPage('site-a');
+    const first = await publish(id);
+    expect((await decide(first.body.correlationId, managerA, 'REJECTED')).body.status).toBe('REJECTED');
+    const rejected = await settled(id, 'REJECTED');
+    expect(rejected).toEqual(expect.objectContaining({ title: 'v1', publishedRev: null }));
+    const again = await waitUntil('a second submission', async () => {
+      const answer = await publish(id);
+      return answer.status === 202 ? answer : null;
+    });
+    expect(again.body.correlationId).not.toBe(first.body.correlationId);
+  });
+});
+
+test('a global policy applies to a site without its own; a disabled site policy means no approval there', async () => {
+  await policy({ siteId: null, componentType: 'WEB_CONTENT' });
+  await policy({ siteId: 'site-b', componentType: 'WEB_CONTENT', enabled: false });
+  expectProblem(await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'WEB_CONTENT', siteId: null, enabled: true } }), 409, 'APPROVAL_POLICY_EXISTS');
+
+  const create = async (siteId: string) =>
+    (await call(api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId, name: 'w', slug: `w-${siteId}`, title: 't', data: {} } })).body.id;
+  const inC = await create('site-c');
+  const inB = await create('site-b');
+  expect((await call(api.url, 'POST', `/api/content/web-content/${inC}/publish`, { token: editor })).body.status).toBe('PENDING_APPROVAL');
+  const direct = await call(api.url, 'POST', `/api/content/web-content/${inB}/publish`, { token: editor });
+  expect(direct.status).toBe(200);
+  expect(direct.body.status).toBe('PUBLISHED');
+});
+
+test('a two-stage definition: both stages approve in order; a rejection at stage one ends it', async () => {
+  const definition = await call(api.url, 'POST', '/api/workflow/definitions', {
+    token: admin,
+    body: { siteId: 'site-c', name: 'review then sign-off', stages: [{ name: 'Review', role: 'MANAGER' }, { name: 'Sign-off', role: 'ADMIN' }] },
+  });
+  expect((await call(api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
+  await policy({ siteId: 'site-c', workflowDefinitionId: definition.body.id });
+
+  const { id } = await newPage('site-c');
+  const submitted = await publish(id);
+  const correlationId = submitted.body.correlationId;
+  const afterReview = await decide(correlationId, managerA);
+  expect(afterReview.body).toEqual(expect.objectContaining({ status: 'PENDING', currentStage: 1 }));
+  expectProblem(await decide(correlationId, managerA), 403, 'FORBIDDEN');
+  expect((await page(id)).status).toBe('PENDING_APPROVAL');
+  expect((await decide(correlationId, admin)).body.status).toBe('APPROVED');
+  await settled(id, 'PUBLISHED');
+
+  const second = await newPage('site-c');
+  const rejectedAtOne = await publish(second.id);
+  expect((await decide(rejectedAtOne.body.correlationId, managerA, 'REJECTED')).body).toEqual(expect.objectContaining({ status: 'REJECTED', currentStage: 0 }));
+  await settled(second.id, 'REJECTED');
+});
+
+test('the internal submit endpoint takes only the internal token, and answers required: false without a policy', async () => {
+  const body = { componentType: 'PORTLET', siteId: 'site-z', resourceId: 'r1', revision: 1, callbackPath: '/api/content/portlets/r1/approval-callback', requestedBy: 'eda' };
+  expectProblem(await call(api.url, 'POST', '/api/workflow/approvals/submit', { token: admin, body }), 403, 'FORBIDDEN');
+  const answer = await call(api.url, 'POST', '/api/workflow/approvals/submit', { token: platform.config.internalToken, body });
+  expect(answer.status).toBe(200);
+  expect(answer.body).toEqual({ required: false });
+});
+
+test('a pending approval survives restarts of the worker and the API; a callback that fails its first attempts is retried until it succeeds', async () => {
+  await policy({ siteId: 'site-r', componentType: 'NAVIGATION' });
+  // The worker reaches the API through a proxy that refuses the first three callbacks.
+  let refused = 0;
+  const proxy = http.createServer((request, response) => {
+    if (request.url?.endsWith('/approval-callback') && refused < 3) {
+      refused++;
+      response.writeHead(503).end();
+      return;
+    }
+    const upstream = http.request(`${api.url}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    request.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  try {
+    const manager = await platform.token({ sub: 'rex', roles: ['MANAGER'], sites: ['site-r'] });
+    const nav = await call(api.url, 'POST', '/api/content/navigation', { token: await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-r'] }), body: { siteId: 'site-r', name: 'menu', slug: 'menu', title: 'Menu', data: {} } });
+    const submitted = await call(api.url, 'POST', `/api/content/navigation/${nav.body.id}/publish`, { token: admin });
+    expect(submitted.status).toBe(202);
+
+    const restartedWorker = await platform.startWorker(['approvals'], { API_INTERNAL_URL: proxyUrl });
+    await Promise.all(platform.runningWorkers().filter((worker) => worker !== restartedWorker).map((worker) => worker.kill()));
+    await api.close();
+    api = await platform.startApi();
+
+    expect((await decide(submitted.body.correlationId, manager)).status).toBe(200);
+    const published = await waitUntil('the navigation published', async () => {
+      const entity = (await call(api.url, 'GET', `/api/content/navigation/${nav.body.id}`, { token: admin })).body;
+      return entity.status === 'PUBLISHED' ? entity : null;
+    });
+    expect(refused).toBe(3);
+    expect(published.publishedRev).toBeGreaterThan(0);
+  } finally {
+    proxy.close();
+  }
+});
+
+test('a pending approval survives a restart of the Temporal dev server that keeps its database file', async () => {
+  // A Temporal server of this test's own, so restarting it disturbs no other test file.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-temporal-restart-'));
+  const [port, uiPort] = [await freePort(), await freePort()];
+  const serverArgs = { dbFile: path.join(dir, 'temporal.db'), port, uiPort, namespaces: [platform.config.temporalNamespace], logFile: path.join(dir, 'temporal.log') };
+  let server = await startTemporal(serverArgs);
+  const own = await connectTemporal({ address: server.address, namespace: platform.config.temporalNamespace, uiUrl: server.uiUrl });
+  const ownApi = await platform.startApi({ temporal: own });
+  const worker = await platform.startWorker(['approvals'], { TEMPORAL_ADDRESS: server.address, API_INTERNAL_URL: ownApi.url });
+  try {
+    await policy({ siteId: 'site-t', componentType: 'PORTLET' });
+    const manager = await platform.token({ sub: 'tim', roles: ['MANAGER'], sites: ['site-t'] });
+    const portlet = await call(ownApi.url, 'POST', '/api/content/portlets', { token: admin, body: { siteId: 'site-t', name: 'clock', slug: 'clock', title: 'Clock', data: {} } });
+    const submitted = await call(ownApi.url, 'POST', `/api/content/portlets/${portlet.body.id}/publish`, { token: admin });
+    expect(submitted.status).toBe(202);
+
+    await server.stop();
+    server = await startTemporal(serverArgs);
+
+    const decided = await waitUntil('the decide endpoint after the restart', async () => {
+      const answer = await decide(submitted.body.correlationId, manager, 'APPROVED', ownApi.url);
+      return answer.status === 200 ? answer : null;
+    });
+    expect(decided.body.status).toBe('APPROVED');
+    const published = await waitUntil('the portlet published', async () => {
+      const entity = (await call(ownApi.url, 'GET', `/api/content/portlets/${portlet.body.id}`, { token: admin })).body;
+      return entity.status === 'PUBLISHED' ? entity : null;
+    });
+    const outcome = await own.client.workflow.getHandle(submitted.body.workflowId).result();
+    expect(outcome).toEqual(expect.objectContaining({ stage: 'PUBLISHED' }));
+    expect(published.publishedRev).toBe(outcome.revision);
+  } finally {
+    await worker.stop();
+    await ownApi.close();
+    await own.connection.close();
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
