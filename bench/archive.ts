@@ -4,53 +4,15 @@
  * second, wall time and the worker's peak memory beside a baseline on the same data in the same run
  * (plain COPY to a file plus DELETE, bench/archive-baseline.ts).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import http from 'node:http';
-import { AddressInfo } from 'node:net';
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createApp } from '../api/app';
 import { signToken } from '../api/http/sign-token';
-import { loadConfig } from '../lib/config';
-import { createLogger } from '../lib/logger';
-import { createDb } from '../data/db';
-import { createDocker } from '../data/docker';
-import { createFileStorage } from '../data/assets/storage';
-import { connectTemporal } from '../temporal-config/client';
 import { typescriptCommand } from '../scripts/platform/children';
-import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from '../test/support/slots';
+import { peakMemoryMb, ROOT, startBenchPlatform } from './support';
 
-const ROOT = path.resolve(__dirname, '..');
 const SITES = 10;
-
-function descendants(pid: number): number[] {
-  const found: number[] = [];
-  const walk = (parent: number) => {
-    for (const task of fs.readdirSync(`/proc/${parent}/task`)) {
-      const children = fs.readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8').trim();
-      for (const child of children ? children.split(/\s+/).map(Number) : []) {
-        found.push(child);
-        walk(child);
-      }
-    }
-  };
-  walk(pid);
-  return found;
-}
-
-/** Peak resident memory (VmHWM) of the process tree's largest process, in MiB. */
-function peakMemoryMb(pid: number): number {
-  let peak = 0;
-  for (const p of [pid, ...descendants(pid)]) {
-    const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
-    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    peak = Math.max(peak, kb / 1024);
-  }
-  return peak;
-}
 
 async function seed(databaseUrl: string, rows: number): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -69,41 +31,12 @@ async function seed(databaseUrl: string, rows: number): Promise<void> {
   await client.end();
 }
 
-async function startPlatform(): Promise<{ info: TestPlatformInfo; stop: () => void }> {
-  const infoFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-')), 'platform.json');
-  const child = spawn(...typescriptCommand('test/support/test-platform.ts', [infoFile]), { cwd: ROOT, stdio: 'ignore' });
-  while (!fs.existsSync(infoFile)) {
-    if (child.exitCode !== null) throw new Error('the benchmark platform did not start');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  const info = JSON.parse(fs.readFileSync(infoFile, 'utf8'));
-  if (info.error) throw new Error(info.error);
-  return { info, stop: () => child.kill('SIGTERM') };
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' } } });
   const rows = Number(values.rows);
   console.log(`bench/archive: ${rows} email log rows over ${SITES} sites`);
-  const platform = await startPlatform();
-  const { info } = platform;
-  const admin = new pg.Client({ connectionString: info.postgres.adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${slotDatabase(1)} template ${TEMPLATE_DATABASE}`);
-  await admin.end();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-data-'));
-  const env = {
-    ...process.env,
-    DATABASE_URL: `${info.postgres.urlPrefix}${slotDatabase(1)}`,
-    TEMPORAL_ADDRESS: info.temporal.address,
-    TEMPORAL_NAMESPACE: slotNamespace(1),
-    TEMPORAL_UI_URL: info.temporal.uiUrl,
-    DATA_DIR: dataDir,
-    WORKFLOW_BUNDLE_PATH: info.workflowBundlePath,
-    LOG_LEVEL: 'warn',
-    ARCHIVE_CRON: '0 3 1 1 *',
-  };
-  const config = loadConfig(env);
+  const platform = await startBenchPlatform({ ARCHIVE_CRON: '0 3 1 1 *' });
+  const { config, db, temporal, apiUrl } = platform;
   const cutoffNote = 'retention 30 days: every seeded row (2025) is older';
   const cutoff = new Date(Date.now() - 30 * 86400000).toISOString();
 
@@ -113,19 +46,7 @@ async function main(): Promise<void> {
 
   // Platform.
   await seed(config.databaseUrl, rows);
-  const db = createDb({ databaseUrl: config.databaseUrl });
-  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl });
-  const app = createApp({
-    config, db, temporal, docker: createDocker({ dockerHost: null }), storage: createFileStorage(path.join(dataDir, 'assets')),
-    logger: createLogger({ level: 'warn', name: 'bench-api' }),
-  });
-  const server = http.createServer(app.koa.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const worker = spawn(...typescriptCommand('workers/main.ts', ['--queues', 'archival']), { cwd: ROOT, env: { ...env, LOG_LEVEL: 'info', API_INTERNAL_URL: apiUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  worker.stdout!.on('data', (chunk) => (out += chunk));
-  while (!out.includes('workers running')) await new Promise((resolve) => setTimeout(resolve, 100));
+  const worker = await platform.startWorker(['archival']);
   const token = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench', roles: ['ADMIN'] } });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   await fetch(`${apiUrl}/api/settings/archive-policies`, { method: 'POST', headers, body: JSON.stringify({ logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true }) });
@@ -145,12 +66,7 @@ async function main(): Promise<void> {
   console.log(line('platform archive run', wallMs, archived, workerPeakMb) + ' (worker process)');
   console.log(`  platform / baseline wall time: ${(wallMs / baseline.wallMs).toFixed(2)}x; rows left in the table: ${count}`);
 
-  worker.kill('SIGTERM');
-  server.close();
-  await temporal.connection.close();
-  await db.destroy();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  platform.stop();
+  await platform.stop();
   process.exit(0);
 }
 

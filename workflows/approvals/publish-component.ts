@@ -2,7 +2,14 @@ import * as wf from '@temporalio/workflow';
 import type { ApprovalsActivities } from '../../activities/approvals';
 import { Decision, decisionSignal, DecisionSignal, PublishInput, PublishProgress, publishProgressQuery } from './definitions';
 
-const act = wf.proxyActivities<ApprovalsActivities>({
+// Submitting and publishing are short writes to the platform's database: local activities, recorded in
+// the history like any other, without a round trip through the server's task queue for each.
+const db = wf.proxyLocalActivities<ApprovalsActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
+});
+// The callback is retried until the component takes it, however long that is.
+const callback = wf.proxyActivities<ApprovalsActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
 });
@@ -18,9 +25,9 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
   wf.setHandler(publishProgressQuery, () => progress);
   wf.setHandler(decisionSignal, (signal) => void decisions.push(signal));
 
-  const submitted = await act.submitForApproval({ ...input, correlationId: input.correlationId ?? wf.uuid4(), workflowId: wf.workflowInfo().workflowId });
+  const submitted = await db.submitForApproval({ ...input, correlationId: input.correlationId ?? wf.uuid4(), workflowId: wf.workflowInfo().workflowId });
   if (!submitted.required) {
-    await act.publishNow(input);
+    await db.publishNow(input);
     progress.stage = 'PUBLISHED';
     return progress;
   }
@@ -36,7 +43,7 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
   }
 
   progress.stage = 'CALLING_BACK';
-  await act.deliverCallback({ callbackPath: input.callbackPath, decision: outcome, revision: input.revision, correlationId: submitted.correlationId! });
+  await callback.deliverCallback({ callbackPath: input.callbackPath, decision: outcome, revision: input.revision, correlationId: submitted.correlationId! });
   progress.stage = outcome === 'APPROVED' ? 'PUBLISHED' : 'REJECTED';
   return progress;
 }

@@ -10,7 +10,7 @@ import { latestRevision } from '../../../data/content/revisions';
 import { startWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../temporal-config/task-queues';
 import { publishComponent } from '../../../workflows/approvals/publish-component';
-import { PublishInput, PublishProgress, publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
+import { PublishInput, publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
 import { SearchAttributeKeys } from '../../../workflows/search-attributes';
 
 /** How long the answer waits for the workflow to publish or to reach the manager's queue. */
@@ -62,20 +62,20 @@ export async function startPublish(
   const handle = temporal.client.workflow.getHandle(started.workflowId, started.runId);
   const deadline = Date.now() + ANSWER_WITHIN_MS;
   for (;;) {
-    const { status } = await handle.describe();
-    if (status.name === 'COMPLETED') {
-      const outcome = (await handle.result()) as PublishProgress;
-      return { status: 200, body: { status: 'PUBLISHED', publishedRev: outcome.revision, ...started } };
-    }
-    if (status.name !== 'RUNNING') throw failureOf(await handle.result().then(() => null, (error: unknown) => error));
-    // Until the first workflow task runs, the query may not be answered yet.
+    // The query answers while the run is open and from its history once closed; it fails before the first
+    // workflow task has run, and for a run that failed.
     const progress = await handle.query(publishProgressQuery).catch(() => null);
+    if (progress?.stage === 'PUBLISHED') return { status: 200, body: { status: 'PUBLISHED', publishedRev: progress.revision, ...started } };
     if (progress?.stage === 'PENDING_APPROVAL') {
       return { status: 202, body: { status: 'PENDING_APPROVAL', correlationId: progress.correlationId, ...started } };
+    }
+    if (!progress) {
+      const { status } = await handle.describe();
+      if (status.name !== 'RUNNING' && status.name !== 'COMPLETED') throw failureOf(await handle.result().then(() => null, (error: unknown) => error));
     }
     if (Date.now() > deadline) {
       throw new ProblemError(503, 'TEMPORAL_UNAVAILABLE', `The publish of ${type.type} ${row.id} was started but no approvals worker has taken it yet.`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

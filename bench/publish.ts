@@ -1,0 +1,125 @@
+/**
+ * `npx tsx bench/publish.ts [--count 200] [--concurrency 4]`: drives N publishes of pages through the API
+ * with no policy, and N with a site policy plus the manager's decide (until the page is PUBLISHED), and
+ * prints publishes per second and p50/p95 latency of each beside a baseline: the same database writes done
+ * directly through the data functions, without HTTP or a workflow, on the same database in the same run.
+ */
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { signToken } from '../api/http/sign-token';
+import { decideApproval, submitApproval } from '../data/approvals/approvals';
+import { componentType } from '../data/content/component-types';
+import { createComponent, publishComponentRevision } from '../data/content/components';
+import { latestRevision } from '../data/content/revisions';
+import { publishWorkflowId } from '../workflows/approvals/definitions';
+import { peakMemoryMb, startBenchPlatform } from './support';
+
+const PAGE = componentType('PAGE')!;
+
+interface Measured {
+  name: string;
+  latenciesMs: number[];
+  wallMs: number;
+}
+
+/** Runs `one` for 0..count-1 with at most `concurrency` at a time; keeps each call's latency. */
+async function measure(name: string, count: number, concurrency: number, one: (i: number) => Promise<void>): Promise<Measured> {
+  const latenciesMs: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        const t = performance.now();
+        await one(i);
+        latenciesMs.push(performance.now() - t);
+      }
+    }),
+  );
+  return { name, latenciesMs, wallMs: performance.now() - started };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+function report(result: Measured): string {
+  const sorted = [...result.latenciesMs].sort((a, b) => a - b);
+  const perSecond = result.latenciesMs.length / (result.wallMs / 1000);
+  return `  ${result.name.padEnd(44)} ${perSecond.toFixed(1).padStart(8)} publishes/s   p50 ${percentile(sorted, 50).toFixed(1).padStart(7)} ms   p95 ${percentile(sorted, 95).toFixed(1).padStart(7)} ms`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { count: { type: 'string', default: '200' }, concurrency: { type: 'string', default: '4' } } });
+  const count = Number(values.count);
+  const concurrency = Number(values.concurrency);
+  console.log(`bench/publish: ${count} publishes per scenario, ${concurrency} at a time (${os.cpus().length} cores)`);
+  const platform = await startBenchPlatform();
+  const { db, apiUrl, config } = platform;
+  const worker = await platform.startWorker(['approvals']);
+  const editor = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-editor', roles: ['EDITOR'], sites: ['open', 'guarded', 'base-open', 'base-guarded'] } });
+  const manager = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-manager', roles: ['MANAGER'], sites: ['guarded'] } });
+  const admin = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
+  const post = async (path: string, token: string, body: unknown = {}) => {
+    const answer = await fetch(`${apiUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const parsed = (await answer.json()) as Record<string, unknown>;
+    return { status: answer.status, body: parsed };
+  };
+  const pages = async (siteId: string) => {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const created = await createComponent(db, { type: PAGE, siteId, values: { name: `p${i}`, fields: { slug: `p${i}`, title: `Page ${i}`, data: { i } } }, actor: { id: 'bench-editor', name: null } });
+      ids.push(created.row.id);
+    }
+    return ids;
+  };
+  const policy = await post('/api/workflow/approvals/policies', admin, { componentType: 'PAGE', siteId: 'guarded', enabled: true });
+  if (policy.status !== 201) throw new Error(`policy: ${JSON.stringify(policy.body)}`);
+  await post('/api/workflow/approvals/policies', admin, { componentType: 'PAGE', siteId: 'base-guarded', enabled: true });
+
+  const baseOpen = await pages('base-open');
+  const baselineOpen = await measure('baseline: publish writes, no policy', count, concurrency, async (i) => {
+    const rev = (await latestRevision(db, PAGE, baseOpen[i])) as number;
+    await publishComponentRevision(db, { type: PAGE, id: baseOpen[i], rev, actor: { id: 'bench-editor', name: null } });
+  });
+
+  const open = await pages('open');
+  const platformOpen = await measure('platform: POST publish, no policy', count, concurrency, async (i) => {
+    const answer = await post(`/api/content/pages/${open[i]}/publish`, editor);
+    if (answer.status !== 200) throw new Error(`publish: ${answer.status} ${JSON.stringify(answer.body)}`);
+  });
+
+  const baseGuarded = await pages('base-guarded');
+  const baselineGuarded = await measure('baseline: submit + decide + publish writes', count, concurrency, async (i) => {
+    const id = baseGuarded[i];
+    const revision = (await latestRevision(db, PAGE, id)) as number;
+    const correlationId = crypto.randomUUID();
+    await submitApproval(db, {
+      componentType: 'PAGE', siteId: 'base-guarded', resourceId: id, revision, callbackPath: `${PAGE.collection}/${id}/approval-callback`,
+      requestedBy: 'bench-editor', title: null, comment: null, correlationId, workflowId: publishWorkflowId('PAGE', id),
+    });
+    await decideApproval(db, { correlationId, decider: { id: 'bench-manager', name: null, roles: ['MANAGER'], sites: ['base-guarded'] }, decision: 'APPROVED', comment: null, deliver: async () => {} });
+    await publishComponentRevision(db, { type: PAGE, id, rev: revision, actor: { id: 'bench-manager', name: null } });
+  });
+
+  const guarded = await pages('guarded');
+  const platformGuarded = await measure('platform: publish + decide, until PUBLISHED', count, concurrency, async (i) => {
+    const id = guarded[i];
+    const submitted = await post(`/api/content/pages/${id}/publish`, editor);
+    if (submitted.status !== 202) throw new Error(`publish: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+    const decided = await post(`/api/workflow/approvals/${submitted.body.correlationId}/decide`, manager, { decision: 'APPROVED' });
+    if (decided.status !== 200) throw new Error(`decide: ${decided.status} ${JSON.stringify(decided.body)}`);
+    while ((await db(PAGE.table).where({ id }).first('status')).status !== 'PUBLISHED') await new Promise((resolve) => setTimeout(resolve, 5));
+  });
+
+  console.log(report(baselineOpen));
+  console.log(report(platformOpen));
+  console.log(report(baselineGuarded));
+  console.log(report(platformGuarded));
+  const ratio = (a: Measured, b: Measured) => (b.latenciesMs.length / b.wallMs / (a.latenciesMs.length / a.wallMs)).toFixed(1);
+  console.log(`  baseline / platform throughput: ${ratio(platformOpen, baselineOpen)}x without policy, ${ratio(platformGuarded, baselineGuarded)}x with approval`);
+  console.log(`  peak memory: approvals worker ${peakMemoryMb(worker.pid!).toFixed(0)} MiB, this process (API and baseline) ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+  await platform.stop();
+  process.exit(0);
+}
+
+void main();

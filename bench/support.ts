@@ -1,0 +1,123 @@
+/** What every benchmark stands on: its own copy of the test platform, an API in this process, workers as processes. */
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createApp } from '../api/app';
+import { Config, loadConfig } from '../lib/config';
+import { createLogger } from '../lib/logger';
+import { createDb, Db } from '../data/db';
+import { createDocker } from '../data/docker';
+import { createFileStorage } from '../data/assets/storage';
+import { connectTemporal, TemporalHandle } from '../temporal-config/client';
+import { typescriptCommand } from '../scripts/platform/children';
+import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from '../test/support/slots';
+
+export const ROOT = path.resolve(__dirname, '..');
+
+function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const task of fs.readdirSync(`/proc/${parent}/task`)) {
+      const children = fs.readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8').trim();
+      for (const child of children ? children.split(/\s+/).map(Number) : []) {
+        found.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+/** Peak resident memory (VmHWM) of the process tree's largest process, in MiB. */
+export function peakMemoryMb(pid: number): number {
+  let peak = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    peak = Math.max(peak, kb / 1024);
+  }
+  return peak;
+}
+
+export interface BenchPlatform {
+  info: TestPlatformInfo;
+  env: NodeJS.ProcessEnv;
+  config: Config;
+  db: Db;
+  temporal: TemporalHandle;
+  apiUrl: string;
+  dataDir: string;
+  startWorker(queues: string[]): Promise<ChildProcess>;
+  stop(): Promise<void>;
+}
+
+/** Starts the test platform's components, one migrated database and namespace, and the API on a free port. */
+export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchPlatform> {
+  const infoFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-')), 'platform.json');
+  const components = spawn(...typescriptCommand('test/support/test-platform.ts', [infoFile]), { cwd: ROOT, stdio: 'ignore' });
+  while (!fs.existsSync(infoFile)) {
+    if (components.exitCode !== null) throw new Error('the benchmark platform did not start');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const info = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as TestPlatformInfo & { error?: string };
+  if (info.error) throw new Error(info.error);
+  const admin = new pg.Client({ connectionString: info.postgres.adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${slotDatabase(1)} template ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-data-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: `${info.postgres.urlPrefix}${slotDatabase(1)}`,
+    TEMPORAL_ADDRESS: info.temporal.address,
+    TEMPORAL_NAMESPACE: slotNamespace(1),
+    TEMPORAL_UI_URL: info.temporal.uiUrl,
+    DATA_DIR: dataDir,
+    WORKFLOW_BUNDLE_PATH: info.workflowBundlePath,
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  const config = loadConfig(env);
+  const db = createDb({ databaseUrl: config.databaseUrl });
+  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl });
+  const app = createApp({
+    config, db, temporal, docker: createDocker({ dockerHost: null }), storage: createFileStorage(path.join(dataDir, 'assets')),
+    logger: createLogger({ level: 'warn', name: 'bench-api' }),
+  });
+  const server = http.createServer(app.koa.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const workers: ChildProcess[] = [];
+  return {
+    info, env, config, db, temporal, apiUrl, dataDir,
+    async startWorker(queues) {
+      const worker = spawn(...typescriptCommand('workers/main.ts', ['--queues', queues.join(',')]), {
+        cwd: ROOT,
+        env: { ...env, LOG_LEVEL: 'info', API_INTERNAL_URL: apiUrl },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      worker.stdout!.on('data', (chunk) => (out += chunk));
+      while (!out.includes('workers running')) {
+        if (worker.exitCode !== null) throw new Error(`the ${queues.join(',')} worker exited at start`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      workers.push(worker);
+      return worker;
+    },
+    async stop() {
+      for (const worker of workers) worker.kill('SIGTERM');
+      server.close();
+      app.close();
+      await temporal.connection.close();
+      await db.destroy();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      components.kill('SIGTERM');
+    },
+  };
+}
