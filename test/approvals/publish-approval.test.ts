@@ -73,6 +73,8 @@ describe('with a site policy', () => {
     expect(queueA.body.items.find((item: any) => item.correlationId === correlationId)).toEqual(
       expect.objectContaining({ componentType: 'PAGE', siteId: 'site-a', resourceId: id, revision: submittedRev, requestedBy: 'eda', status: 'PENDING', comment: 'please' }),
     );
+    const one = await call(api.url, 'GET', `/api/workflow/approvals/${correlationId}`, { token: viewer });
+    expect(one.body.progress).toEqual(expect.objectContaining({ stage: 'PENDING_APPROVAL', revision: submittedRev, approvalStage: 0 }));
     const queueB = await call(api.url, 'GET', '/api/workflow/approvals?status=PENDING', { token: managerB });
     expect(queueB.body.items.map((item: any) => item.correlationId)).not.toContain(correlationId);
     expectProblem(await call(api.url, 'GET', '/api/workflow/approvals', { token: viewer }), 403, 'FORBIDDEN');

@@ -1,10 +1,8 @@
-import fs from 'node:fs';
-import { Context } from 'koa';
-import { File } from 'formidable';
 import { AppDeps } from '../../deps';
 import { requireSiteMember } from '../../http/identity';
 import { paginate } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
+import { removeUploads, uploadedFile } from '../../http/uploads';
 import { badRequest, conflict, notFound } from '../../../lib/errors';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { uniqueOr409 } from '../../../data/db-errors';
@@ -20,19 +18,7 @@ import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetUploadFie
 
 const MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024;
 
-function uploadedFile(ctx: Context): File {
-  const files = ctx.request.files ?? {};
-  const file = files.file;
-  const single = Array.isArray(file) ? file[0] : file;
-  if (!single) throw badRequest('VALIDATION_FAILED', 'The request body is not valid.', [{ path: 'body.file', message: 'is required' }]);
-  return single;
-}
 
-async function removeUploads(ctx: Context): Promise<void> {
-  for (const entry of Object.values(ctx.request.files ?? {})) {
-    for (const file of Array.isArray(entry) ? entry : [entry]) await fs.promises.rm(file.filepath, { force: true });
-  }
-}
 
 /**
  * What the assets module answers itself, beside the collection routes every versioned type has: the

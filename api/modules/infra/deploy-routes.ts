@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import { Context } from 'koa';
-import { File } from 'formidable';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
+import { removeUploads, uploadedFile } from '../../http/uploads';
 import { badRequest, notFound, ProblemError } from '../../../lib/errors';
 import { findDeployment } from '../../../data/deploy/registry';
 import { DEFAULT_HEALTH_PATH, SERVICE_NAME_PATTERN } from '../../../workflows/deploy/definitions';
@@ -13,18 +11,7 @@ import { startDeploy } from './start-deploy';
 
 const SPRING_BOOT_DEFAULT_PORT = 8080;
 
-function uploadedJar(ctx: Context): File {
-  const file = ctx.request.files?.file;
-  const single = Array.isArray(file) ? file[0] : file;
-  if (!single) throw badRequest('VALIDATION_FAILED', 'The request body is not valid.', [{ path: 'body.file', message: 'is required' }]);
-  return single;
-}
 
-async function removeUploads(ctx: Context): Promise<void> {
-  for (const entry of Object.values(ctx.request.files ?? {})) {
-    for (const file of Array.isArray(entry) ? entry : [entry]) await fs.promises.rm(file.filepath, { force: true });
-  }
-}
 
 /** `ENV_<NAME>` form fields, as the env vars `<NAME>`. */
 function envFromFields(fields: Record<string, unknown>): Record<string, string> {
@@ -55,7 +42,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 202: { description: 'deploying', schema: DeployAcceptedSchema } },
       handler: async (ctx, { body, identity }) => {
         try {
-          const file = uploadedJar(ctx);
+          const file = uploadedFile(ctx);
           if (file.size > config.maxJarBytes) throw new ProblemError(413, 'JAR_TOO_LARGE', `The JAR is larger than ${config.maxJarBytes} bytes.`);
           const facts = await inspectJar(file.filepath, file.size);
           const serviceName = body.serviceName || facts.applicationName;

@@ -11,7 +11,7 @@ import { APPROVAL_TABLE, ApprovalRow, decideApproval, findApproval, POLICY_TABLE
 import { componentType } from '../../../data/content/component-types';
 import { startWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../temporal-config/task-queues';
-import { decisionSignal, PublishInput, publishWorkflowId } from '../../../workflows/approvals/definitions';
+import { decisionSignal, PublishInput, publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
 import { publishComponent } from '../../../workflows/approvals/publish-component';
 import { SearchAttributeKeys } from '../../../workflows/search-attributes';
 import { CorrelationParams, DecideBody, PolicyBody, PolicyIdParams, QueueQuery, SubmitBody } from './schemas';
@@ -212,7 +212,9 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         const approval = await findApproval(db, params.correlationId);
         if (!approval) throw notFound(`No approval ${params.correlationId}.`);
         requireSiteMember(identity!, approval.site_id);
-        ctx.body = presentApproval(approval);
+        // The publish workflow's own view (its `progress` query), or null when it cannot be asked.
+        const progress = await temporal.client.workflow.getHandle(approval.workflow_id).query(publishProgressQuery).catch(() => null);
+        ctx.body = { ...presentApproval(approval), progress };
       },
     }),
     defineRoute({
