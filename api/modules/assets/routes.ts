@@ -131,7 +131,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       method: 'get',
       path: '/api/assets',
       tag: 'assets',
-      summary: "A site's assets, newest first; `selectable=true` lists only published ones, as their published revision (pickers)",
+      summary: "A site's published assets, as their published revision (what pickers offer, `selectable=true`), newest first; `status=` lists the drafts in that status",
       access: access.user,
       query: ListAssetsQuery,
       responses: { 200: { description: 'a page of assets' } },
@@ -139,10 +139,13 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
         requireSiteMember(identity!, query.siteId);
         const rows = db(ASSET_TABLE).select('*').where({ site_id: query.siteId });
         if (query.folder) rows.andWhere({ folder: query.folder });
-        if (query.status) rows.andWhere({ status: query.status });
-        if (query.selectable) rows.whereNotNull('published_rev').andWhereNot({ status: 'ARCHIVED' });
+        // Without a status: the published assets (archival.md), as their published revision (what pickers
+        // offer); with one: the drafts in that status.
+        const published = !query.status;
+        if (published) rows.whereNotNull('published_rev').andWhereNot({ status: 'ARCHIVED' });
+        else rows.andWhere({ status: query.status });
         const page = await paginate<AssetRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
-        const items = query.selectable
+        const items = published
           ? await Promise.all(page.items.map(async (asset) => presentComponent(ASSET, { ...((await publishedRevision(asset)) ?? {}), ...lifecycleOf(asset) })))
           : page.items.map((asset) => presentComponent(ASSET, asset as unknown as ComponentRow));
         ctx.body = { items, nextCursor: page.nextCursor };
