@@ -11,9 +11,11 @@ import { assetRoutes } from './modules/assets/routes';
 import { componentRoutes } from './modules/content/collection-routes';
 import { publicRoutes } from './modules/content/public-routes';
 import { directoryRoutes } from './modules/directory/routes';
+import { emailRoutes } from './modules/email/routes';
 import { gatewayProxy } from './modules/infra/gateway';
 import { infraRoutes } from './modules/infra/routes';
 import { operationsRoutes } from './modules/operations/routes';
+import { communicationRoutes } from './modules/settings/channel-routes';
 import { settingsRoutes } from './modules/settings/routes';
 import { workflowRoutes } from './modules/workflow/routes';
 
@@ -37,6 +39,8 @@ export function createApp(deps: AppDeps): App {
     ...directoryRoutes(deps),
     ...assetRoutes(deps),
     ...settingsRoutes(deps),
+    ...communicationRoutes(deps),
+    ...emailRoutes(deps),
     ...infraRoutes(deps),
     ...componentRoutes(deps),
     ...workflowRoutes(deps),

@@ -37,6 +37,10 @@ export interface Config {
   maxJarBytes: number;
   smtpCapturePort: number;
   mailCaptureUiPort: number;
+  /** The From of every email sent. */
+  mailFrom: string;
+  /** Hosts (names or addresses) outbound SOAP/REST calls may reach in production although they are private. */
+  outboundAllow: string[];
   archiveCron: string;
   logLevel: string;
   workflowBundlePath: string | null;
@@ -162,6 +166,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxJarBytes: integer(env, 'MAX_JAR_BYTES', 512 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     smtpCapturePort: port(env, 'SMTP_CAPTURE_PORT', 1025),
     mailCaptureUiPort: port(env, 'MAIL_CAPTURE_UI_PORT', 8025),
+    mailFrom: text(env, 'MAIL_FROM', 'Opsflow <no-reply@opsflow.local>'),
+    outboundAllow: (optional(env, 'OUTBOUND_ALLOW') ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
     archiveCron: cron(env, 'ARCHIVE_CRON', '0 2 * * *'),
     logLevel: text(env, 'LOG_LEVEL', production ? 'info' : 'info'),
     workflowBundlePath: optional(env, 'WORKFLOW_BUNDLE_PATH'),

@@ -39,6 +39,13 @@ export const ErrorCodes = {
   APPROVAL_POLICY_EXISTS: 409,
   COMPONENT_SLUG_TAKEN: 409,
   WORKFLOW_DEFINITION_NOT_PUBLISHED: 409,
+  // Messaging (messaging.md)
+  TEMPLATE_NOT_PUBLISHED: 409,
+  NO_ACTIVE_CONFIG: 409,
+  CONFIG_NAME_TAKEN: 409,
+  LOG_NOT_FAILED: 409,
+  OUTBOUND_NOT_ALLOWED: 400,
+  SECRET_INTEGRITY_FAILED: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes | (string & {});

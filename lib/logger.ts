@@ -15,12 +15,13 @@ const REDACTED_PATHS = [
 ];
 
 /** One structured JSON logger for the process; children carry the request id and user id. */
-export function createLogger(args: { level: string; name: string }): Logger {
-  return pino({
+export function createLogger(args: { level: string; name: string; destination?: pino.DestinationStream }): Logger {
+  const options: pino.LoggerOptions = {
     name: args.name,
     level: args.level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { pid: process.pid, component: args.name },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return args.destination ? pino(options, args.destination) : pino(options);
 }

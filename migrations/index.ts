@@ -5,6 +5,7 @@ import * as archival from './004-archival';
 import * as assets from './005-assets';
 import * as deploy from './006-deploy';
 import * as versioning from './007-versioning';
+import * as messaging from './008-messaging';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   { name: '005-assets', ...assets },
   { name: '006-deploy', ...deploy },
   { name: '007-versioning', ...versioning },
+  { name: '008-messaging', ...messaging },
 ];

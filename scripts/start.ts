@@ -16,6 +16,7 @@ import { spawnEntry, stopChild, waitForHttpOk } from './platform/children';
 import { startMailCapture } from './platform/mail-capture';
 import { startPostgres } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
+import { seedDevelopment } from './platform/dev-seed';
 
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
 let stopping = false;
@@ -81,8 +82,12 @@ async function main(): Promise<void> {
   }
   const db = createDb({ databaseUrl: config.databaseUrl, poolMax: 2 });
   const applied = await migrateLatest(db);
-  await db.destroy();
   step(`migrations: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}`);
+  if (!config.production) {
+    const seeded = await seedDevelopment(db, { smtpCapturePort: config.smtpCapturePort });
+    if (seeded.length > 0) step(`development data: ${seeded.join(', ')}`);
+  }
+  await db.destroy();
 
   if (isLocal(config.temporalAddress.split(':')[0])) {
     const [, port] = config.temporalAddress.split(':');

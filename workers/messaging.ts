@@ -1,8 +1,9 @@
+import { createMessagingActivities } from '../activities/messaging';
 import { createOperationsActivities } from '../activities/operations';
 import { TaskQueues } from '../temporal-config/task-queues';
 import { WorkerDeps } from './deps';
 
-/** The `messaging` task queue: email and SMS sends. */
-export function messagingWorker(_deps: WorkerDeps) {
-  return { taskQueue: TaskQueues.messaging, activities: { ...createOperationsActivities() } };
+/** The `messaging` task queue: email sends, one by one and by role. */
+export function messagingWorker(deps: WorkerDeps) {
+  return { taskQueue: TaskQueues.messaging, activities: { ...createOperationsActivities(), ...createMessagingActivities(deps) } };
 }

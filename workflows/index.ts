@@ -7,3 +7,5 @@ export { scaleService } from './deploy/scale-service';
 export { undeployService } from './deploy/undeploy-service';
 export { reconcileServices } from './deploy/reconcile-services';
 export { publishComponent } from './approvals/publish-component';
+export { sendEmail } from './messaging/send-email';
+export { sendEmailToRole } from './messaging/send-email-to-role';

@@ -1,6 +1,7 @@
 import { Context, Middleware } from 'koa';
 import { FieldIssue, ProblemError } from '../../lib/errors';
 import { Logger } from '../../lib/logger';
+import { SecretTampered } from '../../lib/secrets';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -63,6 +64,7 @@ function fromUnknown(error: unknown): { status: number; code: string; detail: st
   if (error instanceof ProblemError) {
     return { status: error.status, code: String(error.code), detail: error.message, errors: error.errors };
   }
+  if (error instanceof SecretTampered) return { status: 500, code: 'SECRET_INTEGRITY_FAILED', detail: error.message };
   const httpError = error as HttpLikeError;
   const status = httpError?.status ?? httpError?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

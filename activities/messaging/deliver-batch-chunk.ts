@@ -1,0 +1,68 @@
+import { Context } from '@temporalio/activity';
+import { EMAIL_LOG_TABLE, EmailLogRow, markFailed } from '../../data/messaging/email-logs';
+import { deliverLoggedEmail } from './deliver-logged-email';
+import { MessagingDeps } from './deps';
+
+const PARALLEL_SENDS = 10;
+
+export interface BatchChunkInput {
+  batchId: string;
+  /** Rows with a larger id are this chunk's. */
+  afterId: string;
+  limit: number;
+}
+
+export interface BatchChunk {
+  lastId: string;
+  /** The chunk held fewer rows than the limit: this pass over the batch is over. */
+  passDone: boolean;
+  delivered: number;
+  failed: number;
+  retrying: number;
+}
+
+/**
+ * Delivers up to `limit` PENDING rows of a bulk send, in id order, a few at a time over the pooled
+ * transport. Each row is marked the moment its message is handed over, and the heartbeat carries the last
+ * finished id, so a retry after a killed worker goes on where it stopped: only the few messages in flight
+ * at that moment can be sent a second time, and every row still ends in exactly one final state.
+ */
+export function deliverBatchChunk({ db, config }: MessagingDeps) {
+  return async (input: BatchChunkInput): Promise<BatchChunk> => {
+    const resumedAfter = (Context.current().info.heartbeatDetails as string | undefined) ?? input.afterId;
+    const rows = (await db(EMAIL_LOG_TABLE)
+      .where({ batch_id: input.batchId, status: 'PENDING' })
+      .andWhere('id', '>', resumedAfter)
+      .orderBy('id')
+      .limit(input.limit)) as EmailLogRow[];
+    const chunk: BatchChunk = { lastId: resumedAfter, passDone: rows.length < input.limit, delivered: 0, failed: 0, retrying: 0 };
+    for (let start = 0; start < rows.length; start += PARALLEL_SENDS) {
+      const slice = rows.slice(start, start + PARALLEL_SENDS);
+      const outcomes = await Promise.all(slice.map((row) => deliverLoggedEmail(db, config, row)));
+      for (const { outcome } of outcomes) {
+        if (outcome === 'SUCCESS') chunk.delivered++;
+        else if (outcome === 'FAILED') chunk.failed++;
+        else chunk.retrying++;
+      }
+      chunk.lastId = slice[slice.length - 1].id;
+      Context.current().heartbeat(chunk.lastId);
+    }
+    return chunk;
+  };
+}
+
+/** After the last pass: rows still PENDING (temporary failures every time) become FAILED with their last reason. */
+export function failRemainingOfBatch({ db }: MessagingDeps) {
+  return async (input: { batchId: string }): Promise<number> => {
+    const rows = (await db(EMAIL_LOG_TABLE).where({ batch_id: input.batchId, status: 'PENDING' }).select('id', 'error')) as Array<{ id: string; error: string | null }>;
+    for (const row of rows) await markFailed(db, row.id, row.error ?? 'not delivered after every attempt');
+    return rows.length;
+  };
+}
+
+export function countPendingOfBatch({ db }: MessagingDeps) {
+  return async (input: { batchId: string }): Promise<number> => {
+    const { count } = (await db(EMAIL_LOG_TABLE).where({ batch_id: input.batchId, status: 'PENDING' }).count({ count: '*' }).first()) as { count: string };
+    return Number(count);
+  };
+}

@@ -1,0 +1,22 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { findEmailLog, markFailed } from '../../data/messaging/email-logs';
+import { deliverLoggedEmail } from './deliver-logged-email';
+import { MessagingDeps } from './deps';
+
+/** One send (`email:{logId}`): a temporary failure is thrown for Temporal's retry policy to try again. */
+export function deliverEmail({ db, config }: MessagingDeps) {
+  return async (input: { logId: string }): Promise<'SUCCESS' | 'FAILED'> => {
+    const log = await findEmailLog(db, input.logId);
+    if (!log) throw ApplicationFailure.nonRetryable(`email log ${input.logId} does not exist`, 'PERMANENT_FAILURE');
+    const delivered = await deliverLoggedEmail(db, config, log);
+    if (delivered.outcome === 'RETRY') throw ApplicationFailure.retryable(delivered.reason ?? 'temporary failure', 'TEMPORARY_FAILURE');
+    return delivered.outcome;
+  };
+}
+
+/** Once the retries are spent: the row becomes FAILED with the last reason. */
+export function failEmailLog({ db }: MessagingDeps) {
+  return async (input: { logId: string; reason: string }): Promise<void> => {
+    await markFailed(db, input.logId, input.reason);
+  };
+}

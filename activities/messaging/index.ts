@@ -1,0 +1,16 @@
+import { countPendingOfBatch, deliverBatchChunk, failRemainingOfBatch } from './deliver-batch-chunk';
+import { deliverEmail, failEmailLog } from './deliver-email';
+import { MessagingDeps } from './deps';
+
+/** The email sends' activities, each safe to repeat: a row already final is never sent again. */
+export function createMessagingActivities(deps: MessagingDeps) {
+  return {
+    deliverEmail: deliverEmail(deps),
+    failEmailLog: failEmailLog(deps),
+    deliverBatchChunk: deliverBatchChunk(deps),
+    countPendingOfBatch: countPendingOfBatch(deps),
+    failRemainingOfBatch: failRemainingOfBatch(deps),
+  };
+}
+
+export type MessagingActivities = ReturnType<typeof createMessagingActivities>;

@@ -1,0 +1,13 @@
+/**
+ * Why a message was not delivered. A permanent failure (a rejected address, a SOAP Fault, a 4xx) is not
+ * worth retrying; a temporary one (no connection, a timeout, a 5xx) is.
+ */
+export class DeliveryFailure extends Error {
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+  ) {
+    super(message);
+    this.name = 'DeliveryFailure';
+  }
+}

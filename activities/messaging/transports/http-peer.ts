@@ -1,0 +1,105 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { Knex } from 'knex';
+import { ChannelConfigRow } from '../../../data/messaging/channel-configs';
+import { writeIntegrationLog } from '../../../data/messaging/integration-log';
+import { DeliveryFailure } from './delivery-failure';
+import { assertOutboundAllowed, OutboundPolicy } from './outbound';
+import { escapeJsonString, escapeXmlText, fillTokens } from './tokens';
+
+const MAX_LOGGED_BODY = 64 * 1024;
+const soapParser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true });
+
+/** The request a SOAP or REST configuration makes for these token values, each escaped for its body. */
+export function renderPeerRequest(config: ChannelConfigRow, tokens: Record<string, string>): { method: string; headers: Record<string, string>; body: string | undefined } {
+  const sample = config.sample_request ?? '';
+  if (config.transport === 'SOAP') {
+    return {
+      method: 'POST',
+      headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: config.soap_method_name ?? '' },
+      body: fillTokens(sample, tokens, escapeXmlText),
+    };
+  }
+  const method = config.rest_method_type ?? 'POST';
+  return { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : fillTokens(sample, tokens, escapeJsonString) };
+}
+
+/** Whether a rendered body parses as what its transport sends: XML for SOAP, JSON for REST. */
+export function rendersWellFormed(config: ChannelConfigRow, body: string | undefined): string | null {
+  if (body === undefined) return null;
+  if (config.transport === 'SOAP') {
+    const result = XMLValidator.validate(body);
+    return result === true ? null : `not well-formed XML: ${result.err.msg} (line ${result.err.line})`;
+  }
+  try {
+    JSON.parse(body);
+    return null;
+  } catch (error) {
+    return `not valid JSON: ${(error as Error).message}`;
+  }
+}
+
+function soapFault(body: string): string | null {
+  if (!/Fault/.test(body)) return null;
+  try {
+    const fault = (soapParser.parse(body) as { Envelope?: { Body?: { Fault?: Record<string, unknown> } } }).Envelope?.Body?.Fault;
+    if (!fault) return null;
+    const reason = fault.faultstring ?? (fault.Reason as { Text?: unknown } | undefined)?.Text ?? 'SOAP Fault';
+    return `SOAP Fault: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`;
+  } catch {
+    return null;
+  }
+}
+
+const mask = (text: string, secret: string | null) => (secret ? text.split(secret).join('***') : text);
+const clip = (text: string) => (text.length > MAX_LOGGED_BODY ? `${text.slice(0, MAX_LOGGED_BODY)}…` : text);
+
+/**
+ * Calls a SOAP or REST peer with the rendered request: basic auth when configured, no redirects followed,
+ * a SOAP Fault or a non-2xx answer a failure (5xx and network errors temporary, the rest permanent). Every
+ * call writes an integration log row stamped with the site, the password masked.
+ */
+export async function callPeer(args: {
+  db: Knex;
+  config: ChannelConfigRow;
+  password: string | null;
+  tokens: Record<string, string>;
+  siteId: string;
+  component: string;
+  outbound: OutboundPolicy;
+}): Promise<void> {
+  const { config } = args;
+  const url = config.service_url as string;
+  const request = renderPeerRequest(config, args.tokens);
+  const headers = { ...request.headers };
+  if (config.service_username) headers.authorization = `Basic ${Buffer.from(`${config.service_username}:${args.password ?? ''}`).toString('base64')}`;
+  const started = Date.now();
+  let statusCode: number | null = null;
+  let responseBody = '';
+  let failure: DeliveryFailure | null = null;
+  try {
+    await assertOutboundAllowed(url, args.outbound);
+    const answer = await fetch(url, { method: request.method, headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(30000) });
+    statusCode = answer.status;
+    responseBody = await answer.text();
+    const fault = config.transport === 'SOAP' ? soapFault(responseBody) : null;
+    if (statusCode >= 300 && statusCode < 400) failure = new DeliveryFailure(`${config.transport} peer answered ${statusCode} (a redirect, not followed)`, true);
+    else if (fault) failure = new DeliveryFailure(fault, true);
+    else if (statusCode < 200 || statusCode >= 300) failure = new DeliveryFailure(`${config.transport} peer answered ${statusCode}`, statusCode < 500);
+  } catch (error) {
+    failure = error instanceof DeliveryFailure ? error : new DeliveryFailure(`${config.transport} peer unreachable: ${(error as Error).message}`, false);
+  }
+  await writeIntegrationLog(args.db, {
+    site_id: args.siteId,
+    component: args.component,
+    operation: config.transport === 'SOAP' ? config.soap_method_name : request.method,
+    url,
+    method: request.method,
+    status_code: statusCode,
+    duration_ms: Date.now() - started,
+    outcome: failure ? 'FAILED' : 'SUCCESS',
+    request_body: request.body === undefined ? null : clip(mask(request.body, args.password)),
+    response_body: clip(mask(responseBody, args.password)),
+    error: failure ? mask(failure.message, args.password) : null,
+  });
+  if (failure) throw failure;
+}

@@ -1,0 +1,40 @@
+import { Knex } from 'knex';
+import { Config } from '../../../lib/config';
+import { Channel, ChannelConfigRow, openPasswords } from '../../../data/messaging/channel-configs';
+import { singleLine } from '../render-template';
+import { callPeer } from './http-peer';
+import { sendSmtp } from './smtp';
+
+export interface OutgoingMessage {
+  channel: Channel;
+  siteId: string;
+  to: string;
+  /** Email only. */
+  subject: string;
+  /** The email's HTML, or the SMS text. */
+  content: string;
+}
+
+export type MessagingConfig = Pick<Config, 'secretsKey' | 'mailFrom' | 'production' | 'outboundAllow'>;
+
+/** Sends one message through a channel configuration, whatever its transport; throws a DeliveryFailure. */
+export async function sendThroughConfig(args: { db: Knex; config: MessagingConfig; row: ChannelConfigRow; message: OutgoingMessage }): Promise<void> {
+  const { row, message } = args;
+  const { smtpPassword, servicePassword } = openPasswords(row, args.config.secretsKey);
+  const subject = singleLine(message.subject);
+  if (row.transport === 'SMTP') {
+    await sendSmtp(row, smtpPassword, { from: args.config.mailFrom, to: message.to, subject, html: message.content });
+    return;
+  }
+  const tokens: Record<string, string> =
+    message.channel === 'EMAIL' ? { emailto: message.to, emailsubject: subject, emailcontent: message.content } : { phoneto: message.to, messagecontent: message.content };
+  await callPeer({
+    db: args.db,
+    config: row,
+    password: servicePassword,
+    tokens,
+    siteId: message.siteId,
+    component: `${message.channel.toLowerCase()}:${row.config_name}`,
+    outbound: { production: args.config.production, allow: args.config.outboundAllow },
+  });
+}

@@ -1,0 +1,82 @@
+import nodemailer, { Transporter } from 'nodemailer';
+import { ChannelConfigRow } from '../../../data/messaging/channel-configs';
+import { DeliveryFailure } from './delivery-failure';
+
+export interface MailMessage {
+  from: string;
+  to: string;
+  subject: string;
+  html: string;
+}
+
+// One pooled transporter per configuration version: a changed configuration gets a new pool.
+const pools = new Map<string, Transporter>();
+
+function poolKey(config: ChannelConfigRow): string {
+  return `${config.id}:${new Date(config.updated_at).getTime()}`;
+}
+
+export function smtpTransporter(config: ChannelConfigRow, password: string | null): Transporter {
+  const key = poolKey(config);
+  let transporter = pools.get(key);
+  if (!transporter) {
+    for (const [old, pool] of pools) {
+      if (old.startsWith(`${config.id}:`)) {
+        pool.close();
+        pools.delete(old);
+      }
+    }
+    transporter = nodemailer.createTransport({
+      pool: true,
+      maxConnections: 5,
+      host: config.smtp_host ?? undefined,
+      port: config.smtp_port ?? undefined,
+      secure: Boolean(config.smtp_use_ssl),
+      requireTLS: Boolean(config.smtp_use_tls),
+      ignoreTLS: !config.smtp_use_tls && !config.smtp_use_ssl,
+      auth: config.smtp_username ? { user: config.smtp_username, pass: password ?? '' } : undefined,
+      connectionTimeout: 10000,
+      greetingTimeout: 10000,
+      socketTimeout: 30000,
+      logger: false,
+    });
+    pools.set(key, transporter);
+  }
+  return transporter;
+}
+
+/** A 5xx reply refuses the message for good (a rejected address); anything else may pass on a retry. */
+function failureOf(error: unknown): DeliveryFailure {
+  const smtp = error as { responseCode?: number; code?: string; message?: string };
+  const reason = smtp.responseCode ? `SMTP ${smtp.responseCode}: ${smtp.message}` : `SMTP ${smtp.code ?? 'error'}: ${smtp.message ?? String(error)}`;
+  return new DeliveryFailure(reason, smtp.responseCode !== undefined && smtp.responseCode >= 500);
+}
+
+export async function sendSmtp(config: ChannelConfigRow, password: string | null, message: MailMessage): Promise<void> {
+  try {
+    // The subject and recipient were made single-line before; nodemailer gets no chance to be handed a header.
+    await smtpTransporter(config, password).sendMail({ ...message, disableFileAccess: true, disableUrlAccess: true });
+  } catch (error) {
+    throw failureOf(error);
+  }
+}
+
+export async function verifySmtp(config: ChannelConfigRow, password: string | null): Promise<void> {
+  const transporter = nodemailer.createTransport({
+    host: config.smtp_host ?? undefined,
+    port: config.smtp_port ?? undefined,
+    secure: Boolean(config.smtp_use_ssl),
+    requireTLS: Boolean(config.smtp_use_tls),
+    ignoreTLS: !config.smtp_use_tls && !config.smtp_use_ssl,
+    auth: config.smtp_username ? { user: config.smtp_username, pass: password ?? '' } : undefined,
+    connectionTimeout: 10000,
+    logger: false,
+  });
+  try {
+    await transporter.verify();
+  } catch (error) {
+    throw failureOf(error);
+  } finally {
+    transporter.close();
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * `{{token}}` substitution in a peer's sample request. Each value is escaped for the body it lands in, so a
+ * value can never change the request's structure: XML text for SOAP, JSON string content for REST.
+ */
+export function escapeXmlText(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}
+
+/** The inside of a JSON string literal: JSON.stringify's escaping without its quotes. */
+export function escapeJsonString(value: string): string {
+  return JSON.stringify(value).slice(1, -1);
+}
+
+export function fillTokens(sample: string, values: Record<string, string>, escape: (value: string) => string): string {
+  return sample.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (token, name: string) => (name in values ? escape(values[name]) : token));
+}

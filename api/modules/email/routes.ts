@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { AppDeps } from '../../deps';
+import { hasRole, Identity, requireSiteMember } from '../../http/identity';
+import { pageQueryFields, paginate } from '../../http/pagination';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+import { badRequest, conflict, forbidden, notFound, ProblemError } from '../../../lib/errors';
+import { componentType } from '../../../data/content/component-types';
+import { ComponentRow, findComponent } from '../../../data/content/components';
+import { activeConfig } from '../../../data/messaging/channel-configs';
+import { EMAIL_LOG_TABLE, EmailLogRow, findEmailLog, insertEmailLog, insertRoleBatchLogs } from '../../../data/messaging/email-logs';
+import { isEmailAddress } from '../../../activities/messaging/recipients';
+import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
+import { TaskQueues } from '../../../temporal-config/task-queues';
+import { emailRoleWorkflowId, emailWorkflowId } from '../../../workflows/messaging/definitions';
+import { sendEmail } from '../../../workflows/messaging/send-email';
+import { sendEmailToRole } from '../../../workflows/messaging/send-email-to-role';
+import { SearchAttributeKeys } from '../../../workflows/search-attributes';
+import { SiteId } from '../content/collection-schemas';
+
+const Variables = Type.Record(Type.String(), Type.Unknown());
+const Locale = Type.Union([Type.Literal('en'), Type.Literal('ar')]);
+const SendBody = Type.Object(
+  { templateId: Type.String({ format: 'uuid' }), to: Type.String({ minLength: 3, maxLength: 254 }), locale: Type.Optional(Locale), variables: Type.Optional(Variables), siteId: SiteId },
+  { additionalProperties: false },
+);
+const RoleSendBody = Type.Object(
+  { templateId: Type.String({ format: 'uuid' }), roleKey: Type.String({ minLength: 1, maxLength: 64 }), siteId: SiteId, variables: Type.Optional(Variables) },
+  { additionalProperties: false },
+);
+const TemplateParams = Type.Object({ templateId: Type.String({ format: 'uuid' }) });
+const LogParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,18}$' }) });
+const LogsQuery = Type.Object({ ...pageQueryFields, status: Type.Optional(Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')])) });
+
+const SENDERS = access.roles('EDITOR', 'MANAGER');
+const EMAIL_TEMPLATE = componentType('EMAIL_TEMPLATE')!;
+
+export function presentEmailLog(row: EmailLogRow) {
+  return {
+    id: String(row.id),
+    templateId: row.template_id,
+    templateRevision: row.template_revision,
+    batchId: row.batch_id,
+    recipient: row.recipient,
+    locale: row.locale,
+    status: row.status,
+    error: row.error,
+    attempts: row.attempts,
+    missingVariables: row.missing_variables,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** Email sends (one recipient, or every directory user holding a role in a site), their logs and retries. */
+export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
+  /** The checks every send makes before it writes anything: template, publication, role, site, channel. */
+  const sendableTemplate = async (identity: Identity, templateId: string, siteId: string): Promise<ComponentRow> => {
+    requireSiteMember(identity, siteId);
+    const template = await findComponent(db, EMAIL_TEMPLATE, templateId);
+    if (!template || template.site_id !== siteId) throw notFound(`Site ${siteId} has no email template ${templateId}.`);
+    if (template.published_rev === null) throw conflict('TEMPLATE_NOT_PUBLISHED', `Email template ${templateId} has never been published.`);
+    const roleKey = template.role_key as string | null;
+    if (roleKey && !hasRole(identity, [roleKey])) throw forbidden(`Email template ${templateId} may be sent only by holders of ${roleKey}.`);
+    if (!(await activeConfig(db, 'EMAIL'))) throw conflict('NO_ACTIVE_CONFIG', 'No email configuration is active.');
+    return template;
+  };
+  const start = async (run: () => Promise<StartedWorkflow>, undo: () => Promise<unknown>): Promise<StartedWorkflow> => {
+    try {
+      return await run();
+    } catch (error) {
+      // Not started: the PENDING rows would never reach a final state.
+      await undo();
+      throw error instanceof ProblemError ? error : new ProblemError(503, 'TEMPORAL_UNAVAILABLE', 'The send could not be started; nothing was sent.');
+    }
+  };
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/email/send',
+      tag: 'email',
+      summary: "Send a published template to one address: the log row is written PENDING, then the send's workflow delivers it",
+      access: SENDERS,
+      body: SendBody,
+      responses: { 202: { description: '{ logId, status: PENDING, workflowId, runId, uiUrl }' } },
+      handler: async (ctx, { body, identity }) => {
+        if (!isEmailAddress(body.to)) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: 'must be one email address' }]);
+        const template = await sendableTemplate(identity!, body.templateId, body.siteId);
+        const log = await insertEmailLog(db, {
+          siteId: body.siteId,
+          templateId: template.id,
+          templateRevision: template.published_rev as number,
+          recipient: body.to,
+          locale: body.locale ?? 'en',
+          variables: body.variables ?? {},
+          requestedBy: identity!.id,
+        });
+        const logId = String(log.id);
+        const started = await start(
+          () => startWorkflow(temporal, sendEmail, { workflowId: emailWorkflowId(logId), taskQueue: TaskQueues.messaging, args: [{ logId }], typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: body.siteId }] }),
+          () => db(EMAIL_LOG_TABLE).where({ id: log.id }).delete(),
+        );
+        ctx.status = 202;
+        ctx.body = { logId, status: 'PENDING', ...started };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/email/send/role',
+      tag: 'email',
+      summary: 'Send a published template to every directory user holding a role in a site, each in their own locale',
+      access: SENDERS,
+      body: RoleSendBody,
+      responses: { 202: { description: '{ batchId, recipients, workflowId, runId, uiUrl }' } },
+      handler: async (ctx, { body, identity }) => {
+        const template = await sendableTemplate(identity!, body.templateId, body.siteId);
+        const batchId = randomUUID();
+        const recipients = await insertRoleBatchLogs(db, {
+          batchId,
+          siteId: body.siteId,
+          roleKey: body.roleKey,
+          templateId: template.id,
+          templateRevision: template.published_rev as number,
+          variables: body.variables ?? {},
+          requestedBy: identity!.id,
+        });
+        const started = await start(
+          () =>
+            startWorkflow(temporal, sendEmailToRole, {
+              workflowId: emailRoleWorkflowId(batchId),
+              taskQueue: TaskQueues.messaging,
+              args: [{ batchId }],
+              typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: body.siteId }],
+            }),
+          () => db(EMAIL_LOG_TABLE).where({ batch_id: batchId }).delete(),
+        );
+        ctx.status = 202;
+        ctx.body = { batchId, recipients, ...started };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/email/send/:templateId/logs',
+      tag: 'email',
+      summary: "A template's send logs, newest first",
+      access: access.user,
+      params: TemplateParams,
+      query: LogsQuery,
+      responses: { 200: { description: 'a page of logs' } },
+      handler: async (ctx, { params, query, identity }) => {
+        const template = await findComponent(db, EMAIL_TEMPLATE, params.templateId);
+        if (!template) throw notFound(`No email template ${params.templateId}.`);
+        requireSiteMember(identity!, template.site_id);
+        const rows = db(EMAIL_LOG_TABLE).select('*').where({ template_id: params.templateId });
+        if (query.status) rows.andWhere({ status: query.status });
+        const page = await paginate<EmailLogRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
+        ctx.body = { items: page.items.map(presentEmailLog), nextCursor: page.nextCursor };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/email/logs/:id/retry',
+      tag: 'email',
+      summary: 'Send a FAILED email again: its log goes back to PENDING',
+      access: access.roles('ADMIN'),
+      params: LogParams,
+      responses: { 202: { description: '{ logId, status: PENDING, workflowId, runId, uiUrl }' } },
+      handler: async (ctx, { params }) => {
+        const log = await findEmailLog(db, params.id);
+        if (!log) throw notFound(`No email log ${params.id}.`);
+        const reopened = await db(EMAIL_LOG_TABLE).where({ id: log.id, status: 'FAILED' }).update({ status: 'PENDING', error: null, updated_at: db.fn.now() });
+        if (reopened === 0) throw conflict('LOG_NOT_FAILED', `Email log ${params.id} is ${log.status}; only a FAILED one is retried.`);
+        const logId = String(log.id);
+        const started = await start(
+          () => startWorkflow(temporal, sendEmail, { workflowId: emailWorkflowId(logId), taskQueue: TaskQueues.messaging, args: [{ logId }], typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: log.site_id }] }),
+          () => db(EMAIL_LOG_TABLE).where({ id: log.id }).update({ status: 'FAILED', error: log.error }),
+        );
+        ctx.status = 202;
+        ctx.body = { logId, status: 'PENDING', ...started };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,328 @@
+import { Static, Type } from '@sinclair/typebox';
+import { XMLValidator } from 'fast-xml-parser';
+import { AppDeps } from '../../deps';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+import { badRequest, conflict, FieldIssue, notFound } from '../../../lib/errors';
+import { uniqueOr409 } from '../../../data/db-errors';
+import { activateConfig, activeConfig, Channel, CONFIG_TABLES, ChannelConfigRow, ConfigColumns, findConfig, openPasswords, sealPasswords } from '../../../data/messaging/channel-configs';
+import { isEmailAddress, isPhoneNumber } from '../../../activities/messaging/recipients';
+import { DeliveryFailure } from '../../../activities/messaging/transports/delivery-failure';
+import { rendersWellFormed, renderPeerRequest } from '../../../activities/messaging/transports/http-peer';
+import { assertOutboundAllowed } from '../../../activities/messaging/transports/outbound';
+import { sendThroughConfig } from '../../../activities/messaging/transports/send-message';
+import { verifySmtp } from '../../../activities/messaging/transports/smtp';
+import { SiteId } from '../content/collection-schemas';
+
+const Text = (maxLength: number) => Type.String({ maxLength });
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+
+const channelFields = {
+  configName: Type.String({ minLength: 1, maxLength: 200 }),
+  isActive: Type.Optional(Type.Boolean()),
+  serviceUrl: Nullable(Text(2048)),
+  sampleRequest: Nullable(Text(1_000_000)),
+  serviceUsername: Nullable(Text(200)),
+  servicePassword: Nullable(Text(1000)),
+  soapMethodName: Nullable(Text(200)),
+  restMethodType: Type.Optional(Type.Union([Type.Literal('POST'), Type.Literal('PUT'), Type.Literal('PATCH'), Type.Literal('GET'), Type.Null()])),
+};
+
+const EmailConfigBody = Type.Object(
+  {
+    ...channelFields,
+    transport: Type.Union([Type.Literal('SMTP'), Type.Literal('SOAP'), Type.Literal('REST')]),
+    smtpHost: Nullable(Text(255)),
+    smtpPort: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()])),
+    smtpUsername: Nullable(Text(200)),
+    smtpPassword: Nullable(Text(1000)),
+    smtpUseSsl: Type.Optional(Type.Boolean()),
+    smtpUseTls: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+const SmsConfigBody = Type.Object({ ...channelFields, transport: Type.Union([Type.Literal('SOAP'), Type.Literal('REST')]) }, { additionalProperties: false });
+type ConfigBody = Static<typeof EmailConfigBody>;
+
+const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const ChannelName = Type.Union([Type.Literal('EMAIL'), Type.Literal('SMS')]);
+const ValidateBody = Type.Object({ channel: ChannelName, configId: Type.Optional(Type.String({ format: 'uuid' })) }, { additionalProperties: false });
+const ProcessBody = Type.Object(
+  { channel: ChannelName, siteId: SiteId, to: Type.String({ minLength: 1, maxLength: 254 }), subject: Type.Optional(Text(998)), content: Text(1_000_000) },
+  { additionalProperties: false },
+);
+
+const SAMPLE_VALUES = { emailto: 'someone@example.test', emailsubject: 'Sample subject', emailcontent: '<p>Sample</p>', phoneto: '+15550000000', messagecontent: 'Sample' };
+
+/** The answer: everything but the passwords, which are only said to exist. */
+export function presentConfig(row: ChannelConfigRow) {
+  return {
+    id: row.id,
+    configName: row.config_name,
+    transport: row.transport,
+    isActive: row.is_active,
+    ...(row.smtp_host !== undefined
+      ? {
+          smtpHost: row.smtp_host,
+          smtpPort: row.smtp_port,
+          smtpUsername: row.smtp_username,
+          hasSmtpPassword: Boolean(row.smtp_password),
+          smtpUseSsl: row.smtp_use_ssl,
+          smtpUseTls: row.smtp_use_tls,
+        }
+      : {}),
+    serviceUrl: row.service_url,
+    sampleRequest: row.sample_request,
+    serviceUsername: row.service_username,
+    hasServicePassword: Boolean(row.service_password),
+    soapMethodName: row.soap_method_name,
+    restMethodType: row.rest_method_type,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** Each transport's required fields and the sample request's syntax (messaging.md, "Validation"). */
+function transportIssues(channel: Channel, body: ConfigBody): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const need = (field: keyof ConfigBody) => {
+    if (body[field] === undefined || body[field] === null || body[field] === '') issues.push({ path: `body.${field}`, message: `is required for ${body.transport}` });
+  };
+  if (body.transport === 'SMTP') {
+    need('smtpHost');
+    need('smtpPort');
+    return issues;
+  }
+  need('serviceUrl');
+  if (body.serviceUrl) {
+    let protocol = '';
+    try {
+      protocol = new URL(body.serviceUrl).protocol;
+    } catch {
+      // not a URL at all
+    }
+    if (protocol !== 'http:' && protocol !== 'https:') issues.push({ path: 'body.serviceUrl', message: 'must be an http or https URL' });
+  }
+  if (body.transport === 'SOAP') {
+    need('soapMethodName');
+    need('sampleRequest');
+    if (body.sampleRequest) {
+      const valid = XMLValidator.validate(body.sampleRequest);
+      if (valid !== true) issues.push({ path: 'body.sampleRequest', message: `is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})` });
+    }
+  } else {
+    need('restMethodType');
+    if (body.restMethodType !== 'GET') {
+      need('sampleRequest');
+      if (body.sampleRequest) {
+        try {
+          JSON.parse(body.sampleRequest);
+        } catch {
+          issues.push({ path: 'body.sampleRequest', message: 'is not valid JSON' });
+        }
+      }
+    }
+  }
+  if (channel === 'SMS' && body.smtpHost !== undefined) issues.push({ path: 'body.smtpHost', message: 'SMS configurations have no SMTP fields' });
+  return issues;
+}
+
+function columnsOf(body: ConfigBody): ConfigColumns {
+  const columns: ConfigColumns = {
+    config_name: body.configName,
+    transport: body.transport,
+    service_url: body.serviceUrl ?? null,
+    sample_request: body.sampleRequest ?? null,
+    service_username: body.serviceUsername ?? null,
+    service_password: body.servicePassword ?? undefined,
+    soap_method_name: body.soapMethodName ?? null,
+    rest_method_type: body.restMethodType ?? null,
+  };
+  if (body.transport === 'SMTP' || body.smtpHost !== undefined) {
+    Object.assign(columns, {
+      smtp_host: body.smtpHost ?? null,
+      smtp_port: body.smtpPort ?? null,
+      smtp_username: body.smtpUsername ?? null,
+      smtp_password: body.smtpPassword ?? undefined,
+      smtp_use_ssl: body.smtpUseSsl ?? false,
+      smtp_use_tls: body.smtpUseTls ?? false,
+    });
+  }
+  return columns;
+}
+
+const nameTaken = 'Another configuration has that name.';
+
+/** `/api/settings/email` or `/api/settings/sms`: the channel's configurations, one active at a time. */
+function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
+  const base = `/api/settings/${channel.toLowerCase()}`;
+  const table = CONFIG_TABLES[channel];
+  const ADMIN = access.roles('ADMIN');
+  const Body = channel === 'EMAIL' ? EmailConfigBody : SmsConfigBody;
+  const configOr404 = async (id: string) => {
+    const row = await findConfig(db, channel, id);
+    if (!row) throw notFound(`No ${channel.toLowerCase()} configuration ${id}.`);
+    return row;
+  };
+  const checked = async (body: ConfigBody) => {
+    const issues = transportIssues(channel, body);
+    if (issues.length > 0) throw badRequest('VALIDATION_FAILED', 'The configuration is not valid for its transport.', issues);
+    if (body.transport !== 'SMTP' && body.serviceUrl) {
+      try {
+        await assertOutboundAllowed(body.serviceUrl, { production: config.production, allow: config.outboundAllow });
+      } catch (error) {
+        throw badRequest('OUTBOUND_NOT_ALLOWED', (error as Error).message);
+      }
+    }
+  };
+  const save = async (write: () => Promise<ChannelConfigRow[]>, activate: boolean | undefined) => {
+    const [row] = await uniqueOr409(write, 'CONFIG_NAME_TAKEN', nameTaken);
+    return activate ? activateConfig(db, channel, row.id) : row;
+  };
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: base,
+      tag: 'settings',
+      summary: `The ${channel} configurations (passwords never shown)`,
+      access: ADMIN,
+      responses: { 200: { description: 'the configurations' } },
+      handler: async (ctx) => {
+        ctx.body = { items: ((await db(table).orderBy('created_at', 'desc')) as ChannelConfigRow[]).map(presentConfig), nextCursor: null };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: base,
+      tag: 'settings',
+      summary: `Create a ${channel} configuration; isActive: true activates it and deactivates the others`,
+      access: ADMIN,
+      body: Body,
+      responses: { 201: { description: 'the configuration' } },
+      handler: async (ctx, { body }) => {
+        await checked(body as ConfigBody);
+        const columns = sealPasswords({ ...columnsOf(body as ConfigBody), is_active: false }, config.secretsKey);
+        ctx.status = 201;
+        ctx.body = presentConfig(await save(() => db(table).insert(columns).returning('*'), body.isActive));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${base}/:id`,
+      tag: 'settings',
+      summary: `One ${channel} configuration`,
+      access: ADMIN,
+      params: IdParams,
+      responses: { 200: { description: 'the configuration' } },
+      handler: async (ctx, { params }) => {
+        ctx.body = presentConfig(await configOr404(params.id));
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: `${base}/:id`,
+      tag: 'settings',
+      summary: `Replace a ${channel} configuration; a password left out keeps the stored one`,
+      access: ADMIN,
+      params: IdParams,
+      body: Body,
+      responses: { 200: { description: 'the configuration' } },
+      handler: async (ctx, { params, body }) => {
+        await configOr404(params.id);
+        await checked(body as ConfigBody);
+        const columns = sealPasswords(columnsOf(body as ConfigBody), config.secretsKey);
+        ctx.body = presentConfig(await save(() => db(table).where({ id: params.id }).update({ ...columns, updated_at: db.fn.now() }).returning('*'), body.isActive));
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${base}/:id`,
+      tag: 'settings',
+      summary: `Delete a ${channel} configuration`,
+      access: ADMIN,
+      params: IdParams,
+      responses: { 204: { description: 'deleted' } },
+      handler: async (ctx, { params }) => {
+        await configOr404(params.id);
+        await db(table).where({ id: params.id }).delete();
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${base}/:id/activate`,
+      tag: 'settings',
+      summary: `Make this the active ${channel} configuration`,
+      access: ADMIN,
+      params: IdParams,
+      responses: { 200: { description: 'the configuration' } },
+      handler: async (ctx, { params }) => {
+        await configOr404(params.id);
+        ctx.body = presentConfig(await activateConfig(db, channel, params.id));
+      },
+    }),
+  ];
+}
+
+/** Channel configurations of both channels, and the communication checks and one-off sends. */
+export function communicationRoutes(deps: AppDeps): AnyRoute[] {
+  const { db, config } = deps;
+  const configFor = async (channel: Channel, configId?: string) => {
+    const row = configId ? await findConfig(db, channel, configId) : await activeConfig(db, channel);
+    if (!row) throw configId ? notFound(`No ${channel.toLowerCase()} configuration ${configId}.`) : conflict('NO_ACTIVE_CONFIG', `No ${channel.toLowerCase()} configuration is active.`);
+    return row;
+  };
+  return [
+    ...channelRoutes(deps, 'EMAIL'),
+    ...channelRoutes(deps, 'SMS'),
+    defineRoute({
+      method: 'post',
+      path: '/api/settings/communication/validate',
+      tag: 'settings',
+      summary: 'Check a configuration without sending: SMTP connects and authenticates; SOAP/REST render the sample request and parse it',
+      access: access.roles('ADMIN'),
+      body: ValidateBody,
+      responses: { 200: { description: '{ ok, transport, detail, latencyMs }' } },
+      handler: async (ctx, { body }) => {
+        const row = await configFor(body.channel, body.configId);
+        const started = Date.now();
+        let detail = 'ok';
+        let ok = true;
+        try {
+          if (row.transport === 'SMTP') await verifySmtp(row, openPasswords(row, config.secretsKey).smtpPassword);
+          else {
+            const problem = rendersWellFormed(row, renderPeerRequest(row, SAMPLE_VALUES).body);
+            if (problem) throw new DeliveryFailure(`the rendered sample request is ${problem}`, true);
+            await assertOutboundAllowed(row.service_url as string, { production: config.production, allow: config.outboundAllow });
+          }
+        } catch (error) {
+          if (!(error instanceof DeliveryFailure)) throw error;
+          ok = false;
+          detail = error.message;
+        }
+        ctx.body = { ok, transport: row.transport, detail, latencyMs: Date.now() - started };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/settings/communication/process',
+      tag: 'settings',
+      summary: 'Send one message through the active configuration of a channel',
+      access: access.rolesOrInternal('ADMIN'),
+      body: ProcessBody,
+      responses: { 200: { description: '{ status: SUCCESS | FAILED, detail }' } },
+      handler: async (ctx, { body }) => {
+        const valid = body.channel === 'EMAIL' ? isEmailAddress(body.to) : isPhoneNumber(body.to);
+        if (!valid) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: body.channel === 'EMAIL' ? 'must be an email address' : 'must be an E.164 number' }]);
+        const row = await configFor(body.channel);
+        try {
+          await sendThroughConfig({ db, config, row, message: { channel: body.channel, siteId: body.siteId, to: body.to, subject: body.subject ?? '', content: body.content } });
+          ctx.body = { status: 'SUCCESS', detail: 'sent' };
+        } catch (error) {
+          if (!(error instanceof DeliveryFailure)) throw error;
+          ctx.body = { status: 'FAILED', detail: error.message };
+        }
+      },
+    }),
+  ];
+}

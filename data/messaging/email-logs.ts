@@ -1,0 +1,97 @@
+import { Knex } from 'knex';
+
+export const EMAIL_LOG_TABLE = 'email.email_log';
+
+export type EmailLogStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
+
+export interface EmailLogRow {
+  id: string;
+  site_id: string;
+  created_at: Date;
+  updated_at: Date;
+  template_id: string | null;
+  template_revision: number | null;
+  batch_id: string | null;
+  recipient: string;
+  locale: 'en' | 'ar' | null;
+  subject: string | null;
+  status: EmailLogStatus;
+  error: string | null;
+  attempts: number;
+  missing_variables: string[];
+  variables: Record<string, unknown> | null;
+  requested_by: string | null;
+}
+
+export async function findEmailLog(db: Knex, id: string | number): Promise<EmailLogRow | undefined> {
+  return db(EMAIL_LOG_TABLE).where({ id }).first();
+}
+
+export interface NewEmailLog {
+  siteId: string;
+  templateId: string;
+  templateRevision: number;
+  recipient: string;
+  locale: 'en' | 'ar';
+  variables: Record<string, unknown>;
+  requestedBy: string;
+}
+
+/** The PENDING row written before any delivery starts. */
+export async function insertEmailLog(db: Knex, log: NewEmailLog): Promise<EmailLogRow> {
+  const [row] = (await db(EMAIL_LOG_TABLE)
+    .insert({
+      site_id: log.siteId,
+      template_id: log.templateId,
+      template_revision: log.templateRevision,
+      recipient: log.recipient,
+      locale: log.locale,
+      variables: JSON.stringify(log.variables),
+      requested_by: log.requestedBy,
+      status: 'PENDING',
+    })
+    .returning('*')) as EmailLogRow[];
+  return row;
+}
+
+/**
+ * One PENDING row per directory user holding `roleKey` in the site, in that user's locale, in one statement.
+ * Keyed by (batch, recipient): repeating it adds no one twice. Answers how many rows the batch has.
+ */
+export async function insertRoleBatchLogs(
+  db: Knex,
+  batch: { batchId: string; siteId: string; roleKey: string; templateId: string; templateRevision: number; variables: Record<string, unknown>; requestedBy: string },
+): Promise<number> {
+  await db.raw(
+    `insert into ${EMAIL_LOG_TABLE} (site_id, template_id, template_revision, batch_id, recipient, locale, variables, requested_by, status)
+     select ?, ?, ?, ?, u.email, u.locale, ?::jsonb, ?, 'PENDING'
+     from directory."user" u
+     where ? = any(u.roles) and ? = any(u.site_ids)
+     order by u.email
+     on conflict (batch_id, recipient) where batch_id is not null do nothing`,
+    [batch.siteId, batch.templateId, batch.templateRevision, batch.batchId, JSON.stringify(batch.variables), batch.requestedBy, batch.roleKey, batch.siteId],
+  );
+  const { count } = (await db(EMAIL_LOG_TABLE).where({ batch_id: batch.batchId }).count({ count: '*' }).first()) as { count: string };
+  return Number(count);
+}
+
+/** Counts one delivery attempt of a PENDING row; answers false when the row is already final. */
+export async function startAttempt(db: Knex, id: string | number): Promise<boolean> {
+  const updated = await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ attempts: db.raw('attempts + 1'), updated_at: db.fn.now() });
+  return updated > 0;
+}
+
+export async function markDelivered(db: Knex, id: string | number, rendered: { subject: string; missingVariables: string[] }): Promise<void> {
+  await db(EMAIL_LOG_TABLE)
+    .where({ id, status: 'PENDING' })
+    .update({ status: 'SUCCESS', subject: rendered.subject, missing_variables: JSON.stringify(rendered.missingVariables), error: null, updated_at: db.fn.now() });
+}
+
+/** A temporary failure: the row stays PENDING and keeps the reason of its last attempt. */
+export async function noteAttemptFailed(db: Knex, id: string | number, reason: string): Promise<void> {
+  await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ error: reason, updated_at: db.fn.now() });
+}
+
+export async function markFailed(db: Knex, id: string | number, reason: string): Promise<void> {
+  await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ status: 'FAILED', error: reason, updated_at: db.fn.now() });
+}

@@ -1,0 +1,30 @@
+import { defineQuery } from '@temporalio/workflow';
+
+/** The messaging domain's contract between the API, the workers and the Web UI. No I/O here. */
+
+export const emailWorkflowId = (logId: string) => `email:${logId}`;
+export const emailRoleWorkflowId = (batchId: string) => `email-role:${batchId}`;
+
+/** Delivery attempts per message: the first and the retries of temporary failures. */
+export const MAX_DELIVERY_ATTEMPTS = 4;
+/** Rows a bulk send hands to one activity. */
+export const BATCH_CHUNK = 200;
+
+export interface SendEmailInput {
+  logId: string;
+}
+
+export interface SendEmailToRoleInput {
+  batchId: string;
+}
+
+export interface RoleSendProgress {
+  batchId: string;
+  pass: number;
+  delivered: number;
+  failed: number;
+  retrying: number;
+  done: boolean;
+}
+
+export const roleSendProgressQuery = defineQuery<RoleSendProgress>('progress');
