@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { EMAIL_LOG_TABLE, EmailLogRow, markFailed } from '../../data/messaging/email-logs';
-import { deliverLoggedEmail } from './deliver-logged-email';
+import { activeConfig } from '../../data/messaging/channel-configs';
+import { deliverLoggedEmail, loggedTemplate } from './deliver-logged-email';
 import { MessagingDeps } from './deps';
 
 const PARALLEL_SENDS = 10;
@@ -36,9 +37,11 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
       .orderBy('id')
       .limit(input.limit)) as EmailLogRow[];
     const chunk: BatchChunk = { lastId: resumedAfter, passDone: rows.length < input.limit, delivered: 0, failed: 0, retrying: 0 };
+    // Every row of a batch has the same template revision; the active configuration is read once a chunk.
+    const preloaded = rows.length > 0 ? { template: await loggedTemplate(db, rows[0]), channel: await activeConfig(db, 'EMAIL') } : {};
     for (let start = 0; start < rows.length; start += PARALLEL_SENDS) {
       const slice = rows.slice(start, start + PARALLEL_SENDS);
-      const outcomes = await Promise.all(slice.map((row) => deliverLoggedEmail(db, config, row)));
+      const outcomes = await Promise.all(slice.map((row) => deliverLoggedEmail(db, config, row, preloaded)));
       for (const { outcome } of outcomes) {
         if (outcome === 'SUCCESS') chunk.delivered++;
         else if (outcome === 'FAILED') chunk.failed++;

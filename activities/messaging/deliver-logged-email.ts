@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { SecretTampered } from '../../lib/secrets';
 import { componentType } from '../../data/content/component-types';
 import { rowAtRevision } from '../../data/content/revisions';
-import { activeConfig } from '../../data/messaging/channel-configs';
+import { activeConfig, ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { EmailLogRow, markDelivered, markFailed, noteAttemptFailed, startAttempt } from '../../data/messaging/email-logs';
 import { renderTemplate, TemplateTexts } from './render-template';
 import { DeliveryFailure } from './transports/delivery-failure';
@@ -10,18 +10,29 @@ import { MessagingConfig, sendThroughConfig } from './transports/send-message';
 
 export type LoggedDelivery = 'SUCCESS' | 'FAILED' | 'RETRY';
 
+/** The template revision a log row was written for: sends use exactly that published revision. */
+export async function loggedTemplate(db: Knex, log: Pick<EmailLogRow, 'template_id' | 'template_revision'>): Promise<TemplateTexts | undefined> {
+  return (await rowAtRevision(db, componentType('EMAIL_TEMPLATE')!, log.template_id as string, log.template_revision as number)) as TemplateTexts | undefined;
+}
+
 /**
  * Delivers the message one email log row stands for: the template's logged revision rendered with the
  * logged variables in the logged locale, through the active email configuration. The row ends SUCCESS,
  * FAILED (a permanent failure), or stays PENDING with the reason (a temporary one: answered RETRY).
  * A row that is already final is not sent again.
  */
-export async function deliverLoggedEmail(db: Knex, config: MessagingConfig, log: EmailLogRow): Promise<{ outcome: LoggedDelivery; reason: string | null }> {
+export async function deliverLoggedEmail(
+  db: Knex,
+  config: MessagingConfig,
+  log: EmailLogRow,
+  /** What a bulk send loads once for all its rows. */
+  preloaded: { template?: TemplateTexts; channel?: ChannelConfigRow } = {},
+): Promise<{ outcome: LoggedDelivery; reason: string | null }> {
   if (!(await startAttempt(db, log.id))) return { outcome: log.status === 'FAILED' ? 'FAILED' : 'SUCCESS', reason: null };
   try {
-    const template = (await rowAtRevision(db, componentType('EMAIL_TEMPLATE')!, log.template_id as string, log.template_revision as number)) as TemplateTexts | undefined;
+    const template = preloaded.template ?? (await loggedTemplate(db, log));
     if (!template) throw new DeliveryFailure(`the template revision ${log.template_revision} is gone`, true);
-    const channel = await activeConfig(db, 'EMAIL');
+    const channel = preloaded.channel ?? (await activeConfig(db, 'EMAIL'));
     if (!channel) throw new DeliveryFailure('no active email configuration (NO_ACTIVE_CONFIG)', false);
     const rendered = renderTemplate(template, log.variables ?? {}, log.locale ?? 'en');
     await sendThroughConfig({ db, config, row: channel, message: { channel: 'EMAIL', siteId: log.site_id, to: log.recipient, subject: rendered.subject, content: rendered.html } });

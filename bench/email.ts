@@ -1,0 +1,77 @@
+/**
+ * `npx tsx bench/email.ts [--users 10000]`: sends one template by role to that many directory users through
+ * the platform (API, the messaging worker as its own process, the mail capture server) and prints messages
+ * per second and the worker's peak memory, beside a baseline measured in the same run: raw nodemailer,
+ * pooled the same way, sending the same rendered messages to the same server.
+ */
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import nodemailer from 'nodemailer';
+import { signToken } from '../api/http/sign-token';
+import { renderTemplate } from '../activities/messaging/render-template';
+import { peakMemoryMb, startBenchPlatform } from './support';
+
+const SITE = 'bench-site';
+const TEMPLATE = {
+  subject_en: 'Your report, {{user.name}}',
+  body_en: '<p>Hello {{user.name}}, the report for {{month}} is ready.</p>',
+  subject_ar: 'تقريرك يا {{user.name}}',
+  body_ar: '<p>مرحبا {{user.name}}، تقرير {{month}} جاهز.</p>',
+};
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { users: { type: 'string', default: '10000' } } });
+  const users = Number(values.users);
+  console.log(`bench/email: one template by role to ${users} directory users (${os.cpus().length} cores)`);
+  const platform = await startBenchPlatform();
+  const { db, apiUrl, config, info, temporal } = platform;
+  const recipients = Array.from({ length: users }, (_, i) => ({ email: `user${i}@bench.example`, name: `User ${i}`, locale: i % 4 === 0 ? 'ar' : 'en' }));
+  for (let i = 0; i < recipients.length; i += 1000) {
+    await db('directory.user').insert(recipients.slice(i, i + 1000).map((user) => ({ ...user, roles: ['VIEWER'], site_ids: [SITE] })));
+  }
+  const variables = { month: 'November' };
+
+  // Baseline: the same messages through one pooled nodemailer transport.
+  const transport = nodemailer.createTransport({ pool: true, maxConnections: 5, host: '127.0.0.1', port: info.mail.smtpPort, ignoreTLS: true });
+  const baselineStarted = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (next < recipients.length) {
+        const user = recipients[next++];
+        const rendered = renderTemplate(TEMPLATE, { ...variables, user: { name: user.name } }, user.locale as 'en' | 'ar');
+        await transport.sendMail({ from: config.mailFrom, to: user.email, subject: rendered.subject, html: rendered.html });
+      }
+    }),
+  );
+  const baselineMs = performance.now() - baselineStarted;
+  transport.close();
+  const baselinePeakMb = process.resourceUsage().maxRSS / 1024;
+
+  // Platform.
+  const worker = await platform.startWorker(['messaging', 'approvals']);
+  const admin = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
+  const post = async (path: string, body: unknown) => {
+    const answer = await fetch(`${apiUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return (await answer.json()) as Record<string, unknown>;
+  };
+  await post('/api/settings/email', { configName: 'capture', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: info.mail.smtpPort, isActive: true });
+  const template = await post('/api/email/templates', { siteId: SITE, name: 'report', roleKey: null, subjectEn: TEMPLATE.subject_en, bodyEn: TEMPLATE.body_en, subjectAr: TEMPLATE.subject_ar, bodyAr: TEMPLATE.body_ar });
+  await post(`/api/email/templates/${template.id}/publish`, {});
+
+  const started = performance.now();
+  const sent = await post('/api/email/send/role', { templateId: template.id, roleKey: 'VIEWER', siteId: SITE, variables });
+  await temporal.client.workflow.getHandle(sent.workflowId as string).result();
+  const platformMs = performance.now() - started;
+  const workerPeakMb = peakMemoryMb(worker.pid!);
+  const logged = (await db('email.email_log').where({ batch_id: sent.batchId as string }).select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: string }>;
+
+  const line = (name: string, ms: number, mb: number) => `  ${name.padEnd(34)} ${users} messages  ${(ms / 1000).toFixed(2).padStart(7)} s  ${(users / (ms / 1000)).toFixed(1).padStart(8)} messages/s  peak ${mb.toFixed(0)} MiB`;
+  console.log(line('baseline: pooled nodemailer', baselineMs, baselinePeakMb) + ' (this process)');
+  console.log(line('platform: POST /api/email/send/role', platformMs, workerPeakMb) + ' (worker process)');
+  console.log(`  platform / baseline rate: ${(baselineMs / platformMs).toFixed(2)}; logs: ${logged.map((row) => `${row.status} ${row.n}`).join(', ')}`);
+  await platform.stop();
+  process.exit(0);
+}
+
+void main();
