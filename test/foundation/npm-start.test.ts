@@ -94,6 +94,23 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
       body: { email: 'kept@example.test', name: 'Kept', roles: ['VIEWER'], siteIds: ['s1'] },
     });
     expect(created.status).toBe(201);
+
+    // The development seed: a fresh start sends at once through the mail capture.
+    const template = await call(api, 'POST', '/api/email/templates', {
+      token: first.token,
+      body: { siteId: 'site-1', name: 'hello', roleKey: null, subjectEn: 'Hello {{name}}', bodyEn: '<p>hi</p>', subjectAr: 'مرحبا', bodyAr: '<p>مرحبا</p>' },
+    });
+    expect((await call(api, 'POST', `/api/email/templates/${template.body.id}/publish`, { token: first.token })).status).toBe(200);
+    const sent = await call(api, 'POST', '/api/email/send/role', { token: first.token, body: { templateId: template.body.id, roleKey: 'MANAGER', siteId: 'site-1', variables: { name: 'team' } } });
+    expect(sent.body.recipients).toBe(1);
+    const deadline = Date.now() + 30000;
+    let subjects: string[] = [];
+    while (subjects.length === 0 && Date.now() < deadline) {
+      const mails = (await (await fetch(`http://127.0.0.1:${ports.mailUi}/api/email`)).json()) as Array<{ subject: string; to: Array<{ address: string }> }>;
+      subjects = mails.filter((mail) => mail.to.some((to) => to.address === 'maya.manager@opsflow.local')).map((mail) => mail.subject);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(subjects).toEqual(['Hello team']);
   } finally {
     await ctrlC(first);
   }
@@ -104,7 +121,12 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
   const second = await npmStart();
   try {
     const users = await call(api, 'GET', '/api/directory/users', { token: second.token });
-    expect(users.body.items.map((u: { email: string }) => u.email)).toEqual(['kept@example.test']);
+    // The user made in the first start, and the development seed once, not twice.
+    expect(users.body.items.map((u: { email: string }) => u.email).sort()).toEqual(
+      ['kept@example.test', 'admin@opsflow.local', 'maya.manager@opsflow.local', 'omar.manager@opsflow.local', 'eli.editor@opsflow.local', 'layla.editor@opsflow.local', 'vic.viewer@opsflow.local'].sort(),
+    );
+    const configs = await call(api, 'GET', '/api/settings/email', { token: second.token });
+    expect(configs.body.items.map((c: { configName: string; isActive: boolean }) => [c.configName, c.isActive])).toEqual([['development mail capture', true]]);
   } finally {
     await ctrlC(second);
   }
