@@ -1,5 +1,9 @@
-import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { execFileSync } from 'node:child_process';
+import { Writable } from 'node:stream';
+import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
+import { createLogger } from '../../lib/logger';
+import { findTemporalCli } from '../../temporal-config/temporal-cli';
 import { containersOf, deploymentOutcome, imagesOf, waitUntil } from './harness';
 import { buildJar, postJar } from './jars';
 
@@ -7,11 +11,15 @@ let platform: TestPlatform;
 let api: RunningApi;
 let admin: string;
 let viewer: string;
+let worker: RunningWorker;
+const apiLogLines: string[] = [];
+const DB_PASSWORD = 'hunter2-very-secret';
 
 beforeAll(async () => {
   platform = await attachPlatform();
-  api = await platform.startApi();
-  await platform.startWorker(['deployments']);
+  const destination = new Writable({ write: (chunk, _encoding, done) => (apiLogLines.push(String(chunk)), done()) });
+  api = await platform.startApi({ logger: createLogger({ level: 'debug', name: 'api', destination }) });
+  worker = await platform.startWorker(['deployments']);
   admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
   viewer = await platform.token({ sub: 'vic', name: 'Vic', roles: ['VIEWER'], sites: ['s1'] });
 });
@@ -24,7 +32,7 @@ const scope = () => platform.config.deployScope;
 
 async function deployHelloFromProperties() {
   const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=hello-service\nserver.port=8081\n' } });
-  const answer = await postJar({ apiUrl: api.url, token: admin, jar, fields: { serviceName: '', port: '', ENV_GREETING: 'salaam', ENV_DB_PASSWORD: 'hunter2-very-secret' } });
+  const answer = await postJar({ apiUrl: api.url, token: admin, jar, fields: { serviceName: '', port: '', ENV_GREETING: 'salaam', ENV_DB_PASSWORD: DB_PASSWORD } });
   expect(answer.status).toBe(202);
   return answer.body;
 }
@@ -146,6 +154,26 @@ describe('a JAR with application.properties, deployed with blank name and port',
     await platform.temporal.client.workflow.getHandle(down.body.workflowId, down.body.runId).result();
     expect(await containersOf(platform.docker.docker, scope(), 'hello-service')).toHaveLength(1);
     expect((await call(api.url, 'GET', '/api/hello/who', { token: viewer })).status).toBe(200);
+  });
+
+  test('the ENV_DB_PASSWORD value is in no API answer, no log line and nowhere in `temporal workflow show` of the deploy', async () => {
+    // The container itself has it (it prints it at start): the platform must not repeat it.
+    const [container] = await containersOf(platform.docker.docker, scope(), 'hello-service', false);
+    const raw = await platform.docker.docker.getContainer(container.Id).logs({ stdout: true, stderr: true, tail: 100 });
+    expect(raw.toString()).toContain(DB_PASSWORD);
+
+    const answers: string[] = [];
+    for (const path of ['/api/infra/services', '/api/infra/services/hello-service', '/api/infra/services/hello-service/deployments', '/api/infra/services/hello-service/logs?tail=100', `/api/infra/deployments/${accepted.deploymentId}`]) {
+      const answer = await call(api.url, 'GET', path, { token: admin });
+      expect(answer.status).toBe(200);
+      answers.push(answer.text);
+    }
+    const cli = findTemporalCli();
+    if (!cli) throw new Error('the Temporal CLI is needed to read the history as `temporal workflow show` does');
+    const history = execFileSync(cli.path, ['workflow', 'show', '--workflow-id', accepted.workflowId, '--run-id', accepted.runId, '--address', platform.config.temporalAddress, '--namespace', platform.config.temporalNamespace, '--output', 'json']).toString();
+    expect(history).toContain('loadDeployPlan');
+    expect(apiLogLines.length).toBeGreaterThan(5);
+    for (const haystack of [answers.join('\n'), apiLogLines.join(''), worker.output(), history]) expect(haystack).not.toContain(DB_PASSWORD);
   });
 
   test('undeploy of a core service -> 409 SERVICE_NOT_DYNAMIC; scale of one too; an unknown one -> 404', async () => {
