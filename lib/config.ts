@@ -161,7 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     deployMemoryMb: integer(env, 'DEPLOY_MEMORY_MB', 512, 64, 65536),
     deployPidsLimit: integer(env, 'DEPLOY_PIDS_LIMIT', 512, 16, 65536),
     deployHealthTimeoutSeconds: integer(env, 'DEPLOY_HEALTH_TIMEOUT_SECONDS', 120, 1, 3600),
-    deployDrainSeconds: integer(env, 'DEPLOY_DRAIN_SECONDS', 3, 0, 600),
+    deployDrainSeconds: integer(env, 'DEPLOY_DRAIN_SECONDS', 3, 1, 600),
     deployReconcileSeconds: integer(env, 'DEPLOY_RECONCILE_SECONDS', 30, 5, 86400),
     maxJarBytes: integer(env, 'MAX_JAR_BYTES', 512 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     smtpCapturePort: port(env, 'SMTP_CAPTURE_PORT', 1025),

@@ -3,7 +3,7 @@ import { Context, Middleware } from 'koa';
 import { requireUser } from '../../http/identity';
 import { notFound, ProblemError, unavailable } from '../../../lib/errors';
 import { Db } from '../../../data/db';
-import { routableInstances } from '../../../data/deploy/registry';
+import { routableInstances, ServiceRow } from '../../../data/deploy/registry';
 import { RESERVED_SLUGS } from '../../../workflows/deploy/definitions';
 
 const GATEWAY_PATH = /^\/api\/([a-z0-9][a-z0-9-]*)(\/.*)?$/;
@@ -43,17 +43,50 @@ function send(ctx: Context, slug: string, address: string, path: string): Promis
 }
 
 /**
+ * How long the gateway reuses a slug's healthy instances before reading the registry again. Instances taken
+ * out of the registry keep serving for DEPLOY_DRAIN_SECONDS (at least 1 s) before they stop, so a route this
+ * fresh never points at a stopped instance; a slug found unrouted or without healthy instances is read again.
+ */
+const ROUTE_TTL_MS = 500;
+
+interface Route {
+  service: Pick<ServiceRow, 'id' | 'name'> | null;
+  addresses: string[];
+  cached: boolean;
+}
+
+function routeCache(db: Db) {
+  const entries = new Map<string, { route: Route; readAt: number }>();
+  return {
+    async lookup(slug: string, fresh = false): Promise<Route> {
+      const entry = entries.get(slug);
+      if (!fresh && entry && Date.now() - entry.readAt < ROUTE_TTL_MS) return { ...entry.route, cached: true };
+      const route = { ...(await routableInstances(db, slug)), cached: false };
+      entries.set(slug, { route, readAt: Date.now() });
+      return route;
+    },
+    forget(slug: string): void {
+      entries.delete(slug);
+    },
+  };
+}
+
+/**
  * `ANY /api/{slug}/...`: forwards to a healthy instance of the deployed service, round-robin, with the
  * path after the slug and the caller's `X-User-*` headers; bodies stream both ways. The platform's own
  * slugs are never forwarded. An unknown slug: 404 NOT_FOUND; no healthy instance: 503 SERVICE_UNAVAILABLE.
  */
 export function gatewayProxy(args: { db: Db }): Middleware {
   const turns = new Map<string, number>();
+  const routes = routeCache(args.db);
   return async (ctx, next) => {
     const match = GATEWAY_PATH.exec(ctx.path);
     if (!match || RESERVED_SLUGS.includes(match[1])) return next();
     const slug = match[1];
-    const { service, addresses } = await routableInstances(args.db, slug);
+    let route = await routes.lookup(slug);
+    // A cached answer of "unrouted" or "nothing healthy" is never trusted: a deploy may have just registered.
+    if ((!route.service || route.addresses.length === 0) && route.cached) route = await routes.lookup(slug, true);
+    const { service, addresses } = route;
     // An unrouted slug is an unknown route like any other, answered the same with or without a token.
     if (!service) throw notFound(`No route for ${ctx.method} ${ctx.path}.`);
     requireUser(ctx);
@@ -75,6 +108,8 @@ export function gatewayProxy(args: { db: Db }): Middleware {
         // The instance refused or dropped the connection (stopped a moment ago): try the next one.
       }
     }
+    // Every known instance refused: the cached route may be older than an undeploy or a scale-down.
+    routes.forget(slug);
     throw new ProblemError(502, 'BAD_GATEWAY', `${service.name} did not answer.`);
   };
 }
