@@ -159,6 +159,46 @@ test('a two-stage definition: both stages approve in order; a rejection at stage
   await settled(second.id, 'REJECTED');
 });
 
+test('policies: get, replace, delete; 400 for an unknown component type; 404 for an unknown definition', async () => {
+  const created = await policy({ siteId: 'site-crud', componentType: 'PORTLET' });
+  expect((await call(api.url, 'GET', `/api/workflow/approvals/policies/${created.id}`, { token: admin })).body).toEqual(created);
+  const replaced = await call(api.url, 'PUT', `/api/workflow/approvals/policies/${created.id}`, { token: admin, body: { componentType: 'PORTLET', siteId: 'site-crud', enabled: false } });
+  expect(replaced.body).toEqual(expect.objectContaining({ id: created.id, enabled: false }));
+  expect((await call(api.url, 'GET', '/api/workflow/approvals/policies', { token: admin })).body.items.map((item: any) => item.id)).toContain(created.id);
+  expectProblem(await call(api.url, 'GET', '/api/workflow/approvals/policies', { token: managerA }), 403, 'FORBIDDEN');
+  expectProblem(await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'POEM', siteId: null, enabled: true } }), 400, 'VALIDATION_FAILED');
+  expectProblem(
+    await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'ASSET', siteId: null, enabled: true, workflowDefinitionId: '00000000-0000-4000-8000-000000000000' } }),
+    404,
+    'NOT_FOUND',
+  );
+  expect((await call(api.url, 'DELETE', `/api/workflow/approvals/policies/${created.id}`, { token: admin })).status).toBe(204);
+  expectProblem(await call(api.url, 'GET', `/api/workflow/approvals/policies/${created.id}`, { token: admin }), 404, 'NOT_FOUND');
+});
+
+test('the internal submit endpoint with a policy records the approval and starts its workflow; the decision reaches the callback', async () => {
+  await policy({ siteId: 'site-s', componentType: 'SOAP_COMPONENT' });
+  const soap = await call(api.url, 'POST', '/api/integration/soap-components', {
+    token: admin,
+    body: { siteId: 'site-s', name: 'sms', serviceUrl: 'http://127.0.0.1:9/sms', soapMethodName: 'Send', sampleRequest: '<Send/>' },
+  });
+  const revision = (await call(api.url, 'GET', `/api/integration/soap-components/${soap.body.id}/history`, { token: admin })).body.items[0].rev;
+  const submitted = await call(api.url, 'POST', '/api/workflow/approvals/submit', {
+    token: platform.config.internalToken,
+    body: { componentType: 'SOAP_COMPONENT', siteId: 'site-s', resourceId: soap.body.id, revision, callbackPath: `/api/integration/soap-components/${soap.body.id}/approval-callback`, requestedBy: 'eda' },
+  });
+  expect(submitted.body).toEqual({ required: true, correlationId: expect.any(String) });
+  const manager = await platform.token({ sub: 'sam', roles: ['MANAGER'], sites: ['site-s'] });
+  expect((await decide(submitted.body.correlationId, manager)).body.status).toBe('APPROVED');
+  const published = await waitUntil('the SOAP component published', async () => {
+    const entity = (await call(api.url, 'GET', `/api/integration/soap-components/${soap.body.id}`, { token: admin })).body;
+    return entity.status === 'PUBLISHED' ? entity : null;
+  });
+  expect(published.publishedRev).toBe(revision);
+  const history = (await call(api.url, 'GET', `/api/integration/soap-components/${soap.body.id}/history`, { token: admin })).body.items;
+  expect(history[0]).toEqual(expect.objectContaining({ status: 'PUBLISHED', userId: 'sam' }));
+});
+
 test('the internal submit endpoint takes only the internal token, and answers required: false without a policy', async () => {
   const body = { componentType: 'PORTLET', siteId: 'site-z', resourceId: 'r1', revision: 1, callbackPath: '/api/content/portlets/r1/approval-callback', requestedBy: 'eda' };
   expectProblem(await call(api.url, 'POST', '/api/workflow/approvals/submit', { token: admin, body }), 403, 'FORBIDDEN');

@@ -135,6 +135,11 @@ test('configurations: passwords are encrypted at rest and never answered; a tamp
   expectProblem(await request('POST', '/api/settings/email', admin, { configName: 'smtp', transport: 'SMTP' }), 400, 'VALIDATION_FAILED');
   expectProblem(await request('POST', '/api/settings/sms', admin, { configName: 'sms', transport: 'SMTP' }), 400, 'VALIDATION_FAILED');
   expect(await platform.db('settings.email_configuration').count({ n: '*' }).first()).toEqual(before);
+  const spare = await request('POST', '/api/settings/sms', admin, { configName: 'spare', transport: 'REST', serviceUrl: 'http://peer.example', restMethodType: 'GET' });
+  expect(spare.status).toBe(201);
+  expect((await request('DELETE', `/api/settings/sms/${spare.body.id}`, admin)).status).toBe(204);
+  expectProblem(await request('GET', `/api/settings/sms/${spare.body.id}`, admin), 404, 'NOT_FOUND');
+  expectProblem(await call(api.url, 'GET', '/api/settings/email', { token: editor }), 403, 'FORBIDDEN');
 
   // One changed character of the ciphertext: the check refuses to use it, loudly.
   const flipped = stored.smtp_password.slice(0, -2) + (stored.smtp_password.endsWith('A') ? 'B' : 'A') + stored.smtp_password.slice(-1);
