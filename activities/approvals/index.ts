@@ -1,3 +1,4 @@
+import { closeApproval } from './close-approval';
 import { deliverCallback } from './deliver-callback';
 import { ApprovalsDeps } from './deps';
 import { publishNow } from './publish-now';
@@ -9,6 +10,7 @@ export function createApprovalsActivities(deps: ApprovalsDeps) {
     submitForApproval: submitForApproval(deps),
     publishNow: publishNow(deps),
     deliverCallback: deliverCallback(deps),
+    closeApproval: closeApproval(deps),
   };
 }
 

@@ -44,6 +44,7 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
 
   progress.stage = 'CALLING_BACK';
   await callback.deliverCallback({ callbackPath: input.callbackPath, decision: outcome, revision: input.revision, correlationId: submitted.correlationId! });
+  await db.closeApproval({ correlationId: submitted.correlationId!, outcome });
   progress.stage = outcome === 'APPROVED' ? 'PUBLISHED' : 'REJECTED';
   return progress;
 }
