@@ -39,8 +39,32 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
+
+/** Processes whose command line names the data folder: what `npm start` started, if any is left. */
+function processesUsing(folder: string): string[] {
+  const found: string[] = [];
+  for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const commandLine = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (commandLine.includes(folder)) found.push(`${pid}: ${commandLine}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+async function noProcessLeft(folder: string): Promise<string[]> {
+  const deadline = Date.now() + 15000;
+  let left = processesUsing(folder);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    left = processesUsing(folder);
+  }
+  return left;
+}
 
 /** Runs `npm start` in its own process group, as a terminal would, and waits for its ready banner. */
 async function npmStart(): Promise<Started> {
@@ -117,6 +141,7 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
   expect(await portAnswers(ports.api)).toBe(false);
   expect(await portAnswers(ports.temporalUi)).toBe(false);
   expect(await portAnswers(ports.mailUi)).toBe(false);
+  expect(await noProcessLeft(dataDir)).toEqual([]);
 
   const second = await npmStart();
   try {
@@ -130,4 +155,5 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
   } finally {
     await ctrlC(second);
   }
+  expect(await noProcessLeft(dataDir)).toEqual([]);
 }, 400000);
