@@ -53,10 +53,10 @@ export function createApp(deps: AppDeps): App {
   koa.use(requestContext({ logger: deps.logger, metrics }));
   koa.use(problemMiddleware());
   koa.use(gatewayIdentity({ verifier, internalToken: deps.config.internalToken }));
+  // Before the router: a slug that is not the platform's goes to a deployed service without route matching.
+  koa.use(gatewayProxy({ db: deps.db, platformPaths: routes.map((route) => route.path) }));
   koa.use(router.routes());
   koa.use(router.allowedMethods({ throw: true }));
-  // Last: whatever no platform route answered under /api/{slug} goes to a deployed service.
-  koa.use(gatewayProxy({ db: deps.db }));
   koa.silent = true;
   return { koa, routes, close: () => verifier.close() };
 }

@@ -149,7 +149,7 @@ Opsflow is ready.
 Development admin token (valid 12 h):
   ${token}
 
-Try: curl -H "Authorization: Bearer <token>" ${apiUrl}/api/me
+Try: curl -H "Authorization: Bearer <token>" ${apiUrl}/api/directory/me
 Ctrl-C stops everything.`);
 }
 

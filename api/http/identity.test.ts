@@ -22,7 +22,7 @@ function base64url(value: object): string {
 
 describe('the gateway identity layer', () => {
   test('no token on a user endpoint -> 401 UNAUTHENTICATED', async () => {
-    expectProblem(await call(api.url, 'GET', '/api/me'), 401, 'UNAUTHENTICATED');
+    expectProblem(await call(api.url, 'GET', '/api/directory/me'), 401, 'UNAUTHENTICATED');
   });
 
   test('a token signed with another secret -> 401', async () => {
@@ -30,12 +30,12 @@ describe('the gateway identity layer', () => {
       .setProtectedHeader({ alg: 'HS256' })
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode('some-other-secret-entirely'));
-    expectProblem(await call(api.url, 'GET', '/api/me', { token }), 401, 'UNAUTHENTICATED');
+    expectProblem(await call(api.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
   });
 
   test('an unsigned token (alg: none) -> 401', async () => {
     const token = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ ...viewer, roles: ['ADMIN'], exp: Math.floor(Date.now() / 1000) + 3600 })}.`;
-    expectProblem(await call(api.url, 'GET', '/api/me', { token }), 401, 'UNAUTHENTICATED');
+    expectProblem(await call(api.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
   });
 
   test('an expired token -> 401', async () => {
@@ -44,7 +44,20 @@ describe('the gateway identity layer', () => {
       .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
       .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
       .sign(new TextEncoder().encode(platform.config.jwtSecret));
-    expectProblem(await call(api.url, 'GET', '/api/me', { token }), 401, 'UNAUTHENTICATED');
+    expectProblem(await call(api.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
+  });
+
+  test('a token accepted while valid is refused once it has expired, though verified tokens are remembered', async () => {
+    const expiresAt = Math.floor(Date.now() / 1000) + 2;
+    const token = await new SignJWT({ ...viewer })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(expiresAt)
+      .sign(new TextEncoder().encode(platform.config.jwtSecret));
+    expect((await call(api.url, 'GET', '/api/directory/me', { token })).status).toBe(200);
+    expect((await call(api.url, 'GET', '/api/directory/me', { token })).status).toBe(200);
+    // Past the expiry and the 5 s clock tolerance.
+    await new Promise((resolve) => setTimeout(resolve, expiresAt * 1000 + 6500 - Date.now()));
+    expectProblem(await call(api.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
   });
 
   test('a token with a jku header pointing elsewhere is verified with the configured secret only', async () => {
@@ -52,12 +65,12 @@ describe('the gateway identity layer', () => {
       .setProtectedHeader({ alg: 'HS256', jku: 'http://127.0.0.1:1/keys', kid: 'unknown' })
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode('attacker-secret-value'));
-    expectProblem(await call(api.url, 'GET', '/api/me', { token }), 401, 'UNAUTHENTICATED');
+    expectProblem(await call(api.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
   });
 
   test('a valid token sets the X-User-* identity the modules read', async () => {
     const token = await platform.token({ ...viewer, site: 'site-a' });
-    const answer = await call(api.url, 'GET', '/api/me', { token });
+    const answer = await call(api.url, 'GET', '/api/directory/me', { token });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ id: 'vera', name: 'Vera Viewer', email: 'vera@example.test', roles: ['VIEWER'], sites: ['site-a'], siteId: 'site-a' });
   });
@@ -70,7 +83,7 @@ describe('the gateway identity layer', () => {
       'X_User_Roles': 'ADMIN',
       'X-USER-SITES': 'site-a,site-b',
     };
-    const me = await call(api.url, 'GET', '/api/me', { token, headers: forged });
+    const me = await call(api.url, 'GET', '/api/directory/me', { token, headers: forged });
     expect(me.body).toEqual(expect.objectContaining({ id: 'vera', roles: ['VIEWER'], sites: ['site-a'] }));
 
     expectProblem(await call(api.url, 'GET', '/api/directory/users', { token, headers: forged }), 403, 'FORBIDDEN');
@@ -87,6 +100,6 @@ describe('the gateway identity layer', () => {
   });
 
   test('the internal token is not a user: a user endpoint refuses it with 403', async () => {
-    expectProblem(await call(api.url, 'GET', '/api/me', { token: platform.config.internalToken }), 403, 'FORBIDDEN');
+    expectProblem(await call(api.url, 'GET', '/api/directory/me', { token: platform.config.internalToken }), 403, 'FORBIDDEN');
   });
 });

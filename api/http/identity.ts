@@ -33,6 +33,8 @@ const USER_HEADER_PATTERN = /^x[-_]user[-_]/i;
 const HS_ALGORITHMS = ['HS256'];
 const JWKS_ALGORITHMS = ['RS256', 'ES256'];
 const JWKS_REFRESH_MS = 10 * 60 * 1000;
+const VERIFIED_TOKEN_TTL_MS = 60 * 1000;
+const VERIFIED_TOKENS_KEPT = 10000;
 
 export interface TokenVerifier {
   verify(token: string): Promise<JWTPayload>;
@@ -45,6 +47,31 @@ export interface TokenVerifier {
  * makes the gateway fetch nothing.
  */
 export function createTokenVerifier(args: { config: Config; logger: Logger }): TokenVerifier {
+  const verifier = signatureVerifier(args);
+  return { verify: rememberVerified(verifier.verify), close: verifier.close };
+}
+
+/**
+ * A client sends the same token with every request: its signature is checked once, and the claims are
+ * reused until the token expires, at most a minute (so a key dropped from the JWKS stops working soon).
+ * Only tokens that passed are kept, the oldest dropped first beyond a bound.
+ */
+function rememberVerified(verify: (token: string) => Promise<JWTPayload>): (token: string) => Promise<JWTPayload> {
+  const verified = new Map<string, { claims: JWTPayload; until: number }>();
+  return async (token) => {
+    const now = Date.now();
+    const known = verified.get(token);
+    if (known && now < known.until) return known.claims;
+    verified.delete(token);
+    const claims = await verify(token);
+    const until = Math.min(now + VERIFIED_TOKEN_TTL_MS, typeof claims.exp === 'number' ? claims.exp * 1000 : Infinity);
+    if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value as string);
+    verified.set(token, { claims, until });
+    return claims;
+  };
+}
+
+function signatureVerifier(args: { config: Config; logger: Logger }): TokenVerifier {
   const { config } = args;
   const options = {
     issuer: config.jwtIssuer ?? undefined,

@@ -15,8 +15,21 @@ const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 
 /** Methods whose requests carry no body worth keeping, so a refused connection can be tried on another instance. */
 const RETRYABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-// No kept-alive sockets: a socket to an instance that has just been stopped must never be reused.
-const agent = new http.Agent({ keepAlive: false });
+/**
+ * Requests without a body go over kept-alive sockets: a new connection per request costs the gateway more
+ * than the forwarding itself. A kept-alive socket the instance closed meanwhile (it was stopped) fails
+ * before any answer and the request is sent again on a new connection. Requests with a body cannot be sent
+ * twice, so each gets a connection of its own. Idle sockets close sooner than common servers' keep-alive
+ * timeouts (Node 5 s, Tomcat 20 s), so the instance never closes one under a request being written.
+ */
+const pooled = new http.Agent({ keepAlive: true, timeout: 4000 });
+const fresh = new http.Agent({ keepAlive: false });
+
+class InstanceUnreachable extends Error {
+  constructor(readonly onReusedSocket: boolean, cause: unknown) {
+    super('the instance did not answer', { cause });
+  }
+}
 
 function forwardedHeaders(ctx: Context, slug: string): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {};
@@ -31,15 +44,26 @@ function forwardedHeaders(ctx: Context, slug: string): http.OutgoingHttpHeaders 
   return headers;
 }
 
-function send(ctx: Context, slug: string, address: string, path: string): Promise<http.IncomingMessage> {
+function send(ctx: Context, slug: string, address: string, path: string, agent: http.Agent): Promise<http.IncomingMessage> {
   const [host, port] = address.split(':');
   return new Promise((resolve, reject) => {
     const upstream = http.request({ host, port: Number(port), method: ctx.method, path, headers: forwardedHeaders(ctx, slug), agent }, resolve);
-    upstream.on('error', reject);
+    upstream.on('error', (error) => reject(new InstanceUnreachable(upstream.reusedSocket, error)));
     ctx.req.on('aborted', () => upstream.destroy());
     if (RETRYABLE.has(ctx.method)) upstream.end();
     else ctx.req.pipe(upstream);
   });
+}
+
+/** A bodyless request that met a socket closed by the instance is sent once more on a new connection. */
+async function sendOnce(ctx: Context, slug: string, address: string, path: string): Promise<http.IncomingMessage> {
+  if (!RETRYABLE.has(ctx.method)) return send(ctx, slug, address, path, fresh);
+  try {
+    return await send(ctx, slug, address, path, pooled);
+  } catch (error) {
+    if (!(error instanceof InstanceUnreachable) || !error.onReusedSocket) throw error;
+    return send(ctx, slug, address, path, fresh);
+  }
 }
 
 /**
@@ -74,9 +98,15 @@ function routeCache(db: Db) {
 /**
  * `ANY /api/{slug}/...`: forwards to a healthy instance of the deployed service, round-robin, with the
  * path after the slug and the caller's `X-User-*` headers; bodies stream both ways. The platform's own
- * slugs are never forwarded. An unknown slug: 404 NOT_FOUND; no healthy instance: 503 SERVICE_UNAVAILABLE.
+ * slugs are never forwarded: the gateway runs before the platform's router, and every platform route must
+ * sit under a reserved slug (`platformPaths` are checked when the app is built). An unknown slug: 404
+ * NOT_FOUND; no healthy instance: 503 SERVICE_UNAVAILABLE.
  */
-export function gatewayProxy(args: { db: Db }): Middleware {
+export function gatewayProxy(args: { db: Db; platformPaths: string[] }): Middleware {
+  const unreserved = args.platformPaths
+    .map((path) => GATEWAY_PATH.exec(path)?.[1])
+    .filter((slug): slug is string => slug !== undefined && !RESERVED_SLUGS.includes(slug));
+  if (unreserved.length > 0) throw new Error(`platform routes outside the reserved slugs would be shadowed by deployed services: ${[...new Set(unreserved)].join(', ')}`);
   const turns = new Map<string, number>();
   const routes = routeCache(args.db);
   return async (ctx, next) => {
@@ -97,7 +127,7 @@ export function gatewayProxy(args: { db: Db }): Middleware {
     const attempts = RETRYABLE.has(ctx.method) ? addresses.length : 1;
     for (let attempt = 0; attempt < attempts; attempt++) {
       try {
-        const answer = await send(ctx, slug, addresses[(first + attempt) % addresses.length], path);
+        const answer = await sendOnce(ctx, slug, addresses[(first + attempt) % addresses.length], path);
         ctx.status = answer.statusCode ?? 502;
         for (const [name, value] of Object.entries(answer.headers)) {
           if (!NOT_RETURNED.has(name) && value !== undefined) ctx.set(name, value as string | string[]);

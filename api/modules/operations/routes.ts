@@ -96,7 +96,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
     }),
     defineRoute({
       method: 'get',
-      path: '/api/me',
+      path: '/api/directory/me',
       tag: 'operations',
       summary: 'The caller as the platform sees it, read from the gateway headers',
       access: access.user,

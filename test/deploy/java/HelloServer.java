@@ -28,6 +28,8 @@ public class HelloServer {
   }
 
   public static void main(String[] args) throws Exception {
+    // As Tomcat and Netty do by default: without it a kept-alive connection waits on delayed ACKs.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
     int port = port();
     String delay = System.getenv("START_DELAY_MS");
     if (delay != null && !delay.isEmpty()) {
