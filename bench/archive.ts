@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { signToken } from '../api/http/sign-token';
 import { typescriptCommand } from '../scripts/platform/children';
-import { peakMemoryMb, ROOT, startBenchPlatform } from './support';
+import { BenchPlatform, peakMemoryMb, ROOT, startBenchPlatform } from './support';
 
 const SITES = 10;
 
@@ -29,6 +29,22 @@ async function seed(databaseUrl: string, rows: number): Promise<void> {
   );
   await client.query('vacuum analyze email.email_log');
   await client.end();
+}
+
+/** Scheduled-to-completed time of each activity of the run, summed by activity type, from its history. */
+async function activityTimes(temporal: BenchPlatform['temporal'], workflowId: string, runId: string): Promise<Array<[string, number]>> {
+  const history = await temporal.client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const millis = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(time?.seconds ?? 0) * 1000 + (time?.nanos ?? 0) / 1e6;
+  const scheduled = new Map<string, { name: string; at: number }>();
+  const totals = new Map<string, number>();
+  for (const event of history.events ?? []) {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    if (attributes) scheduled.set(String(event.eventId), { name: attributes.activityType?.name ?? '?', at: millis(event.eventTime) });
+    const completed = event.activityTaskCompletedEventAttributes;
+    const start = completed && scheduled.get(String(completed.scheduledEventId));
+    if (start) totals.set(start.name, (totals.get(start.name) ?? 0) + millis(event.eventTime) - start.at);
+  }
+  return [...totals].sort((a, b) => b[1] - a[1]);
 }
 
 async function main(): Promise<void> {
@@ -65,6 +81,10 @@ async function main(): Promise<void> {
   console.log(line('baseline COPY + DELETE', baseline.wallMs, baseline.rows, baseline.peakRssMb));
   console.log(line('platform archive run', wallMs, archived, workerPeakMb) + ' (worker process)');
   console.log(`  platform / baseline wall time: ${(wallMs / baseline.wallMs).toFixed(2)}x; rows left in the table: ${count}`);
+  console.log('  platform time per activity type (summed over sites; sites run two at a time):');
+  for (const [name, ms] of await activityTimes(temporal, run.runs[0].workflowId, run.runs[0].runId)) {
+    console.log(`    ${name.padEnd(26)} ${(ms / 1000).toFixed(2).padStart(7)} s`);
+  }
 
   await platform.stop();
   process.exit(0);

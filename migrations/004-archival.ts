@@ -2,7 +2,8 @@ import { Knex } from 'knex';
 
 /**
  * Retention policies, and the manifest of archive parts: every part is recorded, with the exact ids it
- * holds (`archive_part_row`), before it is uploaded, so a later run can finish what an earlier one left.
+ * holds (`archive_part_row`, an array per part since 009), before it is uploaded, so a later run can finish
+ * what an earlier one left.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`

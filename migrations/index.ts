@@ -6,6 +6,7 @@ import * as assets from './005-assets';
 import * as deploy from './006-deploy';
 import * as versioning from './007-versioning';
 import * as messaging from './008-messaging';
+import * as archivePartIds from './009-archive-part-ids';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   { name: '006-deploy', ...deploy },
   { name: '007-versioning', ...versioning },
   { name: '008-messaging', ...messaging },
+  { name: '009-archive-part-ids', ...archivePartIds },
 ];

@@ -1,16 +1,17 @@
 import { LOG_TABLES } from '../../data/archival/log-tables';
-import { PART_ROW_TABLE, PART_TABLE } from '../../data/archival/parts';
+import { PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts';
 import { LogType } from '../../workflows/archival/definitions';
 
 /**
  * The rows a run archives for one site: older than the cutoff, and not already held by a part of an earlier
- * run that is not finished yet (those are finished first, never exported twice).
+ * run that is not finished yet (those are finished first, never exported twice). The held ids are the
+ * site's unfinished parts' arrays, so PostgreSQL answers with one hash anti-join, empty when nothing is held.
  */
 export function archivableRowsWhere(logType: LogType, placeholders: { siteId: string; cutoff: string }): string {
   return `t.site_id = ${placeholders.siteId} and t.created_at < ${placeholders.cutoff}
       and not exists (
-        select 1 from ${PART_ROW_TABLE} r join ${PART_TABLE} p on p.id = r.part_id
-        where r.row_id = t.id and p.log_type = '${logType}' and p.state <> 'DELETED'
+        select 1 from ${PART_TABLE} p join ${PART_IDS_TABLE} held on held.part_id = p.id cross join unnest(held.ids) as u(id)
+        where u.id = t.id and p.log_type = '${logType}' and p.site_id = ${placeholders.siteId} and p.state <> 'DELETED'
       )`;
 }
 

@@ -11,7 +11,8 @@ export interface CountArchivableInput {
 /** What a dry run reports: the rows a real run would archive now. Reads only. */
 export function countArchivable({ db }: ArchivalDeps) {
   return async (input: CountArchivableInput): Promise<number> => {
-    const { rows } = await db.raw(`select count(*)::bigint as n from (${archivableRowsSql(input.logType, { siteId: '?', cutoff: '?' })}) a`, [input.siteId, input.cutoff]);
+    const archivable = archivableRowsSql(input.logType, { siteId: ':siteId', cutoff: 'cast(:cutoff as timestamptz)' });
+    const { rows } = await db.raw(`select count(*) as n from (${archivable}) a`, { siteId: input.siteId, cutoff: input.cutoff });
     return Number(rows[0].n);
   };
 }

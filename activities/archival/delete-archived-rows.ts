@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
-import { findPart, PART_ROW_TABLE, PART_TABLE } from '../../data/archival/parts';
+import { findPart, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts';
 import { ArchivalDeps } from './deps';
 import { stagingFile } from './staging-files';
 
@@ -16,10 +16,17 @@ export interface DeletedRows {
   rowsDeleted: number;
 }
 
+/** What a heartbeat keeps: how many of the part's ids are done, and how many rows those batches deleted. */
+interface DeleteProgress {
+  done: number;
+  deleted: number;
+}
+
 /**
- * Deletes exactly the rows a confirmed part holds, by primary key, in batches that each commit. Resumes
- * after the last batch a heartbeat recorded; a batch deleted again deletes nothing. Ends by checking that
- * none of the part's rows remain, so rows deleted equal rows exported.
+ * Deletes exactly the rows a confirmed part holds, by primary key, in batches of its id array that each
+ * commit. Resumes after the last batch a heartbeat recorded; a batch deleted again deletes nothing. Rows
+ * deleted must equal rows exported: counted when every batch was seen to delete, checked against the table
+ * when a resumed attempt cannot know what an unrecorded batch deleted.
  */
 export function deleteArchivedRows({ db, config }: ArchivalDeps) {
   return async (input: DeleteArchivedRowsInput): Promise<DeletedRows> => {
@@ -29,35 +36,34 @@ export function deleteArchivedRows({ db, config }: ArchivalDeps) {
       throw ApplicationFailure.nonRetryable(`${part.file_name} is not confirmed by the sink; nothing is deleted`, 'PART_NOT_CONFIRMED');
     }
     const table = LOG_TABLES[part.log_type];
+    const rowCount = Number(part.row_count);
     const batchSize = input.batchSize ?? 50000;
     const context = Context.current();
-    let after = Number((context.info.heartbeatDetails as { after?: number } | undefined)?.after ?? 0);
-    for (;;) {
-      const { rows } = await db.raw(
-        `with batch as (
-           select row_id from ${PART_ROW_TABLE} where part_id = ? and row_id > ? order by row_id limit ?
-         ), gone as (
-           delete from ${table} t using batch where t.id = batch.row_id returning t.id
-         )
-         select (select max(row_id) from batch) as last_id`,
-        [part.id, after, batchSize],
+    const progress: DeleteProgress = { done: 0, deleted: 0, ...(context.info.heartbeatDetails as DeleteProgress | undefined) };
+    const resumed = context.info.attempt > 1;
+    while (progress.done < rowCount) {
+      // Array slices are 1-based and inclusive.
+      const deleted = await db.raw(
+        `delete from ${table} t where t.id = any((select ids[? : ?] from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`,
+        [progress.done + 1, progress.done + batchSize, part.id],
       );
-      const lastId = rows[0].last_id;
-      if (lastId === null) break;
-      after = Number(lastId);
-      context.heartbeat({ after });
+      progress.done += batchSize;
+      progress.deleted += deleted.rowCount ?? 0;
+      context.heartbeat(progress);
     }
-    const { rows: left } = await db.raw(
-      `select count(*)::bigint as n from ${table} t join ${PART_ROW_TABLE} r on r.row_id = t.id where r.part_id = ?`,
-      [part.id],
-    );
-    if (Number(left[0].n) !== 0) throw new Error(`${left[0].n} rows of ${part.file_name} are still in ${table}`);
+    if (resumed || progress.deleted !== rowCount) {
+      const { rows: left } = await db.raw(
+        `select count(*) as n from ${table} t where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`,
+        [part.id],
+      );
+      if (Number(left[0].n) !== 0) throw new Error(`${left[0].n} rows of ${part.file_name} are still in ${table}`);
+    }
 
     await db.transaction(async (trx) => {
-      await trx(PART_TABLE).where({ id: part.id }).update({ state: 'DELETED', rows_deleted: part.row_count, updated_at: trx.fn.now() });
-      await trx(PART_ROW_TABLE).where({ part_id: part.id }).delete();
+      await trx(PART_TABLE).where({ id: part.id }).update({ state: 'DELETED', rows_deleted: rowCount, updated_at: trx.fn.now() });
+      await trx(PART_IDS_TABLE).where({ part_id: part.id }).delete();
     });
     await fs.promises.rm(stagingFile(config.dataDir, part.id), { force: true });
-    return { partId: part.id, rowsDeleted: Number(part.row_count) };
+    return { partId: part.id, rowsDeleted: rowCount };
   };
 }

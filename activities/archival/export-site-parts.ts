@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
-import { ArchivePartRow, PART_ROW_TABLE, PART_TABLE } from '../../data/archival/parts';
+import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts';
 import { archiveFileName, LogType, MAX_ROWS_PER_PART } from '../../workflows/archival/definitions';
 import { archivableRowsWhere } from './archivable-rows';
 import { ArchivalDeps } from './deps';
@@ -34,8 +35,9 @@ const present = (part: Pick<ArchivePartRow, 'id' | 'part_no' | 'file_name' | 'ro
  * Exports one site's archivable rows as CSV parts and records the manifest, all in one REPEATABLE READ
  * snapshot: the rows exported are exactly the rows the snapshot sees (a transaction still open keeps its
  * rows out, whatever their ids), and each part records the ids it holds. Parts are consecutive stretches of
- * that set in id order, each exported by one COPY and recorded by one INSERT over the same predicate. The manifest commits with the
- * export or not at all; a retry after the commit finds the parts it already recorded.
+ * that set in id order, each exported by one COPY and its ids recorded as one array over the same
+ * predicate. The manifest commits with the export or not at all; a retry after the commit finds the parts
+ * it already recorded.
  */
 export function exportSiteParts({ db, config }: ArchivalDeps) {
   return async (input: ExportSitePartsInput): Promise<ExportedPart[]> => {
@@ -45,6 +47,9 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
     if (recorded.length > 0) return recorded.map(present);
 
     const perPart = input.maxRowsPerPart ?? MAX_ROWS_PER_PART;
+    if (!Number.isInteger(perPart) || perPart < 1 || perPart > MAX_ROWS_PER_PART) {
+      throw ApplicationFailure.nonRetryable(`maxRowsPerPart must be an integer from 1 to ${MAX_ROWS_PER_PART}`, 'INVALID_PART_SIZE');
+    }
     const table = LOG_TABLES[input.logType];
     const cutoff = new Date(input.cutoff);
     const client = await connectForCopy(config.databaseUrl);
@@ -56,17 +61,18 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
         siteId: client.escapeLiteral(input.siteId),
         cutoff: `${client.escapeLiteral(cutoff.toISOString())}::timestamptz`,
       });
-      const { rows: totals } = await client.query<{ n: string }>(`select count(*) as n from ${table} t where ${where}`);
-      const total = Number(totals[0].n);
+      // One pass numbers the snapshot's set in id order; each part is a consecutive stretch of it.
+      const { rows: stretches } = await client.query<{ first_id: string; last_id: string }>(
+        `select min(id) as first_id, max(id) as last_id
+           from (select t.id, (row_number() over (order by t.id) - 1) / ${perPart} as stretch from ${table} t where ${where}) numbered
+          group by stretch order by stretch`,
+      );
       const parts: ExportedPart[] = [];
       let after = 0;
-      for (let partNo = 1; (partNo - 1) * perPart < total; partNo++) {
-        // Parts are consecutive id ranges of the snapshot's set: the last id of each bounds the next.
-        const { rows: bounds } = await client.query<{ first_id: string; last_id: string }>(
-          `select min(id) as first_id, max(id) as last_id from (select t.id from ${table} t where ${where} and t.id > ${after} order by t.id limit ${perPart}) a`,
-        );
-        const firstId = Number(bounds[0].first_id);
-        const lastId = Number(bounds[0].last_id);
+      for (const [index, stretch] of stretches.entries()) {
+        const partNo = index + 1;
+        const firstId = Number(stretch.first_id);
+        const lastId = Number(stretch.last_id);
         const range = `${where} and t.id > ${after} and t.id <= ${lastId}`;
         const partId = crypto.randomUUID();
         const fileName = archiveFileName(input.logType, cutoff, partNo);
@@ -76,8 +82,11 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED')`,
           [partId, input.workflowId, input.runId, input.logType, input.siteId, cutoff, partNo, fileName, csv.rowCount, firstId, lastId, csv.sizeBytes, csv.sha256],
         );
-        const staged = await client.query(`insert into ${PART_ROW_TABLE} (part_id, row_id) select $1, t.id from ${table} t where ${range}`, [partId]);
-        if (staged.rowCount !== csv.rowCount) throw new Error(`part ${partNo} recorded ${staged.rowCount} ids for ${csv.rowCount} exported rows`);
+        const { rows: recorded } = await client.query<{ n: number }>(
+          `insert into ${PART_IDS_TABLE} (part_id, ids) select $1, array_agg(t.id order by t.id) from ${table} t where ${range} returning cardinality(ids) as n`,
+          [partId],
+        );
+        if (recorded[0].n !== csv.rowCount) throw new Error(`part ${partNo} recorded ${recorded[0].n} ids for ${csv.rowCount} exported rows`);
         parts.push({ partId, partNo, fileName, rowCount: csv.rowCount });
         after = lastId;
       }

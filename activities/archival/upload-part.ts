@@ -2,10 +2,9 @@ import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
-import { findPart, PART_ROW_TABLE, PART_TABLE } from '../../data/archival/parts';
-import { sha256OfFile } from '../../data/assets/storage';
+import { findPart, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts';
 import { ArchivalDeps } from './deps';
-import { connectForCopy, copyToCsvFile, stagingFile } from './staging-files';
+import { connectForCopy, copyToCsvFile, stagingFile, WrittenCsv } from './staging-files';
 
 export interface UploadPartInput {
   partId: string;
@@ -27,8 +26,9 @@ interface SinkAnswer {
 /**
  * Uploads a recorded part to the asset sink and counts it only when the answer confirms it: status 200 or
  * 201, the same sha256 and the same size. Safe to repeat: the sink answers a file it already has with the
- * same asset. A staging file that is gone (another worker, a wiped disk) is written again from the ids the
- * manifest holds, and must hash to the recorded sha256.
+ * same asset. A staging file that is gone or of another size (another worker, a wiped disk) is written
+ * again from the ids the manifest holds, and must hash to the recorded sha256; one whose bytes changed is
+ * refused by the sink's checksum check, removed, and written again on the next attempt.
  */
 export function uploadPart({ db, config }: ArchivalDeps) {
   return async (input: UploadPartInput): Promise<UploadedPart> => {
@@ -36,18 +36,21 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     if (part.state !== 'EXPORTED') return { partId: part.id, assetId: part.asset_id as string };
 
     const file = stagingFile(config.dataDir, part.id);
-    if (!fs.existsSync(file) || (await sha256OfFile(file)).sha256 !== part.sha256) {
+    const staged = await fs.promises.stat(file).catch(() => null);
+    if (staged?.size !== Number(part.size_bytes)) {
       const client = await connectForCopy(config.databaseUrl);
+      let rewritten: WrittenCsv;
       try {
-        await copyToCsvFile({
+        rewritten = await copyToCsvFile({
           client,
-          select: `select t.* from ${LOG_TABLES[part.log_type]} t join ${PART_ROW_TABLE} r on r.row_id = t.id where r.part_id = '${part.id}' order by t.id`,
+          select: `select t.* from ${LOG_TABLES[part.log_type]} t
+                    where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ${client.escapeLiteral(part.id)})::bigint[]) order by t.id`,
           file,
         });
       } finally {
         await client.end();
       }
-      if ((await sha256OfFile(file)).sha256 !== part.sha256) {
+      if (rewritten.sha256 !== part.sha256) {
         throw ApplicationFailure.nonRetryable(`the rows of ${part.file_name} changed since they were exported`, 'PART_CHANGED');
       }
     }
@@ -78,6 +81,11 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     }
 
     if (status >= 500) throw new Error(`the asset sink answered ${status} for ${part.file_name}`);
+    if (status === 400 && answer.code === 'CHECKSUM_MISMATCH') {
+      // The staged file changed on disk after its export: the next attempt writes it again from the manifest.
+      await fs.promises.rm(file, { force: true });
+      throw new Error(`the staged ${part.file_name} no longer hashes to its recorded sha256; it will be written again`);
+    }
     if (status !== 200 && status !== 201) {
       throw ApplicationFailure.nonRetryable(`the asset sink refused ${part.file_name}: ${status} ${answer.code ?? ''} ${answer.detail ?? ''}`.trim(), 'UPLOAD_REFUSED');
     }

@@ -96,7 +96,8 @@ function bodyParser(route: AnyRoute): Middleware {
       json: false,
       urlencoded: false,
       text: false,
-      formidable: { maxFileSize: limit, maxTotalFileSize: limit, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0 },
+      // The sha256 is computed as the upload is written, so no handler reads the file again to hash it.
+      formidable: { maxFileSize: limit, maxTotalFileSize: limit, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0, hashAlgorithm: 'sha256' },
       onError: (error) => {
         // formidable reports its limits with `httpCode`, which Koa does not read.
         const httpCode = (error as { httpCode?: number }).httpCode;

@@ -11,6 +11,12 @@ export function uploadedFile(ctx: Context): File {
   return single;
 }
 
+/** The upload's sha256 and size, computed by the multipart parser as it wrote the file. */
+export function uploadedDigest(file: File): { sha256: string; sizeBytes: number } {
+  if (typeof file.hash !== 'string') throw new Error('multipart uploads must be parsed with hashAlgorithm sha256');
+  return { sha256: file.hash, sizeBytes: file.size };
+}
+
 /** Removes the request's temporary upload files; a handler calls it in `finally`, whatever happened. */
 export async function removeUploads(ctx: Context): Promise<void> {
   for (const entry of Object.values(ctx.request.files ?? {})) {

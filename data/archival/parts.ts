@@ -2,7 +2,8 @@ import { Knex } from 'knex';
 import { LogType } from '../../workflows/archival/definitions';
 
 export const PART_TABLE = 'settings.archive_part';
-export const PART_ROW_TABLE = 'settings.archive_part_row';
+/** Each part's exact ids, one sorted array per part. */
+export const PART_IDS_TABLE = 'settings.archive_part_ids';
 
 export type PartState = 'EXPORTED' | 'CONFIRMED' | 'DELETED';
 

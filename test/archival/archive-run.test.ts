@@ -2,6 +2,9 @@ import { from as copyFrom } from 'pg-copy-streams';
 import pg from 'pg';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { stagingFile } from '../../activities/archival/staging-files';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { archiveOutcome, holdDeletes, sessionsWaitingOnLocks, startSinkProxy, waitFor } from './harness';
@@ -150,6 +153,39 @@ test('a failing sink deletes nothing for its site, marks it failed, the others a
   const assets = await platform.db('assets.asset').where({ site_id: 'site-f' });
   expect(assets).toHaveLength(1);
   expect(csvIds(await download(assets[0].id, 'site-f'))).toEqual(failing);
+});
+
+test('a staged CSV that is gone, or whose bytes changed on disk, is written again from the manifest before it is uploaded', async () => {
+  await platform.db('settings.archive_policy').where({ log_type: 'EMAIL_LOG' }).delete();
+  await policy(null, 90);
+  const gone = await seedEmailLogs(platform.db, { siteId: 'site-gone', count: 3, ageDays: 120 });
+  const changed = await seedEmailLogs(platform.db, { siteId: 'site-changed', count: 4, ageDays: 120 });
+  proxy.failSites.add('site-gone');
+  proxy.failSites.add('site-changed');
+  expect((await runEmailArchive()).report.status).toBe('FAILED');
+  proxy.failSites.clear();
+
+  const exported = async (siteId: string) => platform.db('settings.archive_part').where({ site_id: siteId, state: 'EXPORTED' }).first();
+  const staged = async (siteId: string) => stagingFile(platform.config.dataDir, (await exported(siteId)).id);
+  const recordedSha256 = { 'site-gone': (await exported('site-gone')).sha256, 'site-changed': (await exported('site-changed')).sha256 };
+  fs.rmSync(await staged('site-gone'));
+  const bytes = fs.readFileSync(await staged('site-changed'));
+  const at = bytes.lastIndexOf('@');
+  expect(at).toBeGreaterThan(0);
+  bytes[at] = '#'.charCodeAt(0);
+  fs.writeFileSync(await staged('site-changed'), bytes);
+
+  const second = await runEmailArchive();
+  expect(second.report.status).toBe('COMPLETED');
+  expect(second.report.resumedParts).toBe(2);
+  for (const [siteId, ids] of [['site-gone', gone], ['site-changed', changed]] as const) {
+    expect(await remainingIds(platform.db, siteId)).toEqual([]);
+    const assets = await platform.db('assets.asset').where({ site_id: siteId });
+    expect(assets).toHaveLength(1);
+    const csv = await download(assets[0].id, siteId);
+    expect(csvIds(csv)).toEqual(ids);
+    expect(crypto.createHash('sha256').update(csv).digest('hex')).toBe(recordedSha256[siteId]);
+  }
 });
 
 test('dryRun counts what would be archived and changes nothing', async () => {

@@ -2,7 +2,7 @@ import { AppDeps } from '../../deps';
 import { requireSiteMember } from '../../http/identity';
 import { paginate } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { removeUploads, uploadedFile } from '../../http/uploads';
+import { removeUploads, uploadedDigest, uploadedFile } from '../../http/uploads';
 import { badRequest, conflict, notFound } from '../../../lib/errors';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { uniqueOr409 } from '../../../data/db-errors';
@@ -11,7 +11,6 @@ import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, createComponent, deleteComponent, presentComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
 import { actorOf } from '../content/collection-routes';
-import { sha256OfFile } from '../../../data/assets/storage';
 import { ARCHIVE_FOLDER } from '../../../workflows/archival/definitions';
 import { presentArchiveStored } from './presenters';
 import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetUploadFields, ListAssetsQuery } from './schemas';
@@ -54,7 +53,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       handler: async (ctx, { body }) => {
         try {
           const file = uploadedFile(ctx);
-          const hashed = await sha256OfFile(file.filepath);
+          const hashed = uploadedDigest(file);
           const { sha256 } = hashed;
           if (sha256 !== body.sha256) {
             throw badRequest('CHECKSUM_MISMATCH', `The uploaded bytes hash to ${sha256}, not the sha256 sent.`);
@@ -104,7 +103,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
         try {
           requireSiteMember(identity!, body.siteId);
           const file = uploadedFile(ctx);
-          const hashed = await sha256OfFile(file.filepath);
+          const hashed = uploadedDigest(file);
           const name = body.name ?? file.originalFilename ?? 'file';
           const folder = body.folder ?? '/';
           const stored = await storage.moveFile(file.filepath, hashed);
