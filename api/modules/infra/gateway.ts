@@ -56,7 +56,7 @@ function send(ctx: Context, slug: string, address: string, path: string, agent: 
 }
 
 /** A bodyless request that met a socket closed by the instance is sent once more on a new connection. */
-async function sendOnce(ctx: Context, slug: string, address: string, path: string): Promise<http.IncomingMessage> {
+async function sendToInstance(ctx: Context, slug: string, address: string, path: string): Promise<http.IncomingMessage> {
   if (!RETRYABLE.has(ctx.method)) return send(ctx, slug, address, path, fresh);
   try {
     return await send(ctx, slug, address, path, pooled);
@@ -127,7 +127,7 @@ export function gatewayProxy(args: { db: Db; platformPaths: string[] }): Middlew
     const attempts = RETRYABLE.has(ctx.method) ? addresses.length : 1;
     for (let attempt = 0; attempt < attempts; attempt++) {
       try {
-        const answer = await sendOnce(ctx, slug, addresses[(first + attempt) % addresses.length], path);
+        const answer = await sendToInstance(ctx, slug, addresses[(first + attempt) % addresses.length], path);
         ctx.status = answer.statusCode ?? 502;
         for (const [name, value] of Object.entries(answer.headers)) {
           if (!NOT_RETURNED.has(name) && value !== undefined) ctx.set(name, value as string | string[]);
