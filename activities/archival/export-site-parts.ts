@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import { to as copyTo } from 'pg-copy-streams';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
@@ -6,7 +8,8 @@ import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/
 import { archiveFileName, LogType, MAX_ROWS_PER_PART } from '../../workflows/archival/definitions';
 import { archivableRowsWhere } from './archivable-rows';
 import { ArchivalDeps } from './deps';
-import { connectForCopy, copyToCsvFile, stagingFile } from './staging-files';
+import { CsvPartWriter } from './csv-parts';
+import { connectForCopy, stagingFile } from './staging-files';
 
 export interface ExportSitePartsInput {
   workflowId: string;
@@ -35,9 +38,9 @@ const present = (part: Pick<ArchivePartRow, 'id' | 'part_no' | 'file_name' | 'ro
  * Exports one site's archivable rows as CSV parts and records the manifest, all in one REPEATABLE READ
  * snapshot: the rows exported are exactly the rows the snapshot sees (a transaction still open keeps its
  * rows out, whatever their ids), and each part records the ids it holds. Parts are consecutive stretches of
- * that set in id order, each exported by one COPY and its ids recorded as one array over the same
- * predicate. The manifest commits with the export or not at all; a retry after the commit finds the parts
- * it already recorded.
+ * that set in id order, cut from one COPY as it streams, each with the ids it holds recorded as one array.
+ * The manifest commits with the export or not at all; a retry after the commit finds the parts it already
+ * recorded.
  */
 export function exportSiteParts({ db, config }: ArchivalDeps) {
   return async (input: ExportSitePartsInput): Promise<ExportedPart[]> => {
@@ -61,34 +64,32 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
         siteId: client.escapeLiteral(input.siteId),
         cutoff: `${client.escapeLiteral(cutoff.toISOString())}::timestamptz`,
       });
-      // One pass numbers the snapshot's set in id order; each part is a consecutive stretch of it.
-      const { rows: stretches } = await client.query<{ first_id: string; last_id: string }>(
-        `select min(id) as first_id, max(id) as last_id
-           from (select t.id, (row_number() over (order by t.id) - 1) / ${perPart} as stretch from ${table} t where ${where}) numbered
-          group by stretch order by stretch`,
-      );
+      // One COPY of the snapshot's set in id order, cut into parts as it streams.
+      const partIds: string[] = [];
+      const nextFile = () => stagingFile(config.dataDir, partIds[partIds.push(crypto.randomUUID()) - 1]);
+      const writer = new CsvPartWriter({ rowsPerPart: perPart, nextFile });
+      const copy = client.query(copyTo(`COPY (select t.* from ${table} t where ${where} order by t.id) TO STDOUT WITH (FORMAT csv, HEADER true)`));
+      await pipeline(copy, writer);
+      const staged = await writer.result();
+      const counted = staged.reduce((sum, part) => sum + part.rowCount, 0);
+      if (counted !== copy.rowCount) throw new Error(`the export cut ${counted} rows into parts of ${copy.rowCount} copied`);
+
       const parts: ExportedPart[] = [];
-      let after = 0;
-      for (const [index, stretch] of stretches.entries()) {
+      for (const [index, csv] of staged.entries()) {
         const partNo = index + 1;
-        const firstId = Number(stretch.first_id);
-        const lastId = Number(stretch.last_id);
-        const range = `${where} and t.id > ${after} and t.id <= ${lastId}`;
-        const partId = crypto.randomUUID();
+        const partId = partIds[index];
         const fileName = archiveFileName(input.logType, cutoff, partNo);
-        const csv = await copyToCsvFile({ client, select: `select t.* from ${table} t where ${range} order by t.id`, file: stagingFile(config.dataDir, partId) });
         await client.query(
           `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state)
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED')`,
-          [partId, input.workflowId, input.runId, input.logType, input.siteId, cutoff, partNo, fileName, csv.rowCount, firstId, lastId, csv.sizeBytes, csv.sha256],
+          [partId, input.workflowId, input.runId, input.logType, input.siteId, cutoff, partNo, fileName, csv.rowCount, csv.firstId, csv.lastId, csv.sizeBytes, csv.sha256],
         );
         const { rows: recorded } = await client.query<{ n: number }>(
-          `insert into ${PART_IDS_TABLE} (part_id, ids) select $1, array_agg(t.id order by t.id) from ${table} t where ${range} returning cardinality(ids) as n`,
-          [partId],
+          `insert into ${PART_IDS_TABLE} (part_id, ids) values ($1, $2::bigint[]) returning cardinality(ids) as n`,
+          [partId, csv.idsLiteral],
         );
         if (recorded[0].n !== csv.rowCount) throw new Error(`part ${partNo} recorded ${recorded[0].n} ids for ${csv.rowCount} exported rows`);
         parts.push({ partId, partNo, fileName, rowCount: csv.rowCount });
-        after = lastId;
       }
       await client.query('commit');
       return parts;
