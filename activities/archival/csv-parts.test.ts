@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CsvPart, CsvPartWriter } from './csv-parts';
+import { CsvPartWriter, readIdsLiteral } from './csv-parts';
 
 // PostgreSQL's CSV as COPY writes it: quoted fields with commas, doubled quotes, new lines, an empty string
 // ("") beside a NULL (nothing), a field that is only quotes, non-ASCII text.
@@ -17,13 +17,24 @@ const RECORDS = [
 ];
 const CSV = HEADER + RECORDS.join('');
 
-async function cut(chunks: Buffer[], rowsPerPart: number): Promise<{ parts: CsvPart[]; texts: string[] }> {
+interface Cut {
+  parts: Array<{ rowCount: number; firstId: number; lastId: number; sizeBytes: number; sha256: string; idsLiteral: string }>;
+  texts: string[];
+}
+
+async function cut(chunks: Buffer[], rowsPerPart: number): Promise<Cut> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-csv-parts-'));
   let n = 0;
   const writer = new CsvPartWriter({ rowsPerPart, nextFile: () => path.join(dir, `part-${++n}.csv`) });
   await pipeline(Readable.from(chunks), writer);
-  const parts = await writer.result();
-  const texts = parts.map((part) => fs.readFileSync(part.file, 'utf8'));
+  const written = writer.result();
+  const parts = await Promise.all(
+    written.map(async (part) => ({
+      rowCount: part.rowCount, firstId: part.firstId, lastId: part.lastId, sizeBytes: part.sizeBytes, sha256: part.sha256,
+      idsLiteral: await readIdsLiteral(part),
+    })),
+  );
+  const texts = written.map((part) => fs.readFileSync(part.file, 'utf8'));
   fs.rmSync(dir, { recursive: true, force: true });
   return { parts, texts };
 }

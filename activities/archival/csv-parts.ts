@@ -99,8 +99,13 @@ export interface CsvPart {
   sha256: string;
   firstId: number;
   lastId: number;
-  /** The part's ids in order, as a PostgreSQL array literal `{1,2,3}`. */
-  idsLiteral: string;
+  /** The part's ids in order, comma-separated; read with `readIdsLiteral` when the part is recorded. */
+  idsFile: string;
+}
+
+/** A part's ids as a PostgreSQL array literal `{1,2,3}`: one part's ids in memory at a time, at most a million. */
+export async function readIdsLiteral(part: CsvPart): Promise<string> {
+  return `{${await fs.promises.readFile(part.idsFile, 'latin1')}}`;
 }
 
 interface OpenPart {
@@ -126,7 +131,7 @@ export class CsvPartWriter extends Writable {
   private header: Buffer[] = [];
   private current: OpenPart | null = null;
   private readonly closing: Array<Promise<void>> = [];
-  private readonly parts: Array<Omit<CsvPart, 'idsLiteral'> & { idsFile: string }> = [];
+  private readonly parts: CsvPart[] = [];
 
   constructor(private readonly options: { rowsPerPart: number; nextFile: () => string }) {
     super();
@@ -175,13 +180,8 @@ export class CsvPartWriter extends Writable {
   }
 
   /** The parts written, in order, once the stream has finished. */
-  async result(): Promise<CsvPart[]> {
-    const parts: CsvPart[] = [];
-    for (const { idsFile, ...part } of this.parts) {
-      parts.push({ ...part, idsLiteral: `{${await fs.promises.readFile(idsFile, 'latin1')}}` });
-      await fs.promises.rm(idsFile, { force: true });
-    }
-    return parts;
+  result(): CsvPart[] {
+    return [...this.parts];
   }
 
   private open(): OpenPart {

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { to as copyTo } from 'pg-copy-streams';
 import { Context } from '@temporalio/activity';
@@ -8,7 +9,7 @@ import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/
 import { archiveFileName, LogType, MAX_ROWS_PER_PART } from '../../workflows/archival/definitions';
 import { archivableRowsWhere } from './archivable-rows';
 import { ArchivalDeps } from './deps';
-import { CsvPartWriter } from './csv-parts';
+import { CsvPartWriter, readIdsLiteral } from './csv-parts';
 import { connectForCopy, stagingFile } from './staging-files';
 
 export interface ExportSitePartsInput {
@@ -70,7 +71,7 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
       const writer = new CsvPartWriter({ rowsPerPart: perPart, nextFile });
       const copy = client.query(copyTo(`COPY (select t.* from ${table} t where ${where} order by t.id) TO STDOUT WITH (FORMAT csv, HEADER true)`));
       await pipeline(copy, writer);
-      const staged = await writer.result();
+      const staged = writer.result();
       const counted = staged.reduce((sum, part) => sum + part.rowCount, 0);
       if (counted !== copy.rowCount) throw new Error(`the export cut ${counted} rows into parts of ${copy.rowCount} copied`);
 
@@ -86,8 +87,9 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
         );
         const { rows: recorded } = await client.query<{ n: number }>(
           `insert into ${PART_IDS_TABLE} (part_id, ids) values ($1, $2::bigint[]) returning cardinality(ids) as n`,
-          [partId, csv.idsLiteral],
+          [partId, await readIdsLiteral(csv)],
         );
+        await fs.promises.rm(csv.idsFile, { force: true });
         if (recorded[0].n !== csv.rowCount) throw new Error(`part ${partNo} recorded ${recorded[0].n} ids for ${csv.rowCount} exported rows`);
         parts.push({ partId, partNo, fileName, rowCount: csv.rowCount });
       }
