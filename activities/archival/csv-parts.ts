@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -215,4 +217,19 @@ export class CsvPartWriter extends Writable {
     this.parts.push({ file: part.file, idsFile: part.idsFile, rowCount: part.rowCount, sizeBytes: part.sizeBytes, sha256: part.hash.digest('hex'), firstId: part.firstId, lastId: part.lastId });
     this.closing.push(Promise.all([finished(part.out), finished(part.ids)]).then(() => fs.promises.rename(part.temporary, part.file)));
   }
+}
+
+/**
+ * Runs `COPY (<select>) TO STDOUT WITH (FORMAT csv, HEADER true)` (the select ordered by id) into part
+ * files cut by `CsvPartWriter`. PostgreSQL writes the CSV itself, so values keep their full precision
+ * (microseconds, JSON text, NULL versus ""). Every copied row must land in a part.
+ */
+export async function copyCsvParts(args: { client: pg.Client; select: string; rowsPerPart: number; nextFile: () => string }): Promise<CsvPart[]> {
+  const writer = new CsvPartWriter({ rowsPerPart: args.rowsPerPart, nextFile: args.nextFile });
+  const copy = args.client.query(copyTo(`COPY (${args.select}) TO STDOUT WITH (FORMAT csv, HEADER true)`));
+  await pipeline(copy, writer);
+  const parts = writer.result();
+  const counted = parts.reduce((sum, part) => sum + part.rowCount, 0);
+  if (counted !== copy.rowCount) throw new Error(`${counted} rows were cut into parts of ${copy.rowCount} copied`);
+  return parts;
 }

@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { pipeline } from 'node:stream/promises';
-import { to as copyTo } from 'pg-copy-streams';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
@@ -9,7 +7,7 @@ import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/
 import { archiveFileName, LogType, MAX_ROWS_PER_PART } from '../../workflows/archival/definitions';
 import { archivableRowsWhere } from './archivable-rows';
 import { ArchivalDeps } from './deps';
-import { CsvPartWriter, readIdsLiteral } from './csv-parts';
+import { copyCsvParts, readIdsLiteral } from './csv-parts';
 import { connectForCopy, stagingFile } from './staging-files';
 
 export interface ExportSitePartsInput {
@@ -67,13 +65,12 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
       });
       // One COPY of the snapshot's set in id order, cut into parts as it streams.
       const partIds: string[] = [];
-      const nextFile = () => stagingFile(config.dataDir, partIds[partIds.push(crypto.randomUUID()) - 1]);
-      const writer = new CsvPartWriter({ rowsPerPart: perPart, nextFile });
-      const copy = client.query(copyTo(`COPY (select t.* from ${table} t where ${where} order by t.id) TO STDOUT WITH (FORMAT csv, HEADER true)`));
-      await pipeline(copy, writer);
-      const staged = writer.result();
-      const counted = staged.reduce((sum, part) => sum + part.rowCount, 0);
-      if (counted !== copy.rowCount) throw new Error(`the export cut ${counted} rows into parts of ${copy.rowCount} copied`);
+      const nextFile = () => {
+        const partId = crypto.randomUUID();
+        partIds.push(partId);
+        return stagingFile(config.dataDir, partId);
+      };
+      const staged = await copyCsvParts({ client, select: `select t.* from ${table} t where ${where} order by t.id`, rowsPerPart: perPart, nextFile });
 
       const parts: ExportedPart[] = [];
       for (const [index, csv] of staged.entries()) {

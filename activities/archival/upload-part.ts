@@ -4,7 +4,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
 import { findPart, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts';
 import { ArchivalDeps } from './deps';
-import { connectForCopy, copyToCsvFile, stagingFile, WrittenCsv } from './staging-files';
+import { copyCsvParts, CsvPart } from './csv-parts';
+import { connectForCopy, stagingFile } from './staging-files';
+import { MAX_ROWS_PER_PART } from '../../workflows/archival/definitions';
 
 export interface UploadPartInput {
   partId: string;
@@ -39,18 +41,20 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     const staged = await fs.promises.stat(file).catch(() => null);
     if (staged?.size !== Number(part.size_bytes)) {
       const client = await connectForCopy(config.databaseUrl);
-      let rewritten: WrittenCsv;
+      let rewritten: CsvPart | undefined;
       try {
-        rewritten = await copyToCsvFile({
+        [rewritten] = await copyCsvParts({
           client,
           select: `select t.* from ${LOG_TABLES[part.log_type]} t
                     where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ${client.escapeLiteral(part.id)})::bigint[]) order by t.id`,
-          file,
+          rowsPerPart: MAX_ROWS_PER_PART,
+          nextFile: () => file,
         });
       } finally {
         await client.end();
       }
-      if (rewritten.sha256 !== part.sha256) {
+      if (rewritten) await fs.promises.rm(rewritten.idsFile, { force: true });
+      if (rewritten?.sha256 !== part.sha256) {
         throw ApplicationFailure.nonRetryable(`the rows of ${part.file_name} changed since they were exported`, 'PART_CHANGED');
       }
     }

@@ -26,23 +26,24 @@ export function smtpTransporter(config: ChannelConfigRow, password: string | nul
         pools.delete(old);
       }
     }
-    transporter = nodemailer.createTransport({
-      pool: true,
-      maxConnections: 5,
-      host: config.smtp_host ?? undefined,
-      port: config.smtp_port ?? undefined,
-      secure: Boolean(config.smtp_use_ssl),
-      requireTLS: Boolean(config.smtp_use_tls),
-      ignoreTLS: !config.smtp_use_tls && !config.smtp_use_ssl,
-      auth: config.smtp_username ? { user: config.smtp_username, pass: password ?? '' } : undefined,
-      connectionTimeout: 10000,
-      greetingTimeout: 10000,
-      socketTimeout: 30000,
-      logger: false,
-    });
+    transporter = nodemailer.createTransport({ ...serverOptions(config, password), pool: true, maxConnections: 5, greetingTimeout: 10000, socketTimeout: 30000 });
     pools.set(key, transporter);
   }
   return transporter;
+}
+
+/** The server, its TLS mode and login, as a configuration gives them; shared by sends and the validate check. */
+function serverOptions(config: ChannelConfigRow, password: string | null) {
+  return {
+    host: config.smtp_host ?? undefined,
+    port: config.smtp_port ?? undefined,
+    secure: Boolean(config.smtp_use_ssl),
+    requireTLS: Boolean(config.smtp_use_tls),
+    ignoreTLS: !config.smtp_use_tls && !config.smtp_use_ssl,
+    auth: config.smtp_username ? { user: config.smtp_username, pass: password ?? '' } : undefined,
+    connectionTimeout: 10000,
+    logger: false,
+  };
 }
 
 /** A 5xx reply refuses the message for good (a rejected address); anything else may pass on a retry. */
@@ -62,16 +63,7 @@ export async function sendSmtp(config: ChannelConfigRow, password: string | null
 }
 
 export async function verifySmtp(config: ChannelConfigRow, password: string | null): Promise<void> {
-  const transporter = nodemailer.createTransport({
-    host: config.smtp_host ?? undefined,
-    port: config.smtp_port ?? undefined,
-    secure: Boolean(config.smtp_use_ssl),
-    requireTLS: Boolean(config.smtp_use_tls),
-    ignoreTLS: !config.smtp_use_tls && !config.smtp_use_ssl,
-    auth: config.smtp_username ? { user: config.smtp_username, pass: password ?? '' } : undefined,
-    connectionTimeout: 10000,
-    logger: false,
-  });
+  const transporter = nodemailer.createTransport(serverOptions(config, password));
   try {
     await transporter.verify();
   } catch (error) {

@@ -16,6 +16,20 @@ import { SearchAttributeKeys } from '../../../workflows/search-attributes';
 /** How long the answer waits for the workflow to publish or to reach the manager's queue. */
 const ANSWER_WITHIN_MS = 30000;
 
+/** Starts `publish:{TYPE}:{id}` on the approvals queue; 409 APPROVAL_PENDING while one runs for the resource. */
+export function startPublishWorkflow(temporal: AppDeps['temporal'], input: PublishInput) {
+  return startWorkflow(temporal, publishComponent, {
+    workflowId: publishWorkflowId(input.componentType, input.resourceId),
+    taskQueue: TaskQueues.approvals,
+    args: [input],
+    typedSearchAttributes: [
+      { key: SearchAttributeKeys.SiteId, value: input.siteId },
+      { key: SearchAttributeKeys.ComponentType, value: input.componentType },
+    ],
+    alreadyRunningCode: 'APPROVAL_PENDING',
+  });
+}
+
 export interface PublishAnswer {
   status: 200 | 202;
   body: Record<string, unknown>;
@@ -48,16 +62,7 @@ export async function startPublish(
     comment: args.comment,
     correlationId: null,
   };
-  const started = await startWorkflow(temporal, publishComponent, {
-    workflowId: publishWorkflowId(type.type, row.id),
-    taskQueue: TaskQueues.approvals,
-    args: [input],
-    typedSearchAttributes: [
-      { key: SearchAttributeKeys.SiteId, value: row.site_id },
-      { key: SearchAttributeKeys.ComponentType, value: type.type },
-    ],
-    alreadyRunningCode: 'APPROVAL_PENDING',
-  });
+  const started = await startPublishWorkflow(temporal, input);
 
   const handle = temporal.client.workflow.getHandle(started.workflowId, started.runId);
   const deadline = Date.now() + ANSWER_WITHIN_MS;

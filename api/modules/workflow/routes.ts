@@ -9,11 +9,8 @@ import { conflict, notFound } from '../../../lib/errors';
 import { uniqueOr409 } from '../../../data/db-errors';
 import { APPROVAL_TABLE, ApprovalRow, decideApproval, findApproval, POLICY_TABLE, PolicyRow, resolvePolicy, submitApproval } from '../../../data/approvals/approvals';
 import { componentType } from '../../../data/content/component-types';
-import { startWorkflow } from '../../../temporal-config/client';
-import { TaskQueues } from '../../../temporal-config/task-queues';
 import { decisionSignal, PublishInput, publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
-import { publishComponent } from '../../../workflows/approvals/publish-component';
-import { SearchAttributeKeys } from '../../../workflows/search-attributes';
+import { startPublishWorkflow } from '../content/start-publish';
 import { CorrelationParams, DecideBody, PolicyBody, PolicyIdParams, QueueQuery, SubmitBody } from './schemas';
 
 const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
@@ -166,16 +163,7 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         const workflowId = publishWorkflowId(body.componentType, body.resourceId);
         const submitted = await submitApproval(db, { ...input, correlationId: input.correlationId!, workflowId });
         try {
-          await startWorkflow(temporal, publishComponent, {
-            workflowId,
-            taskQueue: TaskQueues.approvals,
-            args: [input],
-            typedSearchAttributes: [
-              { key: SearchAttributeKeys.SiteId, value: body.siteId },
-              { key: SearchAttributeKeys.ComponentType, value: body.componentType },
-            ],
-            alreadyRunningCode: 'APPROVAL_PENDING',
-          });
+          await startPublishWorkflow(temporal, input);
         } catch (error) {
           // No workflow will ever decide it: the approval must not block the resource.
           await db(APPROVAL_TABLE).where({ correlation_id: input.correlationId }).delete();
