@@ -53,12 +53,29 @@ function failureOf(error: unknown): DeliveryFailure {
   return new DeliveryFailure(reason, smtp.responseCode !== undefined && smtp.responseCode >= 500);
 }
 
+/**
+ * How long one send may take, under the send activity's one-minute limit: a pooled transporter whose
+ * connection broke can leave a send unanswered, and an attempt that ends by timing out is not recorded.
+ */
+const SEND_DEADLINE_MS = 40000;
+
 export async function sendSmtp(config: ChannelConfigRow, password: string | null, message: MailMessage): Promise<void> {
+  const transporter = smtpTransporter(config, password);
+  let deadline: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    deadline = setTimeout(() => reject(new DeliveryFailure(`SMTP: no answer within ${SEND_DEADLINE_MS / 1000} s`, false)), SEND_DEADLINE_MS);
+  });
   try {
     // The subject and recipient were made single-line before; nodemailer gets no chance to be handed a header.
-    await smtpTransporter(config, password).sendMail({ ...message, disableFileAccess: true, disableUrlAccess: true });
+    await Promise.race([transporter.sendMail({ ...message, disableFileAccess: true, disableUrlAccess: true }), stalled]);
   } catch (error) {
-    throw failureOf(error);
+    if (!(error instanceof DeliveryFailure)) throw failureOf(error);
+    // The next attempt gets a new pool rather than the one that stalled.
+    transporter.close();
+    pools.delete(poolKey(config));
+    throw error;
+  } finally {
+    clearTimeout(deadline);
   }
 }
 
