@@ -17,6 +17,11 @@ export interface StartedWorkflow {
 
 export async function connectTemporal(args: { address: string; namespace: string; uiUrl: string }): Promise<TemporalHandle> {
   const connection = await Connection.connect({ address: args.address, connectTimeout: 5000 });
+  // On Node 20 an AsyncLocalStorage, once run, keeps a promise hook on for the whole process: every promise
+  // of every request pays for it. The connection runs its call-context storage once, to give its first call
+  // a deadline; the platform passes no deadline, metadata or abort signal through it, so it is switched off.
+  // A later withDeadline/withMetadata/withAbortSignal would switch it on again.
+  connection.callContextStorage.disable();
   return { connection, client: new Client({ connection, namespace: args.namespace }), namespace: args.namespace, uiUrl: args.uiUrl };
 }
 
