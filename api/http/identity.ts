@@ -38,6 +38,8 @@ const VERIFIED_TOKENS_KEPT = 10000;
 
 export interface TokenVerifier {
   verify(token: string): Promise<JWTPayload>;
+  /** The claims of a token verified a moment ago and still valid, without checking it again; else null. */
+  remembered(token: string): JWTPayload | null;
   close(): void;
 }
 
@@ -48,7 +50,7 @@ export interface TokenVerifier {
  */
 export function createTokenVerifier(args: { config: Config; logger: Logger }): TokenVerifier {
   const verifier = signatureVerifier(args);
-  return { verify: rememberVerified(verifier.verify), close: verifier.close };
+  return { ...rememberVerified(verifier.verify), close: verifier.close };
 }
 
 /**
@@ -56,22 +58,30 @@ export function createTokenVerifier(args: { config: Config; logger: Logger }): T
  * reused until the token expires, at most a minute (so a key dropped from the JWKS stops working soon).
  * Only tokens that passed are kept, the oldest dropped first beyond a bound.
  */
-function rememberVerified(verify: (token: string) => Promise<JWTPayload>): (token: string) => Promise<JWTPayload> {
+function rememberVerified(verify: (token: string) => Promise<JWTPayload>): Pick<TokenVerifier, 'verify' | 'remembered'> {
   const verified = new Map<string, { claims: JWTPayload; until: number }>();
-  return async (token) => {
-    const now = Date.now();
+  const remembered = (token: string): JWTPayload | null => {
     const known = verified.get(token);
-    if (known && now < known.until) return known.claims;
+    if (!known) return null;
+    if (Date.now() < known.until) return known.claims;
     verified.delete(token);
-    const claims = await verify(token);
-    const until = Math.min(now + VERIFIED_TOKEN_TTL_MS, typeof claims.exp === 'number' ? claims.exp * 1000 : Infinity);
-    if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value as string);
-    verified.set(token, { claims, until });
-    return claims;
+    return null;
+  };
+  return {
+    remembered,
+    verify: async (token) => {
+      const known = remembered(token);
+      if (known) return known;
+      const claims = await verify(token);
+      const until = Math.min(Date.now() + VERIFIED_TOKEN_TTL_MS, typeof claims.exp === 'number' ? claims.exp * 1000 : Infinity);
+      if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value as string);
+      verified.set(token, { claims, until });
+      return claims;
+    },
   };
 }
 
-function signatureVerifier(args: { config: Config; logger: Logger }): TokenVerifier {
+function signatureVerifier(args: { config: Config; logger: Logger }): Pick<TokenVerifier, 'verify' | 'close'> {
   const { config } = args;
   const options = {
     issuer: config.jwtIssuer ?? undefined,
@@ -116,11 +126,7 @@ function bearer(ctx: Context): string | null {
   return match ? match[1] : null;
 }
 
-function constantTimeEquals(a: string, b: string): boolean {
-  const left = crypto.createHash('sha256').update(a).digest();
-  const right = crypto.createHash('sha256').update(b).digest();
-  return crypto.timingSafeEqual(left, right);
-}
+const sha256 = (value: string) => crypto.createHash('sha256').update(value).digest();
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
@@ -131,12 +137,33 @@ function headerSafe(value: string): string {
   return value.replace(/[\r\n,]/g, ' ').trim();
 }
 
+/** Each verified token's claims are turned into X-User-* headers once, not on every request. */
+const headersByClaims = new WeakMap<JWTPayload, Record<string, string>>();
+
+function userHeaders(claims: JWTPayload): Record<string, string> {
+  const known = headersByClaims.get(claims);
+  if (known) return known;
+  if (typeof claims.sub !== 'string' || claims.sub === '') throw unauthenticated('The token has no subject.');
+  const headers = {
+    [USER_HEADERS.id]: headerSafe(claims.sub),
+    [USER_HEADERS.name]: headerSafe(typeof claims.name === 'string' ? claims.name : ''),
+    [USER_HEADERS.email]: headerSafe(typeof claims.email === 'string' ? claims.email : ''),
+    [USER_HEADERS.roles]: stringList(claims.roles).map(headerSafe).join(','),
+    [USER_HEADERS.sites]: stringList(claims.sites).map(headerSafe).join(','),
+    [USER_HEADERS.siteId]: typeof claims.site === 'string' ? headerSafe(claims.site) : '',
+  };
+  headersByClaims.set(claims, headers);
+  return headers;
+}
+
 /**
  * The gateway's identity layer. Every incoming `X-User-*` header is deleted first; then a verified user
  * token sets them again from its claims. The internal token marks the request as internal and sets none.
  * A bearer token that is neither: 401.
  */
 export function gatewayIdentity(args: { verifier: TokenVerifier; internalToken: string }): Middleware {
+  // Digests of equal length make the comparison's time independent of the token's length and content.
+  const internalDigest = sha256(args.internalToken);
   return async (ctx, next) => {
     for (const name of Object.keys(ctx.req.headers)) {
       if (USER_HEADER_PATTERN.test(name)) delete ctx.req.headers[name];
@@ -144,7 +171,11 @@ export function gatewayIdentity(args: { verifier: TokenVerifier; internalToken: 
     ctx.state.internal = false;
     const token = bearer(ctx);
     if (token !== null) {
-      if (constantTimeEquals(token, args.internalToken)) {
+      // A client sends the same token with every request: one verified a moment ago is taken as it is.
+      const remembered = args.verifier.remembered(token);
+      if (remembered) {
+        Object.assign(ctx.req.headers, userHeaders(remembered));
+      } else if (crypto.timingSafeEqual(sha256(token), internalDigest)) {
         ctx.state.internal = true;
       } else {
         let claims: JWTPayload;
@@ -153,14 +184,7 @@ export function gatewayIdentity(args: { verifier: TokenVerifier; internalToken: 
         } catch {
           throw unauthenticated('The bearer token is not valid.');
         }
-        if (typeof claims.sub !== 'string' || claims.sub === '') throw unauthenticated('The token has no subject.');
-        const headers = ctx.req.headers;
-        headers[USER_HEADERS.id] = headerSafe(claims.sub);
-        headers[USER_HEADERS.name] = headerSafe(typeof claims.name === 'string' ? claims.name : '');
-        headers[USER_HEADERS.email] = headerSafe(typeof claims.email === 'string' ? claims.email : '');
-        headers[USER_HEADERS.roles] = stringList(claims.roles).map(headerSafe).join(',');
-        headers[USER_HEADERS.sites] = stringList(claims.sites).map(headerSafe).join(',');
-        headers[USER_HEADERS.siteId] = typeof claims.site === 'string' ? headerSafe(claims.site) : '';
+        Object.assign(ctx.req.headers, userHeaders(claims));
       }
     }
     await next();

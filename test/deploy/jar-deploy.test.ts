@@ -88,6 +88,17 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(answer.body).toEqual(expect.objectContaining({ path: '/x?y=1', method: 'GET', userId: 'vic', userRoles: 'VIEWER', greeting: 'salaam', authorization: null }));
   });
 
+  test("a service's own 404 and 500 reach the caller as the service wrote them, with its headers and the request id", async () => {
+    for (const status of [404, 500]) {
+      const answer = await call(api.url, 'GET', `/api/hello/status/${status}`, { token: viewer, headers: { 'X-Request-Id': `relay-${status}` } });
+      expect(answer.status).toBe(status);
+      expect(answer.headers.get('content-type')).toBe('application/json');
+      expect(answer.body).toEqual(expect.objectContaining({ path: `/status/${status}`, userId: 'vic' }));
+      expect(answer.headers.get('x-hello-instance')).toEqual(expect.any(String));
+      expect(answer.headers.get('x-request-id')).toBe(`relay-${status}`);
+    }
+  });
+
   test('the gateway streams a request body to the service and needs a user', async () => {
     const big = 'x'.repeat(3 * 1024 * 1024);
     const answer = await call(api.url, 'POST', '/api/hello/upload', { token: viewer, raw: big, headers: { 'content-type': 'text/plain' } });

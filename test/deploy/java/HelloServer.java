@@ -53,9 +53,12 @@ public class HelloServer {
               + ",\"version\":" + q(System.getenv("VERSION"))
               + ",\"instance\":" + q(instance)
               + ",\"bodyBytes\":" + body.length + "}";
+      // /status/{code} answers with that status, to show that the gateway relays a service's own errors.
+      int status = path.startsWith("/status/") ? Integer.parseInt(path.substring("/status/".length())) : 200;
       byte[] out = json.getBytes(StandardCharsets.UTF_8);
       exchange.getResponseHeaders().set("Content-Type", "application/json");
-      exchange.sendResponseHeaders(200, out.length);
+      exchange.getResponseHeaders().set("X-Hello-Instance", instance);
+      exchange.sendResponseHeaders(status, out.length);
       exchange.getResponseBody().write(out);
       exchange.close();
     });
