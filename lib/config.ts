@@ -169,7 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: text(env, 'MAIL_FROM', 'Opsflow <no-reply@opsflow.local>'),
     outboundAllow: (optional(env, 'OUTBOUND_ALLOW') ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
     archiveCron: cron(env, 'ARCHIVE_CRON', '0 2 * * *'),
-    logLevel: text(env, 'LOG_LEVEL', production ? 'info' : 'info'),
+    logLevel: text(env, 'LOG_LEVEL', 'info'),
     workflowBundlePath: optional(env, 'WORKFLOW_BUNDLE_PATH'),
   };
 }
