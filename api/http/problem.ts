@@ -90,7 +90,7 @@ export function problemMiddleware(): Middleware {
       const problem = fromUnknown(error);
       if (problem.status >= 500) {
         const logger = ctx.state.logger as Logger | undefined;
-        logger?.error({ err: error }, 'request failed');
+        logger?.error({ err: error, requestId: ctx.state.requestId }, 'request failed');
       }
       sendProblem(ctx, problem);
     }
