@@ -1,10 +1,15 @@
 /**
- * `npx tsx bench/deploy.ts [--requests 5000] [--concurrency 16]`: deploys a small JAR (the base image
- * present) and prints the seconds from the upload to the first 200 through the gateway, then the gateway's
- * requests per second and p50/p99 latency beside the same container called directly, in the same run, with
- * the same client (a new connection per request).
+ * `npx tsx bench/deploy.ts [--requests 5000] [--concurrency 16] [--rounds 3]`: deploys a small JAR (the base
+ * image present) and prints the seconds from the upload to the first 200 through the gateway, then the
+ * gateway's requests per second and p50/p99 latency beside the same container called directly, in the same
+ * run, with the same client. Both are measured with two kinds of client: one that opens a new connection per
+ * request, and one that keeps its connections alive (as browsers and HTTP client libraries do). Direct and
+ * gateway runs alternate, round after round, so that a machine getting faster or slower during the run
+ * weighs on both; the median of the rounds' ratios is the figure. Also printed: the gateway process's CPU
+ * time per request and its peak memory.
  */
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -14,7 +19,7 @@ import { buildJar, postJar } from '../test/deploy/jars';
 import { removeScopedDockerObjects } from '../test/support/docker-cleanup';
 import { typescriptCommand } from '../scripts/platform/children';
 import { freePort } from '../test/support/slots';
-import { ROOT, startBenchPlatform } from './support';
+import { peakMemoryMb, ROOT, startBenchPlatform } from './support';
 
 const SCOPE = 'opsflow-bench';
 
@@ -25,10 +30,12 @@ interface Load {
   errors: number;
 }
 
-// Both runs use the same client: a new connection per request, as the gateway itself makes to instances.
-const agent = new http.Agent({ keepAlive: false });
+const CLIENTS = [
+  { name: 'a new connection per request', agent: new http.Agent({ keepAlive: false }) },
+  { name: 'kept-alive connections', agent: new http.Agent({ keepAlive: true }) },
+];
 
-function get(url: string, headers: Record<string, string>): Promise<number> {
+function get(url: string, headers: Record<string, string>, agent: http.Agent): Promise<number> {
   return new Promise((resolve) => {
     const request = http.get(url, { headers, agent }, (answer) => {
       answer.resume();
@@ -38,16 +45,16 @@ function get(url: string, headers: Record<string, string>): Promise<number> {
   });
 }
 
-async function load(url: string, headers: Record<string, string>, requests: number, concurrency: number): Promise<Load> {
+async function load(args: { url: string; headers: Record<string, string>; agent: http.Agent; requests: number; concurrency: number }): Promise<Load> {
   const latencies: number[] = [];
   let errors = 0;
   let next = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < requests) {
+    Array.from({ length: args.concurrency }, async () => {
+      while (next++ < args.requests) {
         const t = performance.now();
-        if ((await get(url, headers)) !== 200) errors++;
+        if ((await get(args.url, args.headers, args.agent)) !== 200) errors++;
         latencies.push(performance.now() - t);
       }
     }),
@@ -58,55 +65,88 @@ async function load(url: string, headers: Record<string, string>, requests: numb
   return { perSecond: latencies.length / (wallMs / 1000), p50: at(50), p99: at(99), errors };
 }
 
+/** CPU time (user + system) a process has used, in microseconds. */
+function cpuMicros(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function line(name: string, result: Load): string {
+  return `    ${name.padEnd(9)} ${result.perSecond.toFixed(0).padStart(6)} requests/s   p50 ${result.p50.toFixed(2).padStart(6)} ms   p99 ${result.p99.toFixed(2).padStart(7)} ms   errors ${result.errors}`;
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { requests: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '16' } } });
+  const { values } = parseArgs({
+    options: { requests: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '16' }, rounds: { type: 'string', default: '3' } },
+  });
   const requests = Number(values.requests);
   const concurrency = Number(values.concurrency);
-  console.log(`bench/deploy: a small JAR on opsflow/jre:17, then ${requests} requests ${concurrency} at a time (${os.cpus().length} cores)`);
+  const rounds = Number(values.rounds);
+  console.log(`bench/deploy: a small JAR on opsflow/jre:17, then ${rounds} rounds of ${requests} requests ${concurrency} at a time per client (${os.cpus().length} cores)`);
   const platform = await startBenchPlatform({ DEPLOY_BASE_IMAGE: 'opsflow/jre:17', DEPLOY_SCOPE: SCOPE, DEPLOY_NETWORK: 'opsflow-bench' });
   const docker = createDocker({ dockerHost: platform.config.dockerHost });
-  await removeScopedDockerObjects(docker.docker, SCOPE);
-  await platform.startWorker(['deployments']);
-  const admin = await signToken({ secret: platform.config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
-  const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=bench-service\n' } });
+  let gatewayProcess: ChildProcess | null = null;
+  try {
+    await removeScopedDockerObjects(docker.docker, SCOPE);
+    await platform.startWorker(['deployments']);
+    const admin = await signToken({ secret: platform.config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
+    const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=bench-service\n' } });
 
-  const uploaded = performance.now();
-  const accepted = await postJar({ apiUrl: platform.apiUrl, token: admin, jar });
-  if (accepted.status !== 202) throw new Error(`deploy refused: ${JSON.stringify(accepted.body)}`);
-  // The gateway measured runs as its own process, as in production, not inside this load generator.
-  const gatewayPort = await freePort();
-  const gatewayProcess = spawn(...typescriptCommand('api/server.ts'), { cwd: ROOT, env: { ...platform.env, API_PORT: String(gatewayPort) }, stdio: 'ignore' });
-  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  while ((await fetch(`${gatewayUrl}/readyz`).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
-  const gateway = `${gatewayUrl}/api/bench/x`;
-  const auth = { authorization: `Bearer ${admin}` };
-  for (;;) {
-    const answer = await fetch(gateway, { headers: auth }).catch(() => null);
-    if (answer?.status === 200) break;
-    await answer?.arrayBuffer();
-    if (performance.now() - uploaded > 120000) throw new Error('no 200 through the gateway within two minutes');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const uploaded = performance.now();
+    const accepted = await postJar({ apiUrl: platform.apiUrl, token: admin, jar });
+    if (accepted.status !== 202) throw new Error(`deploy refused: ${JSON.stringify(accepted.body)}`);
+    // The gateway measured runs as its own process, as in production, not inside this load generator, and
+    // writes its access log at the default level (to /dev/null).
+    const gatewayPort = await freePort();
+    gatewayProcess = spawn(...typescriptCommand('api/server.ts'), { cwd: ROOT, env: { ...platform.env, API_PORT: String(gatewayPort), LOG_LEVEL: 'info' }, stdio: 'ignore' });
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    while ((await fetch(`${gatewayUrl}/readyz`).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    const gateway = `${gatewayUrl}/api/bench/x`;
+    const auth = { authorization: `Bearer ${admin}` };
+    for (;;) {
+      const answer = await fetch(gateway, { headers: auth }).catch(() => null);
+      if (answer?.status === 200) break;
+      await answer?.arrayBuffer();
+      if (performance.now() - uploaded > 120000) throw new Error('no 200 through the gateway within two minutes');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    console.log(`  upload to first 200 through the gateway: ${((performance.now() - uploaded) / 1000).toFixed(1)} s`);
+
+    const service = (await (await fetch(`${platform.apiUrl}/api/infra/services/bench-service`, { headers: auth })).json()) as { instances: Array<{ address: string }> };
+    const direct = `http://${service.instances[0].address}/x`;
+    const gatewayPid = gatewayProcess.pid!;
+    for (const client of CLIENTS) {
+      const run = (url: string, headers: Record<string, string>, count: number) => load({ url, headers, agent: client.agent, requests: count, concurrency });
+      // The JVM and the gateway are compiled hot before anything is measured.
+      await run(direct, {}, 2000);
+      await run(gateway, auth, 2000);
+      console.log(`  client: ${client.name}`);
+      const ratios: number[] = [];
+      const cpuPerRequest: number[] = [];
+      for (let round = 1; round <= rounds; round++) {
+        const directLoad = await run(direct, {}, requests);
+        const cpuBefore = cpuMicros(gatewayPid);
+        const gatewayLoad = await run(gateway, auth, requests);
+        cpuPerRequest.push((cpuMicros(gatewayPid) - cpuBefore) / requests);
+        ratios.push(gatewayLoad.perSecond / directLoad.perSecond);
+        console.log(`  round ${round}: gateway / direct rate ${ratios[ratios.length - 1].toFixed(2)}`);
+        console.log(line('direct', directLoad));
+        console.log(line('gateway', gatewayLoad));
+      }
+      console.log(`  ${client.name}: gateway / direct rate, median of ${rounds} rounds: ${median(ratios).toFixed(2)} (target 0.6); gateway CPU ${median(cpuPerRequest).toFixed(0)} µs per request`);
+    }
+    console.log(`  gateway process peak memory: ${peakMemoryMb(gatewayPid).toFixed(0)} MiB`);
+  } finally {
+    gatewayProcess?.kill('SIGTERM');
+    await removeScopedDockerObjects(docker.docker, SCOPE);
+    await platform.stop();
   }
-  const deploySeconds = (performance.now() - uploaded) / 1000;
-
-  const service = (await (await fetch(`${platform.apiUrl}/api/infra/services/bench-service`, { headers: auth })).json()) as { instances: Array<{ address: string }> };
-  const direct = `http://${service.instances[0].address}/x`;
-  await load(direct, {}, 1000, concurrency); // the JVM warms up before either is measured
-  await load(gateway, auth, 1000, concurrency);
-  const directLoad = await load(direct, {}, requests, concurrency);
-  const gatewayLoad = await load(gateway, auth, requests, concurrency);
-
-  const line = (name: string, result: Load) =>
-    `  ${name.padEnd(28)} ${result.perSecond.toFixed(0).padStart(6)} requests/s   p50 ${result.p50.toFixed(2).padStart(6)} ms   p99 ${result.p99.toFixed(2).padStart(7)} ms   errors ${result.errors}`;
-  console.log(`  upload to first 200 through the gateway: ${deploySeconds.toFixed(1)} s`);
-  console.log(line('direct to the container', directLoad));
-  console.log(line('through the gateway', gatewayLoad));
-  console.log(`  gateway / direct rate: ${(gatewayLoad.perSecond / directLoad.perSecond).toFixed(2)}`);
-
-  gatewayProcess.kill('SIGTERM');
-  await removeScopedDockerObjects(docker.docker, SCOPE);
-  await platform.stop();
   process.exit(0);
 }
 
-void main();
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
