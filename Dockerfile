@@ -9,4 +9,4 @@ COPY . .
 RUN npx tsx -e "require('./workers/bundle').writeWorkflowBundle('/app/workflow-bundle.js')"
 ENV WORKFLOW_BUNDLE_PATH=/app/workflow-bundle.js
 USER node
-CMD ["npx", "tsx", "api/server.ts"]
+CMD ["node", "--import", "tsx", "api/server.ts"]

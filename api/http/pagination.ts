@@ -13,6 +13,11 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** A page as the API answers it: each row presented, the cursor kept. */
+export function presentPage<Row, Item>(page: Page<Row>, present: (row: Row) => Item): Page<Item> {
+  return { items: page.items.map((row) => present(row)), nextCursor: page.nextCursor };
+}
+
 // PostgreSQL's text form of a timestamptz, which keeps the microseconds a JavaScript Date would drop.
 const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/;
 

@@ -1,6 +1,6 @@
 import { AppDeps } from '../../deps';
 import { Identity, requireSiteMember } from '../../http/identity';
-import { paginate } from '../../http/pagination';
+import { paginate, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { conflict, notFound } from '../../../lib/errors';
 import { uniqueOr409 } from '../../../data/db-errors';
@@ -91,7 +91,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
           const rows = db(type.table).select('*').where({ site_id: query.siteId });
           if (query.status) rows.andWhere({ status: query.status });
           const page = await paginate<ComponentRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
-          ctx.body = { items: page.items.map((row) => presentComponent(type, row)), nextCursor: page.nextCursor };
+          ctx.body = presentPage(page, (row) => presentComponent(type, row));
         },
       }),
     );

@@ -1,5 +1,5 @@
 import { AppDeps } from '../../deps';
-import { paginate } from '../../http/pagination';
+import { paginate, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { notFound } from '../../../lib/errors';
 import { uniqueOr409 } from '../../../data/db-errors';
@@ -33,7 +33,7 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
           timeColumn: 'created_at',
           idColumn: 'id',
         });
-        ctx.body = { items: page.items.map(presentUser), nextCursor: page.nextCursor };
+        ctx.body = presentPage(page, presentUser);
       },
     }),
     defineRoute({

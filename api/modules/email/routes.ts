@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { hasRole, Identity, requireSiteMember } from '../../http/identity';
-import { pageQueryFields, paginate } from '../../http/pagination';
+import { pageQueryFields, paginate, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, forbidden, notFound, ProblemError } from '../../../lib/errors';
 import { componentType } from '../../../data/content/component-types';
@@ -155,7 +155,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         const rows = db(EMAIL_LOG_TABLE).select('*').where({ template_id: params.templateId });
         if (query.status) rows.andWhere({ status: query.status });
         const page = await paginate<EmailLogRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
-        ctx.body = { items: page.items.map(presentEmailLog), nextCursor: page.nextCursor };
+        ctx.body = presentPage(page, presentEmailLog);
       },
     }),
     defineRoute({

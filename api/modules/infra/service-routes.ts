@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
-import { paginate } from '../../http/pagination';
+import { paginate, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors';
 import { followLog, lastLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
@@ -184,7 +184,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       handler: async (ctx, { params, query }) => {
         const rows = db(DEPLOYMENT_TABLE).select(`${DEPLOYMENT_TABLE}.*`).where({ service_name: params.name });
         const page = await paginate<DeploymentRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'started_at', idColumn: 'id' });
-        ctx.body = { items: page.items.map(presentHistoryItem), nextCursor: page.nextCursor };
+        ctx.body = presentPage(page, presentHistoryItem);
       },
     }),
     defineRoute({

@@ -1,5 +1,5 @@
 import { AppDeps } from '../../deps';
-import { paginate } from '../../http/pagination';
+import { paginate, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { conflict, notFound } from '../../../lib/errors';
 import { uniqueOr409 } from '../../../data/db-errors';
@@ -103,7 +103,7 @@ export function settingsRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         if (query.siteId === 'global') rows.whereNull('site_id');
         else if (query.siteId) rows.where({ site_id: query.siteId });
         const page = await paginate<ArchivePolicyRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
-        ctx.body = { items: page.items.map(presentPolicy), nextCursor: page.nextCursor };
+        ctx.body = presentPage(page, presentPolicy);
       },
     }),
     defineRoute({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppDeps } from '../../deps';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { requireSiteMember } from '../../http/identity';
-import { paginate, pageQueryFields } from '../../http/pagination';
+import { paginate, pageQueryFields, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { Type } from '@sinclair/typebox';
 import { conflict, notFound } from '../../../lib/errors';
@@ -81,7 +81,7 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'a page of policies' } },
       handler: async (ctx, { query }) => {
         const page = await paginate<PolicyRow>({ query: db(POLICY_TABLE).select('*'), limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
-        ctx.body = { items: page.items.map(presentPolicy), nextCursor: page.nextCursor };
+        ctx.body = presentPage(page, presentPolicy);
       },
     }),
     defineRoute({
@@ -185,7 +185,7 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         if (!identity!.roles.includes('ADMIN')) rows.whereIn('site_id', identity!.sites);
         if (query.status) rows.andWhere({ status: query.status });
         const page = await paginate<ApprovalRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'correlation_id' });
-        ctx.body = { items: page.items.map(presentApproval), nextCursor: page.nextCursor };
+        ctx.body = presentPage(page, presentApproval);
       },
     }),
     defineRoute({
