@@ -4,6 +4,8 @@ import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../supp
 import { call, expectProblem, HttpAnswer } from '../support/http';
 import { createLogger } from '../../lib/logger';
 import { findTemporalCli } from '../../temporal-config/temporal-cli';
+import { callPeer } from '../../activities/messaging/transports/http-peer';
+import { ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { finalLog, publishedTemplate, startPeer } from './harness';
 
 let platform: TestPlatform;
@@ -173,6 +175,25 @@ test('in production a service_url on a loopback, private or metadata address is 
   }
   expect((await post('http://127.0.0.2:9/x')).status).toBe(201);
   await production.close();
+});
+
+test('at send time too, in production, the transport refuses a peer that resolves to a loopback address: nothing reaches it and the call is logged FAILED', async () => {
+  // A configuration saved before the address became private (or by a development API) is checked again at
+  // every send, by the send activity's transport itself.
+  const peer = await startPeer(() => ({ status: 200, body: 'ok' }));
+  try {
+    const config = { transport: 'REST', service_url: `${peer.url}/sms`, rest_method_type: 'POST', sample_request: '{"text": "{{content}}"}', service_username: null } as ChannelConfigRow;
+    const send = (allow: string[]) =>
+      callPeer({ db: platform.db, config, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, allow } });
+    await expect(send([])).rejects.toThrow(/127\.0\.0\.1, a loopback, private, link-local or metadata address; list it in OUTBOUND_ALLOW/);
+    expect(peer.received).toEqual([]);
+    const logged = await platform.db('integration.integration_log').where({ url: `${peer.url}/sms` }).orderBy('id');
+    expect(logged.map((row) => [row.outcome, row.status_code])).toEqual([['FAILED', null]]);
+    await send(['127.0.0.1']);
+    expect(peer.received.map((request) => request.body)).toEqual(['{"text": "hi"}']);
+  } finally {
+    await peer.close();
+  }
 });
 
 test('no answer, no API log line and no Temporal history of a send contains a stored password', async () => {
