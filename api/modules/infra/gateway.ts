@@ -3,7 +3,7 @@ import { Context, Middleware } from 'koa';
 import { requireUser } from '../../http/identity';
 import { notFound, ProblemError, unavailable } from '../../../lib/errors';
 import { Db } from '../../../data/db';
-import { routableInstances, ServiceRow } from '../../../data/deploy/registry';
+import { routableInstances } from '../../../data/deploy/registry';
 import { RESERVED_SLUGS } from '../../../workflows/deploy/definitions';
 
 const GATEWAY_PATH = /^\/api\/([a-z0-9][a-z0-9-]*)(\/.*)?$/;
@@ -40,14 +40,18 @@ function forwardedHeaders(ctx: Context, slug: string): http.OutgoingHttpHeaders 
   headers['x-forwarded-proto'] = ctx.protocol;
   headers['x-forwarded-host'] = ctx.host;
   headers['x-forwarded-prefix'] = `/api/${slug}`;
-  if (ctx.state.requestId) headers['x-request-id'] = ctx.state.requestId as string;
   return headers;
 }
 
-function send(ctx: Context, slug: string, address: string, path: string, agent: http.Agent): Promise<http.IncomingMessage> {
+interface Forward {
+  path: string;
+  headers: http.OutgoingHttpHeaders;
+}
+
+function send(ctx: Context, address: string, forward: Forward, agent: http.Agent): Promise<http.IncomingMessage> {
   const [host, port] = address.split(':');
   return new Promise((resolve, reject) => {
-    const upstream = http.request({ host, port: Number(port), method: ctx.method, path, headers: forwardedHeaders(ctx, slug), agent }, resolve);
+    const upstream = http.request({ host, port: Number(port), method: ctx.method, path: forward.path, headers: forward.headers, agent }, resolve);
     upstream.on('error', (error) => reject(new InstanceUnreachable(upstream.reusedSocket, error)));
     // The client left before its answer was complete: the instance's work on it is dropped too.
     ctx.res.once('close', () => {
@@ -59,13 +63,13 @@ function send(ctx: Context, slug: string, address: string, path: string, agent: 
 }
 
 /** A bodyless request that met a socket closed by the instance is sent once more on a new connection. */
-async function sendToInstance(ctx: Context, slug: string, address: string, path: string): Promise<http.IncomingMessage> {
-  if (!RETRYABLE.has(ctx.method)) return send(ctx, slug, address, path, fresh);
+async function sendToInstance(ctx: Context, address: string, forward: Forward): Promise<http.IncomingMessage> {
+  if (!RETRYABLE.has(ctx.method)) return send(ctx, address, forward, fresh);
   try {
-    return await send(ctx, slug, address, path, pooled);
+    return await send(ctx, address, forward, pooled);
   } catch (error) {
     if (!(error instanceof InstanceUnreachable) || !error.onReusedSocket) throw error;
-    return send(ctx, slug, address, path, fresh);
+    return send(ctx, address, forward, fresh);
   }
 }
 
@@ -90,24 +94,23 @@ function relay(ctx: Context, answer: http.IncomingMessage): void {
 /**
  * How long the gateway reuses a slug's healthy instances before reading the registry again. Instances taken
  * out of the registry keep serving for DEPLOY_DRAIN_SECONDS (at least 1 s) before they stop, so a route this
- * fresh never points at a stopped instance; a slug found unrouted or without healthy instances is read again.
+ * fresh never points at a stopped instance.
  */
 const ROUTE_TTL_MS = 500;
 
-interface Route {
-  service: Pick<ServiceRow, 'id' | 'name'> | null;
-  addresses: string[];
-  cached: boolean;
-}
+type Route = Awaited<ReturnType<typeof routableInstances>>;
 
 function routeCache(db: Db) {
   const entries = new Map<string, { route: Route; readAt: number }>();
   return {
-    async lookup(slug: string, fresh = false): Promise<Route> {
+    async lookup(slug: string): Promise<Route> {
       const entry = entries.get(slug);
-      if (!fresh && entry && Date.now() - entry.readAt < ROUTE_TTL_MS) return { ...entry.route, cached: true };
-      const route = { ...(await routableInstances(db, slug)), cached: false };
-      entries.set(slug, { route, readAt: Date.now() });
+      if (entry && Date.now() - entry.readAt < ROUTE_TTL_MS) return entry.route;
+      const route = await routableInstances(db, slug);
+      // Only a route with healthy instances is kept: "unrouted" or "nothing healthy" is read again on the
+      // next request, as a deploy may have just registered.
+      if (route.service && route.addresses.length > 0) entries.set(slug, { route, readAt: Date.now() });
+      else entries.delete(slug);
       return route;
     },
     forget(slug: string): void {
@@ -134,21 +137,18 @@ export function gatewayProxy(args: { db: Db; platformPaths: string[] }): Middlew
     const match = GATEWAY_PATH.exec(ctx.path);
     if (!match || RESERVED_SLUGS.includes(match[1])) return next();
     const slug = match[1];
-    let route = await routes.lookup(slug);
-    // A cached answer of "unrouted" or "nothing healthy" is never trusted: a deploy may have just registered.
-    if ((!route.service || route.addresses.length === 0) && route.cached) route = await routes.lookup(slug, true);
-    const { service, addresses } = route;
+    const { service, addresses } = await routes.lookup(slug);
     // An unrouted slug is an unknown route like any other, answered the same with or without a token.
     if (!service) throw notFound(`No route for ${ctx.method} ${ctx.path}.`);
     requireUser(ctx);
     if (addresses.length === 0) throw unavailable('SERVICE_UNAVAILABLE', `${service.name} has no healthy instance.`);
-    const path = (match[2] ?? '/') + (ctx.querystring ? `?${ctx.querystring}` : '');
+    const forward = { path: (match[2] ?? '/') + (ctx.querystring ? `?${ctx.querystring}` : ''), headers: forwardedHeaders(ctx, slug) };
     const first = (turns.get(service.id) ?? 0) % addresses.length;
     turns.set(service.id, first + 1);
     const attempts = RETRYABLE.has(ctx.method) ? addresses.length : 1;
     for (let attempt = 0; attempt < attempts; attempt++) {
       try {
-        relay(ctx, await sendToInstance(ctx, slug, addresses[(first + attempt) % addresses.length], path));
+        relay(ctx, await sendToInstance(ctx, addresses[(first + attempt) % addresses.length], forward));
         return;
       } catch {
         // The instance refused or dropped the connection (stopped a moment ago): try the next one.
