@@ -1,9 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { Writable } from 'node:stream';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
-import { createLogger } from '../../lib/logger';
-import { findTemporalCli } from '../../temporal-config/temporal-cli';
+import { capturedLogger, workflowShow } from '../support/observed';
 import { containersOf, deploymentOutcome, imagesOf, waitUntil } from './harness';
 import { buildJar, postJar } from './jars';
 
@@ -12,13 +9,14 @@ let api: RunningApi;
 let admin: string;
 let viewer: string;
 let worker: RunningWorker;
-const apiLogLines: string[] = [];
+let apiLogLines: string[];
 const DB_PASSWORD = 'hunter2-very-secret';
 
 beforeAll(async () => {
   platform = await attachPlatform();
-  const destination = new Writable({ write: (chunk, _encoding, done) => (apiLogLines.push(String(chunk)), done()) });
-  api = await platform.startApi({ logger: createLogger({ level: 'debug', name: 'api', destination }) });
+  const captured = capturedLogger();
+  apiLogLines = captured.lines;
+  api = await platform.startApi({ logger: captured.logger });
   worker = await platform.startWorker(['deployments']);
   admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
   viewer = await platform.token({ sub: 'vic', name: 'Vic', roles: ['VIEWER'], sites: ['s1'] });
@@ -179,9 +177,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
       expect(answer.status).toBe(200);
       answers.push(answer.text);
     }
-    const cli = findTemporalCli();
-    if (!cli) throw new Error('the Temporal CLI is needed to read the history as `temporal workflow show` does');
-    const history = execFileSync(cli.path, ['workflow', 'show', '--workflow-id', accepted.workflowId, '--run-id', accepted.runId, '--address', platform.config.temporalAddress, '--namespace', platform.config.temporalNamespace, '--output', 'json']).toString();
+    const history = workflowShow(platform, accepted.workflowId, accepted.runId);
     expect(history).toContain('loadDeployPlan');
     expect(apiLogLines.length).toBeGreaterThan(5);
     for (const haystack of [answers.join('\n'), apiLogLines.join(''), worker.output(), history]) expect(haystack).not.toContain(DB_PASSWORD);

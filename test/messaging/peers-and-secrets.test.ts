@@ -1,9 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { Writable } from 'node:stream';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem, HttpAnswer } from '../support/http';
-import { createLogger } from '../../lib/logger';
-import { findTemporalCli } from '../../temporal-config/temporal-cli';
+import { capturedLogger, workflowShow } from '../support/observed';
 import { callPeer } from '../../activities/messaging/transports/http-peer';
 import { ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { finalLog, publishedTemplate, startPeer } from './harness';
@@ -13,7 +10,7 @@ let api: RunningApi;
 let worker: RunningWorker;
 let admin: string;
 let editor: string;
-const apiLogLines: string[] = [];
+let apiLogLines: string[];
 /** Every answer this file got, searched for secrets at the end. */
 const answers: string[] = [];
 
@@ -22,8 +19,9 @@ const SERVICE_PASSWORD = 'svc-Pa55word-do-not-leak';
 
 beforeAll(async () => {
   platform = await attachPlatform();
-  const destination = new Writable({ write: (chunk, _encoding, done) => (apiLogLines.push(String(chunk)), done()) });
-  api = await platform.startApi({ logger: createLogger({ level: 'debug', name: 'api', destination }) });
+  const captured = capturedLogger();
+  apiLogLines = captured.lines;
+  api = await platform.startApi({ logger: captured.logger });
   worker = await platform.startWorker(['messaging', 'approvals']);
   admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
   editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-p'] });
@@ -205,9 +203,7 @@ test('no answer, no API log line and no Temporal history of a send contains a st
     await finalLog(api.url, editor, templateId, sent.body.logId);
     for (const list of ['/api/settings/email', '/api/settings/sms', `/api/email/send/${templateId}/logs`]) await request('GET', list, admin);
 
-    const cli = findTemporalCli();
-    if (!cli) throw new Error('the Temporal CLI is needed to read the history as `temporal workflow show` does');
-    const history = execFileSync(cli.path, ['workflow', 'show', '--workflow-id', sent.body.workflowId, '--address', platform.config.temporalAddress, '--namespace', platform.config.temporalNamespace, '--output', 'json']).toString();
+    const history = workflowShow(platform, sent.body.workflowId);
     expect(history).toContain(sent.body.workflowId);
     const integrationRows = JSON.stringify(await platform.db('integration.integration_log').select('*'));
     expect(integrationRows).toContain('echo ***');
