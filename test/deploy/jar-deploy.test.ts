@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { capturedLogger, workflowShow } from '../support/observed';
@@ -102,6 +103,25 @@ describe('a JAR with application.properties, deployed with blank name and port',
     const answer = await call(api.url, 'POST', '/api/hello/upload', { token: viewer, raw: big, headers: { 'content-type': 'text/plain' } });
     expect(answer.body).toEqual(expect.objectContaining({ method: 'POST', bodyBytes: big.length }));
     expectProblem(await call(api.url, 'GET', '/api/hello/x'), 401, 'UNAUTHENTICATED');
+  });
+
+  test("a client's Expect: 100-continue is answered by the gateway, and the body it then sends reaches the service", async () => {
+    const body = 'y'.repeat(64 * 1024);
+    const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const request = http.request(`${api.url}/api/hello/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${viewer}`, expect: '100-continue', 'content-type': 'text/plain', 'content-length': body.length },
+      });
+      request.on('continue', () => request.end(body));
+      request.on('response', (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      request.on('error', reject);
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(expect.objectContaining({ method: 'POST', bodyBytes: body.length, userId: 'vic' }));
   });
 
   test('the container is hardened: all capabilities dropped, no-new-privileges, memory and pids limits, no binds, port not published', async () => {
