@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger({ level: config.logLevel, name: 'api' });
+  const logger = createLogger({ level: config.logLevel, name: 'api', gathered: true });
   const db = createDb({ databaseUrl: config.databaseUrl });
   const temporal = await connectTemporal({
     address: config.temporalAddress,

@@ -14,8 +14,20 @@ const REDACTED_PATHS = [
   '*.secret',
 ];
 
-/** One structured JSON logger for the process; children carry the request id and user id. */
-export function createLogger(args: { level: string; name: string; destination?: pino.DestinationStream }): Logger {
+/**
+ * How a busy process writes its lines to stdout: gathered up to 4 KiB, and at least every 100 ms, then
+ * written by a background write. pino's default writes each line on its own; the API writes a line per
+ * request, and in bench/deploy that cost the gateway about 18 µs of CPU per request (a write, a thread-pool
+ * hand-off and its wake-up, per line). The lines still waiting are written when the process exits, except
+ * on SIGKILL, which loses at most the last 100 ms of lines.
+ */
+const GATHERED = { minLength: 4096, periodicFlush: 100 };
+
+/**
+ * One structured JSON logger for the process. `gathered`: lines are written in batches (see GATHERED), for
+ * a process that logs a line per request.
+ */
+export function createLogger(args: { level: string; name: string; destination?: pino.DestinationStream; gathered?: boolean }): Logger {
   const options: pino.LoggerOptions = {
     name: args.name,
     level: args.level,
@@ -23,5 +35,6 @@ export function createLogger(args: { level: string; name: string; destination?: 
     base: { pid: process.pid, component: args.name },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return args.destination ? pino(options, args.destination) : pino(options);
+  if (args.destination) return pino(options, args.destination);
+  return args.gathered ? pino(options, pino.destination({ dest: 1, sync: false, ...GATHERED })) : pino(options);
 }
