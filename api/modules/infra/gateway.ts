@@ -20,8 +20,8 @@ const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 
 const RETRYABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * The instances are called through undici rather than `http.request`: in bench/deploy a bare proxy spent
- * 20–25 µs less CPU per request with it. Requests without a body go over kept-alive sockets: a new
+ * The instances are called through undici rather than `http.request`: side by side on this project's
+ * machine, a bare proxy spent 20–25 µs less CPU per request with it. Requests without a body go over kept-alive sockets: a new
  * connection per request costs the gateway more than the forwarding itself. A kept-alive socket the
  * instance closed meanwhile (it was stopped) fails before any answer, and the request is sent again on a
  * new connection. Requests with a body cannot be sent twice, so each gets a connection of its own
