@@ -16,8 +16,8 @@ const GATEWAY_PATH = /^\/api\/([a-z0-9][a-z0-9-]*)(\/.*)?$/;
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', 'expect']);
 const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
-/** Methods whose requests carry no body worth keeping, so a refused connection can be tried on another instance. */
-const RETRYABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Methods whose requests are sent without a body, so a refused connection can be tried again elsewhere. */
+const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The instances are called through undici rather than `http.request`: side by side on this project's
@@ -50,9 +50,12 @@ function forwardedHeaders(ctx: Context, slug: string): IncomingHttpHeaders {
   return headers;
 }
 
+/** What is sent to an instance, decided once per request. */
 interface Forward {
   path: string;
   headers: IncomingHttpHeaders;
+  /** The client's body, streamed as it comes; null for bodyless methods, whose requests may be sent again. */
+  body: Context['req'] | null;
 }
 
 /**
@@ -113,14 +116,13 @@ class Relay implements Dispatcher.DispatchHandler {
 
 function send(ctx: Context, address: string, forward: Forward, agent: Agent): Promise<void> {
   return new Promise((resolve, reject) => {
-    const body = RETRYABLE.has(ctx.method) ? null : ctx.req;
-    agent.dispatch({ origin: `http://${address}`, method: ctx.method as Dispatcher.HttpMethod, path: forward.path, headers: forward.headers, body }, new Relay(ctx, { resolve, reject }));
+    agent.dispatch({ origin: `http://${address}`, method: ctx.method as Dispatcher.HttpMethod, path: forward.path, headers: forward.headers, body: forward.body }, new Relay(ctx, { resolve, reject }));
   });
 }
 
 /** A bodyless request that failed before any answer (a socket the instance closed) is sent once more on a new connection. */
 async function sendToInstance(ctx: Context, address: string, forward: Forward): Promise<void> {
-  if (!RETRYABLE.has(ctx.method)) return send(ctx, address, forward, fresh);
+  if (forward.body) return send(ctx, address, forward, fresh);
   try {
     return await send(ctx, address, forward, pooled);
   } catch (error) {
@@ -180,10 +182,14 @@ export function gatewayProxy(args: { db: Db; platformPaths: string[] }): Middlew
     if (!service) throw notFound(`No route for ${ctx.method} ${ctx.path}.`);
     requireUser(ctx);
     if (addresses.length === 0) throw unavailable('SERVICE_UNAVAILABLE', `${service.name} has no healthy instance.`);
-    const forward = { path: (match[2] ?? '/') + (ctx.querystring ? `?${ctx.querystring}` : ''), headers: forwardedHeaders(ctx, slug) };
+    const forward: Forward = {
+      path: (match[2] ?? '/') + (ctx.querystring ? `?${ctx.querystring}` : ''),
+      headers: forwardedHeaders(ctx, slug),
+      body: BODYLESS.has(ctx.method) ? null : ctx.req,
+    };
     const first = (turns.get(service.id) ?? 0) % addresses.length;
     turns.set(service.id, first + 1);
-    const attempts = RETRYABLE.has(ctx.method) ? addresses.length : 1;
+    const attempts = forward.body ? 1 : addresses.length;
     for (let attempt = 0; attempt < attempts; attempt++) {
       try {
         await sendToInstance(ctx, addresses[(first + attempt) % addresses.length], forward);
