@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CsvPartWriter, readIdsLiteral } from './csv-parts';
+import { CsvPartWriter, takeIdsLiteral } from './csv-parts';
 
 // PostgreSQL's CSV as COPY writes it: quoted fields with commas, doubled quotes, new lines, an empty string
 // ("") beside a NULL (nothing), a field that is only quotes, non-ASCII text.
@@ -25,13 +25,13 @@ interface Cut {
 async function cut(chunks: Buffer[], rowsPerPart: number): Promise<Cut> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-csv-parts-'));
   let n = 0;
-  const writer = new CsvPartWriter({ rowsPerPart, nextFile: () => path.join(dir, `part-${++n}.csv`) });
+  const writer = new CsvPartWriter({ rowsPerPart, nextFile: () => path.join(dir, `part-${++n}.csv`), recordIds: true });
   await pipeline(Readable.from(chunks), writer);
   const written = writer.result();
   const parts = await Promise.all(
     written.map(async (part) => ({
       rowCount: part.rowCount, firstId: part.firstId, lastId: part.lastId, sizeBytes: part.sizeBytes, sha256: part.sha256,
-      idsLiteral: await readIdsLiteral(part),
+      idsLiteral: await takeIdsLiteral(part),
     })),
   );
   const texts = written.map((part) => fs.readFileSync(part.file, 'utf8'));

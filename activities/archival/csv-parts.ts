@@ -101,13 +101,19 @@ export interface CsvPart {
   sha256: string;
   firstId: number;
   lastId: number;
-  /** The part's ids in order, comma-separated; read with `readIdsLiteral` when the part is recorded. */
-  idsFile: string;
+  /** The part's ids in order, comma-separated, when they were asked for; taken with `takeIdsLiteral`. */
+  idsFile: string | null;
 }
 
-/** A part's ids as a PostgreSQL array literal `{1,2,3}`: one part's ids in memory at a time, at most a million. */
-export async function readIdsLiteral(part: CsvPart): Promise<string> {
-  return `{${await fs.promises.readFile(part.idsFile, 'latin1')}}`;
+/**
+ * A part's ids as a PostgreSQL array literal `{1,2,3}`, its ids file removed once read: one part's ids in
+ * memory at a time, at most a million.
+ */
+export async function takeIdsLiteral(part: CsvPart): Promise<string> {
+  if (!part.idsFile) throw new Error(`the ids of ${part.file} were not recorded`);
+  const literal = `{${await fs.promises.readFile(part.idsFile, 'latin1')}}`;
+  await fs.promises.rm(part.idsFile, { force: true });
+  return literal;
 }
 
 interface OpenPart {
@@ -119,14 +125,15 @@ interface OpenPart {
   rowCount: number;
   firstId: number;
   lastId: number;
-  idsFile: string;
-  ids: fs.WriteStream;
+  idsFile: string | null;
+  ids: fs.WriteStream | null;
 }
 
 /**
  * A writable end for one COPY's CSV output that cuts it into part files of at most `rowsPerPart` records
  * at record boundaries, each starting with the header line, hashed as written, with the part's ids kept in
- * a file beside it. One pass over the output; memory holds a chunk, never a part.
+ * a file beside it when `recordIds` asks for them. One pass over the output; memory holds a chunk, never a
+ * part.
  */
 export class CsvPartWriter extends Writable {
   private readonly scanner = new CsvRecordScanner();
@@ -135,7 +142,7 @@ export class CsvPartWriter extends Writable {
   private readonly closing: Array<Promise<void>> = [];
   private readonly parts: CsvPart[] = [];
 
-  constructor(private readonly options: { rowsPerPart: number; nextFile: () => string }) {
+  constructor(private readonly options: { rowsPerPart: number; nextFile: () => string; recordIds: boolean }) {
     super();
   }
 
@@ -153,7 +160,7 @@ export class CsvPartWriter extends Writable {
           if (part.rowCount === 0) part.firstId = id;
           part.lastId = id;
           part.rowCount += 1;
-          part.ids.write(part.rowCount === 1 ? String(id) : `,${id}`);
+          part.ids?.write(part.rowCount === 1 ? String(id) : `,${id}`);
           if (part.rowCount === this.options.rowsPerPart) {
             this.append(part, chunk.subarray(start, end));
             start = end;
@@ -190,11 +197,11 @@ export class CsvPartWriter extends Writable {
     const file = this.options.nextFile();
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const temporary = `${file}.${crypto.randomUUID()}.tmp`;
-    const idsFile = `${file}.ids`;
+    const idsFile = this.options.recordIds ? `${file}.ids` : null;
     const part: OpenPart = {
       file, temporary, idsFile,
       out: fs.createWriteStream(temporary),
-      ids: fs.createWriteStream(idsFile),
+      ids: idsFile ? fs.createWriteStream(idsFile) : null,
       hash: crypto.createHash('sha256'),
       sizeBytes: 0, rowCount: 0, firstId: 0, lastId: 0,
     };
@@ -213,9 +220,10 @@ export class CsvPartWriter extends Writable {
   private close(part: OpenPart): void {
     this.current = null;
     part.out.end();
-    part.ids.end();
+    part.ids?.end();
     this.parts.push({ file: part.file, idsFile: part.idsFile, rowCount: part.rowCount, sizeBytes: part.sizeBytes, sha256: part.hash.digest('hex'), firstId: part.firstId, lastId: part.lastId });
-    this.closing.push(Promise.all([finished(part.out), finished(part.ids)]).then(() => fs.promises.rename(part.temporary, part.file)));
+    const written = [finished(part.out), ...(part.ids ? [finished(part.ids)] : [])];
+    this.closing.push(Promise.all(written).then(() => fs.promises.rename(part.temporary, part.file)));
   }
 }
 
@@ -224,8 +232,8 @@ export class CsvPartWriter extends Writable {
  * files cut by `CsvPartWriter`. PostgreSQL writes the CSV itself, so values keep their full precision
  * (microseconds, JSON text, NULL versus ""). Every copied row must land in a part.
  */
-export async function copyCsvParts(args: { client: pg.Client; select: string; rowsPerPart: number; nextFile: () => string }): Promise<CsvPart[]> {
-  const writer = new CsvPartWriter({ rowsPerPart: args.rowsPerPart, nextFile: args.nextFile });
+export async function copyCsvParts(args: { client: pg.Client; select: string; rowsPerPart: number; nextFile: () => string; recordIds: boolean }): Promise<CsvPart[]> {
+  const writer = new CsvPartWriter({ rowsPerPart: args.rowsPerPart, nextFile: args.nextFile, recordIds: args.recordIds });
   const copy = args.client.query(copyTo(`COPY (${args.select}) TO STDOUT WITH (FORMAT csv, HEADER true)`));
   await pipeline(copy, writer);
   const parts = writer.result();

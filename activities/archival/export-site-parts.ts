@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
@@ -7,7 +6,7 @@ import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/
 import { archiveFileName, LogType, MAX_ROWS_PER_PART } from '../../workflows/archival/definitions';
 import { archivableRowsWhere } from './archivable-rows';
 import { ArchivalDeps } from './deps';
-import { copyCsvParts, readIdsLiteral } from './csv-parts';
+import { copyCsvParts, takeIdsLiteral } from './csv-parts';
 import { connectForCopy, stagingFile } from './staging-files';
 
 export interface ExportSitePartsInput {
@@ -70,7 +69,7 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
         partIds.push(partId);
         return stagingFile(config.dataDir, partId);
       };
-      const staged = await copyCsvParts({ client, select: `select t.* from ${table} t where ${where} order by t.id`, rowsPerPart: perPart, nextFile });
+      const staged = await copyCsvParts({ client, select: `select t.* from ${table} t where ${where} order by t.id`, rowsPerPart: perPart, nextFile, recordIds: true });
 
       const parts: ExportedPart[] = [];
       for (const [index, csv] of staged.entries()) {
@@ -84,9 +83,8 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
         );
         const { rows: recorded } = await client.query<{ n: number }>(
           `insert into ${PART_IDS_TABLE} (part_id, ids) values ($1, $2::bigint[]) returning cardinality(ids) as n`,
-          [partId, await readIdsLiteral(csv)],
+          [partId, await takeIdsLiteral(csv)],
         );
-        await fs.promises.rm(csv.idsFile, { force: true });
         if (recorded[0].n !== csv.rowCount) throw new Error(`part ${partNo} recorded ${recorded[0].n} ids for ${csv.rowCount} exported rows`);
         parts.push({ partId, partNo, fileName, rowCount: csv.rowCount });
       }

@@ -49,11 +49,12 @@ export function uploadPart({ db, config }: ArchivalDeps) {
                     where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ${client.escapeLiteral(part.id)})::bigint[]) order by t.id`,
           rowsPerPart: MAX_ROWS_PER_PART,
           nextFile: () => file,
+          // Its ids are already recorded: only the CSV is written again.
+          recordIds: false,
         });
       } finally {
         await client.end();
       }
-      if (rewritten) await fs.promises.rm(rewritten.idsFile, { force: true });
       if (rewritten?.sha256 !== part.sha256) {
         throw ApplicationFailure.nonRetryable(`the rows of ${part.file_name} changed since they were exported`, 'PART_CHANGED');
       }
