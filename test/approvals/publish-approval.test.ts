@@ -9,6 +9,7 @@ import { freePort } from '../support/slots';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../deploy/harness';
+import { recordHistory } from '../support/histories';
 
 let platform: TestPlatform;
 let api: RunningApi;
@@ -66,6 +67,7 @@ describe('with a site policy', () => {
     expect(submitted.body).toEqual({ status: 'PENDING_APPROVAL', correlationId: expect.any(String), workflowId: `publish:PAGE:${id}`, runId: expect.any(String), uiUrl: expect.stringContaining('publish%3APAGE%3A') });
     const { correlationId } = submitted.body;
     expect((await page(id)).status).toBe('PENDING_APPROVAL');
+    await recordHistory(platform.temporal, { workflowId: submitted.body.workflowId, name: 'publish-waiting-for-approval' });
     const submittedRev = (await call(api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items.find((item: any) => item.status === 'DRAFT').rev;
 
     const queueA = await call(api.url, 'GET', '/api/workflow/approvals?status=PENDING', { token: managerA });
@@ -152,6 +154,7 @@ test('a two-stage definition: both stages approve in order; a rejection at stage
   expect((await page(id)).status).toBe('PENDING_APPROVAL');
   expect((await decide(correlationId, admin)).body.status).toBe('APPROVED');
   await settled(id, 'PUBLISHED');
+  await recordHistory(platform.temporal, { workflowId: submitted.body.workflowId, name: 'publish-two-stages-approved' });
 
   const second = await newPage('site-c');
   const rejectedAtOne = await publish(second.id);

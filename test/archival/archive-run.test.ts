@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { stagingFile } from '../../activities/archival/staging-files';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
+import { recordHistory } from '../support/histories';
 import { archiveOutcome, holdDeletes, sessionsWaitingOnLocks, startSinkProxy, waitFor } from './harness';
 import { csvIds, remainingIds, seedEmailLogs } from './seed';
 
@@ -62,6 +63,7 @@ test('per-site retention: a site policy, the global one, and a disabled site pol
   const { report } = await runEmailArchive();
 
   expect(report.status).toBe('COMPLETED');
+  await recordHistory(platform.temporal, { workflowId: 'archive:EMAIL_LOG', name: 'archive-run-three-sites' });
   const bySite = Object.fromEntries(report.sites.map((s: { siteId: string }) => [s.siteId, s]));
   expect(bySite['site-a']).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 3, rowsDeleted: 3, assetId: expect.any(String), error: null }));
   expect(bySite['site-b']).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 2, rowsDeleted: 2 }));

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
+import { recordHistory } from '../support/histories';
 import { capturedLogger, workflowShow } from '../support/observed';
 import { containersOf, deploymentOutcome, imagesOf, waitUntil } from './harness';
 import { buildJar, postJar } from './jars';
@@ -43,6 +44,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
   beforeAll(async () => {
     accepted = await deployHelloFromProperties();
     outcome = await deploymentOutcome(api.url, admin, accepted.deploymentId);
+    await recordHistory(platform.temporal, { workflowId: accepted.workflowId, runId: accepted.runId, name: 'deploy-jar-running' });
   });
 
   test('POST /api/infra/deploy/jar -> 202 with the name and slug from the JAR and the workflow started', () => {

@@ -6,6 +6,7 @@ import { freePort } from '../support/slots';
 import { startMailCapture } from '../../scripts/platform/mail-capture';
 import { waitUntil } from '../deploy/harness';
 import { finalLog, mailTo, publishedTemplate } from './harness';
+import { recordHistory } from '../support/histories';
 
 let platform: TestPlatform;
 let api: RunningApi;
@@ -111,6 +112,7 @@ test('a bulk send by role reaches every directory user with the role in that sit
   expect(sent.body).toEqual({ batchId: expect.any(String), recipients: 2, workflowId: `email-role:${sent.body.batchId}`, runId: expect.any(String), uiUrl: expect.any(String) });
   const result = await platform.temporal.client.workflow.getHandle(sent.body.workflowId).result();
   expect(result).toEqual(expect.objectContaining({ delivered: 2, failed: 0, done: true }));
+  await recordHistory(platform.temporal, { workflowId: sent.body.workflowId, name: 'email-role-delivered' });
 
   const logs = (await call(api.url, 'GET', `/api/email/send/${templateId}/logs`, { token: editor })).body.items;
   expect(logs.map((log: any) => [log.recipient, log.locale, log.status]).sort()).toEqual([
