@@ -1,10 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
 import { TemporalHandle } from '../../temporal-config/client';
+
+type History = temporal.api.history.v1.IHistory;
 
 /** Saved histories of the long-lived workflows, replayed by test/histories/replay.test.ts. */
 export const HISTORIES_DIR = path.resolve(__dirname, '..', 'histories');
+
+// The History message's own conversion (longs and enums as strings, bytes as base64). The SDK's
+// historyToJSON cannot be used here: @temporalio/common and @temporalio/proto each bring their own copy of
+// protobufjs in this tree, and its proto3-JSON writer refuses the other copy's types.
+const HistoryMessage = temporal.api.history.v1.History;
+
+export function historyToFile(history: History): string {
+  return `${JSON.stringify(HistoryMessage.toObject(HistoryMessage.fromObject(history), { longs: String, enums: String, bytes: String }), null, 1)}\n`;
+}
+
+export function historyFromFile(text: string): History {
+  return HistoryMessage.fromObject(JSON.parse(text));
+}
 
 /**
  * With RECORD_HISTORIES=1, saves the run's history as `test/histories/{name}.json` so that the replay test
@@ -12,9 +27,9 @@ export const HISTORIES_DIR = path.resolve(__dirname, '..', 'histories');
  * `RECORD_HISTORIES=1 npm test -- <the test file>` after a workflow change, and keep the older files
  * for as long as runs started on the older code can still be open.
  */
-export async function recordHistory(temporal: TemporalHandle, args: { workflowId: string; runId?: string; name: string }): Promise<void> {
+export async function recordHistory(handle: TemporalHandle, args: { workflowId: string; runId?: string; name: string }): Promise<void> {
   if (!process.env.RECORD_HISTORIES) return;
-  const history = await temporal.client.workflow.getHandle(args.workflowId, args.runId).fetchHistory();
+  const history = await handle.client.workflow.getHandle(args.workflowId, args.runId).fetchHistory();
   fs.mkdirSync(HISTORIES_DIR, { recursive: true });
-  fs.writeFileSync(path.join(HISTORIES_DIR, `${args.name}.json`), `${historyToJSON(history)}\n`);
+  fs.writeFileSync(path.join(HISTORIES_DIR, `${args.name}.json`), historyToFile(history));
 }

@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { HISTORIES_DIR, historyFromFile } from '../support/histories';
+
+/**
+ * Every saved history of a long-lived workflow (publish with approval, deploy, archive run, send by role)
+ * replays on today's workflow code: a change that would break a run still open fails here, not in
+ * production. Histories recorded with older code stay beside the new ones (`…-by-signal.json`: publish
+ * runs from before decisions became an Update) for as long as such runs can be open.
+ */
+// Replays log every worker state change at INFO; only warnings matter here. Another test file of this jest
+// worker may have installed the runtime already, which is as good.
+try {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+} catch {
+  // installed before
+}
+
+const files = fs.readdirSync(HISTORIES_DIR).filter((name) => name.endsWith('.json')).sort();
+
+function bundlePath(): string {
+  const info = JSON.parse(fs.readFileSync(process.env.OPSFLOW_TEST_PLATFORM!, 'utf8')) as { workflowBundlePath: string };
+  return info.workflowBundlePath;
+}
+
+test('the saved histories cover every long-lived workflow', () => {
+  const types = new Set(files.map((name) => (JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, name), 'utf8')) as any).events[0].workflowExecutionStartedEventAttributes.workflowType.name));
+  expect([...types].sort()).toEqual(['archiveLogs', 'deployService', 'publishComponent', 'sendEmailToRole']);
+});
+
+test.each(files)('%s replays on the current workflow code without a determinism error', async (name) => {
+  const history = historyFromFile(fs.readFileSync(path.join(HISTORIES_DIR, name), 'utf8'));
+  const results = Worker.runReplayHistories({ workflowBundle: { codePath: bundlePath() }, replayName: name }, [{ workflowId: name, history }]);
+  for await (const result of results) {
+    expect(result.error).toBeUndefined();
+  }
+});
+
+test('a determinism error would fail this test: a history whose commands the code does not give fails its replay', async () => {
+  // The approved two-stage publish, with its callback activity renamed: the code schedules deliverCallback.
+  const text = fs.readFileSync(path.join(HISTORIES_DIR, 'publish-two-stages-approved-by-signal.json'), 'utf8').replace(/"name": "deliverCallback"/g, '"name": "deliverLetter"');
+  const results = Worker.runReplayHistories({ workflowBundle: { codePath: bundlePath() }, replayName: 'tampered' }, [{ workflowId: 'tampered', history: historyFromFile(text) }]);
+  const errors = [];
+  for await (const result of results) errors.push(result.error);
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toBeInstanceOf(DeterminismViolationError);
+});
