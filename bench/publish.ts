@@ -7,7 +7,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { signToken } from '../api/http/sign-token';
-import { decideApproval, submitApproval } from '../data/approvals/approvals';
+import { confirmDecision, proposeDecision, submitApproval } from '../data/approvals/approvals';
 import { componentType } from '../data/content/component-types';
 import { createComponent, publishComponentRevision } from '../data/content/components';
 import { latestRevision } from '../data/content/revisions';
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   });
 
   const baseGuarded = await pages('base-guarded');
-  const baselineGuarded = await measure('baseline: submit + decide + publish writes', count, concurrency, async (i) => {
+  const baselineGuarded = await measure('baseline: submit + decide (propose, confirm) + publish writes', count, concurrency, async (i) => {
     const id = baseGuarded[i];
     const revision = (await latestRevision(db, PAGE, id)) as number;
     const correlationId = crypto.randomUUID();
@@ -97,7 +97,8 @@ async function main(): Promise<void> {
       componentType: 'PAGE', siteId: 'base-guarded', resourceId: id, revision, callbackPath: `${PAGE.collection}/${id}/approval-callback`,
       requestedBy: 'bench-editor', title: null, comment: null, correlationId, workflowId: publishWorkflowId('PAGE', id),
     });
-    await decideApproval(db, { correlationId, decider: { id: 'bench-manager', name: null, roles: ['MANAGER'], sites: ['base-guarded'] }, decision: 'APPROVED', comment: null, deliver: async () => {} });
+    const proposed = await proposeDecision(db, { correlationId, decider: { id: 'bench-manager', name: null, roles: ['MANAGER'], sites: ['base-guarded'] }, decision: 'APPROVED', comment: null });
+    await confirmDecision(db, { correlationId, stage: proposed.stage, proposalId: proposed.proposalId });
     await publishComponentRevision(db, { type: PAGE, id, rev: revision, actor: { id: 'bench-manager', name: null } });
   });
 

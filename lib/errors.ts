@@ -36,9 +36,13 @@ export const ErrorCodes = {
   APPROVAL_PENDING: 409,
   ALREADY_DECIDED: 409,
   SELF_APPROVAL_FORBIDDEN: 403,
+  APPROVER_ALREADY_DECIDED: 403,
+  DECISION_NOT_RECORDED: 409,
   APPROVAL_POLICY_EXISTS: 409,
   COMPONENT_SLUG_TAKEN: 409,
   WORKFLOW_DEFINITION_NOT_PUBLISHED: 409,
+  // Archives (archival.md): files in /archive are records
+  ARCHIVE_READ_ONLY: 403,
   // Messaging (messaging.md)
   TEMPLATE_NOT_PUBLISHED: 409,
   NO_ACTIVE_CONFIG: 409,
@@ -77,3 +81,13 @@ export const forbidden = (detail = 'You are not allowed to do this.', code: Erro
 export const notFound = (detail = 'Not found.', code: ErrorCode = 'NOT_FOUND') => new ProblemError(404, code, detail);
 export const conflict = (code: ErrorCode, detail: string) => new ProblemError(409, code, detail);
 export const unavailable = (code: ErrorCode, detail: string) => new ProblemError(503, code, detail);
+
+/**
+ * The problem an activity's or workflow's failure stands for: a failure whose type is a code of this
+ * catalogue keeps that code and its status; anything else is an internal error with a generic detail.
+ */
+export function problemOfFailure(failure: { type?: string | null; message: string }): ProblemError {
+  const code = failure.type ?? '';
+  if (code in ErrorCodes) return new ProblemError(ErrorCodes[code as keyof typeof ErrorCodes], code, failure.message);
+  return new ProblemError(500, 'INTERNAL_ERROR', 'The workflow failed; the failure is in its history.');
+}

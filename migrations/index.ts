@@ -7,6 +7,8 @@ import * as deploy from './006-deploy';
 import * as versioning from './007-versioning';
 import * as messaging from './008-messaging';
 import * as archivePartIds from './009-archive-part-ids';
+import * as approvalProposals from './010-approval-proposals';
+import * as archiveDeletions from './011-archive-deletions';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -19,4 +21,6 @@ export const migrations = [
   { name: '007-versioning', ...versioning },
   { name: '008-messaging', ...messaging },
   { name: '009-archive-part-ids', ...archivePartIds },
+  { name: '010-approval-proposals', ...approvalProposals },
+  { name: '011-archive-deletions', ...archiveDeletions },
 ];

@@ -1,7 +1,9 @@
 import { closeApproval } from './close-approval';
+import { confirmDecision } from './confirm-decision';
 import { deliverCallback } from './deliver-callback';
 import { ApprovalsDeps } from './deps';
 import { publishNow } from './publish-now';
+import { refuseRawDecision } from './refuse-raw-decision';
 import { submitForApproval } from './submit-for-approval';
 
 /** The publish workflow's activities, each safe to repeat. */
@@ -11,6 +13,8 @@ export function createApprovalsActivities(deps: ApprovalsDeps) {
     publishNow: publishNow(deps),
     deliverCallback: deliverCallback(deps),
     closeApproval: closeApproval(deps),
+    confirmDecision: confirmDecision(deps),
+    refuseRawDecision: refuseRawDecision(),
   };
 }
 

@@ -26,6 +26,8 @@ export interface DecisionRecord {
   decidedByName: string | null;
   comment: string | null;
   at: string;
+  /** The proposal the publish run confirmed (absent on decisions taken before proposals existed). */
+  proposalId?: string;
 }
 
 export interface ApprovalRow {
@@ -126,45 +128,116 @@ export interface Decider {
   sites: string[];
 }
 
+export const PROPOSAL_TABLE = 'workflow.approval_proposal';
+
+interface ProposalRow {
+  id: string;
+  correlation_id: string;
+  stage: number;
+  decision: Decision;
+  decided_by: string;
+  decided_by_name: string | null;
+  comment: string | null;
+  confirmed_at: Date | null;
+}
+
+const selfApproval = () => forbidden('Nobody decides their own request.', 'SELF_APPROVAL_FORBIDDEN');
+
 /**
- * Records one stage's decision under a row lock, then runs `deliver` (the signal to the publish workflow)
- * before the lock is released: a decision the workflow did not receive is not recorded either.
+ * Four eyes: the requester never decides their own request, and each stage of one request is decided by
+ * a different person (an ADMIN, who may decide any stage, included). Checked when the decide endpoint
+ * records a decision and again when the run confirms it.
  */
-export async function decideApproval(
+function fourEyes(approval: ApprovalRow, deciderId: string): void {
+  if (approval.requested_by === deciderId) throw selfApproval();
+  const earlier = approval.decisions.find((decision) => decision.decidedBy === deciderId);
+  if (earlier) throw forbidden(`You decided stage "${earlier.stageName}" of this request; another person decides the next.`, 'APPROVER_ALREADY_DECIDED');
+}
+
+export interface Proposed {
+  proposalId: string;
+  stage: number;
+  workflowId: string;
+}
+
+/**
+ * The decide endpoint's half: checks, under the approval's row lock, that the caller may decide its
+ * current stage (site, the stage's role or ADMIN, four eyes), and records the decision as proposed. It
+ * counts only once the publish run has confirmed it (`confirmDecision`).
+ */
+export async function proposeDecision(
   db: Knex,
-  args: { correlationId: string; decider: Decider; decision: Decision; comment: string | null; deliver: (stage: number, workflowId: string) => Promise<void> },
-): Promise<ApprovalRow> {
+  args: { correlationId: string; decider: Decider; decision: Decision; comment: string | null },
+): Promise<Proposed> {
   return db.transaction(async (trx) => {
     const approval = (await trx(APPROVAL_TABLE).where({ correlation_id: args.correlationId }).forUpdate().first()) as ApprovalRow | undefined;
     if (!approval) throw notFound(`No approval ${args.correlationId}.`);
     const admin = args.decider.roles.includes('ADMIN');
     if (!admin && !args.decider.sites.includes(approval.site_id)) throw forbidden(`You do not belong to site ${approval.site_id}.`);
-    if (approval.requested_by === args.decider.id) throw forbidden('Nobody decides their own request.', 'SELF_APPROVAL_FORBIDDEN');
+    if (approval.requested_by === args.decider.id) throw selfApproval();
     if (approval.status !== 'PENDING') throw conflict('ALREADY_DECIDED', `This approval is already ${approval.status}.`);
     const stage = approval.stages[approval.current_stage];
     if (!admin && !args.decider.roles.includes(stage.role)) throw forbidden(`Stage "${stage.name}" is decided by the role ${stage.role}.`);
+    fourEyes(approval, args.decider.id);
+    const [proposal] = (await trx(PROPOSAL_TABLE)
+      .insert({
+        correlation_id: approval.correlation_id,
+        stage: approval.current_stage,
+        decision: args.decision,
+        decided_by: args.decider.id,
+        decided_by_name: args.decider.name,
+        comment: args.comment,
+      })
+      .returning('id')) as Array<{ id: string }>;
+    return { proposalId: proposal.id, stage: approval.current_stage, workflowId: approval.workflow_id };
+  });
+}
+
+/**
+ * The publish run's half, run when the `decide` Update reaches it: makes a proposed decision the
+ * approval's decision for its stage, under the row lock, with the four-eyes rules checked again. A
+ * proposal that does not exist, is for another stage, or comes after that stage was decided is refused
+ * and changes nothing. Safe to repeat: the same proposal confirmed twice answers the same decision.
+ */
+export async function confirmDecision(db: Knex, args: { correlationId: string; stage: number; proposalId: string }): Promise<DecisionRecord> {
+  return db.transaction(async (trx) => {
+    const approval = (await trx(APPROVAL_TABLE).where({ correlation_id: args.correlationId }).forUpdate().first()) as ApprovalRow | undefined;
+    const proposal = UUID.test(args.proposalId)
+      ? ((await trx(PROPOSAL_TABLE).where({ id: args.proposalId, correlation_id: args.correlationId }).first()) as ProposalRow | undefined)
+      : undefined;
+    if (!approval || !proposal || proposal.stage !== args.stage) {
+      throw conflict('DECISION_NOT_RECORDED', 'The decide endpoint recorded no such decision for this stage; decisions are taken only through it.');
+    }
+    const confirmed = approval.decisions.find((decision) => decision.stage === args.stage);
+    if (confirmed) {
+      if (confirmed.proposalId === proposal.id) return confirmed;
+      throw conflict('ALREADY_DECIDED', `Stage ${args.stage} of this approval is decided already.`);
+    }
+    if (approval.status !== 'PENDING' || approval.current_stage !== args.stage) throw conflict('ALREADY_DECIDED', `This approval is already ${approval.status}.`);
+    fourEyes(approval, proposal.decided_by);
 
     const record: DecisionRecord = {
-      stage: approval.current_stage,
-      stageName: stage.name,
-      decision: args.decision,
-      decidedBy: args.decider.id,
-      decidedByName: args.decider.name,
-      comment: args.comment,
+      stage: proposal.stage,
+      stageName: approval.stages[proposal.stage].name,
+      decision: proposal.decision,
+      decidedBy: proposal.decided_by,
+      decidedByName: proposal.decided_by_name,
+      comment: proposal.comment,
       at: new Date().toISOString(),
+      proposalId: proposal.id,
     };
-    const last = approval.current_stage === approval.stages.length - 1;
-    const finished = args.decision === 'REJECTED' || last;
-    const [updated] = (await trx(APPROVAL_TABLE)
+    const finished = proposal.decision === 'REJECTED' || proposal.stage === approval.stages.length - 1;
+    await trx(APPROVAL_TABLE)
       .where({ correlation_id: args.correlationId })
       .update({
         decisions: JSON.stringify([...approval.decisions, record]),
         current_stage: finished ? approval.current_stage : approval.current_stage + 1,
-        status: finished ? args.decision : 'PENDING',
+        status: finished ? proposal.decision : 'PENDING',
         decided_at: finished ? trx.fn.now() : null,
-      })
-      .returning('*')) as ApprovalRow[];
-    await args.deliver(approval.current_stage, approval.workflow_id);
-    return updated;
+      });
+    await trx(PROPOSAL_TABLE).where({ id: proposal.id }).update({ confirmed_at: trx.fn.now() });
+    return record;
   });
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

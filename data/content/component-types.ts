@@ -1,5 +1,7 @@
 import { TSchema, Type } from '@sinclair/typebox';
+import { ProblemError } from '../../lib/errors';
 import { ComponentTypeName, DEFAULT_STAGES } from '../../workflows/approvals/definitions';
+import { archiveWriteRefusal } from '../assets/archive-records';
 
 /** One field of a component besides `id`, `siteId`, `name` and the lifecycle fields. */
 export interface ComponentField {
@@ -25,6 +27,16 @@ export interface ComponentType {
   fields: ComponentField[];
   /** Collection routes the type's own module answers instead (assets are created by upload). */
   ownRoutes?: Array<'create' | 'list' | 'delete'>;
+  /**
+   * The role that creates, edits, restores, publishes, archives and deletes it (EDITOR unless said).
+   * Approval chains are ADMIN's: an editor who could rewrite one could approve their own work.
+   */
+  authorRole?: 'EDITOR' | 'ADMIN';
+  /**
+   * Refuses a write to an entity (`current`, the row now) or one that would make it `next`: an edit,
+   * restore, publish or archive. Null when allowed. Archive files are records (assets in `/archive`).
+   */
+  refuseWrite?: (current: Record<string, unknown>, next?: Record<string, unknown>) => ProblemError | null;
 }
 
 const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9][a-z0-9-]*$' });
@@ -65,6 +77,7 @@ export const COMPONENT_TYPES: readonly ComponentType[] = [
     collection: '/api/assets',
     content: false,
     ownRoutes: ['create', 'list', 'delete'],
+    refuseWrite: archiveWriteRefusal,
     fields: [
       { name: 'folder', schema: Type.String({ maxLength: 512, pattern: '^/([A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)?$' }), writable: true },
       { name: 'contentType', schema: Type.String(), writable: false },
@@ -101,6 +114,7 @@ export const COMPONENT_TYPES: readonly ComponentType[] = [
     table: 'workflow.workflow_definition',
     collection: '/api/workflow/definitions',
     content: false,
+    authorRole: 'ADMIN',
     fields: [{ name: 'stages', schema: Type.Array(ApprovalStage, { minItems: 1, maxItems: 10 }), writable: true, json: true, default: DEFAULT_STAGES }],
   },
 ];

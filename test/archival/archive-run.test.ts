@@ -226,3 +226,67 @@ test('a second run while one is in progress -> 409 ARCHIVE_RUN_IN_PROGRESS', asy
   expect(outcome.status).toBe('COMPLETED');
   expect(await remainingIds(platform.db, 'site-busy')).toEqual([]);
 });
+
+describe('archive files are read-only records', () => {
+  let archived: { assetId: string; runId: string };
+  let editor: string;
+  const SITE = 'site-records';
+
+  beforeAll(async () => {
+    await policy(SITE, 30);
+    await seedEmailLogs(platform.db, { siteId: SITE, count: 4, ageDays: 45 });
+    const started = await call(api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType: 'EMAIL_LOG', siteId: SITE } });
+    const [run] = started.body.runs;
+    await archiveOutcome(platform, run.workflowId, run.runId);
+    const list = await call(api.url, 'GET', `/api/assets?siteId=${SITE}&folder=/archive`, { token: admin });
+    archived = { assetId: list.body.items[0].id, runId: run.runId };
+    editor = await platform.token({ sub: 'eve', name: 'Eve Editor', roles: ['EDITOR'], sites: [SITE] });
+  });
+
+  const asset = (token = admin) => call(api.url, 'GET', `/api/assets/${archived.assetId}`, { token });
+
+  test('an EDITOR cannot delete, rename, move, restore, publish or archive an archive file: 403 ARCHIVE_READ_ONLY', async () => {
+    const before = (await asset()).body;
+    const id = archived.assetId;
+    expectProblem(await call(api.url, 'DELETE', `/api/assets/${id}`, { token: editor }), 403, 'ARCHIVE_READ_ONLY');
+    expectProblem(await call(api.url, 'PUT', `/api/assets/${id}`, { token: editor, body: { name: 'renamed.csv', folder: '/archive' } }), 403, 'ARCHIVE_READ_ONLY');
+    expectProblem(await call(api.url, 'PUT', `/api/assets/${id}`, { token: editor, body: { name: before.name, folder: '/elsewhere' } }), 403, 'ARCHIVE_READ_ONLY');
+    const rev = (await call(api.url, 'GET', `/api/assets/${id}/history`, { token: editor })).body.items[0].rev;
+    expectProblem(await call(api.url, 'POST', `/api/assets/${id}/restore/${rev}`, { token: editor }), 403, 'ARCHIVE_READ_ONLY');
+    expectProblem(await call(api.url, 'POST', `/api/assets/${id}/publish`, { token: editor }), 403, 'ARCHIVE_READ_ONLY');
+    expectProblem(await call(api.url, 'POST', `/api/assets/${id}/archive`, { token: editor }), 403, 'ARCHIVE_READ_ONLY');
+    // Not even an ADMIN edits one.
+    expectProblem(await call(api.url, 'PUT', `/api/assets/${id}`, { token: admin, body: { name: 'renamed.csv', folder: '/archive' } }), 403, 'ARCHIVE_READ_ONLY');
+    expect((await asset()).body).toEqual(before);
+  });
+
+  test('nobody uploads into /archive or moves a file there: 403 ARCHIVE_READ_ONLY', async () => {
+    const upload = async (folder: string) => {
+      const form = new FormData();
+      form.set('siteId', SITE);
+      form.set('folder', folder);
+      form.set('file', new Blob(['id\n1\n'], { type: 'text/csv' }), 'forged.csv');
+      const answer = await fetch(`${api.url}/api/assets`, { method: 'POST', headers: { authorization: `Bearer ${editor}` }, body: form });
+      return { status: answer.status, headers: answer.headers, body: (await answer.json()) as any, text: '' };
+    };
+    expectProblem(await upload('/archive'), 403, 'ARCHIVE_READ_ONLY');
+    expectProblem(await upload('/archive/2026'), 403, 'ARCHIVE_READ_ONLY');
+    const elsewhere = await upload('/reports');
+    expect(elsewhere.status).toBe(201);
+    expectProblem(await call(api.url, 'PUT', `/api/assets/${elsewhere.body.id}`, { token: editor, body: { name: 'forged.csv', folder: '/archive' } }), 403, 'ARCHIVE_READ_ONLY');
+    const files = await call(api.url, 'GET', `/api/assets?siteId=${SITE}&folder=/archive`, { token: admin });
+    expect(files.body.items.map((item: { id: string }) => item.id)).toEqual([archived.assetId]);
+  });
+
+  test('an ADMIN deletes an archive file, and an audit row keeps who, when, which run and how many rows it held', async () => {
+    const adminNamed = await platform.token({ sub: 'ada', name: 'Ada Admin', roles: ['ADMIN'] });
+    expect((await call(api.url, 'DELETE', `/api/assets/${archived.assetId}`, { token: adminNamed })).status).toBe(204);
+    const audit = await platform.db('assets.archive_deletion').where({ asset_id: archived.assetId });
+    expect(audit).toEqual([
+      expect.objectContaining({
+        site_id: SITE, file_name: expect.stringMatching(/^email_log_.*_001\.csv$/), log_type: 'EMAIL_LOG', workflow_id: 'archive:EMAIL_LOG',
+        run_id: archived.runId, row_count: 4, deleted_by: 'ada', deleted_by_name: 'Ada Admin', deleted_at: expect.any(Date),
+      }),
+    ]);
+  });
+});

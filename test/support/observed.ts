@@ -19,3 +19,22 @@ export function workflowShow(platform: TestPlatform, workflowId: string, runId?:
   const run = runId ? ['--run-id', runId] : [];
   return execFileSync(cli.path, ['workflow', 'show', '--workflow-id', workflowId, ...run, '--address', platform.config.temporalAddress, '--namespace', platform.config.temporalNamespace, '--output', 'json']).toString();
 }
+
+/**
+ * The text of every payload in a `temporal workflow show --output json` history (payloads are base64 there,
+ * markers' details included), to search for what a run recorded.
+ */
+export function decodedPayloads(shown: string): string {
+  const texts: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'data' && typeof value === 'string') texts.push(Buffer.from(value, 'base64').toString('utf8'));
+        else walk(value);
+      }
+    }
+  };
+  walk(JSON.parse(shown));
+  return texts.join('\n');
+}

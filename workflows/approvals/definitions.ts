@@ -1,4 +1,4 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 /** The approvals domain's contract between the API, the workers and the Web UI. No I/O here. */
 
@@ -37,8 +37,31 @@ export interface PublishInput {
   correlationId: string | null;
 }
 
+/**
+ * What runs started before decisions became an Update received as the `decision` signal. Kept so their
+ * histories replay; a run refuses every `decision` signal that reaches it now (see the workflow).
+ */
 export interface DecisionSignal {
   /** The stage this decision is for; a signal for another stage is ignored. */
+  stage: number;
+  decision: Decision;
+  decidedBy: string;
+}
+
+/**
+ * The decide endpoint's doorbell. It carries no decision: only the id of the one the endpoint recorded
+ * in the platform's database, which the run confirms there before it acts. A forged request names no
+ * recorded decision and changes nothing.
+ */
+export interface DecideRequest {
+  /** The stage the run must be waiting for. */
+  stage: number;
+  /** The decision the endpoint recorded as proposed (`workflow.approval_proposal`). */
+  proposalId: string;
+}
+
+/** A decision as confirmed in the database: the approval's record of who decided. */
+export interface ConfirmedDecision {
   stage: number;
   decision: Decision;
   decidedBy: string;
@@ -55,5 +78,8 @@ export interface PublishProgress {
   approvalStages: ApprovalStage[];
 }
 
+/** Answers once the run has published the revision or put it in the approval queue (Update-with-Start). */
+export const submittedUpdate = defineUpdate<PublishProgress>('submitted');
+export const decideUpdate = defineUpdate<ConfirmedDecision, [DecideRequest]>('decide');
 export const decisionSignal = defineSignal<[DecisionSignal]>('decision');
 export const publishProgressQuery = defineQuery<PublishProgress>('progress');

@@ -75,7 +75,7 @@ test('the sink takes only the internal token: a user token -> 403, an ADMIN one 
   expect(((await noToken.json()) as { code: string }).code).toBe('UNAUTHENTICATED');
 });
 
-test('list, download and delete follow site membership and roles', async () => {
+test('list, download and delete follow site membership and roles; an archive file is deleted by an ADMIN only', async () => {
   const csv = 'id,name\n7,"quoted, value"\n';
   const stored = await upload({ csv, siteId: 'site-b', fileName: 'email_log_20261023T020000Z_001.csv' });
   const member = await platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-b'] });
@@ -94,6 +94,11 @@ test('list, download and delete follow site membership and roles', async () => {
 
   expectProblem(await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: member }), 403, 'FORBIDDEN');
   expectProblem(await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: outsider }), 403, 'FORBIDDEN');
-  expect((await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: editor })).status).toBe(204);
+  // An archive file may be the only copy of its rows: its site's EDITOR may not delete it, an ADMIN may.
+  expectProblem(await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: editor }), 403, 'ARCHIVE_READ_ONLY');
+  const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  expect((await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: admin })).status).toBe(204);
   expectProblem(await call(api.url, 'GET', `/api/assets/${stored.body.assetId}/download`, { token: member }), 404, 'NOT_FOUND');
+  // Stored straight through the sink, without an archive run: the audit row names no run.
+  expect(await platform.db('assets.archive_deletion').where({ asset_id: stored.body.assetId }).select('deleted_by', 'run_id', 'row_count')).toEqual([{ deleted_by: 'ada', run_id: null, row_count: null }]);
 });

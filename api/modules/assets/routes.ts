@@ -3,7 +3,8 @@ import { requireSiteMember } from '../../http/identity';
 import { paginate } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { removeUploads, uploadedDigest, uploadedFile } from '../../http/uploads';
-import { badRequest, conflict, notFound } from '../../../lib/errors';
+import { badRequest, conflict, forbidden, notFound } from '../../../lib/errors';
+import { archiveWriteRefusal, isArchiveFolder, recordArchiveDeletion } from '../../../data/assets/archive-records';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { uniqueOr409 } from '../../../data/db-errors';
 import { ASSET_TABLE, AssetRow, assetsQuery } from '../../../data/assets/assets';
@@ -102,6 +103,8 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       handler: async (ctx, { body, identity }) => {
         try {
           requireSiteMember(identity!, body.siteId);
+          const refusal = archiveWriteRefusal(null, { folder: body.folder ?? '/' });
+          if (refusal) throw refusal;
           const file = uploadedFile(ctx);
           const hashed = uploadedDigest(file);
           const name = body.name ?? file.originalFilename ?? 'file';
@@ -173,15 +176,22 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       method: 'delete',
       path: '/api/assets/:id',
       tag: 'assets',
-      summary: 'Delete an asset (ADMIN, or an EDITOR of its site); its history stays in the audit',
+      summary: 'Delete an asset (ADMIN, or an EDITOR of its site; an archive file: ADMIN only, and an audit row is kept); its history stays in the audit',
       access: access.roles('EDITOR'),
       params: AssetIdParams,
       responses: { 204: { description: 'deleted' } },
       handler: async (ctx, { params, identity }) => {
         const asset = await findAsset(params.id);
         requireSiteMember(identity!, asset.site_id);
+        const archiveFile = isArchiveFolder(asset.folder);
+        if (archiveFile && !identity!.roles.includes('ADMIN')) {
+          throw forbidden('An archive file may be the only copy of its rows: only an ADMIN deletes one.', 'ARCHIVE_READ_ONLY');
+        }
         if (await openApprovalOf(db, ASSET.type, asset.id)) throw conflict('APPROVAL_PENDING', `Asset ${asset.id} is waiting for approval.`);
-        await deleteComponent(db, { type: ASSET, id: asset.id, actor: actorOf(identity!) });
+        await db.transaction(async (trx) => {
+          if (archiveFile) await recordArchiveDeletion(trx, { asset, deletedBy: actorOf(identity!) });
+          await deleteComponent(trx, { type: ASSET, id: asset.id, actor: actorOf(identity!) });
+        });
         const stillUsed = await db(ASSET_TABLE).where({ storage_key: asset.storage_key }).first('id');
         if (!stillUsed) await storage.remove(asset.storage_key);
         ctx.status = 204;

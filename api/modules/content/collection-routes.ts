@@ -24,8 +24,6 @@ import { startPublish } from './start-publish';
 
 export const actorOf = (identity: Identity): Actor => ({ id: identity.id, name: identity.name || null });
 
-const EDITOR = access.roles('EDITOR');
-
 /**
  * The endpoints every versioned collection has (versioning.md), built from the type's registration:
  * create, list, get, edit, delete, history, a revision, restore, publish, archive, preview, and the
@@ -39,6 +37,8 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
     const { name, siteId: _siteId, ...fields } = body;
     return { name: name as string, fields };
   };
+  // Who writes this type: EDITOR, or ADMIN alone for approval chains (workflow definitions).
+  const AUTHOR = access.roles(type.authorRole ?? 'EDITOR');
   const slugTaken = <T>(write: () => Promise<T>) => uniqueOr409(write, 'COMPONENT_SLUG_TAKEN', `Another ${label} of this site has that slug.`);
 
   /** The entity, in a site the caller belongs to; 404 for an unknown id. */
@@ -47,6 +47,11 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
     if (!row) throw notFound(`No ${label} ${id}.`);
     requireSiteMember(identity, row.site_id);
     return row;
+  };
+  /** The type's own refusals (archive files are records) for a write to `current`, or one making it `next`. */
+  const refuseWrite = (current: ComponentRow, next?: Record<string, unknown>) => {
+    const refusal = type.refuseWrite?.(current, next);
+    if (refusal) throw refusal;
   };
   const written = (result: Written | null, id: string) => {
     if (!result) throw notFound(`No ${label} ${id}.`);
@@ -61,7 +66,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         path: type.collection,
         tag,
         summary: `Create a ${label} draft`,
-        access: EDITOR,
+        access: AUTHOR,
         body: createBody(type),
         responses: { 201: { description: 'the draft' } },
         handler: async (ctx, { body: fields, identity }) => {
@@ -103,7 +108,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         path: `${type.collection}/:id`,
         tag,
         summary: `Delete a ${label}; its history stays in the audit`,
-        access: EDITOR,
+        access: AUTHOR,
         params: IdParams,
         responses: { 204: { description: 'deleted' } },
         handler: async (ctx, { params, identity }) => {
@@ -134,13 +139,14 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       path: `${type.collection}/:id`,
       tag,
       summary: `Edit a ${label}: a new revision of the draft; what is published does not change`,
-      access: EDITOR,
+      access: AUTHOR,
       params: IdParams,
       body: editBody(type),
       responses: { 200: { description: 'the draft' } },
       handler: async (ctx, { params, body, identity }) => {
-        await memberEntity(params.id, identity!);
-        ctx.body = written(await slugTaken(() => editComponent(db, { type, id: params.id, values: valuesOf(body), actor: actorOf(identity!) })), params.id);
+        const values = valuesOf(body);
+        refuseWrite(await memberEntity(params.id, identity!), values.fields);
+        ctx.body = written(await slugTaken(() => editComponent(db, { type, id: params.id, values, actor: actorOf(identity!) })), params.id);
       },
     }),
     defineRoute({
@@ -176,12 +182,14 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       path: `${type.collection}/:id/restore/:rev`,
       tag,
       summary: `Make a ${label}'s draft the state at a revision, as a new revision`,
-      access: EDITOR,
+      access: AUTHOR,
       params: RevisionParams,
       responses: { 200: { description: 'the restored draft' } },
       handler: async (ctx, { params, identity }) => {
-        await memberEntity(params.id, identity!);
-        if (!(await rowAtRevision(db, type, params.id, params.rev))) throw notFound(`${label} ${params.id} has no revision ${params.rev}.`, 'REVISION_NOT_FOUND');
+        const current = await memberEntity(params.id, identity!);
+        const then = await rowAtRevision(db, type, params.id, params.rev);
+        if (!then) throw notFound(`${label} ${params.id} has no revision ${params.rev}.`, 'REVISION_NOT_FOUND');
+        refuseWrite(current, then);
         ctx.body = written(await slugTaken(() => restoreComponent(db, { type, id: params.id, rev: params.rev, actor: actorOf(identity!) })), params.id);
       },
     }),
@@ -190,13 +198,14 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       path: `${type.collection}/:id/publish`,
       tag,
       summary: `Publish a ${label}'s latest revision, through approval when a policy asks for one`,
-      access: EDITOR,
+      access: AUTHOR,
       params: IdParams,
       body: PublishBody,
       bodyOptional: true,
       responses: { 200: { description: 'published' }, 202: { description: 'waiting for approval' } },
       handler: async (ctx, { params, body, identity }) => {
         const row = await memberEntity(params.id, identity!);
+        refuseWrite(row);
         const answer = await startPublish(deps, { type, row, identity: identity!, comment: body.comment ?? null });
         ctx.status = answer.status;
         ctx.body = answer.body;
@@ -207,11 +216,11 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       path: `${type.collection}/:id/archive`,
       tag,
       summary: `Archive a ${label}: the runtime stops serving it until it is published again`,
-      access: EDITOR,
+      access: AUTHOR,
       params: IdParams,
       responses: { 200: { description: 'archived' } },
       handler: async (ctx, { params, identity }) => {
-        await memberEntity(params.id, identity!);
+        refuseWrite(await memberEntity(params.id, identity!));
         if (await openApprovalOf(db, type.type, params.id)) throw conflict('APPROVAL_PENDING', `${label} ${params.id} is waiting for approval.`);
         ctx.body = written(await setComponentStatus(db, { type, id: params.id, status: 'ARCHIVED', actor: actorOf(identity!) }), params.id);
       },
@@ -221,7 +230,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       path: `${type.collection}/:id/preview`,
       tag,
       summary: `The ${label}'s draft as it would be published`,
-      access: EDITOR,
+      access: access.roles('EDITOR'),
       params: IdParams,
       responses: { 200: { description: 'the draft' } },
       handler: async (ctx, { params, identity }) => {

@@ -1,33 +1,34 @@
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import { AppDeps } from '../../deps';
 import { Identity } from '../../http/identity';
-import { conflict, ProblemError } from '../../../lib/errors';
+import { conflict } from '../../../lib/errors';
+import { answerWithin, problemOfWorkflowCall } from '../../http/temporal-answers';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { ComponentType } from '../../../data/content/component-types';
 import { ComponentRow } from '../../../data/content/components';
 import { latestRevision } from '../../../data/content/revisions';
-import { startWorkflow } from '../../../temporal-config/client';
+import { startWorkflow, workflowUiUrl } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../temporal-config/task-queues';
 import { publishComponent } from '../../../workflows/approvals/publish-component';
-import { PublishInput, publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
+import { PublishInput, PublishProgress, publishWorkflowId, submittedUpdate } from '../../../workflows/approvals/definitions';
 import { SearchAttributeKeys } from '../../../workflows/search-attributes';
 
 /** How long the answer waits for the workflow to publish or to reach the manager's queue. */
 const ANSWER_WITHIN_MS = 30000;
 
+const publishStartOptions = (input: PublishInput) => ({
+  workflowId: publishWorkflowId(input.componentType, input.resourceId),
+  taskQueue: TaskQueues.approvals,
+  args: [input] as [PublishInput],
+  typedSearchAttributes: [
+    { key: SearchAttributeKeys.SiteId, value: input.siteId },
+    { key: SearchAttributeKeys.ComponentType, value: input.componentType },
+  ],
+});
+
 /** Starts `publish:{TYPE}:{id}` on the approvals queue; 409 APPROVAL_PENDING while one runs for the resource. */
 export function startPublishWorkflow(temporal: AppDeps['temporal'], input: PublishInput) {
-  return startWorkflow(temporal, publishComponent, {
-    workflowId: publishWorkflowId(input.componentType, input.resourceId),
-    taskQueue: TaskQueues.approvals,
-    args: [input],
-    typedSearchAttributes: [
-      { key: SearchAttributeKeys.SiteId, value: input.siteId },
-      { key: SearchAttributeKeys.ComponentType, value: input.componentType },
-    ],
-    alreadyRunningCode: 'APPROVAL_PENDING',
-  });
+  return startWorkflow(temporal, publishComponent, { ...publishStartOptions(input), alreadyRunningCode: 'APPROVAL_PENDING' });
 }
 
 export interface PublishAnswer {
@@ -35,15 +36,10 @@ export interface PublishAnswer {
   body: Record<string, unknown>;
 }
 
-function failureOf(error: unknown): ProblemError {
-  const cause = error instanceof WorkflowFailedError ? error.cause?.cause ?? error.cause : error;
-  if (cause instanceof ApplicationFailure && cause.type) return new ProblemError(409, cause.type, cause.message);
-  return new ProblemError(500, 'INTERNAL_ERROR', 'The publish workflow failed.');
-}
-
 /**
- * `POST {collection}/{id}/publish`: starts `publish:{TYPE}:{id}` for the latest revision and answers once
- * the workflow has either published it (200) or put it in the approval queue (202).
+ * `POST {collection}/{id}/publish`: starts `publish:{TYPE}:{id}` for the latest revision with its
+ * `submitted` Update (Update-with-Start, one call), which answers once the run has either published the
+ * revision (200) or put it in the approval queue (202).
  */
 export async function startPublish(
   { db, temporal }: Pick<AppDeps, 'db' | 'temporal'>,
@@ -62,25 +58,20 @@ export async function startPublish(
     comment: args.comment,
     correlationId: null,
   };
-  const started = await startPublishWorkflow(temporal, input);
-
-  const handle = temporal.client.workflow.getHandle(started.workflowId, started.runId);
-  const deadline = Date.now() + ANSWER_WITHIN_MS;
-  for (;;) {
-    // The query answers while the run is open and from its history once closed; it fails before the first
-    // workflow task has run, and for a run that failed.
-    const progress = await handle.query(publishProgressQuery).catch(() => null);
-    if (progress?.stage === 'PUBLISHED') return { status: 200, body: { status: 'PUBLISHED', publishedRev: progress.revision, ...started } };
-    if (progress?.stage === 'PENDING_APPROVAL') {
-      return { status: 202, body: { status: 'PENDING_APPROVAL', correlationId: progress.correlationId, ...started } };
-    }
-    if (!progress) {
-      const { status } = await handle.describe();
-      if (status.name !== 'RUNNING' && status.name !== 'COMPLETED') throw failureOf(await handle.result().then(() => null, (error: unknown) => error));
-    }
-    if (Date.now() > deadline) {
-      throw new ProblemError(503, 'TEMPORAL_UNAVAILABLE', `The publish of ${type.type} ${row.id} was started but no approvals worker has taken it yet.`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  const start = new WithStartWorkflowOperation(publishComponent, { ...publishStartOptions(input), workflowIdConflictPolicy: 'FAIL' });
+  let progress: PublishProgress;
+  try {
+    progress = await answerWithin(ANSWER_WITHIN_MS, temporal.client.workflow.executeUpdateWithStart(submittedUpdate, { startWorkflowOperation: start }));
+  } catch (error) {
+    throw problemOfWorkflowCall(error, {
+      alreadyRunning: ['APPROVAL_PENDING', `A publish of ${type.type} ${row.id} is already in progress.`],
+      late: `The publish of ${type.type} ${row.id} was started but no approvals worker has taken it yet.`,
+    });
   }
+  // The handle of a run this call started carries its first run id (the SDK's type does not say so).
+  const handle = (await start.workflowHandle()) as { workflowId: string; firstExecutionRunId?: string };
+  const runId = handle.firstExecutionRunId ?? '';
+  const started = { workflowId: handle.workflowId, runId, uiUrl: workflowUiUrl(temporal, handle.workflowId, runId) };
+  if (progress.stage === 'PUBLISHED') return { status: 200, body: { status: 'PUBLISHED', publishedRev: progress.revision, ...started } };
+  return { status: 202, body: { status: 'PENDING_APPROVAL', correlationId: progress.correlationId, ...started } };
 }

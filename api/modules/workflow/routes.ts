@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { AppDeps } from '../../deps';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { requireSiteMember } from '../../http/identity';
 import { paginate, pageQueryFields, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { Type } from '@sinclair/typebox';
-import { conflict, notFound } from '../../../lib/errors';
+import { notFound } from '../../../lib/errors';
 import { uniqueOr409 } from '../../../data/db-errors';
-import { APPROVAL_TABLE, ApprovalRow, decideApproval, findApproval, POLICY_TABLE, PolicyRow, resolvePolicy, submitApproval } from '../../../data/approvals/approvals';
+import { APPROVAL_TABLE, ApprovalRow, findApproval, POLICY_TABLE, PolicyRow, proposeDecision, resolvePolicy, submitApproval } from '../../../data/approvals/approvals';
 import { componentType } from '../../../data/content/component-types';
-import { decisionSignal, PublishInput, publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
+import { PublishInput, publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
 import { startPublishWorkflow } from '../content/start-publish';
+import { deliverDecision } from './deliver-decision';
 import { CorrelationParams, DecideBody, PolicyBody, PolicyIdParams, QueueQuery, SubmitBody } from './schemas';
 
 const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
@@ -209,28 +209,21 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       method: 'post',
       path: '/api/workflow/approvals/:correlationId/decide',
       tag: 'workflow',
-      summary: "Decide the current stage of an approval (that stage's role in the site, or ADMIN)",
+      summary: "Decide the current stage of an approval (that stage's role in the site, or ADMIN; never the requester, and one stage per person)",
       access: access.user,
       params: CorrelationParams,
       body: DecideBody,
-      responses: { 200: { description: 'the approval' } },
+      responses: { 200: { description: 'the approval, with the publish run that took the decision' } },
       handler: async (ctx, { params, body, identity }) => {
         const user = identity!;
-        const decided = await decideApproval(db, {
+        const proposed = await proposeDecision(db, {
           correlationId: params.correlationId,
           decider: { id: user.id, name: user.name || null, roles: user.roles, sites: user.sites },
           decision: body.decision,
           comment: body.comment ?? null,
-          deliver: async (stage, workflowId) => {
-            try {
-              await temporal.client.workflow.getHandle(workflowId).signal(decisionSignal, { stage, decision: body.decision, decidedBy: user.id });
-            } catch (error) {
-              if (error instanceof WorkflowNotFoundError) throw conflict('ALREADY_DECIDED', 'The publish workflow of this approval has ended.');
-              throw error;
-            }
-          },
         });
-        ctx.body = presentApproval(decided);
+        const run = await deliverDecision(temporal, proposed);
+        ctx.body = { ...presentApproval((await findApproval(db, params.correlationId))!), ...run };
       },
     }),
   ];

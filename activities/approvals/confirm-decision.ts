@@ -1,0 +1,22 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { confirmDecision as confirmRecordedDecision } from '../../data/approvals/approvals';
+import { ProblemError } from '../../lib/errors';
+import { ConfirmedDecision, DecideRequest } from '../../workflows/approvals/definitions';
+import { ApprovalsDeps } from './deps';
+
+/**
+ * Confirms, in the platform's database, the decision the decide endpoint recorded, and answers it as the
+ * database has it: what the run acts on never comes from the Update's payload. A refusal (no such
+ * decision, the stage decided already, four eyes) fails the Update and changes nothing.
+ */
+export function confirmDecision({ db }: ApprovalsDeps) {
+  return async (input: DecideRequest & { correlationId: string }): Promise<ConfirmedDecision> => {
+    try {
+      const record = await confirmRecordedDecision(db, input);
+      return { stage: record.stage, decision: record.decision, decidedBy: record.decidedBy };
+    } catch (error) {
+      if (error instanceof ProblemError) throw ApplicationFailure.nonRetryable(error.message, error.code);
+      throw error;
+    }
+  };
+}
