@@ -3,6 +3,8 @@
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
+# Inside a container the API listens on every interface; the compose file decides what is published.
+ENV API_HOST=0.0.0.0
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const storage = createFileStorage(path.join(config.dataDir, 'assets'));
   const app = createApp({ config, db, temporal, docker, storage, logger });
   const server = http.createServer(app.koa.callback());
-  server.listen(config.apiPort, () => logger.info({ port: config.apiPort }, 'api listening'));
+  server.listen(config.apiPort, config.apiHost, () => logger.info({ host: config.apiHost, port: config.apiPort }, 'api listening'));
 
   const shutdown = () => {
     logger.info('api stopping');

@@ -73,6 +73,8 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}): Prom
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-data-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    // The benchmarks run on their own embedded components with the development secrets.
+    NODE_ENV: 'development',
     DATABASE_URL: `${info.postgres.urlPrefix}${slotDatabase(1)}`,
     TEMPORAL_ADDRESS: info.temporal.address,
     TEMPORAL_NAMESPACE: slotNamespace(1),

@@ -1,7 +1,7 @@
 import { ConfigError, DEV_DEFAULTS, loadConfig } from './config';
 
 test('development defaults match the contract', () => {
-  const config = loadConfig({});
+  const config = loadConfig({ NODE_ENV: 'development' });
   expect(config).toEqual(
     expect.objectContaining({
       apiPort: 8080,
@@ -15,6 +15,8 @@ test('development defaults match the contract', () => {
       deployNetwork: 'opsflow',
       smtpCapturePort: 1025,
       archiveCron: '0 2 * * *',
+      apiHost: '127.0.0.1',
+      production: false,
     }),
   );
 });
@@ -26,8 +28,8 @@ test.each([
   ['TEMPORAL_UI_URL', 'not a url'],
   ['SMTP_CAPTURE_PORT', '70000'],
 ])('an invalid %s stops start-up naming the variable', (variable, value) => {
-  expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
-  expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}: `));
+  expect(() => loadConfig({ NODE_ENV: 'development', [variable]: value })).toThrow(ConfigError);
+  expect(() => loadConfig({ NODE_ENV: 'development', [variable]: value })).toThrow(new RegExp(`^${variable}: `));
 });
 
 test.each(Object.keys(DEV_DEFAULTS))('NODE_ENV=production refuses the development default of %s', (variable) => {
@@ -35,4 +37,31 @@ test.each(Object.keys(DEV_DEFAULTS))('NODE_ENV=production refuses the developmen
   expect(() => loadConfig({ NODE_ENV: 'production', ...strong })).not.toThrow();
   const env = { NODE_ENV: 'production', ...strong, [variable]: DEV_DEFAULTS[variable as keyof typeof DEV_DEFAULTS] };
   expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: the development default is refused`));
+});
+
+const strongSecrets = { JWT_SECRET: 'a'.repeat(32), INTERNAL_TOKEN: 'b'.repeat(32), SECRETS_KEY: 'c'.repeat(32) };
+
+test.each([[undefined], [''], ['staging'], ['Development'], ['prod']])('NODE_ENV=%p is production: the development secrets are refused and the outbound guard is on', (nodeEnv) => {
+  expect(() => loadConfig({ NODE_ENV: nodeEnv })).toThrow(/^JWT_SECRET: the development default is refused/);
+  expect(loadConfig({ NODE_ENV: nodeEnv, ...strongSecrets }).production).toBe(true);
+});
+
+test.each(['development', 'test'])('NODE_ENV=%s applies the development rules', (nodeEnv) => {
+  expect(loadConfig({ NODE_ENV: nodeEnv }).production).toBe(false);
+});
+
+test('the API listens on loopback unless API_HOST says otherwise', () => {
+  expect(loadConfig({ NODE_ENV: 'development' }).apiHost).toBe('127.0.0.1');
+  expect(loadConfig({ ...strongSecrets }).apiHost).toBe('127.0.0.1');
+  expect(loadConfig({ NODE_ENV: 'development', API_HOST: '0.0.0.0' }).apiHost).toBe('0.0.0.0');
+});
+
+test('JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE, and https outside development', () => {
+  const jwks = { ...strongSecrets, JWT_JWKS_URL: 'https://idp.example.test/jwks.json' };
+  expect(() => loadConfig(jwks)).toThrow(/^JWT_ISSUER: is required with JWT_JWKS_URL/);
+  expect(() => loadConfig({ ...jwks, JWT_ISSUER: 'https://idp.example.test/' })).toThrow(/^JWT_AUDIENCE: is required with JWT_JWKS_URL/);
+  const complete = { ...jwks, JWT_ISSUER: 'https://idp.example.test/', JWT_AUDIENCE: 'opsflow' };
+  expect(loadConfig(complete)).toEqual(expect.objectContaining({ jwtJwksUrl: jwks.JWT_JWKS_URL, jwtIssuer: 'https://idp.example.test/', jwtAudience: 'opsflow' }));
+  expect(() => loadConfig({ ...complete, JWT_JWKS_URL: 'http://idp.example.test/jwks.json' })).toThrow(/^JWT_JWKS_URL: must use https:/);
+  expect(loadConfig({ ...complete, NODE_ENV: 'development', JWT_JWKS_URL: 'http://127.0.0.1:9/jwks.json' }).jwtJwksUrl).toBe('http://127.0.0.1:9/jwks.json');
 });

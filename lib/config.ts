@@ -4,7 +4,13 @@
  */
 export interface Config {
   nodeEnv: string;
+  /**
+   * Everything but NODE_ENV `development` or `test` (`npm start` sets `development`): development
+   * secrets are refused and the outbound guard is on. Fail closed: an unset or misspelt NODE_ENV is production.
+   */
   production: boolean;
+  /** The address the API listens on: loopback unless said otherwise (the container image says 0.0.0.0). */
+  apiHost: string;
   apiPort: number;
   /** Where workers reach the API's internal endpoints (the archive sink). */
   apiInternalUrl: string;
@@ -123,20 +129,37 @@ function dockerName(env: Env, name: string, fallback: string): string {
 function secret(env: Env, name: keyof typeof DEV_DEFAULTS, production: boolean, minLength: number): string {
   const value = text(env, name, DEV_DEFAULTS[name]);
   if (production && value === DEV_DEFAULTS[name]) {
-    throw new ConfigError(name, 'the development default is refused when NODE_ENV=production');
+    throw new ConfigError(name, 'the development default is refused outside development (NODE_ENV is not development or test)');
   }
   if (value.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters`);
   return value;
 }
 
+/** The NODE_ENV values under which development rules apply; any other value, or none, is production. */
+export const DEVELOPMENT_ENVS = ['development', 'test'];
+
+/**
+ * With a JWKS (an identity provider's keys), tokens must name that provider and this platform: an issuer
+ * and an audience are required, and outside development the keys come over https only.
+ */
+function jwksSettings(env: Env, production: boolean): Pick<Config, 'jwtJwksUrl' | 'jwtIssuer' | 'jwtAudience'> {
+  const jwtJwksUrl = url(env, 'JWT_JWKS_URL', null, production ? ['https:'] : ['https:', 'http:']);
+  const jwtIssuer = optional(env, 'JWT_ISSUER');
+  const jwtAudience = optional(env, 'JWT_AUDIENCE');
+  if (jwtJwksUrl && !jwtIssuer) throw new ConfigError('JWT_ISSUER', 'is required with JWT_JWKS_URL (the issuer tokens must name)');
+  if (jwtJwksUrl && !jwtAudience) throw new ConfigError('JWT_AUDIENCE', 'is required with JWT_JWKS_URL (the audience tokens must name)');
+  return { jwtJwksUrl, jwtIssuer, jwtAudience };
+}
+
 export function loadConfig(env: Env = process.env): Config {
-  const nodeEnv = text(env, 'NODE_ENV', 'development');
-  const production = nodeEnv === 'production';
+  const nodeEnv = text(env, 'NODE_ENV', '');
+  const production = !DEVELOPMENT_ENVS.includes(nodeEnv);
   const apiPort = port(env, 'API_PORT', 8080);
   const temporalUiUrl = url(env, 'TEMPORAL_UI_URL', 'http://127.0.0.1:8233', ['http:', 'https:']) as string;
   return {
     nodeEnv,
     production,
+    apiHost: text(env, 'API_HOST', '127.0.0.1'),
     apiPort,
     apiInternalUrl: (url(env, 'API_INTERNAL_URL', `http://127.0.0.1:${apiPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://opsflow:opsflow@127.0.0.1:54329/opsflow', [
@@ -147,9 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporalNamespace: text(env, 'TEMPORAL_NAMESPACE', 'default'),
     temporalUiUrl: temporalUiUrl.replace(/\/+$/, ''),
     jwtSecret: secret(env, 'JWT_SECRET', production, 16),
-    jwtJwksUrl: url(env, 'JWT_JWKS_URL', null, ['https:', 'http:']),
-    jwtIssuer: optional(env, 'JWT_ISSUER'),
-    jwtAudience: optional(env, 'JWT_AUDIENCE'),
+    ...jwksSettings(env, production),
     internalToken: secret(env, 'INTERNAL_TOKEN', production, 16),
     secretsKey: secret(env, 'SECRETS_KEY', production, 16),
     dataDir: text(env, 'DATA_DIR', '.data'),

@@ -72,6 +72,10 @@ function takeShutdownSignals(): void {
 }
 
 async function main(): Promise<void> {
+  // The embedded platform is for development: its rules (development secrets, loopback peers) apply here
+  // and in every child. Anything else must say NODE_ENV itself, and anything but development or test is
+  // production, whose rules refuse the development secrets.
+  if (!process.env.NODE_ENV) process.env.NODE_ENV = 'development';
   const config = loadConfig();
   const dataDir = path.resolve(config.dataDir);
   const logs = path.join(dataDir, 'logs');

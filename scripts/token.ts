@@ -19,6 +19,8 @@ async function main(): Promise<void> {
     console.error('usage: npm run token -- --sub <user> --roles ADMIN,EDITOR --sites s1,s2 [--site s1]');
     process.exit(2);
   }
+  // A development tool: signs with the development secret unless NODE_ENV or JWT_SECRET say otherwise.
+  if (!process.env.NODE_ENV) process.env.NODE_ENV = 'development';
   const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
   const token = await signToken({
     secret: loadConfig().jwtSecret,

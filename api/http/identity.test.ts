@@ -1,4 +1,7 @@
-import { SignJWT } from 'jose';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { loadConfig } from '../../lib/config';
 import { attachPlatform, RunningApi, TestPlatform } from '../../test/support/platform';
 import { call, expectProblem } from '../../test/support/http';
 
@@ -36,6 +39,12 @@ describe('the gateway identity layer', () => {
   test('an unsigned token (alg: none) -> 401', async () => {
     const token = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ ...viewer, roles: ['ADMIN'], exp: Math.floor(Date.now() / 1000) + 3600 })}.`;
     expectProblem(await call(api.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
+  });
+
+  test('a well-signed token without exp -> 401: it would be good forever', async () => {
+    const token = await new SignJWT({ ...viewer, roles: ['ADMIN'] }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(new TextEncoder().encode(platform.config.jwtSecret));
+    expectProblem(await call(api.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
+    expectProblem(await call(api.url, 'GET', '/api/directory/users', { token }), 401, 'UNAUTHENTICATED');
   });
 
   test('an expired token -> 401', async () => {
@@ -101,5 +110,47 @@ describe('the gateway identity layer', () => {
 
   test('the internal token is not a user: a user endpoint refuses it with 403', async () => {
     expectProblem(await call(api.url, 'GET', '/api/directory/me', { token: platform.config.internalToken }), 403, 'FORBIDDEN');
+  });
+});
+
+describe("with an identity provider's JWKS", () => {
+  let jwksApi: RunningApi;
+  let jwksServer: http.Server;
+  let sign: (claims: Record<string, unknown>, build?: (jwt: SignJWT) => SignJWT) => Promise<string>;
+  const ISSUER = 'https://idp.example.test/';
+  const AUDIENCE = 'opsflow';
+
+  beforeAll(async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+    jwksServer = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+    await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+    const config = loadConfig({
+      ...platform.env,
+      JWT_JWKS_URL: `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`,
+      JWT_ISSUER: ISSUER,
+      JWT_AUDIENCE: AUDIENCE,
+    });
+    jwksApi = await platform.startApi({ config });
+    sign = (claims, build = (jwt) => jwt.setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('10m')) =>
+      build(new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k1' })).sign(privateKey);
+  });
+
+  afterAll(async () => {
+    await jwksApi?.close();
+    jwksServer?.close();
+  });
+
+  test("a token signed by the provider's key, for this issuer and audience, with exp -> 200", async () => {
+    const answer = await call(jwksApi.url, 'GET', '/api/directory/me', { token: await sign({ ...viewer }) });
+    expect(answer.status).toBe(200);
+    expect(answer.body.id).toBe('vera');
+  });
+
+  test('without exp, for another audience or from another issuer -> 401', async () => {
+    const noExp = await sign({ ...viewer }, (jwt) => jwt.setIssuer(ISSUER).setAudience(AUDIENCE));
+    const otherAudience = await sign({ ...viewer }, (jwt) => jwt.setIssuer(ISSUER).setAudience('another-app').setExpirationTime('10m'));
+    const otherIssuer = await sign({ ...viewer }, (jwt) => jwt.setIssuer('https://evil.example.test/').setAudience(AUDIENCE).setExpirationTime('10m'));
+    for (const token of [noExp, otherAudience, otherIssuer]) expectProblem(await call(jwksApi.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
   });
 });

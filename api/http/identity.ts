@@ -73,7 +73,8 @@ function rememberVerified(verify: (token: string) => Promise<JWTPayload>): Pick<
       const known = remembered(token);
       if (known) return known;
       const claims = await verify(token);
-      const until = Math.min(Date.now() + VERIFIED_TOKEN_TTL_MS, typeof claims.exp === 'number' ? claims.exp * 1000 : Infinity);
+      // Never past the token's own expiry (exp is required, so always a number here).
+      const until = Math.min(Date.now() + VERIFIED_TOKEN_TTL_MS, (claims.exp as number) * 1000);
       if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value as string);
       verified.set(token, { claims, until });
       return claims;
@@ -86,6 +87,8 @@ function signatureVerifier(args: { config: Config; logger: Logger }): Pick<Token
   const options = {
     issuer: config.jwtIssuer ?? undefined,
     audience: config.jwtAudience ?? undefined,
+    // A token without an expiry would be good forever.
+    requiredClaims: ['exp'],
     clockTolerance: 5,
   };
   if (!config.jwtJwksUrl) {

@@ -4,6 +4,8 @@ import { parse } from 'yaml';
 
 // docker-compose.yml cannot run on machines without a registry; these are the promises it must keep.
 interface ComposeService {
+  ports?: Array<string | { host_ip?: string; published?: string | number; target: number }>;
+  network_mode?: string;
   volumes?: string[];
   environment?: Record<string, string>;
   healthcheck?: unknown;
@@ -34,4 +36,26 @@ test('the API and the deploy worker share the data volume that carries uploaded 
 
 test('the stateful services and the API have health checks', () => {
   for (const name of ['postgres', 'temporal', 'mailpit', 'api']) expect(services[name].healthcheck).toBeDefined();
+});
+
+/** Where a published port listens on the host: `127.0.0.1:8025:8025` -> 127.0.0.1; `8080:8080` -> every interface. */
+function hostAddresses(service: ComposeService): string[] {
+  return (service.ports ?? []).map((port) => {
+    if (typeof port === 'object') return port.host_ip ?? '0.0.0.0';
+    const parts = String(port).split(':');
+    return parts.length === 3 ? parts[0] : '0.0.0.0';
+  });
+}
+
+test('only the API is published beyond this host: Temporal, its Web UI, Mailpit, PostgreSQL and the Docker proxy are not, or on 127.0.0.1', () => {
+  const everywhere = Object.keys(services).filter((name) => hostAddresses(services[name]).some((address) => address !== '127.0.0.1'));
+  expect(everywhere).toEqual(['api']);
+  for (const name of ['temporal', 'postgres', 'docker-reader']) expect(services[name].ports ?? []).toEqual([]);
+  expect(hostAddresses(services['temporal-ui'])).toEqual(['127.0.0.1']);
+  expect(hostAddresses(services.mailpit)).toEqual(['127.0.0.1']);
+  expect(Object.keys(services).filter((name) => services[name].network_mode === 'host')).toEqual([]);
+});
+
+test("the Temporal Web UI runs with write actions disabled: no signal, update, cancel, terminate or reset from it", () => {
+  expect(services['temporal-ui'].environment?.TEMPORAL_DISABLE_WRITE_ACTIONS).toBe('true');
 });

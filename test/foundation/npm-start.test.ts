@@ -24,7 +24,6 @@ beforeAll(async () => {
   ports = { api, pg, temporal, temporalUi, smtp, mailUi };
   env = {
     ...process.env,
-    NODE_ENV: 'development',
     DATA_DIR: dataDir,
     API_PORT: String(api),
     DATABASE_URL: `postgres://opsflow:opsflow@127.0.0.1:${pg}/opsflow`,
@@ -34,6 +33,8 @@ beforeAll(async () => {
     SMTP_CAPTURE_PORT: String(smtp),
     MAIL_CAPTURE_UI_PORT: String(mailUi),
   };
+  // `npm start` sets NODE_ENV=development itself (jest sets `test`).
+  delete env.NODE_ENV;
   delete env.WORKFLOW_BUNDLE_PATH;
   delete env.OPSFLOW_TEST_PLATFORM;
 });
@@ -112,6 +113,22 @@ async function terminateSupervisor(started: Started): Promise<void> {
   await exited;
 }
 
+/** The local addresses listening on a TCP port, from the kernel's socket tables (IPv4 and IPv6). */
+function listeningAddresses(port: number): string[] {
+  const addresses: string[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state !== '0A' || !local) continue;
+      const [hex, portHex] = local.split(':');
+      if (parseInt(portHex, 16) !== port) continue;
+      if (hex.length === 8) addresses.push(Buffer.from(hex, 'hex').reverse().join('.'));
+      else addresses.push(hex === '0'.repeat(32) ? '::' : hex === '00000000000000000000000001000000' ? '::1' : `ipv6:${hex}`);
+    }
+  }
+  return addresses.sort();
+}
+
 async function portAnswers(port: number): Promise<boolean> {
   try {
     await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2000) });
@@ -127,6 +144,12 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
   try {
     for (const url of [api, `${api}/api/openapi.json`, `http://127.0.0.1:${ports.temporalUi}`, `http://127.0.0.1:${ports.mailUi}`]) {
       expect(first.output()).toContain(url);
+    }
+    // Development accepts the published development secret: nothing may listen beyond this machine.
+    for (const [name, port] of Object.entries(ports)) {
+      const addresses = listeningAddresses(port);
+      expect({ name, addresses: addresses.length > 0 }).toEqual({ name, addresses: true });
+      expect({ name, addresses: addresses.filter((address) => address !== '127.0.0.1' && address !== '::1') }).toEqual({ name, addresses: [] });
     }
     const ready = await call(api, 'GET', '/readyz');
     expect(ready.status).toBe(200);
