@@ -7,6 +7,8 @@ import { createComponentThroughApi, FIXTURES } from './component-fixtures';
 let platform: TestPlatform;
 let api: RunningApi;
 let editor: string;
+/** The same person as an ADMIN: types whose authorRole is ADMIN (workflow definitions) are written by one. */
+let editorAsAdmin: string;
 let viewer: string;
 let outsider: string;
 
@@ -15,6 +17,7 @@ beforeAll(async () => {
   api = await platform.startApi();
   await platform.startWorker(['approvals']);
   editor = await platform.token({ sub: 'eda', name: 'Eda Editor', roles: ['EDITOR'], sites: ['site-v'] });
+  editorAsAdmin = await platform.token({ sub: 'eda', name: 'Eda Editor', roles: ['ADMIN'] });
   viewer = await platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-v'] });
   outsider = await platform.token({ sub: 'oz', roles: ['EDITOR'], sites: ['site-z'] });
 });
@@ -56,16 +59,17 @@ test('the start-up check names a drifted audit table', async () => {
 
 describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (_name, type) => {
   const fixture = FIXTURES[type.type];
+  const author = () => (type.authorRole === 'ADMIN' ? editorAsAdmin : editor);
 
   test('create, edit twice, history, a revision, publish, then restore of the first revision', async () => {
-    const created = await createComponentThroughApi({ apiUrl: api.url, token: editor, type: type.type, collection: type.collection, siteId: 'site-v', body: fixture.create });
+    const created = await createComponentThroughApi({ apiUrl: api.url, token: author(), type: type.type, collection: type.collection, siteId: 'site-v', body: fixture.create });
     expect(created.status).toBe(201);
     expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String), siteId: 'site-v', status: 'DRAFT', publishedRev: null, createdBy: 'eda' }));
     const id = created.body.id as string;
     const at = (path = '') => `${type.collection}/${id}${path}`;
 
     for (const edit of fixture.edits) {
-      const edited = await call(api.url, 'PUT', at(), { token: editor, body: edit });
+      const edited = await call(api.url, 'PUT', at(), { token: author(), body: edit });
       expect(edited.status).toBe(200);
       expect(stateOf(edited.body, edit)).toEqual(edit);
     }
@@ -86,12 +90,12 @@ describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (
     expect(stateOf(atFirst.body, fixture.create)).toEqual(fixture.create);
     expectProblem(await call(api.url, 'GET', at(`/history/${third + 1000}`), { token: viewer }), 404, 'REVISION_NOT_FOUND');
 
-    const published = await call(api.url, 'POST', at('/publish'), { token: editor, body: {} });
+    const published = await call(api.url, 'POST', at('/publish'), { token: author(), body: {} });
     expect(published.status).toBe(200);
     expect(published.body).toEqual(expect.objectContaining({ status: 'PUBLISHED', publishedRev: third, workflowId: `publish:${type.type}:${id}` }));
     const live = (await call(api.url, 'GET', at(), { token: viewer })).body;
 
-    const restored = await call(api.url, 'POST', at(`/restore/${first}`), { token: editor });
+    const restored = await call(api.url, 'POST', at(`/restore/${first}`), { token: author() });
     expect(restored.status).toBe(200);
     expect(stateOf(restored.body, fixture.create)).toEqual(fixture.create);
     expect(restored.body).toEqual(expect.objectContaining({ status: 'DRAFT', publishedRev: third, publishedAt: live.publishedAt }));
@@ -104,7 +108,7 @@ describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (
   test('a viewer cannot create, an editor of another site cannot read', async () => {
     const refused = await createComponentThroughApi({ apiUrl: api.url, token: viewer, type: type.type, collection: type.collection, siteId: 'site-v', body: fixture.create });
     expectProblem(refused, 403, 'FORBIDDEN');
-    const created = await createComponentThroughApi({ apiUrl: api.url, token: editor, type: type.type, collection: type.collection, siteId: 'site-v', body: { ...fixture.create, ...('slug' in fixture.create ? { slug: 'second' } : {}), name: 'second' } });
+    const created = await createComponentThroughApi({ apiUrl: api.url, token: author(), type: type.type, collection: type.collection, siteId: 'site-v', body: { ...fixture.create, ...('slug' in fixture.create ? { slug: 'second' } : {}), name: 'second' } });
     expect(created.status).toBe(201);
     expectProblem(await call(api.url, 'GET', `${type.collection}/${created.body.id}`, { token: outsider }), 403, 'FORBIDDEN');
     expectProblem(await call(api.url, 'GET', `${type.collection}/${created.body.id}/history`, { token: outsider }), 403, 'FORBIDDEN');
