@@ -141,8 +141,11 @@ test('configurations: passwords are encrypted at rest and never answered; a tamp
   expectProblem(await request('GET', `/api/settings/sms/${spare.body.id}`, admin), 404, 'NOT_FOUND');
   expectProblem(await call(api.url, 'GET', '/api/settings/email', { token: editor }), 403, 'FORBIDDEN');
 
-  // One changed character of the ciphertext: the check refuses to use it, loudly.
-  const flipped = stored.smtp_password.slice(0, -2) + (stored.smtp_password.endsWith('A') ? 'B' : 'A') + stored.smtp_password.slice(-1);
+  // One changed character of the ciphertext (its second-to-last, whose six bits are all data; changed to
+  // another letter than it was, which the check before did not always do): refused, loudly.
+  const at = stored.smtp_password.length - 2;
+  const flipped = stored.smtp_password.slice(0, at) + (stored.smtp_password[at] === 'A' ? 'B' : 'A') + stored.smtp_password.slice(at + 1);
+  expect(flipped).not.toBe(stored.smtp_password);
   await platform.db('settings.email_configuration').where({ id: created.body.id }).update({ smtp_password: flipped });
   expectProblem(await request('POST', '/api/settings/communication/validate', admin, { channel: 'EMAIL', configId: created.body.id }), 500, 'SECRET_INTEGRITY_FAILED');
 });
