@@ -1,4 +1,4 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowStartOptions } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowStartOptions } from '@temporalio/client';
 import { Workflow } from '@temporalio/common';
 import { conflict } from '../lib/errors';
 
@@ -49,4 +49,16 @@ export async function startWorkflow<W extends Workflow>(
     }
     throw error;
   }
+}
+
+/** How a run stands: its status name (`RUNNING`, `COMPLETED`, `TERMINATED`, …), or `NOT_FOUND`. */
+export function runStatusOf(temporal: Pick<TemporalHandle, 'client'>) {
+  return async (run: { workflowId: string; runId: string | null }): Promise<string> => {
+    try {
+      return (await temporal.client.workflow.getHandle(run.workflowId, run.runId ?? undefined).describe()).status.name;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return 'NOT_FOUND';
+      throw error;
+    }
+  };
 }

@@ -1,5 +1,6 @@
 import { createDeployActivities } from '../activities/deploy';
 import { createOperationsActivities } from '../activities/operations';
+import { runStatusOf } from '../temporal-config/client';
 import { ensureReconcileSchedule } from '../temporal-config/schedules';
 import { TaskQueues } from '../temporal-config/task-queues';
 import { WorkerDeps } from './deps';
@@ -13,7 +14,10 @@ export function deploymentsWorker(deps: WorkerDeps) {
   const { config } = deps;
   return {
     taskQueue: TaskQueues.deployments,
-    activities: { ...createOperationsActivities(), ...createDeployActivities({ db: deps.db, docker: deps.docker.docker, config }) },
+    activities: {
+      ...createOperationsActivities(),
+      ...createDeployActivities({ db: deps.db, docker: deps.docker.docker, config, runStatusOf: runStatusOf(deps.temporal) }),
+    },
     onStart: () =>
       ensureReconcileSchedule(deps.temporal.client, {
         everySeconds: config.deployReconcileSeconds,

@@ -14,6 +14,7 @@ import { registerDeployment } from './register-deployment';
 import { registerInstances } from './register-instances';
 import { removeImage } from './remove-image';
 import { removeInstances } from './remove-instances';
+import { removeOrphanInstances } from './remove-orphan-instances';
 import { removeServiceContainers } from './remove-service-containers';
 import { removeServiceImages } from './remove-service-images';
 import { setServiceStatus } from './set-service-status';
@@ -34,6 +35,7 @@ export function createDeployActivities(deps: DeployDeps) {
     registerInstances: registerInstances(deps),
     drainInstances: drainInstances(deps),
     removeInstances: removeInstances(deps),
+    removeOrphanInstances: removeOrphanInstances(deps),
     removeImage: removeImage(deps),
     pruneServiceImages: pruneServiceImages(deps),
     finishDeployment: finishDeployment(deps),

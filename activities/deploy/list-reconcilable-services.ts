@@ -1,9 +1,22 @@
+import { servicesWithOpenDeployments, settleDeadDeploys } from '../../data/deploy/dead-deploys';
 import { DEPLOYMENT_TABLE, SERVICE_TABLE } from '../../data/deploy/registry';
+import { LABELS } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
+import { removeContainers } from './remove-containers';
 
-/** Dynamic services that are running and not in the middle of a deploy: the reconcile's work list. */
-export function listReconcilableServices({ db }: DeployDeps) {
+/**
+ * Dynamic services that are running and not in the middle of a deploy: the reconcile's work list. A deploy
+ * whose run died unfinished is settled first (recorded FAILED, its containers removed), so it does not keep
+ * its service out of the list.
+ */
+export function listReconcilableServices({ db, docker, config, runStatusOf }: DeployDeps) {
   return async (): Promise<string[]> => {
+    for (const serviceName of await servicesWithOpenDeployments(db)) {
+      for (const deploymentId of await settleDeadDeploys(db, { serviceName, runStatusOf })) {
+        const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.scope}=${config.deployScope}`, `${LABELS.deployment}=${deploymentId}`] } });
+        await removeContainers(docker, left.map((container) => container.Id));
+      }
+    }
     const rows = await db(SERVICE_TABLE)
       .where({ dynamic: true })
       .whereIn('status', ['RUNNING', 'DEGRADED'])

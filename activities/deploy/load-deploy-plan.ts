@@ -13,6 +13,8 @@ export interface DeployPlan {
   hostPort: number | null;
   /** Instances serving now (replaced by this deploy). */
   currentInstanceIds: string[];
+  /** The deployment serving now, if any: what a failed host-port redeploy brings back. */
+  currentDeploymentId?: string | null;
 }
 
 /** Reads what a deploy will do from its row; the workflow carries only ids, never env values. */
@@ -36,6 +38,7 @@ export function loadDeployPlan({ db }: DeployDeps) {
       firstDeploy: !earlier,
       hostPort: deployment.settings.hostPort,
       currentInstanceIds: current.map((row) => row.id as string),
+      currentDeploymentId: service.current_deployment_id,
     };
   };
 }

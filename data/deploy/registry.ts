@@ -112,3 +112,30 @@ export async function registerCoreServices(db: Knex): Promise<void> {
     .onConflict('name')
     .ignore();
 }
+
+/**
+ * Ends a deploy that failed, after its undo steps ran (or after its run died unfinished): the deployment
+ * becomes FAILED with its reason, a service that never ran loses its registry row (it is deployable
+ * again as new), and one that did keeps serving its previous version. Only a DEPLOYING row changes, so
+ * repeating it, or a late call after the run ended otherwise, changes nothing.
+ */
+export async function recordDeployFailure(db: Knex, args: { deploymentId: string; at: string; error: DeployError }): Promise<void> {
+  await db.transaction(async (trx) => {
+    const deployment = await findDeployment(trx, args.deploymentId);
+    if (!deployment) return;
+    const event = { at: args.at, stage: 'FAILED', message: `${args.error.stage}: ${args.error.reason}` };
+    const failed = await trx(DEPLOYMENT_TABLE)
+      .where({ id: deployment.id, status: 'DEPLOYING' })
+      .update({ status: 'FAILED', stage: 'FAILED', error: JSON.stringify(args.error), finished_at: trx.fn.now(), events: trx.raw('events || ?::jsonb', [JSON.stringify([event])]) });
+    if (failed === 0) return;
+    const service = await trx(SERVICE_TABLE).where({ name: deployment.service_name }).forUpdate().first();
+    if (!service) return;
+    if (service.current_deployment_id === null) await trx(SERVICE_TABLE).where({ id: service.id }).delete();
+    else if (service.status === 'DEPLOYING') await trx(SERVICE_TABLE).where({ id: service.id }).update({ status: 'RUNNING', updated_at: trx.fn.now() });
+  });
+}
+
+/** The deployments of a service still marked DEPLOYING, with the run that should be finishing each. */
+export async function openDeployments(db: Knex, serviceName: string): Promise<Array<Pick<DeploymentRow, 'id' | 'workflow_id' | 'run_id' | 'started_at'>>> {
+  return db(DEPLOYMENT_TABLE).where({ service_name: serviceName, status: 'DEPLOYING' }).select('id', 'workflow_id', 'run_id', 'started_at');
+}

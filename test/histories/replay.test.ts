@@ -7,8 +7,9 @@ import { HISTORIES_DIR, historyFromFile } from '../support/histories';
 /**
  * Every saved history of a long-lived workflow (publish with approval, deploy, archive run, send by role)
  * replays on today's workflow code: a change that would break a run still open fails here, not in
- * production. Histories recorded with older code stay beside the new ones (`…-by-signal.json`: publish
- * runs from before decisions became an Update) for as long as such runs can be open.
+ * production. Histories recorded with older code stay beside the new ones, named after what changed since
+ * (`…-by-signal.json`: publish runs from before decisions became an Update; `…-before-orphan-removal.json`:
+ * deploy runs from before a deploy cleaned up after dead runs), for as long as such runs can be open.
  */
 // Replays log every worker state change at INFO; only warnings matter here. Another test file of this jest
 // worker may have installed the runtime already, which is as good.

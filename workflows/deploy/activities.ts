@@ -37,6 +37,7 @@ export function deployActivities(args: { healthTimeoutSeconds: number }) {
     surveyInstances: dockerOp.surveyInstances,
     startInstance: dockerOp.startInstance,
     removeInstances: dockerOp.removeInstances,
+    removeOrphanInstances: dockerOp.removeOrphanInstances,
     removeImage: dockerOp.removeImage,
     pruneServiceImages: dockerOp.pruneServiceImages,
     removeServiceContainers: dockerOp.removeServiceContainers,
@@ -48,6 +49,12 @@ export function deployActivities(args: { healthTimeoutSeconds: number }) {
 }
 
 export type DeployActs = ReturnType<typeof deployActivities>;
+
+/**
+ * Runs that started before this marker stopped undoing at the first undo step that failed, and then never
+ * recorded their failure; their histories replay as they were.
+ */
+export const UNDO_RUNS_EVERY_STEP = 'deploy-undo-runs-every-step';
 
 /** Undo steps of a saga, newest first; run without cancellation so a cancelled run still cleans up. */
 export class Undo {
@@ -61,11 +68,32 @@ export class Undo {
     this.steps.length = 0;
   }
 
-  async run(): Promise<void> {
+  /** Runs every step, even after one fails; answers the reasons of those that failed. */
+  async run(): Promise<string[]> {
+    const failures: string[] = [];
     await wf.CancellationScope.nonCancellable(async () => {
-      for (const step of this.steps) await step();
+      for (const step of this.steps) {
+        try {
+          await step();
+        } catch (error) {
+          if (!wf.patched(UNDO_RUNS_EVERY_STEP)) throw error;
+          failures.push(failureOf(error).reason);
+        }
+      }
     });
+    return failures;
   }
+}
+
+/**
+ * Starts `count` instances of a deployment that was serving (the ones a host-port redeploy stopped before
+ * starting its own) and puts them back behind the gateway once healthy.
+ */
+export async function restoreInstances(act: DeployActs, args: { deploymentId: string; count: number; healthTimeoutSeconds: number }): Promise<void> {
+  const restored = new Undo();
+  const instances = await startInstances(act, { deploymentId: args.deploymentId, count: args.count, undo: restored });
+  await waitAllHealthy(act, { deploymentId: args.deploymentId, instances, healthTimeoutSeconds: args.healthTimeoutSeconds });
+  await act.registerInstances({ deploymentId: args.deploymentId, instances });
 }
 
 /**

@@ -1,6 +1,10 @@
 import * as wf from '@temporalio/workflow';
-import { deployActivities, failureOf, startInstances, Undo, waitAllHealthy } from './activities';
+import { deployActivities, failureOf, restoreInstances, startInstances, Undo, waitAllHealthy } from './activities';
 import { DeployProgress, deployProgressQuery, DeployServiceInput, DeployStage } from './definitions';
+
+/** Runs started before these markers did not remove a dead run's leftovers first, nor undo a host-port redeploy's stop. */
+export const ORPHANS_REMOVED_FIRST = 'deploy-orphans-removed-first';
+export const HOST_PORT_REDEPLOY_RESTORES = 'deploy-host-port-redeploy-restores';
 
 /**
  * Deploys a service (first deploy, redeploy or rollback) as a saga: build the image (JAR deploys), start
@@ -23,6 +27,10 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
   const undo = new Undo();
   try {
     const plan = await act.loadDeployPlan({ deploymentId: input.deploymentId });
+    if (wf.patched(ORPHANS_REMOVED_FIRST)) {
+      // A run of this service that died unfinished (terminated from the Web UI, say) could not clean up.
+      await act.removeOrphanInstances({ serviceName: input.serviceName, deploymentId: input.deploymentId });
+    }
     if (plan.buildFromJar) {
       await enter('BUILDING_IMAGE', `Building ${plan.image} from the uploaded JAR.`);
       undo.push(() => act.removeImage({ image: plan.image }));
@@ -33,6 +41,11 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
     if (plan.hostPort !== null && plan.currentInstanceIds.length > 0) {
       // Only one container can hold a host port: the old instances stop first, so this redeploy has a gap.
       await act.drainInstances({ instanceIds: plan.currentInstanceIds });
+      const { currentDeploymentId } = plan;
+      if (currentDeploymentId && wf.patched(HOST_PORT_REDEPLOY_RESTORES)) {
+        // Pushed before the removal: should it fail halfway, the undo still brings the old version back.
+        undo.push(() => restoreInstances(act, { deploymentId: currentDeploymentId, count: plan.currentInstanceIds.length, healthTimeoutSeconds: input.healthTimeoutSeconds }));
+      }
       await act.removeInstances({ instanceIds: plan.currentInstanceIds });
     }
     await enter('STARTING', `Starting ${plan.instances} instance(s) of ${plan.image}.`);
@@ -61,10 +74,17 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
   } catch (error) {
     const failure = failureOf(error);
     progress.error = { stage: progress.stage, ...failure };
-    await undo.run();
+    const undoFailures = await undo.run();
+    // What could not be undone is logged; the deploy still ends FAILED with its own reason.
+    for (const reason of undoFailures) wf.log.warn('an undo step of a failed deploy failed: something it created may be left', { reason });
     await wf.CancellationScope.nonCancellable(() => act.failDeployment({ deploymentId: input.deploymentId, at: new Date().toISOString(), error: progress.error! }));
     progress.stage = 'FAILED';
     progress.status = 'FAILED';
-    throw wf.ApplicationFailure.nonRetryable(`Deploy of ${input.serviceName} failed at ${progress.error.stage}: ${failure.reason}`, 'DEPLOY_FAILED');
+    throw wf.ApplicationFailure.create({
+      message: `Deploy of ${input.serviceName} failed at ${progress.error.stage}: ${failure.reason}`,
+      type: 'DEPLOY_FAILED',
+      nonRetryable: true,
+      details: undoFailures.length > 0 ? [{ undoFailures }] : undefined,
+    });
   }
 }

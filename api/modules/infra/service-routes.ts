@@ -7,7 +7,7 @@ import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors
 import { followLog, lastLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
 import { LABELS, serviceFilters } from '../../../data/deploy/labels';
 import { DEPLOYMENT_TABLE, DeploymentRow, findDeployment, findService, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow, SUCCESSFUL_DEPLOYS } from '../../../data/deploy/registry';
-import { startWorkflow } from '../../../temporal-config/client';
+import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../temporal-config/task-queues';
 import { scaleWorkflowId, undeployWorkflowId } from '../../../workflows/deploy/definitions';
 import { scaleService } from '../../../workflows/deploy/scale-service';
@@ -16,6 +16,7 @@ import { SearchAttributeKeys } from '../../../workflows/search-attributes';
 import { presentHistoryItem, presentService, presentServiceDetail } from './presenters';
 import { DeployAcceptedSchema, HistoryItemSchema, HistoryQuery, LogsQuery, RollbackBody, SCALE_LIMITS, ScaleBody, ServiceDetailSchema, ServiceParams, ServiceSummarySchema, StartedSchema } from './schemas';
 import { startDeploy } from './start-deploy';
+import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
 
 
 /** The registry's services: list, inspect, scale, undeploy, logs, history and rollback. */
@@ -31,8 +32,10 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
     if (!service.dynamic) throw conflict('SERVICE_NOT_DYNAMIC', `${service.name} is a core service, managed through docker compose.`);
   };
   const notDeploying = async (service: ServiceRow) => {
+    await settleDeadDeploys(db, { serviceName: service.name, runStatusOf: runStatusOf(temporal) });
     const open = await db(DEPLOYMENT_TABLE).where({ service_name: service.name, status: 'DEPLOYING' }).first('id');
-    if (open || service.status === 'DEPLOYING' || service.status === 'UNDEPLOYING') {
+    const status = (await findService(db, service.name))?.status;
+    if (open || status === 'DEPLOYING' || status === 'UNDEPLOYING') {
       throw conflict('DEPLOYMENT_IN_PROGRESS', `A deploy or undeploy of ${service.name} is in progress.`);
     }
   };

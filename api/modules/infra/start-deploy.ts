@@ -5,12 +5,13 @@ import { conflict, unavailable } from '../../../lib/errors';
 import { isUniqueViolation } from '../../../data/db-errors';
 import { discardUploadedJar, keepUploadedJar } from '../../../data/deploy/jar-uploads';
 import { DEPLOYMENT_TABLE, DeploySettings, SERVICE_TABLE, ServiceRow } from '../../../data/deploy/registry';
-import { startWorkflow } from '../../../temporal-config/client';
+import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../temporal-config/task-queues';
 import { deployService } from '../../../workflows/deploy/deploy-service';
 import { deployWorkflowId, RESERVED_SLUGS, slugOf } from '../../../workflows/deploy/definitions';
 import { SearchAttributeKeys } from '../../../workflows/search-attributes';
 import { DeployAcceptedSchema } from './schemas';
+import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
 
 export interface DeployRequest {
   serviceName: string;
@@ -39,6 +40,8 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
   const slug = slugOf(name);
   if (RESERVED_SLUGS.includes(slug)) throw conflict('SLUG_RESERVED', `The slug ${slug} belongs to the platform.`);
   if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', 'The Docker engine does not answer.');
+
+  await settleDeadDeploys(db, { serviceName: name, runStatusOf: runStatusOf(temporal) });
 
   const deploymentId = crypto.randomUUID();
   let firstDeploy = false;

@@ -1,0 +1,23 @@
+import { findService, INSTANCE_TABLE } from '../../data/deploy/registry';
+import { LABELS, serviceFilters } from '../../data/deploy/labels';
+import { DeployDeps } from './deps';
+import { removeContainers } from './remove-containers';
+
+/**
+ * Removes what a deploy run that died unfinished (terminated, cancelled, timed out) left of a service:
+ * containers and registry rows of any deployment other than the one serving (`current_deployment_id`)
+ * and the one starting now. Only one `deploy:{name}` runs at a time, so nothing else of the service can
+ * be half-made meanwhile; scale and reconcile start instances of the serving deployment only.
+ */
+export function removeOrphanInstances({ db, docker, config }: DeployDeps) {
+  return async (input: { serviceName: string; deploymentId: string }): Promise<{ removed: number }> => {
+    const service = await findService(db, input.serviceName);
+    const keep = [input.deploymentId, ...(service?.current_deployment_id ? [service.current_deployment_id] : [])];
+    const containers = await docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, input.serviceName) });
+    const orphans = containers.filter((container) => !keep.includes(container.Labels[LABELS.deployment]));
+    const orphanRows = service ? await db(INSTANCE_TABLE).where({ service_id: service.id }).whereNotIn('deployment_id', keep).pluck('id') : [];
+    if (orphanRows.length > 0) await db(INSTANCE_TABLE).whereIn('id', orphanRows).delete();
+    await removeContainers(docker, orphans.map((container) => container.Id));
+    return { removed: orphans.length };
+  };
+}
