@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from '../lib/config';
 import { createDb } from '../data/db';
 import { createDocker } from '../data/docker';
 import { migrateLatest } from '../data/migrate';
-import { ALL_TASK_QUEUES } from '../temporal-config/task-queues';
+import { ALL_TASK_QUEUES } from '../domain/task-queues';
 import { writeWorkflowBundle } from '../workers/bundle';
 import { spawnEntry, stopChild, waitForHttpOk } from './platform/children';
 import { startMailCapture } from './platform/mail-capture';

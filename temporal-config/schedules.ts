@@ -1,8 +1,9 @@
 import { Client, ScheduleNotFoundError, ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
-import { SearchAttributeKeys } from '../workflows/search-attributes';
-import { archiveScheduleId, LOG_TYPES, ScheduledArchiveInput } from '../workflows/archival/definitions';
+import { SearchAttributeKeys } from '../domain/search-attributes';
+import { LOG_TYPES } from '../domain/archival';
+import { archiveScheduleId, ScheduledArchiveInput } from '../workflows/archival/definitions';
 import { InstanceTimings, RECONCILE_SCHEDULE_ID, ReconcileServicesInput } from '../workflows/deploy/definitions';
-import { TaskQueues } from './task-queues';
+import { TaskQueues } from '../domain/task-queues';
 
 /**
  * Makes a schedule look like `options`: describe it, then update it when it exists, create it when not.

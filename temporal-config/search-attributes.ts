@@ -1,13 +1,12 @@
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { SearchAttributeKeys } from '../domain/search-attributes';
 
-/** Custom search attributes every workflow sets where they apply, so operators can filter runs in the Web UI. */
-export const SEARCH_ATTRIBUTES = {
-  SiteId: 'Keyword',
-  LogType: 'Keyword',
-  ComponentType: 'Keyword',
-  ServiceName: 'Keyword',
-} as const;
+/**
+ * Custom search attributes every workflow sets where they apply, so operators can filter runs in the Web UI:
+ * the keys the domain declares (all Keyword), by name.
+ */
+export const SEARCH_ATTRIBUTES: Record<string, 'Keyword'> = Object.fromEntries(Object.values(SearchAttributeKeys).map((key) => [key.name, 'Keyword']));
 
 /** The `--search-attribute` flags that register them when the dev server starts. */
 export function searchAttributeFlags(): string[] {

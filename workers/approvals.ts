@@ -1,6 +1,6 @@
 import { createApprovalsActivities } from '../activities/approvals';
 import { createOperationsActivities } from '../activities/operations';
-import { TaskQueues } from '../temporal-config/task-queues';
+import { TaskQueues } from '../domain/task-queues';
 import { WorkerDeps } from './deps';
 
 /** The `approvals` task queue: publish-with-approval. */

@@ -1,7 +1,7 @@
 import { createArchivalActivities } from '../activities/archival';
 import { createOperationsActivities } from '../activities/operations';
 import { ensureArchiveSchedules } from '../temporal-config/schedules';
-import { TaskQueues } from '../temporal-config/task-queues';
+import { TaskQueues } from '../domain/task-queues';
 import { WorkerDeps } from './deps';
 
 /** The `archival` task queue: archive runs of the log tables; ensures their daily schedules at start. */

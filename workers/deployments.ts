@@ -2,7 +2,7 @@ import { createDeployActivities } from '../activities/deploy';
 import { createOperationsActivities } from '../activities/operations';
 import { runStatusOf } from '../temporal-config/client';
 import { ensureReconcileSchedule } from '../temporal-config/schedules';
-import { TaskQueues } from '../temporal-config/task-queues';
+import { TaskQueues } from '../domain/task-queues';
 import { WorkerDeps } from './deps';
 
 /**

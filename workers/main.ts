@@ -6,7 +6,7 @@ import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createDocker } from '../data/docker';
 import { connectTemporal } from '../temporal-config/client';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes';
-import { ALL_TASK_QUEUES, isTaskQueue, TaskQueue } from '../temporal-config/task-queues';
+import { ALL_TASK_QUEUES, isTaskQueue, TaskQueue } from '../domain/task-queues';
 import { archivalWorker } from './archival';
 import { workflowSource } from './bundle';
 import { WorkerDeps } from './deps';

@@ -1,6 +1,6 @@
 import { createMessagingActivities } from '../activities/messaging';
 import { createOperationsActivities } from '../activities/operations';
-import { TaskQueues } from '../temporal-config/task-queues';
+import { TaskQueues } from '../domain/task-queues';
 import { WorkerDeps } from './deps';
 
 /** The `messaging` task queue: email sends, one by one and by role. */

@@ -1,5 +1,5 @@
 import { APPROVAL_TABLE } from '../../data/approvals/approvals';
-import { Decision } from '../../workflows/approvals/definitions';
+import { Decision } from '../../domain/approvals';
 import { ApprovalsDeps } from './deps';
 
 /**

@@ -1,4 +1,4 @@
-import { Decision } from '../../workflows/approvals/definitions';
+import { Decision } from '../../domain/approvals';
 import { ApprovalsDeps } from './deps';
 
 export interface CallbackInput {

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { ProblemError } from '../../lib/errors';
 import { submitApproval, Submitted } from '../../data/approvals/approvals';
-import { PublishInput } from '../../workflows/approvals/definitions';
+import { PublishInput } from '../../domain/approvals';
 import { ApprovalsDeps } from './deps';
 
 /** Resolves the policy and, when approval is required, records it. Safe to repeat: keyed by the correlation id. */

@@ -1,6 +1,6 @@
 import { LOG_TABLES } from '../../data/archival/log-tables';
 import { PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts';
-import { LogType } from '../../workflows/archival/definitions';
+import { LogType } from '../../domain/archival';
 
 /**
  * The rows a run archives for one site: older than the cutoff, and not already held by a part of an earlier

@@ -1,4 +1,4 @@
-import { LogType } from '../../workflows/archival/definitions';
+import { LogType } from '../../domain/archival';
 import { archivableRowsSql } from './archivable-rows';
 import { ArchivalDeps } from './deps';
 

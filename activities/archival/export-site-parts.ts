@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
 import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts';
-import { archiveFileName, LogType, MAX_ROWS_PER_PART } from '../../workflows/archival/definitions';
+import { archiveFileName, LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
 import { archivableRowsWhere } from './archivable-rows';
 import { ArchivalDeps } from './deps';
 import { copyCsvParts, takeIdsLiteral } from './csv-parts';

@@ -1,5 +1,5 @@
 import { LOG_TABLES } from '../../data/archival/log-tables';
-import { LogType } from '../../workflows/archival/definitions';
+import { LogType } from '../../domain/archival';
 import { ArchivalDeps } from './deps';
 
 export interface ListSitesWithRowsInput {

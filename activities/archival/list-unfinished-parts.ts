@@ -1,5 +1,5 @@
 import { ArchivePartRow, PART_TABLE } from '../../data/archival/parts';
-import { LogType } from '../../workflows/archival/definitions';
+import { LogType } from '../../domain/archival';
 import { ArchivalDeps } from './deps';
 
 export interface ListUnfinishedPartsInput {

@@ -1,5 +1,5 @@
 import { writeJobLog } from '../../data/scheduler-job-log';
-import { LogType } from '../../workflows/archival/definitions';
+import { LogType } from '../../domain/archival';
 import { ArchivalDeps } from './deps';
 
 export interface RecordSiteJobLogInput {

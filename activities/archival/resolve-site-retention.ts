@@ -1,5 +1,5 @@
 import { resolveRetention, ResolvedRetention } from '../../data/archival/policies';
-import { LogType } from '../../workflows/archival/definitions';
+import { LogType } from '../../domain/archival';
 import { ArchivalDeps } from './deps';
 
 export interface ResolveSiteRetentionInput {

@@ -6,7 +6,7 @@ import { findPart, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts'
 import { ArchivalDeps } from './deps';
 import { copyCsvParts, CsvPart } from './csv-parts';
 import { connectForCopy, stagingFile } from './staging-files';
-import { MAX_ROWS_PER_PART } from '../../workflows/archival/definitions';
+import { MAX_ROWS_PER_PART } from '../../domain/archival';
 
 export interface UploadPartInput {
   partId: string;

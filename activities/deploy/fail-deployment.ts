@@ -1,6 +1,6 @@
 import { discardUploadedJar } from '../../data/deploy/jar-uploads';
 import { recordDeployFailure } from '../../data/deploy/registry';
-import { DeployError } from '../../workflows/deploy/definitions';
+import { DeployError } from '../../domain/deploy';
 import { DeployDeps } from './deps';
 
 /**

@@ -1,5 +1,5 @@
 import { DEPLOYMENT_TABLE, SUCCESSFUL_DEPLOYS } from '../../data/deploy/registry';
-import { KEPT_IMAGES } from '../../workflows/deploy/definitions';
+import { KEPT_IMAGES } from '../../domain/deploy';
 import { serviceFilters } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
 import { isGone } from './docker-errors';

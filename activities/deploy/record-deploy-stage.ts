@@ -1,5 +1,5 @@
 import { DEPLOYMENT_TABLE } from '../../data/deploy/registry';
-import { DeployStage } from '../../workflows/deploy/definitions';
+import { DeployStage } from '../../domain/deploy';
 import { DeployDeps } from './deps';
 
 export interface RecordDeployStageInput {

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { findDeployment, INSTANCE_TABLE, SERVICE_TABLE } from '../../data/deploy/registry';
-import { StartedInstance } from '../../workflows/deploy/definitions';
+import { StartedInstance } from '../../domain/deploy';
 import { DeployDeps } from './deps';
 
 /** Adds healthy instances to the ones the gateway routes to (scale up, replacements); repeating adds nothing. */

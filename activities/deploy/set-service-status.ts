@@ -1,5 +1,5 @@
 import { SERVICE_TABLE } from '../../data/deploy/registry';
-import { ServiceStatus } from '../../workflows/deploy/definitions';
+import { ServiceStatus } from '../../domain/deploy';
 import { DeployDeps } from './deps';
 
 /** RUNNING when a scale or reconcile reached the desired count, DEGRADED when it could not; only for running services. */

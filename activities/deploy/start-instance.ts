@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { findDeployment } from '../../data/deploy/registry';
-import { StartedInstance } from '../../workflows/deploy/definitions';
+import { StartedInstance } from '../../domain/deploy';
 import { containerName, containerSpec } from './container-spec';
 import { DeployDeps } from './deps';
 

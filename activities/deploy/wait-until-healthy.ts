@@ -2,7 +2,7 @@ import http from 'node:http';
 import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
 import { lastLogLines, maskSecretValues } from '../../data/deploy/container-logs';
 import { findDeployment } from '../../data/deploy/registry';
-import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../workflows/deploy/definitions';
+import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../domain/deploy';
 import { DeployDeps } from './deps';
 
 const LOG_LINES_KEPT = 30;

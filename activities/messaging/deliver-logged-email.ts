@@ -5,8 +5,8 @@ import { rowAtRevision } from '../../data/content/revisions';
 import { activeConfig, ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { EmailLogRow, markDelivered, markFailed, noteAttemptFailed, startAttempt } from '../../data/messaging/email-logs';
 import { renderTemplate, TemplateTexts } from './render-template';
-import { DeliveryFailure } from './transports/delivery-failure';
-import { MessagingConfig, sendThroughConfig } from './transports/send-message';
+import { DeliveryFailure } from '../../data/messaging/transports/delivery-failure';
+import { MessagingConfig, sendThroughConfig } from '../../data/messaging/transports/send-message';
 
 export type LoggedDelivery = 'SUCCESS' | 'FAILED' | 'RETRY';
 

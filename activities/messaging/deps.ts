@@ -1,5 +1,5 @@
 import { Db } from '../../data/db';
-import { MessagingConfig } from './transports/send-message';
+import { MessagingConfig } from '../../data/messaging/transports/send-message';
 
 export interface MessagingDeps {
   db: Db;

@@ -4,6 +4,8 @@
  * (line breaks removed, so nothing can start a new header). A token without a value renders empty and is
  * reported. Templates are data: there are no helpers and nothing is evaluated.
  */
+import { singleLine } from '../../data/messaging/transports/tokens';
+
 export type Locale = 'en' | 'ar';
 
 export interface TemplateTexts {
@@ -46,8 +48,6 @@ function fill(text: string, variables: unknown, missing: Set<string>, escape: (v
     return escape(asText(value));
   });
 }
-
-export const singleLine = (text: string) => text.replace(/[\r\n]+/g, ' ');
 
 export function renderTemplate(template: TemplateTexts, variables: unknown, locale: Locale): RenderedEmail {
   const missing = new Set<string>();

@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { conflict, forbidden, notFound } from '../../lib/errors';
-import { ApprovalStage, Decision, DEFAULT_STAGES, PublishInput } from '../../workflows/approvals/definitions';
+import { ApprovalStage, Decision, DEFAULT_STAGES, PublishInput } from '../../domain/approvals';
 import { componentType } from '../content/component-types';
 import { setComponentStatus } from '../content/components';
 import { rowAtRevision } from '../content/revisions';

@@ -1,4 +1,4 @@
-import { LogType } from '../../workflows/archival/definitions';
+import { LogType } from '../../domain/archival';
 
 /** Where each log type lives. */
 export const LOG_TABLES: Record<LogType, string> = {

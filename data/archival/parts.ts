@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { LogType } from '../../workflows/archival/definitions';
+import { LogType } from '../../domain/archival';
 
 export const PART_TABLE = 'settings.archive_part';
 /** Each part's exact ids, one sorted array per part. */

@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { LogType } from '../../workflows/archival/definitions';
+import { LogType } from '../../domain/archival';
 
 export const POLICY_TABLE = 'settings.archive_policy';
 

@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { forbidden, ProblemError } from '../../lib/errors';
-import { ARCHIVE_FOLDER } from '../../workflows/archival/definitions';
+import { ARCHIVE_FOLDER } from '../../domain/archival';
 import { AssetRow } from './assets';
 
 export const ARCHIVE_DELETION_TABLE = 'assets.archive_deletion';

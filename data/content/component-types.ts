@@ -1,6 +1,6 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { ProblemError } from '../../lib/errors';
-import { ComponentTypeName, DEFAULT_STAGES } from '../../workflows/approvals/definitions';
+import { ComponentTypeName, DEFAULT_STAGES } from '../../domain/approvals';
 import { archiveWriteRefusal } from '../assets/archive-records';
 
 /** One field of a component besides `id`, `siteId`, `name` and the lifecycle fields. */

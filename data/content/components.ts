@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { notFound } from '../../lib/errors';
-import { ComponentStatus } from '../../workflows/approvals/definitions';
+import { ComponentStatus } from '../../domain/approvals';
 import { columnOf, ComponentType } from './component-types';
 import { Actor, latestRevision, rowAtRevision, writeRevision } from './revisions';
 

@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { CORE_MODULES, DeployError, DeployEvent, DeploymentStatus, DeployStage, ServiceKind, ServiceStatus, slugOf } from '../../workflows/deploy/definitions';
+import { CORE_MODULES, DeployError, DeployEvent, DeploymentStatus, DeployStage, ServiceKind, ServiceStatus, slugOf } from '../../domain/deploy';
 
 export const SERVICE_TABLE = 'infra.service';
 export const INSTANCE_TABLE = 'infra.service_instance';

@@ -1,5 +1,6 @@
 import { attachPlatform, TestPlatform } from '../support/platform';
-import { archiveScheduleId, LOG_TYPES } from '../../workflows/archival/definitions';
+import { LOG_TYPES } from '../../domain/archival';
+import { archiveScheduleId } from '../../workflows/archival/definitions';
 
 let platform: TestPlatform;
 

@@ -1,4 +1,4 @@
-import { ComponentTypeName } from '../../workflows/approvals/definitions';
+import { ComponentTypeName } from '../../domain/approvals';
 import { call, HttpAnswer } from '../support/http';
 
 /** Three states of one component of each type: what it is created with, then two edits. */

@@ -1,7 +1,7 @@
 import { pingWorker } from '../../workflows/operations/ping-worker';
 import { pingWorkerId } from '../../workflows/operations/definitions';
 import { startWorkflow, workflowUiUrl } from '../../temporal-config/client';
-import { ALL_TASK_QUEUES } from '../../temporal-config/task-queues';
+import { ALL_TASK_QUEUES } from '../../domain/task-queues';
 import { attachPlatform, RunningWorker, TestPlatform } from '../support/platform';
 
 let platform: TestPlatform;

@@ -1,7 +1,7 @@
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem, HttpAnswer } from '../support/http';
 import { capturedLogger, workflowShow } from '../support/observed';
-import { callPeer } from '../../activities/messaging/transports/http-peer';
+import { callPeer } from '../../data/messaging/transports/http-peer';
 import { ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { finalLog, publishedTemplate, startPeer } from './harness';
 

@@ -16,7 +16,7 @@ import { createFileStorage } from '../../data/assets/storage';
 import { registerCoreServices } from '../../data/deploy/registry';
 import { assertAuditTablesMirror } from '../../data/content/revisions';
 import { connectTemporal, TemporalHandle } from '../../temporal-config/client';
-import { TaskQueue } from '../../temporal-config/task-queues';
+import { TaskQueue } from '../../domain/task-queues';
 import { typescriptCommand } from '../../scripts/platform/children';
 import { removeScopedDockerObjects } from './docker-cleanup';
 import { deployScopeOf, slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from './slots';

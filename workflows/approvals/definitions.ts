@@ -1,41 +1,11 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { ApprovalStage, Decision, PublishInput } from '../../domain/approvals';
 
-/** The approvals domain's contract between the API, the workers and the Web UI. No I/O here. */
-
-export const COMPONENT_TYPE_NAMES = [
-  'PAGE', 'PAGE_LAYOUT', 'PORTLET', 'WEB_CONTENT', 'NAVIGATION', 'DYNAMIC_FORM',
-  'ASSET', 'EMAIL_TEMPLATE', 'SOAP_COMPONENT', 'WORKFLOW_DEFINITION',
-] as const;
-export type ComponentTypeName = (typeof COMPONENT_TYPE_NAMES)[number];
-
-export type ComponentStatus = 'DRAFT' | 'PENDING_APPROVAL' | 'PUBLISHED' | 'REJECTED' | 'ARCHIVED';
-export type Decision = 'APPROVED' | 'REJECTED';
-
-export interface ApprovalStage {
-  name: string;
-  role: string;
-}
-
-/** A workflow definition without stages of its own, or no definition bound to a policy: one manager. */
-export const DEFAULT_STAGES: ApprovalStage[] = [{ name: 'Approval', role: 'MANAGER' }];
+/** The publish workflow's contract between the API, the workers and the Web UI: its id, messages and answers. */
 
 /** One publish of a component at a time: a second one while this runs is 409 APPROVAL_PENDING. */
 export const publishWorkflowId = (componentType: string, resourceId: string) => `publish:${componentType}:${resourceId}`;
 
-export interface PublishInput {
-  componentType: string;
-  siteId: string;
-  resourceId: string;
-  /** The revision submitted: what gets published, whatever the draft becomes meanwhile. */
-  revision: number;
-  /** Where the outcome is POSTed (internal token), relative to the API. */
-  callbackPath: string;
-  requestedBy: string;
-  title: string | null;
-  comment: string | null;
-  /** Set when the approval was already submitted (the internal submit endpoint started this run). */
-  correlationId: string | null;
-}
 
 /**
  * What runs started before decisions became an Update received as the `decision` signal. Kept so their
@@ -83,3 +53,7 @@ export const submittedUpdate = defineUpdate<PublishProgress>('submitted');
 export const decideUpdate = defineUpdate<ConfirmedDecision, [DecideRequest]>('decide');
 export const decisionSignal = defineSignal<[DecisionSignal]>('decision');
 export const publishProgressQuery = defineQuery<PublishProgress>('progress');
+
+/** The publish workflow's type, as the API starts it: by name, without loading workflow code. */
+export const PUBLISH_WORKFLOW = 'publishComponent';
+export type PublishWorkflow = (input: PublishInput) => Promise<PublishProgress>;

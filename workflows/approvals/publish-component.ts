@@ -1,15 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { ApprovalsActivities } from '../../activities/approvals';
-import {
-  ConfirmedDecision,
-  Decision,
-  decideUpdate,
-  decisionSignal,
-  PublishInput,
-  PublishProgress,
-  publishProgressQuery,
-  submittedUpdate,
-} from './definitions';
+import { Decision, PublishInput } from '../../domain/approvals';
+import { ConfirmedDecision, decideUpdate, decisionSignal, PublishProgress, publishProgressQuery, submittedUpdate } from './definitions';
 
 // Submitting, confirming a decision and publishing are short writes to the platform's database: local
 // activities, recorded in the history like any other, without a round trip through the server's task queue.

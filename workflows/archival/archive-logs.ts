@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { ArchivalActivities } from '../../activities/archival';
-import { ArchiveRunInput, ArchiveRunProgress, archiveProgressQuery, MAX_ROWS_PER_PART, SiteProgress } from './definitions';
+import { MAX_ROWS_PER_PART } from '../../domain/archival';
+import { ArchiveRunInput, ArchiveRunProgress, archiveProgressQuery, SiteProgress } from './definitions';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

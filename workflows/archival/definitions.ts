@@ -1,9 +1,7 @@
 import { defineQuery } from '@temporalio/workflow';
+import { LogType } from '../../domain/archival';
 
-/** The archive domain's contract between the API, the workers and the Web UI. No I/O here. */
-export const LOG_TYPES = ['SCHEDULER_JOB_LOG', 'EMAIL_LOG', 'INTEGRATION_LOG'] as const;
-export type LogType = (typeof LOG_TYPES)[number];
-
+/** The archive workflows' contract between the API, the workers and the Web UI: ids, inputs, progress. */
 /** One archive run per log type at a time: the id is the lock. */
 export const archiveRunWorkflowId = (logType: LogType) => `archive:${logType}`;
 export const archiveScheduleId = (logType: LogType) => `archive-schedule:${logType}`;
@@ -56,11 +54,6 @@ export interface ScheduledArchiveInput {
   logType: LogType;
 }
 
-/** Archive files: `{log_type}_{cutoff as YYYYMMDDTHHmmssZ}_{part, 3 digits}.csv`. */
-export function archiveFileName(logType: LogType, cutoff: Date, partNo: number): string {
-  const stamp = cutoff.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
-  return `${logType.toLowerCase()}_${stamp}_${String(partNo).padStart(3, '0')}.csv`;
-}
-
-export const ARCHIVE_FOLDER = '/archive';
-export const MAX_ROWS_PER_PART = 1_000_000;
+/** The archive run's type, as the API starts it: by name, without loading workflow code. */
+export const ARCHIVE_RUN_WORKFLOW = 'archiveLogs';
+export type ArchiveRunWorkflow = (input: ArchiveRunInput) => Promise<ArchiveRunProgress>;

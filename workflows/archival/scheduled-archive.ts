@@ -2,7 +2,7 @@ import * as wf from '@temporalio/workflow';
 import { archiveLogs } from './archive-logs';
 import { archiveRunWorkflowId, ScheduledArchiveInput } from './definitions';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { SearchAttributeKeys } from '../search-attributes';
+import { SearchAttributeKeys } from '../../domain/search-attributes';
 
 export interface ScheduledArchiveResult {
   started: boolean;

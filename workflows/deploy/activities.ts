@@ -1,6 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import type { DeployActivities } from '../../activities/deploy';
-import { StartedInstance } from './definitions';
+import { StartedInstance } from '../../domain/deploy';
 
 /** The deploy activities grouped by kind of timeout; every deploy-domain workflow uses these. */
 export function deployActivities(args: { healthTimeoutSeconds: number }) {

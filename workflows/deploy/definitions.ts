@@ -1,48 +1,12 @@
 import { defineQuery } from '@temporalio/workflow';
+import { DeployError, DeployEvent, DeploymentStatus, DeployStage } from '../../domain/deploy';
 
-/** The deploy domain's contract between the API, the workers and the Web UI. No I/O here. */
-
-export const SERVICE_NAME_PATTERN = '^[a-z][a-z0-9-]{1,62}$';
-
-/** The slug a service is routed under: its name with one trailing `-service` removed, lower-cased. */
-export function slugOf(serviceName: string): string {
-  return serviceName.replace(/-service$/, '').toLowerCase();
-}
-
-/** The platform's own modules; registered as CORE services at start-up. */
-export const CORE_MODULES = ['settings', 'assets', 'infra', 'email', 'workflow', 'content', 'forms', 'integration', 'directory'] as const;
-
-/** Slugs the gateway never hands to a deployed service: the modules' and the platform's own routes. */
-export const RESERVED_SLUGS: readonly string[] = [...CORE_MODULES, 'public', 'docs'];
-
-export const MAX_INSTANCES = 20;
-/** Images of this many successful deploys of a service are kept for rollback. */
-export const KEPT_IMAGES = 5;
-export const DEFAULT_HEALTH_PATH = '/actuator/health';
+/** The deploy workflows' contract between the API, the workers and the Web UI: ids, inputs, progress. */
 
 export const deployWorkflowId = (serviceName: string) => `deploy:${serviceName}`;
 export const scaleWorkflowId = (serviceName: string) => `scale:${serviceName}`;
 export const undeployWorkflowId = (serviceName: string) => `undeploy:${serviceName}`;
 export const RECONCILE_SCHEDULE_ID = 'deploy-reconcile';
-
-export type ServiceKind = 'CORE' | 'JAR' | 'IMAGE';
-export type ServiceStatus = 'DEPLOYING' | 'RUNNING' | 'DEGRADED' | 'FAILED' | 'UNDEPLOYING';
-export type DeploymentStatus = 'DEPLOYING' | 'RUNNING' | 'SUPERSEDED' | 'FAILED';
-export type DeployStage = 'VALIDATED' | 'BUILDING_IMAGE' | 'STARTING' | 'HEALTH_CHECK' | 'REGISTERING' | 'RUNNING' | 'FAILED';
-
-export interface DeployEvent {
-  at: string;
-  stage: DeployStage;
-  message: string;
-}
-
-export interface DeployError {
-  /** The stage that failed. */
-  stage: DeployStage;
-  reason: string;
-  /** The failing container's last log lines, secret values masked. */
-  lastLogLines: string[];
-}
 
 /** Timings every deploy, scale and reconcile takes as input, so tests can shorten them. */
 export interface InstanceTimings {
@@ -89,13 +53,10 @@ export interface UndeployServiceInput {
 
 export type ReconcileServicesInput = InstanceTimings;
 
-/** A started container, as activities hand it on. */
-export interface StartedInstance {
-  instanceId: string;
-  containerId: string;
-  /** `ip:port` on the deploy network. */
-  address: string;
-}
-
-/** The failure type of an instance that exited or never became healthy; its details carry the log lines. */
-export const INSTANCE_UNHEALTHY = 'INSTANCE_UNHEALTHY';
+/** The deploy workflows' types, as the API starts them: by name, without loading workflow code. */
+export const DEPLOY_SERVICE_WORKFLOW = 'deployService';
+export type DeployServiceWorkflow = (input: DeployServiceInput) => Promise<DeployProgress>;
+export const SCALE_SERVICE_WORKFLOW = 'scaleService';
+export type ScaleServiceWorkflow = (input: ScaleServiceInput) => Promise<ScaleOutcome>;
+export const UNDEPLOY_SERVICE_WORKFLOW = 'undeployService';
+export type UndeployServiceWorkflow = (input: UndeployServiceInput) => Promise<{ containersRemoved: number; imagesRemoved: number }>;

@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import { deployActivities, failureOf, restoreInstances, startInstances, Undo, waitAllHealthy } from './activities';
-import { DeployProgress, deployProgressQuery, DeployServiceInput, DeployStage } from './definitions';
+import { DeployStage } from '../../domain/deploy';
+import { DeployProgress, deployProgressQuery, DeployServiceInput } from './definitions';
 
 /** Runs started before these markers did not remove a dead run's leftovers first, nor undo a host-port redeploy's stop. */
 export const ORPHANS_REMOVED_FIRST = 'deploy-orphans-removed-first';

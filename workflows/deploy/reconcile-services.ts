@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
 import { deployActivities } from './activities';
 import { ReconcileServicesInput, scaleWorkflowId } from './definitions';
-import { SearchAttributeKeys } from '../search-attributes';
+import { SearchAttributeKeys } from '../../domain/search-attributes';
 import { scaleService } from './scale-service';
 
 /**

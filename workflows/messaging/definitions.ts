@@ -28,3 +28,9 @@ export interface RoleSendProgress {
 }
 
 export const roleSendProgressQuery = defineQuery<RoleSendProgress>('progress');
+
+/** The messaging workflows' types, as the API starts them: by name, without loading workflow code. */
+export const SEND_EMAIL_WORKFLOW = 'sendEmail';
+export type SendEmailWorkflow = (input: SendEmailInput) => Promise<'SUCCESS' | 'FAILED'>;
+export const SEND_EMAIL_TO_ROLE_WORKFLOW = 'sendEmailToRole';
+export type SendEmailToRoleWorkflow = (input: SendEmailToRoleInput) => Promise<RoleSendProgress>;

@@ -1,4 +1,4 @@
-import { TaskQueue } from '../../temporal-config/task-queues';
+import { TaskQueue } from '../../domain/task-queues';
 
 /** Everything the API and tests need to start the operations workflows; imports nothing heavy. */
 export interface PingWorkerInput {

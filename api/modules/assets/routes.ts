@@ -12,7 +12,7 @@ import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, createComponent, deleteComponent, presentComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
 import { actorOf } from '../content/collection-routes';
-import { ARCHIVE_FOLDER } from '../../../workflows/archival/definitions';
+import { ARCHIVE_FOLDER } from '../../../domain/archival';
 import { presentArchiveStored } from './presenters';
 import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetUploadFields, ListAssetsQuery } from './schemas';
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
-import { LOG_TYPES } from '../../../workflows/archival/definitions';
+import { LOG_TYPES } from '../../../domain/archival';
 import { Status } from '../content/collection-schemas';
 
 export const SiteId = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' });

@@ -8,10 +8,10 @@ import { ComponentType } from '../../../data/content/component-types';
 import { ComponentRow } from '../../../data/content/components';
 import { latestRevision } from '../../../data/content/revisions';
 import { startWorkflow, workflowUiUrl } from '../../../temporal-config/client';
-import { TaskQueues } from '../../../temporal-config/task-queues';
-import { publishComponent } from '../../../workflows/approvals/publish-component';
-import { PublishInput, PublishProgress, publishWorkflowId, submittedUpdate } from '../../../workflows/approvals/definitions';
-import { SearchAttributeKeys } from '../../../workflows/search-attributes';
+import { TaskQueues } from '../../../domain/task-queues';
+import { PublishInput } from '../../../domain/approvals';
+import { PublishProgress, publishWorkflowId, submittedUpdate, PUBLISH_WORKFLOW, PublishWorkflow } from '../../../workflows/approvals/definitions';
+import { SearchAttributeKeys } from '../../../domain/search-attributes';
 
 /** How long the answer waits for the workflow to publish or to reach the manager's queue. */
 const ANSWER_WITHIN_MS = 30000;
@@ -28,7 +28,7 @@ const publishStartOptions = (input: PublishInput) => ({
 
 /** Starts `publish:{TYPE}:{id}` on the approvals queue; 409 APPROVAL_PENDING while one runs for the resource. */
 export function startPublishWorkflow(temporal: AppDeps['temporal'], input: PublishInput) {
-  return startWorkflow(temporal, publishComponent, { ...publishStartOptions(input), alreadyRunningCode: 'APPROVAL_PENDING' });
+  return startWorkflow<PublishWorkflow>(temporal, PUBLISH_WORKFLOW, { ...publishStartOptions(input), alreadyRunningCode: 'APPROVAL_PENDING' });
 }
 
 export interface PublishAnswer {
@@ -58,7 +58,7 @@ export async function startPublish(
     comment: args.comment,
     correlationId: null,
   };
-  const start = new WithStartWorkflowOperation(publishComponent, { ...publishStartOptions(input), workflowIdConflictPolicy: 'FAIL' });
+  const start = new WithStartWorkflowOperation<PublishWorkflow>(PUBLISH_WORKFLOW, { ...publishStartOptions(input), workflowIdConflictPolicy: 'FAIL' });
   let progress: PublishProgress;
   try {
     progress = await answerWithin(ANSWER_WITHIN_MS, temporal.client.workflow.executeUpdateWithStart(submittedUpdate, { startWorkflowOperation: start }));

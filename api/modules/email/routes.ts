@@ -9,13 +9,11 @@ import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, findComponent } from '../../../data/content/components';
 import { activeConfig } from '../../../data/messaging/channel-configs';
 import { EMAIL_LOG_TABLE, EmailLogRow, findEmailLog, insertEmailLog, insertRoleBatchLogs } from '../../../data/messaging/email-logs';
-import { isEmailAddress } from '../../../activities/messaging/recipients';
+import { isEmailAddress } from '../../../domain/recipients';
 import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
-import { TaskQueues } from '../../../temporal-config/task-queues';
-import { emailRoleWorkflowId, emailWorkflowId } from '../../../workflows/messaging/definitions';
-import { sendEmail } from '../../../workflows/messaging/send-email';
-import { sendEmailToRole } from '../../../workflows/messaging/send-email-to-role';
-import { SearchAttributeKeys } from '../../../workflows/search-attributes';
+import { TaskQueues } from '../../../domain/task-queues';
+import { emailRoleWorkflowId, emailWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SEND_EMAIL_WORKFLOW, SendEmailToRoleWorkflow, SendEmailWorkflow } from '../../../workflows/messaging/definitions';
+import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { SiteId } from '../content/collection-schemas';
 
 const Variables = Type.Record(Type.String(), Type.Unknown());
@@ -98,7 +96,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         });
         const logId = String(log.id);
         const started = await start(
-          () => startWorkflow(temporal, sendEmail, { workflowId: emailWorkflowId(logId), taskQueue: TaskQueues.messaging, args: [{ logId }], typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: body.siteId }] }),
+          () => startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, { workflowId: emailWorkflowId(logId), taskQueue: TaskQueues.messaging, args: [{ logId }], typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: body.siteId }] }),
           () => db(EMAIL_LOG_TABLE).where({ id: log.id }).delete(),
         );
         ctx.status = 202;
@@ -127,7 +125,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         });
         const started = await start(
           () =>
-            startWorkflow(temporal, sendEmailToRole, {
+            startWorkflow<SendEmailToRoleWorkflow>(temporal, SEND_EMAIL_TO_ROLE_WORKFLOW, {
               workflowId: emailRoleWorkflowId(batchId),
               taskQueue: TaskQueues.messaging,
               args: [{ batchId }],
@@ -173,7 +171,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         if (reopened === 0) throw conflict('LOG_NOT_FAILED', `Email log ${params.id} is ${log.status}; only a FAILED one is retried.`);
         const logId = String(log.id);
         const started = await start(
-          () => startWorkflow(temporal, sendEmail, { workflowId: emailWorkflowId(logId), taskQueue: TaskQueues.messaging, args: [{ logId }], typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: log.site_id }] }),
+          () => startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, { workflowId: emailWorkflowId(logId), taskQueue: TaskQueues.messaging, args: [{ logId }], typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: log.site_id }] }),
           () => db(EMAIL_LOG_TABLE).where({ id: log.id }).update({ status: 'FAILED', error: log.error }),
         );
         ctx.status = 202;

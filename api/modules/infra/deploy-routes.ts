@@ -3,7 +3,7 @@ import { access, AnyRoute, defineRoute } from '../../http/route';
 import { removeUploads, uploadedFile } from '../../http/uploads';
 import { badRequest, notFound, ProblemError } from '../../../lib/errors';
 import { findDeployment } from '../../../data/deploy/registry';
-import { DEFAULT_HEALTH_PATH, SERVICE_NAME_PATTERN } from '../../../workflows/deploy/definitions';
+import { DEFAULT_HEALTH_PATH, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
 import { inspectJar } from './inspect-jar';
 import { presentDeployment } from './presenters';
 import { DeployAcceptedSchema, DeploymentParams, DeploymentSchema, ImageDeployBody, JarDeployFields } from './schemas';

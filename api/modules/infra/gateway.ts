@@ -5,7 +5,7 @@ import { requireUser } from '../../http/identity';
 import { notFound, ProblemError, unavailable } from '../../../lib/errors';
 import { Db } from '../../../data/db';
 import { routableInstances } from '../../../data/deploy/registry';
-import { RESERVED_SLUGS } from '../../../workflows/deploy/definitions';
+import { RESERVED_SLUGS } from '../../../domain/deploy';
 
 const GATEWAY_PATH = /^\/api\/([a-z0-9][a-z0-9-]*)(\/.*)?$/;
 

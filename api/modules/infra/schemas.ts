@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
-import { MAX_INSTANCES, SERVICE_NAME_PATTERN } from '../../../workflows/deploy/definitions';
+import { MAX_INSTANCES, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
 
 const ServiceName = Type.String({ pattern: SERVICE_NAME_PATTERN });
 const Group = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$' });

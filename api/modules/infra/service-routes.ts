@@ -8,11 +8,9 @@ import { followLog, lastLogLines, maskSecretValues } from '../../../data/deploy/
 import { LABELS, serviceFilters } from '../../../data/deploy/labels';
 import { DEPLOYMENT_TABLE, DeploymentRow, findDeployment, findService, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow, SUCCESSFUL_DEPLOYS } from '../../../data/deploy/registry';
 import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
-import { TaskQueues } from '../../../temporal-config/task-queues';
-import { scaleWorkflowId, undeployWorkflowId } from '../../../workflows/deploy/definitions';
-import { scaleService } from '../../../workflows/deploy/scale-service';
-import { undeployService } from '../../../workflows/deploy/undeploy-service';
-import { SearchAttributeKeys } from '../../../workflows/search-attributes';
+import { TaskQueues } from '../../../domain/task-queues';
+import { SCALE_SERVICE_WORKFLOW, ScaleServiceWorkflow, scaleWorkflowId, UNDEPLOY_SERVICE_WORKFLOW, UndeployServiceWorkflow, undeployWorkflowId } from '../../../workflows/deploy/definitions';
+import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { presentHistoryItem, presentService, presentServiceDetail } from './presenters';
 import { DeployAcceptedSchema, HistoryItemSchema, HistoryQuery, LogsQuery, RollbackBody, SCALE_LIMITS, ScaleBody, ServiceDetailSchema, ServiceParams, ServiceSummarySchema, StartedSchema } from './schemas';
 import { startDeploy } from './start-deploy';
@@ -96,7 +94,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
         }
         await db(SERVICE_TABLE).where({ id: service.id }).update({ desired_instances: instances, updated_at: db.fn.now() });
         ctx.status = 202;
-        ctx.body = await startWorkflow(temporal, scaleService, {
+        ctx.body = await startWorkflow<ScaleServiceWorkflow>(temporal, SCALE_SERVICE_WORKFLOW, {
           workflowId: scaleWorkflowId(service.name),
           taskQueue: TaskQueues.deployments,
           args: [{ serviceName: service.name, healthTimeoutSeconds: config.deployHealthTimeoutSeconds, drainSeconds: config.deployDrainSeconds }],
@@ -119,7 +117,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
         await notDeploying(service);
         await db(SERVICE_TABLE).where({ id: service.id }).update({ status: 'UNDEPLOYING', updated_at: db.fn.now() });
         try {
-          ctx.body = await startWorkflow(temporal, undeployService, {
+          ctx.body = await startWorkflow<UndeployServiceWorkflow>(temporal, UNDEPLOY_SERVICE_WORKFLOW, {
             workflowId: undeployWorkflowId(service.name),
             taskQueue: TaskQueues.deployments,
             args: [{ serviceName: service.name }],

@@ -6,10 +6,10 @@ import { isUniqueViolation } from '../../../data/db-errors';
 import { discardUploadedJar, keepUploadedJar } from '../../../data/deploy/jar-uploads';
 import { DEPLOYMENT_TABLE, DeploySettings, SERVICE_TABLE, ServiceRow } from '../../../data/deploy/registry';
 import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
-import { TaskQueues } from '../../../temporal-config/task-queues';
-import { deployService } from '../../../workflows/deploy/deploy-service';
-import { deployWorkflowId, RESERVED_SLUGS, slugOf } from '../../../workflows/deploy/definitions';
-import { SearchAttributeKeys } from '../../../workflows/search-attributes';
+import { TaskQueues } from '../../../domain/task-queues';
+import { RESERVED_SLUGS, slugOf } from '../../../domain/deploy';
+import { DEPLOY_SERVICE_WORKFLOW, DeployServiceWorkflow, deployWorkflowId } from '../../../workflows/deploy/definitions';
+import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { DeployAcceptedSchema } from './schemas';
 import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
 
@@ -102,7 +102,7 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
 
   let started;
   try {
-    started = await startWorkflow(temporal, deployService, {
+    started = await startWorkflow<DeployServiceWorkflow>(temporal, DEPLOY_SERVICE_WORKFLOW, {
       workflowId: deployWorkflowId(name),
       taskQueue: TaskQueues.deployments,
       args: [{ deploymentId, serviceName: name, healthTimeoutSeconds: config.deployHealthTimeoutSeconds, drainSeconds: config.deployDrainSeconds }],

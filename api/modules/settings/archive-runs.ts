@@ -1,7 +1,8 @@
 import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { TemporalHandle } from '../../../temporal-config/client';
 import { notFound } from '../../../lib/errors';
-import { ArchiveRunProgress, archiveProgressQuery, LogType } from '../../../workflows/archival/definitions';
+import { LogType } from '../../../domain/archival';
+import { ArchiveRunProgress, archiveProgressQuery } from '../../../workflows/archival/definitions';
 
 /** A run's report: the progress query while it runs, its result (or its failure's details) once closed. */
 export async function archiveRunReport(temporal: TemporalHandle, workflowId: string): Promise<ArchiveRunProgress> {

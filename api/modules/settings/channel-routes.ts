@@ -5,12 +5,12 @@ import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, FieldIssue, notFound } from '../../../lib/errors';
 import { uniqueOr409 } from '../../../data/db-errors';
 import { activateConfig, activeConfig, Channel, CONFIG_TABLES, ChannelConfigRow, ConfigColumns, findConfig, openPasswords, sealPasswords } from '../../../data/messaging/channel-configs';
-import { isEmailAddress, isPhoneNumber } from '../../../activities/messaging/recipients';
-import { DeliveryFailure } from '../../../activities/messaging/transports/delivery-failure';
-import { rendersWellFormed, renderPeerRequest } from '../../../activities/messaging/transports/http-peer';
-import { assertOutboundAllowed } from '../../../activities/messaging/transports/outbound';
-import { sendThroughConfig } from '../../../activities/messaging/transports/send-message';
-import { verifySmtp } from '../../../activities/messaging/transports/smtp';
+import { isEmailAddress, isPhoneNumber } from '../../../domain/recipients';
+import { DeliveryFailure } from '../../../data/messaging/transports/delivery-failure';
+import { rendersWellFormed, renderPeerRequest } from '../../../data/messaging/transports/http-peer';
+import { assertOutboundAllowed } from '../../../data/messaging/transports/outbound';
+import { sendThroughConfig } from '../../../data/messaging/transports/send-message';
+import { verifySmtp } from '../../../data/messaging/transports/smtp';
 import { SiteId } from '../content/collection-schemas';
 
 const Text = (maxLength: number) => Type.String({ maxLength });

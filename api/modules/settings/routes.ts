@@ -5,10 +5,10 @@ import { conflict, notFound } from '../../../lib/errors';
 import { uniqueOr409 } from '../../../data/db-errors';
 import { ArchivePolicyRow, POLICY_TABLE, resolveRetention } from '../../../data/archival/policies';
 import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
-import { TaskQueues } from '../../../temporal-config/task-queues';
-import { archiveLogs } from '../../../workflows/archival/archive-logs';
-import { archiveRunWorkflowId, LOG_TYPES, LogType } from '../../../workflows/archival/definitions';
-import { SearchAttributeKeys } from '../../../workflows/search-attributes';
+import { TaskQueues } from '../../../domain/task-queues';
+import { LOG_TYPES, LogType } from '../../../domain/archival';
+import { ARCHIVE_RUN_WORKFLOW, ArchiveRunWorkflow, archiveRunWorkflowId } from '../../../workflows/archival/definitions';
+import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { archiveRunReport } from './archive-runs';
 import { presentPolicy } from './presenters';
 import {
@@ -61,7 +61,7 @@ export function settingsRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         }
         const runs: Array<{ logType: LogType } & StartedWorkflow> = [];
         for (const logType of logTypes) {
-          const started = await startWorkflow(temporal, archiveLogs, {
+          const started = await startWorkflow<ArchiveRunWorkflow>(temporal, ARCHIVE_RUN_WORKFLOW, {
             workflowId: archiveRunWorkflowId(logType),
             taskQueue: TaskQueues.archival,
             args: [{ logType, siteId: body.siteId, dryRun: body.dryRun ?? false }],

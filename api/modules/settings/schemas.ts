@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
-import { LOG_TYPES } from '../../../workflows/archival/definitions';
+import { LOG_TYPES } from '../../../domain/archival';
 import { SiteId } from '../assets/schemas';
 
 export const LogTypeSchema = Type.Union(LOG_TYPES.map((t) => Type.Literal(t)));

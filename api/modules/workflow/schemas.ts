@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { COMPONENT_TYPE_NAMES } from '../../../workflows/approvals/definitions';
+import { COMPONENT_TYPE_NAMES } from '../../../domain/approvals';
 import { SiteId } from '../content/collection-schemas';
 
 export const ComponentTypeName = Type.Union(COMPONENT_TYPE_NAMES.map((name) => Type.Literal(name)));

@@ -14,3 +14,6 @@ export function escapeJsonString(value: string): string {
 export function fillTokens(sample: string, values: Record<string, string>, escape: (value: string) => string): string {
   return sample.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (token, name: string) => (name in values ? escape(values[name]) : token));
 }
+
+/** A text on one line: line breaks (which would start a new header) become spaces. */
+export const singleLine = (text: string) => text.replace(/[\r\n]+/g, ' ');

@@ -1,6 +1,6 @@
 import { defineSearchAttributeKey } from '@temporalio/common';
 
-/** Typed keys of the custom search attributes (temporal-config/search-attributes.ts registers them). */
+/** The custom search attributes, declared once: typed keys for workflows; temporal-config registers them by these names. */
 export const SearchAttributeKeys = {
   SiteId: defineSearchAttributeKey('SiteId', 'KEYWORD'),
   LogType: defineSearchAttributeKey('LogType', 'KEYWORD'),

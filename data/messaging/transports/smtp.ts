@@ -1,5 +1,5 @@
 import nodemailer, { Transporter } from 'nodemailer';
-import { ChannelConfigRow } from '../../../data/messaging/channel-configs';
+import { ChannelConfigRow } from '../channel-configs';
 import { DeliveryFailure } from './delivery-failure';
 
 export interface MailMessage {

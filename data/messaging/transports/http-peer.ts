@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { Knex } from 'knex';
-import { ChannelConfigRow } from '../../../data/messaging/channel-configs';
-import { writeIntegrationLog } from '../../../data/messaging/integration-log';
+import { ChannelConfigRow } from '../channel-configs';
+import { writeIntegrationLog } from '../integration-log';
 import { DeliveryFailure } from './delivery-failure';
 import { assertOutboundAllowed, OutboundPolicy } from './outbound';
 import { escapeJsonString, escapeXmlText, fillTokens } from './tokens';

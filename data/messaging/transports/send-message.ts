@@ -1,8 +1,8 @@
 import { Knex } from 'knex';
 import { Config } from '../../../lib/config';
-import { Channel, ChannelConfigRow, openPasswords } from '../../../data/messaging/channel-configs';
-import { singleLine } from '../render-template';
+import { Channel, ChannelConfigRow, openPasswords } from '../channel-configs';
 import { callPeer } from './http-peer';
+import { singleLine } from './tokens';
 import { sendSmtp } from './smtp';
 
 export interface OutgoingMessage {

@@ -1,0 +1,51 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * The arrows run one way, and `npm run check` holds them: a wrong-way import written into a layer fails
+ * the project's own lint rules (eslint.config.js), and the right-way one beside it passes.
+ */
+const ROOT = path.resolve(__dirname, '..', '..');
+
+const wrongWay: Array<[string, string, string]> = [
+  ['data', "import { publishWorkflowId } from '../workflows/approvals/definitions';\nexport const id = publishWorkflowId;\n", 'data/ uses only the domain vocabulary'],
+  ['api', "import { createApprovalsActivities } from '../activities/approvals';\nexport const make = createApprovalsActivities;\n", 'The API does not run activities'],
+  ['api', "import { publishComponent } from '../workflows/approvals/publish-component';\nexport const run = publishComponent;\n", 'The API starts workflows by type name'],
+  ['workflows', "import { createDb } from '../data/db';\nexport const make = createDb;\n", 'Workflows do no I/O'],
+  ['workflows', "import { createApprovalsActivities } from '../activities/approvals';\nexport const make = createApprovalsActivities;\n", 'Import activities as types only'],
+  ['workflows', "import { ProblemError } from '../lib/errors';\nexport const E = ProblemError;\n", 'Workflows import only the domain vocabulary and the SDK'],
+  ['domain', "import { ProblemError } from '../lib/errors';\nexport const E = ProblemError;\n", 'The domain vocabulary imports nothing of the platform'],
+];
+const rightWay: Array<[string, string]> = [
+  ['api', "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n"],
+  ['data', "import { DEFAULT_STAGES } from '../domain/approvals';\nexport const stages = DEFAULT_STAGES;\n"],
+  ['workflows', "import type { ApprovalsActivities } from '../activities/approvals';\nexport type A = ApprovalsActivities;\n"],
+];
+
+const probeFile = (folder: string, n: number) => path.join(ROOT, folder, `layer-probe-${process.pid}-${n}.ts`);
+const probes = [...wrongWay.map(([folder, source]) => ({ folder, source })), ...rightWay.map(([folder, source]) => ({ folder, source }))];
+let restricted: string[][];
+
+beforeAll(async () => {
+  // Probes are written into the layers, linted by the project's own eslint in one run, then removed.
+  probes.forEach((probe, n) => fs.writeFileSync(probeFile(probe.folder, n), probe.source));
+  try {
+    const eslint = path.join(ROOT, 'node_modules', '.bin', 'eslint');
+    const files = probes.map((probe, n) => probeFile(probe.folder, n));
+    const { stdout } = await promisify(execFile)(eslint, ['--format', 'json', ...files], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '[]' }));
+    const results = JSON.parse(stdout) as Array<{ filePath: string; messages: Array<{ ruleId: string | null; message: string }> }>;
+    restricted = files.map((file) => (results.find((result) => result.filePath === file)?.messages ?? []).filter((message) => message.ruleId === '@typescript-eslint/no-restricted-imports').map((message) => message.message));
+  } finally {
+    probes.forEach((probe, n) => fs.rmSync(probeFile(probe.folder, n), { force: true }));
+  }
+}, 120000);
+
+test.each(wrongWay.map(([folder, source, message], n) => [folder, source.split('\n')[0], message, n] as const))('a wrong-way import in %s/ fails the lint: %s', (_folder, _line, message, n) => {
+  expect(restricted[n]).toEqual([expect.stringContaining(message)]);
+});
+
+test.each(rightWay.map(([folder, source], n) => [folder, source.split('\n')[0], wrongWay.length + n] as const))('the right-way import in %s/ passes: %s', (_folder, _line, n) => {
+  expect(restricted[n]).toEqual([]);
+});
