@@ -6,7 +6,8 @@ ENV NODE_ENV=production
 # Inside a container the API listens on every interface; the compose file decides what is published.
 ENV API_HOST=0.0.0.0
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# Development-only packages (embedded PostgreSQL, maildev, the Temporal test server, pino-pretty) stay out.
+RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 RUN npx tsx -e "require('./workers/bundle').writeWorkflowBundle('/app/workflow-bundle.js')"
 ENV WORKFLOW_BUNDLE_PATH=/app/workflow-bundle.js

@@ -1,5 +1,4 @@
 import knex, { Knex } from 'knex';
-import { Model } from 'objection';
 import pg from 'pg';
 
 export type Db = Knex;
@@ -7,13 +6,12 @@ export type Db = Knex;
 // bigint ids (identity columns) fit in a JS number for any realistic table; counts come back as bigint too.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-/** The knex instance every module's queries use; objection models are bound to it. */
+/** The knex instance every module's queries use. */
 export function createDb(args: { databaseUrl: string; poolMax?: number }): Db {
   const db = knex({
     client: 'pg',
     connection: args.databaseUrl,
     pool: { min: 0, max: args.poolMax ?? 10 },
   });
-  Model.knex(db);
   return db;
 }

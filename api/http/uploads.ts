@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { File } from 'formidable';
+import type { File } from 'formidable';
 import { Context } from 'koa';
 import { badRequest } from '../../lib/errors';
 

