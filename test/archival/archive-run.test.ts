@@ -1,3 +1,5 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { from as copyFrom } from 'pg-copy-streams';
 import pg from 'pg';
 import { Readable } from 'node:stream';
@@ -138,6 +140,13 @@ test('a failing sink deletes nothing for its site, marks it failed, the others a
   const { outcome, report } = await runEmailArchive({ siteId: undefined });
   expect(outcome.status).toBe('FAILED');
   expect(report.status).toBe('FAILED');
+  // The run fails as ARCHIVE_SITES_FAILED, naming the site, with the report as the failure's details.
+  const failure = await platform.temporal.client.workflow.getHandle('archive:EMAIL_LOG').result().then(() => null, (error: unknown) => error);
+  expect(failure).toBeInstanceOf(WorkflowFailedError);
+  const cause = (failure as WorkflowFailedError).cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  expect((cause as ApplicationFailure).type).toBe('ARCHIVE_SITES_FAILED');
+  expect((cause as ApplicationFailure).message).toContain('site-f');
   const f = report.sites.find((s: { siteId: string }) => s.siteId === 'site-f');
   expect(f).toEqual(expect.objectContaining({ state: 'FAILED', rowsDeleted: 0, assetId: null }));
   expect(f.error).toContain('500');
