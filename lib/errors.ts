@@ -3,91 +3,130 @@
  * `ApplicationFailure` type inside activities, so a failure keeps its name from worker to client.
  * No Node built-ins here: workflows import this file.
  */
-export const ErrorCodes = {
-  VALIDATION_FAILED: 400,
-  BAD_REQUEST: 400,
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  CONFLICT: 409,
-  WORKFLOW_ALREADY_RUNNING: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  INTERNAL_ERROR: 500,
-  DATABASE_UNAVAILABLE: 503,
-  TEMPORAL_UNAVAILABLE: 503,
-  DOCKER_UNAVAILABLE: 503,
+const entry = (status: number, title: string) => ({ status, title });
+
+/**
+ * Every code the platform answers or fails with, once, with its HTTP status and title. Closed: ErrorCode
+ * admits only these keys, so a new code is a line here first.
+ */
+export const ErrorCatalogue = {
+  // Generic
+  VALIDATION_FAILED: entry(400, 'The request is not valid'),
+  BAD_REQUEST: entry(400, 'Bad request'),
+  INVALID_CURSOR: entry(400, 'Unknown cursor'),
+  UNAUTHENTICATED: entry(401, 'Unauthenticated'),
+  FORBIDDEN: entry(403, 'Forbidden'),
+  NOT_FOUND: entry(404, 'Not found'),
+  METHOD_NOT_ALLOWED: entry(405, 'Method not allowed'),
+  CONFLICT: entry(409, 'Conflict'),
+  WORKFLOW_ALREADY_RUNNING: entry(409, 'A run is already in progress'),
+  PAYLOAD_TOO_LARGE: entry(413, 'Payload too large'),
+  UNSUPPORTED_MEDIA_TYPE: entry(415, 'Unsupported media type'),
+  INTERNAL_ERROR: entry(500, 'Internal error'),
+  BAD_GATEWAY: entry(502, 'Bad gateway'),
+  SERVICE_UNAVAILABLE: entry(503, 'Service unavailable'),
+  NOT_READY: entry(503, 'Not ready'),
+  DATABASE_UNAVAILABLE: entry(503, 'The database is unavailable'),
+  TEMPORAL_UNAVAILABLE: entry(503, 'Temporal is unavailable'),
+  DOCKER_UNAVAILABLE: entry(503, 'The Docker engine is unavailable'),
+  // Directory
+  USER_EMAIL_TAKEN: entry(409, 'Email taken'),
   // Deployments (deployment.md)
-  INVALID_JAR: 400,
-  UNSAFE_JAR: 400,
-  MISSING_APPLICATION_NAME: 400,
-  INVALID_INSTANCES: 400,
-  JAR_TOO_LARGE: 413,
-  SERVICE_EXISTS: 409,
-  SLUG_TAKEN: 409,
-  SLUG_RESERVED: 409,
-  DEPLOYMENT_IN_PROGRESS: 409,
-  SERVICE_NOT_DYNAMIC: 409,
-  NO_PREVIOUS_VERSION: 409,
-  SERVICE_UNAVAILABLE: 503,
+  INVALID_JAR: entry(400, 'Invalid JAR'),
+  UNSAFE_JAR: entry(400, 'Unsafe JAR'),
+  MISSING_APPLICATION_NAME: entry(400, 'Missing application name'),
+  INVALID_INSTANCES: entry(400, 'Invalid instance count'),
+  SERVICE_NOT_FOUND: entry(404, 'Service not found'),
+  DEPLOYMENT_NOT_FOUND: entry(404, 'Deployment not found'),
+  JAR_TOO_LARGE: entry(413, 'JAR too large'),
+  SERVICE_EXISTS: entry(409, 'Service exists'),
+  SLUG_TAKEN: entry(409, 'Slug taken'),
+  SLUG_RESERVED: entry(409, 'Slug reserved'),
+  DEPLOYMENT_IN_PROGRESS: entry(409, 'Deployment in progress'),
+  SERVICE_NOT_DYNAMIC: entry(409, 'Core service'),
+  NO_PREVIOUS_VERSION: entry(409, 'No previous version'),
+  // Deploy run failures (workers; the types of their ApplicationFailures)
+  DEPLOY_FAILED: entry(500, 'Deploy failed'),
+  INSTANCE_UNHEALTHY: entry(500, 'Instance unhealthy'),
+  CONTAINER_START_FAILED: entry(500, 'Container did not start'),
+  IMAGE_BUILD_FAILED: entry(500, 'Image build failed'),
+  IMAGE_NOT_FOUND: entry(500, 'Image not found'),
+  JAR_MISSING: entry(500, 'JAR missing'),
   // Versioning and approvals (versioning.md)
-  REVISION_NOT_FOUND: 404,
-  APPROVAL_PENDING: 409,
-  ALREADY_DECIDED: 409,
-  SELF_APPROVAL_FORBIDDEN: 403,
-  APPROVER_ALREADY_DECIDED: 403,
-  DECISION_NOT_RECORDED: 409,
-  APPROVAL_POLICY_EXISTS: 409,
-  COMPONENT_SLUG_TAKEN: 409,
-  WORKFLOW_DEFINITION_NOT_PUBLISHED: 409,
-  // Archives (archival.md): files in /archive are records
-  ARCHIVE_READ_ONLY: 403,
+  REVISION_NOT_FOUND: entry(404, 'Revision not found'),
+  APPROVAL_PENDING: entry(409, 'Approval pending'),
+  ALREADY_DECIDED: entry(409, 'Already decided'),
+  SELF_APPROVAL_FORBIDDEN: entry(403, 'Self-approval forbidden'),
+  APPROVER_ALREADY_DECIDED: entry(403, 'Approver already decided'),
+  DECISION_NOT_RECORDED: entry(409, 'Decision not recorded'),
+  APPROVAL_POLICY_EXISTS: entry(409, 'Approval policy exists'),
+  COMPONENT_SLUG_TAKEN: entry(409, 'Slug taken'),
+  WORKFLOW_DEFINITION_NOT_PUBLISHED: entry(409, 'Workflow definition not published'),
+  // Assets and archives (archival.md): files in /archive are records
+  ASSET_EXISTS: entry(409, 'Asset exists'),
+  CHECKSUM_MISMATCH: entry(400, 'Checksum mismatch'),
+  ARCHIVE_READ_ONLY: entry(403, 'Archive files are read-only'),
+  ARCHIVE_POLICY_EXISTS: entry(409, 'Archive policy exists'),
+  ARCHIVE_RUN_IN_PROGRESS: entry(409, 'Archive run in progress'),
+  ARCHIVE_RUN_NOT_FOUND: entry(404, 'Archive run not found'),
+  // Archive run failures (workers)
+  ARCHIVE_SITES_FAILED: entry(500, 'Archive failed for some sites'),
+  INVALID_PART_SIZE: entry(500, 'Invalid part size'),
+  PART_CHANGED: entry(500, 'Archive part changed'),
+  UPLOAD_NOT_CONFIRMED: entry(502, 'Upload not confirmed'),
+  UPLOAD_REFUSED: entry(502, 'Upload refused'),
   // Messaging (messaging.md)
-  TEMPLATE_NOT_PUBLISHED: 409,
-  NO_ACTIVE_CONFIG: 409,
-  CONFIG_NAME_TAKEN: 409,
-  LOG_NOT_FAILED: 409,
-  OUTBOUND_NOT_ALLOWED: 400,
-  SECRET_INTEGRITY_FAILED: 500,
+  TEMPLATE_NOT_PUBLISHED: entry(409, 'Template not published'),
+  NO_ACTIVE_CONFIG: entry(409, 'No active configuration'),
+  CONFIG_NAME_TAKEN: entry(409, 'Configuration name taken'),
+  LOG_NOT_FAILED: entry(409, 'Log not failed'),
+  OUTBOUND_NOT_ALLOWED: entry(400, 'Outbound address not allowed'),
+  SECRET_INTEGRITY_FAILED: entry(500, 'Secret integrity check failed'),
+  // Delivery failures (workers)
+  PERMANENT_FAILURE: entry(502, 'Delivery failed'),
+  TEMPORARY_FAILURE: entry(503, 'Delivery failed for now'),
 } as const;
 
-export type ErrorCode = keyof typeof ErrorCodes | (string & {});
+export type ErrorCode = keyof typeof ErrorCatalogue;
+
+export const isErrorCode = (value: unknown): value is ErrorCode => typeof value === 'string' && Object.prototype.hasOwnProperty.call(ErrorCatalogue, value);
 
 export interface FieldIssue {
   path: string;
   message: string;
 }
 
-/** An error the API turns into a problem+json answer with a stable code. */
-export class ProblemError extends Error {
+/**
+ * A refusal or failure with a stable code of the catalogue. Any layer throws it (data/ included): it carries
+ * no HTTP status of its own; the API edge answers it as problem+json with the catalogue's status and title.
+ */
+export class PlatformError extends Error {
   constructor(
-    readonly status: number,
     readonly code: ErrorCode,
     message: string,
     readonly errors?: FieldIssue[],
   ) {
     super(message);
-    this.name = 'ProblemError';
+    this.name = 'PlatformError';
+  }
+
+  get status(): number {
+    return ErrorCatalogue[this.code].status;
   }
 }
 
-export const badRequest = (code: ErrorCode, detail: string, errors?: FieldIssue[]) =>
-  new ProblemError(400, code, detail, errors);
-export const unauthenticated = (detail = 'A valid bearer token is required.') =>
-  new ProblemError(401, 'UNAUTHENTICATED', detail);
-export const forbidden = (detail = 'You are not allowed to do this.', code: ErrorCode = 'FORBIDDEN') =>
-  new ProblemError(403, code, detail);
-export const notFound = (detail = 'Not found.', code: ErrorCode = 'NOT_FOUND') => new ProblemError(404, code, detail);
-export const conflict = (code: ErrorCode, detail: string) => new ProblemError(409, code, detail);
-export const unavailable = (code: ErrorCode, detail: string) => new ProblemError(503, code, detail);
+export const badRequest = (code: ErrorCode, detail: string, errors?: FieldIssue[]) => new PlatformError(code, detail, errors);
+export const unauthenticated = (detail = 'A valid bearer token is required.') => new PlatformError('UNAUTHENTICATED', detail);
+export const forbidden = (detail = 'You are not allowed to do this.', code: ErrorCode = 'FORBIDDEN') => new PlatformError(code, detail);
+export const notFound = (detail = 'Not found.', code: ErrorCode = 'NOT_FOUND') => new PlatformError(code, detail);
+export const conflict = (code: ErrorCode, detail: string) => new PlatformError(code, detail);
+export const unavailable = (code: ErrorCode, detail: string) => new PlatformError(code, detail);
 
 /**
- * The problem an activity's or workflow's failure stands for: a failure whose type is a code of this
- * catalogue keeps that code and its status; anything else is an internal error with a generic detail.
+ * The error an activity's or workflow's failure stands for: a failure whose type is a code of this catalogue
+ * keeps that code; anything else is an internal error with a generic detail.
  */
-export function problemOfFailure(failure: { type?: string | null; message: string }): ProblemError {
-  const code = failure.type ?? '';
-  if (code in ErrorCodes) return new ProblemError(ErrorCodes[code as keyof typeof ErrorCodes], code, failure.message);
-  return new ProblemError(500, 'INTERNAL_ERROR', 'The workflow failed; the failure is in its history.');
+export function problemOfFailure(failure: { type?: string | null; message: string }): PlatformError {
+  if (isErrorCode(failure.type)) return new PlatformError(failure.type, failure.message);
+  return new PlatformError('INTERNAL_ERROR', 'The workflow failed; the failure is in its history.');
 }

@@ -1,6 +1,7 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowStartOptions } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError, WorkflowStartOptions } from '@temporalio/client';
 import { Workflow } from '@temporalio/common';
-import { conflict } from '../lib/errors';
+import { ErrorCode } from '../lib/errors';
+import { temporalCallError } from './temporal-errors';
 
 export interface TemporalHandle {
   connection: Connection;
@@ -37,17 +38,14 @@ export function workflowUiUrl(temporal: Pick<TemporalHandle, 'namespace' | 'uiUr
 export async function startWorkflow<W extends Workflow>(
   temporal: TemporalHandle,
   workflow: W | string,
-  options: WorkflowStartOptions<W> & { alreadyRunningCode?: string },
+  options: WorkflowStartOptions<W> & { alreadyRunningCode?: ErrorCode },
 ): Promise<StartedWorkflow> {
   const { alreadyRunningCode, ...startOptions } = options;
   try {
     const handle = await temporal.client.workflow.start(workflow, startOptions as WorkflowStartOptions<W>);
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, uiUrl: workflowUiUrl(temporal, handle.workflowId, handle.firstExecutionRunId) };
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) {
-      throw conflict(alreadyRunningCode ?? 'WORKFLOW_ALREADY_RUNNING', `A run of ${options.workflowId} is already in progress.`);
-    }
-    throw error;
+    throw temporalCallError(error, { alreadyRunning: [alreadyRunningCode ?? 'WORKFLOW_ALREADY_RUNNING', `A run of ${options.workflowId} is already in progress.`] });
   }
 }
 

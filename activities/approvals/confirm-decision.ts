@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { confirmDecision as confirmRecordedDecision } from '../../data/approvals/approvals';
-import { ProblemError } from '../../lib/errors';
+import { PlatformError } from '../../lib/errors';
 import { ConfirmedDecision, DecideRequest } from '../../workflows/approvals/definitions';
 import { ApprovalsDeps } from './deps';
 
@@ -15,7 +15,7 @@ export function confirmDecision({ db }: ApprovalsDeps) {
       const record = await confirmRecordedDecision(db, input);
       return { stage: record.stage, decision: record.decision, decidedBy: record.decidedBy };
     } catch (error) {
-      if (error instanceof ProblemError) throw ApplicationFailure.nonRetryable(error.message, error.code);
+      if (error instanceof PlatformError) throw ApplicationFailure.nonRetryable(error.message, error.code);
       throw error;
     }
   };

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { ProblemError } from '../../lib/errors';
+import { PlatformError } from '../../lib/errors';
 import { submitApproval, Submitted } from '../../data/approvals/approvals';
 import { PublishInput } from '../../domain/approvals';
 import { ApprovalsDeps } from './deps';
@@ -11,7 +11,7 @@ export function submitForApproval({ db }: ApprovalsDeps) {
       return await submitApproval(db, input);
     } catch (error) {
       // A refusal (no published definition, another approval open) will not change by retrying.
-      if (error instanceof ProblemError) throw ApplicationFailure.nonRetryable(error.message, error.code);
+      if (error instanceof PlatformError) throw ApplicationFailure.nonRetryable(error.message, error.code);
       throw error;
     }
   };

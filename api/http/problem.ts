@@ -1,23 +1,11 @@
 import { Context, Middleware } from 'koa';
-import { FieldIssue, ProblemError } from '../../lib/errors';
+import { ErrorCatalogue, ErrorCode, FieldIssue, PlatformError } from '../../lib/errors';
+import { temporalError } from '../../temporal-config/temporal-errors';
 import { Logger } from '../../lib/logger';
 import { SecretTampered } from '../../lib/secrets';
 
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
-
 /** Codes for errors thrown by Koa and its body parser (http-errors), which carry only a status. */
-const CODES_BY_STATUS: Record<number, string> = {
+const CODES_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHENTICATED',
   403: 'FORBIDDEN',
@@ -38,16 +26,17 @@ export interface Problem {
   errors?: FieldIssue[];
 }
 
-export function sendProblem(ctx: Context, args: { status: number; code: string; detail: string; errors?: FieldIssue[] }): void {
-  const body: Problem = {
-    type: `https://opsflow.dev/problems/${args.code.toLowerCase().replace(/_/g, '-')}`,
-    title: TITLES[args.status] ?? 'Error',
-    status: args.status,
-    detail: args.detail,
-    code: args.code,
-  };
-  if (args.errors) body.errors = args.errors;
-  ctx.status = args.status;
+/** A problem+json body for a code of the catalogue: its status and title, with this detail. */
+export function problemBody(code: ErrorCode, detail: string, errors?: FieldIssue[]): Problem {
+  const { status, title } = ErrorCatalogue[code];
+  const body: Problem = { type: `https://opsflow.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`, title, status, detail, code };
+  if (errors) body.errors = errors;
+  return body;
+}
+
+export function sendProblem(ctx: Context, args: { code: ErrorCode; detail: string; errors?: FieldIssue[] }): void {
+  const body = problemBody(args.code, args.detail, args.errors);
+  ctx.status = body.status;
   ctx.type = 'application/problem+json';
   ctx.body = body;
 }
@@ -60,19 +49,24 @@ interface HttpLikeError {
   type?: string;
 }
 
-function fromUnknown(error: unknown): { status: number; code: string; detail: string; errors?: FieldIssue[] } {
-  if (error instanceof ProblemError) {
-    return { status: error.status, code: String(error.code), detail: error.message, errors: error.errors };
-  }
-  if (error instanceof SecretTampered) return { status: 500, code: 'SECRET_INTEGRITY_FAILED', detail: error.message };
+/**
+ * The one translation of any failure into the catalogue: the platform's own errors keep their code; a
+ * Temporal client error is translated once (temporal-config/temporal-errors); Koa's and the body parser's
+ * errors get the code of their status; anything else is a 500 with a generic detail.
+ */
+export function problemOf(error: unknown): { code: ErrorCode; detail: string; errors?: FieldIssue[] } {
+  const known = error instanceof PlatformError ? error : temporalError(error);
+  if (known) return { code: known.code, detail: known.message, errors: known.errors };
+  if (error instanceof SecretTampered) return { code: 'SECRET_INTEGRITY_FAILED', detail: error.message };
   const httpError = error as HttpLikeError;
   const status = httpError?.status ?? httpError?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
+    const code = CODES_BY_STATUS[status] ?? 'BAD_REQUEST';
     // Body-parser and Koa errors: their messages are written for clients (`expose`), others stay generic.
-    const detail = httpError.expose && httpError.message ? httpError.message : TITLES[status] ?? 'Request refused.';
-    return { status, code: CODES_BY_STATUS[status] ?? 'BAD_REQUEST', detail };
+    const detail = httpError.expose && httpError.message ? httpError.message : ErrorCatalogue[code].title;
+    return { code, detail };
   }
-  return { status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred; it has been logged.' };
+  return { code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred; it has been logged.' };
 }
 
 /**
@@ -84,11 +78,11 @@ export function problemMiddleware(): Middleware {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        sendProblem(ctx, { status: 404, code: 'NOT_FOUND', detail: `No route for ${ctx.method} ${ctx.path}.` });
+        sendProblem(ctx, { code: 'NOT_FOUND', detail: `No route for ${ctx.method} ${ctx.path}.` });
       }
     } catch (error) {
-      const problem = fromUnknown(error);
-      if (problem.status >= 500) {
+      const problem = problemOf(error);
+      if (ErrorCatalogue[problem.code].status >= 500) {
         const logger = ctx.state.logger as Logger | undefined;
         logger?.error({ err: error, requestId: ctx.state.requestId }, 'request failed');
       }

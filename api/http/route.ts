@@ -2,7 +2,7 @@ import { Static, TSchema } from '@sinclair/typebox';
 import Router from '@koa/router';
 import { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
-import { ProblemError } from '../../lib/errors';
+import { ErrorCode, PlatformError } from '../../lib/errors';
 import { Identity, requireInternal, requireRole, requireRoleOrInternal, requireUser, Role } from './identity';
 import { validate } from './validate';
 
@@ -50,7 +50,7 @@ export interface RouteDefinition<B = undefined, Q = undefined, P = undefined> {
   bodyType?: 'json' | 'multipart';
   bodyLimitBytes?: number;
   /** The code of the 413 answer for a body over the limit (default PAYLOAD_TOO_LARGE). */
-  tooLargeCode?: string;
+  tooLargeCode?: ErrorCode;
   /** A request without any body is taken as `{}`. */
   bodyOptional?: boolean;
   query?: Q;
@@ -89,7 +89,7 @@ function checkAccess(ctx: Context, rule: Access): Identity | null {
 
 function bodyParser(route: AnyRoute): Middleware {
   const limit = route.bodyLimitBytes ?? 1024 * 1024;
-  const tooLarge = () => new ProblemError(413, route.tooLargeCode ?? 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
+  const tooLarge = () => new PlatformError(route.tooLargeCode ?? 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
   if (route.bodyType === 'multipart') {
     const parse = koaBody({
       multipart: true,
@@ -102,7 +102,7 @@ function bodyParser(route: AnyRoute): Middleware {
         // formidable reports its limits with `httpCode`, which Koa does not read.
         const httpCode = (error as { httpCode?: number }).httpCode;
         if (httpCode === 413) throw tooLarge();
-        throw new ProblemError(400, 'BAD_REQUEST', 'The multipart body cannot be read.');
+        throw new PlatformError('BAD_REQUEST', 'The multipart body cannot be read.');
       },
     });
     return async (ctx, next) => {
@@ -122,7 +122,7 @@ function requireMediaType(ctx: Context, route: AnyRoute): void {
   if (route.bodyOptional && !hasBody(ctx)) return;
   const wanted = route.bodyType === 'multipart' ? 'multipart/form-data' : 'application/json';
   if (!ctx.is(wanted)) {
-    throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `The request body must be ${wanted}.`);
+    throw new PlatformError('UNSUPPORTED_MEDIA_TYPE', `The request body must be ${wanted}.`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { forbidden, ProblemError } from '../../lib/errors';
+import { forbidden, PlatformError } from '../../lib/errors';
 import { ARCHIVE_FOLDER } from '../../domain/archival';
 import { AssetRow } from './assets';
 
@@ -15,7 +15,7 @@ export function isArchiveFolder(folder: unknown): boolean {
  * renames, restores, re-publishes, archives or moves one, nor moves or uploads a file into `/archive`.
  * Null when the write is allowed.
  */
-export function archiveWriteRefusal(current: { folder?: unknown } | null, next?: { folder?: unknown }): ProblemError | null {
+export function archiveWriteRefusal(current: { folder?: unknown } | null, next?: { folder?: unknown }): PlatformError | null {
   if (current && isArchiveFolder(current.folder)) {
     return forbidden(`Files in ${ARCHIVE_FOLDER} are records of archive runs: they cannot be changed or moved.`, 'ARCHIVE_READ_ONLY');
   }

@@ -1,5 +1,5 @@
 import { TSchema, Type } from '@sinclair/typebox';
-import { ProblemError } from '../../lib/errors';
+import { PlatformError } from '../../lib/errors';
 import { ComponentTypeName, DEFAULT_STAGES } from '../../domain/approvals';
 import { archiveWriteRefusal } from '../assets/archive-records';
 
@@ -36,7 +36,7 @@ export interface ComponentType {
    * Refuses a write to an entity (`current`, the row now) or one that would make it `next`: an edit,
    * restore, publish or archive. Null when allowed. Archive files are records (assets in `/archive`).
    */
-  refuseWrite?: (current: Record<string, unknown>, next?: Record<string, unknown>) => ProblemError | null;
+  refuseWrite?: (current: Record<string, unknown>, next?: Record<string, unknown>) => PlatformError | null;
 }
 
 const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9][a-z0-9-]*$' });

@@ -15,8 +15,8 @@ const wrongWay: Array<[string, string, string]> = [
   ['api', "import { publishComponent } from '../workflows/approvals/publish-component';\nexport const run = publishComponent;\n", 'The API starts workflows by type name'],
   ['workflows', "import { createDb } from '../data/db';\nexport const make = createDb;\n", 'Workflows do no I/O'],
   ['workflows', "import { createApprovalsActivities } from '../activities/approvals';\nexport const make = createApprovalsActivities;\n", 'Import activities as types only'],
-  ['workflows', "import { ProblemError } from '../lib/errors';\nexport const E = ProblemError;\n", 'Workflows import only the domain vocabulary and the SDK'],
-  ['domain', "import { ProblemError } from '../lib/errors';\nexport const E = ProblemError;\n", 'The domain vocabulary imports nothing of the platform'],
+  ['workflows', "import { PlatformError } from '../lib/errors';\nexport const E = PlatformError;\n", 'Workflows import only the domain vocabulary and the SDK'],
+  ['domain', "import { PlatformError } from '../lib/errors';\nexport const E = PlatformError;\n", 'The domain vocabulary imports nothing of the platform'],
 ];
 const rightWay: Array<[string, string]> = [
   ['api', "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n"],

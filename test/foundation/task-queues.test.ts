@@ -44,8 +44,8 @@ test('starting a workflow under an id that is already running answers 409 with t
       taskQueue: 'archival',
       workflowId,
       args: [{ taskQueue: 'archival' }],
-      alreadyRunningCode: 'PING_IN_PROGRESS',
+      alreadyRunningCode: 'ARCHIVE_RUN_IN_PROGRESS',
     }),
-  ).rejects.toMatchObject({ status: 409, code: 'PING_IN_PROGRESS' });
+  ).rejects.toMatchObject({ status: 409, code: 'ARCHIVE_RUN_IN_PROGRESS' });
   await platform.temporal.client.workflow.getHandle(workflowId).terminate('test done');
 });

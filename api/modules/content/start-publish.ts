@@ -2,7 +2,7 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import { AppDeps } from '../../deps';
 import { Identity } from '../../http/identity';
 import { conflict } from '../../../lib/errors';
-import { answerWithin, problemOfWorkflowCall } from '../../http/temporal-answers';
+import { answerWithin, temporalCallError } from '../../../temporal-config/temporal-errors';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { ComponentType } from '../../../data/content/component-types';
 import { ComponentRow } from '../../../data/content/components';
@@ -63,7 +63,7 @@ export async function startPublish(
   try {
     progress = await answerWithin(ANSWER_WITHIN_MS, temporal.client.workflow.executeUpdateWithStart(submittedUpdate, { startWorkflowOperation: start }));
   } catch (error) {
-    throw problemOfWorkflowCall(error, {
+    throw temporalCallError(error, {
       alreadyRunning: ['APPROVAL_PENDING', `A publish of ${type.type} ${row.id} is already in progress.`],
       late: `The publish of ${type.type} ${row.id} was started but no approvals worker has taken it yet.`,
     });

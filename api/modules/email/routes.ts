@@ -4,7 +4,7 @@ import { AppDeps } from '../../deps';
 import { hasRole, Identity, requireSiteMember } from '../../http/identity';
 import { pageQueryFields, paginate, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { badRequest, conflict, forbidden, notFound, ProblemError } from '../../../lib/errors';
+import { badRequest, conflict, forbidden, notFound, PlatformError } from '../../../lib/errors';
 import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, findComponent } from '../../../data/content/components';
 import { activeConfig } from '../../../data/messaging/channel-configs';
@@ -69,7 +69,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
     } catch (error) {
       // Not started: the PENDING rows would never reach a final state.
       await undo();
-      throw error instanceof ProblemError ? error : new ProblemError(503, 'TEMPORAL_UNAVAILABLE', 'The send could not be started; nothing was sent.');
+      throw error instanceof PlatformError ? error : new PlatformError('TEMPORAL_UNAVAILABLE', 'The send could not be started; nothing was sent.');
     }
   };
 

@@ -1,7 +1,7 @@
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { removeUploads, uploadedFile } from '../../http/uploads';
-import { badRequest, notFound, ProblemError } from '../../../lib/errors';
+import { badRequest, notFound, PlatformError } from '../../../lib/errors';
 import { findDeployment } from '../../../data/deploy/registry';
 import { DEFAULT_HEALTH_PATH, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
 import { inspectJar } from './inspect-jar';
@@ -43,7 +43,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       handler: async (ctx, { body, identity }) => {
         try {
           const file = uploadedFile(ctx);
-          if (file.size > config.maxJarBytes) throw new ProblemError(413, 'JAR_TOO_LARGE', `The JAR is larger than ${config.maxJarBytes} bytes.`);
+          if (file.size > config.maxJarBytes) throw new PlatformError('JAR_TOO_LARGE', `The JAR is larger than ${config.maxJarBytes} bytes.`);
           const facts = await inspectJar(file.filepath, file.size);
           const serviceName = body.serviceName || facts.applicationName;
           if (!serviceName) {

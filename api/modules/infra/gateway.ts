@@ -2,7 +2,7 @@ import { IncomingHttpHeaders } from 'node:http';
 import { Context, Middleware } from 'koa';
 import { Agent, Dispatcher } from 'undici';
 import { requireUser } from '../../http/identity';
-import { notFound, ProblemError, unavailable } from '../../../lib/errors';
+import { notFound, PlatformError, unavailable } from '../../../lib/errors';
 import { Db } from '../../../data/db';
 import { routableInstances } from '../../../data/deploy/registry';
 import { RESERVED_SLUGS } from '../../../domain/deploy';
@@ -200,6 +200,6 @@ export function gatewayProxy(args: { db: Db; platformPaths: string[] }): Middlew
     }
     // Every known instance refused: the cached route may be older than an undeploy or a scale-down.
     routes.forget(slug);
-    throw new ProblemError(502, 'BAD_GATEWAY', `${service.name} did not answer.`);
+    throw new PlatformError('BAD_GATEWAY', `${service.name} did not answer.`);
   };
 }

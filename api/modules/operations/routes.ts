@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Registry } from 'prom-client';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
+import { problemBody } from '../../http/problem';
 
 type CheckState = 'up' | 'down' | 'not configured';
 
@@ -58,14 +59,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
         if (down.length > 0) {
           ctx.status = 503;
           ctx.type = 'application/problem+json';
-          ctx.body = {
-            type: 'https://opsflow.dev/problems/not-ready',
-            title: 'Service Unavailable',
-            status: 503,
-            detail: `Not ready: ${down.join(', ')} unreachable.`,
-            code: 'NOT_READY',
-            checks,
-          };
+          ctx.body = { ...problemBody('NOT_READY', `Not ready: ${down.join(', ')} unreachable.`), checks };
           return;
         }
         ctx.body = { status: 'ready', checks };

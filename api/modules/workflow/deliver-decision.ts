@@ -3,7 +3,7 @@ import { AppDeps } from '../../deps';
 import { Proposed } from '../../../data/approvals/approvals';
 import { StartedWorkflow, workflowUiUrl } from '../../../temporal-config/client';
 import { decideUpdate } from '../../../workflows/approvals/definitions';
-import { answerWithin, problemOfWorkflowCall } from '../../http/temporal-answers';
+import { answerWithin, temporalCallError } from '../../../temporal-config/temporal-errors';
 
 /** How long the decide answer waits for the publish run to confirm the decision. */
 const ANSWER_WITHIN_MS = 30000;
@@ -28,7 +28,7 @@ export async function deliverDecision(temporal: AppDeps['temporal'], proposed: P
     const runId = update.workflowRunId ?? '';
     return { workflowId: proposed.workflowId, runId, uiUrl: workflowUiUrl(temporal, proposed.workflowId, runId) };
   } catch (error) {
-    throw problemOfWorkflowCall(error, {
+    throw temporalCallError(error, {
       notFound: ['ALREADY_DECIDED', 'The publish run of this approval has ended.'],
       late: 'The publish run has not confirmed the decision yet: it counts only once confirmed, and deciding again is safe.',
     });

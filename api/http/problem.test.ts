@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
+import { ErrorCatalogue, isErrorCode, PlatformError } from '../../lib/errors';
+import { problemOf } from './problem';
+
+/** One error vocabulary, from an activity's failure to the problem+json code (pure translation, no I/O). */
+
+test('every failure type an activity or workflow raises is a code of the catalogue', () => {
+  const root = path.resolve(__dirname, '..', '..');
+  const files = ['activities', 'workflows', 'data', 'temporal-config'].flatMap((folder) =>
+    fs.readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => path.join(entry.parentPath, entry.name)),
+  );
+  const raised = new Set<string>();
+  for (const file of files) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/ApplicationFailure\.(?:nonRetryable|retryable)\([^;]*?,\s*'([A-Z_]+)'/g)) raised.add(match[1]);
+    // ApplicationFailure.create({ …, type: 'CODE' }) in workflows and activities.
+    if (/ApplicationFailure\.create\(/.test(text)) for (const match of text.matchAll(/\btype: '([A-Z_]+)'/g)) raised.add(match[1]);
+  }
+  expect(raised.size).toBeGreaterThan(10);
+  expect([...raised].filter((code) => !isErrorCode(code))).toEqual([]);
+});
+
+test('the platform error answers its catalogue status and title', () => {
+  const error = new PlatformError('APPROVER_ALREADY_DECIDED', 'You decided stage one.');
+  expect(error.status).toBe(403);
+  expect(problemOf(error)).toEqual({ code: 'APPROVER_ALREADY_DECIDED', detail: 'You decided stage one.', errors: undefined });
+  expect(ErrorCatalogue.APPROVER_ALREADY_DECIDED.title).toBe('Approver already decided');
+});
+
+const failures: Array<[string, string, number, () => unknown]> = [
+  ['a run already open', 'WORKFLOW_ALREADY_RUNNING', 409, () => new WorkflowExecutionAlreadyStartedError('already started', 'deploy:x', 'deployService')],
+  ['a run that is not there', 'NOT_FOUND', 404, () => new WorkflowNotFoundError('not found', 'deploy:x', undefined)],
+  ['a server that does not answer', 'TEMPORAL_UNAVAILABLE', 503, () => new ServiceError('unavailable', { cause: Object.assign(new Error('14 UNAVAILABLE'), { code: 14, details: '', metadata: {} }) })],
+  [
+    "an Update refused by an activity's failure",
+    'DECISION_NOT_RECORDED',
+    409,
+    () => new WorkflowUpdateFailedError('failed', new ActivityFailure('activity failed', 'confirmDecision', '1', RetryState.NON_RETRYABLE_FAILURE, undefined, ApplicationFailure.nonRetryable('no such decision', 'DECISION_NOT_RECORDED'))),
+  ],
+  ['an Update refused with a type outside the catalogue', 'INTERNAL_ERROR', 500, () => new WorkflowUpdateFailedError('failed', ApplicationFailure.nonRetryable('boom', 'SomethingElse'))],
+  ['anything else', 'INTERNAL_ERROR', 500, () => new Error('SELECT secret FROM nowhere')],
+];
+
+test.each(failures)('%s -> %s (%i), once, at the edge', (_what, code, status, error) => {
+  const problem = problemOf(error());
+  expect(problem.code).toBe(code);
+  expect(ErrorCatalogue[problem.code].status).toBe(status);
+  expect(problem.detail).not.toContain('SELECT');
+});
