@@ -73,6 +73,7 @@ export const ErrorCatalogue = {
   ARCHIVE_SITES_FAILED: entry(500, 'Archive failed for some sites'),
   INVALID_PART_SIZE: entry(500, 'Invalid part size'),
   PART_CHANGED: entry(500, 'Archive part changed'),
+  PART_NOT_CONFIRMED: entry(500, 'Archive part not confirmed'),
   UPLOAD_NOT_CONFIRMED: entry(502, 'Upload not confirmed'),
   UPLOAD_REFUSED: entry(502, 'Upload refused'),
   // Messaging (messaging.md)

@@ -1,7 +1,6 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { confirmDecision as confirmRecordedDecision } from '../../data/approvals/approvals';
-import { PlatformError } from '../../lib/errors';
 import { ConfirmedDecision, DecideRequest } from '../../workflows/approvals/definitions';
+import { refusalsAreFinal } from '../final-refusals';
 import { ApprovalsDeps } from './deps';
 
 /**
@@ -11,12 +10,7 @@ import { ApprovalsDeps } from './deps';
  */
 export function confirmDecision({ db }: ApprovalsDeps) {
   return async (input: DecideRequest & { correlationId: string }): Promise<ConfirmedDecision> => {
-    try {
-      const record = await confirmRecordedDecision(db, input);
-      return { stage: record.stage, decision: record.decision, decidedBy: record.decidedBy };
-    } catch (error) {
-      if (error instanceof PlatformError) throw ApplicationFailure.nonRetryable(error.message, error.code);
-      throw error;
-    }
+    const record = await refusalsAreFinal(() => confirmRecordedDecision(db, input));
+    return { stage: record.stage, decision: record.decision, decidedBy: record.decidedBy };
   };
 }

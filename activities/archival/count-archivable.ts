@@ -1,5 +1,5 @@
 import { LogType } from '../../domain/archival';
-import { archivableRowsSql } from './archivable-rows';
+import { countArchivableRows } from '../../data/archival/archivable-rows';
 import { ArchivalDeps } from './deps';
 
 export interface CountArchivableInput {
@@ -11,8 +11,6 @@ export interface CountArchivableInput {
 /** What a dry run reports: the rows a real run would archive now. Reads only. */
 export function countArchivable({ db }: ArchivalDeps) {
   return async (input: CountArchivableInput): Promise<number> => {
-    const archivable = archivableRowsSql(input.logType, { siteId: ':siteId', cutoff: 'cast(:cutoff as timestamptz)' });
-    const { rows } = await db.raw(`select count(*) as n from (${archivable}) a`, { siteId: input.siteId, cutoff: input.cutoff });
-    return Number(rows[0].n);
+    return countArchivableRows(db, input);
   };
 }

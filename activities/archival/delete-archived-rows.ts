@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
-import { findPart, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts';
+import { deletePartSlice, findPart, markPartDeleted, partRowsLeft } from '../../data/archival/parts';
 import { ArchivalDeps } from './deps';
 import { stagingFile } from './staging-files';
 
@@ -43,26 +43,17 @@ export function deleteArchivedRows({ db, config }: ArchivalDeps) {
     const resumed = context.info.attempt > 1;
     while (progress.done < rowCount) {
       // Array slices are 1-based and inclusive.
-      const deleted = await db.raw(
-        `delete from ${table} t where t.id = any((select ids[? : ?] from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`,
-        [progress.done + 1, progress.done + batchSize, part.id],
-      );
+      const deleted = await deletePartSlice(db, { table, partId: part.id, from: progress.done + 1, to: progress.done + batchSize });
       progress.done += batchSize;
-      progress.deleted += deleted.rowCount ?? 0;
+      progress.deleted += deleted;
       context.heartbeat(progress);
     }
     if (resumed || progress.deleted !== rowCount) {
-      const { rows: left } = await db.raw(
-        `select count(*) as n from ${table} t where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`,
-        [part.id],
-      );
-      if (Number(left[0].n) !== 0) throw new Error(`${left[0].n} rows of ${part.file_name} are still in ${table}`);
+      const left = await partRowsLeft(db, { table, partId: part.id });
+      if (left !== 0) throw new Error(`${left} rows of ${part.file_name} are still in ${table}`);
     }
 
-    await db.transaction(async (trx) => {
-      await trx(PART_TABLE).where({ id: part.id }).update({ state: 'DELETED', rows_deleted: rowCount, updated_at: trx.fn.now() });
-      await trx(PART_IDS_TABLE).where({ part_id: part.id }).delete();
-    });
+    await markPartDeleted(db, { partId: part.id, rowsDeleted: rowCount });
     await fs.promises.rm(stagingFile(config.dataDir, part.id), { force: true });
     return { partId: part.id, rowsDeleted: rowCount };
   };

@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
-import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts';
+import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE, recordedParts } from '../../data/archival/parts';
 import { archiveFileName, LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
-import { archivableRowsWhere } from './archivable-rows';
+import { archivableRowsWhere } from '../../data/archival/archivable-rows';
 import { ArchivalDeps } from './deps';
 import { copyCsvParts, takeIdsLiteral } from './csv-parts';
 import { connectForCopy, stagingFile } from './staging-files';
@@ -42,9 +42,7 @@ const present = (part: Pick<ArchivePartRow, 'id' | 'part_no' | 'file_name' | 'ro
  */
 export function exportSiteParts({ db, config }: ArchivalDeps) {
   return async (input: ExportSitePartsInput): Promise<ExportedPart[]> => {
-    const recorded = (await db(PART_TABLE)
-      .where({ run_id: input.runId, site_id: input.siteId, log_type: input.logType })
-      .orderBy('part_no')) as ArchivePartRow[];
+    const recorded = await recordedParts(db, input);
     if (recorded.length > 0) return recorded.map(present);
 
     const perPart = input.maxRowsPerPart ?? MAX_ROWS_PER_PART;

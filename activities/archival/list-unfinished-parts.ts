@@ -1,4 +1,4 @@
-import { ArchivePartRow, PART_TABLE } from '../../data/archival/parts';
+import { unfinishedParts } from '../../data/archival/parts';
 import { LogType } from '../../domain/archival';
 import { ArchivalDeps } from './deps';
 
@@ -17,9 +17,7 @@ export interface UnfinishedPart {
 /** Parts an earlier run recorded but did not finish: a new run completes them before exporting anything. */
 export function listUnfinishedParts({ db }: ArchivalDeps) {
   return async (input: ListUnfinishedPartsInput): Promise<UnfinishedPart[]> => {
-    const query = db(PART_TABLE).where({ log_type: input.logType }).whereNot({ state: 'DELETED' }).orderBy(['created_at', 'part_no']);
-    if (input.siteId) query.andWhere({ site_id: input.siteId });
-    const parts = (await query) as ArchivePartRow[];
+    const parts = await unfinishedParts(db, input);
     return parts.map((part) => ({ partId: part.id, siteId: part.site_id, state: part.state as UnfinishedPart['state'], rowCount: Number(part.row_count) }));
   };
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
-import { findPart, PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts';
+import { findPart, markPartConfirmed, PART_IDS_TABLE } from '../../data/archival/parts';
 import { ArchivalDeps } from './deps';
 import { copyCsvParts, CsvPart } from './csv-parts';
 import { connectForCopy, stagingFile } from './staging-files';
@@ -97,7 +97,7 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     if (answer.sha256 !== part.sha256 || Number(answer.sizeBytes) !== Number(part.size_bytes) || !answer.assetId) {
       throw ApplicationFailure.nonRetryable(`the asset sink did not confirm ${part.file_name}: sha256 or size differ`, 'UPLOAD_NOT_CONFIRMED');
     }
-    await db(PART_TABLE).where({ id: part.id, state: 'EXPORTED' }).update({ state: 'CONFIRMED', asset_id: answer.assetId, updated_at: db.fn.now() });
+    await markPartConfirmed(db, { partId: part.id, assetId: answer.assetId });
     return { partId: part.id, assetId: answer.assetId };
   };
 }

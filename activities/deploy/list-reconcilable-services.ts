@@ -1,5 +1,5 @@
 import { servicesWithOpenDeployments, settleDeadDeploys } from '../../data/deploy/dead-deploys';
-import { DEPLOYMENT_TABLE, SERVICE_TABLE } from '../../data/deploy/registry';
+import { reconcilableServiceNames } from '../../data/deploy/instances';
 import { LABELS } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
 import { removeContainers } from './remove-containers';
@@ -17,12 +17,6 @@ export function listReconcilableServices({ db, docker, config, runStatusOf }: De
         await removeContainers(docker, left.map((container) => container.Id));
       }
     }
-    const rows = await db(SERVICE_TABLE)
-      .where({ dynamic: true })
-      .whereIn('status', ['RUNNING', 'DEGRADED'])
-      .whereNotExists(db(DEPLOYMENT_TABLE).whereRaw(`${DEPLOYMENT_TABLE}.service_name = ${SERVICE_TABLE}.name`).andWhere('status', 'DEPLOYING').select(db.raw('1')))
-      .orderBy('name')
-      .select('name');
-    return rows.map((row) => row.name as string);
+    return reconcilableServiceNames(db);
   };
 }

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { DEPLOYMENT_TABLE, DeploymentRow, findDeployment, findService, INSTANCE_TABLE, SUCCESSFUL_DEPLOYS } from '../../data/deploy/registry';
+import { hadSuccessfulDeployBefore, liveInstanceIds } from '../../data/deploy/instances';
+import { DeploymentRow, findDeployment, findService } from '../../data/deploy/registry';
 import { DeployDeps } from './deps';
 
 export interface DeployPlan {
@@ -24,12 +25,8 @@ export function loadDeployPlan({ db }: DeployDeps) {
     if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
     const service = await findService(db, deployment.service_name);
     if (!service) throw ApplicationFailure.nonRetryable(`Service ${deployment.service_name} is not registered.`, 'NOT_FOUND');
-    const earlier = await db(DEPLOYMENT_TABLE)
-      .where({ service_name: deployment.service_name })
-      .whereIn('status', SUCCESSFUL_DEPLOYS)
-      .andWhere('seq', '<', deployment.seq)
-      .first('id');
-    const current = await db(INSTANCE_TABLE).where({ service_id: service.id }).whereNot({ state: 'DEAD' }).select('id');
+    const earlier = await hadSuccessfulDeployBefore(db, { serviceName: deployment.service_name, seq: deployment.seq });
+    const current = await liveInstanceIds(db, service.id);
     return {
       serviceName: deployment.service_name,
       image: deployment.image,
@@ -37,7 +34,7 @@ export function loadDeployPlan({ db }: DeployDeps) {
       instances: service.desired_instances,
       firstDeploy: !earlier,
       hostPort: deployment.settings.hostPort,
-      currentInstanceIds: current.map((row) => row.id as string),
+      currentInstanceIds: current,
       currentDeploymentId: service.current_deployment_id,
     };
   };

@@ -1,4 +1,4 @@
-import { DEPLOYMENT_TABLE, SUCCESSFUL_DEPLOYS } from '../../data/deploy/registry';
+import { recentSuccessfulImages } from '../../data/deploy/instances';
 import { KEPT_IMAGES } from '../../domain/deploy';
 import { serviceFilters } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
@@ -7,13 +7,7 @@ import { isGone } from './docker-errors';
 /** Keeps the images of the service's last successful deploys (for rollback) and removes its older built images that no container uses. */
 export function pruneServiceImages({ db, docker, config }: DeployDeps) {
   return async (input: { serviceName: string }): Promise<{ removed: string[] }> => {
-    const recent = await db(DEPLOYMENT_TABLE)
-      .where({ service_name: input.serviceName })
-      .whereIn('status', SUCCESSFUL_DEPLOYS)
-      .orderBy('seq', 'desc')
-      .limit(KEPT_IMAGES)
-      .select('image');
-    const kept = new Set(recent.map((row) => row.image as string));
+    const kept = new Set(await recentSuccessfulImages(db, { serviceName: input.serviceName, count: KEPT_IMAGES }));
     const built = await docker.listImages({ filters: serviceFilters(config.deployScope, input.serviceName) });
     const removed: string[] = [];
     for (const image of built) {

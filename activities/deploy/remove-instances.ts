@@ -1,4 +1,4 @@
-import { INSTANCE_TABLE } from '../../data/deploy/registry';
+import { deleteInstanceRows } from '../../data/deploy/instances';
 import { LABELS } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
 import { removeContainers } from './remove-containers';
@@ -10,7 +10,7 @@ import { removeContainers } from './remove-containers';
 export function removeInstances({ db, docker, config }: DeployDeps) {
   return async (input: { instanceIds: string[] }): Promise<void> => {
     if (input.instanceIds.length === 0) return;
-    await db(INSTANCE_TABLE).whereIn('id', input.instanceIds).delete();
+    await deleteInstanceRows(db, input.instanceIds);
     const found = await Promise.all(
       input.instanceIds.map((id) => docker.listContainers({ all: true, filters: { label: [`${LABELS.scope}=${config.deployScope}`, `${LABELS.instance}=${id}`] } })),
     );

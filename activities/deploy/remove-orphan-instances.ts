@@ -1,4 +1,5 @@
-import { findService, INSTANCE_TABLE } from '../../data/deploy/registry';
+import { deleteInstanceRows, orphanInstanceIds } from '../../data/deploy/instances';
+import { findService } from '../../data/deploy/registry';
 import { LABELS, serviceFilters } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
 import { removeContainers } from './remove-containers';
@@ -15,8 +16,7 @@ export function removeOrphanInstances({ db, docker, config }: DeployDeps) {
     const keep = [input.deploymentId, ...(service?.current_deployment_id ? [service.current_deployment_id] : [])];
     const containers = await docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, input.serviceName) });
     const orphans = containers.filter((container) => !keep.includes(container.Labels[LABELS.deployment]));
-    const orphanRows = service ? await db(INSTANCE_TABLE).where({ service_id: service.id }).whereNotIn('deployment_id', keep).pluck('id') : [];
-    if (orphanRows.length > 0) await db(INSTANCE_TABLE).whereIn('id', orphanRows).delete();
+    if (service) await deleteInstanceRows(db, await orphanInstanceIds(db, { serviceId: service.id, keep }));
     await removeContainers(docker, orphans.map((container) => container.Id));
     return { removed: orphans.length };
   };

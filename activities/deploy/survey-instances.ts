@@ -1,4 +1,4 @@
-import { INSTANCE_TABLE, SERVICE_TABLE, ServiceRow } from '../../data/deploy/registry';
+import { recordSurvey, serviceToSurvey } from '../../data/deploy/instances';
 import { DeployDeps } from './deps';
 import { isGone } from './docker-errors';
 
@@ -18,9 +18,9 @@ export interface InstanceSurvey {
  */
 export function surveyInstances({ db, docker }: DeployDeps) {
   return async (input: { serviceName: string }): Promise<InstanceSurvey | null> => {
-    const service: ServiceRow | undefined = await db(SERVICE_TABLE).where({ name: input.serviceName, dynamic: true }).first();
-    if (!service || !['RUNNING', 'DEGRADED'].includes(service.status) || !service.current_deployment_id) return null;
-    const instances = await db(INSTANCE_TABLE).where({ service_id: service.id }).whereIn('state', ['HEALTHY', 'DEAD']).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    const surveyed = await serviceToSurvey(db, input.serviceName);
+    if (!surveyed) return null;
+    const { service, instances } = surveyed;
     const alive: string[] = [];
     const dead: string[] = [];
     for (const instance of instances) {
@@ -34,8 +34,7 @@ export function surveyInstances({ db, docker }: DeployDeps) {
       }
       (running ? alive : dead).push(instance.id);
     }
-    if (dead.length > 0) await db(INSTANCE_TABLE).whereIn('id', dead).update({ state: 'DEAD' });
-    await db(INSTANCE_TABLE).whereIn('id', alive).update({ last_health_at: db.fn.now() });
-    return { deploymentId: service.current_deployment_id, desired: service.desired_instances, alive, dead };
+    await recordSurvey(db, { alive, dead });
+    return { deploymentId: service.current_deployment_id!, desired: service.desired_instances, alive, dead };
   };
 }

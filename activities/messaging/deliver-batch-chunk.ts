@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { EMAIL_LOG_TABLE, EmailLogRow, markFailed } from '../../data/messaging/email-logs';
+import { allPendingOfBatch, countPendingOfBatch as pendingCount, markFailed, pendingOfBatch } from '../../data/messaging/email-logs';
 import { activeConfig } from '../../data/messaging/channel-configs';
 import { deliverLoggedEmail, loggedTemplate } from './deliver-logged-email';
 import { MessagingDeps } from './deps';
@@ -31,11 +31,7 @@ export interface BatchChunk {
 export function deliverBatchChunk({ db, config }: MessagingDeps) {
   return async (input: BatchChunkInput): Promise<BatchChunk> => {
     const resumedAfter = (Context.current().info.heartbeatDetails as string | undefined) ?? input.afterId;
-    const rows = (await db(EMAIL_LOG_TABLE)
-      .where({ batch_id: input.batchId, status: 'PENDING' })
-      .andWhere('id', '>', resumedAfter)
-      .orderBy('id')
-      .limit(input.limit)) as EmailLogRow[];
+    const rows = await pendingOfBatch(db, { batchId: input.batchId, afterId: resumedAfter, limit: input.limit });
     const chunk: BatchChunk = { lastId: resumedAfter, passDone: rows.length < input.limit, delivered: 0, failed: 0, retrying: 0 };
     // Every row of a batch has the same template revision; the active configuration is read once a chunk.
     const preloaded = rows.length > 0 ? { template: await loggedTemplate(db, rows[0]), channel: await activeConfig(db, 'EMAIL') } : {};
@@ -57,7 +53,7 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
 /** After the last pass: rows still PENDING (temporary failures every time) become FAILED with their last reason. */
 export function failRemainingOfBatch({ db }: MessagingDeps) {
   return async (input: { batchId: string }): Promise<number> => {
-    const rows = (await db(EMAIL_LOG_TABLE).where({ batch_id: input.batchId, status: 'PENDING' }).select('id', 'error')) as Array<{ id: string; error: string | null }>;
+    const rows = await allPendingOfBatch(db, input.batchId);
     for (const row of rows) await markFailed(db, row.id, row.error ?? 'not delivered after every attempt');
     return rows.length;
   };
@@ -65,7 +61,6 @@ export function failRemainingOfBatch({ db }: MessagingDeps) {
 
 export function countPendingOfBatch({ db }: MessagingDeps) {
   return async (input: { batchId: string }): Promise<number> => {
-    const { count } = (await db(EMAIL_LOG_TABLE).where({ batch_id: input.batchId, status: 'PENDING' }).count({ count: '*' }).first()) as { count: string };
-    return Number(count);
+    return pendingCount(db, input.batchId);
   };
 }

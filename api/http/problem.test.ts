@@ -7,6 +7,22 @@ import { problemOf } from './problem';
 
 /** One error vocabulary, from an activity's failure to the problem+json code (pure translation, no I/O). */
 
+/** The argument lists of every `ApplicationFailure.nonRetryable(…)` / `.retryable(…)` call in a source text. */
+function failureCalls(text: string): string[] {
+  const calls: string[] = [];
+  for (const match of text.matchAll(/ApplicationFailure\.(?:nonRetryable|retryable)\(/g)) {
+    let depth = 1;
+    let end = match.index + match[0].length;
+    while (depth > 0 && end < text.length) {
+      if (text[end] === '(') depth++;
+      else if (text[end] === ')') depth--;
+      end++;
+    }
+    calls.push(text.slice(match.index + match[0].length, end - 1));
+  }
+  return calls;
+}
+
 test('every failure type an activity or workflow raises is a code of the catalogue', () => {
   const root = path.resolve(__dirname, '..', '..');
   const files = ['activities', 'workflows', 'data', 'temporal-config'].flatMap((folder) =>
@@ -15,7 +31,10 @@ test('every failure type an activity or workflow raises is a code of the catalog
   const raised = new Set<string>();
   for (const file of files) {
     const text = fs.readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/ApplicationFailure\.(?:nonRetryable|retryable)\([^;]*?,\s*'([A-Z_]+)'/g)) raised.add(match[1]);
+    for (const call of failureCalls(text)) {
+      const codes = [...call.matchAll(/'([A-Z][A-Z_]+)'/g)];
+      if (codes.length > 0) raised.add(codes[codes.length - 1][1]);
+    }
     // ApplicationFailure.create({ …, type: 'CODE' }) in workflows and activities.
     if (/ApplicationFailure\.create\(/.test(text)) for (const match of text.matchAll(/\btype: '([A-Z_]+)'/g)) raised.add(match[1]);
   }

@@ -241,3 +241,8 @@ export async function confirmDecision(db: Knex, args: { correlationId: string; s
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Makes a still-PENDING approval agree with its run's outcome. */
+export async function closeApproval(db: Knex, args: { correlationId: string; outcome: Decision }): Promise<void> {
+  await db(APPROVAL_TABLE).where({ correlation_id: args.correlationId, status: 'PENDING' }).update({ status: args.outcome, decided_at: db.fn.now() });
+}

@@ -1,3 +1,4 @@
+import { Knex } from 'knex';
 import { LogType } from '../../domain/archival';
 
 /** Where each log type lives. */
@@ -6,3 +7,22 @@ export const LOG_TABLES: Record<LogType, string> = {
   EMAIL_LOG: 'email.email_log',
   INTEGRATION_LOG: 'integration.integration_log',
 };
+
+/** The sites that have rows of a log type: a skip scan over the `(site_id, created_at, id)` index. */
+export async function sitesWithRows(db: Knex, args: { logType: LogType; siteId?: string }): Promise<string[]> {
+  const table = LOG_TABLES[args.logType];
+  if (args.siteId) {
+    const row = await db(table).where({ site_id: args.siteId }).first('id');
+    return row ? [args.siteId] : [];
+  }
+  const { rows } = await db.raw(
+    `with recursive sites as (
+       (select site_id from ${table} order by site_id limit 1)
+       union all
+       select (select t.site_id from ${table} t where t.site_id > sites.site_id order by t.site_id limit 1)
+       from sites where sites.site_id is not null
+     )
+     select site_id from sites where site_id is not null`,
+  );
+  return (rows as { site_id: string }[]).map((row) => row.site_id);
+}

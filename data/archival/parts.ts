@@ -33,3 +33,40 @@ export async function findPart(db: Knex, partId: string): Promise<ArchivePartRow
   if (!part) throw new Error(`archive part ${partId} is not in the manifest`);
   return part;
 }
+
+/** Parts an earlier run recorded but did not finish, oldest first. */
+export async function unfinishedParts(db: Knex, args: { logType: LogType; siteId?: string }): Promise<ArchivePartRow[]> {
+  const query = db(PART_TABLE).where({ log_type: args.logType }).whereNot({ state: 'DELETED' }).orderBy(['created_at', 'part_no']);
+  if (args.siteId) query.andWhere({ site_id: args.siteId });
+  return query;
+}
+
+/** The sink confirmed a part: its rows may now be deleted. */
+export async function markPartConfirmed(db: Knex, args: { partId: string; assetId: string }): Promise<void> {
+  await db(PART_TABLE).where({ id: args.partId, state: 'EXPORTED' }).update({ state: 'CONFIRMED', asset_id: args.assetId, updated_at: db.fn.now() });
+}
+
+/** Deletes one slice of a part's ids (1-based, inclusive) from its log table; answers how many rows went. */
+export async function deletePartSlice(db: Knex, args: { table: string; partId: string; from: number; to: number }): Promise<number> {
+  const deleted = await db.raw(`delete from ${args.table} t where t.id = any((select ids[? : ?] from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`, [args.from, args.to, args.partId]);
+  return deleted.rowCount ?? 0;
+}
+
+/** How many of a part's rows are still in its log table. */
+export async function partRowsLeft(db: Knex, args: { table: string; partId: string }): Promise<number> {
+  const { rows } = await db.raw(`select count(*) as n from ${args.table} t where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`, [args.partId]);
+  return Number(rows[0].n);
+}
+
+/** A part whose rows are all deleted: DELETED, and its id array dropped. */
+export async function markPartDeleted(db: Knex, args: { partId: string; rowsDeleted: number }): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx(PART_TABLE).where({ id: args.partId }).update({ state: 'DELETED', rows_deleted: args.rowsDeleted, updated_at: trx.fn.now() });
+    await trx(PART_IDS_TABLE).where({ part_id: args.partId }).delete();
+  });
+}
+
+/** The parts a run already recorded for a site (its export committed), in order. */
+export async function recordedParts(db: Knex, args: { runId: string; siteId: string; logType: LogType }): Promise<ArchivePartRow[]> {
+  return db(PART_TABLE).where({ run_id: args.runId, site_id: args.siteId, log_type: args.logType }).orderBy('part_no');
+}

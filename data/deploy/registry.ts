@@ -139,3 +139,20 @@ export async function recordDeployFailure(db: Knex, args: { deploymentId: string
 export async function openDeployments(db: Knex, serviceName: string): Promise<Array<Pick<DeploymentRow, 'id' | 'workflow_id' | 'run_id' | 'started_at'>>> {
   return db(DEPLOYMENT_TABLE).where({ service_name: serviceName, status: 'DEPLOYING' }).select('id', 'workflow_id', 'run_id', 'started_at');
 }
+
+/** Moves a deploy to its next stage and appends the event; a retry finds the event there and adds nothing. */
+export async function recordDeployStage(db: Knex, args: { deploymentId: string; stage: DeployStage; message: string; at: string }): Promise<void> {
+  const event = { at: args.at, stage: args.stage, message: args.message };
+  await db(DEPLOYMENT_TABLE)
+    .where({ id: args.deploymentId })
+    .whereRaw('not (events @> ?::jsonb)', [JSON.stringify([{ stage: args.stage }])])
+    .update({ stage: args.stage, events: db.raw('events || ?::jsonb', [JSON.stringify([event])]) });
+}
+
+/** The deploy reached RUNNING. */
+export async function recordDeployFinished(db: Knex, args: { deploymentId: string; at: string }): Promise<void> {
+  const event = { at: args.at, stage: 'RUNNING', message: 'The new instances serve all requests.' };
+  await db(DEPLOYMENT_TABLE)
+    .where({ id: args.deploymentId, status: 'DEPLOYING' })
+    .update({ status: 'RUNNING', stage: 'RUNNING', finished_at: db.fn.now(), events: db.raw('events || ?::jsonb', [JSON.stringify([event])]) });
+}

@@ -95,3 +95,18 @@ export async function noteAttemptFailed(db: Knex, id: string | number, reason: s
 export async function markFailed(db: Knex, id: string | number, reason: string): Promise<void> {
   await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ status: 'FAILED', error: reason, updated_at: db.fn.now() });
 }
+
+/** Up to `limit` PENDING rows of a bulk send after `afterId`, in id order: one chunk's work. */
+export async function pendingOfBatch(db: Knex, args: { batchId: string; afterId: string; limit: number }): Promise<EmailLogRow[]> {
+  return db(EMAIL_LOG_TABLE).where({ batch_id: args.batchId, status: 'PENDING' }).andWhere('id', '>', args.afterId).orderBy('id').limit(args.limit);
+}
+
+/** Every PENDING row of a bulk send, with its last reason. */
+export async function allPendingOfBatch(db: Knex, batchId: string): Promise<Array<{ id: string; error: string | null }>> {
+  return db(EMAIL_LOG_TABLE).where({ batch_id: batchId, status: 'PENDING' }).select('id', 'error');
+}
+
+export async function countPendingOfBatch(db: Knex, batchId: string): Promise<number> {
+  const { count } = (await db(EMAIL_LOG_TABLE).where({ batch_id: batchId, status: 'PENDING' }).count({ count: '*' }).first()) as { count: string };
+  return Number(count);
+}

@@ -1,5 +1,6 @@
-import { LOG_TABLES } from '../../data/archival/log-tables';
-import { PART_IDS_TABLE, PART_TABLE } from '../../data/archival/parts';
+import { Knex } from 'knex';
+import { LOG_TABLES } from './log-tables';
+import { PART_IDS_TABLE, PART_TABLE } from './parts';
 import { LogType } from '../../domain/archival';
 
 /**
@@ -17,4 +18,11 @@ export function archivableRowsWhere(logType: LogType, placeholders: { siteId: st
 
 export function archivableRowsSql(logType: LogType, placeholders: { siteId: string; cutoff: string }): string {
   return `select t.id from ${LOG_TABLES[logType]} t where ${archivableRowsWhere(logType, placeholders)}`;
+}
+
+/** How many rows of a site a run would archive now (a dry run's answer). Reads only. */
+export async function countArchivableRows(db: Knex, args: { logType: LogType; siteId: string; cutoff: string }): Promise<number> {
+  const archivable = archivableRowsSql(args.logType, { siteId: ':siteId', cutoff: 'cast(:cutoff as timestamptz)' });
+  const { rows } = await db.raw(`select count(*) as n from (${archivable}) a`, { siteId: args.siteId, cutoff: args.cutoff });
+  return Number(rows[0].n);
 }

@@ -1,0 +1,16 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { PlatformError } from '../lib/errors';
+
+/**
+ * Runs an activity's work so that a refusal from data/ (a PlatformError: not found, already decided, four
+ * eyes…) fails the activity for good, with its code as the failure type: retrying cannot change it. Any
+ * other error stays retryable.
+ */
+export async function refusalsAreFinal<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof PlatformError) throw ApplicationFailure.nonRetryable(error.message, error.code);
+    throw error;
+  }
+}
