@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { LOG_TABLES } from '../../data/archival/log-tables';
 import { deletePartSlice, findPart, markPartDeleted, partRowsLeft } from '../../data/archival/parts';
 import { ArchivalDeps } from './deps';
-import { stagingFile } from './staging-files';
+import { stagingFile } from '../../data/archival/staging-files';
 
 export interface DeleteArchivedRowsInput {
   partId: string;

@@ -1,12 +1,10 @@
 import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { LOG_TABLES } from '../../data/archival/log-tables';
-import { findPart, markPartConfirmed, PART_IDS_TABLE } from '../../data/archival/parts';
+import { rewritePartFile } from '../../data/archival/part-files';
+import { findPart, markPartConfirmed } from '../../data/archival/parts';
 import { ArchivalDeps } from './deps';
-import { copyCsvParts, CsvPart } from './csv-parts';
-import { connectForCopy, stagingFile } from './staging-files';
-import { MAX_ROWS_PER_PART } from '../../domain/archival';
+import { stagingFile } from '../../data/archival/staging-files';
 
 export interface UploadPartInput {
   partId: string;
@@ -40,21 +38,7 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     const file = stagingFile(config.dataDir, part.id);
     const staged = await fs.promises.stat(file).catch(() => null);
     if (staged?.size !== Number(part.size_bytes)) {
-      const client = await connectForCopy(config.databaseUrl);
-      let rewritten: CsvPart | undefined;
-      try {
-        [rewritten] = await copyCsvParts({
-          client,
-          select: `select t.* from ${LOG_TABLES[part.log_type]} t
-                    where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ${client.escapeLiteral(part.id)})::bigint[]) order by t.id`,
-          rowsPerPart: MAX_ROWS_PER_PART,
-          nextFile: () => file,
-          // Its ids are already recorded: only the CSV is written again.
-          recordIds: false,
-        });
-      } finally {
-        await client.end();
-      }
+      const rewritten = await rewritePartFile({ databaseUrl: config.databaseUrl, part, file });
       if (rewritten?.sha256 !== part.sha256) {
         throw ApplicationFailure.nonRetryable(`the rows of ${part.file_name} changed since they were exported`, 'PART_CHANGED');
       }

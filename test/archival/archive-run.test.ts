@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { stagingFile } from '../../activities/archival/staging-files';
+import { stagingFile } from '../../data/archival/staging-files';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { recordHistory } from '../support/histories';

@@ -1,0 +1,94 @@
+import crypto from 'node:crypto';
+import { archiveFileName, LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
+import { archivableRowsWhere } from './archivable-rows';
+import { copyCsvParts, CsvPart, takeIdsLiteral } from './csv-parts';
+import { LOG_TABLES } from './log-tables';
+import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from './parts';
+import { connectForCopy, stagingFile } from './staging-files';
+
+export interface ExportedPartRecord {
+  partId: string;
+  partNo: number;
+  fileName: string;
+  rowCount: number;
+}
+
+/**
+ * Exports one site's archivable rows as CSV parts into the staging folder and records the manifest, all in
+ * one REPEATABLE READ snapshot: the rows exported are exactly the rows the snapshot sees (a transaction
+ * still open keeps its rows out, whatever their ids), and each part records the ids it holds. Parts are
+ * consecutive stretches of that set in id order, cut from one COPY as it streams. The manifest commits
+ * with the export or not at all.
+ */
+export async function exportPartsInSnapshot(args: {
+  databaseUrl: string;
+  dataDir: string;
+  workflowId: string;
+  runId: string;
+  logType: LogType;
+  siteId: string;
+  cutoff: Date;
+  rowsPerPart: number;
+}): Promise<ExportedPartRecord[]> {
+  const table = LOG_TABLES[args.logType];
+  const client = await connectForCopy(args.databaseUrl);
+  try {
+    await client.query('begin isolation level repeatable read');
+    // COPY takes no parameters: the literals are escaped by the driver.
+    const where = archivableRowsWhere(args.logType, {
+      siteId: client.escapeLiteral(args.siteId),
+      cutoff: `${client.escapeLiteral(args.cutoff.toISOString())}::timestamptz`,
+    });
+    // One COPY of the snapshot's set in id order, cut into parts as it streams.
+    const partIds: string[] = [];
+    const nextFile = () => {
+      const partId = crypto.randomUUID();
+      partIds.push(partId);
+      return stagingFile(args.dataDir, partId);
+    };
+    const staged = await copyCsvParts({ client, select: `select t.* from ${table} t where ${where} order by t.id`, rowsPerPart: args.rowsPerPart, nextFile, recordIds: true });
+
+    const parts: ExportedPartRecord[] = [];
+    for (const [index, csv] of staged.entries()) {
+      const partNo = index + 1;
+      const partId = partIds[index];
+      const fileName = archiveFileName(args.logType, args.cutoff, partNo);
+      await client.query(
+        `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED')`,
+        [partId, args.workflowId, args.runId, args.logType, args.siteId, args.cutoff, partNo, fileName, csv.rowCount, csv.firstId, csv.lastId, csv.sizeBytes, csv.sha256],
+      );
+      const { rows: recorded } = await client.query<{ n: number }>(`insert into ${PART_IDS_TABLE} (part_id, ids) values ($1, $2::bigint[]) returning cardinality(ids) as n`, [
+        partId,
+        await takeIdsLiteral(csv),
+      ]);
+      if (recorded[0].n !== csv.rowCount) throw new Error(`part ${partNo} recorded ${recorded[0].n} ids for ${csv.rowCount} exported rows`);
+      parts.push({ partId, partNo, fileName, rowCount: csv.rowCount });
+    }
+    await client.query('commit');
+    return parts;
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Writes a recorded part's CSV again from the ids its manifest holds (its ids are not recorded again). */
+export async function rewritePartFile(args: { databaseUrl: string; part: ArchivePartRow; file: string }): Promise<CsvPart | undefined> {
+  const client = await connectForCopy(args.databaseUrl);
+  try {
+    const [rewritten] = await copyCsvParts({
+      client,
+      select: `select t.* from ${LOG_TABLES[args.part.log_type]} t
+                where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ${client.escapeLiteral(args.part.id)})::bigint[]) order by t.id`,
+      rowsPerPart: MAX_ROWS_PER_PART,
+      nextFile: () => args.file,
+      recordIds: false,
+    });
+    return rewritten;
+  } finally {
+    await client.end();
+  }
+}
