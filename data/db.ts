@@ -15,3 +15,8 @@ export function createDb(args: { databaseUrl: string; poolMax?: number }): Db {
   });
   return db;
 }
+
+/** Answers when the database does: the readiness check. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.raw('select 1');
+}

@@ -1,4 +1,4 @@
-import { Knex } from 'knex';
+import type { Knex } from 'knex';
 import { SecretTampered } from '../../lib/secrets';
 import { componentType } from '../../data/content/component-types';
 import { rowAtRevision } from '../../data/content/revisions';

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Knex } from 'knex';
-import { badRequest } from '../../lib/errors';
+import { Page } from '../../data/paging';
 
 /** `?limit=` (1 to 500, default 50) and `?cursor=`; spread into a route's query schema. */
 export const pageQueryFields = {
@@ -8,67 +7,9 @@ export const pageQueryFields = {
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
 };
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
+export type { Page };
 
 /** A page as the API answers it: each row presented, the cursor kept. */
 export function presentPage<Row, Item>(page: Page<Row>, present: (row: Row) => Item): Page<Item> {
   return { items: page.items.map((row) => present(row)), nextCursor: page.nextCursor };
-}
-
-// PostgreSQL's text form of a timestamptz, which keeps the microseconds a JavaScript Date would drop.
-const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/;
-
-interface CursorPosition {
-  at: string;
-  id: string | number;
-}
-
-export function encodeCursor(position: CursorPosition): string {
-  return Buffer.from(JSON.stringify(position)).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): CursorPosition {
-  try {
-    const position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPosition;
-    if (typeof position.at !== 'string' || !TIMESTAMP_TEXT.test(position.at)) throw new Error('bad time');
-    if (typeof position.id !== 'string' && typeof position.id !== 'number') throw new Error('bad id');
-    return position;
-  } catch {
-    throw badRequest('INVALID_CURSOR', 'The cursor is not one this API handed out.');
-  }
-}
-
-/**
- * Keyset pagination, newest first, over `(timeColumn, idColumn)`: stable while rows are added, with no
- * OFFSET scans. Reads one row more than asked to know whether there is a next page. The query must
- * name its columns (`select(...)`), since the cursor's column is added beside them.
- */
-export async function paginate<Row extends object>(args: {
-  query: Knex.QueryBuilder;
-  limit: number;
-  cursor?: string;
-  timeColumn: string;
-  idColumn: string;
-}): Promise<Page<Row>> {
-  const { query, limit, timeColumn, idColumn } = args;
-  if (args.cursor) {
-    const position = decodeCursor(args.cursor);
-    query.whereRaw('(??, ??) < (?::timestamptz, ?)', [timeColumn, idColumn, position.at, position.id]);
-  }
-  const rows = (await query
-    .select(query.client.raw('??::text as "cursorAt"', [timeColumn]))
-    .orderBy([
-      { column: timeColumn, order: 'desc' },
-      { column: idColumn, order: 'desc' },
-    ])
-    .limit(limit + 1)) as (Row & { cursorAt: string })[];
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  const idKey = idColumn.split('.').pop() as string;
-  const nextCursor = rows.length > limit && last ? encodeCursor({ at: last.cursorAt, id: (last as Record<string, unknown>)[idKey] as string | number }) : null;
-  const items = page.map(({ cursorAt: _cursorAt, ...row }) => row as unknown as Row);
-  return { items, nextCursor };
 }

@@ -1,4 +1,6 @@
 import { Knex } from 'knex';
+import { uniqueOr409 } from '../db-errors';
+import { Page, PageRequest, paginate } from '../paging';
 import { conflict, forbidden, notFound } from '../../lib/errors';
 import { ApprovalStage, Decision, DEFAULT_STAGES, PublishInput } from '../../domain/approvals';
 import { componentType } from '../content/component-types';
@@ -245,4 +247,69 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Makes a still-PENDING approval agree with its run's outcome. */
 export async function closeApproval(db: Knex, args: { correlationId: string; outcome: Decision }): Promise<void> {
   await db(APPROVAL_TABLE).where({ correlation_id: args.correlationId, status: 'PENDING' }).update({ status: args.outcome, decided_at: db.fn.now() });
+}
+
+export interface PolicyValues {
+  componentType: string;
+  siteId: string | null;
+  workflowDefinitionId?: string | null;
+  enabled: boolean;
+}
+
+const policyColumns = (values: PolicyValues) => ({
+  component_type: values.componentType,
+  site_id: values.siteId,
+  workflow_definition_id: values.workflowDefinitionId ?? null,
+  enabled: values.enabled,
+});
+
+const policyExists = 'A policy for this component type and site exists already.';
+
+export async function findPolicy(db: Knex, id: string): Promise<PolicyRow> {
+  const row = (await db(POLICY_TABLE).where({ id }).first()) as PolicyRow | undefined;
+  if (!row) throw notFound(`No approval policy ${id}.`);
+  return row;
+}
+
+/** 404 unless the workflow definition a policy would bind exists. */
+async function definitionExists(db: Knex, id: string | null | undefined): Promise<void> {
+  if (!id) return;
+  const definitions = componentType('WORKFLOW_DEFINITION')!;
+  if (!(await db(definitions.table).where({ id }).first('id'))) throw notFound(`No workflow definition ${id}.`);
+}
+
+export async function listPolicies(db: Knex, page: PageRequest): Promise<Page<PolicyRow>> {
+  return paginate<PolicyRow>({ query: db(POLICY_TABLE).select('*'), ...page, timeColumn: 'created_at', idColumn: 'id' });
+}
+
+/** 409 APPROVAL_POLICY_EXISTS for a second policy of a type and site. */
+export async function createPolicy(db: Knex, values: PolicyValues): Promise<PolicyRow> {
+  await definitionExists(db, values.workflowDefinitionId);
+  const [row] = await uniqueOr409(() => db(POLICY_TABLE).insert(policyColumns(values)).returning('*'), 'APPROVAL_POLICY_EXISTS', policyExists);
+  return row as PolicyRow;
+}
+
+export async function replacePolicy(db: Knex, id: string, values: PolicyValues): Promise<PolicyRow> {
+  await findPolicy(db, id);
+  await definitionExists(db, values.workflowDefinitionId);
+  const [row] = await uniqueOr409(() => db(POLICY_TABLE).where({ id }).update({ ...policyColumns(values), updated_at: db.fn.now() }).returning('*'), 'APPROVAL_POLICY_EXISTS', policyExists);
+  return row as PolicyRow;
+}
+
+export async function deletePolicy(db: Knex, id: string): Promise<void> {
+  await findPolicy(db, id);
+  await db(POLICY_TABLE).where({ id }).delete();
+}
+
+/** An approval whose run could not be started: no run will decide it, so it must not block the resource. */
+export async function dropApproval(db: Knex, correlationId: string): Promise<void> {
+  await db(APPROVAL_TABLE).where({ correlation_id: correlationId }).delete();
+}
+
+/** The approval queue, newest first: every site's for an ADMIN, else the caller's sites'. */
+export async function approvalQueue(db: Knex, args: { sites: string[] | 'ALL'; status?: string; page: PageRequest }): Promise<Page<ApprovalRow>> {
+  const rows = db(APPROVAL_TABLE).select('*');
+  if (args.sites !== 'ALL') rows.whereIn('site_id', args.sites);
+  if (args.status) rows.andWhere({ status: args.status });
+  return paginate<ApprovalRow>({ query: rows, ...args.page, timeColumn: 'created_at', idColumn: 'correlation_id' });
 }

@@ -1,5 +1,8 @@
 import { Knex } from 'knex';
 import { LogType } from '../../domain/archival';
+import { notFound } from '../../lib/errors';
+import { uniqueOr409 } from '../db-errors';
+import { Page, PageRequest, paginate } from '../paging';
 
 export const POLICY_TABLE = 'settings.archive_policy';
 
@@ -29,4 +32,39 @@ export async function resolveRetention(db: Knex, logType: LogType, siteId: strin
   const global = rows.find((row) => row.site_id === null);
   if (global) return { enabled: global.enabled, retentionDays: global.retention_days, source: 'GLOBAL' };
   return { enabled: false, retentionDays: null, source: 'NONE' };
+}
+
+/** Retention policies, newest first: of one log type, and global (`siteId` 'global') or of one site, when asked. */
+export async function listArchivePolicies(db: Knex, args: { logType?: LogType; siteId?: string; page: PageRequest }): Promise<Page<ArchivePolicyRow>> {
+  const rows = db(POLICY_TABLE).select('*');
+  if (args.logType) rows.where({ log_type: args.logType });
+  if (args.siteId === 'global') rows.whereNull('site_id');
+  else if (args.siteId) rows.where({ site_id: args.siteId });
+  return paginate<ArchivePolicyRow>({ query: rows, ...args.page, timeColumn: 'created_at', idColumn: 'id' });
+}
+
+export async function findArchivePolicy(db: Knex, id: string): Promise<ArchivePolicyRow> {
+  const row = (await db(POLICY_TABLE).where({ id }).first()) as ArchivePolicyRow | undefined;
+  if (!row) throw notFound(`No archive policy ${id}.`);
+  return row;
+}
+
+/** 409 ARCHIVE_POLICY_EXISTS for a second policy of a log type and site (or a second global one). */
+export async function createArchivePolicy(db: Knex, values: { logType: LogType; siteId: string | null; retentionDays: number; enabled: boolean }): Promise<ArchivePolicyRow> {
+  const [row] = (await uniqueOr409(
+    () => db(POLICY_TABLE).insert({ log_type: values.logType, site_id: values.siteId, retention_days: values.retentionDays, enabled: values.enabled }).returning('*'),
+    'ARCHIVE_POLICY_EXISTS',
+    `A ${values.siteId === null ? 'global' : `site ${values.siteId}`} policy for ${values.logType} exists.`,
+  )) as ArchivePolicyRow[];
+  return row;
+}
+
+export async function updateArchivePolicy(db: Knex, id: string, values: { retentionDays: number; enabled: boolean }): Promise<ArchivePolicyRow> {
+  await findArchivePolicy(db, id);
+  const [row] = (await db(POLICY_TABLE).where({ id }).update({ retention_days: values.retentionDays, enabled: values.enabled, updated_at: db.fn.now() }).returning('*')) as ArchivePolicyRow[];
+  return row;
+}
+
+export async function deleteArchivePolicy(db: Knex, id: string): Promise<void> {
+  if ((await db(POLICY_TABLE).where({ id }).delete()) === 0) throw notFound(`No archive policy ${id}.`);
 }

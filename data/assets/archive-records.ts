@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { forbidden, PlatformError } from '../../lib/errors';
 import { ARCHIVE_FOLDER } from '../../domain/archival';
-import { AssetRow } from './assets';
+import type { AssetRow } from './assets';
 
 export const ARCHIVE_DELETION_TABLE = 'assets.archive_deletion';
 

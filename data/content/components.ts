@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { Page, PageRequest, paginate } from '../paging';
 import { notFound } from '../../lib/errors';
 import { ComponentStatus } from '../../domain/approvals';
 import { columnOf, ComponentType } from './component-types';
@@ -162,4 +163,23 @@ export async function deleteComponent(db: Knex, args: { type: ComponentType; id:
     await trx(args.type.table).where({ id: args.id }).delete();
     return true;
   });
+}
+
+/** A site's drafts of a type, newest first, in one status when asked. */
+export async function listComponents(db: Knex, args: { type: ComponentType; siteId: string; status?: string; page: PageRequest }): Promise<Page<ComponentRow>> {
+  const rows = db(args.type.table).select('*').where({ site_id: args.siteId });
+  if (args.status) rows.andWhere({ status: args.status });
+  return paginate<ComponentRow>({ query: rows, ...args.page, timeColumn: 'created_at', idColumn: 'id' });
+}
+
+/** What the runtime serves: the published snapshot whose slug is `slug` (the slug of the snapshot, not the draft). */
+export async function publishedBySlug(
+  db: Knex,
+  args: { type: ComponentType; siteId: string; slug: string },
+): Promise<{ published_snapshot: Record<string, unknown>; published_rev: number; published_at: Date } | undefined> {
+  return db(args.type.table)
+    .where({ site_id: args.siteId })
+    .whereNot({ status: 'ARCHIVED' })
+    .whereRaw("published_snapshot->>'slug' = ?", [args.slug])
+    .first('published_snapshot', 'published_rev', 'published_at');
 }

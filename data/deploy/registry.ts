@@ -1,4 +1,6 @@
 import { Knex } from 'knex';
+import { conflict } from '../../lib/errors';
+import { isUniqueViolation } from '../db-errors';
 import { CORE_MODULES, DeployError, DeployEvent, DeploymentStatus, DeployStage, ServiceKind, ServiceStatus, slugOf } from '../../domain/deploy';
 
 export const SERVICE_TABLE = 'infra.service';
@@ -155,4 +157,103 @@ export async function recordDeployFinished(db: Knex, args: { deploymentId: strin
   await db(DEPLOYMENT_TABLE)
     .where({ id: args.deploymentId, status: 'DEPLOYING' })
     .update({ status: 'RUNNING', stage: 'RUNNING', finished_at: db.fn.now(), events: db.raw('events || ?::jsonb', [JSON.stringify([event])]) });
+}
+
+const inProgress = (name: string) => conflict('DEPLOYMENT_IN_PROGRESS', `A deploy, scale or undeploy of ${name} is in progress.`);
+
+export interface RegisteredDeploy {
+  firstDeploy: boolean;
+  image: string;
+}
+
+/**
+ * Records a deploy request, in one transaction under the service's row lock: the service row for a first
+ * deploy, the deployment row DEPLOYING with the next sequence number. Refuses a core service, an existing
+ * one without `redeploy`, a slug taken, a deploy or undeploy in progress (409s). `beforeCommit` runs inside
+ * the transaction (the uploaded JAR moves into place), so a refused request keeps nothing.
+ */
+export async function registerDeployRequest(
+  db: Knex,
+  args: {
+    deploymentId: string;
+    serviceName: string;
+    slug: string;
+    kind: 'JAR' | 'IMAGE';
+    image: string | null;
+    imagePrefix: string;
+    buildFromJar: boolean;
+    settings: DeploySettings;
+    redeploy: boolean;
+    rollbackOf: string | null;
+    requestedBy: string;
+    beforeCommit?: () => Promise<void>;
+  },
+): Promise<RegisteredDeploy> {
+  const name = args.serviceName;
+  try {
+    return await db.transaction(async (trx) => {
+      const existing: ServiceRow | undefined = await trx(SERVICE_TABLE).where({ name }).forUpdate().first();
+      if (existing && !existing.dynamic) throw conflict('SERVICE_NOT_DYNAMIC', `${name} is a core service, managed through docker compose.`);
+      if (existing && !args.redeploy) throw conflict('SERVICE_EXISTS', `A service named ${name} is already registered; send redeploy=true to replace it.`);
+      if (existing?.status === 'UNDEPLOYING') throw inProgress(name);
+      if (!existing && (await trx(SERVICE_TABLE).where({ slug: args.slug }).first('name'))) throw conflict('SLUG_TAKEN', `Another service already has the slug ${args.slug}.`);
+      if (await trx(DEPLOYMENT_TABLE).where({ service_name: name, status: 'DEPLOYING' }).first('id')) throw inProgress(name);
+      const { seq } = (await trx(DEPLOYMENT_TABLE).where({ service_name: name }).max({ seq: 'seq' }).first()) as { seq: number | null };
+      const nextSeq = (seq ?? 0) + 1;
+      const image = args.image ?? `${args.imagePrefix}/${name}:${nextSeq}`;
+      const firstDeploy = !existing;
+      if (firstDeploy) {
+        await trx(SERVICE_TABLE).insert({
+          name,
+          slug: args.slug,
+          kind: args.kind,
+          dynamic: true,
+          group: args.settings.group,
+          image,
+          port: args.settings.port,
+          host_port: args.settings.hostPort,
+          env: JSON.stringify(args.settings.env),
+          description: args.settings.description,
+          desired_instances: 1,
+          status: 'DEPLOYING',
+          health_path: args.settings.healthPath,
+        });
+      }
+      await trx(DEPLOYMENT_TABLE).insert({
+        id: args.deploymentId,
+        service_name: name,
+        seq: nextSeq,
+        kind: args.kind,
+        image,
+        build_from_jar: args.buildFromJar,
+        settings: JSON.stringify(args.settings),
+        redeploy: !firstDeploy,
+        rollback_of: args.rollbackOf,
+        status: 'DEPLOYING',
+        stage: 'VALIDATED',
+        events: JSON.stringify([{ at: new Date().toISOString(), stage: 'VALIDATED', message: `Accepted: ${args.kind === 'JAR' ? 'JAR' : 'image'} deploy of ${name}.` }]),
+        requested_by: args.requestedBy,
+      });
+      await args.beforeCommit?.();
+      return { firstDeploy, image };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'service_name_key')) throw conflict('SERVICE_EXISTS', `A service named ${name} is already registered.`);
+    if (isUniqueViolation(error, 'service_slug_key')) throw conflict('SLUG_TAKEN', `Another service already has the slug ${args.slug}.`);
+    if (isUniqueViolation(error)) throw inProgress(name);
+    throw error;
+  }
+}
+
+/** Takes back a deploy request whose workflow could not start. */
+export async function dropDeployRequest(db: Knex, args: { deploymentId: string; serviceName: string; firstDeploy: boolean }): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx(DEPLOYMENT_TABLE).where({ id: args.deploymentId }).delete();
+    if (args.firstDeploy) await trx(SERVICE_TABLE).where({ name: args.serviceName, status: 'DEPLOYING' }).delete();
+  });
+}
+
+/** The run that carries out a deploy, for its status and for telling a dead run from a live one. */
+export async function recordDeploymentRun(db: Knex, args: { deploymentId: string; workflowId: string; runId: string }): Promise<void> {
+  await db(DEPLOYMENT_TABLE).where({ id: args.deploymentId }).update({ workflow_id: args.workflowId, run_id: args.runId });
 }

@@ -1,5 +1,8 @@
 import { Knex } from 'knex';
 import { Db } from '../db';
+import { notFound } from '../../lib/errors';
+import { uniqueOr409 } from '../db-errors';
+import { Page, PageRequest, paginate } from '../paging';
 
 export const USERS_TABLE = 'directory.user';
 
@@ -22,4 +25,56 @@ export function usersQuery(db: Db | Knex.Transaction, filter: { siteId?: string;
   if (filter.siteId) query.whereRaw('? = any(site_ids)', [filter.siteId]);
   if (filter.role) query.whereRaw('? = any(roles)', [filter.role]);
   return query;
+}
+
+export interface UserValues {
+  email?: string;
+  phone?: string | null;
+  name?: string;
+  locale?: string;
+  roles?: string[];
+  siteIds?: string[];
+}
+
+const emailTaken = (email: string | undefined) => `A user with email ${email} exists.`;
+
+export async function listUsers(db: Db, args: { siteId?: string; role?: string; page: PageRequest }): Promise<Page<UserRow>> {
+  return paginate<UserRow>({ query: usersQuery(db, { siteId: args.siteId, role: args.role }), ...args.page, timeColumn: 'created_at', idColumn: 'id' });
+}
+
+export async function findUser(db: Db, id: string): Promise<UserRow> {
+  const row = (await usersQuery(db).where({ id }).first()) as UserRow | undefined;
+  if (!row) throw notFound(`No user ${id}.`);
+  return row;
+}
+
+/** 409 USER_EMAIL_TAKEN for an email another user has. */
+export async function createUser(db: Db, values: Required<Pick<UserValues, 'email' | 'name' | 'roles' | 'siteIds'>> & UserValues): Promise<UserRow> {
+  const [row] = (await uniqueOr409(
+    () =>
+      db(USERS_TABLE)
+        .insert({ email: values.email, phone: values.phone ?? null, name: values.name, locale: values.locale ?? 'en', roles: values.roles, site_ids: values.siteIds })
+        .returning(USER_COLUMNS),
+    'USER_EMAIL_TAKEN',
+    emailTaken(values.email),
+  )) as UserRow[];
+  return row;
+}
+
+/** Changes the fields given; 404 for an unknown user, 409 USER_EMAIL_TAKEN for another user's email. */
+export async function updateUser(db: Db, id: string, values: UserValues): Promise<UserRow> {
+  await findUser(db, id);
+  const changes: Record<string, unknown> = { updated_at: db.fn.now() };
+  if (values.email !== undefined) changes.email = values.email;
+  if (values.phone !== undefined) changes.phone = values.phone;
+  if (values.name !== undefined) changes.name = values.name;
+  if (values.locale !== undefined) changes.locale = values.locale;
+  if (values.roles !== undefined) changes.roles = values.roles;
+  if (values.siteIds !== undefined) changes.site_ids = values.siteIds;
+  const [row] = (await uniqueOr409(() => db(USERS_TABLE).where({ id }).update(changes).returning(USER_COLUMNS), 'USER_EMAIL_TAKEN', emailTaken(values.email))) as UserRow[];
+  return row;
+}
+
+export async function deleteUser(db: Db, id: string): Promise<void> {
+  if ((await db(USERS_TABLE).where({ id }).delete()) === 0) throw notFound(`No user ${id}.`);
 }

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { decryptSecret, encryptSecret } from '../../lib/secrets';
+import { uniqueOr409 } from '../db-errors';
 
 export type Channel = 'EMAIL' | 'SMS';
 export type Transport = 'SMTP' | 'SOAP' | 'REST';
@@ -64,4 +65,24 @@ export async function activateConfig(db: Knex, channel: Channel, id: string): Pr
     const [row] = (await trx(CONFIG_TABLES[channel]).where({ id }).update({ is_active: true, updated_at: trx.fn.now() }).returning('*')) as ChannelConfigRow[];
     return row;
   });
+}
+
+/** A channel's configurations, newest first (a handful: not paged). */
+export async function listConfigs(db: Knex, channel: Channel): Promise<ChannelConfigRow[]> {
+  return db(CONFIG_TABLES[channel]).orderBy('created_at', 'desc');
+}
+
+const nameTaken = 'Another configuration has that name.';
+
+/** Saves new or changed (`id`) columns, then activates it when asked; 409 CONFIG_NAME_TAKEN for a name in use. */
+export async function saveConfig(db: Knex, args: { channel: Channel; id?: string; columns: ConfigColumns; activate: boolean | undefined }): Promise<ChannelConfigRow> {
+  const table = CONFIG_TABLES[args.channel];
+  const write = (): Promise<ChannelConfigRow[]> =>
+    args.id ? db(table).where({ id: args.id }).update({ ...args.columns, updated_at: db.fn.now() }).returning('*') : db(table).insert(args.columns).returning('*');
+  const [row] = await uniqueOr409(write, 'CONFIG_NAME_TAKEN', nameTaken);
+  return args.activate ? activateConfig(db, args.channel, row.id) : row;
+}
+
+export async function deleteConfig(db: Knex, channel: Channel, id: string): Promise<void> {
+  await db(CONFIG_TABLES[channel]).where({ id }).delete();
 }

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { Page, PageRequest, paginate } from '../paging';
 
 export const EMAIL_LOG_TABLE = 'email.email_log';
 
@@ -109,4 +110,27 @@ export async function allPendingOfBatch(db: Knex, batchId: string): Promise<Arra
 export async function countPendingOfBatch(db: Knex, batchId: string): Promise<number> {
   const { count } = (await db(EMAIL_LOG_TABLE).where({ batch_id: batchId, status: 'PENDING' }).count({ count: '*' }).first()) as { count: string };
   return Number(count);
+}
+
+/** Takes back the logs of a send whose workflow could not start (nothing was sent). */
+export async function dropSendLogs(db: Knex, args: { logId: string | number } | { batchId: string }): Promise<void> {
+  const where = 'logId' in args ? { id: args.logId } : { batch_id: args.batchId };
+  await db(EMAIL_LOG_TABLE).where(where).delete();
+}
+
+/** A template's send logs, newest first, in one status when asked. */
+export async function listTemplateLogs(db: Knex, args: { templateId: string; status?: string; page: PageRequest }): Promise<Page<EmailLogRow>> {
+  const rows = db(EMAIL_LOG_TABLE).select('*').where({ template_id: args.templateId });
+  if (args.status) rows.andWhere({ status: args.status });
+  return paginate<EmailLogRow>({ query: rows, ...args.page, timeColumn: 'created_at', idColumn: 'id' });
+}
+
+/** A FAILED log goes back to PENDING for a retry; false when it was not FAILED. */
+export async function reopenFailedLog(db: Knex, id: string | number): Promise<boolean> {
+  return (await db(EMAIL_LOG_TABLE).where({ id, status: 'FAILED' }).update({ status: 'PENDING', error: null, updated_at: db.fn.now() })) > 0;
+}
+
+/** A retry that could not start: the log is FAILED again with its earlier reason. */
+export async function restoreFailedLog(db: Knex, args: { id: string | number; error: string | null }): Promise<void> {
+  await db(EMAIL_LOG_TABLE).where({ id: args.id }).update({ status: 'FAILED', error: args.error });
 }

@@ -1,15 +1,14 @@
 import { AppDeps } from '../../deps';
 import { requireSiteMember } from '../../http/identity';
-import { paginate } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { removeUploads, uploadedDigest, uploadedFile } from '../../http/uploads';
 import { badRequest, conflict, forbidden, notFound } from '../../../lib/errors';
-import { archiveWriteRefusal, isArchiveFolder, recordArchiveDeletion } from '../../../data/assets/archive-records';
+import { archiveWriteRefusal, isArchiveFolder } from '../../../data/assets/archive-records';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { uniqueOr409 } from '../../../data/db-errors';
-import { ASSET_TABLE, AssetRow, assetsQuery } from '../../../data/assets/assets';
+import { AssetRow, assetsQuery, deleteAsset, listAssets } from '../../../data/assets/assets';
 import { componentType } from '../../../data/content/component-types';
-import { ComponentRow, createComponent, deleteComponent, presentComponent } from '../../../data/content/components';
+import { ComponentRow, createComponent, presentComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
 import { actorOf } from '../content/collection-routes';
 import { ARCHIVE_FOLDER } from '../../../domain/archival';
@@ -139,14 +138,10 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'a page of assets' } },
       handler: async (ctx, { query, identity }) => {
         requireSiteMember(identity!, query.siteId);
-        const rows = db(ASSET_TABLE).select('*').where({ site_id: query.siteId });
-        if (query.folder) rows.andWhere({ folder: query.folder });
         // Without a status: the published assets (archival.md), as their published revision (what pickers
         // offer); with one: the drafts in that status.
         const published = !query.status;
-        if (published) rows.whereNotNull('published_rev').andWhereNot({ status: 'ARCHIVED' });
-        else rows.andWhere({ status: query.status });
-        const page = await paginate<AssetRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
+        const page = await listAssets(db, { siteId: query.siteId, folder: query.folder, status: query.status, page: query });
         const items = published
           ? await Promise.all(page.items.map(async (asset) => presentComponent(ASSET, { ...((await publishedRevision(asset)) ?? {}), ...lifecycleOf(asset) })))
           : page.items.map((asset) => presentComponent(ASSET, asset as unknown as ComponentRow));
@@ -188,12 +183,8 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
           throw forbidden('An archive file may be the only copy of its rows: only an ADMIN deletes one.', 'ARCHIVE_READ_ONLY');
         }
         if (await openApprovalOf(db, ASSET.type, asset.id)) throw conflict('APPROVAL_PENDING', `Asset ${asset.id} is waiting for approval.`);
-        await db.transaction(async (trx) => {
-          if (archiveFile) await recordArchiveDeletion(trx, { asset, deletedBy: actorOf(identity!) });
-          await deleteComponent(trx, { type: ASSET, id: asset.id, actor: actorOf(identity!) });
-        });
-        const stillUsed = await db(ASSET_TABLE).where({ storage_key: asset.storage_key }).first('id');
-        if (!stillUsed) await storage.remove(asset.storage_key);
+        const { bytesStillUsed } = await deleteAsset(db, { asset, actor: actorOf(identity!) });
+        if (!bytesStillUsed) await storage.remove(asset.storage_key);
         ctx.status = 204;
       },
     }),

@@ -1,6 +1,6 @@
 import { AppDeps } from '../../deps';
 import { Identity, requireSiteMember } from '../../http/identity';
-import { paginate, presentPage } from '../../http/pagination';
+import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { conflict, notFound } from '../../../lib/errors';
 import { uniqueOr409 } from '../../../data/db-errors';
@@ -12,6 +12,7 @@ import {
   deleteComponent,
   editComponent,
   findComponent,
+  listComponents,
   presentComponent,
   publishComponentRevision,
   restoreComponent,
@@ -93,9 +94,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         responses: { 200: { description: 'a page of drafts' } },
         handler: async (ctx, { query, identity }) => {
           requireSiteMember(identity!, query.siteId);
-          const rows = db(type.table).select('*').where({ site_id: query.siteId });
-          if (query.status) rows.andWhere({ status: query.status });
-          const page = await paginate<ComponentRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
+          const page = await listComponents(db, { type, siteId: query.siteId, status: query.status, page: query });
           ctx.body = presentPage(page, (row) => presentComponent(type, row));
         },
       }),

@@ -4,6 +4,7 @@ import { access, AnyRoute, defineRoute } from '../../http/route';
 import { notFound } from '../../../lib/errors';
 import { COMPONENT_TYPES } from '../../../data/content/component-types';
 import { SiteId } from './collection-schemas';
+import { publishedBySlug } from '../../../data/content/components';
 
 const PublicParams = Type.Object({ siteId: SiteId, slug: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -23,11 +24,7 @@ export function publicRoutes({ db }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the published snapshot' } },
       handler: async (ctx, { params }) => {
         // The slug of the published snapshot, which a later draft may have changed.
-        const row = (await db(type.table)
-          .where({ site_id: params.siteId })
-          .whereNot({ status: 'ARCHIVED' })
-          .whereRaw("published_snapshot->>'slug' = ?", [params.slug])
-          .first('published_snapshot', 'published_rev', 'published_at')) as { published_snapshot: Record<string, unknown>; published_rev: number; published_at: Date } | undefined;
+        const row = await publishedBySlug(db, { type, siteId: params.siteId, slug: params.slug });
         if (!row) throw notFound(`Site ${params.siteId} has no published ${type.type} ${params.slug}.`);
         ctx.body = { ...row.published_snapshot, publishedRev: row.published_rev, publishedAt: row.published_at.toISOString() };
       },

@@ -1,21 +1,12 @@
 import { AppDeps } from '../../deps';
-import { paginate, presentPage } from '../../http/pagination';
+import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { notFound } from '../../../lib/errors';
-import { uniqueOr409 } from '../../../data/db-errors';
-import { UserRow, usersQuery, USERS_TABLE, USER_COLUMNS } from '../../../data/directory/users';
+import { createUser, deleteUser, findUser, listUsers, updateUser } from '../../../data/directory/users';
 import { presentUser } from './presenters';
 import { CreateUserBody, ListUsersQuery, UpdateUserBody, UserIdParams, UserPageSchema, UserSchema } from './schemas';
 
-const EMAIL_TAKEN = 'USER_EMAIL_TAKEN';
-
 /** The user directory: who exists, their roles, sites and locale; bulk sends read their recipients here. */
 export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
-  const findUser = async (id: string): Promise<UserRow> => {
-    const row = (await usersQuery(db).where({ id }).first()) as UserRow | undefined;
-    if (!row) throw notFound(`No user ${id}.`);
-    return row;
-  };
   return [
     defineRoute({
       method: 'get',
@@ -26,14 +17,7 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
       query: ListUsersQuery,
       responses: { 200: { description: 'a page of users', schema: UserPageSchema } },
       handler: async (ctx, { query }) => {
-        const page = await paginate<UserRow>({
-          query: usersQuery(db, { siteId: query.siteId, role: query.role }),
-          limit: query.limit,
-          cursor: query.cursor,
-          timeColumn: 'created_at',
-          idColumn: 'id',
-        });
-        ctx.body = presentPage(page, presentUser);
+        ctx.body = presentPage(await listUsers(db, { siteId: query.siteId, role: query.role, page: query }), presentUser);
       },
     }),
     defineRoute({
@@ -45,23 +29,8 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
       body: CreateUserBody,
       responses: { 201: { description: 'created', schema: UserSchema } },
       handler: async (ctx, { body }) => {
-        const [row] = (await uniqueOr409(
-          () =>
-            db(USERS_TABLE)
-              .insert({
-                email: body.email,
-                phone: body.phone ?? null,
-                name: body.name,
-                locale: body.locale ?? 'en',
-                roles: body.roles,
-                site_ids: body.siteIds,
-              })
-              .returning(USER_COLUMNS),
-          EMAIL_TAKEN,
-          `A user with email ${body.email} exists.`,
-        )) as UserRow[];
         ctx.status = 201;
-        ctx.body = presentUser(row);
+        ctx.body = presentUser(await createUser(db, body));
       },
     }),
     defineRoute({
@@ -73,7 +42,7 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
       params: UserIdParams,
       responses: { 200: { description: 'the user', schema: UserSchema } },
       handler: async (ctx, { params }) => {
-        ctx.body = presentUser(await findUser(params.id));
+        ctx.body = presentUser(await findUser(db, params.id));
       },
     }),
     defineRoute({
@@ -86,20 +55,7 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
       body: UpdateUserBody,
       responses: { 200: { description: 'the changed user', schema: UserSchema } },
       handler: async (ctx, { params, body }) => {
-        await findUser(params.id);
-        const changes: Record<string, unknown> = { updated_at: db.fn.now() };
-        if (body.email !== undefined) changes.email = body.email;
-        if (body.phone !== undefined) changes.phone = body.phone;
-        if (body.name !== undefined) changes.name = body.name;
-        if (body.locale !== undefined) changes.locale = body.locale;
-        if (body.roles !== undefined) changes.roles = body.roles;
-        if (body.siteIds !== undefined) changes.site_ids = body.siteIds;
-        const [row] = (await uniqueOr409(
-          () => db(USERS_TABLE).where({ id: params.id }).update(changes).returning(USER_COLUMNS),
-          EMAIL_TAKEN,
-          `A user with email ${body.email} exists.`,
-        )) as UserRow[];
-        ctx.body = presentUser(row);
+        ctx.body = presentUser(await updateUser(db, params.id, body));
       },
     }),
     defineRoute({
@@ -111,8 +67,7 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
       params: UserIdParams,
       responses: { 204: { description: 'removed' } },
       handler: async (ctx, { params }) => {
-        const removed = await db(USERS_TABLE).where({ id: params.id }).delete();
-        if (removed === 0) throw notFound(`No user ${params.id}.`);
+        await deleteUser(db, params.id);
         ctx.status = 204;
       },
     }),

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { hasRole, Identity, requireSiteMember } from '../../http/identity';
-import { pageQueryFields, paginate, presentPage } from '../../http/pagination';
+import { pageQueryFields, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, forbidden, notFound, PlatformError } from '../../../lib/errors';
 import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, findComponent } from '../../../data/content/components';
 import { activeConfig } from '../../../data/messaging/channel-configs';
-import { EMAIL_LOG_TABLE, EmailLogRow, findEmailLog, insertEmailLog, insertRoleBatchLogs } from '../../../data/messaging/email-logs';
+import { dropSendLogs, EmailLogRow, findEmailLog, insertEmailLog, insertRoleBatchLogs, listTemplateLogs, reopenFailedLog, restoreFailedLog } from '../../../data/messaging/email-logs';
 import { isEmailAddress } from '../../../domain/recipients';
 import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
@@ -97,7 +97,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         const logId = String(log.id);
         const started = await start(
           () => startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, { workflowId: emailWorkflowId(logId), taskQueue: TaskQueues.messaging, args: [{ logId }], typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: body.siteId }] }),
-          () => db(EMAIL_LOG_TABLE).where({ id: log.id }).delete(),
+          () => dropSendLogs(db, { logId: log.id }),
         );
         ctx.status = 202;
         ctx.body = { logId, status: 'PENDING', ...started };
@@ -131,7 +131,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
               args: [{ batchId }],
               typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: body.siteId }],
             }),
-          () => db(EMAIL_LOG_TABLE).where({ batch_id: batchId }).delete(),
+          () => dropSendLogs(db, { batchId }),
         );
         ctx.status = 202;
         ctx.body = { batchId, recipients, ...started };
@@ -150,10 +150,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         const template = await findComponent(db, EMAIL_TEMPLATE, params.templateId);
         if (!template) throw notFound(`No email template ${params.templateId}.`);
         requireSiteMember(identity!, template.site_id);
-        const rows = db(EMAIL_LOG_TABLE).select('*').where({ template_id: params.templateId });
-        if (query.status) rows.andWhere({ status: query.status });
-        const page = await paginate<EmailLogRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
-        ctx.body = presentPage(page, presentEmailLog);
+        ctx.body = presentPage(await listTemplateLogs(db, { templateId: params.templateId, status: query.status, page: query }), presentEmailLog);
       },
     }),
     defineRoute({
@@ -167,12 +164,11 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       handler: async (ctx, { params }) => {
         const log = await findEmailLog(db, params.id);
         if (!log) throw notFound(`No email log ${params.id}.`);
-        const reopened = await db(EMAIL_LOG_TABLE).where({ id: log.id, status: 'FAILED' }).update({ status: 'PENDING', error: null, updated_at: db.fn.now() });
-        if (reopened === 0) throw conflict('LOG_NOT_FAILED', `Email log ${params.id} is ${log.status}; only a FAILED one is retried.`);
+        if (!(await reopenFailedLog(db, log.id))) throw conflict('LOG_NOT_FAILED', `Email log ${params.id} is ${log.status}; only a FAILED one is retried.`);
         const logId = String(log.id);
         const started = await start(
           () => startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, { workflowId: emailWorkflowId(logId), taskQueue: TaskQueues.messaging, args: [{ logId }], typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: log.site_id }] }),
-          () => db(EMAIL_LOG_TABLE).where({ id: log.id }).update({ status: 'FAILED', error: log.error }),
+          () => restoreFailedLog(db, { id: log.id, error: log.error }),
         );
         ctx.status = 202;
         ctx.body = { logId, status: 'PENDING', ...started };

@@ -2,8 +2,8 @@ import http from 'node:http';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { INSTANCE_TABLE, SERVICE_TABLE } from '../../../data/deploy/registry';
 import { DocsServiceSchema } from './schemas';
+import { runningServiceAddresses } from '../../../data/deploy/services';
 
 /** Where services publish their OpenAPI document: springdoc's path first, then the common one. */
 const OPENAPI_PATHS = ['/v3/api-docs', '/openapi.json'];
@@ -31,12 +31,7 @@ export function docsRoutes({ db }: AppDeps): AnyRoute[] {
       access: access.user,
       responses: { 200: { description: 'the documented services', schema: Type.Array(DocsServiceSchema) } },
       handler: async (ctx) => {
-        const rows = await db(`${SERVICE_TABLE} as s`)
-          .join(`${INSTANCE_TABLE} as i`, 'i.service_id', 's.id')
-          .where({ 's.dynamic': true, 's.status': 'RUNNING', 'i.state': 'HEALTHY' })
-          .distinctOn('s.name')
-          .orderBy([{ column: 's.name' }, { column: 'i.created_at' }])
-          .select('s.name', 's.slug', 'i.address');
+        const rows = await runningServiceAddresses(db);
         const documented = await Promise.all(
           rows.map(async (row) => {
             for (const path of OPENAPI_PATHS) {

@@ -1,12 +1,12 @@
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
-import { paginate, presentPage } from '../../http/pagination';
+import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors';
 import { followLog, lastLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
 import { LABELS, serviceFilters } from '../../../data/deploy/labels';
-import { DEPLOYMENT_TABLE, DeploymentRow, findDeployment, findService, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow, SUCCESSFUL_DEPLOYS } from '../../../data/deploy/registry';
+import { DeploymentRow, findDeployment, findService, ServiceRow } from '../../../data/deploy/registry';
 import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import { SCALE_SERVICE_WORKFLOW, ScaleServiceWorkflow, scaleWorkflowId, UNDEPLOY_SERVICE_WORKFLOW, UndeployServiceWorkflow, undeployWorkflowId } from '../../../workflows/deploy/definitions';
@@ -15,6 +15,7 @@ import { presentHistoryItem, presentService, presentServiceDetail } from './pres
 import { DeployAcceptedSchema, HistoryItemSchema, HistoryQuery, LogsQuery, RollbackBody, SCALE_LIMITS, ScaleBody, ServiceDetailSchema, ServiceParams, ServiceSummarySchema, StartedSchema } from './schemas';
 import { startDeploy } from './start-deploy';
 import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
+import { deployHistory, hasOpenDeployment, instancesOf, rollbackTarget, servicesWithHealthyCounts, setDesiredInstances, setServiceStatusRow } from '../../../data/deploy/services';
 
 
 /** The registry's services: list, inspect, scale, undeploy, logs, history and rollback. */
@@ -31,7 +32,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
   };
   const notDeploying = async (service: ServiceRow) => {
     await settleDeadDeploys(db, { serviceName: service.name, runStatusOf: runStatusOf(temporal) });
-    const open = await db(DEPLOYMENT_TABLE).where({ service_name: service.name, status: 'DEPLOYING' }).first('id');
+    const open = await hasOpenDeployment(db, service.name);
     const status = (await findService(db, service.name))?.status;
     if (open || status === 'DEPLOYING' || status === 'UNDEPLOYING') {
       throw conflict('DEPLOYMENT_IN_PROGRESS', `A deploy or undeploy of ${service.name} is in progress.`);
@@ -52,10 +53,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       responses: { 200: { description: 'the services', schema: Type.Object({ items: Type.Array(ServiceSummarySchema) }) } },
       handler: async (ctx) => {
-        const services: ServiceRow[] = await db(SERVICE_TABLE).orderBy([{ column: 'dynamic' }, { column: 'name' }]);
-        const counts = await db(INSTANCE_TABLE).where({ state: 'HEALTHY' }).groupBy('service_id').select('service_id', db.raw('count(*)::int as n'));
-        const running = new Map(counts.map((row) => [row.service_id as string, Number(row.n)]));
-        ctx.body = { items: services.map((service) => presentService(service, running.get(service.id) ?? 0)) };
+        ctx.body = { items: (await servicesWithHealthyCounts(db)).map(({ service, healthy }) => presentService(service, healthy)) };
       },
     }),
     defineRoute({
@@ -68,7 +66,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the service', schema: ServiceDetailSchema } },
       handler: async (ctx, { params }) => {
         const service = await serviceOr404(params.name);
-        const instances: InstanceRow[] = await db(INSTANCE_TABLE).where({ service_id: service.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+        const instances = await instancesOf(db, service.id);
         ctx.body = presentServiceDetail(service, instances);
       },
     }),
@@ -92,7 +90,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
         if (service.host_port !== null && instances > 1) {
           throw badRequest('INVALID_INSTANCES', `${service.name} is published on host port ${service.host_port}, which only one instance can hold.`);
         }
-        await db(SERVICE_TABLE).where({ id: service.id }).update({ desired_instances: instances, updated_at: db.fn.now() });
+        await setDesiredInstances(db, { serviceId: service.id, instances });
         ctx.status = 202;
         ctx.body = await startWorkflow<ScaleServiceWorkflow>(temporal, SCALE_SERVICE_WORKFLOW, {
           workflowId: scaleWorkflowId(service.name),
@@ -115,7 +113,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
         const service = await serviceOr404(params.name);
         dynamicOr409(service);
         await notDeploying(service);
-        await db(SERVICE_TABLE).where({ id: service.id }).update({ status: 'UNDEPLOYING', updated_at: db.fn.now() });
+        await setServiceStatusRow(db, { serviceId: service.id, status: 'UNDEPLOYING' });
         try {
           ctx.body = await startWorkflow<UndeployServiceWorkflow>(temporal, UNDEPLOY_SERVICE_WORKFLOW, {
             workflowId: undeployWorkflowId(service.name),
@@ -125,7 +123,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
             alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
           });
         } catch (error) {
-          await db(SERVICE_TABLE).where({ id: service.id }).update({ status: service.status });
+          await setServiceStatusRow(db, { serviceId: service.id, status: service.status });
           throw error;
         }
         ctx.status = 202;
@@ -183,9 +181,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       query: HistoryQuery,
       responses: { 200: { description: 'a page of deploys', schema: Type.Object({ items: Type.Array(HistoryItemSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) }) } },
       handler: async (ctx, { params, query }) => {
-        const rows = db(DEPLOYMENT_TABLE).select(`${DEPLOYMENT_TABLE}.*`).where({ service_name: params.name });
-        const page = await paginate<DeploymentRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'started_at', idColumn: 'id' });
-        ctx.body = presentPage(page, presentHistoryItem);
+        ctx.body = presentPage(await deployHistory(db, { serviceName: params.name, page: query }), presentHistoryItem);
       },
     }),
     defineRoute({
@@ -204,17 +200,11 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
         const current = service.current_deployment_id ? await findDeployment(db, service.current_deployment_id) : undefined;
         let target: DeploymentRow | undefined;
         if (body.deploymentId) {
-          target = await db(DEPLOYMENT_TABLE).where({ id: body.deploymentId, service_name: service.name }).whereIn('status', SUCCESSFUL_DEPLOYS).first();
+          target = await rollbackTarget(db, { serviceName: service.name, deploymentId: body.deploymentId });
           if (!target) throw notFound(`No successful deploy ${body.deploymentId} of ${service.name}.`, 'DEPLOYMENT_NOT_FOUND');
         } else {
           // The last successful deploy that ran a different image than the current one.
-          target = await db(DEPLOYMENT_TABLE)
-            .where({ service_name: service.name })
-            .whereIn('status', SUCCESSFUL_DEPLOYS)
-            .andWhere('seq', '<', current?.seq ?? Number.MAX_SAFE_INTEGER)
-            .whereNot({ image: current?.image ?? '' })
-            .orderBy('seq', 'desc')
-            .first();
+          target = await rollbackTarget(db, { serviceName: service.name, current });
         }
         if (!target) throw conflict('NO_PREVIOUS_VERSION', `${service.name} has no earlier successful deploy to roll back to.`);
         if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', 'The Docker engine does not answer.');

@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { problemBody } from '../../http/problem';
+import { pingDatabase } from '../../../data/db';
 
 type CheckState = 'up' | 'down' | 'not configured';
 
@@ -48,7 +49,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       responses: { 200: { description: 'ready', schema: ReadinessSchema }, 503: { description: 'a part is down', schema: ReadinessSchema } },
       handler: async (ctx) => {
         const [database, temporal, docker] = await Promise.all([
-          check(() => deps.db.raw('select 1')),
+          check(() => pingDatabase(deps.db)),
           check(() => deps.temporal.connection.workflowService.getSystemInfo({})),
           deps.docker.configured
             ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down'))

@@ -3,8 +3,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, FieldIssue, notFound } from '../../../lib/errors';
-import { uniqueOr409 } from '../../../data/db-errors';
-import { activateConfig, activeConfig, Channel, CONFIG_TABLES, ChannelConfigRow, ConfigColumns, findConfig, openPasswords, sealPasswords } from '../../../data/messaging/channel-configs';
+import { activateConfig, activeConfig, Channel, ChannelConfigRow, ConfigColumns, deleteConfig, findConfig, listConfigs, openPasswords, saveConfig, sealPasswords } from '../../../data/messaging/channel-configs';
 import { isEmailAddress, isPhoneNumber } from '../../../domain/recipients';
 import { DeliveryFailure } from '../../../data/messaging/transports/delivery-failure';
 import { rendersWellFormed, renderPeerRequest } from '../../../data/messaging/transports/http-peer';
@@ -150,12 +149,9 @@ function columnsOf(body: ConfigBody): ConfigColumns {
   return columns;
 }
 
-const nameTaken = 'Another configuration has that name.';
-
 /** `/api/settings/email` or `/api/settings/sms`: the channel's configurations, one active at a time. */
 function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
   const base = `/api/settings/${channel.toLowerCase()}`;
-  const table = CONFIG_TABLES[channel];
   const ADMIN = access.roles('ADMIN');
   const Body = channel === 'EMAIL' ? EmailConfigBody : SmsConfigBody;
   const configOr404 = async (id: string) => {
@@ -174,10 +170,6 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       }
     }
   };
-  const save = async (write: () => Promise<ChannelConfigRow[]>, activate: boolean | undefined) => {
-    const [row] = await uniqueOr409(write, 'CONFIG_NAME_TAKEN', nameTaken);
-    return activate ? activateConfig(db, channel, row.id) : row;
-  };
 
   return [
     defineRoute({
@@ -188,7 +180,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       access: ADMIN,
       responses: { 200: { description: 'the configurations' } },
       handler: async (ctx) => {
-        ctx.body = { items: ((await db(table).orderBy('created_at', 'desc')) as ChannelConfigRow[]).map(presentConfig), nextCursor: null };
+        ctx.body = { items: (await listConfigs(db, channel)).map(presentConfig), nextCursor: null };
       },
     }),
     defineRoute({
@@ -203,7 +195,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
         await checked(body as ConfigBody);
         const columns = sealPasswords({ ...columnsOf(body as ConfigBody), is_active: false }, config.secretsKey);
         ctx.status = 201;
-        ctx.body = presentConfig(await save(() => db(table).insert(columns).returning('*'), body.isActive));
+        ctx.body = presentConfig(await saveConfig(db, { channel, columns, activate: body.isActive }));
       },
     }),
     defineRoute({
@@ -231,7 +223,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
         await configOr404(params.id);
         await checked(body as ConfigBody);
         const columns = sealPasswords(columnsOf(body as ConfigBody), config.secretsKey);
-        ctx.body = presentConfig(await save(() => db(table).where({ id: params.id }).update({ ...columns, updated_at: db.fn.now() }).returning('*'), body.isActive));
+        ctx.body = presentConfig(await saveConfig(db, { channel, id: params.id, columns, activate: body.isActive }));
       },
     }),
     defineRoute({
@@ -244,7 +236,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       responses: { 204: { description: 'deleted' } },
       handler: async (ctx, { params }) => {
         await configOr404(params.id);
-        await db(table).where({ id: params.id }).delete();
+        await deleteConfig(db, channel, params.id);
         ctx.status = 204;
       },
     }),

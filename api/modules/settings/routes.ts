@@ -1,9 +1,8 @@
 import { AppDeps } from '../../deps';
-import { paginate, presentPage } from '../../http/pagination';
+import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { conflict, notFound } from '../../../lib/errors';
-import { uniqueOr409 } from '../../../data/db-errors';
-import { ArchivePolicyRow, POLICY_TABLE, resolveRetention } from '../../../data/archival/policies';
+import { conflict } from '../../../lib/errors';
+import { createArchivePolicy, deleteArchivePolicy, findArchivePolicy, listArchivePolicies, resolveRetention, updateArchivePolicy } from '../../../data/archival/policies';
 import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import { LOG_TYPES, LogType } from '../../../domain/archival';
@@ -16,16 +15,10 @@ import {
   RunsStartedSchema, UpdatePolicyBody,
 } from './schemas';
 
-const POLICY_EXISTS = 'ARCHIVE_POLICY_EXISTS';
 const RUN_IN_PROGRESS = 'ARCHIVE_RUN_IN_PROGRESS';
 
 /** Settings: archive retention policies, on-demand archive runs and their reports. */
 export function settingsRoutes({ db, temporal }: AppDeps): AnyRoute[] {
-  const findPolicy = async (id: string): Promise<ArchivePolicyRow> => {
-    const row = (await db(POLICY_TABLE).where({ id }).first()) as ArchivePolicyRow | undefined;
-    if (!row) throw notFound(`No archive policy ${id}.`);
-    return row;
-  };
   const isRunning = async (logType: LogType): Promise<boolean> => {
     try {
       return (await temporal.client.workflow.getHandle(archiveRunWorkflowId(logType)).describe()).status.name === 'RUNNING';
@@ -98,12 +91,7 @@ export function settingsRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       query: ListPoliciesQuery,
       responses: { 200: { description: 'a page of policies' } },
       handler: async (ctx, { query }) => {
-        const rows = db(POLICY_TABLE).select('*');
-        if (query.logType) rows.where({ log_type: query.logType });
-        if (query.siteId === 'global') rows.whereNull('site_id');
-        else if (query.siteId) rows.where({ site_id: query.siteId });
-        const page = await paginate<ArchivePolicyRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
-        ctx.body = presentPage(page, presentPolicy);
+        ctx.body = presentPage(await listArchivePolicies(db, { logType: query.logType, siteId: query.siteId, page: query }), presentPolicy);
       },
     }),
     defineRoute({
@@ -115,16 +103,8 @@ export function settingsRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       body: CreatePolicyBody,
       responses: { 201: { description: 'created', schema: PolicySchema } },
       handler: async (ctx, { body }) => {
-        const [row] = (await uniqueOr409(
-          () =>
-            db(POLICY_TABLE)
-              .insert({ log_type: body.logType, site_id: body.siteId, retention_days: body.retentionDays, enabled: body.enabled })
-              .returning('*'),
-          POLICY_EXISTS,
-          `A ${body.siteId === null ? 'global' : `site ${body.siteId}`} policy for ${body.logType} exists.`,
-        )) as ArchivePolicyRow[];
         ctx.status = 201;
-        ctx.body = presentPolicy(row);
+        ctx.body = presentPolicy(await createArchivePolicy(db, body));
       },
     }),
     defineRoute({
@@ -136,7 +116,7 @@ export function settingsRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       params: PolicyIdParams,
       responses: { 200: { description: 'the policy', schema: PolicySchema } },
       handler: async (ctx, { params }) => {
-        ctx.body = presentPolicy(await findPolicy(params.id));
+        ctx.body = presentPolicy(await findArchivePolicy(db, params.id));
       },
     }),
     defineRoute({
@@ -149,12 +129,7 @@ export function settingsRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       body: UpdatePolicyBody,
       responses: { 200: { description: 'the changed policy', schema: PolicySchema } },
       handler: async (ctx, { params, body }) => {
-        await findPolicy(params.id);
-        const [row] = (await db(POLICY_TABLE)
-          .where({ id: params.id })
-          .update({ retention_days: body.retentionDays, enabled: body.enabled, updated_at: db.fn.now() })
-          .returning('*')) as ArchivePolicyRow[];
-        ctx.body = presentPolicy(row);
+        ctx.body = presentPolicy(await updateArchivePolicy(db, params.id, body));
       },
     }),
     defineRoute({
@@ -166,7 +141,7 @@ export function settingsRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       params: PolicyIdParams,
       responses: { 204: { description: 'deleted' } },
       handler: async (ctx, { params }) => {
-        if ((await db(POLICY_TABLE).where({ id: params.id }).delete()) === 0) throw notFound(`No archive policy ${params.id}.`);
+        await deleteArchivePolicy(db, params.id);
         ctx.status = 204;
       },
     }),

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { AppDeps } from '../../deps';
 import { requireSiteMember } from '../../http/identity';
-import { paginate, pageQueryFields, presentPage } from '../../http/pagination';
+import { pageQueryFields, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../lib/errors';
-import { uniqueOr409 } from '../../../data/db-errors';
-import { APPROVAL_TABLE, ApprovalRow, findApproval, POLICY_TABLE, PolicyRow, proposeDecision, resolvePolicy, submitApproval } from '../../../data/approvals/approvals';
-import { componentType } from '../../../data/content/component-types';
+import { ApprovalRow, approvalQueue, createPolicy, deletePolicy, dropApproval, findApproval, findPolicy, listPolicies, PolicyRow, proposeDecision, replacePolicy, resolvePolicy, submitApproval } from '../../../data/approvals/approvals';
 import { PublishInput } from '../../../domain/approvals';
 import { publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
 import { startPublishWorkflow } from '../content/start-publish';
@@ -49,28 +47,9 @@ export function presentApproval(row: ApprovalRow) {
   };
 }
 
-const policyExists = 'A policy for this component type and site exists already.';
-
 /** The approvals module: policies, the internal submit endpoint, the managers' queue and the decide endpoint. */
 export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
   const ADMIN = access.roles('ADMIN');
-  const findPolicy = async (id: string): Promise<PolicyRow> => {
-    const row = (await db(POLICY_TABLE).where({ id }).first()) as PolicyRow | undefined;
-    if (!row) throw notFound(`No approval policy ${id}.`);
-    return row;
-  };
-  const definitionExists = async (id: string | null | undefined) => {
-    if (!id) return;
-    const definitions = componentType('WORKFLOW_DEFINITION')!;
-    if (!(await db(definitions.table).where({ id }).first('id'))) throw notFound(`No workflow definition ${id}.`);
-  };
-  const policyColumns = (body: { componentType: string; siteId: string | null; workflowDefinitionId?: string | null; enabled: boolean }) => ({
-    component_type: body.componentType,
-    site_id: body.siteId,
-    workflow_definition_id: body.workflowDefinitionId ?? null,
-    enabled: body.enabled,
-  });
-
   return [
     defineRoute({
       method: 'get',
@@ -81,8 +60,7 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       query: Type.Object({ ...pageQueryFields }),
       responses: { 200: { description: 'a page of policies' } },
       handler: async (ctx, { query }) => {
-        const page = await paginate<PolicyRow>({ query: db(POLICY_TABLE).select('*'), limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'id' });
-        ctx.body = presentPage(page, presentPolicy);
+        ctx.body = presentPage(await listPolicies(db, query), presentPolicy);
       },
     }),
     defineRoute({
@@ -94,8 +72,7 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       body: PolicyBody,
       responses: { 201: { description: 'the policy' } },
       handler: async (ctx, { body }) => {
-        await definitionExists(body.workflowDefinitionId);
-        const [row] = await uniqueOr409(() => db(POLICY_TABLE).insert(policyColumns(body)).returning('*'), 'APPROVAL_POLICY_EXISTS', policyExists);
+        const row = await createPolicy(db, body);
         ctx.status = 201;
         ctx.body = presentPolicy(row);
       },
@@ -109,7 +86,7 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       params: PolicyIdParams,
       responses: { 200: { description: 'the policy' } },
       handler: async (ctx, { params }) => {
-        ctx.body = presentPolicy(await findPolicy(params.id));
+        ctx.body = presentPolicy(await findPolicy(db, params.id));
       },
     }),
     defineRoute({
@@ -122,14 +99,7 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       body: PolicyBody,
       responses: { 200: { description: 'the policy' } },
       handler: async (ctx, { params, body }) => {
-        await findPolicy(params.id);
-        await definitionExists(body.workflowDefinitionId);
-        const [row] = await uniqueOr409(
-          () => db(POLICY_TABLE).where({ id: params.id }).update({ ...policyColumns(body), updated_at: db.fn.now() }).returning('*'),
-          'APPROVAL_POLICY_EXISTS',
-          policyExists,
-        );
-        ctx.body = presentPolicy(row);
+        ctx.body = presentPolicy(await replacePolicy(db, params.id, body));
       },
     }),
     defineRoute({
@@ -141,8 +111,7 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       params: PolicyIdParams,
       responses: { 204: { description: 'deleted' } },
       handler: async (ctx, { params }) => {
-        await findPolicy(params.id);
-        await db(POLICY_TABLE).where({ id: params.id }).delete();
+        await deletePolicy(db, params.id);
         ctx.status = 204;
       },
     }),
@@ -167,7 +136,7 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
           await startPublishWorkflow(temporal, input);
         } catch (error) {
           // No workflow will ever decide it: the approval must not block the resource.
-          await db(APPROVAL_TABLE).where({ correlation_id: input.correlationId }).delete();
+          await dropApproval(db, input.correlationId!);
           throw error;
         }
         ctx.body = { required: submitted.required, correlationId: submitted.correlationId };
@@ -182,11 +151,8 @@ export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       query: Type.Object({ ...pageQueryFields, ...QueueQuery.properties }),
       responses: { 200: { description: 'a page of approvals' } },
       handler: async (ctx, { query, identity }) => {
-        const rows = db(APPROVAL_TABLE).select('*');
-        if (!identity!.roles.includes('ADMIN')) rows.whereIn('site_id', identity!.sites);
-        if (query.status) rows.andWhere({ status: query.status });
-        const page = await paginate<ApprovalRow>({ query: rows, limit: query.limit, cursor: query.cursor, timeColumn: 'created_at', idColumn: 'correlation_id' });
-        ctx.body = presentPage(page, presentApproval);
+        const sites = identity!.roles.includes('ADMIN') ? 'ALL' : identity!.sites;
+        ctx.body = presentPage(await approvalQueue(db, { sites, status: query.status, page: query }), presentApproval);
       },
     }),
     defineRoute({

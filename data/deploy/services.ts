@@ -1,0 +1,61 @@
+import { Knex } from 'knex';
+import { ServiceStatus } from '../../domain/deploy';
+import { Page, PageRequest, paginate } from '../paging';
+import { DEPLOYMENT_TABLE, DeploymentRow, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow, SUCCESSFUL_DEPLOYS } from './registry';
+
+/** What the registry answers about services: lists, counts, history, rollback targets, desired state. */
+
+/** Every service, core first then deployed, by name, with how many healthy instances each has. */
+export async function servicesWithHealthyCounts(db: Knex): Promise<Array<{ service: ServiceRow; healthy: number }>> {
+  const services: ServiceRow[] = await db(SERVICE_TABLE).orderBy([{ column: 'dynamic' }, { column: 'name' }]);
+  const counts = await db(INSTANCE_TABLE).where({ state: 'HEALTHY' }).groupBy('service_id').select('service_id', db.raw('count(*)::int as n'));
+  const healthy = new Map(counts.map((row) => [row.service_id as string, Number(row.n)]));
+  return services.map((service) => ({ service, healthy: healthy.get(service.id) ?? 0 }));
+}
+
+export async function instancesOf(db: Knex, serviceId: string): Promise<InstanceRow[]> {
+  return db(INSTANCE_TABLE).where({ service_id: serviceId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+}
+
+/** Whether a deploy of the service is recorded as in progress. */
+export async function hasOpenDeployment(db: Knex, serviceName: string): Promise<boolean> {
+  return Boolean(await db(DEPLOYMENT_TABLE).where({ service_name: serviceName, status: 'DEPLOYING' }).first('id'));
+}
+
+export async function setDesiredInstances(db: Knex, args: { serviceId: string; instances: number }): Promise<void> {
+  await db(SERVICE_TABLE).where({ id: args.serviceId }).update({ desired_instances: args.instances, updated_at: db.fn.now() });
+}
+
+export async function setServiceStatusRow(db: Knex, args: { serviceId: string; status: ServiceStatus }): Promise<void> {
+  await db(SERVICE_TABLE).where({ id: args.serviceId }).update({ status: args.status, updated_at: db.fn.now() });
+}
+
+/** A service's deploys, newest first. */
+export async function deployHistory(db: Knex, args: { serviceName: string; page: PageRequest }): Promise<Page<DeploymentRow>> {
+  const rows = db(DEPLOYMENT_TABLE).select(`${DEPLOYMENT_TABLE}.*`).where({ service_name: args.serviceName });
+  return paginate<DeploymentRow>({ query: rows, ...args.page, timeColumn: 'started_at', idColumn: 'id' });
+}
+
+/**
+ * The successful deploy a rollback brings back: the one named, or the last one before the current that ran
+ * another image.
+ */
+export async function rollbackTarget(db: Knex, args: { serviceName: string; deploymentId?: string; current?: Pick<DeploymentRow, 'seq' | 'image'> }): Promise<DeploymentRow | undefined> {
+  const successful = db(DEPLOYMENT_TABLE).where({ service_name: args.serviceName }).whereIn('status', SUCCESSFUL_DEPLOYS);
+  if (args.deploymentId) return successful.andWhere({ id: args.deploymentId }).first();
+  return successful
+    .andWhere('seq', '<', args.current?.seq ?? Number.MAX_SAFE_INTEGER)
+    .whereNot({ image: args.current?.image ?? '' })
+    .orderBy('seq', 'desc')
+    .first();
+}
+
+/** Running services with a healthy instance: one instance address each, to look for an OpenAPI document. */
+export async function runningServiceAddresses(db: Knex): Promise<Array<{ name: string; slug: string; address: string }>> {
+  return db(`${SERVICE_TABLE} as s`)
+    .join(`${INSTANCE_TABLE} as i`, 'i.service_id', 's.id')
+    .where({ 's.dynamic': true, 's.status': 'RUNNING', 'i.state': 'HEALTHY' })
+    .distinctOn('s.name')
+    .orderBy([{ column: 's.name' }, { column: 'i.created_at' }])
+    .select('s.name', 's.slug', 'i.address');
+}

@@ -1,0 +1,69 @@
+import { Knex } from 'knex';
+import { badRequest } from '../lib/errors';
+
+/** One page of a list, newest first, and the cursor of the next one (null on the last page). */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** What a list asks for: `limit` rows after `cursor`. */
+export interface PageRequest {
+  limit: number;
+  cursor?: string;
+}
+
+// PostgreSQL's text form of a timestamptz, which keeps the microseconds a JavaScript Date would drop.
+const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/;
+
+interface CursorPosition {
+  at: string;
+  id: string | number;
+}
+
+export function encodeCursor(position: CursorPosition): string {
+  return Buffer.from(JSON.stringify(position)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): CursorPosition {
+  try {
+    const position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPosition;
+    if (typeof position.at !== 'string' || !TIMESTAMP_TEXT.test(position.at)) throw new Error('bad time');
+    if (typeof position.id !== 'string' && typeof position.id !== 'number') throw new Error('bad id');
+    return position;
+  } catch {
+    throw badRequest('INVALID_CURSOR', 'The cursor is not one this API handed out.');
+  }
+}
+
+/**
+ * Keyset pagination, newest first, over `(timeColumn, idColumn)`: stable while rows are added, with no
+ * OFFSET scans. Reads one row more than asked to know whether there is a next page. The query must
+ * name its columns (`select(...)`), since the cursor's column is added beside them.
+ */
+export async function paginate<Row extends object>(args: {
+  query: Knex.QueryBuilder;
+  limit: number;
+  cursor?: string;
+  timeColumn: string;
+  idColumn: string;
+}): Promise<Page<Row>> {
+  const { query, limit, timeColumn, idColumn } = args;
+  if (args.cursor) {
+    const position = decodeCursor(args.cursor);
+    query.whereRaw('(??, ??) < (?::timestamptz, ?)', [timeColumn, idColumn, position.at, position.id]);
+  }
+  const rows = (await query
+    .select(query.client.raw('??::text as "cursorAt"', [timeColumn]))
+    .orderBy([
+      { column: timeColumn, order: 'desc' },
+      { column: idColumn, order: 'desc' },
+    ])
+    .limit(limit + 1)) as (Row & { cursorAt: string })[];
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const idKey = idColumn.split('.').pop() as string;
+  const nextCursor = rows.length > limit && last ? encodeCursor({ at: last.cursorAt, id: (last as Record<string, unknown>)[idKey] as string | number }) : null;
+  const items = page.map(({ cursorAt: _cursorAt, ...row }) => row as unknown as Row);
+  return { items, nextCursor };
+}

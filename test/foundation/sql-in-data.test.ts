@@ -1,0 +1,29 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * SQL lives in data/ (and the migrations): no query, transaction or database driver anywhere else in the
+ * code the platform runs. A type-only import of knex (a function's parameter type) is not SQL.
+ */
+const ROOT = path.resolve(__dirname, '..', '..');
+const FOLDERS = ['api', 'activities', 'workers', 'workflows', 'domain', 'lib', 'temporal-config'];
+const SQL = [
+  { name: 'a knex query', pattern: /\b(?:db|trx|deps\.db)\(/ },
+  { name: 'raw SQL', pattern: /\.raw\(/ },
+  { name: 'a transaction', pattern: /\.transaction\(/ },
+  { name: 'a driver query', pattern: /\bclient\.query\(/ },
+  { name: 'a database driver', pattern: /^import (?!type )[^;]*from '(?:knex|pg|pg-copy-streams)'/m },
+];
+
+test('no SQL outside data/ and migrations/', () => {
+  const found: string[] = [];
+  for (const folder of FOLDERS) {
+    const files = fs.readdirSync(path.join(ROOT, folder), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'));
+    for (const entry of files) {
+      const file = path.join(entry.parentPath, entry.name);
+      const text = fs.readFileSync(file, 'utf8');
+      for (const { name, pattern } of SQL) if (pattern.test(text)) found.push(`${path.relative(ROOT, file)}: ${name}`);
+    }
+  }
+  expect(found).toEqual([]);
+});
