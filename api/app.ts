@@ -7,20 +7,20 @@ import { buildOpenApi } from './http/openapi';
 import { problemMiddleware } from './http/problem';
 import { requestContext } from './http/request-context';
 import { AnyRoute, mountRoutes } from './http/route';
-import { assetRoutes } from './modules/assets/routes';
-import { componentRoutes } from './modules/content/collection-routes';
-import { publicRoutes } from './modules/content/public-routes';
-import { directoryRoutes } from './modules/directory/routes';
-import { emailRoutes } from './modules/email/routes';
-import { gatewayProxy } from './modules/infra/gateway';
-import { infraRoutes } from './modules/infra/routes';
-import { operationsRoutes } from './modules/operations/routes';
-import { communicationRoutes } from './modules/settings/channel-routes';
-import { settingsRoutes } from './modules/settings/routes';
-import { workflowRoutes } from './modules/workflow/routes';
+import { ApiModule } from './http/module';
+import { approvalsModule } from './modules/approvals';
+import { archivalModule } from './modules/archival';
+import { assetsModule } from './modules/assets';
+import { contentModule } from './modules/content';
+import { deployModule } from './modules/deploy';
+import { gatewayProxy } from './modules/deploy/gateway';
+import { directoryModule } from './modules/directory';
+import { messagingModule } from './modules/messaging';
+import { operationsModule } from './modules/operations';
 
 export interface App {
   koa: Koa;
+  modules: ApiModule[];
   routes: AnyRoute[];
   close(): void;
 }
@@ -32,20 +32,19 @@ export function createApp(deps: AppDeps): App {
   collectDefaultMetrics({ register: metrics });
   const verifier = createTokenVerifier({ config: deps.config, logger: deps.logger });
 
-  const routes: AnyRoute[] = [];
   let openapi: Record<string, unknown> | null = null;
-  routes.push(
-    ...operationsRoutes({ deps, metrics, openapi: () => (openapi ??= buildOpenApi(routes)) }),
-    ...directoryRoutes(deps),
-    ...assetRoutes(deps),
-    ...settingsRoutes(deps),
-    ...communicationRoutes(deps),
-    ...emailRoutes(deps),
-    ...infraRoutes(deps),
-    ...componentRoutes(deps),
-    ...workflowRoutes(deps),
-    ...publicRoutes(deps),
-  );
+  // One module per domain, each serving the URL prefixes it declares.
+  const modules: ApiModule[] = [
+    operationsModule({ deps, metrics, openapi: () => (openapi ??= buildOpenApi(routes)) }),
+    directoryModule(deps),
+    assetsModule(deps),
+    archivalModule(deps),
+    messagingModule(deps),
+    deployModule(deps),
+    contentModule(deps),
+    approvalsModule(deps),
+  ];
+  const routes: AnyRoute[] = modules.flatMap((module) => module.routes);
 
   const router = new Router();
   mountRoutes(router, routes);
@@ -58,5 +57,5 @@ export function createApp(deps: AppDeps): App {
   koa.use(router.routes());
   koa.use(router.allowedMethods({ throw: true }));
   koa.silent = true;
-  return { koa, routes, close: () => verifier.close() };
+  return { koa, modules, routes, close: () => verifier.close() };
 }

@@ -4,7 +4,7 @@
  * (line breaks removed, so nothing can start a new header). A token without a value renders empty and is
  * reported. Templates are data: there are no helpers and nothing is evaluated.
  */
-import { singleLine } from '../../data/messaging/transports/tokens';
+import { escapeMarkup, singleLine } from '../../data/messaging/transports/tokens';
 
 export type Locale = 'en' | 'ar';
 
@@ -34,10 +34,6 @@ function lookup(variables: unknown, path: string): unknown {
 
 const asText = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value));
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
-
 function fill(text: string, variables: unknown, missing: Set<string>, escape: (value: string) => string): string {
   return text.replace(TOKEN, (_token, path: string) => {
     const value = lookup(variables, path);
@@ -52,7 +48,7 @@ function fill(text: string, variables: unknown, missing: Set<string>, escape: (v
 export function renderTemplate(template: TemplateTexts, variables: unknown, locale: Locale): RenderedEmail {
   const missing = new Set<string>();
   const subject = singleLine(fill(locale === 'ar' ? template.subject_ar : template.subject_en, variables, missing, singleLine)).trim();
-  const body = fill(locale === 'ar' ? template.body_ar : template.body_en, variables, missing, escapeHtml);
+  const body = fill(locale === 'ar' ? template.body_ar : template.body_en, variables, missing, escapeMarkup);
   const html = locale === 'ar' ? `<div dir="rtl" lang="ar">${body}</div>` : `<div lang="en">${body}</div>`;
   return { subject, html, missingVariables: [...missing] };
 }

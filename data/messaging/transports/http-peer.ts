@@ -4,7 +4,7 @@ import { ChannelConfigRow } from '../channel-configs';
 import { writeIntegrationLog } from '../integration-log';
 import { DeliveryFailure } from './delivery-failure';
 import { assertOutboundAllowed, OutboundPolicy } from './outbound';
-import { escapeJsonString, escapeXmlText, fillTokens } from './tokens';
+import { escapeJsonString, escapeMarkup, fillTokens } from './tokens';
 
 const MAX_LOGGED_BODY = 64 * 1024;
 const soapParser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true });
@@ -16,7 +16,7 @@ export function renderPeerRequest(config: ChannelConfigRow, tokens: Record<strin
     return {
       method: 'POST',
       headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: config.soap_method_name ?? '' },
-      body: fillTokens(sample, tokens, escapeXmlText),
+      body: fillTokens(sample, tokens, escapeMarkup),
     };
   }
   const method = config.rest_method_type ?? 'POST';

@@ -2,8 +2,9 @@
  * `{{token}}` substitution in a peer's sample request. Each value is escaped for the body it lands in, so a
  * value can never change the request's structure: XML text for SOAP, JSON string content for REST.
  */
-export function escapeXmlText(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+/** Text made safe for HTML and XML alike (an email's body, a SOAP request): `&#39;` is a quote in both. */
+export function escapeMarkup(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** The inside of a JSON string literal: JSON.stringify's escaping without its quotes. */

@@ -48,7 +48,7 @@ export function presentApproval(row: ApprovalRow) {
 }
 
 /** The approvals module: policies, the internal submit endpoint, the managers' queue and the decide endpoint. */
-export function workflowRoutes({ db, temporal }: AppDeps): AnyRoute[] {
+export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
   const ADMIN = access.roles('ADMIN');
   return [
     defineRoute({

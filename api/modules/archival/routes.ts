@@ -18,7 +18,7 @@ import {
 const RUN_IN_PROGRESS = 'ARCHIVE_RUN_IN_PROGRESS';
 
 /** Settings: archive retention policies, on-demand archive runs and their reports. */
-export function settingsRoutes({ db, temporal }: AppDeps): AnyRoute[] {
+export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
   const isRunning = async (logType: LogType): Promise<boolean> => {
     try {
       return (await temporal.client.workflow.getHandle(archiveRunWorkflowId(logType)).describe()).status.name === 'RUNNING';

@@ -1,0 +1,9 @@
+import { AppDeps } from '../../deps';
+import { apiModule } from '../../http/module';
+import { COMPONENT_TYPES } from '../../../data/content/component-types';
+import { componentRoutes } from './collection-routes';
+import { publicRoutes } from './public-routes';
+
+/** Content: every versioned type's collection (pages to workflow definitions) and the public runtime. */
+export const contentModule = (deps: AppDeps) =>
+  apiModule('content', [...COMPONENT_TYPES.map((type) => type.collection), '/api/public'], [...componentRoutes(deps), ...publicRoutes(deps)]);
