@@ -31,7 +31,7 @@ export const ErrorCatalogue = {
   DOCKER_UNAVAILABLE: entry(503, 'The Docker engine is unavailable'),
   // Directory
   USER_EMAIL_TAKEN: entry(409, 'Email taken'),
-  // Deployments (deployment.md)
+  // Deployments
   INVALID_JAR: entry(400, 'Invalid JAR'),
   UNSAFE_JAR: entry(400, 'Unsafe JAR'),
   MISSING_APPLICATION_NAME: entry(400, 'Missing application name'),
@@ -52,7 +52,7 @@ export const ErrorCatalogue = {
   IMAGE_BUILD_FAILED: entry(500, 'Image build failed'),
   IMAGE_NOT_FOUND: entry(500, 'Image not found'),
   JAR_MISSING: entry(500, 'JAR missing'),
-  // Versioning and approvals (versioning.md)
+  // Versioning and approvals
   REVISION_NOT_FOUND: entry(404, 'Revision not found'),
   APPROVAL_PENDING: entry(409, 'Approval pending'),
   ALREADY_DECIDED: entry(409, 'Already decided'),
@@ -62,7 +62,7 @@ export const ErrorCatalogue = {
   APPROVAL_POLICY_EXISTS: entry(409, 'Approval policy exists'),
   COMPONENT_SLUG_TAKEN: entry(409, 'Slug taken'),
   WORKFLOW_DEFINITION_NOT_PUBLISHED: entry(409, 'Workflow definition not published'),
-  // Assets and archives (archival.md): files in /archive are records
+  // Assets and archives: files in /archive are records
   ASSET_EXISTS: entry(409, 'Asset exists'),
   CHECKSUM_MISMATCH: entry(400, 'Checksum mismatch'),
   ARCHIVE_READ_ONLY: entry(403, 'Archive files are read-only'),
@@ -76,7 +76,7 @@ export const ErrorCatalogue = {
   PART_NOT_CONFIRMED: entry(500, 'Archive part not confirmed'),
   UPLOAD_NOT_CONFIRMED: entry(502, 'Upload not confirmed'),
   UPLOAD_REFUSED: entry(502, 'Upload refused'),
-  // Messaging (messaging.md)
+  // Messaging
   TEMPLATE_NOT_PUBLISHED: entry(409, 'Template not published'),
   NO_ACTIVE_CONFIG: entry(409, 'No active configuration'),
   CONFIG_NAME_TAKEN: entry(409, 'Configuration name taken'),

@@ -17,7 +17,7 @@ const REDACTED_PATHS = [
 /**
  * How a busy process writes its lines to stdout: gathered up to 4 KiB, and at least every 100 ms, then
  * written by a background write. pino's default writes each line on its own; the API writes a line per
- * request, and side by side that cost the gateway about 18 µs of CPU per request (a write, a thread-pool
+ * request, and side by side that cost the gateway measurable CPU per request (a write, a thread-pool
  * hand-off and its wake-ups, per line). The lines still waiting are written when the process exits, except
  * on SIGKILL, which loses at most the last 100 ms of lines.
  */

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Assets, with the lifecycle fields of versioning.md from the start (the versioning issue adds history).
+ * Assets, with the lifecycle fields of versioned types from the start (their history came with 007).
  * Bytes live in content-addressed storage; `storage_key` is their sha256.
  */
 export async function up(knex: Knex): Promise<void> {

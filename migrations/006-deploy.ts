@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * The service registry (deployment.md): services, their running instances, and every deploy with its
+ * The service registry: services, their running instances, and every deploy with its
  * stages. A deploy's sequence number names its image (`{scope}/{name}:{seq}`), so history and rollback
  * point at images that are kept.
  */

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * The ten versioned component types (versioning.md), their `_aud` tables, `public.revinfo`, and the
+ * The ten versioned component types, their `_aud` tables, `public.revinfo`, and the
  * approvals tables. Every `_aud` table is `like` its table plus `rev` and `revtype`, so it mirrors the
  * audited columns exactly; the API and the workers refuse to start when one drifts.
  */

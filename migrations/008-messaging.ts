@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Channel configurations (messaging.md): one table per channel, at most one active each, passwords stored
+ * Channel configurations: one table per channel, at most one active each, passwords stored
  * only as AES-256-GCM ciphertext. Bulk sends key their log rows by (batch, recipient), so a repeated batch
  * step never writes a second row for anyone.
  */

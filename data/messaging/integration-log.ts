@@ -16,7 +16,7 @@ export interface IntegrationLogEntry {
   error: string | null;
 }
 
-/** One row per outbound SOAP or REST call (archival.md, INTEGRATION_LOG). */
+/** One row per outbound SOAP or REST call; archived as the INTEGRATION_LOG log type. */
 export async function writeIntegrationLog(db: Knex, entry: IntegrationLogEntry): Promise<void> {
   await db(INTEGRATION_LOG_TABLE).insert(entry);
 }

@@ -8,7 +8,7 @@ import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { decodedPayloads, workflowShow } from '../support/observed';
 import { recordHistory } from '../support/histories';
-import { waitUntil } from '../deploy/harness';
+import { waitUntil } from '../support/wait';
 
 /**
  * The approval gates hold for a caller who skips the API: a raw signal or Update sent straight to Temporal

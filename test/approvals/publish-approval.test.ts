@@ -8,7 +8,7 @@ import { connectTemporal } from '../../temporal-config/client';
 import { freePort } from '../support/slots';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
-import { waitUntil } from '../deploy/harness';
+import { waitUntil } from '../support/wait';
 import { recordHistory } from '../support/histories';
 
 let platform: TestPlatform;

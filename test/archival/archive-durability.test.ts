@@ -4,7 +4,8 @@ import { archiveLogs } from '../../workflows/archival/archive-logs';
 import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call } from '../support/http';
-import { archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks, waitFor } from './harness';
+import { archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks } from './harness';
+import { waitUntil } from '../support/wait';
 import { csvIds, daysAgo, remainingIds, seedEmailLogs } from './seed';
 
 let platform: TestPlatform;
@@ -40,7 +41,7 @@ async function partsOf(siteId: string) {
 async function runPinnedBeforeDelete(siteId: string) {
   const hold = await holdDeletes(platform.config.databaseUrl, 'email.email_log');
   const run = await startRun(siteId);
-  await waitFor('the part to be confirmed and its delete to wait', async () => {
+  await waitUntil('the part to be confirmed and its delete to wait', async () => {
     const [part] = await partsOf(siteId);
     return part?.state === 'CONFIRMED' && (await sessionsWaitingOnLocks(platform.config.databaseUrl)) > 0;
   });
@@ -89,7 +90,7 @@ test('rows of a transaction open across the export, and rows inserted during the
   expect(committedAfter[0]).toBeGreaterThan(heldId);
 
   const run = await startRun('site-tx');
-  await waitFor('the export to be recorded', async () => (await partsOf('site-tx')).length > 0);
+  await waitUntil('the export to be recorded', async () => (await partsOf('site-tx')).length > 0);
   // Written during the run, after the export's snapshot, with an old timestamp.
   const [duringId] = await seedEmailLogs(platform.db, { siteId: 'site-tx', count: 1, ageDays: 400 });
   const outcome = await archiveOutcome(platform, run.workflowId, run.runId);

@@ -10,7 +10,8 @@ import { stagingFile } from '../../data/archival/staging-files';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { recordHistory } from '../support/histories';
-import { archiveOutcome, holdDeletes, sessionsWaitingOnLocks, startSinkProxy, waitFor } from './harness';
+import { archiveOutcome, holdDeletes, sessionsWaitingOnLocks, startSinkProxy } from './harness';
+import { waitUntil } from '../support/wait';
 import { csvIds, remainingIds, seedEmailLogs } from './seed';
 
 let platform: TestPlatform;
@@ -220,7 +221,7 @@ test('a second run while one is in progress -> 409 ARCHIVE_RUN_IN_PROGRESS', asy
   try {
     started = await call(api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType: 'EMAIL_LOG' } });
     expect(started.status).toBe(202);
-    await waitFor('the run to wait on its delete', async () => (await sessionsWaitingOnLocks(platform.config.databaseUrl)) > 0);
+    await waitUntil('the run to wait on its delete', async () => (await sessionsWaitingOnLocks(platform.config.databaseUrl)) > 0);
     const again = await call(api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType: 'EMAIL_LOG' } });
     expectProblem(again, 409, 'ARCHIVE_RUN_IN_PROGRESS');
     const all = await call(api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: {} });

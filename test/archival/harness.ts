@@ -55,16 +55,6 @@ export async function archiveOutcome(platform: TestPlatform, workflowId: string,
   }
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /**
  * Holds a SHARE lock on a log table: reads (the export) go on, deletes wait. This pins a run between its
  * confirmed upload and its delete, where the durability tests strike.

@@ -9,7 +9,8 @@ import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call } from '../support/http';
 import { recordHistory } from '../support/histories';
 import { freePort } from '../support/slots';
-import { containersOf, deployClosed, deploymentOutcome, waitUntil } from './harness';
+import { containersOf, deployClosed, deploymentOutcome } from './harness';
+import { waitUntil } from '../support/wait';
 import { buildJar, postJar } from './jars';
 
 /**

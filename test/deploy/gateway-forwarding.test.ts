@@ -5,7 +5,7 @@ import { AddressInfo } from 'node:net';
 import { INSTANCE_TABLE, SERVICE_TABLE } from '../../data/deploy/registry';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
-import { waitUntil } from './harness';
+import { waitUntil } from '../support/wait';
 
 /**
  * How the gateway forwards, against real HTTP servers on this machine that the registry lists as a

@@ -1,16 +1,7 @@
 import Docker from 'dockerode';
 import { call } from '../support/http';
+import { waitUntil } from '../support/wait';
 import { TemporalHandle } from '../../temporal-config/client';
-
-export async function waitUntil<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 120000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-}
 
 /** Polls GET /api/infra/deployments/{id} until the deploy has ended; answers its last state. */
 export async function deploymentOutcome(apiUrl: string, token: string, deploymentId: string): Promise<any> {

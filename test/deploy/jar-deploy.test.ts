@@ -3,7 +3,8 @@ import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../supp
 import { call, expectProblem } from '../support/http';
 import { recordHistory } from '../support/histories';
 import { capturedLogger, workflowShow } from '../support/observed';
-import { containersOf, deploymentOutcome, imagesOf, waitUntil } from './harness';
+import { containersOf, deploymentOutcome, imagesOf } from './harness';
+import { waitUntil } from '../support/wait';
 import { buildJar, postJar } from './jars';
 
 let platform: TestPlatform;

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
-import { containersOf, deployClosed, deploymentOutcome, waitUntil } from './harness';
+import { containersOf, deployClosed, deploymentOutcome } from './harness';
+import { waitUntil } from '../support/wait';
 import { buildJar, postJar } from './jars';
 
 let platform: TestPlatform;

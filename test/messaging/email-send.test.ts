@@ -4,7 +4,7 @@ import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../supp
 import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
 import { startMailCapture } from '../../scripts/platform/mail-capture';
-import { waitUntil } from '../deploy/harness';
+import { waitUntil } from '../support/wait';
 import { finalLog, mailTo, publishedTemplate } from './harness';
 import { recordHistory } from '../support/histories';
 

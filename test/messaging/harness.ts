@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { call } from '../support/http';
-import { waitUntil } from '../deploy/harness';
+import { waitUntil } from '../support/wait';
 
 export interface CapturedMail {
   subject: string;

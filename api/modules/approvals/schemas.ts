@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { COMPONENT_TYPE_NAMES } from '../../../domain/approvals';
-import { SiteId } from '../content/collection-schemas';
+import { SiteId } from '../../http/common-schemas';
 
 export const ComponentTypeName = Type.Union(COMPONENT_TYPE_NAMES.map((name) => Type.Literal(name)));
 const Uuid = Type.String({ format: 'uuid' });

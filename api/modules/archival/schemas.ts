@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
 import { LOG_TYPES } from '../../../domain/archival';
-import { SiteId } from '../assets/schemas';
+import { SiteId } from '../../http/common-schemas';
 
 export const LogTypeSchema = Type.Union(LOG_TYPES.map((t) => Type.Literal(t)));
 const RetentionDays = Type.Integer({ minimum: 1, maximum: 3650 });

@@ -138,7 +138,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'a page of assets' } },
       handler: async (ctx, { query, identity }) => {
         requireSiteMember(identity!, query.siteId);
-        // Without a status: the published assets (archival.md), as their published revision (what pickers
+        // Without a status: the published assets, as their published revision (what pickers
         // offer); with one: the drafts in that status.
         const published = !query.status;
         const page = await listAssets(db, { siteId: query.siteId, folder: query.folder, status: query.status, page: query });

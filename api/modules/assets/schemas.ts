@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
 import { LOG_TYPES } from '../../../domain/archival';
 import { Status } from '../content/collection-schemas';
+import { SiteId } from '../../http/common-schemas';
 
-export const SiteId = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' });
 export const Folder = Type.String({ maxLength: 512, pattern: '^/([A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)?$' });
 
 export const AssetIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

@@ -26,7 +26,7 @@ import { startPublish } from './start-publish';
 export const actorOf = (identity: Identity): Actor => ({ id: identity.id, name: identity.name || null });
 
 /**
- * The endpoints every versioned collection has (versioning.md), built from the type's registration:
+ * The endpoints every versioned collection has, built from the type's registration:
  * create, list, get, edit, delete, history, a revision, restore, publish, archive, preview, and the
  * internal approval callback.
  */

@@ -1,8 +1,8 @@
 import { TObject, TSchema, Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
 import { ComponentType } from '../../../data/content/component-types';
+import { SiteId } from '../../http/common-schemas';
 
-export const SiteId = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 export const Status = Type.Union(['DRAFT', 'PENDING_APPROVAL', 'PUBLISHED', 'REJECTED', 'ARCHIVED'].map((status) => Type.Literal(status)));
 

@@ -3,7 +3,7 @@ import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { notFound } from '../../../lib/errors';
 import { COMPONENT_TYPES } from '../../../data/content/component-types';
-import { SiteId } from './collection-schemas';
+import { SiteId } from '../../http/common-schemas';
 import { publishedBySlug } from '../../../data/content/components';
 
 const PublicParams = Type.Object({ siteId: SiteId, slug: Type.String({ minLength: 1, maxLength: 200 }) });

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
+import { SiteId } from '../../http/common-schemas';
 
 const Locale = Type.Union([Type.Literal('en'), Type.Literal('ar')]);
 const Role = Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' });
-const SiteId = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' });
 // E.164: a plus and up to fifteen digits.
 const Phone = Type.String({ pattern: '^\\+[1-9][0-9]{1,14}$' });
 

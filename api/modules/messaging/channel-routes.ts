@@ -10,7 +10,7 @@ import { rendersWellFormed, renderPeerRequest } from '../../../data/messaging/tr
 import { assertOutboundAllowed } from '../../../data/messaging/transports/outbound';
 import { sendThroughConfig } from '../../../data/messaging/transports/send-message';
 import { verifySmtp } from '../../../data/messaging/transports/smtp';
-import { SiteId } from '../content/collection-schemas';
+import { SiteId } from '../../http/common-schemas';
 
 const Text = (maxLength: number) => Type.String({ maxLength });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
@@ -80,7 +80,7 @@ export function presentConfig(row: ChannelConfigRow) {
   };
 }
 
-/** Each transport's required fields and the sample request's syntax (messaging.md, "Validation"). */
+/** Each transport's required fields and the sample request's syntax. */
 function transportIssues(channel: Channel, body: ConfigBody): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const need = (field: keyof ConfigBody) => {

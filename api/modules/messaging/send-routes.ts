@@ -14,7 +14,7 @@ import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client'
 import { TaskQueues } from '../../../domain/task-queues';
 import { emailRoleWorkflowId, emailWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SEND_EMAIL_WORKFLOW, SendEmailToRoleWorkflow, SendEmailWorkflow } from '../../../workflows/messaging/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
-import { SiteId } from '../content/collection-schemas';
+import { SiteId } from '../../http/common-schemas';
 
 const Variables = Type.Record(Type.String(), Type.Unknown());
 const Locale = Type.Union([Type.Literal('en'), Type.Literal('ar')]);
