@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import { Context, Middleware } from 'koa';
 import { createLocalJWKSet, JSONWebKeySet, JWTPayload, jwtVerify, KeyLike, JWTVerifyGetKey } from 'jose';
+import { fetch } from 'undici';
 import { Config } from '../../lib/config';
+import { assertOutboundAllowed, guardedAgent } from '../../data/messaging/transports/outbound';
 import { forbidden, unauthenticated } from '../../lib/errors';
 import { Logger } from '../../lib/logger';
 
@@ -102,7 +104,9 @@ function signatureVerifier(args: { config: Config; logger: Logger }): Pick<Token
   let keys: JWTVerifyGetKey | null = null;
   const refresh = async () => {
     try {
-      const answer = await fetch(jwksUrl, { redirect: 'error', signal: AbortSignal.timeout(5000) });
+      // The identity provider's keys come over a connection the outbound guard checks (OUTBOUND_ALLOW names an internal one).
+      await assertOutboundAllowed(jwksUrl, { production: config.production, allow: config.outboundAllow });
+      const answer = await fetch(jwksUrl, { redirect: 'error', signal: AbortSignal.timeout(5000), dispatcher: guardedAgent({ production: config.production, allow: config.outboundAllow }) });
       if (!answer.ok) throw new Error(`JWKS answered ${answer.status}`);
       keys = createLocalJWKSet((await answer.json()) as JSONWebKeySet);
     } catch (error) {

@@ -1,6 +1,8 @@
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem, HttpAnswer } from '../support/http';
 import { capturedLogger, workflowShow } from '../support/observed';
+import { fetch as undiciFetch } from 'undici';
+import { guardedAgent } from '../../data/messaging/transports/outbound';
 import { callPeer } from '../../data/messaging/transports/http-peer';
 import { ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { finalLog, publishedTemplate, startPeer } from './harness';
@@ -171,7 +173,12 @@ test('SMS through REST with process; validate checks the rendered sample without
 test('in production a service_url on a loopback, private or metadata address is refused unless listed in OUTBOUND_ALLOW', async () => {
   const production = await platform.startApi({ config: { ...platform.config, production: true, outboundAllow: ['allowed.local', '127.0.0.2'] } });
   const post = (serviceUrl: string) => call(production.url, 'POST', '/api/settings/sms', { token: admin, body: { configName: `p-${serviceUrl}`, transport: 'REST', serviceUrl, restMethodType: 'POST', sampleRequest: '{}' } });
-  for (const url of ['http://127.0.0.1:9/x', 'http://10.1.2.3/x', 'http://192.168.1.1/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x', 'http://localhost/x']) {
+  for (const url of [
+    'http://127.0.0.1:9/x', 'http://10.1.2.3/x', 'http://192.168.1.1/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x', 'http://localhost/x',
+    // IPv6 forms of IPv4 special-purpose addresses, and the other special-purpose ranges.
+    'http://[::ffff:127.0.0.1]/x', 'http://[::ffff:169.254.169.254]/x', 'http://[::ffff:10.0.0.1]/x', 'http://[::127.0.0.1]/x',
+    'http://[64:ff9b::a9fe:a9fe]/x', 'http://[2002:a9fe:a9fe::]/x', 'http://198.18.0.1/x', 'http://224.0.0.1/x', 'http://255.255.255.255/x',
+  ]) {
     expectProblem(await post(url), 400, 'OUTBOUND_NOT_ALLOWED');
   }
   expect((await post('http://127.0.0.2:9/x')).status).toBe(201);
@@ -186,10 +193,14 @@ test('at send time too, in production, the transport refuses a peer that resolve
     const config = { transport: 'REST', service_url: `${peer.url}/sms`, rest_method_type: 'POST', sample_request: '{"text": "{{content}}"}', service_username: null } as ChannelConfigRow;
     const send = (allow: string[]) =>
       callPeer({ db: platform.db, config, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, allow } });
-    await expect(send([])).rejects.toThrow(/127\.0\.0\.1, a loopback, private, link-local or metadata address; list it in OUTBOUND_ALLOW/);
+    await expect(send([])).rejects.toThrow(/127\.0\.0\.1, a loopback, private, link-local, metadata or other special-purpose address; list it in OUTBOUND_ALLOW/);
     expect(peer.received).toEqual([]);
     const logged = await platform.db('integration.integration_log').where({ url: `${peer.url}/sms` }).orderBy('id');
     expect(logged.map((row) => [row.outcome, row.status_code])).toEqual([['FAILED', null]]);
+    // The IPv6-mapped spelling of the same loopback peer (the URL parser writes it ::ffff:7f00:1).
+    const mapped = { ...config, service_url: `${peer.url.replace('127.0.0.1', '[::ffff:127.0.0.1]')}/sms` } as ChannelConfigRow;
+    await expect(callPeer({ db: platform.db, config: mapped, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, allow: [] } })).rejects.toThrow(/special-purpose address/);
+    expect(peer.received).toEqual([]);
     await send(['127.0.0.1']);
     expect(peer.received.map((request) => request.body)).toEqual(['{"text": "hi"}']);
   } finally {
@@ -216,6 +227,23 @@ test('no answer, no API log line and no Temporal history of a send contains a st
     }
     expect(answers.length).toBeGreaterThan(10);
     expect(apiLogLines.length).toBeGreaterThan(10);
+  } finally {
+    await peer.close();
+  }
+});
+
+test('the connection itself is checked: a name resolved at connect time to a loopback address is refused before any byte reaches it', async () => {
+  // What DNS rebinding exploits is a check on one resolution and a connection on another: here the only
+  // resolution is the connection's own (undici's connect lookup), with no earlier check to pass.
+  const peer = await startPeer(() => ({ status: 200, body: 'ok' }));
+  try {
+    const url = `${peer.url.replace('127.0.0.1', 'localhost')}/sms`;
+    const answer = await undiciFetch(url, { method: 'POST', body: 'x', dispatcher: guardedAgent({ production: true, allow: [] }) }).then(() => null, (error: Error) => error);
+    expect(String((answer as Error & { cause?: Error })?.cause?.message ?? answer)).toMatch(/localhost resolves to 127\.0\.0\.1, a loopback/);
+    expect(peer.received).toEqual([]);
+    const allowed = await undiciFetch(url, { method: 'POST', body: 'x', dispatcher: guardedAgent({ production: true, allow: ['localhost'] }) });
+    expect(allowed.status).toBe(200);
+    expect(peer.received).toHaveLength(1);
   } finally {
     await peer.close();
   }

@@ -162,9 +162,11 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
   const checked = async (body: ConfigBody) => {
     const issues = transportIssues(channel, body);
     if (issues.length > 0) throw badRequest('VALIDATION_FAILED', 'The configuration is not valid for its transport.', issues);
-    if (body.transport !== 'SMTP' && body.serviceUrl) {
+    // SOAP/REST peers and SMTP relays alike are reached on a user's word: in production not a special-purpose address.
+    const target = body.transport === 'SMTP' ? (body.smtpHost ? `smtp://${body.smtpHost}` : null) : (body.serviceUrl ?? null);
+    if (target) {
       try {
-        await assertOutboundAllowed(body.serviceUrl, { production: config.production, allow: config.outboundAllow });
+        await assertOutboundAllowed(target, { production: config.production, allow: config.outboundAllow });
       } catch (error) {
         throw badRequest('OUTBOUND_NOT_ALLOWED', (error as Error).message);
       }

@@ -3,7 +3,8 @@ import { Knex } from 'knex';
 import { ChannelConfigRow } from '../channel-configs';
 import { writeIntegrationLog } from '../integration-log';
 import { DeliveryFailure } from './delivery-failure';
-import { assertOutboundAllowed, OutboundPolicy } from './outbound';
+import { fetch } from 'undici';
+import { assertOutboundAllowed, guardedAgent, OutboundPolicy, readCapped } from './outbound';
 import { escapeJsonString, escapeMarkup, fillTokens } from './tokens';
 
 const MAX_LOGGED_BODY = 64 * 1024;
@@ -53,6 +54,9 @@ function soapFault(body: string): string | null {
 const mask = (text: string, secret: string | null) => (secret ? text.split(secret).join('***') : text);
 const clip = (text: string) => (text.length > MAX_LOGGED_BODY ? `${text.slice(0, MAX_LOGGED_BODY)}…` : text);
 
+/** The largest peer answer read: a SOAP or REST answer to a send is small; more is refused. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
 /**
  * Calls a SOAP or REST peer with the rendered request: basic auth when configured, no redirects followed,
  * a SOAP Fault or a non-2xx answer a failure (5xx and network errors temporary, the rest permanent). Every
@@ -78,9 +82,10 @@ export async function callPeer(args: {
   let failure: DeliveryFailure | null = null;
   try {
     await assertOutboundAllowed(url, args.outbound);
-    const answer = await fetch(url, { method: request.method, headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(30000) });
+    // The socket connects only to an address the policy allows (checked at connect time); the answer is capped.
+    const answer = await fetch(url, { method: request.method, headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(30000), dispatcher: guardedAgent(args.outbound) });
     statusCode = answer.status;
-    responseBody = await answer.text();
+    responseBody = await readCapped(answer.body as ReadableStream<Uint8Array> | null, MAX_ANSWER_BYTES);
     const fault = config.transport === 'SOAP' ? soapFault(responseBody) : null;
     if (statusCode >= 300 && statusCode < 400) failure = new DeliveryFailure(`${config.transport} peer answered ${statusCode} (a redirect, not followed)`, true);
     else if (fault) failure = new DeliveryFailure(fault, true);

@@ -1,13 +1,68 @@
-import dns from 'node:dns/promises';
+import dns from 'node:dns';
 import net from 'node:net';
+import { Agent } from 'undici';
 import { DeliveryFailure } from './delivery-failure';
 
-// Loopback, private, link-local (cloud metadata lives at 169.254.169.254), unique-local and unspecified.
-const FORBIDDEN = new net.BlockList();
-for (const [address, prefix] of [['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16], ['0.0.0.0', 8], ['100.64.0.0', 10]] as const) {
-  FORBIDDEN.addSubnet(address, prefix, 'ipv4');
+/**
+ * The special-purpose ranges of the IANA IPv4 and IPv6 registries: loopback, private, shared, link-local
+ * (cloud metadata lives at 169.254.169.254), documentation, benchmarking, multicast, reserved and broadcast.
+ * None is a peer on the Internet; reaching one on a user's word is how a request forgery reaches the inside.
+ */
+const SPECIAL_IPV4: Array<[string, number]> = [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
+  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+];
+const SPECIAL_IPV6: Array<[string, number]> = [
+  ['::', 128], ['::1', 128], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['3fff::', 20], ['5f00::', 16],
+  ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+];
+const SPECIAL = new net.BlockList();
+for (const [address, prefix] of SPECIAL_IPV4) SPECIAL.addSubnet(address, prefix, 'ipv4');
+for (const [address, prefix] of SPECIAL_IPV6) SPECIAL.addSubnet(address, prefix, 'ipv6');
+
+/** The 16 bytes of an IPv6 address (`::` expanded, a trailing dotted IPv4 included). */
+function ipv6Bytes(address: string): number[] {
+  let text = address.split('%')[0];
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted[1].split('.').map(Number);
+    text = `${text.slice(0, -dotted[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, null];
+  const groups = (part: string) => (part ? part.split(':') : []);
+  const missing = 8 - groups(head).length - (tail === null ? 0 : groups(tail).length);
+  const all = [...groups(head), ...Array<string>(tail === null ? 0 : missing).fill('0'), ...(tail === null ? [] : groups(tail))];
+  return all.flatMap((group) => {
+    const value = parseInt(group, 16);
+    return [value >> 8, value & 0xff];
+  });
 }
-for (const [address, prefix] of [['::1', 128], ['fc00::', 7], ['fe80::', 10], ['::', 128]] as const) FORBIDDEN.addSubnet(address, prefix, 'ipv6');
+
+/**
+ * The IPv4 address an IPv6 one carries, in the forms that reach an IPv4 host: mapped (::ffff:0:0/96),
+ * compatible (::/96), NAT64 (64:ff9b::/96, 64:ff9b:1::/48) and 6to4 (2002::/16). Null for any other.
+ */
+function embeddedIpv4(address: string): string | null {
+  const bytes = ipv6Bytes(address);
+  const v4 = (from: number) => bytes.slice(from, from + 4).join('.');
+  const zero = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
+  if (zero(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return v4(12);
+  if (zero(0, 12)) return v4(12);
+  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && (zero(4, 12) || (bytes[4] === 0 && bytes[5] === 1))) return v4(12);
+  if (bytes[0] === 0x20 && bytes[1] === 0x02) return v4(2);
+  return null;
+}
+
+/** Whether an IP address (either family, IPv6 forms of IPv4 included) is in a special-purpose range. */
+export function isSpecialPurpose(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 4) return SPECIAL.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const carried = embeddedIpv4(address);
+  if (carried !== null && SPECIAL.check(carried, 'ipv4')) return true;
+  return SPECIAL.check(address, 'ipv6');
+}
 
 export interface OutboundPolicy {
   production: boolean;
@@ -15,20 +70,62 @@ export interface OutboundPolicy {
   allow: string[];
 }
 
+const refusal = (host: string, address: string) =>
+  new DeliveryFailure(`${host} resolves to ${address}, a loopback, private, link-local, metadata or other special-purpose address; list it in OUTBOUND_ALLOW to allow it`, true);
+
+const hostOf = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+
 /**
- * Refuses, in production, a peer URL whose host resolves to a loopback, private, link-local or metadata
- * address, unless the host is allowed. Development allows them: test peers run on 127.0.0.1.
+ * Refuses, in production, a peer URL whose host is or resolves to a special-purpose address, unless the
+ * host is allowed: the check on save. The connection itself is checked again by `guardedAgent`, on the
+ * address it actually connects to. Development allows them: test peers run on 127.0.0.1.
  */
 export async function assertOutboundAllowed(serviceUrl: string, policy: OutboundPolicy): Promise<void> {
   if (!policy.production) return;
-  const host = new URL(serviceUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = hostOf(serviceUrl);
   if (policy.allow.includes(host)) return;
-  const addresses = net.isIP(host) ? [{ address: host, family: net.isIP(host) }] : await dns.lookup(host, { all: true }).catch(() => []);
+  const addresses = net.isIP(host) ? [{ address: host }] : await dns.promises.lookup(host, { all: true }).catch(() => []);
   if (addresses.length === 0) throw new DeliveryFailure(`${host} does not resolve`, true);
-  for (const { address, family } of addresses) {
-    const mapped = family === 6 && address.startsWith('::ffff:') ? address.slice(7) : address;
-    if (FORBIDDEN.check(mapped, net.isIP(mapped) === 6 ? 'ipv6' : 'ipv4')) {
-      throw new DeliveryFailure(`${host} resolves to ${address}, a loopback, private, link-local or metadata address; list it in OUTBOUND_ALLOW to allow it`, true);
-    }
+  for (const { address } of addresses) if (isSpecialPurpose(address)) throw refusal(host, address);
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+
+/**
+ * An HTTP agent whose sockets connect only to addresses the policy allows: the name is resolved once, at
+ * connect time, and the address checked is the address connected to, so a name that changes its answer
+ * between a check and the call (DNS rebinding) cannot slip through.
+ */
+export function guardedAgent(policy: OutboundPolicy): Agent {
+  const key = `${policy.production}|${policy.allow.join(',')}`;
+  const known = agents.get(key);
+  if (known) return known;
+  const lookup = (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const host = hostname.toLowerCase();
+      const refused = policy.production && !policy.allow.includes(host) ? addresses.find((entry) => isSpecialPurpose(entry.address)) : undefined;
+      if (refused) return callback(refusal(host, refused.address) as unknown as NodeJS.ErrnoException, []);
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+  const agent = new Agent({ connect: { lookup: lookup as unknown as net.LookupFunction }, pipelining: 0 });
+  agents.set(key, agent);
+  return agent;
+}
+
+const agents = new Map<string, Agent>();
+
+/** A peer's answer, read up to `limit` bytes: a peer cannot fill the worker's memory. */
+export async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string> {
+  if (!body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) throw new DeliveryFailure(`the peer's answer is larger than ${limit} bytes`, true);
+    chunks.push(chunk);
   }
+  return Buffer.concat(chunks).toString('utf8');
 }

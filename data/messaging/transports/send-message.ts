@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { Config } from '../../../lib/config';
 import { Channel, ChannelConfigRow, openPasswords } from '../channel-configs';
 import { callPeer } from './http-peer';
+import { assertOutboundAllowed } from './outbound';
 import { singleLine } from './tokens';
 import { sendSmtp } from './smtp';
 
@@ -23,6 +24,9 @@ export async function sendThroughConfig(args: { db: Knex; config: MessagingConfi
   const { smtpPassword, servicePassword } = openPasswords(row, args.config.secretsKey);
   const subject = singleLine(message.subject);
   if (row.transport === 'SMTP') {
+    // Checked on the name's answer before each send (nodemailer takes no connect-time lookup): an SMTP relay
+    // named on a user's word must not be a loopback, private or metadata address in production.
+    await assertOutboundAllowed(`smtp://${row.smtp_host}`, { production: args.config.production, allow: args.config.outboundAllow });
     await sendSmtp(row, smtpPassword, { from: args.config.mailFrom, to: message.to, subject, html: message.content });
     return;
   }
