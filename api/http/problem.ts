@@ -60,6 +60,8 @@ export function problemOf(error: unknown): { code: ErrorCode; detail: string; er
   if (error instanceof SecretTampered) return { code: 'SECRET_INTEGRITY_FAILED', detail: error.message };
   const httpError = error as HttpLikeError;
   const status = httpError?.status ?? httpError?.statusCode;
+  // The router answers a method it does not know (TRACE, say) 501: for a client that is 405.
+  if (status === 501) return { code: 'METHOD_NOT_ALLOWED', detail: 'This method is not allowed here.' };
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const code = CODES_BY_STATUS[status] ?? 'BAD_REQUEST';
     // Body-parser and Koa errors: their messages are written for clients (`expose`), others stay generic.

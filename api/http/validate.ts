@@ -35,8 +35,29 @@ function issues(errors: ErrorObject[] | null | undefined, where: string): FieldI
   });
 }
 
-/** Validates `value` against `schema` (defaults applied in place); 400 VALIDATION_FAILED listing every issue. */
+/** The paths of every text in `value` that holds a NUL character (PostgreSQL cannot store one in text). */
+function nulPaths(value: unknown, path: string, found: string[]): string[] {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found.push(path);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => nulPaths(item, `${path}.${index}`, found));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) found.push(`${path}.${key.replace(/\u0000/g, '\\0')}`);
+      nulPaths(item, `${path}.${key}`, found);
+    }
+  }
+  return found;
+}
+
+/**
+ * Validates `value` against `schema` (defaults applied in place); 400 VALIDATION_FAILED listing every issue.
+ * A NUL character in any text (a field, a key, an array item) is refused here, before it can reach the
+ * database as a 500.
+ */
 export function validate<T>(schema: TSchema, value: unknown, where: 'body' | 'query' | 'params'): T {
+  const nul = nulPaths(value, where, []);
+  if (nul.length > 0) throw badRequest('VALIDATION_FAILED', `The request ${where} is not valid.`, nul.map((path) => ({ path, message: 'must not contain a NUL character' })));
   const check = compiled(schema, where);
   if (!check(value)) {
     throw badRequest('VALIDATION_FAILED', `The request ${where} is not valid.`, issues(check.errors, where));

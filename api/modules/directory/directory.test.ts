@@ -98,3 +98,13 @@ test('limit outside 1..500 and a forged cursor -> 400', async () => {
   expectProblem(await call(api.url, 'GET', '/api/directory/users?limit=501', { token: admin }), 400, 'VALIDATION_FAILED');
   expectProblem(await call(api.url, 'GET', '/api/directory/users?cursor=bm9wZQ', { token: admin }), 400, 'INVALID_CURSOR');
 });
+
+test('a NUL character in any text (a body field, an array item, a query) -> 400 VALIDATION_FAILED naming it, and nothing stored', async () => {
+  const before = await platform.db('directory.user').count({ n: '*' }).first();
+  const named = await call(api.url, 'POST', '/api/directory/users', { token: admin, body: newUser(90, { name: 'N\u0000ul' }) });
+  expectProblem(named, 400, 'VALIDATION_FAILED');
+  expect(named.body.errors).toEqual([{ path: 'body.name', message: 'must not contain a NUL character' }]);
+  expectProblem(await call(api.url, 'POST', '/api/directory/users', { token: admin, body: newUser(91, { siteIds: ['site-a', 's\u0000'] }) }), 400, 'VALIDATION_FAILED');
+  expectProblem(await call(api.url, 'GET', '/api/directory/users?siteId=a%00b', { token: admin }), 400, 'VALIDATION_FAILED');
+  expect(await platform.db('directory.user').count({ n: '*' }).first()).toEqual(before);
+});

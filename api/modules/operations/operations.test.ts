@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { attachPlatform, RunningApi, TestPlatform } from '../../../test/support/platform';
 import { call, expectProblem } from '../../../test/support/http';
 import { createDocker } from '../../../data/docker';
@@ -66,4 +67,23 @@ test('an unknown route -> 404 problem+json NOT_FOUND', async () => {
 
 test('a method the route does not have -> 405 problem+json', async () => {
   expectProblem(await call(api.url, 'PATCH', '/healthz'), 405, 'METHOD_NOT_ALLOWED');
+});
+
+test('TRACE, on a route or not -> 405 METHOD_NOT_ALLOWED, never a server error', async () => {
+  // fetch refuses to send TRACE: a plain HTTP request does.
+  const trace = (path: string) =>
+    new Promise<{ status: number; type: string; body: { code?: string } }>((resolve, reject) => {
+      const request = http.request(`${api.url}${path}`, { method: 'TRACE' }, (answer) => {
+        let text = '';
+        answer.on('data', (chunk) => (text += chunk));
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, type: String(answer.headers['content-type']), body: JSON.parse(text) }));
+      });
+      request.on('error', reject);
+      request.end();
+    });
+  for (const path of ['/healthz', '/api/directory/users', '/api/workflow/approvals']) {
+    const answer = await trace(path);
+    expect({ path, status: answer.status, code: answer.body.code }).toEqual({ path, status: 405, code: 'METHOD_NOT_ALLOWED' });
+    expect(answer.type).toContain('application/problem+json');
+  }
 });
