@@ -43,7 +43,7 @@ function nulPaths(value: unknown, path: string, found: string[]): string[] {
     value.forEach((item, index) => nulPaths(item, `${path}.${index}`, found));
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) found.push(`${path}.${key.replace(/\u0000/g, '\\0')}`);
+      if (key.includes('\u0000')) found.push(`${path}.${key.split('\u0000').join('\\0')}`);
       nulPaths(item, `${path}.${key}`, found);
     }
   }
