@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { exportPartsInSnapshot } from '../../data/archival/part-files';
+import { ExportedPartRecord, exportPartsInSnapshot } from '../../data/archival/part-files';
 import { ArchivePartRow, recordedParts } from '../../data/archival/parts';
 import { LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
 import { ArchivalDeps } from './deps';
@@ -14,12 +14,8 @@ export interface ExportSitePartsInput {
   maxRowsPerPart?: number;
 }
 
-export interface ExportedPart {
-  partId: string;
-  partNo: number;
-  fileName: string;
-  rowCount: number;
-}
+/** A part as the run carries it on: its id, number, file name and rows. */
+export type ExportedPart = ExportedPartRecord;
 
 const present = (part: Pick<ArchivePartRow, 'id' | 'part_no' | 'file_name' | 'row_count'>): ExportedPart => ({
   partId: part.id,

@@ -1,6 +1,6 @@
 import { servicesWithOpenDeployments, settleDeadDeploys } from '../../data/deploy/dead-deploys';
 import { reconcilableServiceNames } from '../../data/deploy/instances';
-import { LABELS } from '../../data/deploy/labels';
+import { labelFilters } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
 import { removeContainers } from './remove-containers';
 
@@ -13,7 +13,7 @@ export function listReconcilableServices({ db, docker, config, runStatusOf }: De
   return async (): Promise<string[]> => {
     for (const serviceName of await servicesWithOpenDeployments(db)) {
       for (const deploymentId of await settleDeadDeploys(db, { serviceName, runStatusOf })) {
-        const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.scope}=${config.deployScope}`, `${LABELS.deployment}=${deploymentId}`] } });
+        const left = await docker.listContainers({ all: true, filters: labelFilters(config.deployScope, 'deployment', deploymentId) });
         await removeContainers(docker, left.map((container) => container.Id));
       }
     }

@@ -1,5 +1,5 @@
 import { deleteInstanceRows } from '../../data/deploy/instances';
-import { LABELS } from '../../data/deploy/labels';
+import { labelFilters } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
 import { removeContainers } from './remove-containers';
 
@@ -12,7 +12,7 @@ export function removeInstances({ db, docker, config }: DeployDeps) {
     if (input.instanceIds.length === 0) return;
     await deleteInstanceRows(db, input.instanceIds);
     const found = await Promise.all(
-      input.instanceIds.map((id) => docker.listContainers({ all: true, filters: { label: [`${LABELS.scope}=${config.deployScope}`, `${LABELS.instance}=${id}`] } })),
+      input.instanceIds.map((id) => docker.listContainers({ all: true, filters: labelFilters(config.deployScope, 'instance', id) })),
     );
     await removeContainers(docker, found.flat().map((container) => container.Id));
   };

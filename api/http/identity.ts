@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
 import { Context, Middleware } from 'koa';
 import { createLocalJWKSet, JSONWebKeySet, JWTPayload, jwtVerify, KeyLike, JWTVerifyGetKey } from 'jose';
-import { fetch } from 'undici';
 import { Config } from '../../lib/config';
-import { assertOutboundAllowed, guardedAgent } from '../../data/messaging/transports/outbound';
+import { guardedFetch } from '../../data/messaging/transports/outbound';
 import { forbidden, unauthenticated } from '../../lib/errors';
 import { Logger } from '../../lib/logger';
 
@@ -105,8 +104,7 @@ function signatureVerifier(args: { config: Config; logger: Logger }): Pick<Token
   const refresh = async () => {
     try {
       // The identity provider's keys come over a connection the outbound guard checks (OUTBOUND_ALLOW names an internal one).
-      await assertOutboundAllowed(jwksUrl, { production: config.production, allow: config.outboundAllow });
-      const answer = await fetch(jwksUrl, { redirect: 'error', signal: AbortSignal.timeout(5000), dispatcher: guardedAgent({ production: config.production, allow: config.outboundAllow }) });
+      const answer = await guardedFetch(jwksUrl, { redirect: 'error', signal: AbortSignal.timeout(5000) }, { production: config.production, allow: config.outboundAllow });
       if (!answer.ok) throw new Error(`JWKS answered ${answer.status}`);
       keys = createLocalJWKSet((await answer.json()) as JSONWebKeySet);
     } catch (error) {

@@ -11,3 +11,8 @@ export const LABELS = {
 export function serviceFilters(scope: string, serviceName: string): { label: string[] } {
   return { label: [`${LABELS.scope}=${scope}`, `${LABELS.service}=${serviceName}`] };
 }
+
+/** Label filters that find the containers of this platform carrying one label's value (an instance, a deployment). */
+export function labelFilters(scope: string, label: 'instance' | 'deployment', value: string): { label: string[] } {
+  return { label: [`${LABELS.scope}=${scope}`, `${LABELS[label]}=${value}`] };
+}

@@ -90,8 +90,9 @@ export class Undo {
  * starting its own) and puts them back behind the gateway once healthy.
  */
 export async function restoreInstances(act: DeployActs, args: { deploymentId: string; count: number; healthTimeoutSeconds: number }): Promise<void> {
-  const restored = new Undo();
-  const instances = await startInstances(act, { deploymentId: args.deploymentId, count: args.count, undo: restored });
+  // Its own undo list, never run: a restore that fails halfway leaves what it started to the next deploy,
+  // whose first step removes whatever belongs to no serving deployment.
+  const instances = await startInstances(act, { deploymentId: args.deploymentId, count: args.count, undo: new Undo() });
   await waitAllHealthy(act, { deploymentId: args.deploymentId, instances, healthTimeoutSeconds: args.healthTimeoutSeconds });
   await act.registerInstances({ deploymentId: args.deploymentId, instances });
 }

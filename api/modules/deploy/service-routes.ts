@@ -5,18 +5,17 @@ import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors';
 import { followLog, lastLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
+import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
 import { LABELS, serviceFilters } from '../../../data/deploy/labels';
 import { DeploymentRow, findDeployment, findService, ServiceRow } from '../../../data/deploy/registry';
 import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
+import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { TaskQueues } from '../../../domain/task-queues';
 import { SCALE_SERVICE_WORKFLOW, ScaleServiceWorkflow, scaleWorkflowId, UNDEPLOY_SERVICE_WORKFLOW, UndeployServiceWorkflow, undeployWorkflowId } from '../../../workflows/deploy/definitions';
-import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { presentHistoryItem, presentService, presentServiceDetail } from './presenters';
 import { DeployAcceptedSchema, HistoryItemSchema, HistoryQuery, LogsQuery, RollbackBody, SCALE_LIMITS, ScaleBody, ServiceDetailSchema, ServiceParams, ServiceSummarySchema, StartedSchema } from './schemas';
 import { startDeploy } from './start-deploy';
-import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
 import { deployHistory, hasOpenDeployment, instancesOf, rollbackTarget, servicesWithHealthyCounts, setDesiredInstances, setServiceStatusRow } from '../../../data/deploy/services';
-
 
 /** The registry's services: list, inspect, scale, undeploy, logs, history and rollback. */
 export function serviceRoutes(deps: AppDeps): AnyRoute[] {
@@ -31,9 +30,10 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
     if (!service.dynamic) throw conflict('SERVICE_NOT_DYNAMIC', `${service.name} is a core service, managed through docker compose.`);
   };
   const notDeploying = async (service: ServiceRow) => {
-    await settleDeadDeploys(db, { serviceName: service.name, runStatusOf: runStatusOf(temporal) });
+    const settled = await settleDeadDeploys(db, { serviceName: service.name, runStatusOf: runStatusOf(temporal) });
     const open = await hasOpenDeployment(db, service.name);
-    const status = (await findService(db, service.name))?.status;
+    // A settled deploy may have changed the service's status (back to RUNNING, or the row gone).
+    const status = settled.length > 0 ? (await findService(db, service.name))?.status : service.status;
     if (open || status === 'DEPLOYING' || status === 'UNDEPLOYING') {
       throw conflict('DEPLOYMENT_IN_PROGRESS', `A deploy or undeploy of ${service.name} is in progress.`);
     }

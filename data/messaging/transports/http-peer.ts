@@ -3,8 +3,7 @@ import { Knex } from 'knex';
 import { ChannelConfigRow } from '../channel-configs';
 import { writeIntegrationLog } from '../integration-log';
 import { DeliveryFailure } from './delivery-failure';
-import { fetch } from 'undici';
-import { assertOutboundAllowed, guardedAgent, OutboundPolicy, readCapped } from './outbound';
+import { guardedFetch, OutboundPolicy, readCapped } from './outbound';
 import { escapeJsonString, escapeMarkup, fillTokens } from './tokens';
 
 const MAX_LOGGED_BODY = 64 * 1024;
@@ -81,9 +80,8 @@ export async function callPeer(args: {
   let responseBody = '';
   let failure: DeliveryFailure | null = null;
   try {
-    await assertOutboundAllowed(url, args.outbound);
     // The socket connects only to an address the policy allows (checked at connect time); the answer is capped.
-    const answer = await fetch(url, { method: request.method, headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(30000), dispatcher: guardedAgent(args.outbound) });
+    const answer = await guardedFetch(url, { method: request.method, headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(30000) }, args.outbound);
     statusCode = answer.status;
     responseBody = await readCapped(answer.body as ReadableStream<Uint8Array> | null, MAX_ANSWER_BYTES);
     const fault = config.transport === 'SOAP' ? soapFault(responseBody) : null;

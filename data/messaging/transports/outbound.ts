@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import { Agent } from 'undici';
+import { Agent, fetch, RequestInit as UndiciRequestInit } from 'undici';
 import { DeliveryFailure } from './delivery-failure';
 
 /**
@@ -102,8 +102,8 @@ export function guardedAgent(policy: OutboundPolicy): Agent {
   if (known) return known;
   const lookup = (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, []);
       const host = hostname.toLowerCase();
+      if (error) return callback(policy.production ? (new DeliveryFailure(`${host} does not resolve`, true) as unknown as NodeJS.ErrnoException) : error, []);
       const refused = policy.production && !policy.allow.includes(host) ? addresses.find((entry) => isSpecialPurpose(entry.address)) : undefined;
       if (refused) return callback(refusal(host, refused.address) as unknown as NodeJS.ErrnoException, []);
       if (options.all) return callback(null, addresses);
@@ -116,6 +116,22 @@ export function guardedAgent(policy: OutboundPolicy): Agent {
 }
 
 const agents = new Map<string, Agent>();
+
+/**
+ * Fetches on a user's word in production: an address in the URL itself is checked here (no lookup happens
+ * for it), a name at connect time by `guardedAgent`, so the name is resolved once, by the connection.
+ */
+export async function guardedFetch(url: string, init: RequestInit, policy: OutboundPolicy): Promise<Response> {
+  const host = hostOf(url);
+  if (policy.production && net.isIP(host) && !policy.allow.includes(host) && isSpecialPurpose(host)) throw refusal(host, host);
+  try {
+    return (await fetch(url, { ...(init as UndiciRequestInit), dispatcher: guardedAgent(policy) })) as unknown as Response;
+  } catch (error) {
+    // The guard's own refusal arrives wrapped in undici's connect error: it is the reason, and it is final.
+    const cause = (error as Error).cause;
+    throw cause instanceof DeliveryFailure ? cause : error;
+  }
+}
 
 /** A peer's answer, read up to `limit` bytes: a peer cannot fill the worker's memory. */
 export async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string> {
