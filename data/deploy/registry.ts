@@ -159,6 +159,15 @@ export async function recordDeployFinished(db: Knex, args: { deploymentId: strin
     .update({ status: 'RUNNING', stage: 'RUNNING', finished_at: db.fn.now(), events: db.raw('events || ?::jsonb', [JSON.stringify([event])]) });
 }
 
+/**
+ * The one rule of "a deploy, scale or undeploy is in progress": the service is being deployed or undeployed,
+ * or one of its deployments is still DEPLOYING.
+ */
+export async function deployInProgress(db: Knex, service: { name: string; status?: ServiceStatus }): Promise<boolean> {
+  if (service.status === 'DEPLOYING' || service.status === 'UNDEPLOYING') return true;
+  return Boolean(await db(DEPLOYMENT_TABLE).where({ service_name: service.name, status: 'DEPLOYING' }).first('id'));
+}
+
 const inProgress = (name: string) => conflict('DEPLOYMENT_IN_PROGRESS', `A deploy, scale or undeploy of ${name} is in progress.`);
 
 export interface RegisteredDeploy {
@@ -195,9 +204,8 @@ export async function registerDeployRequest(
       const existing: ServiceRow | undefined = await trx(SERVICE_TABLE).where({ name }).forUpdate().first();
       if (existing && !existing.dynamic) throw conflict('SERVICE_NOT_DYNAMIC', `${name} is a core service, managed through docker compose.`);
       if (existing && !args.redeploy) throw conflict('SERVICE_EXISTS', `A service named ${name} is already registered; send redeploy=true to replace it.`);
-      if (existing?.status === 'UNDEPLOYING') throw inProgress(name);
       if (!existing && (await trx(SERVICE_TABLE).where({ slug: args.slug }).first('name'))) throw conflict('SLUG_TAKEN', `Another service already has the slug ${args.slug}.`);
-      if (await trx(DEPLOYMENT_TABLE).where({ service_name: name, status: 'DEPLOYING' }).first('id')) throw inProgress(name);
+      if (await deployInProgress(trx, { name, status: existing?.status })) throw inProgress(name);
       const { seq } = (await trx(DEPLOYMENT_TABLE).where({ service_name: name }).max({ seq: 'seq' }).first()) as { seq: number | null };
       const nextSeq = (seq ?? 0) + 1;
       const image = args.image ?? `${args.imagePrefix}/${name}:${nextSeq}`;

@@ -17,11 +17,6 @@ export async function instancesOf(db: Knex, serviceId: string): Promise<Instance
   return db(INSTANCE_TABLE).where({ service_id: serviceId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
 }
 
-/** Whether a deploy of the service is recorded as in progress. */
-export async function hasOpenDeployment(db: Knex, serviceName: string): Promise<boolean> {
-  return Boolean(await db(DEPLOYMENT_TABLE).where({ service_name: serviceName, status: 'DEPLOYING' }).first('id'));
-}
-
 export async function setDesiredInstances(db: Knex, args: { serviceId: string; instances: number }): Promise<void> {
   await db(SERVICE_TABLE).where({ id: args.serviceId }).update({ desired_instances: args.instances, updated_at: db.fn.now() });
 }

@@ -7,7 +7,7 @@ import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors
 import { followLog, lastLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
 import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
 import { LABELS, serviceFilters } from '../../../data/deploy/labels';
-import { DeploymentRow, findDeployment, findService, ServiceRow } from '../../../data/deploy/registry';
+import { deployInProgress, DeploymentRow, findDeployment, findService, ServiceRow } from '../../../data/deploy/registry';
 import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { TaskQueues } from '../../../domain/task-queues';
@@ -15,7 +15,7 @@ import { SCALE_SERVICE_WORKFLOW, ScaleServiceWorkflow, scaleWorkflowId, UNDEPLOY
 import { presentHistoryItem, presentService, presentServiceDetail } from './presenters';
 import { DeployAcceptedSchema, HistoryItemSchema, HistoryQuery, LogsQuery, RollbackBody, SCALE_LIMITS, ScaleBody, ServiceDetailSchema, ServiceParams, ServiceSummarySchema, StartedSchema } from './schemas';
 import { startDeploy } from './start-deploy';
-import { deployHistory, hasOpenDeployment, instancesOf, rollbackTarget, servicesWithHealthyCounts, setDesiredInstances, setServiceStatusRow } from '../../../data/deploy/services';
+import { deployHistory, instancesOf, rollbackTarget, servicesWithHealthyCounts, setDesiredInstances, setServiceStatusRow } from '../../../data/deploy/services';
 
 /** The registry's services: list, inspect, scale, undeploy, logs, history and rollback. */
 export function serviceRoutes(deps: AppDeps): AnyRoute[] {
@@ -31,10 +31,9 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
   };
   const notDeploying = async (service: ServiceRow) => {
     const settled = await settleDeadDeploys(db, { serviceName: service.name, runStatusOf: runStatusOf(temporal) });
-    const open = await hasOpenDeployment(db, service.name);
     // A settled deploy may have changed the service's status (back to RUNNING, or the row gone).
     const status = settled.length > 0 ? (await findService(db, service.name))?.status : service.status;
-    if (open || status === 'DEPLOYING' || status === 'UNDEPLOYING') {
+    if (await deployInProgress(db, { name: service.name, status })) {
       throw conflict('DEPLOYMENT_IN_PROGRESS', `A deploy or undeploy of ${service.name} is in progress.`);
     }
   };
