@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { AppDeps } from './deps';
 import { createTokenVerifier, gatewayIdentity } from './http/identity';
 import { buildOpenApi } from './http/openapi';
-import { problemMiddleware } from './http/problem';
+import { problemMiddleware, UndeclaredAnswer } from './http/problem';
 import { requestContext } from './http/request-context';
 import { AnyRoute, mountRoutes } from './http/route';
 import { ApiModule } from './http/module';
@@ -26,7 +26,12 @@ export interface App {
 }
 
 /** Builds the API (gateway and every platform module) from its dependencies; does not listen. */
-export function createApp(deps: AppDeps): App {
+export interface AppOptions {
+  /** Told of every problem a route answers with a code it does not declare (the test platform fails on it). */
+  onUndeclaredError?: (answer: UndeclaredAnswer) => void;
+}
+
+export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   const koa = new Koa({ proxy: false });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
@@ -50,7 +55,7 @@ export function createApp(deps: AppDeps): App {
   mountRoutes(router, routes);
 
   koa.use(requestContext({ logger: deps.logger, metrics }));
-  koa.use(problemMiddleware());
+  koa.use(problemMiddleware({ onUndeclared: options.onUndeclaredError }));
   koa.use(gatewayIdentity({ verifier, internalToken: deps.config.internalToken }));
   // Before the router: a slug that is not the platform's goes to a deployed service without route matching.
   koa.use(gatewayProxy({ db: deps.db, platformPaths: routes.map((route) => route.path) }));

@@ -1,5 +1,6 @@
 import { TSchema } from '@sinclair/typebox';
-import { AnyRoute } from './route';
+import { ErrorCatalogue, ErrorCode } from '../../lib/errors';
+import { AnyRoute, declaredErrors } from './route';
 
 const PROBLEM_SCHEMA = {
   type: 'object',
@@ -16,6 +17,21 @@ const PROBLEM_SCHEMA = {
     },
   },
 };
+
+/** The declared codes grouped by the status the catalogue gives each. */
+function problemsByStatus(codes: ErrorCode[]): Map<string, ErrorCode[]> {
+  const byStatus = new Map<string, ErrorCode[]>();
+  for (const code of codes) {
+    const status = String(ErrorCatalogue[code].status);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return byStatus;
+}
+
+/** The problem+json schema, its `code` held to the codes a route declares for one status. */
+function problemSchemaFor(codes: ErrorCode[]): unknown {
+  return { ...PROBLEM_SCHEMA, properties: { ...PROBLEM_SCHEMA.properties, code: { type: 'string', enum: codes } } };
+}
 
 function plain(schema: TSchema): unknown {
   // TypeBox marks schemas with symbol keys; JSON round-tripping leaves pure JSON Schema.
@@ -65,10 +81,14 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
         ...(spec.schema ? { content: { [spec.contentType ?? 'application/json']: { schema: plain(spec.schema) } } } : {}),
       };
     }
-    responses.default = {
-      description: 'A problem',
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-    };
+    for (const [status, codes] of problemsByStatus(declaredErrors(route))) {
+      // A route's own spec for an error status (readiness's 503 carries its checks) stands as written.
+      if (responses[status]) continue;
+      responses[status] = {
+        description: codes.map((code) => `${code}: ${ErrorCatalogue[code].title}`).join('; '),
+        content: { 'application/problem+json': { schema: problemSchemaFor(codes) } },
+      };
+    }
     paths[path] ??= {};
     paths[path][route.method] = {
       tags: [route.tag],

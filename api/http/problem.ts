@@ -75,7 +75,12 @@ export function problemOf(error: unknown): { code: ErrorCode; detail: string; er
  * Renders every failure as application/problem+json with a stable code. Unknown errors become a 500 with a
  * generic detail: no stack trace, SQL text or secret ever reaches a client.
  */
-export function problemMiddleware(): Middleware {
+export interface UndeclaredAnswer {
+  route: string;
+  code: ErrorCode;
+}
+
+export function problemMiddleware(options: { onUndeclared?: (answer: UndeclaredAnswer) => void } = {}): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -89,6 +94,8 @@ export function problemMiddleware(): Middleware {
         logger?.error({ err: error, requestId: ctx.state.requestId }, 'request failed');
       }
       sendProblem(ctx, problem);
+      const route = ctx.state.route as { method: string; path: string; declared: Set<ErrorCode> } | undefined;
+      if (route && !route.declared.has(problem.code)) options.onUndeclared?.({ route: `${route.method.toUpperCase()} ${route.path}`, code: problem.code });
     }
   };
 }

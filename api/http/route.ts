@@ -56,6 +56,12 @@ export interface RouteDefinition<B = undefined, Q = undefined, P = undefined> {
   query?: Q;
   params?: P;
   responses: Record<number, ResponseSpec>;
+  /**
+   * The codes this route answers beyond those its access, schemas and body already imply (see
+   * declaredErrors). The OpenAPI document lists them per status, the fuzzer holds answers to them, and the
+   * test platform fails a test file whose requests drew an undeclared code.
+   */
+  errors: readonly ErrorCode[];
   handler: (ctx: Context, input: RouteInput<B, Q, P>) => Promise<void>;
 }
 
@@ -69,6 +75,18 @@ export function defineRoute<
   P extends TSchema | undefined = undefined,
 >(definition: RouteDefinition<B, Q, P>): RouteDefinition<B, Q, P> {
   return definition;
+}
+
+/** Every code a route may answer: those implied by its access, schemas and body, then its own. */
+export function declaredErrors(route: AnyRoute): ErrorCode[] {
+  const codes: ErrorCode[] = ['INTERNAL_ERROR'];
+  // Every guarded route refuses a caller without credentials (401) and one with the wrong kind or role (403).
+  if (route.access.kind !== 'public') codes.push('UNAUTHENTICATED', 'FORBIDDEN');
+  if (route.params || route.query || route.body) codes.push('VALIDATION_FAILED');
+  if ((route.query as TSchema | undefined)?.properties?.cursor) codes.push('INVALID_CURSOR');
+  if (route.body) codes.push('BAD_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', route.tooLargeCode ?? 'PAYLOAD_TOO_LARGE');
+  for (const code of route.errors) if (!codes.includes(code)) codes.push(code);
+  return codes;
 }
 
 function checkAccess(ctx: Context, rule: Access): Identity | null {
@@ -129,8 +147,11 @@ function requireMediaType(ctx: Context, route: AnyRoute): void {
 /** Mounts routes on a router: access first, then media type, body parsing and validation, then the handler. */
 export function mountRoutes(router: Router, routes: AnyRoute[]): void {
   for (const route of routes) {
+    const declared = new Set(declaredErrors(route));
     const stages: Middleware[] = [
       async (ctx, next) => {
+        // The problem middleware reads this to tell a declared answer from an undeclared one.
+        ctx.state.route = { method: route.method, path: route.path, declared };
         ctx.state.identity = checkAccess(ctx, route.access);
         await next();
       },

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createApp } from '../../api/app';
+import { UndeclaredAnswer } from '../../api/http/problem';
 import { AppDeps } from '../../api/deps';
 import { signToken, TokenClaims } from '../../api/http/sign-token';
 import { Config, loadConfig } from '../../lib/config';
@@ -121,13 +122,23 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   const storage = createFileStorage(path.join(dataDir, 'assets'));
   const deps: AppDeps = { config, db, temporal, docker, storage, logger };
   const apis: RunningApi[] = [];
+  // Every problem a route answered with a code it does not declare; close() fails the test file on any.
+  const undeclared = new Map<string, UndeclaredAnswer>();
   const workers: RunningWorker[] = [];
 
   const startApi = async (overrides: Partial<AppDeps> = {}): Promise<RunningApi> => {
     // As api/server.ts does at start-up.
     await assertAuditTablesMirror(db);
     await registerCoreServices(db);
-    const app = createApp({ ...deps, ...overrides });
+    const app = createApp(
+      { ...deps, ...overrides },
+      {
+        onUndeclaredError: (answer) => {
+          undeclared.set(`${answer.route} ${answer.code}`, answer);
+          if (process.env.RECORD_UNDECLARED) fs.appendFileSync(process.env.RECORD_UNDECLARED, `${answer.route}\t${answer.code}\n`);
+        },
+      },
+    );
     const server = http.createServer(app.koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const api: RunningApi = {
@@ -201,6 +212,9 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
       await db.destroy();
       if (await docker.ping()) await removeScopedDockerObjects(docker.docker, config.deployScope);
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (undeclared.size > 0 && !process.env.RECORD_UNDECLARED) {
+        throw new Error(`Routes answered codes they do not declare (add them to the route's errors):\n${[...undeclared.keys()].join('\n')}`);
+      }
     },
   };
 }

@@ -59,6 +59,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: ADMIN,
       query: Type.Object({ ...pageQueryFields }),
       responses: { 200: { description: 'a page of policies' } },
+      errors: [],
       handler: async (ctx, { query }) => {
         ctx.body = presentPage(await listPolicies(db, query), presentPolicy);
       },
@@ -71,6 +72,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: ADMIN,
       body: PolicyBody,
       responses: { 201: { description: 'the policy' } },
+      errors: ['NOT_FOUND', 'APPROVAL_POLICY_EXISTS'],
       handler: async (ctx, { body }) => {
         const row = await createPolicy(db, body);
         ctx.status = 201;
@@ -85,6 +87,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: ADMIN,
       params: PolicyIdParams,
       responses: { 200: { description: 'the policy' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         ctx.body = presentPolicy(await findPolicy(db, params.id));
       },
@@ -98,6 +101,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       params: PolicyIdParams,
       body: PolicyBody,
       responses: { 200: { description: 'the policy' } },
+      errors: ['NOT_FOUND', 'APPROVAL_POLICY_EXISTS'],
       handler: async (ctx, { params, body }) => {
         ctx.body = presentPolicy(await replacePolicy(db, params.id, body));
       },
@@ -110,6 +114,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: ADMIN,
       params: PolicyIdParams,
       responses: { 204: { description: 'deleted' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         await deletePolicy(db, params.id);
         ctx.status = 204;
@@ -123,6 +128,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.internal,
       body: SubmitBody,
       responses: { 200: { description: '{ required, correlationId? }' } },
+      errors: ['APPROVAL_PENDING', 'WORKFLOW_DEFINITION_NOT_PUBLISHED', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { body }) => {
         const policy = await resolvePolicy(db, body.componentType, body.siteId);
         if (!policy || !policy.enabled) {
@@ -150,6 +156,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.roles('MANAGER'),
       query: Type.Object({ ...pageQueryFields, ...QueueQuery.properties }),
       responses: { 200: { description: 'a page of approvals' } },
+      errors: [],
       handler: async (ctx, { query, identity }) => {
         const sites = identity!.roles.includes('ADMIN') ? 'ALL' : identity!.sites;
         ctx.body = presentPage(await approvalQueue(db, { sites, status: query.status, page: query }), presentApproval);
@@ -163,6 +170,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.user,
       params: CorrelationParams,
       responses: { 200: { description: 'the approval' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         const approval = await findApproval(db, params.correlationId);
         if (!approval) throw notFound(`No approval ${params.correlationId}.`);
@@ -181,6 +189,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       params: CorrelationParams,
       body: DecideBody,
       responses: { 200: { description: 'the approval, with the publish run that took the decision' } },
+      errors: ['NOT_FOUND', 'ALREADY_DECIDED', 'SELF_APPROVAL_FORBIDDEN', 'APPROVER_ALREADY_DECIDED', 'DECISION_NOT_RECORDED', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params, body, identity }) => {
         const user = identity!;
         const proposed = await proposeDecision(db, {

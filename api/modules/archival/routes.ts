@@ -35,6 +35,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.rolesOrInternal('ADMIN'),
       query: ResolveQuery,
       responses: { 200: { description: 'resolved', schema: ResolvedSchema } },
+      errors: [],
       handler: async (ctx, { query }) => {
         ctx.body = await resolveRetention(db, query.logType, query.siteId);
       },
@@ -47,6 +48,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       body: RunBody,
       responses: { 202: { description: 'started', schema: RunsStartedSchema } },
+      errors: ['ARCHIVE_RUN_IN_PROGRESS', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { body }) => {
         const logTypes: LogType[] = body.logType ? [body.logType] : [...LOG_TYPES];
         for (const logType of logTypes) {
@@ -78,6 +80,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       params: RunParams,
       responses: { 200: { description: 'the run' } },
+      errors: ['ARCHIVE_RUN_NOT_FOUND', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params }) => {
         ctx.body = await archiveRunReport(temporal, params.workflowId);
       },
@@ -90,6 +93,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       query: ListPoliciesQuery,
       responses: { 200: { description: 'a page of policies' } },
+      errors: [],
       handler: async (ctx, { query }) => {
         ctx.body = presentPage(await listArchivePolicies(db, { logType: query.logType, siteId: query.siteId, page: query }), presentPolicy);
       },
@@ -102,6 +106,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       body: CreatePolicyBody,
       responses: { 201: { description: 'created', schema: PolicySchema } },
+      errors: ['ARCHIVE_POLICY_EXISTS'],
       handler: async (ctx, { body }) => {
         ctx.status = 201;
         ctx.body = presentPolicy(await createArchivePolicy(db, body));
@@ -115,6 +120,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       params: PolicyIdParams,
       responses: { 200: { description: 'the policy', schema: PolicySchema } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         ctx.body = presentPolicy(await findArchivePolicy(db, params.id));
       },
@@ -128,6 +134,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       params: PolicyIdParams,
       body: UpdatePolicyBody,
       responses: { 200: { description: 'the changed policy', schema: PolicySchema } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params, body }) => {
         ctx.body = presentPolicy(await updateArchivePolicy(db, params.id, body));
       },
@@ -140,6 +147,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       params: PolicyIdParams,
       responses: { 204: { description: 'deleted' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         await deleteArchivePolicy(db, params.id);
         ctx.status = 204;

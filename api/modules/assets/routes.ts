@@ -50,6 +50,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
         201: { description: 'stored', schema: ArchiveStoredSchema },
         200: { description: 'the same file (site, name, sha256) was stored before', schema: ArchiveStoredSchema },
       },
+      errors: ['CHECKSUM_MISMATCH'],
       handler: async (ctx, { body }) => {
         try {
           const file = uploadedFile(ctx);
@@ -99,6 +100,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       bodyType: 'multipart',
       bodyLimitBytes: MAX_ARCHIVE_BYTES,
       responses: { 201: { description: 'the draft' } },
+      errors: ['ARCHIVE_READ_ONLY', 'ASSET_EXISTS'],
       handler: async (ctx, { body, identity }) => {
         try {
           requireSiteMember(identity!, body.siteId);
@@ -136,6 +138,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       access: access.user,
       query: ListAssetsQuery,
       responses: { 200: { description: 'a page of assets' } },
+      errors: [],
       handler: async (ctx, { query, identity }) => {
         requireSiteMember(identity!, query.siteId);
         // Without a status: the published assets, as their published revision (what pickers
@@ -156,6 +159,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       access: access.user,
       params: AssetIdParams,
       responses: { 200: { description: 'the bytes', contentType: 'application/octet-stream' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         const asset = await findAsset(params.id);
         requireSiteMember(identity!, asset.site_id);
@@ -175,6 +179,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       access: access.roles('EDITOR'),
       params: AssetIdParams,
       responses: { 204: { description: 'deleted' } },
+      errors: ['NOT_FOUND', 'ARCHIVE_READ_ONLY', 'APPROVAL_PENDING'],
       handler: async (ctx, { params, identity }) => {
         const asset = await findAsset(params.id);
         requireSiteMember(identity!, asset.site_id);

@@ -2,7 +2,7 @@ import { AppDeps } from '../../deps';
 import { Identity, requireSiteMember } from '../../http/identity';
 import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { conflict, notFound } from '../../../lib/errors';
+import { conflict, ErrorCode, notFound } from '../../../lib/errors';
 import { uniqueOr409 } from '../../../data/db-errors';
 import { findApproval, openApprovalOf } from '../../../data/approvals/approvals';
 import { COMPONENT_TYPES, ComponentType } from '../../../data/content/component-types';
@@ -40,6 +40,8 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
   };
   // Who writes this type: EDITOR, or ADMIN alone for approval chains (workflow definitions).
   const AUTHOR = access.roles(type.authorRole ?? 'EDITOR');
+  // The codes of the type's own refusals of a write (archive files are records).
+  const writeRefusals: ErrorCode[] = type.refuseWrite ? ['ARCHIVE_READ_ONLY'] : [];
   const slugTaken = <T>(write: () => Promise<T>) => uniqueOr409(write, 'COMPONENT_SLUG_TAKEN', `Another ${label} of this site has that slug.`);
 
   /** The entity, in a site the caller belongs to; 404 for an unknown id. */
@@ -70,6 +72,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         access: AUTHOR,
         body: createBody(type),
         responses: { 201: { description: 'the draft' } },
+        errors: ['COMPONENT_SLUG_TAKEN'],
         handler: async (ctx, { body: fields, identity }) => {
           const body = fields as Record<string, unknown> & { siteId: string };
           requireSiteMember(identity!, body.siteId);
@@ -92,6 +95,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         access: access.user,
         query: ListQuery,
         responses: { 200: { description: 'a page of drafts' } },
+        errors: [],
         handler: async (ctx, { query, identity }) => {
           requireSiteMember(identity!, query.siteId);
           const page = await listComponents(db, { type, siteId: query.siteId, status: query.status, page: query });
@@ -110,6 +114,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         access: AUTHOR,
         params: IdParams,
         responses: { 204: { description: 'deleted' } },
+        errors: ['NOT_FOUND', 'APPROVAL_PENDING'],
         handler: async (ctx, { params, identity }) => {
           await memberEntity(params.id, identity!);
           if (await openApprovalOf(db, type.type, params.id)) throw conflict('APPROVAL_PENDING', `${label} ${params.id} is waiting for approval.`);
@@ -129,6 +134,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       access: access.user,
       params: IdParams,
       responses: { 200: { description: 'the draft' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         ctx.body = presentComponent(type, await memberEntity(params.id, identity!));
       },
@@ -142,6 +148,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       params: IdParams,
       body: editBody(type),
       responses: { 200: { description: 'the draft' } },
+      errors: ['NOT_FOUND', 'COMPONENT_SLUG_TAKEN', ...writeRefusals],
       handler: async (ctx, { params, body, identity }) => {
         const values = valuesOf(body);
         refuseWrite(await memberEntity(params.id, identity!), values.fields);
@@ -156,6 +163,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       access: access.user,
       params: IdParams,
       responses: { 200: { description: 'the history', schema: HistorySchema } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         await memberEntity(params.id, identity!);
         ctx.body = { items: await historyOf(db, type, params.id) };
@@ -169,6 +177,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       access: access.user,
       params: RevisionParams,
       responses: { 200: { description: 'the entity at that revision' } },
+      errors: ['NOT_FOUND', 'REVISION_NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         await memberEntity(params.id, identity!);
         const row = await rowAtRevision(db, type, params.id, params.rev);
@@ -184,6 +193,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       access: AUTHOR,
       params: RevisionParams,
       responses: { 200: { description: 'the restored draft' } },
+      errors: ['NOT_FOUND', 'REVISION_NOT_FOUND', 'COMPONENT_SLUG_TAKEN', ...writeRefusals],
       handler: async (ctx, { params, identity }) => {
         const current = await memberEntity(params.id, identity!);
         const then = await rowAtRevision(db, type, params.id, params.rev);
@@ -202,6 +212,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       body: PublishBody,
       bodyOptional: true,
       responses: { 200: { description: 'published' }, 202: { description: 'waiting for approval' } },
+      errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'WORKFLOW_DEFINITION_NOT_PUBLISHED', 'TEMPORAL_UNAVAILABLE', ...writeRefusals],
       handler: async (ctx, { params, body, identity }) => {
         const row = await memberEntity(params.id, identity!);
         refuseWrite(row);
@@ -218,6 +229,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       access: AUTHOR,
       params: IdParams,
       responses: { 200: { description: 'archived' } },
+      errors: ['NOT_FOUND', 'APPROVAL_PENDING', ...writeRefusals],
       handler: async (ctx, { params, identity }) => {
         refuseWrite(await memberEntity(params.id, identity!));
         if (await openApprovalOf(db, type.type, params.id)) throw conflict('APPROVAL_PENDING', `${label} ${params.id} is waiting for approval.`);
@@ -232,6 +244,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       access: access.roles('EDITOR'),
       params: IdParams,
       responses: { 200: { description: 'the draft' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         ctx.body = presentComponent(type, await memberEntity(params.id, identity!));
       },
@@ -245,6 +258,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       params: IdParams,
       body: CallbackBody,
       responses: { 200: { description: 'the entity after the decision' } },
+      errors: ['NOT_FOUND', 'REVISION_NOT_FOUND'],
       handler: async (ctx, { params, body }) => {
         // The revision that publishes (or rejects) is the last decider's.
         const approval = await findApproval(db, body.correlationId);

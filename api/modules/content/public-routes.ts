@@ -22,6 +22,7 @@ export function publicRoutes({ db }: AppDeps): AnyRoute[] {
       access: access.public,
       params: PublicParams,
       responses: { 200: { description: 'the published snapshot' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         // The slug of the published snapshot, which a later draft may have changed.
         const row = await publishedBySlug(db, { type, siteId: params.siteId, slug: params.slug });

@@ -7,7 +7,7 @@ import { DEFAULT_HEALTH_PATH, SERVICE_NAME_PATTERN } from '../../../domain/deplo
 import { inspectJar } from './inspect-jar';
 import { presentDeployment } from './presenters';
 import { DeployAcceptedSchema, DeploymentParams, DeploymentSchema, ImageDeployBody, JarDeployFields } from './schemas';
-import { startDeploy } from './start-deploy';
+import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
 
 const SPRING_BOOT_DEFAULT_PORT = 8080;
 
@@ -40,6 +40,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       bodyLimitBytes: config.maxJarBytes,
       tooLargeCode: 'JAR_TOO_LARGE',
       responses: { 202: { description: 'deploying', schema: DeployAcceptedSchema } },
+      errors: ['INVALID_JAR', 'UNSAFE_JAR', 'MISSING_APPLICATION_NAME', ...START_DEPLOY_ERRORS],
       handler: async (ctx, { body, identity }) => {
         try {
           const file = uploadedFile(ctx);
@@ -79,6 +80,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       body: ImageDeployBody,
       responses: { 202: { description: 'deploying', schema: DeployAcceptedSchema } },
+      errors: [...START_DEPLOY_ERRORS],
       handler: async (ctx, { body, identity }) => {
         const hostPort = body.hostPort ?? null;
         ctx.status = 202;
@@ -103,6 +105,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       params: DeploymentParams,
       responses: { 200: { description: 'the deploy', schema: DeploymentSchema } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         const deployment = await findDeployment(db, params.deploymentId);
         if (!deployment) throw notFound(`No deployment ${params.deploymentId}.`);

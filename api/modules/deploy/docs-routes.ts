@@ -30,6 +30,7 @@ export function docsRoutes({ db }: AppDeps): AnyRoute[] {
       summary: 'Running services that publish an OpenAPI document, with its URL through the gateway',
       access: access.user,
       responses: { 200: { description: 'the documented services', schema: Type.Array(DocsServiceSchema) } },
+      errors: [],
       handler: async (ctx) => {
         const rows = await runningServiceAddresses(db);
         const documented = await Promise.all(

@@ -14,7 +14,7 @@ import { TaskQueues } from '../../../domain/task-queues';
 import { SCALE_SERVICE_WORKFLOW, ScaleServiceWorkflow, scaleWorkflowId, UNDEPLOY_SERVICE_WORKFLOW, UndeployServiceWorkflow, undeployWorkflowId } from '../../../workflows/deploy/definitions';
 import { presentHistoryItem, presentService, presentServiceDetail } from './presenters';
 import { DeployAcceptedSchema, HistoryItemSchema, HistoryQuery, LogsQuery, RollbackBody, SCALE_LIMITS, ScaleBody, ServiceDetailSchema, ServiceParams, ServiceSummarySchema, StartedSchema } from './schemas';
-import { startDeploy } from './start-deploy';
+import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
 import { deployHistory, instancesOf, rollbackTarget, servicesWithHealthyCounts, setDesiredInstances, setServiceStatusRow } from '../../../data/deploy/services';
 
 /** The registry's services: list, inspect, scale, undeploy, logs, history and rollback. */
@@ -51,6 +51,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       summary: 'Every service, core and deployed, with its desired and running instances',
       access: access.roles('ADMIN'),
       responses: { 200: { description: 'the services', schema: Type.Object({ items: Type.Array(ServiceSummarySchema) }) } },
+      errors: [],
       handler: async (ctx) => {
         ctx.body = { items: (await servicesWithHealthyCounts(db)).map(({ service, healthy }) => presentService(service, healthy)) };
       },
@@ -63,6 +64,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       params: ServiceParams,
       responses: { 200: { description: 'the service', schema: ServiceDetailSchema } },
+      errors: ['SERVICE_NOT_FOUND'],
       handler: async (ctx, { params }) => {
         const service = await serviceOr404(params.name);
         const instances = await instancesOf(db, service.id);
@@ -78,6 +80,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       params: ServiceParams,
       body: ScaleBody,
       responses: { 202: { description: 'scaling', schema: StartedSchema } },
+      errors: ['INVALID_INSTANCES', 'SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DEPLOYMENT_IN_PROGRESS', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params, body }) => {
         const { instances } = body;
         if (!Number.isInteger(instances) || instances < SCALE_LIMITS.min || instances > SCALE_LIMITS.max) {
@@ -108,6 +111,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       params: ServiceParams,
       responses: { 202: { description: 'undeploying', schema: StartedSchema } },
+      errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DEPLOYMENT_IN_PROGRESS', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params }) => {
         const service = await serviceOr404(params.name);
         dynamicOr409(service);
@@ -137,6 +141,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       params: ServiceParams,
       query: LogsQuery,
       responses: { 200: { description: 'the log lines', contentType: 'text/plain' } },
+      errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DOCKER_UNAVAILABLE'],
       handler: async (ctx, { params, query }) => {
         // Lines are masked with the service's env: a service that prints a secret does not leak it here.
         const service = await serviceOr404(params.name);
@@ -179,6 +184,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       params: ServiceParams,
       query: HistoryQuery,
       responses: { 200: { description: 'a page of deploys', schema: Type.Object({ items: Type.Array(HistoryItemSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) }) } },
+      errors: [],
       handler: async (ctx, { params, query }) => {
         ctx.body = presentPage(await deployHistory(db, { serviceName: params.name, page: query }), presentHistoryItem);
       },
@@ -193,6 +199,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       body: RollbackBody,
       bodyOptional: true,
       responses: { 202: { description: 'rolling back', schema: DeployAcceptedSchema } },
+      errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DEPLOYMENT_NOT_FOUND', 'NO_PREVIOUS_VERSION', ...START_DEPLOY_ERRORS],
       handler: async (ctx, { params, body, identity }) => {
         const service = await serviceOr404(params.name);
         dynamicOr409(service);

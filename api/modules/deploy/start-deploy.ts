@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Static } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
-import { conflict, unavailable } from '../../../lib/errors';
+import { conflict, ErrorCode, unavailable } from '../../../lib/errors';
 import { discardUploadedJar, keepUploadedJar } from '../../../data/deploy/jar-uploads';
 import { DeploySettings, dropDeployRequest, recordDeploymentRun, RegisteredDeploy, registerDeployRequest } from '../../../data/deploy/registry';
 import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
@@ -31,6 +31,11 @@ export interface DeployRequest {
  * and the JAR in one transaction, then the workflow under `deploy:{name}` after the commit. A workflow that
  * cannot start takes its rows back.
  */
+/** What a deploy request can be refused with, whichever route brings it. */
+export const START_DEPLOY_ERRORS: ErrorCode[] = [
+  'SLUG_RESERVED', 'DOCKER_UNAVAILABLE', 'SERVICE_EXISTS', 'SLUG_TAKEN', 'SERVICE_NOT_DYNAMIC', 'DEPLOYMENT_IN_PROGRESS', 'TEMPORAL_UNAVAILABLE',
+];
+
 export async function startDeploy(deps: AppDeps, request: DeployRequest): Promise<Static<typeof DeployAcceptedSchema>> {
   const { db, config, docker, temporal } = deps;
   const name = request.serviceName;

@@ -16,6 +16,7 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       query: ListUsersQuery,
       responses: { 200: { description: 'a page of users', schema: UserPageSchema } },
+      errors: [],
       handler: async (ctx, { query }) => {
         ctx.body = presentPage(await listUsers(db, { siteId: query.siteId, role: query.role, page: query }), presentUser);
       },
@@ -28,6 +29,7 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       body: CreateUserBody,
       responses: { 201: { description: 'created', schema: UserSchema } },
+      errors: ['USER_EMAIL_TAKEN'],
       handler: async (ctx, { body }) => {
         ctx.status = 201;
         ctx.body = presentUser(await createUser(db, body));
@@ -41,6 +43,7 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       params: UserIdParams,
       responses: { 200: { description: 'the user', schema: UserSchema } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         ctx.body = presentUser(await findUser(db, params.id));
       },
@@ -54,6 +57,7 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
       params: UserIdParams,
       body: UpdateUserBody,
       responses: { 200: { description: 'the changed user', schema: UserSchema } },
+      errors: ['NOT_FOUND', 'USER_EMAIL_TAKEN'],
       handler: async (ctx, { params, body }) => {
         ctx.body = presentUser(await updateUser(db, params.id, body));
       },
@@ -66,6 +70,7 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       params: UserIdParams,
       responses: { 204: { description: 'removed' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         await deleteUser(db, params.id);
         ctx.status = 204;

@@ -181,6 +181,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       summary: `The ${channel} configurations (passwords never shown)`,
       access: ADMIN,
       responses: { 200: { description: 'the configurations' } },
+      errors: [],
       handler: async (ctx) => {
         ctx.body = { items: (await listConfigs(db, channel)).map(presentConfig), nextCursor: null };
       },
@@ -193,6 +194,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       access: ADMIN,
       body: Body,
       responses: { 201: { description: 'the configuration' } },
+      errors: ['CONFIG_NAME_TAKEN', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { body }) => {
         await checked(body as ConfigBody);
         const columns = sealPasswords({ ...columnsOf(body as ConfigBody), is_active: false }, config.secretsKey);
@@ -208,6 +210,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       access: ADMIN,
       params: IdParams,
       responses: { 200: { description: 'the configuration' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         ctx.body = presentConfig(await configOr404(params.id));
       },
@@ -221,6 +224,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       params: IdParams,
       body: Body,
       responses: { 200: { description: 'the configuration' } },
+      errors: ['NOT_FOUND', 'CONFIG_NAME_TAKEN', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { params, body }) => {
         await configOr404(params.id);
         await checked(body as ConfigBody);
@@ -236,6 +240,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       access: ADMIN,
       params: IdParams,
       responses: { 204: { description: 'deleted' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         await configOr404(params.id);
         await deleteConfig(db, channel, params.id);
@@ -250,6 +255,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       access: ADMIN,
       params: IdParams,
       responses: { 200: { description: 'the configuration' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         await configOr404(params.id);
         ctx.body = presentConfig(await activateConfig(db, channel, params.id));
@@ -277,6 +283,7 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       body: ValidateBody,
       responses: { 200: { description: '{ ok, transport, detail, latencyMs }' } },
+      errors: ['NOT_FOUND', 'NO_ACTIVE_CONFIG', 'SECRET_INTEGRITY_FAILED'],
       handler: async (ctx, { body }) => {
         const row = await configFor(body.channel, body.configId);
         const started = Date.now();
@@ -305,6 +312,7 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
       access: access.rolesOrInternal('ADMIN'),
       body: ProcessBody,
       responses: { 200: { description: '{ status: SUCCESS | FAILED, detail }' } },
+      errors: ['NO_ACTIVE_CONFIG', 'SECRET_INTEGRITY_FAILED'],
       handler: async (ctx, { body }) => {
         const valid = body.channel === 'EMAIL' ? isEmailAddress(body.to) : isPhoneNumber(body.to);
         if (!valid) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: body.channel === 'EMAIL' ? 'must be an email address' : 'must be an E.164 number' }]);

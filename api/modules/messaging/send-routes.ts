@@ -82,6 +82,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: SENDERS,
       body: SendBody,
       responses: { 202: { description: '{ logId, status: PENDING, workflowId, runId, uiUrl }' } },
+      errors: ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { body, identity }) => {
         if (!isEmailAddress(body.to)) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: 'must be one email address' }]);
         const template = await sendableTemplate(identity!, body.templateId, body.siteId);
@@ -111,6 +112,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: SENDERS,
       body: RoleSendBody,
       responses: { 202: { description: '{ batchId, recipients, workflowId, runId, uiUrl }' } },
+      errors: ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { body, identity }) => {
         const template = await sendableTemplate(identity!, body.templateId, body.siteId);
         const batchId = randomUUID();
@@ -146,6 +148,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       params: TemplateParams,
       query: LogsQuery,
       responses: { 200: { description: 'a page of logs' } },
+      errors: ['NOT_FOUND'],
       handler: async (ctx, { params, query, identity }) => {
         const template = await findComponent(db, EMAIL_TEMPLATE, params.templateId);
         if (!template) throw notFound(`No email template ${params.templateId}.`);
@@ -161,6 +164,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       params: LogParams,
       responses: { 202: { description: '{ logId, status: PENDING, workflowId, runId, uiUrl }' } },
+      errors: ['NOT_FOUND', 'LOG_NOT_FAILED', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params }) => {
         const log = await findEmailLog(db, params.id);
         if (!log) throw notFound(`No email log ${params.id}.`);

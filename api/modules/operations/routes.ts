@@ -25,6 +25,15 @@ const ReadinessSchema = Type.Object({
   checks: Type.Object({ database: Type.String(), temporal: Type.String(), docker: Type.String() }),
 });
 
+const NotReadySchema = Type.Object({
+  type: Type.String(),
+  title: Type.String(),
+  status: Type.Literal(503),
+  detail: Type.String(),
+  code: Type.Literal('NOT_READY'),
+  checks: ReadinessSchema.properties.checks,
+});
+
 /** Liveness, readiness, metrics, the OpenAPI document, and who-am-I. */
 export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; openapi: () => unknown }): AnyRoute[] {
   const { deps } = args;
@@ -36,6 +45,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       summary: 'The process is alive',
       access: access.public,
       responses: { 200: { description: 'alive', schema: Type.Object({ status: Type.Literal('ok') }) } },
+      errors: [],
       handler: async (ctx) => {
         ctx.body = { status: 'ok' };
       },
@@ -46,7 +56,11 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       tag: 'operations',
       summary: 'Database, Temporal and (where configured) Docker are reachable',
       access: access.public,
-      responses: { 200: { description: 'ready', schema: ReadinessSchema }, 503: { description: 'a part is down', schema: ReadinessSchema } },
+      responses: {
+        200: { description: 'ready', schema: ReadinessSchema },
+        503: { description: 'NOT_READY: a part is down', schema: NotReadySchema, contentType: 'application/problem+json' },
+      },
+      errors: ['NOT_READY'],
       handler: async (ctx) => {
         const [database, temporal, docker] = await Promise.all([
           check(() => pingDatabase(deps.db)),
@@ -73,6 +87,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       summary: 'Prometheus metrics',
       access: access.public,
       responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain', schema: Type.String() } },
+      errors: [],
       handler: async (ctx) => {
         ctx.type = args.metrics.contentType;
         ctx.body = await args.metrics.metrics();
@@ -85,6 +100,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       summary: 'The OpenAPI 3.1 document of every platform endpoint',
       access: access.public,
       responses: { 200: { description: 'OpenAPI document' } },
+      errors: [],
       handler: async (ctx) => {
         ctx.body = args.openapi();
       },
@@ -108,6 +124,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
           }),
         },
       },
+      errors: [],
       handler: async (ctx, { identity }) => {
         ctx.body = identity;
       },
