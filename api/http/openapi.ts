@@ -63,6 +63,20 @@ function security(route: AnyRoute): unknown[] {
   }
 }
 
+const operationId = (route: AnyRoute) => `${route.method}${route.path.replace(/[^A-Za-z0-9]+/g, '_')}`;
+
+/**
+ * The links of a create (201) answer: every route under `{its path}/:id` takes the created `id`. Clients and
+ * the fuzzer's stateful phase follow them from a new entity to what can be done with it.
+ */
+function linksOf(route: AnyRoute, routes: AnyRoute[]): Record<string, unknown> | undefined {
+  if (!route.responses[201]) return undefined;
+  const under = `${route.path}/:id`;
+  const targets = routes.filter((other) => other.path === under || other.path.startsWith(`${under}/`));
+  if (targets.length === 0) return undefined;
+  return Object.fromEntries(targets.map((target) => [operationId(target), { operationId: operationId(target), parameters: { id: '$response.body#/id' } }]));
+}
+
 /** The OpenAPI 3.1 document, built from the same route definitions and schemas that validate requests. */
 export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -76,8 +90,10 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
           : '';
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(route.responses)) {
+      const links = status === '201' ? linksOf(route, routes) : undefined;
       responses[status] = {
         description: spec.description,
+        ...(links ? { links } : {}),
         ...(spec.schema ? { content: { [spec.contentType ?? 'application/json']: { schema: plain(spec.schema) } } } : {}),
       };
     }
@@ -91,6 +107,7 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
     }
     paths[path] ??= {};
     paths[path][route.method] = {
+      operationId: operationId(route),
       tags: [route.tag],
       summary: route.summary,
       description: `${route.summary}.${who}`,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { COMPONENT_TYPE_NAMES } from '../../../domain/approvals';
-import { SiteId } from '../../http/common-schemas';
+import { Revision, SiteId } from '../../http/common-schemas';
 
 export const ComponentTypeName = Type.Union(COMPONENT_TYPE_NAMES.map((name) => Type.Literal(name)));
 const Uuid = Type.String({ format: 'uuid' });
@@ -20,10 +20,11 @@ export const CorrelationParams = Type.Object({ correlationId: Uuid });
 
 export const SubmitBody = Type.Object(
   {
-    componentType: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Z][A-Z0-9_]*$' }),
+    componentType: ComponentTypeName,
     siteId: SiteId,
-    resourceId: Type.String({ minLength: 1, maxLength: 200 }),
-    revision: Type.Integer({ minimum: 1 }),
+    // Every versioned type's id is a uuid: the approval locks the resource's row by it.
+    resourceId: Uuid,
+    revision: Revision,
     callbackPath: Type.String({ maxLength: 1000, pattern: '^/api/[A-Za-z0-9/_.~-]+$' }),
     requestedBy: Type.String({ minLength: 1, maxLength: 200 }),
     title: Type.Optional(Type.String({ maxLength: 500 })),

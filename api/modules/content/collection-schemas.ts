@@ -1,13 +1,13 @@
 import { TObject, TSchema, Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
 import { ComponentType } from '../../../data/content/component-types';
-import { SiteId } from '../../http/common-schemas';
+import { Revision, SiteId } from '../../http/common-schemas';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 export const Status = Type.Union(['DRAFT', 'PENDING_APPROVAL', 'PUBLISHED', 'REJECTED', 'ARCHIVED'].map((status) => Type.Literal(status)));
 
 export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
-export const RevisionParams = Type.Object({ id: Type.String({ format: 'uuid' }), rev: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+export const RevisionParams = Type.Object({ id: Type.String({ format: 'uuid' }), rev: Revision });
 
 function writableFields(type: ComponentType, forCreate: boolean): Record<string, TSchema> {
   const properties: Record<string, TSchema> = {};
@@ -34,7 +34,7 @@ export const PublishBody = Type.Object({ comment: Type.Optional(Type.String({ ma
 export const CallbackBody = Type.Object(
   {
     decision: Type.Union([Type.Literal('APPROVED'), Type.Literal('REJECTED')]),
-    revision: Type.Integer({ minimum: 1 }),
+    revision: Revision,
     correlationId: Type.String({ format: 'uuid' }),
   },
   { additionalProperties: false },
