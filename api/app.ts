@@ -4,9 +4,9 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { AppDeps } from './deps';
 import { createTokenVerifier, gatewayIdentity } from './http/identity';
 import { buildOpenApi } from './http/openapi';
-import { problemMiddleware, UndeclaredAnswer } from './http/problem';
+import { problemMiddleware } from './http/problem';
 import { requestContext } from './http/request-context';
-import { AnyRoute, mountRoutes } from './http/route';
+import { AnyRoute, ContractBreach, mountRoutes } from './http/route';
 import { ApiModule } from './http/module';
 import { approvalsModule } from './modules/approvals';
 import { archivalModule } from './modules/archival';
@@ -27,8 +27,11 @@ export interface App {
 
 /** Builds the API (gateway and every platform module) from its dependencies; does not listen. */
 export interface AppOptions {
-  /** Told of every problem a route answers with a code it does not declare (the test platform fails on it). */
-  onUndeclaredError?: (answer: UndeclaredAnswer) => void;
+  /**
+   * Told of every answer outside its route's declared contract: an undeclared error code or status, or a
+   * body off its schema. The test platform fails a test file on any; production leaves it unset.
+   */
+  onContractBreach?: (breach: ContractBreach) => void;
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}): App {
@@ -52,10 +55,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   const routes: AnyRoute[] = modules.flatMap((module) => module.routes);
 
   const router = new Router();
-  mountRoutes(router, routes);
+  mountRoutes(router, routes, { onContractBreach: options.onContractBreach });
 
   koa.use(requestContext({ logger: deps.logger, metrics }));
-  koa.use(problemMiddleware({ onUndeclared: options.onUndeclaredError }));
+  const breach = options.onContractBreach;
+  koa.use(problemMiddleware({ onUndeclared: breach && ((answer) => breach({ route: answer.route, breach: `answered ${answer.code}, which it does not declare` })) }));
   koa.use(gatewayIdentity({ verifier, internalToken: deps.config.internalToken }));
   // Before the router: a slug that is not the platform's goes to a deployed service without route matching.
   koa.use(gatewayProxy({ db: deps.db, platformPaths: routes.map((route) => route.path) }));

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { TSchema, Type } from '@sinclair/typebox';
 import { Page } from '../../data/paging';
 
 /** `?limit=` (1 to 500, default 50) and `?cursor=`; spread into a route's query schema. */
@@ -13,3 +13,6 @@ export type { Page };
 export function presentPage<Row, Item>(page: Page<Row>, present: (row: Row) => Item): Page<Item> {
   return { items: page.items.map((row) => present(row)), nextCursor: page.nextCursor };
 }
+
+/** The schema of a page of `item`s. */
+export const pageSchema = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) });

@@ -75,12 +75,7 @@ export function problemOf(error: unknown): { code: ErrorCode; detail: string; er
  * Renders every failure as application/problem+json with a stable code. Unknown errors become a 500 with a
  * generic detail: no stack trace, SQL text or secret ever reaches a client.
  */
-export interface UndeclaredAnswer {
-  route: string;
-  code: ErrorCode;
-}
-
-export function problemMiddleware(options: { onUndeclared?: (answer: UndeclaredAnswer) => void } = {}): Middleware {
+export function problemMiddleware(options: { onUndeclared?: (answer: { route: string; code: ErrorCode }) => void } = {}): Middleware {
   return async (ctx, next) => {
     try {
       await next();

@@ -4,7 +4,7 @@ import { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { ErrorCode, PlatformError } from '../../lib/errors';
 import { Identity, requireInternal, requireRole, requireRoleOrInternal, requireUser, Role } from './identity';
-import { validate } from './validate';
+import { answerMismatch, validate } from './validate';
 
 /** Who may call a route; checked before the body is even parsed. */
 export type Access =
@@ -144,8 +144,30 @@ function requireMediaType(ctx: Context, route: AnyRoute): void {
   }
 }
 
+/** An answer outside a route's declared contract: an undeclared status or error code, or a body off its schema. */
+export interface ContractBreach {
+  route: string;
+  breach: string;
+}
+
+export interface MountOptions {
+  /** Checks every answer against the route's declared responses (the test platform does; production does not). */
+  onContractBreach?: (breach: ContractBreach) => void;
+}
+
+function checkAnswer(ctx: Context, route: AnyRoute, report: (breach: ContractBreach) => void): void {
+  const name = `${route.method.toUpperCase()} ${route.path}`;
+  const spec = route.responses[ctx.status];
+  if (!spec) return report({ route: name, breach: `answered ${ctx.status}, which it does not declare` });
+  const json = !spec.contentType || spec.contentType.includes('json');
+  if (!json || ctx.status === 204) return;
+  if (!spec.schema) return report({ route: name, breach: `declares no schema for its ${ctx.status} answer` });
+  const mismatch = answerMismatch(spec.schema, ctx.body);
+  if (mismatch) report({ route: name, breach: `${ctx.status} answer off its schema: ${mismatch}` });
+}
+
 /** Mounts routes on a router: access first, then media type, body parsing and validation, then the handler. */
-export function mountRoutes(router: Router, routes: AnyRoute[]): void {
+export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOptions = {}): void {
   for (const route of routes) {
     const declared = new Set(declaredErrors(route));
     const stages: Middleware[] = [
@@ -168,6 +190,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[]): void {
       const query = route.query ? validate(route.query, { ...ctx.query }, 'query') : undefined;
       const body = route.body ? validate(route.body, ctx.request.body ?? {}, 'body') : undefined;
       await route.handler(ctx, { body, query, params, identity: ctx.state.identity });
+      if (options.onContractBreach) checkAnswer(ctx, route, options.onContractBreach);
     });
     router[route.method](route.path, ...stages);
   }

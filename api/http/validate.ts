@@ -7,6 +7,21 @@ import { badRequest, FieldIssue } from '../../lib/errors';
 const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true }));
 const textAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: true, useDefaults: true }));
 
+// Answers are checked as sent (JSON-round-tripped) and never changed: no defaults, no coercion.
+const answerAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const compiledAnswers = new WeakMap<TSchema, ValidateFunction>();
+
+/** Null when a JSON answer conforms to its declared schema, else where and how it does not. */
+export function answerMismatch(schema: TSchema, body: unknown): string | null {
+  let check = compiledAnswers.get(schema);
+  if (!check) {
+    check = answerAjv.compile(schema);
+    compiledAnswers.set(schema, check);
+  }
+  if (check(JSON.parse(JSON.stringify(body ?? null)))) return null;
+  return (check.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`).join('; ');
+}
+
 const compiledBodies = new WeakMap<TSchema, ValidateFunction>();
 const compiledTexts = new WeakMap<TSchema, ValidateFunction>();
 

@@ -203,7 +203,8 @@ test('the internal submit endpoint with a policy records the approval and starts
 });
 
 test('the internal submit endpoint takes only the internal token, and answers required: false without a policy', async () => {
-  const body = { componentType: 'PORTLET', siteId: 'site-z', resourceId: 'r1', revision: 1, callbackPath: '/api/content/portlets/r1/approval-callback', requestedBy: 'eda' };
+  const resourceId = '00000000-0000-4000-8000-0000000000a1';
+  const body = { componentType: 'PORTLET', siteId: 'site-z', resourceId, revision: 1, callbackPath: `/api/content/portlets/${resourceId}/approval-callback`, requestedBy: 'eda' };
   expectProblem(await call(api.url, 'POST', '/api/workflow/approvals/submit', { token: admin, body }), 403, 'FORBIDDEN');
   const answer = await call(api.url, 'POST', '/api/workflow/approvals/submit', { token: platform.config.internalToken, body });
   expect(answer.status).toBe(200);

@@ -6,7 +6,6 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createApp } from '../../api/app';
-import { UndeclaredAnswer } from '../../api/http/problem';
 import { AppDeps } from '../../api/deps';
 import { signToken, TokenClaims } from '../../api/http/sign-token';
 import { Config, loadConfig } from '../../lib/config';
@@ -122,8 +121,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   const storage = createFileStorage(path.join(dataDir, 'assets'));
   const deps: AppDeps = { config, db, temporal, docker, storage, logger };
   const apis: RunningApi[] = [];
-  // Every problem a route answered with a code it does not declare; close() fails the test file on any.
-  const undeclared = new Map<string, UndeclaredAnswer>();
+  // Every answer outside its route's declared contract (code, status, schema); close() fails the test file on any.
+  const breaches = new Set<string>();
   const workers: RunningWorker[] = [];
 
   const startApi = async (overrides: Partial<AppDeps> = {}): Promise<RunningApi> => {
@@ -133,9 +132,9 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     const app = createApp(
       { ...deps, ...overrides },
       {
-        onUndeclaredError: (answer) => {
-          undeclared.set(`${answer.route} ${answer.code}`, answer);
-          if (process.env.RECORD_UNDECLARED) fs.appendFileSync(process.env.RECORD_UNDECLARED, `${answer.route}\t${answer.code}\n`);
+        onContractBreach: ({ route, breach }) => {
+          breaches.add(`${route}: ${breach}`);
+          if (process.env.RECORD_BREACHES) fs.appendFileSync(process.env.RECORD_BREACHES, `${route}\t${breach}\n`);
         },
       },
     );
@@ -212,8 +211,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
       await db.destroy();
       if (await docker.ping()) await removeScopedDockerObjects(docker.docker, config.deployScope);
       fs.rmSync(dataDir, { recursive: true, force: true });
-      if (undeclared.size > 0 && !process.env.RECORD_UNDECLARED) {
-        throw new Error(`Routes answered codes they do not declare (add them to the route's errors):\n${[...undeclared.keys()].join('\n')}`);
+      if (breaches.size > 0 && !process.env.RECORD_BREACHES) {
+        throw new Error(`Answers outside their route's declared contract (declare the code, status or schema):\n${[...breaches].join('\n')}`);
       }
     },
   };

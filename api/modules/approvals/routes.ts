@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppDeps } from '../../deps';
 import { requireSiteMember } from '../../http/identity';
-import { pageQueryFields, presentPage } from '../../http/pagination';
+import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../lib/errors';
@@ -10,7 +10,9 @@ import { PublishInput } from '../../../domain/approvals';
 import { publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
 import { startPublishWorkflow } from '../content/start-publish';
 import { deliverDecision } from './deliver-decision';
-import { CorrelationParams, DecideBody, PolicyBody, PolicyIdParams, QueueQuery, SubmitBody } from './schemas';
+import {
+  ApprovalSchema, ApprovalWithProgressSchema, CorrelationParams, DecideBody, DecidedSchema, PolicyBody, PolicyIdParams, PolicySchema, QueueQuery, SubmitBody, SubmittedSchema,
+} from './schemas';
 
 const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
 
@@ -58,7 +60,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: 'Approval policies',
       access: ADMIN,
       query: Type.Object({ ...pageQueryFields }),
-      responses: { 200: { description: 'a page of policies' } },
+      responses: { 200: { description: 'a page of policies', schema: pageSchema(PolicySchema) } },
       errors: [],
       handler: async (ctx, { query }) => {
         ctx.body = presentPage(await listPolicies(db, query), presentPolicy);
@@ -71,7 +73,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: 'Create an approval policy for a component type, in a site or globally (siteId null)',
       access: ADMIN,
       body: PolicyBody,
-      responses: { 201: { description: 'the policy' } },
+      responses: { 201: { description: 'the policy', schema: PolicySchema } },
       errors: ['NOT_FOUND', 'APPROVAL_POLICY_EXISTS'],
       handler: async (ctx, { body }) => {
         const row = await createPolicy(db, body);
@@ -86,7 +88,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: 'One approval policy',
       access: ADMIN,
       params: PolicyIdParams,
-      responses: { 200: { description: 'the policy' } },
+      responses: { 200: { description: 'the policy', schema: PolicySchema } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         ctx.body = presentPolicy(await findPolicy(db, params.id));
@@ -100,7 +102,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: ADMIN,
       params: PolicyIdParams,
       body: PolicyBody,
-      responses: { 200: { description: 'the policy' } },
+      responses: { 200: { description: 'the policy', schema: PolicySchema } },
       errors: ['NOT_FOUND', 'APPROVAL_POLICY_EXISTS'],
       handler: async (ctx, { params, body }) => {
         ctx.body = presentPolicy(await replacePolicy(db, params.id, body));
@@ -127,7 +129,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: 'Submit a revision for approval (internal): records the approval and starts its workflow when the policy requires one',
       access: access.internal,
       body: SubmitBody,
-      responses: { 200: { description: '{ required, correlationId? }' } },
+      responses: { 200: { description: 'whether the policy requires approval, and the approval opened', schema: SubmittedSchema } },
       errors: ['APPROVAL_PENDING', 'WORKFLOW_DEFINITION_NOT_PUBLISHED', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { body }) => {
         const policy = await resolvePolicy(db, body.componentType, body.siteId);
@@ -155,7 +157,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: "The approval queue: approvals of the caller's sites, newest first",
       access: access.roles('MANAGER'),
       query: Type.Object({ ...pageQueryFields, ...QueueQuery.properties }),
-      responses: { 200: { description: 'a page of approvals' } },
+      responses: { 200: { description: 'a page of approvals', schema: pageSchema(ApprovalSchema) } },
       errors: [],
       handler: async (ctx, { query, identity }) => {
         const sites = identity!.roles.includes('ADMIN') ? 'ALL' : identity!.sites;
@@ -169,7 +171,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: 'One approval with its decisions',
       access: access.user,
       params: CorrelationParams,
-      responses: { 200: { description: 'the approval' } },
+      responses: { 200: { description: 'the approval', schema: ApprovalWithProgressSchema } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         const approval = await findApproval(db, params.correlationId);
@@ -188,7 +190,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.user,
       params: CorrelationParams,
       body: DecideBody,
-      responses: { 200: { description: 'the approval, with the publish run that took the decision' } },
+      responses: { 200: { description: 'the approval, with the publish run that took the decision', schema: DecidedSchema } },
       errors: ['NOT_FOUND', 'ALREADY_DECIDED', 'SELF_APPROVAL_FORBIDDEN', 'APPROVER_ALREADY_DECIDED', 'DECISION_NOT_RECORDED', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params, body, identity }) => {
         const user = identity!;

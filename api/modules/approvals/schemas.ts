@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { COMPONENT_TYPE_NAMES } from '../../../domain/approvals';
-import { Revision, SiteId } from '../../http/common-schemas';
+import { Instant, Nullable, Revision, SiteId, StartedRunFields } from '../../http/common-schemas';
 
 export const ComponentTypeName = Type.Union(COMPONENT_TYPE_NAMES.map((name) => Type.Literal(name)));
 const Uuid = Type.String({ format: 'uuid' });
@@ -38,3 +38,51 @@ export const DecideBody = Type.Object(
   { decision: Type.Union([Type.Literal('APPROVED'), Type.Literal('REJECTED')]), comment: Type.Optional(Type.String({ maxLength: 2000 })) },
   { additionalProperties: false },
 );
+
+export const PolicySchema = Type.Object({
+  id: Uuid,
+  componentType: Type.String(),
+  siteId: Nullable(Type.String()),
+  workflowDefinitionId: Nullable(Type.String()),
+  enabled: Type.Boolean(),
+  createdAt: Instant,
+  updatedAt: Instant,
+});
+
+const DecisionSchema = Type.Object({
+  stage: Type.Integer(),
+  stageName: Type.String(),
+  decision: Type.Union([Type.Literal('APPROVED'), Type.Literal('REJECTED')]),
+  decidedBy: Type.String(),
+  decidedByName: Nullable(Type.String()),
+  comment: Nullable(Type.String()),
+  at: Instant,
+  proposalId: Type.Optional(Type.String()),
+});
+
+export const ApprovalSchema = Type.Object({
+  correlationId: Uuid,
+  componentType: Type.String(),
+  siteId: Type.String(),
+  resourceId: Type.String(),
+  revision: Type.Integer(),
+  callbackPath: Type.String(),
+  requestedBy: Type.String(),
+  title: Nullable(Type.String()),
+  comment: Nullable(Type.String()),
+  status: Type.Union([Type.Literal('PENDING'), Type.Literal('APPROVED'), Type.Literal('REJECTED')]),
+  stages: Type.Array(Type.Object({ name: Type.String(), role: Type.String() })),
+  currentStage: Type.Integer(),
+  decisions: Type.Array(DecisionSchema),
+  workflowId: Type.String(),
+  createdAt: Instant,
+  decidedAt: Nullable(Instant),
+});
+
+/** One approval, with the publish run's progress while it still answers (null once it has closed). */
+export const ApprovalWithProgressSchema = Type.Object({ ...ApprovalSchema.properties, progress: Nullable(Type.Record(Type.String(), Type.Unknown())) });
+
+/** The approval after a decision, with the publish run that took it. */
+export const DecidedSchema = Type.Object({ ...ApprovalSchema.properties, ...StartedRunFields });
+
+export const SubmittedSchema = Type.Object({ required: Type.Boolean(), correlationId: Type.Optional(Type.String()) });

@@ -11,7 +11,7 @@ import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { archiveRunReport } from './archive-runs';
 import { presentPolicy } from './presenters';
 import {
-  CreatePolicyBody, ListPoliciesQuery, PolicyIdParams, PolicySchema, ResolvedSchema, ResolveQuery, RunBody, RunParams,
+  ArchiveRunSchema, CreatePolicyBody, ListPoliciesQuery, PolicyPageSchema, PolicyIdParams, PolicySchema, ResolvedSchema, ResolveQuery, RunBody, RunParams,
   RunsStartedSchema, UpdatePolicyBody,
 } from './schemas';
 
@@ -79,7 +79,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: 'Progress of an archive run, from its progress query or its result',
       access: access.roles('ADMIN'),
       params: RunParams,
-      responses: { 200: { description: 'the run' } },
+      responses: { 200: { description: 'the run', schema: ArchiveRunSchema } },
       errors: ['ARCHIVE_RUN_NOT_FOUND', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params }) => {
         ctx.body = await archiveRunReport(temporal, params.workflowId);
@@ -92,7 +92,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: 'Archive retention policies (`siteId=global` for the global ones)',
       access: access.roles('ADMIN'),
       query: ListPoliciesQuery,
-      responses: { 200: { description: 'a page of policies' } },
+      responses: { 200: { description: 'a page of policies', schema: PolicyPageSchema } },
       errors: [],
       handler: async (ctx, { query }) => {
         ctx.body = presentPage(await listArchivePolicies(db, { logType: query.logType, siteId: query.siteId, page: query }), presentPolicy);

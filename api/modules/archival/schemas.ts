@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { pageQueryFields } from '../../http/pagination';
+import { pageQueryFields, pageSchema } from '../../http/pagination';
 import { LOG_TYPES } from '../../../domain/archival';
-import { SiteId } from '../../http/common-schemas';
+import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 
 export const LogTypeSchema = Type.Union(LOG_TYPES.map((t) => Type.Literal(t)));
 const RetentionDays = Type.Integer({ minimum: 1, maximum: 3650 });
@@ -50,3 +50,30 @@ export const RunsStartedSchema = Type.Object({
 });
 
 export const RunParams = Type.Object({ workflowId: Type.String({ pattern: '^archive:(SCHEDULER_JOB_LOG|EMAIL_LOG|INTEGRATION_LOG)$' }) });
+
+const SITE_STATES = ['PENDING', 'SKIPPED', 'EXPORTING', 'UPLOADING', 'DELETING', 'DONE', 'DRY_RUN', 'FAILED'] as const;
+
+/** An archive run's report: per site, what was exported, uploaded (its assets) and deleted. */
+export const ArchiveRunSchema = Type.Object({
+  workflowId: Type.String(),
+  logType: LogTypeSchema,
+  dryRun: Type.Boolean(),
+  status: Type.Union([Type.Literal('RUNNING'), Type.Literal('COMPLETED'), Type.Literal('FAILED')]),
+  startedAt: Instant,
+  closedAt: Nullable(Instant),
+  resumedParts: Type.Integer(),
+  sites: Type.Array(
+    Type.Object({
+      siteId: Type.String(),
+      cutoff: Nullable(Instant),
+      rowsExported: Type.Integer(),
+      rowsDeleted: Type.Integer(),
+      assetId: Nullable(Type.String()),
+      assetIds: Type.Array(Type.String()),
+      state: Type.Union(SITE_STATES.map((state) => Type.Literal(state))),
+      error: Nullable(Type.String()),
+    }),
+  ),
+});
+
+export const PolicyPageSchema = pageSchema(PolicySchema);

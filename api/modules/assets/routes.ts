@@ -11,6 +11,7 @@ import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, createComponent, presentComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
 import { actorOf } from '../content/collection-routes';
+import { entityPageSchema, entitySchema } from '../content/collection-schemas';
 import { ARCHIVE_FOLDER } from '../../../domain/archival';
 import { presentArchiveStored } from './presenters';
 import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetUploadFields, ListAssetsQuery } from './schemas';
@@ -99,7 +100,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       body: AssetUploadFields,
       bodyType: 'multipart',
       bodyLimitBytes: MAX_ARCHIVE_BYTES,
-      responses: { 201: { description: 'the draft' } },
+      responses: { 201: { description: 'the draft', schema: entitySchema(componentType('ASSET')!) } },
       errors: ['ARCHIVE_READ_ONLY', 'ASSET_EXISTS'],
       handler: async (ctx, { body, identity }) => {
         try {
@@ -137,7 +138,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       summary: "A site's published assets, as their published revision (what pickers offer, `selectable=true`), newest first; `status=` lists the drafts in that status",
       access: access.user,
       query: ListAssetsQuery,
-      responses: { 200: { description: 'a page of assets' } },
+      responses: { 200: { description: 'a page of assets', schema: entityPageSchema(componentType('ASSET')!) } },
       errors: [],
       handler: async (ctx, { query, identity }) => {
         requireSiteMember(identity!, query.siteId);

@@ -20,7 +20,9 @@ import {
   Written,
 } from '../../../data/content/components';
 import { Actor, historyOf, rowAtRevision } from '../../../data/content/revisions';
-import { CallbackBody, createBody, editBody, HistorySchema, IdParams, ListQuery, PublishBody, RevisionParams } from './collection-schemas';
+import {
+  CallbackBody, createBody, editBody, entityPageSchema, entitySchema, HistorySchema, IdParams, ListQuery, PendingApprovalAnswer, PublishBody, PublishedAnswer, RevisionParams, revisionSchema,
+} from './collection-schemas';
 import { startPublish } from './start-publish';
 
 export const actorOf = (identity: Identity): Actor => ({ id: identity.id, name: identity.name || null });
@@ -40,6 +42,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
   };
   // Who writes this type: EDITOR, or ADMIN alone for approval chains (workflow definitions).
   const AUTHOR = access.roles(type.authorRole ?? 'EDITOR');
+  const entity = entitySchema(type);
   // The codes of the type's own refusals of a write (archive files are records).
   const writeRefusals: ErrorCode[] = type.refuseWrite ? ['ARCHIVE_READ_ONLY'] : [];
   const slugTaken = <T>(write: () => Promise<T>) => uniqueOr409(write, 'COMPONENT_SLUG_TAKEN', `Another ${label} of this site has that slug.`);
@@ -71,7 +74,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         summary: `Create a ${label} draft`,
         access: AUTHOR,
         body: createBody(type),
-        responses: { 201: { description: 'the draft' } },
+        responses: { 201: { description: 'the draft', schema: entity } },
         errors: ['COMPONENT_SLUG_TAKEN'],
         handler: async (ctx, { body: fields, identity }) => {
           const body = fields as Record<string, unknown> & { siteId: string };
@@ -94,7 +97,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         summary: `The ${label} drafts of a site, newest first`,
         access: access.user,
         query: ListQuery,
-        responses: { 200: { description: 'a page of drafts' } },
+        responses: { 200: { description: 'a page of drafts', schema: entityPageSchema(type) } },
         errors: [],
         handler: async (ctx, { query, identity }) => {
           requireSiteMember(identity!, query.siteId);
@@ -133,7 +136,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       summary: `The latest draft of a ${label}`,
       access: access.user,
       params: IdParams,
-      responses: { 200: { description: 'the draft' } },
+      responses: { 200: { description: 'the draft', schema: entity } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         ctx.body = presentComponent(type, await memberEntity(params.id, identity!));
@@ -147,7 +150,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       access: AUTHOR,
       params: IdParams,
       body: editBody(type),
-      responses: { 200: { description: 'the draft' } },
+      responses: { 200: { description: 'the draft', schema: entity } },
       errors: ['NOT_FOUND', 'COMPONENT_SLUG_TAKEN', ...writeRefusals],
       handler: async (ctx, { params, body, identity }) => {
         const values = valuesOf(body);
@@ -176,7 +179,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       summary: `A ${label} as it was at one revision`,
       access: access.user,
       params: RevisionParams,
-      responses: { 200: { description: 'the entity at that revision' } },
+      responses: { 200: { description: 'the entity at that revision', schema: revisionSchema(type) } },
       errors: ['NOT_FOUND', 'REVISION_NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         await memberEntity(params.id, identity!);
@@ -192,7 +195,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       summary: `Make a ${label}'s draft the state at a revision, as a new revision`,
       access: AUTHOR,
       params: RevisionParams,
-      responses: { 200: { description: 'the restored draft' } },
+      responses: { 200: { description: 'the restored draft', schema: entity } },
       errors: ['NOT_FOUND', 'REVISION_NOT_FOUND', 'COMPONENT_SLUG_TAKEN', ...writeRefusals],
       handler: async (ctx, { params, identity }) => {
         const current = await memberEntity(params.id, identity!);
@@ -211,7 +214,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       params: IdParams,
       body: PublishBody,
       bodyOptional: true,
-      responses: { 200: { description: 'published' }, 202: { description: 'waiting for approval' } },
+      responses: { 200: { description: 'published', schema: PublishedAnswer }, 202: { description: 'waiting for approval', schema: PendingApprovalAnswer } },
       errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'WORKFLOW_DEFINITION_NOT_PUBLISHED', 'TEMPORAL_UNAVAILABLE', ...writeRefusals],
       handler: async (ctx, { params, body, identity }) => {
         const row = await memberEntity(params.id, identity!);
@@ -228,7 +231,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       summary: `Archive a ${label}: the runtime stops serving it until it is published again`,
       access: AUTHOR,
       params: IdParams,
-      responses: { 200: { description: 'archived' } },
+      responses: { 200: { description: 'archived', schema: entity } },
       errors: ['NOT_FOUND', 'APPROVAL_PENDING', ...writeRefusals],
       handler: async (ctx, { params, identity }) => {
         refuseWrite(await memberEntity(params.id, identity!));
@@ -243,7 +246,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       summary: `The ${label}'s draft as it would be published`,
       access: access.roles('EDITOR'),
       params: IdParams,
-      responses: { 200: { description: 'the draft' } },
+      responses: { 200: { description: 'the draft', schema: entity } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         ctx.body = presentComponent(type, await memberEntity(params.id, identity!));
@@ -257,7 +260,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       access: access.internal,
       params: IdParams,
       body: CallbackBody,
-      responses: { 200: { description: 'the entity after the decision' } },
+      responses: { 200: { description: 'the entity after the decision', schema: entity } },
       errors: ['NOT_FOUND', 'REVISION_NOT_FOUND'],
       handler: async (ctx, { params, body }) => {
         // The revision that publishes (or rejects) is the last decider's.

@@ -1,7 +1,8 @@
 import { TObject, TSchema, Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
 import { ComponentType } from '../../../data/content/component-types';
-import { Revision, SiteId } from '../../http/common-schemas';
+import { Instant, Nullable, Revision, SiteId, StartedRunFields } from '../../http/common-schemas';
+import { pageSchema } from '../../http/pagination';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 export const Status = Type.Union(['DRAFT', 'PENDING_APPROVAL', 'PUBLISHED', 'REJECTED', 'ARCHIVED'].map((status) => Type.Literal(status)));
@@ -52,3 +53,38 @@ export const HistorySchema = Type.Object({
     }),
   ),
 });
+
+/** The entity's own fields as stored: each field's schema, or null where it was never set. */
+function storedFields(type: ComponentType): Record<string, TSchema> {
+  return Object.fromEntries(type.fields.map((field) => [field.name, Nullable(field.schema)]));
+}
+
+/** One entity as the collection answers it: its fields and its lifecycle. */
+export function entitySchema(type: ComponentType): TObject {
+  return Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    siteId: Type.String(),
+    name: Type.String(),
+    ...storedFields(type),
+    status: Status,
+    publishedRev: Nullable(Type.Integer()),
+    publishedAt: Nullable(Instant),
+    ...(type.content ? { publishedSnapshot: Nullable(Type.Record(Type.String(), Type.Unknown())) } : {}),
+    createdBy: Nullable(Type.String()),
+    updatedBy: Nullable(Type.String()),
+    createdAt: Instant,
+    updatedAt: Instant,
+  });
+}
+
+export const entityPageSchema = (type: ComponentType) => pageSchema(entitySchema(type));
+
+/** The entity as it was at one revision. */
+export const revisionSchema = (type: ComponentType) => Type.Object({ ...entitySchema(type).properties, rev: Type.Integer() });
+
+/** What visitors get: the snapshot frozen at publishing, with its revision and time. */
+export const publishedSchema = (type: ComponentType) =>
+  Type.Object({ id: Type.String(), siteId: Type.String(), name: Type.String(), ...storedFields(type), publishedRev: Type.Integer(), publishedAt: Instant });
+
+export const PublishedAnswer = Type.Object({ status: Type.Literal('PUBLISHED'), publishedRev: Type.Integer(), ...StartedRunFields });
+export const PendingApprovalAnswer = Type.Object({ status: Type.Literal('PENDING_APPROVAL'), correlationId: Type.String(), ...StartedRunFields });

@@ -5,6 +5,7 @@ import { notFound } from '../../../lib/errors';
 import { COMPONENT_TYPES } from '../../../data/content/component-types';
 import { SiteId } from '../../http/common-schemas';
 import { publishedBySlug } from '../../../data/content/components';
+import { publishedSchema } from './collection-schemas';
 
 const PublicParams = Type.Object({ siteId: SiteId, slug: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -21,7 +22,7 @@ export function publicRoutes({ db }: AppDeps): AnyRoute[] {
       summary: `The published ${type.type} with that slug`,
       access: access.public,
       params: PublicParams,
-      responses: { 200: { description: 'the published snapshot' } },
+      responses: { 200: { description: 'the published snapshot', schema: publishedSchema(type) } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         // The slug of the published snapshot, which a later draft may have changed.

@@ -10,19 +10,20 @@ import { rendersWellFormed, renderPeerRequest } from '../../../data/messaging/tr
 import { assertOutboundAllowed } from '../../../data/messaging/transports/outbound';
 import { sendThroughConfig } from '../../../data/messaging/transports/send-message';
 import { verifySmtp } from '../../../data/messaging/transports/smtp';
-import { SiteId } from '../../http/common-schemas';
+import { Instant, Nullable, SiteId } from '../../http/common-schemas';
+import { pageSchema } from '../../http/pagination';
 
 const Text = (maxLength: number) => Type.String({ maxLength });
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+const OptionalNullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Nullable(schema));
 
 const channelFields = {
   configName: Type.String({ minLength: 1, maxLength: 200 }),
   isActive: Type.Optional(Type.Boolean()),
-  serviceUrl: Nullable(Text(2048)),
-  sampleRequest: Nullable(Text(1_000_000)),
-  serviceUsername: Nullable(Text(200)),
-  servicePassword: Nullable(Text(1000)),
-  soapMethodName: Nullable(Text(200)),
+  serviceUrl: OptionalNullable(Text(2048)),
+  sampleRequest: OptionalNullable(Text(1_000_000)),
+  serviceUsername: OptionalNullable(Text(200)),
+  servicePassword: OptionalNullable(Text(1000)),
+  soapMethodName: OptionalNullable(Text(200)),
   restMethodType: Type.Optional(Type.Union([Type.Literal('POST'), Type.Literal('PUT'), Type.Literal('PATCH'), Type.Literal('GET'), Type.Null()])),
 };
 
@@ -30,10 +31,10 @@ const EmailConfigBody = Type.Object(
   {
     ...channelFields,
     transport: Type.Union([Type.Literal('SMTP'), Type.Literal('SOAP'), Type.Literal('REST')]),
-    smtpHost: Nullable(Text(255)),
+    smtpHost: OptionalNullable(Text(255)),
     smtpPort: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()])),
-    smtpUsername: Nullable(Text(200)),
-    smtpPassword: Nullable(Text(1000)),
+    smtpUsername: OptionalNullable(Text(200)),
+    smtpPassword: OptionalNullable(Text(1000)),
     smtpUseSsl: Type.Optional(Type.Boolean()),
     smtpUseTls: Type.Optional(Type.Boolean()),
   },
@@ -49,6 +50,30 @@ const ProcessBody = Type.Object(
   { channel: ChannelName, siteId: SiteId, to: Type.String({ minLength: 1, maxLength: 254 }), subject: Type.Optional(Text(998)), content: Text(1_000_000) },
   { additionalProperties: false },
 );
+
+const ConfigSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  configName: Type.String(),
+  transport: Type.Union([Type.Literal('SMTP'), Type.Literal('SOAP'), Type.Literal('REST')]),
+  isActive: Type.Boolean(),
+  // Email configurations only:
+  smtpHost: Type.Optional(Nullable(Type.String())),
+  smtpPort: Type.Optional(Nullable(Type.Integer())),
+  smtpUsername: Type.Optional(Nullable(Type.String())),
+  hasSmtpPassword: Type.Optional(Type.Boolean()),
+  smtpUseSsl: Type.Optional(Nullable(Type.Boolean())),
+  smtpUseTls: Type.Optional(Nullable(Type.Boolean())),
+  serviceUrl: OptionalNullable(Type.String()),
+  sampleRequest: OptionalNullable(Type.String()),
+  serviceUsername: OptionalNullable(Type.String()),
+  hasServicePassword: Type.Boolean(),
+  soapMethodName: OptionalNullable(Type.String()),
+  restMethodType: Nullable(Type.String()),
+  createdAt: Instant,
+  updatedAt: Instant,
+});
+const ValidatedSchema = Type.Object({ ok: Type.Boolean(), transport: Type.String(), detail: Type.String(), latencyMs: Type.Integer() });
+const ProcessedSchema = Type.Object({ status: Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAILED')]), detail: Type.String() });
 
 const SAMPLE_VALUES = { emailto: 'someone@example.test', emailsubject: 'Sample subject', emailcontent: '<p>Sample</p>', phoneto: '+15550000000', messagecontent: 'Sample' };
 
@@ -180,7 +205,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       tag: 'settings',
       summary: `The ${channel} configurations (passwords never shown)`,
       access: ADMIN,
-      responses: { 200: { description: 'the configurations' } },
+      responses: { 200: { description: 'the configurations', schema: pageSchema(ConfigSchema) } },
       errors: [],
       handler: async (ctx) => {
         ctx.body = { items: (await listConfigs(db, channel)).map(presentConfig), nextCursor: null };
@@ -193,7 +218,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       summary: `Create a ${channel} configuration; isActive: true activates it and deactivates the others`,
       access: ADMIN,
       body: Body,
-      responses: { 201: { description: 'the configuration' } },
+      responses: { 201: { description: 'the configuration', schema: ConfigSchema } },
       errors: ['CONFIG_NAME_TAKEN', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { body }) => {
         await checked(body as ConfigBody);
@@ -209,7 +234,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       summary: `One ${channel} configuration`,
       access: ADMIN,
       params: IdParams,
-      responses: { 200: { description: 'the configuration' } },
+      responses: { 200: { description: 'the configuration', schema: ConfigSchema } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         ctx.body = presentConfig(await configOr404(params.id));
@@ -223,7 +248,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       access: ADMIN,
       params: IdParams,
       body: Body,
-      responses: { 200: { description: 'the configuration' } },
+      responses: { 200: { description: 'the configuration', schema: ConfigSchema } },
       errors: ['NOT_FOUND', 'CONFIG_NAME_TAKEN', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { params, body }) => {
         await configOr404(params.id);
@@ -254,7 +279,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       summary: `Make this the active ${channel} configuration`,
       access: ADMIN,
       params: IdParams,
-      responses: { 200: { description: 'the configuration' } },
+      responses: { 200: { description: 'the configuration', schema: ConfigSchema } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         await configOr404(params.id);
@@ -282,7 +307,7 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
       summary: 'Check a configuration without sending: SMTP connects and authenticates; SOAP/REST render the sample request and parse it',
       access: access.roles('ADMIN'),
       body: ValidateBody,
-      responses: { 200: { description: '{ ok, transport, detail, latencyMs }' } },
+      responses: { 200: { description: 'whether the configuration works, and why not', schema: ValidatedSchema } },
       errors: ['NOT_FOUND', 'NO_ACTIVE_CONFIG', 'SECRET_INTEGRITY_FAILED'],
       handler: async (ctx, { body }) => {
         const row = await configFor(body.channel, body.configId);
@@ -311,7 +336,7 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
       summary: 'Send one message through the active configuration of a channel',
       access: access.rolesOrInternal('ADMIN'),
       body: ProcessBody,
-      responses: { 200: { description: '{ status: SUCCESS | FAILED, detail }' } },
+      responses: { 200: { description: 'whether the message was sent', schema: ProcessedSchema } },
       errors: ['NO_ACTIVE_CONFIG', 'SECRET_INTEGRITY_FAILED'],
       handler: async (ctx, { body }) => {
         const valid = body.channel === 'EMAIL' ? isEmailAddress(body.to) : isPhoneNumber(body.to);

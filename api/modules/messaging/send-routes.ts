@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { hasRole, Identity, requireSiteMember } from '../../http/identity';
-import { pageQueryFields, presentPage } from '../../http/pagination';
+import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, forbidden, notFound, PlatformError } from '../../../lib/errors';
 import { componentType } from '../../../data/content/component-types';
@@ -14,7 +14,7 @@ import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client'
 import { TaskQueues } from '../../../domain/task-queues';
 import { emailRoleWorkflowId, emailWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SEND_EMAIL_WORKFLOW, SendEmailToRoleWorkflow, SendEmailWorkflow } from '../../../workflows/messaging/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
-import { SiteId } from '../../http/common-schemas';
+import { Instant, Nullable, SiteId, StartedRunFields } from '../../http/common-schemas';
 
 const Variables = Type.Record(Type.String(), Type.Unknown());
 const Locale = Type.Union([Type.Literal('en'), Type.Literal('ar')]);
@@ -29,6 +29,23 @@ const RoleSendBody = Type.Object(
 const TemplateParams = Type.Object({ templateId: Type.String({ format: 'uuid' }) });
 const LogParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,18}$' }) });
 const LogsQuery = Type.Object({ ...pageQueryFields, status: Type.Optional(Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')])) });
+
+const EmailLogSchema = Type.Object({
+  id: Type.String(),
+  templateId: Type.String(),
+  templateRevision: Type.Integer(),
+  batchId: Nullable(Type.String()),
+  recipient: Type.String(),
+  locale: Type.String(),
+  status: Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')]),
+  error: Nullable(Type.String()),
+  attempts: Type.Integer(),
+  missingVariables: Nullable(Type.Array(Type.String())),
+  createdAt: Instant,
+  updatedAt: Instant,
+});
+const SendAcceptedSchema = Type.Object({ logId: Type.String(), status: Type.Literal('PENDING'), ...StartedRunFields });
+const RoleSendAcceptedSchema = Type.Object({ batchId: Type.String(), recipients: Type.Integer(), ...StartedRunFields });
 
 const SENDERS = access.roles('EDITOR', 'MANAGER');
 const EMAIL_TEMPLATE = componentType('EMAIL_TEMPLATE')!;
@@ -81,7 +98,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: "Send a published template to one address: the log row is written PENDING, then the send's workflow delivers it",
       access: SENDERS,
       body: SendBody,
-      responses: { 202: { description: '{ logId, status: PENDING, workflowId, runId, uiUrl }' } },
+      responses: { 202: { description: 'the log row, PENDING, and the run that delivers it', schema: SendAcceptedSchema } },
       errors: ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { body, identity }) => {
         if (!isEmailAddress(body.to)) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: 'must be one email address' }]);
@@ -111,7 +128,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: 'Send a published template to every directory user holding a role in a site, each in their own locale',
       access: SENDERS,
       body: RoleSendBody,
-      responses: { 202: { description: '{ batchId, recipients, workflowId, runId, uiUrl }' } },
+      responses: { 202: { description: 'the batch, how many recipients it has, and the run that sends it', schema: RoleSendAcceptedSchema } },
       errors: ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { body, identity }) => {
         const template = await sendableTemplate(identity!, body.templateId, body.siteId);
@@ -147,7 +164,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: access.user,
       params: TemplateParams,
       query: LogsQuery,
-      responses: { 200: { description: 'a page of logs' } },
+      responses: { 200: { description: 'a page of logs', schema: pageSchema(EmailLogSchema) } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params, query, identity }) => {
         const template = await findComponent(db, EMAIL_TEMPLATE, params.templateId);
@@ -163,7 +180,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: 'Send a FAILED email again: its log goes back to PENDING',
       access: access.roles('ADMIN'),
       params: LogParams,
-      responses: { 202: { description: '{ logId, status: PENDING, workflowId, runId, uiUrl }' } },
+      responses: { 202: { description: 'the log row, PENDING, and the run that delivers it', schema: SendAcceptedSchema } },
       errors: ['NOT_FOUND', 'LOG_NOT_FAILED', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params }) => {
         const log = await findEmailLog(db, params.id);

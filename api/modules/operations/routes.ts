@@ -99,7 +99,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       tag: 'operations',
       summary: 'The OpenAPI 3.1 document of every platform endpoint',
       access: access.public,
-      responses: { 200: { description: 'OpenAPI document' } },
+      responses: { 200: { description: 'OpenAPI document', schema: Type.Object({ openapi: Type.Literal('3.1.0'), info: Type.Object({ title: Type.String(), version: Type.String() }), paths: Type.Record(Type.String(), Type.Unknown()) }) } },
       errors: [],
       handler: async (ctx) => {
         ctx.body = args.openapi();

@@ -5,11 +5,11 @@ import { ErrorCatalogue, isErrorCode } from '../../lib/errors';
 import { attachPlatform, TestPlatform } from '../support/platform';
 
 /**
- * Every route declares the codes it answers beyond those its access, schemas and body imply. The type admits
+ * Every route declares its answers: a schema for each JSON one, and the codes it answers beyond those its access, schemas and body imply. The type admits
  * only catalogue keys; this walks the mounted routes at run time too (a cast cannot slip a code past it), and
  * checks that the OpenAPI document lists each code under its catalogue status, as application/problem+json.
- * That each answer is declared is held by the test platform (a test file whose requests draw an undeclared
- * code fails at close) and by the fuzzer (the schema holds `code` to the declared ones).
+ * That each answer keeps to its declaration is held by the test platform (a test file whose requests draw an
+ * undeclared code or status, or an answer off its schema, fails at close) and by the fuzzer.
  */
 let platform: TestPlatform;
 
@@ -48,6 +48,20 @@ test("every route's declared error codes are codes of the catalogue, and the Ope
       }
     }
     expect(problems).toEqual([]);
+  } finally {
+    app.close();
+  }
+});
+
+test('every route declares a schema for each JSON answer it gives', () => {
+  const app = createApp(platform.deps);
+  try {
+    const missing = app.routes.flatMap((route) =>
+      Object.entries(route.responses)
+        .filter(([status, spec]) => status !== '204' && (!spec.contentType || spec.contentType.includes('json')) && !spec.schema)
+        .map(([status]) => `${route.method.toUpperCase()} ${route.path} ${status}`),
+    );
+    expect(missing).toEqual([]);
   } finally {
     app.close();
   }
