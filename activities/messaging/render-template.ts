@@ -4,7 +4,7 @@
  * (line breaks removed, so nothing can start a new header). A token without a value renders empty and is
  * reported. Templates are data: there are no helpers and nothing is evaluated.
  */
-import { escapeMarkup, singleLine } from '../../data/messaging/transports/tokens';
+import { escapeMarkup, fillTokens, singleLine } from '../../data/messaging/transports/tokens';
 
 export type Locale = 'en' | 'ar';
 
@@ -21,8 +21,6 @@ export interface RenderedEmail {
   missingVariables: string[];
 }
 
-const TOKEN = /\{\{\s*([A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+)*)\s*\}\}/g;
-
 function lookup(variables: unknown, path: string): unknown {
   let value: unknown = variables;
   for (const key of path.split('.')) {
@@ -35,13 +33,16 @@ function lookup(variables: unknown, path: string): unknown {
 const asText = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value));
 
 function fill(text: string, variables: unknown, missing: Set<string>, escape: (value: string) => string): string {
-  return text.replace(TOKEN, (_token, path: string) => {
-    const value = lookup(variables, path);
-    if (value === undefined || value === null) {
+  return fillTokens(text, {
+    valueOf: (path) => {
+      const value = lookup(variables, path);
+      return value === undefined || value === null ? undefined : asText(value);
+    },
+    escape,
+    missing: (path) => {
       missing.add(path);
       return '';
-    }
-    return escape(asText(value));
+    },
   });
 }
 

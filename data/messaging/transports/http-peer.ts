@@ -4,7 +4,7 @@ import { ChannelConfigRow } from '../channel-configs';
 import { writeIntegrationLog } from '../integration-log';
 import { DeliveryFailure } from './delivery-failure';
 import { guardedFetch, OutboundPolicy, readCapped } from './outbound';
-import { escapeJsonString, escapeMarkup, fillTokens } from './tokens';
+import { escapeJsonString, escapeMarkup, fillPeerTokens } from './tokens';
 
 const MAX_LOGGED_BODY = 64 * 1024;
 const soapParser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true });
@@ -16,11 +16,11 @@ export function renderPeerRequest(config: ChannelConfigRow, tokens: Record<strin
     return {
       method: 'POST',
       headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: config.soap_method_name ?? '' },
-      body: fillTokens(sample, tokens, escapeMarkup),
+      body: fillPeerTokens(sample, tokens, escapeMarkup),
     };
   }
   const method = config.rest_method_type ?? 'POST';
-  return { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : fillTokens(sample, tokens, escapeJsonString) };
+  return { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : fillPeerTokens(sample, tokens, escapeJsonString) };
 }
 
 /** Whether a rendered body parses as what its transport sends: XML for SOAP, JSON for REST. */

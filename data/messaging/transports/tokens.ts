@@ -1,7 +1,9 @@
 /**
- * `{{token}}` substitution in a peer's sample request. Each value is escaped for the body it lands in, so a
- * value can never change the request's structure: XML text for SOAP, JSON string content for REST.
+ * `{{token}}` substitution, the one filler of the platform: email templates (`{{path.to.value}}`) and peers'
+ * sample requests (`{{name}}`). Each value is escaped for the text it lands in, so a value can never change
+ * that text's structure: HTML or XML text, JSON string content, a header on one line. Nothing is evaluated.
  */
+
 /** Text made safe for HTML and XML alike (an email's body, a SOAP request): `&#39;` is a quote in both. */
 export function escapeMarkup(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -12,8 +14,25 @@ export function escapeJsonString(value: string): string {
   return JSON.stringify(value).slice(1, -1);
 }
 
-export function fillTokens(sample: string, values: Record<string, string>, escape: (value: string) => string): string {
-  return sample.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (token, name: string) => (name in values ? escape(values[name]) : token));
+const TOKEN = /\{\{\s*([A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+)*)\s*\}\}/g;
+
+/**
+ * Replaces each token with its value, escaped. A token without a value becomes what `missing` answers: a
+ * peer's sample keeps it as written, an email renders it empty and reports it.
+ */
+export function fillTokens(
+  text: string,
+  args: { valueOf: (path: string) => string | undefined; escape: (value: string) => string; missing: (path: string, token: string) => string },
+): string {
+  return text.replace(TOKEN, (token, path: string) => {
+    const value = args.valueOf(path);
+    return value === undefined ? args.missing(path, token) : args.escape(value);
+  });
+}
+
+/** A peer's tokens: flat names; one without a value stays as written. */
+export function fillPeerTokens(sample: string, values: Record<string, string>, escape: (value: string) => string): string {
+  return fillTokens(sample, { valueOf: (name) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : undefined), escape, missing: (_path, token) => token });
 }
 
 /** A text on one line: line breaks (which would start a new header) become spaces. */
