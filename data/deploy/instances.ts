@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { ServiceStatus, StartedInstance } from '../../domain/deploy';
 import { notFound } from '../../lib/errors';
-import { DEPLOYMENT_TABLE, findDeployment, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow, SUCCESSFUL_DEPLOYS } from './registry';
+import { DEPLOYMENT_TABLE, deployInProgress, findDeployment, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow, SUCCESSFUL_DEPLOYS } from './registry';
 
 /** The rows of the instances the gateway routes to, and of those it stopped routing to: one query each. */
 
@@ -118,12 +118,10 @@ export async function deleteServiceRow(db: Knex, serviceName: string): Promise<v
   await db(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).delete();
 }
 
-/** Dynamic services that are running and not in the middle of a deploy. */
+/** Dynamic services that are running and not in the middle of a deploy (by the one rule, deployInProgress). */
 export async function reconcilableServiceNames(db: Knex): Promise<string[]> {
-  return db(SERVICE_TABLE)
-    .where({ dynamic: true })
-    .whereIn('status', ['RUNNING', 'DEGRADED'])
-    .whereNotExists(db(DEPLOYMENT_TABLE).whereRaw(`${DEPLOYMENT_TABLE}.service_name = ${SERVICE_TABLE}.name`).andWhere('status', 'DEPLOYING').select(db.raw('1')))
-    .orderBy('name')
-    .pluck('name');
+  const running = (await db(SERVICE_TABLE).where({ dynamic: true }).whereIn('status', ['RUNNING', 'DEGRADED']).orderBy('name').select('name', 'status')) as Array<Pick<ServiceRow, 'name' | 'status'>>;
+  const idle: string[] = [];
+  for (const service of running) if (!(await deployInProgress(db, service))) idle.push(service.name);
+  return idle;
 }

@@ -1,3 +1,4 @@
+import { waitUntil } from '../support/wait';
 import { attachPlatform, TestPlatform } from '../support/platform';
 import { LOG_TYPES } from '../../domain/archival';
 import { archiveScheduleId } from '../../workflows/archival/definitions';
@@ -41,16 +42,7 @@ test('a scheduled trigger starts the run under archive:{LOG_TYPE}', async () => 
   const handle = platform.temporal.client.schedule.getHandle(archiveScheduleId('INTEGRATION_LOG'));
   await handle.trigger();
   const run = platform.temporal.client.workflow.getHandle('archive:INTEGRATION_LOG');
-  const started = Date.now();
-  for (;;) {
-    try {
-      await run.describe();
-      break;
-    } catch {
-      if (Date.now() - started > 30000) throw new Error('the scheduled run did not start archive:INTEGRATION_LOG');
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
+  await waitUntil('the scheduled run to start archive:INTEGRATION_LOG', () => run.describe().then(() => true, () => false), { timeoutMs: 30000, intervalMs: 250 });
   const result = await run.result();
   expect(result).toEqual(expect.objectContaining({ logType: 'INTEGRATION_LOG', status: 'COMPLETED', sites: [] }));
 });

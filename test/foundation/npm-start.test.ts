@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { waitUntil } from '../support/wait';
 import { call } from '../support/http';
 import { freePort } from '../support/slots';
 
@@ -57,14 +58,10 @@ function processesUsing(folder: string): string[] {
   return found;
 }
 
+/** What is left of `npm start` after up to 15 s: nothing, when it stopped cleanly. */
 async function noProcessLeft(folder: string): Promise<string[]> {
-  const deadline = Date.now() + 15000;
-  let left = processesUsing(folder);
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    left = processesUsing(folder);
-  }
-  return left;
+  await waitUntil('every process of npm start to exit', () => processesUsing(folder).length === 0, { timeoutMs: 15000, intervalMs: 250 }).catch(() => undefined);
+  return processesUsing(folder);
 }
 
 /** Runs `npm start` in its own process group, as a terminal would, and waits for its ready banner. */
@@ -73,12 +70,13 @@ async function npmStart(): Promise<Started> {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const started = Date.now();
-  while (!output.includes('Ctrl-C stops everything')) {
-    if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
-    if (Date.now() - started > 150000) throw new Error(`npm start did not get ready:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await waitUntil('the ready banner of npm start', () => output.includes('Ctrl-C stops everything'), {
+    timeoutMs: 150000,
+    intervalMs: 250,
+    abortIf: () => (child.exitCode !== null ? `npm start exited:\n${output}` : null),
+  }).catch((error: Error) => {
+    throw new Error(`${error.message}\n${output}`);
+  });
   const token = /Development admin token[^\n]*\n\s+(\S+)/.exec(output)?.[1];
   if (!token) throw new Error(`no token in the banner:\n${output}`);
   return { child, output: () => output, token };
@@ -172,13 +170,15 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
     expect((await call(api, 'POST', `/api/email/templates/${template.body.id}/publish`, { token: first.token })).status).toBe(200);
     const sent = await call(api, 'POST', '/api/email/send/role', { token: first.token, body: { templateId: template.body.id, roleKey: 'MANAGER', siteId: 'site-1', variables: { name: 'team' } } });
     expect(sent.body.recipients).toBe(1);
-    const deadline = Date.now() + 30000;
-    let subjects: string[] = [];
-    while (subjects.length === 0 && Date.now() < deadline) {
-      const mails = (await (await fetch(`http://127.0.0.1:${ports.mailUi}/api/email`)).json()) as Array<{ subject: string; to: Array<{ address: string }> }>;
-      subjects = mails.filter((mail) => mail.to.some((to) => to.address === 'maya.manager@opsflow.local')).map((mail) => mail.subject);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const subjects = await waitUntil(
+      'the role email in the mail capture',
+      async () => {
+        const mails = (await (await fetch(`http://127.0.0.1:${ports.mailUi}/api/email`)).json()) as Array<{ subject: string; to: Array<{ address: string }> }>;
+        const found = mails.filter((mail) => mail.to.some((to) => to.address === 'maya.manager@opsflow.local')).map((mail) => mail.subject);
+        return found.length > 0 ? found : null;
+      },
+      { timeoutMs: 30000, intervalMs: 250 },
+    );
     expect(subjects).toEqual(['Hello team']);
   } finally {
     await ctrlC(first);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { waitUntil } from './wait';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const START_DEADLINE_MS = 180000;
@@ -17,15 +18,10 @@ export default async function globalSetup(): Promise<void> {
     detached: true,
   });
   (globalThis as { __opsflowPlatform?: unknown }).__opsflowPlatform = child;
-  const started = Date.now();
-  while (!fs.existsSync(infoFile)) {
-    if (child.exitCode !== null) break;
-    if (Date.now() - started > START_DEADLINE_MS) {
-      child.kill('SIGKILL');
-      throw new Error(`Test platform did not start within ${START_DEADLINE_MS / 1000} s; see ${logFile}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitUntil('the test platform to start', () => fs.existsSync(infoFile) || child.exitCode !== null, { timeoutMs: START_DEADLINE_MS }).catch(() => {
+    child.kill('SIGKILL');
+    throw new Error(`Test platform did not start within ${START_DEADLINE_MS / 1000} s; see ${logFile}`);
+  });
   const info = fs.existsSync(infoFile) ? JSON.parse(fs.readFileSync(infoFile, 'utf8')) : { error: `exited; see ${logFile}` };
   if (info.error) throw new Error(`${info.error}\n(test platform log: ${logFile})`);
   process.env.OPSFLOW_TEST_PLATFORM = infoFile;

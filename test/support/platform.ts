@@ -19,6 +19,7 @@ import { connectTemporal, TemporalHandle } from '../../temporal-config/client';
 import { TaskQueue } from '../../domain/task-queues';
 import { typescriptCommand } from '../../scripts/platform/children';
 import { removeScopedDockerObjects } from './docker-cleanup';
+import { waitUntil } from './wait';
 import { deployScopeOf, slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from './slots';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -164,15 +165,14 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const started = Date.now();
-    while (!output.includes('workers running')) {
-      if (child.exitCode !== null) throw new Error(`worker (${queues.join(',')}) exited at start:\n${output}`);
-      if (Date.now() - started > 60000) {
-        child.kill('SIGKILL');
-        throw new Error(`worker (${queues.join(',')}) did not start within 60 s:\n${output}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitUntil(`worker (${queues.join(',')}) to start`, () => output.includes('workers running'), {
+      timeoutMs: 60000,
+      intervalMs: 100,
+      abortIf: () => (child.exitCode !== null ? `worker (${queues.join(',')}) exited at start:\n${output}` : null),
+    }).catch((error: Error) => {
+      child.kill('SIGKILL');
+      throw new Error(`${error.message}\n${output}`);
+    });
     const done = () => child.exitCode !== null || child.signalCode !== null;
     const worker: RunningWorker = {
       child,
