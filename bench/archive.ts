@@ -58,7 +58,7 @@ async function main(): Promise<void> {
 
   // Baseline.
   await seed(config.databaseUrl, rows);
-  const baseline = JSON.parse(execFileSync(...typescriptCommand('bench/archive-baseline.ts', [config.databaseUrl, cutoff]), { cwd: ROOT }).toString());
+  const baseline = JSON.parse(execFileSync(...typescriptCommand('bench/archive-baseline.ts', [config.databaseUrl, cutoff]), { cwd: ROOT }).toString()) as { wallMs: number; rows: number; peakRssMb: number };
 
   // Platform.
   await seed(config.databaseUrl, rows);

@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     if (submitted.status !== 202) throw new Error(`publish: ${submitted.status} ${JSON.stringify(submitted.body)}`);
     const decided = await post(`/api/workflow/approvals/${submitted.body.correlationId}/decide`, manager, { decision: 'APPROVED' });
     if (decided.status !== 200) throw new Error(`decide: ${decided.status} ${JSON.stringify(decided.body)}`);
-    while ((await db(PAGE.table).where({ id }).first('status')).status !== 'PUBLISHED') await new Promise((resolve) => setTimeout(resolve, 5));
+    while (((await db(PAGE.table).where({ id }).first('status')) as { status: string }).status !== 'PUBLISHED') await new Promise((resolve) => setTimeout(resolve, 5));
   });
 
   console.log(report(baselineOpen));

@@ -20,3 +20,20 @@ export function createDb(args: { databaseUrl: string; poolMax?: number }): Db {
 export async function pingDatabase(db: Db): Promise<void> {
   await db.raw('select 1');
 }
+
+/** A value for a jsonb column: typed queries take it as a raw `?::jsonb` of its JSON text. */
+export function jsonb(db: Knex, value: unknown): Knex.Raw {
+  return db.raw('?::jsonb', [JSON.stringify(value)]);
+}
+
+/** The rows of a raw statement, typed as its SQL selects (or returns) them. */
+export async function rawRows<Row>(db: Knex, sql: string, bindings: readonly Knex.RawBinding[] | Knex.ValueDict = []): Promise<Row[]> {
+  const result = (await db.raw(sql, bindings as Knex.RawBinding[])) as { rows: Row[] };
+  return result.rows;
+}
+
+/** How many rows a raw statement changed. */
+export async function rawRowCount(db: Knex, sql: string, bindings: readonly Knex.RawBinding[] | Knex.ValueDict = []): Promise<number> {
+  const result = (await db.raw(sql, bindings as Knex.RawBinding[])) as { rowCount: number | null };
+  return result.rowCount ?? 0;
+}

@@ -11,6 +11,6 @@ const migrationSource: Knex.MigrationSource<Knex.Migration & { name: string }> =
 
 /** Applies every pending migration; safe to call on every start. */
 export async function migrateLatest(db: Db): Promise<string[]> {
-  const [, applied] = await db.migrate.latest({ migrationSource, tableName: 'knex_migrations' });
-  return applied as string[];
+  const [, applied] = (await db.migrate.latest({ migrationSource, tableName: 'knex_migrations' })) as [number, string[]];
+  return applied;
 }

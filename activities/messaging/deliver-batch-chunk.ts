@@ -43,7 +43,7 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
         else if (outcome === 'FAILED') chunk.failed++;
         else chunk.retrying++;
       }
-      chunk.lastId = slice[slice.length - 1].id;
+      chunk.lastId = String(slice[slice.length - 1].id);
       Context.current().heartbeat(chunk.lastId);
     }
     return chunk;

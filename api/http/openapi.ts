@@ -41,7 +41,7 @@ function plain(schema: TSchema): unknown {
 function parameters(schema: TSchema | undefined, where: 'query' | 'path'): unknown[] {
   if (!schema) return [];
   const properties = (schema.properties ?? {}) as Record<string, TSchema>;
-  const required: string[] = schema.required ?? [];
+  const required = (schema.required ?? []) as string[];
   return Object.entries(properties).map(([name, property]) => ({
     name,
     in: where,

@@ -62,11 +62,11 @@ export interface RouteDefinition<B = undefined, Q = undefined, P = undefined> {
    * test platform fails a test file whose requests drew an undeclared code.
    */
   errors: readonly ErrorCode[];
-  handler: (ctx: Context, input: RouteInput<B, Q, P>) => Promise<void>;
+  // A method, so that a route of any schemas is an AnyRoute (method parameters are compared bivariantly).
+  handler(ctx: Context, input: RouteInput<B, Q, P>): Promise<void>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRoute = RouteDefinition<any, any, any>;
+export type AnyRoute = RouteDefinition<TSchema | undefined, TSchema | undefined, TSchema | undefined>;
 
 /** Declares a route; the types of its handler's input follow from its schemas. */
 export function defineRoute<
@@ -83,7 +83,7 @@ export function declaredErrors(route: AnyRoute): ErrorCode[] {
   // Every guarded route refuses a caller without credentials (401) and one with the wrong kind or role (403).
   if (route.access.kind !== 'public') codes.push('UNAUTHENTICATED', 'FORBIDDEN');
   if (route.params || route.query || route.body) codes.push('VALIDATION_FAILED');
-  if ((route.query as TSchema | undefined)?.properties?.cursor) codes.push('INVALID_CURSOR');
+  if (route.query && 'cursor' in ((route.query.properties ?? {}) as Record<string, unknown>)) codes.push('INVALID_CURSOR');
   if (route.body) codes.push('BAD_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', route.tooLargeCode ?? 'PAYLOAD_TOO_LARGE');
   for (const code of route.errors) if (!codes.includes(code)) codes.push(code);
   return codes;
@@ -189,7 +189,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOp
       const params = route.params ? validate(route.params, { ...ctx.params }, 'params') : undefined;
       const query = route.query ? validate(route.query, { ...ctx.query }, 'query') : undefined;
       const body = route.body ? validate(route.body, ctx.request.body ?? {}, 'body') : undefined;
-      await route.handler(ctx, { body, query, params, identity: ctx.state.identity });
+      await route.handler(ctx, { body, query, params, identity: ctx.state.identity as Identity | null });
       if (options.onContractBreach) checkAnswer(ctx, route, options.onContractBreach);
     });
     router[route.method](route.path, ...stages);

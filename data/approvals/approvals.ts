@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { rawRows } from '../db';
 import { uniqueOr409 } from '../db-errors';
 import { Page, PageRequest, paginate } from '../paging';
 import { conflict, forbidden, notFound } from '../../lib/errors';
@@ -104,7 +105,7 @@ export async function submitApproval(db: Knex, input: PublishInput & { correlati
     };
     // The partial unique index keeps one open approval per resource.
     const insert = db(APPROVAL_TABLE).insert(row).toSQL();
-    const { rows: inserted } = await db.raw(`${insert.sql} on conflict (component_type, resource_id) where status = 'PENDING' do nothing returning correlation_id`, insert.bindings);
+    const inserted = await rawRows<{ correlation_id: string }>(db, `${insert.sql} on conflict (component_type, resource_id) where status = 'PENDING' do nothing returning correlation_id`, insert.bindings);
     if (inserted.length === 0) throw conflict('APPROVAL_PENDING', `An approval of ${input.componentType} ${input.resourceId} is already open.`);
   }
   const approval = (await db(APPROVAL_TABLE).where({ correlation_id: input.correlationId }).first()) as ApprovalRow;
@@ -116,11 +117,11 @@ export async function submitApproval(db: Knex, input: PublishInput & { correlati
 }
 
 export async function findApproval(db: Knex, correlationId: string): Promise<ApprovalRow | undefined> {
-  return db(APPROVAL_TABLE).where({ correlation_id: correlationId }).first();
+  return db<ApprovalRow>(APPROVAL_TABLE).where({ correlation_id: correlationId }).first();
 }
 
 export async function openApprovalOf(db: Knex, componentTypeName: string, resourceId: string): Promise<ApprovalRow | undefined> {
-  return db(APPROVAL_TABLE).where({ component_type: componentTypeName, resource_id: resourceId, status: 'PENDING' }).first();
+  return db<ApprovalRow>(APPROVAL_TABLE).where({ component_type: componentTypeName, resource_id: resourceId, status: 'PENDING' }).first();
 }
 
 export interface Decider {
@@ -285,15 +286,15 @@ export async function listPolicies(db: Knex, page: PageRequest): Promise<Page<Po
 /** 409 APPROVAL_POLICY_EXISTS for a second policy of a type and site. */
 export async function createPolicy(db: Knex, values: PolicyValues): Promise<PolicyRow> {
   await definitionExists(db, values.workflowDefinitionId);
-  const [row] = await uniqueOr409(() => db(POLICY_TABLE).insert(policyColumns(values)).returning('*'), 'APPROVAL_POLICY_EXISTS', policyExists);
-  return row as PolicyRow;
+  const [row] = await uniqueOr409(() => db<PolicyRow>(POLICY_TABLE).insert(policyColumns(values)).returning('*'), 'APPROVAL_POLICY_EXISTS', policyExists);
+  return row;
 }
 
 export async function replacePolicy(db: Knex, id: string, values: PolicyValues): Promise<PolicyRow> {
   await findPolicy(db, id);
   await definitionExists(db, values.workflowDefinitionId);
-  const [row] = await uniqueOr409(() => db(POLICY_TABLE).where({ id }).update({ ...policyColumns(values), updated_at: db.fn.now() }).returning('*'), 'APPROVAL_POLICY_EXISTS', policyExists);
-  return row as PolicyRow;
+  const [row] = await uniqueOr409(() => db<PolicyRow>(POLICY_TABLE).where({ id }).update({ ...policyColumns(values), updated_at: db.fn.now() }).returning('*'), 'APPROVAL_POLICY_EXISTS', policyExists);
+  return row;
 }
 
 export async function deletePolicy(db: Knex, id: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { rawRows } from '../db';
 import { LOG_TABLES } from './log-tables';
 import { PART_IDS_TABLE, PART_TABLE } from './parts';
 import { LogType } from '../../domain/archival';
@@ -23,6 +24,6 @@ export function archivableRowsSql(logType: LogType, placeholders: { siteId: stri
 /** How many rows of a site a run would archive now (a dry run's answer). Reads only. */
 export async function countArchivableRows(db: Knex, args: { logType: LogType; siteId: string; cutoff: string }): Promise<number> {
   const archivable = archivableRowsSql(args.logType, { siteId: ':siteId', cutoff: 'cast(:cutoff as timestamptz)' });
-  const { rows } = await db.raw(`select count(*) as n from (${archivable}) a`, { siteId: args.siteId, cutoff: args.cutoff });
-  return Number(rows[0].n);
+  const [counted] = await rawRows<{ n: number }>(db, `select count(*) as n from (${archivable}) a`, { siteId: args.siteId, cutoff: args.cutoff });
+  return Number(counted.n);
 }

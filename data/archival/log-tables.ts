@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { LogType } from '../../domain/archival';
+import { rawRows } from '../db';
 
 /** Where each log type lives. */
 export const LOG_TABLES: Record<LogType, string> = {
@@ -12,10 +13,11 @@ export const LOG_TABLES: Record<LogType, string> = {
 export async function sitesWithRows(db: Knex, args: { logType: LogType; siteId?: string }): Promise<string[]> {
   const table = LOG_TABLES[args.logType];
   if (args.siteId) {
-    const row = await db(table).where({ site_id: args.siteId }).first('id');
+    const row = (await db(table).where({ site_id: args.siteId }).first('id')) as { id: number } | undefined;
     return row ? [args.siteId] : [];
   }
-  const { rows } = await db.raw(
+  const rows = await rawRows<{ site_id: string }>(
+    db,
     `with recursive sites as (
        (select site_id from ${table} order by site_id limit 1)
        union all
@@ -24,5 +26,5 @@ export async function sitesWithRows(db: Knex, args: { logType: LogType; siteId?:
      )
      select site_id from sites where site_id is not null`,
   );
-  return (rows as { site_id: string }[]).map((row) => row.site_id);
+  return rows.map((row) => row.site_id);
 }

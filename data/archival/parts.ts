@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { rawRowCount, rawRows } from '../db';
 import { LogType } from '../../domain/archival';
 
 export const PART_TABLE = 'settings.archive_part';
@@ -48,14 +49,13 @@ export async function markPartConfirmed(db: Knex, args: { partId: string; assetI
 
 /** Deletes one slice of a part's ids (1-based, inclusive) from its log table; answers how many rows went. */
 export async function deletePartSlice(db: Knex, args: { table: string; partId: string; from: number; to: number }): Promise<number> {
-  const deleted = await db.raw(`delete from ${args.table} t where t.id = any((select ids[? : ?] from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`, [args.from, args.to, args.partId]);
-  return deleted.rowCount ?? 0;
+  return rawRowCount(db, `delete from ${args.table} t where t.id = any((select ids[? : ?] from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`, [args.from, args.to, args.partId]);
 }
 
 /** How many of a part's rows are still in its log table. */
 export async function partRowsLeft(db: Knex, args: { table: string; partId: string }): Promise<number> {
-  const { rows } = await db.raw(`select count(*) as n from ${args.table} t where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`, [args.partId]);
-  return Number(rows[0].n);
+  const [left] = await rawRows<{ n: number }>(db, `select count(*) as n from ${args.table} t where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`, [args.partId]);
+  return Number(left.n);
 }
 
 /** A part whose rows are all deleted: DELETED, and its id array dropped. */

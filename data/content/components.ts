@@ -43,11 +43,11 @@ export function snapshotOf(type: ComponentType, row: Record<string, unknown>): R
 }
 
 export async function findComponent(db: Knex, type: ComponentType, id: string): Promise<ComponentRow | undefined> {
-  return db(type.table).where({ id }).first();
+  return db<ComponentRow>(type.table).where({ id }).first();
 }
 
 async function lockRow(trx: Knex.Transaction, type: ComponentType, id: string): Promise<ComponentRow | undefined> {
-  return trx(type.table).where({ id }).forUpdate().first();
+  return trx<ComponentRow>(type.table).where({ id }).forUpdate().first();
 }
 
 export interface Written {

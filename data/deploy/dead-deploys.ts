@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { DEPLOYMENT_TABLE, openDeployments, recordDeployFailure } from './registry';
+import { DEPLOYMENT_TABLE, DeploymentRow, openDeployments, recordDeployFailure } from './registry';
 
 /** How a run stands in Temporal: its status name (`RUNNING`, `TERMINATED`, …), or `NOT_FOUND`. */
 export type RunStatusOf = (run: { workflowId: string; runId: string | null }) => Promise<string>;
@@ -37,5 +37,5 @@ export async function settleDeadDeploys(db: Knex, args: { serviceName: string; r
 
 /** Services with a deployment still marked DEPLOYING. */
 export async function servicesWithOpenDeployments(db: Knex): Promise<string[]> {
-  return db(DEPLOYMENT_TABLE).where({ status: 'DEPLOYING' }).distinct('service_name').pluck('service_name');
+  return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ status: 'DEPLOYING' }).distinct('service_name').pluck('service_name');
 }

@@ -1,7 +1,8 @@
 import { Knex } from 'knex';
 import { ServiceStatus, StartedInstance } from '../../domain/deploy';
 import { notFound } from '../../lib/errors';
-import { DEPLOYMENT_TABLE, deployInProgress, findDeployment, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow, SUCCESSFUL_DEPLOYS } from './registry';
+import { jsonb } from '../db';
+import { DEPLOYMENT_TABLE, DeploymentRow, deployInProgress, findDeployment, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow, SUCCESSFUL_DEPLOYS } from './registry';
 
 /** The rows of the instances the gateway routes to, and of those it stopped routing to: one query each. */
 
@@ -9,10 +10,10 @@ import { DEPLOYMENT_TABLE, deployInProgress, findDeployment, INSTANCE_TABLE, Ins
 export async function registerHealthyInstances(db: Knex, args: { deploymentId: string; instances: StartedInstance[] }): Promise<void> {
   const deployment = await findDeployment(db, args.deploymentId);
   if (!deployment) throw notFound(`No deployment ${args.deploymentId}.`);
-  const service = await db(SERVICE_TABLE).where({ name: deployment.service_name }).first('id');
+  const service = await db<ServiceRow>(SERVICE_TABLE).where({ name: deployment.service_name }).first('id');
   if (!service) throw notFound(`Service ${deployment.service_name} is not registered.`);
   for (const instance of args.instances) {
-    await db(INSTANCE_TABLE)
+    await db<InstanceRow>(INSTANCE_TABLE)
       .insert({ id: instance.instanceId, service_id: service.id, deployment_id: deployment.id, container_id: instance.containerId, address: instance.address, state: 'HEALTHY', last_health_at: db.fn.now() })
       .onConflict('id')
       .ignore();
@@ -28,24 +29,24 @@ export async function switchToDeployment(db: Knex, args: { deploymentId: string;
   return db.transaction(async (trx) => {
     const deployment = await findDeployment(trx, args.deploymentId);
     if (!deployment) throw notFound(`No deployment ${args.deploymentId}.`);
-    const service = await trx(SERVICE_TABLE).where({ name: deployment.service_name }).forUpdate().first();
+    const service = await trx<ServiceRow>(SERVICE_TABLE).where({ name: deployment.service_name }).forUpdate().first();
     if (!service) throw notFound(`Service ${deployment.service_name} is not registered.`);
     const newIds = args.instances.map((instance) => instance.instanceId);
-    const replaced = await trx(INSTANCE_TABLE).where({ service_id: service.id }).whereNotIn('id', newIds).select('id');
-    await trx(INSTANCE_TABLE).whereIn('id', replaced.map((row) => row.id)).update({ state: 'DRAINING' });
+    const replaced = await trx<InstanceRow>(INSTANCE_TABLE).where({ service_id: service.id }).whereNotIn('id', newIds).select('id');
+    await trx<InstanceRow>(INSTANCE_TABLE).whereIn('id', replaced.map((row) => row.id)).update({ state: 'DRAINING' });
     for (const instance of args.instances) {
-      await trx(INSTANCE_TABLE)
+      await trx<InstanceRow>(INSTANCE_TABLE)
         .insert({ id: instance.instanceId, service_id: service.id, deployment_id: deployment.id, container_id: instance.containerId, address: instance.address, state: 'HEALTHY', last_health_at: trx.fn.now() })
         .onConflict('id')
         .ignore();
     }
     const { settings } = deployment;
-    await trx(SERVICE_TABLE).where({ id: service.id }).update({
+    await trx<ServiceRow>(SERVICE_TABLE).where({ id: service.id }).update({
       kind: deployment.kind,
       image: deployment.image,
       port: settings.port,
       host_port: settings.hostPort,
-      env: JSON.stringify(settings.env),
+      env: jsonb(trx, settings.env),
       description: settings.description,
       group: settings.group,
       health_path: settings.healthPath,
@@ -53,74 +54,74 @@ export async function switchToDeployment(db: Knex, args: { deploymentId: string;
       current_deployment_id: deployment.id,
       updated_at: trx.fn.now(),
     });
-    await trx(DEPLOYMENT_TABLE).where({ service_name: deployment.service_name, status: 'RUNNING' }).whereNot({ id: deployment.id }).update({ status: 'SUPERSEDED' });
+    await trx<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: deployment.service_name, status: 'RUNNING' }).whereNot({ id: deployment.id }).update({ status: 'SUPERSEDED' });
     return { replacedInstanceIds: replaced.map((row) => row.id as string) };
   });
 }
 
 /** Stops routing new requests to instances (they finish what they already have). */
 export async function drainInstanceRows(db: Knex, instanceIds: string[]): Promise<void> {
-  if (instanceIds.length > 0) await db(INSTANCE_TABLE).whereIn('id', instanceIds).update({ state: 'DRAINING' });
+  if (instanceIds.length > 0) await db<InstanceRow>(INSTANCE_TABLE).whereIn('id', instanceIds).update({ state: 'DRAINING' });
 }
 
 /** Takes instances out of the registry. */
 export async function deleteInstanceRows(db: Knex, instanceIds: string[]): Promise<void> {
-  if (instanceIds.length > 0) await db(INSTANCE_TABLE).whereIn('id', instanceIds).delete();
+  if (instanceIds.length > 0) await db<InstanceRow>(INSTANCE_TABLE).whereIn('id', instanceIds).delete();
 }
 
 /** Instance rows of a service that belong to none of the `keep` deployments (left by a run that died). */
 export async function orphanInstanceIds(db: Knex, args: { serviceId: string; keep: string[] }): Promise<string[]> {
-  return db(INSTANCE_TABLE).where({ service_id: args.serviceId }).whereNotIn('deployment_id', args.keep).pluck('id');
+  return db<InstanceRow>(INSTANCE_TABLE).where({ service_id: args.serviceId }).whereNotIn('deployment_id', args.keep).pluck('id');
 }
 
 /** The instances of a service not stopped yet, for a deploy that replaces them. */
 export async function liveInstanceIds(db: Knex, serviceId: string): Promise<string[]> {
-  return db(INSTANCE_TABLE).where({ service_id: serviceId }).whereNot({ state: 'DEAD' }).pluck('id');
+  return db<InstanceRow>(INSTANCE_TABLE).where({ service_id: serviceId }).whereNot({ state: 'DEAD' }).pluck('id');
 }
 
 /** Whether a service had a successful deploy before this one (sequence number `seq`). */
 export async function hadSuccessfulDeployBefore(db: Knex, args: { serviceName: string; seq: number }): Promise<boolean> {
-  return Boolean(await db(DEPLOYMENT_TABLE).where({ service_name: args.serviceName }).whereIn('status', SUCCESSFUL_DEPLOYS).andWhere('seq', '<', args.seq).first('id'));
+  return Boolean(await db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: args.serviceName }).whereIn('status', SUCCESSFUL_DEPLOYS).andWhere('seq', '<', args.seq).first('id'));
 }
 
 /** The images of a service's last `count` successful deploys (kept for rollback). */
 export async function recentSuccessfulImages(db: Knex, args: { serviceName: string; count: number }): Promise<string[]> {
-  return db(DEPLOYMENT_TABLE).where({ service_name: args.serviceName }).whereIn('status', SUCCESSFUL_DEPLOYS).orderBy('seq', 'desc').limit(args.count).pluck('image');
+  return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: args.serviceName }).whereIn('status', SUCCESSFUL_DEPLOYS).orderBy('seq', 'desc').limit(args.count).pluck('image');
 }
 
 /** A running service to survey, with its instances that should serve or were found dead; null when not running. */
 export async function serviceToSurvey(db: Knex, serviceName: string): Promise<{ service: ServiceRow; instances: InstanceRow[] } | null> {
-  const service: ServiceRow | undefined = await db(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).first();
+  const service: ServiceRow | undefined = await db<ServiceRow>(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).first();
   if (!service || !['RUNNING', 'DEGRADED'].includes(service.status) || !service.current_deployment_id) return null;
-  const instances: InstanceRow[] = await db(INSTANCE_TABLE).where({ service_id: service.id }).whereIn('state', ['HEALTHY', 'DEAD']).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const instances: InstanceRow[] = await db<InstanceRow>(INSTANCE_TABLE).where({ service_id: service.id }).whereIn('state', ['HEALTHY', 'DEAD']).orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return { service, instances };
 }
 
 /** Records a survey: dead instances leave the gateway at once; the live ones were seen healthy now. */
 export async function recordSurvey(db: Knex, args: { alive: string[]; dead: string[] }): Promise<void> {
-  if (args.dead.length > 0) await db(INSTANCE_TABLE).whereIn('id', args.dead).update({ state: 'DEAD' });
-  await db(INSTANCE_TABLE).whereIn('id', args.alive).update({ last_health_at: db.fn.now() });
+  if (args.dead.length > 0) await db<InstanceRow>(INSTANCE_TABLE).whereIn('id', args.dead).update({ state: 'DEAD' });
+  await db<InstanceRow>(INSTANCE_TABLE).whereIn('id', args.alive).update({ last_health_at: db.fn.now() });
 }
 
 /** RUNNING or DEGRADED, for a service that is running (a scale or reconcile's outcome). */
 export async function setRunningServiceStatus(db: Knex, args: { serviceName: string; status: Extract<ServiceStatus, 'RUNNING' | 'DEGRADED'> }): Promise<void> {
-  await db(SERVICE_TABLE).where({ name: args.serviceName }).whereIn('status', ['RUNNING', 'DEGRADED']).update({ status: args.status, updated_at: db.fn.now() });
+  await db<ServiceRow>(SERVICE_TABLE).where({ name: args.serviceName }).whereIn('status', ['RUNNING', 'DEGRADED']).update({ status: args.status, updated_at: db.fn.now() });
 }
 
 /** Undeploy's first step: the gateway stops routing to the service. */
 export async function deregisterServiceInstances(db: Knex, serviceName: string): Promise<void> {
-  const service = await db(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).first('id');
-  if (service) await db(INSTANCE_TABLE).where({ service_id: service.id }).delete();
+  const service = await db<ServiceRow>(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).first('id');
+  if (service) await db<InstanceRow>(INSTANCE_TABLE).where({ service_id: service.id }).delete();
 }
 
 /** Undeploy's last step: the registry forgets the service (its deploy history stays). */
 export async function deleteServiceRow(db: Knex, serviceName: string): Promise<void> {
-  await db(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).delete();
+  await db<ServiceRow>(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).delete();
 }
 
 /** Dynamic services that are running and not in the middle of a deploy (by the one rule, deployInProgress). */
 export async function reconcilableServiceNames(db: Knex): Promise<string[]> {
-  const running = (await db(SERVICE_TABLE).where({ dynamic: true }).whereIn('status', ['RUNNING', 'DEGRADED']).orderBy('name').select('name', 'status')) as Array<Pick<ServiceRow, 'name' | 'status'>>;
+  const running = (await db<ServiceRow>(SERVICE_TABLE).where({ dynamic: true }).whereIn('status', ['RUNNING', 'DEGRADED']).orderBy('name').select('name', 'status')) as Array<Pick<ServiceRow, 'name' | 'status'>>;
   const idle: string[] = [];
   for (const service of running) if (!(await deployInProgress(db, service))) idle.push(service.name);
   return idle;

@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { conflict } from '../../lib/errors';
 import { isUniqueViolation } from '../db-errors';
+import { jsonb } from '../db';
 import { CORE_MODULES, DeployError, DeployEvent, DeploymentStatus, DeployStage, ServiceKind, ServiceStatus, slugOf } from '../../domain/deploy';
 
 export const SERVICE_TABLE = 'infra.service';
@@ -85,21 +86,21 @@ export async function findDeployment(db: Knex, id: string): Promise<DeploymentRo
 
 /** The healthy instances the gateway may route to, in a stable order for round-robin. */
 export async function routableInstances(db: Knex, slug: string): Promise<{ service: Pick<ServiceRow, 'id' | 'name'> | null; addresses: string[] }> {
-  const rows = await db(`${SERVICE_TABLE} as s`)
+  const rows = (await db(`${SERVICE_TABLE} as s`)
     .leftJoin(`${INSTANCE_TABLE} as i`, function () {
       this.on('i.service_id', '=', 's.id').andOnVal('i.state', '=', 'HEALTHY');
     })
     .where('s.slug', slug)
     .andWhere('s.dynamic', true)
     .select('s.id', 's.name', 'i.address')
-    .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }]);
+    .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }])) as Array<{ id: string; name: string; address: string | null }>;
   if (rows.length === 0) return { service: null, addresses: [] };
-  return { service: { id: rows[0].id, name: rows[0].name }, addresses: rows.map((row) => row.address).filter(Boolean) };
+  return { service: { id: rows[0].id, name: rows[0].name }, addresses: rows.flatMap((row) => (row.address ? [row.address] : [])) };
 }
 
 /** Registers the platform's own modules as CORE services (not dynamic), so their slugs stay theirs. */
 export async function registerCoreServices(db: Knex): Promise<void> {
-  await db(SERVICE_TABLE)
+  await db<ServiceRow>(SERVICE_TABLE)
     .insert(
       CORE_MODULES.map((module) => ({
         name: module,
@@ -126,26 +127,26 @@ export async function recordDeployFailure(db: Knex, args: { deploymentId: string
     const deployment = await findDeployment(trx, args.deploymentId);
     if (!deployment) return;
     const event = { at: args.at, stage: 'FAILED', message: `${args.error.stage}: ${args.error.reason}` };
-    const failed = await trx(DEPLOYMENT_TABLE)
+    const failed = await trx<DeploymentRow>(DEPLOYMENT_TABLE)
       .where({ id: deployment.id, status: 'DEPLOYING' })
-      .update({ status: 'FAILED', stage: 'FAILED', error: JSON.stringify(args.error), finished_at: trx.fn.now(), events: trx.raw('events || ?::jsonb', [JSON.stringify([event])]) });
-    if (failed === 0) return;
-    const service = await trx(SERVICE_TABLE).where({ name: deployment.service_name }).forUpdate().first();
+      .update({ status: 'FAILED', stage: 'FAILED', error: jsonb(trx, args.error), finished_at: trx.fn.now(), events: trx.raw('events || ?::jsonb', [JSON.stringify([event])]) });
+    if (Number(failed) === 0) return;
+    const service = await trx<ServiceRow>(SERVICE_TABLE).where({ name: deployment.service_name }).forUpdate().first();
     if (!service) return;
-    if (service.current_deployment_id === null) await trx(SERVICE_TABLE).where({ id: service.id }).delete();
-    else if (service.status === 'DEPLOYING') await trx(SERVICE_TABLE).where({ id: service.id }).update({ status: 'RUNNING', updated_at: trx.fn.now() });
+    if (service.current_deployment_id === null) await trx<ServiceRow>(SERVICE_TABLE).where({ id: service.id }).delete();
+    else if (service.status === 'DEPLOYING') await trx<ServiceRow>(SERVICE_TABLE).where({ id: service.id }).update({ status: 'RUNNING', updated_at: trx.fn.now() });
   });
 }
 
 /** The deployments of a service still marked DEPLOYING, with the run that should be finishing each. */
 export async function openDeployments(db: Knex, serviceName: string): Promise<Array<Pick<DeploymentRow, 'id' | 'workflow_id' | 'run_id' | 'started_at'>>> {
-  return db(DEPLOYMENT_TABLE).where({ service_name: serviceName, status: 'DEPLOYING' }).select('id', 'workflow_id', 'run_id', 'started_at');
+  return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: serviceName, status: 'DEPLOYING' }).select('id', 'workflow_id', 'run_id', 'started_at');
 }
 
 /** Moves a deploy to its next stage and appends the event; a retry finds the event there and adds nothing. */
 export async function recordDeployStage(db: Knex, args: { deploymentId: string; stage: DeployStage; message: string; at: string }): Promise<void> {
   const event = { at: args.at, stage: args.stage, message: args.message };
-  await db(DEPLOYMENT_TABLE)
+  await db<DeploymentRow>(DEPLOYMENT_TABLE)
     .where({ id: args.deploymentId })
     .whereRaw('not (events @> ?::jsonb)', [JSON.stringify([{ stage: args.stage }])])
     .update({ stage: args.stage, events: db.raw('events || ?::jsonb', [JSON.stringify([event])]) });
@@ -154,7 +155,7 @@ export async function recordDeployStage(db: Knex, args: { deploymentId: string; 
 /** The deploy reached RUNNING. */
 export async function recordDeployFinished(db: Knex, args: { deploymentId: string; at: string }): Promise<void> {
   const event = { at: args.at, stage: 'RUNNING', message: 'The new instances serve all requests.' };
-  await db(DEPLOYMENT_TABLE)
+  await db<DeploymentRow>(DEPLOYMENT_TABLE)
     .where({ id: args.deploymentId, status: 'DEPLOYING' })
     .update({ status: 'RUNNING', stage: 'RUNNING', finished_at: db.fn.now(), events: db.raw('events || ?::jsonb', [JSON.stringify([event])]) });
 }
@@ -165,7 +166,7 @@ export async function recordDeployFinished(db: Knex, args: { deploymentId: strin
  */
 export async function deployInProgress(db: Knex, service: { name: string; status?: ServiceStatus }): Promise<boolean> {
   if (service.status === 'DEPLOYING' || service.status === 'UNDEPLOYING') return true;
-  return Boolean(await db(DEPLOYMENT_TABLE).where({ service_name: service.name, status: 'DEPLOYING' }).first('id'));
+  return Boolean(await db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: service.name, status: 'DEPLOYING' }).first('id'));
 }
 
 const inProgress = (name: string) => conflict('DEPLOYMENT_IN_PROGRESS', `A deploy, scale or undeploy of ${name} is in progress.`);
@@ -201,17 +202,17 @@ export async function registerDeployRequest(
   const name = args.serviceName;
   try {
     return await db.transaction(async (trx) => {
-      const existing: ServiceRow | undefined = await trx(SERVICE_TABLE).where({ name }).forUpdate().first();
+      const existing: ServiceRow | undefined = await trx<ServiceRow>(SERVICE_TABLE).where({ name }).forUpdate().first();
       if (existing && !existing.dynamic) throw conflict('SERVICE_NOT_DYNAMIC', `${name} is a core service, managed through docker compose.`);
       if (existing && !args.redeploy) throw conflict('SERVICE_EXISTS', `A service named ${name} is already registered; send redeploy=true to replace it.`);
-      if (!existing && (await trx(SERVICE_TABLE).where({ slug: args.slug }).first('name'))) throw conflict('SLUG_TAKEN', `Another service already has the slug ${args.slug}.`);
+      if (!existing && (await trx<ServiceRow>(SERVICE_TABLE).where({ slug: args.slug }).first('name'))) throw conflict('SLUG_TAKEN', `Another service already has the slug ${args.slug}.`);
       if (await deployInProgress(trx, { name, status: existing?.status })) throw inProgress(name);
-      const { seq } = (await trx(DEPLOYMENT_TABLE).where({ service_name: name }).max({ seq: 'seq' }).first()) as { seq: number | null };
+      const { seq } = (await trx<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: name }).max({ seq: 'seq' }).first()) as { seq: number | null };
       const nextSeq = (seq ?? 0) + 1;
       const image = args.image ?? `${args.imagePrefix}/${name}:${nextSeq}`;
       const firstDeploy = !existing;
       if (firstDeploy) {
-        await trx(SERVICE_TABLE).insert({
+        await trx<ServiceRow>(SERVICE_TABLE).insert({
           name,
           slug: args.slug,
           kind: args.kind,
@@ -220,26 +221,26 @@ export async function registerDeployRequest(
           image,
           port: args.settings.port,
           host_port: args.settings.hostPort,
-          env: JSON.stringify(args.settings.env),
+          env: jsonb(trx, args.settings.env),
           description: args.settings.description,
           desired_instances: 1,
           status: 'DEPLOYING',
           health_path: args.settings.healthPath,
         });
       }
-      await trx(DEPLOYMENT_TABLE).insert({
+      await trx<DeploymentRow>(DEPLOYMENT_TABLE).insert({
         id: args.deploymentId,
         service_name: name,
         seq: nextSeq,
         kind: args.kind,
         image,
         build_from_jar: args.buildFromJar,
-        settings: JSON.stringify(args.settings),
+        settings: jsonb(trx, args.settings),
         redeploy: !firstDeploy,
         rollback_of: args.rollbackOf,
         status: 'DEPLOYING',
         stage: 'VALIDATED',
-        events: JSON.stringify([{ at: new Date().toISOString(), stage: 'VALIDATED', message: `Accepted: ${args.kind === 'JAR' ? 'JAR' : 'image'} deploy of ${name}.` }]),
+        events: jsonb(trx, [{ at: new Date().toISOString(), stage: 'VALIDATED', message: `Accepted: ${args.kind === 'JAR' ? 'JAR' : 'image'} deploy of ${name}.` }]),
         requested_by: args.requestedBy,
       });
       await args.beforeCommit?.();
@@ -256,12 +257,12 @@ export async function registerDeployRequest(
 /** Takes back a deploy request whose workflow could not start. */
 export async function dropDeployRequest(db: Knex, args: { deploymentId: string; serviceName: string; firstDeploy: boolean }): Promise<void> {
   await db.transaction(async (trx) => {
-    await trx(DEPLOYMENT_TABLE).where({ id: args.deploymentId }).delete();
-    if (args.firstDeploy) await trx(SERVICE_TABLE).where({ name: args.serviceName, status: 'DEPLOYING' }).delete();
+    await trx<DeploymentRow>(DEPLOYMENT_TABLE).where({ id: args.deploymentId }).delete();
+    if (args.firstDeploy) await trx<ServiceRow>(SERVICE_TABLE).where({ name: args.serviceName, status: 'DEPLOYING' }).delete();
   });
 }
 
 /** The run that carries out a deploy, for its status and for telling a dead run from a live one. */
 export async function recordDeploymentRun(db: Knex, args: { deploymentId: string; workflowId: string; runId: string }): Promise<void> {
-  await db(DEPLOYMENT_TABLE).where({ id: args.deploymentId }).update({ workflow_id: args.workflowId, run_id: args.runId });
+  await db<DeploymentRow>(DEPLOYMENT_TABLE).where({ id: args.deploymentId }).update({ workflow_id: args.workflowId, run_id: args.runId });
 }

@@ -7,27 +7,27 @@ import { DEPLOYMENT_TABLE, DeploymentRow, INSTANCE_TABLE, InstanceRow, SERVICE_T
 
 /** Every service, core first then deployed, by name, with how many healthy instances each has. */
 export async function servicesWithHealthyCounts(db: Knex): Promise<Array<{ service: ServiceRow; healthy: number }>> {
-  const services: ServiceRow[] = await db(SERVICE_TABLE).orderBy([{ column: 'dynamic' }, { column: 'name' }]);
-  const counts = await db(INSTANCE_TABLE).where({ state: 'HEALTHY' }).groupBy('service_id').select('service_id', db.raw('count(*)::int as n'));
-  const healthy = new Map(counts.map((row) => [row.service_id as string, Number(row.n)]));
+  const services: ServiceRow[] = await db<ServiceRow>(SERVICE_TABLE).orderBy([{ column: 'dynamic' }, { column: 'name' }]);
+  const counts = (await db<InstanceRow>(INSTANCE_TABLE).where({ state: 'HEALTHY' }).groupBy('service_id').select('service_id', db.raw('count(*)::int as n'))) as Array<{ service_id: string; n: number }>;
+  const healthy = new Map(counts.map((row) => [row.service_id, row.n]));
   return services.map((service) => ({ service, healthy: healthy.get(service.id) ?? 0 }));
 }
 
 export async function instancesOf(db: Knex, serviceId: string): Promise<InstanceRow[]> {
-  return db(INSTANCE_TABLE).where({ service_id: serviceId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return db<InstanceRow>(INSTANCE_TABLE).where({ service_id: serviceId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
 }
 
 export async function setDesiredInstances(db: Knex, args: { serviceId: string; instances: number }): Promise<void> {
-  await db(SERVICE_TABLE).where({ id: args.serviceId }).update({ desired_instances: args.instances, updated_at: db.fn.now() });
+  await db<ServiceRow>(SERVICE_TABLE).where({ id: args.serviceId }).update({ desired_instances: args.instances, updated_at: db.fn.now() });
 }
 
 export async function setServiceStatusRow(db: Knex, args: { serviceId: string; status: ServiceStatus }): Promise<void> {
-  await db(SERVICE_TABLE).where({ id: args.serviceId }).update({ status: args.status, updated_at: db.fn.now() });
+  await db<ServiceRow>(SERVICE_TABLE).where({ id: args.serviceId }).update({ status: args.status, updated_at: db.fn.now() });
 }
 
 /** A service's deploys, newest first. */
 export async function deployHistory(db: Knex, args: { serviceName: string; page: PageRequest }): Promise<Page<DeploymentRow>> {
-  const rows = db(DEPLOYMENT_TABLE).select(`${DEPLOYMENT_TABLE}.*`).where({ service_name: args.serviceName });
+  const rows = db<DeploymentRow>(DEPLOYMENT_TABLE).select(`${DEPLOYMENT_TABLE}.*`).where({ service_name: args.serviceName });
   return paginate<DeploymentRow>({ query: rows, ...args.page, timeColumn: 'started_at', idColumn: 'id' });
 }
 
@@ -36,7 +36,7 @@ export async function deployHistory(db: Knex, args: { serviceName: string; page:
  * another image.
  */
 export async function rollbackTarget(db: Knex, args: { serviceName: string; deploymentId?: string; current?: Pick<DeploymentRow, 'seq' | 'image'> }): Promise<DeploymentRow | undefined> {
-  const successful = db(DEPLOYMENT_TABLE).where({ service_name: args.serviceName }).whereIn('status', SUCCESSFUL_DEPLOYS);
+  const successful = db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: args.serviceName }).whereIn('status', SUCCESSFUL_DEPLOYS);
   if (args.deploymentId) return successful.andWhere({ id: args.deploymentId }).first();
   return successful
     .andWhere('seq', '<', args.current?.seq ?? Number.MAX_SAFE_INTEGER)

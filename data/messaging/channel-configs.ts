@@ -51,11 +51,11 @@ export function openPasswords(row: ChannelConfigRow, secretsKey: string): { smtp
 }
 
 export async function findConfig(db: Knex, channel: Channel, id: string): Promise<ChannelConfigRow | undefined> {
-  return db(CONFIG_TABLES[channel]).where({ id }).first();
+  return db<ChannelConfigRow>(CONFIG_TABLES[channel]).where({ id }).first();
 }
 
 export async function activeConfig(db: Knex, channel: Channel): Promise<ChannelConfigRow | undefined> {
-  return db(CONFIG_TABLES[channel]).where({ is_active: true }).first();
+  return db<ChannelConfigRow>(CONFIG_TABLES[channel]).where({ is_active: true }).first();
 }
 
 /** Activates one configuration of the channel and deactivates the others, in one transaction. */

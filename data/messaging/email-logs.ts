@@ -6,7 +6,7 @@ export const EMAIL_LOG_TABLE = 'email.email_log';
 export type EmailLogStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
 
 export interface EmailLogRow {
-  id: string;
+  id: number;
   site_id: string;
   created_at: Date;
   updated_at: Date;
@@ -25,7 +25,7 @@ export interface EmailLogRow {
 }
 
 export async function findEmailLog(db: Knex, id: string | number): Promise<EmailLogRow | undefined> {
-  return db(EMAIL_LOG_TABLE).where({ id }).first();
+  return db<EmailLogRow>(EMAIL_LOG_TABLE).where({ id: Number(id) }).first();
 }
 
 export interface NewEmailLog {
@@ -99,7 +99,7 @@ export async function markFailed(db: Knex, id: string | number, reason: string):
 
 /** Up to `limit` PENDING rows of a bulk send after `afterId`, in id order: one chunk's work. */
 export async function pendingOfBatch(db: Knex, args: { batchId: string; afterId: string; limit: number }): Promise<EmailLogRow[]> {
-  return db(EMAIL_LOG_TABLE).where({ batch_id: args.batchId, status: 'PENDING' }).andWhere('id', '>', args.afterId).orderBy('id').limit(args.limit);
+  return db<EmailLogRow>(EMAIL_LOG_TABLE).where({ batch_id: args.batchId, status: 'PENDING' }).andWhere('id', '>', Number(args.afterId)).orderBy('id').limit(args.limit);
 }
 
 /** Every PENDING row of a bulk send, with its last reason. */

@@ -1,7 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { ApprovalsActivities } from '../../activities/approvals';
 import { Decision, PublishInput } from '../../domain/approvals';
-import { ConfirmedDecision, decideUpdate, decisionSignal, PublishProgress, publishProgressQuery, submittedUpdate } from './definitions';
+import { ConfirmedDecision, DecideRequest, decideUpdate, decisionSignal, PublishProgress, publishProgressQuery, submittedUpdate } from './definitions';
 
 // Submitting, confirming a decision and publishing are short writes to the platform's database: local
 // activities, recorded in the history like any other, without a round trip through the server's task queue.
@@ -51,7 +51,9 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
     },
     {
       // Rejected before anything is written to the history: a request for a stage the run is not waiting for.
-      validator: (request) => {
+      // `unknown`: a raw Update from outside the API may carry anything.
+      validator: (raw: unknown) => {
+        const request = raw as Partial<DecideRequest> | null;
         if (typeof request?.proposalId !== 'string' || !Number.isInteger(request.stage)) {
           throw wf.ApplicationFailure.nonRetryable('A decide request names a stage and a recorded decision.', 'VALIDATION_FAILED');
         }

@@ -175,7 +175,10 @@ export function gatewayProxy(args: { db: Db; platformPaths: string[] }): Middlew
   const routes = routeCache(args.db);
   return async (ctx, next) => {
     const match = GATEWAY_PATH.exec(ctx.path);
-    if (!match || RESERVED_SLUGS.includes(match[1])) return next();
+    if (!match || RESERVED_SLUGS.includes(match[1])) {
+      await next();
+      return;
+    }
     const slug = match[1];
     const { service, addresses } = await routes.lookup(slug);
     // An unrouted slug is an unknown route like any other, answered the same with or without a token.
