@@ -97,6 +97,22 @@ test('bad input: unknown template 404, unpublished 409, a sender without the rol
   expectProblem(await call(api.url, 'POST', '/api/email/send', { token: outsider, body: { templateId: managersOnly, to: address('a'), siteId: 'site-m' } }), 403, 'FORBIDDEN');
 });
 
+test('the role restriction is the published revision\'s: a draft that drops the role does not open the template to an editor', async () => {
+  const templateId = await publishedTemplate(api.url, editor, 'site-m', { roleKey: 'MANAGER' });
+  // The editor edits the draft to drop the restriction, but does not publish it.
+  const draft = await call(api.url, 'PUT', `/api/email/templates/${templateId}`, {
+    token: editor,
+    body: { name: 'welcome', roleKey: null, subjectEn: 'Welcome', bodyEn: '<p>Hello</p>', subjectAr: 'أهلا', bodyAr: '<p>مرحبا</p>' },
+  });
+  expect(draft.status).toBe(200);
+  expectProblem(await call(api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: address('draft-role'), siteId: 'site-m' } }), 403, 'FORBIDDEN');
+  expectProblem(await call(api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'EDITOR', siteId: 'site-m' } }), 403, 'FORBIDDEN');
+  // And the other way: a draft that adds a role restriction does not bind what is published.
+  const open = await publishedTemplate(api.url, editor, 'site-m');
+  await call(api.url, 'PUT', `/api/email/templates/${open}`, { token: editor, body: { name: 'welcome', roleKey: 'ADMIN', subjectEn: 'Welcome', bodyEn: '<p>Hello</p>', subjectAr: 'أهلا', bodyAr: '<p>مرحبا</p>' } });
+  expect((await call(api.url, 'POST', '/api/email/send', { token: editor, body: { templateId: open, to: address('draft-role'), siteId: 'site-m' } })).status).toBe(202);
+});
+
 test('a bulk send by role reaches every directory user with the role in that site, once, in their own locale, and no one else', async () => {
   const users = [
     { email: address('m1'), name: 'Mona', locale: 'en', roles: ['MANAGER'], siteIds: ['site-m'] },

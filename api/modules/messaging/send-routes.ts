@@ -7,6 +7,7 @@ import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, forbidden, notFound, PlatformError } from '../../../lib/errors';
 import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, findComponent } from '../../../data/content/components';
+import { rowAtRevision } from '../../../data/content/revisions';
 import { activeConfig } from '../../../data/messaging/channel-configs';
 import { dropSendLogs, EmailLogRow, findEmailLog, insertEmailLog, insertRoleBatchLogs, listTemplateLogs, reopenFailedLog, restoreFailedLog } from '../../../data/messaging/email-logs';
 import { isEmailAddress } from '../../../domain/recipients';
@@ -75,7 +76,9 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
     const template = await findComponent(db, EMAIL_TEMPLATE, templateId);
     if (!template || template.site_id !== siteId) throw notFound(`Site ${siteId} has no email template ${templateId}.`);
     if (template.published_rev === null) throw conflict('TEMPLATE_NOT_PUBLISHED', `Email template ${templateId} has never been published.`);
-    const roleKey = template.role_key as string | null;
+    // The restriction that binds is the one of the revision that is sent (the published one), not the draft's.
+    const published = await rowAtRevision(db, EMAIL_TEMPLATE, template.id, template.published_rev);
+    const roleKey = (published?.role_key ?? null) as string | null;
     if (roleKey && !hasRole(identity, [roleKey])) throw forbidden(`Email template ${templateId} may be sent only by holders of ${roleKey}.`);
     if (!(await activeConfig(db, 'EMAIL'))) throw conflict('NO_ACTIVE_CONFIG', 'No email configuration is active.');
     return template;
