@@ -34,6 +34,13 @@ export interface Config {
   deployHostBind: string;
   deployMemoryMb: number;
   deployPidsLimit: number;
+  /** CPUs each deployed container may use (a CFS quota; fractions allowed). */
+  deployCpus: number;
+  /** Log rotation of every deployed container: the size of one file (Docker's `max-size`) and how many are kept. */
+  deployLogMaxSize: string;
+  deployLogMaxFiles: number;
+  /** Whether a deploy may bind a host port below 1024 (privileged on the host); refused unless set. */
+  deployAllowLowHostPorts: boolean;
   /** How long a new instance has to answer its health check. */
   deployHealthTimeoutSeconds: number;
   /** How long replaced instances keep serving requests already routed to them before they stop. */
@@ -112,6 +119,27 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
+function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) throw new ConfigError(name, `must be a number from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+function matching(env: Env, name: string, fallback: string, pattern: RegExp, what: string): string {
+  const value = text(env, name, fallback);
+  if (!pattern.test(value)) throw new ConfigError(name, `must be ${what}, got "${value}"`);
+  return value;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
 function cron(env: Env, name: string, fallback: string): string {
   const value = text(env, name, fallback);
   if (value.trim().split(/\s+/).length !== 5) {
@@ -181,6 +209,10 @@ export function loadConfig(env: Env = process.env): Config {
     deployHostBind: text(env, 'DEPLOY_HOST_BIND', '127.0.0.1'),
     deployMemoryMb: integer(env, 'DEPLOY_MEMORY_MB', 512, 64, 65536),
     deployPidsLimit: integer(env, 'DEPLOY_PIDS_LIMIT', 512, 16, 65536),
+    deployCpus: decimal(env, 'DEPLOY_CPUS', 1, 0.01, 256),
+    deployLogMaxSize: matching(env, 'DEPLOY_LOG_MAX_SIZE', '10m', /^[1-9][0-9]*[kmg]$/, 'a size such as 10m'),
+    deployLogMaxFiles: integer(env, 'DEPLOY_LOG_MAX_FILES', 3, 1, 100),
+    deployAllowLowHostPorts: flag(env, 'DEPLOY_ALLOW_LOW_HOST_PORTS'),
     deployHealthTimeoutSeconds: integer(env, 'DEPLOY_HEALTH_TIMEOUT_SECONDS', 120, 1, 3600),
     deployDrainSeconds: integer(env, 'DEPLOY_DRAIN_SECONDS', 3, 1, 600),
     deployReconcileSeconds: integer(env, 'DEPLOY_RECONCILE_SECONDS', 30, 5, 86400),

@@ -13,6 +13,8 @@ export interface ContainerSpecArgs {
   hostBind: string;
   memoryMb: number;
   pidsLimit: number;
+  cpus: number;
+  log: { maxSize: string; maxFiles: number };
 }
 
 export function containerName(args: Pick<ContainerSpecArgs, 'scope' | 'serviceName' | 'instanceId'>): string {
@@ -20,8 +22,8 @@ export function containerName(args: Pick<ContainerSpecArgs, 'scope' | 'serviceNa
 }
 
 /**
- * The only settings a deployed container is created with: image, env, labels, network, port and limits,
- * every capability dropped and no privilege escalation. Nothing from a request reaches binds, devices,
+ * The only settings a deployed container is created with: image, env, labels, network, port and limits
+ * (memory, pids, a CPU quota, rotated logs), every capability dropped and no privilege escalation. Nothing from a request reaches binds, devices,
  * privileged mode or the host network. `SERVER_PORT` makes a Spring Boot app listen where it is expected.
  */
 export function containerSpec(args: ContainerSpecArgs): Docker.ContainerCreateOptions {
@@ -46,6 +48,9 @@ export function containerSpec(args: ContainerSpecArgs): Docker.ContainerCreateOp
       SecurityOpt: ['no-new-privileges:true'],
       Memory: args.memoryMb * 1024 * 1024,
       PidsLimit: args.pidsLimit,
+      NanoCpus: Math.round(args.cpus * 1e9),
+      // A service that logs without end fills its rotated files, never the host's disk.
+      LogConfig: { Type: 'json-file', Config: { 'max-size': args.log.maxSize, 'max-file': String(args.log.maxFiles) } },
       ...(args.settings.hostPort !== null ? { PortBindings: { [port]: [{ HostIp: args.hostBind, HostPort: String(args.settings.hostPort) }] } } : {}),
     },
   };

@@ -35,6 +35,8 @@ export function startInstance(deps: DeployDeps) {
       hostBind: config.deployHostBind,
       memoryMb: config.deployMemoryMb,
       pidsLimit: config.deployPidsLimit,
+      cpus: config.deployCpus,
+      log: { maxSize: config.deployLogMaxSize, maxFiles: config.deployLogMaxFiles },
     });
     const name = containerName({ scope: config.deployScope, serviceName: deployment.service_name, instanceId: input.instanceId });
     let container = docker.getContainer(name);

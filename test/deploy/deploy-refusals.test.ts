@@ -125,6 +125,13 @@ test('an image deploy body with privileged, binds or networkMode -> 400, nothing
   await expectNothingDeployed('sneaky-service');
 });
 
+test('a hostPort below 1024 -> 400 naming the field, unless DEPLOY_ALLOW_LOW_HOST_PORTS; nothing deployed', async () => {
+  const answer = await call(api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name: 'low-port-service', image: 'opsflow/jre:17', port: 8080, hostPort: 80 } });
+  expectProblem(answer, 400, 'VALIDATION_FAILED');
+  expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.hostPort' })]);
+  await expectNothingDeployed('low-port-service');
+});
+
 test('a JAR whose process exits at start: FAILED at HEALTH_CHECK with the reason and last log lines, nothing left behind', async () => {
   const jar = await buildJar({ mainClass: 'ExitAtStart', entries: { 'application.properties': 'spring.application.name=crashing-service\n' } });
   const accepted = await postJar({ apiUrl: api.url, token: admin, jar });

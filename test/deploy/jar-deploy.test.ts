@@ -14,6 +14,7 @@ let viewer: string;
 let worker: RunningWorker;
 let apiLogLines: string[];
 const DB_PASSWORD = 'hunter2-very-secret';
+const URL_PASSWORD = 'pg-url-pass-4321';
 
 beforeAll(async () => {
   platform = await attachPlatform();
@@ -33,7 +34,7 @@ const scope = () => platform.config.deployScope;
 
 async function deployHelloFromProperties() {
   const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=hello-service\nserver.port=8081\n' } });
-  const answer = await postJar({ apiUrl: api.url, token: admin, jar, fields: { serviceName: '', port: '', ENV_GREETING: 'salaam', ENV_DB_PASSWORD: DB_PASSWORD } });
+  const answer = await postJar({ apiUrl: api.url, token: admin, jar, fields: { serviceName: '', port: '', ENV_GREETING: 'salaam', ENV_DB_PASSWORD: DB_PASSWORD, ENV_DATABASE_URL: `postgres://app:${URL_PASSWORD}@db:5432/app` } });
   expect(answer.status).toBe(202);
   return answer.body;
 }
@@ -73,7 +74,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(service.body).toEqual(
       expect.objectContaining({ name: 'hello-service', slug: 'hello', kind: 'JAR', dynamic: true, group: 'platform', port: 8081, status: 'RUNNING', desiredInstances: 1, runningInstances: 1, image: `${scope()}/hello-service:1` }),
     );
-    expect(service.body.env).toEqual({ GREETING: 'salaam', DB_PASSWORD: '****' });
+    expect(service.body.env).toEqual({ GREETING: 'salaam', DB_PASSWORD: '****', DATABASE_URL: 'postgres://app:****@db:5432/app' });
     expect(service.text).not.toContain('hunter2-very-secret');
     expect(service.body.instances).toEqual([expect.objectContaining({ state: 'HEALTHY', address: expect.stringMatching(/:8081$/) })]);
 
@@ -127,7 +128,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(answer.body).toEqual(expect.objectContaining({ method: 'POST', bodyBytes: body.length, userId: 'vic' }));
   });
 
-  test('the container is hardened: all capabilities dropped, no-new-privileges, memory and pids limits, no binds, port not published', async () => {
+  test('the container is hardened: all capabilities dropped, no-new-privileges, memory, pids and CPU limits, rotated logs, no binds, port not published', async () => {
     const [container] = await containersOf(platform.docker.docker, scope(), 'hello-service', false);
     const details = await platform.docker.docker.getContainer(container.Id).inspect();
     expect(details.HostConfig.CapDrop).toEqual(['ALL']);
@@ -136,6 +137,8 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(details.HostConfig.Privileged).toBe(false);
     expect(details.HostConfig.Memory).toBeGreaterThan(0);
     expect(details.HostConfig.PidsLimit).toBeGreaterThan(0);
+    expect(details.HostConfig.NanoCpus).toBe(platform.config.deployCpus * 1e9);
+    expect(details.HostConfig.LogConfig).toEqual({ Type: 'json-file', Config: { 'max-size': platform.config.deployLogMaxSize, 'max-file': String(platform.config.deployLogMaxFiles) } });
     expect(details.HostConfig.Binds ?? []).toEqual([]);
     expect(details.Mounts).toEqual([]);
     expect(details.HostConfig.PortBindings ?? {}).toEqual({});
@@ -148,8 +151,9 @@ describe('a JAR with application.properties, deployed with blank name and port',
   test('GET /api/infra/services/{name}/logs: lines prefixed with the instance, secret values masked; follow=true streams events', async () => {
     const logs = await call(api.url, 'GET', '/api/infra/services/hello-service/logs?tail=50', { token: admin });
     expect(logs.status).toBe(200);
-    expect(logs.text).toMatch(/^\[[0-9a-f]{8}\] hello-server .* listening on 8081 greeting=salaam secret=\*\*\*\*$/m);
-    expect(logs.text).not.toContain('hunter2-very-secret');
+    expect(logs.text).toMatch(/^\[[0-9a-f]{8}\] hello-server .* listening on 8081 greeting=salaam secret=\*\*\*\* db=postgres:\/\/app:\*\*\*\*@db:5432\/app$/m);
+    expect(logs.text).not.toContain(DB_PASSWORD);
+    expect(logs.text).not.toContain(URL_PASSWORD);
 
     const controller = new AbortController();
     const answer = await fetch(`${api.url}/api/infra/services/hello-service/logs?follow=true&tail=5`, { headers: { authorization: `Bearer ${admin}` }, signal: controller.signal });
@@ -193,6 +197,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
     const [container] = await containersOf(platform.docker.docker, scope(), 'hello-service', false);
     const raw = await platform.docker.docker.getContainer(container.Id).logs({ stdout: true, stderr: true, tail: 100 });
     expect(raw.toString()).toContain(DB_PASSWORD);
+    expect(raw.toString()).toContain(URL_PASSWORD);
 
     const answers: string[] = [];
     for (const path of ['/api/infra/services', '/api/infra/services/hello-service', '/api/infra/services/hello-service/deployments', '/api/infra/services/hello-service/logs?tail=100', `/api/infra/deployments/${accepted.deploymentId}`]) {
@@ -203,7 +208,10 @@ describe('a JAR with application.properties, deployed with blank name and port',
     const history = workflowShow(platform, accepted.workflowId, accepted.runId);
     expect(history).toContain('loadDeployPlan');
     expect(apiLogLines.length).toBeGreaterThan(5);
-    for (const haystack of [answers.join('\n'), apiLogLines.join(''), worker.output(), history]) expect(haystack).not.toContain(DB_PASSWORD);
+    for (const haystack of [answers.join('\n'), apiLogLines.join(''), worker.output(), history]) {
+      expect(haystack).not.toContain(DB_PASSWORD);
+      expect(haystack).not.toContain(URL_PASSWORD);
+    }
   });
 
   test('undeploy of a core service -> 409 SERVICE_NOT_DYNAMIC; scale of one too; an unknown one -> 404', async () => {

@@ -83,6 +83,9 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       errors: [...START_DEPLOY_ERRORS],
       handler: async (ctx, { body, identity }) => {
         const hostPort = body.hostPort ?? null;
+        if (hostPort !== null && hostPort < 1024 && !config.deployAllowLowHostPorts) {
+          throw badRequest('VALIDATION_FAILED', 'The host port is privileged.', [{ path: 'body.hostPort', message: 'must be 1024 or above (DEPLOY_ALLOW_LOW_HOST_PORTS allows lower ones)' }]);
+        }
         ctx.status = 202;
         ctx.body = await startDeploy(deps, {
           serviceName: body.name,

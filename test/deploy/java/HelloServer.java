@@ -63,6 +63,6 @@ public class HelloServer {
       exchange.close();
     });
     server.start();
-    System.out.println("hello-server " + instance + " listening on " + port + " greeting=" + System.getenv("GREETING") + " secret=" + System.getenv("DB_PASSWORD"));
+    System.out.println("hello-server " + instance + " listening on " + port + " greeting=" + System.getenv("GREETING") + " secret=" + System.getenv("DB_PASSWORD") + " db=" + System.getenv("DATABASE_URL"));
   }
 }
