@@ -24,6 +24,8 @@ export interface Config {
   jwtAudience: string | null;
   internalToken: string;
   secretsKey: string;
+  /** The key before SECRETS_KEY during a rotation: it still decrypts until `npm run secrets:rotate` has re-encrypted everything. */
+  secretsKeyPrevious: string | null;
   dataDir: string;
   dockerHost: string | null;
   deployBaseImage: string;
@@ -201,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...jwksSettings(env, production),
     internalToken: secret(env, 'INTERNAL_TOKEN', production, 16),
     secretsKey: secret(env, 'SECRETS_KEY', production, 16),
+    secretsKeyPrevious: optional(env, 'SECRETS_KEY_PREVIOUS'),
     dataDir: text(env, 'DATA_DIR', '.data'),
     dockerHost: optional(env, 'DOCKER_HOST'),
     deployBaseImage: text(env, 'DEPLOY_BASE_IMAGE', 'eclipse-temurin:17-jre'),

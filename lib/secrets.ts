@@ -1,37 +1,91 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
- * Secrets at rest: AES-256-GCM with a key derived from SECRETS_KEY. The stored form is
- * `v1.<iv>.<tag>.<ciphertext>` (base64url); a changed byte anywhere fails the authentication tag loudly.
+ * Secrets at rest: AES-256-GCM under a key derived from SECRETS_KEY with HKDF-SHA256. Each ciphertext is
+ * bound to its place (table, column, row id) as associated data, so one copied into another row does not
+ * decrypt, and only a full 16-byte tag is accepted. The stored form is `v2.<iv>.<tag>.<ciphertext>`
+ * (base64url). `v1` (a bare SHA-256 key, no binding) is still read, so that the rotation command can
+ * re-encrypt what an earlier release wrote; nothing writes it any more.
  */
-const VERSION = 'v1';
+const VERSION = 'v2';
+const LEGACY_VERSION = 'v1';
+const TAG_BYTES = 16;
 
 export class SecretTampered extends Error {
   constructor() {
-    super('a stored secret failed its integrity check: it was changed, or SECRETS_KEY is not the one that wrote it');
+    super('a stored secret failed its integrity check: it was changed or moved, or SECRETS_KEY is not the one that wrote it');
     this.name = 'SecretTampered';
   }
 }
 
-function keyOf(secretsKey: string): Buffer {
-  return createHash('sha256').update(`opsflow-secrets:${secretsKey}`).digest();
+/** The key that writes (`current`), and the one before it, which still reads during a rotation. */
+export interface SecretKeys {
+  current: string;
+  previous: string | null;
 }
 
-export function encryptSecret(plain: string, secretsKey: string): string {
+/** Where a ciphertext lives: it decrypts only there. */
+export interface SecretPlace {
+  table: string;
+  column: string;
+  rowId: string;
+}
+
+export const secretKeysOf = (config: { secretsKey: string; secretsKeyPrevious: string | null }): SecretKeys => ({ current: config.secretsKey, previous: config.secretsKeyPrevious });
+
+const derived = new Map<string, Buffer>();
+function keyOf(secretsKey: string): Buffer {
+  let key = derived.get(secretsKey);
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', secretsKey, 'opsflow-secrets', 'aes-256-gcm v2', 32));
+    derived.set(secretsKey, key);
+  }
+  return key;
+}
+
+const legacyKeyOf = (secretsKey: string) => createHash('sha256').update(`opsflow-secrets:${secretsKey}`).digest();
+const associatedData = (place: SecretPlace) => Buffer.from(`${place.table}\u0000${place.column}\u0000${place.rowId}`, 'utf8');
+
+export function encryptSecret(plain: string, keys: SecretKeys, place: SecretPlace): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', keyOf(secretsKey), iv);
+  const cipher = createCipheriv('aes-256-gcm', keyOf(keys.current), iv, { authTagLength: TAG_BYTES });
+  cipher.setAAD(associatedData(place));
   const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
   return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
 }
 
-export function decryptSecret(stored: string, secretsKey: string): string {
-  const [version, iv, tag, ciphertext] = stored.split('.');
-  if (version !== VERSION || !iv || !tag || ciphertext === undefined) throw new SecretTampered();
+function open(parts: { iv: Buffer; tag: Buffer; ciphertext: Buffer }, key: Buffer, aad: Buffer | null): string | null {
+  if (parts.tag.length !== TAG_BYTES) return null;
   try {
-    const decipher = createDecipheriv('aes-256-gcm', keyOf(secretsKey), Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+    const decipher = createDecipheriv('aes-256-gcm', key, parts.iv, { authTagLength: TAG_BYTES });
+    if (aad) decipher.setAAD(aad);
+    decipher.setAuthTag(parts.tag);
+    return Buffer.concat([decipher.update(parts.ciphertext), decipher.final()]).toString('utf8');
   } catch {
-    throw new SecretTampered();
+    return null;
   }
+}
+
+/** The plain secret, and whether it is stored as the current key writes it. Throws SecretTampered. */
+function decryptWithKeys(stored: string, keys: SecretKeys, place: SecretPlace): { plain: string; current: boolean } {
+  const [version, iv, tag, ciphertext, extra] = stored.split('.');
+  if (!iv || !tag || ciphertext === undefined || extra !== undefined) throw new SecretTampered();
+  const parts = { iv: Buffer.from(iv, 'base64url'), tag: Buffer.from(tag, 'base64url'), ciphertext: Buffer.from(ciphertext, 'base64url') };
+  const candidates = [keys.current, ...(keys.previous ? [keys.previous] : [])];
+  for (const [index, secretsKey] of candidates.entries()) {
+    const plain =
+      version === VERSION ? open(parts, keyOf(secretsKey), associatedData(place)) : version === LEGACY_VERSION ? open(parts, legacyKeyOf(secretsKey), null) : null;
+    if (plain !== null) return { plain, current: version === VERSION && index === 0 };
+  }
+  throw new SecretTampered();
+}
+
+export function decryptSecret(stored: string, keys: SecretKeys, place: SecretPlace): string {
+  return decryptWithKeys(stored, keys, place).plain;
+}
+
+/** The ciphertext as the current key writes it for this place, or null when it already is. Throws SecretTampered. */
+export function reencryptedSecret(stored: string, keys: SecretKeys, place: SecretPlace): string | null {
+  const { plain, current } = decryptWithKeys(stored, keys, place);
+  return current ? null : encryptSecret(plain, keys, place);
 }

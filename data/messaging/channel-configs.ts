@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { decryptSecret, encryptSecret } from '../../lib/secrets';
+import { decryptSecret, encryptSecret, reencryptedSecret, SecretKeys, SecretTampered } from '../../lib/secrets';
 import { uniqueOr409 } from '../db-errors';
 
 export type Channel = 'EMAIL' | 'SMS';
@@ -31,23 +31,58 @@ export interface ChannelConfigRow {
 /** A configuration's columns as written: passwords already encrypted; a password left undefined keeps the stored one. */
 export type ConfigColumns = Partial<Omit<ChannelConfigRow, 'id' | 'created_at' | 'updated_at'>>;
 
-/** Encrypts the passwords among `columns`; undefined stays undefined (kept), null clears. */
-export function sealPasswords(columns: ConfigColumns, secretsKey: string): ConfigColumns {
+const PASSWORD_COLUMNS = ['smtp_password', 'service_password'] as const;
+
+/** Encrypts the passwords among `columns` for row `rowId` of the channel's table; undefined stays undefined (kept), '' clears. */
+export function sealPasswords(columns: ConfigColumns, keys: SecretKeys, at: { channel: Channel; rowId: string }): ConfigColumns {
   const sealed = { ...columns };
-  for (const key of ['smtp_password', 'service_password'] as const) {
-    const value = columns[key];
-    if (typeof value === 'string' && value !== '') sealed[key] = encryptSecret(value, secretsKey);
-    else if (value === '') sealed[key] = null;
+  for (const column of PASSWORD_COLUMNS) {
+    const value = columns[column];
+    if (typeof value === 'string' && value !== '') sealed[column] = encryptSecret(value, keys, { table: CONFIG_TABLES[at.channel], column, rowId: at.rowId });
+    else if (value === '') sealed[column] = null;
   }
   return sealed;
 }
 
-/** The plain passwords of a configuration, for a transport about to use them; a tampered one throws. */
-export function openPasswords(row: ChannelConfigRow, secretsKey: string): { smtpPassword: string | null; servicePassword: string | null } {
-  return {
-    smtpPassword: row.smtp_password ? decryptSecret(row.smtp_password, secretsKey) : null,
-    servicePassword: row.service_password ? decryptSecret(row.service_password, secretsKey) : null,
+/** The plain passwords of a configuration of `channel`, for a transport about to use them; a tampered or moved one throws. */
+export function openPasswords(row: ChannelConfigRow, keys: SecretKeys, channel: Channel): { smtpPassword: string | null; servicePassword: string | null } {
+  const opened = (column: (typeof PASSWORD_COLUMNS)[number]) => {
+    const stored = row[column];
+    return stored ? decryptSecret(stored, keys, { table: CONFIG_TABLES[channel], column, rowId: row.id }) : null;
   };
+  return { smtpPassword: opened('smtp_password'), servicePassword: opened('service_password') };
+}
+
+/**
+ * Re-encrypts every stored password that the current key did not write (an earlier key, or an earlier
+ * format), row by row; repeating it changes nothing. Answers how many it rewrote, and where a password
+ * could be read with neither key (tampered, or written under a key that is gone): those stay as they were.
+ */
+export async function reencryptPasswords(db: Knex, keys: SecretKeys): Promise<{ rewritten: number; unreadable: string[] }> {
+  let rewritten = 0;
+  const unreadable: string[] = [];
+  for (const [channel, table] of Object.entries(CONFIG_TABLES) as Array<[Channel, string]>) {
+    const columns = channel === 'EMAIL' ? PASSWORD_COLUMNS : (['service_password'] as const);
+    const rows = await db<ChannelConfigRow>(table).select('id', ...columns);
+    for (const row of rows) {
+      for (const column of columns) {
+        const stored = row[column];
+        if (!stored) continue;
+        let fresh: string | null;
+        try {
+          fresh = reencryptedSecret(stored, keys, { table, column, rowId: row.id });
+        } catch (error) {
+          if (!(error instanceof SecretTampered)) throw error;
+          unreadable.push(`${table}.${column} of ${row.id}`);
+          continue;
+        }
+        if (fresh === null) continue;
+        await db<ChannelConfigRow>(table).where({ id: row.id, [column]: stored }).update({ [column]: fresh });
+        rewritten++;
+      }
+    }
+  }
+  return { rewritten, unreadable };
 }
 
 export async function findConfig(db: Knex, channel: Channel, id: string): Promise<ChannelConfigRow | undefined> {
@@ -74,11 +109,17 @@ export async function listConfigs(db: Knex, channel: Channel): Promise<ChannelCo
 
 const nameTaken = 'Another configuration has that name.';
 
-/** Saves new or changed (`id`) columns, then activates it when asked; 409 CONFIG_NAME_TAKEN for a name in use. */
-export async function saveConfig(db: Knex, args: { channel: Channel; id?: string; columns: ConfigColumns; activate: boolean | undefined }): Promise<ChannelConfigRow> {
+/**
+ * Saves the columns of configuration `id`, a new one (`create`, its id chosen beforehand so that its
+ * passwords could be sealed to it) or a changed one, then activates it when asked; 409 CONFIG_NAME_TAKEN
+ * for a name in use.
+ */
+export async function saveConfig(db: Knex, args: { channel: Channel; id: string; create: boolean; columns: ConfigColumns; activate: boolean | undefined }): Promise<ChannelConfigRow> {
   const table = CONFIG_TABLES[args.channel];
   const write = (): Promise<ChannelConfigRow[]> =>
-    args.id ? db(table).where({ id: args.id }).update({ ...args.columns, updated_at: db.fn.now() }).returning('*') : db(table).insert(args.columns).returning('*');
+    args.create
+      ? db<ChannelConfigRow>(table).insert({ ...args.columns, id: args.id }).returning('*')
+      : db<ChannelConfigRow>(table).where({ id: args.id }).update({ ...args.columns, updated_at: db.fn.now() }).returning('*');
   const [row] = await uniqueOr409(write, 'CONFIG_NAME_TAKEN', nameTaken);
   return args.activate ? activateConfig(db, args.channel, row.id) : row;
 }

@@ -127,7 +127,7 @@ test('configurations: passwords are encrypted at rest and never answered; a tamp
   expect(created.body).not.toHaveProperty('smtpPassword');
   const stored = await platform.db('settings.email_configuration').where({ id: created.body.id }).first();
   expect(stored.smtp_password).not.toContain(SMTP_PASSWORD);
-  expect(stored.smtp_password).toMatch(/^v1\./);
+  expect(stored.smtp_password).toMatch(/^v2\./);
   expectProblem(await request('POST', '/api/settings/email', admin, { configName: 'smtp-secret', transport: 'SMTP', smtpHost: 'h', smtpPort: 25 }), 409, 'CONFIG_NAME_TAKEN');
 
   const before = await platform.db('settings.email_configuration').count({ n: '*' }).first();

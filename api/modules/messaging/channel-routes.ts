@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Static, Type } from '@sinclair/typebox';
 import { XMLValidator } from 'fast-xml-parser';
 import { AppDeps } from '../../deps';
@@ -11,6 +12,7 @@ import { assertOutboundAllowed } from '../../../data/messaging/transports/outbou
 import { sendThroughConfig } from '../../../data/messaging/transports/send-message';
 import { verifySmtp } from '../../../data/messaging/transports/smtp';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
+import { secretKeysOf } from '../../../lib/secrets';
 import { pageSchema } from '../../http/pagination';
 
 const Text = (maxLength: number) => Type.String({ maxLength });
@@ -222,9 +224,10 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       errors: ['CONFIG_NAME_TAKEN', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { body }) => {
         await checked(body as ConfigBody);
-        const columns = sealPasswords({ ...columnsOf(body as ConfigBody), is_active: false }, config.secretsKey);
+        const id = randomUUID();
+        const columns = sealPasswords({ ...columnsOf(body as ConfigBody), is_active: false }, secretKeysOf(config), { channel, rowId: id });
         ctx.status = 201;
-        ctx.body = presentConfig(await saveConfig(db, { channel, columns, activate: body.isActive }));
+        ctx.body = presentConfig(await saveConfig(db, { channel, id, create: true, columns, activate: body.isActive }));
       },
     }),
     defineRoute({
@@ -253,8 +256,8 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       handler: async (ctx, { params, body }) => {
         await configOr404(params.id);
         await checked(body as ConfigBody);
-        const columns = sealPasswords(columnsOf(body as ConfigBody), config.secretsKey);
-        ctx.body = presentConfig(await saveConfig(db, { channel, id: params.id, columns, activate: body.isActive }));
+        const columns = sealPasswords(columnsOf(body as ConfigBody), secretKeysOf(config), { channel, rowId: params.id });
+        ctx.body = presentConfig(await saveConfig(db, { channel, id: params.id, create: false, columns, activate: body.isActive }));
       },
     }),
     defineRoute({
@@ -315,7 +318,7 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
         let detail = 'ok';
         let ok = true;
         try {
-          if (row.transport === 'SMTP') await verifySmtp(row, openPasswords(row, config.secretsKey).smtpPassword);
+          if (row.transport === 'SMTP') await verifySmtp(row, openPasswords(row, secretKeysOf(config), body.channel).smtpPassword);
           else {
             const problem = rendersWellFormed(row, renderPeerRequest(row, SAMPLE_VALUES).body);
             if (problem) throw new DeliveryFailure(`the rendered sample request is ${problem}`, true);

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { Config } from '../../../lib/config';
+import { secretKeysOf } from '../../../lib/secrets';
 import { Channel, ChannelConfigRow, openPasswords } from '../channel-configs';
 import { callPeer } from './http-peer';
 import { assertOutboundAllowed } from './outbound';
@@ -16,12 +17,12 @@ export interface OutgoingMessage {
   content: string;
 }
 
-export type MessagingConfig = Pick<Config, 'secretsKey' | 'mailFrom' | 'production' | 'outboundAllow'>;
+export type MessagingConfig = Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'mailFrom' | 'production' | 'outboundAllow'>;
 
 /** Sends one message through a channel configuration, whatever its transport; throws a DeliveryFailure. */
 export async function sendThroughConfig(args: { db: Knex; config: MessagingConfig; row: ChannelConfigRow; message: OutgoingMessage }): Promise<void> {
   const { row, message } = args;
-  const { smtpPassword, servicePassword } = openPasswords(row, args.config.secretsKey);
+  const { smtpPassword, servicePassword } = openPasswords(row, secretKeysOf(args.config), message.channel);
   const subject = singleLine(message.subject);
   if (row.transport === 'SMTP') {
     // Checked on the name's answer before each send (nodemailer takes no connect-time lookup): an SMTP relay
