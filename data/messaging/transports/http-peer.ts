@@ -4,14 +4,24 @@ import { ChannelConfigRow } from '../channel-configs';
 import { writeIntegrationLog } from '../integration-log';
 import { DeliveryFailure } from './delivery-failure';
 import { guardedFetch, OutboundPolicy, readCapped } from './outbound';
+import { maskBody, maskUrl } from './log-masking';
 import { escapeJsonString, escapeMarkup, fillPeerTokens } from './tokens';
 
 const MAX_LOGGED_BODY = 64 * 1024;
 const soapParser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true });
 
-/** The request a SOAP or REST configuration makes for these token values, each escaped for its body. */
-export function renderPeerRequest(config: ChannelConfigRow, tokens: Record<string, string>): { method: string; headers: Record<string, string>; body: string | undefined } {
+/**
+ * The request a SOAP or REST configuration makes for these token values, each escaped for its body. With
+ * the stored password, `{{servicePassword}}` (and `{{serviceUsername}}`) carry the credentials in the body
+ * for peers that want them there, so the sample request itself holds none.
+ */
+export function renderPeerRequest(
+  config: ChannelConfigRow,
+  values: Record<string, string>,
+  password?: string | null,
+): { method: string; headers: Record<string, string>; body: string | undefined } {
   const sample = config.sample_request ?? '';
+  const tokens = password === undefined ? values : { ...values, servicePassword: password ?? '', serviceUsername: config.service_username ?? '' };
   if (config.transport === 'SOAP') {
     return {
       method: 'POST',
@@ -50,7 +60,6 @@ function soapFault(body: string): string | null {
   }
 }
 
-const mask = (text: string, secret: string | null) => (secret ? text.split(secret).join('***') : text);
 const clip = (text: string) => (text.length > MAX_LOGGED_BODY ? `${text.slice(0, MAX_LOGGED_BODY)}…` : text);
 
 /** The largest peer answer read: a SOAP or REST answer to a send is small; more is refused. */
@@ -72,9 +81,11 @@ export async function callPeer(args: {
 }): Promise<void> {
   const { config } = args;
   const url = config.service_url as string;
-  const request = renderPeerRequest(config, args.tokens);
+  const request = renderPeerRequest(config, args.tokens, args.password);
   const headers = { ...request.headers };
   if (config.service_username) headers.authorization = `Basic ${Buffer.from(`${config.service_username}:${args.password ?? ''}`).toString('base64')}`;
+  // The password as stored, and as it travels in the body once escaped for it.
+  const secrets = args.password ? [args.password, escapeMarkup(args.password), escapeJsonString(args.password)] : [];
   const started = Date.now();
   let statusCode: number | null = null;
   let responseBody = '';
@@ -95,14 +106,14 @@ export async function callPeer(args: {
     site_id: args.siteId,
     component: args.component,
     operation: config.transport === 'SOAP' ? config.soap_method_name : request.method,
-    url,
+    url: maskUrl(url),
     method: request.method,
     status_code: statusCode,
     duration_ms: Date.now() - started,
     outcome: failure ? 'FAILED' : 'SUCCESS',
-    request_body: request.body === undefined ? null : clip(mask(request.body, args.password)),
-    response_body: clip(mask(responseBody, args.password)),
-    error: failure ? mask(failure.message, args.password) : null,
+    request_body: request.body === undefined ? null : clip(maskBody(request.body, secrets)),
+    response_body: clip(maskBody(responseBody, secrets)),
+    error: failure ? maskBody(maskUrl(failure.message), secrets) : null,
   });
   if (failure) throw failure;
 }
