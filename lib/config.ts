@@ -24,6 +24,11 @@ export interface Config {
   jwtAudience: string | null;
   internalToken: string;
   secretsKey: string;
+  /** Bytes of files a site may store (archive files aside); an upload past it answers 413 QUOTA_EXCEEDED. */
+  assetQuotaBytesPerSite: number;
+  /** Email sends per user (a single or a bulk send counts once) within `sendRateWindowSeconds`; more answer 429. */
+  sendRateLimit: number;
+  sendRateWindowSeconds: number;
   /** The key before SECRETS_KEY during a rotation: it still decrypts until `npm run secrets:rotate` has re-encrypted everything. */
   secretsKeyPrevious: string | null;
   dataDir: string;
@@ -203,6 +208,9 @@ export function loadConfig(env: Env = process.env): Config {
     ...jwksSettings(env, production),
     internalToken: secret(env, 'INTERNAL_TOKEN', production, 16),
     secretsKey: secret(env, 'SECRETS_KEY', production, 16),
+    assetQuotaBytesPerSite: integer(env, 'ASSET_QUOTA_BYTES_PER_SITE', 10 * 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),
+    sendRateLimit: integer(env, 'SEND_RATE_LIMIT', 10, 1, 1_000_000),
+    sendRateWindowSeconds: integer(env, 'SEND_RATE_WINDOW_SECONDS', 60, 1, 86400),
     secretsKeyPrevious: optional(env, 'SECRETS_KEY_PREVIOUS'),
     dataDir: text(env, 'DATA_DIR', '.data'),
     dockerHost: optional(env, 'DOCKER_HOST'),

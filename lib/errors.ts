@@ -21,7 +21,9 @@ export const ErrorCatalogue = {
   CONFLICT: entry(409, 'Conflict'),
   WORKFLOW_ALREADY_RUNNING: entry(409, 'A run is already in progress'),
   PAYLOAD_TOO_LARGE: entry(413, 'Payload too large'),
+  QUOTA_EXCEEDED: entry(413, 'Quota exceeded'),
   UNSUPPORTED_MEDIA_TYPE: entry(415, 'Unsupported media type'),
+  RATE_LIMITED: entry(429, 'Too many requests'),
   INTERNAL_ERROR: entry(500, 'Internal error'),
   BAD_GATEWAY: entry(502, 'Bad gateway'),
   SERVICE_UNAVAILABLE: entry(503, 'Service unavailable'),
@@ -106,6 +108,8 @@ export class PlatformError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly errors?: FieldIssue[],
+    /** For RATE_LIMITED: when the caller may try again (the answer's Retry-After). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'PlatformError';

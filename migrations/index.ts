@@ -9,6 +9,7 @@ import * as messaging from './008-messaging';
 import * as archivePartIds from './009-archive-part-ids';
 import * as approvalProposals from './010-approval-proposals';
 import * as archiveDeletions from './011-archive-deletions';
+import * as volumeLimits from './012-volume-limits';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   { name: '009-archive-part-ids', ...archivePartIds },
   { name: '010-approval-proposals', ...approvalProposals },
   { name: '011-archive-deletions', ...archiveDeletions },
+  { name: '012-volume-limits', ...volumeLimits },
 ];

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { allPendingOfBatch, countPendingOfBatch as pendingCount, markFailed, pendingOfBatch } from '../../data/messaging/email-logs';
+import { allPendingOfBatch, batchVariables, countPendingOfBatch as pendingCount, markFailed, pendingOfBatch } from '../../data/messaging/email-logs';
 import { activeConfig } from '../../data/messaging/channel-configs';
 import { deliverLoggedEmail, loggedTemplate } from './deliver-logged-email';
 import { MessagingDeps } from './deps';
@@ -34,7 +34,8 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
     const rows = await pendingOfBatch(db, { batchId: input.batchId, afterId: resumedAfter, limit: input.limit });
     const chunk: BatchChunk = { lastId: resumedAfter, passDone: rows.length < input.limit, delivered: 0, failed: 0, retrying: 0 };
     // Every row of a batch has the same template revision; the active configuration is read once a chunk.
-    const preloaded = rows.length > 0 ? { template: await loggedTemplate(db, rows[0]), channel: await activeConfig(db, 'EMAIL') } : {};
+    const preloaded =
+      rows.length > 0 ? { template: await loggedTemplate(db, rows[0]), channel: await activeConfig(db, 'EMAIL'), batchVariables: await batchVariables(db, input.batchId) } : {};
     for (let start = 0; start < rows.length; start += PARALLEL_SENDS) {
       const slice = rows.slice(start, start + PARALLEL_SENDS);
       const outcomes = await Promise.all(slice.map((row) => deliverLoggedEmail(db, config, row, preloaded)));

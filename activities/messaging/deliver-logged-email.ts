@@ -3,7 +3,7 @@ import { SecretTampered } from '../../lib/secrets';
 import { componentType } from '../../data/content/component-types';
 import { rowAtRevision } from '../../data/content/revisions';
 import { activeConfig, ChannelConfigRow } from '../../data/messaging/channel-configs';
-import { EmailLogRow, markDelivered, markFailed, noteAttemptFailed, startAttempt } from '../../data/messaging/email-logs';
+import { batchVariables, EmailLogRow, markDelivered, markFailed, noteAttemptFailed, startAttempt } from '../../data/messaging/email-logs';
 import { renderTemplate, TemplateTexts } from './render-template';
 import { DeliveryFailure } from '../../data/messaging/transports/delivery-failure';
 import { MessagingConfig, sendThroughConfig } from '../../data/messaging/transports/send-message';
@@ -26,7 +26,7 @@ export async function deliverLoggedEmail(
   config: MessagingConfig,
   log: EmailLogRow,
   /** What a bulk send loads once for all its rows. */
-  preloaded: { template?: TemplateTexts; channel?: ChannelConfigRow } = {},
+  preloaded: { template?: TemplateTexts; channel?: ChannelConfigRow; batchVariables?: Record<string, unknown> | null } = {},
 ): Promise<{ outcome: LoggedDelivery; reason: string | null }> {
   if (!(await startAttempt(db, log.id))) return { outcome: log.status === 'FAILED' ? 'FAILED' : 'SUCCESS', reason: null };
   try {
@@ -34,7 +34,9 @@ export async function deliverLoggedEmail(
     if (!template) throw new DeliveryFailure(`the template revision ${log.template_revision} is gone`, true);
     const channel = preloaded.channel ?? (await activeConfig(db, 'EMAIL'));
     if (!channel) throw new DeliveryFailure('no active email configuration (NO_ACTIVE_CONFIG)', false);
-    const rendered = renderTemplate(template, log.variables ?? {}, log.locale ?? 'en');
+    // A bulk send's variables are stored once with its batch; a single send's (and an older batch's) in the row.
+    const variables = log.variables ?? (log.batch_id ? (preloaded.batchVariables ?? (await batchVariables(db, log.batch_id))) : null);
+    const rendered = renderTemplate(template, variables ?? {}, log.locale ?? 'en');
     await sendThroughConfig({ db, config, row: channel, message: { channel: 'EMAIL', siteId: log.site_id, to: log.recipient, subject: rendered.subject, content: rendered.html } });
     await markDelivered(db, log.id, rendered);
     return { outcome: 'SUCCESS', reason: null };

@@ -54,9 +54,9 @@ interface HttpLikeError {
  * Temporal client error is translated once (temporal-config/temporal-errors); Koa's and the body parser's
  * errors get the code of their status; anything else is a 500 with a generic detail.
  */
-export function problemOf(error: unknown): { code: ErrorCode; detail: string; errors?: FieldIssue[] } {
+export function problemOf(error: unknown): { code: ErrorCode; detail: string; errors?: FieldIssue[]; retryAfterSeconds?: number } {
   const known = error instanceof PlatformError ? error : temporalError(error);
-  if (known) return { code: known.code, detail: known.message, errors: known.errors };
+  if (known) return { code: known.code, detail: known.message, errors: known.errors, retryAfterSeconds: known.retryAfterSeconds };
   if (error instanceof SecretTampered) return { code: 'SECRET_INTEGRITY_FAILED', detail: error.message };
   const httpError = error as HttpLikeError;
   const status = httpError?.status ?? httpError?.statusCode;
@@ -89,6 +89,7 @@ export function problemMiddleware(options: { onUndeclared?: (answer: { route: st
         logger?.error({ err: error, requestId: ctx.state.requestId }, 'request failed');
       }
       sendProblem(ctx, problem);
+      if (problem.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(problem.retryAfterSeconds));
       const route = ctx.state.route as { method: string; path: string; declared: Set<ErrorCode> } | undefined;
       if (route && !route.declared.has(problem.code)) options.onUndeclared?.({ route: `${route.method.toUpperCase()} ${route.path}`, code: problem.code });
     }

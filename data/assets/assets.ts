@@ -2,6 +2,9 @@ import { Knex } from 'knex';
 import { componentType } from '../content/component-types';
 import { deleteComponent } from '../content/components';
 import { Actor } from '../content/revisions';
+import { PlatformError } from '../../lib/errors';
+import { ARCHIVE_FOLDER } from '../../domain/archival';
+import { rawRows } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
 import { isArchiveFolder, recordArchiveDeletion } from './archive-records';
 
@@ -56,4 +59,26 @@ export async function deleteAsset(db: Knex, args: { asset: AssetRow; actor: Acto
     await deleteComponent(trx, { type: componentType('ASSET')!, id: args.asset.id, actor: args.actor });
   });
   return { bytesStillUsed: Boolean(await db(ASSET_TABLE).where({ storage_key: args.asset.storage_key }).first('id')) };
+}
+
+/**
+ * Runs `write` (an upload of `addBytes`) only while the site's files stay within `quotaBytes`; else 413
+ * QUOTA_EXCEEDED and nothing is written. Archive files do not count: they are the only copy of pruned rows,
+ * and a quota must never stop an archive run. One site's uploads are counted and written one at a time (an
+ * advisory lock), so parallel uploads cannot all slip under the quota.
+ */
+export async function withinSiteQuota<T>(db: Knex, args: { siteId: string; addBytes: number; quotaBytes: number }, write: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`asset-quota:${args.siteId}`]);
+    const [used] = await rawRows<{ bytes: number }>(
+      trx,
+      `select coalesce(sum(size_bytes), 0)::bigint as bytes from ${ASSET_TABLE} where site_id = ? and folder <> ? and folder not like ?`,
+      [args.siteId, ARCHIVE_FOLDER, `${ARCHIVE_FOLDER}/%`],
+    );
+    const usedBytes = Number(used.bytes);
+    if (usedBytes + args.addBytes > args.quotaBytes) {
+      throw new PlatformError('QUOTA_EXCEEDED', `Site ${args.siteId} stores ${usedBytes} of its ${args.quotaBytes} bytes; this file needs ${args.addBytes} more.`);
+    }
+    return write(trx);
+  });
 }

@@ -1,7 +1,10 @@
 import { Knex } from 'knex';
+import { PlatformError } from '../../lib/errors';
+import { jsonb, rawRows } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
 
 export const EMAIL_LOG_TABLE = 'email.email_log';
+export const EMAIL_BATCH_TABLE = 'email.email_batch';
 
 export type EmailLogStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
 
@@ -56,24 +59,58 @@ export async function insertEmailLog(db: Knex, log: NewEmailLog): Promise<EmailL
 }
 
 /**
- * One PENDING row per directory user holding `roleKey` in the site, in that user's locale, in one statement.
- * Keyed by (batch, recipient): repeating it adds no one twice. Answers how many rows the batch has.
+ * The batch with its variables, stored once, then one PENDING row per directory user holding `roleKey` in
+ * the site, in that user's locale, in one statement (the rows carry no copy of the variables). Keyed by
+ * (batch, recipient): repeating it adds no one twice. Answers how many rows the batch has.
  */
 export async function insertRoleBatchLogs(
   db: Knex,
   batch: { batchId: string; siteId: string; roleKey: string; templateId: string; templateRevision: number; variables: Record<string, unknown>; requestedBy: string },
 ): Promise<number> {
+  await db(EMAIL_BATCH_TABLE)
+    .insert({ batch_id: batch.batchId, site_id: batch.siteId, variables: jsonb(db, batch.variables), requested_by: batch.requestedBy })
+    .onConflict('batch_id')
+    .ignore();
   await db.raw(
     `insert into ${EMAIL_LOG_TABLE} (site_id, template_id, template_revision, batch_id, recipient, locale, variables, requested_by, status)
-     select ?, ?, ?, ?, u.email, u.locale, ?::jsonb, ?, 'PENDING'
+     select ?, ?, ?, ?, u.email, u.locale, null, ?, 'PENDING'
      from directory."user" u
      where ? = any(u.roles) and ? = any(u.site_ids)
      order by u.email
      on conflict (batch_id, recipient) where batch_id is not null do nothing`,
-    [batch.siteId, batch.templateId, batch.templateRevision, batch.batchId, JSON.stringify(batch.variables), batch.requestedBy, batch.roleKey, batch.siteId],
+    [batch.siteId, batch.templateId, batch.templateRevision, batch.batchId, batch.requestedBy, batch.roleKey, batch.siteId],
   );
   const { count } = (await db(EMAIL_LOG_TABLE).where({ batch_id: batch.batchId }).count({ count: '*' }).first()) as { count: string };
   return Number(count);
+}
+
+/** A bulk send's variables (null for a batch written before batches kept them: its rows carry their own). */
+export async function batchVariables(db: Knex, batchId: string): Promise<Record<string, unknown> | null> {
+  const batch = await db<{ batch_id: string; variables: Record<string, unknown> }>(EMAIL_BATCH_TABLE).where({ batch_id: batchId }).first('variables');
+  return batch?.variables ?? null;
+}
+
+/**
+ * Runs `write` (the send's rows) only while the user has made fewer than `limit` sends (a single send or a
+ * bulk one each count once) in the last `windowSeconds`; else 429 RATE_LIMITED with when to try again. One
+ * user's sends are counted and written one at a time (an advisory lock), so parallel requests cannot all
+ * slip under the limit.
+ */
+export async function withinSendLimit<T>(db: Knex, args: { userId: string; limit: number; windowSeconds: number }, write: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`email-send:${args.userId}`]);
+    const [recent] = await rawRows<{ sends: number; retry_after: number | null }>(
+      trx,
+      `select count(distinct coalesce(batch_id::text, id::text))::int as sends,
+              ceil(extract(epoch from (min(created_at) + make_interval(secs => ?) - now())))::int as retry_after
+       from ${EMAIL_LOG_TABLE} where requested_by = ? and created_at > now() - make_interval(secs => ?)`,
+      [args.windowSeconds, args.userId, args.windowSeconds],
+    );
+    if (recent.sends >= args.limit) {
+      throw new PlatformError('RATE_LIMITED', `At most ${args.limit} sends per ${args.windowSeconds} s; try again later.`, undefined, Math.max(1, recent.retry_after ?? args.windowSeconds));
+    }
+    return write(trx);
+  });
 }
 
 /** Counts one delivery attempt of a PENDING row; answers false when the row is already final. */
@@ -114,8 +151,12 @@ export async function countPendingOfBatch(db: Knex, batchId: string): Promise<nu
 
 /** Takes back the logs of a send whose workflow could not start (nothing was sent). */
 export async function dropSendLogs(db: Knex, args: { logId: string | number } | { batchId: string }): Promise<void> {
-  const where = 'logId' in args ? { id: args.logId } : { batch_id: args.batchId };
-  await db(EMAIL_LOG_TABLE).where(where).delete();
+  if ('logId' in args) {
+    await db(EMAIL_LOG_TABLE).where({ id: args.logId }).delete();
+    return;
+  }
+  await db(EMAIL_LOG_TABLE).where({ batch_id: args.batchId }).delete();
+  await db(EMAIL_BATCH_TABLE).where({ batch_id: args.batchId }).delete();
 }
 
 /** A template's send logs, newest first, in one status when asked. */

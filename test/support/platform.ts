@@ -107,6 +107,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     DEPLOY_HEALTH_TIMEOUT_SECONDS: '60',
     // The reconcile test triggers the schedule itself.
     DEPLOY_RECONCILE_SECONDS: '86400',
+    // Tests send far more than an operator would; the rate-limit test sets the limit it checks.
+    SEND_RATE_LIMIT: '100000',
     ...args.env,
   };
   const config = loadConfig(env);

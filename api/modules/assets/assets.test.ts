@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { attachPlatform, RunningApi, TestPlatform } from '../../../test/support/platform';
 import { call, expectProblem, HttpAnswer } from '../../../test/support/http';
 
@@ -101,4 +103,28 @@ test('list, download and delete follow site membership and roles; an archive fil
   expectProblem(await call(api.url, 'GET', `/api/assets/${stored.body.assetId}/download`, { token: member }), 404, 'NOT_FOUND');
   // Stored straight through the sink, without an archive run: the audit row names no run.
   expect(await platform.db('assets.archive_deletion').where({ asset_id: stored.body.assetId }).select('deleted_by', 'run_id', 'row_count')).toEqual([{ deleted_by: 'ada', run_id: null, row_count: null }]);
+});
+
+test('an upload over the site\'s storage quota -> 413 QUOTA_EXCEEDED: no asset, no file; archive files do not count against it', async () => {
+  const quota = 1000;
+  const limited = await platform.startApi({ config: { ...platform.config, assetQuotaBytesPerSite: quota } });
+  const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-q'] });
+  const put = (bytes: number, name: string) => {
+    const form = new FormData();
+    form.set('siteId', 'site-q');
+    form.set('folder', '/docs');
+    form.set('file', new Blob([crypto.randomBytes(bytes)], { type: 'application/octet-stream' }), name);
+    return fetch(`${limited.url}/api/assets`, { method: 'POST', headers: { authorization: `Bearer ${editor}` }, body: form }).then(async (answer) => ({ status: answer.status, body: (await answer.json()) as { code?: string } }));
+  };
+  // Archive files are the platform's records of pruned rows: they never block a run.
+  expect((await upload({ csv: 'x'.repeat(2000), siteId: 'site-q', fileName: 'email_log_big.csv' })).status).toBe(201);
+  expect((await put(600, 'first.bin')).status).toBe(201);
+  const rowsBefore = await platform.db('assets.asset').where({ site_id: 'site-q' }).count({ n: '*' }).first();
+  const storedFiles = () => fs.readdirSync(path.join(platform.config.dataDir, 'assets'), { recursive: true }).length;
+  const filesBefore = storedFiles();
+  const over = await put(500, 'second.bin');
+  expect(over).toEqual({ status: 413, body: expect.objectContaining({ code: 'QUOTA_EXCEEDED' }) });
+  expect(await platform.db('assets.asset').where({ site_id: 'site-q' }).count({ n: '*' }).first()).toEqual(rowsBefore);
+  expect(storedFiles()).toBe(filesBefore);
+  expect((await put(400, 'fits.bin')).status).toBe(201);
 });

@@ -6,7 +6,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../../lib/errors';
 import { archiveWriteRefusal, isArchiveFolder } from '../../../data/assets/archive-records';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { uniqueOr409 } from '../../../data/db-errors';
-import { AssetRow, assetsQuery, deleteAsset, listAssets } from '../../../data/assets/assets';
+import { AssetRow, assetsQuery, deleteAsset, listAssets, withinSiteQuota } from '../../../data/assets/assets';
 import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, createComponent, presentComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
@@ -25,7 +25,7 @@ const MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024;
  * internal archive sink, upload (create), the list (with the pickers' `selectable`), download of the
  * published revision, and delete.
  */
-export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
+export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
   const ASSET = componentType('ASSET')!;
   const findAsset = async (id: string): Promise<AssetRow> => {
     const row = (await assetsQuery(db).where({ id }).first()) as AssetRow | undefined;
@@ -101,7 +101,7 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
       bodyType: 'multipart',
       bodyLimitBytes: MAX_ARCHIVE_BYTES,
       responses: { 201: { description: 'the draft', schema: entitySchema(componentType('ASSET')!) } },
-      errors: ['ARCHIVE_READ_ONLY', 'ASSET_EXISTS'],
+      errors: ['ARCHIVE_READ_ONLY', 'ASSET_EXISTS', 'QUOTA_EXCEEDED'],
       handler: async (ctx, { body, identity }) => {
         try {
           requireSiteMember(identity!, body.siteId);
@@ -111,19 +111,21 @@ export function assetRoutes({ db, storage }: AppDeps): AnyRoute[] {
           const hashed = uploadedDigest(file);
           const name = body.name ?? file.originalFilename ?? 'file';
           const folder = body.folder ?? '/';
-          const stored = await storage.moveFile(file.filepath, hashed);
-          const created = await uniqueOr409(
-            () =>
-              createComponent(db, {
-                type: ASSET,
-                siteId: body.siteId,
-                values: { name, fields: { folder } },
-                readOnlyColumns: { content_type: file.mimetype || 'application/octet-stream', size_bytes: stored.sizeBytes, sha256: hashed.sha256, storage_key: stored.key },
-                actor: actorOf(identity!),
-              }),
-            'ASSET_EXISTS',
-            `The folder ${folder} of site ${body.siteId} already has ${name} with these bytes.`,
-          );
+          const created = await withinSiteQuota(db, { siteId: body.siteId, addBytes: file.size, quotaBytes: config.assetQuotaBytesPerSite }, async (trx) => {
+            const stored = await storage.moveFile(file.filepath, hashed);
+            return uniqueOr409(
+              () =>
+                createComponent(trx, {
+                  type: ASSET,
+                  siteId: body.siteId,
+                  values: { name, fields: { folder } },
+                  readOnlyColumns: { content_type: file.mimetype || 'application/octet-stream', size_bytes: stored.sizeBytes, sha256: hashed.sha256, storage_key: stored.key },
+                  actor: actorOf(identity!),
+                }),
+              'ASSET_EXISTS',
+              `The folder ${folder} of site ${body.siteId} already has ${name} with these bytes.`,
+            );
+          });
           ctx.status = 201;
           ctx.body = presentComponent(ASSET, created.row);
         } finally {

@@ -9,7 +9,7 @@ import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, findComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
 import { activeConfig } from '../../../data/messaging/channel-configs';
-import { dropSendLogs, EmailLogRow, findEmailLog, insertEmailLog, insertRoleBatchLogs, listTemplateLogs, reopenFailedLog, restoreFailedLog } from '../../../data/messaging/email-logs';
+import { withinSendLimit, dropSendLogs, EmailLogRow, findEmailLog, insertEmailLog, insertRoleBatchLogs, listTemplateLogs, reopenFailedLog, restoreFailedLog } from '../../../data/messaging/email-logs';
 import { isEmailAddress } from '../../../domain/recipients';
 import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
@@ -69,7 +69,16 @@ export function presentEmailLog(row: EmailLogRow) {
 }
 
 /** Email sends (one recipient, or every directory user holding a role in a site), their logs and retries. */
-export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
+/** The most a send's variables may weigh (as JSON): a bulk send reuses them for every recipient. */
+const MAX_VARIABLES_BYTES = 64 * 1024;
+
+function variablesFit(variables: Record<string, unknown> | undefined): void {
+  const bytes = Buffer.byteLength(JSON.stringify(variables ?? {}), 'utf8');
+  if (bytes > MAX_VARIABLES_BYTES) throw new PlatformError('PAYLOAD_TOO_LARGE', `variables weigh ${bytes} bytes as JSON; at most ${MAX_VARIABLES_BYTES} are accepted.`);
+}
+
+export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
+  const sendLimit = (identity: Identity) => ({ userId: identity.id, limit: config.sendRateLimit, windowSeconds: config.sendRateWindowSeconds });
   /** The checks every send makes before it writes anything: template, publication, role, site, channel. */
   const sendableTemplate = async (identity: Identity, templateId: string, siteId: string): Promise<ComponentRow> => {
     requireSiteMember(identity, siteId);
@@ -102,11 +111,12 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: SENDERS,
       body: SendBody,
       responses: { 202: { description: 'the log row, PENDING, and the run that delivers it', schema: SendAcceptedSchema } },
-      errors: ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
+      errors: ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'RATE_LIMITED', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { body, identity }) => {
         if (!isEmailAddress(body.to)) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: 'must be one email address' }]);
+        variablesFit(body.variables);
         const template = await sendableTemplate(identity!, body.templateId, body.siteId);
-        const log = await insertEmailLog(db, {
+        const log = await withinSendLimit(db, sendLimit(identity!), (trx) => insertEmailLog(trx, {
           siteId: body.siteId,
           templateId: template.id,
           templateRevision: template.published_rev as number,
@@ -114,7 +124,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
           locale: body.locale ?? 'en',
           variables: body.variables ?? {},
           requestedBy: identity!.id,
-        });
+        }));
         const logId = String(log.id);
         const started = await start(
           () => startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, { workflowId: emailWorkflowId(logId), taskQueue: TaskQueues.messaging, args: [{ logId }], typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: body.siteId }] }),
@@ -132,11 +142,12 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       access: SENDERS,
       body: RoleSendBody,
       responses: { 202: { description: 'the batch, how many recipients it has, and the run that sends it', schema: RoleSendAcceptedSchema } },
-      errors: ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
+      errors: ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'RATE_LIMITED', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { body, identity }) => {
+        variablesFit(body.variables);
         const template = await sendableTemplate(identity!, body.templateId, body.siteId);
         const batchId = randomUUID();
-        const recipients = await insertRoleBatchLogs(db, {
+        const recipients = await withinSendLimit(db, sendLimit(identity!), (trx) => insertRoleBatchLogs(trx, {
           batchId,
           siteId: body.siteId,
           roleKey: body.roleKey,
@@ -144,7 +155,7 @@ export function emailRoutes({ db, temporal }: AppDeps): AnyRoute[] {
           templateRevision: template.published_rev as number,
           variables: body.variables ?? {},
           requestedBy: identity!.id,
-        });
+        }));
         const started = await start(
           () =>
             startWorkflow<SendEmailToRoleWorkflow>(temporal, SEND_EMAIL_TO_ROLE_WORKFLOW, {
