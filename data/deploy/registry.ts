@@ -84,18 +84,28 @@ export async function findDeployment(db: Knex, id: string): Promise<DeploymentRo
   return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ id }).first();
 }
 
-/** The healthy instances the gateway may route to, in a stable order for round-robin. */
-export async function routableInstances(db: Knex, slug: string): Promise<{ service: Pick<ServiceRow, 'id' | 'name'> | null; addresses: string[] }> {
+export interface Route {
+  service: Pick<ServiceRow, 'id' | 'name'> | null;
+  /** Its healthy instances, in a stable order for round-robin. */
+  addresses: string[];
+}
+
+/** Every deployed service's route by slug, in one query: the gateway's routing table. */
+export async function routingTable(db: Knex): Promise<Map<string, Route>> {
   const rows = (await db(`${SERVICE_TABLE} as s`)
     .leftJoin(`${INSTANCE_TABLE} as i`, function () {
       this.on('i.service_id', '=', 's.id').andOnVal('i.state', '=', 'HEALTHY');
     })
-    .where('s.slug', slug)
-    .andWhere('s.dynamic', true)
-    .select('s.id', 's.name', 'i.address')
-    .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }])) as Array<{ id: string; name: string; address: string | null }>;
-  if (rows.length === 0) return { service: null, addresses: [] };
-  return { service: { id: rows[0].id, name: rows[0].name }, addresses: rows.flatMap((row) => (row.address ? [row.address] : [])) };
+    .where('s.dynamic', true)
+    .select('s.slug', 's.id', 's.name', 'i.address')
+    .orderBy([{ column: 's.slug' }, { column: 'i.created_at' }, { column: 'i.id' }])) as Array<{ slug: string; id: string; name: string; address: string | null }>;
+  const routes = new Map<string, Route>();
+  for (const row of rows) {
+    const route = routes.get(row.slug) ?? { service: { id: row.id, name: row.name }, addresses: [] };
+    if (row.address) route.addresses.push(row.address);
+    routes.set(row.slug, route);
+  }
+  return routes;
 }
 
 /** Registers the platform's own modules as CORE services (not dynamic), so their slugs stay theirs. */

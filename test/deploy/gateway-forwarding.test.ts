@@ -3,6 +3,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { AddressInfo } from 'node:net';
 import { INSTANCE_TABLE, SERVICE_TABLE } from '../../data/deploy/registry';
+import { createDb } from '../../data/db';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
@@ -146,4 +147,24 @@ test('a large answer reaches the client whole, and a client that stops reading h
   }
   expect(bytes).toBe(chunks * chunk.length);
   expect(received.digest('hex')).toBe(expected.digest('hex'));
+});
+
+test('a flood of unknown slugs is answered 404 from the routing table: a few registry reads, not one per request', async () => {
+  const countedDb = createDb({ databaseUrl: platform.config.databaseUrl });
+  let registryReads = 0;
+  countedDb.on('query', (query: { sql: string }) => {
+    if (query.sql.includes(SERVICE_TABLE)) registryReads += 1;
+  });
+  try {
+    const counted = await platform.startApi({ db: countedDb });
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => call(counted.url, 'GET', `/api/no-such-slug-${i}/x`, { token: viewer })));
+    const elapsedMs = Date.now() - started;
+    expect(answers.every((answer) => answer.status === 404 && answer.body.code === 'NOT_FOUND')).toBe(true);
+    // At most one read per 100 ms that the flood lasted, plus the first and a last one.
+    expect(registryReads).toBeLessThanOrEqual(Math.ceil(elapsedMs / 100) + 2);
+    expect(registryReads).toBeLessThan(20);
+  } finally {
+    await countedDb.destroy();
+  }
 });

@@ -4,7 +4,7 @@ import { Agent, Dispatcher } from 'undici';
 import { requireUser } from '../../http/identity';
 import { notFound, PlatformError, unavailable } from '../../../lib/errors';
 import { Db } from '../../../data/db';
-import { routableInstances } from '../../../data/deploy/registry';
+import { Route, routingTable } from '../../../data/deploy/registry';
 import { RESERVED_SLUGS } from '../../../domain/deploy';
 
 const GATEWAY_PATH = /^\/api\/([a-z0-9][a-z0-9-]*)(\/.*)?$/;
@@ -138,23 +138,68 @@ async function sendToInstance(ctx: Context, address: string, forward: Forward): 
  */
 const ROUTE_TTL_MS = 500;
 
-type Route = Awaited<ReturnType<typeof routableInstances>>;
+/**
+ * After a miss (an unknown slug, or one with nothing healthy) the request waits for a read of the table
+ * that starts after it arrived, in case a deploy has just registered; such reads start at most this often,
+ * and every miss meanwhile waits for the same one. A flood of unknown slugs costs ten reads a second at
+ * most, not one per request, and a service that has just registered is never answered 404.
+ */
+const MISS_REREAD_MS = 100;
 
-function routeCache(db: Db) {
-  const entries = new Map<string, { route: Route; readAt: number }>();
+const UNROUTED: Route = { service: null, addresses: [] };
+
+interface Table {
+  routes: Map<string, Route>;
+  readAt: number;
+}
+
+/** The routing table, read whole and shared by every request. */
+function routeTable(db: Db) {
+  let table: Table | null = null;
+  let lastReadStart = 0;
+  let reading: Promise<Table> | null = null;
+  let queued: { startAt: number; table: Promise<Table> } | null = null;
+
+  const readNow = (): Promise<Table> => {
+    lastReadStart = Date.now();
+    const startedAt = lastReadStart;
+    return routingTable(db).then((routes) => (table = { routes, readAt: startedAt }));
+  };
+  /** The table, read now unless a read is under way (expired tables). */
+  const current = () => {
+    if (table && Date.now() - table.readAt < ROUTE_TTL_MS) return Promise.resolve(table);
+    if (!reading) {
+      const pending = readNow();
+      reading = pending;
+      const clear = () => {
+        if (reading === pending) reading = null;
+      };
+      pending.then(clear, clear);
+    }
+    return reading;
+  };
+  /** A read that starts at or after `arrival`, no sooner than MISS_REREAD_MS after the one before. */
+  const readStartingAfter = (arrival: number): Promise<Table> => {
+    if (queued && queued.startAt >= arrival) return queued.table;
+    const startAt = Math.max(arrival, lastReadStart + MISS_REREAD_MS, queued ? queued.startAt + MISS_REREAD_MS : 0);
+    const entry = { startAt, table: new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now()))).then(readNow) };
+    queued = entry;
+    const clear = () => {
+      if (queued === entry) queued = null;
+    };
+    entry.table.then(clear, clear);
+    return entry.table;
+  };
   return {
     async lookup(slug: string): Promise<Route> {
-      const entry = entries.get(slug);
-      if (entry && Date.now() - entry.readAt < ROUTE_TTL_MS) return entry.route;
-      const route = await routableInstances(db, slug);
-      // Only a route with healthy instances is kept: "unrouted" or "nothing healthy" is read again on the
-      // next request, as a deploy may have just registered.
-      if (route.service && route.addresses.length > 0) entries.set(slug, { route, readAt: Date.now() });
-      else entries.delete(slug);
-      return route;
+      const arrival = Date.now();
+      const route = (await current()).routes.get(slug);
+      if (route && route.addresses.length > 0) return route;
+      return (await readStartingAfter(arrival)).routes.get(slug) ?? UNROUTED;
     },
-    forget(slug: string): void {
-      entries.delete(slug);
+    /** Every known instance refused: read the table again on the next request. */
+    forget(): void {
+      table = null;
     },
   };
 }
@@ -172,7 +217,7 @@ export function gatewayProxy(args: { db: Db; platformPaths: string[] }): Middlew
     .filter((slug): slug is string => slug !== undefined && !RESERVED_SLUGS.includes(slug));
   if (unreserved.length > 0) throw new Error(`platform routes outside the reserved slugs would be shadowed by deployed services: ${[...new Set(unreserved)].join(', ')}`);
   const turns = new Map<string, number>();
-  const routes = routeCache(args.db);
+  const routes = routeTable(args.db);
   return async (ctx, next) => {
     const match = GATEWAY_PATH.exec(ctx.path);
     if (!match || RESERVED_SLUGS.includes(match[1])) {
@@ -202,7 +247,7 @@ export function gatewayProxy(args: { db: Db; platformPaths: string[] }): Middlew
       }
     }
     // Every known instance refused: the cached route may be older than an undeploy or a scale-down.
-    routes.forget(slug);
+    routes.forget();
     throw new PlatformError('BAD_GATEWAY', `${service.name} did not answer.`);
   };
 }

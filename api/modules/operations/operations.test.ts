@@ -2,6 +2,7 @@ import http from 'node:http';
 import { attachPlatform, RunningApi, TestPlatform } from '../../../test/support/platform';
 import { call, expectProblem } from '../../../test/support/http';
 import { createDocker } from '../../../data/docker';
+import { createDb } from '../../../data/db';
 
 let platform: TestPlatform;
 let api: RunningApi;
@@ -34,6 +35,25 @@ test('GET /readyz answers 503 naming docker when the configured engine does not 
   expectProblem(answer, 503, 'NOT_READY');
   expect(answer.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'down' });
   expect(answer.body.detail).toContain('docker');
+});
+
+test('GET /readyz answers from checks at most 2 s old: a burst of calls probes Docker and the database once', async () => {
+  let pings = 0;
+  const countedDocker = { ...platform.docker, ping: (timeoutMs?: number) => ((pings += 1), platform.docker.ping(timeoutMs)) };
+  const countedDb = createDb({ databaseUrl: platform.config.databaseUrl });
+  let selects = 0;
+  countedDb.on('query', (query: { sql: string }) => {
+    if (query.sql === 'select 1') selects += 1;
+  });
+  try {
+    const probed = await platform.startApi({ docker: countedDocker, db: countedDb });
+    const answers = await Promise.all(Array.from({ length: 30 }, () => call(probed.url, 'GET', '/readyz')));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    for (let i = 0; i < 20; i++) await call(probed.url, 'GET', '/readyz');
+    expect({ pings, selects }).toEqual({ pings: 1, selects: 1 });
+  } finally {
+    await countedDb.destroy();
+  }
 });
 
 test('GET /metrics serves Prometheus text with the request counter', async () => {

@@ -11,6 +11,8 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
 }
 
+const READINESS_MAX_AGE_MS = 2000;
+
 async function check(probe: () => Promise<unknown>): Promise<CheckState> {
   try {
     await within(probe(), 3000);
@@ -37,6 +39,21 @@ const NotReadySchema = Type.Object({
 /** Liveness, readiness, metrics, the OpenAPI document, and who-am-I. */
 export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; openapi: () => unknown }): AnyRoute[] {
   const { deps } = args;
+  const probe = async () => {
+    const [database, temporal, docker] = await Promise.all([
+      check(() => pingDatabase(deps.db)),
+      check(() => deps.temporal.connection.workflowService.getSystemInfo({})),
+      deps.docker.configured ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down')) : Promise.resolve<CheckState>('not configured'),
+    ]);
+    return { database, temporal, docker };
+  };
+  // Anyone may call /readyz: it answers from checks at most READINESS_MAX_AGE_MS old, and callers meanwhile
+  // share one probe, so no caller can make it hit the database, Temporal and Docker at will.
+  let last: { at: number; checks: ReturnType<typeof probe> } | null = null;
+  const readiness = () => {
+    if (!last || Date.now() - last.at > READINESS_MAX_AGE_MS) last = { at: Date.now(), checks: probe() };
+    return last.checks;
+  };
   return [
     defineRoute({
       method: 'get',
@@ -62,14 +79,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       },
       errors: ['NOT_READY'],
       handler: async (ctx) => {
-        const [database, temporal, docker] = await Promise.all([
-          check(() => pingDatabase(deps.db)),
-          check(() => deps.temporal.connection.workflowService.getSystemInfo({})),
-          deps.docker.configured
-            ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down'))
-            : Promise.resolve<CheckState>('not configured'),
-        ]);
-        const checks = { database, temporal, docker };
+        const checks = await readiness();
         const down = Object.entries(checks).filter(([, state]) => state === 'down').map(([name]) => name);
         if (down.length > 0) {
           ctx.status = 503;
