@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { COMPONENT_TYPES, ComponentType } from './component-types';
+import { Page, PageRequest, paginate } from '../paging';
 
 export const REVINFO_TABLE = 'public.revinfo';
 
@@ -103,20 +104,17 @@ export interface HistoryEntry {
 }
 
 /** The revisions of one entity, newest first. */
-export async function historyOf(db: Knex, type: ComponentType, id: string): Promise<HistoryEntry[]> {
-  const rows = (await db(`${type.table}_aud as a`)
-    .join(`${REVINFO_TABLE} as r`, 'r.rev', 'a.rev')
-    .where('a.id', id)
-    .orderBy('a.rev', 'desc')
-    .select('a.rev', 'a.revtype', 'a.status', 'r.user_id', 'r.user_name', 'r.revtstmp')) as Array<{
-    rev: number;
-    revtype: RevType;
-    status: string;
-    user_id: string | null;
-    user_name: string | null;
-    revtstmp: Date;
-  }>;
-  return rows.map((row) => ({ rev: row.rev, revType: row.revtype, userId: row.user_id, userName: row.user_name, at: row.revtstmp.toISOString(), status: row.status }));
+export async function historyOf(db: Knex, type: ComponentType, id: string, page: PageRequest): Promise<Page<HistoryEntry>> {
+  const rows = await paginate<{ rev: number; revtype: RevType; status: string; user_id: string | null; user_name: string | null; revtstmp: Date }>({
+    query: db(`${type.table}_aud as a`).join(`${REVINFO_TABLE} as r`, 'r.rev', 'a.rev').where('a.id', id).select('a.rev', 'a.revtype', 'a.status', 'r.user_id', 'r.user_name', 'r.revtstmp'),
+    ...page,
+    timeColumn: 'r.revtstmp',
+    idColumn: 'a.rev',
+  });
+  return {
+    items: rows.items.map((row) => ({ rev: row.rev, revType: row.revtype, userId: row.user_id, userName: row.user_name, at: row.revtstmp.toISOString(), status: row.status })),
+    nextCursor: rows.nextCursor,
+  };
 }
 
 /** The entity's row as it was at `rev`, or undefined when it has no such revision. */

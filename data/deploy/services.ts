@@ -5,12 +5,13 @@ import { DEPLOYMENT_TABLE, DeploymentRow, INSTANCE_TABLE, InstanceRow, SERVICE_T
 
 /** What the registry answers about services: lists, counts, history, rollback targets, desired state. */
 
-/** Every service, core first then deployed, by name, with how many healthy instances each has. */
-export async function servicesWithHealthyCounts(db: Knex): Promise<Array<{ service: ServiceRow; healthy: number }>> {
-  const services: ServiceRow[] = await db<ServiceRow>(SERVICE_TABLE).orderBy([{ column: 'dynamic' }, { column: 'name' }]);
-  const counts = (await db<InstanceRow>(INSTANCE_TABLE).where({ state: 'HEALTHY' }).groupBy('service_id').select('service_id', db.raw('count(*)::int as n'))) as Array<{ service_id: string; n: number }>;
+/** A page of services, core and deployed, newest first, with how many healthy instances each has. */
+export async function servicesWithHealthyCounts(db: Knex, page: PageRequest): Promise<Page<{ service: ServiceRow; healthy: number }>> {
+  const services = await paginate<ServiceRow>({ query: db(SERVICE_TABLE).select('*'), ...page, timeColumn: 'created_at', idColumn: 'id' });
+  const ids = services.items.map((service) => service.id);
+  const counts = (await db<InstanceRow>(INSTANCE_TABLE).whereIn('service_id', ids).where({ state: 'HEALTHY' }).groupBy('service_id').select('service_id', db.raw('count(*)::int as n'))) as Array<{ service_id: string; n: number }>;
   const healthy = new Map(counts.map((row) => [row.service_id, row.n]));
-  return services.map((service) => ({ service, healthy: healthy.get(service.id) ?? 0 }));
+  return { items: services.items.map((service) => ({ service, healthy: healthy.get(service.id) ?? 0 })), nextCursor: services.nextCursor };
 }
 
 export async function instancesOf(db: Knex, serviceId: string): Promise<InstanceRow[]> {

@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { decryptSecret, encryptSecret, reencryptedSecret, SecretKeys, SecretTampered } from '../../lib/secrets';
 import { uniqueOr409 } from '../db-errors';
+import { Page, PageRequest, paginate } from '../paging';
 
 export type Channel = 'EMAIL' | 'SMS';
 export type Transport = 'SMTP' | 'SOAP' | 'REST';
@@ -102,9 +103,9 @@ export async function activateConfig(db: Knex, channel: Channel, id: string): Pr
   });
 }
 
-/** A channel's configurations, newest first (a handful: not paged). */
-export async function listConfigs(db: Knex, channel: Channel): Promise<ChannelConfigRow[]> {
-  return db(CONFIG_TABLES[channel]).orderBy('created_at', 'desc');
+/** A page of a channel's configurations, newest first. */
+export async function listConfigs(db: Knex, channel: Channel, page: PageRequest): Promise<Page<ChannelConfigRow>> {
+  return paginate<ChannelConfigRow>({ query: db(CONFIG_TABLES[channel]).select('*'), ...page, timeColumn: 'created_at', idColumn: 'id' });
 }
 
 const nameTaken = 'Another configuration has that name.';

@@ -21,7 +21,7 @@ import {
 } from '../../../data/content/components';
 import { Actor, historyOf, rowAtRevision } from '../../../data/content/revisions';
 import {
-  CallbackBody, createBody, editBody, entityPageSchema, entitySchema, HistorySchema, IdParams, ListQuery, PendingApprovalAnswer, PublishBody, PublishedAnswer, RevisionParams, revisionSchema,
+  CallbackBody, createBody, editBody, PageQuery, entityPageSchema, entitySchema, HistorySchema, IdParams, ListQuery, PendingApprovalAnswer, PublishBody, PublishedAnswer, RevisionParams, revisionSchema,
 } from './collection-schemas';
 import { startPublish } from './start-publish';
 
@@ -165,11 +165,12 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       summary: `The revisions of a ${label}, newest first`,
       access: access.user,
       params: IdParams,
-      responses: { 200: { description: 'the history', schema: HistorySchema } },
+      query: PageQuery,
+      responses: { 200: { description: 'a page of the history', schema: HistorySchema } },
       errors: ['NOT_FOUND'],
-      handler: async (ctx, { params, identity }) => {
+      handler: async (ctx, { params, query, identity }) => {
         await memberEntity(params.id, identity!);
-        ctx.body = { items: await historyOf(db, type, params.id) };
+        ctx.body = await historyOf(db, type, params.id, query);
       },
     }),
     defineRoute({

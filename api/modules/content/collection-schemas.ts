@@ -41,7 +41,10 @@ export const CallbackBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const PageQuery = Type.Object({ ...pageQueryFields });
+
 export const HistorySchema = Type.Object({
+  nextCursor: Nullable(Type.String()),
   items: Type.Array(
     Type.Object({
       rev: Type.Integer(),

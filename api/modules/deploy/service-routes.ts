@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
-import { presentPage } from '../../http/pagination';
+import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors';
 import { followLog, lastLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
@@ -48,12 +48,13 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       method: 'get',
       path: '/api/infra/services',
       tag: 'infra',
-      summary: 'Every service, core and deployed, with its desired and running instances',
+      summary: 'The services, core and deployed, newest first, with their desired and running instances',
       access: access.roles('ADMIN'),
-      responses: { 200: { description: 'the services', schema: Type.Object({ items: Type.Array(ServiceSummarySchema) }) } },
+      query: Type.Object({ ...pageQueryFields }),
+      responses: { 200: { description: 'a page of services', schema: pageSchema(ServiceSummarySchema) } },
       errors: [],
-      handler: async (ctx) => {
-        ctx.body = { items: (await servicesWithHealthyCounts(db)).map(({ service, healthy }) => presentService(service, healthy)) };
+      handler: async (ctx, { query }) => {
+        ctx.body = presentPage(await servicesWithHealthyCounts(db, query), ({ service, healthy }) => presentService(service, healthy));
       },
     }),
     defineRoute({

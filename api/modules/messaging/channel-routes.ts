@@ -13,7 +13,7 @@ import { sendThroughConfig } from '../../../data/messaging/transports/send-messa
 import { verifySmtp } from '../../../data/messaging/transports/smtp';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 import { secretKeysOf } from '../../../lib/secrets';
-import { pageSchema } from '../../http/pagination';
+import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 
 const Text = (maxLength: number) => Type.String({ maxLength });
 const OptionalNullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Nullable(schema));
@@ -205,12 +205,13 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
       method: 'get',
       path: base,
       tag: 'settings',
-      summary: `The ${channel} configurations (passwords never shown)`,
+      summary: `The ${channel} configurations, newest first (passwords never shown)`,
       access: ADMIN,
-      responses: { 200: { description: 'the configurations', schema: pageSchema(ConfigSchema) } },
+      query: Type.Object({ ...pageQueryFields }),
+      responses: { 200: { description: 'a page of configurations', schema: pageSchema(ConfigSchema) } },
       errors: [],
-      handler: async (ctx) => {
-        ctx.body = { items: (await listConfigs(db, channel)).map(presentConfig), nextCursor: null };
+      handler: async (ctx, { query }) => {
+        ctx.body = presentPage(await listConfigs(db, channel, query), presentConfig);
       },
     }),
     defineRoute({
