@@ -34,7 +34,10 @@ export interface Config {
   dataDir: string;
   dockerHost: string | null;
   deployBaseImage: string;
+  /** The prefix of each deployed service's own network (`{prefix}-{service}`). */
   deployNetwork: string;
+  /** Containers joined to every service network: the gateway and the health checks when they run in containers (docker compose). */
+  deployAttachContainers: string[];
   /** Prefix of deploy image names and value of the `opsflow.scope` label: separates platforms sharing one engine. */
   deployScope: string;
   /** Host address a deploy's `hostPort` binds on. */
@@ -215,7 +218,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: text(env, 'DATA_DIR', '.data'),
     dockerHost: optional(env, 'DOCKER_HOST'),
     deployBaseImage: text(env, 'DEPLOY_BASE_IMAGE', 'eclipse-temurin:17-jre'),
-    deployNetwork: text(env, 'DEPLOY_NETWORK', 'opsflow'),
+    deployNetwork: dockerName(env, 'DEPLOY_NETWORK', 'opsflow'),
+    deployAttachContainers: (env.DEPLOY_ATTACH_CONTAINERS ?? '').split(',').map((name) => name.trim()).filter(Boolean),
     deployScope: dockerName(env, 'DEPLOY_SCOPE', 'opsflow'),
     deployHostBind: text(env, 'DEPLOY_HOST_BIND', '127.0.0.1'),
     deployMemoryMb: integer(env, 'DEPLOY_MEMORY_MB', 512, 64, 65536),

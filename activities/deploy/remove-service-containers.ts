@@ -1,12 +1,14 @@
 import { serviceFilters } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
 import { removeContainers } from './remove-containers';
+import { removeServiceNetwork } from './service-network';
 
-/** Removes every container of the service that this platform started, found by its labels. */
+/** Removes every container of the service that this platform started, found by its labels, then its network. */
 export function removeServiceContainers({ docker, config }: DeployDeps) {
   return async (input: { serviceName: string }): Promise<{ removed: number }> => {
     const containers = await docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, input.serviceName) });
     await removeContainers(docker, containers.map((container) => container.Id));
+    await removeServiceNetwork(docker, { network: config.deployNetwork, serviceName: input.serviceName, attach: config.deployAttachContainers });
     return { removed: containers.length };
   };
 }

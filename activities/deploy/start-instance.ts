@@ -3,16 +3,7 @@ import { findDeployment } from '../../data/deploy/registry';
 import { StartedInstance } from '../../domain/deploy';
 import { containerName, containerSpec } from './container-spec';
 import { DeployDeps } from './deps';
-
-async function ensureNetwork({ docker, config }: DeployDeps): Promise<void> {
-  const existing = await docker.listNetworks({ filters: { name: [config.deployNetwork] } });
-  if (existing.some((network) => network.Name === config.deployNetwork)) return;
-  try {
-    await docker.createNetwork({ Name: config.deployNetwork, Driver: 'bridge', CheckDuplicate: true });
-  } catch (error) {
-    if ((error as { statusCode?: number }).statusCode !== 409) throw error;
-  }
-}
+import { ensureServiceNetwork } from './service-network';
 
 /**
  * Creates and starts one container of a deploy's image. The container's name comes from the instance id
@@ -23,7 +14,7 @@ export function startInstance(deps: DeployDeps) {
   return async (input: { deploymentId: string; instanceId: string }): Promise<StartedInstance> => {
     const deployment = await findDeployment(db, input.deploymentId);
     if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
-    await ensureNetwork(deps);
+    const network = await ensureServiceNetwork(docker, { network: config.deployNetwork, serviceName: deployment.service_name, scope: config.deployScope, attach: config.deployAttachContainers });
     const spec = containerSpec({
       serviceName: deployment.service_name,
       scope: config.deployScope,
@@ -31,7 +22,7 @@ export function startInstance(deps: DeployDeps) {
       instanceId: input.instanceId,
       image: deployment.image,
       settings: deployment.settings,
-      network: config.deployNetwork,
+      network,
       hostBind: config.deployHostBind,
       memoryMb: config.deployMemoryMb,
       pidsLimit: config.deployPidsLimit,
@@ -61,7 +52,7 @@ export function startInstance(deps: DeployDeps) {
       }
       details = await container.inspect();
     }
-    const ip = details.NetworkSettings.Networks[config.deployNetwork]?.IPAddress;
+    const ip = details.NetworkSettings.Networks[network]?.IPAddress;
     return { instanceId: input.instanceId, containerId: details.Id, address: ip ? `${ip}:${deployment.settings.port}` : '' };
   };
 }

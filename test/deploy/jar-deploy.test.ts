@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
@@ -91,6 +92,51 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(answer.body).toEqual(expect.objectContaining({ path: '/x?y=1', method: 'GET', userId: 'vic', userRoles: 'VIEWER', greeting: 'salaam', authorization: null }));
   });
 
+  test('the service sees where the request came from as the gateway states it: a client\'s Forwarded, X-Forwarded-For and X-Real-IP go, and so do the headers it names in Connection', async () => {
+    const seen = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      // node:http, since fetch refuses to send a Connection header.
+      const request = http.request(`${api.url}/api/hello/who`, {
+        headers: {
+          authorization: `Bearer ${viewer}`,
+          forwarded: 'for=6.6.6.6;proto=https',
+          'x-forwarded-for': '6.6.6.6',
+          'x-real-ip': '6.6.6.6',
+          connection: 'keep-alive, X-Hop-Secret',
+          'x-hop-secret': 'for-the-gateway-only',
+        },
+      });
+      request.on('response', (answer) => {
+        let text = '';
+        answer.on('data', (chunk) => (text += chunk));
+        answer.on('end', () => resolve(JSON.parse(text) as Record<string, unknown>));
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    expect(seen).toEqual(expect.objectContaining({ userId: 'vic', forwardedFor: '127.0.0.1', realIp: '127.0.0.1', hopByHop: null }));
+    expect(seen.forwarded).toMatch(/^for=127\.0\.0\.1;proto=http;host="127\.0\.0\.1:\d+"$/);
+  });
+
+  test('from inside another deployed container, a direct request to the service\'s port fails; its own network reaches it', async () => {
+    const neighbour = await postJar({
+      apiUrl: api.url,
+      token: admin,
+      jar: await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=neighbour-service\nserver.port=8082\n' } }),
+    });
+    expect(neighbour.status).toBe(202);
+    expect((await deploymentOutcome(api.url, admin, neighbour.body.deploymentId)).status).toBe('RUNNING');
+    const [hello] = await containersOf(platform.docker.docker, scope(), 'hello-service', false);
+    const [other] = await containersOf(platform.docker.docker, scope(), 'neighbour-service', false);
+    const helloAddress = (await call(api.url, 'GET', '/api/infra/services/hello-service', { token: admin })).body.instances[0].address as string;
+    const [host, port] = helloAddress.split(':');
+    const probe = (containerId: string) =>
+      execFileSync('docker', ['exec', containerId, 'bash', '-c', `timeout 3 bash -c '</dev/tcp/${host}/${port}' 2>/dev/null && echo reached || echo refused`], { encoding: 'utf8' }).trim();
+    expect(probe(other.Id)).toBe('refused');
+    // The same probe from the service's own container reaches it: the refusal above is the network's.
+    expect(probe(hello.Id)).toBe('reached');
+    expect((await call(api.url, 'DELETE', '/api/infra/services/neighbour-service', { token: admin })).status).toBe(202);
+  });
+
   test("a service's own 404 and 500 reach the caller as the service wrote them, with its headers and the request id", async () => {
     for (const status of [404, 500]) {
       const answer = await call(api.url, 'GET', `/api/hello/status/${status}`, { token: viewer, headers: { 'X-Request-Id': `relay-${status}` } });
@@ -144,7 +190,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(details.HostConfig.PortBindings ?? {}).toEqual({});
     expect(Object.values(details.NetworkSettings.Ports ?? {}).every((bindings) => bindings === null)).toBe(true);
     expect(details.Config.Labels).toEqual(expect.objectContaining({ 'opsflow.service': 'hello-service', 'opsflow.dynamic': 'true', 'opsflow.instance': expect.any(String) }));
-    expect(Object.keys(details.NetworkSettings.Networks)).toEqual([platform.config.deployNetwork]);
+    expect(Object.keys(details.NetworkSettings.Networks)).toEqual([`${platform.config.deployNetwork}-hello-service`]);
     expect(details.Config.User).toBe('65534:65534');
   });
 

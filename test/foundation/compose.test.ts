@@ -59,3 +59,11 @@ test('only the API is published beyond this host: Temporal, its Web UI, Mailpit,
 test("the Temporal Web UI runs with write actions disabled: no signal, update, cancel, terminate or reset from it", () => {
   expect(services['temporal-ui'].environment?.TEMPORAL_DISABLE_WRITE_ACTIONS).toBe('true');
 });
+
+test('each deployed service gets a network of its own, which only the gateway (the API) and the deploy worker join', () => {
+  const attach = String(services['deploy-worker'].environment?.DEPLOY_ATTACH_CONTAINERS ?? '').split(',');
+  const named = (service: string) => (compose.services[service] as ComposeService & { container_name?: string }).container_name;
+  expect(attach).toEqual([named('api'), named('deploy-worker')]);
+  // No shared network for deployed services to meet each other on.
+  expect(Object.values(services).flatMap((service) => (service as { networks?: string[] }).networks ?? [])).not.toContain('opsflow');
+});

@@ -102,7 +102,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     // Deploys: the JRE base image .ci/run builds, and containers and images labelled with this file's scope.
     DEPLOY_BASE_IMAGE: 'opsflow/jre:17',
     DEPLOY_SCOPE: deployScopeOf(slot),
-    DEPLOY_NETWORK: 'opsflow-test',
+    // Each service's network is `{DEPLOY_NETWORK}-{service}`: per file, so that files deploying a same-named service do not share one.
+    DEPLOY_NETWORK: deployScopeOf(slot),
     DEPLOY_DRAIN_SECONDS: '1',
     DEPLOY_HEALTH_TIMEOUT_SECONDS: '60',
     // The reconcile test triggers the schedule itself.

@@ -38,15 +38,34 @@ class InstanceUnreachable extends Error {
   }
 }
 
+/** Where a request came from: the gateway states it itself, from the connection it sees; a client's own claims go. */
+const ORIGIN_HEADER = /^(forwarded|x-forwarded-.+|x-real-ip)$/;
+
+/** A node of RFC 7239's `Forwarded`: an IPv6 address is quoted and bracketed. */
+const forwardedNode = (address: string) => (address.includes(':') ? `"[${address}]"` : address);
+
 function forwardedHeaders(ctx: Context, slug: string): IncomingHttpHeaders {
+  // RFC 9110 §7.6.1: the headers a client names in Connection are for this hop only. The gateway's own
+  // X-User-* (set from the token) are never dropped that way.
+  const hopByHop = new Set(
+    ctx
+      .get('connection')
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter((token) => token && !token.startsWith('x-user-')),
+  );
   const headers: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(ctx.req.headers)) {
-    if (!NOT_FORWARDED.has(name) && value !== undefined) headers[name] = value;
+    if (value === undefined || NOT_FORWARDED.has(name) || hopByHop.has(name) || ORIGIN_HEADER.test(name)) continue;
+    headers[name] = value;
   }
-  headers['x-forwarded-for'] = [ctx.get('x-forwarded-for'), ctx.req.socket.remoteAddress].filter(Boolean).join(', ');
+  const client = ctx.req.socket.remoteAddress ?? 'unknown';
+  headers['x-forwarded-for'] = client;
+  headers['x-real-ip'] = client;
   headers['x-forwarded-proto'] = ctx.protocol;
   headers['x-forwarded-host'] = ctx.host;
   headers['x-forwarded-prefix'] = `/api/${slug}`;
+  headers.forwarded = `for=${forwardedNode(client)};proto=${ctx.protocol};host="${ctx.host.replace(/["\\]/g, '')}"`;
   return headers;
 }
 

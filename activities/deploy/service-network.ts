@@ -1,0 +1,45 @@
+import Docker from 'dockerode';
+import { LABELS } from '../../data/deploy/labels';
+
+/**
+ * Each deployed service gets a bridge network of its own, shared with nobody but its own instances and the
+ * gateway: a neighbour container cannot reach a service's port and forge its `X-User-*` headers. The
+ * gateway (on the host under `npm start`, the API container under docker compose, joined through
+ * DEPLOY_ATTACH_CONTAINERS) reaches every one.
+ */
+export const serviceNetworkName = (args: { network: string; serviceName: string }) => `${args.network}-${args.serviceName}`;
+
+const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
+
+/** Creates the service's network if it is missing and attaches the containers that must reach it; idempotent. */
+export async function ensureServiceNetwork(docker: Docker, args: { network: string; serviceName: string; scope: string; attach: readonly string[] }): Promise<string> {
+  const name = serviceNetworkName(args);
+  const existing = await docker.listNetworks({ filters: { name: [name] } });
+  if (!existing.some((network) => network.Name === name)) {
+    try {
+      await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { [LABELS.scope]: args.scope, [LABELS.service]: args.serviceName } });
+    } catch (error) {
+      if (statusOf(error) !== 409) throw error;
+    }
+  }
+  for (const container of args.attach) {
+    try {
+      await docker.getNetwork(name).connect({ Container: container });
+    } catch (error) {
+      // Already attached: 403 from the engine ("endpoint … already exists").
+      if (statusOf(error) !== 403) throw error;
+    }
+  }
+  return name;
+}
+
+/** Removes the service's network once its containers are gone; a network already gone is fine. */
+export async function removeServiceNetwork(docker: Docker, args: { network: string; serviceName: string; attach: readonly string[] }): Promise<void> {
+  const network = docker.getNetwork(serviceNetworkName(args));
+  for (const container of args.attach) await network.disconnect({ Container: container, Force: true }).catch(() => undefined);
+  try {
+    await network.remove();
+  } catch (error) {
+    if (statusOf(error) !== 404) throw error;
+  }
+}
