@@ -10,6 +10,7 @@ import * as archivePartIds from './009-archive-part-ids';
 import * as approvalProposals from './010-approval-proposals';
 import * as archiveDeletions from './011-archive-deletions';
 import * as volumeLimits from './012-volume-limits';
+import * as smtpPlain from './013-smtp-plain';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   { name: '010-approval-proposals', ...approvalProposals },
   { name: '011-archive-deletions', ...archiveDeletions },
   { name: '012-volume-limits', ...volumeLimits },
+  { name: '013-smtp-plain', ...smtpPlain },
 ];

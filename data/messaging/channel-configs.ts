@@ -19,6 +19,8 @@ export interface ChannelConfigRow {
   smtp_password?: string | null;
   smtp_use_ssl?: boolean;
   smtp_use_tls?: boolean;
+  /** Plain SMTP even where the server offers STARTTLS: only when the configuration says so. */
+  smtp_allow_plain?: boolean;
   service_url: string | null;
   sample_request: string | null;
   service_username: string | null;

@@ -39,6 +39,7 @@ const EmailConfigBody = Type.Object(
     smtpPassword: OptionalNullable(Text(1000)),
     smtpUseSsl: Type.Optional(Type.Boolean()),
     smtpUseTls: Type.Optional(Type.Boolean()),
+    smtpAllowPlain: Type.Optional(Type.Boolean({ description: 'send without TLS even where the server offers STARTTLS (default false)' })),
   },
   { additionalProperties: false },
 );
@@ -65,6 +66,7 @@ const ConfigSchema = Type.Object({
   hasSmtpPassword: Type.Optional(Type.Boolean()),
   smtpUseSsl: Type.Optional(Nullable(Type.Boolean())),
   smtpUseTls: Type.Optional(Nullable(Type.Boolean())),
+  smtpAllowPlain: Type.Optional(Type.Boolean()),
   serviceUrl: OptionalNullable(Type.String()),
   sampleRequest: OptionalNullable(Type.String()),
   serviceUsername: OptionalNullable(Type.String()),
@@ -94,6 +96,7 @@ export function presentConfig(row: ChannelConfigRow) {
           hasSmtpPassword: Boolean(row.smtp_password),
           smtpUseSsl: row.smtp_use_ssl,
           smtpUseTls: row.smtp_use_tls,
+          smtpAllowPlain: Boolean(row.smtp_allow_plain),
         }
       : {}),
     serviceUrl: row.service_url,
@@ -171,6 +174,7 @@ function columnsOf(body: ConfigBody): ConfigColumns {
       smtp_password: body.smtpPassword ?? undefined,
       smtp_use_ssl: body.smtpUseSsl ?? false,
       smtp_use_tls: body.smtpUseTls ?? false,
+      smtp_allow_plain: body.smtpAllowPlain ?? false,
     });
   }
   return columns;

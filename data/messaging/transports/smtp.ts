@@ -37,9 +37,12 @@ function serverOptions(config: ChannelConfigRow, password: string | null) {
   return {
     host: config.smtp_host ?? undefined,
     port: config.smtp_port ?? undefined,
+    // TLS from the first byte (smtpUseSsl); STARTTLS required (smtpUseTls); otherwise STARTTLS whenever the
+    // server offers it, and a failed upgrade fails the send rather than log in in clear. Plain only when the
+    // configuration says so (smtpAllowPlain).
     secure: Boolean(config.smtp_use_ssl),
     requireTLS: Boolean(config.smtp_use_tls),
-    ignoreTLS: !config.smtp_use_tls && !config.smtp_use_ssl,
+    ignoreTLS: Boolean(config.smtp_allow_plain) && !config.smtp_use_tls && !config.smtp_use_ssl,
     auth: config.smtp_username ? { user: config.smtp_username, pass: password ?? '' } : undefined,
     connectionTimeout: 10000,
     logger: false,
