@@ -4,6 +4,7 @@ import { Db } from '../data/db';
 import { DockerHandle } from '../data/docker';
 import { AssetStorage } from '../data/assets/storage';
 import { TemporalHandle } from '../temporal-config/client';
+import { HostResolver } from '../data/messaging/transports/outbound';
 
 /** What the API is built from; tests build their own against the real components. */
 export interface AppDeps {
@@ -13,4 +14,6 @@ export interface AppDeps {
   docker: DockerHandle;
   storage: AssetStorage;
   logger: Logger;
+  /** How outbound names are resolved for the guard: the system's resolver unless given (a test's own, for rebinding). */
+  resolveHost?: HostResolver;
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { Context, Middleware } from 'koa';
 import { createLocalJWKSet, JSONWebKeySet, JWTPayload, jwtVerify, KeyLike, JWTVerifyGetKey } from 'jose';
 import { Config } from '../../lib/config';
-import { guardedFetch } from '../../data/messaging/transports/outbound';
+import { guardedFetch, outboundPolicyOf } from '../../data/messaging/transports/outbound';
 import { forbidden, unauthenticated } from '../../lib/errors';
 import { Logger } from '../../lib/logger';
 
@@ -104,7 +104,7 @@ function signatureVerifier(args: { config: Config; logger: Logger }): Pick<Token
   const refresh = async () => {
     try {
       // The identity provider's keys come over a connection the outbound guard checks (OUTBOUND_ALLOW names an internal one).
-      const answer = await guardedFetch(jwksUrl, { redirect: 'error', signal: AbortSignal.timeout(5000) }, { production: config.production, allow: config.outboundAllow });
+      const answer = await guardedFetch(jwksUrl, { redirect: 'error', signal: AbortSignal.timeout(5000) }, outboundPolicyOf(config));
       if (!answer.ok) throw new Error(`JWKS answered ${answer.status}`);
       keys = createLocalJWKSet((await answer.json()) as JSONWebKeySet);
     } catch (error) {

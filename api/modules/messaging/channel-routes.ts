@@ -8,7 +8,7 @@ import { activateConfig, activeConfig, Channel, ChannelConfigRow, ConfigColumns,
 import { isEmailAddress, isPhoneNumber } from '../../../domain/recipients';
 import { DeliveryFailure } from '../../../data/messaging/transports/delivery-failure';
 import { rendersWellFormed, renderPeerRequest } from '../../../data/messaging/transports/http-peer';
-import { assertOutboundAllowed } from '../../../data/messaging/transports/outbound';
+import { assertOutboundAllowed, checkedAddress, OutboundRefused, outboundPolicyOf } from '../../../data/messaging/transports/outbound';
 import { sendThroughConfig } from '../../../data/messaging/transports/send-message';
 import { verifySmtp } from '../../../data/messaging/transports/smtp';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
@@ -181,7 +181,7 @@ function columnsOf(body: ConfigBody): ConfigColumns {
 }
 
 /** `/api/settings/email` or `/api/settings/sms`: the channel's configurations, one active at a time. */
-function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
+function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): AnyRoute[] {
   const base = `/api/settings/${channel.toLowerCase()}`;
   const ADMIN = access.roles('ADMIN');
   const Body = channel === 'EMAIL' ? EmailConfigBody : SmsConfigBody;
@@ -197,7 +197,7 @@ function channelRoutes({ db, config }: AppDeps, channel: Channel): AnyRoute[] {
     const target = body.transport === 'SMTP' ? (body.smtpHost ? `smtp://${body.smtpHost}` : null) : (body.serviceUrl ?? null);
     if (target) {
       try {
-        await assertOutboundAllowed(target, { production: config.production, allow: config.outboundAllow });
+        await assertOutboundAllowed(target, outboundPolicyOf(config, resolveHost));
       } catch (error) {
         throw badRequest('OUTBOUND_NOT_ALLOWED', (error as Error).message);
       }
@@ -323,11 +323,13 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
         let detail = 'ok';
         let ok = true;
         try {
-          if (row.transport === 'SMTP') await verifySmtp(row, openPasswords(row, secretKeysOf(config), body.channel).smtpPassword);
-          else {
+          if (row.transport === 'SMTP') {
+            const connectTo = await checkedAddress(`smtp://${row.smtp_host}`, outboundPolicyOf(config, deps.resolveHost));
+            await verifySmtp(row, openPasswords(row, secretKeysOf(config), body.channel).smtpPassword, connectTo);
+          } else {
             const problem = rendersWellFormed(row, renderPeerRequest(row, SAMPLE_VALUES).body);
             if (problem) throw new DeliveryFailure(`the rendered sample request is ${problem}`, true);
-            await assertOutboundAllowed(row.service_url as string, { production: config.production, allow: config.outboundAllow });
+            await assertOutboundAllowed(row.service_url as string, outboundPolicyOf(config, deps.resolveHost));
           }
         } catch (error) {
           if (!(error instanceof DeliveryFailure)) throw error;
@@ -345,15 +347,17 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
       access: access.rolesOrInternal('ADMIN'),
       body: ProcessBody,
       responses: { 200: { description: 'whether the message was sent', schema: ProcessedSchema } },
-      errors: ['NO_ACTIVE_CONFIG', 'SECRET_INTEGRITY_FAILED'],
+      errors: ['NO_ACTIVE_CONFIG', 'SECRET_INTEGRITY_FAILED', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { body }) => {
         const valid = body.channel === 'EMAIL' ? isEmailAddress(body.to) : isPhoneNumber(body.to);
         if (!valid) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: body.channel === 'EMAIL' ? 'must be an email address' : 'must be an E.164 number' }]);
         const row = await configFor(body.channel);
         try {
-          await sendThroughConfig({ db, config, row, message: { channel: body.channel, siteId: body.siteId, to: body.to, subject: body.subject ?? '', content: body.content } });
+          await sendThroughConfig({ db, config, row, message: { channel: body.channel, siteId: body.siteId, to: body.to, subject: body.subject ?? '', content: body.content }, resolve: deps.resolveHost });
           ctx.body = { status: 'SUCCESS', detail: 'sent' };
         } catch (error) {
+          // The guard refused the peer's address (at send time, as it resolves now): nothing was sent.
+          if (error instanceof OutboundRefused) throw badRequest('OUTBOUND_NOT_ALLOWED', error.message);
           if (!(error instanceof DeliveryFailure)) throw error;
           ctx.body = { status: 'FAILED', detail: error.message };
         }

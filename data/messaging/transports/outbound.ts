@@ -64,14 +64,34 @@ export function isSpecialPurpose(address: string): boolean {
   return SPECIAL.check(address, 'ipv6');
 }
 
+/** Resolves a name to its addresses: the system's resolver unless one is given (the rebinding test's). */
+export type HostResolver = (host: string) => Promise<dns.LookupAddress[]>;
+
+const systemResolver: HostResolver = (host) => dns.promises.lookup(host, { all: true });
+
 export interface OutboundPolicy {
   production: boolean;
   /** Hosts allowed although they resolve to a forbidden address (OUTBOUND_ALLOW). */
   allow: string[];
+  resolve?: HostResolver;
+}
+
+export const outboundPolicyOf = (config: { production: boolean; outboundAllow: string[] }, resolve?: HostResolver): OutboundPolicy => ({
+  production: config.production,
+  allow: config.outboundAllow,
+  resolve,
+});
+
+/** A refusal of the outbound guard: final for a send, 400 OUTBOUND_NOT_ALLOWED for a caller waiting on it. */
+export class OutboundRefused extends DeliveryFailure {
+  constructor(message: string) {
+    super(message, true);
+    this.name = 'OutboundRefused';
+  }
 }
 
 const refusal = (host: string, address: string) =>
-  new DeliveryFailure(`${host} resolves to ${address}, a loopback, private, link-local, metadata or other special-purpose address; list it in OUTBOUND_ALLOW to allow it`, true);
+  new OutboundRefused(`${host} resolves to ${address}, a loopback, private, link-local, metadata or other special-purpose address; list it in OUTBOUND_ALLOW to allow it`);
 
 const hostOf = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
 
@@ -81,12 +101,22 @@ const hostOf = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, '').to
  * address it actually connects to. Development allows them: test peers run on 127.0.0.1.
  */
 export async function assertOutboundAllowed(serviceUrl: string, policy: OutboundPolicy): Promise<void> {
-  if (!policy.production) return;
-  const host = hostOf(serviceUrl);
-  if (policy.allow.includes(host)) return;
-  const addresses = net.isIP(host) ? [{ address: host }] : await dns.promises.lookup(host, { all: true }).catch(() => []);
+  await checkedAddress(serviceUrl, policy);
+}
+
+/**
+ * The address to connect to for a URL on a user's word: in production its host resolved once and checked
+ * (every address it resolves to must be allowed), so a connection made to the answer cannot be rebound to
+ * another; the host itself in development or when OUTBOUND_ALLOW lists it. For transports that take no
+ * connect-time lookup (SMTP).
+ */
+export async function checkedAddress(url: string, policy: OutboundPolicy): Promise<string> {
+  const host = hostOf(url);
+  if (!policy.production || policy.allow.includes(host)) return host;
+  const addresses = net.isIP(host) ? [{ address: host }] : await (policy.resolve ?? systemResolver)(host).catch(() => []);
   if (addresses.length === 0) throw new DeliveryFailure(`${host} does not resolve`, true);
   for (const { address } of addresses) if (isSpecialPurpose(address)) throw refusal(host, address);
+  return addresses[0].address;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
@@ -97,25 +127,31 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dn
  * between a check and the call (DNS rebinding) cannot slip through.
  */
 export function guardedAgent(policy: OutboundPolicy): Agent {
+  const resolve = policy.resolve ?? systemResolver;
+  const byPolicy = agents.get(resolve) ?? new Map<string, Agent>();
+  agents.set(resolve, byPolicy);
   const key = `${policy.production}|${policy.allow.join(',')}`;
-  const known = agents.get(key);
+  const known = byPolicy.get(key);
   if (known) return known;
   const lookup = (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
-    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-      const host = hostname.toLowerCase();
-      if (error) return callback(policy.production ? (new DeliveryFailure(`${host} does not resolve`, true) as unknown as NodeJS.ErrnoException) : error, []);
-      const refused = policy.production && !policy.allow.includes(host) ? addresses.find((entry) => isSpecialPurpose(entry.address)) : undefined;
-      if (refused) return callback(refusal(host, refused.address) as unknown as NodeJS.ErrnoException, []);
-      if (options.all) return callback(null, addresses);
-      return callback(null, addresses[0].address, addresses[0].family);
-    });
+    const host = hostname.toLowerCase();
+    resolve(hostname).then(
+      (addresses) => {
+        const refused = policy.production && !policy.allow.includes(host) ? addresses.find((entry) => isSpecialPurpose(entry.address)) : undefined;
+        if (refused) return callback(refusal(host, refused.address) as unknown as NodeJS.ErrnoException, []);
+        if (addresses.length === 0) return callback(new DeliveryFailure(`${host} does not resolve`, true) as unknown as NodeJS.ErrnoException, []);
+        if (options.all) return callback(null, addresses);
+        return callback(null, addresses[0].address, addresses[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(policy.production ? (new DeliveryFailure(`${host} does not resolve`, true) as unknown as NodeJS.ErrnoException) : error, []),
+    );
   };
   const agent = new Agent({ connect: { lookup: lookup as unknown as net.LookupFunction }, pipelining: 0 });
-  agents.set(key, agent);
+  byPolicy.set(key, agent);
   return agent;
 }
 
-const agents = new Map<string, Agent>();
+const agents = new WeakMap<HostResolver, Map<string, Agent>>();
 
 /**
  * Fetches on a user's word in production: an address in the URL itself is checked here (no lookup happens

@@ -3,7 +3,7 @@ import { Config } from '../../../lib/config';
 import { secretKeysOf } from '../../../lib/secrets';
 import { Channel, ChannelConfigRow, openPasswords } from '../channel-configs';
 import { callPeer } from './http-peer';
-import { assertOutboundAllowed } from './outbound';
+import { checkedAddress, HostResolver, outboundPolicyOf } from './outbound';
 import { singleLine } from './tokens';
 import { sendSmtp } from './smtp';
 
@@ -20,15 +20,17 @@ export interface OutgoingMessage {
 export type MessagingConfig = Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'mailFrom' | 'production' | 'outboundAllow'>;
 
 /** Sends one message through a channel configuration, whatever its transport; throws a DeliveryFailure. */
-export async function sendThroughConfig(args: { db: Knex; config: MessagingConfig; row: ChannelConfigRow; message: OutgoingMessage }): Promise<void> {
+export async function sendThroughConfig(args: { db: Knex; config: MessagingConfig; row: ChannelConfigRow; message: OutgoingMessage; resolve?: HostResolver }): Promise<void> {
+  const outbound = outboundPolicyOf(args.config, args.resolve);
   const { row, message } = args;
   const { smtpPassword, servicePassword } = openPasswords(row, secretKeysOf(args.config), message.channel);
   const subject = singleLine(message.subject);
   if (row.transport === 'SMTP') {
-    // Checked on the name's answer before each send (nodemailer takes no connect-time lookup): an SMTP relay
-    // named on a user's word must not be a loopback, private or metadata address in production.
-    await assertOutboundAllowed(`smtp://${row.smtp_host}`, { production: args.config.production, allow: args.config.outboundAllow });
-    await sendSmtp(row, smtpPassword, { from: args.config.mailFrom, to: message.to, subject, html: message.content });
+    // nodemailer takes no connect-time lookup: the relay's name is resolved and checked here, and the socket
+    // connects to that checked address, so an SMTP relay named on a user's word cannot be rebound to a
+    // loopback, private or metadata address in production.
+    const connectTo = await checkedAddress(`smtp://${row.smtp_host}`, outbound);
+    await sendSmtp(row, smtpPassword, { from: args.config.mailFrom, to: message.to, subject, html: message.content }, connectTo);
     return;
   }
   const tokens: Record<string, string> =
@@ -40,6 +42,6 @@ export async function sendThroughConfig(args: { db: Knex; config: MessagingConfi
     tokens,
     siteId: message.siteId,
     component: `${message.channel.toLowerCase()}:${row.config_name}`,
-    outbound: { production: args.config.production, allow: args.config.outboundAllow },
+    outbound,
   });
 }

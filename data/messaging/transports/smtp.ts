@@ -12,12 +12,12 @@ export interface MailMessage {
 // One pooled transporter per configuration version: a changed configuration gets a new pool.
 const pools = new Map<string, Transporter>();
 
-function poolKey(config: ChannelConfigRow): string {
-  return `${config.id}:${new Date(config.updated_at).getTime()}`;
+function poolKey(config: ChannelConfigRow, connectTo: string | undefined): string {
+  return `${config.id}:${new Date(config.updated_at).getTime()}:${connectTo ?? ''}`;
 }
 
-export function smtpTransporter(config: ChannelConfigRow, password: string | null): Transporter {
-  const key = poolKey(config);
+export function smtpTransporter(config: ChannelConfigRow, password: string | null, connectTo?: string): Transporter {
+  const key = poolKey(config, connectTo);
   let transporter = pools.get(key);
   if (!transporter) {
     for (const [old, pool] of pools) {
@@ -26,16 +26,22 @@ export function smtpTransporter(config: ChannelConfigRow, password: string | nul
         pools.delete(old);
       }
     }
-    transporter = nodemailer.createTransport({ ...serverOptions(config, password), pool: true, maxConnections: 5, greetingTimeout: 10000, socketTimeout: 30000 });
+    transporter = nodemailer.createTransport({ ...serverOptions(config, password, connectTo), pool: true, maxConnections: 5, greetingTimeout: 10000, socketTimeout: 30000 });
     pools.set(key, transporter);
   }
   return transporter;
 }
 
-/** The server, its TLS mode and login, as a configuration gives them; shared by sends and the validate check. */
-function serverOptions(config: ChannelConfigRow, password: string | null) {
+/**
+ * The server, its TLS mode and login, as a configuration gives them; shared by sends and the validate check.
+ * `connectTo` is the address the outbound guard checked for the host: the socket goes there, and TLS still
+ * verifies the certificate against the configured name.
+ */
+function serverOptions(config: ChannelConfigRow, password: string | null, connectTo?: string) {
+  const name = config.smtp_host ?? undefined;
   return {
-    host: config.smtp_host ?? undefined,
+    host: connectTo ?? name,
+    ...(connectTo && name && connectTo !== name ? { tls: { servername: name } } : {}),
     port: config.smtp_port ?? undefined,
     // TLS from the first byte (smtpUseSsl); STARTTLS required (smtpUseTls); otherwise STARTTLS whenever the
     // server offers it, and a failed upgrade fails the send rather than log in in clear. Plain only when the
@@ -62,8 +68,8 @@ function failureOf(error: unknown): DeliveryFailure {
  */
 const SEND_DEADLINE_MS = 40000;
 
-export async function sendSmtp(config: ChannelConfigRow, password: string | null, message: MailMessage): Promise<void> {
-  const transporter = smtpTransporter(config, password);
+export async function sendSmtp(config: ChannelConfigRow, password: string | null, message: MailMessage, connectTo?: string): Promise<void> {
+  const transporter = smtpTransporter(config, password, connectTo);
   let deadline: NodeJS.Timeout | undefined;
   const stalled = new Promise<never>((_, reject) => {
     deadline = setTimeout(() => reject(new DeliveryFailure(`SMTP: no answer within ${SEND_DEADLINE_MS / 1000} s`, false)), SEND_DEADLINE_MS);
@@ -75,15 +81,15 @@ export async function sendSmtp(config: ChannelConfigRow, password: string | null
     if (!(error instanceof DeliveryFailure)) throw failureOf(error);
     // The next attempt gets a new pool rather than the one that stalled.
     transporter.close();
-    pools.delete(poolKey(config));
+    pools.delete(poolKey(config, connectTo));
     throw error;
   } finally {
     clearTimeout(deadline);
   }
 }
 
-export async function verifySmtp(config: ChannelConfigRow, password: string | null): Promise<void> {
-  const transporter = nodemailer.createTransport(serverOptions(config, password));
+export async function verifySmtp(config: ChannelConfigRow, password: string | null, connectTo?: string): Promise<void> {
+  const transporter = nodemailer.createTransport(serverOptions(config, password, connectTo));
   try {
     await transporter.verify();
   } catch (error) {
