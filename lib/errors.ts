@@ -63,6 +63,7 @@ export const ErrorCatalogue = {
   DECISION_NOT_RECORDED: entry(409, 'Decision not recorded'),
   APPROVAL_POLICY_EXISTS: entry(409, 'Approval policy exists'),
   COMPONENT_SLUG_TAKEN: entry(409, 'Slug taken'),
+  COMPONENT_NOT_PUBLISHED: entry(409, 'Component not published'),
   WORKFLOW_DEFINITION_NOT_PUBLISHED: entry(409, 'Workflow definition not published'),
   // Assets and archives: files in /archive are records
   ASSET_EXISTS: entry(409, 'Asset exists'),
@@ -84,6 +85,7 @@ export const ErrorCatalogue = {
   CONFIG_NAME_TAKEN: entry(409, 'Configuration name taken'),
   LOG_NOT_FAILED: entry(409, 'Log not failed'),
   OUTBOUND_NOT_ALLOWED: entry(400, 'Outbound address not allowed'),
+  PEER_FAULT: entry(502, 'The peer answered a fault'),
   SECRET_INTEGRITY_FAILED: entry(500, 'Secret integrity check failed'),
   // Delivery failures (workers)
   PERMANENT_FAILURE: entry(502, 'Delivery failed'),

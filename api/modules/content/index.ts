@@ -3,7 +3,8 @@ import { apiModule } from '../../http/module';
 import { COMPONENT_TYPES } from '../../../data/content/component-types';
 import { componentRoutes } from './collection-routes';
 import { publicRoutes } from './public-routes';
+import { soapInvokeRoutes } from './soap-invoke';
 
-/** Content: every versioned type's collection (pages to workflow definitions) and the public runtime. */
+/** Content: every versioned type's collection (pages to workflow definitions), the SOAP tracker and the public runtime. */
 export const contentModule = (deps: AppDeps) =>
-  apiModule('content', [...COMPONENT_TYPES.map((type) => type.collection), '/api/public'], [...componentRoutes(deps), ...publicRoutes(deps)]);
+  apiModule('content', [...COMPONENT_TYPES.map((type) => type.collection), '/api/public'], [...componentRoutes(deps), ...soapInvokeRoutes(deps), ...publicRoutes(deps)]);

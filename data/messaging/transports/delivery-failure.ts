@@ -6,6 +6,8 @@ export class DeliveryFailure extends Error {
   constructor(
     message: string,
     readonly permanent: boolean,
+    /** A SOAP Fault's code and string, when the peer answered one. */
+    readonly fault?: { code: string | null; string: string },
   ) {
     super(message);
     this.name = 'DeliveryFailure';

@@ -48,16 +48,25 @@ export function rendersWellFormed(config: ChannelConfigRow, body: string | undef
   }
 }
 
-function soapFault(body: string): string | null {
+/** A SOAP 1.1 or 1.2 Fault in an answer: its code and string; null when the answer holds none. */
+function soapFault(body: string): { code: string | null; string: string } | null {
   if (!/Fault/.test(body)) return null;
   try {
     const fault = (soapParser.parse(body) as { Envelope?: { Body?: { Fault?: Record<string, unknown> } } }).Envelope?.Body?.Fault;
     if (!fault) return null;
-    const reason = fault.faultstring ?? (fault.Reason as { Text?: unknown } | undefined)?.Text ?? 'SOAP Fault';
-    return `SOAP Fault: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`;
+    const text = (value: unknown) => (value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value));
+    const reason = text(fault.faultstring) ?? text((fault.Reason as { Text?: unknown } | undefined)?.Text) ?? 'SOAP Fault';
+    const code = text(fault.faultcode) ?? text((fault.Code as { Value?: unknown } | undefined)?.Value);
+    return { code, string: reason };
   } catch {
     return null;
   }
+}
+
+/** The SOAP Body of an answer, parsed (namespace prefixes dropped); the whole document when it has none. */
+export function soapBody(text: string): unknown {
+  const parsed = soapParser.parse(text) as { Envelope?: { Body?: unknown } };
+  return parsed.Envelope?.Body ?? parsed;
 }
 
 const clip = (text: string) => (text.length > MAX_LOGGED_BODY ? `${text.slice(0, MAX_LOGGED_BODY)}…` : text);
@@ -78,7 +87,7 @@ export async function callPeer(args: {
   siteId: string;
   component: string;
   outbound: OutboundPolicy;
-}): Promise<void> {
+}): Promise<{ statusCode: number; body: string }> {
   const { config } = args;
   const url = config.service_url as string;
   const request = renderPeerRequest(config, args.tokens, args.password);
@@ -97,7 +106,7 @@ export async function callPeer(args: {
     responseBody = await readCapped(answer.body as ReadableStream<Uint8Array> | null, MAX_ANSWER_BYTES);
     const fault = config.transport === 'SOAP' ? soapFault(responseBody) : null;
     if (statusCode >= 300 && statusCode < 400) failure = new DeliveryFailure(`${config.transport} peer answered ${statusCode} (a redirect, not followed)`, true);
-    else if (fault) failure = new DeliveryFailure(fault, true);
+    else if (fault) failure = new DeliveryFailure(`SOAP Fault: ${fault.string}`, true, fault);
     else if (statusCode < 200 || statusCode >= 300) failure = new DeliveryFailure(`${config.transport} peer answered ${statusCode}`, statusCode < 500);
   } catch (error) {
     failure = error instanceof DeliveryFailure ? error : new DeliveryFailure(`${config.transport} peer unreachable: ${(error as Error).message}`, false);
@@ -116,4 +125,5 @@ export async function callPeer(args: {
     error: failure ? maskBody(maskUrl(failure.message), secrets) : null,
   });
   if (failure) throw failure;
+  return { statusCode: statusCode as number, body: responseBody };
 }
