@@ -4,7 +4,7 @@ import { componentType } from '../../data/content/component-types';
 import { rowAtRevision } from '../../data/content/revisions';
 import { activeConfig, ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { batchVariables, EmailLogRow, markDelivered, markFailed, noteAttemptFailed, startAttempt } from '../../data/messaging/email-logs';
-import { renderTemplate, TemplateTexts } from './render-template';
+import { renderTemplate, TemplateTexts } from '../../data/messaging/render-template';
 import { DeliveryFailure } from '../../data/messaging/transports/delivery-failure';
 import { MessagingConfig, sendThroughConfig } from '../../data/messaging/transports/send-message';
 

@@ -191,3 +191,19 @@ test('a worker killed in the middle of a bulk send and restarted leaves every re
   expect(new Set(rows.map((row) => row.recipient)).size).toBe(count);
   expect(rows.filter((row) => row.status !== 'SUCCESS')).toEqual([]);
 });
+
+test('template preview: the Arabic rendering carries dir="rtl", a missing variable is listed, and nothing is sent or logged', async () => {
+  const templateId = await publishedTemplate(api.url, editor, 'site-m');
+  const logsBefore = await platform.db('email.email_log').where({ template_id: templateId }).count({ n: '*' }).first();
+  const captured = async () => ((await (await fetch(mailApi)).json()) as unknown[]).length;
+  const mailsBefore = await captured();
+  const arabic = await call(api.url, 'POST', `/api/email/templates/${templateId}/preview`, { token: editor, body: { locale: 'ar', variables: { user: { name: 'مازن' } } } });
+  expect(arabic.status).toBe(200);
+  expect(arabic.body).toEqual(expect.objectContaining({ locale: 'ar', dir: 'rtl', subject: 'أهلا مازن', missingVariables: [] }));
+  expect(arabic.body.html).toContain('dir="rtl"');
+  const english = await call(api.url, 'POST', `/api/email/templates/${templateId}/preview`, { token: editor, body: { locale: 'en', variables: { user: { name: 'Eve' } } } });
+  expect(english.body).toEqual(expect.objectContaining({ dir: 'ltr', subject: 'Welcome Eve', missingVariables: ['orders.0.id'] }));
+  expectProblem(await call(api.url, 'POST', `/api/email/templates/${templateId}/preview`, { token: editor, body: { locale: 'en', revision: 99 } }), 404, 'REVISION_NOT_FOUND');
+  expect(await platform.db('email.email_log').where({ template_id: templateId }).count({ n: '*' }).first()).toEqual(logsBefore);
+  expect(await captured()).toBe(mailsBefore);
+});

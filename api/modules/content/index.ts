@@ -4,7 +4,8 @@ import { COMPONENT_TYPES } from '../../../data/content/component-types';
 import { componentRoutes } from './collection-routes';
 import { publicRoutes } from './public-routes';
 import { soapInvokeRoutes } from './soap-invoke';
+import { templatePreviewRoutes } from './template-preview';
 
 /** Content: every versioned type's collection (pages to workflow definitions), the SOAP tracker and the public runtime. */
 export const contentModule = (deps: AppDeps) =>
-  apiModule('content', [...COMPONENT_TYPES.map((type) => type.collection), '/api/public'], [...componentRoutes(deps), ...soapInvokeRoutes(deps), ...publicRoutes(deps)]);
+  apiModule('content', [...COMPONENT_TYPES.map((type) => type.collection), '/api/public'], [...componentRoutes(deps), ...soapInvokeRoutes(deps), ...templatePreviewRoutes(deps), ...publicRoutes(deps)]);
