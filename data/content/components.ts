@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { Page, PageRequest, paginate } from '../paging';
 import { notFound } from '../../lib/errors';
+import { FieldChange, jsonDiff } from '../../lib/json-diff';
 import { ComponentStatus } from '../../domain/approvals';
 import { columnOf, ComponentType } from './component-types';
 import { Actor, latestRevision, rowAtRevision, writeRevision } from './revisions';
@@ -182,4 +183,15 @@ export async function publishedBySlug(
     .whereNot({ status: 'ARCHIVED' })
     .whereRaw("published_snapshot->>'slug' = ?", [args.slug])
     .first('published_snapshot', 'published_rev', 'published_at');
+}
+
+/**
+ * What approving a revision would change: its differences from what is published now (from nothing, for a
+ * first publish). Null when the entity or the revision is gone.
+ */
+export async function changesAgainstLive(db: Knex, args: { type: ComponentType; id: string; rev: number }): Promise<{ against: 'published' | 'nothing'; changes: FieldChange[] } | null> {
+  const [entity, submitted] = await Promise.all([findComponent(db, args.type, args.id), rowAtRevision(db, args.type, args.id, args.rev)]);
+  if (!entity || !submitted) return null;
+  const live = entity.published_rev === null ? undefined : await rowAtRevision(db, args.type, args.id, entity.published_rev as number);
+  return { against: live ? 'published' : 'nothing', changes: jsonDiff(live ? snapshotOf(args.type, live) : {}, snapshotOf(args.type, submitted)) };
 }

@@ -75,6 +75,11 @@ describe('with a site policy', () => {
     expect(queueA.body.items.find((item: any) => item.correlationId === correlationId)).toEqual(
       expect.objectContaining({ componentType: 'PAGE', siteId: 'site-a', resourceId: id, revision: submittedRev, requestedBy: 'eda', status: 'PENDING', comment: 'please' }),
     );
+    // What approving would change: a first publish, so every field against nothing.
+    expect(queueA.body.items.find((item: any) => item.correlationId === correlationId).comparison).toEqual({
+      against: 'nothing',
+      changes: expect.arrayContaining([{ path: '/title', after: 'v1' }, { path: '/data', after: { n: 1 } }, { path: '/slug', after: slug }]),
+    });
     const one = await call(api.url, 'GET', `/api/workflow/approvals/${correlationId}`, { token: viewer });
     expect(one.body.progress).toEqual(expect.objectContaining({ stage: 'PENDING_APPROVAL', revision: submittedRev, approvalStage: 0 }));
     const queueB = await call(api.url, 'GET', '/api/workflow/approvals?status=PENDING', { token: managerB });

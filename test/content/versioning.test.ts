@@ -165,3 +165,28 @@ test('bad input changes nothing: unknown fields, a missing field, a duplicate sl
   expectProblem(await call(api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'y', slug: 'dup', title: 'y', data: {} } }), 409, 'COMPONENT_SLUG_TAKEN');
   expectProblem(await call(api.url, 'GET', '/api/content/web-content/00000000-0000-4000-8000-000000000000', { token: editor }), 404, 'NOT_FOUND');
 });
+
+test('compare: on a page edited twice, exactly the changed fields, as JSON pointers; between equal revisions, nothing', async () => {
+  const created = await call(api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-v', name: 'compared', slug: 'compared', title: 'First', data: { blocks: [{ kind: 'text', text: 'hello' }] } } });
+  const id = created.body.id as string;
+  await call(api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'compared', slug: 'compared', title: 'Second', data: { blocks: [{ kind: 'text', text: 'hello' }] } } });
+  await call(api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'compared', slug: 'compared', title: 'Second', data: { blocks: [{ kind: 'text', text: 'hello again' }], note: 'n' } } });
+  const [first, , third] = [...(await call(api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items].reverse().map((entry: { rev: number }) => entry.rev);
+
+  const compared = await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}&to=${third}`, { token: viewer });
+  expect(compared.status).toBe(200);
+  expect(compared.body).toEqual({
+    from: first,
+    to: third,
+    changes: [
+      { path: '/data/blocks/0/text', before: 'hello', after: 'hello again' },
+      { path: '/data/note', after: 'n' },
+      { path: '/title', before: 'First', after: 'Second' },
+    ],
+  });
+  expect((await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=${third}&to=${third}`, { token: viewer })).body.changes).toEqual([]);
+  expect((await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=${third}`, { token: viewer })).body).toEqual({ from: third, to: 'draft', changes: [] });
+  expectProblem(await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}&to=published`, { token: viewer }), 404, 'REVISION_NOT_FOUND');
+  expectProblem(await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=999`, { token: viewer }), 404, 'REVISION_NOT_FOUND');
+  expectProblem(await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}`, { token: outsider }), 403, 'FORBIDDEN');
+});

@@ -7,11 +7,13 @@ import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../lib/errors';
 import { ApprovalRow, approvalQueue, createPolicy, deletePolicy, dropApproval, findApproval, findPolicy, listPolicies, PolicyRow, proposeDecision, replacePolicy, resolvePolicy, submitApproval } from '../../../data/approvals/approvals';
 import { PublishInput } from '../../../domain/approvals';
+import { componentType } from '../../../data/content/component-types';
+import { changesAgainstLive } from '../../../data/content/components';
 import { publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
 import { startPublishWorkflow } from '../content/start-publish';
 import { deliverDecision } from './deliver-decision';
 import {
-  ApprovalSchema, ApprovalWithProgressSchema, CorrelationParams, DecideBody, DecidedSchema, PolicyBody, PolicyIdParams, PolicySchema, QueueQuery, SubmitBody, SubmittedSchema,
+  ApprovalWithProgressSchema, QueueItemSchema, CorrelationParams, DecideBody, DecidedSchema, PolicyBody, PolicyIdParams, PolicySchema, QueueQuery, SubmitBody, SubmittedSchema,
 } from './schemas';
 
 const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
@@ -157,11 +159,19 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       summary: "The approval queue: approvals of the caller's sites, newest first",
       access: access.roles('MANAGER'),
       query: Type.Object({ ...pageQueryFields, ...QueueQuery.properties }),
-      responses: { 200: { description: 'a page of approvals', schema: pageSchema(ApprovalSchema) } },
+      responses: { 200: { description: 'a page of approvals, each with what approving it would change', schema: pageSchema(QueueItemSchema) } },
       errors: [],
       handler: async (ctx, { query, identity }) => {
         const sites = identity!.roles.includes('ADMIN') ? 'ALL' : identity!.sites;
-        ctx.body = presentPage(await approvalQueue(db, { sites, status: query.status, page: query }), presentApproval);
+        const page = await approvalQueue(db, { sites, status: query.status, page: query });
+        const items = await Promise.all(
+          page.items.map(async (approval) => {
+            const type = componentType(approval.component_type);
+            const comparison = type ? await changesAgainstLive(db, { type, id: approval.resource_id, rev: approval.revision }) : null;
+            return { ...presentApproval(approval), comparison };
+          }),
+        );
+        ctx.body = { items, nextCursor: page.nextCursor };
       },
     }),
     defineRoute({

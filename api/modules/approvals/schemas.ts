@@ -79,6 +79,17 @@ export const ApprovalSchema = Type.Object({
   decidedAt: Nullable(Instant),
 });
 
+/** A queue item: the approval, with what approving it would change (against what is published now). */
+export const QueueItemSchema = Type.Object({
+  ...ApprovalSchema.properties,
+  comparison: Nullable(
+    Type.Object({
+      against: Type.Union([Type.Literal('published'), Type.Literal('nothing')]),
+      changes: Type.Array(Type.Object({ path: Type.String(), before: Type.Optional(Type.Unknown()), after: Type.Optional(Type.Unknown()) })),
+    }),
+  ),
+});
+
 /** One approval, with the publish run's progress while it still answers (null once it has closed). */
 export const ApprovalWithProgressSchema = Type.Object({ ...ApprovalSchema.properties, progress: Nullable(Type.Record(Type.String(), Type.Unknown())) });
 

@@ -3,6 +3,7 @@ import { Identity, requireSiteMember } from '../../http/identity';
 import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { conflict, ErrorCode, notFound } from '../../../lib/errors';
+import { jsonDiff } from '../../../lib/json-diff';
 import { uniqueOr409 } from '../../../data/db-errors';
 import { findApproval, openApprovalOf } from '../../../data/approvals/approvals';
 import { COMPONENT_TYPES, ComponentType } from '../../../data/content/component-types';
@@ -17,11 +18,12 @@ import {
   publishComponentRevision,
   restoreComponent,
   setComponentStatus,
+  snapshotOf,
   Written,
 } from '../../../data/content/components';
 import { Actor, historyOf, rowAtRevision } from '../../../data/content/revisions';
 import {
-  CallbackBody, createBody, editBody, PageQuery, entityPageSchema, entitySchema, HistorySchema, IdParams, ListQuery, PendingApprovalAnswer, PublishBody, PublishedAnswer, RevisionParams, revisionSchema,
+  CallbackBody, CompareQuery, ComparisonSchema, createBody, editBody, PageQuery, entityPageSchema, entitySchema, HistorySchema, IdParams, ListQuery, PendingApprovalAnswer, PublishBody, PublishedAnswer, RevisionParams, revisionSchema,
 } from './collection-schemas';
 import { startPublish } from './start-publish';
 
@@ -187,6 +189,34 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         const row = await rowAtRevision(db, type, params.id, params.rev);
         if (!row) throw notFound(`${label} ${params.id} has no revision ${params.rev}.`, 'REVISION_NOT_FOUND');
         ctx.body = { ...presentComponent(type, row), rev: params.rev };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${type.collection}/:id/compare`,
+      tag,
+      summary: `The field-level differences of a ${label} between a revision and another, the draft or what is published`,
+      access: access.user,
+      params: IdParams,
+      query: CompareQuery,
+      responses: { 200: { description: 'the changed fields, as JSON pointers', schema: ComparisonSchema } },
+      errors: ['NOT_FOUND', 'REVISION_NOT_FOUND'],
+      handler: async (ctx, { params, query, identity }) => {
+        const current = await memberEntity(params.id, identity!);
+        const at = async (rev: number) => {
+          const row = await rowAtRevision(db, type, params.id, rev);
+          if (!row) throw notFound(`${label} ${params.id} has no revision ${rev}.`, 'REVISION_NOT_FOUND');
+          return row;
+        };
+        const target = query.to ?? 'draft';
+        const before = await at(query.from);
+        let after: Record<string, unknown>;
+        if (target === 'draft') after = current;
+        else if (target === 'published') {
+          if (current.published_rev === null) throw notFound(`${label} ${params.id} has never been published.`, 'REVISION_NOT_FOUND');
+          after = await at(current.published_rev as number);
+        } else after = await at(Number(target));
+        ctx.body = { from: query.from, to: /^\d+$/.test(target) ? Number(target) : target, changes: jsonDiff(snapshotOf(type, before), snapshotOf(type, after)) };
       },
     }),
     defineRoute({

@@ -43,6 +43,18 @@ export const CallbackBody = Type.Object(
 
 export const PageQuery = Type.Object({ ...pageQueryFields });
 
+export const CompareQuery = Type.Object({
+  from: Revision,
+  to: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,9}|draft|published)$', description: 'a revision, `draft` (the default) or `published`' })),
+});
+
+export const ComparisonSchema = Type.Object({
+  from: Type.Integer(),
+  to: Type.Union([Type.Integer(), Type.Literal('draft'), Type.Literal('published')]),
+  /** Each changed field as a JSON pointer; `before` or `after` is absent where the field is missing on that side. */
+  changes: Type.Array(Type.Object({ path: Type.String(), before: Type.Optional(Type.Unknown()), after: Type.Optional(Type.Unknown()) })),
+});
+
 export const HistorySchema = Type.Object({
   nextCursor: Nullable(Type.String()),
   items: Type.Array(
