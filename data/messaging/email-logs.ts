@@ -175,3 +175,18 @@ export async function reopenFailedLog(db: Knex, id: string | number): Promise<bo
 export async function restoreFailedLog(db: Knex, args: { id: string | number; error: string | null }): Promise<void> {
   await db(EMAIL_LOG_TABLE).where({ id: args.id }).update({ status: 'FAILED', error: args.error });
 }
+
+/** A bulk send's progress: its site, who asked, and how many of its rows are in each status; null for an unknown batch. */
+export async function batchProgress(db: Knex, batchId: string): Promise<{ siteId: string; requestedBy: string | null; pending: number; success: number; failed: number } | null> {
+  const [row] = await rawRows<{ site_id: string | null; requested_by: string | null; total: number; pending: number; success: number; failed: number }>(
+    db,
+    `select min(site_id) as site_id, min(requested_by) as requested_by, count(*)::int as total,
+            count(*) filter (where status = 'PENDING')::int as pending,
+            count(*) filter (where status = 'SUCCESS')::int as success,
+            count(*) filter (where status = 'FAILED')::int as failed
+     from ${EMAIL_LOG_TABLE} where batch_id = ?`,
+    [batchId],
+  );
+  if (!row || row.total === 0 || row.site_id === null) return null;
+  return { siteId: row.site_id, requestedBy: row.requested_by, pending: row.pending, success: row.success, failed: row.failed };
+}

@@ -129,6 +129,14 @@ test('a bulk send by role reaches every directory user with the role in that sit
   const result = await platform.temporal.client.workflow.getHandle(sent.body.workflowId).result();
   expect(result).toEqual(expect.objectContaining({ delivered: 2, failed: 0, done: true }));
   await recordHistory(platform.temporal, { workflowId: sent.body.workflowId, name: 'email-role-delivered' });
+  const progress = await call(api.url, 'GET', `/api/email/batches/${sent.body.batchId}`, { token: editor });
+  expect(progress.body).toEqual({
+    batchId: sent.body.batchId, siteId: 'site-m', recipients: 2, pending: 0, success: 2, failed: 0, done: true,
+    workflowId: sent.body.workflowId, runId: sent.body.runId, uiUrl: sent.body.uiUrl,
+  });
+  const outsider = await platform.token({ sub: 'oz', roles: ['EDITOR'], sites: ['site-z'] });
+  expectProblem(await call(api.url, 'GET', `/api/email/batches/${sent.body.batchId}`, { token: outsider }), 403, 'FORBIDDEN');
+  expectProblem(await call(api.url, 'GET', '/api/email/batches/00000000-0000-4000-8000-000000000000', { token: editor }), 404, 'NOT_FOUND');
 
   const logs = (await call(api.url, 'GET', `/api/email/send/${templateId}/logs`, { token: editor })).body.items;
   expect(logs.map((log: any) => [log.recipient, log.locale, log.status]).sort()).toEqual([

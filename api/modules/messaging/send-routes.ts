@@ -9,9 +9,9 @@ import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, findComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
 import { activeConfig } from '../../../data/messaging/channel-configs';
-import { withinSendLimit, dropSendLogs, EmailLogRow, findEmailLog, insertEmailLog, insertRoleBatchLogs, listTemplateLogs, reopenFailedLog, restoreFailedLog } from '../../../data/messaging/email-logs';
+import { batchProgress, withinSendLimit, dropSendLogs, EmailLogRow, findEmailLog, insertEmailLog, insertRoleBatchLogs, listTemplateLogs, reopenFailedLog, restoreFailedLog } from '../../../data/messaging/email-logs';
 import { isEmailAddress } from '../../../domain/recipients';
-import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
+import { startWorkflow, StartedWorkflow, workflowUiUrl } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import { emailRoleWorkflowId, emailWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SEND_EMAIL_WORKFLOW, SendEmailToRoleWorkflow, SendEmailWorkflow } from '../../../workflows/messaging/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
@@ -47,6 +47,19 @@ const EmailLogSchema = Type.Object({
 });
 const SendAcceptedSchema = Type.Object({ logId: Type.String(), status: Type.Literal('PENDING'), ...StartedRunFields });
 const RoleSendAcceptedSchema = Type.Object({ batchId: Type.String(), recipients: Type.Integer(), ...StartedRunFields });
+
+const BatchProgressSchema = Type.Object({
+  batchId: Type.String(),
+  siteId: Type.String(),
+  recipients: Type.Integer(),
+  pending: Type.Integer(),
+  success: Type.Integer(),
+  failed: Type.Integer(),
+  done: Type.Boolean(),
+  workflowId: Type.String(),
+  runId: Nullable(Type.String()),
+  uiUrl: Nullable(Type.String()),
+});
 
 const SENDERS = access.roles('EDITOR', 'MANAGER');
 const EMAIL_TEMPLATE = componentType('EMAIL_TEMPLATE')!;
@@ -168,6 +181,40 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         );
         ctx.status = 202;
         ctx.body = { batchId, recipients, ...started };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/email/batches/:batchId',
+      tag: 'email',
+      summary: "A bulk send's progress: how many of its recipients are pending, sent and failed, and its run",
+      access: access.user,
+      params: Type.Object({ batchId: Type.String({ format: 'uuid' }) }),
+      responses: { 200: { description: "the batch's progress", schema: BatchProgressSchema } },
+      errors: ['NOT_FOUND'],
+      handler: async (ctx, { params, identity }) => {
+        const progress = await batchProgress(db, params.batchId);
+        if (!progress) throw notFound(`No batch ${params.batchId}.`);
+        requireSiteMember(identity!, progress.siteId);
+        const workflowId = emailRoleWorkflowId(params.batchId);
+        // The run, while Temporal still holds it (past its retention the counts above are the whole story).
+        const runId = await temporal.client.workflow
+          .getHandle(workflowId)
+          .describe()
+          .then((description) => description.runId, () => null);
+        const { pending, success, failed } = progress;
+        ctx.body = {
+          batchId: params.batchId,
+          siteId: progress.siteId,
+          recipients: pending + success + failed,
+          pending,
+          success,
+          failed,
+          done: pending === 0,
+          workflowId,
+          runId,
+          uiUrl: runId ? workflowUiUrl(temporal, workflowId, runId) : null,
+        };
       },
     }),
     defineRoute({
