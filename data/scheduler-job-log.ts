@@ -1,4 +1,7 @@
 import { Knex } from 'knex';
+import { Page, PageRequest, paginate } from './paging';
+
+export const JOB_LOG_TABLE = 'settings.scheduler_job_log';
 
 export interface JobLogEntry {
   siteId: string;
@@ -14,7 +17,7 @@ export interface JobLogEntry {
 
 /** Writes one `settings.scheduler_job_log` row per job run and site; the same key twice writes once. */
 export async function writeJobLog(db: Knex, entry: JobLogEntry): Promise<void> {
-  await db('settings.scheduler_job_log')
+  await db(JOB_LOG_TABLE)
     .insert({
       site_id: entry.siteId,
       job_name: entry.jobName,
@@ -27,4 +30,26 @@ export async function writeJobLog(db: Knex, entry: JobLogEntry): Promise<void> {
     })
     .onConflict('job_key')
     .ignore();
+}
+
+export interface JobLogRow {
+  id: number;
+  site_id: string;
+  created_at: Date;
+  job_name: string;
+  job_key: string | null;
+  status: JobLogEntry['status'];
+  started_at: Date;
+  finished_at: Date | null;
+  rows_affected: number;
+  message: string | null;
+}
+
+/** Job runs, newest first, narrowed by site, job and status when asked. */
+export async function listJobLogs(db: Knex, args: { siteId?: string; jobName?: string; status?: string; page: PageRequest }): Promise<Page<JobLogRow>> {
+  const query = db(JOB_LOG_TABLE).select('*');
+  if (args.siteId) query.where({ site_id: args.siteId });
+  if (args.jobName) query.where({ job_name: args.jobName });
+  if (args.status) query.where({ status: args.status });
+  return paginate<JobLogRow>({ query, ...args.page, timeColumn: 'created_at', idColumn: 'id' });
 }

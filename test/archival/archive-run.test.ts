@@ -131,6 +131,17 @@ test('round trip: the CSV loaded back with COPY equals the archived rows value f
   expect(nulls.rows[0]).toEqual({ null_subjects: 1, empty_subjects: 1 });
 });
 
+test('GET /api/settings/scheduler-job-logs lists the runs per site, filtered and paged; ADMIN only', async () => {
+  const logs = await call(api.url, 'GET', '/api/settings/scheduler-job-logs?siteId=site-r', { token: admin });
+  expect(logs.status).toBe(200);
+  expect(logs.body.items).toEqual([expect.objectContaining({ siteId: 'site-r', jobName: 'archive:EMAIL_LOG', status: 'SUCCESS', rowsAffected: 4 })]);
+  expect((await call(api.url, 'GET', '/api/settings/scheduler-job-logs?siteId=site-r&status=FAILED', { token: admin })).body.items).toEqual([]);
+  const firstPage = await call(api.url, 'GET', '/api/settings/scheduler-job-logs?limit=1', { token: admin });
+  expect(firstPage.body.items).toHaveLength(1);
+  const viewer = await platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-r'] });
+  expectProblem(await call(api.url, 'GET', '/api/settings/scheduler-job-logs', { token: viewer }), 403, 'FORBIDDEN');
+});
+
 test('a failing sink deletes nothing for its site, marks it failed, the others archive; the next run finishes it', async () => {
   await platform.db('settings.archive_policy').where({ log_type: 'EMAIL_LOG' }).delete();
   await policy(null, 90);

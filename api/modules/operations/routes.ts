@@ -4,6 +4,9 @@ import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { problemBody } from '../../http/problem';
 import { pingDatabase } from '../../../data/db';
+import { listJobLogs } from '../../../data/scheduler-job-log';
+import { Instant, Nullable, SiteId } from '../../http/common-schemas';
+import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 
 type CheckState = 'up' | 'down' | 'not configured';
 
@@ -25,6 +28,17 @@ async function check(probe: () => Promise<unknown>): Promise<CheckState> {
 const ReadinessSchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
   checks: Type.Object({ database: Type.String(), temporal: Type.String(), docker: Type.String() }),
+});
+
+const JobLogSchema = Type.Object({
+  id: Type.String(),
+  siteId: Type.String(),
+  jobName: Type.String(),
+  status: Type.String(),
+  startedAt: Instant,
+  finishedAt: Nullable(Instant),
+  rowsAffected: Type.Integer(),
+  message: Nullable(Type.String()),
 });
 
 const NotReadySchema = Type.Object({
@@ -113,6 +127,34 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       errors: [],
       handler: async (ctx) => {
         ctx.body = args.openapi();
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/scheduler-job-logs',
+      tag: 'operations',
+      summary: 'What the scheduled and on-demand jobs did, per run and site, newest first; filtered by site, job and status',
+      access: access.roles('ADMIN'),
+      query: Type.Object({
+        ...pageQueryFields,
+        siteId: Type.Optional(SiteId),
+        jobName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        status: Type.Optional(Type.Union(['RUNNING', 'SUCCESS', 'FAILED', 'SKIPPED'].map((status) => Type.Literal(status)))),
+      }),
+      responses: { 200: { description: 'a page of job runs', schema: pageSchema(JobLogSchema) } },
+      errors: [],
+      handler: async (ctx, { query }) => {
+        const page = await listJobLogs(deps.db, { siteId: query.siteId, jobName: query.jobName, status: query.status, page: query });
+        ctx.body = presentPage(page, (row) => ({
+          id: String(row.id),
+          siteId: row.site_id,
+          jobName: row.job_name,
+          status: row.status,
+          startedAt: new Date(row.started_at).toISOString(),
+          finishedAt: row.finished_at ? new Date(row.finished_at).toISOString() : null,
+          rowsAffected: Number(row.rows_affected),
+          message: row.message,
+        }));
       },
     }),
     defineRoute({
