@@ -7,9 +7,8 @@ import { conflict, notFound, PlatformError } from '../../../lib/errors';
 import { componentType } from '../../../data/content/component-types';
 import { findComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
-import { ChannelConfigRow } from '../../../data/messaging/channel-configs';
 import { DeliveryFailure } from '../../../data/messaging/transports/delivery-failure';
-import { callPeer, soapBody } from '../../../data/messaging/transports/http-peer';
+import { callPeer, PeerSettings, soapBody } from '../../../data/messaging/transports/http-peer';
 import { OutboundRefused, outboundPolicyOf } from '../../../data/messaging/transports/outbound';
 import { SiteId } from '../../http/common-schemas';
 import { IdParams } from './collection-schemas';
@@ -58,16 +57,15 @@ export function soapInvokeRoutes({ db, config, resolveHost }: AppDeps): AnyRoute
         if (!component || (body.siteId && body.siteId !== component.site_id)) throw notFound(`No SOAP component ${params.id}${body.siteId ? ` in site ${body.siteId}` : ''}.`);
         if (identity) requireSiteMember(identity, component.site_id);
         if (component.published_rev === null) throw conflict('COMPONENT_NOT_PUBLISHED', `SOAP component ${params.id} has no published revision to invoke.`);
-        const published = (await rowAtRevision(db, SOAP, component.id, component.published_rev)) as Record<string, string>;
-        const peer = {
-          id: component.id,
+        const published = (await rowAtRevision(db, SOAP, component.id, component.published_rev)) as { service_url: string; soap_method_name: string; sample_request: string };
+        const peer: PeerSettings = {
           transport: 'SOAP',
           service_url: published.service_url,
           soap_method_name: published.soap_method_name,
           sample_request: published.sample_request,
+          rest_method_type: null,
           service_username: null,
-          service_password: null,
-        } as unknown as ChannelConfigRow;
+        };
         const tokens = Object.fromEntries(Object.entries(body.variables).map(([name, value]) => [name, String(value)]));
         const started = Date.now();
         try {

@@ -10,13 +10,16 @@ import { escapeJsonString, escapeMarkup, fillPeerTokens } from './tokens';
 const MAX_LOGGED_BODY = 64 * 1024;
 const soapParser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true });
 
+/** What a call to a SOAP or REST peer needs: a channel configuration's, or a SOAP component's published revision. */
+export type PeerSettings = Pick<ChannelConfigRow, 'transport' | 'service_url' | 'soap_method_name' | 'rest_method_type' | 'sample_request' | 'service_username'>;
+
 /**
  * The request a SOAP or REST configuration makes for these token values, each escaped for its body. With
  * the stored password, `{{servicePassword}}` (and `{{serviceUsername}}`) carry the credentials in the body
  * for peers that want them there, so the sample request itself holds none.
  */
 export function renderPeerRequest(
-  config: ChannelConfigRow,
+  config: PeerSettings,
   values: Record<string, string>,
   password?: string | null,
 ): { method: string; headers: Record<string, string>; body: string | undefined } {
@@ -34,7 +37,7 @@ export function renderPeerRequest(
 }
 
 /** Whether a rendered body parses as what its transport sends: XML for SOAP, JSON for REST. */
-export function rendersWellFormed(config: ChannelConfigRow, body: string | undefined): string | null {
+export function rendersWellFormed(config: PeerSettings, body: string | undefined): string | null {
   if (body === undefined) return null;
   if (config.transport === 'SOAP') {
     const result = XMLValidator.validate(body);
@@ -81,7 +84,7 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
  */
 export async function callPeer(args: {
   db: Knex;
-  config: ChannelConfigRow;
+  config: PeerSettings;
   password: string | null;
   tokens: Record<string, string>;
   siteId: string;
