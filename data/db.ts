@@ -37,3 +37,14 @@ export async function rawRowCount(db: Knex, sql: string, bindings: readonly Knex
   const result = (await db.raw(sql, bindings as Knex.RawBinding[])) as { rowCount: number | null };
   return result.rowCount ?? 0;
 }
+
+/**
+ * Runs `work` in a transaction that holds PostgreSQL's advisory lock on `key`: every caller with the same
+ * key runs one at a time, across API processes, so a check and the write it allows cannot interleave.
+ */
+export async function serializedOn<T>(db: Knex, key: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [key]);
+    return work(trx);
+  });
+}

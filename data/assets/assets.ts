@@ -4,7 +4,7 @@ import { deleteComponent } from '../content/components';
 import { Actor } from '../content/revisions';
 import { PlatformError } from '../../lib/errors';
 import { ARCHIVE_FOLDER } from '../../domain/archival';
-import { rawRows } from '../db';
+import { rawRows, serializedOn } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
 import { isArchiveFolder, recordArchiveDeletion } from './archive-records';
 
@@ -68,8 +68,7 @@ export async function deleteAsset(db: Knex, args: { asset: AssetRow; actor: Acto
  * advisory lock), so parallel uploads cannot all slip under the quota.
  */
 export async function withinSiteQuota<T>(db: Knex, args: { siteId: string; addBytes: number; quotaBytes: number }, write: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return db.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`asset-quota:${args.siteId}`]);
+  return serializedOn(db, `asset-quota:${args.siteId}`, async (trx) => {
     const [used] = await rawRows<{ bytes: number }>(
       trx,
       `select coalesce(sum(size_bytes), 0)::bigint as bytes from ${ASSET_TABLE} where site_id = ? and folder <> ? and folder not like ?`,

@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { PlatformError } from '../../lib/errors';
-import { jsonb, rawRows } from '../db';
+import { jsonb, rawRows, serializedOn } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
 
 export const EMAIL_LOG_TABLE = 'email.email_log';
@@ -97,8 +97,7 @@ export async function batchVariables(db: Knex, batchId: string): Promise<Record<
  * slip under the limit.
  */
 export async function withinSendLimit<T>(db: Knex, args: { userId: string; limit: number; windowSeconds: number }, write: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return db.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`email-send:${args.userId}`]);
+  return serializedOn(db, `email-send:${args.userId}`, async (trx) => {
     const [recent] = await rawRows<{ sends: number; retry_after: number | null }>(
       trx,
       `select count(distinct coalesce(batch_id::text, id::text))::int as sends,

@@ -61,6 +61,12 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
     const refusal = type.refuseWrite?.(current, next);
     if (refusal) throw refusal;
   };
+  /** The entity as it was at `rev`; 404 REVISION_NOT_FOUND when it has no such revision. */
+  const revisionOr404 = async (id: string, rev: number) => {
+    const row = await rowAtRevision(db, type, id, rev);
+    if (!row) throw notFound(`${label} ${id} has no revision ${rev}.`, 'REVISION_NOT_FOUND');
+    return row;
+  };
   const written = (result: Written | null, id: string) => {
     if (!result) throw notFound(`No ${label} ${id}.`);
     return presentComponent(type, result.row);
@@ -186,8 +192,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       errors: ['NOT_FOUND', 'REVISION_NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         await memberEntity(params.id, identity!);
-        const row = await rowAtRevision(db, type, params.id, params.rev);
-        if (!row) throw notFound(`${label} ${params.id} has no revision ${params.rev}.`, 'REVISION_NOT_FOUND');
+        const row = await revisionOr404(params.id, params.rev);
         ctx.body = { ...presentComponent(type, row), rev: params.rev };
       },
     }),
@@ -203,19 +208,14 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       errors: ['NOT_FOUND', 'REVISION_NOT_FOUND'],
       handler: async (ctx, { params, query, identity }) => {
         const current = await memberEntity(params.id, identity!);
-        const at = async (rev: number) => {
-          const row = await rowAtRevision(db, type, params.id, rev);
-          if (!row) throw notFound(`${label} ${params.id} has no revision ${rev}.`, 'REVISION_NOT_FOUND');
-          return row;
-        };
         const target = query.to ?? 'draft';
-        const before = await at(query.from);
+        const before = await revisionOr404(params.id, query.from);
         let after: Record<string, unknown>;
         if (target === 'draft') after = current;
         else if (target === 'published') {
           if (current.published_rev === null) throw notFound(`${label} ${params.id} has never been published.`, 'REVISION_NOT_FOUND');
-          after = await at(current.published_rev as number);
-        } else after = await at(Number(target));
+          after = await revisionOr404(params.id, current.published_rev as number);
+        } else after = await revisionOr404(params.id, Number(target));
         ctx.body = { from: query.from, to: /^\d+$/.test(target) ? Number(target) : target, changes: jsonDiff(snapshotOf(type, before), snapshotOf(type, after)) };
       },
     }),
@@ -230,8 +230,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       errors: ['NOT_FOUND', 'REVISION_NOT_FOUND', 'COMPONENT_SLUG_TAKEN', ...writeRefusals],
       handler: async (ctx, { params, identity }) => {
         const current = await memberEntity(params.id, identity!);
-        const then = await rowAtRevision(db, type, params.id, params.rev);
-        if (!then) throw notFound(`${label} ${params.id} has no revision ${params.rev}.`, 'REVISION_NOT_FOUND');
+        const then = await revisionOr404(params.id, params.rev);
         refuseWrite(current, then);
         ctx.body = written(await slugTaken(() => restoreComponent(db, { type, id: params.id, rev: params.rev, actor: actorOf(identity!) })), params.id);
       },

@@ -4,7 +4,7 @@ import { AppDeps } from '../../deps';
 import { hasRole, Identity, requireSiteMember } from '../../http/identity';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { badRequest, conflict, forbidden, notFound, PlatformError } from '../../../lib/errors';
+import { badRequest, conflict, ErrorCode, forbidden, notFound, PlatformError } from '../../../lib/errors';
 import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, findComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
@@ -60,6 +60,9 @@ const BatchProgressSchema = Type.Object({
   runId: Nullable(Type.String()),
   uiUrl: Nullable(Type.String()),
 });
+
+/** What a send (single or bulk) can be refused with: the template's checks, the limit, and starting its run. */
+const SEND_REFUSALS: ErrorCode[] = ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'RATE_LIMITED', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'];
 
 const SENDERS = access.roles('EDITOR', 'MANAGER');
 const EMAIL_TEMPLATE = componentType('EMAIL_TEMPLATE')!;
@@ -124,7 +127,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       access: SENDERS,
       body: SendBody,
       responses: { 202: { description: 'the log row, PENDING, and the run that delivers it', schema: SendAcceptedSchema } },
-      errors: ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'RATE_LIMITED', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
+      errors: SEND_REFUSALS,
       handler: async (ctx, { body, identity }) => {
         if (!isEmailAddress(body.to)) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: 'must be one email address' }]);
         variablesFit(body.variables);
@@ -155,7 +158,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       access: SENDERS,
       body: RoleSendBody,
       responses: { 202: { description: 'the batch, how many recipients it has, and the run that sends it', schema: RoleSendAcceptedSchema } },
-      errors: ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'RATE_LIMITED', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
+      errors: SEND_REFUSALS,
       handler: async (ctx, { body, identity }) => {
         variablesFit(body.variables);
         const template = await sendableTemplate(identity!, body.templateId, body.siteId);
