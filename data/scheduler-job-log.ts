@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { Page, PageRequest, paginate } from './paging';
+import { JobOutcome } from '../domain/job-log';
 
 export const JOB_LOG_TABLE = 'settings.scheduler_job_log';
 
@@ -8,7 +9,7 @@ export interface JobLogEntry {
   jobName: string;
   /** Makes the write idempotent: a retried activity finds its earlier row. */
   jobKey: string;
-  status: 'RUNNING' | 'SUCCESS' | 'FAILED' | 'SKIPPED';
+  status: JobOutcome;
   startedAt: Date;
   finishedAt: Date | null;
   rowsAffected: number;
@@ -45,11 +46,11 @@ export interface JobLogRow {
   message: string | null;
 }
 
-/** Job runs, newest first, narrowed by site, job and status when asked. */
-export async function listJobLogs(db: Knex, args: { siteId?: string; jobName?: string; status?: string; page: PageRequest }): Promise<Page<JobLogRow>> {
+/** Job runs, newest first, narrowed by site, job and outcome when asked. */
+export async function listJobLogs(db: Knex, args: { siteId?: string; job?: string; outcome?: JobOutcome; page: PageRequest }): Promise<Page<JobLogRow>> {
   const query = db(JOB_LOG_TABLE).select('*');
   if (args.siteId) query.where({ site_id: args.siteId });
-  if (args.jobName) query.where({ job_name: args.jobName });
-  if (args.status) query.where({ status: args.status });
+  if (args.job) query.where({ job_name: args.job });
+  if (args.outcome) query.where({ status: args.outcome });
   return paginate<JobLogRow>({ query, ...args.page, timeColumn: 'created_at', idColumn: 'id' });
 }

@@ -72,6 +72,8 @@ export const ErrorCatalogue = {
   ARCHIVE_POLICY_EXISTS: entry(409, 'Archive policy exists'),
   ARCHIVE_RUN_IN_PROGRESS: entry(409, 'Archive run in progress'),
   ARCHIVE_RUN_NOT_FOUND: entry(404, 'Archive run not found'),
+  NOT_AN_ARCHIVE_FILE: entry(409, 'Not an archive file'),
+  ARCHIVE_RESTORE_NOT_FOUND: entry(404, 'Archive restore not found'),
   // Archive run failures (workers)
   ARCHIVE_SITES_FAILED: entry(500, 'Archive failed for some sites'),
   INVALID_PART_SIZE: entry(500, 'Invalid part size'),
@@ -79,6 +81,7 @@ export const ErrorCatalogue = {
   PART_NOT_CONFIRMED: entry(500, 'Archive part not confirmed'),
   UPLOAD_NOT_CONFIRMED: entry(502, 'Upload not confirmed'),
   UPLOAD_REFUSED: entry(502, 'Upload refused'),
+  ARCHIVE_FILE_CORRUPT: entry(500, 'Archive file does not match its manifest'),
   // Messaging
   TEMPLATE_NOT_PUBLISHED: entry(409, 'Template not published'),
   NO_ACTIVE_CONFIG: entry(409, 'No active configuration'),

@@ -11,6 +11,7 @@ import * as approvalProposals from './010-approval-proposals';
 import * as archiveDeletions from './011-archive-deletions';
 import * as volumeLimits from './012-volume-limits';
 import * as smtpPlain from './013-smtp-plain';
+import * as jobLogOutcomes from './014-job-log-outcomes';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   { name: '011-archive-deletions', ...archiveDeletions },
   { name: '012-volume-limits', ...volumeLimits },
   { name: '013-smtp-plain', ...smtpPlain },
+  { name: '014-job-log-outcomes', ...jobLogOutcomes },
 ];

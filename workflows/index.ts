@@ -2,6 +2,7 @@
 export { pingWorker } from './operations/ping-worker';
 export { archiveLogs } from './archival/archive-logs';
 export { scheduledArchive } from './archival/scheduled-archive';
+export { restoreArchive } from './archival/restore-archive';
 export { deployService } from './deploy/deploy-service';
 export { scaleService } from './deploy/scale-service';
 export { undeployService } from './deploy/undeploy-service';

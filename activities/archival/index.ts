@@ -1,3 +1,4 @@
+import { recordJobRun } from '../job-log';
 import { countArchivable } from './count-archivable';
 import { deleteArchivedRows } from './delete-archived-rows';
 import { ArchivalDeps } from './deps';
@@ -6,9 +7,10 @@ import { listSitesWithRows } from './list-sites-with-rows';
 import { listUnfinishedParts } from './list-unfinished-parts';
 import { recordSiteJobLog } from './record-site-job-log';
 import { resolveSiteRetention } from './resolve-site-retention';
+import { describeArchiveFile, restoreArchiveFile } from './restore-archive-file';
 import { uploadPart } from './upload-part';
 
-/** The archive run's activities, each safe to repeat. */
+/** The archive run's and the archive restore's activities, each safe to repeat. */
 export function createArchivalActivities(deps: ArchivalDeps) {
   return {
     listUnfinishedParts: listUnfinishedParts(deps),
@@ -19,6 +21,9 @@ export function createArchivalActivities(deps: ArchivalDeps) {
     uploadPart: uploadPart(deps),
     deleteArchivedRows: deleteArchivedRows(deps),
     recordSiteJobLog: recordSiteJobLog(deps),
+    describeArchiveFile: describeArchiveFile(deps),
+    restoreArchiveFile: restoreArchiveFile(deps),
+    recordJobRun: recordJobRun(deps),
   };
 }
 

@@ -1,5 +1,6 @@
 import { writeJobLog } from '../../data/scheduler-job-log';
 import { LogType } from '../../domain/archival';
+import { JobOutcome } from '../../domain/job-log';
 import { ArchivalDeps } from './deps';
 
 export interface RecordSiteJobLogInput {
@@ -7,11 +8,25 @@ export interface RecordSiteJobLogInput {
   runId: string;
   logType: LogType;
   siteId: string;
-  status: 'SUCCESS' | 'FAILED';
+  status: Exclude<JobOutcome, 'RUNNING'>;
   startedAt: string;
   rowsExported: number;
   rowsDeleted: number;
+  /** Why the site failed or was skipped. */
   error: string | null;
+}
+
+function messageOf(input: RecordSiteJobLogInput): string {
+  switch (input.status) {
+    case 'SUCCESS':
+      return `archived ${input.logType}: ${input.rowsExported} rows exported, ${input.rowsDeleted} deleted`;
+    case 'DRY_RUN':
+      return `dry run of ${input.logType}: ${input.rowsExported} rows would be archived`;
+    case 'SKIPPED':
+      return `skipped ${input.logType}: ${input.error}`;
+    case 'FAILED':
+      return `archive of ${input.logType} failed: ${input.error}`;
+  }
 }
 
 /** The `scheduler_job_log` row of one site's archive; keyed by run and site, so a retry writes it once. */
@@ -24,11 +39,9 @@ export function recordSiteJobLog({ db }: ArchivalDeps) {
       status: input.status,
       startedAt: new Date(input.startedAt),
       finishedAt: new Date(),
-      rowsAffected: input.rowsDeleted,
-      message:
-        input.status === 'SUCCESS'
-          ? `archived ${input.logType}: ${input.rowsExported} rows exported, ${input.rowsDeleted} deleted`
-          : `archive of ${input.logType} failed: ${input.error}`,
+      // A dry run changes nothing: what it counted is in the message.
+      rowsAffected: input.status === 'DRY_RUN' ? 0 : input.rowsDeleted,
+      message: messageOf(input),
     });
   };
 }

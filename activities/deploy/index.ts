@@ -1,3 +1,4 @@
+import { recordJobRun } from '../job-log';
 import { buildServiceImage } from './build-service-image';
 import { deleteService } from './delete-service';
 import { DeployDeps } from './deps';
@@ -47,6 +48,7 @@ export function createDeployActivities(deps: DeployDeps) {
     removeServiceContainers: removeServiceContainers(deps),
     removeServiceImages: removeServiceImages(deps),
     deleteService: deleteService(deps),
+    recordJobRun: recordJobRun(deps),
   };
 }
 

@@ -81,3 +81,7 @@ export async function withinSiteQuota<T>(db: Knex, args: { siteId: string; addBy
     return write(trx);
   });
 }
+
+export async function assetExists(db: Knex, id: string): Promise<boolean> {
+  return (await db(ASSET_TABLE).where({ id }).first('id')) !== undefined;
+}

@@ -43,7 +43,7 @@ async function runEmailArchive(body: Record<string, unknown> = {}) {
   const outcome = await archiveOutcome(platform, run.workflowId, run.runId);
   const report = await call(api.url, 'GET', '/api/settings/archive-runs/archive:EMAIL_LOG', { token: admin });
   expect(report.status).toBe(200);
-  return { outcome, report: report.body };
+  return { outcome, report: report.body, runId: run.runId as string };
 }
 
 async function download(assetId: string, siteId: string): Promise<string> {
@@ -83,8 +83,14 @@ test('per-site retention: a site policy, the global one, and a disabled site pol
     expect(list.body.items[0].id).toBe(bySite[siteId].assetId);
     expect(csvIds(await download(list.body.items[0].id, siteId))).toEqual(archived);
   }
+  // Every site of the run has its job-log row: the archived ones with their counts, the skipped one with its reason.
   const jobLogs = await platform.db('settings.scheduler_job_log').where({ job_name: 'archive:EMAIL_LOG' }).orderBy('site_id');
-  expect(jobLogs.map((row) => [row.site_id, row.status, Number(row.rows_affected)])).toEqual([['site-a', 'SUCCESS', 3], ['site-b', 'SUCCESS', 2]]);
+  expect(jobLogs.map((row) => [row.site_id, row.status, Number(row.rows_affected), row.message])).toEqual([
+    ['site-a', 'SUCCESS', 3, 'archived EMAIL_LOG: 3 rows exported, 3 deleted'],
+    ['site-b', 'SUCCESS', 2, 'archived EMAIL_LOG: 2 rows exported, 2 deleted'],
+    ['site-c', 'SKIPPED', 0, 'skipped EMAIL_LOG: the site retention policy is disabled'],
+  ]);
+  for (const row of jobLogs) expect(row.finished_at.getTime()).toBeGreaterThanOrEqual(row.started_at.getTime());
 });
 
 test('round trip: the CSV loaded back with COPY equals the archived rows value for value', async () => {
@@ -179,7 +185,10 @@ test('GET /api/settings/scheduler-job-logs lists the runs per site, filtered and
   const logs = await call(api.url, 'GET', '/api/settings/scheduler-job-logs?siteId=site-r', { token: admin });
   expect(logs.status).toBe(200);
   expect(logs.body.items).toEqual([expect.objectContaining({ siteId: 'site-r', jobName: 'archive:EMAIL_LOG', status: 'SUCCESS', rowsAffected: 4 })]);
-  expect((await call(api.url, 'GET', '/api/settings/scheduler-job-logs?siteId=site-r&status=FAILED', { token: admin })).body.items).toEqual([]);
+  expect((await call(api.url, 'GET', '/api/settings/scheduler-job-logs?siteId=site-r&outcome=FAILED', { token: admin })).body.items).toEqual([]);
+  const skipped = await call(api.url, 'GET', '/api/settings/scheduler-job-logs?job=archive:EMAIL_LOG&outcome=SKIPPED', { token: admin });
+  expect(skipped.body.items).toEqual([expect.objectContaining({ siteId: 'site-c', status: 'SKIPPED', message: expect.stringContaining('disabled') })]);
+  expect((await call(api.url, 'GET', '/api/settings/scheduler-job-logs?job=deploy-reconcile', { token: admin })).body.items).toEqual([]);
   const firstPage = await call(api.url, 'GET', '/api/settings/scheduler-job-logs?limit=1', { token: admin });
   expect(firstPage.body.items).toHaveLength(1);
   const viewer = await platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-r'] });
@@ -193,7 +202,7 @@ test('a failing sink deletes nothing for its site, marks it failed, the others a
   await seedEmailLogs(platform.db, { siteId: 'site-g', count: 2, ageDays: 120 });
   proxy.failSites.add('site-f');
 
-  const { outcome, report } = await runEmailArchive({ siteId: undefined });
+  const { outcome, report, runId } = await runEmailArchive({ siteId: undefined });
   expect(outcome.status).toBe('FAILED');
   expect(report.status).toBe('FAILED');
   // The run fails as ARCHIVE_SITES_FAILED, naming the site, with the report as the failure's details.
@@ -210,7 +219,9 @@ test('a failing sink deletes nothing for its site, marks it failed, the others a
   expect(await remainingIds(platform.db, 'site-f')).toEqual(failing);
   expect(await remainingIds(platform.db, 'site-g')).toEqual([]);
   expect(await platform.db('assets.asset').where({ site_id: 'site-f' }).first()).toBeUndefined();
-  expect((await platform.db('settings.scheduler_job_log').where({ site_id: 'site-f' }).first()).status).toBe('FAILED');
+  const runLogs = await platform.db('settings.scheduler_job_log').where('job_key', 'like', `${runId}:%`).whereIn('site_id', ['site-f', 'site-g']).orderBy('site_id');
+  expect(runLogs.map((row) => [row.site_id, row.status, Number(row.rows_affected)])).toEqual([['site-f', 'FAILED', 0], ['site-g', 'SUCCESS', 2]]);
+  expect(runLogs[0].message).toContain('500');
 
   proxy.failSites.clear();
   const second = await runEmailArchive();
@@ -266,6 +277,8 @@ test('dryRun counts what would be archived and changes nothing', async () => {
   expect(await remainingIds(platform.db, 'site-dry')).toEqual(ids);
   expect(await platform.db('settings.archive_part').count({ n: '*' }).first()).toEqual(partsBefore);
   expect(await platform.db('assets.asset').where({ site_id: 'site-dry' }).first()).toBeUndefined();
+  const logged = await platform.db('settings.scheduler_job_log').where({ site_id: 'site-dry' });
+  expect(logged.map((row) => [row.status, Number(row.rows_affected), row.message])).toEqual([['DRY_RUN', 0, 'dry run of EMAIL_LOG: 4 rows would be archived']]);
   await platform.db('email.email_log').where({ site_id: 'site-dry' }).delete();
 });
 

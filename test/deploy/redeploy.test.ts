@@ -125,6 +125,14 @@ test('a container killed behind the platform\'s back is replaced by the reconcil
   const service = await call(api.url, 'GET', '/api/infra/services/phoenix-service', { token: admin });
   expect(service.body.instances).toEqual([expect.objectContaining({ containerId: replacement.Id, state: 'HEALTHY' })]);
   expect(service.body.status).toBe('RUNNING');
+
+  // The tick wrote its job-log row: a platform job, with no site of its own.
+  const logged = await waitUntil('the reconcile tick in the job log', async () => {
+    const page = await call(api.url, 'GET', '/api/settings/scheduler-job-logs?job=deploy-reconcile&siteId=_platform', { token: admin });
+    return page.body.items.find((item: { message: string }) => item.message.includes('phoenix-service')) ?? null;
+  });
+  expect(logged).toEqual(expect.objectContaining({ siteId: '_platform', status: 'SUCCESS', rowsAffected: expect.any(Number), finishedAt: expect.any(String) }));
+  expect(logged.message).toMatch(/^reconciled \d+ service\(s\): .*phoenix-service/);
 });
 
 test('an image deployment with hostPort answers on that port, bound on 127.0.0.1, and the answer warns that it bypasses the gateway', async () => {

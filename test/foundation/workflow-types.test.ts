@@ -1,6 +1,6 @@
 import * as workflows from '../../workflows';
 import { PUBLISH_WORKFLOW, PublishWorkflow } from '../../workflows/approvals/definitions';
-import { ARCHIVE_RUN_WORKFLOW, ArchiveRunWorkflow } from '../../workflows/archival/definitions';
+import { ARCHIVE_RESTORE_WORKFLOW, ARCHIVE_RUN_WORKFLOW, ArchiveRestoreWorkflow, ArchiveRunWorkflow } from '../../workflows/archival/definitions';
 import { DEPLOY_SERVICE_WORKFLOW, DeployServiceWorkflow, SCALE_SERVICE_WORKFLOW, ScaleServiceWorkflow, UNDEPLOY_SERVICE_WORKFLOW, UndeployServiceWorkflow } from '../../workflows/deploy/definitions';
 import { SEND_EMAIL_TO_ROLE_WORKFLOW, SEND_EMAIL_WORKFLOW, SendEmailToRoleWorkflow, SendEmailWorkflow } from '../../workflows/messaging/definitions';
 
@@ -11,6 +11,7 @@ import { SEND_EMAIL_TO_ROLE_WORKFLOW, SEND_EMAIL_WORKFLOW, SendEmailToRoleWorkfl
 const implementations: {
   publish: PublishWorkflow;
   archiveRun: ArchiveRunWorkflow;
+  archiveRestore: ArchiveRestoreWorkflow;
   deploy: DeployServiceWorkflow;
   scale: ScaleServiceWorkflow;
   undeploy: UndeployServiceWorkflow;
@@ -19,6 +20,7 @@ const implementations: {
 } = {
   publish: workflows.publishComponent,
   archiveRun: workflows.archiveLogs,
+  archiveRestore: workflows.restoreArchive,
   deploy: workflows.deployService,
   scale: workflows.scaleService,
   undeploy: workflows.undeployService,
@@ -29,6 +31,7 @@ const implementations: {
 test.each([
   [PUBLISH_WORKFLOW, implementations.publish],
   [ARCHIVE_RUN_WORKFLOW, implementations.archiveRun],
+  [ARCHIVE_RESTORE_WORKFLOW, implementations.archiveRestore],
   [DEPLOY_SERVICE_WORKFLOW, implementations.deploy],
   [SCALE_SERVICE_WORKFLOW, implementations.scale],
   [UNDEPLOY_SERVICE_WORKFLOW, implementations.undeploy],

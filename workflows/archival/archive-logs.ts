@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { ArchivalActivities } from '../../activities/archival';
 import { MAX_ROWS_PER_PART } from '../../domain/archival';
+import { JobOutcome } from '../../domain/job-log';
 import { ArchiveRunInput, ArchiveRunProgress, archiveProgressQuery, SiteProgress } from './definitions';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -26,6 +27,12 @@ function activities(heartbeatTimeout: string) {
     deleteArchivedRows: longTransfer.deleteArchivedRows,
   };
 }
+
+/**
+ * Runs started before this marker wrote a job-log row only for sites that archived rows or failed; from it
+ * on, every site of a run writes one: archived (even none), skipped with its reason, dry run, or failed.
+ */
+export const JOB_LOG_EVERY_SITE = 'job-log-every-site';
 
 function reason(error: unknown): string {
   if (error instanceof wf.ActivityFailure && error.cause) return error.cause.message;
@@ -54,6 +61,12 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
     sites: [],
   };
   wf.setHandler(archiveProgressQuery, () => progress);
+  const logEverySite = wf.patched(JOB_LOG_EVERY_SITE);
+  const logSite = (site: SiteProgress, outcome: Exclude<JobOutcome, 'RUNNING'>, why: string | null) =>
+    act.recordSiteJobLog({
+      workflowId, runId, logType: input.logType, siteId: site.siteId, status: outcome,
+      startedAt: progress.startedAt, rowsExported: site.rowsExported, rowsDeleted: site.rowsDeleted, error: why,
+    });
 
   const blockedSites = new Map<string, string>();
   if (!input.dryRun) {
@@ -83,6 +96,7 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
       if (blocked) {
         site.state = 'FAILED';
         site.error = blocked;
+        if (logEverySite) await logSite(site, 'FAILED', blocked);
       } else {
         await archiveSite(site);
       }
@@ -102,6 +116,9 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
     const retention = await act.resolveSiteRetention({ logType: input.logType, siteId: site.siteId });
     if (!retention.enabled || retention.retentionDays === null) {
       site.state = 'SKIPPED';
+      if (logEverySite) {
+        await logSite(site, 'SKIPPED', retention.source === 'NONE' ? 'no retention policy applies to the site' : `the ${retention.source.toLowerCase()} retention policy is disabled`);
+      }
       return;
     }
     const cutoff = new Date(runStart - retention.retentionDays * DAY_MS).toISOString();
@@ -109,6 +126,7 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
     if (input.dryRun) {
       site.rowsExported = await act.countArchivable({ logType: input.logType, siteId: site.siteId, cutoff });
       site.state = 'DRY_RUN';
+      if (logEverySite) await logSite(site, 'DRY_RUN', null);
       return;
     }
     try {
@@ -131,12 +149,8 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
       site.state = 'FAILED';
       site.error = reason(error);
     }
-    if (site.rowsExported > 0 || site.state === 'FAILED') {
-      await act.recordSiteJobLog({
-        workflowId, runId, logType: input.logType, siteId: site.siteId,
-        status: site.state === 'DONE' ? 'SUCCESS' : 'FAILED',
-        startedAt: progress.startedAt, rowsExported: site.rowsExported, rowsDeleted: site.rowsDeleted, error: site.error,
-      });
+    if (logEverySite || site.rowsExported > 0 || site.state === 'FAILED') {
+      await logSite(site, site.state === 'DONE' ? 'SUCCESS' : 'FAILED', site.error);
     }
   }
 }

@@ -57,3 +57,34 @@ export interface ScheduledArchiveInput {
 /** The archive run's type, as the API starts it: by name, without loading workflow code. */
 export const ARCHIVE_RUN_WORKFLOW = 'archiveLogs';
 export type ArchiveRunWorkflow = (input: ArchiveRunInput) => Promise<ArchiveRunProgress>;
+
+/** One restore of an archive file at a time; a second, once the first has closed, inserts nothing. */
+export const archiveRestoreWorkflowId = (assetId: string) => `archive-restore:${assetId}`;
+
+export interface ArchiveRestoreInput {
+  assetId: string;
+  /** Who asked, for the job log. */
+  requestedBy: string;
+}
+
+export interface ArchiveRestoreReport {
+  workflowId: string;
+  assetId: string;
+  status: RunStatus;
+  /** What the archive run's manifest says of the file; null until the restore has read it. */
+  logType: LogType | null;
+  siteId: string | null;
+  fileName: string | null;
+  rowsInFile: number;
+  rowsInserted: number;
+  /** Rows of the file whose id the table has already: a second restore skips them all. */
+  rowsSkipped: number;
+  error: string | null;
+  startedAt: string;
+  closedAt: string | null;
+}
+
+export const restoreProgressQuery = defineQuery<ArchiveRestoreReport>('restore-progress');
+
+export const ARCHIVE_RESTORE_WORKFLOW = 'restoreArchive';
+export type ArchiveRestoreWorkflow = (input: ArchiveRestoreInput) => Promise<ArchiveRestoreReport>;

@@ -34,6 +34,7 @@ export function deployActivities(args: { healthTimeoutSeconds: number }) {
     listReconcilableServices: quickDb.listReconcilableServices,
     deregisterService: quickDb.deregisterService,
     deleteService: quickDb.deleteService,
+    recordJobRun: quickDb.recordJobRun,
     surveyInstances: dockerOp.surveyInstances,
     startInstance: dockerOp.startInstance,
     removeInstances: dockerOp.removeInstances,

@@ -4,6 +4,10 @@ import { deployActivities } from './activities';
 import { ReconcileServicesInput, scaleWorkflowId } from './definitions';
 import { SearchAttributeKeys } from '../../domain/search-attributes';
 import { scaleService } from './scale-service';
+import { JobNames } from '../../domain/job-log';
+
+/** Ticks started before this marker wrote no job-log row; they replay as they were. */
+export const RECONCILE_JOB_LOG = 'reconcile-job-log';
 
 /**
  * The reconcile schedule's run: every running service is brought back to its desired count by its own
@@ -11,6 +15,7 @@ import { scaleService } from './scale-service';
  */
 export async function reconcileServices(input: ReconcileServicesInput): Promise<{ services: string[]; skipped: string[]; failed: string[] }> {
   const act = deployActivities(input);
+  const startedAt = new Date(Date.now()).toISOString();
   const services = await act.listReconcilableServices();
   const skipped: string[] = [];
   const failed: string[] = [];
@@ -29,5 +34,20 @@ export async function reconcileServices(input: ReconcileServicesInput): Promise<
       }
     }),
   );
+  if (wf.patched(RECONCILE_JOB_LOG)) {
+    const reconciled = services.filter((name) => !skipped.includes(name) && !failed.includes(name));
+    await act.recordJobRun({
+      jobName: JobNames.deployReconcile,
+      jobKey: wf.workflowInfo().runId,
+      outcome: failed.length > 0 ? 'FAILED' : 'SUCCESS',
+      startedAt,
+      rowsAffected: reconciled.length,
+      message: [
+        `reconciled ${reconciled.length} service(s)${reconciled.length ? `: ${reconciled.join(', ')}` : ''}`,
+        ...(skipped.length ? [`left to their running scale: ${skipped.join(', ')}`] : []),
+        ...(failed.length ? [`failed: ${failed.join(', ')}`] : []),
+      ].join('; '),
+    });
+  }
   return { services, skipped, failed };
 }

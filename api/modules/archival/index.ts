@@ -2,5 +2,5 @@ import { AppDeps } from '../../deps';
 import { apiModule } from '../../http/module';
 import { archivalRoutes } from './routes';
 
-/** Archival: retention policies, on-demand archive runs and their reports. */
-export const archivalModule = (deps: AppDeps) => apiModule('archival', ['/api/settings/archive-policies', '/api/settings/archive-runs'], archivalRoutes(deps));
+/** Archival: retention policies, on-demand archive runs and their reports, archive restores. */
+export const archivalModule = (deps: AppDeps) => apiModule('archival', ['/api/settings/archive-policies', '/api/settings/archive-runs', '/api/settings/archive-restores'], archivalRoutes(deps));

@@ -1,17 +1,21 @@
 import { AppDeps } from '../../deps';
 import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { conflict } from '../../../lib/errors';
+import { conflict, notFound } from '../../../lib/errors';
 import { createArchivePolicy, deleteArchivePolicy, findArchivePolicy, listArchivePolicies, resolveRetention, updateArchivePolicy } from '../../../data/archival/policies';
 import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import { LOG_TYPES, LogType } from '../../../domain/archival';
-import { ARCHIVE_RUN_WORKFLOW, ArchiveRunWorkflow, archiveRunWorkflowId } from '../../../workflows/archival/definitions';
+import {
+  ARCHIVE_RESTORE_WORKFLOW, ARCHIVE_RUN_WORKFLOW, ArchiveRestoreWorkflow, archiveRestoreWorkflowId, ArchiveRunWorkflow, archiveRunWorkflowId,
+} from '../../../workflows/archival/definitions';
+import { archivedFileOfAsset } from '../../../data/archival/restore';
+import { assetExists } from '../../../data/assets/assets';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
-import { archiveRunReport } from './archive-runs';
+import { archiveRestoreReport, archiveRunReport } from './archive-runs';
 import { presentPolicy } from './presenters';
 import {
-  ArchiveRunSchema, CreatePolicyBody, ListPoliciesQuery, PolicyPageSchema, PolicyIdParams, PolicySchema, ResolvedSchema, ResolveQuery, RunBody, RunParams,
+  ArchiveRestoreSchema, ArchiveRunSchema, CreatePolicyBody, RestoreBody, RestoreParams, RestoreStartedSchema, ListPoliciesQuery, PolicyPageSchema, PolicyIdParams, PolicySchema, ResolvedSchema, ResolveQuery, RunBody, RunParams,
   RunsStartedSchema, UpdatePolicyBody,
 } from './schemas';
 
@@ -83,6 +87,41 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       errors: ['ARCHIVE_RUN_NOT_FOUND', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params }) => {
         ctx.body = await archiveRunReport(temporal, params.workflowId);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/settings/archive-restores',
+      tag: 'settings',
+      summary: 'Load one archive file back into its log table, as a workflow: its sha256 is checked against the manifest, rows keep their ids, rows already there are skipped',
+      access: access.roles('ADMIN'),
+      body: RestoreBody,
+      responses: { 202: { description: 'started; its report is at /api/settings/archive-restores/{workflowId}', schema: RestoreStartedSchema } },
+      errors: ['NOT_FOUND', 'NOT_AN_ARCHIVE_FILE', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
+      handler: async (ctx, { body, identity }) => {
+        if (!(await assetExists(db, body.assetId))) throw notFound(`No asset ${body.assetId}.`);
+        const file = await archivedFileOfAsset(db, body.assetId);
+        if (!file) throw conflict('NOT_AN_ARCHIVE_FILE', `Asset ${body.assetId} was not stored by an archive run: there is nothing to restore it into.`);
+        ctx.status = 202;
+        ctx.body = await startWorkflow<ArchiveRestoreWorkflow>(temporal, ARCHIVE_RESTORE_WORKFLOW, {
+          workflowId: archiveRestoreWorkflowId(body.assetId),
+          taskQueue: TaskQueues.archival,
+          args: [{ assetId: body.assetId, requestedBy: identity!.id }],
+          typedSearchAttributes: [{ key: SearchAttributeKeys.LogType, value: file.logType }, { key: SearchAttributeKeys.SiteId, value: file.siteId }],
+        });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/archive-restores/:workflowId',
+      tag: 'settings',
+      summary: 'An archive restore: its file, and how many rows it inserted and skipped',
+      access: access.roles('ADMIN'),
+      params: RestoreParams,
+      responses: { 200: { description: 'the restore', schema: ArchiveRestoreSchema } },
+      errors: ['ARCHIVE_RESTORE_NOT_FOUND', 'TEMPORAL_UNAVAILABLE'],
+      handler: async (ctx, { params }) => {
+        ctx.body = await archiveRestoreReport(temporal, params.workflowId);
       },
     }),
     defineRoute({

@@ -77,3 +77,25 @@ export const ArchiveRunSchema = Type.Object({
 });
 
 export const PolicyPageSchema = pageSchema(PolicySchema);
+
+export const RestoreBody = Type.Object({ assetId: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
+
+export const RestoreStartedSchema = Type.Object({ workflowId: Type.String(), runId: Type.String(), uiUrl: Type.String() });
+
+export const RestoreParams = Type.Object({ workflowId: Type.String({ pattern: '^archive-restore:[0-9a-fA-F-]{36}$' }) });
+
+/** An archive restore's report: the file, and how many of its rows went back in and how many were there. */
+export const ArchiveRestoreSchema = Type.Object({
+  workflowId: Type.String(),
+  assetId: Type.String(),
+  status: Type.Union([Type.Literal('RUNNING'), Type.Literal('COMPLETED'), Type.Literal('FAILED')]),
+  logType: Nullable(LogTypeSchema),
+  siteId: Nullable(Type.String()),
+  fileName: Nullable(Type.String()),
+  rowsInFile: Type.Integer(),
+  rowsInserted: Type.Integer(),
+  rowsSkipped: Type.Integer(),
+  error: Nullable(Type.String()),
+  startedAt: Instant,
+  closedAt: Nullable(Instant),
+});

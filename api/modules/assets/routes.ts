@@ -156,6 +156,23 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
     }),
     defineRoute({
       method: 'get',
+      path: '/api/assets/internal/archive/:id',
+      tag: 'assets',
+      summary: 'The bytes of an archive file, for the restore that loads it back (archivers only)',
+      access: access.internal,
+      params: AssetIdParams,
+      responses: { 200: { description: 'the CSV', contentType: 'text/csv' } },
+      errors: ['NOT_FOUND'],
+      handler: async (ctx, { params }) => {
+        const asset = await findAsset(params.id);
+        if (!isArchiveFolder(asset.folder)) throw notFound(`Asset ${params.id} is not an archive file.`);
+        ctx.type = 'text/csv';
+        ctx.length = Number(asset.size_bytes);
+        ctx.body = storage.read(asset.storage_key);
+      },
+    }),
+    defineRoute({
+      method: 'get',
       path: '/api/assets/:id/download',
       tag: 'assets',
       summary: 'The bytes of the published revision of an asset, as an attachment',

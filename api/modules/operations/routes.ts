@@ -5,6 +5,7 @@ import { access, AnyRoute, defineRoute } from '../../http/route';
 import { problemBody } from '../../http/problem';
 import { pingDatabase } from '../../../data/db';
 import { listJobLogs } from '../../../data/scheduler-job-log';
+import { JOB_OUTCOMES, NO_SITE } from '../../../domain/job-log';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 
@@ -34,7 +35,7 @@ const JobLogSchema = Type.Object({
   id: Type.String(),
   siteId: Type.String(),
   jobName: Type.String(),
-  status: Type.String(),
+  status: Type.Union(JOB_OUTCOMES.map((outcome) => Type.Literal(outcome))),
   startedAt: Instant,
   finishedAt: Nullable(Instant),
   rowsAffected: Type.Integer(),
@@ -133,18 +134,19 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       method: 'get',
       path: '/api/settings/scheduler-job-logs',
       tag: 'operations',
-      summary: 'What the scheduled and on-demand jobs did, per run and site, newest first; filtered by site, job and status',
+      summary: 'What the scheduled and on-demand jobs did, per run and site, newest first; filtered by job, site and outcome',
       access: access.roles('ADMIN'),
       query: Type.Object({
         ...pageQueryFields,
-        siteId: Type.Optional(SiteId),
-        jobName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        status: Type.Optional(Type.Union(['RUNNING', 'SUCCESS', 'FAILED', 'SKIPPED'].map((status) => Type.Literal(status)))),
+        // `_platform`: the runs of jobs that belong to no site (the deploy reconcile).
+        siteId: Type.Optional(Type.Union([SiteId, Type.Literal(NO_SITE)])),
+        job: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        outcome: Type.Optional(Type.Union(JOB_OUTCOMES.map((outcome) => Type.Literal(outcome)))),
       }),
       responses: { 200: { description: 'a page of job runs', schema: pageSchema(JobLogSchema) } },
       errors: [],
       handler: async (ctx, { query }) => {
-        const page = await listJobLogs(deps.db, { siteId: query.siteId, jobName: query.jobName, status: query.status, page: query });
+        const page = await listJobLogs(deps.db, { siteId: query.siteId, job: query.job, outcome: query.outcome, page: query });
         ctx.body = presentPage(page, (row) => ({
           id: String(row.id),
           siteId: row.site_id,

@@ -1,0 +1,74 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { archivedFileOfAsset, ArchivedFile, loadArchiveCsv } from '../../data/archival/restore';
+import { ArchivalDeps } from './deps';
+
+export interface RestoreArchiveFileInput {
+  assetId: string;
+  /** Names the download's staging file: one per run, so a retry starts over from nothing. */
+  runId: string;
+}
+
+export interface RestoredArchiveFile {
+  rowsInFile: number;
+  rowsInserted: number;
+}
+
+async function archivedFile(db: ArchivalDeps['db'], assetId: string): Promise<ArchivedFile> {
+  const file = await archivedFileOfAsset(db, assetId);
+  if (!file) throw ApplicationFailure.nonRetryable(`asset ${assetId} is not a file of an archive run`, 'NOT_AN_ARCHIVE_FILE');
+  return file;
+}
+
+/** What the archive run's manifest says of an asset: its log type, site, name, rows and sha256. */
+export function describeArchiveFile({ db }: ArchivalDeps) {
+  return async (input: { assetId: string }): Promise<ArchivedFile> => archivedFile(db, input.assetId);
+}
+
+/**
+ * Loads one archive file back into its log table. The file is fetched from the asset sink and must hash to
+ * the sha256 its archive run recorded in the manifest, or nothing is loaded (ARCHIVE_FILE_CORRUPT, final).
+ * The load is one transaction that skips the ids already present, so the activity is safe to repeat.
+ */
+export function restoreArchiveFile({ db, config }: ArchivalDeps) {
+  return async (input: RestoreArchiveFileInput): Promise<RestoredArchiveFile> => {
+    const file = await archivedFile(db, input.assetId);
+
+    const staged = path.join(config.dataDir, 'archive-staging', `restore-${input.runId}.csv`);
+    await fs.promises.mkdir(path.dirname(staged), { recursive: true });
+    const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'restore' }), 5000);
+    try {
+      const response = await fetch(`${config.apiInternalUrl}/api/assets/internal/archive/${encodeURIComponent(input.assetId)}`, {
+        headers: { authorization: `Bearer ${config.internalToken}` },
+        redirect: 'error',
+        signal: Context.current().cancellationSignal,
+      });
+      if (response.status === 404) throw ApplicationFailure.nonRetryable(`the asset sink has no archive file ${input.assetId}`, 'NOT_FOUND');
+      if (!response.ok || !response.body) throw new Error(`the asset sink answered ${response.status} for ${file.fileName}`);
+      const hash = crypto.createHash('sha256');
+      await pipeline(
+        Readable.fromWeb(response.body as import('node:stream/web').ReadableStream),
+        async function* (chunks: AsyncIterable<Buffer>) {
+          for await (const chunk of chunks) {
+            hash.update(chunk);
+            yield chunk;
+          }
+        },
+        fs.createWriteStream(staged),
+      );
+      const sha256 = hash.digest('hex');
+      if (sha256 !== file.sha256) {
+        throw ApplicationFailure.nonRetryable(`${file.fileName} hashes to ${sha256}, not to the ${file.sha256} its archive run recorded`, 'ARCHIVE_FILE_CORRUPT');
+      }
+      return await loadArchiveCsv({ databaseUrl: config.databaseUrl, logType: file.logType, file: staged });
+    } finally {
+      clearInterval(heartbeat);
+      await fs.promises.rm(staged, { force: true });
+    }
+  };
+}
