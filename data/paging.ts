@@ -37,9 +37,10 @@ export function decodeCursor(cursor: string): CursorPosition {
 }
 
 /**
- * Keyset pagination, newest first, over `(timeColumn, idColumn)`: stable while rows are added, with no
- * OFFSET scans. Reads one row more than asked to know whether there is a next page. The query must
- * name its columns (`select(...)`), since the cursor's column is added beside them.
+ * Keyset pagination, newest first (or, for what is due, soonest first), over `(timeColumn, idColumn)`:
+ * stable while rows are added, with no OFFSET scans. Reads one row more than asked to know whether there
+ * is a next page. The query must name its columns (`select(...)`), since the cursor's column is added
+ * beside them.
  */
 export async function paginate<Row extends object>(args: {
   query: Knex.QueryBuilder;
@@ -47,17 +48,19 @@ export async function paginate<Row extends object>(args: {
   cursor?: string;
   timeColumn: string;
   idColumn: string;
+  order?: 'newest-first' | 'soonest-first';
 }): Promise<Page<Row>> {
   const { query, limit, timeColumn, idColumn } = args;
+  const direction = args.order === 'soonest-first' ? 'asc' : 'desc';
   if (args.cursor) {
     const position = decodeCursor(args.cursor);
-    query.whereRaw('(??, ??) < (?::timestamptz, ?)', [timeColumn, idColumn, position.at, position.id]);
+    query.whereRaw(`(??, ??) ${direction === 'asc' ? '>' : '<'} (?::timestamptz, ?)`, [timeColumn, idColumn, position.at, position.id]);
   }
   const rows = (await query
     .select(query.client.raw('??::text as "cursorAt"', [timeColumn]))
     .orderBy([
-      { column: timeColumn, order: 'desc' },
-      { column: idColumn, order: 'desc' },
+      { column: timeColumn, order: direction },
+      { column: idColumn, order: direction },
     ])
     .limit(limit + 1)) as (Row & { cursorAt: string })[];
   const page = rows.slice(0, limit);

@@ -31,4 +31,10 @@ export interface PublishInput {
   comment: string | null;
   /** Set when the approval was already submitted (the internal submit endpoint started this run). */
   correlationId: string | null;
+  /** What the run does: publish the revision (the default), or archive the component. */
+  action?: ScheduledAction;
+  /** When the publish or archive happens (ISO); now when absent. An approval is still needed first. */
+  dueAt?: string | null;
 }
+
+export type ScheduledAction = 'PUBLISH' | 'ARCHIVE';

@@ -12,6 +12,7 @@ import * as archiveDeletions from './011-archive-deletions';
 import * as volumeLimits from './012-volume-limits';
 import * as smtpPlain from './013-smtp-plain';
 import * as jobLogOutcomes from './014-job-log-outcomes';
+import * as scheduledChanges from './015-scheduled-changes';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   { name: '012-volume-limits', ...volumeLimits },
   { name: '013-smtp-plain', ...smtpPlain },
   { name: '014-job-log-outcomes', ...jobLogOutcomes },
+  { name: '015-scheduled-changes', ...scheduledChanges },
 ];

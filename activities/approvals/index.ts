@@ -5,6 +5,7 @@ import { ApprovalsDeps } from './deps';
 import { publishNow } from './publish-now';
 import { refuseRawDecision } from './refuse-raw-decision';
 import { submitForApproval } from './submit-for-approval';
+import { archiveNow, confirmScheduleCancel, finishSchedule, recordSchedule, withdrawSubmission } from './scheduled-changes';
 
 /** The publish workflow's activities, each safe to repeat. */
 export function createApprovalsActivities(deps: ApprovalsDeps) {
@@ -15,6 +16,11 @@ export function createApprovalsActivities(deps: ApprovalsDeps) {
     closeApproval: closeApproval(deps),
     confirmDecision: confirmDecision(deps),
     refuseRawDecision: refuseRawDecision(),
+    recordSchedule: recordSchedule(deps),
+    confirmScheduleCancel: confirmScheduleCancel(deps),
+    finishSchedule: finishSchedule(deps),
+    archiveNow: archiveNow(deps),
+    withdrawSubmission: withdrawSubmission(deps),
   };
 }
 

@@ -64,7 +64,7 @@ describe('with a site policy', () => {
     const { id, slug } = await newPage('site-a');
     const submitted = await publish(id);
     expect(submitted.status).toBe(202);
-    expect(submitted.body).toEqual({ status: 'PENDING_APPROVAL', correlationId: expect.any(String), workflowId: `publish:PAGE:${id}`, runId: expect.any(String), uiUrl: expect.stringContaining('publish%3APAGE%3A') });
+    expect(submitted.body).toEqual({ status: 'PENDING_APPROVAL', correlationId: expect.any(String), workflowId: `publish:PAGE:${id}`, runId: expect.stringMatching(/^[0-9a-f-]{36}$/), uiUrl: expect.stringContaining('publish%3APAGE%3A') });
     const { correlationId } = submitted.body;
     expect((await page(id)).status).toBe('PENDING_APPROVAL');
     await recordHistory(platform.temporal, { workflowId: submitted.body.workflowId, name: 'publish-waiting-for-approval' });

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { ApprovalStage, Decision, PublishInput } from '../../domain/approvals';
+import { ApprovalStage, Decision, PublishInput, ScheduledAction } from '../../domain/approvals';
 
 /** The publish workflow's contract between the API, the workers and the Web UI: its id, messages and answers. */
 
@@ -37,10 +37,14 @@ export interface ConfirmedDecision {
   decidedBy: string;
 }
 
-export type PublishStage = 'SUBMITTING' | 'PENDING_APPROVAL' | 'CALLING_BACK' | 'PUBLISHED' | 'REJECTED';
+export type PublishStage = 'SUBMITTING' | 'PENDING_APPROVAL' | 'SCHEDULED' | 'PUBLISHING' | 'CALLING_BACK' | 'PUBLISHED' | 'REJECTED' | 'ARCHIVED' | 'CANCELLED';
 
 export interface PublishProgress {
   stage: PublishStage;
+  /** What the run does at its time (absent in runs from before scheduling: PUBLISH). */
+  action?: ScheduledAction;
+  /** When it does it; null: as soon as it may. */
+  dueAt?: string | null;
   revision: number;
   correlationId: string | null;
   /** The approval stage waited for (0-based), while PENDING_APPROVAL. */
@@ -52,6 +56,12 @@ export interface PublishProgress {
 export const submittedUpdate = defineUpdate<PublishProgress>('submitted');
 export const decideUpdate = defineUpdate<ConfirmedDecision, [DecideRequest]>('decide');
 export const decisionSignal = defineSignal<[DecisionSignal]>('decision');
+
+/**
+ * The cancel endpoint's doorbell, like `decide`: it names no one. The run acts only on a cancel the
+ * endpoint recorded on the scheduled change, and only while it waits for its time.
+ */
+export const cancelScheduleUpdate = defineUpdate<PublishProgress>('cancel-schedule');
 export const publishProgressQuery = defineQuery<PublishProgress>('progress');
 
 /** The publish workflow's type, as the API starts it: by name, without loading workflow code. */

@@ -1,7 +1,9 @@
 import * as wf from '@temporalio/workflow';
 import type { ApprovalsActivities } from '../../activities/approvals';
 import { Decision, PublishInput } from '../../domain/approvals';
-import { ConfirmedDecision, DecideRequest, decideUpdate, decisionSignal, PublishProgress, publishProgressQuery, submittedUpdate } from './definitions';
+import {
+  cancelScheduleUpdate, ConfirmedDecision, DecideRequest, decideUpdate, decisionSignal, PublishProgress, publishProgressQuery, submittedUpdate,
+} from './definitions';
 
 // Submitting, confirming a decision and publishing are short writes to the platform's database: local
 // activities, recorded in the history like any other, without a round trip through the server's task queue.
@@ -27,14 +29,26 @@ export const RAW_DECISION_SIGNALS_REFUSED = 'raw-decision-signals-refused';
  * approval required, publish now; otherwise wait for every stage's decision, in order, then call the
  * component back with the outcome (retried until it takes it). A rejection at any stage ends the request.
  *
+ * With `dueAt`, the publish (or, with action ARCHIVE, the archive) waits for its time on a durable timer,
+ * after the approval when one is required: approved early, it still publishes at its time; approved late,
+ * at the approval. Until the time comes, the cancel endpoint can stop it.
+ *
  * A decision arrives only as the `decide` Update sent by the decide endpoint, and counts only once the run
  * has confirmed it in the platform's database, where the endpoint recorded who decided and the four-eyes
- * rules are checked again. A request naming no recorded decision fails, visibly, in the history.
+ * rules are checked again. A request naming no recorded decision fails, visibly, in the history. A cancel
+ * is confirmed the same way.
  */
 export async function publishComponent(input: PublishInput): Promise<PublishProgress> {
-  const progress: PublishProgress = { stage: 'SUBMITTING', revision: input.revision, correlationId: input.correlationId, approvalStage: 0, approvalStages: [] };
+  const action = input.action ?? 'PUBLISH';
+  const dueAt = input.dueAt ?? null;
+  const { workflowId, runId } = wf.workflowInfo();
+  const progress: PublishProgress = {
+    stage: 'SUBMITTING', action, dueAt, revision: input.revision, correlationId: input.correlationId, approvalStage: 0, approvalStages: [],
+  };
   const decisions: ConfirmedDecision[] = [];
   let submitFailure: unknown;
+  let cancel: 'NONE' | 'REQUESTED' | 'CONFIRMED' = 'NONE';
+  let cancelledBy = '';
 
   wf.setHandler(publishProgressQuery, () => progress);
   wf.setHandler(submittedUpdate, async () => {
@@ -68,19 +82,81 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
       decisions.push(signal);
       return;
     }
-    await db.refuseRawDecision({ workflowId: wf.workflowInfo().workflowId, message: 'decision' });
+    await db.refuseRawDecision({ workflowId, message: 'decision' });
   });
+  wf.setHandler(
+    cancelScheduleUpdate,
+    async () => {
+      cancel = 'REQUESTED';
+      try {
+        cancelledBy = (await db.confirmScheduleCancel({ runId })).cancelledBy;
+      } catch (error) {
+        cancel = 'NONE';
+        throw error;
+      }
+      cancel = 'CONFIRMED';
+      await wf.condition(() => progress.stage === 'CANCELLED');
+      return progress;
+    },
+    {
+      validator: () => {
+        if (progress.stage !== 'SCHEDULED' || cancel !== 'NONE') {
+          throw wf.ApplicationFailure.nonRetryable('This run is not waiting for its time: there is nothing to cancel.', 'SCHEDULE_PASSED');
+        }
+      },
+    },
+  );
+
+  /** Waits for `dueAt` on a durable timer; false when a confirmed cancel came first. */
+  const timeCame = async (): Promise<boolean> => {
+    progress.stage = 'SCHEDULED';
+    for (;;) {
+      const left = Date.parse(dueAt!) - Date.now();
+      if (left > 0) await wf.condition(() => cancel !== 'NONE', left);
+      // A cancel being confirmed is settled first; one that is not recorded changes nothing.
+      await wf.condition(() => cancel !== 'REQUESTED');
+      if (cancel === 'CONFIRMED') return false;
+      if (Date.parse(dueAt!) <= Date.now()) return true;
+    }
+  };
+  const cancelled = async (): Promise<PublishProgress> => {
+    await db.finishSchedule({ runId, status: 'CANCELLED', message: `${action === 'PUBLISH' ? 'publish' : 'archive'} of ${input.componentType} ${input.resourceId} due ${dueAt} cancelled by ${cancelledBy}` });
+    progress.stage = 'CANCELLED';
+    await wf.condition(wf.allHandlersFinished);
+    return progress;
+  };
+  const done = (what: string) => db.finishSchedule({ runId, status: 'DONE', message: `${what} ${input.componentType} ${input.resourceId} at its time (due ${dueAt})` });
+  const schedule = () =>
+    db.recordSchedule({
+      runId, workflowId, componentType: input.componentType, resourceId: input.resourceId, siteId: input.siteId, action,
+      revision: action === 'PUBLISH' ? input.revision : null, dueAt: dueAt!, requestedBy: input.requestedBy,
+    });
+
+  if (action === 'ARCHIVE') {
+    await schedule();
+    if (!(await timeCame())) return cancelled();
+    await db.archiveNow(input);
+    await done('archived');
+    progress.stage = 'ARCHIVED';
+    return progress;
+  }
 
   let submitted;
   try {
-    submitted = await db.submitForApproval({ ...input, correlationId: input.correlationId ?? wf.uuid4(), workflowId: wf.workflowInfo().workflowId });
+    submitted = await db.submitForApproval({ ...input, correlationId: input.correlationId ?? wf.uuid4(), workflowId });
   } catch (error) {
     submitFailure = error;
     await wf.condition(wf.allHandlersFinished);
     throw error;
   }
+  if (dueAt) await schedule();
   if (!submitted.required) {
+    if (dueAt) {
+      if (!(await timeCame())) return cancelled();
+      progress.stage = 'PUBLISHING';
+    }
     await db.publishNow(input);
+    if (dueAt) await done(`published revision ${input.revision} of`);
     progress.stage = 'PUBLISHED';
     return progress;
   }
@@ -95,9 +171,21 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
     outcome = decisions.find((decision) => decision.stage === stage)!.decision;
   }
 
+  if (outcome === 'APPROVED' && dueAt && !(await timeCame())) {
+    // Approved, then cancelled before its time: the approval stays on record, nothing is published, and
+    // the draft can be submitted again.
+    await db.closeApproval({ correlationId: submitted.correlationId!, outcome });
+    await db.withdrawSubmission({ componentType: input.componentType, resourceId: input.resourceId, cancelledBy });
+    return cancelled();
+  }
+
   progress.stage = 'CALLING_BACK';
   await callback.deliverCallback({ callbackPath: input.callbackPath, decision: outcome, revision: input.revision, correlationId: submitted.correlationId! });
   await db.closeApproval({ correlationId: submitted.correlationId!, outcome });
+  if (dueAt) {
+    if (outcome === 'APPROVED') await done(`published revision ${input.revision} of`);
+    else await db.finishSchedule({ runId, status: 'REJECTED', message: `publish of ${input.componentType} ${input.resourceId} due ${dueAt} was rejected` });
+  }
   progress.stage = outcome === 'APPROVED' ? 'PUBLISHED' : 'REJECTED';
   return progress;
 }

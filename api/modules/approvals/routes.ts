@@ -11,9 +11,12 @@ import { componentType } from '../../../data/content/component-types';
 import { changesAgainstLive } from '../../../data/content/components';
 import { publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
 import { startPublishWorkflow } from '../content/start-publish';
+import { listScheduledChanges } from '../../../data/approvals/scheduled-changes';
+import { workflowUiUrl } from '../../../temporal-config/client';
+import { SiteId } from '../../http/common-schemas';
 import { deliverDecision } from './deliver-decision';
 import {
-  ApprovalWithProgressSchema, QueueItemSchema, CorrelationParams, DecideBody, DecidedSchema, PolicyBody, PolicyIdParams, PolicySchema, QueueQuery, SubmitBody, SubmittedSchema,
+  ApprovalWithProgressSchema, QueueItemSchema, CorrelationParams, DecideBody, DecidedSchema, PolicyBody, PolicyIdParams, PolicySchema, QueueQuery, ScheduledChangeSchema, SubmitBody, SubmittedSchema,
 } from './schemas';
 
 const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
@@ -172,6 +175,33 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
           }),
         );
         ctx.body = { items, nextCursor: page.nextCursor };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/workflow/scheduled',
+      tag: 'workflow',
+      summary: "Scheduled publishes and archives still to come, soonest first: of one site, or of every site of the caller",
+      access: access.user,
+      query: Type.Object({ ...pageQueryFields, siteId: Type.Optional(SiteId) }),
+      responses: { 200: { description: 'a page of scheduled changes', schema: pageSchema(ScheduledChangeSchema) } },
+      errors: [],
+      handler: async (ctx, { query, identity }) => {
+        if (query.siteId) requireSiteMember(identity!, query.siteId);
+        const sites = query.siteId ? [query.siteId] : identity!.roles.includes('ADMIN') ? 'ALL' : identity!.sites;
+        const page = await listScheduledChanges(db, { sites, page: query });
+        ctx.body = presentPage(page, (change) => ({
+          componentType: change.component_type,
+          id: change.resource_id,
+          siteId: change.site_id,
+          action: change.action,
+          revision: change.revision,
+          dueAt: change.due_at.toISOString(),
+          requestedBy: change.requested_by,
+          workflowId: change.workflow_id,
+          runId: change.run_id,
+          uiUrl: workflowUiUrl(temporal, change.workflow_id, change.run_id),
+        }));
       },
     }),
     defineRoute({

@@ -97,3 +97,18 @@ export const ApprovalWithProgressSchema = Type.Object({ ...ApprovalSchema.proper
 export const DecidedSchema = Type.Object({ ...ApprovalSchema.properties, ...StartedRunFields });
 
 export const SubmittedSchema = Type.Object({ required: Type.Boolean(), correlationId: Type.Optional(Type.String()) });
+
+/** A publish or archive waiting for its time. */
+export const ScheduledChangeSchema = Type.Object({
+  componentType: Type.String(),
+  id: Type.String(),
+  siteId: Type.String(),
+  action: Type.Union([Type.Literal('PUBLISH'), Type.Literal('ARCHIVE')]),
+  /** The revision a publish publishes; null for an archive. */
+  revision: Nullable(Type.Integer()),
+  dueAt: Instant,
+  requestedBy: Type.String(),
+  workflowId: Type.String(),
+  runId: Type.String(),
+  uiUrl: Type.String(),
+});

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { Identity, requireSiteMember } from '../../http/identity';
 import { presentPage } from '../../http/pagination';
@@ -23,9 +24,9 @@ import {
 } from '../../../data/content/components';
 import { Actor, historyOf, rowAtRevision } from '../../../data/content/revisions';
 import {
-  CallbackBody, CompareQuery, ComparisonSchema, createBody, editBody, PageQuery, entityPageSchema, entitySchema, HistorySchema, IdParams, ListQuery, PendingApprovalAnswer, PublishBody, PublishedAnswer, RevisionParams, revisionSchema,
+  ArchiveBody, CallbackBody, CompareQuery, ComparisonSchema, createBody, editBody, PageQuery, entityPageSchema, entitySchema, HistorySchema, IdParams, ListQuery, PendingApprovalAnswer, PublishBody, PublishedAnswer, RevisionParams, revisionSchema, ScheduledAnswer,
 } from './collection-schemas';
-import { startPublish } from './start-publish';
+import { cancelSchedule, dueTimeOf, startPublish } from './start-publish';
 
 export const actorOf = (identity: Identity): Actor => ({ id: identity.id, name: identity.name || null });
 
@@ -239,17 +240,21 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       method: 'post',
       path: `${type.collection}/:id/publish`,
       tag,
-      summary: `Publish a ${label}'s latest revision, through approval when a policy asks for one`,
+      summary: `Publish a ${label}'s latest revision, through approval when a policy asks for one; with \`publishAt\`, at that time`,
       access: AUTHOR,
       params: IdParams,
       body: PublishBody,
       bodyOptional: true,
-      responses: { 200: { description: 'published', schema: PublishedAnswer }, 202: { description: 'waiting for approval', schema: PendingApprovalAnswer } },
-      errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'WORKFLOW_DEFINITION_NOT_PUBLISHED', 'TEMPORAL_UNAVAILABLE', ...writeRefusals],
+      responses: {
+        200: { description: 'published', schema: PublishedAnswer },
+        202: { description: 'waiting for approval, or for its time', schema: Type.Union([PendingApprovalAnswer, ScheduledAnswer]) },
+      },
+      errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'CHANGE_SCHEDULED', 'WORKFLOW_DEFINITION_NOT_PUBLISHED', 'TEMPORAL_UNAVAILABLE', ...writeRefusals],
       handler: async (ctx, { params, body, identity }) => {
+        const dueAt = dueTimeOf(body.publishAt, 'publishAt');
         const row = await memberEntity(params.id, identity!);
         refuseWrite(row);
-        const answer = await startPublish(deps, { type, row, identity: identity!, comment: body.comment ?? null });
+        const answer = await startPublish(deps, { type, row, identity: identity!, comment: body.comment ?? null, action: 'PUBLISH', dueAt });
         ctx.status = answer.status;
         ctx.body = answer.body;
       },
@@ -258,15 +263,39 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       method: 'post',
       path: `${type.collection}/:id/archive`,
       tag,
-      summary: `Archive a ${label}: the runtime stops serving it until it is published again`,
+      summary: `Archive a ${label}: the runtime stops serving it until it is published again; with \`archiveAt\`, at that time`,
       access: AUTHOR,
       params: IdParams,
-      responses: { 200: { description: 'archived', schema: entity } },
-      errors: ['NOT_FOUND', 'APPROVAL_PENDING', ...writeRefusals],
-      handler: async (ctx, { params, identity }) => {
-        refuseWrite(await memberEntity(params.id, identity!));
+      body: ArchiveBody,
+      bodyOptional: true,
+      responses: { 200: { description: 'archived', schema: entity }, 202: { description: 'scheduled', schema: ScheduledAnswer } },
+      errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'CHANGE_SCHEDULED', 'TEMPORAL_UNAVAILABLE', ...writeRefusals],
+      handler: async (ctx, { params, body, identity }) => {
+        const dueAt = dueTimeOf(body.archiveAt, 'archiveAt');
+        const row = await memberEntity(params.id, identity!);
+        refuseWrite(row);
+        if (dueAt) {
+          const answer = await startPublish(deps, { type, row, identity: identity!, comment: null, action: 'ARCHIVE', dueAt });
+          ctx.status = answer.status;
+          ctx.body = answer.body;
+          return;
+        }
         if (await openApprovalOf(db, type.type, params.id)) throw conflict('APPROVAL_PENDING', `${label} ${params.id} is waiting for approval.`);
         ctx.body = written(await setComponentStatus(db, { type, id: params.id, status: 'ARCHIVED', actor: actorOf(identity!) }), params.id);
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${type.collection}/:id/schedule`,
+      tag,
+      summary: `Cancel the ${label}'s scheduled publish or archive before its time`,
+      access: AUTHOR,
+      params: IdParams,
+      responses: { 200: { description: 'cancelled', schema: ScheduledAnswer } },
+      errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'SCHEDULE_PASSED', 'TEMPORAL_UNAVAILABLE'],
+      handler: async (ctx, { params, identity }) => {
+        await memberEntity(params.id, identity!);
+        ctx.body = await cancelSchedule(deps, { type, id: params.id, identity: identity! });
       },
     }),
     defineRoute({

@@ -30,7 +30,15 @@ export function editBody(type: ComponentType): TObject {
 
 export const ListQuery = Type.Object({ ...pageQueryFields, siteId: SiteId, status: Type.Optional(Status) });
 
-export const PublishBody = Type.Object({ comment: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false });
+/** When a scheduled publish or archive happens: an ISO timestamp with its offset, in the future, within a year. */
+const DueAt = Type.String({ format: 'date-time', maxLength: 40 });
+
+export const PublishBody = Type.Object(
+  { comment: Type.Optional(Type.String({ maxLength: 2000 })), publishAt: Type.Optional(DueAt) },
+  { additionalProperties: false },
+);
+
+export const ArchiveBody = Type.Object({ archiveAt: Type.Optional(DueAt) }, { additionalProperties: false });
 
 export const CallbackBody = Type.Object(
   {
@@ -102,4 +110,20 @@ export const publishedSchema = (type: ComponentType) =>
   Type.Object({ id: Type.String(), siteId: Type.String(), name: Type.String(), ...storedFields(type), publishedRev: Type.Integer(), publishedAt: Instant });
 
 export const PublishedAnswer = Type.Object({ status: Type.Literal('PUBLISHED'), publishedRev: Type.Integer(), ...StartedRunFields });
-export const PendingApprovalAnswer = Type.Object({ status: Type.Literal('PENDING_APPROVAL'), correlationId: Type.String(), ...StartedRunFields });
+export const PendingApprovalAnswer = Type.Object({
+  status: Type.Literal('PENDING_APPROVAL'),
+  correlationId: Type.String(),
+  /** Set for a scheduled publish: approved before then, it publishes at this time. */
+  publishAt: Type.Optional(Instant),
+  ...StartedRunFields,
+});
+
+/** A publish or archive waiting for its time (or, for a cancel, no longer). */
+export const ScheduledAnswer = Type.Object({
+  status: Type.Union([Type.Literal('SCHEDULED'), Type.Literal('CANCELLED')]),
+  action: Type.Union([Type.Literal('PUBLISH'), Type.Literal('ARCHIVE')]),
+  dueAt: Instant,
+  /** The revision a scheduled publish publishes. */
+  revision: Type.Optional(Type.Integer()),
+  ...StartedRunFields,
+});

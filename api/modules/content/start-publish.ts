@@ -1,7 +1,7 @@
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client';
 import { AppDeps } from '../../deps';
 import { Identity } from '../../http/identity';
-import { conflict } from '../../../lib/errors';
+import { badRequest, conflict, notFound, PlatformError } from '../../../lib/errors';
 import { answerWithin, temporalCallError } from '../../../temporal-config/temporal-errors';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { ComponentType } from '../../../data/content/component-types';
@@ -9,8 +9,11 @@ import { ComponentRow } from '../../../data/content/components';
 import { latestRevision } from '../../../data/content/revisions';
 import { startWorkflow, workflowUiUrl } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
-import { PublishInput } from '../../../domain/approvals';
-import { PublishProgress, publishWorkflowId, submittedUpdate, PUBLISH_WORKFLOW, PublishWorkflow } from '../../../workflows/approvals/definitions';
+import { PublishInput, ScheduledAction } from '../../../domain/approvals';
+import { openScheduledChange, requestCancel } from '../../../data/approvals/scheduled-changes';
+import {
+  cancelScheduleUpdate, PublishProgress, publishProgressQuery, publishWorkflowId, submittedUpdate, PUBLISH_WORKFLOW, PublishWorkflow,
+} from '../../../workflows/approvals/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 
 /** How long the answer waits for the workflow to publish or to reach the manager's queue. */
@@ -36,17 +39,32 @@ export interface PublishAnswer {
   body: Record<string, unknown>;
 }
 
+/** How far ahead a publish or archive may be scheduled. */
+const LONGEST_SCHEDULE_MS = 366 * 24 * 60 * 60 * 1000;
+
+/** A scheduled time, checked: in the future, and within a year. */
+export function dueTimeOf(value: string | undefined, field: string): string | null {
+  if (value === undefined) return null;
+  const at = Date.parse(value);
+  const now = Date.now();
+  if (Number.isNaN(at) || at <= now || at - now > LONGEST_SCHEDULE_MS) {
+    throw badRequest('VALIDATION_FAILED', `${field} is a time in the future, within a year.`, [{ path: `/${field}`, message: 'must be in the future, within a year' }]);
+  }
+  return new Date(at).toISOString();
+}
+
 /**
- * `POST {collection}/{id}/publish`: starts `publish:{TYPE}:{id}` for the latest revision with its
- * `submitted` Update (Update-with-Start, one call), which answers once the run has either published the
- * revision (200) or put it in the approval queue (202).
+ * `POST {collection}/{id}/publish`, and `…/archive` with `archiveAt`: starts `publish:{TYPE}:{id}` with
+ * its `submitted` Update (Update-with-Start, one call), which answers once the run has published the
+ * latest revision (200), put it in the approval queue (202), or scheduled it (202).
  */
 export async function startPublish(
   { db, temporal }: Pick<AppDeps, 'db' | 'temporal'>,
-  args: { type: ComponentType; row: ComponentRow; identity: Identity; comment: string | null },
+  args: { type: ComponentType; row: ComponentRow; identity: Identity; comment: string | null; action?: ScheduledAction; dueAt?: string | null },
 ): Promise<PublishAnswer> {
   const { type, row } = args;
   if (await openApprovalOf(db, type.type, row.id)) throw conflict('APPROVAL_PENDING', `${type.type} ${row.id} is waiting for approval.`);
+  if (await openScheduledChange(db, type.type, row.id)) throw changeScheduled(type, row.id);
   const input: PublishInput = {
     componentType: type.type,
     siteId: row.site_id,
@@ -57,21 +75,63 @@ export async function startPublish(
     title: String(row.name),
     comment: args.comment,
     correlationId: null,
+    ...(args.dueAt ? { action: args.action ?? 'PUBLISH', dueAt: args.dueAt } : {}),
   };
   const start = new WithStartWorkflowOperation<PublishWorkflow>(PUBLISH_WORKFLOW, { ...publishStartOptions(input), workflowIdConflictPolicy: 'FAIL' });
   let progress: PublishProgress;
+  let runId: string;
   try {
-    progress = await answerWithin(ANSWER_WITHIN_MS, temporal.client.workflow.executeUpdateWithStart(submittedUpdate, { startWorkflowOperation: start }));
+    const submitted = async () => {
+      const update = await temporal.client.workflow.startUpdateWithStart(submittedUpdate, { startWorkflowOperation: start, waitForStage: WorkflowUpdateStage.ACCEPTED });
+      return { progress: await update.result(), runId: update.workflowRunId ?? '' };
+    };
+    ({ progress, runId } = await answerWithin(ANSWER_WITHIN_MS, submitted()));
   } catch (error) {
+    if (await openScheduledChange(db, type.type, row.id)) throw changeScheduled(type, row.id);
     throw temporalCallError(error, {
       alreadyRunning: ['APPROVAL_PENDING', `A publish of ${type.type} ${row.id} is already in progress.`],
       late: `The publish of ${type.type} ${row.id} was started but no approvals worker has taken it yet.`,
     });
   }
-  // The handle of a run this call started carries its first run id (the SDK's type does not say so).
-  const handle = (await start.workflowHandle()) as { workflowId: string; firstExecutionRunId?: string };
-  const runId = handle.firstExecutionRunId ?? '';
-  const started = { workflowId: handle.workflowId, runId, uiUrl: workflowUiUrl(temporal, handle.workflowId, runId) };
+  const workflowId = publishWorkflowId(input.componentType, input.resourceId);
+  const started = { workflowId, runId, uiUrl: workflowUiUrl(temporal, workflowId, runId) };
   if (progress.stage === 'PUBLISHED') return { status: 200, body: { status: 'PUBLISHED', publishedRev: progress.revision, ...started } };
-  return { status: 202, body: { status: 'PENDING_APPROVAL', correlationId: progress.correlationId, ...started } };
+  if (progress.stage === 'SCHEDULED') {
+    const revision = progress.action === 'ARCHIVE' ? {} : { revision: progress.revision };
+    return { status: 202, body: { status: 'SCHEDULED', action: progress.action, dueAt: progress.dueAt, ...revision, ...started } };
+  }
+  return { status: 202, body: { status: 'PENDING_APPROVAL', correlationId: progress.correlationId, ...(progress.dueAt ? { publishAt: progress.dueAt } : {}), ...started } };
+}
+
+const changeScheduled = (type: ComponentType, id: string) =>
+  conflict('CHANGE_SCHEDULED', `A publish or archive of ${type.type} ${id} is scheduled: cancel it first (DELETE …/schedule).`);
+
+/**
+ * `DELETE {collection}/{id}/schedule`: records who cancels on the due change, then rings the run's
+ * `cancel-schedule` Update, which confirms it there. A publish still waiting for its approval is not
+ * cancelled here (409 APPROVAL_PENDING): a manager rejects it, or it is cancelled once approved.
+ */
+export async function cancelSchedule(
+  { db, temporal }: Pick<AppDeps, 'db' | 'temporal'>,
+  args: { type: ComponentType; id: string; identity: Identity },
+): Promise<Record<string, unknown>> {
+  const change = await openScheduledChange(db, args.type.type, args.id);
+  if (!change) throw notFound(`Nothing is scheduled for ${args.type.type} ${args.id}.`);
+  const handle = temporal.client.workflow.getHandle(change.workflow_id, change.run_id);
+  const started = { workflowId: change.workflow_id, runId: change.run_id, uiUrl: workflowUiUrl(temporal, change.workflow_id, change.run_id) };
+  try {
+    const progress = await answerWithin(ANSWER_WITHIN_MS, handle.query(publishProgressQuery));
+    if (progress.stage === 'PENDING_APPROVAL') {
+      throw conflict('APPROVAL_PENDING', `${args.type.type} ${args.id} is waiting for approval: a manager rejects it, or it is cancelled once approved.`);
+    }
+    await requestCancel(db, { runId: change.run_id, requestedBy: args.identity.id });
+    const cancelled = await answerWithin(ANSWER_WITHIN_MS, handle.executeUpdate(cancelScheduleUpdate));
+    return { status: cancelled.stage, action: change.action, dueAt: change.due_at.toISOString(), ...(change.revision ? { revision: change.revision } : {}), ...started };
+  } catch (error) {
+    if (error instanceof PlatformError) throw error;
+    throw temporalCallError(error, {
+      notFound: ['SCHEDULE_PASSED', 'The scheduled run has ended.'],
+      late: 'The scheduled run has not confirmed the cancel yet; asking again is safe.',
+    });
+  }
 }
