@@ -12,6 +12,22 @@ export type Decision = 'APPROVED' | 'REJECTED';
 export interface ApprovalStage {
   name: string;
   role: string;
+  /** An ISO 8601 duration: without a decision by then, the stage's role holders are reminded. */
+  remindAfter?: string;
+  /** An ISO 8601 duration: without a decision by then, the site's ADMINs are told. */
+  escalateAfter?: string;
+}
+
+/** ISO 8601 durations in weeks, days, hours, minutes and seconds: `P2D`, `PT4H`, `P1DT12H`, `PT3S`. */
+export const ISO_DURATION = '^P(?!$)(\\d+W)?(\\d+D)?(T(?=\\d)(\\d+H)?(\\d+M)?(\\d+(\\.\\d+)?S)?)?$';
+
+/** The length of an ISO 8601 duration (as ISO_DURATION admits) in milliseconds; null when it is not one. */
+export function durationMs(duration: string): number | null {
+  const match = new RegExp(ISO_DURATION).exec(duration);
+  if (!match) return null;
+  const [, weeks, days, , hours, minutes, seconds] = match;
+  const number = (part: string | undefined) => (part ? parseFloat(part) : 0);
+  return Math.round(((((number(weeks) * 7 + number(days)) * 24 + number(hours)) * 60 + number(minutes)) * 60 + number(seconds)) * 1000);
 }
 
 /** A workflow definition without stages of its own, or no definition bound to a policy: one manager. */
@@ -38,3 +54,6 @@ export interface PublishInput {
 }
 
 export type ScheduledAction = 'PUBLISH' | 'ARCHIVE';
+
+/** The moments an approval emails people: a stage reached, its reminder, its escalation, and the outcome. */
+export type NoticeKind = 'REQUESTED' | 'REMINDER' | 'ESCALATED' | 'OUTCOME';

@@ -14,6 +14,8 @@ export interface Config {
   apiPort: number;
   /** Where workers reach the API's internal endpoints (the archive sink). */
   apiInternalUrl: string;
+  /** Where people reach the platform: the links in the emails it sends (approval notices). */
+  publicUrl: string;
   databaseUrl: string;
   temporalAddress: string;
   temporalNamespace: string;
@@ -200,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiHost: text(env, 'API_HOST', '127.0.0.1'),
     apiPort,
     apiInternalUrl: (url(env, 'API_INTERNAL_URL', `http://127.0.0.1:${apiPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
+    publicUrl: (url(env, 'PUBLIC_URL', `http://localhost:${apiPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://opsflow:opsflow@127.0.0.1:54329/opsflow', [
       'postgres:',
       'postgresql:',

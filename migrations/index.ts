@@ -13,6 +13,7 @@ import * as volumeLimits from './012-volume-limits';
 import * as smtpPlain from './013-smtp-plain';
 import * as jobLogOutcomes from './014-job-log-outcomes';
 import * as scheduledChanges from './015-scheduled-changes';
+import * as platformEmails from './016-platform-emails';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   { name: '013-smtp-plain', ...smtpPlain },
   { name: '014-job-log-outcomes', ...jobLogOutcomes },
   { name: '015-scheduled-changes', ...scheduledChanges },
+  { name: '016-platform-emails', ...platformEmails },
 ];

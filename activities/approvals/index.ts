@@ -2,6 +2,7 @@ import { closeApproval } from './close-approval';
 import { confirmDecision } from './confirm-decision';
 import { deliverCallback } from './deliver-callback';
 import { ApprovalsDeps } from './deps';
+import { notifyApproval } from './notify-approval';
 import { publishNow } from './publish-now';
 import { refuseRawDecision } from './refuse-raw-decision';
 import { submitForApproval } from './submit-for-approval';
@@ -21,6 +22,7 @@ export function createApprovalsActivities(deps: ApprovalsDeps) {
     finishSchedule: finishSchedule(deps),
     archiveNow: archiveNow(deps),
     withdrawSubmission: withdrawSubmission(deps),
+    notifyApproval: notifyApproval(deps),
   };
 }
 

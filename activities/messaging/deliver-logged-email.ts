@@ -5,13 +5,15 @@ import { rowAtRevision } from '../../data/content/revisions';
 import { activeConfig, ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { batchVariables, EmailLogRow, markDelivered, markFailed, noteAttemptFailed, startAttempt } from '../../data/messaging/email-logs';
 import { renderTemplate, TemplateTexts } from '../../data/messaging/render-template';
+import { isPlatformTemplate, PLATFORM_TEMPLATES } from '../../data/messaging/platform-templates';
 import { DeliveryFailure } from '../../data/messaging/transports/delivery-failure';
 import { MessagingConfig, sendThroughConfig } from '../../data/messaging/transports/send-message';
 
 export type LoggedDelivery = 'SUCCESS' | 'FAILED' | 'RETRY';
 
-/** The template revision a log row was written for: sends use exactly that published revision. */
-export async function loggedTemplate(db: Knex, log: Pick<EmailLogRow, 'template_id' | 'template_revision'>): Promise<TemplateTexts | undefined> {
+/** The template revision a log row was written for (sends use exactly that published revision), or the platform's own. */
+export async function loggedTemplate(db: Knex, log: Pick<EmailLogRow, 'template_id' | 'template_revision' | 'platform_template'>): Promise<TemplateTexts | undefined> {
+  if (log.platform_template !== null && log.platform_template !== undefined) return isPlatformTemplate(log.platform_template) ? PLATFORM_TEMPLATES[log.platform_template] : undefined;
   return (await rowAtRevision(db, componentType('EMAIL_TEMPLATE')!, log.template_id as string, log.template_revision as number)) as TemplateTexts | undefined;
 }
 

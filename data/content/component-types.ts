@@ -1,6 +1,6 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { PlatformError } from '../../lib/errors';
-import { ComponentTypeName, DEFAULT_STAGES } from '../../domain/approvals';
+import { ComponentTypeName, DEFAULT_STAGES, ISO_DURATION } from '../../domain/approvals';
 import { archiveWriteRefusal } from '../assets/archive-records';
 
 /** One field of a component besides `id`, `siteId`, `name` and the lifecycle fields. */
@@ -59,7 +59,12 @@ const content = (type: ComponentTypeName, table: string, collection: string, pub
 });
 
 export const ApprovalStage = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100 }), role: Type.Union([Type.Literal('MANAGER'), Type.Literal('ADMIN'), Type.Literal('EDITOR')]) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    role: Type.Union([Type.Literal('MANAGER'), Type.Literal('ADMIN'), Type.Literal('EDITOR')]),
+    remindAfter: Type.Optional(Type.String({ pattern: ISO_DURATION, maxLength: 40, description: 'ISO 8601 duration, e.g. P2D' })),
+    escalateAfter: Type.Optional(Type.String({ pattern: ISO_DURATION, maxLength: 40, description: 'ISO 8601 duration, e.g. P3D' })),
+  },
   { additionalProperties: false },
 );
 

@@ -25,6 +25,8 @@ export interface EmailLogRow {
   missing_variables: string[];
   variables: Record<string, unknown> | null;
   requested_by: string | null;
+  /** Set for the platform's own emails (approval notices): the template is the platform's, not a site's. */
+  platform_template: string | null;
 }
 
 export async function findEmailLog(db: Knex, id: string | number): Promise<EmailLogRow | undefined> {
@@ -79,6 +81,38 @@ export async function insertRoleBatchLogs(
      order by u.email
      on conflict (batch_id, recipient) where batch_id is not null do nothing`,
     [batch.siteId, batch.templateId, batch.templateRevision, batch.batchId, batch.requestedBy, batch.roleKey, batch.siteId],
+  );
+  const { count } = (await db(EMAIL_LOG_TABLE).where({ batch_id: batch.batchId }).count({ count: '*' }).first()) as { count: string };
+  return Number(count);
+}
+
+/** Who a platform email goes to: the holders of a role in a site (the requester aside), or one user. */
+export type PlatformRecipients = { role: string; siteId: string; except?: string } | { userId: string };
+
+/**
+ * One platform email (an approval notice) as a batch: its variables stored once, then one PENDING row per
+ * recipient in their own locale, in one statement. Keyed by (batch, recipient): repeating it adds no one
+ * twice. Answers how many rows the batch has (none when nobody holds the role).
+ */
+export async function insertPlatformBatchLogs(
+  db: Knex,
+  batch: { batchId: string; siteId: string; template: string; recipients: PlatformRecipients; variables: Record<string, unknown>; requestedBy: string },
+): Promise<number> {
+  await db(EMAIL_BATCH_TABLE)
+    .insert({ batch_id: batch.batchId, site_id: batch.siteId, variables: jsonb(db, batch.variables), requested_by: batch.requestedBy })
+    .onConflict('batch_id')
+    .ignore();
+  const who = batch.recipients;
+  const [where, bindings] =
+    'userId' in who ? ['u.id::text = ?', [who.userId]] : ['? = any(u.roles) and ? = any(u.site_ids) and u.id::text <> ?', [who.role, who.siteId, who.except ?? '']];
+  await db.raw(
+    `insert into ${EMAIL_LOG_TABLE} (site_id, platform_template, batch_id, recipient, locale, variables, requested_by, status)
+     select ?, ?, ?, u.email, u.locale, null, ?, 'PENDING'
+     from directory."user" u
+     where ${where}
+     order by u.email
+     on conflict (batch_id, recipient) where batch_id is not null do nothing`,
+    [batch.siteId, batch.template, batch.batchId, batch.requestedBy, ...bindings],
   );
   const { count } = (await db(EMAIL_LOG_TABLE).where({ batch_id: batch.batchId }).count({ count: '*' }).first()) as { count: string };
   return Number(count);

@@ -1,6 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import type { ApprovalsActivities } from '../../activities/approvals';
-import { Decision, PublishInput } from '../../domain/approvals';
+import { Decision, durationMs, NoticeKind, PublishInput } from '../../domain/approvals';
+import { TaskQueues } from '../../domain/task-queues';
+import { emailRoleWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SendEmailToRoleWorkflow } from '../messaging/definitions';
 import {
   cancelScheduleUpdate, ConfirmedDecision, DecideRequest, decideUpdate, decisionSignal, PublishProgress, publishProgressQuery, submittedUpdate,
 } from './definitions';
@@ -23,6 +25,12 @@ const callback = wf.proxyActivities<ApprovalsActivities>({
  * now is refused.
  */
 export const RAW_DECISION_SIGNALS_REFUSED = 'raw-decision-signals-refused';
+
+/**
+ * Runs started before this marker emailed nobody; from it on, each stage's role holders are emailed when
+ * the stage is reached, reminded and escalated on the stage's timers, and the requester gets the outcome.
+ */
+export const APPROVAL_NOTICES = 'approval-notices';
 
 /**
  * Publishes one revision of a component, through approval when its policy asks for one: submit; with no
@@ -164,10 +172,39 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
   progress.stage = 'PENDING_APPROVAL';
   progress.correlationId = submitted.correlationId;
   progress.approvalStages = submitted.stages;
+  const notices = wf.patched(APPROVAL_NOTICES);
+  /** Writes a notice's emails, and hands them to the messaging worker as a batch of their own. */
+  const notify = async (kind: NoticeKind, stage: number, decided?: Decision) => {
+    const batchId = wf.uuid4();
+    const recipients = await db.notifyApproval({ batchId, correlationId: submitted.correlationId!, kind, stage, outcome: decided });
+    if (recipients === 0) return;
+    await wf.startChild<SendEmailToRoleWorkflow>(SEND_EMAIL_TO_ROLE_WORKFLOW, {
+      workflowId: emailRoleWorkflowId(batchId), taskQueue: TaskQueues.messaging, args: [{ batchId }], parentClosePolicy: wf.ParentClosePolicy.ABANDON,
+    });
+  };
   let outcome: Decision = 'APPROVED';
   for (let stage = 0; stage < submitted.stages.length && outcome === 'APPROVED'; stage++) {
     progress.approvalStage = stage;
-    await wf.condition(() => decisions.some((decision) => decision.stage === stage));
+    const decided = () => decisions.some((decision) => decision.stage === stage);
+    if (notices) {
+      await notify('REQUESTED', stage);
+      // The stage's reminder, then its escalation: durable timers, each cancelled by the decision.
+      const { remindAfter, escalateAfter } = submitted.stages[stage];
+      const reached = Date.now();
+      const deadlines = [
+        { kind: 'REMINDER' as const, after: remindAfter ? durationMs(remindAfter) : null },
+        { kind: 'ESCALATED' as const, after: escalateAfter ? durationMs(escalateAfter) : null },
+      ]
+        .filter((deadline): deadline is { kind: 'REMINDER' | 'ESCALATED'; after: number } => deadline.after !== null)
+        .sort((a, b) => a.after - b.after);
+      for (const deadline of deadlines) {
+        const left = reached + deadline.after - Date.now();
+        if (left > 0 && (await wf.condition(decided, left))) break;
+        if (decided()) break;
+        await notify(deadline.kind, stage);
+      }
+    }
+    await wf.condition(decided);
     outcome = decisions.find((decision) => decision.stage === stage)!.decision;
   }
 
@@ -182,6 +219,7 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
   progress.stage = 'CALLING_BACK';
   await callback.deliverCallback({ callbackPath: input.callbackPath, decision: outcome, revision: input.revision, correlationId: submitted.correlationId! });
   await db.closeApproval({ correlationId: submitted.correlationId!, outcome });
+  if (notices) await notify('OUTCOME', progress.approvalStage, outcome);
   if (dueAt) {
     if (outcome === 'APPROVED') await done(`published revision ${input.revision} of`);
     else await db.finishSchedule({ runId, status: 'REJECTED', message: `publish of ${input.componentType} ${input.resourceId} due ${dueAt} was rejected` });

@@ -1,0 +1,73 @@
+import { Knex } from 'knex';
+import { Decision, NoticeKind } from '../../domain/approvals';
+import { componentType } from '../content/component-types';
+import { changesAgainstLive } from '../content/components';
+import { USERS_TABLE } from '../directory/users';
+import { insertPlatformBatchLogs, PlatformRecipients } from '../messaging/email-logs';
+import { PlatformTemplateName } from '../messaging/platform-templates';
+import { findApproval } from './approvals';
+
+const TEMPLATES: Record<NoticeKind, PlatformTemplateName> = {
+  REQUESTED: 'approval-requested',
+  REMINDER: 'approval-reminder',
+  ESCALATED: 'approval-escalated',
+  OUTCOME: 'approval-outcome',
+};
+
+const OUTCOME_WORDS: Record<Decision, { en: string; ar: string }> = {
+  APPROVED: { en: 'approved and published', ar: 'تم اعتماده ونشره' },
+  REJECTED: { en: 'rejected', ar: 'تم رفضه' },
+};
+
+const SUMMARY_PATHS = 10;
+
+/** What approving would change, in one line: the changed fields (JSON pointers), at most ten named. */
+async function changeSummary(db: Knex, approval: { component_type: string; resource_id: string; revision: number }): Promise<string> {
+  const type = componentType(approval.component_type);
+  const comparison = type ? await changesAgainstLive(db, { type, id: approval.resource_id, rev: approval.revision }) : null;
+  if (!comparison) return 'unknown (the revision is gone)';
+  const paths = comparison.changes.map((change) => change.path);
+  const named = paths.slice(0, SUMMARY_PATHS).join(', ') + (paths.length > SUMMARY_PATHS ? `, and ${paths.length - SUMMARY_PATHS} more` : '');
+  if (comparison.against === 'nothing') return `first publish (${paths.length} fields: ${named})`;
+  return paths.length === 0 ? 'nothing differs from what is live' : `${paths.length} field(s) differ from what is live: ${named}`;
+}
+
+/**
+ * Writes one approval notice as a platform email batch, each recipient in their own locale: a stage
+ * reached or its reminder go to the stage's role holders in the site (never the requester), an escalation
+ * to the site's ADMINs, the outcome to the requester. Keyed by the batch id, so repeating it writes it
+ * once. Answers how many recipients it has.
+ */
+export async function writeApprovalNotice(
+  db: Knex,
+  args: { batchId: string; correlationId: string; kind: NoticeKind; stage: number; outcome?: Decision; publicUrl: string },
+): Promise<number> {
+  const approval = await findApproval(db, args.correlationId);
+  if (!approval) return 0;
+  const stage = approval.stages[args.stage] ?? approval.stages[0];
+  const requester = (await db(USERS_TABLE).whereRaw('id::text = ?', [approval.requested_by]).first('name')) as { name: string } | undefined;
+  const recipients: PlatformRecipients =
+    args.kind === 'OUTCOME'
+      ? { userId: approval.requested_by }
+      : { role: args.kind === 'ESCALATED' ? 'ADMIN' : stage.role, siteId: approval.site_id, except: approval.requested_by };
+  const outcome = OUTCOME_WORDS[args.outcome ?? 'APPROVED'];
+  return insertPlatformBatchLogs(db, {
+    batchId: args.batchId,
+    siteId: approval.site_id,
+    template: TEMPLATES[args.kind],
+    recipients,
+    requestedBy: 'platform:approvals',
+    variables: {
+      title: approval.title ?? approval.resource_id,
+      componentType: approval.component_type,
+      siteId: approval.site_id,
+      stageName: stage.name,
+      role: stage.role,
+      requestedBy: requester?.name ?? approval.requested_by,
+      changeSummary: await changeSummary(db, approval),
+      link: `${args.publicUrl}/api/workflow/approvals/${approval.correlation_id}`,
+      outcomeEn: outcome.en,
+      outcomeAr: outcome.ar,
+    },
+  });
+}

@@ -1,0 +1,49 @@
+import { TemplateTexts } from './render-template';
+
+/**
+ * The emails the platform sends of its own, in English and Arabic: approval notices. Rendered like a site's
+ * templates (values escaped, `dir="rtl"` for Arabic); the variables are the platform's, never a caller's.
+ */
+export const PLATFORM_TEMPLATES = {
+  'approval-requested': {
+    subject_en: 'Approval needed: {{title}}',
+    body_en:
+      '<p>{{requestedBy}} asks you to approve the {{componentType}} “{{title}}” of site {{siteId}} (stage: {{stageName}}).</p>' +
+      '<p>What changes: {{changeSummary}}</p><p><a href="{{link}}">Review the request</a></p>',
+    subject_ar: 'مطلوب اعتماد: {{title}}',
+    body_ar:
+      '<p>يطلب {{requestedBy}} اعتماد {{componentType}} «{{title}}» في الموقع {{siteId}} (المرحلة: {{stageName}}).</p>' +
+      '<p>التغييرات: {{changeSummary}}</p><p><a href="{{link}}">مراجعة الطلب</a></p>',
+  },
+  'approval-reminder': {
+    subject_en: 'Reminder: approval needed: {{title}}',
+    body_en:
+      '<p>The {{componentType}} “{{title}}” of site {{siteId}} still waits for your decision (stage: {{stageName}}), requested by {{requestedBy}}.</p>' +
+      '<p>What changes: {{changeSummary}}</p><p><a href="{{link}}">Review the request</a></p>',
+    subject_ar: 'تذكير: مطلوب اعتماد: {{title}}',
+    body_ar:
+      '<p>ما زال {{componentType}} «{{title}}» في الموقع {{siteId}} ينتظر قرارك (المرحلة: {{stageName}})، بطلب من {{requestedBy}}.</p>' +
+      '<p>التغييرات: {{changeSummary}}</p><p><a href="{{link}}">مراجعة الطلب</a></p>',
+  },
+  'approval-escalated': {
+    subject_en: 'Approval overdue: {{title}}',
+    body_en:
+      '<p>The {{componentType}} “{{title}}” of site {{siteId}}, requested by {{requestedBy}}, has had no decision on stage {{stageName}} (role {{role}}) in time.</p>' +
+      '<p>What changes: {{changeSummary}}</p><p><a href="{{link}}">Review the request</a></p>',
+    subject_ar: 'اعتماد متأخر: {{title}}',
+    body_ar:
+      '<p>لم يُتخذ قرار في الوقت المحدد بشأن {{componentType}} «{{title}}» في الموقع {{siteId}}، بطلب من {{requestedBy}}، في المرحلة {{stageName}} (الدور {{role}}).</p>' +
+      '<p>التغييرات: {{changeSummary}}</p><p><a href="{{link}}">مراجعة الطلب</a></p>',
+  },
+  'approval-outcome': {
+    subject_en: '{{title}}: {{outcomeEn}}',
+    body_en: '<p>Your request to publish the {{componentType}} “{{title}}” of site {{siteId}} was {{outcomeEn}}.</p><p><a href="{{link}}">See the request</a></p>',
+    subject_ar: '{{title}}: {{outcomeAr}}',
+    body_ar: '<p>طلبك نشر {{componentType}} «{{title}}» في الموقع {{siteId}}: {{outcomeAr}}.</p><p><a href="{{link}}">عرض الطلب</a></p>',
+  },
+} satisfies Record<string, TemplateTexts>;
+
+export type PlatformTemplateName = keyof typeof PLATFORM_TEMPLATES;
+
+export const isPlatformTemplate = (name: unknown): name is PlatformTemplateName =>
+  typeof name === 'string' && Object.prototype.hasOwnProperty.call(PLATFORM_TEMPLATES, name);
