@@ -163,7 +163,7 @@ describe('four eyes', () => {
     const page = await pendingPage();
     const first = await decide(page.correlationId, managerA);
     expect(first.status).toBe(200);
-    expect(first.body).toEqual(expect.objectContaining({ status: 'PENDING', currentStage: 1, workflowId: page.workflowId, runId: expect.any(String), uiUrl: expect.any(String) }));
+    expect(first.body).toEqual(expect.objectContaining({ status: 'PENDING', currentStage: 1, workflowId: page.workflowId, runId: expect.stringMatching(/^[0-9a-f-]{36}$/), uiUrl: expect.stringContaining('/history') }));
     expectProblem(await decide(page.correlationId, managerA), 403, 'APPROVER_ALREADY_DECIDED');
     expect(await approval(page.correlationId)).toEqual(expect.objectContaining({ status: 'PENDING', currentStage: 1 }));
     expect((await decide(page.correlationId, managerB)).body.status).toBe('APPROVED');

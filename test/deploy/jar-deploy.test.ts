@@ -222,12 +222,16 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expectProblem(await call(api.url, 'POST', '/api/infra/services/hello-service/scale', { token: admin, body: { instances: 21 } }), 400, 'INVALID_INSTANCES');
     const scaled = await call(api.url, 'POST', '/api/infra/services/hello-service/scale', { token: admin, body: { instances: 3 } });
     expect(scaled.status).toBe(202);
-    expect(scaled.body).toEqual({ workflowId: 'scale:hello-service', runId: expect.any(String), uiUrl: expect.any(String) });
+    expect(scaled.body).toEqual({ workflowId: 'scale:hello-service', runId: expect.stringMatching(/^[0-9a-f-]{36}$/), uiUrl: expect.stringContaining('scale%3Ahello-service') });
     await platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
 
     expect(await containersOf(platform.docker.docker, scope(), 'hello-service', false)).toHaveLength(3);
     const service = await call(api.url, 'GET', '/api/infra/services/hello-service', { token: admin });
     expect(service.body).toEqual(expect.objectContaining({ desiredInstances: 3, runningInstances: 3, status: 'RUNNING' }));
+    // The deployment view shows the scale run beside the deployments: its run, its link and its stage.
+    expect(service.body.operations).toEqual([
+      expect.objectContaining({ kind: 'SCALE', workflowId: 'scale:hello-service', runId: scaled.body.runId, uiUrl: scaled.body.uiUrl, status: 'COMPLETED', stage: 'DONE', closedAt: expect.any(String) }),
+    ]);
     const seen = new Set<string>();
     for (let i = 0; i < 9; i++) seen.add((await call(api.url, 'GET', '/api/hello/who', { token: viewer })).body.instance);
     expect(seen.size).toBe(3);

@@ -47,9 +47,17 @@ export interface ScaleOutcome {
   acted: boolean;
 }
 
+/** Where a scale run stands: survey, replace the dead, start the missing (until healthy), or drain the extra. */
+export type ScaleStage = 'SURVEYING' | 'REPLACING' | 'STARTING' | 'DRAINING' | 'DONE';
+export const scaleProgressQuery = defineQuery<ScaleOutcome & { stage: ScaleStage }>('scale-progress');
+
 export interface UndeployServiceInput {
   serviceName: string;
 }
+
+/** Where an undeploy stands: the gateway stops routing first, then containers, images, and the registry row go. */
+export type UndeployStage = 'DEREGISTERING' | 'REMOVING_CONTAINERS' | 'REMOVING_IMAGES' | 'DELETING' | 'DONE';
+export const undeployProgressQuery = defineQuery<{ stage: UndeployStage }>('undeploy-progress');
 
 export type ReconcileServicesInput = InstanceTimings;
 

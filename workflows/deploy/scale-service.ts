@@ -1,6 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import { deployActivities, startInstances, Undo, waitAllHealthy } from './activities';
-import { ScaleOutcome, ScaleServiceInput } from './definitions';
+import { ScaleOutcome, scaleProgressQuery, ScaleServiceInput, ScaleStage } from './definitions';
 
 /**
  * Brings a running service to its desired instance count: instances that died are removed, missing ones
@@ -10,17 +10,24 @@ import { ScaleOutcome, ScaleServiceInput } from './definitions';
 export async function scaleService(input: ScaleServiceInput): Promise<ScaleOutcome> {
   const act = deployActivities(input);
   const outcome: ScaleOutcome = { serviceName: input.serviceName, desired: 0, replaced: 0, started: 0, stopped: 0, acted: false };
+  let stage: ScaleStage = 'SURVEYING';
+  wf.setHandler(scaleProgressQuery, () => ({ ...outcome, stage }));
   const survey = await act.surveyInstances({ serviceName: input.serviceName });
-  if (!survey) return outcome;
+  if (!survey) {
+    stage = 'DONE';
+    return outcome;
+  }
   outcome.acted = true;
   outcome.desired = survey.desired;
   if (survey.dead.length > 0) {
+    stage = 'REPLACING';
     await act.removeInstances({ instanceIds: survey.dead });
     outcome.replaced = survey.dead.length;
   }
 
   const missing = survey.desired - survey.alive.length;
   if (missing > 0) {
+    stage = 'STARTING';
     const undo = new Undo();
     try {
       const instances = await startInstances(act, { deploymentId: survey.deploymentId, count: missing, undo });
@@ -33,6 +40,7 @@ export async function scaleService(input: ScaleServiceInput): Promise<ScaleOutco
       throw error;
     }
   } else if (missing < 0) {
+    stage = 'DRAINING';
     const extra = survey.alive.slice(missing);
     await act.drainInstances({ instanceIds: extra });
     await wf.sleep(input.drainSeconds * 1000);
@@ -40,5 +48,6 @@ export async function scaleService(input: ScaleServiceInput): Promise<ScaleOutco
     outcome.stopped = extra.length;
   }
   await act.setServiceStatus({ serviceName: input.serviceName, status: 'RUNNING' });
+  stage = 'DONE';
   return outcome;
 }

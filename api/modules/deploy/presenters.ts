@@ -1,3 +1,4 @@
+import { ServiceOperation } from './service-operations';
 import { Static } from '@sinclair/typebox';
 import { maskEnv } from '../../../data/deploy/container-logs';
 import { DeploymentRow, InstanceRow, ServiceRow } from '../../../data/deploy/registry';
@@ -52,7 +53,7 @@ function presentInstance(row: InstanceRow): Static<typeof InstanceSchema> {
 }
 
 /** One service with its instances; the values of secret-looking env vars are masked. */
-export function presentServiceDetail(row: ServiceRow, instances: InstanceRow[]): Static<typeof ServiceDetailSchema> {
+export function presentServiceDetail(row: ServiceRow, instances: InstanceRow[], operations: ServiceOperation[] | null): Static<typeof ServiceDetailSchema> {
   return {
     ...presentService(row, instances.filter((instance) => instance.state === 'HEALTHY').length),
     hostPort: row.host_port,
@@ -62,5 +63,6 @@ export function presentServiceDetail(row: ServiceRow, instances: InstanceRow[]):
     currentDeploymentId: row.current_deployment_id,
     updatedAt: iso(row.updated_at),
     instances: instances.map(presentInstance),
+    operations,
   };
 }

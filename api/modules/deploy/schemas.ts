@@ -124,6 +124,22 @@ export const ServiceDetailSchema = Type.Composite([
     currentDeploymentId: Type.Union([Type.String(), Type.Null()]),
     updatedAt: Type.String(),
     instances: Type.Array(InstanceSchema),
+    /** The latest scale and undeploy runs with their stage; null when Temporal did not answer. */
+    operations: Type.Union([
+      Type.Array(
+        Type.Object({
+          kind: Type.Union([Type.Literal('SCALE'), Type.Literal('UNDEPLOY')]),
+          workflowId: Type.String(),
+          runId: Type.String(),
+          uiUrl: Type.String(),
+          status: Type.String(),
+          stage: Type.Union([Type.String(), Type.Null()]),
+          startedAt: Type.String(),
+          closedAt: Type.Union([Type.String(), Type.Null()]),
+        }),
+      ),
+      Type.Null(),
+    ]),
   }),
 ]);
 

@@ -1,3 +1,4 @@
+import { serviceOperations } from './service-operations';
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
@@ -61,15 +62,15 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       method: 'get',
       path: '/api/infra/services/:name',
       tag: 'infra',
-      summary: 'One service with its instances (secret-looking env values masked)',
+      summary: 'One service with its instances (secret-looking env values masked) and its latest scale and undeploy runs',
       access: access.roles('ADMIN'),
       params: ServiceParams,
       responses: { 200: { description: 'the service', schema: ServiceDetailSchema } },
       errors: ['SERVICE_NOT_FOUND'],
       handler: async (ctx, { params }) => {
         const service = await serviceOr404(params.name);
-        const instances = await instancesOf(db, service.id);
-        ctx.body = presentServiceDetail(service, instances);
+        const [instances, operations] = await Promise.all([instancesOf(db, service.id), serviceOperations(temporal, service.name)]);
+        ctx.body = presentServiceDetail(service, instances, operations);
       },
     }),
     defineRoute({
