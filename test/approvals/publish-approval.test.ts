@@ -1,15 +1,10 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { startTemporal } from '../../scripts/platform/temporal';
-import { connectTemporal } from '../../temporal-config/client';
-import { freePort } from '../support/slots';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { recordHistory } from '../support/histories';
+import { withOwnTemporal } from '../support/own-temporal';
 
 let platform: TestPlatform;
 let api: RunningApi;
@@ -258,41 +253,26 @@ test('a pending approval survives restarts of the worker and the API; a callback
 });
 
 test('a pending approval survives a restart of the Temporal dev server that keeps its database file', async () => {
-  // A Temporal server of this test's own, so restarting it disturbs no other test file.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-temporal-restart-'));
-  const [port, uiPort] = [await freePort(), await freePort()];
-  const serverArgs = { dbFile: path.join(dir, 'temporal.db'), port, uiPort, namespaces: [platform.config.temporalNamespace], logFile: path.join(dir, 'temporal.log') };
-  let server = await startTemporal(serverArgs);
-  const own = await connectTemporal({ address: server.address, namespace: platform.config.temporalNamespace, uiUrl: server.uiUrl });
-  const ownApi = await platform.startApi({ temporal: own });
-  const worker = await platform.startWorker(['approvals'], { TEMPORAL_ADDRESS: server.address, API_INTERNAL_URL: ownApi.url });
-  try {
+  await withOwnTemporal(platform, ['approvals'], async (own) => {
     await policy({ siteId: 'site-t', componentType: 'PORTLET' });
     const manager = await platform.token({ sub: 'tim', roles: ['MANAGER'], sites: ['site-t'] });
-    const portlet = await call(ownApi.url, 'POST', '/api/content/portlets', { token: admin, body: { siteId: 'site-t', name: 'clock', slug: 'clock', title: 'Clock', data: {} } });
-    const submitted = await call(ownApi.url, 'POST', `/api/content/portlets/${portlet.body.id}/publish`, { token: admin });
+    const portlet = await call(own.api.url, 'POST', '/api/content/portlets', { token: admin, body: { siteId: 'site-t', name: 'clock', slug: 'clock', title: 'Clock', data: {} } });
+    const submitted = await call(own.api.url, 'POST', `/api/content/portlets/${portlet.body.id}/publish`, { token: admin });
     expect(submitted.status).toBe(202);
 
-    await server.stop();
-    server = await startTemporal(serverArgs);
+    await own.restartTemporal();
 
     const decided = await waitUntil('the decide endpoint after the restart', async () => {
-      const answer = await decide(submitted.body.correlationId, manager, 'APPROVED', ownApi.url);
+      const answer = await decide(submitted.body.correlationId, manager, 'APPROVED', own.api.url);
       return answer.status === 200 ? answer : null;
     });
     expect(decided.body.status).toBe('APPROVED');
     const published = await waitUntil('the portlet published', async () => {
-      const entity = (await call(ownApi.url, 'GET', `/api/content/portlets/${portlet.body.id}`, { token: admin })).body;
+      const entity = (await call(own.api.url, 'GET', `/api/content/portlets/${portlet.body.id}`, { token: admin })).body;
       return entity.status === 'PUBLISHED' ? entity : null;
     });
-    const outcome = await own.client.workflow.getHandle(submitted.body.workflowId).result();
+    const outcome = await own.temporal.client.workflow.getHandle(submitted.body.workflowId).result();
     expect(outcome).toEqual(expect.objectContaining({ stage: 'PUBLISHED' }));
     expect(published.publishedRev).toBe(outcome.revision);
-  } finally {
-    await worker.stop();
-    await ownApi.close();
-    await own.connection.close();
-    await server.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -1,10 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { startTemporal } from '../../scripts/platform/temporal';
-import { connectTemporal } from '../../temporal-config/client';
-import { freePort } from '../support/slots';
+import { withOwnTemporal } from '../support/own-temporal';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
@@ -170,32 +165,17 @@ test('a time in the past, more than a year ahead, or not a time -> 400 VALIDATIO
 });
 
 test('a scheduled publish survives a restart of the Temporal dev server that keeps its database file: it publishes the submitted revision, not before its time', async () => {
-  // A Temporal server of this test's own, so restarting it disturbs no other test file.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-temporal-restart-'));
-  const [port, uiPort] = [await freePort(), await freePort()];
-  const serverArgs = { dbFile: path.join(dir, 'temporal.db'), port, uiPort, namespaces: [platform.config.temporalNamespace], logFile: path.join(dir, 'temporal.log') };
-  let server = await startTemporal(serverArgs);
-  const own = await connectTemporal({ address: server.address, namespace: platform.config.temporalNamespace, uiUrl: server.uiUrl });
-  const ownApi = await platform.startApi({ temporal: own });
-  const ownWorker = await platform.startWorker(['approvals'], { TEMPORAL_ADDRESS: server.address, API_INTERNAL_URL: ownApi.url });
-  try {
-    const created = await call(ownApi.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-s', name: 'restart', slug: 'restart', title: 'v1', data: {} } });
+  await withOwnTemporal(platform, ['approvals'], async (own) => {
+    const created = await call(own.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-s', name: 'restart', slug: 'restart', title: 'v1', data: {} } });
     const submittedRev = await latestRev(created.body.id);
     const dueAt = secondsAhead(8);
-    const answer = await call(ownApi.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: editor, body: { publishAt: dueAt } });
+    const answer = await call(own.api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: editor, body: { publishAt: dueAt } });
     expect(answer.status).toBe(202);
 
-    await server.stop();
-    server = await startTemporal(serverArgs);
+    await own.restartTemporal();
 
     const publishedAt = await publishedAtOf(created.body.id, 60000);
     expect(publishedAt).toBeGreaterThanOrEqual(Date.parse(dueAt));
     expect((await page(created.body.id)).publishedRev).toBe(submittedRev);
-  } finally {
-    await ownWorker.stop();
-    await ownApi.close();
-    await own.connection.close();
-    await server.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -195,11 +195,13 @@ test('GET /api/settings/scheduler-job-logs lists the runs per site, filtered and
   expectProblem(await call(api.url, 'GET', '/api/settings/scheduler-job-logs', { token: viewer }), 403, 'FORBIDDEN');
 });
 
-test('a failing sink deletes nothing for its site, marks it failed, the others archive; the next run finishes it', async () => {
+test('a failing sink deletes nothing for its site, marks it failed, the others archive (or are skipped, as their policy says), each with its job-log row; the next run finishes it', async () => {
   await platform.db('settings.archive_policy').where({ log_type: 'EMAIL_LOG' }).delete();
   await policy(null, 90);
+  await policy('site-skip', 10, false);
   const failing = await seedEmailLogs(platform.db, { siteId: 'site-f', count: 3, ageDays: 120 });
   await seedEmailLogs(platform.db, { siteId: 'site-g', count: 2, ageDays: 120 });
+  await seedEmailLogs(platform.db, { siteId: 'site-skip', count: 2, ageDays: 120 });
   proxy.failSites.add('site-f');
 
   const { outcome, report, runId } = await runEmailArchive({ siteId: undefined });
@@ -219,8 +221,9 @@ test('a failing sink deletes nothing for its site, marks it failed, the others a
   expect(await remainingIds(platform.db, 'site-f')).toEqual(failing);
   expect(await remainingIds(platform.db, 'site-g')).toEqual([]);
   expect(await platform.db('assets.asset').where({ site_id: 'site-f' }).first()).toBeUndefined();
-  const runLogs = await platform.db('settings.scheduler_job_log').where('job_key', 'like', `${runId}:%`).whereIn('site_id', ['site-f', 'site-g']).orderBy('site_id');
-  expect(runLogs.map((row) => [row.site_id, row.status, Number(row.rows_affected)])).toEqual([['site-f', 'FAILED', 0], ['site-g', 'SUCCESS', 2]]);
+  // One run, three outcomes, each with its job-log row.
+  const runLogs = await platform.db('settings.scheduler_job_log').where('job_key', 'like', `${runId}:%`).whereIn('site_id', ['site-f', 'site-g', 'site-skip']).orderBy('site_id');
+  expect(runLogs.map((row) => [row.site_id, row.status, Number(row.rows_affected)])).toEqual([['site-f', 'FAILED', 0], ['site-g', 'SUCCESS', 2], ['site-skip', 'SKIPPED', 0]]);
   expect(runLogs[0].message).toContain('500');
 
   proxy.failSites.clear();
