@@ -1,0 +1,320 @@
+/**
+ * The edge's configuration: what the control plane (the Koa API) writes for Envoy, the data plane, from the
+ * service registry. Envoy reads it as file-based xDS (listeners, routes, clusters, and each cluster's
+ * endpoints in a file of its own), so a change of instances is a new endpoints file, not a new listener.
+ * Pure: these functions build objects; `edge-files.ts` writes them.
+ */
+
+export interface EdgeInstance {
+  host: string;
+  port: number;
+}
+
+export interface EdgeService {
+  name: string;
+  slug: string;
+  /** The path the active health checks call; `/` when the service names none. */
+  healthPath: string;
+  /** Every registered instance: the health checks decide which get traffic. */
+  instances: EdgeInstance[];
+}
+
+export interface EdgeJwt {
+  /** HS256 user tokens signed with this secret. */
+  hs256Secret: string;
+  /** RS256/ES256 tokens of an identity provider: its JWKS, issuer and audience. */
+  jwks?: { url: string; issuer: string; audience: string };
+}
+
+export interface EdgePlan {
+  /** Where the xDS files are: Envoy watches this folder. */
+  dir: string;
+  listen: EdgeInstance;
+  /** The Koa API on its internal port: every reserved slug, and everything outside `/api/`. */
+  api: EdgeInstance;
+  reservedSlugs: readonly string[];
+  services: EdgeService[];
+  jwt: EdgeJwt;
+  connectTimeoutMs: number;
+  /** How long a connection to an instance may sit idle; there is no total timeout, so answers may stream. */
+  idleTimeoutMs: number;
+}
+
+const API_CLUSTER = 'opsflow_api';
+const ROUTES = 'opsflow_routes';
+const LISTENER = 'opsflow_edge';
+export const clusterOf = (service: string) => `service_${service}`;
+
+const duration = (ms: number) => `${(ms / 1000).toFixed(3)}s`;
+const type = (name: string) => `type.googleapis.com/${name}`;
+const address = (at: EdgeInstance) => ({ socket_address: { address: at.host, port_value: at.port } });
+const base64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+
+/** A file of `dir` as an xDS source; a file renamed into place there is read again. */
+const watchedFile = (dir: string, file: string) => ({ resource_api_version: 'V3', path_config_source: { path: `${dir}/${file}`, watched_directory: { path: dir } } });
+
+/** The problem+json body of a reply Envoy makes itself, in the catalogue's shape. */
+function problem(status: number, code: string, title: string, detail: string) {
+  return { type: `https://opsflow.dev/problems/${code.toLowerCase()}`, title, status, code, detail };
+}
+
+/**
+ * Sets the caller's `X-User-*` headers from the verified token's claims (jwt_authn puts them in the
+ * request's metadata), after removing every one a client sent. Values lose line breaks and commas, as the
+ * Node gateway's do, so a claim cannot add a header or a list item.
+ */
+export const IDENTITY_LUA = `
+local function clean(value)
+  if type(value) ~= "string" then return "" end
+  return (value:gsub("[\\r\\n,]", " "):gsub("^%s+", ""):gsub("%s+$", ""))
+end
+local function list(value)
+  if type(value) ~= "table" then return "" end
+  local items = {}
+  for _, item in ipairs(value) do
+    if type(item) == "string" then table.insert(items, clean(item)) end
+  end
+  return table.concat(items, ",")
+end
+function envoy_on_request(request_handle)
+  local headers = request_handle:headers()
+  local present = {}
+  for name, _ in pairs(headers) do
+    local lower = string.lower(name)
+    if string.sub(lower, 1, 7) == "x-user-" then table.insert(present, name) end
+  end
+  for _, name in ipairs(present) do headers:remove(name) end
+  local verified = request_handle:streamInfo():dynamicMetadata():get("envoy.filters.http.jwt_authn")
+  local claims = verified and verified["jwt_payload"]
+  if not claims then return end
+  headers:add("x-user-id", clean(claims["sub"]))
+  headers:add("x-user-name", clean(claims["name"]))
+  headers:add("x-user-email", clean(claims["email"]))
+  headers:add("x-user-roles", list(claims["roles"]))
+  headers:add("x-user-sites", list(claims["sites"]))
+  headers:add("x-user-site-id", clean(claims["site"]))
+end
+`;
+
+function jwtFilter(jwt: EdgeJwt) {
+  const common = {
+    // The token is taken from Authorization and not passed on: services see X-User-* only.
+    forward: false,
+    require_expiration: true,
+    payload_in_metadata: 'jwt_payload',
+    clock_skew_seconds: 30,
+  };
+  const providers: Record<string, unknown> = {
+    platform: {
+      ...common,
+      local_jwks: { inline_string: JSON.stringify({ keys: [{ kty: 'oct', alg: 'HS256', k: base64url(jwt.hs256Secret) }] }) },
+    },
+  };
+  if (jwt.jwks) {
+    providers.identity_provider = {
+      ...common,
+      issuer: jwt.jwks.issuer,
+      audiences: [jwt.jwks.audience],
+      remote_jwks: {
+        http_uri: { uri: jwt.jwks.url, cluster: 'jwks', timeout: '5s' },
+        cache_duration: '600s',
+        async_fetch: { fast_listener: false },
+      },
+    };
+  }
+  const anyProvider = jwt.jwks ? { requires_any: { requirements: [{ provider_name: 'platform' }, { provider_name: 'identity_provider' }] } } : { provider_name: 'platform' };
+  return {
+    name: 'envoy.filters.http.jwt_authn',
+    typed_config: {
+      '@type': type('envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication'),
+      providers,
+      requirement_map: { user: anyProvider },
+    },
+  };
+}
+
+/** The routes: the platform's reserved slugs and everything outside `/api/` to the API, each service's slug to its cluster. */
+export function edgeRoutes(plan: EdgePlan) {
+  const toApi = (match: Record<string, string>) => ({
+    match,
+    route: { cluster: API_CLUSTER, timeout: '0s' },
+    typed_per_filter_config: {
+      'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), disabled: true },
+      'envoy.filters.http.lua': { '@type': type('envoy.extensions.filters.http.lua.v3.LuaPerRoute'), disabled: true },
+    },
+  });
+  const toService = (service: EdgeService, match: Record<string, string>, rewrite: string) => ({
+    match,
+    route: {
+      cluster: clusterOf(service.name),
+      prefix_rewrite: rewrite,
+      timeout: '0s',
+      idle_timeout: duration(plan.idleTimeoutMs),
+      retry_policy: { retry_on: 'connect-failure,refused-stream,reset-before-request', num_retries: 2 },
+    },
+    typed_per_filter_config: {
+      'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), requirement_name: 'user' },
+    },
+  });
+  const routes = [
+    ...plan.reservedSlugs.flatMap((slug) => [toApi({ path: `/api/${slug}` }), toApi({ prefix: `/api/${slug}/` })]),
+    ...plan.services.flatMap((service) => [toService(service, { path: `/api/${service.slug}` }, '/'), toService(service, { prefix: `/api/${service.slug}/` }, '/')]),
+    {
+      match: { prefix: '/api/' },
+      direct_response: { status: 404, body: { inline_string: JSON.stringify(problem(404, 'NOT_FOUND', 'Not found', 'No platform route or deployed service has this path.')) } },
+      response_headers_to_add: [{ header: { key: 'content-type', value: 'application/problem+json' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
+      typed_per_filter_config: {
+        'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), disabled: true },
+        'envoy.filters.http.lua': { '@type': type('envoy.extensions.filters.http.lua.v3.LuaPerRoute'), disabled: true },
+      },
+    },
+    toApi({ prefix: '/' }),
+  ];
+  return {
+    resources: [{ '@type': type('envoy.config.route.v3.RouteConfiguration'), name: ROUTES, virtual_hosts: [{ name: 'all', domains: ['*'], routes }] }],
+  };
+}
+
+/** Replies Envoy makes itself, as problem+json: no healthy instance (503), a token refused at the edge (401). */
+function localReplies() {
+  const mapper = (status: number, code: string, title: string, detail: string, filter: Record<string, unknown>) => ({
+    filter,
+    status_code: status,
+    body_format_override: { json_format: problem(status, code, title, detail), content_type: 'application/problem+json' },
+  });
+  return {
+    mappers: [
+      mapper(503, 'SERVICE_UNAVAILABLE', 'Service unavailable', 'The service has no healthy instance.', {
+        response_flag_filter: { flags: ['UH', 'UF', 'NR'] },
+      }),
+      mapper(401, 'UNAUTHENTICATED', 'Unauthenticated', 'A valid bearer token is required.', {
+        status_code_filter: { comparison: { op: 'EQ', value: { default_value: 401, runtime_key: 'edge_unauthenticated' } } },
+      }),
+    ],
+  };
+}
+
+export function edgeListeners(plan: EdgePlan) {
+  const manager = {
+    '@type': type('envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager'),
+    stat_prefix: 'edge',
+    generate_request_id: true,
+    // A client's X_User_Id must not reach anyone as X-User-Id.
+    common_http_protocol_options: { headers_with_underscores_action: 'DROP_HEADER' },
+    upgrade_configs: [{ upgrade_type: 'websocket' }],
+    rds: { route_config_name: ROUTES, config_source: watchedFile(plan.dir, 'rds.json') },
+    local_reply_config: localReplies(),
+    access_log: [
+      {
+        name: 'envoy.access_loggers.stdout',
+        typed_config: {
+          '@type': type('envoy.extensions.access_loggers.stream.v3.StdoutAccessLog'),
+          log_format: {
+            json_format: {
+              time: '%START_TIME%', component: 'edge', requestId: '%REQ(X-REQUEST-ID)%', method: '%REQ(:METHOD)%', path: '%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%',
+              status: '%RESPONSE_CODE%', flags: '%RESPONSE_FLAGS%', upstream: '%UPSTREAM_HOST%', durationMs: '%DURATION%', bytesSent: '%BYTES_SENT%',
+            },
+          },
+        },
+      },
+    ],
+    http_filters: [
+      jwtFilter(plan.jwt),
+      { name: 'envoy.filters.http.lua', typed_config: { '@type': type('envoy.extensions.filters.http.lua.v3.Lua'), default_source_code: { inline_string: IDENTITY_LUA } } },
+      { name: 'envoy.filters.http.router', typed_config: { '@type': type('envoy.extensions.filters.http.router.v3.Router') } },
+    ],
+  };
+  return {
+    resources: [
+      {
+        '@type': type('envoy.config.listener.v3.Listener'),
+        name: LISTENER,
+        address: address(plan.listen),
+        filter_chains: [{ filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: manager }] }],
+      },
+    ],
+  };
+}
+
+/** The clusters: the API, and one per service whose endpoints come from its own file. */
+export function edgeClusters(plan: EdgePlan) {
+  const serviceCluster = (service: EdgeService) => ({
+    '@type': type('envoy.config.cluster.v3.Cluster'),
+    name: clusterOf(service.name),
+    type: 'EDS',
+    eds_cluster_config: { eds_config: watchedFile(plan.dir, endpointsFileOf(service.name)) },
+    connect_timeout: duration(plan.connectTimeoutMs),
+    lb_policy: 'ROUND_ROBIN',
+    // With no instance healthy, answer 503 rather than spread traffic over unhealthy ones.
+    common_lb_config: { healthy_panic_threshold: { value: 0 } },
+    health_checks: [
+      {
+        timeout: '1s',
+        interval: '1s',
+        no_traffic_interval: '2s',
+        unhealthy_threshold: 2,
+        healthy_threshold: 1,
+        http_health_check: { path: service.healthPath },
+      },
+    ],
+    outlier_detection: { consecutive_gateway_failure: 3, consecutive_5xx: 5, interval: '2s', base_ejection_time: '10s' },
+  });
+  const resources: Record<string, unknown>[] = [
+    {
+      '@type': type('envoy.config.cluster.v3.Cluster'),
+      name: API_CLUSTER,
+      type: 'STATIC',
+      connect_timeout: duration(plan.connectTimeoutMs),
+      load_assignment: { cluster_name: API_CLUSTER, endpoints: [{ lb_endpoints: [{ endpoint: { address: address(plan.api) } }] }] },
+    },
+    ...plan.services.map(serviceCluster),
+  ];
+  if (plan.jwt.jwks) {
+    const url = new URL(plan.jwt.jwks.url);
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    resources.push({
+      '@type': type('envoy.config.cluster.v3.Cluster'),
+      name: 'jwks',
+      type: 'STRICT_DNS',
+      connect_timeout: '5s',
+      load_assignment: { cluster_name: 'jwks', endpoints: [{ lb_endpoints: [{ endpoint: { address: address({ host: url.hostname, port }) } }] }] },
+      ...(url.protocol === 'https:'
+        ? { transport_socket: { name: 'envoy.transport_sockets.tls', typed_config: { '@type': type('envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext'), sni: url.hostname } } }
+        : {}),
+    });
+  }
+  return { resources };
+}
+
+export const endpointsFileOf = (service: string) => `eds-${service}.json`;
+
+/** One service's endpoints: every registered instance, for the health checks to judge. */
+export function edgeEndpoints(service: EdgeService) {
+  return {
+    resources: [
+      {
+        '@type': type('envoy.config.endpoint.v3.ClusterLoadAssignment'),
+        cluster_name: clusterOf(service.name),
+        endpoints: [{ lb_endpoints: service.instances.map((instance) => ({ endpoint: { address: address(instance) } })) }],
+      },
+    ],
+  };
+}
+
+/** Envoy's bootstrap: its admin on loopback, and the listeners and clusters from the files in `dir`. */
+export function edgeBootstrap(args: { dir: string; adminPort: number }) {
+  return {
+    node: { id: 'opsflow-edge', cluster: 'opsflow' },
+    admin: { address: address({ host: '127.0.0.1', port: args.adminPort }) },
+    dynamic_resources: { lds_config: watchedFile(args.dir, 'lds.json'), cds_config: watchedFile(args.dir, 'cds.json') },
+    // A ceiling on open client connections, so a flood exhausts no file descriptors.
+    overload_manager: {
+      resource_monitors: [
+        {
+          name: 'envoy.resource_monitors.global_downstream_max_connections',
+          typed_config: { '@type': type('envoy.extensions.resource_monitors.downstream_connections.v3.DownstreamConnectionsConfig'), max_active_downstream_connections: 50000 },
+        },
+      ],
+    },
+  };
+}

@@ -1,0 +1,179 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { SignJWT } from 'jose';
+import { writeEdgeConfig } from '../../data/deploy/edge/edge-files';
+import { EdgePlan, EdgeService } from '../../data/deploy/edge/envoy-config';
+import { RunningEdge, startEdge } from '../../scripts/platform/edge';
+import { freePort } from '../support/slots';
+import { waitUntil } from '../support/wait';
+
+/**
+ * The edge on its own: a real Envoy on the files the control plane writes, in front of real HTTP peers
+ * standing in for a service's instances and for the Koa API.
+ */
+const SECRET = 'edge-test-secret-of-enough-length';
+
+interface Received {
+  instance: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+const received: Received[] = [];
+const healthy = new Map<string, boolean>();
+
+async function peer(name: string): Promise<{ port: number; close(): Promise<void> }> {
+  healthy.set(name, true);
+  const server = http.createServer((request, response) => {
+    if (request.url === '/health') {
+      response.writeHead(healthy.get(name) ? 200 : 503).end();
+      return;
+    }
+    received.push({ instance: name, url: request.url ?? '', headers: request.headers });
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ instance: name, url: request.url }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+let dir: string;
+let edge: RunningEdge;
+let plan: EdgePlan;
+let base: string;
+const peers: Record<string, { port: number; close(): Promise<void> }> = {};
+
+const service = (instances: string[]): EdgeService => ({
+  name: 'hello-service', slug: 'hello', healthPath: '/health', instances: instances.map((name) => ({ host: '127.0.0.1', port: peers[name].port })),
+});
+
+const sign = (claims: Record<string, unknown>, options: { secret?: string; expiresIn?: string | null } = {}) => {
+  let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt();
+  if (options.expiresIn !== null) jwt = jwt.setExpirationTime(options.expiresIn ?? '5m');
+  return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET));
+};
+
+beforeAll(async () => {
+  for (const name of ['one', 'two', 'three', 'api']) peers[name] = await peer(name);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-edge-'));
+  plan = {
+    dir,
+    listen: { host: '127.0.0.1', port: await freePort() },
+    api: { host: '127.0.0.1', port: peers.api.port },
+    reservedSlugs: ['settings', 'infra'],
+    services: [service(['one', 'two'])],
+    jwt: { hs256Secret: SECRET },
+    connectTimeoutMs: 1000,
+    idleTimeoutMs: 60000,
+  };
+  base = `http://127.0.0.1:${plan.listen.port}`;
+  writeEdgeConfig(plan);
+  edge = await startEdge({ dir, adminPort: await freePort() });
+  await waitUntil('both instances healthy at the edge', async () => {
+    const seen = new Set<string>();
+    const token = await sign({ sub: 'u' });
+    for (let i = 0; i < 6; i++) {
+      const answer = await fetch(`${base}/api/hello/ping`, { headers: { authorization: `Bearer ${token}` } });
+      if (answer.status === 200) seen.add(((await answer.json()) as { instance: string }).instance);
+    }
+    return seen.size === 2 ? true : null;
+  }, 20000);
+});
+
+afterAll(async () => {
+  await edge?.stop();
+  for (const running of Object.values(peers)) await running.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('a verified token becomes X-User-* headers; a client\'s own X-User-* (any spelling) and the token itself never reach the service', async () => {
+  received.length = 0;
+  const token = await sign({ sub: 'ada', name: 'Ada\r\nX-Evil: 1', email: 'ada@example.test', roles: ['ADMIN', 'EDITOR'], sites: ['site-1', 'site,2'] });
+  const answer = await fetch(`${base}/api/hello/orders/7?x=1`, {
+    headers: { authorization: `Bearer ${token}`, 'x-user-id': 'mallory', 'X-User-Roles': 'ADMIN', 'x_user_sites': 'everywhere' },
+  });
+  expect(answer.status).toBe(200);
+  expect(received).toHaveLength(1);
+  const [request] = received;
+  expect(request.url).toBe('/orders/7?x=1');
+  expect(request.headers).toEqual(expect.objectContaining({
+    'x-user-id': 'ada', 'x-user-name': 'Ada  X-Evil: 1', 'x-user-email': 'ada@example.test', 'x-user-roles': 'ADMIN,EDITOR', 'x-user-sites': 'site-1,site 2',
+  }));
+  expect(request.headers.authorization).toBeUndefined();
+  expect(request.headers['x_user_sites']).toBeUndefined();
+  expect(request.headers['x-evil']).toBeUndefined();
+  expect(request.headers['x-request-id']).toEqual(expect.any(String));
+});
+
+test('alg none, a wrong key, an expired token, a token without exp and no token each get 401 problem+json at the edge; the service receives nothing', async () => {
+  received.length = 0;
+  const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'x', exp: Math.floor(Date.now() / 1000) + 300 })).toString('base64url')}.`;
+  const tokens = [none, await sign({ sub: 'x' }, { secret: 'another-secret-of-enough-length!' }), await sign({ sub: 'x' }, { expiresIn: '-5m' }), await sign({ sub: 'x' }, { expiresIn: null })];
+  for (const token of [...tokens, null]) {
+    const answer = await fetch(`${base}/api/hello/x`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('content-type')).toBe('application/problem+json');
+    expect(await answer.json()).toEqual(expect.objectContaining({ status: 401, code: 'UNAUTHENTICATED' }));
+  }
+  expect(received).toEqual([]);
+});
+
+test('the platform\'s reserved slugs and paths outside /api/ go to the API as they came; an unknown slug is 404 problem+json', async () => {
+  received.length = 0;
+  const settings = await fetch(`${base}/api/settings/archive-policies?x=1`, { headers: { authorization: 'Bearer not-checked-here' } });
+  expect(await settings.json()).toEqual({ instance: 'api', url: '/api/settings/archive-policies?x=1' });
+  expect(received[0].headers.authorization).toBe('Bearer not-checked-here');
+  expect((await (await fetch(`${base}/readyz`)).json())).toEqual({ instance: 'api', url: '/readyz' });
+  const unknown = await fetch(`${base}/api/nobody/x`);
+  expect(unknown.status).toBe(404);
+  expect(unknown.headers.get('content-type')).toBe('application/problem+json');
+  expect(await unknown.json()).toEqual(expect.objectContaining({ code: 'NOT_FOUND', status: 404 }));
+});
+
+test('a new instance in the registry is in the round-robin within 2 s, without restarting Envoy; one failing its health check is taken out; none healthy is 503 problem+json', async () => {
+  const token = await sign({ sub: 'u' });
+  const spread = async (requests: number) => {
+    const seen: Record<string, number> = {};
+    for (let i = 0; i < requests; i++) {
+      const answer = await fetch(`${base}/api/hello/who`, { headers: { authorization: `Bearer ${token}` } });
+      if (answer.status !== 200) return { status: answer.status, body: await answer.json(), seen };
+      const { instance } = (await answer.json()) as { instance: string };
+      seen[instance] = (seen[instance] ?? 0) + 1;
+    }
+    return { status: 200, seen };
+  };
+  plan = { ...plan, services: [service(['one', 'two', 'three'])] };
+  const changed = Date.now();
+  writeEdgeConfig(plan);
+  await waitUntil('three instances in rotation', async () => (Object.keys((await spread(6)).seen).length === 3 ? true : null), 10000);
+  expect(Date.now() - changed).toBeLessThanOrEqual(2000);
+
+  healthy.set('two', false);
+  await waitUntil('the unhealthy instance out of rotation', async () => {
+    const { seen } = await spread(6);
+    return !seen.two && Object.keys(seen).length === 2 ? true : null;
+  }, 10000);
+
+  for (const name of ['one', 'three']) healthy.set(name, false);
+  const down = await waitUntil('503 with no healthy instance', async () => {
+    const outcome = await spread(1);
+    return outcome.status === 503 ? outcome : null;
+  }, 10000);
+  expect(down.body).toEqual(expect.objectContaining({ status: 503, code: 'SERVICE_UNAVAILABLE' }));
+  for (const name of ['one', 'two', 'three']) healthy.set(name, true);
+  await waitUntil('the instances back in rotation', async () => ((await spread(1)).status === 200 ? true : null), 10000);
+});
+
+test('Envoy\'s access log is JSON, one line per request, with the request id the service saw', async () => {
+  received.length = 0;
+  const token = await sign({ sub: 'u' });
+  await fetch(`${base}/api/hello/logged`, { headers: { authorization: `Bearer ${token}` } });
+  const requestId = received[0].headers['x-request-id'];
+  const line = await waitUntil('the access log line', async () => {
+    const lines = edge.output().split('\n').filter((text) => text.startsWith('{')).map((text) => JSON.parse(text) as Record<string, unknown>);
+    return lines.find((entry) => entry.requestId === requestId) ?? null;
+  }, 5000);
+  expect(line).toEqual(expect.objectContaining({ component: 'edge', method: 'GET', path: '/api/hello/logged', status: 200, upstream: expect.stringMatching(/^127\.0\.0\.1:/) }));
+});
