@@ -14,6 +14,7 @@ import * as smtpPlain from './013-smtp-plain';
 import * as jobLogOutcomes from './014-job-log-outcomes';
 import * as scheduledChanges from './015-scheduled-changes';
 import * as platformEmails from './016-platform-emails';
+import * as registryNotify from './017-registry-notify';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   { name: '014-job-log-outcomes', ...jobLogOutcomes },
   { name: '015-scheduled-changes', ...scheduledChanges },
   { name: '016-platform-emails', ...platformEmails },
+  { name: '017-registry-notify', ...registryNotify },
 ];

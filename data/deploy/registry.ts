@@ -1,8 +1,9 @@
+import { EdgeService } from './edge/envoy-config';
 import { Knex } from 'knex';
 import { conflict } from '../../lib/errors';
 import { isUniqueViolation } from '../db-errors';
 import { jsonb } from '../db';
-import { CORE_MODULES, DeployError, DeployEvent, DeploymentStatus, DeployStage, ServiceKind, ServiceStatus, slugOf } from '../../domain/deploy';
+import { CORE_MODULES, DEFAULT_HEALTH_PATH, DeployError, DeployEvent, DeploymentStatus, DeployStage, ServiceKind, ServiceStatus, slugOf } from '../../domain/deploy';
 
 export const SERVICE_TABLE = 'infra.service';
 export const INSTANCE_TABLE = 'infra.service_instance';
@@ -106,6 +107,25 @@ export async function routingTable(db: Knex): Promise<Map<string, Route>> {
     routes.set(row.slug, route);
   }
   return routes;
+}
+
+/** Every deployed service as the edge routes it: slug, health path, and its healthy instances' addresses. */
+export async function edgeServices(db: Knex): Promise<EdgeService[]> {
+  const rows = (await db(`${SERVICE_TABLE} as s`)
+    .leftJoin(`${INSTANCE_TABLE} as i`, function () {
+      this.on('i.service_id', '=', 's.id').andOnVal('i.state', '=', 'HEALTHY');
+    })
+    .where('s.dynamic', true)
+    .select('s.slug', 's.name', 's.health_path', 'i.address')
+    .orderBy([{ column: 's.slug' }, { column: 'i.created_at' }, { column: 'i.id' }])) as Array<{ slug: string; name: string; health_path: string | null; address: string | null }>;
+  const services = new Map<string, EdgeService>();
+  for (const row of rows) {
+    const service = services.get(row.slug) ?? { name: row.name, slug: row.slug, healthPath: row.health_path ?? DEFAULT_HEALTH_PATH, instances: [] };
+    const at = row.address ? /^(.+):(\d+)$/.exec(row.address) : null;
+    if (at) service.instances.push({ host: at[1], port: Number(at[2]) });
+    services.set(row.slug, service);
+  }
+  return [...services.values()];
 }
 
 /** Registers the platform's own modules as CORE services (not dynamic), so their slugs stay theirs. */

@@ -13,7 +13,7 @@ export interface EdgeInstance {
 export interface EdgeService {
   name: string;
   slug: string;
-  /** The path the active health checks call; `/` when the service names none. */
+  /** The path the active health checks call. */
   healthPath: string;
   /** Every registered instance: the health checks decide which get traffic. */
   instances: EdgeInstance[];

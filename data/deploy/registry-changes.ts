@@ -1,0 +1,39 @@
+import pg from 'pg';
+
+/**
+ * Calls `changed` whenever the service registry changes (the `opsflow_registry` notification of migration
+ * 017), on a connection of its own. A lost connection is opened again after a second, and `changed` is
+ * called then too, as changes may have been missed meanwhile.
+ */
+export function onRegistryChanges(databaseUrl: string, changed: () => void, onError: (error: unknown) => void): { close(): Promise<void> } {
+  let client: pg.Client | null = null;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    const next = new pg.Client({ connectionString: databaseUrl });
+    next.on('notification', () => changed());
+    next.on('error', (error) => {
+      onError(error);
+      void next.end().catch(() => undefined);
+      if (!closed) retry = setTimeout(() => void connect(), 1000);
+    });
+    try {
+      await next.connect();
+      await next.query('listen opsflow_registry');
+      client = next;
+      changed();
+    } catch (error) {
+      onError(error);
+      await next.end().catch(() => undefined);
+      if (!closed) retry = setTimeout(() => void connect(), 1000);
+    }
+  };
+  void connect();
+  return {
+    close: async () => {
+      closed = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    },
+  };
+}
