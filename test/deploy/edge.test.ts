@@ -1,4 +1,6 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -32,8 +34,27 @@ async function peer(name: string): Promise<{ port: number; close(): Promise<void
       response.writeHead(healthy.get(name) ? 200 : 503).end();
       return;
     }
+    if (request.url === '/stream') {
+      // Ten chunks, one a second: an answer that streams for 10 s.
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      let sent = 0;
+      const timer = setInterval(() => {
+        response.write(`chunk ${++sent}\n`);
+        if (sent === 10) {
+          clearInterval(timer);
+          response.end();
+        }
+      }, 1000);
+      return;
+    }
     received.push({ instance: name, url: request.url ?? '', headers: request.headers });
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ instance: name, url: request.url }));
+  });
+  // A WebSocket handshake answered by the book, then every byte echoed back: enough to show the upgrade passes.
+  server.on('upgrade', (request, socket) => {
+    const accept = crypto.createHash('sha1').update(`${request.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    socket.pipe(socket);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
@@ -177,3 +198,52 @@ test('Envoy\'s access log is JSON, one line per request, with the request id the
   }, 5000);
   expect(line).toEqual(expect.objectContaining({ component: 'edge', method: 'GET', path: '/api/hello/logged', status: 200, upstream: expect.stringMatching(/^127\.0\.0\.1:/) }));
 });
+
+test('where a request came from is the edge\'s to say: a client\'s Forwarded, X-Forwarded-For and X-Real-IP are replaced; headers named in Connection go', async () => {
+  received.length = 0;
+  const token = await sign({ sub: 'u' });
+  // node:http, as fetch refuses to send a Connection header of its own.
+  const status = await new Promise<number | undefined>((resolve, reject) => {
+    http
+      .get(`${base}/api/hello/where`, {
+        headers: { authorization: `Bearer ${token}`, forwarded: 'for=10.9.9.9', 'x-forwarded-for': '10.9.9.9', 'x-real-ip': '10.9.9.9', connection: 'keep-alive, x-hop-secret', 'x-hop-secret': 'for the next hop only' },
+        agent: false,
+      }, (answer) => {
+        answer.resume();
+        answer.on('end', () => resolve(answer.statusCode));
+      })
+      .on('error', reject);
+  });
+  expect(status).toBe(200);
+  const [request] = received;
+  expect(request.headers['x-forwarded-for']).toBe('127.0.0.1');
+  expect(request.headers['x-real-ip']).toBe('127.0.0.1');
+  expect(request.headers.forwarded).toBe(`for=127.0.0.1;proto=http;host=127.0.0.1:${plan.listen.port}`);
+  expect(request.headers['x-hop-secret']).toBeUndefined();
+});
+
+test('a WebSocket upgrade passes through the edge, and bytes go both ways', async () => {
+  const token = await sign({ sub: 'u' });
+  const socket = net.connect(plan.listen.port, '127.0.0.1');
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  socket.write(
+    `GET /api/hello/socket HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
+  let seen = '';
+  socket.on('data', (chunk) => (seen += chunk.toString('latin1')));
+  await waitUntil('the 101 answer', async () => (seen.includes('\r\n\r\n') ? true : null), 5000);
+  expect(seen.startsWith('HTTP/1.1 101')).toBe(true);
+  seen = '';
+  socket.write('echo me');
+  await waitUntil('the echo', async () => (seen === 'echo me' ? true : null), 5000);
+  socket.destroy();
+});
+
+test('an answer that streams for 10 s is not cut: there is no total timeout', async () => {
+  const token = await sign({ sub: 'u' });
+  const answer = await fetch(`${base}/api/hello/stream`, { headers: { authorization: `Bearer ${token}` } });
+  expect(answer.status).toBe(200);
+  const text = await answer.text();
+  expect(text.trim().split('\n')).toEqual(Array.from({ length: 10 }, (_, i) => `chunk ${i + 1}`));
+}, 30000);

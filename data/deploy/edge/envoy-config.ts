@@ -1,3 +1,5 @@
+import { ErrorCatalogue, ErrorCode } from '../../../lib/errors';
+
 /**
  * The edge's configuration: what the control plane (the Koa API) writes for Envoy, the data plane, from the
  * service registry. Envoy reads it as file-based xDS (listeners, routes, clusters, and each cluster's
@@ -53,15 +55,17 @@ const base64url = (text: string) => Buffer.from(text, 'utf8').toString('base64ur
 /** A file of `dir` as an xDS source; a file renamed into place there is read again. */
 const watchedFile = (dir: string, file: string) => ({ resource_api_version: 'V3', path_config_source: { path: `${dir}/${file}`, watched_directory: { path: dir } } });
 
-/** The problem+json body of a reply Envoy makes itself, in the catalogue's shape. */
-function problem(status: number, code: string, title: string, detail: string) {
-  return { type: `https://opsflow.dev/problems/${code.toLowerCase()}`, title, status, code, detail };
+/** The problem+json body of a reply Envoy makes itself: the catalogue's, as the API would answer it. */
+function problem(code: ErrorCode, detail: string) {
+  const { status, title } = ErrorCatalogue[code];
+  return { type: `https://opsflow.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`, title, status, detail, code };
 }
 
 /**
  * Sets the caller's `X-User-*` headers from the verified token's claims (jwt_authn puts them in the
- * request's metadata), after removing every one a client sent. Values lose line breaks and commas, as the
- * Node gateway's do, so a claim cannot add a header or a list item.
+ * request's metadata), after removing every one a client sent; and states where the request came from
+ * (`Forwarded`, `X-Forwarded-For`, `X-Real-IP`), replacing what a client sent. Values lose line breaks and
+ * commas, as the Node gateway's do, so a claim cannot add a header or a list item.
  */
 export const IDENTITY_LUA = `
 local function clean(value)
@@ -76,14 +80,29 @@ local function list(value)
   end
   return table.concat(items, ",")
 end
+local function client_ip(address)
+  if address == nil then return "" end
+  local v6 = string.match(address, "^%[(.*)%]:%d+$")
+  if v6 then return v6 end
+  return (string.gsub(address, ":%d+$", ""))
+end
 function envoy_on_request(request_handle)
   local headers = request_handle:headers()
   local present = {}
   for name, _ in pairs(headers) do
     local lower = string.lower(name)
-    if string.sub(lower, 1, 7) == "x-user-" then table.insert(present, name) end
+    if string.sub(lower, 1, 7) == "x-user-" or lower == "forwarded" or lower == "x-forwarded-for" or lower == "x-real-ip" then
+      table.insert(present, name)
+    end
   end
   for _, name in ipairs(present) do headers:remove(name) end
+  -- Where the request came from, as the edge sees the connection: a client's own claims are gone.
+  local ip = client_ip(request_handle:streamInfo():downstreamDirectRemoteAddress())
+  local quoted = ip
+  if string.find(ip, ":", 1, true) then quoted = '"[' .. ip .. ']"' end
+  headers:add("x-forwarded-for", ip)
+  headers:add("x-real-ip", ip)
+  headers:add("forwarded", "for=" .. quoted .. ";proto=http;host=" .. clean(headers:get(":authority")))
   local verified = request_handle:streamInfo():dynamicMetadata():get("envoy.filters.http.jwt_authn")
   local claims = verified and verified["jwt_payload"]
   if not claims then return end
@@ -161,7 +180,7 @@ export function edgeRoutes(plan: EdgePlan) {
     ...plan.services.flatMap((service) => [toService(service, { path: `/api/${service.slug}` }, '/'), toService(service, { prefix: `/api/${service.slug}/` }, '/')]),
     {
       match: { prefix: '/api/' },
-      direct_response: { status: 404, body: { inline_string: JSON.stringify(problem(404, 'NOT_FOUND', 'Not found', 'No platform route or deployed service has this path.')) } },
+      direct_response: { status: 404, body: { inline_string: JSON.stringify(problem('NOT_FOUND', 'No platform route or deployed service has this path.')) } },
       response_headers_to_add: [{ header: { key: 'content-type', value: 'application/problem+json' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
       typed_per_filter_config: {
         'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), disabled: true },
@@ -177,17 +196,17 @@ export function edgeRoutes(plan: EdgePlan) {
 
 /** Replies Envoy makes itself, as problem+json: no healthy instance (503), a token refused at the edge (401). */
 function localReplies() {
-  const mapper = (status: number, code: string, title: string, detail: string, filter: Record<string, unknown>) => ({
+  const mapper = (code: ErrorCode, detail: string, filter: Record<string, unknown>) => ({
     filter,
-    status_code: status,
-    body_format_override: { json_format: problem(status, code, title, detail), content_type: 'application/problem+json' },
+    status_code: ErrorCatalogue[code].status,
+    body_format_override: { json_format: problem(code, detail), content_type: 'application/problem+json' },
   });
   return {
     mappers: [
-      mapper(503, 'SERVICE_UNAVAILABLE', 'Service unavailable', 'The service has no healthy instance.', {
+      mapper('SERVICE_UNAVAILABLE', 'The service has no healthy instance.', {
         response_flag_filter: { flags: ['UH', 'UF', 'NR'] },
       }),
-      mapper(401, 'UNAUTHENTICATED', 'Unauthenticated', 'A valid bearer token is required.', {
+      mapper('UNAUTHENTICATED', 'A valid bearer token is required.', {
         status_code_filter: { comparison: { op: 'EQ', value: { default_value: 401, runtime_key: 'edge_unauthenticated' } } },
       }),
     ],
@@ -199,6 +218,8 @@ export function edgeListeners(plan: EdgePlan) {
     '@type': type('envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager'),
     stat_prefix: 'edge',
     generate_request_id: true,
+    // The edge is where clients connect: Envoy's own x-envoy-* headers from a client are not trusted.
+    use_remote_address: true,
     // A client's X_User_Id must not reach anyone as X-User-Id.
     common_http_protocol_options: { headers_with_underscores_action: 'DROP_HEADER' },
     upgrade_configs: [{ upgrade_type: 'websocket' }],
