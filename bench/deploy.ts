@@ -7,6 +7,10 @@
  * gateway runs alternate, round after round, so that a machine getting faster or slower during the run
  * weighs on both; the median of the rounds' ratios is the figure. Also printed: the gateway process's CPU
  * time per request and its peak memory.
+ *
+ * Then the same with `wrk` (1 thread, 16 connections, kept alive or `Connection: close`) as the load
+ * generator, for three paths in alternating rounds: direct, the Node gateway, and Envoy (the edge, configured
+ * by the platform's own control plane from the registry), with each proxy's CPU per request and peak memory.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +24,11 @@ import { removeScopedDockerObjects } from '../test/support/docker-cleanup';
 import { typescriptCommand } from '../scripts/platform/children';
 import { freePort } from '../test/support/slots';
 import { peakMemoryMb, ROOT, startBenchPlatform } from './support';
+import { startEdgeControlPlane } from '../api/modules/deploy/edge-control-plane';
+import { createLogger } from '../lib/logger';
+import { startEdge } from '../scripts/platform/edge';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 
 const SCOPE = 'opsflow-bench';
 
@@ -71,6 +80,28 @@ function cpuMicros(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
 }
 
+interface WrkLoad {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+/** One `wrk` run: 1 thread, 16 connections, for `seconds`; latencies in ms. */
+function wrk(args: { url: string; headers: Record<string, string>; seconds: number; connections: number }): WrkLoad {
+  const headerArgs = Object.entries(args.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const out = execFileSync('wrk', ['-t1', `-c${args.connections}`, `-d${args.seconds}s`, '--latency', ...headerArgs, args.url], { encoding: 'utf8' });
+  const ms = (text: string) => {
+    const [, value, unit] = /([\d.]+)(us|ms|s)/.exec(text)!;
+    return Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
+  };
+  const percentile = (p: string) => ms(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)![1]);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = non2xx + (socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0);
+  return { perSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]), p50: percentile('50'), p99: percentile('99'), errors };
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function line(name: string, result: Load): string {
@@ -88,6 +119,8 @@ async function main(): Promise<void> {
   const platform = await startBenchPlatform({ DEPLOY_BASE_IMAGE: 'opsflow/jre:17', DEPLOY_SCOPE: SCOPE, DEPLOY_NETWORK: 'opsflow-bench' });
   const docker = createDocker({ dockerHost: platform.config.dockerHost });
   let gatewayProcess: ChildProcess | null = null;
+  let controlPlane: ReturnType<typeof startEdgeControlPlane> | null = null;
+  let edge: Awaited<ReturnType<typeof startEdge>> | null = null;
   try {
     await removeScopedDockerObjects(docker.docker, SCOPE);
     await platform.startWorker(['deployments']);
@@ -138,7 +171,59 @@ async function main(): Promise<void> {
       console.log(`  ${client.name}: gateway / direct rate, median of ${rounds} rounds: ${median(ratios).toFixed(2)} (target 0.6); gateway CPU ${median(cpuPerRequest).toFixed(0)} µs per request`);
     }
     console.log(`  gateway process peak memory: ${peakMemoryMb(gatewayPid).toFixed(0)} MiB`);
+
+    // The edge: Envoy on the files the platform's control plane writes from the registry.
+    const edgeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-edge-'));
+    const listen = { host: '127.0.0.1', port: await freePort() };
+    controlPlane = startEdgeControlPlane({
+      db: platform.db,
+      config: platform.config,
+      logger: createLogger({ level: 'warn', name: 'bench' }),
+      edge: { dir: edgeDir, listen, api: { host: '127.0.0.1', port: gatewayPort }, connectTimeoutMs: 1000, idleTimeoutMs: 60000 },
+    });
+    await controlPlane.ready;
+    edge = await startEdge({ dir: edgeDir, adminPort: await freePort() });
+    const edgeUrl = `http://127.0.0.1:${listen.port}/api/bench/x`;
+    while ((await fetch(edgeUrl, { headers: auth }).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    const edgePid = edge.pid;
+    const seconds = 5;
+    const paths = [
+      { name: 'direct', url: direct, headers: {} as Record<string, string>, pid: null as number | null },
+      { name: 'node', url: gateway, headers: auth, pid: gatewayPid },
+      { name: 'envoy', url: edgeUrl, headers: auth, pid: edgePid },
+    ];
+    const wrkClients: Array<{ name: string; headers: Record<string, string> }> = [
+      { name: 'kept-alive connections', headers: {} },
+      { name: 'a new connection per request', headers: { connection: 'close' } },
+    ];
+    for (const client of wrkClients) {
+      console.log(`  wrk, 1 thread, ${concurrency} connections, ${seconds} s a run: ${client.name}`);
+      for (const target of paths) wrk({ url: target.url, headers: { ...target.headers, ...client.headers }, seconds: 2, connections: concurrency });
+      const results: Record<string, WrkLoad[]> = { direct: [], node: [], envoy: [] };
+      const cpu: Record<string, number[]> = { node: [], envoy: [] };
+      for (let round = 1; round <= rounds; round++) {
+        for (const target of paths) {
+          const before = target.pid ? cpuMicros(target.pid) : 0;
+          const result = wrk({ url: target.url, headers: { ...target.headers, ...client.headers }, seconds, connections: concurrency });
+          if (target.pid) cpu[target.name].push((cpuMicros(target.pid) - before) / (result.perSecond * seconds));
+          results[target.name].push(result);
+          console.log(line(`${target.name} r${round}`, result));
+        }
+      }
+      for (const proxy of ['node', 'envoy']) {
+        const ratios = results[proxy].map((result, i) => result.perSecond / results.direct[i].perSecond);
+        console.log(
+          `  ${client.name}, ${proxy}: ${proxy} / direct rate, median of ${rounds} rounds: ${median(ratios).toFixed(2)}; ` +
+            `p50 ${median(results[proxy].map((r) => r.p50)).toFixed(2)} ms, p99 ${median(results[proxy].map((r) => r.p99)).toFixed(2)} ms; ` +
+            `CPU ${median(cpu[proxy]).toFixed(0)} µs per request`,
+        );
+      }
+      console.log(`  direct: p50 ${median(results.direct.map((r) => r.p50)).toFixed(2)} ms, p99 ${median(results.direct.map((r) => r.p99)).toFixed(2)} ms`);
+    }
+    console.log(`  peak memory: node gateway ${peakMemoryMb(gatewayPid).toFixed(0)} MiB, envoy ${peakMemoryMb(edgePid).toFixed(0)} MiB`);
   } finally {
+    await controlPlane?.close();
+    await edge?.stop();
     gatewayProcess?.kill('SIGTERM');
     await removeScopedDockerObjects(docker.docker, SCOPE);
     await platform.stop();

@@ -4,6 +4,7 @@ import { writeEdgeBootstrap } from '../../data/deploy/edge/edge-files';
 
 export interface RunningEdge {
   adminUrl: string;
+  pid: number;
   /** Envoy's output: its access log (JSON lines) and its own warnings. */
   output(): string;
   stop(): Promise<void>;
@@ -41,6 +42,7 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
   }
   return {
     adminUrl,
+    pid: child.pid!,
     output: () => output,
     stop: async () => {
       if (exit !== null) return;

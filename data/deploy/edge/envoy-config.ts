@@ -122,6 +122,9 @@ function jwtFilter(jwt: EdgeJwt) {
     require_expiration: true,
     payload_in_metadata: 'jwt_payload',
     clock_skew_seconds: 30,
+    // A client sends the same token with every request: one verified a moment ago is not verified again
+    // (its expiry is still checked).
+    jwt_cache_config: { jwt_cache_size: 1000 },
   };
   const providers: Record<string, unknown> = {
     platform: {
