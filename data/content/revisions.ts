@@ -123,6 +123,14 @@ export async function rowAtRevision(db: Knex, type: ComponentType, id: string, r
   return db(`${type.table}_aud`).where({ id, rev }).first(columns);
 }
 
+/** Several revisions of a type's entities in one query, keyed `{id}@{rev}`. */
+export async function revisionsOf(db: Knex, type: ComponentType, pairs: Array<[string, number]>): Promise<Map<string, Record<string, unknown>>> {
+  if (pairs.length === 0) return new Map();
+  const columns = await auditedColumns(db, type.table);
+  const rows = (await db(`${type.table}_aud`).whereIn(['id', 'rev'], pairs).select([...columns, 'rev as audit_rev'])) as Array<Record<string, unknown>>;
+  return new Map(rows.map(({ audit_rev: rev, ...row }) => [`${String(row.id)}@${Number(rev)}`, row]));
+}
+
 export async function latestRevision(db: Knex, type: ComponentType, id: string): Promise<number | null> {
   const row = (await db(`${type.table}_aud`).where({ id }).max('rev as rev').first()) as { rev: number | null } | undefined;
   return row?.rev ?? null;

@@ -120,6 +120,31 @@ describe('with a site policy', () => {
     });
     expect(again.body.correlationId).not.toBe(first.body.correlationId);
   });
+
+  test('the queue compares a whole page of requests against what is live in a few queries, not a few per request', async () => {
+    for (let i = 0; i < 8; i++) expect((await publish((await newPage('site-a')).id)).status).toBe(202);
+    const count = async (work: () => Promise<unknown>) => {
+      let queries = 0;
+      const counter = () => queries++;
+      platform.db.on('query', counter);
+      try {
+        await work();
+      } finally {
+        platform.db.off('query', counter);
+      }
+      return queries;
+    };
+    const page = (limit: number) => call(api.url, 'GET', `/api/workflow/approvals?status=PENDING&limit=${limit}`, { token: managerA });
+    let small: any;
+    let large: any;
+    const fewQueries = await count(async () => (small = await page(2)));
+    const manyQueries = await count(async () => (large = await page(10)));
+    expect(small.body.items).toHaveLength(2);
+    expect(large.body.items.length).toBeGreaterThanOrEqual(8);
+    expect(large.body.items.every((item: any) => item.comparison?.changes.length > 0)).toBe(true);
+    // Five times the items, the same number of queries.
+    expect(manyQueries).toBe(fewQueries);
+  });
 });
 
 test('a global policy applies to a site without its own; a disabled site policy means no approval there', async () => {

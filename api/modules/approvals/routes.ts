@@ -8,7 +8,7 @@ import { notFound } from '../../../lib/errors';
 import { ApprovalRow, approvalQueue, createPolicy, deletePolicy, dropApproval, findApproval, findPolicy, listPolicies, PolicyRow, proposeDecision, replacePolicy, resolvePolicy, submitApproval } from '../../../data/approvals/approvals';
 import { PublishInput } from '../../../domain/approvals';
 import { componentType } from '../../../data/content/component-types';
-import { changesAgainstLive } from '../../../data/content/components';
+import { changesAgainstLiveOfMany } from '../../../data/content/components';
 import { publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
 import { startPublishWorkflow } from '../content/start-publish';
 import { listScheduledChanges } from '../../../data/approvals/scheduled-changes';
@@ -167,13 +167,14 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       handler: async (ctx, { query, identity }) => {
         const sites = identity!.roles.includes('ADMIN') ? 'ALL' : identity!.sites;
         const page = await approvalQueue(db, { sites, status: query.status, page: query });
-        const items = await Promise.all(
-          page.items.map(async (approval) => {
-            const type = componentType(approval.component_type);
-            const comparison = type ? await changesAgainstLive(db, { type, id: approval.resource_id, rev: approval.revision }) : null;
-            return { ...presentApproval(approval), comparison };
-          }),
-        );
+        // Every item's comparison in a few queries for the page, not a few per item.
+        const compared = page.items.flatMap((approval, index) => {
+          const type = componentType(approval.component_type);
+          return type ? [{ index, type, id: approval.resource_id, rev: approval.revision }] : [];
+        });
+        const comparisons = await changesAgainstLiveOfMany(db, compared);
+        const comparisonOf = new Map(compared.map((item, at) => [item.index, comparisons[at]]));
+        const items = page.items.map((approval, index) => ({ ...presentApproval(approval), comparison: comparisonOf.get(index) ?? null }));
         ctx.body = { items, nextCursor: page.nextCursor };
       },
     }),
