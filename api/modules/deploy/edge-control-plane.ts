@@ -1,4 +1,4 @@
-import { Knex } from 'knex';
+import type { Knex } from 'knex';
 import { Config } from '../../../lib/config';
 import { Logger } from '../../../lib/logger';
 import { RESERVED_SLUGS } from '../../../domain/deploy';
