@@ -123,6 +123,25 @@ test('a cancel before its time stops it: nothing is published, the job log says 
   expect(await jobLog(answer.body.runId)).toEqual(expect.objectContaining({ status: 'SKIPPED', message: expect.stringContaining('cancelled by eda') }));
 });
 
+test('approved, then cancelled before its time: nothing is published, the entity is a draft again, and the approval stays on record', async () => {
+  const id = await newPage('site-p');
+  const dueAt = secondsAhead(6);
+  const answer = await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  expect(answer.status).toBe(202);
+  expect((await call(api.url, 'POST', `/api/workflow/approvals/${answer.body.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
+  const cancelled = await waitUntil('the cancel once the run waits for its time', async () => {
+    const attempt = await call(api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor });
+    return attempt.status === 200 ? attempt : null;
+  });
+  expect(cancelled.body).toEqual(expect.objectContaining({ status: 'CANCELLED', action: 'PUBLISH' }));
+  expect((await page(id)).status).toBe('DRAFT');
+  await new Promise((resolve) => setTimeout(resolve, Date.parse(dueAt) - Date.now() + 2000));
+  expect(await page(id)).toEqual(expect.objectContaining({ status: 'DRAFT', publishedRev: null }));
+  const approval = await call(api.url, 'GET', `/api/workflow/approvals/${answer.body.correlationId}`, { token: manager });
+  expect(approval.body.status).toBe('APPROVED');
+  expect(await jobLog(answer.body.runId)).toEqual(expect.objectContaining({ status: 'SKIPPED', message: expect.stringContaining('cancelled by eda') }));
+});
+
 test('a cancel sent straight to Temporal, with no cancel recorded by the platform, changes nothing: the page still publishes at its time', async () => {
   const id = await newPage('site-s');
   const dueAt = secondsAhead(4);
