@@ -1,4 +1,4 @@
-import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateStage } from '@temporalio/client';
 import { AppDeps } from '../../deps';
 import { Identity } from '../../http/identity';
 import { badRequest, conflict, notFound, PlatformError } from '../../../lib/errors';
@@ -87,7 +87,8 @@ export async function startPublish(
     };
     ({ progress, runId } = await answerWithin(ANSWER_WITHIN_MS, submitted()));
   } catch (error) {
-    if (await openScheduledChange(db, type.type, row.id)) throw changeScheduled(type, row.id);
+    // Another run took the id meanwhile: a scheduled change says so better than "approval pending".
+    if (error instanceof WorkflowExecutionAlreadyStartedError && (await openScheduledChange(db, type.type, row.id))) throw changeScheduled(type, row.id);
     throw temporalCallError(error, {
       alreadyRunning: ['APPROVAL_PENDING', `A publish of ${type.type} ${row.id} is already in progress.`],
       late: `The publish of ${type.type} ${row.id} was started but no approvals worker has taken it yet.`,
