@@ -187,6 +187,30 @@ test('a new instance in the registry is in the round-robin within 2 s, without r
   await waitUntil('the instances back in rotation', async () => ((await spread(1)).status === 200 ? true : null), 10000);
 });
 
+test('a registered service with no instance yet answers 503 problem+json; its first instance is routable at once', async () => {
+  const token = await sign({ sub: 'u' });
+  writeEdgeConfig({ ...plan, services: [...plan.services, { name: 'late-service', slug: 'late', healthPath: '/health', instances: [] }] });
+  const empty = await waitUntil('the new route', async () => {
+    const answer = await fetch(`${base}/api/late/x`, { headers: { authorization: `Bearer ${token}` } });
+    return answer.status === 404 ? null : answer;
+  }, 5000);
+  expect(empty.status).toBe(503);
+  expect(empty.headers.get('content-type')).toBe('application/problem+json');
+  expect(await empty.json()).toEqual(expect.objectContaining({ code: 'SERVICE_UNAVAILABLE', detail: 'late-service has no healthy instance.' }));
+
+  writeEdgeConfig({ ...plan, services: [...plan.services, { name: 'late-service', slug: 'late', healthPath: '/health', instances: [{ host: '127.0.0.1', port: peers.one.port }] }] });
+  const refusals = new Set<string>();
+  await waitUntil('the first instance routable', async () => {
+    const answer = await fetch(`${base}/api/late/x`, { headers: { authorization: `Bearer ${token}` } });
+    if (answer.status === 200) return true;
+    refusals.add(`${answer.status} ${((await answer.json()) as { detail: string }).detail}`);
+    return null;
+  }, 5000);
+  // Only the route's switch is seen: never Envoy's own "no healthy upstream" while the instance waits for a check.
+  expect([...refusals].filter((refusal) => refusal !== '503 late-service has no healthy instance.')).toEqual([]);
+  writeEdgeConfig(plan);
+});
+
 test('Envoy\'s access log is JSON, one line per request, with the request id the service saw', async () => {
   received.length = 0;
   const token = await sign({ sub: 'u' });

@@ -21,7 +21,7 @@ export function writeEdgeConfig(plan: EdgePlan): void {
     if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return;
     writeAtomically(file, content);
   };
-  for (const service of plan.services) write(endpointsFileOf(service.name), edgeEndpoints(service));
+  for (const service of plan.services) if (service.instances.length > 0) write(endpointsFileOf(service.name), edgeEndpoints(service));
   write('cds.json', edgeClusters(plan));
   write('rds.json', edgeRoutes(plan));
   write('lds.json', edgeListeners(plan));

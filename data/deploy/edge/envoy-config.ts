@@ -178,9 +178,24 @@ export function edgeRoutes(plan: EdgePlan) {
       'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), requirement_name: 'user' },
     },
   });
+  // A service with no registered instance has no cluster yet: its first instance arrives with its cluster,
+  // which Envoy health-checks before using, so it is routable at once (a host added to an empty cluster
+  // would wait for its first check, a second later).
+  const unavailable = (match: Record<string, string>, service: EdgeService) => ({
+    match,
+    direct_response: { status: 503, body: { inline_string: JSON.stringify(problem('SERVICE_UNAVAILABLE', `${service.name} has no healthy instance.`)) } },
+    response_headers_to_add: [{ header: { key: 'content-type', value: 'application/problem+json' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
+    typed_per_filter_config: {
+      'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), requirement_name: 'user' },
+    },
+  });
   const routes = [
     ...plan.reservedSlugs.flatMap((slug) => [toApi({ path: `/api/${slug}` }), toApi({ prefix: `/api/${slug}/` })]),
-    ...plan.services.flatMap((service) => [toService(service, { path: `/api/${service.slug}` }, '/'), toService(service, { prefix: `/api/${service.slug}/` }, '/')]),
+    ...plan.services.flatMap((service): Array<Record<string, unknown>> =>
+      service.instances.length > 0
+        ? [toService(service, { path: `/api/${service.slug}` }, '/'), toService(service, { prefix: `/api/${service.slug}/` }, '/')]
+        : [unavailable({ path: `/api/${service.slug}` }, service), unavailable({ prefix: `/api/${service.slug}/` }, service)],
+    ),
     {
       match: { prefix: '/api/' },
       direct_response: { status: 404, body: { inline_string: JSON.stringify(problem('NOT_FOUND', 'No platform route or deployed service has this path.')) } },
@@ -291,7 +306,7 @@ export function edgeClusters(plan: EdgePlan) {
       connect_timeout: duration(plan.connectTimeoutMs),
       load_assignment: { cluster_name: API_CLUSTER, endpoints: [{ lb_endpoints: [{ endpoint: { address: address(plan.api) } }] }] },
     },
-    ...plan.services.map(serviceCluster),
+    ...plan.services.filter((service) => service.instances.length > 0).map(serviceCluster),
   ];
   if (plan.jwt.jwks) {
     const url = new URL(plan.jwt.jwks.url);
