@@ -55,9 +55,14 @@ test('a deployed JAR answers through Envoy with the caller\'s identity, never th
   expect(accepted.status).toBe(202);
   expect(await deploymentOutcome(edgeUrl, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
 
-  // Routable as soon as the deploy says RUNNING: the registry's change reached Envoy before the run finished.
-  const answer = await call(edgeUrl, 'GET', '/api/edge/orders?x=1', { token: viewer, headers: { 'x-user-id': 'mallory' } });
-  expect(answer.status).toBe(200);
+  // The first instance comes with its cluster: never a second of "no healthy upstream" after RUNNING.
+  const refusals = new Set<string>();
+  const answer = await waitUntil('the service through the edge', async () => {
+    const through = await call(edgeUrl, 'GET', '/api/edge/orders?x=1', { token: viewer, headers: { 'x-user-id': 'mallory' } });
+    if (through.status !== 200) refusals.add(`${through.status} ${through.body.detail}`);
+    return through.status === 200 ? through : null;
+  }, 10000);
+  expect([...refusals].filter((refusal) => !refusal.includes('being connected at the edge'))).toEqual([]);
   expect(answer.body).toEqual(expect.objectContaining({ path: '/orders?x=1', userId: 'vic', userRoles: 'VIEWER', authorization: null }));
   expect((await call(edgeUrl, 'GET', '/api/edge/x')).status).toBe(401);
   expect((await call(edgeUrl, 'GET', '/api/infra/services/edge-service', { token: admin })).body).toEqual(expect.objectContaining({ name: 'edge-service', slug: 'edge' }));

@@ -147,6 +147,8 @@ test('the platform\'s reserved slugs and paths outside /api/ go to the API as th
   expect(await settings.json()).toEqual({ instance: 'api', url: '/api/settings/archive-policies?x=1' });
   expect(received[0].headers.authorization).toBe('Bearer not-checked-here');
   expect((await (await fetch(`${base}/readyz`)).json())).toEqual({ instance: 'api', url: '/readyz' });
+  // Not slug-shaped: the API's own (its OpenAPI document).
+  expect(await (await fetch(`${base}/api/openapi.json`)).json()).toEqual({ instance: 'api', url: '/api/openapi.json' });
   const unknown = await fetch(`${base}/api/nobody/x`);
   expect(unknown.status).toBe(404);
   expect(unknown.headers.get('content-type')).toBe('application/problem+json');
@@ -203,12 +205,25 @@ test('a registered service with no instance yet answers 503 problem+json; its fi
   await waitUntil('the first instance routable', async () => {
     const answer = await fetch(`${base}/api/late/x`, { headers: { authorization: `Bearer ${token}` } });
     if (answer.status === 200) return true;
-    refusals.add(`${answer.status} ${((await answer.json()) as { detail: string }).detail}`);
+    refusals.add(`${answer.status} ${answer.headers.get('content-type')} ${((await answer.json()) as { detail: string }).detail}`);
     return null;
   }, 5000);
-  // Only the route's switch is seen: never Envoy's own "no healthy upstream" while the instance waits for a check.
-  expect([...refusals].filter((refusal) => refusal !== '503 late-service has no healthy instance.')).toEqual([]);
+  // Only the switch itself is seen (the route's own answer, or its cluster not checked yet, for a moment),
+  // never "no healthy upstream" while the instance waits a second for its first health check.
+  const switching = ['503 application/problem+json late-service has no healthy instance.', '503 application/problem+json The service is being connected at the edge; try again in a moment.'];
+  expect([...refusals].filter((refusal) => !switching.includes(refusal))).toEqual([]);
   writeEdgeConfig(plan);
+});
+
+test('a well-formed request id from the client is kept, given to the service and answered; a malformed one is replaced', async () => {
+  received.length = 0;
+  const token = await sign({ sub: 'u' });
+  const kept = await fetch(`${base}/api/hello/traced`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-123' } });
+  expect(kept.headers.get('x-request-id')).toBe('trace-123');
+  expect(received[0].headers['x-request-id']).toBe('trace-123');
+  const replaced = await fetch(`${base}/api/hello/traced`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'bad id; drop' } });
+  expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(received[1].headers['x-request-id']).toBe(replaced.headers.get('x-request-id'));
 });
 
 test('Envoy\'s access log is JSON, one line per request, with the request id the service saw', async () => {
@@ -242,7 +257,8 @@ test('where a request came from is the edge\'s to say: a client\'s Forwarded, X-
   const [request] = received;
   expect(request.headers['x-forwarded-for']).toBe('127.0.0.1');
   expect(request.headers['x-real-ip']).toBe('127.0.0.1');
-  expect(request.headers.forwarded).toBe(`for=127.0.0.1;proto=http;host=127.0.0.1:${plan.listen.port}`);
+  expect(request.headers.forwarded).toBe(`for=127.0.0.1;proto=http;host="127.0.0.1:${plan.listen.port}"`);
+  expect(request.headers).toEqual(expect.objectContaining({ 'x-forwarded-proto': 'http', 'x-forwarded-host': `127.0.0.1:${plan.listen.port}`, 'x-forwarded-prefix': '/api/hello' }));
   expect(request.headers['x-hop-secret']).toBeUndefined();
 });
 

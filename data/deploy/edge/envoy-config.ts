@@ -91,7 +91,7 @@ function envoy_on_request(request_handle)
   local present = {}
   for name, _ in pairs(headers) do
     local lower = string.lower(name)
-    if string.sub(lower, 1, 7) == "x-user-" or lower == "forwarded" or lower == "x-forwarded-for" or lower == "x-real-ip" then
+    if string.sub(lower, 1, 7) == "x-user-" or string.sub(lower, 1, 12) == "x-forwarded-" or lower == "forwarded" or lower == "x-real-ip" then
       table.insert(present, name)
     end
   end
@@ -100,9 +100,20 @@ function envoy_on_request(request_handle)
   local ip = client_ip(request_handle:streamInfo():downstreamDirectRemoteAddress())
   local quoted = ip
   if string.find(ip, ":", 1, true) then quoted = '"[' .. ip .. ']"' end
+  local host = clean(headers:get(":authority"))
+  local slug = string.match(headers:get(":path") or "", "^/api/([a-z0-9][a-z0-9-]*)") or ""
   headers:add("x-forwarded-for", ip)
   headers:add("x-real-ip", ip)
-  headers:add("forwarded", "for=" .. quoted .. ";proto=http;host=" .. clean(headers:get(":authority")))
+  headers:add("x-forwarded-proto", "http")
+  headers:add("x-forwarded-host", host)
+  headers:add("x-forwarded-prefix", "/api/" .. slug)
+  local bare = string.gsub(host, '["\\\\]', "")
+  headers:add("forwarded", "for=" .. quoted .. ";proto=http;host=\\"" .. bare .. "\\"")
+  -- A request id a service can log as it is: the client's when well-formed, else one of the edge's.
+  local id = headers:get("x-request-id") or ""
+  if not string.match(id, "^[A-Za-z0-9._-]+$") or #id > 128 then
+    headers:replace("x-request-id", string.format("%08x-%04x-4%03x-%04x-%012x", math.random(0, 0xffffffff), math.random(0, 0xffff), math.random(0, 0xfff), math.random(0x8000, 0xbfff), math.random(0, 0xffffffffffff)))
+  end
   local verified = request_handle:streamInfo():dynamicMetadata():get("envoy.filters.http.jwt_authn")
   local claims = verified and verified["jwt_payload"]
   if not claims then return end
@@ -174,6 +185,8 @@ export function edgeRoutes(plan: EdgePlan) {
       idle_timeout: duration(plan.idleTimeoutMs),
       retry_policy: { retry_on: 'connect-failure,refused-stream,reset-before-request', num_retries: 2 },
     },
+    // The caller gets the request id the service was given, as from the platform's own routes.
+    response_headers_to_add: [{ header: { key: 'x-request-id', value: '%REQ(X-REQUEST-ID)%' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
     typed_per_filter_config: {
       'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), requirement_name: 'user' },
     },
@@ -197,7 +210,8 @@ export function edgeRoutes(plan: EdgePlan) {
         : [unavailable({ path: `/api/${service.slug}` }, service), unavailable({ prefix: `/api/${service.slug}/` }, service)],
     ),
     {
-      match: { prefix: '/api/' },
+      // A slug-shaped path no service holds; anything else under /api/ (`/api/openapi.json`) is the API's.
+      match: { safe_regex: { regex: '^/api/[a-z0-9][a-z0-9-]*(/.*)?$' } },
       direct_response: { status: 404, body: { inline_string: JSON.stringify(problem('NOT_FOUND', 'No platform route or deployed service has this path.')) } },
       response_headers_to_add: [{ header: { key: 'content-type', value: 'application/problem+json' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
       typed_per_filter_config: {
@@ -224,6 +238,10 @@ function localReplies() {
       mapper('SERVICE_UNAVAILABLE', 'The service has no healthy instance.', {
         response_flag_filter: { flags: ['UH', 'UF', 'NR'] },
       }),
+      // A service's first instance: its route may name its cluster a moment before Envoy has checked it.
+      mapper('SERVICE_UNAVAILABLE', 'The service is being connected at the edge; try again in a moment.', {
+        response_flag_filter: { flags: ['NC'] },
+      }),
       mapper('UNAUTHENTICATED', 'A valid bearer token is required.', {
         status_code_filter: { comparison: { op: 'EQ', value: { default_value: 401, runtime_key: 'edge_unauthenticated' } } },
       }),
@@ -236,6 +254,8 @@ export function edgeListeners(plan: EdgePlan) {
     '@type': type('envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager'),
     stat_prefix: 'edge',
     generate_request_id: true,
+    // A client's own request id is kept, so its logs and the platform's can be joined on it.
+    preserve_external_request_id: true,
     // The edge is where clients connect: Envoy's own x-envoy-* headers from a client are not trusted.
     use_remote_address: true,
     // A client's X_User_Id must not reach anyone as X-User-Id.
