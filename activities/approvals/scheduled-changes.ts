@@ -1,14 +1,8 @@
-import { componentType } from '../../data/content/component-types';
+import { registeredComponentType } from '../../data/content/component-types';
 import { setComponentStatus } from '../../data/content/components';
 import { confirmCancel, finishScheduledChange, recordScheduledChange, ScheduledChange, ScheduledChangeStatus } from '../../data/approvals/scheduled-changes';
 import { refusalsAreFinal } from '../final-refusals';
 import { ApprovalsDeps } from './deps';
-
-function registered(name: string) {
-  const type = componentType(name);
-  if (!type) throw new Error(`${name} is not a registered component type`);
-  return type;
-}
 
 /** Lists the run's change as due. Safe to repeat: keyed by the run. */
 export function recordSchedule({ db }: ApprovalsDeps) {
@@ -28,7 +22,7 @@ export function finishSchedule({ db }: ApprovalsDeps) {
 /** Archives the component at its time: the runtime stops serving it. Archiving it twice is a no-op. */
 export function archiveNow({ db }: ApprovalsDeps) {
   return async (input: { componentType: string; resourceId: string; requestedBy: string }): Promise<void> => {
-    await setComponentStatus(db, { type: registered(input.componentType), id: input.resourceId, status: 'ARCHIVED', actor: { id: input.requestedBy, name: null } });
+    await setComponentStatus(db, { type: registeredComponentType(input.componentType), id: input.resourceId, status: 'ARCHIVED', actor: { id: input.requestedBy, name: null } });
   };
 }
 
@@ -39,7 +33,7 @@ export function archiveNow({ db }: ApprovalsDeps) {
 export function withdrawSubmission({ db }: ApprovalsDeps) {
   return async (input: { componentType: string; resourceId: string; cancelledBy: string }): Promise<void> => {
     await setComponentStatus(db, {
-      type: registered(input.componentType), id: input.resourceId, status: 'DRAFT', actor: { id: input.cancelledBy, name: null }, onlyFrom: 'PENDING_APPROVAL',
+      type: registeredComponentType(input.componentType), id: input.resourceId, status: 'DRAFT', actor: { id: input.cancelledBy, name: null }, onlyFrom: 'PENDING_APPROVAL',
     });
   };
 }

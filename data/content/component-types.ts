@@ -128,4 +128,11 @@ export function componentType(type: string): ComponentType | undefined {
   return COMPONENT_TYPES.find((candidate) => candidate.type === type);
 }
 
+/** A type a workflow names: one the registry must have (an error otherwise, retried like any other). */
+export function registeredComponentType(type: string): ComponentType {
+  const found = componentType(type);
+  if (!found) throw new Error(`${type} is not a registered component type`);
+  return found;
+}
+
 export const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

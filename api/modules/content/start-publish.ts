@@ -64,7 +64,6 @@ export async function startPublish(
 ): Promise<PublishAnswer> {
   const { type, row } = args;
   if (await openApprovalOf(db, type.type, row.id)) throw conflict('APPROVAL_PENDING', `${type.type} ${row.id} is waiting for approval.`);
-  if (await openScheduledChange(db, type.type, row.id)) throw changeScheduled(type, row.id);
   const input: PublishInput = {
     componentType: type.type,
     siteId: row.site_id,
@@ -87,7 +86,7 @@ export async function startPublish(
     };
     ({ progress, runId } = await answerWithin(ANSWER_WITHIN_MS, submitted()));
   } catch (error) {
-    // Another run took the id meanwhile: a scheduled change says so better than "approval pending".
+    // The id is taken: by a scheduled change (said so), or by a publish being submitted.
     if (error instanceof WorkflowExecutionAlreadyStartedError && (await openScheduledChange(db, type.type, row.id))) throw changeScheduled(type, row.id);
     throw temporalCallError(error, {
       alreadyRunning: ['APPROVAL_PENDING', `A publish of ${type.type} ${row.id} is already in progress.`],

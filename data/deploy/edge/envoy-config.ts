@@ -67,7 +67,7 @@ function problem(code: ErrorCode, detail: string) {
  * (`Forwarded`, `X-Forwarded-For`, `X-Real-IP`), replacing what a client sent. Values lose line breaks and
  * commas, as the Node gateway's do, so a claim cannot add a header or a list item.
  */
-export const IDENTITY_LUA = `
+const IDENTITY_LUA = `
 local function clean(value)
   if type(value) ~= "string" then return "" end
   return (value:gsub("[\\r\\n,]", " "):gsub("^%s+", ""):gsub("%s+$", ""))
@@ -166,59 +166,53 @@ function jwtFilter(jwt: EdgeJwt) {
   };
 }
 
+/** What the edge's filters do on a route: nothing (the API verifies its own callers), or require a user. */
+const PLATFORM_ROUTE = {
+  'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), disabled: true },
+  'envoy.filters.http.lua': { '@type': type('envoy.extensions.filters.http.lua.v3.LuaPerRoute'), disabled: true },
+};
+const USER_ROUTE = {
+  'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), requirement_name: 'user' },
+};
+
+const setHeader = (key: string, value: string) => ({ header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' });
+
+/** A route the edge answers itself, with a problem of the catalogue. */
+const problemRoute = (match: Record<string, unknown>, code: ErrorCode, detail: string, filters: Record<string, unknown>) => ({
+  match,
+  direct_response: { status: ErrorCatalogue[code].status, body: { inline_string: JSON.stringify(problem(code, detail)) } },
+  response_headers_to_add: [setHeader('content-type', 'application/problem+json')],
+  typed_per_filter_config: filters,
+});
+
 /** The routes: the platform's reserved slugs and everything outside `/api/` to the API, each service's slug to its cluster. */
 export function edgeRoutes(plan: EdgePlan) {
-  const toApi = (match: Record<string, string>) => ({
-    match,
-    route: { cluster: API_CLUSTER, timeout: '0s' },
-    typed_per_filter_config: {
-      'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), disabled: true },
-      'envoy.filters.http.lua': { '@type': type('envoy.extensions.filters.http.lua.v3.LuaPerRoute'), disabled: true },
-    },
-  });
-  const toService = (service: EdgeService, match: Record<string, string>, rewrite: string) => ({
+  const toApi = (match: Record<string, string>) => ({ match, route: { cluster: API_CLUSTER, timeout: '0s' }, typed_per_filter_config: PLATFORM_ROUTE });
+  const toService = (service: EdgeService, match: Record<string, string>) => ({
     match,
     route: {
       cluster: clusterOf(service.name),
-      prefix_rewrite: rewrite,
+      prefix_rewrite: '/',
       timeout: '0s',
       idle_timeout: duration(plan.idleTimeoutMs),
       retry_policy: { retry_on: 'connect-failure,refused-stream,reset-before-request', num_retries: 2 },
     },
     // The caller gets the request id the service was given, as from the platform's own routes.
-    response_headers_to_add: [{ header: { key: 'x-request-id', value: '%REQ(X-REQUEST-ID)%' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
-    typed_per_filter_config: {
-      'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), requirement_name: 'user' },
-    },
+    response_headers_to_add: [setHeader('x-request-id', '%REQ(X-REQUEST-ID)%')],
+    typed_per_filter_config: USER_ROUTE,
   });
   // A service with no registered instance has no cluster yet: its first instance arrives with its cluster,
   // which Envoy health-checks before using, so it is routable at once (a host added to an empty cluster
   // would wait for its first check, a second later).
-  const unavailable = (match: Record<string, string>, service: EdgeService) => ({
-    match,
-    direct_response: { status: 503, body: { inline_string: JSON.stringify(problem('SERVICE_UNAVAILABLE', `${service.name} has no healthy instance.`)) } },
-    response_headers_to_add: [{ header: { key: 'content-type', value: 'application/problem+json' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
-    typed_per_filter_config: {
-      'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), requirement_name: 'user' },
-    },
-  });
+  const unavailable = (match: Record<string, string>, service: EdgeService) =>
+    problemRoute(match, 'SERVICE_UNAVAILABLE', `${service.name} has no healthy instance.`, USER_ROUTE);
   const routes = [
     ...plan.reservedSlugs.flatMap((slug) => [toApi({ path: `/api/${slug}` }), toApi({ prefix: `/api/${slug}/` })]),
     ...plan.services.flatMap((service): Array<Record<string, unknown>> =>
-      service.instances.length > 0
-        ? [toService(service, { path: `/api/${service.slug}` }, '/'), toService(service, { prefix: `/api/${service.slug}/` }, '/')]
-        : [unavailable({ path: `/api/${service.slug}` }, service), unavailable({ prefix: `/api/${service.slug}/` }, service)],
+      ([{ path: `/api/${service.slug}` }, { prefix: `/api/${service.slug}/` }] as Array<Record<string, string>>).map((match) => (service.instances.length > 0 ? toService(service, match) : unavailable(match, service))),
     ),
-    {
-      // A slug-shaped path no service holds; anything else under /api/ (`/api/openapi.json`) is the API's.
-      match: { safe_regex: { regex: '^/api/[a-z0-9][a-z0-9-]*(/.*)?$' } },
-      direct_response: { status: 404, body: { inline_string: JSON.stringify(problem('NOT_FOUND', 'No platform route or deployed service has this path.')) } },
-      response_headers_to_add: [{ header: { key: 'content-type', value: 'application/problem+json' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
-      typed_per_filter_config: {
-        'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), disabled: true },
-        'envoy.filters.http.lua': { '@type': type('envoy.extensions.filters.http.lua.v3.LuaPerRoute'), disabled: true },
-      },
-    },
+    // A slug-shaped path no service holds; anything else under /api/ (`/api/openapi.json`) is the API's.
+    problemRoute({ safe_regex: { regex: '^/api/[a-z0-9][a-z0-9-]*(/.*)?$' } }, 'NOT_FOUND', 'No platform route or deployed service has this path.', PLATFORM_ROUTE),
     toApi({ prefix: '/' }),
   ];
   return {
