@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import http from 'node:http';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
@@ -7,6 +8,8 @@ import { capturedLogger, workflowShow } from '../support/observed';
 import { containersOf, deploymentOutcome, imagesOf } from './harness';
 import { waitUntil } from '../support/wait';
 import { buildJar, postJar } from './jars';
+
+const execFileAsync = promisify(execFile);
 
 let platform: TestPlatform;
 let api: RunningApi;
@@ -129,11 +132,13 @@ describe('a JAR with application.properties, deployed with blank name and port',
     const [other] = await containersOf(platform.docker.docker, scope(), 'neighbour-service', false);
     const helloAddress = (await call(api.url, 'GET', '/api/infra/services/hello-service', { token: admin })).body.instances[0].address as string;
     const [host, port] = helloAddress.split(':');
-    const probe = (containerId: string) =>
-      execFileSync('docker', ['exec', containerId, 'bash', '-c', `timeout 3 bash -c '</dev/tcp/${host}/${port}' 2>/dev/null && echo reached || echo refused`], { encoding: 'utf8' }).trim();
-    expect(probe(other.Id)).toBe('refused');
+    // Asynchronous: the API under test answers from this process, and a blocked event loop would let its
+    // kept-alive sockets time out under the client's feet.
+    const probe = async (containerId: string) =>
+      (await execFileAsync('docker', ['exec', containerId, 'bash', '-c', `timeout 3 bash -c '</dev/tcp/${host}/${port}' 2>/dev/null && echo reached || echo refused`], { encoding: 'utf8' })).stdout.trim();
+    expect(await probe(other.Id)).toBe('refused');
     // The same probe from the service's own container reaches it: the refusal above is the network's.
-    expect(probe(hello.Id)).toBe('reached');
+    expect(await probe(hello.Id)).toBe('reached');
     expect((await call(api.url, 'DELETE', '/api/infra/services/neighbour-service', { token: admin })).status).toBe(202);
   });
 
