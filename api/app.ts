@@ -13,7 +13,7 @@ import { archivalModule } from './modules/archival';
 import { assetsModule } from './modules/assets';
 import { contentModule } from './modules/content';
 import { deployModule } from './modules/deploy';
-import { gatewayProxy } from './modules/deploy/gateway';
+import { assertPlatformPathsReserved } from './modules/deploy/reserved-paths';
 import { directoryModule } from './modules/directory';
 import { messagingModule } from './modules/messaging';
 import { operationsModule } from './modules/operations';
@@ -25,7 +25,6 @@ export interface App {
   close(): void;
 }
 
-/** Builds the API (gateway and every platform module) from its dependencies; does not listen. */
 export interface AppOptions {
   /**
    * Told of every answer outside its route's declared contract: an undeclared error code or status, or a
@@ -34,6 +33,7 @@ export interface AppOptions {
   onContractBreach?: (breach: ContractBreach) => void;
 }
 
+/** Builds the API (every platform module) from its dependencies; does not listen. Deployed services are the edge's (Envoy's) to route. */
 export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   const koa = new Koa({ proxy: false });
   const metrics = new Registry();
@@ -53,6 +53,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
     approvalsModule(deps),
   ];
   const routes: AnyRoute[] = modules.flatMap((module) => module.routes);
+  assertPlatformPathsReserved(routes.map((route) => route.path));
 
   const router = new Router();
   mountRoutes(router, routes, { onContractBreach: options.onContractBreach });
@@ -61,8 +62,6 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   const breach = options.onContractBreach;
   koa.use(problemMiddleware({ onUndeclared: breach && ((answer) => breach({ route: answer.route, breach: `answered ${answer.code}, which it does not declare` })) }));
   koa.use(gatewayIdentity({ verifier, internalToken: deps.config.internalToken }));
-  // Before the router: a slug that is not the platform's goes to a deployed service without route matching.
-  koa.use(gatewayProxy({ db: deps.db, platformPaths: routes.map((route) => route.path) }));
   koa.use(router.routes());
   koa.use(router.allowedMethods({ throw: true }));
   koa.silent = true;

@@ -9,8 +9,12 @@ import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createFileStorage } from '../data/assets/storage';
 import { connectTemporal } from '../temporal-config/client';
 import { createApp } from './app';
+import { edgeSettingsOf, startEdgeControlPlane } from './modules/deploy/edge-control-plane';
 
-/** Starts the API process: gateway plus every platform module, on API_PORT. */
+/**
+ * Starts the API process: every platform module on API_LISTEN_PORT and, with EDGE_DIR set, the edge's
+ * control plane (Envoy, on API_PORT, routes deployed services from the files it writes).
+ */
 async function main(): Promise<void> {
   let config;
   try {
@@ -35,13 +39,16 @@ async function main(): Promise<void> {
   const docker = createDocker({ dockerHost: config.dockerHost });
   const storage = createFileStorage(path.join(config.dataDir, 'assets'));
   const app = createApp({ config, db, temporal, docker, storage, logger });
+  const edge = config.edgeDir ? startEdgeControlPlane({ db, config, logger, edge: edgeSettingsOf(config, config.edgeDir) }) : null;
+  if (edge) await edge.ready;
   const server = http.createServer(app.koa.callback());
-  server.listen(config.apiPort, config.apiHost, () => logger.info({ host: config.apiHost, port: config.apiPort }, 'api listening'));
+  server.listen(config.apiListenPort, config.apiHost, () => logger.info({ host: config.apiHost, port: config.apiListenPort, edge: config.edgeDir !== null }, 'api listening'));
 
   const shutdown = () => {
     logger.info('api stopping');
     server.close();
     app.close();
+    void edge?.close();
     void Promise.allSettled([db.destroy(), temporal.connection.close()]).then(() => process.exit(0));
   };
   process.once('SIGINT', shutdown);

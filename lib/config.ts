@@ -11,7 +11,19 @@ export interface Config {
   production: boolean;
   /** The address the API listens on: loopback unless said otherwise (the container image says 0.0.0.0). */
   apiHost: string;
+  /** The platform's front door: where the edge (Envoy) listens, or the API itself when there is no edge. */
   apiPort: number;
+  /** Where the Koa API itself listens: behind the edge, API_PORT + 1 unless said; API_PORT without an edge. */
+  apiListenPort: number;
+  /** The folder of the edge's xDS files: the API writes them (it is the edge's control plane) when this is set. */
+  edgeDir: string | null;
+  /** Envoy's admin: the API's readiness and metrics include it, and deploy runs confirm their routing changes there. */
+  edgeAdminUrl: string | null;
+  /** How the edge reaches the Koa API (`host:port`). */
+  edgeApiAddress: { host: string; port: number };
+  /** How long the edge waits to connect to a service's instance, and how long a connection to one may sit idle (no total timeout: answers may stream). */
+  edgeConnectTimeoutMs: number;
+  edgeIdleTimeoutSeconds: number;
   /** Where workers reach the API's internal endpoints (the archive sink). */
   apiInternalUrl: string;
   /** Where people reach the platform: the links in the emails it sends (approval notices). */
@@ -145,6 +157,13 @@ function matching(env: Env, name: string, fallback: string, pattern: RegExp, wha
   return value;
 }
 
+function hostAndPort(env: Env, name: string, fallback: string): { host: string; port: number } {
+  const value = text(env, name, fallback);
+  const parts = /^([A-Za-z0-9._-]+):(\d{1,5})$/.exec(value);
+  if (!parts || Number(parts[2]) > 65535) throw new ConfigError(name, `must be host:port, got "${value}"`);
+  return { host: parts[1], port: Number(parts[2]) };
+}
+
 function flag(env: Env, name: string): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '' || raw === 'false') return false;
@@ -195,13 +214,21 @@ export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = text(env, 'NODE_ENV', '');
   const production = !DEVELOPMENT_ENVS.includes(nodeEnv);
   const apiPort = port(env, 'API_PORT', 8080);
+  const edgeDir = optional(env, 'EDGE_DIR');
+  const apiListenPort = port(env, 'API_LISTEN_PORT', edgeDir ? apiPort + 1 : apiPort);
   const temporalUiUrl = url(env, 'TEMPORAL_UI_URL', 'http://127.0.0.1:8233', ['http:', 'https:']) as string;
   return {
     nodeEnv,
     production,
     apiHost: text(env, 'API_HOST', '127.0.0.1'),
     apiPort,
-    apiInternalUrl: (url(env, 'API_INTERNAL_URL', `http://127.0.0.1:${apiPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
+    apiListenPort,
+    edgeDir,
+    edgeAdminUrl: url(env, 'EDGE_ADMIN_URL', null, ['http:'])?.replace(/\/+$/, '') ?? null,
+    edgeApiAddress: hostAndPort(env, 'EDGE_API_ADDRESS', `127.0.0.1:${apiListenPort}`),
+    edgeConnectTimeoutMs: integer(env, 'EDGE_CONNECT_TIMEOUT_MS', 1000, 10, 60000),
+    edgeIdleTimeoutSeconds: integer(env, 'EDGE_IDLE_TIMEOUT_SECONDS', 300, 1, 86400),
+    apiInternalUrl: (url(env, 'API_INTERNAL_URL', `http://127.0.0.1:${apiListenPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
     publicUrl: (url(env, 'PUBLIC_URL', `http://localhost:${apiPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://opsflow:opsflow@127.0.0.1:54329/opsflow', [
       'postgres:',

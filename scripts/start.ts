@@ -17,6 +17,7 @@ import { startMailCapture } from './platform/mail-capture';
 import { startPostgres } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
 import { seedDevelopment } from './platform/dev-seed';
+import { startEdge } from './platform/edge';
 
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
 let stopping = false;
@@ -40,6 +41,9 @@ function isLocal(host: string): boolean {
 function step(message: string): void {
   console.log(`  · ${message}`);
 }
+
+/** Envoy's admin, on loopback, when EDGE_ADMIN_URL does not say otherwise. */
+const EMBEDDED_EDGE_ADMIN_PORT = 9901;
 
 /** What `scripts/build-jre-image.sh` builds from Debian packages. */
 const LOCAL_JRE_IMAGE = 'opsflow/jre:17';
@@ -130,7 +134,18 @@ async function main(): Promise<void> {
   const bundlePath = await writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'));
   step('workflow bundle built');
 
-  const env = { ...process.env, WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: dataDir, ...(await developmentBaseImage(config.dockerHost)) };
+  // The edge: Envoy on API_PORT, the API behind it on API_LISTEN_PORT writing Envoy's files into EDGE_DIR.
+  const edgeDir = path.resolve(config.edgeDir ?? path.join(dataDir, 'edge'));
+  const edgeAdminUrl = config.edgeAdminUrl ?? `http://127.0.0.1:${EMBEDDED_EDGE_ADMIN_PORT}`;
+  const env = {
+    ...process.env,
+    WORKFLOW_BUNDLE_PATH: bundlePath,
+    DATA_DIR: dataDir,
+    EDGE_DIR: edgeDir,
+    EDGE_ADMIN_URL: edgeAdminUrl,
+    ...(await developmentBaseImage(config.dockerHost)),
+  };
+  const { apiListenPort } = loadConfig(env);
   const children: Array<{ name: string; child: ChildProcess }> = [];
   const launch = (name: string, entry: string, argv: string[] = []) => {
     const child = spawnEntry({ entry, argv, env, logFile: path.join(logs, `${name}.log`) });
@@ -144,9 +159,19 @@ async function main(): Promise<void> {
   };
   for (const queue of ALL_TASK_QUEUES) launch(`worker-${queue}`, 'workers/main.ts', ['--queues', queue]);
   launch('api', 'api/server.ts');
+  const api = children.find((c) => c.name === 'api')!.child;
+  // The API writes the edge's files before it listens: once it answers, Envoy can start on them.
+  await waitForHttpOk(`http://127.0.0.1:${apiListenPort}/healthz`, 60000, () => api.exitCode === null);
+  const edge = await startEdge({ dir: edgeDir, adminPort: Number(new URL(edgeAdminUrl).port), concurrency: 2, logFile: path.join(logs, 'edge.log') });
+  stops.push({ name: 'edge', stop: edge.stop });
+  void edge.exited.then((how) => {
+    if (stopping) return;
+    console.error(`edge (Envoy) exited (${how}); see ${path.join(logs, 'edge.log')}`);
+    void stopAll(1);
+  });
+  step(`edge (Envoy) on ${config.apiHost}:${config.apiPort}, the API behind it on 127.0.0.1:${apiListenPort}, admin ${edgeAdminUrl}`);
 
   const apiUrl = `http://127.0.0.1:${config.apiPort}`;
-  const api = children.find((c) => c.name === 'api')!.child;
   await waitForHttpOk(`${apiUrl}/readyz`, 60000, () => api.exitCode === null);
 
   const token = await signToken({
@@ -155,7 +180,8 @@ async function main(): Promise<void> {
   });
   console.log(`
 Opsflow is ready.
-  API              ${apiUrl}
+  API              ${apiUrl}  (Envoy; deployed services at ${apiUrl}/api/{slug}/…)
+  Edge admin       ${edgeAdminUrl}  (loopback)
   OpenAPI          ${apiUrl}/api/openapi.json
   Readiness        ${apiUrl}/readyz
   Temporal Web UI  ${config.temporalUiUrl}

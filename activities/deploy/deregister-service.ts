@@ -1,9 +1,11 @@
 import { deregisterServiceInstances } from '../../data/deploy/instances';
 import { DeployDeps } from './deps';
+import { untilEdgeRoutes } from './edge-routing';
 
-/** Undeploy's first step: the gateway stops routing to the service before any container stops. */
-export function deregisterService({ db }: DeployDeps) {
+/** Undeploy's first step: the gateway stops routing to the service, confirmed at the edge, before any container stops. */
+export function deregisterService({ db, config }: DeployDeps) {
   return async (input: { serviceName: string }): Promise<void> => {
     await deregisterServiceInstances(db, input.serviceName);
+    await untilEdgeRoutes(config.edgeAdminUrl, { serviceName: input.serviceName, emptied: true });
   };
 }

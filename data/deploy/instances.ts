@@ -6,8 +6,8 @@ import { DEPLOYMENT_TABLE, DeploymentRow, deployInProgress, findDeployment, INST
 
 /** The rows of the instances the gateway routes to, and of those it stopped routing to: one query each. */
 
-/** Adds healthy instances of a deployment to the ones the gateway routes to; repeating adds nothing. */
-export async function registerHealthyInstances(db: Knex, args: { deploymentId: string; instances: StartedInstance[] }): Promise<void> {
+/** Adds healthy instances of a deployment to the ones the gateway routes to; repeating adds nothing. Answers the service's name. */
+export async function registerHealthyInstances(db: Knex, args: { deploymentId: string; instances: StartedInstance[] }): Promise<{ serviceName: string }> {
   const deployment = await findDeployment(db, args.deploymentId);
   if (!deployment) throw notFound(`No deployment ${args.deploymentId}.`);
   const service = await db<ServiceRow>(SERVICE_TABLE).where({ name: deployment.service_name }).first('id');
@@ -18,6 +18,20 @@ export async function registerHealthyInstances(db: Knex, args: { deploymentId: s
       .onConflict('id')
       .ignore();
   }
+  return { serviceName: deployment.service_name };
+}
+
+/** Where instances listen (`host:port`), by the service they belong to: what the edge must stop routing to before they stop. */
+export async function instanceAddressesByService(db: Knex, instanceIds: string[]): Promise<Map<string, string[]>> {
+  const byService = new Map<string, string[]>();
+  if (instanceIds.length === 0) return byService;
+  const rows = (await db(`${INSTANCE_TABLE} as i`)
+    .join(`${SERVICE_TABLE} as s`, 's.id', 'i.service_id')
+    .whereIn('i.id', instanceIds)
+    .whereNotNull('i.address')
+    .select('s.name', 'i.address')) as Array<{ name: string; address: string }>;
+  for (const row of rows) byService.set(row.name, [...(byService.get(row.name) ?? []), row.address]);
+  return byService;
 }
 
 /**
@@ -108,10 +122,12 @@ export async function setRunningServiceStatus(db: Knex, args: { serviceName: str
   await db<ServiceRow>(SERVICE_TABLE).where({ name: args.serviceName }).whereIn('status', ['RUNNING', 'DEGRADED']).update({ status: args.status, updated_at: db.fn.now() });
 }
 
-/** Undeploy's first step: the gateway stops routing to the service. */
-export async function deregisterServiceInstances(db: Knex, serviceName: string): Promise<void> {
+/** Undeploy's first step: the gateway stops routing to the service. Answers the addresses it routed to. */
+export async function deregisterServiceInstances(db: Knex, serviceName: string): Promise<string[]> {
   const service = await db<ServiceRow>(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).first('id');
-  if (service) await db<InstanceRow>(INSTANCE_TABLE).where({ service_id: service.id }).delete();
+  if (!service) return [];
+  const removed = (await db<InstanceRow>(INSTANCE_TABLE).where({ service_id: service.id }).delete().returning('address')) as Array<{ address: string | null }>;
+  return removed.flatMap((row) => (row.address ? [row.address] : []));
 }
 
 /** Undeploy's last step: the registry forgets the service (its deploy history stays). */

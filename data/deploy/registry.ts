@@ -85,30 +85,6 @@ export async function findDeployment(db: Knex, id: string): Promise<DeploymentRo
   return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ id }).first();
 }
 
-export interface Route {
-  service: Pick<ServiceRow, 'id' | 'name'> | null;
-  /** Its healthy instances, in a stable order for round-robin. */
-  addresses: string[];
-}
-
-/** Every deployed service's route by slug, in one query: the gateway's routing table. */
-export async function routingTable(db: Knex): Promise<Map<string, Route>> {
-  const rows = (await db(`${SERVICE_TABLE} as s`)
-    .leftJoin(`${INSTANCE_TABLE} as i`, function () {
-      this.on('i.service_id', '=', 's.id').andOnVal('i.state', '=', 'HEALTHY');
-    })
-    .where('s.dynamic', true)
-    .select('s.slug', 's.id', 's.name', 'i.address')
-    .orderBy([{ column: 's.slug' }, { column: 'i.created_at' }, { column: 'i.id' }])) as Array<{ slug: string; id: string; name: string; address: string | null }>;
-  const routes = new Map<string, Route>();
-  for (const row of rows) {
-    const route = routes.get(row.slug) ?? { service: { id: row.id, name: row.name }, addresses: [] };
-    if (row.address) route.addresses.push(row.address);
-    routes.set(row.slug, route);
-  }
-  return routes;
-}
-
 /** Every deployed service as the edge routes it: slug, health path, and its healthy instances' addresses. */
 export async function edgeServices(db: Knex): Promise<EdgeService[]> {
   const rows = (await db(`${SERVICE_TABLE} as s`)

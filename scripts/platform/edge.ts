@@ -1,20 +1,24 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { TOOLS_ENVOY, envoyProblem } from '../envoy';
 import { writeEdgeBootstrap } from '../../data/deploy/edge/edge-files';
 
 export interface RunningEdge {
   adminUrl: string;
   pid: number;
-  /** Envoy's output: its access log (JSON lines) and its own warnings. */
+  /** Envoy's output, its access log (JSON lines) and its own warnings, when no log file takes it. */
   output(): string;
+  /** Resolves when Envoy exits, however it does. */
+  exited: Promise<string>;
   stop(): Promise<void>;
 }
 
 /**
  * Starts Envoy on the xDS files of `dir` (written by the control plane) with its admin on loopback, one
- * worker thread, and answers once it is ready: its listener and clusters loaded.
+ * worker thread, and answers once it is ready: its listener and clusters loaded. Its output goes to
+ * `logFile` (appended) or, without one, is kept for `output()`.
  */
-export async function startEdge(args: { dir: string; adminPort: number; concurrency?: number; deadlineMs?: number }): Promise<RunningEdge> {
+export async function startEdge(args: { dir: string; adminPort: number; concurrency?: number; deadlineMs?: number; logFile?: string }): Promise<RunningEdge> {
   const problem = envoyProblem();
   if (problem) throw new Error(problem);
   const bootstrap = writeEdgeBootstrap({ dir: args.dir, adminPort: args.adminPort });
@@ -25,18 +29,25 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
   );
   let output = '';
   let exit: string | null = null;
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  child.once('exit', (code, signal) => (exit = `code ${code} signal ${signal}`));
+  if (args.logFile) {
+    const log = fs.createWriteStream(args.logFile, { flags: 'a' });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+  } else {
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+  }
+  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve((exit = `code ${code} signal ${signal}`))));
   const adminUrl = `http://127.0.0.1:${args.adminPort}`;
+  const lastOutput = () => (args.logFile ? `see ${args.logFile}` : output.slice(-2000));
   const started = Date.now();
   for (;;) {
-    if (exit !== null) throw new Error(`Envoy exited while starting (${exit}): ${output.slice(-2000)}`);
+    if (exit !== null) throw new Error(`Envoy exited while starting (${exit}): ${lastOutput()}`);
     const ready = await fetch(`${adminUrl}/ready`).then((answer) => answer.status === 200, () => false);
     if (ready) break;
     if (Date.now() - started > (args.deadlineMs ?? 20000)) {
       child.kill('SIGKILL');
-      throw new Error(`Envoy was not ready within ${args.deadlineMs ?? 20000} ms: ${output.slice(-2000)}`);
+      throw new Error(`Envoy was not ready within ${args.deadlineMs ?? 20000} ms: ${lastOutput()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -44,9 +55,9 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
     adminUrl,
     pid: child.pid!,
     output: () => output,
+    exited,
     stop: async () => {
       if (exit !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
       await exited;
     },

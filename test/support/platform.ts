@@ -18,14 +18,19 @@ import { assertAuditTablesMirror } from '../../data/content/revisions';
 import { connectTemporal, TemporalHandle } from '../../temporal-config/client';
 import { TaskQueue } from '../../domain/task-queues';
 import { typescriptCommand } from '../../scripts/platform/children';
+import { RunningEdge, startEdge } from '../../scripts/platform/edge';
+import { edgeSettingsOf, startEdgeControlPlane } from '../../api/modules/deploy/edge-control-plane';
 import { removeScopedDockerObjects } from './docker-cleanup';
 import { waitUntil } from './wait';
-import { deployScopeOf, slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from './slots';
+import { deployScopeOf, freePort, slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from './slots';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
 export interface RunningApi {
+  /** Where tests call it: the platform's edge (Envoy) for the API behind it, the API itself for any other. */
   url: string;
+  /** The API's own address, behind the edge. */
+  directUrl: string;
   close(): Promise<void>;
 }
 
@@ -46,7 +51,14 @@ export interface TestPlatform {
   temporal: TemporalHandle;
   docker: DockerHandle;
   deps: AppDeps;
+  /**
+   * Starts an API in this process. The first one (and the next, once it has closed) sits behind the
+   * platform's edge, a real Envoy on API_PORT, and is its control plane, as in production; an API started
+   * beside it (another configuration, say) answers directly.
+   */
   startApi(overrides?: Partial<AppDeps>): Promise<RunningApi>;
+  /** The platform's edge, once an API has started it. */
+  edge(): RunningEdge | null;
   startWorker(queues: TaskQueue[], extraEnv?: NodeJS.ProcessEnv): Promise<RunningWorker>;
   /** The workers this platform started that are still alive. */
   runningWorkers(): RunningWorker[];
@@ -85,6 +97,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   const info = readInfo();
   const slot = await claimSlot(info);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `opsflow-${slotNamespace(slot)}-`));
+  const edgeDir = path.join(dataDir, 'edge');
+  const edgeAdminPort = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'test',
@@ -110,6 +124,10 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     DEPLOY_RECONCILE_SECONDS: '86400',
     // Tests send far more than an operator would; the rate-limit test sets the limit it checks.
     SEND_RATE_LIMIT: '100000',
+    // The edge: Envoy on API_PORT in front of the API, its admin where the deploy runs confirm their routing.
+    API_PORT: String(await freePort()),
+    EDGE_DIR: edgeDir,
+    EDGE_ADMIN_URL: `http://127.0.0.1:${edgeAdminPort}`,
     ...args.env,
   };
   const config = loadConfig(env);
@@ -128,6 +146,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   // Every answer outside its route's declared contract (code, status, schema); close() fails the test file on any.
   const breaches = new Set<string>();
   const workers: RunningWorker[] = [];
+  let edge: RunningEdge | null = null;
+  let edgeOwner: RunningApi | null = null;
 
   const startApi = async (overrides: Partial<AppDeps> = {}): Promise<RunningApi> => {
     // As api/server.ts does at start-up.
@@ -144,15 +164,36 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     );
     const server = http.createServer(app.koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const config = overrides.config ?? deps.config;
+    const controlPlane = edgeOwner
+      ? null
+      : startEdgeControlPlane({ db: overrides.db ?? db, config, logger, edge: { ...edgeSettingsOf(config, edgeDir), api: { host: '127.0.0.1', port } } });
+    let closed = false;
     const api: RunningApi = {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: () =>
-        new Promise<void>((resolve) => {
+      url: controlPlane ? `http://127.0.0.1:${config.apiPort}` : `http://127.0.0.1:${port}`,
+      directUrl: `http://127.0.0.1:${port}`,
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        if (controlPlane) {
+          await controlPlane.close();
+          edgeOwner = null;
+        }
+        await new Promise<void>((resolve) => {
           app.close();
           server.closeAllConnections();
           server.close(() => resolve());
-        }),
+        });
+      },
     };
+    if (controlPlane) {
+      edgeOwner = api;
+      await controlPlane.ready;
+      edge ??= await startEdge({ dir: edgeDir, adminPort: edgeAdminPort });
+      // A new owner re-points the edge's API cluster: answer once the edge reaches this API.
+      await waitUntil('the edge to reach the API', () => fetch(`${api.url}/healthz`).then((answer) => answer.ok, () => false), { timeoutMs: 10000, intervalMs: 50 });
+    }
     apis.push(api);
     return api;
   };
@@ -204,12 +245,14 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     docker,
     deps,
     startApi,
+    edge: () => edge,
     startWorker,
     runningWorkers: () => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null),
     token: (claims) => signToken({ secret: config.jwtSecret, claims }),
     close: async () => {
       await Promise.all(workers.map((worker) => worker.stop()));
       await Promise.all(apis.map((api) => api.close()));
+      await edge?.stop();
       await temporal.connection.close();
       await db.destroy();
       if (await docker.ping()) await removeScopedDockerObjects(docker.docker, config.deployScope);

@@ -18,6 +18,17 @@ export interface EdgeSettings {
   idleTimeoutMs: number;
 }
 
+/** The edge as the configuration says: Envoy on the front door (API_HOST:API_PORT), the API at EDGE_API_ADDRESS behind it. */
+export function edgeSettingsOf(config: Pick<Config, 'apiHost' | 'apiPort' | 'edgeApiAddress' | 'edgeConnectTimeoutMs' | 'edgeIdleTimeoutSeconds'>, dir: string): EdgeSettings {
+  return {
+    dir,
+    listen: { host: config.apiHost, port: config.apiPort },
+    api: config.edgeApiAddress,
+    connectTimeoutMs: config.edgeConnectTimeoutMs,
+    idleTimeoutMs: config.edgeIdleTimeoutSeconds * 1000,
+  };
+}
+
 /** A full rewrite this often, whatever was notified: a lost notification is mended within this time. */
 const RESYNC_MS = 10000;
 

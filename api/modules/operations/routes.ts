@@ -8,6 +8,7 @@ import { listJobLogs } from '../../../data/scheduler-job-log';
 import { JOB_OUTCOMES, NO_SITE } from '../../../domain/job-log';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
+import { edgeIsReady, edgeMetrics } from '../../../data/deploy/edge/edge-admin';
 
 type CheckState = 'up' | 'down' | 'not configured';
 
@@ -28,7 +29,7 @@ async function check(probe: () => Promise<unknown>): Promise<CheckState> {
 
 const ReadinessSchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
-  checks: Type.Object({ database: Type.String(), temporal: Type.String(), docker: Type.String() }),
+  checks: Type.Object({ database: Type.String(), temporal: Type.String(), docker: Type.String(), edge: Type.String() }),
 });
 
 const JobLogSchema = Type.Object({
@@ -55,12 +56,14 @@ const NotReadySchema = Type.Object({
 export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; openapi: () => unknown }): AnyRoute[] {
   const { deps } = args;
   const probe = async () => {
-    const [database, temporal, docker] = await Promise.all([
+    const { edgeAdminUrl } = deps.config;
+    const [database, temporal, docker, edge] = await Promise.all([
       check(() => pingDatabase(deps.db)),
       check(() => deps.temporal.connection.workflowService.getSystemInfo({})),
       deps.docker.configured ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down')) : Promise.resolve<CheckState>('not configured'),
+      edgeAdminUrl ? check(async () => { if (!(await edgeIsReady(edgeAdminUrl))) throw new Error('edge not ready'); }) : Promise.resolve<CheckState>('not configured'),
     ]);
-    return { database, temporal, docker };
+    return { database, temporal, docker, edge };
   };
   // Anyone may call /readyz: it answers from checks at most READINESS_MAX_AGE_MS old, and callers meanwhile
   // share one probe, so no caller can make it hit the database, Temporal and Docker at will.
@@ -86,7 +89,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       method: 'get',
       path: '/readyz',
       tag: 'operations',
-      summary: 'Database, Temporal and (where configured) Docker are reachable',
+      summary: 'Database, Temporal and (where configured) Docker and the edge (Envoy) are reachable',
       access: access.public,
       responses: {
         200: { description: 'ready', schema: ReadinessSchema },
@@ -109,13 +112,15 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       method: 'get',
       path: '/metrics',
       tag: 'operations',
-      summary: 'Prometheus metrics',
+      summary: 'Prometheus metrics: the API\'s, then the edge\'s (Envoy\'s statistics, every name `envoy_…`) where there is one',
       access: access.public,
       responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain', schema: Type.String() } },
       errors: [],
       handler: async (ctx) => {
         ctx.type = args.metrics.contentType;
-        ctx.body = await args.metrics.metrics();
+        const own = await args.metrics.metrics();
+        const edge = deps.config.edgeAdminUrl ? await edgeMetrics(deps.config.edgeAdminUrl) : null;
+        ctx.body = deps.config.edgeAdminUrl && edge === null ? `${own}\n# the edge's statistics are missing: its admin did not answer\n` : `${own}${edge ? `\n${edge}` : ''}`;
       },
     }),
     defineRoute({

@@ -177,6 +177,9 @@ const USER_ROUTE = {
 
 const setHeader = (key: string, value: string) => ({ header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' });
 
+/** Requests sent without a body: safe to send again. */
+const BODYLESS_METHOD = { name: ':method', string_match: { safe_regex: { regex: '^(GET|HEAD|OPTIONS)$' } } };
+
 /** A route the edge answers itself, with a problem of the catalogue. */
 const problemRoute = (match: Record<string, unknown>, code: ErrorCode, detail: string, filters: Record<string, unknown>) => ({
   match,
@@ -188,14 +191,17 @@ const problemRoute = (match: Record<string, unknown>, code: ErrorCode, detail: s
 /** The routes: the platform's reserved slugs and everything outside `/api/` to the API, each service's slug to its cluster. */
 export function edgeRoutes(plan: EdgePlan) {
   const toApi = (match: Record<string, string>) => ({ match, route: { cluster: API_CLUSTER, timeout: '0s' }, typed_per_filter_config: PLATFORM_ROUTE });
-  const toService = (service: EdgeService, match: Record<string, string>) => ({
+  // Any request may be tried again on another instance when nothing of it was sent; a request without a
+  // body (GET, HEAD, OPTIONS) also when its connection was reset before the answer, as a kept-alive
+  // connection the instance closed a moment ago is. A request with a body is never sent twice.
+  const toService = (service: EdgeService, match: Record<string, unknown>, retryOn = 'connect-failure,refused-stream,reset-before-request') => ({
     match,
     route: {
       cluster: clusterOf(service.name),
       prefix_rewrite: '/',
       timeout: '0s',
       idle_timeout: duration(plan.idleTimeoutMs),
-      retry_policy: { retry_on: 'connect-failure,refused-stream,reset-before-request', num_retries: 2 },
+      retry_policy: { retry_on: retryOn, num_retries: 2 },
     },
     // The caller gets the request id the service was given, as from the platform's own routes.
     response_headers_to_add: [setHeader('x-request-id', '%REQ(X-REQUEST-ID)%')],
@@ -204,12 +210,16 @@ export function edgeRoutes(plan: EdgePlan) {
   // A service with no registered instance has no cluster yet: its first instance arrives with its cluster,
   // which Envoy health-checks before using, so it is routable at once (a host added to an empty cluster
   // would wait for its first check, a second later).
-  const unavailable = (match: Record<string, string>, service: EdgeService) =>
+  const unavailable = (match: Record<string, unknown>, service: EdgeService) =>
     problemRoute(match, 'SERVICE_UNAVAILABLE', `${service.name} has no healthy instance.`, USER_ROUTE);
   const routes = [
     ...plan.reservedSlugs.flatMap((slug) => [toApi({ path: `/api/${slug}` }), toApi({ prefix: `/api/${slug}/` })]),
     ...plan.services.flatMap((service): Array<Record<string, unknown>> =>
-      ([{ path: `/api/${service.slug}` }, { prefix: `/api/${service.slug}/` }] as Array<Record<string, string>>).map((match) => (service.instances.length > 0 ? toService(service, match) : unavailable(match, service))),
+      ([{ path: `/api/${service.slug}` }, { prefix: `/api/${service.slug}/` }] as Array<Record<string, unknown>>).flatMap((match): Array<Record<string, unknown>> =>
+        service.instances.length > 0
+          ? [toService(service, { ...match, headers: [BODYLESS_METHOD] }, 'connect-failure,refused-stream,reset'), toService(service, match)]
+          : [unavailable(match, service)],
+      ),
     ),
     // A slug-shaped path no service holds; anything else under /api/ (`/api/openapi.json`) is the API's.
     problemRoute({ safe_regex: { regex: '^/api/[a-z0-9][a-z0-9-]*(/.*)?$' } }, 'NOT_FOUND', 'No platform route or deployed service has this path.', PLATFORM_ROUTE),
@@ -235,6 +245,10 @@ function localReplies() {
       // A service's first instance: its route may name its cluster a moment before Envoy has checked it.
       mapper('SERVICE_UNAVAILABLE', 'The service is being connected at the edge; try again in a moment.', {
         response_flag_filter: { flags: ['NC'] },
+      }),
+      // The instance took the request and dropped its connection before answering (not tried again with a body).
+      mapper('BAD_GATEWAY', 'The service did not answer.', {
+        response_flag_filter: { flags: ['UC', 'UPE'] },
       }),
       mapper('UNAUTHENTICATED', 'A valid bearer token is required.', {
         status_code_filter: { comparison: { op: 'EQ', value: { default_value: 401, runtime_key: 'edge_unauthenticated' } } },
@@ -299,7 +313,11 @@ export function edgeClusters(plan: EdgePlan) {
     connect_timeout: duration(plan.connectTimeoutMs),
     lb_policy: 'ROUND_ROBIN',
     // With no instance healthy, answer 503 rather than spread traffic over unhealthy ones.
-    common_lb_config: { healthy_panic_threshold: { value: 0 } },
+    // No merge window: Envoy would otherwise hold an endpoint change back from its workers for up to a
+    // second, while its admin already shows it (and the deploy runs confirm there).
+    common_lb_config: { healthy_panic_threshold: { value: 0 }, update_merge_window: '0s' },
+    // A host the registry dropped leaves at once; by default Envoy keeps routing to it while its checks pass.
+    ignore_health_on_host_removal: true,
     health_checks: [
       {
         timeout: '1s',
