@@ -1,52 +1,31 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { attachPlatform, RunningApiProcess, TestPlatform } from '../support/platform';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
-import { freePort } from '../support/slots';
 import { deploymentOutcome } from './harness';
 import { buildJar, postJar } from './jars';
-import { startEdgeControlPlane } from '../../api/modules/deploy/edge-control-plane';
-import { RunningEdge, startEdge } from '../../scripts/platform/edge';
 
 /**
- * The edge in front of the real platform: the API writes Envoy's configuration from the registry, and a
- * deployed container is reached through Envoy, which verifies the caller's token itself.
+ * The edge in front of the real platform, run as production runs it: the API is its own process behind
+ * Envoy and writes Envoy's configuration from the registry; a deployed container is reached through
+ * Envoy, which verifies the caller's token itself.
  */
 let platform: TestPlatform;
-let api: RunningApi;
-let edge: RunningEdge;
-let controlPlane: ReturnType<typeof startEdgeControlPlane>;
-let dir: string;
+let api: RunningApiProcess;
 let edgeUrl: string;
 let admin: string;
 let viewer: string;
 
 beforeAll(async () => {
   platform = await attachPlatform();
-  api = await platform.startApi();
+  api = await platform.startApiProcess();
+  edgeUrl = api.url;
   await platform.startWorker(['deployments']);
   admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
   viewer = await platform.token({ sub: 'vic', name: 'Vic', roles: ['VIEWER'], sites: ['s1'] });
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-edge-platform-'));
-  const listen = { host: '127.0.0.1', port: await freePort() };
-  controlPlane = startEdgeControlPlane({
-    db: platform.db,
-    config: platform.config,
-    logger: platform.deps.logger,
-    edge: { dir, listen, api: { host: '127.0.0.1', port: Number(new URL(api.url).port) }, connectTimeoutMs: 1000, idleTimeoutMs: 60000 },
-  });
-  await controlPlane.ready;
-  edge = await startEdge({ dir, adminPort: await freePort() });
-  edgeUrl = `http://127.0.0.1:${listen.port}`;
 });
 
 afterAll(async () => {
-  await controlPlane?.close();
-  await edge?.stop();
   await platform?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test('a deployed JAR answers through Envoy with the caller\'s identity, never the token; the platform\'s own routes pass through to the API', async () => {
@@ -79,4 +58,27 @@ test('scale from 1 to 3: the new instances are in Envoy\'s rotation within 2 s o
     return seen.size === 3 ? true : null;
   }, 10000);
   expect(Date.now() - registered).toBeLessThanOrEqual(2000);
+});
+
+test('the API process killed and started again under steady traffic to a deployed service: that traffic sees no error', async () => {
+  const statuses: number[] = [];
+  let running = true;
+  const loop = async () => {
+    while (running) statuses.push((await call(edgeUrl, 'GET', '/api/edge/who', { token: viewer })).status);
+  };
+  const loops = [loop(), loop()];
+  await waitUntil('traffic', async () => statuses.length > 20);
+  await api.kill();
+  // The API is gone: its own routes fail at the edge, the deployed service does not.
+  const whileDown = await call(edgeUrl, 'GET', '/api/infra/services/edge-service', { token: admin });
+  expect(whileDown.status).toBe(503);
+  const duringOutage = statuses.length;
+  await waitUntil('traffic while the API is down', async () => statuses.length > duringOutage + 50);
+  api = await platform.startApiProcess();
+  expect((await call(edgeUrl, 'GET', '/api/infra/services/edge-service', { token: admin })).status).toBe(200);
+  const afterRestart = statuses.length;
+  await waitUntil('traffic after the restart', async () => statuses.length > afterRestart + 50);
+  running = false;
+  await Promise.all(loops);
+  expect(statuses.filter((status) => status !== 200)).toEqual([]);
 });

@@ -16,17 +16,19 @@ interface Started {
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
-let ports: { api: number; pg: number; temporal: number; temporalUi: number; smtp: number; mailUi: number };
+let ports: { api: number; apiListen: number; edgeAdmin: number; pg: number; temporal: number; temporalUi: number; smtp: number; mailUi: number };
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-start-'));
   fs.chmodSync(dataDir, 0o755);
-  const [api, pg, temporal, temporalUi, smtp, mailUi] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
-  ports = { api, pg, temporal, temporalUi, smtp, mailUi };
+  const [api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi] = await Promise.all(Array.from({ length: 8 }, () => freePort()));
+  ports = { api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi };
   env = {
     ...process.env,
     DATA_DIR: dataDir,
     API_PORT: String(api),
+    API_LISTEN_PORT: String(apiListen),
+    EDGE_ADMIN_URL: `http://127.0.0.1:${edgeAdmin}`,
     DATABASE_URL: `postgres://opsflow:opsflow@127.0.0.1:${pg}/opsflow`,
     TEMPORAL_ADDRESS: `127.0.0.1:${temporal}`,
     TEMPORAL_NAMESPACE: 'default',
@@ -151,7 +153,10 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
     }
     const ready = await call(api, 'GET', '/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'up' });
+    expect(ready.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'up', edge: 'up' });
+    // The front door is Envoy, the API behind it on its own port.
+    expect((await fetch(`${api}/healthz`)).headers.get('x-envoy-upstream-service-time')).not.toBeNull();
+    expect((await fetch(`http://127.0.0.1:${ports.apiListen}/healthz`)).headers.get('x-envoy-upstream-service-time')).toBeNull();
     expect((await fetch(`http://127.0.0.1:${ports.temporalUi}/`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.mailUi}/`, { headers: { accept: 'text/html' } })).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.mailUi}/api/email`)).status).toBe(200);
@@ -184,6 +189,7 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
     await ctrlC(first);
   }
   expect(await portAnswers(ports.api)).toBe(false);
+  expect(await portAnswers(ports.edgeAdmin)).toBe(false);
   expect(await portAnswers(ports.temporalUi)).toBe(false);
   expect(await portAnswers(ports.mailUi)).toBe(false);
   expect(await noProcessLeft(dataDir)).toEqual([]);
@@ -201,6 +207,7 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
     await terminateSupervisor(second);
   }
   expect(await portAnswers(ports.api)).toBe(false);
+  expect(await portAnswers(ports.edgeAdmin)).toBe(false);
   expect(await portAnswers(ports.temporalUi)).toBe(false);
   expect(await portAnswers(ports.mailUi)).toBe(false);
   expect(await noProcessLeft(dataDir)).toEqual([]);

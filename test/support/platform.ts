@@ -34,6 +34,13 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
+export interface RunningApiProcess extends RunningApi {
+  child: ChildProcess;
+  /** SIGKILL: the API dies at once; the edge keeps routing from the files it last wrote. */
+  kill(): Promise<void>;
+  output(): string;
+}
+
 export interface RunningWorker {
   child: ChildProcess;
   /** SIGKILL: the process dies at once, mid-activity if it is in one. */
@@ -57,6 +64,11 @@ export interface TestPlatform {
    * beside it (another configuration, say) answers directly.
    */
   startApi(overrides?: Partial<AppDeps>): Promise<RunningApi>;
+  /**
+   * Starts the API as its own process (api/server.ts, as production runs it) behind the platform's edge,
+   * as its control plane; it can be killed and started again while the edge keeps serving.
+   */
+  startApiProcess(): Promise<RunningApiProcess>;
   /** The platform's edge, once an API has started it. */
   edge(): RunningEdge | null;
   startWorker(queues: TaskQueue[], extraEnv?: NodeJS.ProcessEnv): Promise<RunningWorker>;
@@ -198,6 +210,46 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     return api;
   };
 
+  const startApiProcess = async (): Promise<RunningApiProcess> => {
+    if (edgeOwner) throw new Error('An API of this platform is already behind its edge.');
+    const listenPort = await freePort();
+    const [command, argv] = typescriptCommand('api/server.ts');
+    const child = spawn(command, argv, {
+      cwd: ROOT,
+      env: { ...env, API_LISTEN_PORT: String(listenPort), EDGE_API_ADDRESS: `127.0.0.1:${listenPort}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const done = () => child.exitCode !== null || child.signalCode !== null;
+    const directUrl = `http://127.0.0.1:${listenPort}`;
+    const ending = async (signal: NodeJS.Signals) => {
+      if (!done()) child.kill(signal);
+      await exited;
+      if (edgeOwner === api) edgeOwner = null;
+    };
+    const api: RunningApiProcess = {
+      url: `http://127.0.0.1:${config.apiPort}`,
+      directUrl,
+      child,
+      output: () => output,
+      kill: () => ending('SIGKILL'),
+      close: () => ending('SIGTERM'),
+    };
+    edgeOwner = api;
+    apis.push(api);
+    await waitUntil('the API process to listen', () => fetch(`${directUrl}/healthz`).then((answer) => answer.ok, () => false), {
+      timeoutMs: 60000,
+      intervalMs: 100,
+      abortIf: () => (done() ? `the API process exited at start:\n${output}` : null),
+    });
+    edge ??= await startEdge({ dir: edgeDir, adminPort: edgeAdminPort });
+    await waitUntil('the edge to reach the API process', () => fetch(`${api.url}/healthz`).then((answer) => answer.ok, () => false), { timeoutMs: 10000, intervalMs: 50 });
+    return api;
+  };
+
   const startWorker = async (queues: TaskQueue[], extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningWorker> => {
     const [command, argv] = typescriptCommand('workers/main.ts', ['--queues', queues.join(',')]);
     const child = spawn(command, argv, {
@@ -245,6 +297,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     docker,
     deps,
     startApi,
+    startApiProcess,
     edge: () => edge,
     startWorker,
     runningWorkers: () => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null),

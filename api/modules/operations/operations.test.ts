@@ -22,9 +22,9 @@ test('GET /healthz answers 200 while the process lives', async () => {
   expect(answer.body).toEqual({ status: 'ok' });
 });
 
-test('GET /readyz lists database, temporal and docker, all up', async () => {
+test('GET /readyz lists database, temporal, docker and the edge, all up', async () => {
   const answer = await call(api.url, 'GET', '/readyz');
-  expect(answer.body).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up', docker: 'up' } });
+  expect(answer.body).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up', docker: 'up', edge: 'up' } });
   expect(answer.status).toBe(200);
 });
 
@@ -33,8 +33,16 @@ test('GET /readyz answers 503 naming docker when the configured engine does not 
   const broken = await platform.startApi({ docker: deadDocker });
   const answer = await call(broken.url, 'GET', '/readyz');
   expectProblem(answer, 503, 'NOT_READY');
-  expect(answer.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'down' });
+  expect(answer.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'down', edge: 'up' });
   expect(answer.body.detail).toContain('docker');
+});
+
+test('GET /readyz answers 503 naming the edge when its admin does not answer', async () => {
+  const blind = await platform.startApi({ config: { ...platform.config, edgeAdminUrl: 'http://127.0.0.1:1' } });
+  const answer = await call(blind.url, 'GET', '/readyz');
+  expectProblem(answer, 503, 'NOT_READY');
+  expect(answer.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'up', edge: 'down' });
+  expect(answer.body.detail).toContain('edge');
 });
 
 test('GET /readyz answers from checks at most 2 s old: a burst of calls probes Docker and the database once', async () => {
@@ -62,6 +70,8 @@ test('GET /metrics serves Prometheus text with the request counter', async () =>
   expect(answer.status).toBe(200);
   expect(answer.headers.get('content-type')).toContain('text/plain');
   expect(answer.text).toMatch(/opsflow_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+  // The edge's own statistics follow: this very request went through it.
+  expect(answer.text).toMatch(/^envoy_http_downstream_rq_total\{envoy_http_conn_manager_prefix="edge"\} [1-9]\d*$/m);
 });
 
 test('GET /api/openapi.json documents every mounted route with its schemas', async () => {
