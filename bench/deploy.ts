@@ -1,16 +1,12 @@
 /**
  * `npx tsx bench/deploy.ts [--requests 5000] [--concurrency 16] [--rounds 3]`: deploys a small JAR (the base
- * image present) and prints the seconds from the upload to the first 200 through the gateway, then the
- * gateway's requests per second and p50/p99 latency beside the same container called directly, in the same
- * run, with the same client. Both are measured with two kinds of client: one that opens a new connection per
- * request, and one that keeps its connections alive (as browsers and HTTP client libraries do). Direct and
- * gateway runs alternate, round after round, so that a machine getting faster or slower during the run
- * weighs on both; the median of the rounds' ratios is the figure. Also printed: the gateway process's CPU
- * time per request and its peak memory.
- *
- * Then the same with `wrk` (1 thread, 16 connections, kept alive or `Connection: close`) as the load
- * generator, for three paths in alternating rounds: direct, the Node gateway, and Envoy (the edge, configured
- * by the platform's own control plane from the registry), with each proxy's CPU per request and peak memory.
+ * image present) through the edge as production runs it (the API as its own process behind Envoy) and
+ * prints the seconds from the upload to the first 200 through the edge. Then three paths to the same
+ * container, in alternating rounds so that a machine getting faster or slower during the run weighs on
+ * all: direct, Envoy (the edge), and a bare undici proxy (bench/bare-node-proxy.ts), the Node peer. Each
+ * is loaded by the Node client (a new connection per request, and kept-alive connections) and by `wrk`
+ * (1 thread, 16 connections, kept alive or `Connection: close`); printed are each proxy's median ratio to
+ * direct, p50 and p99, CPU time per request, and peak memory.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,8 +20,6 @@ import { removeScopedDockerObjects } from '../test/support/docker-cleanup';
 import { typescriptCommand } from '../scripts/platform/children';
 import { freePort } from '../test/support/slots';
 import { peakMemoryMb, ROOT, startBenchPlatform } from './support';
-import { startEdgeControlPlane } from '../api/modules/deploy/edge-control-plane';
-import { createLogger } from '../lib/logger';
 import { startEdge } from '../scripts/platform/edge';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -118,8 +112,8 @@ async function main(): Promise<void> {
   console.log(`bench/deploy: a small JAR on opsflow/jre:17, then ${rounds} rounds of ${requests} requests ${concurrency} at a time per client (${os.cpus().length} cores)`);
   const platform = await startBenchPlatform({ DEPLOY_BASE_IMAGE: 'opsflow/jre:17', DEPLOY_SCOPE: SCOPE, DEPLOY_NETWORK: 'opsflow-bench' });
   const docker = createDocker({ dockerHost: platform.config.dockerHost });
-  let gatewayProcess: ChildProcess | null = null;
-  let controlPlane: ReturnType<typeof startEdgeControlPlane> | null = null;
+  let apiProcess: ChildProcess | null = null;
+  let nodeProxy: ChildProcess | null = null;
   let edge: Awaited<ReturnType<typeof startEdge>> | null = null;
   try {
     await removeScopedDockerObjects(docker.docker, SCOPE);
@@ -127,71 +121,71 @@ async function main(): Promise<void> {
     const admin = await signToken({ secret: platform.config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
     const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=bench-service\n' } });
 
-    const uploaded = performance.now();
-    const accepted = await postJar({ apiUrl: platform.apiUrl, token: admin, jar });
-    if (accepted.status !== 202) throw new Error(`deploy refused: ${JSON.stringify(accepted.body)}`);
-    // The gateway measured runs as its own process, as in production, not inside this load generator, and
-    // writes its access log at the default level (to /dev/null).
-    const gatewayPort = await freePort();
-    gatewayProcess = spawn(...typescriptCommand('api/server.ts'), { cwd: ROOT, env: { ...platform.env, API_PORT: String(gatewayPort), LOG_LEVEL: 'info' }, stdio: 'ignore' });
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    while ((await fetch(`${gatewayUrl}/readyz`).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
-    const gateway = `${gatewayUrl}/api/bench/x`;
+    // The edge as production runs it: the API as its own process behind Envoy, writing Envoy's files.
+    const edgePort = await freePort();
+    const apiListenPort = await freePort();
+    const edgeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-edge-'));
+    const edgeAdminPort = await freePort();
+    apiProcess = spawn(...typescriptCommand('api/server.ts'), {
+      cwd: ROOT,
+      env: { ...platform.env, API_PORT: String(edgePort), API_LISTEN_PORT: String(apiListenPort), EDGE_DIR: edgeDir, EDGE_ADMIN_URL: `http://127.0.0.1:${edgeAdminPort}`, LOG_LEVEL: 'info' },
+      stdio: 'ignore',
+    });
+    while ((await fetch(`http://127.0.0.1:${apiListenPort}/healthz`).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    edge = await startEdge({ dir: edgeDir, adminPort: edgeAdminPort, logFile: '/dev/null' });
+    const edgeUrl = `http://127.0.0.1:${edgePort}`;
     const auth = { authorization: `Bearer ${admin}` };
+
+    const uploaded = performance.now();
+    const accepted = await postJar({ apiUrl: edgeUrl, token: admin, jar });
+    if (accepted.status !== 202) throw new Error(`deploy refused: ${JSON.stringify(accepted.body)}`);
+    const gateway = `${edgeUrl}/api/bench/x`;
     for (;;) {
       const answer = await fetch(gateway, { headers: auth }).catch(() => null);
       if (answer?.status === 200) break;
       await answer?.arrayBuffer();
-      if (performance.now() - uploaded > 120000) throw new Error('no 200 through the gateway within two minutes');
+      if (performance.now() - uploaded > 120000) throw new Error('no 200 through the edge within two minutes');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    console.log(`  upload to first 200 through the gateway: ${((performance.now() - uploaded) / 1000).toFixed(1)} s`);
+    console.log(`  upload to first 200 through the edge: ${((performance.now() - uploaded) / 1000).toFixed(1)} s`);
 
-    const service = (await (await fetch(`${platform.apiUrl}/api/infra/services/bench-service`, { headers: auth })).json()) as { instances: Array<{ address: string }> };
+    const service = (await (await fetch(`${edgeUrl}/api/infra/services/bench-service`, { headers: auth })).json()) as { instances: Array<{ address: string }> };
     const direct = `http://${service.instances[0].address}/x`;
-    const gatewayPid = gatewayProcess.pid!;
-    for (const client of CLIENTS) {
-      const run = (url: string, headers: Record<string, string>, count: number) => load({ url, headers, agent: client.agent, requests: count, concurrency });
-      // The JVM and the gateway are compiled hot before anything is measured.
-      await run(direct, {}, 2000);
-      await run(gateway, auth, 2000);
-      console.log(`  client: ${client.name}`);
-      const ratios: number[] = [];
-      const cpuPerRequest: number[] = [];
-      for (let round = 1; round <= rounds; round++) {
-        const directLoad = await run(direct, {}, requests);
-        const cpuBefore = cpuMicros(gatewayPid);
-        const gatewayLoad = await run(gateway, auth, requests);
-        cpuPerRequest.push((cpuMicros(gatewayPid) - cpuBefore) / requests);
-        ratios.push(gatewayLoad.perSecond / directLoad.perSecond);
-        console.log(`  round ${round}: gateway / direct rate ${ratios[ratios.length - 1].toFixed(2)}`);
-        console.log(line('direct', directLoad));
-        console.log(line('gateway', gatewayLoad));
-      }
-      console.log(`  ${client.name}: gateway / direct rate, median of ${rounds} rounds: ${median(ratios).toFixed(2)} (target 0.6); gateway CPU ${median(cpuPerRequest).toFixed(0)} µs per request`);
-    }
-    console.log(`  gateway process peak memory: ${peakMemoryMb(gatewayPid).toFixed(0)} MiB`);
+    // The Node peer, measured in the same run: a bare undici proxy to the same instance.
+    const nodePort = await freePort();
+    nodeProxy = spawn(...typescriptCommand('bench/bare-node-proxy.ts', [String(nodePort), `http://${service.instances[0].address}`]), { cwd: ROOT, stdio: 'ignore' });
+    const nodeUrl = `http://127.0.0.1:${nodePort}/api/bench/x`;
+    while ((await fetch(nodeUrl).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
 
-    // The edge: Envoy on the files the platform's control plane writes from the registry.
-    const edgeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-edge-'));
-    const listen = { host: '127.0.0.1', port: await freePort() };
-    controlPlane = startEdgeControlPlane({
-      db: platform.db,
-      config: platform.config,
-      logger: createLogger({ level: 'warn', name: 'bench' }),
-      edge: { dir: edgeDir, listen, api: { host: '127.0.0.1', port: gatewayPort }, connectTimeoutMs: 1000, idleTimeoutMs: 60000 },
-    });
-    await controlPlane.ready;
-    edge = await startEdge({ dir: edgeDir, adminPort: await freePort() });
-    const edgeUrl = `http://127.0.0.1:${listen.port}/api/bench/x`;
-    while ((await fetch(edgeUrl, { headers: auth }).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-    const edgePid = edge.pid;
-    const seconds = 5;
     const paths = [
       { name: 'direct', url: direct, headers: {} as Record<string, string>, pid: null as number | null },
-      { name: 'node', url: gateway, headers: auth, pid: gatewayPid },
-      { name: 'envoy', url: edgeUrl, headers: auth, pid: edgePid },
+      { name: 'node', url: nodeUrl, headers: auth, pid: nodeProxy.pid! },
+      { name: 'envoy', url: gateway, headers: auth, pid: edge.pid },
     ];
+    const proxies = ['node', 'envoy'];
+    for (const client of CLIENTS) {
+      const run = (url: string, headers: Record<string, string>, count: number) => load({ url, headers, agent: client.agent, requests: count, concurrency });
+      // The JVM and the proxies are compiled hot before anything is measured.
+      for (const target of paths) await run(target.url, target.headers, 2000);
+      console.log(`  client: Node, ${client.name}`);
+      const results: Record<string, Load[]> = { direct: [], node: [], envoy: [] };
+      const cpu: Record<string, number[]> = { node: [], envoy: [] };
+      for (let round = 1; round <= rounds; round++) {
+        for (const target of paths) {
+          const before = target.pid ? cpuMicros(target.pid) : 0;
+          const result = await run(target.url, target.headers, requests);
+          if (target.pid) cpu[target.name].push((cpuMicros(target.pid) - before) / requests);
+          results[target.name].push(result);
+          console.log(line(`${target.name} r${round}`, result));
+        }
+      }
+      for (const proxy of proxies) {
+        const ratios = results[proxy].map((result, i) => result.perSecond / results.direct[i].perSecond);
+        console.log(`  Node client, ${client.name}, ${proxy}: ${proxy} / direct rate, median of ${rounds} rounds: ${median(ratios).toFixed(2)}; CPU ${median(cpu[proxy]).toFixed(0)} µs per request`);
+      }
+    }
+
+    const seconds = 5;
     const wrkClients: Array<{ name: string; headers: Record<string, string> }> = [
       { name: 'kept-alive connections', headers: {} },
       { name: 'a new connection per request', headers: { connection: 'close' } },
@@ -210,21 +204,21 @@ async function main(): Promise<void> {
           console.log(line(`${target.name} r${round}`, result));
         }
       }
-      for (const proxy of ['node', 'envoy']) {
+      for (const proxy of proxies) {
         const ratios = results[proxy].map((result, i) => result.perSecond / results.direct[i].perSecond);
         console.log(
-          `  ${client.name}, ${proxy}: ${proxy} / direct rate, median of ${rounds} rounds: ${median(ratios).toFixed(2)}; ` +
+          `  wrk, ${client.name}, ${proxy}: ${proxy} / direct rate, median of ${rounds} rounds: ${median(ratios).toFixed(2)}; ` +
             `p50 ${median(results[proxy].map((r) => r.p50)).toFixed(2)} ms, p99 ${median(results[proxy].map((r) => r.p99)).toFixed(2)} ms; ` +
             `CPU ${median(cpu[proxy]).toFixed(0)} µs per request`,
         );
       }
       console.log(`  direct: p50 ${median(results.direct.map((r) => r.p50)).toFixed(2)} ms, p99 ${median(results.direct.map((r) => r.p99)).toFixed(2)} ms`);
     }
-    console.log(`  peak memory: node gateway ${peakMemoryMb(gatewayPid).toFixed(0)} MiB, envoy ${peakMemoryMb(edgePid).toFixed(0)} MiB`);
+    console.log(`  peak memory: bare Node proxy ${peakMemoryMb(nodeProxy.pid!).toFixed(0)} MiB, envoy ${peakMemoryMb(edge.pid).toFixed(0)} MiB`);
   } finally {
-    await controlPlane?.close();
     await edge?.stop();
-    gatewayProcess?.kill('SIGTERM');
+    apiProcess?.kill('SIGTERM');
+    nodeProxy?.kill('SIGTERM');
     await removeScopedDockerObjects(docker.docker, SCOPE);
     await platform.stop();
   }

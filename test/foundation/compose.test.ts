@@ -47,10 +47,10 @@ function hostAddresses(service: ComposeService): string[] {
   });
 }
 
-test('only the API is published beyond this host: Temporal, its Web UI, Mailpit, PostgreSQL and the Docker proxy are not, or on 127.0.0.1', () => {
+test('only the edge is published beyond this host: the API behind it, Temporal, its Web UI, Mailpit, PostgreSQL and the Docker proxy are not, or on 127.0.0.1', () => {
   const everywhere = Object.keys(services).filter((name) => hostAddresses(services[name]).some((address) => address !== '127.0.0.1'));
-  expect(everywhere).toEqual(['api']);
-  for (const name of ['temporal', 'postgres', 'docker-reader']) expect(services[name].ports ?? []).toEqual([]);
+  expect(everywhere).toEqual(['edge']);
+  for (const name of ['api', 'temporal', 'postgres', 'docker-reader']) expect(services[name].ports ?? []).toEqual([]);
   expect(hostAddresses(services['temporal-ui'])).toEqual(['127.0.0.1']);
   expect(hostAddresses(services.mailpit)).toEqual(['127.0.0.1']);
   expect(Object.keys(services).filter((name) => services[name].network_mode === 'host')).toEqual([]);
@@ -60,10 +60,27 @@ test("the Temporal Web UI runs with write actions disabled: no signal, update, c
   expect(services['temporal-ui'].environment?.TEMPORAL_DISABLE_WRITE_ACTIONS).toBe('true');
 });
 
-test('each deployed service gets a network of its own, which only the gateway (the API) and the deploy worker join', () => {
+test('each deployed service gets a network of its own, which only the gateway (the edge) and the deploy worker join', () => {
   const attach = String(services['deploy-worker'].environment?.DEPLOY_ATTACH_CONTAINERS ?? '').split(',');
   const named = (service: string) => (compose.services[service] as ComposeService & { container_name?: string }).container_name;
-  expect(attach).toEqual([named('api'), named('deploy-worker')]);
+  expect(attach).toEqual([named('edge'), named('deploy-worker')]);
   // No shared network for deployed services to meet each other on.
   expect(Object.values(services).flatMap((service) => (service as { networks?: string[] }).networks ?? [])).not.toContain('opsflow');
+});
+
+test('the edge is the official Envoy image on the files the API writes; its admin listens only on a network the API and the deploy worker share with it', () => {
+  const edge = services.edge as ComposeService & { image?: string; entrypoint?: string[]; networks?: Record<string, { ipv4_address?: string }> };
+  expect(edge.image).toBe('envoyproxy/envoy:v1.40.0');
+  expect(mounts('edge')).toEqual(['edge:/edge:ro']);
+  expect(mounts('api')).toContain('edge:/edge');
+  expect(services.api.environment?.EDGE_DIR).toBe('/edge');
+  // The admin address the API writes into Envoy's bootstrap is the edge's address on the internal network.
+  const adminUrl = new URL(String((compose as unknown as { 'x-opsflow-env': Record<string, string> })['x-opsflow-env'].EDGE_ADMIN_URL));
+  expect(edge.networks?.['edge-admin']?.ipv4_address).toBe(adminUrl.hostname);
+  const onAdminNetwork = Object.keys(services).filter((name) => {
+    const networks = (services[name] as { networks?: string[] | Record<string, unknown> }).networks ?? [];
+    return (Array.isArray(networks) ? networks : Object.keys(networks)).includes('edge-admin');
+  });
+  expect(onAdminNetwork.sort()).toEqual(['api', 'deploy-worker', 'edge']);
+  expect((compose as unknown as { networks: Record<string, { internal?: boolean }> }).networks['edge-admin'].internal).toBe(true);
 });

@@ -4,7 +4,7 @@ import { Logger } from '../../../lib/logger';
 import { RESERVED_SLUGS } from '../../../domain/deploy';
 import { edgeServices } from '../../../data/deploy/registry';
 import { onRegistryChanges } from '../../../data/deploy/registry-changes';
-import { writeEdgeConfig } from '../../../data/deploy/edge/edge-files';
+import { writeEdgeBootstrap, writeEdgeConfig } from '../../../data/deploy/edge/edge-files';
 import { EdgeInstance, EdgePlan } from '../../../data/deploy/edge/envoy-config';
 
 export interface EdgeSettings {
@@ -14,14 +14,18 @@ export interface EdgeSettings {
   listen: EdgeInstance;
   /** Where this API listens, behind Envoy. */
   api: EdgeInstance;
+  /** Envoy's admin, for its bootstrap (an Envoy in a container of its own starts on the bootstrap written here). */
+  admin?: EdgeInstance;
   connectTimeoutMs: number;
   idleTimeoutMs: number;
 }
 
 /** The edge as the configuration says: Envoy on the front door (API_HOST:API_PORT), the API at EDGE_API_ADDRESS behind it. */
-export function edgeSettingsOf(config: Pick<Config, 'apiHost' | 'apiPort' | 'edgeApiAddress' | 'edgeConnectTimeoutMs' | 'edgeIdleTimeoutSeconds'>, dir: string): EdgeSettings {
+export function edgeSettingsOf(config: Pick<Config, 'apiHost' | 'apiPort' | 'edgeApiAddress' | 'edgeAdminUrl' | 'edgeConnectTimeoutMs' | 'edgeIdleTimeoutSeconds'>, dir: string): EdgeSettings {
+  const admin = config.edgeAdminUrl ? new URL(config.edgeAdminUrl) : null;
   return {
     dir,
+    admin: admin ? { host: admin.hostname, port: Number(admin.port || 80) } : undefined,
     listen: { host: config.apiHost, port: config.apiPort },
     api: config.edgeApiAddress,
     connectTimeoutMs: config.edgeConnectTimeoutMs,
@@ -71,6 +75,7 @@ export function startEdgeControlPlane(args: { db: Knex; config: Pick<Config, 'da
     return running;
   };
 
+  if (edge.admin) writeEdgeBootstrap({ dir: edge.dir, adminHost: edge.admin.host, adminPort: edge.admin.port });
   const ready = refresh();
   const changes = onRegistryChanges(config.databaseUrl, () => void refresh(), (error) => args.logger.warn({ err: error }, 'registry notifications interrupted; listening again'));
   const resync = setInterval(() => void refresh(), RESYNC_MS);

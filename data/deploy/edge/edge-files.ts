@@ -27,8 +27,8 @@ export function writeEdgeConfig(plan: EdgePlan): void {
   write('lds.json', edgeListeners(plan));
 }
 
-/** Envoy's bootstrap file, written once before it starts. */
-export function writeEdgeBootstrap(args: { dir: string; adminPort: number }): string {
+/** Envoy's bootstrap file, written before it starts. */
+export function writeEdgeBootstrap(args: { dir: string; adminPort: number; adminHost?: string }): string {
   fs.mkdirSync(args.dir, { recursive: true });
   const file = path.join(args.dir, 'bootstrap.json');
   writeAtomically(file, edgeBootstrap(args));

@@ -372,11 +372,14 @@ export function edgeEndpoints(service: EdgeService) {
   };
 }
 
-/** Envoy's bootstrap: its admin on loopback, and the listeners and clusters from the files in `dir`. */
-export function edgeBootstrap(args: { dir: string; adminPort: number }) {
+/**
+ * Envoy's bootstrap: its admin (on loopback, or in compose on a network only the API and the deploy worker
+ * join: never where a deployed service could reach it), and the listeners and clusters from the files in `dir`.
+ */
+export function edgeBootstrap(args: { dir: string; adminPort: number; adminHost?: string }) {
   return {
     node: { id: 'opsflow-edge', cluster: 'opsflow' },
-    admin: { address: address({ host: '127.0.0.1', port: args.adminPort }) },
+    admin: { address: address({ host: args.adminHost ?? '127.0.0.1', port: args.adminPort }) },
     dynamic_resources: { lds_config: watchedFile(args.dir, 'lds.json'), cds_config: watchedFile(args.dir, 'cds.json') },
     // A ceiling on open client connections, so a flood exhausts no file descriptors.
     overload_manager: {
