@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/deploy.ts [--requests 5000] [--concurrency 16] [--rounds 3]`: deploys a small JAR (the base
+ * `npx tsx bench/deploy.ts [--requests 5000] [--concurrency 16] [--rounds 3] [--edge-concurrency 1]`: deploys a small JAR (the base
  * image present) through the edge as production runs it (the API as its own process behind Envoy) and
  * prints the seconds from the upload to the first 200 through the edge. Then three paths to the same
  * container, in alternating rounds so that a machine getting faster or slower during the run weighs on
@@ -104,12 +104,12 @@ function line(name: string, result: Load): string {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { requests: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '16' }, rounds: { type: 'string', default: '3' } },
+    options: { requests: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '16' }, rounds: { type: 'string', default: '3' }, 'edge-concurrency': { type: 'string', default: '1' } },
   });
   const requests = Number(values.requests);
   const concurrency = Number(values.concurrency);
   const rounds = Number(values.rounds);
-  console.log(`bench/deploy: a small JAR on opsflow/jre:17, then ${rounds} rounds of ${requests} requests ${concurrency} at a time per client (${os.cpus().length} cores)`);
+  console.log(`bench/deploy: a small JAR on opsflow/jre:17, then ${rounds} rounds of ${requests} requests ${concurrency} at a time per client (${os.cpus().length} cores); Envoy --concurrency ${values['edge-concurrency']}`);
   const platform = await startBenchPlatform({ DEPLOY_BASE_IMAGE: 'opsflow/jre:17', DEPLOY_SCOPE: SCOPE, DEPLOY_NETWORK: 'opsflow-bench' });
   const docker = createDocker({ dockerHost: platform.config.dockerHost });
   let apiProcess: ChildProcess | null = null;
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       stdio: 'ignore',
     });
     while ((await fetch(`http://127.0.0.1:${apiListenPort}/healthz`).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
-    edge = await startEdge({ dir: edgeDir, adminPort: edgeAdminPort, logFile: '/dev/null' });
+    edge = await startEdge({ dir: edgeDir, adminPort: edgeAdminPort, logFile: '/dev/null', concurrency: Number(values['edge-concurrency']) });
     const edgeUrl = `http://127.0.0.1:${edgePort}`;
     const auth = { authorization: `Bearer ${admin}` };
 

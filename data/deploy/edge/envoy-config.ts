@@ -61,57 +61,58 @@ function problem(code: ErrorCode, detail: string) {
   return { type: `https://opsflow.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`, title, status, detail, code };
 }
 
+const add = (key: string, value: string) => ({ append: { header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' } });
+
 /**
- * Sets the caller's `X-User-*` headers from the verified token's claims (jwt_authn puts them in the
- * request's metadata), after removing every one a client sent; and states where the request came from
- * (`Forwarded`, `X-Forwarded-For`, `X-Real-IP`), replacing what a client sent. Values lose line breaks and
- * commas, as the Node gateway's do, so a claim cannot add a header or a list item.
+ * Before anything else on a service's route: every `X-User-*`, `Forwarded`, `X-Forwarded-*` and `X-Real-IP`
+ * a client sent is removed, and where the request came from is stated as the edge sees the connection.
+ * (Then jwt_authn sets `X-User-*` from the verified token.)
+ */
+const IDENTITY_HEADERS = {
+  name: 'envoy.filters.http.header_mutation',
+  typed_config: {
+    '@type': type('envoy.extensions.filters.http.header_mutation.v3.HeaderMutation'),
+    mutations: {
+      request_mutations: [
+        { remove_on_match: { key_matcher: { prefix: 'x-user-' } } },
+        { remove_on_match: { key_matcher: { prefix: 'x-forwarded-' } } },
+        { remove: 'forwarded' },
+        { remove: 'x-real-ip' },
+        add('x-forwarded-for', '%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%'),
+        add('x-real-ip', '%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%'),
+        add('x-forwarded-proto', 'http'),
+        add('x-forwarded-host', '%REQ(:AUTHORITY)%'),
+        add('forwarded', 'for=%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%;proto=http;host="%REQ(:AUTHORITY)%"'),
+      ],
+    },
+  },
+};
+
+/**
+ * After jwt_authn, on a service's route: sets the caller's `X-User-*` headers from the verified token's
+ * claims (jwt_authn puts them in the request's metadata). Values lose line breaks and commas, as the API's
+ * own do, so a claim cannot add a header or a list item; a list claim's items are joined with commas.
+ * (jwt_authn's own `claim_to_headers` cannot do this: a claim with a line break fails the request with 503,
+ * and a list arrives as base64 JSON.) Also replaces a client's malformed request id with one of the edge's,
+ * so a service can log it as it is.
  */
 const IDENTITY_LUA = `
 local function clean(value)
   if type(value) ~= "string" then return "" end
-  return (value:gsub("[\\r\\n,]", " "):gsub("^%s+", ""):gsub("%s+$", ""))
+  return (value:gsub("[%c,]", " "):gsub("^%s+", ""):gsub("%s+$", ""))
 end
 local function list(value)
   if type(value) ~= "table" then return "" end
   local items = {}
   for _, item in ipairs(value) do
-    if type(item) == "string" then table.insert(items, clean(item)) end
+    if type(item) == "string" then items[#items + 1] = clean(item) end
   end
   return table.concat(items, ",")
 end
-local function client_ip(address)
-  if address == nil then return "" end
-  local v6 = string.match(address, "^%[(.*)%]:%d+$")
-  if v6 then return v6 end
-  return (string.gsub(address, ":%d+$", ""))
-end
 function envoy_on_request(request_handle)
   local headers = request_handle:headers()
-  local present = {}
-  for name, _ in pairs(headers) do
-    local lower = string.lower(name)
-    if string.sub(lower, 1, 7) == "x-user-" or string.sub(lower, 1, 12) == "x-forwarded-" or lower == "forwarded" or lower == "x-real-ip" then
-      table.insert(present, name)
-    end
-  end
-  for _, name in ipairs(present) do headers:remove(name) end
-  -- Where the request came from, as the edge sees the connection: a client's own claims are gone.
-  local ip = client_ip(request_handle:streamInfo():downstreamDirectRemoteAddress())
-  local quoted = ip
-  if string.find(ip, ":", 1, true) then quoted = '"[' .. ip .. ']"' end
-  local host = clean(headers:get(":authority"))
-  local slug = string.match(headers:get(":path") or "", "^/api/([a-z0-9][a-z0-9-]*)") or ""
-  headers:add("x-forwarded-for", ip)
-  headers:add("x-real-ip", ip)
-  headers:add("x-forwarded-proto", "http")
-  headers:add("x-forwarded-host", host)
-  headers:add("x-forwarded-prefix", "/api/" .. slug)
-  local bare = string.gsub(host, '["\\\\]', "")
-  headers:add("forwarded", "for=" .. quoted .. ";proto=http;host=\\"" .. bare .. "\\"")
-  -- A request id a service can log as it is: the client's when well-formed, else one of the edge's.
   local id = headers:get("x-request-id") or ""
-  if not string.match(id, "^[A-Za-z0-9._-]+$") or #id > 128 then
+  if #id > 128 or not string.match(id, "^[A-Za-z0-9._-]+$") then
     headers:replace("x-request-id", string.format("%08x-%04x-4%03x-%04x-%012x", math.random(0, 0xffffffff), math.random(0, 0xffff), math.random(0, 0xfff), math.random(0x8000, 0xbfff), math.random(0, 0xffffffffffff)))
   end
   local verified = request_handle:streamInfo():dynamicMetadata():get("envoy.filters.http.jwt_authn")
@@ -168,13 +169,13 @@ function jwtFilter(jwt: EdgeJwt) {
 
 /** What the edge's filters do on a route: nothing (the API verifies its own callers), or require a user. */
 const PLATFORM_ROUTE = {
+  'envoy.filters.http.header_mutation': { '@type': type('envoy.config.route.v3.FilterConfig'), disabled: true },
   'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), disabled: true },
   'envoy.filters.http.lua': { '@type': type('envoy.extensions.filters.http.lua.v3.LuaPerRoute'), disabled: true },
 };
 const USER_ROUTE = {
   'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), requirement_name: 'user' },
 };
-
 const setHeader = (key: string, value: string) => ({ header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' });
 
 /** Requests sent without a body: safe to send again. */
@@ -194,19 +195,21 @@ export function edgeRoutes(plan: EdgePlan) {
   // Any request may be tried again on another instance when nothing of it was sent; a request without a
   // body (GET, HEAD, OPTIONS) also when its connection was reset before the answer, as a kept-alive
   // connection the instance closed a moment ago is. A request with a body is never sent twice.
-  const toService = (service: EdgeService, match: Record<string, unknown>, retryOn = 'connect-failure,refused-stream,reset-before-request') => ({
-    match,
+  const toService = (service: EdgeService, match: Record<string, unknown>, how: { bodyless: boolean }) => ({
+    match: how.bodyless ? { ...match, headers: [BODYLESS_METHOD] } : match,
     route: {
       cluster: clusterOf(service.name),
       prefix_rewrite: '/',
       timeout: '0s',
       idle_timeout: duration(plan.idleTimeoutMs),
-      retry_policy: { retry_on: retryOn, num_retries: 2 },
+      retry_policy: { retry_on: how.bodyless ? 'connect-failure,refused-stream,reset' : 'connect-failure,refused-stream,reset-before-request', num_retries: 2 },
     },
+    request_headers_to_add: [setHeader('x-forwarded-prefix', `/api/${service.slug}`)],
     // The caller gets the request id the service was given, as from the platform's own routes.
     response_headers_to_add: [setHeader('x-request-id', '%REQ(X-REQUEST-ID)%')],
     typed_per_filter_config: USER_ROUTE,
   });
+  const SERVICE_ROUTE_KINDS = [{ bodyless: true }, { bodyless: false }];
   // A service with no registered instance has no cluster yet: its first instance arrives with its cluster,
   // which Envoy health-checks before using, so it is routable at once (a host added to an empty cluster
   // would wait for its first check, a second later).
@@ -217,7 +220,7 @@ export function edgeRoutes(plan: EdgePlan) {
     ...plan.services.flatMap((service): Array<Record<string, unknown>> =>
       ([{ path: `/api/${service.slug}` }, { prefix: `/api/${service.slug}/` }] as Array<Record<string, unknown>>).flatMap((match): Array<Record<string, unknown>> =>
         service.instances.length > 0
-          ? [toService(service, { ...match, headers: [BODYLESS_METHOD] }, 'connect-failure,refused-stream,reset'), toService(service, match)]
+          ? SERVICE_ROUTE_KINDS.map((how) => toService(service, match, how))
           : [unavailable(match, service)],
       ),
     ),
@@ -286,6 +289,7 @@ export function edgeListeners(plan: EdgePlan) {
       },
     ],
     http_filters: [
+      IDENTITY_HEADERS,
       jwtFilter(plan.jwt),
       { name: 'envoy.filters.http.lua', typed_config: { '@type': type('envoy.extensions.filters.http.lua.v3.Lua'), default_source_code: { inline_string: IDENTITY_LUA } } },
       { name: 'envoy.filters.http.router', typed_config: { '@type': type('envoy.extensions.filters.http.router.v3.Router') } },
