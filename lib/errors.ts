@@ -54,6 +54,7 @@ export const ErrorCatalogue = {
   IMAGE_BUILD_FAILED: entry(500, 'Image build failed'),
   IMAGE_NOT_FOUND: entry(500, 'Image not found'),
   JAR_MISSING: entry(500, 'JAR missing'),
+  EDGE_NOT_ROUTING: entry(500, 'The edge does not route to the new instances'),
   // Versioning and approvals
   REVISION_NOT_FOUND: entry(404, 'Revision not found'),
   APPROVAL_PENDING: entry(409, 'Approval pending'),

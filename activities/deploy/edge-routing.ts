@@ -1,4 +1,4 @@
-import { log } from '@temporalio/activity';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import { edgeHostsOf } from '../../data/deploy/edge/edge-admin';
 
 /** How long a registry change may take to show at the edge before the run goes on without its confirmation. */
@@ -8,25 +8,38 @@ const POLL_MS = 100;
 /**
  * Waits until the edge routes to every `routed` address of a service and to none of the `gone` ones, so
  * that "registered" means "routable": a redeploy drains the old instances only once the new ones take
- * requests, and a container stops only once no request can reach it (`emptied`: none of the service's). Without an edge (no admin URL, or
- * an admin that does not answer) there is nothing to wait for; an edge that does not follow within the
- * bound is logged, and the run goes on, as it would have without one.
+ * requests, and a container stops only once no request can reach it (`emptied`: none of the service's).
+ * Without an edge (no admin URL, or an admin that does not answer) there is nothing to wait for. An edge
+ * that still routes to instances being let go after the bound is logged, and the run goes on. One that
+ * does not route to new instances fails the run (EDGE_NOT_ROUTING, final): it cannot reach them, so
+ * switching to them would take the service down; the run's undo keeps the previous version serving.
  */
-export async function untilEdgeRoutes(adminUrl: string | null, args: { serviceName: string; routed?: string[]; gone?: string[]; emptied?: boolean }): Promise<void> {
+export async function untilEdgeRoutes(
+  adminUrl: string | null,
+  args: { serviceName: string; routed?: string[]; gone?: string[]; emptied?: boolean; withinMs?: number },
+): Promise<void> {
   if (!adminUrl) return;
   const routed = args.routed ?? [];
   const gone = args.gone ?? [];
   if (routed.length === 0 && gone.length === 0 && !args.emptied) return;
-  const deadline = Date.now() + EDGE_CONFIRM_MS;
+  const withinMs = args.withinMs ?? EDGE_CONFIRM_MS;
+  const deadline = Date.now() + withinMs;
   for (;;) {
     const hosts = await edgeHostsOf(adminUrl, args.serviceName);
     if (hosts === null) {
       log.warn(`the edge's admin at ${adminUrl} does not answer; ${args.serviceName}'s routing change is not confirmed`);
       return;
     }
-    if (routed.every((address) => hosts.get(address) === 'ROUTED') && gone.every((address) => !hosts.has(address)) && (!args.emptied || hosts.size === 0)) return;
+    const unrouted = routed.filter((address) => hosts.get(address) !== 'ROUTED');
+    if (unrouted.length === 0 && gone.every((address) => !hosts.has(address)) && (!args.emptied || hosts.size === 0)) return;
     if (Date.now() > deadline) {
-      log.warn(`the edge did not follow ${args.serviceName}'s routing change within ${EDGE_CONFIRM_MS} ms`, { routed, gone, edge: Object.fromEntries(hosts) });
+      if (unrouted.length > 0) {
+        throw ApplicationFailure.nonRetryable(
+          `The edge does not route to ${unrouted.join(', ')} of ${args.serviceName} after ${withinMs / 1000} s: it cannot reach them, or their health check fails from where it runs.`,
+          'EDGE_NOT_ROUTING',
+        );
+      }
+      log.warn(`the edge still routes to instances of ${args.serviceName} being let go after ${withinMs} ms; they stop anyway`, { gone, edge: Object.fromEntries(hosts) });
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));

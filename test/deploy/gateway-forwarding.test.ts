@@ -5,6 +5,7 @@ import { AddressInfo } from 'node:net';
 import { INSTANCE_TABLE, SERVICE_TABLE } from '../../data/deploy/registry';
 import { edgeHostsOf } from '../../data/deploy/edge/edge-admin';
 import { DEFAULT_HEALTH_PATH } from '../../domain/deploy';
+import { untilEdgeRoutes } from '../../activities/deploy/edge-routing';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
@@ -185,4 +186,21 @@ test('a flood of unknown slugs is answered 404 by the edge itself: not one of th
   });
   // An answer the edge made itself has no upstream host: the API behind it was never asked.
   expect(logged.every((line) => line.status === 404 && (line.upstream === null || line.upstream === '-'))).toBe(true);
+});
+
+test('registered means routable: a new instance the edge cannot route to fails the run (EDGE_NOT_ROUTING, final); once it routes, the wait ends', async () => {
+  let healthy = false;
+  const instance = await listening(
+    http.createServer((request, response) => {
+      if (request.url === DEFAULT_HEALTH_PATH) return void response.writeHead(healthy ? 200 : 503, { connection: 'close' }).end();
+      response.end('ok');
+    }),
+  );
+  const [service] = await platform.db(SERVICE_TABLE).insert({ name: 'unreachable', slug: 'unreachable', kind: 'IMAGE', dynamic: true, status: 'RUNNING', desired_instances: 1 }).returning('id');
+  await platform.db(INSTANCE_TABLE).insert({ id: crypto.randomUUID(), service_id: service.id, deployment_id: crypto.randomUUID(), container_id: 'test-unreachable', address: addressOf(instance), state: 'HEALTHY' });
+  const wait = (withinMs: number) => untilEdgeRoutes(platform.config.edgeAdminUrl, { serviceName: 'unreachable', routed: [addressOf(instance)], withinMs });
+  await expect(wait(2000)).rejects.toMatchObject({ type: 'EDGE_NOT_ROUTING', nonRetryable: true, message: expect.stringContaining(addressOf(instance)) });
+  healthy = true;
+  await expect(wait(10000)).resolves.toBeUndefined();
+  expect((await call(api.url, 'GET', '/api/unreachable/x', { token: viewer })).text).toBe('ok');
 });
