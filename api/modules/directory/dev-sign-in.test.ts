@@ -1,0 +1,53 @@
+import { decodeJwt } from 'jose';
+import { attachPlatform, RunningApi, TestPlatform } from '../../../test/support/platform';
+import { call, expectProblem } from '../../../test/support/http';
+
+/** The console's development sign-in: a directory user picked, a short-lived token for them; never in production. */
+let platform: TestPlatform;
+let api: RunningApi;
+let admin: string;
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  api = await platform.startApi();
+  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'], sites: [] });
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+test('in development, a directory user is signed in with a token of 60 minutes that carries their roles and sites, and the API takes it', async () => {
+  const created = await call(api.url, 'POST', '/api/directory/users', { token: admin, body: { email: 'maya@example.test', name: 'Maya', roles: ['MANAGER'], siteIds: ['site-a', 'site-b'] } });
+  const choices = await call(api.url, 'GET', '/api/directory/dev-sign-in');
+  expect(choices.status).toBe(200);
+  expect(choices.body.items.map((user: { email: string }) => user.email)).toContain('maya@example.test');
+
+  const signedIn = await call(api.url, 'POST', '/api/directory/dev-sign-in', { body: { userId: created.body.id } });
+  expect(signedIn.status).toBe(200);
+  expect(signedIn.body.user).toEqual(expect.objectContaining({ id: created.body.id, roles: ['MANAGER'], siteIds: ['site-a', 'site-b'] }));
+  const claims = decodeJwt(signedIn.body.token);
+  expect(claims).toEqual(expect.objectContaining({ sub: created.body.id, name: 'Maya', email: 'maya@example.test', roles: ['MANAGER'], sites: ['site-a', 'site-b'] }));
+  expect(claims.exp! - claims.iat!).toBe(3600);
+  expect(Math.abs(Date.parse(signedIn.body.expiresAt) / 1000 - claims.exp!)).toBeLessThanOrEqual(1);
+  const me = await call(api.url, 'GET', '/api/directory/me', { token: signedIn.body.token });
+  expect(me.body).toEqual(expect.objectContaining({ id: created.body.id, name: 'Maya', roles: ['MANAGER'], sites: ['site-a', 'site-b'] }));
+});
+
+test('an unknown user -> 404; a body that is not a user id -> 400; nothing is signed', async () => {
+  expectProblem(await call(api.url, 'POST', '/api/directory/dev-sign-in', { body: { userId: '00000000-0000-4000-8000-000000000000' } }), 404, 'NOT_FOUND');
+  expectProblem(await call(api.url, 'POST', '/api/directory/dev-sign-in', { body: { userId: 'ada', roles: ['ADMIN'] } }), 400, 'VALIDATION_FAILED');
+});
+
+test('in production both routes answer 404, whoever asks and however: no list of users, no token', async () => {
+  const production = await platform.startApi({ config: { ...platform.config, production: true } });
+  const created = await call(api.url, 'POST', '/api/directory/users', { token: admin, body: { email: 'omar@example.test', name: 'Omar', roles: ['ADMIN'], siteIds: [] } });
+  for (const token of [undefined, admin]) {
+    const choices = await call(production.url, 'GET', '/api/directory/dev-sign-in', { token });
+    expectProblem(choices, 404, 'NOT_FOUND');
+    expect(JSON.stringify(choices.body)).not.toContain('omar@example.test');
+    const signedIn = await call(production.url, 'POST', '/api/directory/dev-sign-in', { token, body: { userId: created.body.id } });
+    expectProblem(signedIn, 404, 'NOT_FOUND');
+    expect(signedIn.body.token).toBeUndefined();
+  }
+});
