@@ -11,5 +11,8 @@ RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 RUN npx tsx -e "require('./workers/bundle').writeWorkflowBundle('/app/workflow-bundle.js')"
 ENV WORKFLOW_BUNDLE_PATH=/app/workflow-bundle.js
+# The mount points of the data and edge volumes, owned by the user the API runs as: a named volume takes
+# the ownership of its mount point in the image when it is first created.
+RUN mkdir -p /data /edge && chown node:node /data /edge
 USER node
 CMD ["node", "--import", "tsx", "api/server.ts"]

@@ -227,6 +227,13 @@ test('a well-formed request id from the client is kept, given to the service and
   expect(received[1].headers['x-request-id']).toBe(replaced.headers.get('x-request-id'));
 });
 
+test('the edge\'s files, which carry the token-verification key, are readable by their owner alone', async () => {
+  expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+  const files = fs.readdirSync(dir);
+  expect(files).toEqual(expect.arrayContaining(['bootstrap.json', 'lds.json', 'cds.json', 'rds.json']));
+  for (const file of files) expect({ file, mode: (fs.statSync(path.join(dir, file)).mode & 0o777).toString(8) }).toEqual({ file, mode: '600' });
+});
+
 test('Envoy\'s access log is JSON, one line per request, with the request id the service saw', async () => {
   received.length = 0;
   const token = await sign({ sub: 'u' });
