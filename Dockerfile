@@ -1,5 +1,13 @@
 # The API and worker image for docker-compose.yml (production). Workflows are bundled at build time so
 # workers start without webpack.
+# The console is built with the development packages (Vite, openapi-typescript) in a stage of its own.
+FROM node:20-bookworm-slim AS console
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
+COPY . .
+RUN npx tsx scripts/console.ts --force
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
@@ -9,6 +17,7 @@ COPY package.json package-lock.json ./
 # Development-only packages (embedded PostgreSQL, maildev, the Temporal test server, pino-pretty) stay out.
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
+COPY --from=console /app/console/dist ./console/dist
 RUN npx tsx -e "require('./workers/bundle').writeWorkflowBundle('/app/workflow-bundle.js')"
 ENV WORKFLOW_BUNDLE_PATH=/app/workflow-bundle.js
 # The mount points of the data and edge volumes, owned by the user the API runs as: a named volume takes

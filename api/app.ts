@@ -1,9 +1,11 @@
+import path from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { AppDeps } from './deps';
 import { createTokenVerifier, gatewayIdentity } from './http/identity';
 import { buildOpenApi } from './http/openapi';
+import { consoleFiles } from './http/console-files';
 import { problemMiddleware } from './http/problem';
 import { requestContext } from './http/request-context';
 import { AnyRoute, ContractBreach, mountRoutes } from './http/route';
@@ -62,6 +64,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   const breach = options.onContractBreach;
   koa.use(problemMiddleware({ onUndeclared: breach && ((answer) => breach({ route: answer.route, breach: `answered ${answer.code}, which it does not declare` })) }));
   koa.use(gatewayIdentity({ verifier, internalToken: deps.config.internalToken }));
+  // The operator console: static files, no identity needed to load them (its calls carry the token).
+  koa.use(consoleFiles(path.resolve(__dirname, '..', 'console', 'dist')));
   koa.use(router.routes());
   koa.use(router.allowedMethods({ throw: true }));
   koa.silent = true;

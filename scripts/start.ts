@@ -18,6 +18,7 @@ import { startPostgres } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
 import { seedDevelopment } from './platform/dev-seed';
 import { startEdge } from './platform/edge';
+import { buildConsole, consoleIsStale } from './console';
 
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
 let stopping = false;
@@ -133,6 +134,8 @@ async function main(): Promise<void> {
 
   const bundlePath = await writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'));
   step('workflow bundle built');
+  if (consoleIsStale()) await buildConsole((line) => step(line));
+  else step('console up to date');
 
   // The edge: Envoy on API_PORT, the API behind it on API_LISTEN_PORT writing Envoy's files into EDGE_DIR.
   const edgeDir = path.resolve(config.edgeDir ?? path.join(dataDir, 'edge'));
@@ -162,7 +165,7 @@ async function main(): Promise<void> {
   const api = children.find((c) => c.name === 'api')!.child;
   // The API writes the edge's files before it listens: once it answers, Envoy can start on them.
   await waitForHttpOk(`http://127.0.0.1:${apiListenPort}/healthz`, 60000, () => api.exitCode === null);
-  const edge = await startEdge({ dir: edgeDir, adminPort: Number(new URL(edgeAdminUrl).port), concurrency: 2, logFile: path.join(logs, 'edge.log') });
+  const edge = await startEdge({ dir: edgeDir, adminPort: Number(new URL(edgeAdminUrl).port), concurrency: 1, logFile: path.join(logs, 'edge.log') });
   stops.push({ name: 'edge', stop: edge.stop });
   void edge.exited.then((how) => {
     if (stopping) return;
@@ -181,6 +184,7 @@ async function main(): Promise<void> {
   console.log(`
 Opsflow is ready.
   API              ${apiUrl}  (Envoy; deployed services at ${apiUrl}/api/{slug}/…)
+  Console          ${apiUrl}/console/  (sign in as one of the seeded users)
   Edge admin       ${edgeAdminUrl}  (loopback)
   OpenAPI          ${apiUrl}/api/openapi.json
   Readiness        ${apiUrl}/readyz

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,8 +7,13 @@ import { waitUntil } from './wait';
 const ROOT = path.resolve(__dirname, '..', '..');
 const START_DEADLINE_MS = 180000;
 
-/** Starts the shared real components once for the run (test/support/test-platform.ts) and waits for them. */
+/**
+ * Starts the shared real components once for the run (test/support/test-platform.ts) and waits for them;
+ * builds the console when stale, once, before any test file serves it (as `npm start` does).
+ */
 export default async function globalSetup(): Promise<void> {
+  const consoleBuild = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'console.ts')], { cwd: ROOT, encoding: 'utf8' });
+  if (consoleBuild.status !== 0) throw new Error(`The console did not build:\n${consoleBuild.stdout}${consoleBuild.stderr}`);
   const infoFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-run-')), 'platform.json');
   const logFile = `${infoFile}.log`;
   const out = fs.openSync(logFile, 'a');
