@@ -37,7 +37,13 @@ export function consoleFiles(dir: string): Middleware {
     if (ctx.path === '/console') return ctx.redirect('/console/');
     const index = path.join(root, 'index.html');
     if (!fs.existsSync(index)) throw new PlatformError('NOT_FOUND', 'The console is not built: run `npx tsx scripts/console.ts` (npm start does).');
-    const wanted = path.resolve(root, `.${decodeURIComponent(ctx.path.slice('/console'.length))}`);
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(ctx.path.slice('/console'.length));
+    } catch {
+      throw new PlatformError('NOT_FOUND', `No console file ${ctx.path}.`);
+    }
+    const wanted = path.resolve(root, `.${decoded}`);
     const inside = wanted.startsWith(`${root}${path.sep}`);
     const isFile = inside && fs.existsSync(wanted) && fs.statSync(wanted).isFile();
     // A path with an extension names a file: missing, it is a 404, not the index.

@@ -97,7 +97,7 @@ export function App() {
     setDirection(directionOf(language));
     localStorage.setItem('opsflow.language', language);
   }, [language, setDirection, words.title]);
-  const useToken = (next: string | null) => {
+  const changeToken = (next: string | null) => {
     if (next) sessionStorage.setItem(TOKEN_KEY, next);
     else sessionStorage.removeItem(TOKEN_KEY);
     queries.clear();
@@ -121,7 +121,7 @@ export function App() {
               {words.language}
             </Button>
             {token && (
-              <Button variant="default" onClick={() => useToken(null)}>
+              <Button variant="default" onClick={() => changeToken(null)}>
                 {words.signOut}
               </Button>
             )}
@@ -130,7 +130,7 @@ export function App() {
       </AppShell.Header>
       <AppShell.Main>
         {token === null ? (
-          <SignIn words={words} onToken={useToken} />
+          <SignIn words={words} onToken={changeToken} />
         ) : (
           <Stack>
             <Title order={2}>{words.services}</Title>

@@ -83,7 +83,7 @@ test('the console is served with a strict content policy; a page under /console 
   const missing = await fetch(`${api.url}/console/assets/nope.js`);
   expect(missing.status).toBe(404);
   expect(missing.headers.get('content-type')).toContain('application/problem+json');
-  for (const sneaky of ['/console/..%2Fpackage.json', '/console/%2e%2e/%2e%2e/package.json', '/console/assets/..%2F..%2F..%2Fpackage.json']) {
+  for (const sneaky of ['/console/..%2Fpackage.json', '/console/%2e%2e/%2e%2e/package.json', '/console/assets/..%2F..%2F..%2Fpackage.json', '/console/%E0%A4%A.js', '/console/a%00.js']) {
     const answer = await fetch(`${api.url}${sneaky}`);
     expect({ sneaky, status: answer.status, leaked: (await answer.text()).includes('"dependencies"') }).toEqual({ sneaky, status: 404, leaked: false });
   }
