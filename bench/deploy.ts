@@ -162,26 +162,35 @@ async function main(): Promise<void> {
       { name: 'node', url: nodeUrl, headers: auth, pid: nodeProxy.pid! },
       { name: 'envoy', url: gateway, headers: auth, pid: edge.pid },
     ];
+    type Path = (typeof paths)[number];
     const proxies = ['node', 'envoy'];
+    /**
+     * `rounds` rounds of every path in turn, so a machine getting faster or slower weighs on all; each
+     * proxy's CPU per request from its process's CPU time over the requests it served.
+     */
+    const alternate = async <T extends Load>(measure: (target: Path) => Promise<{ load: T; served: number }>) => {
+      const results: Record<string, T[]> = { direct: [], node: [], envoy: [] };
+      const cpu: Record<string, number[]> = { node: [], envoy: [] };
+      for (let round = 1; round <= rounds; round++) {
+        for (const target of paths) {
+          const before = target.pid ? cpuMicros(target.pid) : 0;
+          const { load: result, served } = await measure(target);
+          if (target.pid) cpu[target.name].push((cpuMicros(target.pid) - before) / served);
+          results[target.name].push(result);
+          console.log(line(`${target.name} r${round}`, result));
+        }
+      }
+      const ratio = (proxy: string) => median(results[proxy].map((result, i) => result.perSecond / results.direct[i].perSecond)).toFixed(2);
+      return { results, cpu, ratio };
+    };
     for (const client of CLIENTS) {
       const run = (url: string, headers: Record<string, string>, count: number) => load({ url, headers, agent: client.agent, requests: count, concurrency });
       // The JVM and the proxies are compiled hot before anything is measured.
       for (const target of paths) await run(target.url, target.headers, 2000);
       console.log(`  client: Node, ${client.name}`);
-      const results: Record<string, Load[]> = { direct: [], node: [], envoy: [] };
-      const cpu: Record<string, number[]> = { node: [], envoy: [] };
-      for (let round = 1; round <= rounds; round++) {
-        for (const target of paths) {
-          const before = target.pid ? cpuMicros(target.pid) : 0;
-          const result = await run(target.url, target.headers, requests);
-          if (target.pid) cpu[target.name].push((cpuMicros(target.pid) - before) / requests);
-          results[target.name].push(result);
-          console.log(line(`${target.name} r${round}`, result));
-        }
-      }
+      const { cpu, ratio } = await alternate(async (target) => ({ load: await run(target.url, target.headers, requests), served: requests }));
       for (const proxy of proxies) {
-        const ratios = results[proxy].map((result, i) => result.perSecond / results.direct[i].perSecond);
-        console.log(`  Node client, ${client.name}, ${proxy}: ${proxy} / direct rate, median of ${rounds} rounds: ${median(ratios).toFixed(2)}; CPU ${median(cpu[proxy]).toFixed(0)} µs per request`);
+        console.log(`  Node client, ${client.name}, ${proxy}: ${proxy} / direct rate, median of ${rounds} rounds: ${ratio(proxy)}; CPU ${median(cpu[proxy]).toFixed(0)} µs per request`);
       }
     }
 
@@ -193,21 +202,13 @@ async function main(): Promise<void> {
     for (const client of wrkClients) {
       console.log(`  wrk, 1 thread, ${concurrency} connections, ${seconds} s a run: ${client.name}`);
       for (const target of paths) wrk({ url: target.url, headers: { ...target.headers, ...client.headers }, seconds: 2, connections: concurrency });
-      const results: Record<string, WrkLoad[]> = { direct: [], node: [], envoy: [] };
-      const cpu: Record<string, number[]> = { node: [], envoy: [] };
-      for (let round = 1; round <= rounds; round++) {
-        for (const target of paths) {
-          const before = target.pid ? cpuMicros(target.pid) : 0;
-          const result = wrk({ url: target.url, headers: { ...target.headers, ...client.headers }, seconds, connections: concurrency });
-          if (target.pid) cpu[target.name].push((cpuMicros(target.pid) - before) / (result.perSecond * seconds));
-          results[target.name].push(result);
-          console.log(line(`${target.name} r${round}`, result));
-        }
-      }
+      const { results, cpu, ratio } = await alternate(async (target) => {
+        const result = wrk({ url: target.url, headers: { ...target.headers, ...client.headers }, seconds, connections: concurrency });
+        return { load: result, served: result.perSecond * seconds };
+      });
       for (const proxy of proxies) {
-        const ratios = results[proxy].map((result, i) => result.perSecond / results.direct[i].perSecond);
         console.log(
-          `  wrk, ${client.name}, ${proxy}: ${proxy} / direct rate, median of ${rounds} rounds: ${median(ratios).toFixed(2)}; ` +
+          `  wrk, ${client.name}, ${proxy}: ${proxy} / direct rate, median of ${rounds} rounds: ${ratio(proxy)}; ` +
             `p50 ${median(results[proxy].map((r) => r.p50)).toFixed(2)} ms, p99 ${median(results[proxy].map((r) => r.p99)).toFixed(2)} ms; ` +
             `CPU ${median(cpu[proxy]).toFixed(0)} µs per request`,
         );

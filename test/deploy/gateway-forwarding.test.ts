@@ -52,12 +52,17 @@ async function listening<T extends net.Server>(server: T): Promise<T> {
 
 const addressOf = (server: net.Server) => `127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-/** Registers a dynamic service whose healthy instances are the given servers; answers its slug once the edge routes to them all. */
-async function registerService(name: string, instances: net.Server[]): Promise<string> {
+/** Puts a dynamic service in the registry whose healthy instances are the given servers. */
+async function insertService(name: string, instances: net.Server[]): Promise<void> {
   const [service] = await platform.db(SERVICE_TABLE).insert({ name, slug: name, kind: 'IMAGE', dynamic: true, status: 'RUNNING', desired_instances: instances.length }).returning('id');
   await platform.db(INSTANCE_TABLE).insert(
     instances.map((server) => ({ id: crypto.randomUUID(), service_id: service.id, deployment_id: crypto.randomUUID(), container_id: `test-${name}`, address: addressOf(server), state: 'HEALTHY' })),
   );
+}
+
+/** Registers a dynamic service whose healthy instances are the given servers; answers its slug once the edge routes to them all. */
+async function registerService(name: string, instances: net.Server[]): Promise<string> {
+  await insertService(name, instances);
   await waitUntil(`the edge to route to ${name}`, async () => {
     const hosts = await edgeHostsOf(platform.config.edgeAdminUrl!, name);
     return hosts !== null && instances.every((server) => hosts.get(addressOf(server)) === 'ROUTED');
@@ -196,8 +201,7 @@ test('registered means routable: a new instance the edge cannot route to fails t
       response.end('ok');
     }),
   );
-  const [service] = await platform.db(SERVICE_TABLE).insert({ name: 'unreachable', slug: 'unreachable', kind: 'IMAGE', dynamic: true, status: 'RUNNING', desired_instances: 1 }).returning('id');
-  await platform.db(INSTANCE_TABLE).insert({ id: crypto.randomUUID(), service_id: service.id, deployment_id: crypto.randomUUID(), container_id: 'test-unreachable', address: addressOf(instance), state: 'HEALTHY' });
+  await insertService('unreachable', [instance]);
   const wait = (withinMs: number) => untilEdgeRoutes(platform.config.edgeAdminUrl, { serviceName: 'unreachable', routed: [addressOf(instance)], withinMs });
   await expect(wait(2000)).rejects.toMatchObject({ type: 'EDGE_NOT_ROUTING', nonRetryable: true, message: expect.stringContaining(addressOf(instance)) });
   healthy = true;

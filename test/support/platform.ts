@@ -26,16 +26,30 @@ import { deployScopeOf, freePort, slotDatabase, slotNamespace, TEMPLATE_DATABASE
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
+/** A TypeScript entry point of the project as a child process, its output kept. */
+function spawnEntryKept(entry: string, argv: string[], env: NodeJS.ProcessEnv) {
+  const [command, commandArgv] = typescriptCommand(entry, argv);
+  const child = spawn(command, commandArgv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const done = () => child.exitCode !== null || child.signalCode !== null;
+  /** Sends `signal` unless the child has ended, and answers once it has. */
+  const end = async (signal: NodeJS.Signals) => {
+    if (!done()) child.kill(signal);
+    await exited;
+  };
+  return { child, output: () => output, done, end };
+}
+
 export interface RunningApi {
   /** Where tests call it: the platform's edge (Envoy) for the API behind it, the API itself for any other. */
   url: string;
-  /** The API's own address, behind the edge. */
-  directUrl: string;
   close(): Promise<void>;
 }
 
 export interface RunningApiProcess extends RunningApi {
-  child: ChildProcess;
   /** SIGKILL: the API dies at once; the edge keeps routing from the files it last wrote. */
   kill(): Promise<void>;
   output(): string;
@@ -160,6 +174,12 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   const workers: RunningWorker[] = [];
   let edge: RunningEdge | null = null;
   let edgeOwner: RunningApi | null = null;
+  const edgeUrl = `http://127.0.0.1:${config.apiPort}`;
+  /** Starts the edge once; answers when it reaches the API now behind it (a new owner re-points its API cluster). */
+  const edgeInFront = async () => {
+    edge ??= await startEdge({ dir: edgeDir, adminPort: edgeAdminPort });
+    await waitUntil('the edge to reach the API', () => fetch(`${edgeUrl}/healthz`).then((answer) => answer.ok, () => false), { timeoutMs: 10000, intervalMs: 50 });
+  };
 
   const startApi = async (overrides: Partial<AppDeps> = {}): Promise<RunningApi> => {
     // As api/server.ts does at start-up.
@@ -183,8 +203,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
       : startEdgeControlPlane({ db: overrides.db ?? db, config, logger, edge: { ...edgeSettingsOf(config, edgeDir), api: { host: '127.0.0.1', port } } });
     let closed = false;
     const api: RunningApi = {
-      url: controlPlane ? `http://127.0.0.1:${config.apiPort}` : `http://127.0.0.1:${port}`,
-      directUrl: `http://127.0.0.1:${port}`,
+      url: controlPlane ? edgeUrl : `http://127.0.0.1:${port}`,
       close: async () => {
         if (closed) return;
         closed = true;
@@ -202,9 +221,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     if (controlPlane) {
       edgeOwner = api;
       await controlPlane.ready;
-      edge ??= await startEdge({ dir: edgeDir, adminPort: edgeAdminPort });
-      // A new owner re-points the edge's API cluster: answer once the edge reaches this API.
-      await waitUntil('the edge to reach the API', () => fetch(`${api.url}/healthz`).then((answer) => answer.ok, () => false), { timeoutMs: 10000, intervalMs: 50 });
+      await edgeInFront();
     }
     apis.push(api);
     return api;
@@ -213,76 +230,42 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   const startApiProcess = async (): Promise<RunningApiProcess> => {
     if (edgeOwner) throw new Error('An API of this platform is already behind its edge.');
     const listenPort = await freePort();
-    const [command, argv] = typescriptCommand('api/server.ts');
-    const child = spawn(command, argv, {
-      cwd: ROOT,
-      env: { ...env, API_LISTEN_PORT: String(listenPort), EDGE_API_ADDRESS: `127.0.0.1:${listenPort}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const done = () => child.exitCode !== null || child.signalCode !== null;
-    const directUrl = `http://127.0.0.1:${listenPort}`;
+    const server = spawnEntryKept('api/server.ts', [], { ...env, API_LISTEN_PORT: String(listenPort), EDGE_API_ADDRESS: `127.0.0.1:${listenPort}` });
     const ending = async (signal: NodeJS.Signals) => {
-      if (!done()) child.kill(signal);
-      await exited;
+      await server.end(signal);
       if (edgeOwner === api) edgeOwner = null;
     };
-    const api: RunningApiProcess = {
-      url: `http://127.0.0.1:${config.apiPort}`,
-      directUrl,
-      child,
-      output: () => output,
-      kill: () => ending('SIGKILL'),
-      close: () => ending('SIGTERM'),
-    };
+    const api: RunningApiProcess = { url: edgeUrl, output: server.output, kill: () => ending('SIGKILL'), close: () => ending('SIGTERM') };
     edgeOwner = api;
     apis.push(api);
-    await waitUntil('the API process to listen', () => fetch(`${directUrl}/healthz`).then((answer) => answer.ok, () => false), {
+    await waitUntil('the API process to listen', () => fetch(`http://127.0.0.1:${listenPort}/healthz`).then((answer) => answer.ok, () => false), {
       timeoutMs: 60000,
       intervalMs: 100,
-      abortIf: () => (done() ? `the API process exited at start:\n${output}` : null),
+      abortIf: () => (server.done() ? `the API process exited at start:\n${server.output()}` : null),
     });
-    edge ??= await startEdge({ dir: edgeDir, adminPort: edgeAdminPort });
-    await waitUntil('the edge to reach the API process', () => fetch(`${api.url}/healthz`).then((answer) => answer.ok, () => false), { timeoutMs: 10000, intervalMs: 50 });
+    await edgeInFront();
     return api;
   };
 
   const startWorker = async (queues: TaskQueue[], extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningWorker> => {
-    const [command, argv] = typescriptCommand('workers/main.ts', ['--queues', queues.join(',')]);
-    const child = spawn(command, argv, {
-      cwd: ROOT,
-      env: { ...env, LOG_LEVEL: 'info', ...extraEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    await waitUntil(`worker (${queues.join(',')}) to start`, () => output.includes('workers running'), {
+    const { child, output, end } = spawnEntryKept('workers/main.ts', ['--queues', queues.join(',')], { ...env, LOG_LEVEL: 'info', ...extraEnv });
+    await waitUntil(`worker (${queues.join(',')}) to start`, () => output().includes('workers running'), {
       timeoutMs: 60000,
       intervalMs: 100,
-      abortIf: () => (child.exitCode !== null ? `worker (${queues.join(',')}) exited at start:\n${output}` : null),
+      abortIf: () => (child.exitCode !== null ? `worker (${queues.join(',')}) exited at start:\n${output()}` : null),
     }).catch((error: Error) => {
       child.kill('SIGKILL');
-      throw new Error(`${error.message}\n${output}`);
+      throw new Error(`${error.message}\n${output()}`);
     });
-    const done = () => child.exitCode !== null || child.signalCode !== null;
     const worker: RunningWorker = {
       child,
-      kill: async () => {
-        if (!done()) child.kill('SIGKILL');
-        await exited;
-      },
+      kill: () => end('SIGKILL'),
       stop: async () => {
-        if (!done()) child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
-        await exited;
+        await end('SIGTERM');
         clearTimeout(timer);
       },
-      output: () => output,
+      output,
     };
     workers.push(worker);
     return worker;

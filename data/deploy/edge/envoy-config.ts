@@ -61,7 +61,8 @@ function problem(code: ErrorCode, detail: string) {
   return { type: `https://opsflow.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`, title, status, detail, code };
 }
 
-const add = (key: string, value: string) => ({ append: { header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' } });
+const setHeader = (key: string, value: string) => ({ header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' });
+const add = (key: string, value: string) => ({ append: setHeader(key, value) });
 
 /**
  * Before anything else on a service's route: every `X-User-*`, `Forwarded`, `X-Forwarded-*` and `X-Real-IP`
@@ -176,10 +177,11 @@ const PLATFORM_ROUTE = {
 const USER_ROUTE = {
   'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), requirement_name: 'user' },
 };
-const setHeader = (key: string, value: string) => ({ header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' });
 
 /** Requests sent without a body: safe to send again. */
 const BODYLESS_METHOD = { name: ':method', string_match: { safe_regex: { regex: '^(GET|HEAD|OPTIONS)$' } } };
+/** Each service path has a route for requests without a body (retried on a reset), then one for the rest. */
+const SERVICE_ROUTE_KINDS = [{ bodyless: true }, { bodyless: false }];
 
 /** A route the edge answers itself, with a problem of the catalogue. */
 const problemRoute = (match: Record<string, unknown>, code: ErrorCode, detail: string, filters: Record<string, unknown>) => ({
@@ -209,7 +211,6 @@ export function edgeRoutes(plan: EdgePlan) {
     response_headers_to_add: [setHeader('x-request-id', '%REQ(X-REQUEST-ID)%')],
     typed_per_filter_config: USER_ROUTE,
   });
-  const SERVICE_ROUTE_KINDS = [{ bodyless: true }, { bodyless: false }];
   // A service with no registered instance has no cluster yet: its first instance arrives with its cluster,
   // which Envoy health-checks before using, so it is routable at once (a host added to an empty cluster
   // would wait for its first check, a second later).
