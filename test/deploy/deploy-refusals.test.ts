@@ -33,6 +33,26 @@ async function expectNothingDeployed(serviceName: string) {
   expect(await imagesOf(platform.docker.docker, scope(), serviceName)).toEqual([]);
 }
 
+describe('POST /api/infra/deploy/jar/inspect: what a JAR says of itself, nothing deployed', () => {
+  const inspect = (jar: string, token = admin) => postJar({ apiUrl: api.url, token, jar, path: '/api/infra/deploy/jar/inspect' });
+
+  test('name and port from application.properties, or Spring Boot\'s default port when it names none', async () => {
+    const named = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=inspected-one\nserver.port=9091\n' } });
+    expect(await inspect(named)).toEqual({ status: 200, body: { mainClass: 'HelloServer', serviceName: 'inspected-one', port: 9091, portFromJar: true } });
+    const bare = await buildJar({ mainClass: 'HelloServer' });
+    expect(await inspect(bare)).toEqual({ status: 200, body: { mainClass: 'HelloServer', serviceName: null, port: 8080, portFromJar: false } });
+    await expectNothingDeployed('inspected-one');
+  });
+
+  test('a JAR that is not a zip -> 400 INVALID_JAR; a VIEWER -> 403', async () => {
+    const notZip = await buildJar({ mainClass: 'HelloServer' });
+    fs.writeFileSync(notZip, 'not a zip');
+    expect(await inspect(notZip)).toEqual({ status: 400, body: expect.objectContaining({ code: 'INVALID_JAR' }) });
+    const viewer = await platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['s1'] });
+    expect(await inspect(await hello('x'), viewer)).toEqual({ status: 403, body: expect.objectContaining({ code: 'FORBIDDEN' }) });
+  });
+});
+
 describe('bad JARs are refused before anything is deployed', () => {
   test('not a zip -> 400 INVALID_JAR', async () => {
     const notZip = await buildJar({ mainClass: 'HelloServer' });

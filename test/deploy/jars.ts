@@ -60,11 +60,11 @@ export async function buildJar(spec: JarSpec): Promise<string> {
 }
 
 /** POSTs a JAR and form fields to /api/infra/deploy/jar the way a browser form would. */
-export async function postJar(args: { apiUrl: string; token: string; jar: string; fields?: Record<string, string> }): Promise<{ status: number; body: any }> {
+export async function postJar(args: { apiUrl: string; token: string; jar: string; fields?: Record<string, string>; path?: string }): Promise<{ status: number; body: any }> {
   const form = new FormData();
   for (const [name, value] of Object.entries(args.fields ?? {})) form.append(name, value);
   form.append('file', new Blob([fs.readFileSync(args.jar)], { type: 'application/java-archive' }), 'service.jar');
-  const answer = await fetch(`${args.apiUrl}/api/infra/deploy/jar`, { method: 'POST', headers: { authorization: `Bearer ${args.token}` }, body: form });
+  const answer = await fetch(`${args.apiUrl}${args.path ?? '/api/infra/deploy/jar'}`, { method: 'POST', headers: { authorization: `Bearer ${args.token}` }, body: form });
   const text = await answer.text();
   return { status: answer.status, body: text ? JSON.parse(text) : null };
 }

@@ -6,12 +6,10 @@ import { findDeployment } from '../../../data/deploy/registry';
 import { DEFAULT_HEALTH_PATH, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
 import { inspectJar } from './inspect-jar';
 import { presentDeployment } from './presenters';
-import { DeployAcceptedSchema, DeploymentParams, DeploymentSchema, ImageDeployBody, JarDeployFields } from './schemas';
+import { DeployAcceptedSchema, DeploymentParams, DeploymentSchema, ImageDeployBody, JarDeployFields, JarFactsSchema, JarInspectFields } from './schemas';
 import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
 
 const SPRING_BOOT_DEFAULT_PORT = 8080;
-
-
 
 /** `ENV_<NAME>` form fields, as the env vars `<NAME>`. */
 function envFromFields(fields: Record<string, unknown>): Record<string, string> {
@@ -67,6 +65,29 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
             requestedBy: identity!.id,
             warnings: [],
           });
+        } finally {
+          await removeUploads(ctx);
+        }
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/infra/deploy/jar/inspect',
+      tag: 'infra',
+      summary: 'What a JAR says of itself (service name, port, main class), read as a deploy would read it; nothing is deployed',
+      access: access.roles('ADMIN'),
+      body: JarInspectFields,
+      bodyType: 'multipart',
+      bodyLimitBytes: config.maxJarBytes,
+      tooLargeCode: 'JAR_TOO_LARGE',
+      responses: { 200: { description: 'what the JAR says', schema: JarFactsSchema } },
+      errors: ['INVALID_JAR', 'UNSAFE_JAR', 'JAR_TOO_LARGE'],
+      handler: async (ctx) => {
+        try {
+          const file = uploadedFile(ctx);
+          if (file.size > config.maxJarBytes) throw new PlatformError('JAR_TOO_LARGE', `The JAR is larger than ${config.maxJarBytes} bytes.`);
+          const facts = await inspectJar(file.filepath, file.size);
+          ctx.body = { mainClass: facts.mainClass, serviceName: facts.applicationName, port: facts.port ?? SPRING_BOOT_DEFAULT_PORT, portFromJar: facts.port !== null };
         } finally {
           await removeUploads(ctx);
         }

@@ -39,6 +39,17 @@ export const ImageDeployBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** The inspect route takes the file alone. */
+export const JarInspectFields = Type.Object({}, { additionalProperties: false });
+
+export const JarFactsSchema = Type.Object({
+  mainClass: Type.String(),
+  serviceName: Type.Union([Type.String(), Type.Null()]),
+  port: Type.Integer(),
+  /** false when the JAR names no port and Spring Boot's default is assumed. */
+  portFromJar: Type.Boolean(),
+});
+
 export const DeploymentParams = Type.Object({ deploymentId: Type.String({ format: 'uuid' }) });
 export const ServiceParams = Type.Object({ name: ServiceName });
 

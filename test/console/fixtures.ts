@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, Page, test as base } from '@playwright/test';
+import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { call } from '../support/http';
+import { ALL_TASK_QUEUES } from '../../domain/task-queues';
+
+/** The directory users every console test signs in as (through the development sign-in, as a person would). */
+export const PEOPLE = {
+  admin: { email: 'ada@example.test', name: 'Ada Admin', roles: ['ADMIN'], siteIds: [] as string[], locale: 'en' },
+  manager: { email: 'mona@example.test', name: 'Mona Manager', roles: ['MANAGER'], siteIds: ['site-1'], locale: 'ar' },
+  editor: { email: 'eddie@example.test', name: 'Eddie Editor', roles: ['EDITOR'], siteIds: ['site-1'], locale: 'en' },
+  viewer: { email: 'vic@example.test', name: 'Vic Viewer', roles: ['VIEWER'], siteIds: ['site-1'], locale: 'en' },
+};
+export type Person = keyof typeof PEOPLE;
+
+export interface ConsolePlatform {
+  platform: TestPlatform;
+  api: RunningApi;
+  /** A token of a directory user (for the tests' own setup calls, never the console's). */
+  tokenOf(person: Person): Promise<string>;
+}
+
+/**
+ * One platform per Playwright worker: its own database and namespace, an API behind its own edge, and a
+ * worker on every task queue calling that API back (approval callbacks, archive uploads).
+ */
+export const test = base.extend<{ signIn: (person: Person) => Promise<Page> }, { opsflow: ConsolePlatform }>({
+  opsflow: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const platform = await attachPlatform();
+      const api = await platform.startApi();
+      await platform.startWorker(ALL_TASK_QUEUES, { API_INTERNAL_URL: api.url });
+      const setup = await platform.token({ sub: 'setup', roles: ['ADMIN'], sites: [] });
+      const ids = new Map<Person, string>();
+      for (const [person, user] of Object.entries(PEOPLE) as [Person, (typeof PEOPLE)[Person]][]) {
+        const created = await call(api.url, 'POST', '/api/directory/users', { token: setup, body: user });
+        if (created.status !== 201) throw new Error(`seeding ${user.email}: ${created.status} ${JSON.stringify(created.body)}`);
+        ids.set(person, created.body.id);
+      }
+      const tokenOf = (person: Person) => platform.token({ sub: ids.get(person)!, name: PEOPLE[person].name, roles: PEOPLE[person].roles, sites: PEOPLE[person].siteIds });
+      await use({ platform, api, tokenOf });
+      await platform.close();
+    },
+    { scope: 'worker', timeout: 180000 },
+  ],
+  signIn: async ({ page, opsflow }, use) => {
+    await use(async (person) => {
+      await page.goto(`${opsflow.api.url}/console/`);
+      await page.getByRole('button', { name: new RegExp(`^${PEOPLE[person].name}`) }).click();
+      await expect(page.getByText(`Signed in as ${PEOPLE[person].name}`)).toBeVisible();
+      return page;
+    });
+  },
+});
+
+export { expect };
+
+/** axe-core on what the page shows now: no serious or critical violation. */
+export async function expectAccessible(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const blocking = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  expect(blocking.map((violation) => ({ rule: violation.id, impact: violation.impact, where: violation.nodes.map((node) => node.target.join(' ')).slice(0, 5) }))).toEqual([]);
+}
+
+const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
+
+/**
+ * Checks a screen's accessibility in English and in Arabic; with CONSOLE_SCREENSHOTS=1 also writes
+ * docs/screenshots/{name}.en.png and {name}.ar.png (the README shows them). Leaves the page in English.
+ */
+export async function checkScreen(page: Page, name: string): Promise<void> {
+  for (const language of ['en', 'ar'] as const) {
+    if (language === 'ar') await page.getByRole('button', { name: 'العربية' }).click();
+    await expect(page.locator('html')).toHaveAttribute('dir', language === 'ar' ? 'rtl' : 'ltr');
+    await expectAccessible(page);
+    if (process.env.CONSOLE_SCREENSHOTS) {
+      fs.mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.${language}.png`), fullPage: true });
+    }
+  }
+  await page.getByRole('button', { name: 'English' }).click();
+  await expect(page.locator('html')).toHaveAttribute('dir', 'ltr');
+}
