@@ -308,9 +308,10 @@ export async function dropApproval(db: Knex, correlationId: string): Promise<voi
 }
 
 /** The approval queue, newest first: every site's for an ADMIN, else the caller's sites'. */
-export async function approvalQueue(db: Knex, args: { sites: string[] | 'ALL'; status?: string; page: PageRequest }): Promise<Page<ApprovalRow>> {
+export async function approvalQueue(db: Knex, args: { sites: string[] | 'ALL'; requestedBy?: string; status?: string; page: PageRequest }): Promise<Page<ApprovalRow>> {
   const rows = db(APPROVAL_TABLE).select('*');
   if (args.sites !== 'ALL') rows.whereIn('site_id', args.sites);
+  if (args.requestedBy !== undefined) rows.andWhere({ requested_by: args.requestedBy });
   if (args.status) rows.andWhere({ status: args.status });
   return paginate<ApprovalRow>({ query: rows, ...args.page, timeColumn: 'created_at', idColumn: 'correlation_id' });
 }

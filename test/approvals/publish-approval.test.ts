@@ -121,6 +121,27 @@ describe('with a site policy', () => {
     expect(again.body.correlationId).not.toBe(first.body.correlationId);
   });
 
+  test("GET /api/workflow/approvals/mine: the caller's own requests, with their comparison; never another's, whatever the caller's role", async () => {
+    const mine = await newPage('site-a');
+    const submitted = (await publish(mine.id)).body;
+    const other = await newPage('site-a');
+    const othersRequest = (await publish(other.id, api.url, admin)).body;
+    const listed = await call(api.url, 'GET', '/api/workflow/approvals/mine?status=PENDING', { token: editor });
+    expect(listed.status).toBe(200);
+    const ids = listed.body.items.map((item: any) => item.correlationId);
+    expect(ids).toContain(submitted.correlationId);
+    expect(ids).not.toContain(othersRequest.correlationId);
+    expect(listed.body.items.every((item: any) => item.requestedBy === 'eda')).toBe(true);
+    expect(listed.body.items.find((item: any) => item.correlationId === submitted.correlationId).comparison).toEqual({ against: 'nothing', changes: expect.any(Array) });
+    // A manager of the site, and an ADMIN, see only their own requests here too (the queue is where they decide).
+    expect((await call(api.url, 'GET', '/api/workflow/approvals/mine', { token: managerA })).body.items).toEqual([]);
+    const adminOwn = (await call(api.url, 'GET', '/api/workflow/approvals/mine', { token: admin })).body.items.map((item: any) => item.correlationId);
+    expect(adminOwn).toContain(othersRequest.correlationId);
+    expect(adminOwn).not.toContain(submitted.correlationId);
+    expectProblem(await call(api.url, 'GET', '/api/workflow/approvals/mine?status=NOPE', { token: editor }), 400, 'VALIDATION_FAILED');
+    for (const correlationId of [submitted.correlationId, othersRequest.correlationId]) expect((await decide(correlationId, managerA, 'REJECTED')).status).toBe(200);
+  });
+
   test('the queue compares a whole page of requests against what is live in a few queries, not a few per request', async () => {
     for (let i = 0; i < 8; i++) expect((await publish((await newPage('site-a')).id)).status).toBe(202);
     const count = async (work: () => Promise<unknown>) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppDeps } from '../../deps';
 import { requireSiteMember } from '../../http/identity';
-import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
+import { Page, pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../lib/errors';
@@ -56,6 +56,16 @@ export function presentApproval(row: ApprovalRow) {
 
 /** The approvals module: policies, the internal submit endpoint, the managers' queue and the decide endpoint. */
 export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
+  /** A page of approvals, each with its comparison against what is live: a few queries for the page, not a few per item. */
+  const withComparisons = async (page: Page<ApprovalRow>) => {
+    const compared = page.items.flatMap((approval, index) => {
+      const type = componentType(approval.component_type);
+      return type ? [{ index, type, id: approval.resource_id, rev: approval.revision }] : [];
+    });
+    const comparisons = await changesAgainstLiveOfMany(db, compared);
+    const comparisonOf = new Map(compared.map((item, at) => [item.index, comparisons[at]]));
+    return { items: page.items.map((approval, index) => ({ ...presentApproval(approval), comparison: comparisonOf.get(index) ?? null })), nextCursor: page.nextCursor };
+  };
   const ADMIN = access.roles('ADMIN');
   return [
     defineRoute({
@@ -166,16 +176,20 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       errors: [],
       handler: async (ctx, { query, identity }) => {
         const sites = identity!.roles.includes('ADMIN') ? 'ALL' : identity!.sites;
-        const page = await approvalQueue(db, { sites, status: query.status, page: query });
-        // Every item's comparison in a few queries for the page, not a few per item.
-        const compared = page.items.flatMap((approval, index) => {
-          const type = componentType(approval.component_type);
-          return type ? [{ index, type, id: approval.resource_id, rev: approval.revision }] : [];
-        });
-        const comparisons = await changesAgainstLiveOfMany(db, compared);
-        const comparisonOf = new Map(compared.map((item, at) => [item.index, comparisons[at]]));
-        const items = page.items.map((approval, index) => ({ ...presentApproval(approval), comparison: comparisonOf.get(index) ?? null }));
-        ctx.body = { items, nextCursor: page.nextCursor };
+        ctx.body = await withComparisons(await approvalQueue(db, { sites, status: query.status, page: query }));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/workflow/approvals/mine',
+      tag: 'workflow',
+      summary: "The caller's own requests, newest first, each with what approving it would change",
+      access: access.user,
+      query: Type.Object({ ...pageQueryFields, ...QueueQuery.properties }),
+      responses: { 200: { description: 'a page of approvals the caller asked for', schema: pageSchema(QueueItemSchema) } },
+      errors: [],
+      handler: async (ctx, { query, identity }) => {
+        ctx.body = await withComparisons(await approvalQueue(db, { sites: 'ALL', requestedBy: identity!.id, status: query.status, page: query }));
       },
     }),
     defineRoute({
