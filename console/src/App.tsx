@@ -1,87 +1,66 @@
-import { useEffect, useState } from 'react';
-import { Alert, AppShell, Button, Group, Stack, Table, Text, TextInput, Title, useDirection } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, dataOr, ProblemError, TOKEN_KEY } from './api/client';
-import { directionOf, Language, Words, wordsOf } from './i18n';
+import { lazy, ReactNode, Suspense, useEffect, useState } from 'react';
+import { AppShell, Button, Group, NavLink, Stack, Text, Title, useDirection } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, dataOr, TOKEN_KEY } from './api/client';
+import { COMMON, directionOf, Language, LanguageContext } from './i18n';
+import { BASE, match, navigate, usePath } from './router';
+import { Session, SessionContext, sessionOf } from './session';
+import { SignIn } from './SignIn';
+import { Loading } from './ui/bits';
+import { ProblemAlert } from './ui/ProblemAlert';
 
-/** A problem as the API worded it: its title and its stable code. */
-function ProblemAlert({ error }: { error: unknown }) {
-  const problem = error instanceof ProblemError ? error.problem : { title: String(error), code: 'UNKNOWN', detail: undefined };
-  return (
-    <Alert color="red" role="alert" title={problem.title}>
-      <Text size="sm" data-testid="problem-code">{problem.code}</Text>
-      {problem.detail && <Text size="sm">{problem.detail}</Text>}
-    </Alert>
-  );
+// Each domain's screens load when first opened: the first screen carries only the shell and the sign-in.
+const ServicesScreen = lazy(() => import('./deploy/ServicesScreen').then((module) => ({ default: module.ServicesScreen })));
+const ServiceScreen = lazy(() => import('./deploy/ServiceScreen').then((module) => ({ default: module.ServiceScreen })));
+const DeployScreen = lazy(() => import('./deploy/DeployScreen').then((module) => ({ default: module.DeployScreen })));
+const ArchivingScreen = lazy(() => import('./archival/ArchivingScreen').then((module) => ({ default: module.ArchivingScreen })));
+const ApprovalsScreen = lazy(() => import('./approvals/ApprovalsScreen').then((module) => ({ default: module.ApprovalsScreen })));
+const ContentScreen = lazy(() => import('./content/ContentScreen').then((module) => ({ default: module.ContentScreen })));
+const EmailScreen = lazy(() => import('./messaging/EmailScreen').then((module) => ({ default: module.EmailScreen })));
+const ChannelsScreen = lazy(() => import('./messaging/ChannelsScreen').then((module) => ({ default: module.ChannelsScreen })));
+
+const SECTIONS = {
+  en: { services: 'Infrastructure → Services', deploy: 'Infrastructure → Deploy Service', archiving: 'Governance → Archiving', approvals: 'Approvals', content: 'Content', email: 'Email templates', channels: 'Email and SMS channels', notFound: 'No such screen.' },
+  ar: { services: 'البنية التحتية ← الخدمات', deploy: 'البنية التحتية ← نشر خدمة', archiving: 'الحوكمة ← الأرشفة', approvals: 'الموافقات', content: 'المحتوى', email: 'قوالب البريد', channels: 'قنوات البريد والرسائل', notFound: 'لا توجد شاشة كهذه.' },
+};
+
+type Section = Exclude<keyof typeof SECTIONS.en, 'notFound'>;
+
+/**
+ * Which sections a user is shown. The API decides what they may do; the console only leaves out what would
+ * answer 403 (a VIEWER reads content and templates; infrastructure and archiving are ADMIN's), and a
+ * section opened by URL anyway shows the API's refusal.
+ */
+function sectionsFor(session: Session): Section[] {
+  const shown: Section[] = [];
+  if (session.isAdmin) shown.push('services', 'deploy', 'archiving');
+  if (session.canDecide || session.canEdit) shown.push('approvals');
+  shown.push('content', 'email');
+  if (session.isAdmin) shown.push('channels');
+  return shown;
 }
 
-function SignIn({ words, onToken }: { words: Words; onToken: (token: string) => void }) {
-  const users = useQuery({ queryKey: ['dev-sign-in'], queryFn: async () => dataOr(await api.GET('/api/directory/dev-sign-in')) });
-  const signIn = useMutation({
-    mutationFn: async (userId: string) => dataOr(await api.POST('/api/directory/dev-sign-in', { body: { userId } })),
-    onSuccess: (answer) => onToken(answer.token),
-  });
-  const [pasted, setPasted] = useState('');
-  return (
-    <Stack maw={560}>
-      <Title order={2}>{words.signIn}</Title>
-      {users.data && (
-        <Stack gap="xs" aria-label={words.signInAs}>
-          <Text>{words.signInAs}</Text>
-          {users.data.items.map((user) => (
-            <Button key={user.id} variant="light" onClick={() => signIn.mutate(user.id)}>
-              {user.name} · {user.roles.join(', ')}
-            </Button>
-          ))}
-        </Stack>
-      )}
-      {signIn.error && <ProblemAlert error={signIn.error} />}
-      <TextInput label={words.pasteToken} value={pasted} onChange={(event) => setPasted(event.currentTarget.value)} />
-      <Button disabled={pasted.trim() === ''} onClick={() => onToken(pasted.trim())}>
-        {words.useToken}
-      </Button>
-    </Stack>
-  );
-}
+const PATHS: Record<Section, string> = { services: '/services', deploy: '/deploy', archiving: '/archiving', approvals: '/approvals', content: '/content', email: '/email', channels: '/channels' };
 
-function Services({ words }: { words: Words }) {
-  const services = useQuery({ queryKey: ['services'], queryFn: async () => dataOr(await api.GET('/api/infra/services', { params: { query: { limit: 100 } } })) });
-  if (services.error) return <ProblemAlert error={services.error} />;
-  if (!services.data) return <Text>{words.loading}</Text>;
-  const groups = new Map<string, typeof services.data.items>();
-  for (const service of services.data.items) groups.set(service.group, [...(groups.get(service.group) ?? []), service]);
-  return (
-    <Stack>
-      {[...groups].map(([group, items]) => (
-        <Stack key={group} gap="xs">
-          <Title order={3}>
-            {words.group}: {group}
-          </Title>
-          <Table aria-label={`${words.services}: ${group}`}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{words.name}</Table.Th>
-                <Table.Th>{words.status}</Table.Th>
-                <Table.Th>{words.instances}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {items.map((service) => (
-                <Table.Tr key={service.name}>
-                  <Table.Td>{service.name}</Table.Td>
-                  <Table.Td>{service.status}</Table.Td>
-                  <Table.Td>
-                    {service.runningInstances} / {service.desiredInstances}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Stack>
-      ))}
-      {services.data.items.length === 0 && <Text>{words.noServices}</Text>}
-    </Stack>
-  );
+function Screen({ path, session, notFound }: { path: string; session: Session; notFound: string }): ReactNode {
+  if (path === '/') {
+    // The first section the user has, as the address too.
+    queueMicrotask(() => navigate(PATHS[sectionsFor(session)[0]]));
+    return null;
+  }
+  let params: Record<string, string> | null;
+  if (path === '/services') return <ServicesScreen />;
+  if ((params = match('/services/:name', path))) return <ServiceScreen name={params.name} />;
+  if (path === '/deploy') return <DeployScreen />;
+  if (path === '/archiving') return <ArchivingScreen />;
+  if (path === '/approvals') return <ApprovalsScreen />;
+  if (path === '/content') return <ContentScreen />;
+  if ((params = match('/content/:type', path))) return <ContentScreen type={params.type} />;
+  if ((params = match('/content/:type/:id', path))) return <ContentScreen type={params.type} id={params.id} />;
+  if (path === '/email') return <EmailScreen />;
+  if ((params = match('/email/:id', path))) return <EmailScreen id={params.id} />;
+  if (path === '/channels') return <ChannelsScreen />;
+  return <Text>{notFound}</Text>;
 }
 
 export function App() {
@@ -89,14 +68,16 @@ export function App() {
   const [token, setToken] = useState<string | null>(() => sessionStorage.getItem(TOKEN_KEY));
   const { setDirection } = useDirection();
   const queries = useQueryClient();
-  const words = wordsOf(language);
+  const path = usePath();
+  const common = COMMON[language];
+  const sections = SECTIONS[language];
   useEffect(() => {
     document.documentElement.lang = language;
     document.documentElement.dir = directionOf(language);
-    document.title = words.title;
+    document.title = common.title;
     setDirection(directionOf(language));
     localStorage.setItem('opsflow.language', language);
-  }, [language, setDirection, words.title]);
+  }, [language, setDirection, common.title]);
   const changeToken = (next: string | null) => {
     if (next) sessionStorage.setItem(TOKEN_KEY, next);
     else sessionStorage.removeItem(TOKEN_KEY);
@@ -104,40 +85,67 @@ export function App() {
     setToken(next);
   };
   const me = useQuery({ queryKey: ['me', token], enabled: token !== null, queryFn: async () => dataOr(await api.GET('/api/directory/me')) });
+  const session = me.data ? sessionOf(me.data) : null;
   return (
-    <AppShell header={{ height: 56 }} padding="md">
-      <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between">
-          <Title order={1} size="h3">
-            {words.title}
-          </Title>
-          <Group>
-            {me.data && (
-              <Text size="sm">
-                {words.signedInAs} {me.data.name ?? me.data.id}
-              </Text>
-            )}
-            <Button variant="subtle" onClick={() => setLanguage(language === 'en' ? 'ar' : 'en')}>
-              {words.language}
-            </Button>
-            {token && (
-              <Button variant="default" onClick={() => changeToken(null)}>
-                {words.signOut}
+    <LanguageContext.Provider value={language}>
+      <AppShell header={{ height: 56 }} navbar={{ width: 260, breakpoint: 'sm', collapsed: { mobile: true, desktop: session === null } }} padding="md">
+        <AppShell.Header>
+          <Group h="100%" px="md" justify="space-between">
+            <Title order={1} size="h3">
+              {common.title}
+            </Title>
+            <Group>
+              {session && (
+                <Text size="sm">
+                  {common.signedInAs} {session.me.name || session.me.id}
+                </Text>
+              )}
+              <Button variant="subtle" onClick={() => setLanguage(language === 'en' ? 'ar' : 'en')} lang={language === 'en' ? 'ar' : 'en'}>
+                {common.language}
               </Button>
-            )}
+              {token && (
+                <Button variant="default" onClick={() => changeToken(null)}>
+                  {common.signOut}
+                </Button>
+              )}
+            </Group>
           </Group>
-        </Group>
-      </AppShell.Header>
-      <AppShell.Main>
-        {token === null ? (
-          <SignIn words={words} onToken={changeToken} />
-        ) : (
-          <Stack>
-            <Title order={2}>{words.services}</Title>
-            {me.error ? <ProblemAlert error={me.error} /> : <Services words={words} />}
-          </Stack>
+        </AppShell.Header>
+        {session && (
+          <AppShell.Navbar p="xs" component="nav" aria-label={common.nav}>
+            {sectionsFor(session).map((section) => (
+              <NavLink
+                key={section}
+                href={`${BASE}${PATHS[section]}`}
+                label={sections[section]}
+                active={path === PATHS[section] || path.startsWith(`${PATHS[section]}/`)}
+                aria-current={path === PATHS[section] ? 'page' : undefined}
+                onClick={(event) => {
+                  event.preventDefault();
+                  navigate(PATHS[section]);
+                }}
+              />
+            ))}
+          </AppShell.Navbar>
         )}
-      </AppShell.Main>
-    </AppShell>
+        <AppShell.Main>
+          {token === null ? (
+            <SignIn onToken={changeToken} />
+          ) : me.error ? (
+            <ProblemAlert error={me.error} />
+          ) : !session ? (
+            <Loading />
+          ) : (
+            <SessionContext.Provider value={session}>
+              <Suspense fallback={<Loading />}>
+                <Stack>
+                  <Screen path={path} session={session} notFound={sections.notFound} />
+                </Stack>
+              </Suspense>
+            </SessionContext.Provider>
+          )}
+        </AppShell.Main>
+      </AppShell>
+    </LanguageContext.Provider>
   );
 }

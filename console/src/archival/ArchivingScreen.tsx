@@ -1,0 +1,422 @@
+import { useState } from 'react';
+import { Button, Checkbox, Group, Modal, NativeSelect, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, dataOr, download, usePagedList } from '../api/client';
+import { COMMON, useTime, useWords } from '../i18n';
+import { MoreButton, StatusBadge, TemporalLink } from '../ui/bits';
+import { fieldError, ProblemAlert } from '../ui/ProblemAlert';
+
+const LOG_TYPES = ['SCHEDULER_JOB_LOG', 'EMAIL_LOG', 'INTEGRATION_LOG'] as const;
+type LogType = (typeof LOG_TYPES)[number];
+
+const WORDS = {
+  en: {
+    heading: 'Governance → Archiving',
+    policies: 'Retention policies',
+    logType: 'Log type',
+    siteBlank: 'Site (blank: the global policy)',
+    global: 'global',
+    retention: 'Retention (days)',
+    enabled: 'Enabled',
+    add: 'Add policy',
+    edit: 'Edit',
+    editTitle: 'Edit the policy',
+    disable: 'Disable',
+    enable: 'Enable',
+    resolve: 'Which policy applies to a site?',
+    resolveButton: 'Resolve',
+    resolved: 'Applies',
+    source: 'from',
+    off: 'No archiving: no enabled policy applies.',
+    run: 'Run an archive',
+    allTypes: 'All three log types',
+    dryRun: 'Dry run (count only: nothing is exported or deleted)',
+    runNow: 'Run now',
+    progress: 'Run',
+    exported: 'Rows exported',
+    deleted: 'Rows deleted',
+    cutoff: 'Older than',
+    files: 'Archive files',
+    filesOf: 'Archive files of a site',
+    show: 'Show',
+    file: 'File',
+    size: 'Size',
+    download: 'Download',
+    history: 'Run history',
+    job: 'Job',
+    rows: 'Rows',
+    message: 'Message',
+    days: 'days',
+  },
+  ar: {
+    heading: 'الحوكمة ← الأرشفة',
+    policies: 'سياسات الاحتفاظ',
+    logType: 'نوع السجل',
+    siteBlank: 'الموقع (فارغ: السياسة العامة)',
+    global: 'عام',
+    retention: 'مدة الاحتفاظ (أيام)',
+    enabled: 'مفعّلة',
+    add: 'أضف سياسة',
+    edit: 'تعديل',
+    editTitle: 'تعديل السياسة',
+    disable: 'تعطيل',
+    enable: 'تفعيل',
+    resolve: 'أي سياسة تنطبق على موقع؟',
+    resolveButton: 'تحقق',
+    resolved: 'تنطبق',
+    source: 'من',
+    off: 'لا أرشفة: لا تنطبق أي سياسة مفعّلة.',
+    run: 'تشغيل الأرشفة',
+    allTypes: 'أنواع السجلات الثلاثة',
+    dryRun: 'تشغيل تجريبي (عدّ فقط: لا تصدير ولا حذف)',
+    runNow: 'شغّل الآن',
+    progress: 'التشغيل',
+    exported: 'الصفوف المصدّرة',
+    deleted: 'الصفوف المحذوفة',
+    cutoff: 'أقدم من',
+    files: 'ملفات الأرشيف',
+    filesOf: 'ملفات أرشيف موقع',
+    show: 'اعرض',
+    file: 'الملف',
+    size: 'الحجم',
+    download: 'تنزيل',
+    history: 'سجل التشغيل',
+    job: 'المهمة',
+    rows: 'الصفوف',
+    message: 'الرسالة',
+    days: 'أيام',
+  },
+};
+
+type Policy = { id: string; logType: LogType; siteId: string | null; retentionDays: number; enabled: boolean };
+
+function PolicyForm({ onSaved }: { onSaved: () => void }) {
+  const words = useWords(WORDS);
+  const [logType, setLogType] = useState<LogType>('EMAIL_LOG');
+  const [siteId, setSiteId] = useState('');
+  const [retentionDays, setRetentionDays] = useState<string | number>(90);
+  const [enabled, setEnabled] = useState(true);
+  const create = useMutation({
+    mutationFn: async () => dataOr(await api.POST('/api/settings/archive-policies', { body: { logType, siteId: siteId.trim() || null, retentionDays: Number(retentionDays), enabled } })),
+    onSuccess: onSaved,
+  });
+  return (
+    <Group align="start">
+      <NativeSelect label={words.logType} data={[...LOG_TYPES]} value={logType} onChange={(event) => setLogType(event.currentTarget.value as LogType)} />
+      <TextInput label={words.siteBlank} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} error={fieldError(create.error, 'siteId')} dir="ltr" />
+      <NumberInput label={words.retention} value={retentionDays} onChange={setRetentionDays} error={fieldError(create.error, 'retentionDays')} w={150} />
+      <Switch label={words.enabled} checked={enabled} onChange={(event) => setEnabled(event.currentTarget.checked)} mt={32} />
+      <Button onClick={() => create.mutate()} loading={create.isPending} mt={24}>
+        {words.add}
+      </Button>
+      {create.error && !fieldError(create.error, 'retentionDays') && !fieldError(create.error, 'siteId') && <ProblemAlert error={create.error} />}
+    </Group>
+  );
+}
+
+function EditPolicy({ policy, onClose }: { policy: Policy; onClose: () => void }) {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const queries = useQueryClient();
+  const [retentionDays, setRetentionDays] = useState<string | number>(policy.retentionDays);
+  const save = useMutation({
+    mutationFn: async () => dataOr(await api.PUT('/api/settings/archive-policies/{id}', { params: { path: { id: policy.id } }, body: { retentionDays: Number(retentionDays), enabled: policy.enabled } })),
+    onSuccess: () => {
+      void queries.invalidateQueries({ queryKey: ['archive-policies'] });
+      onClose();
+    },
+  });
+  return (
+    <Modal opened onClose={onClose} title={words.editTitle}>
+      <Stack>
+        <Text size="sm">
+          {policy.logType} · {policy.siteId ?? words.global}
+        </Text>
+        <NumberInput label={words.retention} value={retentionDays} onChange={setRetentionDays} error={fieldError(save.error, 'retentionDays')} />
+        {save.error && !fieldError(save.error, 'retentionDays') && <ProblemAlert error={save.error} />}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            {common.cancel}
+          </Button>
+          <Button onClick={() => save.mutate()} loading={save.isPending}>
+            {common.save}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+function Policies() {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const queries = useQueryClient();
+  const [editing, setEditing] = useState<Policy | null>(null);
+  const policies = usePagedList(['archive-policies'], async (cursor) => dataOr(await api.GET('/api/settings/archive-policies', { params: { query: { limit: 100, cursor } } })));
+  const refresh = () => queries.invalidateQueries({ queryKey: ['archive-policies'] });
+  const toggle = useMutation({
+    mutationFn: async (policy: Policy) => dataOr(await api.PUT('/api/settings/archive-policies/{id}', { params: { path: { id: policy.id } }, body: { retentionDays: policy.retentionDays, enabled: !policy.enabled } })),
+    onSuccess: refresh,
+  });
+  return (
+    <Paper withBorder p="sm">
+      <Stack>
+        <Title order={3}>{words.policies}</Title>
+        {policies.error && <ProblemAlert error={policies.error} />}
+        {toggle.error && <ProblemAlert error={toggle.error} />}
+        <Table aria-label={words.policies}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{words.logType}</Table.Th>
+              <Table.Th>{common.site}</Table.Th>
+              <Table.Th>{words.retention}</Table.Th>
+              <Table.Th>{words.enabled}</Table.Th>
+              <Table.Th aria-label={words.edit} />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {policies.items.map((policy) => (
+              <Table.Tr key={policy.id}>
+                <Table.Td>{policy.logType}</Table.Td>
+                <Table.Td>{policy.siteId ?? words.global}</Table.Td>
+                <Table.Td>{policy.retentionDays}</Table.Td>
+                <Table.Td>{policy.enabled ? '✓' : '—'}</Table.Td>
+                <Table.Td>
+                  <Group gap="xs">
+                    <Button size="xs" variant="light" onClick={() => setEditing(policy)} aria-label={`${words.edit} ${policy.logType} ${policy.siteId ?? words.global}`}>
+                      {words.edit}
+                    </Button>
+                    <Button size="xs" variant="default" onClick={() => toggle.mutate(policy)} aria-label={`${policy.enabled ? words.disable : words.enable} ${policy.logType} ${policy.siteId ?? words.global}`}>
+                      {policy.enabled ? words.disable : words.enable}
+                    </Button>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+        <MoreButton hasMore={policies.hasMore} loading={policies.loadingMore} onMore={policies.loadMore} />
+        <PolicyForm onSaved={refresh} />
+        {editing && <EditPolicy policy={editing} onClose={() => setEditing(null)} />}
+      </Stack>
+    </Paper>
+  );
+}
+
+function Resolve() {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const [logType, setLogType] = useState<LogType>('EMAIL_LOG');
+  const [siteId, setSiteId] = useState('');
+  const resolve = useMutation({ mutationFn: async () => dataOr(await api.GET('/api/settings/archive-policies/resolve', { params: { query: { logType, siteId: siteId.trim() } } })) });
+  return (
+    <Paper withBorder p="sm">
+      <Stack gap="xs">
+        <Title order={3}>{words.resolve}</Title>
+        <Group align="end">
+          <NativeSelect label={words.logType} data={[...LOG_TYPES]} value={logType} onChange={(event) => setLogType(event.currentTarget.value as LogType)} />
+          <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
+          <Button variant="light" onClick={() => resolve.mutate()} loading={resolve.isPending}>
+            {words.resolveButton}
+          </Button>
+        </Group>
+        {resolve.error && <ProblemAlert error={resolve.error} />}
+        {resolve.data && (
+          <Text data-testid="resolved">
+            {resolve.data.enabled ? `${words.resolved}: ${resolve.data.retentionDays} ${words.days} (${words.source} ${resolve.data.source})` : words.off}
+          </Text>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+function RunProgress({ workflowId, uiUrl }: { workflowId: string; uiUrl: string }) {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const time = useTime();
+  const run = useQuery({
+    queryKey: ['archive-run', workflowId],
+    queryFn: async () => dataOr(await api.GET('/api/settings/archive-runs/{workflowId}', { params: { path: { workflowId } } })),
+    refetchInterval: (query) => (query.state.data && query.state.data.status !== 'RUNNING' ? false : 1000),
+  });
+  if (run.error) return <ProblemAlert error={run.error} />;
+  if (!run.data) return <Text>{common.loading}</Text>;
+  return (
+    <Stack gap="xs" data-testid="archive-run" data-status={run.data.status}>
+      <Group>
+        <Text fw={700}>
+          {words.progress}: {run.data.logType} {run.data.dryRun ? `(${words.dryRun.split(' (')[0]})` : ''}
+        </Text>
+        <StatusBadge status={run.data.status} />
+        <TemporalLink uiUrl={uiUrl} />
+      </Group>
+      <Table aria-label={`${words.progress} ${run.data.logType}`}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{common.site}</Table.Th>
+            <Table.Th>{common.status}</Table.Th>
+            <Table.Th>{words.cutoff}</Table.Th>
+            <Table.Th>{words.exported}</Table.Th>
+            <Table.Th>{words.deleted}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {run.data.sites.map((site) => (
+            <Table.Tr key={site.siteId}>
+              <Table.Td>{site.siteId}</Table.Td>
+              <Table.Td>
+                <StatusBadge status={site.state} /> {site.error}
+              </Table.Td>
+              <Table.Td>{time(site.cutoff)}</Table.Td>
+              <Table.Td>{site.rowsExported}</Table.Td>
+              <Table.Td>{site.rowsDeleted}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Stack>
+  );
+}
+
+function RunNow() {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const [logType, setLogType] = useState<LogType | ''>('');
+  const [siteId, setSiteId] = useState('');
+  const [dryRun, setDryRun] = useState(false);
+  const start = useMutation({
+    mutationFn: async () => dataOr(await api.POST('/api/settings/archive-policies/run', { body: { ...(logType ? { logType } : {}), ...(siteId.trim() ? { siteId: siteId.trim() } : {}), dryRun } })),
+  });
+  return (
+    <Paper withBorder p="sm">
+      <Stack gap="xs">
+        <Title order={3}>{words.run}</Title>
+        <Group align="end">
+          <NativeSelect label={words.logType} data={[{ value: '', label: words.allTypes }, ...LOG_TYPES.map((type) => ({ value: type, label: type }))]} value={logType} onChange={(event) => setLogType(event.currentTarget.value as LogType | '')} />
+          <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
+          <Button onClick={() => start.mutate()} loading={start.isPending}>
+            {words.runNow}
+          </Button>
+        </Group>
+        <Checkbox label={words.dryRun} checked={dryRun} onChange={(event) => setDryRun(event.currentTarget.checked)} />
+        {start.error && <ProblemAlert error={start.error} />}
+        {start.data?.runs.map((run) => <RunProgress key={run.runId} workflowId={run.workflowId} uiUrl={run.uiUrl} />)}
+      </Stack>
+    </Paper>
+  );
+}
+
+function ArchiveFiles() {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const time = useTime();
+  const [siteId, setSiteId] = useState('');
+  const [shown, setShown] = useState<string | null>(null);
+  const files = usePagedList(['archive-files', shown], async (cursor) => dataOr(await api.GET('/api/assets', { params: { query: { siteId: shown!, folder: '/archive', limit: 50, cursor } } })), shown !== null);
+  const save = useMutation({ mutationFn: async (file: { id: string; name: string }) => download(`/api/assets/${file.id}/download`, file.name) });
+  return (
+    <Paper withBorder p="sm">
+      <Stack gap="xs">
+        <Title order={3}>{words.files}</Title>
+        <Group align="end">
+          <TextInput label={words.filesOf} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
+          <Button variant="light" disabled={siteId.trim() === ''} onClick={() => setShown(siteId.trim())}>
+            {words.show}
+          </Button>
+        </Group>
+        {files.error && <ProblemAlert error={files.error} />}
+        {save.error && <ProblemAlert error={save.error} />}
+        {shown && (
+          <Table aria-label={`${words.files}: ${shown}`}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{words.file}</Table.Th>
+                <Table.Th>{words.size}</Table.Th>
+                <Table.Th>{common.when}</Table.Th>
+                <Table.Th aria-label={words.download} />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {files.items.map((file) => (
+                <Table.Tr key={file.id}>
+                  <Table.Td dir="ltr">{file.name}</Table.Td>
+                  <Table.Td>{String(file.sizeBytes ?? '')}</Table.Td>
+                  <Table.Td>{time(file.createdAt)}</Table.Td>
+                  <Table.Td>
+                    <Button size="xs" variant="light" onClick={() => save.mutate({ id: file.id, name: file.name })} aria-label={`${words.download} ${file.name}`}>
+                      {words.download}
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+        <MoreButton hasMore={files.hasMore} loading={files.loadingMore} onMore={files.loadMore} />
+      </Stack>
+    </Paper>
+  );
+}
+
+function RunHistory() {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const time = useTime();
+  const history = usePagedList(['job-logs'], async (cursor) => dataOr(await api.GET('/api/settings/scheduler-job-logs', { params: { query: { limit: 20, cursor } } })));
+  return (
+    <Paper withBorder p="sm">
+      <Stack gap="xs">
+        <Group justify="space-between">
+          <Title order={3}>{words.history}</Title>
+          <Button size="xs" variant="subtle" onClick={() => void history.refetch()}>
+            ↻
+          </Button>
+        </Group>
+        {history.error && <ProblemAlert error={history.error} />}
+        <Table aria-label={words.history}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{words.job}</Table.Th>
+              <Table.Th>{common.site}</Table.Th>
+              <Table.Th>{common.status}</Table.Th>
+              <Table.Th>{common.when}</Table.Th>
+              <Table.Th>{words.rows}</Table.Th>
+              <Table.Th>{words.message}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {history.items.map((entry) => (
+              <Table.Tr key={entry.id}>
+                <Table.Td>{entry.jobName}</Table.Td>
+                <Table.Td>{entry.siteId}</Table.Td>
+                <Table.Td>
+                  <StatusBadge status={entry.status} />
+                </Table.Td>
+                <Table.Td>{time(entry.startedAt)}</Table.Td>
+                <Table.Td>{entry.rowsAffected}</Table.Td>
+                <Table.Td>{entry.message}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+        <MoreButton hasMore={history.hasMore} loading={history.loadingMore} onMore={history.loadMore} />
+      </Stack>
+    </Paper>
+  );
+}
+
+/** Governance → Archiving: retention per log type and site, what applies where, runs with their progress, and the files they made. */
+export function ArchivingScreen() {
+  const words = useWords(WORDS);
+  return (
+    <Stack>
+      <Title order={2}>{words.heading}</Title>
+      <Policies />
+      <Resolve />
+      <RunNow />
+      <ArchiveFiles />
+      <RunHistory />
+    </Stack>
+  );
+}

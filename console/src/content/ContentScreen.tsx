@@ -1,0 +1,296 @@
+import { useState } from 'react';
+import { Button, Code, Group, NativeSelect, Paper, SimpleGrid, Stack, Table, Text, Textarea, TextInput, Timeline, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, dataOr, usePagedList } from '../api/client';
+import { COMMON, useTime, useWords } from '../i18n';
+import { Link, navigate } from '../router';
+import { useSession } from '../session';
+import { MoreButton, ReadOnlyNote, StatusBadge, TemporalLink } from '../ui/bits';
+import { ProblemAlert } from '../ui/ProblemAlert';
+
+/** The versioned content types, by the name in the console's address and their collection in the API. */
+export const CONTENT_TYPES = {
+  pages: '/api/content/pages',
+  'page-layouts': '/api/content/page-layouts',
+  portlets: '/api/content/portlets',
+  'web-content': '/api/content/web-content',
+  navigation: '/api/content/navigation',
+  forms: '/api/forms',
+} as const;
+type TypeKey = keyof typeof CONTENT_TYPES;
+const isTypeKey = (value: string | undefined): value is TypeKey => value !== undefined && value in CONTENT_TYPES;
+
+// Every collection answers the same routes with its own fields: the pages' typed paths stand for all of them.
+type Collection = '/api/content/pages';
+const collectionOf = (type: TypeKey) => CONTENT_TYPES[type] as Collection;
+const itemPath = (type: TypeKey) => `${CONTENT_TYPES[type]}/{id}` as '/api/content/pages/{id}';
+
+const STATUSES = ['DRAFT', 'PENDING_APPROVAL', 'PUBLISHED', 'REJECTED', 'ARCHIVED'] as const;
+
+const WORDS = {
+  en: {
+    heading: 'Content',
+    type: 'Type',
+    anyStatus: 'Any status',
+    name: 'Name',
+    publishedRev: 'Live revision',
+    updated: 'Updated',
+    newDraft: 'New draft',
+    fields: 'Fields (JSON)',
+    create: 'Create the draft',
+    draft: 'The latest draft',
+    history: 'History',
+    rev: 'Revision',
+    atRevision: 'At revision',
+    view: 'View',
+    restore: 'Restore as draft',
+    publish: 'Publish',
+    archive: 'Archive',
+    comment: 'Comment for the approvers',
+    pending: 'Waiting for approval',
+    published: 'Published revision',
+    back: 'Back to the list',
+  },
+  ar: {
+    heading: 'المحتوى',
+    type: 'النوع',
+    anyStatus: 'أي حالة',
+    name: 'الاسم',
+    publishedRev: 'المراجعة المنشورة',
+    updated: 'آخر تحديث',
+    newDraft: 'مسودة جديدة',
+    fields: 'الحقول (JSON)',
+    create: 'أنشئ المسودة',
+    draft: 'أحدث مسودة',
+    history: 'السجل',
+    rev: 'المراجعة',
+    atRevision: 'عند المراجعة',
+    view: 'اعرض',
+    restore: 'استعد كمسودة',
+    publish: 'انشر',
+    archive: 'أرشف',
+    comment: 'تعليق للمعتمدين',
+    pending: 'بانتظار الموافقة',
+    published: 'المراجعة المنشورة',
+    back: 'عودة إلى القائمة',
+  },
+};
+
+/** An entity's own fields, without the bookkeeping every entity carries. */
+function ownFields(entity: Record<string, unknown>): Record<string, unknown> {
+  const { id: _id, siteId: _site, status: _status, publishedRev: _rev, publishedAt: _at, publishedSnapshot: _snapshot, createdBy: _cb, updatedBy: _ub, createdAt: _ca, updatedAt: _ua, rev: _r, ...fields } = entity;
+  return fields;
+}
+
+function NewDraft({ type, siteId }: { type: TypeKey; siteId: string }) {
+  const words = useWords(WORDS);
+  const [name, setName] = useState('');
+  const [fields, setFields] = useState('{}');
+  const create = useMutation({
+    mutationFn: async () => {
+      const extra = JSON.parse(fields) as Record<string, unknown>;
+      return dataOr(await api.POST(collectionOf(type), { body: { ...extra, siteId, name } as never }));
+    },
+    onSuccess: (created) => navigate(`/content/${type}/${created.id}`),
+  });
+  return (
+    <Paper withBorder p="sm">
+      <Stack gap="xs">
+        <Title order={3}>{words.newDraft}</Title>
+        <TextInput label={words.name} value={name} onChange={(event) => setName(event.currentTarget.value)} />
+        <Textarea label={words.fields} value={fields} onChange={(event) => setFields(event.currentTarget.value)} autosize minRows={2} dir="ltr" ff="monospace" />
+        {create.error && <ProblemAlert error={create.error} />}
+        <Group>
+          <Button onClick={() => create.mutate()} loading={create.isPending} disabled={!siteId || !name.trim()}>
+            {words.create}
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
+  );
+}
+
+function ContentList({ type }: { type: TypeKey }) {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const time = useTime();
+  const session = useSession();
+  const [siteId, setSiteId] = useState(session.sites[0] ?? '');
+  const [status, setStatus] = useState<(typeof STATUSES)[number] | ''>('');
+  const list = usePagedList(
+    ['content', type, siteId, status],
+    async (cursor) => dataOr(await api.GET(collectionOf(type), { params: { query: { siteId, limit: 25, cursor, ...(status ? { status } : {}) } } })),
+    siteId !== '',
+  );
+  return (
+    <Stack>
+      <Group align="end">
+        <NativeSelect label={words.type} data={Object.keys(CONTENT_TYPES)} value={type} onChange={(event) => navigate(`/content/${event.currentTarget.value}`)} />
+        {session.isAdmin ? (
+          <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
+        ) : (
+          <NativeSelect label={common.site} data={session.sites} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} />
+        )}
+        <NativeSelect label={common.status} data={[{ value: '', label: words.anyStatus }, ...STATUSES.map((value) => ({ value, label: value }))]} value={status} onChange={(event) => setStatus(event.currentTarget.value as typeof status)} />
+      </Group>
+      {list.error && <ProblemAlert error={list.error} />}
+      <Table aria-label={`${words.heading}: ${type}`} striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{words.name}</Table.Th>
+            <Table.Th>{common.status}</Table.Th>
+            <Table.Th>{words.publishedRev}</Table.Th>
+            <Table.Th>{words.updated}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {list.items.map((item) => (
+            <Table.Tr key={item.id}>
+              <Table.Td>
+                <Link to={`/content/${type}/${item.id}`}>{item.name}</Link>
+              </Table.Td>
+              <Table.Td>
+                <StatusBadge status={item.status} />
+              </Table.Td>
+              <Table.Td>{item.publishedRev ?? '—'}</Table.Td>
+              <Table.Td>{time(item.updatedAt)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {!list.isLoading && list.items.length === 0 && <Text>{common.none}</Text>}
+      <MoreButton hasMore={list.hasMore} loading={list.loadingMore} onMore={list.loadMore} />
+      <ReadOnlyNote show={!session.canEdit} />
+      {session.canEdit && <NewDraft type={type} siteId={siteId} />}
+    </Stack>
+  );
+}
+
+function ContentItem({ type, id }: { type: TypeKey; id: string }) {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const time = useTime();
+  const session = useSession();
+  const queries = useQueryClient();
+  const [viewing, setViewing] = useState<number | null>(null);
+  const [comment, setComment] = useState('');
+  const refresh = () => queries.invalidateQueries({ queryKey: ['content-item', type, id] });
+  const entity = useQuery({ queryKey: ['content-item', type, id], queryFn: async () => dataOr(await api.GET(itemPath(type), { params: { path: { id } } })), refetchInterval: 3000 });
+  const history = usePagedList(['content-item', type, id, 'history'], async (cursor) => dataOr(await api.GET(`${itemPath(type)}/history` as '/api/content/pages/{id}/history', { params: { path: { id }, query: { limit: 20, cursor } } })));
+  const atRevision = useQuery({
+    queryKey: ['content-item', type, id, 'rev', viewing],
+    enabled: viewing !== null,
+    queryFn: async () => dataOr(await api.GET(`${itemPath(type)}/history/{rev}` as '/api/content/pages/{id}/history/{rev}', { params: { path: { id, rev: viewing! } } })),
+  });
+  const restore = useMutation({
+    mutationFn: async (rev: number) => dataOr(await api.POST(`${itemPath(type)}/restore/{rev}` as '/api/content/pages/{id}/restore/{rev}', { params: { path: { id, rev } } })),
+    onSuccess: refresh,
+  });
+  const publish = useMutation({
+    mutationFn: async () => dataOr(await api.POST(`${itemPath(type)}/publish` as '/api/content/pages/{id}/publish', { params: { path: { id } }, body: comment.trim() ? { comment: comment.trim() } : {} })),
+    onSuccess: refresh,
+  });
+  const archive = useMutation({
+    mutationFn: async () => dataOr(await api.POST(`${itemPath(type)}/archive` as '/api/content/pages/{id}/archive', { params: { path: { id } }, body: {} })),
+    onSuccess: refresh,
+  });
+  if (entity.error) return <ProblemAlert error={entity.error} />;
+  if (!entity.data) return <Text>{common.loading}</Text>;
+  const draft = entity.data as unknown as Record<string, unknown> & { name: string; status: string; siteId: string; publishedRev: number | null };
+  return (
+    <Stack>
+      <Link to={`/content/${type}`}>{words.back}</Link>
+      <Group justify="space-between">
+        <Title order={2}>{draft.name}</Title>
+        <Group>
+          <Text size="sm">
+            {common.site} {draft.siteId} · {words.publishedRev}: {draft.publishedRev ?? '—'}
+          </Text>
+          <StatusBadge status={draft.status} />
+        </Group>
+      </Group>
+      <ReadOnlyNote show={!session.canEdit} />
+      {session.canEdit && (
+        <Paper withBorder p="sm">
+          <Group align="end">
+            <Textarea label={words.comment} value={comment} onChange={(event) => setComment(event.currentTarget.value)} autosize minRows={1} w={320} />
+            <Button onClick={() => publish.mutate()} loading={publish.isPending}>
+              {words.publish}
+            </Button>
+            <Button variant="default" onClick={() => archive.mutate()} loading={archive.isPending}>
+              {words.archive}
+            </Button>
+          </Group>
+          {publish.data && (
+            <Group mt="xs">
+              <Text size="sm" data-testid="publish-outcome">
+                {publish.data.status === 'PUBLISHED' ? `${words.published}: ${'publishedRev' in publish.data ? publish.data.publishedRev : ''}` : words.pending}
+              </Text>
+              <TemporalLink uiUrl={publish.data.uiUrl} />
+            </Group>
+          )}
+          {publish.error && <ProblemAlert error={publish.error} />}
+          {archive.error && <ProblemAlert error={archive.error} />}
+          {restore.error && <ProblemAlert error={restore.error} />}
+        </Paper>
+      )}
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <Stack gap="xs">
+          <Title order={3}>{words.draft}</Title>
+          <Code block dir="ltr">
+            {JSON.stringify(ownFields(draft), null, 2)}
+          </Code>
+          {viewing !== null && atRevision.data && (
+            <>
+              <Title order={3}>
+                {words.atRevision} {viewing}
+              </Title>
+              <Code block dir="ltr" data-testid="entity-at-revision">
+                {JSON.stringify(ownFields(atRevision.data as unknown as Record<string, unknown>), null, 2)}
+              </Code>
+            </>
+          )}
+          {atRevision.error && <ProblemAlert error={atRevision.error} />}
+        </Stack>
+        <Stack gap="xs">
+          <Title order={3}>{words.history}</Title>
+          {history.error && <ProblemAlert error={history.error} />}
+          <Timeline bulletSize={18} lineWidth={2} aria-label={words.history}>
+            {history.items.map((item) => (
+              <Timeline.Item key={item.rev} title={`${words.rev} ${item.rev} · ${item.status}`}>
+                <Text size="sm">
+                  {item.userName ?? item.userId ?? '—'} · {time(item.at)}
+                </Text>
+                <Group gap="xs" mt={4}>
+                  <Button size="compact-xs" variant="light" onClick={() => setViewing(item.rev)} aria-label={`${words.view} ${words.rev} ${item.rev}`}>
+                    {words.view}
+                  </Button>
+                  {session.canEdit && (
+                    <Button size="compact-xs" variant="default" onClick={() => restore.mutate(item.rev)} aria-label={`${words.restore} ${words.rev} ${item.rev}`}>
+                      {words.restore}
+                    </Button>
+                  )}
+                </Group>
+              </Timeline.Item>
+            ))}
+          </Timeline>
+          <MoreButton hasMore={history.hasMore} loading={history.loadingMore} onMore={history.loadMore} />
+        </Stack>
+      </SimpleGrid>
+    </Stack>
+  );
+}
+
+/** Content: each versioned type's items by site and status; an item's history, its revisions, restore, publish and archive. */
+export function ContentScreen({ type, id }: { type?: string; id?: string }) {
+  const words = useWords(WORDS);
+  const chosen: TypeKey = isTypeKey(type) ? type : 'pages';
+  return (
+    <Stack>
+      <Title order={2}>
+        {words.heading} · {chosen}
+      </Title>
+      {id ? <ContentItem type={chosen} id={id} /> : <ContentList type={chosen} />}
+    </Stack>
+  );
+}

@@ -1,0 +1,66 @@
+import { createContext, useContext } from 'react';
+
+/** The console's languages; the layout follows the language's direction. */
+export type Language = 'en' | 'ar';
+export const directionOf = (language: Language) => (language === 'ar' ? 'rtl' : 'ltr');
+
+/** Each screen keeps its own words, in both languages, beside it: `useWords({ en: {...}, ar: {...} })`. */
+export type Dictionary<K extends string> = { en: Record<K, string>; ar: Record<K, string> };
+
+export const LanguageContext = createContext<Language>('en');
+
+export function useLanguage(): Language {
+  return useContext(LanguageContext);
+}
+
+export function useWords<K extends string>(dictionary: Dictionary<K>): Record<K, string> {
+  return dictionary[useLanguage()];
+}
+
+/** Words every screen uses. */
+export const COMMON = {
+  en: {
+    title: 'Opsflow console',
+    loading: 'Loading…',
+    save: 'Save',
+    cancel: 'Cancel',
+    confirm: 'Confirm',
+    more: 'Load more',
+    openInTemporal: 'Open the run in the Temporal Web UI',
+    signedInAs: 'Signed in as',
+    signOut: 'Sign out',
+    language: 'العربية',
+    nav: 'Console sections',
+    none: 'Nothing here yet.',
+    site: 'Site',
+    status: 'Status',
+    when: 'When',
+    who: 'Who',
+    readOnly: 'Read-only: your roles do not allow changes here.',
+  },
+  ar: {
+    title: 'وحدة تحكم أوبسفلو',
+    loading: 'جارٍ التحميل…',
+    save: 'حفظ',
+    cancel: 'إلغاء',
+    confirm: 'تأكيد',
+    more: 'تحميل المزيد',
+    openInTemporal: 'افتح التشغيل في واجهة Temporal',
+    signedInAs: 'مسجل الدخول باسم',
+    signOut: 'تسجيل الخروج',
+    language: 'English',
+    nav: 'أقسام وحدة التحكم',
+    none: 'لا شيء هنا بعد.',
+    site: 'الموقع',
+    status: 'الحالة',
+    when: 'متى',
+    who: 'من',
+    readOnly: 'للقراءة فقط: أدوارك لا تسمح بالتغيير هنا.',
+  },
+} satisfies Dictionary<string>;
+
+/** A time as people read it in the console's language. */
+export function useTime(): (iso: string | null | undefined) => string {
+  const language = useLanguage();
+  return (iso) => (iso ? new Date(iso).toLocaleString(language === 'ar' ? 'ar' : 'en-GB', { dateStyle: 'medium', timeStyle: 'medium' }) : '—');
+}

@@ -1,0 +1,396 @@
+import { useEffect, useState } from 'react';
+import { Badge, Button, Group, NativeSelect, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, dataOr, usePagedList } from '../api/client';
+import { COMMON, useTime, useWords } from '../i18n';
+import { Link } from '../router';
+import { useSession } from '../session';
+import { MoreButton, ReadOnlyNote, StatusBadge, TemporalLink } from '../ui/bits';
+import { ProblemAlert } from '../ui/ProblemAlert';
+
+const WORDS = {
+  en: {
+    heading: 'Email templates',
+    name: 'Name',
+    english: 'English',
+    arabic: 'Arabic',
+    subject: 'Subject',
+    body: 'Body (HTML)',
+    variables: 'Variables',
+    noVariables: 'This template uses no variables.',
+    saveDraft: 'Save as a new draft',
+    publish: 'Publish',
+    preview: 'Preview',
+    sample: 'Sample value of',
+    render: 'Render the preview',
+    missing: 'Missing variables',
+    previewFrame: 'Rendered email',
+    sendTest: 'Send a test',
+    to: 'To',
+    send: 'Send',
+    queued: 'Queued',
+    logs: 'Send logs',
+    recipient: 'Recipient',
+    locale: 'Locale',
+    attempts: 'Attempts',
+    error: 'Error',
+    retry: 'Retry',
+    back: 'Back to the templates',
+    newTemplate: 'New template',
+    create: 'Create the draft',
+  },
+  ar: {
+    heading: 'قوالب البريد',
+    name: 'الاسم',
+    english: 'الإنجليزية',
+    arabic: 'العربية',
+    subject: 'الموضوع',
+    body: 'النص (HTML)',
+    variables: 'المتغيرات',
+    noVariables: 'لا يستخدم هذا القالب متغيرات.',
+    saveDraft: 'احفظ كمسودة جديدة',
+    publish: 'انشر',
+    preview: 'معاينة',
+    sample: 'قيمة تجريبية لـ',
+    render: 'اعرض المعاينة',
+    missing: 'متغيرات ناقصة',
+    previewFrame: 'البريد المعروض',
+    sendTest: 'أرسل رسالة تجريبية',
+    to: 'إلى',
+    send: 'أرسل',
+    queued: 'في الطابور',
+    logs: 'سجلات الإرسال',
+    recipient: 'المستلم',
+    locale: 'اللغة',
+    attempts: 'المحاولات',
+    error: 'الخطأ',
+    retry: 'أعد المحاولة',
+    back: 'عودة إلى القوالب',
+    newTemplate: 'قالب جديد',
+    create: 'أنشئ المسودة',
+  },
+};
+
+interface Texts {
+  subjectEn: string;
+  bodyEn: string;
+  subjectAr: string;
+  bodyAr: string;
+}
+
+/** The `{{path.to.value}}` tokens of a template's texts, as the platform's renderer reads them. */
+export function variablesOf(texts: Texts): string[] {
+  const names = new Set<string>();
+  for (const text of Object.values(texts)) for (const found of text.matchAll(/\{\{\s*([A-Za-z0-9_.]+)\s*\}\}/g)) names.add(found[1]);
+  return [...names].sort();
+}
+
+/** Sample values as nested variables: `user.name` becomes `{ user: { name } }`; blank ones are left out (and so flagged missing). */
+function nested(samples: Record<string, string>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(samples)) {
+    if (value === '') continue;
+    const parts = name.split('.');
+    let at = root;
+    for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
+    at[parts[parts.length - 1]] = value;
+  }
+  return root;
+}
+
+function Preview({ id, variables, canPreview }: { id: string; variables: string[]; canPreview: boolean }) {
+  const words = useWords(WORDS);
+  const [locale, setLocale] = useState<'en' | 'ar'>('ar');
+  const [samples, setSamples] = useState<Record<string, string>>({});
+  const preview = useMutation({ mutationFn: async () => dataOr(await api.POST('/api/email/templates/{id}/preview', { params: { path: { id } }, body: { locale, variables: nested(samples) } })) });
+  if (!canPreview) return null;
+  return (
+    <Paper withBorder p="sm">
+      <Stack gap="xs">
+        <Title order={3}>{words.preview}</Title>
+        <SegmentedControl value={locale} onChange={(value) => setLocale(value as 'en' | 'ar')} data={[{ value: 'en', label: words.english }, { value: 'ar', label: words.arabic }]} aria-label={words.locale} w={240} />
+        {variables.map((name) => (
+          <TextInput key={name} label={`${words.sample} ${name}`} value={samples[name] ?? ''} onChange={(event) => setSamples({ ...samples, [name]: event.currentTarget.value })} w={320} />
+        ))}
+        <Group>
+          <Button variant="light" onClick={() => preview.mutate()} loading={preview.isPending}>
+            {words.render}
+          </Button>
+        </Group>
+        {preview.error && <ProblemAlert error={preview.error} />}
+        {preview.data && (
+          <Stack gap="xs" data-testid="template-preview" data-dir={preview.data.dir}>
+            {preview.data.missingVariables.length > 0 && (
+              <Group gap="xs" aria-label={words.missing}>
+                <Text size="sm" c="red" fw={700}>
+                  {words.missing}:
+                </Text>
+                {preview.data.missingVariables.map((name) => (
+                  <Badge key={name} color="red" variant="filled">
+                    {name}
+                  </Badge>
+                ))}
+              </Group>
+            )}
+            <Text fw={700} dir={preview.data.dir} lang={preview.data.locale} data-testid="preview-subject">
+              {preview.data.subject}
+            </Text>
+            {/* The platform's rendering, sandboxed: no script of a template runs in the console. */}
+            <iframe
+              title={words.previewFrame}
+              sandbox=""
+              srcDoc={`<!doctype html><html lang="${preview.data.locale}" dir="${preview.data.dir}"><body>${preview.data.html}</body></html>`}
+              style={{ width: '100%', minHeight: 200, border: '1px solid var(--mantine-color-gray-4)' }}
+            />
+          </Stack>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+function SendTest({ id, siteId }: { id: string; siteId: string }) {
+  const words = useWords(WORDS);
+  const queries = useQueryClient();
+  const [to, setTo] = useState('');
+  const [locale, setLocale] = useState<'en' | 'ar'>('ar');
+  const send = useMutation({
+    mutationFn: async () => dataOr(await api.POST('/api/email/send', { body: { templateId: id, to: to.trim(), locale, siteId, variables: {} } })),
+    onSuccess: () => queries.invalidateQueries({ queryKey: ['email-logs', id] }),
+  });
+  return (
+    <Paper withBorder p="sm">
+      <Stack gap="xs">
+        <Title order={3}>{words.sendTest}</Title>
+        <Group align="end">
+          <TextInput label={words.to} type="email" value={to} onChange={(event) => setTo(event.currentTarget.value)} dir="ltr" w={280} />
+          <NativeSelect label={words.locale} data={['ar', 'en']} value={locale} onChange={(event) => setLocale(event.currentTarget.value as 'en' | 'ar')} />
+          <Button onClick={() => send.mutate()} loading={send.isPending} disabled={to.trim() === ''}>
+            {words.send}
+          </Button>
+        </Group>
+        {send.error && <ProblemAlert error={send.error} />}
+        {send.data && (
+          <Group>
+            <Text size="sm">
+              {words.queued}: {send.data.logId}
+            </Text>
+            <TemporalLink uiUrl={send.data.uiUrl} />
+          </Group>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+function SendLogs({ id }: { id: string }) {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const time = useTime();
+  const session = useSession();
+  const logs = usePagedList(['email-logs', id], async (cursor) => dataOr(await api.GET('/api/email/send/{templateId}/logs', { params: { path: { templateId: id }, query: { limit: 20, cursor } } })));
+  const retry = useMutation({
+    mutationFn: async (logId: string) => dataOr(await api.POST('/api/email/logs/{id}/retry', { params: { path: { id: logId } } })),
+    onSuccess: () => void logs.refetch(),
+  });
+  return (
+    <Paper withBorder p="sm">
+      <Stack gap="xs">
+        <Group justify="space-between">
+          <Title order={3}>{words.logs}</Title>
+          <Button size="xs" variant="subtle" onClick={() => void logs.refetch()} aria-label={`${words.logs}: ↻`}>
+            ↻
+          </Button>
+        </Group>
+        {logs.error && <ProblemAlert error={logs.error} />}
+        {retry.error && <ProblemAlert error={retry.error} />}
+        <Table aria-label={words.logs}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{words.recipient}</Table.Th>
+              <Table.Th>{words.locale}</Table.Th>
+              <Table.Th>{common.status}</Table.Th>
+              <Table.Th>{words.attempts}</Table.Th>
+              <Table.Th>{common.when}</Table.Th>
+              <Table.Th>{words.error}</Table.Th>
+              {session.isAdmin && <Table.Th aria-label={words.retry} />}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {logs.items.map((log) => (
+              <Table.Tr key={log.id}>
+                <Table.Td dir="ltr">{log.recipient}</Table.Td>
+                <Table.Td>{log.locale}</Table.Td>
+                <Table.Td>
+                  <StatusBadge status={log.status} />
+                </Table.Td>
+                <Table.Td>{log.attempts}</Table.Td>
+                <Table.Td>{time(log.createdAt)}</Table.Td>
+                <Table.Td>{log.error ?? ''}</Table.Td>
+                {session.isAdmin && (
+                  <Table.Td>
+                    {log.status === 'FAILED' && (
+                      <Button size="compact-xs" variant="light" onClick={() => retry.mutate(String(log.id))}>
+                        {words.retry}
+                      </Button>
+                    )}
+                  </Table.Td>
+                )}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+        <MoreButton hasMore={logs.hasMore} loading={logs.loadingMore} onMore={logs.loadMore} />
+      </Stack>
+    </Paper>
+  );
+}
+
+function Template({ id }: { id: string }) {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const session = useSession();
+  const queries = useQueryClient();
+  const template = useQuery({ queryKey: ['template', id], queryFn: async () => dataOr(await api.GET('/api/email/templates/{id}', { params: { path: { id } } })) });
+  const [texts, setTexts] = useState<Texts | null>(null);
+  useEffect(() => {
+    if (template.data) setTexts({ subjectEn: template.data.subjectEn ?? '', bodyEn: template.data.bodyEn ?? '', subjectAr: template.data.subjectAr ?? '', bodyAr: template.data.bodyAr ?? '' });
+  }, [template.data]);
+  const save = useMutation({
+    mutationFn: async () => dataOr(await api.PUT('/api/email/templates/{id}', { params: { path: { id } }, body: { name: template.data!.name, roleKey: template.data!.roleKey ?? null, ...texts! } })),
+    onSuccess: () => queries.invalidateQueries({ queryKey: ['template', id] }),
+  });
+  const publish = useMutation({
+    mutationFn: async () => dataOr(await api.POST('/api/email/templates/{id}/publish', { params: { path: { id } }, body: {} })),
+    onSuccess: () => queries.invalidateQueries({ queryKey: ['template', id] }),
+  });
+  if (template.error) return <ProblemAlert error={template.error} />;
+  if (!template.data || !texts) return <Text>{common.loading}</Text>;
+  const canEdit = session.canEdit;
+  const variables = variablesOf(texts);
+  const field = (key: keyof Texts) => ({ value: texts[key], readOnly: !canEdit, onChange: (event: { currentTarget: { value: string } }) => setTexts({ ...texts, [key]: event.currentTarget.value }) });
+  return (
+    <Stack>
+      <Link to="/email">{words.back}</Link>
+      <Group justify="space-between">
+        <Title order={2}>{template.data.name}</Title>
+        <Group>
+          <Text size="sm">
+            {common.site} {template.data.siteId}
+          </Text>
+          <StatusBadge status={template.data.status} />
+        </Group>
+      </Group>
+      <ReadOnlyNote show={!canEdit} />
+      <SimpleGrid cols={2}>
+        <Stack gap="xs" dir="ltr" lang="en" aria-label={words.english}>
+          <Title order={3}>{words.english}</Title>
+          <TextInput label={`${words.subject} (${words.english})`} {...field('subjectEn')} />
+          <Textarea label={`${words.body} (${words.english})`} autosize minRows={6} ff="monospace" {...field('bodyEn')} />
+        </Stack>
+        <Stack gap="xs" dir="rtl" lang="ar" aria-label={words.arabic}>
+          <Title order={3}>{words.arabic}</Title>
+          <TextInput label={`${words.subject} (${words.arabic})`} {...field('subjectAr')} />
+          <Textarea label={`${words.body} (${words.arabic})`} autosize minRows={6} ff="monospace" {...field('bodyAr')} />
+        </Stack>
+      </SimpleGrid>
+      <Group gap="xs" aria-label={words.variables}>
+        <Text fw={700} size="sm">
+          {words.variables}:
+        </Text>
+        {variables.length === 0 ? <Text size="sm">{words.noVariables}</Text> : variables.map((name) => <Badge key={name} variant="outline" autoContrast>{`{{${name}}}`}</Badge>)}
+      </Group>
+      {canEdit && (
+        <Group>
+          <Button onClick={() => save.mutate()} loading={save.isPending}>
+            {words.saveDraft}
+          </Button>
+          <Button variant="light" onClick={() => publish.mutate()} loading={publish.isPending}>
+            {words.publish}
+          </Button>
+          {publish.data && <TemporalLink uiUrl={publish.data.uiUrl} />}
+        </Group>
+      )}
+      {save.error && <ProblemAlert error={save.error} />}
+      {publish.error && <ProblemAlert error={publish.error} />}
+      <Preview id={id} variables={variables} canPreview={session.canEdit || session.canDecide} />
+      {(session.canEdit || session.canDecide) && <SendTest id={id} siteId={template.data.siteId} />}
+      <SendLogs id={id} />
+    </Stack>
+  );
+}
+
+function NewTemplate({ siteId }: { siteId: string }) {
+  const words = useWords(WORDS);
+  const queries = useQueryClient();
+  const [name, setName] = useState('');
+  const create = useMutation({
+    mutationFn: async () => dataOr(await api.POST('/api/email/templates', { body: { siteId, name: name.trim(), roleKey: null, subjectEn: '', bodyEn: '', subjectAr: '', bodyAr: '' } })),
+    onSuccess: () => queries.invalidateQueries({ queryKey: ['templates'] }),
+  });
+  return (
+    <Group align="end">
+      <TextInput label={`${words.newTemplate}: ${words.name}`} value={name} onChange={(event) => setName(event.currentTarget.value)} />
+      <Button variant="light" onClick={() => create.mutate()} disabled={!siteId || !name.trim()} loading={create.isPending}>
+        {words.create}
+      </Button>
+      {create.error && <ProblemAlert error={create.error} />}
+    </Group>
+  );
+}
+
+function Templates() {
+  const words = useWords(WORDS);
+  const common = useWords(COMMON);
+  const time = useTime();
+  const session = useSession();
+  const [siteId, setSiteId] = useState(session.sites[0] ?? '');
+  const list = usePagedList(['templates', siteId], async (cursor) => dataOr(await api.GET('/api/email/templates', { params: { query: { siteId, limit: 25, cursor } } })), siteId !== '');
+  return (
+    <Stack>
+      {session.isAdmin ? (
+        <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" w={240} />
+      ) : (
+        <NativeSelect label={common.site} data={session.sites} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} w={240} />
+      )}
+      {list.error && <ProblemAlert error={list.error} />}
+      <Table aria-label={words.heading} striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{words.name}</Table.Th>
+            <Table.Th>{common.status}</Table.Th>
+            <Table.Th>{common.when}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {list.items.map((template) => (
+            <Table.Tr key={template.id}>
+              <Table.Td>
+                <Link to={`/email/${template.id}`}>{template.name}</Link>
+              </Table.Td>
+              <Table.Td>
+                <StatusBadge status={template.status} />
+              </Table.Td>
+              <Table.Td>{time(template.updatedAt)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {!list.isLoading && list.items.length === 0 && <Text>{common.none}</Text>}
+      <MoreButton hasMore={list.hasMore} loading={list.loadingMore} onMore={list.loadMore} />
+      <ReadOnlyNote show={!session.canEdit} />
+      {session.canEdit && <NewTemplate siteId={siteId} />}
+    </Stack>
+  );
+}
+
+/** Email templates: English and Arabic side by side, the variables they use, a live preview, a test send and the send logs. */
+export function EmailScreen({ id }: { id?: string }) {
+  const words = useWords(WORDS);
+  return (
+    <Stack>
+      <Title order={2}>{words.heading}</Title>
+      {id ? <Template id={id} /> : <Templates />}
+    </Stack>
+  );
+}

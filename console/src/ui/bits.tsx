@@ -1,0 +1,68 @@
+import { ReactNode } from 'react';
+import { Anchor, Badge, Button, Group, Text } from '@mantine/core';
+import { COMMON, useWords } from '../i18n';
+
+/** A link to the Temporal Web UI wherever the API gave a `uiUrl`: the workflow's internals live there. */
+export function TemporalLink({ uiUrl, label }: { uiUrl: string | null | undefined; label?: string }) {
+  const words = useWords(COMMON);
+  if (!uiUrl) return null;
+  return (
+    <Anchor href={uiUrl} target="_blank" rel="noreferrer" size="sm">
+      {label ?? words.openInTemporal}
+    </Anchor>
+  );
+}
+
+const STATUS_COLOURS: Record<string, string> = {
+  RUNNING: 'green',
+  PUBLISHED: 'green',
+  APPROVED: 'green',
+  SUCCESS: 'green',
+  DONE: 'green',
+  COMPLETED: 'green',
+  HEALTHY: 'green',
+  FAILED: 'red',
+  REJECTED: 'red',
+  UNHEALTHY: 'red',
+  PENDING: 'yellow',
+  PENDING_APPROVAL: 'yellow',
+  DEPLOYING: 'blue',
+  DRAFT: 'gray',
+  ARCHIVED: 'gray',
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  // Filled badges: their text keeps a readable contrast in both themes.
+  return (
+    <Badge color={STATUS_COLOURS[status] ?? 'gray'} variant="filled" autoContrast>
+      {status}
+    </Badge>
+  );
+}
+
+/** Lists paged with the API's cursors: "load more" while the API gives a next cursor. */
+export function MoreButton({ hasMore, loading, onMore }: { hasMore: boolean; loading: boolean; onMore: () => void }) {
+  const words = useWords(COMMON);
+  if (!hasMore) return null;
+  return (
+    <Group>
+      <Button variant="light" loading={loading} onClick={onMore}>
+        {words.more}
+      </Button>
+    </Group>
+  );
+}
+
+export function ReadOnlyNote({ show }: { show: boolean }) {
+  const words = useWords(COMMON);
+  return show ? (
+    <Text size="sm" c="dimmed" data-testid="read-only">
+      {words.readOnly}
+    </Text>
+  ) : null;
+}
+
+export function Loading({ children }: { children?: ReactNode }) {
+  const words = useWords(COMMON);
+  return <Text c="dimmed">{children ?? words.loading}</Text>;
+}
