@@ -116,6 +116,7 @@ export function App() {
             {sectionsFor(session).map((section) => (
               <NavLink
                 key={section}
+                variant="filled"
                 href={`${BASE}${PATHS[section]}`}
                 label={sections[section]}
                 active={path === PATHS[section] || path.startsWith(`${PATHS[section]}/`)}

@@ -60,6 +60,8 @@ export { expect };
 
 /** axe-core on what the page shows now: no serious or critical violation. */
 export async function expectAccessible(page: Page): Promise<void> {
+  // The screen at rest: no control under the pointer in its hover state.
+  await page.mouse.move(0, 0);
   const { violations } = await new AxeBuilder({ page }).analyze();
   const blocking = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   expect(blocking.map((violation) => ({ rule: violation.id, impact: violation.impact, where: violation.nodes.map((node) => node.target.join(' ')).slice(0, 5) }))).toEqual([]);

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Button, Code, Group, Modal, NumberInput, Paper, ScrollArea, Stack, Switch, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, authorizedFetch, dataOr, problemOf, usePagedList } from '../api/client';
+import { api, authorizedFetch, dataOr, ProblemError, problemOf, usePagedList } from '../api/client';
 import { COMMON, useTime, useWords } from '../i18n';
 import { MoreButton, StatusBadge, TemporalLink } from '../ui/bits';
 import { ProblemAlert } from '../ui/ProblemAlert';
@@ -33,7 +33,7 @@ const WORDS = {
     env: 'Environment (secret-looking values masked)',
     operations: 'Latest scale and undeploy runs',
     noLogs: 'No log lines.',
-    accepted: 'Started',
+    undeployed: 'is undeployed: its instances, containers and images are gone.',
   },
   ar: {
     instances: 'النسخ',
@@ -61,7 +61,7 @@ const WORDS = {
     env: 'متغيرات البيئة (القيم السرية مخفية)',
     operations: 'آخر عمليات التوسعة والإزالة',
     noLogs: 'لا توجد أسطر.',
-    accepted: 'بدأ',
+    undeployed: 'أزيل نشرها: لم تعد نسخها وحاوياتها وصورها موجودة.',
   },
 };
 
@@ -240,6 +240,18 @@ export function ServiceScreen({ name }: { name: string }) {
       void refresh();
     },
   });
+  if (service.error && undeploy.data && service.error instanceof ProblemError && service.error.problem.code === 'SERVICE_NOT_FOUND') {
+    // The undeploy this screen started has finished: the registry no longer has the service.
+    return (
+      <Stack>
+        <Title order={2}>{name}</Title>
+        <Text data-testid="undeployed">
+          {name} {words.undeployed}
+        </Text>
+        <TemporalLink uiUrl={undeploy.data.uiUrl} />
+      </Stack>
+    );
+  }
   if (service.error) return <ProblemAlert error={service.error} />;
   if (!service.data) return <Text>{common.loading}</Text>;
   const detail = service.data;

@@ -32,9 +32,9 @@ const STATUS_COLOURS: Record<string, string> = {
 };
 
 export function StatusBadge({ status }: { status: string }) {
-  // Filled badges: their text keeps a readable contrast in both themes.
+  // A tinted badge with black text: the colour is a cue, the word carries the meaning, and it keeps AA contrast.
   return (
-    <Badge color={STATUS_COLOURS[status] ?? 'gray'} variant="filled" autoContrast>
+    <Badge color={STATUS_COLOURS[status] ?? 'gray'} variant="light" c="black">
       {status}
     </Badge>
   );
