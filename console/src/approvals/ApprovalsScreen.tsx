@@ -132,7 +132,7 @@ function Request({ item, canDecide }: { item: QueueItem; canDecide: boolean }) {
         {canDecide && item.status === 'PENDING' && (
           <Group align="end">
             <Textarea label={words.comment} value={comment} onChange={(event) => setComment(event.currentTarget.value)} autosize minRows={1} w={320} />
-            <Button color="green" onClick={() => decide.mutate('APPROVED')} loading={decide.isPending}>
+            <Button color="teal" onClick={() => decide.mutate('APPROVED')} loading={decide.isPending}>
               {words.approve}
             </Button>
             <Button color="red" variant="outline" onClick={() => decide.mutate('REJECTED')} loading={decide.isPending}>

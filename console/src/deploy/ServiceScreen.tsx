@@ -267,7 +267,7 @@ export function ServiceScreen({ name }: { name: string }) {
       <Text size="sm">
         {detail.group} · {detail.kind} · {detail.image ?? '—'} · :{detail.port ?? '—'} {detail.description ? `· ${detail.description}` : ''}
       </Text>
-      {!detail.dynamic && <Text c="dimmed">{words.core}</Text>}
+      {!detail.dynamic && <Text c="gray.7">{words.core}</Text>}
       <Paper withBorder p="sm">
         <Title order={3}>{words.instances}</Title>
         <Table aria-label={words.instances}>

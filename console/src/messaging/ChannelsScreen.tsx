@@ -156,7 +156,7 @@ function Configs({ channel }: { channel: Channel }) {
                 <Table.Td>
                   {config.configName}
                   {(config.hasSmtpPassword || config.hasServicePassword) && (
-                    <Text size="xs" c="dimmed">
+                    <Text size="xs" c="gray.7">
                       {words.passwordSet}
                     </Text>
                   )}

@@ -56,7 +56,7 @@ export function MoreButton({ hasMore, loading, onMore }: { hasMore: boolean; loa
 export function ReadOnlyNote({ show }: { show: boolean }) {
   const words = useWords(COMMON);
   return show ? (
-    <Text size="sm" c="dimmed" data-testid="read-only">
+    <Text size="sm" c="gray.7" data-testid="read-only">
       {words.readOnly}
     </Text>
   ) : null;
@@ -64,5 +64,5 @@ export function ReadOnlyNote({ show }: { show: boolean }) {
 
 export function Loading({ children }: { children?: ReactNode }) {
   const words = useWords(COMMON);
-  return <Text c="dimmed">{children ?? words.loading}</Text>;
+  return <Text c="gray.7">{children ?? words.loading}</Text>;
 }
