@@ -88,7 +88,7 @@ export function App() {
   const session = me.data ? sessionOf(me.data) : null;
   return (
     <LanguageContext.Provider value={language}>
-      <AppShell header={{ height: 56 }} navbar={{ width: 260, breakpoint: 'sm', collapsed: { mobile: true, desktop: session === null } }} padding="md">
+      <AppShell transitionDuration={0} header={{ height: 56 }} navbar={{ width: 260, breakpoint: 'sm', collapsed: { mobile: true, desktop: session === null } }} padding="md">
         <AppShell.Header>
           <Group h="100%" px="md" justify="space-between">
             <Title order={1} size="h3">

@@ -37,6 +37,7 @@ export const COMMON = {
     when: 'When',
     who: 'Who',
     readOnly: 'Read-only: your roles do not allow changes here.',
+    refresh: 'Refresh',
   },
   ar: {
     title: 'وحدة تحكم أوبسفلو',
@@ -56,6 +57,7 @@ export const COMMON = {
     when: 'متى',
     who: 'من',
     readOnly: 'للقراءة فقط: أدوارك لا تسمح بالتغيير هنا.',
+    refresh: 'تحديث',
   },
 } satisfies Dictionary<string>;
 

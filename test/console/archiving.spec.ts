@@ -61,6 +61,6 @@ test('(b) a retention policy saved on Governance → Archiving; a dry run, then 
   expect(csvIds(fs.readFileSync(await downloaded.path(), 'utf8'))).toEqual(old);
 
   const history = page.getByRole('table', { name: 'Run history' });
-  await page.getByRole('heading', { name: 'Run history' }).locator('..').getByRole('button', { name: '↻' }).click();
+  await page.getByRole('button', { name: 'Refresh: Run history' }).click();
   await expect(history.getByRole('row', { name: /site-arch/ }).first()).toBeVisible();
 });

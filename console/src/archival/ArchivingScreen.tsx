@@ -3,7 +3,7 @@ import { Button, Checkbox, Group, Modal, NativeSelect, NumberInput, Paper, Stack
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, download, usePagedList } from '../api/client';
 import { COMMON, useTime, useWords } from '../i18n';
-import { MoreButton, StatusBadge, TemporalLink } from '../ui/bits';
+import { MoreButton, RefreshButton, StatusBadge, TemporalLink } from '../ui/bits';
 import { fieldError, ProblemAlert } from '../ui/ProblemAlert';
 
 const LOG_TYPES = ['SCHEDULER_JOB_LOG', 'EMAIL_LOG', 'INTEGRATION_LOG'] as const;
@@ -369,9 +369,7 @@ function RunHistory() {
       <Stack gap="xs">
         <Group justify="space-between">
           <Title order={3}>{words.history}</Title>
-          <Button size="xs" variant="subtle" onClick={() => void history.refetch()}>
-            ↻
-          </Button>
+          <RefreshButton onRefresh={() => void history.refetch()} what={words.history} />
         </Group>
         {history.error && <ProblemAlert error={history.error} />}
         <Table aria-label={words.history}>

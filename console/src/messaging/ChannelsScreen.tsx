@@ -177,7 +177,7 @@ function Configs({ channel }: { channel: Channel }) {
                     )}
                   </Group>
                   {validated[config.id] && (
-                    <Text size="xs" c={validated[config.id].ok ? 'green.9' : 'red.9'} data-testid="validated">
+                    <Text size="xs" c={validated[config.id].ok ? 'teal.9' : 'red.9'} data-testid="validated">
                       {validated[config.id].ok ? words.ok : words.notOk}: {validated[config.id].detail} ({validated[config.id].latencyMs} ms)
                     </Text>
                   )}

@@ -5,7 +5,7 @@ import { api, dataOr, usePagedList } from '../api/client';
 import { COMMON, useTime, useWords } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { MoreButton, ReadOnlyNote, StatusBadge, TemporalLink } from '../ui/bits';
+import { MoreButton, ReadOnlyNote, RefreshButton, StatusBadge, TemporalLink } from '../ui/bits';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
 const WORDS = {
@@ -98,12 +98,12 @@ function nested(samples: Record<string, string>): Record<string, unknown> {
   return root;
 }
 
-function Preview({ id, variables, canPreview }: { id: string; variables: string[]; canPreview: boolean }) {
+type Samples = Record<string, string>;
+
+function Preview({ id, variables, samples, setSamples }: { id: string; variables: string[]; samples: Samples; setSamples: (samples: Samples) => void }) {
   const words = useWords(WORDS);
   const [locale, setLocale] = useState<'en' | 'ar'>('ar');
-  const [samples, setSamples] = useState<Record<string, string>>({});
   const preview = useMutation({ mutationFn: async () => dataOr(await api.POST('/api/email/templates/{id}/preview', { params: { path: { id } }, body: { locale, variables: nested(samples) } })) });
-  if (!canPreview) return null;
   return (
     <Paper withBorder p="sm">
       <Stack gap="xs">
@@ -149,13 +149,14 @@ function Preview({ id, variables, canPreview }: { id: string; variables: string[
   );
 }
 
-function SendTest({ id, siteId }: { id: string; siteId: string }) {
+/** A test send of the published template, with the preview's sample values as its variables. */
+function SendTest({ id, siteId, samples }: { id: string; siteId: string; samples: Samples }) {
   const words = useWords(WORDS);
   const queries = useQueryClient();
   const [to, setTo] = useState('');
   const [locale, setLocale] = useState<'en' | 'ar'>('ar');
   const send = useMutation({
-    mutationFn: async () => dataOr(await api.POST('/api/email/send', { body: { templateId: id, to: to.trim(), locale, siteId, variables: {} } })),
+    mutationFn: async () => dataOr(await api.POST('/api/email/send', { body: { templateId: id, to: to.trim(), locale, siteId, variables: nested(samples) } })),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['email-logs', id] }),
   });
   return (
@@ -198,9 +199,7 @@ function SendLogs({ id }: { id: string }) {
       <Stack gap="xs">
         <Group justify="space-between">
           <Title order={3}>{words.logs}</Title>
-          <Button size="xs" variant="subtle" onClick={() => void logs.refetch()} aria-label={`${words.logs}: ↻`}>
-            ↻
-          </Button>
+          <RefreshButton onRefresh={() => void logs.refetch()} what={words.logs} />
         </Group>
         {logs.error && <ProblemAlert error={logs.error} />}
         {retry.error && <ProblemAlert error={retry.error} />}
@@ -253,6 +252,7 @@ function Template({ id }: { id: string }) {
   const queries = useQueryClient();
   const template = useQuery({ queryKey: ['template', id], queryFn: async () => dataOr(await api.GET('/api/email/templates/{id}', { params: { path: { id } } })) });
   const [texts, setTexts] = useState<Texts | null>(null);
+  const [samples, setSamples] = useState<Samples>({});
   useEffect(() => {
     if (template.data) setTexts({ subjectEn: template.data.subjectEn ?? '', bodyEn: template.data.bodyEn ?? '', subjectAr: template.data.subjectAr ?? '', bodyAr: template.data.bodyAr ?? '' });
   }, [template.data]);
@@ -298,7 +298,7 @@ function Template({ id }: { id: string }) {
         <Text fw={700} size="sm">
           {words.variables}:
         </Text>
-        {variables.length === 0 ? <Text size="sm">{words.noVariables}</Text> : variables.map((name) => <Badge key={name} variant="outline" autoContrast>{`{{${name}}}`}</Badge>)}
+        {variables.length === 0 ? <Text size="sm">{words.noVariables}</Text> : variables.map((name) => <Badge key={name} variant="outline" tt="none" autoContrast>{`{{${name}}}`}</Badge>)}
       </Group>
       {canEdit && (
         <Group>
@@ -313,8 +313,12 @@ function Template({ id }: { id: string }) {
       )}
       {save.error && <ProblemAlert error={save.error} />}
       {publish.error && <ProblemAlert error={publish.error} />}
-      <Preview id={id} variables={variables} canPreview={session.canEdit || session.canDecide} />
-      {(session.canEdit || session.canDecide) && <SendTest id={id} siteId={template.data.siteId} />}
+      {(session.canEdit || session.canDecide) && (
+        <>
+          <Preview id={id} variables={variables} samples={samples} setSamples={setSamples} />
+          <SendTest id={id} siteId={template.data.siteId} samples={samples} />
+        </>
+      )}
       <SendLogs id={id} />
     </Stack>
   );

@@ -66,3 +66,13 @@ export function Loading({ children }: { children?: ReactNode }) {
   const words = useWords(COMMON);
   return <Text c="gray.7">{children ?? words.loading}</Text>;
 }
+
+/** Asks the API again for a list that changes behind the screen (runs, sends). */
+export function RefreshButton({ onRefresh, what }: { onRefresh: () => void; what: string }) {
+  const words = useWords(COMMON);
+  return (
+    <Button size="xs" variant="subtle" onClick={onRefresh} aria-label={`${words.refresh}: ${what}`}>
+      ↻
+    </Button>
+  );
+}
