@@ -76,10 +76,12 @@ const WORDS = {
   },
 };
 
-/** An entity's own fields, without the bookkeeping every entity carries. */
+/** What every entity carries besides its own fields. */
+const BOOKKEEPING = new Set(['id', 'siteId', 'status', 'publishedRev', 'publishedAt', 'publishedSnapshot', 'createdBy', 'updatedBy', 'createdAt', 'updatedAt', 'rev']);
+
+/** An entity's own fields, without the bookkeeping. */
 function ownFields(entity: Record<string, unknown>): Record<string, unknown> {
-  const { id: _id, siteId: _site, status: _status, publishedRev: _rev, publishedAt: _at, publishedSnapshot: _snapshot, createdBy: _cb, updatedBy: _ub, createdAt: _ca, updatedAt: _ua, rev: _r, ...fields } = entity;
-  return fields;
+  return Object.fromEntries(Object.entries(entity).filter(([key]) => !BOOKKEEPING.has(key)));
 }
 
 function NewDraft({ type, siteId }: { type: TypeKey; siteId: string }) {
