@@ -33,6 +33,8 @@ test('(d) an SMTP channel set up and validated; an Arabic template previews righ
   await page.getByLabel('Site').fill('site-1');
   await page.getByLabel('New template: Name').fill('welcome-console');
   await page.getByRole('button', { name: 'Create the draft' }).click();
+  await expect(page.getByRole('table', { name: 'Email templates' }).getByRole('link', { name: 'welcome-console' })).toBeVisible();
+  await checkScreen(page, 'email-templates');
   await page.getByRole('table', { name: 'Email templates' }).getByRole('link', { name: 'welcome-console' }).click();
   await page.getByLabel('Subject (English)').fill('Welcome {{user.name}}');
   await page.getByLabel('Body (HTML) (English)').fill('<p>Hello {{user.name}}</p>');

@@ -82,6 +82,7 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
     await expectAccessible(page);
     if (process.env.CONSOLE_SCREENSHOTS) {
       fs.mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.${language}.png`), fullPage: true });
     }
   }

@@ -115,11 +115,11 @@ function Logs({ name }: { name: string }) {
       </Group>
       {shown.error && <ProblemAlert error={shown.error} />}
       {lines && (
-        <ScrollArea h={240} type="auto">
+        <ScrollArea.Autosize mah={240} type="auto">
           <Code block data-testid="service-logs" dir="ltr">
             {lines.length === 0 ? words.noLogs : lines.join('\n')}
           </Code>
-        </ScrollArea>
+        </ScrollArea.Autosize>
       )}
     </Stack>
   );
@@ -207,11 +207,11 @@ function ApiDocs({ name, dynamic }: { name: string; dynamic: boolean }) {
         {docs.data && (
           <Stack gap="xs">
             <Code>{docs.data.url}</Code>
-            <ScrollArea h={400}>
+            <ScrollArea.Autosize mah={400}>
               <Code block dir="ltr">
                 {docs.data.document}
               </Code>
-            </ScrollArea>
+            </ScrollArea.Autosize>
           </Stack>
         )}
       </Modal>
