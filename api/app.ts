@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   // One module per domain, each serving the URL prefixes it declares.
   const modules: ApiModule[] = [
     operationsModule({ deps, metrics, openapi: () => (openapi ??= buildOpenApi(routes)) }),
-    directoryModule(deps),
+    directoryModule(deps, verifier),
     assetsModule(deps),
     archivalModule(deps),
     messagingModule(deps),

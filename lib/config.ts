@@ -36,6 +36,9 @@ export interface Config {
   jwtJwksUrl: string | null;
   jwtIssuer: string | null;
   jwtAudience: string | null;
+  /** The console's client id at the identity provider (JWT_ISSUER): its "sign in with your organisation" button; null without one. */
+  oidcClientId: string | null;
+  oidcScope: string;
   internalToken: string;
   secretsKey: string;
   /** Bytes of files a site may store (archive files aside); an upload past it answers 413 QUOTA_EXCEEDED. */
@@ -201,13 +204,15 @@ export const DEVELOPMENT_ENVS = ['development', 'test'];
  * With a JWKS (an identity provider's keys), tokens must name that provider and this platform: an issuer
  * and an audience are required, and outside development the keys come over https only.
  */
-function jwksSettings(env: Env, production: boolean): Pick<Config, 'jwtJwksUrl' | 'jwtIssuer' | 'jwtAudience'> {
+function jwksSettings(env: Env, production: boolean): Pick<Config, 'jwtJwksUrl' | 'jwtIssuer' | 'jwtAudience' | 'oidcClientId' | 'oidcScope'> {
   const jwtJwksUrl = url(env, 'JWT_JWKS_URL', null, production ? ['https:'] : ['https:', 'http:']);
   const jwtIssuer = optional(env, 'JWT_ISSUER');
   const jwtAudience = optional(env, 'JWT_AUDIENCE');
   if (jwtJwksUrl && !jwtIssuer) throw new ConfigError('JWT_ISSUER', 'is required with JWT_JWKS_URL (the issuer tokens must name)');
   if (jwtJwksUrl && !jwtAudience) throw new ConfigError('JWT_AUDIENCE', 'is required with JWT_JWKS_URL (the audience tokens must name)');
-  return { jwtJwksUrl, jwtIssuer, jwtAudience };
+  const oidcClientId = optional(env, 'OIDC_CLIENT_ID');
+  if (oidcClientId && !jwtJwksUrl) throw new ConfigError('OIDC_CLIENT_ID', 'needs JWT_JWKS_URL, JWT_ISSUER and JWT_AUDIENCE (the provider whose tokens the platform accepts)');
+  return { jwtJwksUrl, jwtIssuer, jwtAudience, oidcClientId, oidcScope: optional(env, 'OIDC_SCOPE') ?? 'openid profile email' };
 }
 
 export function loadConfig(env: Env = process.env): Config {

@@ -33,6 +33,7 @@ export const ErrorCatalogue = {
   DOCKER_UNAVAILABLE: entry(503, 'The Docker engine is unavailable'),
   // Directory
   USER_EMAIL_TAKEN: entry(409, 'Email taken'),
+  IDENTITY_PROVIDER_UNAVAILABLE: entry(503, 'The identity provider is unavailable'),
   // Deployments
   INVALID_JAR: entry(400, 'Invalid JAR'),
   UNSAFE_JAR: entry(400, 'Unsafe JAR'),

@@ -5,7 +5,7 @@ import { api, dataOr, TOKEN_KEY } from './api/client';
 import { COMMON, directionOf, Language, LanguageContext } from './i18n';
 import { BASE, match, navigate, usePath } from './router';
 import { Session, SessionContext, sessionOf } from './session';
-import { SignIn } from './SignIn';
+import { SignIn } from './directory/SignIn';
 import { Loading } from './ui/bits';
 import { ProblemAlert } from './ui/ProblemAlert';
 

@@ -5,6 +5,7 @@ import { expect, Page, test as base } from '@playwright/test';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call } from '../support/http';
 import { ALL_TASK_QUEUES } from '../../domain/task-queues';
+import { IdentityProvider, startIdentityProvider } from '../support/identity-provider';
 
 /** The directory users every console test signs in as (through the development sign-in, as a person would). */
 export const PEOPLE = {
@@ -18,6 +19,8 @@ export type Person = keyof typeof PEOPLE;
 export interface ConsolePlatform {
   platform: TestPlatform;
   api: RunningApi;
+  /** The organisation's identity provider, for a worker that asked for one (`test.use({ withIdentityProvider: true })`). */
+  identityProvider: IdentityProvider | null;
   /** A token of a directory user (for the tests' own setup calls, never the console's). */
   tokenOf(person: Person): Promise<string>;
 }
@@ -26,23 +29,34 @@ export interface ConsolePlatform {
  * One platform per Playwright worker: its own database and namespace, an API behind its own edge, and a
  * worker on every task queue calling that API back (approval callbacks, archive uploads).
  */
-export const test = base.extend<{ signIn: (person: Person) => Promise<Page> }, { opsflow: ConsolePlatform }>({
+export const test = base.extend<{ signIn: (person: Person) => Promise<Page> }, { opsflow: ConsolePlatform; withIdentityProvider: boolean }>({
+  withIdentityProvider: [false, { option: true, scope: 'worker' }],
   opsflow: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const platform = await attachPlatform();
+    async ({ withIdentityProvider }, use) => {
+      let consoleUrl = '';
+      const identityProvider = withIdentityProvider
+        ? await startIdentityProvider({ users: [{ sub: 'idp-ada', name: 'Ada from the IdP', email: 'ada@idp.test', roles: ['ADMIN'], sites: [] }], redirectUri: () => consoleUrl })
+        : null;
+      const platform = await attachPlatform({
+        env: identityProvider ? { JWT_JWKS_URL: identityProvider.jwksUrl, JWT_ISSUER: identityProvider.issuer, JWT_AUDIENCE: identityProvider.audience, OIDC_CLIENT_ID: identityProvider.clientId } : {},
+      });
       const api = await platform.startApi();
+      consoleUrl = `${api.url}/console/`;
       await platform.startWorker(ALL_TASK_QUEUES, { API_INTERNAL_URL: api.url });
-      const setup = await platform.token({ sub: 'setup', roles: ['ADMIN'], sites: [] });
+      // With an identity provider only its tokens are accepted: the directory is not seeded with development ones.
       const ids = new Map<Person, string>();
-      for (const [person, user] of Object.entries(PEOPLE) as [Person, (typeof PEOPLE)[Person]][]) {
-        const created = await call(api.url, 'POST', '/api/directory/users', { token: setup, body: user });
-        if (created.status !== 201) throw new Error(`seeding ${user.email}: ${created.status} ${JSON.stringify(created.body)}`);
-        ids.set(person, created.body.id);
+      if (!identityProvider) {
+        const setup = await platform.token({ sub: 'setup', roles: ['ADMIN'], sites: [] });
+        for (const [person, user] of Object.entries(PEOPLE) as [Person, (typeof PEOPLE)[Person]][]) {
+          const created = await call(api.url, 'POST', '/api/directory/users', { token: setup, body: user });
+          if (created.status !== 201) throw new Error(`seeding ${user.email}: ${created.status} ${JSON.stringify(created.body)}`);
+          ids.set(person, created.body.id);
+        }
       }
       const tokenOf = (person: Person) => platform.token({ sub: ids.get(person)!, name: PEOPLE[person].name, roles: PEOPLE[person].roles, sites: PEOPLE[person].siteIds });
-      await use({ platform, api, tokenOf });
+      await use({ platform, api, identityProvider, tokenOf });
       await platform.close();
+      await identityProvider?.close();
     },
     { scope: 'worker', timeout: 180000 },
   ],

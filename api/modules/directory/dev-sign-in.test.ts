@@ -51,3 +51,8 @@ test('in production both routes answer 404, whoever asks and however: no list of
     expect(signedIn.body.token).toBeUndefined();
   }
 });
+
+test('without an identity provider: the options say development sign-in only, and the code exchange does not exist', async () => {
+  expect((await call(api.url, 'GET', '/api/directory/sign-in-options')).body).toEqual({ development: true, identityProvider: null });
+  expectProblem(await call(api.url, 'POST', '/api/directory/sign-in/token', { body: { code: 'x', codeVerifier: 'v'.repeat(43), redirectUri: `${api.url}/console/` } }), 404, 'NOT_FOUND');
+});

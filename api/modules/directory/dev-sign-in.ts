@@ -25,6 +25,8 @@ const DevSignInChoicesSchema = Type.Object({ items: Type.Array(UserSchema) });
 export function devSignInRoutes({ db, config }: AppDeps): AnyRoute[] {
   const refuseOutsideDevelopment = () => {
     if (config.production) throw notFound('Development sign-in is off outside development.');
+    // With an identity provider, only its tokens are accepted: a development token would be refused anyway.
+    if (config.jwtJwksUrl) throw notFound('Development sign-in is off: people sign in through the identity provider.');
   };
   return [
     defineRoute({

@@ -1,0 +1,80 @@
+import { Type } from '@sinclair/typebox';
+import { AppDeps } from '../../deps';
+import { TokenVerifier } from '../../http/identity';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+import { Instant, Nullable } from '../../http/common-schemas';
+import { badRequest, notFound, unauthenticated } from '../../../lib/errors';
+import { identityProviderClient } from '../../../data/directory/identity-provider';
+import { outboundPolicyOf } from '../../../data/messaging/transports/outbound';
+
+/** The console's own page: the only redirect URI whose codes this platform exchanges. */
+export const CONSOLE_REDIRECT_PATH = '/console/';
+
+const SignInOptionsSchema = Type.Object({
+  /** Development sign-in (pick a directory user) is on: development, and no identity provider configured. */
+  development: Type.Boolean(),
+  identityProvider: Nullable(Type.Object({ authorizationEndpoint: Type.String(), clientId: Type.String(), scope: Type.String() })),
+});
+
+const TokenExchangeBody = Type.Object(
+  {
+    code: Type.String({ minLength: 1, maxLength: 2048 }),
+    // RFC 7636: 43 to 128 unreserved characters.
+    codeVerifier: Type.String({ pattern: '^[A-Za-z0-9._~-]{43,128}$' }),
+    redirectUri: Type.String({ minLength: 1, maxLength: 2048 }),
+  },
+  { additionalProperties: false },
+);
+const SignedInSchema = Type.Object({ token: Type.String(), expiresAt: Instant });
+
+/**
+ * Sign-in through the organisation's identity provider (OpenID Connect, authorization code with PKCE),
+ * when JWT_JWKS_URL, JWT_ISSUER, JWT_AUDIENCE and OIDC_CLIENT_ID are set. The console sends the person to
+ * the provider; the code it brings back is exchanged here, server to server (the console's content policy
+ * stays `connect-src 'self'`), and the access token is handed to the console only if this platform
+ * accepts it: the provider's signature, issuer, audience and expiry, as every request is checked.
+ */
+export function signInRoutes(deps: AppDeps, verifier: TokenVerifier): AnyRoute[] {
+  const { config } = deps;
+  const provider = config.oidcClientId && config.jwtIssuer ? identityProviderClient({ issuer: config.jwtIssuer, clientId: config.oidcClientId, policy: outboundPolicyOf(config) }) : null;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/directory/sign-in-options',
+      tag: 'directory',
+      summary: "How the console signs people in here: development sign-in, and the organisation's identity provider when one is configured",
+      access: access.public,
+      responses: { 200: { description: 'the ways to sign in', schema: SignInOptionsSchema } },
+      errors: ['IDENTITY_PROVIDER_UNAVAILABLE'],
+      handler: async (ctx) => {
+        const endpoints = provider ? await provider.endpoints() : null;
+        ctx.body = {
+          development: !config.production && !config.jwtJwksUrl,
+          identityProvider: endpoints ? { authorizationEndpoint: endpoints.authorizationEndpoint, clientId: config.oidcClientId!, scope: config.oidcScope } : null,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/directory/sign-in/token',
+      tag: 'directory',
+      summary: "Exchange the authorization code the identity provider sent back to the console (PKCE) for a token this platform accepts",
+      access: access.public,
+      body: TokenExchangeBody,
+      responses: { 200: { description: 'the token, verified as every request is', schema: SignedInSchema } },
+      errors: ['NOT_FOUND', 'UNAUTHENTICATED', 'IDENTITY_PROVIDER_UNAVAILABLE'],
+      handler: async (ctx, { body }) => {
+        if (!provider) throw notFound('No identity provider is configured (OIDC_CLIENT_ID).');
+        const redirect = URL.canParse(body.redirectUri) ? new URL(body.redirectUri) : null;
+        if (!redirect || !['http:', 'https:'].includes(redirect.protocol) || redirect.pathname !== CONSOLE_REDIRECT_PATH || redirect.search || redirect.hash) {
+          throw badRequest('VALIDATION_FAILED', 'The redirect URI is not the console.', [{ path: 'body.redirectUri', message: `must be the console's ${CONSOLE_REDIRECT_PATH}` }]);
+        }
+        const token = await provider.exchangeCode(body);
+        if (!token) throw unauthenticated('The identity provider refused the sign-in code.');
+        const claims = await verifier.verify(token).catch(() => null);
+        if (!claims) throw unauthenticated('The identity provider issued a token this platform does not accept (issuer, audience, expiry or signature).');
+        ctx.body = { token, expiresAt: new Date((claims.exp as number) * 1000).toISOString() };
+      },
+    }),
+  ];
+}
