@@ -99,3 +99,18 @@ test('the requester deciding their own request gets the four-eyes refusal, worde
   await request.getByRole('button', { name: 'Approve' }).click();
   await expect(request.getByRole('alert')).toContainText('SELF_APPROVAL_FORBIDDEN');
 });
+
+test('lists page with the API\'s cursors: 25 at first, the rest on "Load more"', async ({ page, signIn, opsflow }) => {
+  const editor = await opsflow.tokenOf('editor');
+  for (let n = 1; n <= 30; n++) {
+    const created = await call(opsflow.api.url, 'POST', '/api/content/navigation', { token: editor, body: { siteId: 'site-1', name: `nav-${n}`, slug: `nav-${n}`, title: `Nav ${n}`, data: {} } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+  }
+  await signIn('editor');
+  await page.goto(`${opsflow.api.url}/console/content/navigation`);
+  const rows = page.getByRole('table', { name: 'Content: navigation' }).getByRole('row');
+  await expect(rows).toHaveCount(26);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(rows).toHaveCount(31);
+  await expect(page.getByRole('button', { name: 'Load more' })).toHaveCount(0);
+});

@@ -66,6 +66,29 @@ test('(a) a JAR dropped on Deploy Service reaches RUNNING, is scaled to 2, shows
   await expect(page.getByRole('table', { name: 'Deploy history' }).getByRole('row')).toHaveCount(2);
   await checkScreen(page, 'service');
 
+
+  // A redeploy from the same form, then a rollback from the history: each a deploy of its own, RUNNING.
+  await page.getByRole('link', { name: 'Infrastructure → Deploy Service' }).click();
+  await dropFile(page, page.getByLabel('Drop the JAR here, or click to choose it'), jar, 'console-hello.jar');
+  await expect(page.getByLabel('Service name')).toHaveAttribute('placeholder', 'console-hello (from the JAR)');
+  await page.getByRole('button', { name: 'Replace the running service (redeploy)' }).click();
+  await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+  await expect(timeline).toHaveAttribute('data-status', 'RUNNING', { timeout: 180000 });
+  await timeline.getByRole('link', { name: 'Open the service' }).click();
+  const history = page.getByRole('table', { name: 'Deploy history' });
+  await expect(history.getByRole('row')).toHaveCount(3);
+  await expect(history.getByRole('row').nth(1)).toContainText('console-hello:2');
+  // The redeploy is RUNNING before its run ends (the old instances drain): until then the API answers
+  // DEPLOYMENT_IN_PROGRESS, shown as it words it, and the operator tries again.
+  await expect(async () => {
+    await history.getByRole('row', { name: /console-hello:1/ }).getByRole('button', { name: 'Roll back to this' }).click();
+    await expect(history.getByRole('row')).toHaveCount(4, { timeout: 2000 });
+  }).toPass({ timeout: 60000 });
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Refresh: Deploy history' }).click();
+    await expect(history.getByRole('row').nth(1)).toContainText(/console-hello:1\s*RUNNING/, { timeout: 1000 });
+  }).toPass({ timeout: 180000 });
+
   await page.getByRole('link', { name: 'Infrastructure → Services' }).click();
   const platformGroup = page.getByRole('table', { name: 'Services: platform' });
   await expect(platformGroup.getByRole('row', { name: /console-hello/ })).toContainText('2 / 2');
@@ -91,4 +114,21 @@ test('a core service says why it cannot be scaled or undeployed, and offers the 
   await expect(page.getByRole('button', { name: 'Undeploy' })).toHaveCount(0);
   await page.getByRole('button', { name: 'API docs' }).click();
   await expect(page.getByRole('dialog')).toContainText('"openapi": "3.1.0"');
+});
+
+test('the image form: a host port shows its warning, and a privileged one is refused by the API beside the field it is about', async ({ signIn, opsflow }) => {
+  const page = await signIn('admin');
+  await page.getByRole('link', { name: 'Infrastructure → Deploy Service' }).click();
+  await page.getByRole('tab', { name: 'From an image' }).click();
+  // Required fields: their names end in Mantine's asterisk.
+  await page.getByRole('textbox', { name: /^Service name/ }).fill('image-try');
+  await page.getByRole('textbox', { name: /^Image/ }).fill('opsflow/jre:17');
+  await page.getByRole('textbox', { name: /^Port/ }).fill('8080');
+  await page.getByLabel('Host port (optional)').fill('80');
+  await expect(page.getByText('A host port publishes the service on the machine: requests there bypass the gateway')).toBeVisible();
+  await checkScreen(page, 'deploy-image');
+  await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+  await expect(page.getByTestId('problem-code')).toHaveText('VALIDATION_FAILED');
+  await expect(page.getByRole('alert').filter({ hasText: 'VALIDATION_FAILED' })).toContainText('body.hostPort: must be 1024 or above');
+  expect(await opsflow.platform.db('infra.service').where({ name: 'image-try' })).toEqual([]);
 });

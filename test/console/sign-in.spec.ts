@@ -51,3 +51,19 @@ test('the console is served with a strict content policy; a page under /console 
   }
   expect((await call(api.url, 'POST', '/console/')).status).toBe(405);
 });
+
+test('the keyboard alone signs in and moves between sections, focus visible on what it reaches', async ({ page, opsflow }) => {
+  await page.goto(`${opsflow.api.url}/console/`);
+  await expect(page.getByRole('button', { name: /^Ada Admin/ })).toBeVisible();
+  // Tab until the first directory user's button has the focus, then Enter.
+  for (let presses = 0; presses < 10 && !(await page.getByRole('button', { name: /^Ada Admin/ }).evaluate((button) => button === document.activeElement)); presses++) await page.keyboard.press('Tab');
+  await expect(page.getByRole('button', { name: /^Ada Admin/ })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByText('Signed in as Ada Admin')).toBeVisible();
+  const content = page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Content' });
+  for (let presses = 0; presses < 15 && !(await content.evaluate((link) => link === document.activeElement)); presses++) await page.keyboard.press('Tab');
+  await expect(content).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Content · pages' })).toBeVisible();
+  await expect(content).toHaveAttribute('aria-current', 'page');
+});

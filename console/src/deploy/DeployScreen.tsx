@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { ActionIcon, Alert, Button, Group, NumberInput, PasswordInput, Stack, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Button, Group, NumberInput, PasswordInput, Stack, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { Dropzone } from '@mantine/dropzone';
 import { useMutation } from '@tanstack/react-query';
 import { api, authorizedFetch, dataOr, problemOf } from '../api/client';
 import { useWords } from '../i18n';
+import { WarningAlert } from '../ui/bits';
 import { ProblemAlert } from '../ui/ProblemAlert';
 import { DeploymentTimeline } from './DeploymentTimeline';
 
@@ -199,9 +200,7 @@ function ImageForm({ onStarted }: { onStarted: (started: Started) => void }) {
       <NumberInput label={words.port} value={port} onChange={setPort} min={1} max={65535} required />
       <NumberInput label={words.hostPort} value={hostPort} onChange={setHostPort} min={1} max={65535} />
       {hostPort !== '' && (
-        <Alert color="yellow" title={words.hostPort}>
-          {words.hostPortWarning}
-        </Alert>
+        <WarningAlert title={words.hostPort}>{words.hostPortWarning}</WarningAlert>
       )}
       <TextInput label={words.group} value={group} onChange={(event) => setGroup(event.currentTarget.value)} dir="ltr" />
       <Textarea label={words.description} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
@@ -236,9 +235,7 @@ export function DeployScreen() {
         </Tabs.Panel>
       </Tabs>
       {started?.warnings?.map((warning) => (
-        <Alert key={warning} color="yellow">
-          {warning}
-        </Alert>
+        <WarningAlert key={warning}>{warning}</WarningAlert>
       ))}
       {started && <DeploymentTimeline key={started.deploymentId} deploymentId={started.deploymentId} uiUrl={started.uiUrl} />}
     </Stack>

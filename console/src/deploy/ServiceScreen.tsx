@@ -3,7 +3,7 @@ import { Button, Code, Group, Modal, NumberInput, Paper, ScrollArea, Stack, Swit
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, authorizedFetch, dataOr, ProblemError, problemOf, usePagedList } from '../api/client';
 import { COMMON, useTime, useWords } from '../i18n';
-import { MoreButton, StatusBadge, TemporalLink } from '../ui/bits';
+import { MoreButton, RefreshButton, StatusBadge, TemporalLink } from '../ui/bits';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
 const WORDS = {
@@ -64,6 +64,9 @@ const WORDS = {
     undeployed: 'أزيل نشرها: لم تعد نسخها وحاوياتها وصورها موجودة.',
   },
 };
+
+/** Deploys that ran to the end: what a rollback can bring back (the API checks its image is still there). */
+const ROLLBACK_TARGETS = ['RUNNING', 'SUPERSEDED'];
 
 /** Streams the service's logs (server-sent events over fetch, so the token goes in a header) until stopped. */
 function useFollowedLogs(name: string, on: boolean, onLine: (line: string) => void) {
@@ -139,7 +142,10 @@ function History({ name, dynamic, currentDeploymentId }: { name: string; dynamic
   });
   return (
     <Stack gap="xs">
-      <Title order={3}>{words.history}</Title>
+      <Group justify="space-between">
+        <Title order={3}>{words.history}</Title>
+        <RefreshButton onRefresh={() => void history.refetch()} what={words.history} />
+      </Group>
       {history.error && <ProblemAlert error={history.error} />}
       {rollback.error && <ProblemAlert error={rollback.error} />}
       {rollback.data && <TemporalLink uiUrl={rollback.data.uiUrl} />}
@@ -166,7 +172,7 @@ function History({ name, dynamic, currentDeploymentId }: { name: string; dynamic
               <Table.Td>{item.requestedBy}</Table.Td>
               {dynamic && (
                 <Table.Td>
-                  {item.status === 'RUNNING' && item.deploymentId !== currentDeploymentId && (
+                  {ROLLBACK_TARGETS.includes(item.status) && item.deploymentId !== currentDeploymentId && (
                     <Button size="xs" variant="light" onClick={() => rollback.mutate(item.deploymentId)} loading={rollback.isPending}>
                       {words.rollback}
                     </Button>

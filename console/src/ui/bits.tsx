@@ -1,5 +1,5 @@
 import { ReactNode } from 'react';
-import { Anchor, Badge, Button, Group, Text } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, Text } from '@mantine/core';
 import { COMMON, useWords } from '../i18n';
 
 /** A link to the Temporal Web UI wherever the API gave a `uiUrl`: the workflow's internals live there. */
@@ -74,5 +74,14 @@ export function RefreshButton({ onRefresh, what }: { onRefresh: () => void; what
     <Button size="xs" variant="subtle" onClick={onRefresh} aria-label={`${words.refresh}: ${what}`}>
       ↻
     </Button>
+  );
+}
+
+/** A warning: the yellow tint is the cue, the words are black, so they keep AA contrast on it. */
+export function WarningAlert({ title, children }: { title?: string; children: ReactNode }) {
+  return (
+    <Alert color="yellow" title={title} styles={{ title: { color: 'var(--mantine-color-black)' }, message: { color: 'var(--mantine-color-black)' } }}>
+      {children}
+    </Alert>
   );
 }
