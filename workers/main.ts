@@ -79,7 +79,17 @@ async function main(): Promise<void> {
     queues.map(async (queue) => {
       const definition: { taskQueue: string; activities: object; onStart?: () => Promise<void> } = WORKERS[queue](deps);
       await definition.onStart?.();
-      return Worker.create({ connection, namespace: config.temporalNamespace, taskQueue: definition.taskQueue, activities: definition.activities, ...source });
+      return Worker.create({
+        connection,
+        namespace: config.temporalNamespace,
+        taskQueue: definition.taskQueue,
+        activities: definition.activities,
+        // No eager activities: a workflow's activities go through the task queue to whichever worker polls,
+        // so a run of many sites (or a bulk send) uses every worker of the queue, not only the one that ran
+        // the workflow task (the two-worker archival test fails with eager dispatch on).
+        maxEagerActivityReservationsPerWorkflowTask: 0,
+        ...source,
+      });
     }),
   );
   logger.info({ queues, namespace: config.temporalNamespace }, 'workers running');
