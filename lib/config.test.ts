@@ -27,6 +27,10 @@ test.each([
   ['ARCHIVE_CRON', 'every day'],
   ['TEMPORAL_UI_URL', 'not a url'],
   ['SMTP_CAPTURE_PORT', '70000'],
+  // A bare `*` would join every container on the engine to every service's network.
+  ['DEPLOY_ATTACH_CONTAINERS', 'opsflow-edge,*'],
+  ['DEPLOY_ATTACH_CONTAINERS', 'opsflow-*-worker'],
+  ['DEPLOY_ATTACH_CONTAINERS', 'op*'],
 ])('an invalid %s stops start-up naming the variable', (variable, value) => {
   expect(() => loadConfig({ NODE_ENV: 'development', [variable]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ NODE_ENV: 'development', [variable]: value })).toThrow(new RegExp(`^${variable}: `));

@@ -188,6 +188,20 @@ function dockerName(env: Env, name: string, fallback: string): string {
   return value;
 }
 
+/**
+ * Container names, each exact or a prefix ending in `*` (compose's numbered replicas). A prefix is at least
+ * four characters and the `*` only at the end: a bare `*` would join every container on the engine to every
+ * service's network.
+ */
+function attachList(env: Env, name: string): string[] {
+  const entries = (env[name] ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const exactName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+  const prefix = /^[A-Za-z0-9][A-Za-z0-9_.-]{3,}\*$/;
+  const bad = entries.find((entry) => !exactName.test(entry) && !prefix.test(entry));
+  if (bad !== undefined) throw new ConfigError(name, `"${bad}" is not a container name, or a prefix of four or more characters ending in *`);
+  return entries;
+}
+
 function secret(env: Env, name: keyof typeof DEV_DEFAULTS, production: boolean, minLength: number): string {
   const value = text(env, name, DEV_DEFAULTS[name]);
   if (production && value === DEV_DEFAULTS[name]) {
@@ -254,7 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     dockerHost: optional(env, 'DOCKER_HOST'),
     deployBaseImage: text(env, 'DEPLOY_BASE_IMAGE', 'eclipse-temurin:17-jre'),
     deployNetwork: dockerName(env, 'DEPLOY_NETWORK', 'opsflow'),
-    deployAttachContainers: (env.DEPLOY_ATTACH_CONTAINERS ?? '').split(',').map((name) => name.trim()).filter(Boolean),
+    deployAttachContainers: attachList(env, 'DEPLOY_ATTACH_CONTAINERS'),
     deployScope: dockerName(env, 'DEPLOY_SCOPE', 'opsflow'),
     deployHostBind: text(env, 'DEPLOY_HOST_BIND', '127.0.0.1'),
     deployMemoryMb: integer(env, 'DEPLOY_MEMORY_MB', 512, 64, 65536),

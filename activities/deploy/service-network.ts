@@ -11,6 +11,18 @@ export const serviceNetworkName = (args: { network: string; serviceName: string 
 
 const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
 
+/**
+ * The running containers DEPLOY_ATTACH_CONTAINERS names: each name as it is, and for `prefix*` every
+ * container whose name starts with the prefix (compose's replicas `opsflow-deploy-worker-1`, `-2`, …).
+ */
+async function attachedContainers(docker: Docker, attach: readonly string[]): Promise<string[]> {
+  const exact = attach.filter((entry) => !entry.endsWith('*'));
+  const prefixes = attach.filter((entry) => entry.endsWith('*')).map((entry) => entry.slice(0, -1));
+  if (prefixes.length === 0) return exact;
+  const running = (await docker.listContainers()).flatMap((container) => container.Names.map((name) => name.replace(/^\//, '')));
+  return [...new Set([...exact, ...running.filter((name) => prefixes.some((prefix) => name.startsWith(prefix)))])];
+}
+
 /** Creates the service's network if it is missing and attaches the containers that must reach it; idempotent. */
 export async function ensureServiceNetwork(docker: Docker, args: { network: string; serviceName: string; scope: string; attach: readonly string[] }): Promise<string> {
   const name = serviceNetworkName(args);
@@ -22,7 +34,7 @@ export async function ensureServiceNetwork(docker: Docker, args: { network: stri
       if (statusOf(error) !== 409) throw error;
     }
   }
-  for (const container of args.attach) {
+  for (const container of await attachedContainers(docker, args.attach)) {
     try {
       await docker.getNetwork(name).connect({ Container: container });
     } catch (error) {
@@ -36,7 +48,7 @@ export async function ensureServiceNetwork(docker: Docker, args: { network: stri
 /** Removes the service's network once its containers are gone; a network already gone is fine. */
 export async function removeServiceNetwork(docker: Docker, args: { network: string; serviceName: string; attach: readonly string[] }): Promise<void> {
   const network = docker.getNetwork(serviceNetworkName(args));
-  for (const container of args.attach) await network.disconnect({ Container: container, Force: true }).catch(() => undefined);
+  for (const container of await attachedContainers(docker, args.attach)) await network.disconnect({ Container: container, Force: true }).catch(() => undefined);
   try {
     await network.remove();
   } catch (error) {

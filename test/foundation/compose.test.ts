@@ -60,10 +60,11 @@ test("the Temporal Web UI runs with write actions disabled: no signal, update, c
   expect(services['temporal-ui'].environment?.TEMPORAL_DISABLE_WRITE_ACTIONS).toBe('true');
 });
 
-test('each deployed service gets a network of its own, which only the gateway (the edge) and the deploy worker join', () => {
+test('each deployed service gets a network of its own, which only the gateway (the edge) and the deploy worker replicas join', () => {
   const attach = String(services['deploy-worker'].environment?.DEPLOY_ATTACH_CONTAINERS ?? '').split(',');
   const named = (service: string) => (compose.services[service] as ComposeService & { container_name?: string }).container_name;
-  expect(attach).toEqual([named('edge'), named('deploy-worker')]);
+  // Compose names replicas {project}-{service}-{n}: the prefix joins each of them, and only them.
+  expect(attach).toEqual([named('edge'), `${(compose as { name?: string }).name}-deploy-worker-*`]);
   // No shared network for deployed services to meet each other on.
   expect(Object.values(services).flatMap((service) => (service as { networks?: string[] }).networks ?? [])).not.toContain('opsflow');
 });
@@ -83,4 +84,11 @@ test('the edge is the official Envoy image on the files the API writes; its admi
   });
   expect(onAdminNetwork.sort()).toEqual(['api', 'deploy-worker', 'edge']);
   expect((compose as unknown as { networks: Record<string, { internal?: boolean }> }).networks['edge-admin'].internal).toBe(true);
+});
+
+test('two replicas of each worker, the deploy worker included (no fixed container name, so it can scale)', () => {
+  for (const worker of ['worker', 'deploy-worker']) {
+    const service = compose.services[worker] as ComposeService & { deploy?: { replicas?: number }; container_name?: string };
+    expect({ worker, replicas: service.deploy?.replicas, containerName: service.container_name }).toEqual({ worker, replicas: 2, containerName: undefined });
+  }
 });
