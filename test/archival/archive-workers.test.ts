@@ -77,11 +77,11 @@ async function archivedIds(sites: string[]): Promise<number[]> {
 test('two archival workers share one run of 16 sites: both take its activities, and every old row is archived exactly once', async () => {
   const { sites, old, recent } = await seedSites('fleet', 16);
   const run = await startRun();
-  const report = await archiveOutcome(platform, run.workflowId, run.firstExecutionRunId);
+  const report = await archiveOutcome(platform, run.workflowId, run.runId);
   expect(report.status).toBe('COMPLETED');
   for (const siteId of sites) expect(report.sites.find((site) => site.siteId === siteId)).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 3, rowsDeleted: 3 }));
 
-  const starts = await activityStarts(run.workflowId, run.firstExecutionRunId);
+  const starts = await activityStarts(run.workflowId, run.runId);
   const byWorker = workers.map((worker) => starts.filter((start) => start.identity.startsWith(identityOf(worker))).length);
   expect(byWorker.every((count) => count > 0)).toBe(true);
   expect(byWorker[0] + byWorker[1]).toBe(starts.length);
@@ -94,7 +94,7 @@ test('the worker holding a delete is killed mid-run: the other takes the activit
   const { sites, old, recent } = await seedSites('second', 8);
   const hold = await holdDeletes(platform.config.databaseUrl, 'email.email_log');
   const run = await startRun();
-  const handle = platform.temporal.client.workflow.getHandle(run.workflowId, run.firstExecutionRunId);
+  const handle = platform.temporal.client.workflow.getHandle(run.workflowId, run.runId);
   // A delete is in flight, waiting on the lock: which worker holds it, Temporal says.
   const holder = await waitUntil('a delete to be in flight on one of the workers', async () => {
     if ((await sessionsWaitingOnLocks(platform.config.databaseUrl)) === 0) return null;
@@ -108,10 +108,10 @@ test('the worker holding a delete is killed mid-run: the other takes the activit
   await dropWaitingSessions(platform.config.databaseUrl);
   await hold.release();
 
-  const report = await archiveOutcome(platform, run.workflowId, run.firstExecutionRunId);
+  const report = await archiveOutcome(platform, run.workflowId, run.runId);
   expect(report.status).toBe('COMPLETED');
   for (const siteId of sites) expect(report.sites.find((site) => site.siteId === siteId)).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 3, rowsDeleted: 3 }));
-  const retried = (await activityStarts(run.workflowId, run.firstExecutionRunId)).filter((start) => start.type === 'deleteArchivedRows' && start.attempt > 1);
+  const retried = (await activityStarts(run.workflowId, run.runId)).filter((start) => start.type === 'deleteArchivedRows' && start.attempt > 1);
   expect(retried.length).toBeGreaterThan(0);
   expect(retried.every((start) => start.identity.startsWith(identityOf(survivor)))).toBe(true);
 

@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { Badge, Button, Code, Group, Paper, Stack, Table, Tabs, Text, Textarea, Title } from '@mantine/core';
+import { Badge, Button, Code, Group, Paper, Stack, Tabs, Text, Textarea, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, usePagedList } from '../api/client';
 import type { paths } from '../api/schema';
 import { COMMON, useTime, useWords } from '../i18n';
 import { useSession } from '../session';
 import { MoreButton, StatusBadge, TemporalLink } from '../ui/bits';
+import { DataTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
 /** One request as the queue and "my requests" give it: the approval, its decisions and its comparison with what is live. */
@@ -63,26 +64,17 @@ function Comparison({ item }: { item: QueueItem }) {
         {words.comparison}
       </Text>
       {item.comparison.against === 'nothing' && <Text size="sm">{words.nothingLive}</Text>}
-      <Table aria-label={`${words.comparison}: ${item.title ?? item.resourceId}`} withColumnBorders>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{words.field}</Table.Th>
-            <Table.Th>{words.live}</Table.Th>
-            <Table.Th>{words.submitted}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {item.comparison.changes.map((change) => (
-            <Table.Tr key={change.path}>
-              <Table.Td>
-                <Code>{change.path}</Code>
-              </Table.Td>
-              <Table.Td>{shown(change.before)}</Table.Td>
-              <Table.Td>{shown(change.after)}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <DataTable
+        label={`${words.comparison}: ${item.title ?? item.resourceId}`}
+        withColumnBorders
+        rows={item.comparison.changes}
+        rowKey={(change) => change.path}
+        columns={[
+          { header: words.field, cell: (change) => <Code>{change.path}</Code> },
+          { header: words.live, cell: (change) => shown(change.before) },
+          { header: words.submitted, cell: (change) => shown(change.after) },
+        ]}
+      />
     </Stack>
   );
 }

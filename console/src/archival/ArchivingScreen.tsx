@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Checkbox, Group, Modal, NativeSelect, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Checkbox, Group, Modal, NativeSelect, NumberInput, Paper, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, download, usePagedList } from '../api/client';
 import { COMMON, useTime, useWords } from '../i18n';
 import { MoreButton, RefreshButton, StatusBadge, TemporalLink } from '../ui/bits';
+import { DataTable } from '../ui/DataTable';
 import { fieldError, ProblemAlert } from '../ui/ProblemAlert';
 
 const LOG_TYPES = ['SCHEDULER_JOB_LOG', 'EMAIL_LOG', 'INTEGRATION_LOG'] as const;
@@ -164,37 +165,31 @@ function Policies() {
         <Title order={3}>{words.policies}</Title>
         {policies.error && <ProblemAlert error={policies.error} />}
         {toggle.error && <ProblemAlert error={toggle.error} />}
-        <Table aria-label={words.policies}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{words.logType}</Table.Th>
-              <Table.Th>{common.site}</Table.Th>
-              <Table.Th>{words.retention}</Table.Th>
-              <Table.Th>{words.enabled}</Table.Th>
-              <Table.Th aria-label={words.edit} />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {policies.items.map((policy) => (
-              <Table.Tr key={policy.id}>
-                <Table.Td>{policy.logType}</Table.Td>
-                <Table.Td>{policy.siteId ?? words.global}</Table.Td>
-                <Table.Td>{policy.retentionDays}</Table.Td>
-                <Table.Td>{policy.enabled ? '✓' : '—'}</Table.Td>
-                <Table.Td>
-                  <Group gap="xs">
-                    <Button size="xs" variant="light" onClick={() => setEditing(policy)} aria-label={`${words.edit} ${policy.logType} ${policy.siteId ?? words.global}`}>
-                      {words.edit}
-                    </Button>
-                    <Button size="xs" variant="default" onClick={() => toggle.mutate(policy)} aria-label={`${policy.enabled ? words.disable : words.enable} ${policy.logType} ${policy.siteId ?? words.global}`}>
-                      {policy.enabled ? words.disable : words.enable}
-                    </Button>
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          label={words.policies}
+          rows={policies.items}
+          rowKey={(policy) => policy.id}
+          columns={[
+            { header: words.logType, cell: (policy) => policy.logType },
+            { header: common.site, cell: (policy) => policy.siteId ?? words.global },
+            { header: words.retention, cell: (policy) => policy.retentionDays },
+            { header: words.enabled, cell: (policy) => (policy.enabled ? '✓' : '—') },
+            {
+              header: '',
+              label: words.edit,
+              cell: (policy) => (
+                <Group gap="xs">
+                  <Button size="xs" variant="light" onClick={() => setEditing(policy)} aria-label={`${words.edit} ${policy.logType} ${policy.siteId ?? words.global}`}>
+                    {words.edit}
+                  </Button>
+                  <Button size="xs" variant="default" onClick={() => toggle.mutate(policy)} aria-label={`${policy.enabled ? words.disable : words.enable} ${policy.logType} ${policy.siteId ?? words.global}`}>
+                    {policy.enabled ? words.disable : words.enable}
+                  </Button>
+                </Group>
+              ),
+            },
+          ]}
+        />
         <MoreButton hasMore={policies.hasMore} loading={policies.loadingMore} onMore={policies.loadMore} />
         <PolicyForm onSaved={refresh} />
         {editing && <EditPolicy policy={editing} onClose={() => setEditing(null)} />}
@@ -251,30 +246,25 @@ function RunProgress({ workflowId, uiUrl }: { workflowId: string; uiUrl: string 
         <StatusBadge status={run.data.status} />
         <TemporalLink uiUrl={uiUrl} />
       </Group>
-      <Table aria-label={`${words.progress} ${run.data.logType}`}>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{common.site}</Table.Th>
-            <Table.Th>{common.status}</Table.Th>
-            <Table.Th>{words.cutoff}</Table.Th>
-            <Table.Th>{words.exported}</Table.Th>
-            <Table.Th>{words.deleted}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {run.data.sites.map((site) => (
-            <Table.Tr key={site.siteId}>
-              <Table.Td>{site.siteId}</Table.Td>
-              <Table.Td>
+      <DataTable
+        label={`${words.progress} ${run.data.logType}`}
+        rows={run.data.sites}
+        rowKey={(site) => site.siteId}
+        columns={[
+          { header: common.site, cell: (site) => site.siteId },
+          {
+            header: common.status,
+            cell: (site) => (
+              <>
                 <StatusBadge status={site.state} /> {site.error}
-              </Table.Td>
-              <Table.Td>{time(site.cutoff)}</Table.Td>
-              <Table.Td>{site.rowsExported}</Table.Td>
-              <Table.Td>{site.rowsDeleted}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+              </>
+            ),
+          },
+          { header: words.cutoff, cell: (site) => time(site.cutoff) },
+          { header: words.exported, cell: (site) => site.rowsExported },
+          { header: words.deleted, cell: (site) => site.rowsDeleted },
+        ]}
+      />
     </Stack>
   );
 }
@@ -328,30 +318,25 @@ function ArchiveFiles() {
         {files.error && <ProblemAlert error={files.error} />}
         {save.error && <ProblemAlert error={save.error} />}
         {shown && (
-          <Table aria-label={`${words.files}: ${shown}`}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{words.file}</Table.Th>
-                <Table.Th>{words.size}</Table.Th>
-                <Table.Th>{common.when}</Table.Th>
-                <Table.Th aria-label={words.download} />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {files.items.map((file) => (
-                <Table.Tr key={file.id}>
-                  <Table.Td dir="ltr">{file.name}</Table.Td>
-                  <Table.Td>{String(file.sizeBytes ?? '')}</Table.Td>
-                  <Table.Td>{time(file.createdAt)}</Table.Td>
-                  <Table.Td>
-                    <Button size="xs" variant="light" onClick={() => save.mutate({ id: file.id, name: file.name })} aria-label={`${words.download} ${file.name}`}>
-                      {words.download}
-                    </Button>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <DataTable
+            label={`${words.files}: ${shown}`}
+            rows={files.items}
+            rowKey={(file) => file.id}
+            columns={[
+              { header: words.file, cell: (file) => file.name, ltr: true },
+              { header: words.size, cell: (file) => String(file.sizeBytes ?? '') },
+              { header: common.when, cell: (file) => time(file.createdAt) },
+              {
+                header: '',
+                label: words.download,
+                cell: (file) => (
+                  <Button size="xs" variant="light" onClick={() => save.mutate({ id: file.id, name: file.name })} aria-label={`${words.download} ${file.name}`}>
+                    {words.download}
+                  </Button>
+                ),
+              },
+            ]}
+          />
         )}
         <MoreButton hasMore={files.hasMore} loading={files.loadingMore} onMore={files.loadMore} />
       </Stack>
@@ -372,32 +357,19 @@ function RunHistory() {
           <RefreshButton onRefresh={() => void history.refetch()} what={words.history} />
         </Group>
         {history.error && <ProblemAlert error={history.error} />}
-        <Table aria-label={words.history}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{words.job}</Table.Th>
-              <Table.Th>{common.site}</Table.Th>
-              <Table.Th>{common.status}</Table.Th>
-              <Table.Th>{common.when}</Table.Th>
-              <Table.Th>{words.rows}</Table.Th>
-              <Table.Th>{words.message}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {history.items.map((entry) => (
-              <Table.Tr key={entry.id}>
-                <Table.Td>{entry.jobName}</Table.Td>
-                <Table.Td>{entry.siteId}</Table.Td>
-                <Table.Td>
-                  <StatusBadge status={entry.status} />
-                </Table.Td>
-                <Table.Td>{time(entry.startedAt)}</Table.Td>
-                <Table.Td>{entry.rowsAffected}</Table.Td>
-                <Table.Td>{entry.message}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          label={words.history}
+          rows={history.items}
+          rowKey={(entry) => entry.id}
+          columns={[
+            { header: words.job, cell: (entry) => entry.jobName },
+            { header: common.site, cell: (entry) => entry.siteId },
+            { header: common.status, cell: (entry) => <StatusBadge status={entry.status} /> },
+            { header: common.when, cell: (entry) => time(entry.startedAt) },
+            { header: words.rows, cell: (entry) => entry.rowsAffected },
+            { header: words.message, cell: (entry) => entry.message },
+          ]}
+        />
         <MoreButton hasMore={history.hasMore} loading={history.loadingMore} onMore={history.loadMore} />
       </Stack>
     </Paper>

@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { Button, Code, Group, NativeSelect, Paper, SimpleGrid, Stack, Table, Text, Textarea, TextInput, Timeline, Title } from '@mantine/core';
+import { Button, Code, Group, NativeSelect, Paper, SimpleGrid, Stack, Text, Textarea, TextInput, Timeline, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, usePagedList } from '../api/client';
 import { COMMON, useTime, useWords } from '../i18n';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
-import { MoreButton, ReadOnlyNote, StatusBadge, TemporalLink } from '../ui/bits';
+import { MoreButton, ReadOnlyNote, SitePicker, StatusBadge, TemporalLink } from '../ui/bits';
+import { DataTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
 /** The versioned content types, by the name in the console's address and their collection in the API. */
@@ -128,38 +129,22 @@ function ContentList({ type }: { type: TypeKey }) {
     <Stack>
       <Group align="end">
         <NativeSelect label={words.type} data={Object.keys(CONTENT_TYPES)} value={type} onChange={(event) => navigate(`/content/${event.currentTarget.value}`)} />
-        {session.isAdmin ? (
-          <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
-        ) : (
-          <NativeSelect label={common.site} data={session.sites} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} />
-        )}
+        <SitePicker siteId={siteId} onChange={setSiteId} />
         <NativeSelect label={common.status} data={[{ value: '', label: words.anyStatus }, ...STATUSES.map((value) => ({ value, label: value }))]} value={status} onChange={(event) => setStatus(event.currentTarget.value as typeof status)} />
       </Group>
       {list.error && <ProblemAlert error={list.error} />}
-      <Table aria-label={`${words.heading}: ${type}`} striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{words.name}</Table.Th>
-            <Table.Th>{common.status}</Table.Th>
-            <Table.Th>{words.publishedRev}</Table.Th>
-            <Table.Th>{words.updated}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {list.items.map((item) => (
-            <Table.Tr key={item.id}>
-              <Table.Td>
-                <Link to={`/content/${type}/${item.id}`}>{item.name}</Link>
-              </Table.Td>
-              <Table.Td>
-                <StatusBadge status={item.status} />
-              </Table.Td>
-              <Table.Td>{item.publishedRev ?? '—'}</Table.Td>
-              <Table.Td>{time(item.updatedAt)}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <DataTable
+        label={`${words.heading}: ${type}`}
+        striped
+        rows={list.items}
+        rowKey={(item) => item.id}
+        columns={[
+          { header: words.name, cell: (item) => <Link to={`/content/${type}/${item.id}`}>{item.name}</Link> },
+          { header: common.status, cell: (item) => <StatusBadge status={item.status} /> },
+          { header: words.publishedRev, cell: (item) => item.publishedRev ?? '—' },
+          { header: words.updated, cell: (item) => time(item.updatedAt) },
+        ]}
+      />
       {!list.isLoading && list.items.length === 0 && <Text>{common.none}</Text>}
       <MoreButton hasMore={list.hasMore} loading={list.loadingMore} onMore={list.loadMore} />
       <ReadOnlyNote show={!session.canEdit} />

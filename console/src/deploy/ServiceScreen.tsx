@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
-import { Button, Code, Group, Modal, NumberInput, Paper, ScrollArea, Stack, Switch, Table, Text, Title } from '@mantine/core';
+import { Button, Code, Group, Modal, NumberInput, Paper, ScrollArea, Stack, Switch, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, authorizedFetch, dataOr, ProblemError, problemOf, usePagedList } from '../api/client';
 import { COMMON, useTime, useWords } from '../i18n';
 import { MoreButton, RefreshButton, StatusBadge, TemporalLink } from '../ui/bits';
+import { DataTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
 const WORDS = {
@@ -149,40 +150,33 @@ function History({ name, dynamic, currentDeploymentId }: { name: string; dynamic
       {history.error && <ProblemAlert error={history.error} />}
       {rollback.error && <ProblemAlert error={rollback.error} />}
       {rollback.data && <TemporalLink uiUrl={rollback.data.uiUrl} />}
-      <Table aria-label={words.history}>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{words.image}</Table.Th>
-            <Table.Th>{common.status}</Table.Th>
-            <Table.Th>{words.started}</Table.Th>
-            <Table.Th>{words.finished}</Table.Th>
-            <Table.Th>{words.requestedBy}</Table.Th>
-            {dynamic && <Table.Th aria-label={words.rollback} />}
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {history.items.map((item) => (
-            <Table.Tr key={item.deploymentId}>
-              <Table.Td>{item.image}</Table.Td>
-              <Table.Td>
-                <StatusBadge status={item.status} />
-              </Table.Td>
-              <Table.Td>{time(item.startedAt)}</Table.Td>
-              <Table.Td>{time(item.finishedAt)}</Table.Td>
-              <Table.Td>{item.requestedBy}</Table.Td>
-              {dynamic && (
-                <Table.Td>
-                  {ROLLBACK_TARGETS.includes(item.status) && item.deploymentId !== currentDeploymentId && (
-                    <Button size="xs" variant="light" onClick={() => rollback.mutate(item.deploymentId)} loading={rollback.isPending}>
-                      {words.rollback}
-                    </Button>
-                  )}
-                </Table.Td>
-              )}
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <DataTable
+        label={words.history}
+        rows={history.items}
+        rowKey={(item) => item.deploymentId}
+        columns={[
+          { header: words.image, cell: (item) => item.image },
+          { header: common.status, cell: (item) => <StatusBadge status={item.status} /> },
+          { header: words.started, cell: (item) => time(item.startedAt) },
+          { header: words.finished, cell: (item) => time(item.finishedAt) },
+          { header: words.requestedBy, cell: (item) => item.requestedBy },
+          ...(dynamic
+            ? [
+                {
+                  header: '',
+                  label: words.rollback,
+                  cell: (item: (typeof history.items)[number]) =>
+                    ROLLBACK_TARGETS.includes(item.status) &&
+                    item.deploymentId !== currentDeploymentId && (
+                      <Button size="xs" variant="light" onClick={() => rollback.mutate(item.deploymentId)} loading={rollback.isPending}>
+                        {words.rollback}
+                      </Button>
+                    ),
+                },
+              ]
+            : []),
+        ]}
+      />
       <MoreButton hasMore={history.hasMore} loading={history.loadingMore} onMore={history.loadMore} />
     </Stack>
   );
@@ -276,26 +270,16 @@ export function ServiceScreen({ name }: { name: string }) {
       {!detail.dynamic && <Text c="gray.7">{words.core}</Text>}
       <Paper withBorder p="sm">
         <Title order={3}>{words.instances}</Title>
-        <Table aria-label={words.instances}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{words.address}</Table.Th>
-              <Table.Th>{words.state}</Table.Th>
-              <Table.Th>{words.lastHealth}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {detail.instances.map((instance) => (
-              <Table.Tr key={instance.id}>
-                <Table.Td dir="ltr">{instance.address}</Table.Td>
-                <Table.Td>
-                  <StatusBadge status={instance.state} />
-                </Table.Td>
-                <Table.Td>{time(instance.lastHealthAt)}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          label={words.instances}
+          rows={detail.instances}
+          rowKey={(instance) => instance.id}
+          columns={[
+            { header: words.address, cell: (instance) => instance.address, ltr: true },
+            { header: words.state, cell: (instance) => <StatusBadge status={instance.state} /> },
+            { header: words.lastHealth, cell: (instance) => time(instance.lastHealthAt) },
+          ]}
+        />
         {detail.dynamic && (
           <Group align="end" mt="sm">
             <NumberInput label={words.scaleTo} min={1} max={20} value={instances ?? detail.desiredInstances} onChange={(value) => setInstances(Number(value))} w={160} />

@@ -1,9 +1,10 @@
-import { Stack, Table, Text, Title } from '@mantine/core';
+import { Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { api, dataOr } from '../api/client';
 import { COMMON, useWords } from '../i18n';
 import { Link } from '../router';
 import { Loading, StatusBadge } from '../ui/bits';
+import { DataTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
 const WORDS = {
@@ -28,34 +29,19 @@ export function ServicesScreen() {
           <Title order={3}>
             {words.group}: {group}
           </Title>
-          <Table aria-label={`${words.heading}: ${group}`} striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{words.name}</Table.Th>
-                <Table.Th>{common.status}</Table.Th>
-                <Table.Th>{words.instances}</Table.Th>
-                <Table.Th>{words.kind}</Table.Th>
-                <Table.Th>{words.image}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {items.map((service) => (
-                <Table.Tr key={service.name}>
-                  <Table.Td>
-                    <Link to={`/services/${encodeURIComponent(service.name)}`}>{service.name}</Link>
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge status={service.status} />
-                  </Table.Td>
-                  <Table.Td>
-                    {service.runningInstances} / {service.desiredInstances}
-                  </Table.Td>
-                  <Table.Td>{service.dynamic ? service.kind : words.core}</Table.Td>
-                  <Table.Td>{service.image ?? '—'}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <DataTable
+            label={`${words.heading}: ${group}`}
+            striped
+            rows={items}
+            rowKey={(service) => service.name}
+            columns={[
+              { header: words.name, cell: (service) => <Link to={`/services/${encodeURIComponent(service.name)}`}>{service.name}</Link> },
+              { header: common.status, cell: (service) => <StatusBadge status={service.status} /> },
+              { header: words.instances, cell: (service) => `${service.runningInstances} / ${service.desiredInstances}` },
+              { header: words.kind, cell: (service) => (service.dynamic ? service.kind : words.core) },
+              { header: words.image, cell: (service) => service.image ?? '—' },
+            ]}
+          />
         </Stack>
       ))}
       {services.data?.items.length === 0 && <Text>{words.noServices}</Text>}

@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Checkbox, Group, NativeSelect, NumberInput, Paper, PasswordInput, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Checkbox, Group, NativeSelect, NumberInput, Paper, PasswordInput, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr } from '../api/client';
 import { COMMON, useWords } from '../i18n';
 import { StatusBadge } from '../ui/bits';
+import { DataTable } from '../ui/DataTable';
 import { fieldError, ProblemAlert } from '../ui/ProblemAlert';
 
 type Channel = 'EMAIL' | 'SMS';
@@ -141,31 +142,31 @@ function Configs({ channel }: { channel: Channel }) {
         {configs.error && <ProblemAlert error={configs.error} />}
         {validate.error && <ProblemAlert error={validate.error} />}
         {activate.error && <ProblemAlert error={activate.error} />}
-        <Table aria-label={channel === 'EMAIL' ? words.email : words.sms}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{words.name}</Table.Th>
-              <Table.Th>{words.transport}</Table.Th>
-              <Table.Th>{common.status}</Table.Th>
-              <Table.Th aria-label={words.validate} />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {(configs.data?.items ?? []).map((config) => (
-              <Table.Tr key={config.id}>
-                <Table.Td>
+        <DataTable
+          label={channel === 'EMAIL' ? words.email : words.sms}
+          rows={configs.data?.items ?? []}
+          rowKey={(config) => config.id}
+          columns={[
+            {
+              header: words.name,
+              cell: (config) => (
+                <>
                   {config.configName}
                   {(config.hasSmtpPassword || config.hasServicePassword) && (
                     <Text size="xs" c="gray.7">
                       {words.passwordSet}
                     </Text>
                   )}
-                </Table.Td>
-                <Table.Td>
-                  {config.transport} {config.smtpHost ? `· ${config.smtpHost}:${config.smtpPort}` : config.serviceUrl ? `· ${config.serviceUrl}` : ''}
-                </Table.Td>
-                <Table.Td>{config.isActive ? <StatusBadge status="ACTIVE" /> : '—'}</Table.Td>
-                <Table.Td>
+                </>
+              ),
+            },
+            { header: words.transport, cell: (config) => `${config.transport} ${config.smtpHost ? `· ${config.smtpHost}:${config.smtpPort}` : config.serviceUrl ? `· ${config.serviceUrl}` : ''}` },
+            { header: common.status, cell: (config) => (config.isActive ? <StatusBadge status="ACTIVE" /> : '—') },
+            {
+              header: '',
+              label: words.validate,
+              cell: (config) => (
+                <>
                   <Group gap="xs">
                     <Button size="compact-sm" variant="light" onClick={() => validate.mutate(config.id)} aria-label={`${words.validate} ${config.configName}`}>
                       {words.validate}
@@ -181,11 +182,11 @@ function Configs({ channel }: { channel: Channel }) {
                       {validated[config.id].ok ? words.ok : words.notOk}: {validated[config.id].detail} ({validated[config.id].latencyMs} ms)
                     </Text>
                   )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+                </>
+              ),
+            },
+          ]}
+        />
         <ConfigForm channel={channel} />
       </Stack>
     </Paper>

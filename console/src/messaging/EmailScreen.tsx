@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
-import { Badge, Button, Group, NativeSelect, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, NativeSelect, Paper, SegmentedControl, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, usePagedList } from '../api/client';
 import { COMMON, useTime, useWords } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { MoreButton, ReadOnlyNote, RefreshButton, StatusBadge, TemporalLink } from '../ui/bits';
+import { MoreButton, ReadOnlyNote, RefreshButton, SitePicker, StatusBadge, TemporalLink } from '../ui/bits';
+import { DataTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
 const WORDS = {
@@ -203,42 +204,33 @@ function SendLogs({ id }: { id: string }) {
         </Group>
         {logs.error && <ProblemAlert error={logs.error} />}
         {retry.error && <ProblemAlert error={retry.error} />}
-        <Table aria-label={words.logs}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{words.recipient}</Table.Th>
-              <Table.Th>{words.locale}</Table.Th>
-              <Table.Th>{common.status}</Table.Th>
-              <Table.Th>{words.attempts}</Table.Th>
-              <Table.Th>{common.when}</Table.Th>
-              <Table.Th>{words.error}</Table.Th>
-              {session.isAdmin && <Table.Th aria-label={words.retry} />}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {logs.items.map((log) => (
-              <Table.Tr key={log.id}>
-                <Table.Td dir="ltr">{log.recipient}</Table.Td>
-                <Table.Td>{log.locale}</Table.Td>
-                <Table.Td>
-                  <StatusBadge status={log.status} />
-                </Table.Td>
-                <Table.Td>{log.attempts}</Table.Td>
-                <Table.Td>{time(log.createdAt)}</Table.Td>
-                <Table.Td>{log.error ?? ''}</Table.Td>
-                {session.isAdmin && (
-                  <Table.Td>
-                    {log.status === 'FAILED' && (
-                      <Button size="compact-xs" variant="light" onClick={() => retry.mutate(String(log.id))}>
-                        {words.retry}
-                      </Button>
-                    )}
-                  </Table.Td>
-                )}
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          label={words.logs}
+          rows={logs.items}
+          rowKey={(log) => log.id}
+          columns={[
+            { header: words.recipient, cell: (log) => log.recipient, ltr: true },
+            { header: words.locale, cell: (log) => log.locale },
+            { header: common.status, cell: (log) => <StatusBadge status={log.status} /> },
+            { header: words.attempts, cell: (log) => log.attempts },
+            { header: common.when, cell: (log) => time(log.createdAt) },
+            { header: words.error, cell: (log) => log.error ?? '' },
+            ...(session.isAdmin
+              ? [
+                  {
+                    header: '',
+                    label: words.retry,
+                    cell: (log: (typeof logs.items)[number]) =>
+                      log.status === 'FAILED' && (
+                        <Button size="compact-xs" variant="light" onClick={() => retry.mutate(String(log.id))}>
+                          {words.retry}
+                        </Button>
+                      ),
+                  },
+                ]
+              : []),
+          ]}
+        />
         <MoreButton hasMore={logs.hasMore} loading={logs.loadingMore} onMore={logs.loadMore} />
       </Stack>
     </Paper>
@@ -352,34 +344,19 @@ function Templates() {
   const list = usePagedList(['templates', siteId], async (cursor) => dataOr(await api.GET('/api/email/templates', { params: { query: { siteId, limit: 25, cursor } } })), siteId !== '');
   return (
     <Stack>
-      {session.isAdmin ? (
-        <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" w={240} />
-      ) : (
-        <NativeSelect label={common.site} data={session.sites} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} w={240} />
-      )}
+      <SitePicker siteId={siteId} onChange={setSiteId} />
       {list.error && <ProblemAlert error={list.error} />}
-      <Table aria-label={words.heading} striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{words.name}</Table.Th>
-            <Table.Th>{common.status}</Table.Th>
-            <Table.Th>{common.when}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {list.items.map((template) => (
-            <Table.Tr key={template.id}>
-              <Table.Td>
-                <Link to={`/email/${template.id}`}>{template.name}</Link>
-              </Table.Td>
-              <Table.Td>
-                <StatusBadge status={template.status} />
-              </Table.Td>
-              <Table.Td>{time(template.updatedAt)}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <DataTable
+        label={words.heading}
+        striped
+        rows={list.items}
+        rowKey={(template) => template.id}
+        columns={[
+          { header: words.name, cell: (template) => <Link to={`/email/${template.id}`}>{template.name}</Link> },
+          { header: common.status, cell: (template) => <StatusBadge status={template.status} /> },
+          { header: common.when, cell: (template) => time(template.updatedAt) },
+        ]}
+      />
       {!list.isLoading && list.items.length === 0 && <Text>{common.none}</Text>}
       <MoreButton hasMore={list.hasMore} loading={list.loadingMore} onMore={list.loadMore} />
       <ReadOnlyNote show={!session.canEdit} />

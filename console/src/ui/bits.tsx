@@ -1,5 +1,6 @@
 import { ReactNode } from 'react';
-import { Alert, Anchor, Badge, Button, Group, Text } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, NativeSelect, Text, TextInput } from '@mantine/core';
+import { useSession } from '../session';
 import { COMMON, useWords } from '../i18n';
 
 /** A link to the Temporal Web UI wherever the API gave a `uiUrl`: the workflow's internals live there. */
@@ -83,5 +84,16 @@ export function WarningAlert({ title, children }: { title?: string; children: Re
     <Alert color="yellow" title={title} styles={{ title: { color: 'var(--mantine-color-black)' }, message: { color: 'var(--mantine-color-black)' } }}>
       {children}
     </Alert>
+  );
+}
+
+/** The site a list shows: one of the user's own sites, or any site an ADMIN (who belongs to every one) names. */
+export function SitePicker({ siteId, onChange }: { siteId: string; onChange: (siteId: string) => void }) {
+  const words = useWords(COMMON);
+  const session = useSession();
+  return session.isAdmin ? (
+    <TextInput label={words.site} value={siteId} onChange={(event) => onChange(event.currentTarget.value)} dir="ltr" w={240} />
+  ) : (
+    <NativeSelect label={words.site} data={session.sites} value={siteId} onChange={(event) => onChange(event.currentTarget.value)} w={240} />
   );
 }
