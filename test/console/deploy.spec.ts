@@ -22,7 +22,7 @@ async function dropFile(page: Page, target: ReturnType<Page['getByLabel']>, file
   await target.dispatchEvent('drop', { dataTransfer: transfer });
 }
 
-test('(a) a JAR dropped on Deploy Service reaches RUNNING, is scaled to 2, shows its logs, and is undeployed after a confirmation', async ({ signIn }) => {
+test('(a) a JAR dropped on Deploy Service reaches RUNNING, follows its logs, is scaled to 2 and shows both instances\' logs, is redeployed and rolled back, and is undeployed after a confirmation', async ({ signIn }) => {
   test.setTimeout(300000);
   const page = await signIn('admin');
   const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=console-hello\nserver.port=8081\n' } });
@@ -51,6 +51,10 @@ test('(a) a JAR dropped on Deploy Service reaches RUNNING, is scaled to 2, shows
   await expect(page.getByRole('heading', { name: 'console-hello' })).toBeVisible();
   const instances = page.getByRole('table', { name: 'Instances' });
   await expect(instances.getByRole('row')).toHaveCount(2);
+  // Follow: the lines arrive over the API's server-sent events (fetched with the token), not a one-off read.
+  await page.getByRole('switch', { name: 'Follow' }).check();
+  await expect(page.getByTestId('service-logs')).toContainText('listening on 8081 greeting=from-the-console');
+  await page.getByRole('switch', { name: 'Follow' }).uncheck();
   await page.getByLabel('Instances wanted').fill('2');
   await page.getByRole('button', { name: 'Scale', exact: true }).click();
   await expect(instances.getByRole('row')).toHaveCount(3, { timeout: 120000 });

@@ -70,15 +70,17 @@ const WORDS = {
 const ROLLBACK_TARGETS = ['RUNNING', 'SUPERSEDED'];
 
 /** Streams the service's logs (server-sent events over fetch, so the token goes in a header) until stopped. */
-function useFollowedLogs(name: string, on: boolean, onLine: (line: string) => void) {
+function useFollowedLogs(name: string, on: boolean, onLine: (line: string) => void, onRefused: (error: unknown) => void) {
   const onLineRef = useRef(onLine);
   onLineRef.current = onLine;
+  const onRefusedRef = useRef(onRefused);
+  onRefusedRef.current = onRefused;
   useEffect(() => {
     if (!on) return;
     const stop = new AbortController();
     void (async () => {
       const response = await authorizedFetch(`/api/infra/services/${encodeURIComponent(name)}/logs?follow=true&tail=50`, { signal: stop.signal });
-      if (!response.ok || !response.body) return;
+      if (!response.ok || !response.body) return onRefusedRef.current(await problemOf(response));
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let pending = '';
       for (;;) {
@@ -106,7 +108,16 @@ function Logs({ name }: { name: string }) {
     },
     onSuccess: setLines,
   });
-  useFollowedLogs(name, following, (line) => setLines((before) => [...(before ?? []), line].slice(-2000)));
+  const [followRefused, setFollowRefused] = useState<unknown>(null);
+  useFollowedLogs(
+    name,
+    following,
+    (line) => setLines((before) => [...(before ?? []), line].slice(-2000)),
+    (error) => {
+      setFollowRefused(error);
+      setFollowing(false);
+    },
+  );
   return (
     <Stack gap="xs">
       <Title order={3}>{words.logs}</Title>
@@ -115,9 +126,17 @@ function Logs({ name }: { name: string }) {
         <Button variant="light" onClick={() => shown.mutate()} loading={shown.isPending}>
           {words.showLogs}
         </Button>
-        <Switch label={words.follow} checked={following} onChange={(event) => setFollowing(event.currentTarget.checked)} />
+        <Switch
+          label={words.follow}
+          checked={following}
+          onChange={(event) => {
+            setFollowRefused(null);
+            setFollowing(event.currentTarget.checked);
+          }}
+        />
       </Group>
       {shown.error && <ProblemAlert error={shown.error} />}
+      {followRefused !== null && <ProblemAlert error={followRefused} />}
       {lines && (
         <ScrollArea.Autosize mah={240} type="auto">
           <Code block data-testid="service-logs" dir="ltr">
