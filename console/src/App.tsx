@@ -3,7 +3,7 @@ import { AppShell, Button, Group, NavLink, Stack, Text, Title, useDirection } fr
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, TOKEN_KEY } from './api/client';
 import { COMMON, directionOf, Language, LanguageContext } from './i18n';
-import { BASE, match, navigate, usePath } from './router';
+import { BASE, match, navigate, Redirect, usePath } from './router';
 import { Session, SessionContext, sessionOf } from './session';
 import { SignIn } from './directory/SignIn';
 import { Loading } from './ui/bits';
@@ -43,11 +43,8 @@ function sectionsFor(session: Session): Section[] {
 const PATHS: Record<Section, string> = { services: '/services', deploy: '/deploy', archiving: '/archiving', approvals: '/approvals', content: '/content', email: '/email', channels: '/channels' };
 
 function Screen({ path, session, notFound }: { path: string; session: Session; notFound: string }): ReactNode {
-  if (path === '/') {
-    // The first section the user has, as the address too.
-    queueMicrotask(() => navigate(PATHS[sectionsFor(session)[0]]));
-    return null;
-  }
+  // The console's root is the first section the user has, as the address too.
+  if (path === '/') return <Redirect to={PATHS[sectionsFor(session)[0]]} />;
   let params: Record<string, string> | null;
   if (path === '/services') return <ServicesScreen />;
   if ((params = match('/services/:name', path))) return <ServiceScreen name={params.name} />;

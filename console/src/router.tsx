@@ -1,4 +1,4 @@
-import { MouseEvent, ReactNode, useSyncExternalStore } from 'react';
+import { MouseEvent, ReactNode, useEffect, useSyncExternalStore } from 'react';
 import { Anchor } from '@mantine/core';
 
 /** The console's few screens live under /console/…; the API serves index.html for every one of them. */
@@ -16,9 +16,17 @@ export function usePath(): string {
   return inside === '' ? '/' : inside;
 }
 
-export function navigate(to: string): void {
-  window.history.pushState(null, '', `${BASE}${to}`);
+/** Goes to a screen; `replace` takes the place of the current entry in the history (a redirect). */
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  if (options.replace) window.history.replaceState(null, '', `${BASE}${to}`);
+  else window.history.pushState(null, '', `${BASE}${to}`);
   window.dispatchEvent(new PopStateEvent('popstate'));
+}
+
+/** Sends the browser on to another screen once rendered, without leaving an entry to come back to. */
+export function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
 }
 
 /** A link inside the console: a real href (it opens in a new tab too), followed without a reload. */

@@ -10,7 +10,7 @@ import { PublishInput } from '../../../domain/approvals';
 import { componentType } from '../../../data/content/component-types';
 import { changesAgainstLiveOfMany } from '../../../data/content/components';
 import { publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
-import { startPublishWorkflow } from '../content/start-publish';
+import { startPublishWorkflow, untilSubmitted } from '../content/start-publish';
 import { listScheduledChanges } from '../../../data/approvals/scheduled-changes';
 import { workflowUiUrl } from '../../../temporal-config/client';
 import { SiteId } from '../../http/common-schemas';
@@ -162,6 +162,8 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
           await dropApproval(db, input.correlationId!);
           throw error;
         }
+        // The run owns the approval from here; the answer waits until it is ready for a decision.
+        await untilSubmitted(temporal, workflowId);
         ctx.body = { required: submitted.required, correlationId: submitted.correlationId };
       },
     }),

@@ -34,6 +34,18 @@ export function startPublishWorkflow(temporal: AppDeps['temporal'], input: Publi
   return startWorkflow<PublishWorkflow>(temporal, PUBLISH_WORKFLOW, { ...publishStartOptions(input), alreadyRunningCode: 'APPROVAL_PENDING' });
 }
 
+/**
+ * Answers once the run has taken its submission (its `submitted` Update): from then on it waits for a
+ * decision on its first stage, so one sent at once is not refused as a stage it is not waiting for.
+ */
+export async function untilSubmitted(temporal: AppDeps['temporal'], workflowId: string): Promise<void> {
+  try {
+    await answerWithin(ANSWER_WITHIN_MS, temporal.client.workflow.getHandle(workflowId).executeUpdate(submittedUpdate));
+  } catch (error) {
+    throw temporalCallError(error, { late: `The publish run ${workflowId} was started but no approvals worker has taken it yet.` });
+  }
+}
+
 export interface PublishAnswer {
   status: 200 | 202;
   body: Record<string, unknown>;
