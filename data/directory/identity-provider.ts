@@ -2,7 +2,7 @@ import { unavailable } from '../../lib/errors';
 import { guardedFetch, OutboundPolicy, readCapped } from '../messaging/transports/outbound';
 
 /** Where the console sends a person to sign in, and where the code it brings back is exchanged. */
-export interface ProviderEndpoints {
+interface ProviderEndpoints {
   authorizationEndpoint: string;
   tokenEndpoint: string;
 }
@@ -19,13 +19,25 @@ export function identityProviderClient(args: { issuer: string; clientId: string;
   let discovered: { endpoints: ProviderEndpoints; until: number } | null = null;
 
   const fetchJson = async (url: string, init: RequestInit): Promise<{ status: number; body: Record<string, unknown> }> => {
+    let status: number;
+    let text: string;
     try {
       const answer = await guardedFetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) }, args.policy);
-      const text = await readCapped(answer.body, ANSWER_LIMIT_BYTES);
-      return { status: answer.status, body: JSON.parse(text) as Record<string, unknown> };
+      status = answer.status;
+      text = await readCapped(answer.body, ANSWER_LIMIT_BYTES);
     } catch {
       throw unavailable('IDENTITY_PROVIDER_UNAVAILABLE', 'The identity provider did not answer.');
     }
+    // An answer that is not JSON is still an answer (a refusal page, say): it names no endpoint and no token.
+    const body = (() => {
+      try {
+        const parsed: unknown = JSON.parse(text);
+        return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
+      } catch {
+        return {};
+      }
+    })();
+    return { status, body };
   };
 
   const endpoints = async (): Promise<ProviderEndpoints> => {
@@ -52,5 +64,3 @@ export function identityProviderClient(args: { issuer: string; clientId: string;
 
   return { endpoints, exchangeCode };
 }
-
-export type IdentityProviderClient = ReturnType<typeof identityProviderClient>;

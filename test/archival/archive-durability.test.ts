@@ -4,9 +4,9 @@ import { archiveLogs } from '../../workflows/archival/archive-logs';
 import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call } from '../support/http';
-import { archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks } from './harness';
+import { archiveFileIds, archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks } from './harness';
 import { waitUntil } from '../support/wait';
-import { csvIds, daysAgo, remainingIds, seedEmailLogs } from './seed';
+import { daysAgo, remainingIds, seedEmailLogs } from './seed';
 
 let platform: TestPlatform;
 let api: RunningApi;
@@ -48,16 +48,7 @@ async function runPinnedBeforeDelete(siteId: string) {
   return { run, hold };
 }
 
-async function downloadIds(siteId: string): Promise<number[][]> {
-  const token = await platform.token({ sub: 'v', roles: ['VIEWER'], sites: [siteId] });
-  const list = await call(api.url, 'GET', `/api/assets?siteId=${siteId}&folder=/archive`, { token });
-  const files: number[][] = [];
-  for (const asset of list.body.items) {
-    const answer = await fetch(`${api.url}/api/assets/${asset.id}/download`, { headers: { authorization: `Bearer ${token}` } });
-    files.push(csvIds(await answer.text()));
-  }
-  return files;
-}
+const downloadIds = (siteId: string) => archiveFileIds(platform, api.url, siteId);
 
 test('a worker killed after the upload and before the delete: the restarted run completes, rows deleted once, one asset', async () => {
   const ids = await seedEmailLogs(platform.db, { siteId: 'site-kill', count: 5, ageDays: 60 });

@@ -5,8 +5,8 @@ import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
-import { archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks } from './harness';
-import { csvIds, remainingIds, seedEmailLogs } from './seed';
+import { archiveFileIds, archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks } from './harness';
+import { remainingIds, seedEmailLogs } from './seed';
 
 /**
  * Workers scaled out (issue #19, point 5): two archival workers on one task queue share one run of many
@@ -62,16 +62,8 @@ async function activityStarts(workflowId: string, runId: string) {
 
 /** Every archived id of these sites, from the CSV files they got, as a list (a row archived twice appears twice). */
 async function archivedIds(sites: string[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (const siteId of sites) {
-    const token = await platform.token({ sub: 'v', roles: ['VIEWER'], sites: [siteId] });
-    const list = await call(api.url, 'GET', `/api/assets?siteId=${siteId}&folder=/archive`, { token });
-    for (const asset of list.body.items) {
-      const answer = await fetch(`${api.url}/api/assets/${asset.id}/download`, { headers: { authorization: `Bearer ${token}` } });
-      ids.push(...csvIds(await answer.text()));
-    }
-  }
-  return ids.sort((a, b) => a - b);
+  const files = await Promise.all(sites.map((siteId) => archiveFileIds(platform, api.url, siteId)));
+  return files.flat(2).sort((a, b) => a - b);
 }
 
 test('two archival workers share one run of 16 sites: both take its activities, and every old row is archived exactly once', async () => {

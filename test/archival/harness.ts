@@ -4,6 +4,8 @@ import pg from 'pg';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ArchiveRunProgress } from '../../workflows/archival/definitions';
 import { TestPlatform } from '../support/platform';
+import { call } from '../support/http';
+import { csvIds } from './seed';
 
 /**
  * A real HTTP server in front of the API for the workers' uploads: it forwards everything, except that it
@@ -91,4 +93,16 @@ export async function sessionsWaitingOnLocks(databaseUrl: string): Promise<numbe
   );
   await client.end();
   return rows[0].n as number;
+}
+
+/** The ids in each archive file of a site, downloaded as a member of the site would (one list per file). */
+export async function archiveFileIds(platform: TestPlatform, apiUrl: string, siteId: string): Promise<number[][]> {
+  const token = await platform.token({ sub: 'v', roles: ['VIEWER'], sites: [siteId] });
+  const list = await call(apiUrl, 'GET', `/api/assets?siteId=${siteId}&folder=/archive`, { token });
+  const files: number[][] = [];
+  for (const asset of list.body.items) {
+    const answer = await fetch(`${apiUrl}/api/assets/${asset.id}/download`, { headers: { authorization: `Bearer ${token}` } });
+    files.push(csvIds(await answer.text()));
+  }
+  return files;
 }

@@ -26,6 +26,12 @@ const hostPortWarning = (bind: string, hostPort: number) =>
 /** The two ways to deploy, and a deploy's stages. */
 export function deployRoutes(deps: AppDeps): AnyRoute[] {
   const { db, config } = deps;
+  /** The uploaded JAR and what it says of itself, read once, the same way for a deploy and for the form's inspect. */
+  const uploadedJar = async (ctx: Parameters<typeof uploadedFile>[0]) => {
+    const file = uploadedFile(ctx);
+    if (file.size > config.maxJarBytes) throw new PlatformError('JAR_TOO_LARGE', `The JAR is larger than ${config.maxJarBytes} bytes.`);
+    return { file, facts: await inspectJar(file.filepath, file.size) };
+  };
   return [
     defineRoute({
       method: 'post',
@@ -41,9 +47,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['INVALID_JAR', 'UNSAFE_JAR', 'MISSING_APPLICATION_NAME', ...START_DEPLOY_ERRORS],
       handler: async (ctx, { body, identity }) => {
         try {
-          const file = uploadedFile(ctx);
-          if (file.size > config.maxJarBytes) throw new PlatformError('JAR_TOO_LARGE', `The JAR is larger than ${config.maxJarBytes} bytes.`);
-          const facts = await inspectJar(file.filepath, file.size);
+          const { file, facts } = await uploadedJar(ctx);
           const serviceName = body.serviceName || facts.applicationName;
           if (!serviceName) {
             throw badRequest('MISSING_APPLICATION_NAME', 'No serviceName was given and the JAR sets no spring.application.name.');
@@ -84,9 +88,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['INVALID_JAR', 'UNSAFE_JAR', 'JAR_TOO_LARGE'],
       handler: async (ctx) => {
         try {
-          const file = uploadedFile(ctx);
-          if (file.size > config.maxJarBytes) throw new PlatformError('JAR_TOO_LARGE', `The JAR is larger than ${config.maxJarBytes} bytes.`);
-          const facts = await inspectJar(file.filepath, file.size);
+          const { facts } = await uploadedJar(ctx);
           ctx.body = { mainClass: facts.mainClass, serviceName: facts.applicationName, port: facts.port ?? SPRING_BOOT_DEFAULT_PORT, portFromJar: facts.port !== null };
         } finally {
           await removeUploads(ctx);

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
+import { Config } from '../../../lib/config';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { signToken } from '../../http/sign-token';
 import { Instant } from '../../http/common-schemas';
@@ -22,11 +23,15 @@ const DevSignInChoicesSchema = Type.Object({ items: Type.Array(UserSchema) });
  * NODE_ENV but `development` and `test`) both routes answer 404, as if they did not exist: production
  * tokens come from the organisation's identity provider or are pasted.
  */
+/**
+ * Development sign-in is on in development without an identity provider: with one, only its tokens are
+ * accepted, so a development token would be refused anyway.
+ */
+export const devSignInIsOn = (config: Pick<Config, 'production' | 'jwtJwksUrl'>) => !config.production && !config.jwtJwksUrl;
+
 export function devSignInRoutes({ db, config }: AppDeps): AnyRoute[] {
   const refuseOutsideDevelopment = () => {
-    if (config.production) throw notFound('Development sign-in is off outside development.');
-    // With an identity provider, only its tokens are accepted: a development token would be refused anyway.
-    if (config.jwtJwksUrl) throw notFound('Development sign-in is off: people sign in through the identity provider.');
+    if (!devSignInIsOn(config)) throw notFound('Development sign-in is off: outside development, or where people sign in through the identity provider.');
   };
   return [
     defineRoute({

@@ -6,6 +6,7 @@ import { Instant, Nullable } from '../../http/common-schemas';
 import { badRequest, notFound, unauthenticated } from '../../../lib/errors';
 import { identityProviderClient } from '../../../data/directory/identity-provider';
 import { outboundPolicyOf } from '../../../data/messaging/transports/outbound';
+import { devSignInIsOn } from './dev-sign-in';
 
 /** The console's own page: the only redirect URI whose codes this platform exchanges. */
 export const CONSOLE_REDIRECT_PATH = '/console/';
@@ -49,7 +50,7 @@ export function signInRoutes(deps: AppDeps, verifier: TokenVerifier): AnyRoute[]
       handler: async (ctx) => {
         const endpoints = provider ? await provider.endpoints() : null;
         ctx.body = {
-          development: !config.production && !config.jwtJwksUrl,
+          development: devSignInIsOn(config),
           identityProvider: endpoints ? { authorizationEndpoint: endpoints.authorizationEndpoint, clientId: config.oidcClientId!, scope: config.oidcScope } : null,
         };
       },

@@ -3,7 +3,7 @@ import { Button, Checkbox, Group, Modal, NativeSelect, NumberInput, Paper, Stack
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, download, usePagedList } from '../api/client';
 import { COMMON, useTime, useWords } from '../i18n';
-import { MoreButton, RefreshButton, StatusBadge, TemporalLink } from '../ui/bits';
+import { ListHeading, MoreButton, StatusBadge, TemporalLink } from '../ui/bits';
 import { DataTable } from '../ui/DataTable';
 import { fieldError, ProblemAlert } from '../ui/ProblemAlert';
 
@@ -352,10 +352,7 @@ function RunHistory() {
   return (
     <Paper withBorder p="sm">
       <Stack gap="xs">
-        <Group justify="space-between">
-          <Title order={3}>{words.history}</Title>
-          <RefreshButton onRefresh={() => void history.refetch()} what={words.history} />
-        </Group>
+        <ListHeading title={words.history} onRefresh={() => void history.refetch()} />
         {history.error && <ProblemAlert error={history.error} />}
         <DataTable
           label={words.history}

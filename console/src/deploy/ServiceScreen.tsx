@@ -3,7 +3,7 @@ import { Button, Code, Group, Modal, NumberInput, Paper, ScrollArea, Stack, Swit
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, authorizedFetch, dataOr, ProblemError, problemOf, usePagedList } from '../api/client';
 import { COMMON, useTime, useWords } from '../i18n';
-import { MoreButton, RefreshButton, StatusBadge, TemporalLink } from '../ui/bits';
+import { ListHeading, MoreButton, StatusBadge, TemporalLink } from '../ui/bits';
 import { DataTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
@@ -162,10 +162,7 @@ function History({ name, dynamic, currentDeploymentId }: { name: string; dynamic
   });
   return (
     <Stack gap="xs">
-      <Group justify="space-between">
-        <Title order={3}>{words.history}</Title>
-        <RefreshButton onRefresh={() => void history.refetch()} what={words.history} />
-      </Group>
+      <ListHeading title={words.history} onRefresh={() => void history.refetch()} />
       {history.error && <ProblemAlert error={history.error} />}
       {rollback.error && <ProblemAlert error={rollback.error} />}
       {rollback.data && <TemporalLink uiUrl={rollback.data.uiUrl} />}

@@ -5,7 +5,7 @@ import { api, dataOr, usePagedList } from '../api/client';
 import { COMMON, useTime, useWords } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { MoreButton, ReadOnlyNote, RefreshButton, SitePicker, StatusBadge, TemporalLink } from '../ui/bits';
+import { ListHeading, MoreButton, ReadOnlyNote, SitePicker, StatusBadge, TemporalLink } from '../ui/bits';
 import { DataTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
@@ -198,10 +198,7 @@ function SendLogs({ id }: { id: string }) {
   return (
     <Paper withBorder p="sm">
       <Stack gap="xs">
-        <Group justify="space-between">
-          <Title order={3}>{words.logs}</Title>
-          <RefreshButton onRefresh={() => void logs.refetch()} what={words.logs} />
-        </Group>
+        <ListHeading title={words.logs} onRefresh={() => void logs.refetch()} />
         {logs.error && <ProblemAlert error={logs.error} />}
         {retry.error && <ProblemAlert error={retry.error} />}
         <DataTable

@@ -1,5 +1,5 @@
 import { ReactNode } from 'react';
-import { Alert, Anchor, Badge, Button, Group, NativeSelect, Text, TextInput } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, NativeSelect, Text, TextInput, Title } from '@mantine/core';
 import { useSession } from '../session';
 import { COMMON, useWords } from '../i18n';
 
@@ -68,13 +68,16 @@ export function Loading({ children }: { children?: ReactNode }) {
   return <Text c="gray.7">{children ?? words.loading}</Text>;
 }
 
-/** Asks the API again for a list that changes behind the screen (runs, sends). */
-export function RefreshButton({ onRefresh, what }: { onRefresh: () => void; what: string }) {
+/** A list's heading, with a button that asks the API again for a list that changes behind the screen (runs, sends). */
+export function ListHeading({ title, onRefresh }: { title: string; onRefresh: () => void }) {
   const words = useWords(COMMON);
   return (
-    <Button size="xs" variant="subtle" onClick={onRefresh} aria-label={`${words.refresh}: ${what}`}>
-      ↻
-    </Button>
+    <Group justify="space-between">
+      <Title order={3}>{title}</Title>
+      <Button size="xs" variant="subtle" onClick={onRefresh} aria-label={`${words.refresh}: ${title}`}>
+        ↻
+      </Button>
+    </Group>
   );
 }
 
