@@ -31,9 +31,17 @@ test.each([
   ['DEPLOY_ATTACH_CONTAINERS', 'opsflow-edge,*'],
   ['DEPLOY_ATTACH_CONTAINERS', 'opsflow-*-worker'],
   ['DEPLOY_ATTACH_CONTAINERS', 'op*'],
+  ['DEPLOY_DRIVER', 'kubernetes'],
+  ['DEPLOY_REGISTRY', 'https://registry.example'],
 ])('an invalid %s stops start-up naming the variable', (variable, value) => {
   expect(() => loadConfig({ NODE_ENV: 'development', [variable]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ NODE_ENV: 'development', [variable]: value })).toThrow(new RegExp(`^${variable}: `));
+});
+
+test('the swarm driver without a registry stops start-up: no node could pull a JAR image', () => {
+  expect(() => loadConfig({ NODE_ENV: 'development', DEPLOY_DRIVER: 'swarm' })).toThrow(/^DEPLOY_REGISTRY: must be set when DEPLOY_DRIVER is swarm/);
+  expect(loadConfig({ NODE_ENV: 'development', DEPLOY_DRIVER: 'swarm', DEPLOY_REGISTRY: '127.0.0.1:5000' })).toMatchObject({ deployDriver: 'swarm', deployRegistry: '127.0.0.1:5000' });
+  expect(loadConfig({ NODE_ENV: 'development' })).toMatchObject({ deployDriver: 'docker', deployRegistry: null });
 });
 
 test.each(Object.keys(DEV_DEFAULTS))('NODE_ENV=production refuses the development default of %s', (variable) => {

@@ -50,6 +50,10 @@ export interface Config {
   secretsKeyPrevious: string | null;
   dataDir: string;
   dockerHost: string | null;
+  /** Where deployed services run: `docker` (containers on the engine beside the deploy worker) or `swarm` (services of a Docker Swarm). */
+  deployDriver: DeployDriverName;
+  /** The registry (`host:port`) JAR images are pushed to, so that every swarm node runs the same bytes; the swarm driver needs one. */
+  deployRegistry: string | null;
   deployBaseImage: string;
   /** The prefix of each deployed service's own network (`{prefix}-{service}`). */
   deployNetwork: string;
@@ -202,6 +206,19 @@ function attachList(env: Env, name: string): string[] {
   return entries;
 }
 
+export const DEPLOY_DRIVERS = ['docker', 'swarm'] as const;
+export type DeployDriverName = (typeof DEPLOY_DRIVERS)[number];
+
+/** The deploy driver, and the registry the swarm driver cannot work without: a node pulls its image from there. */
+function deployDriverSettings(env: Env): Pick<Config, 'deployDriver' | 'deployRegistry'> {
+  const driver = text(env, 'DEPLOY_DRIVER', 'docker');
+  if (!(DEPLOY_DRIVERS as readonly string[]).includes(driver)) throw new ConfigError('DEPLOY_DRIVER', `must be ${DEPLOY_DRIVERS.join(' or ')}, got "${driver}"`);
+  const registry = optional(env, 'DEPLOY_REGISTRY');
+  if (registry !== null && !/^[A-Za-z0-9.-]+:\d{1,5}$/.test(registry)) throw new ConfigError('DEPLOY_REGISTRY', `must be host:port, got "${registry}"`);
+  if (driver === 'swarm' && registry === null) throw new ConfigError('DEPLOY_REGISTRY', 'must be set when DEPLOY_DRIVER is swarm: every node pulls its image from the registry');
+  return { deployDriver: driver as DeployDriverName, deployRegistry: registry };
+}
+
 function secret(env: Env, name: keyof typeof DEV_DEFAULTS, production: boolean, minLength: number): string {
   const value = text(env, name, DEV_DEFAULTS[name]);
   if (production && value === DEV_DEFAULTS[name]) {
@@ -266,6 +283,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKeyPrevious: optional(env, 'SECRETS_KEY_PREVIOUS'),
     dataDir: text(env, 'DATA_DIR', '.data'),
     dockerHost: optional(env, 'DOCKER_HOST'),
+    ...deployDriverSettings(env),
     deployBaseImage: text(env, 'DEPLOY_BASE_IMAGE', 'eclipse-temurin:17-jre'),
     deployNetwork: dockerName(env, 'DEPLOY_NETWORK', 'opsflow'),
     deployAttachContainers: attachList(env, 'DEPLOY_ATTACH_CONTAINERS'),

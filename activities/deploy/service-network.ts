@@ -24,12 +24,17 @@ async function attachedContainers(docker: Docker, attach: readonly string[]): Pr
 }
 
 /** Creates the service's network if it is missing and attaches the containers that must reach it; idempotent. */
-export async function ensureServiceNetwork(docker: Docker, args: { network: string; serviceName: string; scope: string; attach: readonly string[] }): Promise<string> {
+export async function ensureServiceNetwork(
+  docker: Docker,
+  args: { network: string; serviceName: string; scope: string; attach: readonly string[]; driver?: 'bridge' | 'overlay' },
+): Promise<string> {
   const name = serviceNetworkName(args);
   const existing = await docker.listNetworks({ filters: { name: [name] } });
   if (!existing.some((network) => network.Name === name)) {
     try {
-      await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { [LABELS.scope]: args.scope, [LABELS.service]: args.serviceName } });
+      // An overlay (the swarm driver) spans the swarm's nodes; attachable, so the gateway's container can join it.
+      const driver = args.driver ?? 'bridge';
+      await docker.createNetwork({ Name: name, Driver: driver, Attachable: driver === 'overlay', CheckDuplicate: true, Labels: { [LABELS.scope]: args.scope, [LABELS.service]: args.serviceName } });
     } catch (error) {
       if (statusOf(error) !== 409) throw error;
     }

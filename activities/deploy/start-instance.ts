@@ -1,19 +1,36 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { findDeployment } from '../../data/deploy/registry';
+import { DeploymentRow, findDeployment } from '../../data/deploy/registry';
 import { StartedInstance } from '../../domain/deploy';
 import { containerName, containerSpec } from './container-spec';
 import { DeployDeps } from './deps';
 import { ensureServiceNetwork } from './service-network';
 
 /**
- * Creates and starts one container of a deploy's image. The container's name comes from the instance id
- * the workflow chose, so a retry finds (and starts) the container it already created.
+ * Creates and starts containers of a deploy's image, one per instance id the workflow chose: each container
+ * is named after its id, so a retry finds (and starts) the ones it already created.
  */
-export function startInstance(deps: DeployDeps) {
-  const { db, docker, config } = deps;
-  return async (input: { deploymentId: string; instanceId: string }): Promise<StartedInstance> => {
-    const deployment = await findDeployment(db, input.deploymentId);
+export function startInstances(deps: DeployDeps) {
+  const start = startContainer(deps);
+  return async (input: { deploymentId: string; instanceIds: string[] }): Promise<StartedInstance[]> => {
+    const deployment = await findDeployment(deps.db, input.deploymentId);
     if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    return Promise.all(input.instanceIds.map((instanceId) => start(deployment, instanceId)));
+  };
+}
+
+/** One container per activity: what deploy runs started before INSTANCES_AS_ONE_STEP still call. */
+export function startInstance(deps: DeployDeps) {
+  const start = startContainer(deps);
+  return async (input: { deploymentId: string; instanceId: string }): Promise<StartedInstance> => {
+    const deployment = await findDeployment(deps.db, input.deploymentId);
+    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    return start(deployment, input.instanceId);
+  };
+}
+
+function startContainer({ docker, config }: DeployDeps) {
+  return async (deployment: DeploymentRow, instanceId: string): Promise<StartedInstance> => {
+    const input = { instanceId };
     const network = await ensureServiceNetwork(docker, { network: config.deployNetwork, serviceName: deployment.service_name, scope: config.deployScope, attach: config.deployAttachContainers });
     const spec = containerSpec({
       serviceName: deployment.service_name,

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
 import { lastLogLines, maskSecretValues } from '../../data/deploy/container-logs';
-import { findDeployment } from '../../data/deploy/registry';
+import { DeploymentRow, findDeployment } from '../../data/deploy/registry';
 import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../domain/deploy';
 import { DeployDeps } from './deps';
 
@@ -25,10 +25,30 @@ function probe(url: string): Promise<number | null> {
  * HTTP), up to the deadline the workflow fixed, so a retry after a worker crash keeps the same deadline.
  * A container that exits, or a deadline that passes, fails for good with the container's last log lines.
  */
-export function waitUntilHealthy({ db, docker }: DeployDeps) {
-  return async (input: { deploymentId: string; instance: StartedInstance; deadline: string }): Promise<{ healthyAt: string }> => {
-    const deployment = await findDeployment(db, input.deploymentId);
+export function waitInstancesHealthy(deps: DeployDeps) {
+  const untilHealthy = untilContainerHealthy(deps);
+  return async (input: { deploymentId: string; instances: StartedInstance[]; deadline: string }): Promise<StartedInstance[]> => {
+    const deployment = await findDeployment(deps.db, input.deploymentId);
     if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    await Promise.all(input.instances.map((instance) => untilHealthy(deployment, instance, input.deadline)));
+    return input.instances;
+  };
+}
+
+/** One instance per activity: what deploy runs started before INSTANCES_AS_ONE_STEP still call. */
+export function waitUntilHealthy(deps: DeployDeps) {
+  const untilHealthy = untilContainerHealthy(deps);
+  return async (input: { deploymentId: string; instance: StartedInstance; deadline: string }): Promise<{ healthyAt: string }> => {
+    const deployment = await findDeployment(deps.db, input.deploymentId);
+    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    await untilHealthy(deployment, input.instance, input.deadline);
+    return { healthyAt: new Date().toISOString() };
+  };
+}
+
+function untilContainerHealthy({ docker }: DeployDeps) {
+  return async (deployment: DeploymentRow, instance: StartedInstance, deadlineAt: string): Promise<void> => {
+    const input = { instance, deadline: deadlineAt };
     const { healthPath, env } = deployment.settings;
     const container = docker.getContainer(input.instance.containerId);
     const unhealthy = async (reason: string) => {
@@ -45,7 +65,7 @@ export function waitUntilHealthy({ db, docker }: DeployDeps) {
       const state = (await container.inspect()).State;
       if (!state.Running) throw await unhealthy(`The container exited with code ${state.ExitCode} before it became healthy.`);
       const status = await probe(`http://${input.instance.address}${healthPath ?? DEFAULT_HEALTH_PATH}`);
-      if (status !== null && ((status >= 200 && status < 300) || healthPath === null)) return { healthyAt: new Date().toISOString() };
+      if (status !== null && ((status >= 200 && status < 300) || healthPath === null)) return;
       if (Date.now() >= deadline) {
         const answered = status === null ? 'nothing answered' : `it answered ${status}`;
         throw await unhealthy(`The health check of ${healthPath ?? DEFAULT_HEALTH_PATH} did not pass before the deadline (${answered}).`);

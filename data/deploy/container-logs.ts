@@ -86,3 +86,9 @@ export async function followLog(docker: Docker, containerId: string, tail: numbe
     },
   };
 }
+
+/** The last `tail` lines of every task of a swarm service, wherever it ran (the engine's service logs endpoint). */
+export async function lastServiceLogLines(docker: Docker, swarmService: string, tail: number): Promise<string[]> {
+  const raw = (await docker.getService(swarmService).logs({ stdout: true, stderr: true, tail, follow: false })) as unknown as Buffer;
+  return demuxLogBuffer(Buffer.isBuffer(raw) ? raw : Buffer.from(raw)).split('\n').filter((line) => line !== '');
+}

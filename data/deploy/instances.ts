@@ -142,3 +142,29 @@ export async function reconcilableServiceNames(db: Knex): Promise<string[]> {
   for (const service of running) if (!(await deployInProgress(db, service))) idle.push(service.name);
   return idle;
 }
+
+/** A swarm task that runs and passed its health check, as the registry keeps it. */
+export interface TaskInstance extends StartedInstance {
+  deploymentId: string;
+}
+
+/**
+ * Makes a swarm service's registry rows what the swarm reports (the swarm driver): a running task with no
+ * row joins the ones the gateway routes to, and a row whose task no longer runs leaves at once. A row being
+ * drained stays drained while its task runs. Answers the instances that left.
+ */
+export async function syncTaskInstances(db: Knex, args: { serviceName: string; running: TaskInstance[] }): Promise<{ left: string[] }> {
+  return db.transaction(async (trx) => {
+    const service = await trx<ServiceRow>(SERVICE_TABLE).where({ name: args.serviceName, dynamic: true }).forUpdate().first('id');
+    if (!service) return { left: [] };
+    const runningIds = args.running.map((task) => task.instanceId);
+    const left = (await trx<InstanceRow>(INSTANCE_TABLE).where({ service_id: service.id }).whereNotIn('id', runningIds).delete().returning('id')) as Array<{ id: string }>;
+    for (const task of args.running) {
+      await trx<InstanceRow>(INSTANCE_TABLE)
+        .insert({ id: task.instanceId, service_id: service.id, deployment_id: task.deploymentId, container_id: task.containerId, address: task.address, state: 'HEALTHY', last_health_at: trx.fn.now() })
+        .onConflict('id')
+        .ignore();
+    }
+    return { left: left.map((row) => row.id) };
+  });
+}

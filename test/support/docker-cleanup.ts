@@ -1,8 +1,14 @@
 import Docker from 'dockerode';
 
-/** Removes every container, image and network labelled with a test file's deploy scope (what a run left behind). */
+/** Removes every swarm service, container, image and network labelled with a test file's deploy scope (what a run left behind). */
 export async function removeScopedDockerObjects(docker: Docker, scope: string): Promise<void> {
   const filters = { label: [`opsflow.scope=${scope}`] };
+  // First the swarm's services (the swarm driver): otherwise the swarm would start their tasks again.
+  const swarm = await docker.info().then((info) => info.Swarm?.ControlAvailable === true, () => false);
+  if (swarm) {
+    for (const service of await docker.listServices({ filters })) await docker.getService(service.ID!).remove().catch(() => undefined);
+    for (let waited = 0; waited < 20 && (await docker.listContainers({ all: true, filters })).length > 0; waited++) await new Promise((resolve) => setTimeout(resolve, 250));
+  }
   for (const container of await docker.listContainers({ all: true, filters })) {
     await docker.getContainer(container.Id).remove({ force: true }).catch(() => undefined);
   }

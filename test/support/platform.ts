@@ -100,6 +100,15 @@ function readInfo(): TestPlatformInfo {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as TestPlatformInfo;
 }
 
+/**
+ * The swarm driver's settings (DEPLOY_DRIVER=swarm, from the file's env or the run's): the platform's
+ * registry, and the door through which the edge on the host reaches the services' overlays.
+ */
+function swarmSettings(info: TestPlatformInfo): NodeJS.ProcessEnv {
+  if ('error' in info.swarm) throw new Error(`The swarm driver's tests cannot run: ${info.swarm.error}`);
+  return { DEPLOY_REGISTRY: info.swarm.registry, DEPLOY_ATTACH_CONTAINERS: info.swarm.door };
+}
+
 async function claimSlot(info: TestPlatformInfo): Promise<number> {
   const admin = new pg.Client({ connectionString: info.postgres.adminUrl });
   try {
@@ -156,6 +165,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     EDGE_ADMIN_URL: `http://127.0.0.1:${edgeAdminPort}`,
     ...args.env,
   };
+  if (env.DEPLOY_DRIVER === 'swarm') Object.assign(env, swarmSettings(info));
   const config = loadConfig(env);
   const logger = createLogger({ level: config.logLevel, name: 'test' });
   const db = createDb({ databaseUrl: config.databaseUrl });

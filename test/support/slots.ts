@@ -11,6 +11,8 @@ export interface TestPlatformInfo {
   mail: { smtpPort: number; uiPort: number; apiUrl: string };
   workflowBundlePath: string;
   slots: number;
+  /** For the swarm driver's tests: the registry its nodes pull from and the door of the host's edge; or why there is none. */
+  swarm: { registry: string; door: string } | { error: string };
 }
 
 export const slotNamespace = (slot: number) => `test-${String(slot).padStart(2, '0')}`;

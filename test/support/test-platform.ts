@@ -14,6 +14,8 @@ import { writeWorkflowBundle } from '../../workers/bundle';
 import { startMailCapture } from '../../scripts/platform/mail-capture';
 import { startPostgres } from '../../scripts/platform/postgres';
 import { startTemporal } from '../../scripts/platform/temporal';
+import { ensureSwarm, openEdgeDoor, startRegistry } from '../../scripts/platform/swarm';
+import Docker from 'dockerode';
 import { freePort, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo, TEST_SLOTS } from './slots';
 
 async function withStage<T>(component: string, start: () => Promise<T>): Promise<T> {
@@ -21,6 +23,26 @@ async function withStage<T>(component: string, start: () => Promise<T>): Promise
     return await start();
   } catch (error) {
     throw new Error(`Test platform: ${component} could not start: ${error instanceof Error ? error.message : error}`, { cause: error });
+  }
+}
+
+/** The door every test file's swarm services are joined to; one per engine, kept between runs. */
+const EDGE_DOOR = 'opsflow-test-edge-door';
+
+/**
+ * The swarm driver's parts: the engine made a swarm manager, a registry, and the door of the host's edge
+ * into the overlays. Only the swarm driver's tests need them: should one fail, those tests fail saying why
+ * (the error is in the info file) and the rest of the suite runs.
+ */
+async function startSwarmParts(dataDir: string): Promise<{ registry: string; door: string; stop(): Promise<void> } | { error: string }> {
+  try {
+    const docker = new Docker();
+    await ensureSwarm(docker, { advertiseAddress: '127.0.0.1' });
+    await openEdgeDoor(docker, { name: EDGE_DOOR, image: 'opsflow/jre:17' });
+    const registry = await startRegistry({ port: await freePort(), dir: path.join(dataDir, 'registry'), logFile: path.join(dataDir, 'registry.log') });
+    return { registry: registry.address, door: EDGE_DOOR, stop: registry.stop };
+  } catch (error) {
+    return { error: `the swarm driver's parts (swarm, edge door, registry) could not start: ${error instanceof Error ? error.message : error}` };
   }
 }
 
@@ -60,6 +82,8 @@ async function main(): Promise<void> {
       withStage('workflow bundle', () => writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'))),
     ]);
     stops.push(temporal.stop, mail.stop);
+    const swarm = await startSwarmParts(dataDir);
+    if ('stop' in swarm) stops.push(swarm.stop);
 
     const info: TestPlatformInfo = {
       dataDir,
@@ -68,6 +92,7 @@ async function main(): Promise<void> {
       mail: { smtpPort, uiPort: mailUiPort, apiUrl: mail.apiUrl },
       workflowBundlePath,
       slots: TEST_SLOTS,
+      swarm: 'stop' in swarm ? { registry: swarm.registry, door: swarm.door } : swarm,
     };
     fs.writeFileSync(`${infoFile}.tmp`, JSON.stringify(info, null, 2));
     fs.renameSync(`${infoFile}.tmp`, infoFile);

@@ -37,6 +37,8 @@ export function deployActivities(args: { healthTimeoutSeconds: number }) {
     recordJobRun: quickDb.recordJobRun,
     surveyInstances: dockerOp.surveyInstances,
     startInstance: dockerOp.startInstance,
+    startInstances: dockerOp.startInstances,
+    withdrawInstances: dockerOp.withdrawInstances,
     removeInstances: dockerOp.removeInstances,
     removeOrphanInstances: dockerOp.removeOrphanInstances,
     removeImage: dockerOp.removeImage,
@@ -46,6 +48,7 @@ export function deployActivities(args: { healthTimeoutSeconds: number }) {
     buildServiceImage: dockerBuild.buildServiceImage,
     ensureImage: dockerBuild.ensureImage,
     waitUntilHealthy: healthCheck.waitUntilHealthy,
+    waitInstancesHealthy: healthCheck.waitInstancesHealthy,
   };
 }
 
@@ -93,25 +96,41 @@ export class Undo {
 export async function restoreInstances(act: DeployActs, args: { deploymentId: string; count: number; healthTimeoutSeconds: number }): Promise<void> {
   // Its own undo list, never run: a restore that fails halfway leaves what it started to the next deploy,
   // whose first step removes whatever belongs to no serving deployment.
-  const instances = await startInstances(act, { deploymentId: args.deploymentId, count: args.count, undo: new Undo() });
-  await waitAllHealthy(act, { deploymentId: args.deploymentId, instances, healthTimeoutSeconds: args.healthTimeoutSeconds });
+  const started = await startInstances(act, { deploymentId: args.deploymentId, count: args.count, undo: new Undo() });
+  const instances = await waitAllHealthy(act, { deploymentId: args.deploymentId, instances: started, healthTimeoutSeconds: args.healthTimeoutSeconds });
   await act.registerInstances({ deploymentId: args.deploymentId, instances });
 }
 
 /**
- * Starts `count` containers of a deploy. Each one's removal is pushed to `undo` before it is created, so a
- * half-created container is removed as well.
+ * Runs before this marker started and health-checked each container in an activity of its own, and undid
+ * them one by one. Since then one activity starts a deploy's instances and one waits for them, whatever
+ * runs them: containers on the engine (the docker driver) or a swarm service's tasks (the swarm driver).
+ */
+export const INSTANCES_AS_ONE_STEP = 'deploy-instances-as-one-step';
+
+/**
+ * Starts `count` instances of a deploy. Their withdrawal is pushed to `undo` before they are asked for, so
+ * a half-started set is withdrawn as well.
  */
 export async function startInstances(act: DeployActs, args: { deploymentId: string; count: number; undo: Undo }): Promise<StartedInstance[]> {
   const instanceIds = Array.from({ length: args.count }, () => wf.uuid4());
+  if (wf.patched(INSTANCES_AS_ONE_STEP)) {
+    args.undo.push(() => act.withdrawInstances({ deploymentId: args.deploymentId, instanceIds }));
+    return act.startInstances({ deploymentId: args.deploymentId, instanceIds });
+  }
   for (const instanceId of instanceIds) args.undo.push(() => act.removeInstances({ instanceIds: [instanceId] }));
   return Promise.all(instanceIds.map((instanceId) => act.startInstance({ deploymentId: args.deploymentId, instanceId })));
 }
 
-/** Waits until every new instance answers its health check, against one deadline fixed now. */
-export async function waitAllHealthy(act: DeployActs, args: { deploymentId: string; instances: StartedInstance[]; healthTimeoutSeconds: number }): Promise<void> {
+/**
+ * Waits until the new instances answer their health check, against one deadline fixed now. Answers the
+ * instances that serve: the ones started, or the tasks the swarm ran for them.
+ */
+export async function waitAllHealthy(act: DeployActs, args: { deploymentId: string; instances: StartedInstance[]; healthTimeoutSeconds: number }): Promise<StartedInstance[]> {
   const deadline = new Date(Date.now() + args.healthTimeoutSeconds * 1000).toISOString();
+  if (wf.patched(INSTANCES_AS_ONE_STEP)) return act.waitInstancesHealthy({ deploymentId: args.deploymentId, instances: args.instances, deadline });
   await Promise.all(args.instances.map((instance) => act.waitUntilHealthy({ deploymentId: args.deploymentId, instance, deadline })));
+  return args.instances;
 }
 
 /** The reason an activity failed with, and the log lines an unhealthy instance left. */

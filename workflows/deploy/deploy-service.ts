@@ -50,9 +50,9 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
       await act.removeInstances({ instanceIds: plan.currentInstanceIds });
     }
     await enter('STARTING', `Starting ${plan.instances} instance(s) of ${plan.image}.`);
-    const instances = await startInstances(act, { deploymentId: input.deploymentId, count: plan.instances, undo });
+    const started = await startInstances(act, { deploymentId: input.deploymentId, count: plan.instances, undo });
     await enter('HEALTH_CHECK', `Waiting up to ${input.healthTimeoutSeconds} s for the health check.`);
-    await waitAllHealthy(act, { deploymentId: input.deploymentId, instances, healthTimeoutSeconds: input.healthTimeoutSeconds });
+    const instances = await waitAllHealthy(act, { deploymentId: input.deploymentId, instances: started, healthTimeoutSeconds: input.healthTimeoutSeconds });
     await enter('REGISTERING', 'Switching the gateway to the new instances.');
     const { replacedInstanceIds } = await act.registerDeployment({ deploymentId: input.deploymentId, instances });
     undo.clear();

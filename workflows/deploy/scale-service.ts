@@ -30,8 +30,8 @@ export async function scaleService(input: ScaleServiceInput): Promise<ScaleOutco
     stage = 'STARTING';
     const undo = new Undo();
     try {
-      const instances = await startInstances(act, { deploymentId: survey.deploymentId, count: missing, undo });
-      await waitAllHealthy(act, { deploymentId: survey.deploymentId, instances, healthTimeoutSeconds: input.healthTimeoutSeconds });
+      const started = await startInstances(act, { deploymentId: survey.deploymentId, count: missing, undo });
+      const instances = await waitAllHealthy(act, { deploymentId: survey.deploymentId, instances: started, healthTimeoutSeconds: input.healthTimeoutSeconds });
       await act.registerInstances({ deploymentId: survey.deploymentId, instances });
       outcome.started = missing;
     } catch (error) {

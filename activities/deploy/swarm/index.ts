@@ -1,0 +1,252 @@
+import { ApplicationFailure, Context, log, sleep } from '@temporalio/activity';
+import Docker from 'dockerode';
+import { deleteInstanceRows, instanceAddressesByService, orphanInstanceIds, serviceToSurvey, syncTaskInstances, TaskInstance } from '../../../data/deploy/instances';
+import { serviceFilters } from '../../../data/deploy/labels';
+import { DeploymentRow, findDeployment, findService } from '../../../data/deploy/registry';
+import { lastServiceLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
+import { INSTANCE_UNHEALTHY, StartedInstance } from '../../../domain/deploy';
+import type { DeployDriverActivities } from '..';
+import { DeployDeps } from '../deps';
+import { isGone } from '../docker-errors';
+import { untilEdgeRoutes } from '../edge-routing';
+import { ensureServiceNetwork, removeServiceNetwork } from '../service-network';
+import { imageInRegistry } from './registry-image';
+import { swarmServiceName, swarmServiceSpec } from './service-spec';
+import { servingTasks, SwarmTask, taskFailures, tasksOf } from './tasks';
+
+const POLL_MS = 500;
+const LOG_LINES_KEPT = 30;
+
+interface SwarmService {
+  ID: string;
+  Version: { Index: number };
+  Spec: Docker.CreateServiceOptions & { Labels?: Record<string, string>; Mode?: { Replicated?: { Replicas?: number } } };
+  PreviousSpec?: unknown;
+  UpdateStatus?: { State?: string; Message?: string };
+}
+
+async function findSwarmService(docker: Docker, name: string): Promise<SwarmService | null> {
+  try {
+    return (await docker.getService(name).inspect()) as SwarmService;
+  } catch (error) {
+    if (isGone(error)) return null;
+    throw error;
+  }
+}
+
+async function requireDeployment(deps: DeployDeps, deploymentId: string): Promise<DeploymentRow> {
+  const deployment = await findDeployment(deps.db, deploymentId);
+  if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${deploymentId}.`, 'NOT_FOUND');
+  return deployment;
+}
+
+const names = (deps: DeployDeps, serviceName: string) => ({
+  swarmService: swarmServiceName({ scope: deps.config.deployScope, serviceName }),
+  network: `${deps.config.deployNetwork}-${serviceName}`,
+});
+
+/** The registry's rows made what the swarm reports for the service; answers the tasks that serve. */
+async function syncService(deps: DeployDeps, args: { serviceName: string; port: number }): Promise<{ tasks: SwarmTask[]; serving: TaskInstance[]; left: string[] }> {
+  const { swarmService, network } = names(deps, args.serviceName);
+  const tasks = await tasksOf(deps.docker, swarmService);
+  const serving = servingTasks(tasks, { network, port: args.port });
+  const { left } = await syncTaskInstances(deps.db, { serviceName: args.serviceName, running: serving });
+  return { tasks, serving, left };
+}
+
+/** Sets the swarm service's replica count (a scale); the swarm starts or stops tasks to match. */
+async function setReplicas(docker: Docker, swarmService: string, replicas: number): Promise<void> {
+  const service = await findSwarmService(docker, swarmService);
+  if (!service || service.Spec.Mode?.Replicated?.Replicas === replicas) return;
+  const spec = { ...service.Spec, Mode: { Replicated: { Replicas: replicas } } };
+  await docker.getService(service.ID).update({ ...spec, version: service.Version.Index });
+}
+
+/** How long a scale down may take for the swarm's tasks to stop (their grace period, and some). */
+const STOPPED_WITHIN_MS = 30000;
+
+/**
+ * Waits until no more tasks run than the swarm service wants, and the ones a scale down removes are gone
+ * with their containers: what the docker driver's removal leaves, nothing.
+ */
+async function untilExtraTasksStopped(docker: Docker, swarmService: string, replicas: number): Promise<void> {
+  const deadline = Date.now() + STOPPED_WITHIN_MS;
+  for (let attempt = 1; ; attempt++) {
+    const tasks = await tasksOf(docker, swarmService);
+    const running = tasks.filter((task) => task.Status.State === 'running');
+    // The swarm forgets a removed task before this node has removed its container.
+    const containers = await docker.listContainers({ all: true, filters: { label: [`com.docker.swarm.service.name=${swarmService}`] } });
+    const orphaned = containers.filter((container) => !tasks.some((task) => task.ID === container.Labels['com.docker.swarm.task.id']));
+    if (running.length <= replicas && !tasks.some((task) => task.DesiredState === 'remove') && orphaned.length === 0) return;
+    if (Date.now() > deadline) {
+      log.warn(`${running.length} tasks of ${swarmService} still run after ${STOPPED_WITHIN_MS / 1000} s, where ${replicas} are wanted`);
+      return;
+    }
+    Context.current().heartbeat({ attempt });
+    await sleep(POLL_MS);
+  }
+}
+
+/**
+ * The swarm driver: each deployed service is one swarm service whose tasks the swarm places on its nodes,
+ * restarts, and rolls from one version to the next. The registry's instances are the tasks that serve,
+ * kept in step from the swarm's task list; the edge routes to their own addresses on the service's overlay.
+ */
+export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
+  const { db, docker, config } = deps;
+  return {
+    /**
+     * Makes the service's swarm service run this deployment (created, or updated as a rolling update) with
+     * the service's desired replicas; repeating it changes nothing. The swarm names its tasks, so no
+     * instance is answered here: waitInstancesHealthy answers the tasks.
+     */
+    startInstances: async (input: { deploymentId: string; instanceIds: string[] }): Promise<StartedInstance[]> => {
+      const deployment = await requireDeployment(deps, input.deploymentId);
+      const service = await findService(db, deployment.service_name);
+      if (!service) throw ApplicationFailure.nonRetryable(`Service ${deployment.service_name} is not registered.`, 'NOT_FOUND');
+      const { swarmService } = names(deps, deployment.service_name);
+      const existing = await findSwarmService(docker, swarmService);
+      if (existing?.Spec.Labels?.['opsflow.deployment'] === deployment.id) {
+        await setReplicas(docker, swarmService, service.desired_instances);
+        return [];
+      }
+      const image = await imageInRegistry(docker, { registry: config.deployRegistry!, image: deployment.image });
+      const network = await ensureServiceNetwork(docker, { network: config.deployNetwork, serviceName: deployment.service_name, scope: config.deployScope, attach: config.deployAttachContainers, driver: 'overlay' });
+      const spec = swarmServiceSpec({
+        serviceName: deployment.service_name,
+        scope: config.deployScope,
+        deploymentId: deployment.id,
+        image,
+        settings: deployment.settings,
+        network,
+        replicas: service.desired_instances,
+        memoryMb: config.deployMemoryMb,
+        pidsLimit: config.deployPidsLimit,
+        cpus: config.deployCpus,
+        log: { maxSize: config.deployLogMaxSize, maxFiles: config.deployLogMaxFiles },
+        healthTimeoutSeconds: config.deployHealthTimeoutSeconds,
+      });
+      if (existing) await docker.getService(existing.ID).update({ ...spec, version: existing.Version.Index });
+      else await docker.createService(spec);
+      return [];
+    },
+
+    /**
+     * Waits until the swarm runs the deployment's desired tasks, each past its health check, and the
+     * rolling update (if any) completed. Meanwhile the registry follows the tasks, so the edge routes to
+     * each new task as it passes and lets go of each old one as the swarm stops it. A rollback by the swarm,
+     * a failing task of a first deploy, or the deadline fails the run for good with the tasks' reasons and
+     * last log lines; the swarm's rollback has left the previous version serving.
+     */
+    waitInstancesHealthy: async (input: { deploymentId: string; instances: StartedInstance[]; deadline: string }): Promise<StartedInstance[]> => {
+      const deployment = await requireDeployment(deps, input.deploymentId);
+      const { swarmService } = names(deps, deployment.service_name);
+      const unhealthy = async (reason: string) => {
+        const lines = await lastServiceLogLines(docker, swarmService, LOG_LINES_KEPT).catch(() => []);
+        return ApplicationFailure.create({
+          message: reason,
+          type: INSTANCE_UNHEALTHY,
+          nonRetryable: true,
+          details: [{ lastLogLines: lines.map((line) => maskSecretValues(line, deployment.settings.env)) }],
+        });
+      };
+      const deadline = Date.parse(input.deadline);
+      for (let attempt = 1; ; attempt++) {
+        const service = await findSwarmService(docker, swarmService);
+        if (!service) throw await unhealthy(`The swarm service ${swarmService} is gone.`);
+        const { tasks, serving } = await syncService(deps, { serviceName: deployment.service_name, port: deployment.settings.port });
+        const update = service.UpdateStatus?.State;
+        if (update?.startsWith('rollback') || update === 'paused') {
+          const reasons = [service.UpdateStatus?.Message, ...taskFailures(tasks, deployment.id)].filter(Boolean).join('; ');
+          throw await unhealthy(`The swarm rolled the update back: the new tasks did not pass their health check (${reasons}).`);
+        }
+        const desired = service.Spec.Mode?.Replicated?.Replicas ?? 0;
+        const ours = serving.filter((task) => task.deploymentId === deployment.id);
+        if ((update === undefined || update === 'completed') && ours.length >= desired) return ours;
+        const failures = taskFailures(tasks, deployment.id);
+        if (!service.PreviousSpec && failures.length > 0) throw await unhealthy(`A task failed before it became healthy: ${failures.join('; ')}.`);
+        if (Date.now() >= deadline) throw await unhealthy(`The tasks did not pass their health check before the deadline (${ours.length} of ${desired} serving${failures.length ? `; ${failures.join('; ')}` : ''}).`);
+        Context.current().heartbeat({ attempt });
+        await sleep(POLL_MS);
+      }
+    },
+
+    /**
+     * The undo of a deploy that failed: a swarm service still on this deployment goes back to the version
+     * before it (the swarm's rollback), or, on a first deploy, away. One the swarm already rolled back, or
+     * one serving this deployment (a scale), is left as it is.
+     */
+    withdrawInstances: async (input: { deploymentId: string; instanceIds: string[] }): Promise<void> => {
+      const deployment = await requireDeployment(deps, input.deploymentId);
+      const service = await findService(db, deployment.service_name);
+      const { swarmService } = names(deps, deployment.service_name);
+      const existing = await findSwarmService(docker, swarmService);
+      if (existing && existing.Spec.Labels?.['opsflow.deployment'] === deployment.id && service?.current_deployment_id !== deployment.id) {
+        if (existing.PreviousSpec) await docker.getService(existing.ID).update({ ...existing.Spec, version: existing.Version.Index, rollback: 'previous' });
+        else await docker.getService(existing.ID).remove();
+      }
+      await syncService(deps, { serviceName: deployment.service_name, port: deployment.settings.port });
+    },
+
+    /** The registry made what the swarm reports: instances whose tasks stopped leave (the swarm starts others). */
+    surveyInstances: async (input: { serviceName: string }) => {
+      const surveyed = await serviceToSurvey(db, input.serviceName);
+      if (!surveyed) return null;
+      const { service } = surveyed;
+      const current = await requireDeployment(deps, service.current_deployment_id!);
+      const { serving, left } = await syncService(deps, { serviceName: service.name, port: current.settings.port });
+      const alive = serving.filter((task) => task.deploymentId === service.current_deployment_id).map((task) => task.instanceId);
+      return { deploymentId: service.current_deployment_id!, desired: service.desired_instances, alive, dead: left };
+    },
+
+    /**
+     * Instances leave the registry and the edge; then the swarm service is set to the service's desired
+     * count. The swarm picks which tasks stop, so the ones still running come back to the registry on the
+     * next survey; the edge retries an idempotent request that met a task as it stopped.
+     */
+    removeInstances: async (input: { instanceIds: string[] }): Promise<void> => {
+      if (input.instanceIds.length === 0) return;
+      const addresses = await instanceAddressesByService(db, input.instanceIds);
+      await deleteInstanceRows(db, input.instanceIds);
+      for (const [serviceName, gone] of addresses) {
+        await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, gone });
+        const service = await findService(db, serviceName);
+        if (!service) continue;
+        const { swarmService } = names(deps, serviceName);
+        await setReplicas(docker, swarmService, service.desired_instances);
+        await untilExtraTasksStopped(docker, swarmService, service.desired_instances);
+        const current = service.current_deployment_id ? await findDeployment(db, service.current_deployment_id) : undefined;
+        if (current) await syncService(deps, { serviceName, port: current.settings.port });
+      }
+    },
+
+    /** Rows a dead run left of deployments neither serving nor starting now; the swarm service itself is updated by the deploy. */
+    removeOrphanInstances: async (input: { serviceName: string; deploymentId: string }) => {
+      const service = await findService(db, input.serviceName);
+      if (!service) return { removed: 0 };
+      const keep = [input.deploymentId, ...(service.current_deployment_id ? [service.current_deployment_id] : [])];
+      const orphans = await orphanInstanceIds(db, { serviceId: service.id, keep });
+      await deleteInstanceRows(db, orphans);
+      return { removed: orphans.length };
+    },
+
+    /** Removes the swarm service, waits until its tasks' containers on this node are gone, then its overlay. */
+    removeServiceContainers: async (input: { serviceName: string }) => {
+      const { swarmService } = names(deps, input.serviceName);
+      const existing = await findSwarmService(docker, swarmService);
+      const removed = existing ? (await tasksOf(docker, swarmService)).filter((task) => task.DesiredState === 'running').length : 0;
+      if (existing) await docker.getService(existing.ID).remove().catch((error) => (isGone(error) ? undefined : Promise.reject(error)));
+      for (let attempt = 1; (await docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, input.serviceName) })).length > 0; attempt++) {
+        Context.current().heartbeat({ attempt });
+        await sleep(POLL_MS);
+      }
+      try {
+        await removeServiceNetwork(docker, { network: config.deployNetwork, serviceName: input.serviceName, attach: config.deployAttachContainers });
+      } catch (error) {
+        // A task on another node may still hold the overlay for a moment; the network is empty, and harmless.
+        log.warn(`the overlay of ${input.serviceName} is not removed yet`, { reason: (error as Error).message });
+      }
+      return { removed };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import Docker from 'dockerode';
+import { LABELS } from '../../../data/deploy/labels';
+import { DeploySettings } from '../../../data/deploy/registry';
+import { DEFAULT_HEALTH_PATH } from '../../../domain/deploy';
+
+export interface SwarmServiceArgs {
+  serviceName: string;
+  scope: string;
+  deploymentId: string;
+  /** The image by digest, as the registry holds it: every node runs the same bytes. */
+  image: string;
+  settings: DeploySettings;
+  network: string;
+  replicas: number;
+  memoryMb: number;
+  pidsLimit: number;
+  cpus: number;
+  log: { maxSize: string; maxFiles: number };
+  healthTimeoutSeconds: number;
+}
+
+export const swarmServiceName = (args: { scope: string; serviceName: string }) => `${args.scope}-${args.serviceName}`;
+
+const SECOND = 1_000_000_000;
+
+/**
+ * The swarm service of a deployed service: the docker driver's container settings (env, labels, limits,
+ * rotated logs, every capability dropped) as a task template, reached by its tasks' own addresses
+ * (`dnsrr`: this kernel has no IPVS for a virtual IP). `no-new-privileges` is not in the task template of
+ * the engine's API (1.41); the engine sets it for every container instead (dockerd --no-new-privileges).
+ *
+ * The health check runs inside the task, with the image's curl and no shell, so a health path cannot
+ * become a command. A redeploy is a rolling update: one task at a time, the new one started (and healthy)
+ * before the old one stops, and the swarm rolls back by itself when new tasks fail their check.
+ */
+export function swarmServiceSpec(args: SwarmServiceArgs): Docker.CreateServiceOptions {
+  const port = args.settings.port;
+  const env = { ...args.settings.env, SERVER_PORT: String(port) };
+  const url = `http://127.0.0.1:${port}${args.settings.healthPath ?? DEFAULT_HEALTH_PATH}`;
+  const labels = { [LABELS.service]: args.serviceName, [LABELS.dynamic]: 'true', [LABELS.scope]: args.scope, [LABELS.deployment]: args.deploymentId };
+  const update = { Parallelism: 1, Order: 'start-first', FailureAction: 'rollback', Monitor: 5 * SECOND, MaxFailureRatio: 0 };
+  return {
+    Name: swarmServiceName(args),
+    Labels: labels,
+    TaskTemplate: {
+      ContainerSpec: {
+        Image: args.image,
+        Env: Object.entries(env).map(([key, value]) => `${key}=${value}`),
+        Labels: labels,
+        CapabilityDrop: ['ALL'],
+        // With the default path any HTTP answer will do (curl without -f); with a path of its own, a 2xx.
+        HealthCheck: {
+          Test: ['CMD', 'curl', ...(args.settings.healthPath === null ? ['-s'] : ['-fs']), '-o', '/dev/null', url],
+          Interval: SECOND,
+          Timeout: 2 * SECOND,
+          Retries: 3,
+          StartPeriod: args.healthTimeoutSeconds * SECOND,
+        },
+        StopGracePeriod: 5 * SECOND,
+      },
+      Resources: { Limits: { MemoryBytes: args.memoryMb * 1024 * 1024, NanoCPUs: Math.round(args.cpus * 1e9), Pids: args.pidsLimit } },
+      RestartPolicy: { Condition: 'any', Delay: SECOND },
+      LogDriver: { Name: 'json-file', Options: { 'max-size': args.log.maxSize, 'max-file': String(args.log.maxFiles) } },
+      Networks: [{ Target: args.network }],
+    },
+    Mode: { Replicated: { Replicas: args.replicas } },
+    UpdateConfig: update,
+    RollbackConfig: { ...update, FailureAction: 'pause' },
+    EndpointSpec: { Mode: 'dnsrr' },
+  } as Docker.CreateServiceOptions;
+}

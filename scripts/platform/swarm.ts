@@ -1,0 +1,129 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Docker from 'dockerode';
+
+/**
+ * What the swarm driver needs on one machine: a swarm, a registry its nodes pull from, and for an edge that
+ * runs on the host (npm start, the tests) a door into the services' overlays. In compose the edge is a
+ * container and joins each overlay itself (DEPLOY_ATTACH_CONTAINERS); none of this is used there.
+ */
+
+/** The overlays' address pool: one /24 per service overlay, all behind one host route through the door. */
+export const SWARM_ADDRESS_POOL = '10.240.0.0/16';
+
+export interface RunningRegistry {
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** Starts Debian's docker-registry (the reference registry) on loopback, storing into `dir`; deletes allowed, so old images can be pruned. */
+export async function startRegistry(args: { port: number; dir: string; logFile?: string }): Promise<RunningRegistry> {
+  fs.mkdirSync(args.dir, { recursive: true });
+  const config = path.join(args.dir, 'config.yml');
+  fs.writeFileSync(
+    config,
+    [
+      'version: 0.1',
+      'log: { level: warn }',
+      'storage:',
+      `  filesystem: { rootdirectory: ${JSON.stringify(path.join(args.dir, 'data'))} }`,
+      '  delete: { enabled: true }',
+      `http: { addr: "127.0.0.1:${args.port}" }`,
+      '',
+    ].join('\n'),
+  );
+  const out = args.logFile ? fs.openSync(args.logFile, 'a') : 'ignore';
+  let child: ChildProcess;
+  try {
+    child = spawn('docker-registry', ['serve', config], { stdio: ['ignore', out, out] });
+  } catch (error) {
+    throw new Error(`the registry (Debian's docker-registry) could not start: ${(error as Error).message}`, { cause: error });
+  }
+  let exit: string | null = null;
+  child.on('error', (error) => {
+    exit = error.message;
+  });
+  child.on('exit', (code, signal) => {
+    exit = `code ${code} signal ${signal}`;
+  });
+  const address = `127.0.0.1:${args.port}`;
+  const started = Date.now();
+  for (;;) {
+    if (exit !== null) throw new Error(`the registry (docker-registry) exited while starting: ${exit}; is Debian's docker-registry installed?`);
+    if (await fetch(`http://${address}/v2/`).then((answer) => answer.ok, () => false)) break;
+    if (Date.now() - started > 20000) {
+      child.kill('SIGKILL');
+      throw new Error(`the registry (docker-registry) did not answer on ${address} within 20 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    address,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/**
+ * Makes the engine a swarm manager, its overlays drawn from SWARM_ADDRESS_POOL. An engine already in a
+ * swarm is used as it is when its pool is that one; otherwise this says so rather than leave the swarm.
+ */
+export async function ensureSwarm(docker: Docker, args: { advertiseAddress: string }): Promise<void> {
+  const info = (await docker.info()) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } };
+  if (info.Swarm?.LocalNodeState !== 'active') {
+    await docker.swarmInit({ ListenAddr: `${args.advertiseAddress}:2377`, AdvertiseAddr: args.advertiseAddress, DefaultAddrPool: [SWARM_ADDRESS_POOL], SubnetSize: 24 });
+    return;
+  }
+  if (!info.Swarm?.ControlAvailable) throw new Error('the Docker engine is in a swarm but not a manager: the swarm driver deploys through a manager');
+  const pools = ((await docker.swarmInspect()) as { DefaultAddrPool?: string[] }).DefaultAddrPool ?? [];
+  if (!pools.includes(SWARM_ADDRESS_POOL)) {
+    throw new Error(`the engine's swarm draws overlays from ${pools.join(', ') || 'its default pool'}, not ${SWARM_ADDRESS_POOL}; leave it (docker swarm leave --force) or run the edge in a container`);
+  }
+}
+
+/**
+ * A host process cannot reach a swarm overlay: the overlay lives in namespaces of its own on each node.
+ * The door is a container on the default bridge that the platform joins to every service overlay
+ * (DEPLOY_ATTACH_CONTAINERS). The host routes the overlays' pool through it, and it forwards and
+ * masquerades, so a task on any node answers the door's own overlay address, which the swarm knows.
+ * Needs root (a host route, and the door's namespace set up from the host: the container gets no capability).
+ */
+export async function openEdgeDoor(docker: Docker, args: { name: string; image: string }): Promise<void> {
+  let container = docker.getContainer(args.name);
+  const state = await container.inspect().then(
+    (details) => details.State,
+    () => null,
+  );
+  if (!state) {
+    container = await docker.createContainer({
+      name: args.name,
+      Image: args.image,
+      Cmd: ['sleep', 'infinity'],
+      HostConfig: { NetworkMode: 'bridge', RestartPolicy: { Name: 'unless-stopped' }, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges:true'] },
+    });
+  }
+  if (!state?.Running) await container.start();
+  const details = await container.inspect();
+  const pid = String(details.State.Pid);
+  const doorAddress = details.NetworkSettings.Networks.bridge?.IPAddress;
+  if (!doorAddress) throw new Error(`the edge door ${args.name} has no address on the default bridge`);
+  const inDoor = (...command: string[]) => execFileSync('nsenter', ['-t', pid, '-n', ...command], { stdio: 'pipe' });
+  try {
+    inDoor('sysctl', '-q', '-w', 'net.ipv4.ip_forward=1');
+    const masquerade = ['POSTROUTING', '-d', SWARM_ADDRESS_POOL, '-j', 'MASQUERADE'];
+    try {
+      inDoor('iptables', '-t', 'nat', '-C', ...masquerade);
+    } catch {
+      inDoor('iptables', '-t', 'nat', '-A', ...masquerade);
+    }
+    execFileSync('ip', ['route', 'replace', SWARM_ADDRESS_POOL, 'via', doorAddress], { stdio: 'pipe' });
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
+    throw new Error(`the edge door into the swarm's overlays could not be opened (needs root, nsenter, iptables and ip): ${stderr || (error as Error).message}`, { cause: error });
+  }
+}
