@@ -7,7 +7,7 @@ import { drainInstances } from './drain-instances';
 import { ensureImage } from './ensure-image';
 import { failDeployment } from './fail-deployment';
 import { finishDeployment } from './finish-deployment';
-import { listReconcilableServices } from './list-reconcilable-services';
+import { listReconcilableServices, removeDeploymentContainers } from './list-reconcilable-services';
 import { loadDeployPlan } from './load-deploy-plan';
 import { pruneServiceImages } from './prune-service-images';
 import { recordDeployStage } from './record-deploy-stage';
@@ -37,6 +37,7 @@ function dockerDriver(deps: DeployDeps) {
     removeInstances: removeInstances(deps),
     removeOrphanInstances: removeOrphanInstances(deps),
     removeServiceContainers: removeServiceContainers(deps),
+    listReconcilableServices: listReconcilableServices(deps, removeDeploymentContainers(deps)),
   };
 }
 
@@ -65,7 +66,6 @@ export function createDeployActivities(deps: DeployDeps) {
     finishDeployment: finishDeployment(deps),
     failDeployment: failDeployment(deps),
     setServiceStatus: setServiceStatus(deps),
-    listReconcilableServices: listReconcilableServices(deps),
     deregisterService: deregisterService(deps),
     removeServiceImages: removeServiceImages(deps),
     deleteService: deleteService(deps),

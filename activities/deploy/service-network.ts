@@ -43,8 +43,8 @@ export async function ensureServiceNetwork(
     try {
       await docker.getNetwork(name).connect({ Container: container });
     } catch (error) {
-      // Already attached: 403 from the engine ("endpoint … already exists").
-      if (statusOf(error) !== 403) throw error;
+      // Already attached: 403 from the engine ("endpoint … already exists"), 409 for an overlay ("already attached").
+      if (statusOf(error) !== 403 && statusOf(error) !== 409) throw error;
     }
   }
   return name;

@@ -143,7 +143,7 @@ export async function reconcilableServiceNames(db: Knex): Promise<string[]> {
   return idle;
 }
 
-/** A swarm task that runs and passed its health check, as the registry keeps it. */
+/** A swarm task whose container runs, as the registry keeps it. */
 export interface TaskInstance extends StartedInstance {
   deploymentId: string;
 }

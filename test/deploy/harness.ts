@@ -23,6 +23,15 @@ export async function containersOf(docker: Docker, scope: string, serviceName: s
   return docker.listContainers({ all, filters: { label: [`opsflow.scope=${scope}`, `opsflow.service=${serviceName}`] } });
 }
 
+/**
+ * The containers of a service that a deploy left: every one under the docker driver, which removes what it
+ * stops; under the swarm driver the running ones, since a swarm keeps its stopped tasks' containers as
+ * their history (`docker service ps`), up to its task-history limit.
+ */
+export async function leftContainersOf(docker: Docker, args: { scope: string; serviceName: string; driver: string }) {
+  return containersOf(docker, args.scope, args.serviceName, args.driver !== 'swarm');
+}
+
 export async function imagesOf(docker: Docker, scope: string, serviceName: string) {
   return docker.listImages({ filters: { label: [`opsflow.scope=${scope}`, `opsflow.service=${serviceName}`] } });
 }

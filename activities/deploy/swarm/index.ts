@@ -1,20 +1,27 @@
 import { ApplicationFailure, Context, log, sleep } from '@temporalio/activity';
 import Docker from 'dockerode';
 import { deleteInstanceRows, instanceAddressesByService, orphanInstanceIds, serviceToSurvey, syncTaskInstances, TaskInstance } from '../../../data/deploy/instances';
-import { serviceFilters } from '../../../data/deploy/labels';
+import { LABELS, labelFilters, serviceFilters } from '../../../data/deploy/labels';
 import { DeploymentRow, findDeployment, findService } from '../../../data/deploy/registry';
-import { lastServiceLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
-import { INSTANCE_UNHEALTHY, StartedInstance } from '../../../domain/deploy';
+import { lastLogLines, lastServiceLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
+import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../../domain/deploy';
 import type { DeployDriverActivities } from '..';
 import { DeployDeps } from '../deps';
 import { isGone } from '../docker-errors';
 import { untilEdgeRoutes } from '../edge-routing';
+import { listReconcilableServices } from '../list-reconcilable-services';
 import { ensureServiceNetwork, removeServiceNetwork } from '../service-network';
 import { imageInRegistry } from './registry-image';
 import { swarmServiceName, swarmServiceSpec } from './service-spec';
-import { servingTasks, SwarmTask, taskFailures, tasksOf } from './tasks';
+import { routableTasks, SwarmTask, taskFailures, tasksOf } from './tasks';
 
 const POLL_MS = 500;
+/**
+ * A task's health check gives up on it once the health timeout (its start period) and three failed checks
+ * have passed. The wait gives the swarm that long past the run's deadline, so that it is the swarm's own
+ * verdict (and its rollback) that fails an update.
+ */
+const SWARM_VERDICT_MS = 10000;
 const LOG_LINES_KEPT = 30;
 
 interface SwarmService {
@@ -45,13 +52,13 @@ const names = (deps: DeployDeps, serviceName: string) => ({
   network: `${deps.config.deployNetwork}-${serviceName}`,
 });
 
-/** The registry's rows made what the swarm reports for the service; answers the tasks that serve. */
+/** The registry's rows made what the swarm reports for the service; answers the tasks that passed their health check. */
 async function syncService(deps: DeployDeps, args: { serviceName: string; port: number }): Promise<{ tasks: SwarmTask[]; serving: TaskInstance[]; left: string[] }> {
   const { swarmService, network } = names(deps, args.serviceName);
   const tasks = await tasksOf(deps.docker, swarmService);
-  const serving = servingTasks(tasks, { network, port: args.port });
-  const { left } = await syncTaskInstances(deps.db, { serviceName: args.serviceName, running: serving });
-  return { tasks, serving, left };
+  const routable = routableTasks(tasks, { network, port: args.port });
+  const { left } = await syncTaskInstances(deps.db, { serviceName: args.serviceName, running: routable.map((task) => task.instance) });
+  return { tasks, serving: routable.filter((task) => task.healthy).map((task) => task.instance), left };
 }
 
 /** Sets the swarm service's replica count (a scale); the swarm starts or stops tasks to match. */
@@ -88,6 +95,35 @@ async function untilExtraTasksStopped(docker: Docker, swarmService: string, repl
 }
 
 /**
+ * The last lines the deployment's tasks wrote: the swarm's service logs, which leave out a task still
+ * starting (one that never passed its health check); then this node's containers of the deployment.
+ */
+async function lastTaskLogLines(deps: DeployDeps, args: { swarmService: string; deploymentId: string }): Promise<string[]> {
+  const lines = await lastServiceLogLines(deps.docker, args.swarmService, LOG_LINES_KEPT);
+  if (lines.length > 0) return lines;
+  const containers = await deps.docker.listContainers({ all: true, filters: labelFilters(deps.config.deployScope, 'deployment', args.deploymentId) });
+  const each = await Promise.all(containers.map((container) => lastLogLines(deps.docker, container.Id, LOG_LINES_KEPT)));
+  return each.flat().slice(-LOG_LINES_KEPT);
+}
+
+/**
+ * Takes back a deployment that is not serving (a deploy that failed, or whose run died): a swarm service
+ * still on it goes back to the version before it (the swarm's rollback), or, on a first deploy, away. One
+ * the swarm already rolled back, or one serving this deployment (a scale), is left as it is.
+ */
+async function withdrawDeployment(deps: DeployDeps, deploymentId: string): Promise<void> {
+  const deployment = await requireDeployment(deps, deploymentId);
+  const service = await findService(deps.db, deployment.service_name);
+  const { swarmService } = names(deps, deployment.service_name);
+  const existing = await findSwarmService(deps.docker, swarmService);
+  if (existing && existing.Spec.Labels?.[LABELS.deployment] === deployment.id && service?.current_deployment_id !== deployment.id) {
+    if (existing.PreviousSpec) await deps.docker.getService(existing.ID).update({ ...existing.Spec, version: existing.Version.Index, rollback: 'previous' });
+    else await deps.docker.getService(existing.ID).remove();
+  }
+  await syncService(deps, { serviceName: deployment.service_name, port: deployment.settings.port });
+}
+
+/**
  * The swarm driver: each deployed service is one swarm service whose tasks the swarm places on its nodes,
  * restarts, and rolls from one version to the next. The registry's instances are the tasks that serve,
  * kept in step from the swarm's task list; the edge routes to their own addresses on the service's overlay.
@@ -106,7 +142,7 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
       if (!service) throw ApplicationFailure.nonRetryable(`Service ${deployment.service_name} is not registered.`, 'NOT_FOUND');
       const { swarmService } = names(deps, deployment.service_name);
       const existing = await findSwarmService(docker, swarmService);
-      if (existing?.Spec.Labels?.['opsflow.deployment'] === deployment.id) {
+      if (existing?.Spec.Labels?.[LABELS.deployment] === deployment.id) {
         await setReplicas(docker, swarmService, service.desired_instances);
         return [];
       }
@@ -142,7 +178,7 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
       const deployment = await requireDeployment(deps, input.deploymentId);
       const { swarmService } = names(deps, deployment.service_name);
       const unhealthy = async (reason: string) => {
-        const lines = await lastServiceLogLines(docker, swarmService, LOG_LINES_KEPT).catch(() => []);
+        const lines = await lastTaskLogLines(deps, { swarmService, deploymentId: deployment.id }).catch(() => []);
         return ApplicationFailure.create({
           message: reason,
           type: INSTANCE_UNHEALTHY,
@@ -151,42 +187,41 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
         });
       };
       const deadline = Date.parse(input.deadline);
+      const healthPath = deployment.settings.healthPath ?? DEFAULT_HEALTH_PATH;
+      const serving = (await findService(db, deployment.service_name))?.current_deployment_id;
       for (let attempt = 1; ; attempt++) {
         const service = await findSwarmService(docker, swarmService);
         if (!service) throw await unhealthy(`The swarm service ${swarmService} is gone.`);
-        const { tasks, serving } = await syncService(deps, { serviceName: deployment.service_name, port: deployment.settings.port });
+        const { tasks, serving: servingTasks } = await syncService(deps, { serviceName: deployment.service_name, port: deployment.settings.port });
+        // A new version (not a scale of the serving one): the swarm's rollback puts the previous spec back.
+        const newVersion = serving !== deployment.id;
+        const firstVersion = newVersion && !service.PreviousSpec;
         const update = service.UpdateStatus?.State;
-        if (update?.startsWith('rollback') || update === 'paused') {
-          const reasons = [service.UpdateStatus?.Message, ...taskFailures(tasks, deployment.id)].filter(Boolean).join('; ');
+        if (newVersion && service.Spec.Labels?.[LABELS.deployment] !== deployment.id) {
+          const reasons = [service.UpdateStatus?.Message, ...taskFailures(tasks, { deploymentId: deployment.id, healthPath })].filter(Boolean).join('; ');
           throw await unhealthy(`The swarm rolled the update back: the new tasks did not pass their health check (${reasons}).`);
         }
         const desired = service.Spec.Mode?.Replicated?.Replicas ?? 0;
-        const ours = serving.filter((task) => task.deploymentId === deployment.id);
-        if ((update === undefined || update === 'completed') && ours.length >= desired) return ours;
-        const failures = taskFailures(tasks, deployment.id);
-        if (!service.PreviousSpec && failures.length > 0) throw await unhealthy(`A task failed before it became healthy: ${failures.join('; ')}.`);
-        if (Date.now() >= deadline) throw await unhealthy(`The tasks did not pass their health check before the deadline (${ours.length} of ${desired} serving${failures.length ? `; ${failures.join('; ')}` : ''}).`);
+        const ours = servingTasks.filter((task) => task.deploymentId === deployment.id);
+        // An update status left from an earlier update (a rollback) is not this one's: wait for this one to complete.
+        const settled = !newVersion || update === undefined || update === 'completed';
+        if (settled && ours.length >= desired) return ours;
+        const failures = taskFailures(tasks, { deploymentId: deployment.id, healthPath });
+        // A first deploy has no rollback to wait for: its failing task fails it, as a container exiting does under the docker driver.
+        // A task of the serving version that died (a scale, a reconcile) is the swarm's to replace.
+        if (firstVersion && failures.length > 0) throw await unhealthy(`${failures.join('; ')}.`);
+        if (Date.now() >= deadline + SWARM_VERDICT_MS) {
+          throw await unhealthy(`The health check of ${healthPath} did not pass before the deadline (${ours.length} of ${desired} tasks serving${failures.length ? `; ${failures.join('; ')}` : ''}).`);
+        }
         Context.current().heartbeat({ attempt });
         await sleep(POLL_MS);
       }
     },
 
-    /**
-     * The undo of a deploy that failed: a swarm service still on this deployment goes back to the version
-     * before it (the swarm's rollback), or, on a first deploy, away. One the swarm already rolled back, or
-     * one serving this deployment (a scale), is left as it is.
-     */
-    withdrawInstances: async (input: { deploymentId: string; instanceIds: string[] }): Promise<void> => {
-      const deployment = await requireDeployment(deps, input.deploymentId);
-      const service = await findService(db, deployment.service_name);
-      const { swarmService } = names(deps, deployment.service_name);
-      const existing = await findSwarmService(docker, swarmService);
-      if (existing && existing.Spec.Labels?.['opsflow.deployment'] === deployment.id && service?.current_deployment_id !== deployment.id) {
-        if (existing.PreviousSpec) await docker.getService(existing.ID).update({ ...existing.Spec, version: existing.Version.Index, rollback: 'previous' });
-        else await docker.getService(existing.ID).remove();
-      }
-      await syncService(deps, { serviceName: deployment.service_name, port: deployment.settings.port });
-    },
+    /** The undo of a deploy that failed: see withdrawDeployment. */
+    withdrawInstances: (input: { deploymentId: string; instanceIds: string[] }) => withdrawDeployment(deps, input.deploymentId),
+
+    listReconcilableServices: listReconcilableServices(deps, (deploymentId) => withdrawDeployment(deps, deploymentId)),
 
     /** The registry made what the swarm reports: instances whose tasks stopped leave (the swarm starts others). */
     surveyInstances: async (input: { serviceName: string }) => {

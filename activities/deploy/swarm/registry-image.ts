@@ -42,5 +42,7 @@ export async function imageInRegistry(docker: Docker, args: { registry: string; 
   );
   const digest = await pushed();
   if (!digest) throw new Error(`The registry ${args.registry} gave ${args.image} no digest.`);
+  // The push tag served its purpose: the image keeps one tag, the platform's, so removing that one removes it.
+  await docker.getImage(`${target}:${tag}`).remove({ noprune: true });
   return digest;
 }

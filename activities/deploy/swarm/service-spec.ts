@@ -22,6 +22,7 @@ export interface SwarmServiceArgs {
 export const swarmServiceName = (args: { scope: string; serviceName: string }) => `${args.scope}-${args.serviceName}`;
 
 const SECOND = 1_000_000_000;
+const EDGE_SETTLE_SECONDS = 2;
 
 /**
  * The swarm service of a deployed service: the docker driver's container settings (env, labels, limits,
@@ -29,8 +30,7 @@ const SECOND = 1_000_000_000;
  * (`dnsrr`: this kernel has no IPVS for a virtual IP). `no-new-privileges` is not in the task template of
  * the engine's API (1.41); the engine sets it for every container instead (dockerd --no-new-privileges).
  *
- * The health check runs inside the task, with the image's curl and no shell, so a health path cannot
- * become a command. A redeploy is a rolling update: one task at a time, the new one started (and healthy)
+ * The health check runs inside the task, with the image's sh and curl. A redeploy is a rolling update: one task at a time, the new one started (and healthy)
  * before the old one stops, and the swarm rolls back by itself when new tasks fail their check.
  */
 export function swarmServiceSpec(args: SwarmServiceArgs): Docker.CreateServiceOptions {
@@ -48,11 +48,14 @@ export function swarmServiceSpec(args: SwarmServiceArgs): Docker.CreateServiceOp
         Env: Object.entries(env).map(([key, value]) => `${key}=${value}`),
         Labels: labels,
         CapabilityDrop: ['ALL'],
-        // With the default path any HTTP answer will do (curl without -f); with a path of its own, a 2xx.
+        // With the default path any HTTP answer will do (curl without -f); with a path of its own, a 2xx. The
+        // URL is the script's $0, never part of it. A pass counts after EDGE_SETTLE_SECONDS more, by which time
+        // the edge's own check (every second) has passed too: in a rolling update the swarm stops the old
+        // task only once the edge can route to the new one. (The engine answers this back as `Healthcheck`.)
         HealthCheck: {
-          Test: ['CMD', 'curl', ...(args.settings.healthPath === null ? ['-s'] : ['-fs']), '-o', '/dev/null', url],
+          Test: ['CMD', 'sh', '-c', `curl ${args.settings.healthPath === null ? '-s' : '-fs'} -o /dev/null "$0" && sleep ${EDGE_SETTLE_SECONDS}`, url],
           Interval: SECOND,
-          Timeout: 2 * SECOND,
+          Timeout: (2 + EDGE_SETTLE_SECONDS) * SECOND,
           Retries: 3,
           StartPeriod: args.healthTimeoutSeconds * SECOND,
         },

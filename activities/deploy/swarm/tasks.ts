@@ -24,25 +24,39 @@ export async function tasksOf(docker: Docker, swarmService: string): Promise<Swa
 
 export const deploymentOfTask = (task: SwarmTask) => task.Spec.ContainerSpec.Labels?.[LABELS.deployment] ?? '';
 
+/** A task the edge may route to, and whether the swarm has seen it pass its own health check. */
+export interface RoutableTask {
+  instance: TaskInstance;
+  healthy: boolean;
+}
+
 /**
- * The tasks that serve: running (which, with a health check, the swarm reports only once it passed) and
- * meant to go on running, so a task the swarm is about to stop in a rolling update is already let go.
+ * The tasks the edge routes to: every one whose container runs and that the swarm means to keep. One still
+ * starting is routed as well: the edge's own health check holds requests back until it passes, so in a
+ * rolling update the new task can take requests by the time the swarm stops the old one (which, about to
+ * be stopped, is let go at once). The swarm reports a task with a health check `running` only once passed.
  */
-export function servingTasks(tasks: SwarmTask[], args: { network: string; port: number }): TaskInstance[] {
+export function routableTasks(tasks: SwarmTask[], args: { network: string; port: number }): RoutableTask[] {
   return tasks.flatMap((task) => {
-    if (task.Status.State !== 'running' || task.DesiredState !== 'running') return [];
+    if (!['starting', 'running'].includes(task.Status.State) || task.DesiredState !== 'running') return [];
     const attachment = task.NetworksAttachments?.find((candidate) => candidate.Network.Spec.Name === args.network);
     const ip = attachment?.Addresses[0]?.split('/')[0];
     const containerId = task.Status.ContainerStatus?.ContainerID;
     if (!ip || !containerId) return [];
-    return [{ instanceId: taskInstanceId(task.ID), containerId, address: `${ip}:${args.port}`, deploymentId: deploymentOfTask(task) }];
+    const instance = { instanceId: taskInstanceId(task.ID), containerId, address: `${ip}:${args.port}`, deploymentId: deploymentOfTask(task) };
+    return [{ instance, healthy: task.Status.State === 'running' }];
   });
 }
 
-/** Why tasks of a deployment failed, as the swarm tells it (newest first, each reason once). */
-export function taskFailures(tasks: SwarmTask[], deploymentId: string): string[] {
+/** Why tasks of a deployment failed, in the docker driver's words where the swarm gives an exit code; each reason once. */
+export function taskFailures(tasks: SwarmTask[], args: { deploymentId: string; healthPath: string }): string[] {
   const reasons = tasks
-    .filter((task) => deploymentOfTask(task) === deploymentId && ['failed', 'rejected'].includes(task.Status.State))
-    .map((task) => task.Status.Err ?? task.Status.Message ?? task.Status.State);
+    .filter((task) => deploymentOfTask(task) === args.deploymentId && ['failed', 'rejected'].includes(task.Status.State))
+    .map((task) => {
+      const exitCode = task.Status.ContainerStatus?.ExitCode;
+      const swarmSays = task.Status.Err ?? task.Status.Message ?? task.Status.State;
+      if (swarmSays.includes('unhealthy container')) return `The health check of ${args.healthPath} did not pass before the deadline (the swarm stopped the task: ${swarmSays})`;
+      return exitCode ? `The container exited with code ${exitCode} before it became healthy (${swarmSays})` : swarmSays;
+    });
   return [...new Set(reasons)];
 }

@@ -106,6 +106,12 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       errors: [...START_DEPLOY_ERRORS],
       handler: async (ctx, { body, identity }) => {
         const hostPort = body.hostPort ?? null;
+        if (hostPort !== null && config.deployDriver === 'swarm') {
+          // A swarm publishes a port on every address of every node it runs a task on: never on DEPLOY_HOST_BIND alone.
+          throw badRequest('VALIDATION_FAILED', 'A host port cannot be published under the swarm driver.', [
+            { path: 'body.hostPort', message: 'must be left out under DEPLOY_DRIVER=swarm: a swarm would publish it on every address of its nodes, past the gateway' },
+          ]);
+        }
         if (hostPort !== null && hostPort < 1024 && !config.deployAllowLowHostPorts) {
           throw badRequest('VALIDATION_FAILED', 'The host port is privileged.', [{ path: 'body.hostPort', message: 'must be 1024 or above (DEPLOY_ALLOW_LOW_HOST_PORTS allows lower ones)' }]);
         }

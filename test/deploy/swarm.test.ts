@@ -1,0 +1,140 @@
+import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { call, expectProblem } from '../support/http';
+import { waitUntil } from '../support/wait';
+import { containersOf, deployClosed, deploymentOutcome } from './harness';
+import { buildJar, postJar } from './jars';
+
+/**
+ * What only the swarm driver does: the swarm rolls a failing update back by itself, replaces a task that
+ * died, and runs every image from the registry by digest. The rest of the deploy suite runs under both
+ * drivers (`npm test` runs test/deploy again with DEPLOY_DRIVER=swarm).
+ */
+let platform: TestPlatform;
+let api: RunningApi;
+let admin: string;
+let viewer: string;
+
+beforeAll(async () => {
+  // A short health timeout: the swarm gives up on a never-healthy task after it and three failed checks.
+  platform = await attachPlatform({ env: { DEPLOY_DRIVER: 'swarm', DEPLOY_HEALTH_TIMEOUT_SECONDS: '12' } });
+  api = await platform.startApi();
+  await platform.startWorker(['deployments']);
+  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  viewer = await platform.token({ sub: 'vic', roles: ['VIEWER'] });
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+const scope = () => platform.config.deployScope;
+const swarmServiceOf = (name: string) => platform.docker.docker.getService(`${scope()}-${name}`).inspect();
+
+async function deployJar(name: string, mainClass: string, fields: Record<string, string> = {}) {
+  const jar = await buildJar({ mainClass, entries: { 'application.properties': `spring.application.name=${name}\n` } });
+  const accepted = await postJar({ apiUrl: api.url, token: admin, jar, fields });
+  expect(accepted.status).toBe(202);
+  return accepted.body;
+}
+
+/** Requests through the gateway, two at a time, until stopped; every answer's status and what served it are kept. */
+function steadyTraffic(slug: string) {
+  const answers: Array<{ status: number; version: string | null; instance: string | null }> = [];
+  let running = true;
+  const loop = async () => {
+    while (running) {
+      const answer = await call(api.url, 'GET', `/api/${slug}/ping`, { token: viewer });
+      answers.push({ status: answer.status, version: answer.body?.version ?? null, instance: answer.body?.instance ?? null });
+    }
+  };
+  const loops = [loop(), loop()];
+  return {
+    answers,
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      return answers;
+    },
+  };
+}
+
+test('a JAR image runs from the registry by digest: every node pulls the same bytes', async () => {
+  const accepted = await deployJar('pinned-service', 'HelloServer');
+  expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  const service = await swarmServiceOf('pinned-service');
+  const registry = platform.config.deployRegistry!;
+  expect(service.Spec.TaskTemplate.ContainerSpec.Image).toMatch(new RegExp(`^${registry.replace(/\./g, '\\.')}/${scope()}/pinned-service@sha256:[0-9a-f]{64}$`));
+  const catalog = (await (await fetch(`http://${registry}/v2/_catalog`)).json()) as { repositories: string[] };
+  expect(catalog.repositories).toContain(`${scope()}/pinned-service`);
+  // The swarm's settings: addressed by its tasks (no virtual IP), rolled one task at a time, new before old, back on failure.
+  expect(service.Spec.EndpointSpec.Mode).toBe('dnsrr');
+  expect(service.Spec.UpdateConfig).toEqual(expect.objectContaining({ Parallelism: 1, Order: 'start-first', FailureAction: 'rollback' }));
+  // The health path is an argument of the check, never part of its script.
+  expect(service.Spec.TaskTemplate.ContainerSpec.Healthcheck.Test).toEqual(['CMD', 'sh', '-c', 'curl -s -o /dev/null "$0" && sleep 2', 'http://127.0.0.1:8080/actuator/health']);
+});
+
+test('a redeploy whose new version never passes its health check is rolled back by the swarm: the old version serves throughout, and the deployment ends FAILED with the reason', async () => {
+  const first = await deployJar('sturdy-service', 'HelloServer', { ENV_VERSION: '1' });
+  expect(await deploymentOutcome(api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await deployClosed(platform.temporal, first);
+  const traffic = steadyTraffic('sturdy');
+  await waitUntil('traffic', async () => traffic.answers.length > 20);
+
+  const broken = await deployJar('sturdy-service', 'NeverHealthy', { ENV_VERSION: '2', redeploy: 'true' });
+  const outcome = await deploymentOutcome(api.url, admin, broken.deploymentId);
+  const mark = traffic.answers.length;
+  await waitUntil('traffic after the rollback', async () => traffic.answers.length > mark + 20);
+  const answers = await traffic.stop();
+
+  expect(outcome).toEqual(expect.objectContaining({ status: 'FAILED' }));
+  expect(outcome.error).toEqual({ stage: 'HEALTH_CHECK', reason: expect.stringContaining('The swarm rolled the update back'), lastLogLines: expect.arrayContaining(['warming up forever']) });
+  expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+  expect(new Set(answers.map((answer) => answer.version))).toEqual(new Set(['1']));
+
+  const service = await swarmServiceOf('sturdy-service');
+  expect(service.Spec.Labels['opsflow.deployment']).toBe(first.deploymentId);
+  expect(service.UpdateStatus?.State).toMatch(/^rollback_/);
+  const registered = await call(api.url, 'GET', '/api/infra/services/sturdy-service', { token: admin });
+  expect(registered.body).toEqual(expect.objectContaining({ status: 'RUNNING', runningInstances: 1 }));
+});
+
+test('a task killed behind the platform\'s back is replaced by the swarm, and the gateway follows at the next reconcile', async () => {
+  const accepted = await deployJar('phoenix-swarm-service', 'HelloServer');
+  expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await deployClosed(platform.temporal, accepted);
+  const scaled = await call(api.url, 'POST', '/api/infra/services/phoenix-swarm-service/scale', { token: admin, body: { instances: 2 } });
+  expect(scaled.status).toBe(202);
+  await platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
+  const before = await containersOf(platform.docker.docker, scope(), 'phoenix-swarm-service', false);
+  expect(before).toHaveLength(2);
+
+  const [victim, survivor] = before;
+  await platform.docker.docker.getContainer(victim.Id).kill();
+  const replacement = await waitUntil('the swarm to start a replacement', async () => {
+    const running = await containersOf(platform.docker.docker, scope(), 'phoenix-swarm-service', false);
+    const fresh = running.find((container) => container.Id !== victim.Id && container.Id !== survivor.Id && container.Status.includes('(healthy)'));
+    return running.length === 2 && fresh ? fresh : null;
+  });
+
+  await platform.temporal.client.schedule.getHandle('deploy-reconcile').trigger();
+  await waitUntil('the registry to follow the swarm', async () => {
+    const service = await call(api.url, 'GET', '/api/infra/services/phoenix-swarm-service', { token: admin });
+    const ids = (service.body.instances as Array<{ containerId: string; state: string }>).filter((instance) => instance.state === 'HEALTHY').map((instance) => instance.containerId);
+    return ids.length === 2 && ids.includes(replacement.Id) && ids.includes(survivor.Id);
+  });
+  // Both tasks answer through the gateway; the killed one is not asked.
+  const served = new Set<string>();
+  for (let i = 0; i < 20; i++) {
+    const answer = await call(api.url, 'GET', '/api/phoenix-swarm/who', { token: viewer });
+    expect(answer.status).toBe(200);
+    served.add(answer.body.instance);
+  }
+  expect(served).toEqual(new Set([replacement.Id.slice(0, 12), survivor.Id.slice(0, 12)]));
+});
+
+test('a host port is refused under the swarm driver: a swarm would publish it on every address of its nodes', async () => {
+  const answer = await call(api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name: 'ported-service', image: 'opsflow/jre:17', port: 8080, hostPort: 18080 } });
+  expectProblem(answer, 400, 'VALIDATION_FAILED');
+  expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.hostPort' })]);
+  expect(await platform.db('infra.service').where({ name: 'ported-service' })).toEqual([]);
+});
