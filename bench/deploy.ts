@@ -1,7 +1,9 @@
 /**
- * `npx tsx bench/deploy.ts [--requests 5000] [--concurrency 16] [--rounds 3] [--edge-concurrency 1]`: deploys a small JAR (the base
- * image present) through the edge as production runs it (the API as its own process behind Envoy) and
- * prints the seconds from the upload to the first 200 through the edge. Then three paths to the same
+ * `npx tsx bench/deploy.ts [--requests 5000] [--concurrency 16] [--rounds 3] [--edge-concurrency 1] [--driver swarm]`: deploys a
+ * small JAR (the base image present) through the edge as production runs it (the API as its own process
+ * behind Envoy) and prints the seconds from the upload to the first 200 through the edge. With
+ * `--driver swarm` it then deploys another under the swarm driver (a worker of its own, the registry and the
+ * swarm of the test platform) and prints its seconds beside the docker driver's, with each worker's peak memory. Then three paths to the same
  * container, in alternating rounds so that a machine getting faster or slower during the run weighs on
  * all: direct, Envoy (the edge), and a bare undici proxy (bench/bare-node-proxy.ts), the Node peer. Each
  * is loaded by the Node client (a new connection per request, and kept-alive connections) and by `wrk`
@@ -104,7 +106,13 @@ function line(name: string, result: Load): string {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { requests: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '16' }, rounds: { type: 'string', default: '3' }, 'edge-concurrency': { type: 'string', default: '1' } },
+    options: {
+      requests: { type: 'string', default: '5000' },
+      concurrency: { type: 'string', default: '16' },
+      rounds: { type: 'string', default: '3' },
+      'edge-concurrency': { type: 'string', default: '1' },
+      driver: { type: 'string', default: 'docker' },
+    },
   });
   const requests = Number(values.requests);
   const concurrency = Number(values.concurrency);
@@ -117,7 +125,7 @@ async function main(): Promise<void> {
   let edge: Awaited<ReturnType<typeof startEdge>> | null = null;
   try {
     await removeScopedDockerObjects(docker.docker, SCOPE);
-    await platform.startWorker(['deployments']);
+    const dockerWorker = await platform.startWorker(['deployments']);
     const admin = await signToken({ secret: platform.config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
     const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=bench-service\n' } });
 
@@ -136,18 +144,33 @@ async function main(): Promise<void> {
     const edgeUrl = `http://127.0.0.1:${edgePort}`;
     const auth = { authorization: `Bearer ${admin}` };
 
-    const uploaded = performance.now();
-    const accepted = await postJar({ apiUrl: edgeUrl, token: admin, jar });
-    if (accepted.status !== 202) throw new Error(`deploy refused: ${JSON.stringify(accepted.body)}`);
-    const gateway = `${edgeUrl}/api/bench/x`;
-    for (;;) {
-      const answer = await fetch(gateway, { headers: auth }).catch(() => null);
-      if (answer?.status === 200) break;
-      await answer?.arrayBuffer();
-      if (performance.now() - uploaded > 120000) throw new Error('no 200 through the edge within two minutes');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    /** Seconds from the upload of `jarFile` to the first 200 through the edge at `/api/{slug}/x`. */
+    const untilFirst200 = async (jarFile: string, slug: string) => {
+      const uploaded = performance.now();
+      const accepted = await postJar({ apiUrl: edgeUrl, token: admin, jar: jarFile });
+      if (accepted.status !== 202) throw new Error(`deploy refused: ${JSON.stringify(accepted.body)}`);
+      for (;;) {
+        const answer = await fetch(`${edgeUrl}/api/${slug}/x`, { headers: auth }).catch(() => null);
+        if (answer?.status === 200) break;
+        await answer?.arrayBuffer();
+        if (performance.now() - uploaded > 120000) throw new Error(`no 200 from ${slug} through the edge within two minutes`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return (performance.now() - uploaded) / 1000;
+    };
+    const dockerSeconds = await untilFirst200(jar, 'bench');
+    console.log(`  upload to first 200 through the edge: ${dockerSeconds.toFixed(1)} s (docker driver; its worker's peak memory ${peakMemoryMb(dockerWorker.pid!).toFixed(0)} MiB)`);
+    if (values.driver === 'swarm') {
+      // The same JAR under another name, deployed by a worker of the swarm driver, the docker driver's stopped.
+      if ('error' in platform.info.swarm) throw new Error(platform.info.swarm.error);
+      dockerWorker.kill('SIGTERM');
+      await new Promise((resolve) => dockerWorker.once('exit', resolve));
+      const swarmWorker = await platform.startWorker(['deployments'], { DEPLOY_DRIVER: 'swarm', DEPLOY_REGISTRY: platform.info.swarm.registry, DEPLOY_ATTACH_CONTAINERS: platform.info.swarm.door });
+      const swarmJar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=bench-swarm-service\n' } });
+      const swarmSeconds = await untilFirst200(swarmJar, 'bench-swarm');
+      console.log(`  upload to first 200 through the edge: ${swarmSeconds.toFixed(1)} s (swarm driver; its worker's peak memory ${peakMemoryMb(swarmWorker.pid!).toFixed(0)} MiB), ${(swarmSeconds / dockerSeconds).toFixed(2)} × the docker driver's`);
     }
-    console.log(`  upload to first 200 through the edge: ${((performance.now() - uploaded) / 1000).toFixed(1)} s`);
+    const gateway = `${edgeUrl}/api/bench/x`;
 
     const service = (await (await fetch(`${edgeUrl}/api/infra/services/bench-service`, { headers: auth })).json()) as { instances: Array<{ address: string }> };
     const direct = `http://${service.instances[0].address}/x`;

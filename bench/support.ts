@@ -52,7 +52,7 @@ export interface BenchPlatform {
   temporal: TemporalHandle;
   apiUrl: string;
   dataDir: string;
-  startWorker(queues: string[]): Promise<ChildProcess>;
+  startWorker(queues: string[], extraEnv?: NodeJS.ProcessEnv): Promise<ChildProcess>;
   stop(): Promise<void>;
 }
 
@@ -97,10 +97,10 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}): Prom
   const workers: ChildProcess[] = [];
   return {
     info, env, config, db, temporal, apiUrl, dataDir,
-    async startWorker(queues) {
+    async startWorker(queues, extraEnv = {}) {
       const worker = spawn(...typescriptCommand('workers/main.ts', ['--queues', queues.join(',')]), {
         cwd: ROOT,
-        env: { ...env, LOG_LEVEL: 'info', API_INTERNAL_URL: apiUrl },
+        env: { ...env, LOG_LEVEL: 'info', API_INTERNAL_URL: apiUrl, ...extraEnv },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let out = '';

@@ -18,6 +18,7 @@ import { startPostgres } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
 import { seedDevelopment } from './platform/dev-seed';
 import { startEdge } from './platform/edge';
+import { ensureSwarm, openEdgeDoor, startRegistry } from './platform/swarm';
 import { buildConsole, consoleIsStale } from './console';
 
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -45,6 +46,35 @@ function step(message: string): void {
 
 /** Envoy's admin, on loopback, when EDGE_ADMIN_URL does not say otherwise. */
 const EMBEDDED_EDGE_ADMIN_PORT = 9901;
+
+/** Where the embedded registry of the swarm driver listens, when DEPLOY_REGISTRY does not name one. */
+const EMBEDDED_REGISTRY_PORT = 5000;
+/** The container through which the edge on the host reaches the swarm's overlays. */
+const EDGE_DOOR = 'opsflow-edge-door';
+
+/**
+ * DEPLOY_DRIVER=swarm on one machine: the engine becomes a swarm manager, Debian's docker-registry runs on
+ * loopback unless DEPLOY_REGISTRY names one, and the edge (a process on this host) gets its door into the
+ * services' overlays. Answers the settings the platform's processes then run with.
+ */
+async function embeddedSwarm(dataDir: string, dockerHost: string | null): Promise<NodeJS.ProcessEnv> {
+  if (process.env.DEPLOY_DRIVER !== 'swarm') return {};
+  const docker = createDocker({ dockerHost }).docker;
+  await ensureSwarm(docker, { advertiseAddress: '127.0.0.1' });
+  step('the Docker engine is a swarm manager');
+  const settings: NodeJS.ProcessEnv = {};
+  if (!process.env.DEPLOY_REGISTRY) {
+    const registry = await startRegistry({ port: EMBEDDED_REGISTRY_PORT, dir: path.join(dataDir, 'registry'), logFile: path.join(dataDir, 'logs', 'registry.log') });
+    stops.push({ name: 'registry', stop: registry.stop });
+    step(`registry (docker-registry) on ${registry.address}`);
+    settings.DEPLOY_REGISTRY = registry.address;
+  }
+  await openEdgeDoor(docker, { name: EDGE_DOOR, image: process.env.DEPLOY_BASE_IMAGE || LOCAL_JRE_IMAGE });
+  step(`the edge reaches the services' overlays through ${EDGE_DOOR}`);
+  const attach = process.env.DEPLOY_ATTACH_CONTAINERS;
+  settings.DEPLOY_ATTACH_CONTAINERS = attach ? `${attach},${EDGE_DOOR}` : EDGE_DOOR;
+  return settings;
+}
 
 /** What `scripts/build-jre-image.sh` builds from Debian packages. */
 const LOCAL_JRE_IMAGE = 'opsflow/jre:17';
@@ -81,11 +111,12 @@ async function main(): Promise<void> {
   // and in every child. Anything else must say NODE_ENV itself, and anything but development or test is
   // production, whose rules refuse the development secrets.
   if (!process.env.NODE_ENV) process.env.NODE_ENV = 'development';
-  const config = loadConfig();
-  const dataDir = path.resolve(config.dataDir);
+  const dataDir = path.resolve(process.env.DATA_DIR || '.data');
   const logs = path.join(dataDir, 'logs');
   console.log(`Starting Opsflow (data in ${dataDir}, logs in ${logs})`);
   takeShutdownSignals();
+  Object.assign(process.env, await embeddedSwarm(dataDir, process.env.DOCKER_HOST || null));
+  const config = loadConfig();
 
   if (isLocal(new URL(config.databaseUrl).hostname)) {
     const url = new URL(config.databaseUrl);
