@@ -18,7 +18,7 @@ import { startPostgres } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
 import { seedDevelopment } from './platform/dev-seed';
 import { startEdge } from './platform/edge';
-import { ensureSwarm, openEdgeDoor, startRegistry } from './platform/swarm';
+import { ensureSwarm, openEdgeDoor, startRegistry, swarmAdvertiseAddress } from './platform/swarm';
 import { buildConsole, consoleIsStale } from './console';
 
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -60,7 +60,7 @@ const EDGE_DOOR = 'opsflow-edge-door';
 async function embeddedSwarm(dataDir: string, dockerHost: string | null): Promise<NodeJS.ProcessEnv> {
   if (process.env.DEPLOY_DRIVER !== 'swarm') return {};
   const docker = createDocker({ dockerHost }).docker;
-  await ensureSwarm(docker, { advertiseAddress: '127.0.0.1' });
+  await ensureSwarm(docker, { advertiseAddress: await swarmAdvertiseAddress(docker) });
   step('the Docker engine is a swarm manager');
   const settings: NodeJS.ProcessEnv = {};
   if (!process.env.DEPLOY_REGISTRY) {

@@ -7,41 +7,18 @@ import { drainInstances } from './drain-instances';
 import { ensureImage } from './ensure-image';
 import { failDeployment } from './fail-deployment';
 import { finishDeployment } from './finish-deployment';
-import { listReconcilableServices, removeDeploymentContainers } from './list-reconcilable-services';
 import { loadDeployPlan } from './load-deploy-plan';
 import { pruneServiceImages } from './prune-service-images';
 import { recordDeployStage } from './record-deploy-stage';
 import { registerDeployment } from './register-deployment';
 import { registerInstances } from './register-instances';
 import { removeImage } from './remove-image';
-import { removeInstances } from './remove-instances';
-import { removeOrphanInstances } from './remove-orphan-instances';
-import { removeServiceContainers } from './remove-service-containers';
 import { removeServiceImages } from './remove-service-images';
 import { setServiceStatus } from './set-service-status';
-import { startInstance, startInstances } from './start-instance';
-import { surveyInstances } from './survey-instances';
-import { waitInstancesHealthy, waitUntilHealthy } from './wait-until-healthy';
+import { startInstance } from './start-instance';
+import { waitUntilHealthy } from './wait-until-healthy';
+import { DeployDriverActivities, dockerDriver } from './docker-driver';
 import { swarmDriver } from './swarm';
-
-/**
- * The activities a deploy driver implements: how instances start, become healthy, are surveyed and go.
- * The docker driver runs each instance as a container of the engine beside the worker.
- */
-function dockerDriver(deps: DeployDeps) {
-  return {
-    startInstances: startInstances(deps),
-    waitInstancesHealthy: waitInstancesHealthy(deps),
-    withdrawInstances: (input: { deploymentId: string; instanceIds: string[] }) => removeInstances(deps)({ instanceIds: input.instanceIds }),
-    surveyInstances: surveyInstances(deps),
-    removeInstances: removeInstances(deps),
-    removeOrphanInstances: removeOrphanInstances(deps),
-    removeServiceContainers: removeServiceContainers(deps),
-    listReconcilableServices: listReconcilableServices(deps, removeDeploymentContainers(deps)),
-  };
-}
-
-export type DeployDriverActivities = ReturnType<typeof dockerDriver>;
 
 /**
  * Deploy, scale, undeploy and reconcile activities, each safe to repeat. Only the deployments worker has

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
 import { ServiceStatus, StartedInstance } from '../../domain/deploy';
 import { notFound } from '../../lib/errors';
@@ -141,6 +142,12 @@ export async function reconcilableServiceNames(db: Knex): Promise<string[]> {
   const idle: string[] = [];
   for (const service of running) if (!(await deployInProgress(db, service))) idle.push(service.name);
   return idle;
+}
+
+/** The registry's id of a swarm task's instance: a UUID made from the task's id, the same on every call. */
+export function taskInstanceId(taskId: string): string {
+  const hex = createHash('sha256').update(`swarm-task:${taskId}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** A swarm task whose container runs, as the registry keeps it. */

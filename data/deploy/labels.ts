@@ -16,3 +16,6 @@ export function serviceFilters(scope: string, serviceName: string): { label: str
 export function labelFilters(scope: string, label: 'instance' | 'deployment', value: string): { label: string[] } {
   return { label: [`${LABELS.scope}=${scope}`, `${LABELS[label]}=${value}`] };
 }
+
+/** The swarm service of a deployed service (the swarm driver), named as its containers are under the docker driver. */
+export const swarmServiceName = (args: { scope: string; serviceName: string }) => `${args.scope}-${args.serviceName}`;

@@ -70,20 +70,36 @@ export async function startRegistry(args: { port: number; dir: string; logFile?:
 }
 
 /**
- * Makes the engine a swarm manager, its overlays drawn from SWARM_ADDRESS_POOL. An engine already in a
- * swarm is used as it is when its pool is that one; otherwise this says so rather than leave the swarm.
+ * The address the swarm advertises: the engine's default bridge gateway (172.17.0.1), an address of this host
+ * that a second engine can reach through its own link, where loopback would be its own.
+ */
+export async function swarmAdvertiseAddress(docker: Docker): Promise<string> {
+  const bridge = (await docker.getNetwork('bridge').inspect()) as { IPAM?: { Config?: Array<{ Gateway?: string }> } };
+  const gateway = bridge.IPAM?.Config?.find((config) => config.Gateway)?.Gateway;
+  if (!gateway) throw new Error("the engine's default bridge has no gateway address to advertise the swarm on");
+  return gateway;
+}
+
+/**
+ * Makes the engine a swarm manager advertising `advertiseAddress`, its overlays drawn from
+ * SWARM_ADDRESS_POOL. A swarm the engine is already in is used when it matches; one that does not is left
+ * and made again only while it runs no service, and otherwise this says so rather than take it down.
  */
 export async function ensureSwarm(docker: Docker, args: { advertiseAddress: string }): Promise<void> {
-  const info = (await docker.info()) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } };
-  if (info.Swarm?.LocalNodeState !== 'active') {
-    await docker.swarmInit({ ListenAddr: `${args.advertiseAddress}:2377`, AdvertiseAddr: args.advertiseAddress, DefaultAddrPool: [SWARM_ADDRESS_POOL], SubnetSize: 24 });
-    return;
+  const info = (await docker.info()) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean; NodeAddr?: string; Nodes?: number } };
+  if (info.Swarm?.LocalNodeState === 'active') {
+    if (!info.Swarm.ControlAvailable) throw new Error('the Docker engine is in a swarm but not a manager: the swarm driver deploys through a manager');
+    const pools = ((await docker.swarmInspect()) as { DefaultAddrPool?: string[] }).DefaultAddrPool ?? [];
+    if (pools.includes(SWARM_ADDRESS_POOL) && info.Swarm.NodeAddr === args.advertiseAddress) return;
+    const services = await docker.listServices();
+    if (services.length > 0 || (info.Swarm.Nodes ?? 1) > 1) {
+      throw new Error(
+        `the engine's swarm advertises ${info.Swarm.NodeAddr} and draws overlays from ${pools.join(', ') || 'its default pool'}, not ${args.advertiseAddress} and ${SWARM_ADDRESS_POOL}, and it runs services or has other nodes; leave it (docker swarm leave --force) or run the edge in a container`,
+      );
+    }
+    await docker.swarmLeave({ force: true });
   }
-  if (!info.Swarm?.ControlAvailable) throw new Error('the Docker engine is in a swarm but not a manager: the swarm driver deploys through a manager');
-  const pools = ((await docker.swarmInspect()) as { DefaultAddrPool?: string[] }).DefaultAddrPool ?? [];
-  if (!pools.includes(SWARM_ADDRESS_POOL)) {
-    throw new Error(`the engine's swarm draws overlays from ${pools.join(', ') || 'its default pool'}, not ${SWARM_ADDRESS_POOL}; leave it (docker swarm leave --force) or run the edge in a container`);
-  }
+  await docker.swarmInit({ ListenAddr: `${args.advertiseAddress}:2377`, AdvertiseAddr: args.advertiseAddress, DefaultAddrPool: [SWARM_ADDRESS_POOL], SubnetSize: 24 });
 }
 
 /**

@@ -35,3 +35,24 @@ export async function leftContainersOf(docker: Docker, args: { scope: string; se
 export async function imagesOf(docker: Docker, scope: string, serviceName: string) {
   return docker.listImages({ filters: { label: [`opsflow.scope=${scope}`, `opsflow.service=${serviceName}`] } });
 }
+
+/** Requests through the gateway to `/api/{slug}/ping`, two at a time, until stopped; every answer's status, version and instance is kept. */
+export function steadyTraffic(args: { apiUrl: string; token: string; slug: string }) {
+  const answers: Array<{ status: number; version: string | null; instance: string | null }> = [];
+  let running = true;
+  const loop = async () => {
+    while (running) {
+      const answer = await call(args.apiUrl, 'GET', `/api/${args.slug}/ping`, { token: args.token });
+      answers.push({ status: answer.status, version: answer.body?.version ?? null, instance: answer.body?.instance ?? null });
+    }
+  };
+  const loops = [loop(), loop()];
+  return {
+    answers,
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      return answers;
+    },
+  };
+}

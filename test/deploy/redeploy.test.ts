@@ -3,7 +3,7 @@ import path from 'node:path';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
-import { containersOf, deployClosed, deploymentOutcome } from './harness';
+import { containersOf, deployClosed, deploymentOutcome, steadyTraffic } from './harness';
 import { waitUntil } from '../support/wait';
 import { buildJar, postJar } from './jars';
 
@@ -36,33 +36,12 @@ async function deployJar(name: string, fields: Record<string, string> = {}) {
 
 // "Stopped" counts running containers: the swarm driver's stopped tasks keep theirs as the swarm's task history.
 
-/** Requests through the gateway, two at a time, until stopped; every answer's status and version is kept. */
-function steadyTraffic(slug: string) {
-  const answers: Array<{ status: number; version: string | null }> = [];
-  let running = true;
-  const loop = async () => {
-    while (running) {
-      const answer = await call(api.url, 'GET', `/api/${slug}/ping`, { token: viewer });
-      answers.push({ status: answer.status, version: answer.body?.version ?? null });
-    }
-  };
-  const loops = [loop(), loop()];
-  return {
-    answers,
-    stop: async () => {
-      running = false;
-      await Promise.all(loops);
-      return answers;
-    },
-  };
-}
-
 test('a redeploy and then a rollback under a steady stream of gateway requests fail none of them; the history lists every deploy', async () => {
   const first = await deployJar('stream-service', { ENV_VERSION: '1' });
   expect(await deploymentOutcome(api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
 
   await deployClosed(platform.temporal, first);
-  const traffic = steadyTraffic('stream');
+  const traffic = steadyTraffic({ apiUrl: api.url, token: viewer, slug: 'stream' });
   await waitUntil('traffic', async () => traffic.answers.length > 20);
   const beforeRedeploy = traffic.answers.length;
   const redeploy = await deployJar('stream-service', { ENV_VERSION: '2', redeploy: 'true' });

@@ -1,7 +1,8 @@
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
+import { SecondNode, startSecondNode } from '../support/second-node';
 import { waitUntil } from '../support/wait';
-import { containersOf, deployClosed, deploymentOutcome } from './harness';
+import { containersOf, deployClosed, deploymentOutcome, steadyTraffic } from './harness';
 import { buildJar, postJar } from './jars';
 
 /**
@@ -37,27 +38,6 @@ async function deployJar(name: string, mainClass: string, fields: Record<string,
   return accepted.body;
 }
 
-/** Requests through the gateway, two at a time, until stopped; every answer's status and what served it are kept. */
-function steadyTraffic(slug: string) {
-  const answers: Array<{ status: number; version: string | null; instance: string | null }> = [];
-  let running = true;
-  const loop = async () => {
-    while (running) {
-      const answer = await call(api.url, 'GET', `/api/${slug}/ping`, { token: viewer });
-      answers.push({ status: answer.status, version: answer.body?.version ?? null, instance: answer.body?.instance ?? null });
-    }
-  };
-  const loops = [loop(), loop()];
-  return {
-    answers,
-    stop: async () => {
-      running = false;
-      await Promise.all(loops);
-      return answers;
-    },
-  };
-}
-
 test('a JAR image runs from the registry by digest: every node pulls the same bytes', async () => {
   const accepted = await deployJar('pinned-service', 'HelloServer');
   expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
@@ -77,7 +57,7 @@ test('a redeploy whose new version never passes its health check is rolled back 
   const first = await deployJar('sturdy-service', 'HelloServer', { ENV_VERSION: '1' });
   expect(await deploymentOutcome(api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   await deployClosed(platform.temporal, first);
-  const traffic = steadyTraffic('sturdy');
+  const traffic = steadyTraffic({ apiUrl: api.url, token: viewer, slug: 'sturdy' });
   await waitUntil('traffic', async () => traffic.answers.length > 20);
 
   const broken = await deployJar('sturdy-service', 'NeverHealthy', { ENV_VERSION: '2', redeploy: 'true' });
@@ -137,4 +117,63 @@ test('a host port is refused under the swarm driver: a swarm would publish it on
   expectProblem(answer, 400, 'VALIDATION_FAILED');
   expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.hostPort' })]);
   expect(await platform.db('infra.service').where({ name: 'ported-service' })).toEqual([]);
+});
+
+/**
+ * More than one node on one machine: a second Docker engine in its own network namespace joins the swarm as
+ * a worker, for the last tests of this file only (a task of another test could land on it).
+ */
+describe('two nodes', () => {
+  let node2: SecondNode;
+
+  beforeAll(async () => {
+    node2 = await startSecondNode({ manager: platform.docker.docker, baseImage: 'opsflow/jre:17', registry: platform.config.deployRegistry! });
+  }, 180000);
+
+  afterAll(async () => {
+    if (!node2) return;
+    // The swarm forgets the node only once it has left.
+    await node2.stop();
+    await platform.docker.docker.getNode(node2.nodeId).remove({ force: true }).catch(() => undefined);
+  });
+
+  const spreadService = () => `${platform.config.deployScope}-spread-service`;
+
+  /** The node of each running task of the service. */
+  async function runningTaskNodes(): Promise<string[]> {
+    const tasks = (await platform.docker.docker.listTasks({ filters: { service: [spreadService()], 'desired-state': ['running'] } })) as Array<{ NodeID: string; Status: { State: string } }>;
+    return tasks.filter((task) => task.Status.State === 'running').map((task) => task.NodeID).sort();
+  }
+
+  /** Which instances answer through the gateway, over `count` requests. */
+  async function answeringInstances(count: number): Promise<Set<string>> {
+    const seen = new Set<string>();
+    for (let i = 0; i < count; i++) {
+      const answer = await call(api.url, 'GET', '/api/spread/who', { token: viewer });
+      expect(answer.status).toBe(200);
+      seen.add(answer.body.instance);
+    }
+    return seen;
+  }
+
+  test('a service scaled to 2 runs a task on each node, and the gateway reaches both', async () => {
+    const managerId = ((await platform.docker.docker.info()) as { Swarm: { NodeID: string } }).Swarm.NodeID;
+    const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=spread-service\n' } });
+    const accepted = await postJar({ apiUrl: api.url, token: admin, jar });
+    expect(accepted.status).toBe(202);
+    expect(await deploymentOutcome(api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+    await deployClosed(platform.temporal, accepted.body);
+
+    const scaled = await call(api.url, 'POST', '/api/infra/services/spread-service/scale', { token: admin, body: { instances: 2 } });
+    expect(scaled.status).toBe(202);
+    await platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
+    expect(await runningTaskNodes()).toEqual([managerId, node2.nodeId].sort());
+    // The second node pulled the image from the registry, by digest, and runs it.
+    const onNode2 = await node2.docker.listContainers({ filters: { label: ['opsflow.service=spread-service'] } });
+    expect(onNode2).toHaveLength(1);
+    expect(onNode2[0].Image).toMatch(/@sha256:[0-9a-f]{64}$/);
+    const both = await answeringInstances(20);
+    expect(both.size).toBe(2);
+    expect(both).toContain(onNode2[0].Id.slice(0, 12));
+  });
 });

@@ -15,6 +15,7 @@ import { startMailCapture } from '../../scripts/platform/mail-capture';
 import { startPostgres } from '../../scripts/platform/postgres';
 import { startTemporal } from '../../scripts/platform/temporal';
 import { ensureSwarm, openEdgeDoor, startRegistry } from '../../scripts/platform/swarm';
+import { openSecondNodeLink } from './second-node';
 import Docker from 'dockerode';
 import { freePort, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo, TEST_SLOTS } from './slots';
 
@@ -37,7 +38,8 @@ const EDGE_DOOR = 'opsflow-test-edge-door';
 async function startSwarmParts(dataDir: string): Promise<{ registry: string; door: string; stop(): Promise<void> } | { error: string }> {
   try {
     const docker = new Docker();
-    await ensureSwarm(docker, { advertiseAddress: '127.0.0.1' });
+    // Advertised on the second node's link, which the two-node test starts an engine behind.
+    await ensureSwarm(docker, { advertiseAddress: openSecondNodeLink() });
     await openEdgeDoor(docker, { name: EDGE_DOOR, image: 'opsflow/jre:17' });
     const registry = await startRegistry({ port: await freePort(), dir: path.join(dataDir, 'registry'), logFile: path.join(dataDir, 'registry.log') });
     return { registry: registry.address, door: EDGE_DOOR, stop: registry.stop };

@@ -1,18 +1,18 @@
 import { ApplicationFailure, Context, log, sleep } from '@temporalio/activity';
 import Docker from 'dockerode';
 import { deleteInstanceRows, instanceAddressesByService, orphanInstanceIds, serviceToSurvey, syncTaskInstances, TaskInstance } from '../../../data/deploy/instances';
-import { LABELS, labelFilters, serviceFilters } from '../../../data/deploy/labels';
+import { LABELS, labelFilters, serviceFilters, swarmServiceName } from '../../../data/deploy/labels';
 import { DeploymentRow, findDeployment, findService } from '../../../data/deploy/registry';
 import { lastLogLines, lastServiceLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
 import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../../domain/deploy';
-import type { DeployDriverActivities } from '..';
+import type { DeployDriverActivities } from '../docker-driver';
 import { DeployDeps } from '../deps';
 import { isGone } from '../docker-errors';
 import { untilEdgeRoutes } from '../edge-routing';
 import { listReconcilableServices } from '../list-reconcilable-services';
-import { ensureServiceNetwork, removeServiceNetwork } from '../service-network';
+import { ensureServiceNetwork, removeServiceNetwork, serviceNetworkName } from '../service-network';
 import { imageInRegistry } from './registry-image';
-import { swarmServiceName, swarmServiceSpec } from './service-spec';
+import { swarmServiceSpec } from './service-spec';
 import { routableTasks, SwarmTask, taskFailures, tasksOf } from './tasks';
 
 const POLL_MS = 500;
@@ -49,7 +49,7 @@ async function requireDeployment(deps: DeployDeps, deploymentId: string): Promis
 
 const names = (deps: DeployDeps, serviceName: string) => ({
   swarmService: swarmServiceName({ scope: deps.config.deployScope, serviceName }),
-  network: `${deps.config.deployNetwork}-${serviceName}`,
+  network: serviceNetworkName({ network: deps.config.deployNetwork, serviceName }),
 });
 
 /** The registry's rows made what the swarm reports for the service; answers the tasks that passed their health check. */
@@ -99,7 +99,7 @@ async function untilExtraTasksStopped(docker: Docker, swarmService: string, repl
  * starting (one that never passed its health check); then this node's containers of the deployment.
  */
 async function lastTaskLogLines(deps: DeployDeps, args: { swarmService: string; deploymentId: string }): Promise<string[]> {
-  const lines = await lastServiceLogLines(deps.docker, args.swarmService, LOG_LINES_KEPT);
+  const lines = (await lastServiceLogLines(deps.docker, args.swarmService, LOG_LINES_KEPT)).map((line) => line.text);
   if (lines.length > 0) return lines;
   const containers = await deps.docker.listContainers({ all: true, filters: labelFilters(deps.config.deployScope, 'deployment', args.deploymentId) });
   const each = await Promise.all(containers.map((container) => lastLogLines(deps.docker, container.Id, LOG_LINES_KEPT)));

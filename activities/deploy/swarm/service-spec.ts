@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import { LABELS } from '../../../data/deploy/labels';
+import { LABELS, swarmServiceName } from '../../../data/deploy/labels';
 import { DeploySettings } from '../../../data/deploy/registry';
 import { DEFAULT_HEALTH_PATH } from '../../../domain/deploy';
 
@@ -18,8 +18,6 @@ export interface SwarmServiceArgs {
   log: { maxSize: string; maxFiles: number };
   healthTimeoutSeconds: number;
 }
-
-export const swarmServiceName = (args: { scope: string; serviceName: string }) => `${args.scope}-${args.serviceName}`;
 
 const SECOND = 1_000_000_000;
 const EDGE_SETTLE_SECONDS = 2;

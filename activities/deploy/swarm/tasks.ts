@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import Docker from 'dockerode';
-import { TaskInstance } from '../../../data/deploy/instances';
+import { TaskInstance, taskInstanceId } from '../../../data/deploy/instances';
 import { LABELS } from '../../../data/deploy/labels';
 
 /** A task as the engine answers it: the fields the swarm driver reads. */
@@ -10,12 +9,6 @@ export interface SwarmTask {
   Spec: { ContainerSpec: { Labels?: Record<string, string> } };
   Status: { State: string; Err?: string; Message?: string; ContainerStatus?: { ContainerID?: string; ExitCode?: number } };
   NetworksAttachments?: Array<{ Network: { Spec: { Name: string } }; Addresses: string[] }>;
-}
-
-/** The registry's id of a task's instance: a UUID made from the task's id, the same on every call. */
-export function taskInstanceId(taskId: string): string {
-  const hex = createHash('sha256').update(`swarm-task:${taskId}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 export async function tasksOf(docker: Docker, swarmService: string): Promise<SwarmTask[]> {

@@ -1,13 +1,14 @@
 import { serviceOperations } from './service-operations';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors';
-import { followLog, lastLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
+import { followLog, followServiceLog, lastLogLines, lastServiceLogLines, maskSecretValues, taskLogLine } from '../../../data/deploy/container-logs';
+import { taskInstanceId } from '../../../data/deploy/instances';
 import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
-import { LABELS, serviceFilters } from '../../../data/deploy/labels';
+import { LABELS, serviceFilters, swarmServiceName } from '../../../data/deploy/labels';
 import { deployInProgress, DeploymentRow, findDeployment, findService, ServiceRow } from '../../../data/deploy/registry';
 import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
@@ -42,6 +43,30 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
     if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', 'The Docker engine does not answer.');
     const containers = await docker.docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, name) });
     return containers.sort((a, b) => a.Created - b.Created).map((container) => ({ id: container.Id, instance: (container.Labels[LABELS.instance] ?? container.Id).slice(0, 8) }));
+  };
+  /**
+   * Where a service's log lines come from, each line with the instance that wrote it (the first 8 characters of
+   * its registry id): the docker driver's containers one by one; the swarm's service logs, every task on every node.
+   */
+  type LogLine = { instance: string; text: string };
+  const logSourcesOf = async (name: string): Promise<Array<{ last(tail: number): Promise<LogLine[]>; follow(tail: number): Promise<{ lines: Readable; stop(): void }>; read(line: string): LogLine }>> => {
+    if (config.deployDriver === 'swarm') {
+      if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', 'The Docker engine does not answer.');
+      const swarmService = swarmServiceName({ scope: config.deployScope, serviceName: name });
+      const ofTask = (line: { taskId: string | null; text: string }): LogLine => ({ instance: line.taskId ? taskInstanceId(line.taskId).slice(0, 8) : 'swarm', text: line.text });
+      return [
+        {
+          last: async (tail) => (await lastServiceLogLines(docker.docker, swarmService, tail)).map(ofTask),
+          follow: (tail) => followServiceLog(docker.docker, swarmService, tail),
+          read: (line) => ofTask(taskLogLine(line)),
+        },
+      ];
+    }
+    return (await containersOf(name)).map((container) => ({
+      last: async (tail) => (await lastLogLines(docker.docker, container.id, tail)).map((text) => ({ instance: container.instance, text })),
+      follow: (tail) => followLog(docker.docker, container.id, tail),
+      read: (text) => ({ instance: container.instance, text }),
+    }));
   };
 
   return [
@@ -148,24 +173,27 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
         // Lines are masked with the service's env: a service that prints a secret does not leak it here.
         const service = await serviceOr404(params.name);
         dynamicOr409(service);
-        const containers = await containersOf(service.name);
+        const sources = await logSourcesOf(service.name);
         if (!query.follow) {
           const lines: string[] = [];
-          for (const container of containers) {
-            for (const line of await lastLogLines(docker.docker, container.id, query.tail)) lines.push(`[${container.instance}] ${maskSecretValues(line, service.env)}`);
+          for (const source of sources) {
+            for (const line of await source.last(query.tail)) lines.push(`[${line.instance}] ${maskSecretValues(line.text, service.env)}`);
           }
           ctx.type = 'text/plain; charset=utf-8';
           ctx.body = lines.length > 0 ? `${lines.join('\n')}\n` : '';
           return;
         }
         const events = new PassThrough();
-        const follows = await Promise.all(containers.map((container) => followLog(docker.docker, container.id, query.tail)));
-        containers.forEach((container, index) => {
+        const follows = await Promise.all(sources.map((source) => source.follow(query.tail)));
+        sources.forEach((source, index) => {
           let pending = '';
           follows[index].lines.on('data', (chunk: Buffer) => {
             const parts = (pending + chunk.toString('utf8')).split('\n');
             pending = parts.pop() ?? '';
-            for (const line of parts) events.write(`data: [${container.instance}] ${maskSecretValues(line, service.env)}\n\n`);
+            for (const part of parts) {
+              const line = source.read(part);
+              events.write(`data: [${line.instance}] ${maskSecretValues(line.text, service.env)}\n\n`);
+            }
           });
         });
         const stop = () => follows.forEach((follow) => follow.stop());

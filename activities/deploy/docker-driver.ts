@@ -1,0 +1,28 @@
+import { DeployDeps } from './deps';
+import { listReconcilableServices, removeDeploymentContainers } from './list-reconcilable-services';
+import { removeInstances } from './remove-instances';
+import { removeOrphanInstances } from './remove-orphan-instances';
+import { removeServiceContainers } from './remove-service-containers';
+import { startInstances } from './start-instance';
+import { surveyInstances } from './survey-instances';
+import { waitInstancesHealthy } from './wait-until-healthy';
+
+/**
+ * The activities a deploy driver implements: how instances start, become healthy, are surveyed and go.
+ * The docker driver runs each instance as a container of the engine beside the worker.
+ */
+export function dockerDriver(deps: DeployDeps) {
+  return {
+    startInstances: startInstances(deps),
+    waitInstancesHealthy: waitInstancesHealthy(deps),
+    withdrawInstances: (input: { deploymentId: string; instanceIds: string[] }) => removeInstances(deps)({ instanceIds: input.instanceIds }),
+    surveyInstances: surveyInstances(deps),
+    removeInstances: removeInstances(deps),
+    removeOrphanInstances: removeOrphanInstances(deps),
+    removeServiceContainers: removeServiceContainers(deps),
+    listReconcilableServices: listReconcilableServices(deps, removeDeploymentContainers(deps)),
+  };
+}
+
+export type DeployDriverActivities = ReturnType<typeof dockerDriver>;
+
