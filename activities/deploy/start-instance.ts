@@ -30,13 +30,12 @@ export function startInstance(deps: DeployDeps) {
 
 function startContainer({ docker, config }: DeployDeps) {
   return async (deployment: DeploymentRow, instanceId: string): Promise<StartedInstance> => {
-    const input = { instanceId };
     const network = await ensureServiceNetwork(docker, { network: config.deployNetwork, serviceName: deployment.service_name, scope: config.deployScope, attach: config.deployAttachContainers });
     const spec = containerSpec({
       serviceName: deployment.service_name,
       scope: config.deployScope,
       deploymentId: deployment.id,
-      instanceId: input.instanceId,
+      instanceId,
       image: deployment.image,
       settings: deployment.settings,
       network,
@@ -46,7 +45,7 @@ function startContainer({ docker, config }: DeployDeps) {
       cpus: config.deployCpus,
       log: { maxSize: config.deployLogMaxSize, maxFiles: config.deployLogMaxFiles },
     });
-    const name = containerName({ scope: config.deployScope, serviceName: deployment.service_name, instanceId: input.instanceId });
+    const name = containerName({ scope: config.deployScope, serviceName: deployment.service_name, instanceId });
     let container = docker.getContainer(name);
     try {
       await container.inspect();
@@ -70,6 +69,6 @@ function startContainer({ docker, config }: DeployDeps) {
       details = await container.inspect();
     }
     const ip = details.NetworkSettings.Networks[network]?.IPAddress;
-    return { instanceId: input.instanceId, containerId: details.Id, address: ip ? `${ip}:${deployment.settings.port}` : '' };
+    return { instanceId, containerId: details.Id, address: ip ? `${ip}:${deployment.settings.port}` : '' };
   };
 }

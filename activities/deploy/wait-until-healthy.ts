@@ -48,11 +48,10 @@ export function waitUntilHealthy(deps: DeployDeps) {
 
 function untilContainerHealthy({ docker }: DeployDeps) {
   return async (deployment: DeploymentRow, instance: StartedInstance, deadlineAt: string): Promise<void> => {
-    const input = { instance, deadline: deadlineAt };
     const { healthPath, env } = deployment.settings;
-    const container = docker.getContainer(input.instance.containerId);
+    const container = docker.getContainer(instance.containerId);
     const unhealthy = async (reason: string) => {
-      const lines = await lastLogLines(docker, input.instance.containerId, LOG_LINES_KEPT).catch(() => []);
+      const lines = await lastLogLines(docker, instance.containerId, LOG_LINES_KEPT).catch(() => []);
       return ApplicationFailure.create({
         message: reason,
         type: INSTANCE_UNHEALTHY,
@@ -60,11 +59,11 @@ function untilContainerHealthy({ docker }: DeployDeps) {
         details: [{ lastLogLines: lines.map((line) => maskSecretValues(line, env)) }],
       });
     };
-    const deadline = Date.parse(input.deadline);
+    const deadline = Date.parse(deadlineAt);
     for (let attempt = 1; ; attempt++) {
       const state = (await container.inspect()).State;
       if (!state.Running) throw await unhealthy(`The container exited with code ${state.ExitCode} before it became healthy.`);
-      const status = await probe(`http://${input.instance.address}${healthPath ?? DEFAULT_HEALTH_PATH}`);
+      const status = await probe(`http://${instance.address}${healthPath ?? DEFAULT_HEALTH_PATH}`);
       if (status !== null && ((status >= 200 && status < 300) || healthPath === null)) return;
       if (Date.now() >= deadline) {
         const answered = status === null ? 'nothing answered' : `it answered ${status}`;

@@ -127,16 +127,24 @@ export async function openEdgeDoor(docker: Docker, args: { name: string; image: 
   const details = await container.inspect();
   const pid = String(details.State.Pid);
   const doorAddress = details.NetworkSettings.Networks.bridge?.IPAddress;
-  if (!doorAddress) throw new Error(`the edge door ${args.name} has no address on the default bridge`);
+  const hostAddress = details.NetworkSettings.Networks.bridge?.Gateway;
+  if (!doorAddress || !hostAddress) throw new Error(`the edge door ${args.name} has no address on the default bridge`);
   const inDoor = (...command: string[]) => execFileSync('nsenter', ['-t', pid, '-n', ...command], { stdio: 'pipe' });
-  try {
-    inDoor('sysctl', '-q', '-w', 'net.ipv4.ip_forward=1');
-    const masquerade = ['POSTROUTING', '-d', SWARM_ADDRESS_POOL, '-j', 'MASQUERADE'];
+  const ensureRule = (table: string, rule: string[]) => {
     try {
-      inDoor('iptables', '-t', 'nat', '-C', ...masquerade);
+      inDoor('iptables', '-t', table, '-C', ...rule);
     } catch {
-      inDoor('iptables', '-t', 'nat', '-A', ...masquerade);
+      inDoor('iptables', '-t', table, '-A', ...rule);
     }
+  };
+  try {
+    // The door forwards for the host alone: a neighbour container on the default bridge, which the host would
+    // route here too, must not reach a service's port past the edge.
+    inDoor('iptables', '-P', 'FORWARD', 'DROP');
+    ensureRule('filter', ['FORWARD', '-s', hostAddress, '-d', SWARM_ADDRESS_POOL, '-j', 'ACCEPT']);
+    ensureRule('filter', ['FORWARD', '-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT']);
+    ensureRule('nat', ['POSTROUTING', '-d', SWARM_ADDRESS_POOL, '-j', 'MASQUERADE']);
+    inDoor('sysctl', '-q', '-w', 'net.ipv4.ip_forward=1');
     execFileSync('ip', ['route', 'replace', SWARM_ADDRESS_POOL, 'via', doorAddress], { stdio: 'pipe' });
   } catch (error) {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();

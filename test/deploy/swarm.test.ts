@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { SecondNode, startSecondNode } from '../support/second-node';
@@ -10,6 +12,8 @@ import { buildJar, postJar } from './jars';
  * died, and runs every image from the registry by digest. The rest of the deploy suite runs under both
  * drivers (`npm test` runs test/deploy again with DEPLOY_DRIVER=swarm).
  */
+const execFileAsync = promisify(execFile);
+
 let platform: TestPlatform;
 let api: RunningApi;
 let admin: string;
@@ -110,6 +114,18 @@ test('a task killed behind the platform\'s back is replaced by the swarm, and th
     served.add(answer.body.instance);
   }
   expect(served).toEqual(new Set([replacement.Id.slice(0, 12), survivor.Id.slice(0, 12)]));
+});
+
+test('a container on the default bridge cannot reach a task past the edge: the door into the overlays forwards for the host alone', async () => {
+  const accepted = await deployJar('guarded-service', 'HelloServer');
+  expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  const service = await call(api.url, 'GET', '/api/infra/services/guarded-service', { token: admin });
+  const { address } = service.body.instances[0] as { address: string };
+  // The host reaches it: the edge runs there.
+  expect((await fetch(`http://${address}/x`)).status).toBe(200);
+  // A neighbour's packets go to the host, its default gateway, which routes the overlays' pool through the door.
+  const { stdout } = await execFileAsync('docker', ['run', '--rm', '--label', `opsflow.scope=${scope()}`, 'opsflow/jre:17', 'sh', '-c', `curl -s -m 3 -o /dev/null http://${address}/x && echo reached || echo blocked`], { encoding: 'utf8' });
+  expect(stdout.trim()).toBe('blocked');
 });
 
 test('a host port is refused under the swarm driver: a swarm would publish it on every address of its nodes', async () => {
