@@ -164,14 +164,18 @@ export async function syncTaskInstances(db: Knex, args: { serviceName: string; r
   return db.transaction(async (trx) => {
     const service = await trx<ServiceRow>(SERVICE_TABLE).where({ name: args.serviceName, dynamic: true }).forUpdate().first('id');
     if (!service) return { left: [] };
-    const runningIds = args.running.map((task) => task.instanceId);
-    const left = (await trx<InstanceRow>(INSTANCE_TABLE).where({ service_id: service.id }).whereNotIn('id', runningIds).delete().returning('id')) as Array<{ id: string }>;
-    for (const task of args.running) {
+    // Only what changed is written: every write notifies the edge's control plane, and a deploy syncs twice a second.
+    const registered: string[] = await trx<InstanceRow>(INSTANCE_TABLE).where({ service_id: service.id }).pluck('id');
+    const runningIds = new Set(args.running.map((task) => task.instanceId));
+    const left = registered.filter((id) => !runningIds.has(id));
+    if (left.length > 0) await trx<InstanceRow>(INSTANCE_TABLE).whereIn('id', left).delete();
+    const joined = args.running.filter((task) => !registered.includes(task.instanceId));
+    if (joined.length > 0) {
       await trx<InstanceRow>(INSTANCE_TABLE)
-        .insert({ id: task.instanceId, service_id: service.id, deployment_id: task.deploymentId, container_id: task.containerId, address: task.address, state: 'HEALTHY', last_health_at: trx.fn.now() })
+        .insert(joined.map((task) => ({ id: task.instanceId, service_id: service.id, deployment_id: task.deploymentId, container_id: task.containerId, address: task.address, state: 'HEALTHY' as const, last_health_at: trx.fn.now() })))
         .onConflict('id')
         .ignore();
     }
-    return { left: left.map((row) => row.id) };
+    return { left };
   });
 }

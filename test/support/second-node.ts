@@ -1,6 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
@@ -16,7 +15,6 @@ import { waitUntil } from './wait';
 export interface SecondNode {
   docker: Docker;
   nodeId: string;
-  hostname: string;
   stop(): Promise<void>;
 }
 
@@ -35,17 +33,6 @@ const quietly = (command: string, args: string[]) => {
   }
 };
 
-/** Carries TCP connections from `listen` to `target`; in this process. */
-function forward(listen: { host: string; port: number }, target: { host: string; port: number }): Promise<net.Server> {
-  const server = net.createServer((client) => {
-    const upstream = net.connect(target.port, target.host);
-    client.pipe(upstream).pipe(client);
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-  });
-  return new Promise((resolve, reject) => server.once('error', reject).listen(listen.port, listen.host, () => resolve(server)));
-}
-
 function removeLeftovers(): void {
   quietly('ip', ['netns', 'del', NAMESPACE]);
   quietly('ip', ['link', 'del', HOST_LINK]);
@@ -53,7 +40,7 @@ function removeLeftovers(): void {
 
 /**
  * The second node's link, made before the swarm: a network namespace and a veth pair, the host's end holding
- * SECOND_NODE_LINK_HOST. The swarm advertises that address, on the link itself, so that the overlay's packets to
+ * 10.250.0.1. The swarm advertises that address, on the link itself, so that the overlay's packets to
  * the second node leave from the address it knows the manager by (a VXLAN packet from another source address
  * than its static entry says is dropped: VXLAN_ENTRY_EXISTS). Idempotent; the namespace stays empty until a
  * second engine starts in it.
@@ -82,8 +69,6 @@ export function openSecondNodeLink(): string {
   return HOST_ADDRESS;
 }
 
-export const SECOND_NODE_LINK_HOST = HOST_ADDRESS;
-
 export async function startSecondNode(args: { manager: Docker; baseImage: string; registry: string }): Promise<SecondNode> {
   openSecondNodeLink();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-node2-'));
@@ -111,10 +96,10 @@ export async function startSecondNode(args: { manager: Docker; baseImage: string
     { stdio: ['ignore', log, log] },
   );
   const docker = new Docker({ socketPath: socket });
-  const forwarders: net.Server[] = [];
+  const forwarders: ChildProcess[] = [];
   const stop = async () => {
     await docker.swarmLeave({ force: true }).catch(() => undefined);
-    for (const server of forwarders) server.close();
+    for (const forwarder of forwarders) forwarder.kill('SIGTERM');
     dockerd.kill('SIGTERM');
     await new Promise((resolve) => (dockerd.exitCode === null ? dockerd.once('exit', resolve) : resolve(null)));
     fs.rmSync(root, { recursive: true, force: true });
@@ -124,34 +109,34 @@ export async function startSecondNode(args: { manager: Docker; baseImage: string
     // Both engines need the base image; a JAR image comes from the registry.
     execFileSync('sh', ['-c', `docker save ${args.baseImage} | docker -H unix://${socket} load -q`], { stdio: 'pipe' });
 
+    // The registry's port, carried twice: the node's loopback to the host's end of the link, that to the registry.
     const [host, port] = args.registry.split(':');
-    forwarders.push(await forward({ host: HOST_ADDRESS, port: Number(port) }, { host, port: Number(port) }));
-    const forwarder = spawn('nsenter', [`--net=/var/run/netns/${NAMESPACE}`, process.execPath, '-e', FORWARDER, String(port), HOST_ADDRESS], { stdio: 'ignore' });
-    forwarders.push({ close: () => forwarder.kill('SIGTERM') } as unknown as net.Server);
+    forwarders.push(spawn(process.execPath, ['-e', FORWARDER, HOST_ADDRESS, port, host], { stdio: 'ignore' }));
+    forwarders.push(spawn('nsenter', [`--net=/var/run/netns/${NAMESPACE}`, process.execPath, '-e', FORWARDER, '127.0.0.1', port, HOST_ADDRESS], { stdio: 'ignore' }));
 
     const swarm = (await args.manager.swarmInspect()) as { JoinTokens: { Worker: string } };
     const managerAddress = ((await args.manager.info()) as { Swarm: { NodeAddr: string } }).Swarm.NodeAddr;
     await docker.swarmJoin({ ListenAddr: `${NODE_ADDRESS}:2377`, AdvertiseAddr: NODE_ADDRESS, RemoteAddrs: [`${managerAddress}:2377`], JoinToken: swarm.JoinTokens.Worker });
-    const info = (await docker.info()) as { Swarm: { NodeID: string }; Name: string };
+    const info = (await docker.info()) as { Swarm: { NodeID: string } };
     await waitUntil('the second node ready in the swarm', async () => {
       const node = (await args.manager.getNode(info.Swarm.NodeID).inspect()) as { Status: { State: string } };
       return node.Status.State === 'ready';
     });
-    return { docker, nodeId: info.Swarm.NodeID, hostname: info.Name, stop };
+    return { docker, nodeId: info.Swarm.NodeID, stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-/** The forwarder inside the second node: its loopback's registry port to the host's end of the link. */
+/** A TCP forwarder run as `node -e FORWARDER listenHost port targetHost`: one on the host, one inside the node. */
 const FORWARDER = `
 const net = require('node:net');
-const [port, host] = process.argv.slice(1);
+const [listenHost, port, targetHost] = process.argv.slice(1);
 net.createServer((client) => {
-  const upstream = net.connect(Number(port), host);
+  const upstream = net.connect(Number(port), targetHost);
   client.pipe(upstream).pipe(client);
   client.on('error', () => upstream.destroy());
   upstream.on('error', () => client.destroy());
-}).listen(Number(port), '127.0.0.1');
+}).listen(Number(port), listenHost);
 `;

@@ -39,8 +39,11 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       throw conflict('DEPLOYMENT_IN_PROGRESS', `A deploy or undeploy of ${service.name} is in progress.`);
     }
   };
-  const containersOf = async (name: string) => {
+  const engineAnswers = async () => {
     if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', 'The Docker engine does not answer.');
+  };
+  const containersOf = async (name: string) => {
+    await engineAnswers();
     const containers = await docker.docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, name) });
     return containers.sort((a, b) => a.Created - b.Created).map((container) => ({ id: container.Id, instance: (container.Labels[LABELS.instance] ?? container.Id).slice(0, 8) }));
   };
@@ -51,7 +54,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
   type LogLine = { instance: string; text: string };
   const logSourcesOf = async (name: string): Promise<Array<{ last(tail: number): Promise<LogLine[]>; follow(tail: number): Promise<{ lines: Readable; stop(): void }>; read(line: string): LogLine }>> => {
     if (config.deployDriver === 'swarm') {
-      if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', 'The Docker engine does not answer.');
+      await engineAnswers();
       const swarmService = swarmServiceName({ scope: config.deployScope, serviceName: name });
       const ofTask = (line: { taskId: string | null; text: string }): LogLine => ({ instance: line.taskId ? taskInstanceId(line.taskId).slice(0, 8) : 'swarm', text: line.text });
       return [
@@ -243,7 +246,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
           target = await rollbackTarget(db, { serviceName: service.name, current });
         }
         if (!target) throw conflict('NO_PREVIOUS_VERSION', `${service.name} has no earlier successful deploy to roll back to.`);
-        if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', 'The Docker engine does not answer.');
+        await engineAnswers();
         try {
           await docker.docker.getImage(target.image).inspect();
         } catch {
