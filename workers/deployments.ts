@@ -1,4 +1,4 @@
-import { createDeployActivities } from '../activities/deploy';
+import { createDeployActivities, followSwarmTasks } from '../activities/deploy';
 import { createOperationsActivities } from '../activities/operations';
 import { runStatusOf } from '../temporal-config/client';
 import { ensureReconcileSchedule } from '../temporal-config/schedules';
@@ -7,17 +7,31 @@ import { WorkerDeps } from './deps';
 
 /**
  * The `deployments` task queue: deploys, scaling, undeploys and the reconcile of services; the only worker
- * that talks to Docker. Ensures the reconcile schedule at start.
+ * that talks to Docker. Ensures the reconcile schedule at start. Under the swarm driver it also follows the
+ * swarm's task list for as long as it runs, so that the edge follows what the swarm does on its own (a
+ * drained or lost node, a replaced task) within a second, not at the next reconcile.
  */
 export function deploymentsWorker(deps: WorkerDeps) {
   if (!deps.docker) throw new Error('the deployments worker needs the Docker engine');
-  const { config } = deps;
+  const { config, logger } = deps;
+  const deployDeps = { db: deps.db, docker: deps.docker.docker, config, runStatusOf: runStatusOf(deps.temporal) };
+  let lastFailure = '';
   return {
     taskQueue: TaskQueues.deployments,
     activities: {
       ...createOperationsActivities(),
-      ...createDeployActivities({ db: deps.db, docker: deps.docker.docker, config, runStatusOf: runStatusOf(deps.temporal) }),
+      ...createDeployActivities(deployDeps),
     },
+    alongside:
+      config.deployDriver === 'swarm'
+        ? () =>
+            followSwarmTasks(deployDeps, (error) => {
+              // Once per new reason, not twice a second while the engine is away.
+              const reason = (error as Error).message;
+              if (reason !== lastFailure) logger.warn({ reason }, 'following the swarm\'s tasks failed; retrying');
+              lastFailure = reason;
+            })
+        : undefined,
     onStart: () =>
       ensureReconcileSchedule(deps.temporal.client, {
         everySeconds: config.deployReconcileSeconds,

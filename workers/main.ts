@@ -75,10 +75,12 @@ async function main(): Promise<void> {
     docker: queues.includes('deployments') ? createDocker({ dockerHost: config.dockerHost }) : null,
   };
   const source = workflowSource(config.workflowBundlePath);
+  const alongside: Array<{ stop(): Promise<void> }> = [];
   const workers = await Promise.all(
     queues.map(async (queue) => {
-      const definition: { taskQueue: string; activities: object; onStart?: () => Promise<void> } = WORKERS[queue](deps);
+      const definition: { taskQueue: string; activities: object; onStart?: () => Promise<void>; alongside?: () => { stop(): Promise<void> } } = WORKERS[queue](deps);
       await definition.onStart?.();
+      if (definition.alongside) alongside.push(definition.alongside());
       return Worker.create({
         connection,
         namespace: config.temporalNamespace,
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
   try {
     await Promise.all(workers.map((worker) => worker.run()));
   } finally {
+    await Promise.all(alongside.map((work) => work.stop()));
     await connection.close();
     await temporal.connection.close();
     await db.destroy();

@@ -1,4 +1,5 @@
 import { DeployDeps } from './deps';
+import { drainInstances } from './drain-instances';
 import { listReconcilableServices, removeDeploymentContainers } from './list-reconcilable-services';
 import { removeInstances } from './remove-instances';
 import { removeOrphanInstances } from './remove-orphan-instances';
@@ -15,6 +16,7 @@ export function dockerDriver(deps: DeployDeps) {
   return {
     startInstances: startInstances(deps),
     waitInstancesHealthy: waitInstancesHealthy(deps),
+    drainInstances: drainInstances(deps),
     withdrawInstances: (input: { deploymentId: string; instanceIds: string[] }) => removeInstances(deps)({ instanceIds: input.instanceIds }),
     surveyInstances: surveyInstances(deps),
     removeInstances: removeInstances(deps),

@@ -3,7 +3,6 @@ import { buildServiceImage } from './build-service-image';
 import { deleteService } from './delete-service';
 import { DeployDeps } from './deps';
 import { deregisterService } from './deregister-service';
-import { drainInstances } from './drain-instances';
 import { ensureImage } from './ensure-image';
 import { failDeployment } from './fail-deployment';
 import { finishDeployment } from './finish-deployment';
@@ -19,6 +18,8 @@ import { startInstance } from './start-instance';
 import { waitUntilHealthy } from './wait-until-healthy';
 import { DeployDriverActivities, dockerDriver } from './docker-driver';
 import { swarmDriver } from './swarm';
+
+export { followSwarmTasks } from './swarm/task-instances';
 
 /**
  * Deploy, scale, undeploy and reconcile activities, each safe to repeat. Only the deployments worker has
@@ -37,7 +38,6 @@ export function createDeployActivities(deps: DeployDeps) {
     ...driver,
     registerDeployment: registerDeployment(deps),
     registerInstances: registerInstances(deps),
-    drainInstances: drainInstances(deps),
     removeImage: removeImage(deps),
     pruneServiceImages: pruneServiceImages(deps),
     finishDeployment: finishDeployment(deps),

@@ -1,13 +1,16 @@
+import { builtImages } from '../../data/deploy/instances';
 import { serviceFilters } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
 import { isGone } from './docker-errors';
+import { pruneRegistryImages } from './swarm/registry-image';
 
 /**
- * Removes every image this platform built for the service (JAR deploys). An image deploy's image belongs
- * to whoever built it and stays.
+ * Removes every image this platform built for the service (JAR deploys), from the engine and the registry
+ * (DEPLOY_REGISTRY). An image deploy's image belongs to whoever built it and stays.
  */
-export function removeServiceImages({ docker, config }: DeployDeps) {
+export function removeServiceImages({ db, docker, config }: DeployDeps) {
   return async (input: { serviceName: string }): Promise<{ removed: number }> => {
+    if (config.deployRegistry) await pruneRegistryImages(config.deployRegistry, { images: await builtImages(db, input.serviceName), keep: [] });
     const images = await docker.listImages({ filters: serviceFilters(config.deployScope, input.serviceName) });
     for (const image of images) {
       try {

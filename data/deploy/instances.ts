@@ -104,6 +104,11 @@ export async function recentSuccessfulImages(db: Knex, args: { serviceName: stri
   return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: args.serviceName }).whereIn('status', SUCCESSFUL_DEPLOYS).orderBy('seq', 'desc').limit(args.count).pluck('image');
 }
 
+/** Every image the platform built for the service (its JAR deploys'), old and new. */
+export async function builtImages(db: Knex, serviceName: string): Promise<string[]> {
+  return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: serviceName, build_from_jar: true }).distinct('image').pluck('image');
+}
+
 /** A running service to survey, with its instances that should serve or were found dead; null when not running. */
 export async function serviceToSurvey(db: Knex, serviceName: string): Promise<{ service: ServiceRow; instances: InstanceRow[] } | null> {
   const service: ServiceRow | undefined = await db<ServiceRow>(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).first();
@@ -158,18 +163,20 @@ export interface TaskInstance extends StartedInstance {
 /**
  * Makes a swarm service's registry rows what the swarm reports (the swarm driver): a running task with no
  * row joins the ones the gateway routes to, and a row whose task no longer runs leaves at once. A row being
- * drained stays drained while its task runs. Answers the instances that left.
+ * drained stays drained while its task runs, and a service being undeployed gains no row. Answers the
+ * instances that left.
  */
 export async function syncTaskInstances(db: Knex, args: { serviceName: string; running: TaskInstance[] }): Promise<{ left: string[] }> {
   return db.transaction(async (trx) => {
-    const service = await trx<ServiceRow>(SERVICE_TABLE).where({ name: args.serviceName, dynamic: true }).forUpdate().first('id');
+    const service = await trx<ServiceRow>(SERVICE_TABLE).where({ name: args.serviceName, dynamic: true }).forUpdate().first('id', 'status');
     if (!service) return { left: [] };
-    // Only what changed is written: every write notifies the edge's control plane, and a deploy syncs twice a second.
+    // Only what changed is written: every write notifies the edge's control plane, and the swarm's tasks are followed twice a second.
     const registered: string[] = await trx<InstanceRow>(INSTANCE_TABLE).where({ service_id: service.id }).pluck('id');
-    const runningIds = new Set(args.running.map((task) => task.instanceId));
+    const running = service.status === 'UNDEPLOYING' ? [] : args.running;
+    const runningIds = new Set(running.map((task) => task.instanceId));
     const left = registered.filter((id) => !runningIds.has(id));
     if (left.length > 0) await trx<InstanceRow>(INSTANCE_TABLE).whereIn('id', left).delete();
-    const joined = args.running.filter((task) => !registered.includes(task.instanceId));
+    const joined = running.filter((task) => !registered.includes(task.instanceId));
     if (joined.length > 0) {
       await trx<InstanceRow>(INSTANCE_TABLE)
         .insert(joined.map((task) => ({ id: task.instanceId, service_id: service.id, deployment_id: task.deploymentId, container_id: task.containerId, address: task.address, state: 'HEALTHY' as const, last_health_at: trx.fn.now() })))

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
-import { containersOf, deployClosed, deploymentOutcome, steadyTraffic } from './harness';
+import { containersOf, deployClosed, deploymentOutcome, imagesOf, steadyTraffic } from './harness';
 import { waitUntil } from '../support/wait';
 import { buildJar, postJar } from './jars';
 
@@ -83,6 +83,40 @@ test('a redeploy and then a rollback under a steady stream of gateway requests f
     expect.objectContaining({ deploymentId: redeploy.deploymentId, status: 'SUPERSEDED', image: `${scope()}/stream-service:2` }),
     expect.objectContaining({ deploymentId: first.deploymentId, status: 'SUPERSEDED', image: `${scope()}/stream-service:1` }),
   ]);
+});
+
+test('a version\'s image is pruned once five newer deploys succeeded, from the engine and (swarm driver) from the registry; an undeploy removes the rest', async () => {
+  const registry = platform.config.deployRegistry;
+  for (let version = 1; version <= 6; version++) {
+    // A file of its own in each JAR: six distinct images, not one image under six tags.
+    const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=keeper-service\n', 'version.txt': String(version) } });
+    const accepted = await postJar({ apiUrl: api.url, token: admin, jar, fields: version > 1 ? { redeploy: 'true' } : {} });
+    expect(accepted.status).toBe(202);
+    expect(await deploymentOutcome(api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+    await deployClosed(platform.temporal, accepted.body);
+  }
+  const tags = (versions: number[]) => versions.map((version) => `${scope()}/keeper-service:${version}`).sort();
+  const registryTags = async () => {
+    const answer = await fetch(`http://${registry}/v2/${scope()}/keeper-service/tags/list`);
+    if (answer.status === 404) return [];
+    const { tags: listed } = (await answer.json()) as { tags: string[] | null };
+    return (listed ?? []).map((tag) => `${scope()}/keeper-service:${tag}`).sort();
+  };
+  if (registry) {
+    expect(await registryTags()).toEqual(tags([2, 3, 4, 5, 6]));
+    // Deleted by its digest: the first version's manifest is gone from the registry, not only its tag.
+    const first = (await platform.docker.docker.getImage(`${scope()}/keeper-service:1`).inspect().catch(() => null))?.RepoDigests?.find((digest) => digest.startsWith(`${registry}/`));
+    if (first) expect((await fetch(`http://${registry}/v2/${scope()}/keeper-service/manifests/${first.split('@')[1]}`)).status).toBe(404);
+  } else {
+    // Under the swarm driver the engine may keep a pruned image a while longer: a stopped task's container (the swarm's history) holds it.
+    expect((await imagesOf(platform.docker.docker, scope(), 'keeper-service')).flatMap((image) => image.RepoTags ?? []).sort()).toEqual(tags([2, 3, 4, 5, 6]));
+  }
+
+  const undeploy = await call(api.url, 'DELETE', '/api/infra/services/keeper-service', { token: admin });
+  expect(undeploy.status).toBe(202);
+  await platform.temporal.client.workflow.getHandle(undeploy.body.workflowId, undeploy.body.runId).result();
+  expect(await imagesOf(platform.docker.docker, scope(), 'keeper-service')).toEqual([]);
+  if (registry) expect(await registryTags()).toEqual([]);
 });
 
 test('rollback without an earlier successful deploy -> 409 NO_PREVIOUS_VERSION; with its image gone -> 409 NO_PREVIOUS_VERSION', async () => {

@@ -82,7 +82,7 @@ test('a redeploy whose new version never passes its health check is rolled back 
   expect(registered.body).toEqual(expect.objectContaining({ status: 'RUNNING', runningInstances: 1 }));
 });
 
-test('a task killed behind the platform\'s back is replaced by the swarm, and the gateway follows at the next reconcile', async () => {
+test('a task killed behind the platform\'s back is replaced by the swarm, and the gateway follows the task list with no reconcile', async () => {
   const accepted = await deployJar('phoenix-swarm-service', 'HelloServer');
   expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   await deployClosed(platform.temporal, accepted);
@@ -100,7 +100,7 @@ test('a task killed behind the platform\'s back is replaced by the swarm, and th
     return running.length === 2 && fresh ? fresh : null;
   });
 
-  await platform.temporal.client.schedule.getHandle('deploy-reconcile').trigger();
+  // The reconcile schedule runs every DEPLOY_RECONCILE_SECONDS (a day in the tests): the deployments worker's task-list follower does this.
   await waitUntil('the registry to follow the swarm', async () => {
     const service = await call(api.url, 'GET', '/api/infra/services/phoenix-swarm-service', { token: admin });
     const ids = (service.body.instances as Array<{ containerId: string; state: string }>).filter((instance) => instance.state === 'HEALTHY').map((instance) => instance.containerId);
@@ -192,4 +192,42 @@ describe('two nodes', () => {
     expect(both.size).toBe(2);
     expect(both).toContain(onNode2[0].Id.slice(0, 12));
   });
+
+  test('draining the second node moves its task to the first, with no failed request through the gateway', async () => {
+    const managerId = ((await platform.docker.docker.info()) as { Swarm: { NodeID: string } }).Swarm.NodeID;
+    expect(await runningTaskNodes()).toEqual([managerId, node2.nodeId].sort());
+    const traffic = steadyTraffic({ apiUrl: api.url, token: viewer, slug: 'spread' });
+    await waitUntil('traffic', async () => traffic.answers.length > 20);
+
+    await setAvailability(node2.nodeId, 'drain');
+    try {
+      // Behind the operator's back: no deploy, scale or reconcile runs; the platform follows the swarm's task list.
+      await waitUntil('the task to move and the gateway to follow', async () => {
+        const nodes = await runningTaskNodes();
+        if (nodes.length !== 2 || nodes.some((node) => node !== managerId)) return false;
+        const service = await call(api.url, 'GET', '/api/infra/services/spread-service', { token: admin });
+        return (service.body.instances as unknown[]).length === 2;
+      }, 60000);
+      const mark = traffic.answers.length;
+      await waitUntil('traffic after the move', async () => traffic.answers.length > mark + 50);
+      const answers = await traffic.stop();
+
+      expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+      // Both tasks on the first node answer; the drained node's task is not asked.
+      const after = await answeringInstances(20);
+      const onManager = await platform.docker.docker.listContainers({ filters: { label: ['opsflow.service=spread-service'] } });
+      expect(after).toEqual(new Set(onManager.map((container) => container.Id.slice(0, 12))));
+      expect(await node2.docker.listContainers({ filters: { label: ['opsflow.service=spread-service'] } })).toEqual([]);
+    } finally {
+      await traffic.stop();
+      await setAvailability(node2.nodeId, 'active');
+    }
+  });
+
+  /** `docker node update --availability`: the swarm moves a drained node's tasks elsewhere. */
+  async function setAvailability(nodeId: string, availability: 'drain' | 'active'): Promise<void> {
+    const node = platform.docker.docker.getNode(nodeId);
+    const details = (await node.inspect()) as { Version: { Index: number }; Spec: Record<string, unknown> };
+    await node.update({ ...details.Spec, Availability: availability, version: details.Version.Index });
+  }
 });

@@ -1,19 +1,19 @@
 import { ApplicationFailure, Context, log, sleep } from '@temporalio/activity';
 import Docker from 'dockerode';
-import { deleteInstanceRows, instanceAddressesByService, orphanInstanceIds, serviceToSurvey, syncTaskInstances, TaskInstance } from '../../../data/deploy/instances';
-import { LABELS, labelFilters, serviceFilters, swarmServiceName } from '../../../data/deploy/labels';
+import { deleteInstanceRows, instanceAddressesByService, orphanInstanceIds, serviceToSurvey } from '../../../data/deploy/instances';
+import { LABELS, labelFilters, serviceFilters } from '../../../data/deploy/labels';
 import { DeploymentRow, findDeployment, findService } from '../../../data/deploy/registry';
 import { lastLogLines, lastServiceLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
 import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../../domain/deploy';
 import type { DeployDriverActivities } from '../docker-driver';
 import { DeployDeps } from '../deps';
 import { isGone } from '../docker-errors';
-import { untilEdgeRoutes } from '../edge-routing';
 import { listReconcilableServices } from '../list-reconcilable-services';
-import { ensureServiceNetwork, removeServiceNetwork, serviceNetworkName } from '../service-network';
-import { imageInRegistry } from './registry-image';
+import { ensureServiceNetwork, removeServiceNetwork } from '../service-network';
+import { imageCommand, imageInRegistry } from './registry-image';
 import { swarmServiceSpec } from './service-spec';
-import { routableTasks, SwarmTask, taskFailures, tasksOf } from './tasks';
+import { names, syncService } from './task-instances';
+import { deploymentOfTask, taskFailures, tasksOf, taskStillUp } from './tasks';
 
 const POLL_MS = 500;
 /**
@@ -45,20 +45,6 @@ async function requireDeployment(deps: DeployDeps, deploymentId: string): Promis
   const deployment = await findDeployment(deps.db, deploymentId);
   if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${deploymentId}.`, 'NOT_FOUND');
   return deployment;
-}
-
-const names = (deps: DeployDeps, serviceName: string) => ({
-  swarmService: swarmServiceName({ scope: deps.config.deployScope, serviceName }),
-  network: serviceNetworkName({ network: deps.config.deployNetwork, serviceName }),
-});
-
-/** The registry's rows made what the swarm reports for the service; answers the tasks that passed their health check. */
-async function syncService(deps: DeployDeps, args: { serviceName: string; port: number }): Promise<{ tasks: SwarmTask[]; serving: TaskInstance[]; left: string[] }> {
-  const { swarmService, network } = names(deps, args.serviceName);
-  const tasks = await tasksOf(deps.docker, swarmService);
-  const routable = routableTasks(tasks, { network, port: args.port });
-  const { left } = await syncTaskInstances(deps.db, { serviceName: args.serviceName, running: routable.map((task) => task.instance) });
-  return { tasks, serving: routable.filter((task) => task.healthy).map((task) => task.instance), left };
 }
 
 /** Sets the swarm service's replica count (a scale); the swarm starts or stops tasks to match. */
@@ -120,7 +106,7 @@ async function withdrawDeployment(deps: DeployDeps, deploymentId: string): Promi
     if (existing.PreviousSpec) await deps.docker.getService(existing.ID).update({ ...existing.Spec, version: existing.Version.Index, rollback: 'previous' });
     else await deps.docker.getService(existing.ID).remove();
   }
-  await syncService(deps, { serviceName: deployment.service_name, port: deployment.settings.port });
+  await syncService(deps, deployment.service_name);
 }
 
 /**
@@ -147,6 +133,7 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
         return [];
       }
       const image = await imageInRegistry(docker, { registry: config.deployRegistry!, image: deployment.image });
+      const command = await imageCommand(docker, deployment.image);
       const network = await ensureServiceNetwork(docker, { network: config.deployNetwork, serviceName: deployment.service_name, scope: config.deployScope, attach: config.deployAttachContainers, driver: 'overlay' });
       const spec = swarmServiceSpec({
         serviceName: deployment.service_name,
@@ -161,6 +148,8 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
         cpus: config.deployCpus,
         log: { maxSize: config.deployLogMaxSize, maxFiles: config.deployLogMaxFiles },
         healthTimeoutSeconds: config.deployHealthTimeoutSeconds,
+        command,
+        drainSeconds: config.deployDrainSeconds,
       });
       if (existing) await docker.getService(existing.ID).update({ ...spec, version: existing.Version.Index });
       else await docker.createService(spec);
@@ -192,7 +181,7 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
       for (let attempt = 1; ; attempt++) {
         const service = await findSwarmService(docker, swarmService);
         if (!service) throw await unhealthy(`The swarm service ${swarmService} is gone.`);
-        const { tasks, serving: servingTasks } = await syncService(deps, { serviceName: deployment.service_name, port: deployment.settings.port });
+        const { tasks, serving: servingTasks } = await syncService(deps, deployment.service_name);
         // A new version (not a scale of the serving one): the swarm's rollback puts the previous spec back.
         const newVersion = serving !== deployment.id;
         const firstVersion = newVersion && !service.PreviousSpec;
@@ -205,7 +194,10 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
         const ours = servingTasks.filter((task) => task.deploymentId === deployment.id);
         // An update status left from an earlier update (a rollback) is not this one's: wait for this one to complete.
         const settled = !newVersion || update === undefined || update === 'completed';
-        if (settled && ours.length >= desired) return ours;
+        // And the tasks it replaced have ended their drain window: as under the docker driver, whose deploy
+        // removes the replaced containers before it closes, nothing of another version still runs.
+        const replacedStillUp = tasks.some((task) => deploymentOfTask(task) !== deployment.id && taskStillUp(task));
+        if (settled && ours.length >= desired && !replacedStillUp) return ours;
         const failures = taskFailures(tasks, { deploymentId: deployment.id, healthPath });
         // A first deploy has no rollback to wait for: its failing task fails it, as a container exiting does under the docker driver.
         // A task of the serving version that died (a scale, a reconcile) is the swarm's to replace.
@@ -228,30 +220,31 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
       const surveyed = await serviceToSurvey(db, input.serviceName);
       if (!surveyed) return null;
       const { service } = surveyed;
-      const current = await requireDeployment(deps, service.current_deployment_id!);
-      const { serving, left } = await syncService(deps, { serviceName: service.name, port: current.settings.port });
+      const { serving, left } = await syncService(deps, service.name);
       const alive = serving.filter((task) => task.deploymentId === service.current_deployment_id).map((task) => task.instanceId);
       return { deploymentId: service.current_deployment_id!, desired: service.desired_instances, alive, dead: left };
     },
 
     /**
-     * Instances leave the registry and the edge; then the swarm service is set to the service's desired
-     * count. The swarm picks which tasks stop, so the ones still running come back to the registry on the
-     * next survey; the edge retries an idempotent request that met a task as it stopped.
+     * A scale down under the swarm: the swarm picks which tasks stop, so no instance is drained ahead of it.
+     * Each task it stops keeps serving through its drain window while the edge lets go of it (the task list
+     * is followed twice a second): nothing is taken out of the edge that the swarm then keeps running.
+     */
+    drainInstances: async () => undefined,
+
+    /**
+     * Sets the swarm service to the service's desired count and waits until the extra tasks have stopped;
+     * the registry then follows the tasks (instances whose tasks stopped, the ones asked for or not, leave it).
      */
     removeInstances: async (input: { instanceIds: string[] }): Promise<void> => {
       if (input.instanceIds.length === 0) return;
-      const addresses = await instanceAddressesByService(db, input.instanceIds);
-      await deleteInstanceRows(db, input.instanceIds);
-      for (const [serviceName, gone] of addresses) {
-        await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, gone });
+      for (const serviceName of (await instanceAddressesByService(db, input.instanceIds)).keys()) {
         const service = await findService(db, serviceName);
         if (!service) continue;
         const { swarmService } = names(deps, serviceName);
         await setReplicas(docker, swarmService, service.desired_instances);
         await untilExtraTasksStopped(docker, swarmService, service.desired_instances);
-        const current = service.current_deployment_id ? await findDeployment(db, service.current_deployment_id) : undefined;
-        if (current) await syncService(deps, { serviceName, port: current.settings.port });
+        await syncService(deps, serviceName);
       }
     },
 

@@ -6,7 +6,8 @@ import { LABELS } from '../../../data/deploy/labels';
 export interface SwarmTask {
   ID: string;
   DesiredState: string;
-  Spec: { ContainerSpec: { Labels?: Record<string, string> } };
+  ServiceID: string;
+  Spec: { ContainerSpec: { Labels?: Record<string, string>; Env?: string[] } };
   Status: { State: string; Err?: string; Message?: string; ContainerStatus?: { ContainerID?: string; ExitCode?: number } };
   NetworksAttachments?: Array<{ Network: { Spec: { Name: string } }; Addresses: string[] }>;
 }
@@ -16,6 +17,16 @@ export async function tasksOf(docker: Docker, swarmService: string): Promise<Swa
 }
 
 export const deploymentOfTask = (task: SwarmTask) => task.Spec.ContainerSpec.Labels?.[LABELS.deployment] ?? '';
+
+/** A task whose container may still run: not yet in one of the swarm's final states. */
+export const taskStillUp = (task: SwarmTask) => !['complete', 'shutdown', 'failed', 'rejected', 'orphaned', 'remove'].includes(task.Status.State);
+
+/** The port the task's app listens on: its deployment's, which the task spec hands it as SERVER_PORT. */
+function portOfTask(task: SwarmTask): number | null {
+  const setting = task.Spec.ContainerSpec.Env?.find((entry) => entry.startsWith('SERVER_PORT='));
+  const port = setting ? Number(setting.slice('SERVER_PORT='.length)) : NaN;
+  return Number.isInteger(port) && port > 0 ? port : null;
+}
 
 /** A task the edge may route to, and whether the swarm has seen it pass its own health check. */
 export interface RoutableTask {
@@ -29,14 +40,15 @@ export interface RoutableTask {
  * rolling update the new task can take requests by the time the swarm stops the old one (which, about to
  * be stopped, is let go at once). The swarm reports a task with a health check `running` only once passed.
  */
-export function routableTasks(tasks: SwarmTask[], args: { network: string; port: number }): RoutableTask[] {
+export function routableTasks(tasks: SwarmTask[], args: { network: string }): RoutableTask[] {
   return tasks.flatMap((task) => {
     if (!['starting', 'running'].includes(task.Status.State) || task.DesiredState !== 'running') return [];
     const attachment = task.NetworksAttachments?.find((candidate) => candidate.Network.Spec.Name === args.network);
     const ip = attachment?.Addresses[0]?.split('/')[0];
     const containerId = task.Status.ContainerStatus?.ContainerID;
-    if (!ip || !containerId) return [];
-    const instance = { instanceId: taskInstanceId(task.ID), containerId, address: `${ip}:${args.port}`, deploymentId: deploymentOfTask(task) };
+    const port = portOfTask(task);
+    if (!ip || !containerId || !port) return [];
+    const instance = { instanceId: taskInstanceId(task.ID), containerId, address: `${ip}:${port}`, deploymentId: deploymentOfTask(task) };
     return [{ instance, healthy: task.Status.State === 'running' }];
   });
 }

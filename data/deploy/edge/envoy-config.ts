@@ -204,7 +204,13 @@ export function edgeRoutes(plan: EdgePlan) {
       prefix_rewrite: '/',
       timeout: '0s',
       idle_timeout: duration(plan.idleTimeoutMs),
-      retry_policy: { retry_on: how.bodyless ? 'connect-failure,refused-stream,reset' : 'connect-failure,refused-stream,reset-before-request', num_retries: 2 },
+      retry_policy: {
+        retry_on: how.bodyless ? 'connect-failure,refused-stream,reset' : 'connect-failure,refused-stream,reset-before-request',
+        num_retries: 2,
+        // Each try on an instance not tried yet: an instance that just failed is often one that is going away.
+        retry_host_predicate: [{ name: 'envoy.retry_host_predicates.previous_hosts', typed_config: { '@type': type('envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate') } }],
+        host_selection_retry_max_attempts: 3,
+      },
     },
     request_headers_to_add: [setHeader('x-forwarded-prefix', `/api/${service.slug}`)],
     // The caller gets the request id the service was given, as from the platform's own routes.

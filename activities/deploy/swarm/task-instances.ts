@@ -1,0 +1,64 @@
+import { syncTaskInstances, TaskInstance } from '../../../data/deploy/instances';
+import { LABELS, swarmServiceName } from '../../../data/deploy/labels';
+import { DeployDeps } from '../deps';
+import { serviceNetworkName } from '../service-network';
+import { routableTasks, SwarmTask, tasksOf } from './tasks';
+
+export const names = (deps: Pick<DeployDeps, 'config'>, serviceName: string) => ({
+  swarmService: swarmServiceName({ scope: deps.config.deployScope, serviceName }),
+  network: serviceNetworkName({ network: deps.config.deployNetwork, serviceName }),
+});
+
+async function syncTasks(deps: DeployDeps, serviceName: string, tasks: SwarmTask[]): Promise<{ serving: TaskInstance[]; left: string[] }> {
+  const routable = routableTasks(tasks, { network: names(deps, serviceName).network });
+  const { left } = await syncTaskInstances(deps.db, { serviceName, running: routable.map((task) => task.instance) });
+  return { serving: routable.filter((task) => task.healthy).map((task) => task.instance), left };
+}
+
+/** The registry's rows made what the swarm reports for the service; answers the tasks that passed their health check. */
+export async function syncService(deps: DeployDeps, serviceName: string): Promise<{ tasks: SwarmTask[]; serving: TaskInstance[]; left: string[] }> {
+  const tasks = await tasksOf(deps.docker, names(deps, serviceName).swarmService);
+  return { tasks, ...(await syncTasks(deps, serviceName, tasks)) };
+}
+
+/** How often the registry catches up with the swarm's task list: the edge lets go of a stopping task within about this. */
+export const FOLLOW_EVERY_MS = 500;
+
+/**
+ * Keeps every service's registry rows in step with the swarm's task list, twice a second, whatever moved the
+ * tasks: a deploy or a scale, or the swarm on its own (a node drained or lost, a task that died and was
+ * replaced). A task the swarm is stopping leaves the edge within FOLLOW_EVERY_MS and the control plane's
+ * write; its drain window (the task keeps serving for a while after the swarm's SIGTERM, swarmServiceSpec)
+ * covers that and the requests in flight. Two calls to the engine a round, for all services. Each round is
+ * safe to repeat and to run beside another worker's: a sync writes only what changed, under the service's lock.
+ */
+export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => void): { stop(): Promise<void> } {
+  let running = true;
+  let wake: () => void = () => undefined;
+  const round = async () => {
+    const services = (await deps.docker.listServices({ filters: { label: [`${LABELS.scope}=${deps.config.deployScope}`] } })) as Array<{ ID: string; Spec: { Labels?: Record<string, string> } }>;
+    if (services.length === 0) return;
+    const tasks = (await deps.docker.listTasks({ filters: { service: services.map((service) => service.ID) } })) as SwarmTask[];
+    for (const service of services) {
+      const serviceName = service.Spec.Labels?.[LABELS.service];
+      if (serviceName) await syncTasks(deps, serviceName, tasks.filter((task) => task.ServiceID === service.ID));
+    }
+  };
+  const loop = (async () => {
+    while (running) {
+      await round().catch(onError);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, FOLLOW_EVERY_MS);
+      });
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      wake();
+      await loop;
+    },
+  };
+}
+
