@@ -4,6 +4,7 @@ import { DeployDeps } from '../deps';
 import { serviceNetworkName } from '../service-network';
 import { routableTasks, SwarmTask, tasksOf } from './tasks';
 
+/** A deployed service's swarm service and overlay, as the platform names them. */
 export const names = (deps: Pick<DeployDeps, 'config'>, serviceName: string) => ({
   swarmService: swarmServiceName({ scope: deps.config.deployScope, serviceName }),
   network: serviceNetworkName({ network: deps.config.deployNetwork, serviceName }),
@@ -22,7 +23,7 @@ export async function syncService(deps: DeployDeps, serviceName: string): Promis
 }
 
 /** How often the registry catches up with the swarm's task list: the edge lets go of a stopping task within about this. */
-export const FOLLOW_EVERY_MS = 500;
+const FOLLOW_EVERY_MS = 500;
 
 /**
  * Keeps every service's registry rows in step with the swarm's task list, twice a second, whatever moved the
