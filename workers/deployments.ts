@@ -15,7 +15,6 @@ export function deploymentsWorker(deps: WorkerDeps) {
   if (!deps.docker) throw new Error('the deployments worker needs the Docker engine');
   const { config, logger } = deps;
   const deployDeps = { db: deps.db, docker: deps.docker.docker, config, runStatusOf: runStatusOf(deps.temporal) };
-  let lastFailure = '';
   return {
     taskQueue: TaskQueues.deployments,
     activities: {
@@ -25,12 +24,7 @@ export function deploymentsWorker(deps: WorkerDeps) {
     alongside:
       config.deployDriver === 'swarm'
         ? () =>
-            followSwarmTasks(deployDeps, (error) => {
-              // Once per new reason, not twice a second while the engine is away.
-              const reason = (error as Error).message;
-              if (reason !== lastFailure) logger.warn({ reason }, 'following the swarm\'s tasks failed; retrying');
-              lastFailure = reason;
-            })
+            followSwarmTasks(deployDeps, (error) => logger.warn({ reason: (error as Error).message }, "following the swarm's tasks failed; retrying twice a second"))
         : undefined,
     onStart: () =>
       ensureReconcileSchedule(deps.temporal.client, {

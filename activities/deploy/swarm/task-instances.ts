@@ -35,6 +35,8 @@ const FOLLOW_EVERY_MS = 500;
  */
 export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => void): { stop(): Promise<void> } {
   let running = true;
+  // A failure is told once, not twice a second while the engine is away; again after a round that worked.
+  let lastFailure: string | null = null;
   let wake: () => void = () => undefined;
   const round = async () => {
     const services = (await deps.docker.listServices({ filters: { label: [`${LABELS.scope}=${deps.config.deployScope}`] } })) as Array<{ ID: string; Spec: { Labels?: Record<string, string> } }>;
@@ -47,7 +49,13 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
   };
   const loop = (async () => {
     while (running) {
-      await round().catch(onError);
+      try {
+        await round();
+        lastFailure = null;
+      } catch (error) {
+        if ((error as Error).message !== lastFailure) onError(error);
+        lastFailure = (error as Error).message;
+      }
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, FOLLOW_EVERY_MS);
