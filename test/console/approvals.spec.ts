@@ -71,8 +71,9 @@ test('content history: a revision is shown as it was and restored as a draft; a 
   await signIn('editor');
   await page.goto(`${opsflow.api.url}/console/content/web-content/${created.body.id}`);
   await expect(page.getByRole('heading', { name: 'footer' })).toBeVisible();
+  // The history is a query of its own, which may answer after the heading's: wait for its two rows (all() does not wait).
+  await expect(page.getByRole('button', { name: /^View Revision / })).toHaveCount(2);
   const revisions = await page.getByRole('button', { name: /^View Revision / }).all();
-  expect(revisions.length).toBe(2);
   const first = Math.min(...(await Promise.all(revisions.map(async (button) => Number((await button.getAttribute('aria-label'))!.split(' ').pop())))));
   await page.getByRole('button', { name: `View Revision ${first}` }).click();
   await expect(page.getByTestId('entity-at-revision')).toContainText('First words');
