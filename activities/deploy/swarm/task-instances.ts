@@ -2,7 +2,7 @@ import { syncTaskInstances, TaskInstance } from '../../../data/deploy/instances'
 import { LABELS, swarmServiceName } from '../../../data/deploy/labels';
 import { DeployDeps } from '../deps';
 import { serviceNetworkName } from '../service-network';
-import { routableTasks, SwarmTask, tasksOf } from './tasks';
+import { RoutableTask, routableTasks, SwarmTask, tasksOf } from './tasks';
 
 /** A deployed service's swarm service and overlay, as the platform names them. */
 export const names = (deps: Pick<DeployDeps, 'config'>, serviceName: string) => ({
@@ -10,8 +10,9 @@ export const names = (deps: Pick<DeployDeps, 'config'>, serviceName: string) => 
   network: serviceNetworkName({ network: deps.config.deployNetwork, serviceName }),
 });
 
-async function syncTasks(deps: DeployDeps, serviceName: string, tasks: SwarmTask[]): Promise<{ serving: TaskInstance[]; left: string[] }> {
-  const routable = routableTasks(tasks, { network: names(deps, serviceName).network });
+const routableOf = (deps: DeployDeps, serviceName: string, tasks: SwarmTask[]) => routableTasks(tasks, { network: names(deps, serviceName).network });
+
+async function syncRoutable(deps: DeployDeps, serviceName: string, routable: RoutableTask[]): Promise<{ serving: TaskInstance[]; left: string[] }> {
   const { left } = await syncTaskInstances(deps.db, { serviceName, running: routable.map((task) => task.instance) });
   return { serving: routable.filter((task) => task.healthy).map((task) => task.instance), left };
 }
@@ -19,32 +20,45 @@ async function syncTasks(deps: DeployDeps, serviceName: string, tasks: SwarmTask
 /** The registry's rows made what the swarm reports for the service; answers the tasks that passed their health check. */
 export async function syncService(deps: DeployDeps, serviceName: string): Promise<{ tasks: SwarmTask[]; serving: TaskInstance[]; left: string[] }> {
   const tasks = await tasksOf(deps.docker, names(deps, serviceName).swarmService);
-  return { tasks, ...(await syncTasks(deps, serviceName, tasks)) };
+  return { tasks, ...(await syncRoutable(deps, serviceName, routableOf(deps, serviceName, tasks))) };
 }
 
 /** How often the registry catches up with the swarm's task list: the edge lets go of a stopping task within about this. */
 const FOLLOW_EVERY_MS = 500;
+/** Every this many rounds each service is written again even if its tasks look the same: what another writer changed is put right. */
+const REWRITE_EVERY_ROUNDS = 60;
 
 /**
  * Keeps every service's registry rows in step with the swarm's task list, twice a second, whatever moved the
  * tasks: a deploy or a scale, or the swarm on its own (a node drained or lost, a task that died and was
  * replaced). A task the swarm is stopping leaves the edge within FOLLOW_EVERY_MS and the control plane's
  * write; its drain window (the task keeps serving for a while after the swarm's SIGTERM, swarmServiceSpec)
- * covers that and the requests in flight. Two calls to the engine a round, for all services. Each round is
- * safe to repeat and to run beside another worker's: a sync writes only what changed, under the service's lock.
+ * covers that and the requests in flight. Two calls to the engine a round, for all services; the registry is
+ * written only for a service whose routable tasks changed since this follower last wrote it (and every
+ * REWRITE_EVERY_ROUNDS rounds), so a quiet swarm costs the database nothing. Each round is safe to repeat
+ * and to run beside another worker's: a sync writes only what changed, under the service's lock.
  */
 export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => void): { stop(): Promise<void> } {
   let running = true;
   // A failure is told once, not twice a second while the engine is away; again after a round that worked.
   let lastFailure: string | null = null;
   let wake: () => void = () => undefined;
+  // Per service, the routable tasks this follower last wrote to the registry.
+  let written = new Map<string, string>();
+  let rounds = 0;
   const round = async () => {
+    if (++rounds % REWRITE_EVERY_ROUNDS === 0) written = new Map();
     const services = (await deps.docker.listServices({ filters: { label: [`${LABELS.scope}=${deps.config.deployScope}`] } })) as Array<{ ID: string; Spec: { Labels?: Record<string, string> } }>;
     if (services.length === 0) return;
     const tasks = (await deps.docker.listTasks({ filters: { service: services.map((service) => service.ID) } })) as SwarmTask[];
     for (const service of services) {
       const serviceName = service.Spec.Labels?.[LABELS.service];
-      if (serviceName) await syncTasks(deps, serviceName, tasks.filter((task) => task.ServiceID === service.ID));
+      if (!serviceName) continue;
+      const routable = routableOf(deps, serviceName, tasks.filter((task) => task.ServiceID === service.ID));
+      const seen = routable.map((task) => task.instance.instanceId).sort().join(' ');
+      if (written.get(serviceName) === seen) continue;
+      await syncRoutable(deps, serviceName, routable);
+      written.set(serviceName, seen);
     }
   };
   const loop = (async () => {
