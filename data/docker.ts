@@ -10,6 +10,10 @@ export interface DockerHandle {
 
 const DEFAULT_SOCKET = '/var/run/docker.sock';
 
+/** What a request that needs the engine is told when it does not answer: the fix, not only the fault. */
+export const DOCKER_UNAVAILABLE_DETAIL =
+  'The Docker engine does not answer: install it (apt-get install docker.io) and start it (dockerd, as root), or set DOCKER_HOST to one that runs.';
+
 function connectionOptions(dockerHost: string | null): Docker.DockerOptions {
   if (!dockerHost) return { socketPath: DEFAULT_SOCKET };
   if (dockerHost.startsWith('unix://')) return { socketPath: dockerHost.slice('unix://'.length) };

@@ -55,6 +55,12 @@ export interface Config {
   /** The registry (`host:port`) JAR images are pushed to, so that every swarm node runs the same bytes; the swarm driver needs one. */
   deployRegistry: string | null;
   deployBaseImage: string;
+  /**
+   * What a JAR deploy does when the base image is missing: `none` leaves it to the engine (a pull, in
+   * production), `debian` builds it from Debian packages (debootstrap), as `npm start` sets for a machine
+   * that reaches no image registry.
+   */
+  deployBaseImageBuild: 'none' | 'debian';
   /** The prefix of each deployed service's own network (`{prefix}-{service}`). */
   deployNetwork: string;
   /** Containers joined to every service network: the gateway and the health checks when they run in containers (docker compose). */
@@ -210,6 +216,12 @@ export const DEPLOY_DRIVERS = ['docker', 'swarm'] as const;
 export type DeployDriverName = (typeof DEPLOY_DRIVERS)[number];
 
 /** The deploy driver, and the registry the swarm driver cannot work without: a node pulls its image from there. */
+function baseImageBuild(env: Env): Config['deployBaseImageBuild'] {
+  const build = text(env, 'DEPLOY_BASE_IMAGE_BUILD', 'none');
+  if (build !== 'none' && build !== 'debian') throw new ConfigError('DEPLOY_BASE_IMAGE_BUILD', `must be none or debian, got "${build}"`);
+  return build;
+}
+
 function deployDriverSettings(env: Env): Pick<Config, 'deployDriver' | 'deployRegistry'> {
   const driver = text(env, 'DEPLOY_DRIVER', 'docker');
   if (!(DEPLOY_DRIVERS as readonly string[]).includes(driver)) throw new ConfigError('DEPLOY_DRIVER', `must be ${DEPLOY_DRIVERS.join(' or ')}, got "${driver}"`);
@@ -285,6 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
     dockerHost: optional(env, 'DOCKER_HOST'),
     ...deployDriverSettings(env),
     deployBaseImage: text(env, 'DEPLOY_BASE_IMAGE', 'eclipse-temurin:17-jre'),
+    deployBaseImageBuild: baseImageBuild(env),
     deployNetwork: dockerName(env, 'DEPLOY_NETWORK', 'opsflow'),
     deployAttachContainers: attachList(env, 'DEPLOY_ATTACH_CONTAINERS'),
     deployScope: dockerName(env, 'DEPLOY_SCOPE', 'opsflow'),

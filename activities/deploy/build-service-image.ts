@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { BaseImageBuildFailed, BaseImageUnavailable, ensureBaseImage } from '../../adapters/deploy/jre-base-image';
 import { findDeployment } from '../../data/deploy/registry';
 import { uploadedJarDir } from '../../data/deploy/jar-uploads';
 import { LABELS } from '../../data/deploy/labels';
@@ -13,10 +14,31 @@ interface BuildMessage {
 }
 
 /**
+ * The base image, chosen per deploy: where missing images are built from Debian packages
+ * (DEPLOY_BASE_IMAGE_BUILD=debian, as under `npm start`), a missing one is built now, or waited for when
+ * `npm start` is already building it; otherwise the engine pulls it at the build's FROM.
+ */
+async function readyBaseImage({ docker, config }: DeployDeps): Promise<void> {
+  if (config.deployBaseImageBuild !== 'debian') return;
+  const log = Context.current().log;
+  const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'base image' }), 5000);
+  try {
+    await ensureBaseImage({ docker, image: config.deployBaseImage, dockerHost: config.dockerHost, say: (line) => { log.info(line); } });
+  } catch (error) {
+    if (error instanceof BaseImageUnavailable) throw ApplicationFailure.nonRetryable(error.message, 'BASE_IMAGE_UNAVAILABLE');
+    if (error instanceof BaseImageBuildFailed) throw ApplicationFailure.nonRetryable(error.message, 'IMAGE_BUILD_FAILED');
+    throw error;
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/**
  * Builds `{scope}/{name}:{seq}` from the base image plus the uploaded JAR. The tag is the deploy's own, so a
  * retry finds the image it already built. The app runs as an unprivileged user.
  */
-export function buildServiceImage({ db, docker, config }: DeployDeps) {
+export function buildServiceImage(deps: DeployDeps) {
+  const { db, docker, config } = deps;
   return async (input: { deploymentId: string }): Promise<{ image: string }> => {
     const deployment = await findDeployment(db, input.deploymentId);
     if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
@@ -31,6 +53,7 @@ export function buildServiceImage({ db, docker, config }: DeployDeps) {
     if (!fs.existsSync(path.join(context, 'app.jar'))) {
       throw ApplicationFailure.nonRetryable(`The uploaded JAR of deployment ${input.deploymentId} is gone.`, 'JAR_MISSING');
     }
+    await readyBaseImage(deps);
     fs.writeFileSync(
       path.join(context, 'Dockerfile'),
       [

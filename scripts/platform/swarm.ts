@@ -1,5 +1,6 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 
@@ -69,15 +70,30 @@ export async function startRegistry(args: { port: number; dir: string; logFile?:
   };
 }
 
+/** What the swarm's address is read from: the engine's default bridge network, as `docker network inspect bridge` shows it. */
+export interface DefaultBridge {
+  IPAM?: { Config?: Array<{ Gateway?: string }> | null };
+  Options?: Record<string, string> | null;
+}
+
 /**
- * The address the swarm advertises: the engine's default bridge gateway (172.17.0.1), an address of this host
- * that a second engine can reach through its own link, where loopback would be its own.
+ * The address the swarm advertises: SWARM_ADVERTISE_ADDR when set; else the engine's default bridge gateway
+ * (172.17.0.1), an address of this host that a second engine can reach through its own link, where loopback
+ * would be its own. Some engines (Debian's dockerd 20.10) list no gateway in the bridge's IPAM config: then
+ * the bridge interface's own IPv4 address, which is that gateway.
  */
-export async function swarmAdvertiseAddress(docker: Docker): Promise<string> {
-  const bridge = (await docker.getNetwork('bridge').inspect()) as { IPAM?: { Config?: Array<{ Gateway?: string }> } };
+export async function swarmAdvertiseAddress(
+  docker: Docker,
+  args: { configured: string | null; bridge?: () => Promise<DefaultBridge>; interfaces?: () => NodeJS.Dict<os.NetworkInterfaceInfo[]> },
+): Promise<string> {
+  if (args.configured) return args.configured;
+  const bridge = await (args.bridge ?? (() => docker.getNetwork('bridge').inspect() as Promise<DefaultBridge>))();
   const gateway = bridge.IPAM?.Config?.find((config) => config.Gateway)?.Gateway;
-  if (!gateway) throw new Error("the engine's default bridge has no gateway address to advertise the swarm on");
-  return gateway;
+  if (gateway) return gateway;
+  const name = bridge.Options?.['com.docker.network.bridge.name'] || 'docker0';
+  const address = (args.interfaces ?? os.networkInterfaces)()[name]?.find((entry) => entry.family === 'IPv4')?.address;
+  if (address) return address;
+  throw new Error(`the engine's default bridge lists no gateway and its interface ${name} has no IPv4 address to advertise the swarm on: set SWARM_ADVERTISE_ADDR`);
 }
 
 /**

@@ -106,11 +106,27 @@ describe('bad JARs are refused before anything is deployed', () => {
     await expectNothingDeployed('big-service');
   });
 
-  test('the Docker engine not answering -> 503 DOCKER_UNAVAILABLE', async () => {
+  test('the Docker engine not answering -> 503 DOCKER_UNAVAILABLE, naming the fix', async () => {
     const noDocker = await platform.startApi({ docker: createDocker({ dockerHost: 'unix:///nonexistent/docker.sock' }) });
     const answer = await postJar({ apiUrl: noDocker.url, token: admin, jar: await hello('lonely-service') });
-    expect(answer).toEqual({ status: 503, body: expect.objectContaining({ code: 'DOCKER_UNAVAILABLE' }) });
+    expect(answer).toEqual({ status: 503, body: expect.objectContaining({ code: 'DOCKER_UNAVAILABLE', detail: expect.stringContaining('apt-get install docker.io') }) });
     await expectNothingDeployed('lonely-service');
+  });
+
+  test('a JAR whose base image is to be built from Debian packages on a machine without debootstrap -> 503 BASE_IMAGE_UNAVAILABLE, naming the fix; an image deploy still goes', async () => {
+    const buildsItsImage = await platform.startApi({ config: { ...platform.config, deployBaseImageBuild: 'debian', deployBaseImage: `opsflow/jre-never-built:${process.pid}` } });
+    const path = process.env.PATH;
+    // This process's PATH is what the API looks debootstrap up in: a machine without it.
+    process.env.PATH = '/nonexistent';
+    try {
+      const answer = await postJar({ apiUrl: buildsItsImage.url, token: admin, jar: await hello('imageless-service') });
+      expect(answer).toEqual({ status: 503, body: expect.objectContaining({ code: 'BASE_IMAGE_UNAVAILABLE', detail: expect.stringContaining('apt-get install debootstrap') }) });
+      await expectNothingDeployed('imageless-service');
+      const ready = await call(buildsItsImage.url, 'GET', '/readyz');
+      expect(ready.body.checks.jarBaseImage).toBe('unavailable: apt-get install debootstrap');
+    } finally {
+      process.env.PATH = path;
+    }
   });
 
   test('a user without ADMIN -> 403, and no token -> 401', async () => {

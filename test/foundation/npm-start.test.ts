@@ -153,7 +153,7 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
     }
     const ready = await call(api, 'GET', '/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'up', edge: 'up' });
+    expect(ready.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'up', edge: 'up', jarBaseImage: 'up' });
     // The front door is Envoy, the API behind it on its own port.
     expect((await fetch(`${api}/healthz`)).headers.get('x-envoy-upstream-service-time')).not.toBeNull();
     expect((await fetch(`http://127.0.0.1:${ports.apiListen}/healthz`)).headers.get('x-envoy-upstream-service-time')).toBeNull();

@@ -2,16 +2,41 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Docker from 'dockerode';
 import { waitUntil } from './wait';
+import { installTools } from '../../scripts/tools';
+import { ensureBaseImage } from '../../adapters/deploy/jre-base-image';
+import { withProgress } from '../../scripts/progress';
+import { TEST_BASE_IMAGE } from './slots';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const START_DEADLINE_MS = 180000;
+
+/**
+ * What the suite needs besides the system packages, installed by the suite itself as `npm start` installs
+ * its own: the pinned tools (Temporal CLI, Envoy, the API fuzzer) and the JRE base image of JAR deploys.
+ * Without a Docker engine the image is left out and the deploy tests fail saying the engine does not answer.
+ */
+async function installWhatTheSuiteNeeds(): Promise<void> {
+  const say = (line: string) => console.log(`[setup] ${line}`);
+  await installTools(['temporal', 'envoy', 'fuzzer'], say);
+  const docker = new Docker();
+  const engine = await docker.ping().then(() => true, () => false);
+  if (!engine) {
+    say('the Docker engine does not answer: the JRE base image is not built, and the deploy tests will fail saying so');
+    return;
+  }
+  await withProgress(`making sure the JRE base image ${TEST_BASE_IMAGE} exists`, say, () =>
+    ensureBaseImage({ docker, image: TEST_BASE_IMAGE, dockerHost: process.env.DOCKER_HOST || null, say: (line) => say(`  ${line}`) }),
+  );
+}
 
 /**
  * Starts the shared real components once for the run (test/support/test-platform.ts) and waits for them;
  * builds the console when stale, once, before any test file serves it (as `npm start` does).
  */
 export default async function globalSetup(): Promise<void> {
+  await installWhatTheSuiteNeeds();
   const consoleBuild = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'console.ts')], { cwd: ROOT, encoding: 'utf8' });
   if (consoleBuild.status !== 0) throw new Error(`The console did not build:\n${consoleBuild.stdout}${consoleBuild.stderr}`);
   const infoFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-run-')), 'platform.json');

@@ -22,7 +22,7 @@ import { RunningEdge, startEdge } from '../../scripts/platform/edge';
 import { edgeSettingsOf, startEdgeControlPlane } from '../../api/modules/deploy/edge-control-plane';
 import { removeScopedDockerObjects } from './docker-cleanup';
 import { waitUntil } from './wait';
-import { deployScopeOf, freePort, slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from './slots';
+import { deployScopeOf, freePort, slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo, TEST_BASE_IMAGE } from './slots';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -148,8 +148,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     // Never fires during a run; the schedule test sets its own.
     ARCHIVE_CRON: '0 3 1 1 *',
-    // Deploys: the JRE base image .ci/run builds, and containers and images labelled with this file's scope.
-    DEPLOY_BASE_IMAGE: 'opsflow/jre:17',
+    // Deploys: the JRE base image the suite's global setup builds, and containers and images labelled with this file's scope.
+    DEPLOY_BASE_IMAGE: TEST_BASE_IMAGE,
     DEPLOY_SCOPE: deployScopeOf(slot),
     // Each service's network is `{DEPLOY_NETWORK}-{service}`: per file, so that files deploying a same-named service do not share one.
     DEPLOY_NETWORK: deployScopeOf(slot),

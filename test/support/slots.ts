@@ -3,6 +3,8 @@ import net from 'node:net';
 /** What the shared test platform tells each test file, and how test files divide it. */
 export const TEST_SLOTS = 60;
 export const TEMPLATE_DATABASE = 'opsflow_template';
+/** The JRE base image of the suite's JAR deploys, built by its global setup from Debian packages when missing. */
+export const TEST_BASE_IMAGE = 'opsflow/jre:17';
 
 export interface TestPlatformInfo {
   dataDir: string;
@@ -32,3 +34,25 @@ export function freePort(): Promise<number> {
 
 /** The deploy scope of a test file: its containers and images carry it, so files never touch each other's. */
 export const deployScopeOf = (slot: number) => `opsflow-${slotNamespace(slot)}`;
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free port whose next `following` ports are free too: for `npm start`, whose API and edge admin sit at
+ * API_PORT + 1 and API_PORT + 2. Free when asked; a start that then loses one of them to another process
+ * fails saying which port.
+ */
+export async function freePortRun(following: number): Promise<number> {
+  for (;;) {
+    const first = await freePort();
+    if (first + following > 65535) continue;
+    const rest = await Promise.all(Array.from({ length: following }, (_, i) => portIsFree(first + 1 + i)));
+    if (rest.every(Boolean)) return first;
+  }
+}

@@ -17,7 +17,7 @@ import { startTemporal } from '../../scripts/platform/temporal';
 import { ensureSwarm, openEdgeDoor, startRegistry } from '../../scripts/platform/swarm';
 import { openSecondNodeLink } from './second-node';
 import Docker from 'dockerode';
-import { freePort, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo, TEST_SLOTS } from './slots';
+import { freePort, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo, TEST_BASE_IMAGE, TEST_SLOTS } from './slots';
 
 async function withStage<T>(component: string, start: () => Promise<T>): Promise<T> {
   try {
@@ -40,7 +40,7 @@ async function startSwarmParts(dataDir: string): Promise<{ registry: string; doo
     const docker = new Docker();
     // Advertised on the second node's link, which the two-node test starts an engine behind.
     await ensureSwarm(docker, { advertiseAddress: openSecondNodeLink() });
-    await openEdgeDoor(docker, { name: EDGE_DOOR, image: 'opsflow/jre:17' });
+    await openEdgeDoor(docker, { name: EDGE_DOOR, image: TEST_BASE_IMAGE });
     const registry = await startRegistry({ port: await freePort(), dir: path.join(dataDir, 'registry'), logFile: path.join(dataDir, 'registry.log') });
     return { registry: registry.address, door: EDGE_DOOR, stop: registry.stop };
   } catch (error) {

@@ -18,6 +18,7 @@ import { presentHistoryItem, presentService, presentServiceDetail } from './pres
 import { DeployAcceptedSchema, HistoryItemSchema, HistoryQuery, LogsQuery, RollbackBody, SCALE_LIMITS, ScaleBody, ServiceDetailSchema, ServiceParams, ServiceSummarySchema, StartedSchema } from './schemas';
 import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
 import { deployHistory, instancesOf, rollbackTarget, servicesWithHealthyCounts, setDesiredInstances, setServiceStatusRow } from '../../../data/deploy/services';
+import { DOCKER_UNAVAILABLE_DETAIL } from '../../../data/docker';
 
 /** The registry's services: list, inspect, scale, undeploy, logs, history and rollback. */
 export function serviceRoutes(deps: AppDeps): AnyRoute[] {
@@ -40,7 +41,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
     }
   };
   const engineAnswers = async () => {
-    if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', 'The Docker engine does not answer.');
+    if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', DOCKER_UNAVAILABLE_DETAIL);
   };
   const containersOf = async (name: string) => {
     await engineAnswers();

