@@ -3,7 +3,7 @@
  * bench/deploy, and an upper bound on any gateway written in Node: a bare undici proxy with nothing else
  * on it (no identity, no routing table, no logs), forwarding every request to one instance over kept-alive
  * connections. The platform's own Node gateway, which did more per request, is gone; its last figures
- * are in the README.
+ * are in the README at f53aaad (git keeps them; docs/benchmarks.md has the latest of each bench).
  */
 import http from 'node:http';
 import { Pool } from 'undici';
