@@ -46,7 +46,7 @@ module.exports = tseslint.config(
         {
           paths: NODE_BUILTINS.flatMap((name) => [name, `node:${name}`]).map((name) => ({ name, message: 'Workflows run in a deterministic sandbox.' })),
           patterns: [
-            { group: ['**/data/**', '**/lib/logger', 'pino', 'knex', 'pg', 'dockerode', 'nodemailer'], message: 'Workflows do no I/O; call an activity.' },
+            { group: ['**/data/**', '**/adapters/**', '**/lib/logger', 'pino', 'knex', 'pg', 'dockerode', 'nodemailer'], message: 'Workflows do no I/O; call an activity.' },
             { group: ['**/api/**', '**/workers/**', '**/temporal-config/**', '**/scripts/**', '**/lib/**'], message: 'Workflows import only the domain vocabulary and the SDK.' },
             { group: ['**/activities/**'], allowTypeImports: true, message: 'Import activities as types only.' },
           ],
@@ -85,6 +85,21 @@ module.exports = tseslint.config(
         {
           patterns: [
             { group: ['**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**'], message: 'data/ uses only the domain vocabulary and lib/.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The clients of outside systems sit beside data/: the layers above call them, they call none of those layers.
+    files: ['adapters/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**', '**/scripts/**'], message: 'adapters/ uses only the domain vocabulary and lib/.' },
           ],
         },
       ],

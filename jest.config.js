@@ -1,7 +1,7 @@
 /** One set of real components (PostgreSQL, Temporal, mail capture) per run, shared by every test file. */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test', '<rootDir>/api', '<rootDir>/activities', '<rootDir>/workflows', '<rootDir>/data', '<rootDir>/domain', '<rootDir>/lib'],
+  roots: ['<rootDir>/test', '<rootDir>/adapters', '<rootDir>/api', '<rootDir>/activities', '<rootDir>/workflows', '<rootDir>/data', '<rootDir>/domain', '<rootDir>/lib'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest'] },
   globalSetup: '<rootDir>/test/support/global-setup.ts',

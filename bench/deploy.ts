@@ -24,6 +24,7 @@ import { freePort } from '../test/support/slots';
 import { peakMemoryMb, ROOT, startBenchPlatform } from './support';
 import { startEdge } from '../scripts/platform/edge';
 import path from 'node:path';
+import { ensureBaseImage } from '../adapters/deploy/jre-base-image';
 
 const SCOPE = 'opsflow-bench';
 
@@ -123,7 +124,9 @@ async function main(): Promise<void> {
   const concurrency = Number(values.concurrency);
   const rounds = Number(values.rounds);
   console.log(`bench/deploy: a small JAR on opsflow/jre:17, then ${rounds} rounds of ${requests} requests ${concurrency} at a time per client (${os.cpus().length} cores); Envoy --concurrency ${values['edge-concurrency']}`);
-  const platform = await startBenchPlatform({ DEPLOY_BASE_IMAGE: 'opsflow/jre:17', DEPLOY_SCOPE: SCOPE, DEPLOY_NETWORK: 'opsflow-bench' });
+  // The base image built before any timing starts, from Debian packages when missing (as npm start does).
+  const platform = await startBenchPlatform({ DEPLOY_BASE_IMAGE: 'opsflow/jre:17', DEPLOY_BASE_IMAGE_BUILD: 'debian', DEPLOY_SCOPE: SCOPE, DEPLOY_NETWORK: 'opsflow-bench' });
+  await ensureBaseImage({ docker: createDocker({ dockerHost: platform.config.dockerHost }).docker, image: 'opsflow/jre:17', dockerHost: platform.config.dockerHost, say: (line) => console.log(line) });
   const docker = createDocker({ dockerHost: platform.config.dockerHost });
   let apiProcess: ChildProcess | null = null;
   let nodeProxy: ChildProcess | null = null;

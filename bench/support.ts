@@ -15,6 +15,7 @@ import { createFileStorage } from '../data/assets/storage';
 import { connectTemporal, TemporalHandle } from '../temporal-config/client';
 import { typescriptCommand } from '../scripts/platform/children';
 import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from '../test/support/slots';
+import { installTools } from '../scripts/tools';
 
 export const ROOT = path.resolve(__dirname, '..');
 
@@ -58,6 +59,8 @@ export interface BenchPlatform {
 
 /** Starts the test platform's components, one migrated database and namespace, and the API on a free port. */
 export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchPlatform> {
+  // As npm start and npm test do: the pinned tools first (Temporal's dev server, the edge).
+  await installTools(['temporal', 'envoy'], (line) => console.log(line));
   const infoFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-')), 'platform.json');
   const components = spawn(...typescriptCommand('test/support/test-platform.ts', [infoFile]), { cwd: ROOT, stdio: 'ignore' });
   while (!fs.existsSync(infoFile)) {

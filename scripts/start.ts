@@ -19,12 +19,13 @@ import { startPostgres } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
 import { seedDevelopment } from './platform/dev-seed';
 import { startEdge } from './platform/edge';
+import { Running, supervise } from './platform/supervise';
 import { ensureSwarm, openEdgeDoor, startRegistry, swarmAdvertiseAddress } from './platform/swarm';
 import { buildConsole, consoleIsStale } from './console';
 import { installTools } from './tools';
 import { findTemporalCli } from '../temporal-config/temporal-cli';
 import { withProgress } from './progress';
-import { baseImageState, ensureBaseImage, unavailableReason } from '../adapters/deploy/jre-base-image';
+import { baseImageState, ensureBaseImage } from '../adapters/deploy/jre-base-image';
 import { DOCKER_UNAVAILABLE_DETAIL } from '../data/docker';
 
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -83,7 +84,7 @@ async function embeddedSwarm(dataDir: string, dockerHost: string | null): Promis
     settings.DEPLOY_REGISTRY = registry.address;
   }
   // The door runs on the base image: it must exist before the door opens.
-  await readyBaseImageNow(docker, dockerHost);
+  if (process.env.DEPLOY_BASE_IMAGE_BUILD === 'debian') await readyBaseImageNow(docker, dockerHost);
   await openEdgeDoor(docker, { name: EDGE_DOOR, image: process.env.DEPLOY_BASE_IMAGE! });
   step(`the edge reaches the services' overlays through ${EDGE_DOOR}`);
   const attach = process.env.DEPLOY_ATTACH_CONTAINERS;
@@ -96,20 +97,29 @@ const LOCAL_JRE_IMAGE = 'opsflow/jre:17';
 
 /**
  * The base image of JAR deploys: the contract's default is a public image, which a machine without an image
- * registry cannot pull, so `npm start` runs JAR deploys on a JRE image built here from Debian packages
- * (DEPLOY_BASE_IMAGE_BUILD=debian) unless told otherwise. Set before the platform's processes start.
+ * registry cannot pull, so when DEPLOY_BASE_IMAGE names none `npm start` runs JAR deploys on a JRE image
+ * built here from Debian packages (DEPLOY_BASE_IMAGE_BUILD=debian). An image the user names is theirs: it
+ * is built only when they say DEPLOY_BASE_IMAGE_BUILD=debian too. Set before the platform's processes start.
  */
 function chooseBaseImage(): void {
-  process.env.DEPLOY_BASE_IMAGE ||= LOCAL_JRE_IMAGE;
+  if (process.env.DEPLOY_BASE_IMAGE) return;
+  process.env.DEPLOY_BASE_IMAGE = LOCAL_JRE_IMAGE;
   process.env.DEPLOY_BASE_IMAGE_BUILD ||= 'debian';
 }
 
-/** Builds the base image now, saying what it does, when the swarm driver needs it before anything runs. */
+/** Builds the base image now, saying what it does; Ctrl-C ends the build with the platform. */
 async function readyBaseImageNow(docker: Docker, dockerHost: string | null): Promise<void> {
   const image = process.env.DEPLOY_BASE_IMAGE!;
-  await withProgress(`building the JAR base image ${image} from Debian packages`, step, () =>
-    ensureBaseImage({ docker, image, dockerHost, say: (line) => step(`  ${line}`) }),
-  );
+  const building = new AbortController();
+  const stop = { name: 'the JAR base image build', stop: async () => building.abort() };
+  stops.push(stop);
+  try {
+    await withProgress(`building the JAR base image ${image} from Debian packages`, step, () =>
+      ensureBaseImage({ docker, image, dockerHost, say: (line) => step(`  ${line}`), signal: building.signal }),
+    );
+  } finally {
+    stops.splice(stops.indexOf(stop), 1);
+  }
 }
 
 /**
@@ -128,11 +138,11 @@ async function prepareDeploys(dockerHost: string | null): Promise<void> {
     step(`JAR deploys on ${image}`);
     return;
   }
-  const state = await baseImageState(handle.docker, image);
-  if (state === 'present') {
+  const found = await baseImageState(handle.docker, image);
+  if (found.state === 'present') {
     step(`JAR deploys on ${image}`);
-  } else if (state === 'unavailable') {
-    step(`JAR deploys: refused until the base image can be built. ${unavailableReason(image)}`);
+  } else if (found.state === 'unavailable') {
+    step(`JAR deploys: refused until the base image can be had. ${found.reason}`);
   } else {
     step(`JAR deploys on ${image}: missing, built in the background (a JAR deploy meanwhile waits for it)`);
     readyBaseImageNow(handle.docker, dockerHost).catch((error: Error) => step(`the JAR base image was not built: ${error.message} (the next JAR deploy tries again)`));
@@ -223,33 +233,44 @@ async function main(): Promise<void> {
   const { apiListenPort } = loadConfig(env);
   const edgeAdminUrl = config.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(config.apiPort, apiListenPort)}`;
   env.EDGE_ADMIN_URL = edgeAdminUrl;
-  const children: Array<{ name: string; child: ChildProcess }> = [];
-  const launch = (name: string, entry: string, argv: string[] = []) => {
-    const child = spawnEntry({ entry, argv, env, logFile: path.join(logs, `${name}.log`) });
-    children.push({ name, child });
-    stops.push({ name, stop: () => stopChild(child) });
-    child.once('exit', (code, signal) => {
-      if (stopping) return;
-      console.error(`${name} exited (code ${code}, signal ${signal}); see ${path.join(logs, `${name}.log`)}`);
-      void stopAll(1);
+  // Each child is supervised: one that crashes is started again (and the console says so); Ctrl-C, SIGTERM
+  // or a child that keeps crashing stops the platform.
+  const keepRunning = (name: string, first: Running, start: () => Promise<Running>, logFile: string) => {
+    const supervised = supervise({
+      name,
+      first,
+      start,
+      say: (line) => console.error(`${line}; see ${logFile}`),
+      onGiveUp: (reason) => {
+        if (stopping) return;
+        console.error(`${reason}; see ${logFile}. Stopping Opsflow.`);
+        void stopAll(1);
+      },
     });
+    stops.push({ name, stop: supervised.stop });
+  };
+  const launch = (name: string, entry: string, argv: string[] = []): ChildProcess => {
+    const logFile = path.join(logs, `${name}.log`);
+    const run = (): { child: ChildProcess; running: Running } => {
+      const child = spawnEntry({ entry, argv, env, logFile });
+      const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code}, signal ${signal}`)));
+      return { child, running: { exited, stop: () => stopChild(child) } };
+    };
+    const first = run();
+    keepRunning(name, first.running, async () => run().running, logFile);
+    return first.child;
   };
   for (const queue of ALL_TASK_QUEUES) launch(`worker-${queue}`, 'workers/main.ts', ['--queues', queue]);
-  launch('api', 'api/server.ts');
-  const api = children.find((c) => c.name === 'api')!.child;
+  const api = launch('api', 'api/server.ts');
   // The API writes the edge's files before it listens: once it answers, Envoy can start on them.
   await waitForHttpOk(`http://127.0.0.1:${apiListenPort}/healthz`, 60000, () => api.exitCode === null);
-  const edge = await startEdge({ dir: edgeDir, adminPort: Number(new URL(edgeAdminUrl).port), concurrency: 1, logFile: path.join(logs, 'edge.log') });
-  stops.push({ name: 'edge', stop: edge.stop });
-  void edge.exited.then((how) => {
-    if (stopping) return;
-    console.error(`edge (Envoy) exited (${how}); see ${path.join(logs, 'edge.log')}`);
-    void stopAll(1);
-  });
+  const edgeLog = path.join(logs, 'edge.log');
+  const startTheEdge = () => startEdge({ dir: edgeDir, adminPort: Number(new URL(edgeAdminUrl).port), concurrency: 1, logFile: edgeLog });
+  keepRunning('edge (Envoy)', await startTheEdge(), startTheEdge, edgeLog);
   step(`edge (Envoy) on ${config.apiHost}:${config.apiPort}, the API behind it on 127.0.0.1:${apiListenPort}, admin ${edgeAdminUrl}`);
 
   const apiUrl = `http://127.0.0.1:${config.apiPort}`;
-  await waitForHttpOk(`${apiUrl}/readyz`, 60000, () => api.exitCode === null);
+  await waitForHttpOk(`${apiUrl}/readyz`, 60000, () => !stopping);
 
   const token = await signToken({
     secret: config.jwtSecret,

@@ -20,10 +20,21 @@ interface BuildMessage {
  */
 async function readyBaseImage({ docker, config }: DeployDeps): Promise<void> {
   if (config.deployBaseImageBuild !== 'debian') return;
-  const log = Context.current().log;
-  const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'base image' }), 5000);
+  const context = Context.current();
+  let lastLine = '';
+  // The heartbeat carries the build's last line, and a cancelled or timed-out attempt ends the build.
+  const heartbeat = setInterval(() => context.heartbeat({ stage: 'base image', lastLine }), 5000);
   try {
-    await ensureBaseImage({ docker, image: config.deployBaseImage, dockerHost: config.dockerHost, say: (line) => { log.info(line); } });
+    await ensureBaseImage({
+      docker,
+      image: config.deployBaseImage,
+      dockerHost: config.dockerHost,
+      say: (line) => {
+        lastLine = line;
+        context.log.info(line);
+      },
+      signal: context.cancellationSignal,
+    });
   } catch (error) {
     if (error instanceof BaseImageUnavailable) throw ApplicationFailure.nonRetryable(error.message, 'BASE_IMAGE_UNAVAILABLE');
     if (error instanceof BaseImageBuildFailed) throw ApplicationFailure.nonRetryable(error.message, 'IMAGE_BUILD_FAILED');

@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import Docker from 'dockerode';
 
 /** Builds a JRE base image from Debian packages (debootstrap, then `docker import`); one build per image name at a time on a machine. */
 const BUILD_SCRIPT = path.join(__dirname, 'build-jre-image.sh');
 
-/** The fix for a machine that cannot build the image. */
-export const DEBOOTSTRAP_FIX = 'apt-get install debootstrap';
+/** What the build runs with: what finding the tools, the engine and the mirror takes, and none of the platform's secrets. */
+const BUILD_ENV_NAMES = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'DEBIAN_MIRROR', 'DOCKER_CERT_PATH', 'DOCKER_TLS_VERIFY', 'http_proxy', 'https_proxy', 'no_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'];
 
 /** The base image cannot be had here: the reason names the fix. */
 export class BaseImageUnavailable extends Error {}
@@ -15,7 +16,7 @@ export class BaseImageUnavailable extends Error {}
 /** The base image could not be built: the reason carries the build's last lines. */
 export class BaseImageBuildFailed extends Error {}
 
-export type BaseImageState = 'present' | 'buildable' | 'unavailable';
+export type BaseImageState = { state: 'present' } | { state: 'buildable' } | { state: 'unavailable'; reason: string };
 
 async function imageExists(docker: Docker, image: string): Promise<boolean> {
   try {
@@ -37,39 +38,57 @@ function onPath(command: string): boolean {
   });
 }
 
-/**
- * Where a JAR deploy's base image stands on this engine when missing images are built from Debian
- * packages: there, buildable (debootstrap is installed), or unavailable.
- */
-export async function baseImageState(docker: Docker, image: string): Promise<BaseImageState> {
-  if (await imageExists(docker, image)) return 'present';
-  return onPath('debootstrap') ? 'buildable' : 'unavailable';
+/** Why this machine cannot build the image, naming the fix; null when it can (root, with debootstrap, flock and the docker client). */
+function whyNotBuildable(image: string): string | null {
+  const cannot = (fix: string) => `The JAR base image ${image} is missing and cannot be built here: ${fix}.`;
+  if (process.getuid?.() !== 0) return cannot('building it from Debian packages needs root (debootstrap); set DEPLOY_BASE_IMAGE to an image the engine has');
+  for (const [command, pkg] of [['debootstrap', 'debootstrap'], ['flock', 'util-linux'], ['docker', 'docker.io']]) {
+    if (!onPath(command)) return cannot(`${command} is not installed (apt-get install ${pkg})`);
+  }
+  return null;
 }
 
-export function unavailableReason(image: string): string {
-  return `The JAR base image ${image} is missing and cannot be built here: debootstrap is not installed (${DEBOOTSTRAP_FIX}).`;
+/** Where a JAR deploy's base image stands on this engine when missing images are built from Debian packages. */
+export async function baseImageState(docker: Docker, image: string): Promise<BaseImageState> {
+  if (await imageExists(docker, image)) return { state: 'present' };
+  const reason = whyNotBuildable(image);
+  return reason ? { state: 'unavailable', reason } : { state: 'buildable' };
 }
 
 /**
  * Makes sure the base image exists, building it from Debian packages when it does not. A build already
  * under way for the same image on this machine is waited for, not repeated. `say` hears each line the
- * build prints; `dockerHost` is handed to the `docker` client the build runs.
+ * build prints; `signal` ends the build (its whole process group: bash, debootstrap, docker).
  */
-export async function ensureBaseImage(args: { docker: Docker; image: string; dockerHost: string | null; say: (line: string) => void }): Promise<void> {
-  const state = await baseImageState(args.docker, args.image);
-  if (state === 'present') return;
-  if (state === 'unavailable') throw new BaseImageUnavailable(unavailableReason(args.image));
-  const env = { ...process.env, ...(args.dockerHost ? { DOCKER_HOST: args.dockerHost } : {}) };
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('bash', [BUILD_SCRIPT, args.image], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let errors = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach((line) => args.say(line)));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (errors = (errors + chunk).slice(-2000)));
-    child.once('error', (error) => reject(new BaseImageBuildFailed(`The JAR base image ${args.image} could not be built: ${error.message}`)));
-    child.once('exit', (code) => {
-      if (code === 0) return resolve();
-      if (code === 3) return reject(new BaseImageUnavailable(unavailableReason(args.image)));
-      reject(new BaseImageBuildFailed(`The JAR base image ${args.image} could not be built from Debian packages (exit ${code}): ${errors.trim()}`));
+export async function ensureBaseImage(args: { docker: Docker; image: string; dockerHost: string | null; say: (line: string) => void; signal?: AbortSignal }): Promise<void> {
+  const found = await baseImageState(args.docker, args.image);
+  if (found.state === 'present') return;
+  if (found.state === 'unavailable') throw new BaseImageUnavailable(found.reason);
+  const env: NodeJS.ProcessEnv = Object.fromEntries(BUILD_ENV_NAMES.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]));
+  if (args.dockerHost) env.DOCKER_HOST = args.dockerHost;
+  const child = spawn('bash', [BUILD_SCRIPT, args.image], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const endBuild = () => {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // already ended
+    }
+  };
+  args.signal?.addEventListener('abort', endBuild, { once: true });
+  const errors: string[] = [];
+  readline.createInterface({ input: child.stdout }).on('line', (line) => args.say(line));
+  readline.createInterface({ input: child.stderr }).on('line', (line) => errors.push(line));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once('error', (error) => reject(new BaseImageBuildFailed(`The JAR base image ${args.image} could not be built: ${error.message}`)));
+      child.once('close', (code, signal) => {
+        const said = errors.slice(-5).join(' / ');
+        if (code === 0) resolve();
+        else if (code === 3) reject(new BaseImageUnavailable(`The JAR base image ${args.image} is missing and cannot be built here: ${said}.`));
+        else reject(new BaseImageBuildFailed(`The JAR base image ${args.image} could not be built from Debian packages (${signal ? `ended by ${signal}` : `exit ${code}`}): ${said}`));
+      });
     });
-  });
+  } finally {
+    args.signal?.removeEventListener('abort', endBuild);
+  }
 }

@@ -14,6 +14,8 @@ const wrongWay: Array<[string, string, string]> = [
   ['api', "import { createApprovalsActivities } from '../activities/approvals';\nexport const make = createApprovalsActivities;\n", 'The API does not run activities'],
   ['api', "import { publishComponent } from '../workflows/approvals/publish-component';\nexport const run = publishComponent;\n", 'The API starts workflows by type name'],
   ['workflows', "import { createDb } from '../data/db';\nexport const make = createDb;\n", 'Workflows do no I/O'],
+  ['workflows', "import { ensureBaseImage } from '../adapters/deploy/jre-base-image';\nexport const make = ensureBaseImage;\n", 'Workflows do no I/O'],
+  ['adapters', "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n", 'adapters/ uses only the domain vocabulary'],
   ['workflows', "import { createApprovalsActivities } from '../activities/approvals';\nexport const make = createApprovalsActivities;\n", 'Import activities as types only'],
   ['workflows', "import { PlatformError } from '../lib/errors';\nexport const E = PlatformError;\n", 'Workflows import only the domain vocabulary and the SDK'],
   ['domain', "import { PlatformError } from '../lib/errors';\nexport const E = PlatformError;\n", 'The domain vocabulary imports nothing of the platform'],
@@ -21,6 +23,7 @@ const wrongWay: Array<[string, string, string]> = [
 const rightWay: Array<[string, string]> = [
   ['api', "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n"],
   ['data', "import { DEFAULT_STAGES } from '../domain/approvals';\nexport const stages = DEFAULT_STAGES;\n"],
+  ['api', "import { baseImageState } from '../adapters/deploy/jre-base-image';\nexport const state = baseImageState;\n"],
   ['workflows', "import type { ApprovalsActivities } from '../activities/approvals';\nexport type A = ApprovalsActivities;\n"],
 ];
 

@@ -61,7 +61,9 @@ async function platformEnv(dataDir: string, scope: string): Promise<NodeJS.Proce
     DEPLOY_NETWORK: scope,
   };
   // As a terminal has it: npm start sets NODE_ENV=development itself (jest sets `test`), and nothing of the suite's platform leaks in.
-  for (const name of ['NODE_ENV', 'WORKFLOW_BUNDLE_PATH', 'OPSFLOW_TEST_PLATFORM', 'EDGE_ADMIN_URL', 'EDGE_DIR', 'API_LISTEN_PORT', 'DEPLOY_BASE_IMAGE', 'DEPLOY_BASE_IMAGE_BUILD']) delete env[name];
+  for (const name of ['NODE_ENV', 'WORKFLOW_BUNDLE_PATH', 'OPSFLOW_TEST_PLATFORM', 'EDGE_ADMIN_URL', 'EDGE_DIR', 'API_LISTEN_PORT', 'DEPLOY_BASE_IMAGE', 'DEPLOY_BASE_IMAGE_BUILD', 'TEMPORAL_CLI']) delete env[name];
+  // A machine with no Temporal CLI of its own: the start installs the pinned one.
+  env.PATH = (env.PATH ?? '').split(path.delimiter).filter((dir) => !fs.existsSync(path.join(dir, 'temporal'))).join(path.delimiter);
   return env;
 }
 
@@ -84,11 +86,16 @@ async function npmStart(cwd: string, env: NodeJS.ProcessEnv): Promise<Started> {
   return started;
 }
 
+/** Ctrl-C to the whole process group; what is left of it after 30 s is killed. */
 async function ctrlC(started: Started): Promise<void> {
   if (started.child.exitCode !== null || started.child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
   process.kill(-started.child.pid!, 'SIGINT');
-  await exited;
+  const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 30000))]);
+  if (!stopped) {
+    process.kill(-started.child.pid!, 'SIGKILL');
+    await exited;
+  }
 }
 
 beforeAll(() => {
@@ -97,7 +104,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   for (const started of running.reverse()) await ctrlC(started).catch(() => undefined);
-  await removeScopedDockerObjects(docker, SCOPE).catch(() => undefined);
+  for (const scope of [SCOPE, `${SCOPE}-second`]) await removeScopedDockerObjects(docker, scope).catch(() => undefined);
   await docker.getImage(IMAGE).remove({ force: true }).catch(() => undefined);
   for (const dir of [copy, ...dataDirs]) if (dir) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
@@ -106,8 +113,8 @@ test("a newcomer's first `npm start` installs its tools and builds the JRE image
   expect(fs.existsSync(path.join(copy, '.tools'))).toBe(false);
   expect(await docker.getImage(IMAGE).inspect().then(() => true, () => false)).toBe(false);
   const env = await platformEnv(path.join(copy, '.data'), SCOPE);
-  // Only the image's name is another one, so that this test builds it from nothing.
-  const first = await npmStart(copy, { ...env, DEPLOY_BASE_IMAGE: IMAGE });
+  // Only the image's name is another one, so that this test builds it from nothing; as npm start does for its default image, built from Debian packages.
+  const first = await npmStart(copy, { ...env, DEPLOY_BASE_IMAGE: IMAGE, DEPLOY_BASE_IMAGE_BUILD: 'debian' });
 
   expect(first.output()).toContain('installing Temporal CLI');
   expect(first.output()).toContain('installing Envoy 1.40.0');
@@ -146,7 +153,7 @@ test('a second platform with another API_PORT and data folder comes up beside th
   dataDirs.push(dataDir);
   // A scope of its own: its reconcile must not take the first platform's containers for orphans.
   const env = await platformEnv(dataDir, `${SCOPE}-second`);
-  const second = await npmStart(ROOT, { ...env, DEPLOY_BASE_IMAGE: IMAGE });
+  const second = await npmStart(ROOT, { ...env, DEPLOY_BASE_IMAGE: IMAGE, DEPLOY_BASE_IMAGE_BUILD: 'debian' });
   expect(second.output()).toContain(`Edge admin       http://127.0.0.1:${Number(env.API_PORT) + 2}`);
   for (const started of [first, second]) {
     const ready = await call(started.api, 'GET', '/readyz');

@@ -12,7 +12,7 @@ import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { DeployAcceptedSchema } from './schemas';
 import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
 import { DOCKER_UNAVAILABLE_DETAIL } from '../../../data/docker';
-import { baseImageState, unavailableReason } from '../../../adapters/deploy/jre-base-image';
+import { baseImageState } from '../../../adapters/deploy/jre-base-image';
 
 export interface DeployRequest {
   serviceName: string;
@@ -46,8 +46,9 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
   if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', DOCKER_UNAVAILABLE_DETAIL);
   // A JAR deploy on a machine that builds its base image and cannot: refused now, naming the fix, rather
   // than failing later in the build.
-  if (request.jarFile !== null && config.deployBaseImageBuild === 'debian' && (await baseImageState(docker.docker, config.deployBaseImage)) === 'unavailable') {
-    throw unavailable('BASE_IMAGE_UNAVAILABLE', unavailableReason(config.deployBaseImage));
+  if (request.jarFile !== null && config.deployBaseImageBuild === 'debian') {
+    const base = await baseImageState(docker.docker, config.deployBaseImage);
+    if (base.state === 'unavailable') throw unavailable('BASE_IMAGE_UNAVAILABLE', base.reason);
   }
 
   await settleDeadDeploys(db, { serviceName: name, runStatusOf: runStatusOf(temporal) });

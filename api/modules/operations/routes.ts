@@ -9,7 +9,7 @@ import { JOB_OUTCOMES, NO_SITE } from '../../../domain/job-log';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { edgeIsReady, edgeMetrics } from '../../../data/deploy/edge/edge-admin';
-import { baseImageState, DEBOOTSTRAP_FIX } from '../../../adapters/deploy/jre-base-image';
+import { baseImageState } from '../../../adapters/deploy/jre-base-image';
 
 type CheckState = 'up' | 'down' | 'not configured';
 
@@ -35,7 +35,7 @@ const ReadinessSchema = Type.Object({
     temporal: Type.String(),
     docker: Type.String(),
     edge: Type.String(),
-    /** Where JAR deploys build their base image from Debian packages (npm start): up, building, or unavailable with the fix. Never makes the platform unready. */
+    /** Where JAR deploys build their base image from Debian packages (npm start): up, missing (built on need), or unavailable with the fix. Never makes the platform unready. */
     jarBaseImage: Type.Optional(Type.String()),
   }),
 });
@@ -65,19 +65,23 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
   const { deps } = args;
   const probe = async () => {
     const { edgeAdminUrl } = deps.config;
-    const [database, temporal, docker, edge] = await Promise.all([
+    const docker = deps.docker.configured ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down')) : Promise.resolve<CheckState>('not configured');
+    const [database, temporal, dockerState, edge, jarBaseImage] = await Promise.all([
       check(() => pingDatabase(deps.db)),
       check(() => deps.temporal.connection.workflowService.getSystemInfo({})),
-      deps.docker.configured ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down')) : Promise.resolve<CheckState>('not configured'),
+      docker,
       edgeAdminUrl ? check(async () => { if (!(await edgeIsReady(edgeAdminUrl))) throw new Error('edge not ready'); }) : Promise.resolve<CheckState>('not configured'),
+      docker.then(jarBaseImageCheck),
     ]);
-    return { database, temporal, docker, edge, ...(await jarBaseImage(docker)) };
+    return { database, temporal, docker: dockerState, edge, ...jarBaseImage };
   };
-  const jarBaseImage = async (docker: CheckState): Promise<{ jarBaseImage?: string }> => {
+  /** Only where JAR deploys build their base image (npm start): never a reason to be unready, but said. */
+  const jarBaseImageCheck = async (docker: CheckState): Promise<{ jarBaseImage?: string }> => {
     if (deps.config.deployBaseImageBuild !== 'debian' || docker !== 'up') return {};
-    const state = await within(baseImageState(deps.docker.docker, deps.config.deployBaseImage), 3000).catch(() => null);
-    if (state === null) return { jarBaseImage: 'unknown' };
-    return { jarBaseImage: state === 'present' ? 'up' : state === 'buildable' ? 'building' : `unavailable: ${DEBOOTSTRAP_FIX}` };
+    const found = await within(baseImageState(deps.docker.docker, deps.config.deployBaseImage), 3000).catch(() => null);
+    if (found === null) return { jarBaseImage: 'unknown' };
+    if (found.state === 'present') return { jarBaseImage: 'up' };
+    return { jarBaseImage: found.state === 'buildable' ? 'missing: built from Debian packages before the first JAR deploy runs' : `unavailable: ${found.reason}` };
   };
   // Anyone may call /readyz: it answers from checks at most READINESS_MAX_AGE_MS old, and callers meanwhile
   // share one probe, so no caller can make it hit the database, Temporal and Docker at will.
