@@ -17,3 +17,19 @@ export async function uniqueOr409<T>(write: () => Promise<T>, code: ErrorCode, d
     throw error;
   }
 }
+
+/** SQLSTATE classes and codes that mean the server is gone or going, not that the query was wrong. */
+const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]|53300)/;
+const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+
+/**
+ * The database cannot be reached right now (a restart, a failover, a full pool while it is down): the
+ * caller is told 503 DATABASE_UNAVAILABLE and may retry, never a 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const failure = error as { code?: unknown; name?: unknown; message?: unknown } | null;
+  if (!failure || typeof failure !== 'object') return false;
+  if (typeof failure.code === 'string' && (UNAVAILABLE_SOCKET_CODES.has(failure.code) || UNAVAILABLE_SQLSTATE.test(failure.code))) return true;
+  if (failure.name === 'KnexTimeoutError') return true;
+  return typeof failure.message === 'string' && /^Connection terminated|^Client has encountered a connection error|timeout exceeded when trying to connect/.test(failure.message);
+}

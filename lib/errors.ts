@@ -31,6 +31,7 @@ export const ErrorCatalogue = {
   DATABASE_UNAVAILABLE: entry(503, 'The database is unavailable'),
   TEMPORAL_UNAVAILABLE: entry(503, 'Temporal is unavailable'),
   DOCKER_UNAVAILABLE: entry(503, 'The Docker engine is unavailable'),
+  ARCHIVE_SINK_FULL: entry(507, 'The archive storage is full'),
   BASE_IMAGE_UNAVAILABLE: entry(503, 'The JAR base image cannot be had'),
   // Directory
   USER_EMAIL_TAKEN: entry(409, 'Email taken'),

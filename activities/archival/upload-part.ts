@@ -69,6 +69,10 @@ export function uploadPart({ db, config }: ArchivalDeps) {
       clearInterval(heartbeat);
     }
 
+    if (status === 507 && answer.code === 'ARCHIVE_SINK_FULL') {
+      // Retried while the activity's attempts last (space may be freed); then the site fails saying so, its rows kept.
+      throw ApplicationFailure.retryable(`ARCHIVE_SINK_FULL: the archive storage is full; ${part.file_name} was not stored and none of its rows were deleted`, 'ARCHIVE_SINK_FULL');
+    }
     if (status >= 500) throw new Error(`the asset sink answered ${status} for ${part.file_name}`);
     if (status === 400 && answer.code === 'CHECKSUM_MISMATCH') {
       // The staged file changed on disk after its export: the next attempt writes it again from the manifest.

@@ -60,6 +60,10 @@ const failures: Array<[string, string, number, () => unknown]> = [
     () => new WorkflowUpdateFailedError('failed', new ActivityFailure('activity failed', 'confirmDecision', '1', RetryState.NON_RETRYABLE_FAILURE, undefined, ApplicationFailure.nonRetryable('no such decision', 'DECISION_NOT_RECORDED'))),
   ],
   ['an Update refused with a type outside the catalogue', 'INTERNAL_ERROR', 500, () => new WorkflowUpdateFailedError('failed', ApplicationFailure.nonRetryable('boom', 'SomethingElse'))],
+  ['a database that refuses connections (restarting)', 'DATABASE_UNAVAILABLE', 503, () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
+  ['a database shutting down under the query', 'DATABASE_UNAVAILABLE', 503, () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
+  ['a connection dropped mid-query', 'DATABASE_UNAVAILABLE', 503, () => new Error('Connection terminated unexpectedly')],
+  ['a query the database refused (a unique violation) is not an outage', 'INTERNAL_ERROR', 500, () => Object.assign(new Error('SELECT duplicate key'), { code: '23505' })],
   ['anything else', 'INTERNAL_ERROR', 500, () => new Error('SELECT secret FROM nowhere')],
 ];
 

@@ -79,7 +79,8 @@ export function defineRoute<
 
 /** Every code a route may answer: those implied by its access, schemas and body, then its own. */
 export function declaredErrors(route: AnyRoute): ErrorCode[] {
-  const codes: ErrorCode[] = ['INTERNAL_ERROR'];
+  // Any route may meet the database down (a restart, a failover): 503, never a 500.
+  const codes: ErrorCode[] = ['INTERNAL_ERROR', 'DATABASE_UNAVAILABLE'];
   // Every guarded route refuses a caller without credentials (401) and one with the wrong kind or role (403).
   if (route.access.kind !== 'public') codes.push('UNAUTHENTICATED', 'FORBIDDEN');
   if (route.params || route.query || route.body) codes.push('VALIDATION_FAILED');

@@ -24,6 +24,11 @@ export interface AssetStorage {
   remove(key: string): Promise<void>;
 }
 
+/** The storage's file system is full: nothing of the file was kept. */
+export class StorageFull extends Error {}
+
+const FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
+
 export async function sha256OfFile(filePath: string): Promise<{ sha256: string; sizeBytes: number }> {
   const hash = crypto.createHash('sha256');
   let sizeBytes = 0;
@@ -47,17 +52,24 @@ export function createFileStorage(root: string): AssetStorage {
       if (fs.existsSync(target)) {
         await fs.promises.rm(filePath, { force: true });
       } else {
-        await fs.promises.mkdir(path.dirname(target), { recursive: true });
         const temporary = `${target}.${process.pid}.${crypto.randomUUID()}.tmp`;
         try {
-          await fs.promises.rename(filePath, temporary);
+          await fs.promises.mkdir(path.dirname(target), { recursive: true });
+          try {
+            await fs.promises.rename(filePath, temporary);
+          } catch (error) {
+            // Another file system: copy, then drop the original.
+            if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+            await fs.promises.copyFile(filePath, temporary);
+            await fs.promises.rm(filePath, { force: true });
+          }
+          await fs.promises.rename(temporary, target);
         } catch (error) {
-          // Another file system: copy, then drop the original.
-          if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-          await fs.promises.copyFile(filePath, temporary);
-          await fs.promises.rm(filePath, { force: true });
+          // A full disk keeps nothing half-written: the caller still has its file, the store has no part of it.
+          if (!FULL_CODES.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+          await fs.promises.rm(temporary, { force: true });
+          throw new StorageFull(`the asset storage is full (${(error as NodeJS.ErrnoException).code}): ${sizeBytes} bytes could not be stored`);
         }
-        await fs.promises.rename(temporary, target);
       }
       return { key: sha256, sha256, sizeBytes };
     },

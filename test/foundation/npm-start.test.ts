@@ -129,6 +129,17 @@ function listeningAddresses(port: number): string[] {
   return addresses.sort();
 }
 
+/** The supervisor's child whose command line has `marker`: a worker, the API, Envoy. */
+function childOfSupervisor(started: Started, marker: string): number {
+  const supervisor = supervisorPid(started);
+  for (const task of fs.readdirSync(`/proc/${supervisor}/task`)) {
+    for (const pid of fs.readFileSync(`/proc/${supervisor}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)) {
+      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(marker)) return pid;
+    }
+  }
+  throw new Error(`no child of the supervisor runs ${marker}`);
+}
+
 async function portAnswers(port: number): Promise<boolean> {
   try {
     await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2000) });
@@ -138,7 +149,7 @@ async function portAnswers(port: number): Promise<boolean> {
   }
 }
 
-test('npm start brings up a ready platform; Ctrl-C stops it; a second start keeps the data, and SIGTERM to the supervisor alone stops it all', async () => {
+test('npm start brings up a ready platform; a killed edge and a killed worker are started again by its supervisor; Ctrl-C stops it; a second start keeps the data, and SIGTERM to the supervisor alone stops it all', async () => {
   const first = await npmStart();
   const api = `http://127.0.0.1:${ports.api}`;
   try {
@@ -160,6 +171,40 @@ test('npm start brings up a ready platform; Ctrl-C stops it; a second start keep
     expect((await fetch(`http://127.0.0.1:${ports.temporalUi}/`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.mailUi}/`, { headers: { accept: 'text/html' } })).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.mailUi}/api/email`)).status).toBe(200);
+
+    // A crashed part is started again by the supervisor, not the end of the platform: the edge killed under
+    // steady traffic through it, then the messaging worker, whose role send below then still goes out.
+    const edgePid = childOfSupervisor(first, 'bootstrap.json');
+    const traffic = { ok: 0, failed: 0, firstFailure: 0, lastFailure: 0 };
+    let trafficOn = true;
+    const load = (async () => {
+      while (trafficOn) {
+        const answer = await fetch(`${api}/healthz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status, () => 0);
+        if (answer === 200) traffic.ok++;
+        else {
+          traffic.failed++;
+          traffic.lastFailure = Date.now();
+          traffic.firstFailure ||= Date.now();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    await waitUntil('traffic through the edge', () => traffic.ok > 10);
+    process.kill(edgePid, 'SIGKILL');
+    await waitUntil('the edge started again', () => first.output().includes('edge (Envoy) is running again'), { timeoutMs: 30000 });
+    const okWhenBack = traffic.ok;
+    await waitUntil('traffic through the new edge', () => traffic.ok > okWhenBack + 20, { timeoutMs: 10000 });
+    const failedWhenBack = traffic.failed;
+    await waitUntil('more traffic through the new edge', () => traffic.ok > okWhenBack + 120, { timeoutMs: 20000 });
+    trafficOn = false;
+    await load;
+    console.log(`edge killed: ${traffic.failed} requests failed over ${traffic.lastFailure - traffic.firstFailure} ms, ${traffic.ok} answered`);
+    expect(first.output()).toContain('edge (Envoy) exited (code null signal SIGKILL); starting it again');
+    expect(childOfSupervisor(first, 'bootstrap.json')).not.toBe(edgePid);
+    // Once back, none fails.
+    expect(traffic.failed).toBe(failedWhenBack);
+    process.kill(childOfSupervisor(first, '--queues messaging'), 'SIGKILL');
+    await waitUntil('the messaging worker started again', () => first.output().includes('worker-messaging is running again'), { timeoutMs: 30000 });
 
     const created = await call(api, 'POST', '/api/directory/users', {
       token: first.token,

@@ -2,11 +2,12 @@ import { AppDeps } from '../../deps';
 import { requireSiteMember } from '../../http/identity';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { removeUploads, uploadedDigest, uploadedFile } from '../../http/uploads';
-import { badRequest, conflict, forbidden, notFound } from '../../../lib/errors';
+import { badRequest, conflict, forbidden, notFound, PlatformError } from '../../../lib/errors';
 import { archiveWriteRefusal, isArchiveFolder } from '../../../data/assets/archive-records';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { uniqueOr409 } from '../../../data/db-errors';
 import { AssetRow, assetsQuery, deleteAsset, listAssets, withinSiteQuota } from '../../../data/assets/assets';
+import { StorageFull } from '../../../data/assets/storage';
 import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, createComponent, presentComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
@@ -51,7 +52,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
         201: { description: 'stored', schema: ArchiveStoredSchema },
         200: { description: 'the same file (site, name, sha256) was stored before', schema: ArchiveStoredSchema },
       },
-      errors: ['CHECKSUM_MISMATCH'],
+      errors: ['CHECKSUM_MISMATCH', 'ARCHIVE_SINK_FULL'],
       handler: async (ctx, { body }) => {
         try {
           const file = uploadedFile(ctx);
@@ -67,7 +68,10 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
             ctx.body = presentArchiveStored(earlier);
             return;
           }
-          const stored = await storage.moveFile(file.filepath, hashed);
+          const stored = await storage.moveFile(file.filepath, hashed).catch((error: unknown) => {
+            if (error instanceof StorageFull) throw new PlatformError('ARCHIVE_SINK_FULL', `${body.fileName} was not stored: ${error.message}. Free space where the assets are kept; the archive run resumes it.`);
+            throw error;
+          });
           try {
             const created = await createComponent(db, {
               type: ASSET,

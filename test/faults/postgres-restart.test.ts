@@ -1,0 +1,125 @@
+import pg from 'pg';
+import { startWorkflow } from '../../temporal-config/client';
+import { archiveLogs } from '../../workflows/archival/archive-logs';
+import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
+import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { call } from '../support/http';
+import { OwnPostgres, startOwnPostgres } from '../support/own-postgres';
+import { waitUntil } from '../support/wait';
+import { archiveFileIds, archiveOutcome } from '../archival/harness';
+import { remainingIds } from '../archival/seed';
+
+/**
+ * PostgreSQL restarted under real work, as an upgrade or a failover does it: a server of this file's own
+ * (the suite's is shared), stopped in fast mode and started again on the same data and port. The
+ * platform's processes must ride it out: no worker dies of a dropped connection, the API says 503 while
+ * the database is away, and the work finishes with every row exactly once.
+ */
+const ROWS = 200000;
+const SITE = 'site-restart';
+
+let server: OwnPostgres;
+let platform: TestPlatform;
+let api: RunningApi;
+let admin: string;
+
+beforeAll(async () => {
+  server = await startOwnPostgres();
+  platform = await attachPlatform({ env: { DATABASE_URL: server.url } });
+  api = await platform.startApi();
+  await platform.startWorker(['archival'], { API_INTERNAL_URL: api.url });
+  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+}, 180000);
+
+afterAll(async () => {
+  await platform?.close();
+  await server?.remove();
+});
+
+async function seedRows(siteId: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  await client.query(
+    `insert into email.email_log (site_id, created_at, updated_at, recipient, status, attempts, subject)
+     select $1, now() - interval '60 days' - g * interval '1 second', now() - interval '60 days', 'r' || g || '@example.test', 'SUCCESS', 1, 'subject ' || g
+     from generate_series(1, $2) g`,
+    [siteId, ROWS],
+  );
+  await client.end();
+  const seeded = await remainingIds(platform.db, siteId);
+  expect(seeded.length).toBe(ROWS);
+  return seeded;
+}
+
+const startRun = (siteId: string) =>
+  startWorkflow(platform.temporal, archiveLogs, {
+    workflowId: archiveRunWorkflowId('EMAIL_LOG'),
+    taskQueue: 'archival',
+    args: [{ logType: 'EMAIL_LOG', siteId, heartbeatTimeout: '10 seconds', maxRowsPerPart: 20000 }],
+  });
+
+/** Waits until the run has recorded its first part: the export is under way on its COPY connection. */
+const exportUnderWay = (siteId: string) =>
+  waitUntil('the first part of the run to be exported', async () => {
+    const parts = await platform.db('settings.archive_part').where({ site_id: siteId }).count<{ n: string }[]>({ n: '*' });
+    return Number(parts[0].n) >= 1;
+  }, { timeoutMs: 120000, intervalMs: 50 });
+
+/** The run completed with every seeded row archived exactly once and none left in the table. */
+async function expectArchivedOnce(run: { workflowId: string; runId: string }, siteId: string, seeded: number[]): Promise<number[]> {
+  const outcome = await archiveOutcome(platform, run.workflowId, run.runId);
+  expect(outcome.status).toBe('COMPLETED');
+  expect(outcome.sites).toEqual([expect.objectContaining({ siteId, state: 'DONE', rowsExported: ROWS, rowsDeleted: ROWS })]);
+  expect(await remainingIds(platform.db, siteId)).toEqual([]);
+  const archived = (await archiveFileIds(platform, api.url, siteId)).flat();
+  expect(archived.length).toBe(ROWS);
+  expect([...archived].sort((a, b) => a - b)).toEqual(seeded);
+  return archived;
+}
+
+/** Stops the server in fast mode, checks what the API says meanwhile, and starts it again: what was measured. */
+async function restartPostgres(): Promise<{ downMs: number; whileDown: { readyz: number; database: string; list: number; code: string } }> {
+  const stoppedAt = Date.now();
+  await server.stop();
+  const readyz = await call(api.url, 'GET', '/readyz');
+  const list = await call(api.url, 'GET', '/api/settings/archive-policies', { token: admin });
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await server.start();
+  return { downMs: Date.now() - stoppedAt, whileDown: { readyz: readyz.status, database: readyz.body.checks?.database, list: list.status, code: list.body.code } };
+}
+
+beforeAll(async () => {
+  await call(api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } });
+});
+
+test(`PostgreSQL restarted in the middle of a ${ROWS}-row archive run: the run completes, every row archived exactly once, and the API answers 503 DATABASE_UNAVAILABLE while it is down`, async () => {
+  const seeded = await seedRows(SITE);
+  const run = await startRun(SITE);
+  await exportUnderWay(SITE);
+  const restart = await restartPostgres();
+  expect(restart.whileDown).toEqual({ readyz: 503, database: 'down', list: 503, code: 'DATABASE_UNAVAILABLE' });
+  const recoveredFrom = Date.now();
+  const archived = await expectArchivedOnce(run, SITE, seeded);
+  console.log(`postgres restart mid-archive: down ${restart.downMs} ms; run finished ${Date.now() - recoveredFrom} ms after; ${archived.length} rows archived, none twice, none left`);
+}, 600000);
+
+test(`every connection of the database dropped every 300 ms for 8 s in the middle of a ${ROWS}-row archive run (a failover's pools): the worker lives on, and every row is archived exactly once`, async () => {
+  const seeded = await seedRows('site-storm');
+  const killer = new pg.Client({ connectionString: server.url });
+  await killer.connect();
+  let dropped = 0;
+  // From the start of the run: its export, on a connection of its own, is what a dropped connection must not kill.
+  const run = await startRun('site-storm');
+  const until = Date.now() + 8000;
+  while (Date.now() < until) {
+    const { rows } = await killer.query<{ n: string }>('select count(pg_terminate_backend(pid)) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    dropped += Number(rows[0].n);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  await killer.end();
+  expect(dropped).toBeGreaterThan(0);
+  expect(platform.runningWorkers()).toHaveLength(1);
+  const archived = await expectArchivedOnce(run, 'site-storm', seeded);
+  expect(platform.runningWorkers()).toHaveLength(1);
+  console.log(`connections dropped mid-archive: ${dropped} backends terminated over 8 s; ${archived.length} rows archived, none twice, none left`);
+}, 600000);
