@@ -38,7 +38,8 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
       rows.length > 0 ? { template: await loggedTemplate(db, rows[0]), channel: await activeConfig(db, 'EMAIL'), batchVariables: await batchVariables(db, input.batchId) } : {};
     for (let start = 0; start < rows.length; start += PARALLEL_SENDS) {
       const slice = rows.slice(start, start + PARALLEL_SENDS);
-      const outcomes = await Promise.all(slice.map((row) => deliverLoggedEmail(db, config, row, preloaded)));
+      const stillWorking = () => Context.current().heartbeat(chunk.lastId);
+      const outcomes = await Promise.all(slice.map((row) => deliverLoggedEmail(db, config, row, preloaded, stillWorking)));
       for (const { outcome } of outcomes) {
         if (outcome === 'SUCCESS') chunk.delivered++;
         else if (outcome === 'FAILED') chunk.failed++;

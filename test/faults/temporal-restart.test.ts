@@ -1,0 +1,69 @@
+import pg from 'pg';
+import { WorkflowFailedError } from '@temporalio/client';
+import { startWorkflow } from '../../temporal-config/client';
+import { archiveLogs } from '../../workflows/archival/archive-logs';
+import { archiveRunWorkflowId, ArchiveRunProgress } from '../../workflows/archival/definitions';
+import { attachPlatform, TestPlatform } from '../support/platform';
+import { withOwnTemporal } from '../support/own-temporal';
+import { call } from '../support/http';
+import { waitUntil } from '../support/wait';
+import { archiveFileIds } from '../archival/harness';
+import { remainingIds } from '../archival/seed';
+
+/**
+ * The Temporal dev server restarted (on its database file, as `npm start` runs it) in the middle of an
+ * archive run: the run goes on where it was and finishes as if nothing had happened. (A pending approval
+ * across a restart is test/approvals/publish-approval.test.ts.)
+ */
+const ROWS = 200000;
+const SITE = 'site-temporal';
+
+let platform: TestPlatform;
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+test(`the Temporal dev server restarted in the middle of a ${ROWS}-row archive run: the run completes, every row archived exactly once`, async () => {
+  const seeder = new pg.Client({ connectionString: platform.config.databaseUrl });
+  await seeder.connect();
+  await seeder.query(
+    `insert into email.email_log (site_id, created_at, updated_at, recipient, status, attempts, subject)
+     select $1, now() - interval '60 days' - g * interval '1 second', now() - interval '60 days', 'r' || g || '@example.test', 'SUCCESS', 1, 'subject ' || g
+     from generate_series(1, $2) g`,
+    [SITE, ROWS],
+  );
+  await seeder.end();
+  const seeded = await remainingIds(platform.db, SITE);
+
+  await withOwnTemporal(platform, ['archival'], async (own) => {
+    const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+    await call(own.api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } });
+    const run = await startWorkflow(own.temporal, archiveLogs, {
+      workflowId: archiveRunWorkflowId('EMAIL_LOG'),
+      taskQueue: 'archival',
+      args: [{ logType: 'EMAIL_LOG', siteId: SITE, heartbeatTimeout: '10 seconds', maxRowsPerPart: 20000 }],
+    });
+    await waitUntil('the first part of the run to be exported', async () => {
+      const parts = await platform.db('settings.archive_part').where({ site_id: SITE }).count<{ n: string }[]>({ n: '*' });
+      return Number(parts[0].n) >= 1;
+    }, { timeoutMs: 120000, intervalMs: 50 });
+    const stoppedAt = Date.now();
+    await own.restartTemporal();
+    const downMs = Date.now() - stoppedAt;
+
+    const outcome = (await own.temporal.client.workflow.getHandle(run.workflowId, run.runId).result().catch((error: unknown) => {
+      throw error instanceof WorkflowFailedError ? new Error(`the run failed: ${error.cause?.message}`) : error;
+    })) as ArchiveRunProgress;
+    expect(outcome.status).toBe('COMPLETED');
+    expect(outcome.sites).toEqual([expect.objectContaining({ siteId: SITE, state: 'DONE', rowsExported: ROWS, rowsDeleted: ROWS })]);
+    expect(await remainingIds(platform.db, SITE)).toEqual([]);
+    const archived = (await archiveFileIds(platform, own.api.url, SITE)).flat();
+    expect([...archived].sort((a, b) => a - b)).toEqual(seeded);
+    console.log(`temporal restart mid-archive: down ${downMs} ms; ${archived.length} rows archived, ${archived.length - new Set(archived).size} twice, none left`);
+  });
+}, 600000);
