@@ -20,6 +20,11 @@ export interface BatchChunk {
   delivered: number;
   failed: number;
   retrying: number;
+  /**
+   * The relay could not be reached: the chunk stopped at the slice that met it (its rows still PENDING are
+   * gone over again from `lastId`), so that an outage costs a wait, not a pass.
+   */
+  relayUnreachable: boolean;
 }
 
 /**
@@ -32,7 +37,7 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
   return async (input: BatchChunkInput): Promise<BatchChunk> => {
     const resumedAfter = (Context.current().info.heartbeatDetails as string | undefined) ?? input.afterId;
     const rows = await pendingOfBatch(db, { batchId: input.batchId, afterId: resumedAfter, limit: input.limit });
-    const chunk: BatchChunk = { lastId: resumedAfter, passDone: rows.length < input.limit, delivered: 0, failed: 0, retrying: 0 };
+    const chunk: BatchChunk = { lastId: resumedAfter, passDone: rows.length < input.limit, delivered: 0, failed: 0, retrying: 0, relayUnreachable: false };
     // Every row of a batch has the same template revision; the active configuration is read once a chunk.
     const preloaded =
       rows.length > 0 ? { template: await loggedTemplate(db, rows[0]), channel: await activeConfig(db, 'EMAIL'), batchVariables: await batchVariables(db, input.batchId) } : {};
@@ -44,6 +49,11 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
         if (outcome === 'SUCCESS') chunk.delivered++;
         else if (outcome === 'FAILED') chunk.failed++;
         else chunk.retrying++;
+      }
+      if (outcomes.some((delivery) => delivery.unreachable)) {
+        chunk.relayUnreachable = true;
+        chunk.passDone = false;
+        return chunk;
       }
       chunk.lastId = String(slice[slice.length - 1].id);
       Context.current().heartbeat(chunk.lastId);

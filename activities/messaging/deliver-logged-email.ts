@@ -32,7 +32,7 @@ export async function deliverLoggedEmail(
   preloaded: { template?: TemplateTexts; channel?: ChannelConfigRow; batchVariables?: Record<string, unknown> | null } = {},
   /** Called while a sent message's record waits for the database (the caller's activity heartbeats there). */
   stillWorking?: () => void,
-): Promise<{ outcome: LoggedDelivery; reason: string | null }> {
+): Promise<{ outcome: LoggedDelivery; reason: string | null; unreachable?: boolean }> {
   if (!(await startAttempt(db, log.id))) return { outcome: log.status === 'FAILED' ? 'FAILED' : 'SUCCESS', reason: null };
   let rendered: ReturnType<typeof renderTemplate>;
   try {
@@ -49,7 +49,7 @@ export async function deliverLoggedEmail(
     const failure = error instanceof DeliveryFailure ? error : new DeliveryFailure((error as Error).message, error instanceof SecretTampered);
     if (failure.permanent) await markFailed(db, log.id, failure.message);
     else await noteAttemptFailed(db, log.id, failure.message);
-    return { outcome: failure.permanent ? 'FAILED' : 'RETRY', reason: failure.message };
+    return { outcome: failure.permanent ? 'FAILED' : 'RETRY', reason: failure.message, unreachable: failure.unreachable };
   }
   // Sent: the record of it waits for a database that is away (a restart) rather than fail the attempt, whose
   // retry would mail the recipient a second time.

@@ -24,6 +24,8 @@ export interface RoleSendProgress {
   delivered: number;
   failed: number;
   retrying: number;
+  /** The relay is down: the send waits for it (without spending a pass) and goes on where it stopped. */
+  waitingForRelay: boolean;
   done: boolean;
 }
 

@@ -8,6 +8,8 @@ export class DeliveryFailure extends Error {
     readonly permanent: boolean,
     /** A SOAP Fault's code and string, when the peer answered one. */
     readonly fault?: { code: string | null; string: string },
+    /** The relay or peer itself could not be reached (refused, timed out): no message would get through now. */
+    readonly unreachable = false,
   ) {
     super(message);
     this.name = 'DeliveryFailure';

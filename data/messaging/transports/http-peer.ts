@@ -112,7 +112,7 @@ export async function callPeer(args: {
     else if (fault) failure = new DeliveryFailure(`SOAP Fault: ${fault.string}`, true, fault);
     else if (statusCode < 200 || statusCode >= 300) failure = new DeliveryFailure(`${config.transport} peer answered ${statusCode}`, statusCode < 500);
   } catch (error) {
-    failure = error instanceof DeliveryFailure ? error : new DeliveryFailure(`${config.transport} peer unreachable: ${(error as Error).message}`, false);
+    failure = error instanceof DeliveryFailure ? error : new DeliveryFailure(`${config.transport} peer unreachable: ${(error as Error).message}`, false, undefined, true);
   }
   await writeIntegrationLog(args.db, {
     site_id: args.siteId,

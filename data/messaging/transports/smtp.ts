@@ -55,11 +55,18 @@ function serverOptions(config: ChannelConfigRow, password: string | null, connec
   };
 }
 
-/** A 5xx reply refuses the message for good (a rejected address); anything else may pass on a retry. */
+/** nodemailer's codes for a relay it could not talk to at all, before any reply to the message. */
+const UNREACHABLE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS']);
+
+/**
+ * A 5xx reply refuses the message for good (a rejected address); anything else may pass on a retry. No
+ * reply at all (refused, reset, timed out) means the relay is down, not this message.
+ */
 function failureOf(error: unknown): DeliveryFailure {
   const smtp = error as { responseCode?: number; code?: string; message?: string };
   const reason = smtp.responseCode ? `SMTP ${smtp.responseCode}: ${smtp.message}` : `SMTP ${smtp.code ?? 'error'}: ${smtp.message ?? String(error)}`;
-  return new DeliveryFailure(reason, smtp.responseCode !== undefined && smtp.responseCode >= 500);
+  const unreachable = smtp.responseCode === undefined && (UNREACHABLE_CODES.has(smtp.code ?? '') || /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ETIMEDOUT/.test(smtp.message ?? ''));
+  return new DeliveryFailure(reason, smtp.responseCode !== undefined && smtp.responseCode >= 500, undefined, unreachable);
 }
 
 /**
@@ -72,7 +79,7 @@ export async function sendSmtp(config: ChannelConfigRow, password: string | null
   const transporter = smtpTransporter(config, password, connectTo);
   let deadline: NodeJS.Timeout | undefined;
   const stalled = new Promise<never>((_, reject) => {
-    deadline = setTimeout(() => reject(new DeliveryFailure(`SMTP: no answer within ${SEND_DEADLINE_MS / 1000} s`, false)), SEND_DEADLINE_MS);
+    deadline = setTimeout(() => reject(new DeliveryFailure(`SMTP: no answer within ${SEND_DEADLINE_MS / 1000} s`, false, undefined, true)), SEND_DEADLINE_MS);
   });
   try {
     // The subject and recipient were made single-line before; nodemailer gets no chance to be handed a header.

@@ -1,0 +1,100 @@
+import { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { call } from '../support/http';
+import { recordHistory } from '../support/histories';
+import { waitUntil } from '../support/wait';
+import { publishedTemplate } from '../messaging/harness';
+
+/**
+ * The mail relay gone in the middle of a role send, and back a minute later: a real SMTP server (the
+ * `smtp-server` package) that this test closes, every connection cut, and opens again on the same port.
+ * Every message must be sent once, after the pause, and the log rows must show the failed attempts.
+ */
+const COUNT = 1000;
+const OUTAGE_MS = 60000;
+
+let platform: TestPlatform;
+let api: RunningApi;
+let relay: SMTPServer | null = null;
+let relayPort = 0;
+/** Every recipient the relay accepted a message for, across both of its lives. */
+const received: string[] = [];
+
+async function openRelay(port: number): Promise<number> {
+  relay = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    closeTimeout: 100,
+    onData: (stream, session, callback) => {
+      stream.on('data', () => undefined);
+      stream.on('end', () => {
+        received.push(...session.envelope.rcptTo.map((to) => to.address));
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => relay!.listen(port, '127.0.0.1', resolve));
+  return (relay.server.address() as AddressInfo).port;
+}
+
+/** Closes the relay and cuts the connections the platform's pool holds: what a relay that goes away does. */
+async function closeRelay(): Promise<void> {
+  const closing = relay!;
+  relay = null;
+  await new Promise<void>((resolve) => {
+    closing.close(() => resolve());
+    for (const connection of (closing as unknown as { connections: Set<{ _socket?: { destroy(): void } }> }).connections) connection._socket?.destroy();
+  });
+}
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  api = await platform.startApi();
+  await platform.startWorker(['messaging', 'approvals']);
+  relayPort = await openRelay(0);
+});
+
+afterAll(async () => {
+  if (relay) await closeRelay();
+  await platform?.close();
+});
+
+test(`the relay gone halfway through a ${COUNT}-recipient role send and back ${OUTAGE_MS / 1000} s later: every message is sent exactly once, after the pause, and the rows show the failed attempts`, async () => {
+  const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-o'] });
+  const address = (i: number) => `outage${i}@relay-outage.example`;
+  await platform.db('directory.user').insert(Array.from({ length: COUNT }, (_, i) => ({ email: address(i), name: `O ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: ['site-o'] })));
+  const created = await call(api.url, 'POST', '/api/settings/email', { token: admin, body: { configName: 'relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relayPort, isActive: true } });
+  expect(created.status).toBe(201);
+  const templateId = await publishedTemplate(api.url, editor, 'site-o');
+  const sent = await call(api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-o' } });
+  expect(sent.body.recipients).toBe(COUNT);
+
+  await waitUntil('a part of the batch received', () => received.length >= COUNT / 4, { timeoutMs: 60000, intervalMs: 20 });
+  await closeRelay();
+  const closedAt = Date.now();
+  const receivedBefore = received.length;
+  await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+  const handle = platform.temporal.client.workflow.getHandle(sent.body.workflowId);
+  expect(await handle.query('progress')).toEqual(expect.objectContaining({ done: false, waitingForRelay: expect.any(Boolean) }));
+  expect(received.length).toBe(receivedBefore);
+  await openRelay(relayPort);
+  const reopenedAt = Date.now();
+
+  const result = await handle.result();
+  expect(result).toEqual(expect.objectContaining({ done: true, failed: 0 }));
+  const rows = await platform.db('email.email_log').where({ batch_id: sent.body.batchId }).select('recipient', 'status', 'attempts');
+  expect(rows.filter((row) => row.status !== 'SUCCESS')).toEqual([]);
+  const outOf = received.filter((to) => to.endsWith('@relay-outage.example'));
+  expect(outOf.length).toBe(COUNT);
+  expect(new Set(outOf).size).toBe(COUNT);
+  // The rows the outage met count their failed attempts (their last reason is cleared once they go).
+  const retried = rows.filter((row) => row.attempts > 1);
+  expect(retried.length).toBeGreaterThan(0);
+  await recordHistory(platform.temporal, { workflowId: sent.body.workflowId, name: 'email-role-relay-outage' });
+  console.log(
+    `mail relay gone mid-send for ${Math.round((reopenedAt - closedAt) / 1000)} s: ${receivedBefore} received before, ${outOf.length} in all, ${outOf.length - new Set(outOf).size} twice; ${retried.length} rows retried; the rest went within ${Math.round((Date.now() - reopenedAt) / 1000)} s of its return`,
+  );
+}, 600000);
