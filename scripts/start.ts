@@ -42,6 +42,25 @@ async function stopAll(exitCode: number): Promise<never> {
   process.exit(exitCode);
 }
 
+/**
+ * Each child is supervised: one that crashes is started again (and the console says so); Ctrl-C, SIGTERM or
+ * a child that keeps crashing stops the platform.
+ */
+function keepRunning(name: string, first: Running, start: () => Promise<Running>, logFile: string): void {
+  const supervised = supervise({
+    name,
+    first,
+    start,
+    say: (line) => console.error(`${line}; see ${logFile}`),
+    onGiveUp: (reason) => {
+      if (stopping) return;
+      console.error(`${reason}; see ${logFile}. Stopping Opsflow.`);
+      void stopAll(1);
+    },
+  });
+  stops.push({ name, stop: supervised.stop });
+}
+
 /** Components on this machine's loopback are started here; anything elsewhere is expected to be running. */
 function isLocal(host: string): boolean {
   return ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
@@ -203,23 +222,16 @@ async function main(): Promise<void> {
   if (isLocal(config.temporalAddress.split(':')[0])) {
     const [, port] = config.temporalAddress.split(':');
     const uiPort = Number(new URL(config.temporalUiUrl).port || 8233);
-    const temporal = await startTemporal({
-      dbFile: path.join(dataDir, 'temporal.db'),
-      port: Number(port),
-      uiPort,
-      namespaces: [config.temporalNamespace],
-      logFile: path.join(logs, 'temporal.log'),
-    });
-    stops.push({ name: 'Temporal', stop: temporal.stop });
+    const temporalArgs = { dbFile: path.join(dataDir, 'temporal.db'), port: Number(port), uiPort, namespaces: [config.temporalNamespace], logFile: path.join(logs, 'temporal.log') };
+    const temporal = await startTemporal(temporalArgs);
+    // Its database file keeps every run: started again, it goes on where it was, and workers reconnect.
+    keepRunning('Temporal dev server', temporal, () => startTemporal(temporalArgs), temporalArgs.logFile);
     step(`Temporal dev server on ${temporal.address} (${temporal.cli})`);
   }
 
-  const mail = await startMailCapture({
-    smtpPort: config.smtpCapturePort,
-    uiPort: config.mailCaptureUiPort,
-    logFile: path.join(logs, 'maildev.log'),
-  });
-  stops.push({ name: 'mail capture', stop: mail.stop });
+  const mailArgs = { smtpPort: config.smtpCapturePort, uiPort: config.mailCaptureUiPort, logFile: path.join(logs, 'maildev.log') };
+  const mail = await startMailCapture(mailArgs);
+  keepRunning('mail capture', mail, () => startMailCapture(mailArgs), mailArgs.logFile);
   step(`mail capture: SMTP 127.0.0.1:${mail.smtpPort}`);
 
   const bundlePath = await writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'));
@@ -233,22 +245,6 @@ async function main(): Promise<void> {
   const { apiListenPort } = loadConfig(env);
   const edgeAdminUrl = config.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(config.apiPort, apiListenPort)}`;
   env.EDGE_ADMIN_URL = edgeAdminUrl;
-  // Each child is supervised: one that crashes is started again (and the console says so); Ctrl-C, SIGTERM
-  // or a child that keeps crashing stops the platform.
-  const keepRunning = (name: string, first: Running, start: () => Promise<Running>, logFile: string) => {
-    const supervised = supervise({
-      name,
-      first,
-      start,
-      say: (line) => console.error(`${line}; see ${logFile}`),
-      onGiveUp: (reason) => {
-        if (stopping) return;
-        console.error(`${reason}; see ${logFile}. Stopping Opsflow.`);
-        void stopAll(1);
-      },
-    });
-    stops.push({ name, stop: supervised.stop });
-  };
   const launch = (name: string, entry: string, argv: string[] = []): ChildProcess => {
     const logFile = path.join(logs, `${name}.log`);
     const run = (): { child: ChildProcess; running: Running } => {

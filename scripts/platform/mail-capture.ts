@@ -8,6 +8,8 @@ export interface RunningMailCapture {
   uiUrl: string;
   /** maildev 3's REST API. */
   apiUrl: string;
+  /** Resolves, with how it ended, when maildev exits. */
+  exited: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -23,9 +25,12 @@ export async function startMailCapture(args: { smtpPort: number; uiPort: number;
     { stdio: ['ignore', out, out] },
   );
   let exit: string | null = null;
-  child.on('exit', (code, signal) => {
-    exit = `code ${code} signal ${signal}`;
-  });
+  const exited = new Promise<string>((resolve) =>
+    child.on('exit', (code, signal) => {
+      exit = `code ${code} signal ${signal}`;
+      resolve(exit);
+    }),
+  );
   const uiUrl = `http://127.0.0.1:${args.uiPort}`;
   const started = Date.now();
   for (;;) {
@@ -47,6 +52,7 @@ export async function startMailCapture(args: { smtpPort: number; uiPort: number;
     uiPort: args.uiPort,
     uiUrl,
     apiUrl: `${uiUrl}/api/email`,
+    exited,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

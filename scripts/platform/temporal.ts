@@ -9,6 +9,8 @@ export interface RunningTemporal {
   address: string;
   uiUrl: string;
   cli: string;
+  /** Resolves, with how it ended, when the dev server exits. */
+  exited: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -84,9 +86,12 @@ export async function startTemporal(args: {
     { stdio: ['ignore', out, out] },
   );
   let exit: string | null = null;
-  child.on('exit', (code, signal) => {
-    exit = `code ${code} signal ${signal}`;
-  });
+  const exited = new Promise<string>((resolve) =>
+    child.on('exit', (code, signal) => {
+      exit = `code ${code} signal ${signal}`;
+      resolve(exit);
+    }),
+  );
   try {
     await waitForFrontend(address, () => exit, 60000);
     await waitForHttp(uiUrl, 30000);
@@ -98,6 +103,7 @@ export async function startTemporal(args: {
     address,
     uiUrl,
     cli: `${cli.path} (${cli.source})`,
+    exited,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -129,7 +135,8 @@ async function startFromSdkDownload(args: {
         extraArgs: args.namespaces.filter((ns) => ns !== 'default').flatMap((ns) => ['--namespace', ns]),
       },
     });
-    return { address: args.address, uiUrl: args.uiUrl, cli: "the Temporal SDK's download", stop: () => env.teardown() };
+    // The SDK's server is not ours to watch: it never counts as exited.
+    return { address: args.address, uiUrl: args.uiUrl, cli: "the Temporal SDK's download", exited: new Promise<string>(() => undefined), stop: () => env.teardown() };
   } catch (error) {
     throw new Error(`${CLI_NOT_FOUND_MESSAGE} (SDK download failed: ${error instanceof Error ? error.message : error})`, { cause: error });
   }

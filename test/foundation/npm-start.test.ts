@@ -5,6 +5,11 @@ import path from 'node:path';
 import { waitUntil } from '../support/wait';
 import { call } from '../support/http';
 import { freePort } from '../support/slots';
+import { removeScopedDockerObjects } from '../support/docker-cleanup';
+import { buildJar, postJar } from '../deploy/jars';
+import Docker from 'dockerode';
+
+const SCOPE = 'opsflow-npm-start';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -35,6 +40,8 @@ beforeAll(async () => {
     TEMPORAL_UI_URL: `http://127.0.0.1:${temporalUi}`,
     SMTP_CAPTURE_PORT: String(smtp),
     MAIL_CAPTURE_UI_PORT: String(mailUi),
+    DEPLOY_SCOPE: SCOPE,
+    DEPLOY_NETWORK: SCOPE,
   };
   // `npm start` sets NODE_ENV=development itself (jest sets `test`).
   delete env.NODE_ENV;
@@ -42,7 +49,8 @@ beforeAll(async () => {
   delete env.OPSFLOW_TEST_PLATFORM;
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await removeScopedDockerObjects(new Docker(), SCOPE).catch(() => undefined);
   fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
@@ -149,7 +157,7 @@ async function portAnswers(port: number): Promise<boolean> {
   }
 }
 
-test('npm start brings up a ready platform; a killed edge and a killed worker are started again by its supervisor; Ctrl-C stops it; a second start keeps the data, and SIGTERM to the supervisor alone stops it all', async () => {
+test('npm start brings up a ready platform; an edge killed under traffic to a deployed service, a killed worker, Temporal dev server and mail capture are started again by its supervisor; Ctrl-C stops it; a second start keeps the data, and SIGTERM to the supervisor alone stops it all', async () => {
   const first = await npmStart();
   const api = `http://127.0.0.1:${ports.api}`;
   try {
@@ -173,13 +181,18 @@ test('npm start brings up a ready platform; a killed edge and a killed worker ar
     expect((await fetch(`http://127.0.0.1:${ports.mailUi}/api/email`)).status).toBe(200);
 
     // A crashed part is started again by the supervisor, not the end of the platform: the edge killed under
-    // steady traffic through it, then the messaging worker, whose role send below then still goes out.
+    // steady traffic through it to a deployed service, then the messaging worker, whose role send below then
+    // still goes out.
+    const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=steady-service\n' } });
+    const accepted = await postJar({ apiUrl: api, token: first.token, jar });
+    expect(accepted.status).toBe(202);
+    await waitUntil('the service deployed', async () => (await call(api, 'GET', `/api/infra/deployments/${accepted.body.deploymentId}`, { token: first.token })).body.status === 'RUNNING');
     const edgePid = childOfSupervisor(first, 'bootstrap.json');
     const traffic = { ok: 0, failed: 0, firstFailure: 0, lastFailure: 0 };
     let trafficOn = true;
     const load = (async () => {
       while (trafficOn) {
-        const answer = await fetch(`${api}/healthz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status, () => 0);
+        const answer = await fetch(`${api}/api/steady/x`, { headers: { authorization: `Bearer ${first.token}` }, signal: AbortSignal.timeout(2000) }).then((r) => r.status, () => 0);
         if (answer === 200) traffic.ok++;
         else {
           traffic.failed++;
@@ -198,13 +211,18 @@ test('npm start brings up a ready platform; a killed edge and a killed worker ar
     await waitUntil('more traffic through the new edge', () => traffic.ok > okWhenBack + 120, { timeoutMs: 20000 });
     trafficOn = false;
     await load;
-    console.log(`edge killed: ${traffic.failed} requests failed over ${traffic.lastFailure - traffic.firstFailure} ms, ${traffic.ok} answered`);
+    console.log(`edge killed under traffic to a deployed service: ${traffic.failed} requests failed over ${traffic.lastFailure - traffic.firstFailure} ms (none once back), ${traffic.ok} answered`);
     expect(first.output()).toContain('edge (Envoy) exited (code null signal SIGKILL); starting it again');
     expect(childOfSupervisor(first, 'bootstrap.json')).not.toBe(edgePid);
     // Once back, none fails.
     expect(traffic.failed).toBe(failedWhenBack);
     process.kill(childOfSupervisor(first, '--queues messaging'), 'SIGKILL');
     await waitUntil('the messaging worker started again', () => first.output().includes('worker-messaging is running again'), { timeoutMs: 30000 });
+    // Temporal's dev server and the mail capture too: the role send below runs through both once they are back.
+    process.kill(childOfSupervisor(first, 'start-dev'), 'SIGKILL');
+    await waitUntil('the Temporal dev server started again', () => first.output().includes('Temporal dev server is running again'), { timeoutMs: 60000 });
+    process.kill(childOfSupervisor(first, 'maildev'), 'SIGKILL');
+    await waitUntil('the mail capture started again', () => first.output().includes('mail capture is running again'), { timeoutMs: 30000 });
 
     const created = await call(api, 'POST', '/api/directory/users', {
       token: first.token,
