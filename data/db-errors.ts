@@ -18,8 +18,8 @@ export async function uniqueOr409<T>(write: () => Promise<T>, code: ErrorCode, d
   }
 }
 
-/** SQLSTATE classes and codes that mean the server is gone or going, not that the query was wrong. */
-const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]|53300)/;
+/** SQLSTATEs that mean the server is gone or going, not that the query was wrong (08P01, a protocol violation, is a bug). */
+const UNAVAILABLE_SQLSTATES = new Set(['08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', '53300']);
 const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
 
 /**
@@ -27,9 +27,12 @@ const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE',
  * caller is told 503 DATABASE_UNAVAILABLE and may retry, never a 500.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  const failure = error as { code?: unknown; name?: unknown; message?: unknown } | null;
+  const failure = error as { code?: unknown; name?: unknown; message?: unknown; port?: unknown } | null;
   if (!failure || typeof failure !== 'object') return false;
-  if (typeof failure.code === 'string' && (UNAVAILABLE_SOCKET_CODES.has(failure.code) || UNAVAILABLE_SQLSTATE.test(failure.code))) return true;
+  if (typeof failure.code === 'string' && UNAVAILABLE_SQLSTATES.has(failure.code)) return true;
+  // A socket error names its peer's port when the peer is reached over TCP, as the database is; the Docker
+  // engine's socket is a file, and an engine that does not answer is not the database.
+  if (typeof failure.code === 'string' && UNAVAILABLE_SOCKET_CODES.has(failure.code) && typeof failure.port === 'number') return true;
   if (failure.name === 'KnexTimeoutError') return true;
   return typeof failure.message === 'string' && /^Connection terminated|^Client has encountered a connection error|timeout exceeded when trying to connect/.test(failure.message);
 }

@@ -10,7 +10,10 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 export function createDb(args: { databaseUrl: string; poolMax?: number }): Db {
   const db = knex({
     client: 'pg',
-    connection: args.databaseUrl,
+    // A database that is away fails a connect within 10 s and a pool wait within 20 s, not knex's 60 s:
+    // under the 30 s heartbeat of the activities that wait for it to come back.
+    connection: { connectionString: args.databaseUrl, connectionTimeoutMillis: 10000 },
+    acquireConnectionTimeout: 20000,
     pool: { min: 0, max: args.poolMax ?? 10 },
   });
   return db;

@@ -33,6 +33,20 @@ export function durationMs(duration: string): number | null {
 /** A workflow definition without stages of its own, or no definition bound to a policy: one manager. */
 export const DEFAULT_STAGES: ApprovalStage[] = [{ name: 'Approval', role: 'MANAGER' }];
 
+/** What an approval callback path looks like: a path of the API itself, nothing else. */
+export const CALLBACK_PATH_PATTERN = '^/api/[A-Za-z0-9/_.~-]+$';
+
+/**
+ * Why a callback path is refused, or null. Checked at the route and again where the callback is sent: a
+ * run started on Temporal directly never went through the route. No empty or dot segment: `//host` and
+ * `/../` would leave the API's own paths.
+ */
+export function callbackPathProblem(callbackPath: unknown): string | null {
+  if (typeof callbackPath !== 'string' || callbackPath.length > 1000 || !new RegExp(CALLBACK_PATH_PATTERN).test(callbackPath)) return 'the callback path is not a path of the API';
+  if (callbackPath.split('/').slice(1).some((segment) => segment === '' || segment === '.' || segment === '..')) return 'the callback path has an empty or dot segment';
+  return null;
+}
+
 /** A revision submitted for publishing, with what its approval needs; the publish workflow's input. */
 export interface PublishInput {
   componentType: string;

@@ -52,6 +52,7 @@ function keepRunning(name: string, first: Running, start: () => Promise<Running>
     first,
     start,
     say: (line) => console.error(`${line}; see ${logFile}`),
+    isStopping: () => stopping,
     onGiveUp: (reason) => {
       if (stopping) return;
       console.error(`${reason}; see ${logFile}. Stopping Opsflow.`);

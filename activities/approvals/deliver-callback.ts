@@ -1,4 +1,5 @@
-import { Decision } from '../../domain/approvals';
+import { ApplicationFailure } from '@temporalio/activity';
+import { callbackPathProblem, Decision } from '../../domain/approvals';
 import { ApprovalsDeps } from './deps';
 
 export interface CallbackInput {
@@ -15,7 +16,13 @@ export interface CallbackInput {
  */
 export function deliverCallback({ config }: ApprovalsDeps) {
   return async (input: CallbackInput): Promise<void> => {
-    const answer = await fetch(new URL(input.callbackPath, config.apiInternalUrl), {
+    // The internal token goes with this request: only to the API itself, whoever started the run.
+    const problem = callbackPathProblem(input.callbackPath);
+    const target = problem ? null : new URL(input.callbackPath, config.apiInternalUrl);
+    if (!target || target.origin !== new URL(config.apiInternalUrl).origin) {
+      throw ApplicationFailure.nonRetryable(`The approval callback was not sent: ${problem ?? 'the callback path leaves the API'}.`, 'VALIDATION_FAILED');
+    }
+    const answer = await fetch(target, {
       method: 'POST',
       headers: { authorization: `Bearer ${config.internalToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ decision: input.decision, revision: input.revision, correlationId: input.correlationId }),

@@ -11,6 +11,11 @@ export interface BatchChunkInput {
   /** Rows with a larger id are this chunk's. */
   afterId: string;
   limit: number;
+  /**
+   * Stop at a slice that found the relay unreachable, for the workflow to wait for it. Set by workflow code
+   * that waits; a run of older code never sets it, and so never calls again and again from the same id.
+   */
+  stopOnUnreachable?: boolean;
 }
 
 export interface BatchChunk {
@@ -41,22 +46,34 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
     // Every row of a batch has the same template revision; the active configuration is read once a chunk.
     const preloaded =
       rows.length > 0 ? { template: await loggedTemplate(db, rows[0]), channel: await activeConfig(db, 'EMAIL'), batchVariables: await batchVariables(db, input.batchId) } : {};
-    for (let start = 0; start < rows.length; start += PARALLEL_SENDS) {
-      const slice = rows.slice(start, start + PARALLEL_SENDS);
-      const stillWorking = () => Context.current().heartbeat(chunk.lastId);
-      const outcomes = await Promise.all(slice.map((row) => deliverLoggedEmail(db, config, row, preloaded, stillWorking)));
-      for (const { outcome } of outcomes) {
-        if (outcome === 'SUCCESS') chunk.delivered++;
-        else if (outcome === 'FAILED') chunk.failed++;
-        else chunk.retrying++;
+    // A slice can take a while (a relay that does not answer, a database that is away): the heartbeat goes
+    // on meanwhile, so that the attempt is not timed out and retried while its sends are still in flight.
+    const heartbeat = setInterval(() => Context.current().heartbeat(chunk.lastId), 5000);
+    try {
+      for (let start = 0; start < rows.length; start += PARALLEL_SENDS) {
+        const slice = rows.slice(start, start + PARALLEL_SENDS);
+        // Every send of the slice ends before the attempt may: one that fails must not leave the others in
+        // flight for a retry to send again.
+        const settled = await Promise.allSettled(slice.map((row) => deliverLoggedEmail(db, config, row, preloaded)));
+        const refused = settled.find((result) => result.status === 'rejected');
+        if (refused) throw refused.reason;
+        const outcomes = settled.map((result) => (result as PromiseFulfilledResult<Awaited<ReturnType<typeof deliverLoggedEmail>>>).value);
+        for (const { outcome } of outcomes) {
+          if (outcome === 'SUCCESS') chunk.delivered++;
+          else if (outcome === 'FAILED') chunk.failed++;
+          else chunk.retrying++;
+        }
+        // The relay is down, not one message: it was not reached for some, and took none of the slice.
+        if (input.stopOnUnreachable && outcomes.some((delivery) => delivery.unreachable) && !outcomes.some((delivery) => delivery.outcome === 'SUCCESS')) {
+          chunk.relayUnreachable = true;
+          chunk.passDone = false;
+          return chunk;
+        }
+        chunk.lastId = String(slice[slice.length - 1].id);
+        Context.current().heartbeat(chunk.lastId);
       }
-      if (outcomes.some((delivery) => delivery.unreachable)) {
-        chunk.relayUnreachable = true;
-        chunk.passDone = false;
-        return chunk;
-      }
-      chunk.lastId = String(slice[slice.length - 1].id);
-      Context.current().heartbeat(chunk.lastId);
+    } finally {
+      clearInterval(heartbeat);
     }
     return chunk;
   };

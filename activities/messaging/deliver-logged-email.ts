@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { Context } from '@temporalio/activity';
 import { SecretTampered } from '../../lib/secrets';
 import { componentType } from '../../data/content/component-types';
 import { rowAtRevision } from '../../data/content/revisions';
@@ -30,8 +31,6 @@ export async function deliverLoggedEmail(
   log: EmailLogRow,
   /** What a bulk send loads once for all its rows. */
   preloaded: { template?: TemplateTexts; channel?: ChannelConfigRow; batchVariables?: Record<string, unknown> | null } = {},
-  /** Called while a sent message's record waits for the database (the caller's activity heartbeats there). */
-  stillWorking?: () => void,
 ): Promise<{ outcome: LoggedDelivery; reason: string | null; unreachable?: boolean }> {
   if (!(await startAttempt(db, log.id))) return { outcome: log.status === 'FAILED' ? 'FAILED' : 'SUCCESS', reason: null };
   let rendered: ReturnType<typeof renderTemplate>;
@@ -52,7 +51,9 @@ export async function deliverLoggedEmail(
     return { outcome: failure.permanent ? 'FAILED' : 'RETRY', reason: failure.message, unreachable: failure.unreachable };
   }
   // Sent: the record of it waits for a database that is away (a restart) rather than fail the attempt, whose
-  // retry would mail the recipient a second time.
-  await whenDatabaseIsBack(() => markDelivered(db, log.id, rendered), { onWait: stillWorking });
+  // retry would mail the recipient a second time; for as long as the attempt has left, less a margin.
+  const info = Context.current().info;
+  const attemptLeftMs = info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs - Date.now() - 5000;
+  await whenDatabaseIsBack(() => markDelivered(db, log.id, rendered), { maxMs: Math.min(120000, Math.max(0, attemptLeftMs)) });
   return { outcome: 'SUCCESS', reason: null };
 }

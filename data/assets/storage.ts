@@ -65,9 +65,9 @@ export function createFileStorage(root: string): AssetStorage {
           }
           await fs.promises.rename(temporary, target);
         } catch (error) {
-          // A full disk keeps nothing half-written: the caller still has its file, the store has no part of it.
-          if (!FULL_CODES.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+          // A failed store keeps nothing half-written: the caller still has its file, the store no part of it.
           await fs.promises.rm(temporary, { force: true });
+          if (!FULL_CODES.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
           throw new StorageFull(`the asset storage is full (${(error as NodeJS.ErrnoException).code}): ${sizeBytes} bytes could not be stored`);
         }
       }

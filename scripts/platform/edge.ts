@@ -59,7 +59,9 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
     stop: async () => {
       if (exit !== null) return;
       child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10000);
       await exited;
+      clearTimeout(killer);
     },
   };
 }

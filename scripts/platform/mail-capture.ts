@@ -56,7 +56,11 @@ export async function startMailCapture(args: { smtpPort: number; uiPort: number;
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        const killer = setTimeout(() => child.kill('SIGKILL'), 10000);
+        child.once('exit', () => {
+          clearTimeout(killer);
+          resolve();
+        });
         child.kill('SIGTERM');
       }),
   };

@@ -16,7 +16,8 @@ const LONGEST_BACKOFF_MS = 15000;
  * Keeps one child of `npm start` running, as a service manager would: when it exits on its own it is
  * started again after a backoff that doubles with each crash in the last minute, and the console says so.
  * Five crashes within a minute and it gives up (`onGiveUp`): something is wrong that a restart will not mend.
- * `stop()` (Ctrl-C, SIGTERM) stops it for good.
+ * `stop()` (Ctrl-C, SIGTERM) stops it for good, a start still under way included; `isStopping` says the
+ * platform is going down, when a child's exit is no crash (Ctrl-C reaches the children too).
  */
 export function supervise(args: {
   name: string;
@@ -24,14 +25,17 @@ export function supervise(args: {
   start: () => Promise<Running>;
   say: (line: string) => void;
   onGiveUp: (reason: string) => void;
+  isStopping?: () => boolean;
 }): { stop(): Promise<void> } {
   let current: Running | null = args.first;
+  let starting: Promise<Running | null> | null = null;
   let stopped = false;
   const crashes: number[] = [];
+  const over = () => stopped || (args.isStopping?.() ?? false);
 
   const watch = (running: Running) => {
     void running.exited.then(async (how) => {
-      if (stopped || current !== running) return;
+      if (over() || current !== running) return;
       current = null;
       const now = Date.now();
       crashes.push(now);
@@ -43,22 +47,27 @@ export function supervise(args: {
       const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** (crashes.length - 1), LONGEST_BACKOFF_MS);
       args.say(`${args.name} exited (${how}); starting it again in ${backoff} ms (crash ${crashes.length} within a minute)`);
       await new Promise((resolve) => setTimeout(resolve, backoff));
-      if (stopped) return;
-      try {
-        const next = await args.start();
-        if (stopped) {
-          await next.stop();
-          return;
-        }
-        current = next;
-        args.say(`${args.name} is running again`);
-        watch(next);
-      } catch (error) {
-        // A start that fails counts as a crash of its own.
-        const failed: Running = { exited: Promise.resolve(`did not start: ${error instanceof Error ? error.message : error}`), stop: async () => undefined };
-        current = failed;
-        watch(failed);
+      if (over()) return;
+      starting = args.start().then(
+        (next) => next,
+        (error: unknown) => {
+          // A start that fails counts as a crash of its own.
+          const failed: Running = { exited: Promise.resolve(`did not start: ${error instanceof Error ? error.message : error}`), stop: async () => undefined };
+          current = failed;
+          watch(failed);
+          return null;
+        },
+      );
+      const next = await starting;
+      starting = null;
+      if (!next) return;
+      if (over()) {
+        await next.stop();
+        return;
       }
+      current = next;
+      args.say(`${args.name} is running again`);
+      watch(next);
     });
   };
   watch(args.first);
@@ -66,6 +75,9 @@ export function supervise(args: {
   return {
     async stop() {
       stopped = true;
+      // A start under way finishes first, and what it started is stopped too.
+      const started = starting ? await starting : null;
+      await started?.stop();
       await current?.stop();
     },
   };

@@ -40,9 +40,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // Unmounted first: closing the platform removes its data folder, which a mount point inside keeps busy.
-  if (mounted) execFileSync('umount', [sinkDir]);
-  await platform?.close();
+  // Unmounted first, lazily (a download's stream may still hold a file there for a moment): closing the
+  // platform removes its data folder, which a mount point inside keeps busy.
+  try {
+    if (mounted) execFileSync('umount', ['--lazy', sinkDir]);
+  } finally {
+    await platform?.close();
+  }
 });
 
 const run = () =>

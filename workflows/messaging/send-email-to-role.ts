@@ -36,13 +36,12 @@ export async function sendEmailToRole(input: SendEmailToRoleInput): Promise<Role
     }
     let afterId = '0';
     for (;;) {
-      const chunk = await chunks.deliverBatchChunk({ batchId: input.batchId, afterId, limit: BATCH_CHUNK });
+      const chunk = await chunks.deliverBatchChunk({ batchId: input.batchId, afterId, limit: BATCH_CHUNK, stopOnUnreachable: relayWaitedMs < RELAY_WAIT_MOST_MS });
       progress.delivered += chunk.delivered;
       progress.failed += chunk.failed;
       progress.retrying += chunk.retrying;
       if (chunk.relayUnreachable) {
-        // Waited long enough: the pass ends here, and the rows left count their attempts as before.
-        if (relayWaitedMs >= RELAY_WAIT_MOST_MS) break;
+        // Once waited long enough, chunks no longer stop at the relay: the rows count their attempts as before.
         progress.waitingForRelay = true;
         await wf.sleep(relayPauseMs);
         relayWaitedMs += relayPauseMs;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { COMPONENT_TYPE_NAMES } from '../../../domain/approvals';
+import { CALLBACK_PATH_PATTERN, COMPONENT_TYPE_NAMES } from '../../../domain/approvals';
 import { Instant, Nullable, Revision, SiteId, StartedRunFields } from '../../http/common-schemas';
 
 export const ComponentTypeName = Type.Union(COMPONENT_TYPE_NAMES.map((name) => Type.Literal(name)));
@@ -25,7 +25,7 @@ export const SubmitBody = Type.Object(
     // Every versioned type's id is a uuid: the approval locks the resource's row by it.
     resourceId: Uuid,
     revision: Revision,
-    callbackPath: Type.String({ maxLength: 1000, pattern: '^/api/[A-Za-z0-9/_.~-]+$' }),
+    callbackPath: Type.String({ maxLength: 1000, pattern: CALLBACK_PATH_PATTERN }),
     requestedBy: Type.String({ minLength: 1, maxLength: 200 }),
     title: Type.Optional(Type.String({ maxLength: 500 })),
   },

@@ -112,7 +112,10 @@ export async function callPeer(args: {
     else if (fault) failure = new DeliveryFailure(`SOAP Fault: ${fault.string}`, true, fault);
     else if (statusCode < 200 || statusCode >= 300) failure = new DeliveryFailure(`${config.transport} peer answered ${statusCode}`, statusCode < 500);
   } catch (error) {
-    failure = error instanceof DeliveryFailure ? error : new DeliveryFailure(`${config.transport} peer unreachable: ${(error as Error).message}`, false, undefined, true);
+    // Unreachable only when no connection was made at all; a timeout or a broken answer is this message's.
+    const cause = (error as { cause?: { code?: string } }).cause;
+    const refused = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH'].includes((error as { code?: string }).code ?? cause?.code ?? '');
+    failure = error instanceof DeliveryFailure ? error : new DeliveryFailure(`${config.transport} peer unreachable: ${(error as Error).message}`, false, undefined, refused);
   }
   await writeIntegrationLog(args.db, {
     site_id: args.siteId,

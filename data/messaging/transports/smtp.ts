@@ -55,17 +55,20 @@ function serverOptions(config: ChannelConfigRow, password: string | null, connec
   };
 }
 
-/** nodemailer's codes for a relay it could not talk to at all, before any reply to the message. */
-const UNREACHABLE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS']);
+/** nodemailer's codes for a relay it could not connect to at all (its `command` is CONN for those in the connection phase). */
+const UNREACHABLE_CODES = new Set(['ECONNECTION', 'EDNS']);
+const CONNECTING_CODES = new Set(['ETIMEDOUT', 'ESOCKET']);
 
 /**
  * A 5xx reply refuses the message for good (a rejected address); anything else may pass on a retry. No
  * reply at all (refused, reset, timed out) means the relay is down, not this message.
  */
 function failureOf(error: unknown): DeliveryFailure {
-  const smtp = error as { responseCode?: number; code?: string; message?: string };
+  const smtp = error as { responseCode?: number; code?: string; message?: string; command?: string };
   const reason = smtp.responseCode ? `SMTP ${smtp.responseCode}: ${smtp.message}` : `SMTP ${smtp.code ?? 'error'}: ${smtp.message ?? String(error)}`;
-  const unreachable = smtp.responseCode === undefined && (UNREACHABLE_CODES.has(smtp.code ?? '') || /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ETIMEDOUT/.test(smtp.message ?? ''));
+  const unreachable =
+    smtp.responseCode === undefined &&
+    (UNREACHABLE_CODES.has(smtp.code ?? '') || (CONNECTING_CODES.has(smtp.code ?? '') && smtp.command === 'CONN') || /ECONNREFUSED|EHOSTUNREACH/.test(smtp.message ?? ''));
   return new DeliveryFailure(reason, smtp.responseCode !== undefined && smtp.responseCode >= 500, undefined, unreachable);
 }
 
