@@ -12,7 +12,7 @@ import { containersOf } from '../deploy/harness';
 import { buildJar, postJar } from '../deploy/jars';
 import { waitUntil } from '../support/wait';
 import { archiveFileIds, archiveOutcome } from '../archival/harness';
-import { remainingIds } from '../archival/seed';
+import { remainingIds, seedManyEmailLogs } from '../archival/seed';
 
 /**
  * PostgreSQL restarted under real work, as an upgrade or a failover does it: a server of this file's own
@@ -46,16 +46,7 @@ afterAll(async () => {
 });
 
 async function seedRows(siteId: string): Promise<number[]> {
-  const client = new pg.Client({ connectionString: server.url });
-  await client.connect();
-  await client.query(
-    `insert into email.email_log (site_id, created_at, updated_at, recipient, status, attempts, subject)
-     select $1, now() - interval '60 days' - g * interval '1 second', now() - interval '60 days', 'r' || g || '@example.test', 'SUCCESS', 1, 'subject ' || g
-     from generate_series(1, $2) g`,
-    [siteId, ROWS],
-  );
-  await client.end();
-  const seeded = await remainingIds(platform.db, siteId);
+  const seeded = await seedManyEmailLogs(platform.db, { databaseUrl: server.url, siteId, count: ROWS });
   expect(seeded.length).toBe(ROWS);
   return seeded;
 }

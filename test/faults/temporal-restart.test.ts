@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { WorkflowFailedError } from '@temporalio/client';
 import { startWorkflow } from '../../temporal-config/client';
 import { archiveLogs } from '../../workflows/archival/archive-logs';
@@ -8,7 +7,7 @@ import { withOwnTemporal } from '../support/own-temporal';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { archiveFileIds } from '../archival/harness';
-import { remainingIds } from '../archival/seed';
+import { remainingIds, seedManyEmailLogs } from '../archival/seed';
 
 /**
  * The Temporal dev server restarted (on its database file, as `npm start` runs it) in the middle of an
@@ -29,16 +28,7 @@ afterAll(async () => {
 });
 
 test(`the Temporal dev server restarted in the middle of a ${ROWS}-row archive run: the run completes, every row archived exactly once`, async () => {
-  const seeder = new pg.Client({ connectionString: platform.config.databaseUrl });
-  await seeder.connect();
-  await seeder.query(
-    `insert into email.email_log (site_id, created_at, updated_at, recipient, status, attempts, subject)
-     select $1, now() - interval '60 days' - g * interval '1 second', now() - interval '60 days', 'r' || g || '@example.test', 'SUCCESS', 1, 'subject ' || g
-     from generate_series(1, $2) g`,
-    [SITE, ROWS],
-  );
-  await seeder.end();
-  const seeded = await remainingIds(platform.db, SITE);
+  const seeded = await seedManyEmailLogs(platform.db, { databaseUrl: platform.config.databaseUrl, siteId: SITE, count: ROWS });
 
   await withOwnTemporal(platform, ['archival'], async (own) => {
     const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
