@@ -39,17 +39,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 /**
  * Runs a write that must not be lost, trying it again while the database is unavailable (a restart, a
- * failover), with a doubling pause up to 5 s, for at most `maxMs`; `onWait` is called before each pause
- * (an activity heartbeats there). Any other error, or the time running out, is thrown.
+ * failover), with a doubling pause up to 5 s, for at most `maxMs`. Any other error, or the time running
+ * out, is thrown.
  */
-export async function whenDatabaseIsBack<T>(write: () => Promise<T>, args: { maxMs?: number; onWait?: () => void } = {}): Promise<T> {
-  const deadline = Date.now() + (args.maxMs ?? 120000);
+export async function whenDatabaseIsBack<T>(write: () => Promise<T>, args: { maxMs: number }): Promise<T> {
+  const deadline = Date.now() + args.maxMs;
   for (let pause = 250; ; pause = Math.min(pause * 2, 5000)) {
     try {
       return await write();
     } catch (error) {
       if (!isDatabaseUnavailable(error) || Date.now() + pause > deadline) throw error;
-      args.onWait?.();
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
