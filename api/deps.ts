@@ -1,7 +1,7 @@
 import { Config } from '../lib/config';
 import { Logger } from '../lib/logger';
 import { Db } from '../data/db';
-import { DockerHandle } from '../data/docker';
+import { DockerHandle } from '../adapters/docker';
 import { AssetStorage } from '../data/assets/storage';
 import { TemporalHandle } from '../temporal-config/client';
 import { HostResolver } from '../data/messaging/transports/outbound';

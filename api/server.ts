@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createDb } from '../data/db';
-import { createDocker } from '../data/docker';
+import { createDocker } from '../adapters/docker';
 import { registerCoreServices } from '../data/deploy/registry';
 import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createFileStorage } from '../data/assets/storage';

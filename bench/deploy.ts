@@ -16,7 +16,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { signToken } from '../api/http/sign-token';
-import { createDocker } from '../data/docker';
+import { createDocker } from '../adapters/docker';
 import { buildJar, postJar } from '../test/deploy/jars';
 import { removeScopedDockerObjects } from '../test/support/docker-cleanup';
 import { typescriptCommand } from '../scripts/platform/children';

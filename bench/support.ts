@@ -10,7 +10,7 @@ import { createApp } from '../api/app';
 import { Config, loadConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createDb, Db } from '../data/db';
-import { createDocker } from '../data/docker';
+import { createDocker } from '../adapters/docker';
 import { createFileStorage } from '../data/assets/storage';
 import { connectTemporal, TemporalHandle } from '../temporal-config/client';
 import { typescriptCommand } from '../scripts/platform/children';

@@ -9,7 +9,7 @@ import Docker from 'dockerode';
 import { signToken } from '../api/http/sign-token';
 import { ConfigError, loadConfig } from '../lib/config';
 import { createDb } from '../data/db';
-import { createDocker } from '../data/docker';
+import { createDocker } from '../adapters/docker';
 import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
 import { writeWorkflowBundle } from '../workers/bundle';
@@ -26,7 +26,7 @@ import { installTools } from './tools';
 import { findTemporalCli } from '../temporal-config/temporal-cli';
 import { withProgress } from './progress';
 import { baseImageState, ensureBaseImage } from '../adapters/deploy/jre-base-image';
-import { DOCKER_UNAVAILABLE_DETAIL } from '../data/docker';
+import { DOCKER_UNAVAILABLE_DETAIL } from '../adapters/docker';
 
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
 let stopping = false;

@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger, Logger } from '../lib/logger';
 import { createDb } from '../data/db';
 import { assertAuditTablesMirror } from '../data/content/revisions';
-import { createDocker } from '../data/docker';
+import { createDocker } from '../adapters/docker';
 import { connectTemporal } from '../temporal-config/client';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes';
 import { ALL_TASK_QUEUES, isTaskQueue, TaskQueue } from '../domain/task-queues';

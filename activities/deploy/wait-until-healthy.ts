@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
-import { lastLogLines, maskSecretValues } from '../../data/deploy/container-logs';
+import { lastLogLines, maskSecretValues } from '../../adapters/deploy/container-logs';
 import { DeploymentRow, findDeployment } from '../../data/deploy/registry';
 import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../domain/deploy';
 import { DeployDeps } from './deps';

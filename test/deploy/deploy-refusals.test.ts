@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { createDocker } from '../../data/docker';
+import { createDocker } from '../../adapters/docker';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { containersOf, deploymentOutcome, imagesOf } from './harness';

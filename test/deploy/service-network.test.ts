@@ -1,4 +1,4 @@
-import { createDocker } from '../../data/docker';
+import { createDocker } from '../../adapters/docker';
 import { ensureServiceNetwork, removeServiceNetwork, serviceNetworkName } from '../../activities/deploy/service-network';
 
 /**

@@ -11,7 +11,7 @@ import { signToken, TokenClaims } from '../../api/http/sign-token';
 import { Config, loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { createDb, Db } from '../../data/db';
-import { createDocker, DockerHandle } from '../../data/docker';
+import { createDocker, DockerHandle } from '../../adapters/docker';
 import { createFileStorage } from '../../data/assets/storage';
 import { registerCoreServices } from '../../data/deploy/registry';
 import { assertAuditTablesMirror } from '../../data/content/revisions';

@@ -3,7 +3,7 @@ import Docker from 'dockerode';
 import { deleteInstanceRows, instanceAddressesByService, orphanInstanceIds, serviceToSurvey } from '../../../data/deploy/instances';
 import { LABELS, labelFilters, serviceFilters } from '../../../data/deploy/labels';
 import { DeploymentRow, findDeployment, findService } from '../../../data/deploy/registry';
-import { lastLogLines, lastServiceLogLines, maskSecretValues } from '../../../data/deploy/container-logs';
+import { lastLogLines, lastServiceLogLines, maskSecretValues } from '../../../adapters/deploy/container-logs';
 import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../../domain/deploy';
 import type { DeployDriverActivities } from '../docker-driver';
 import { DeployDeps } from '../deps';

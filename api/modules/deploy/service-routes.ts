@@ -5,7 +5,7 @@ import { AppDeps } from '../../deps';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors';
-import { followLog, followServiceLog, lastLogLines, lastServiceLogLines, maskSecretValues, taskLogLine } from '../../../data/deploy/container-logs';
+import { followLog, followServiceLog, lastLogLines, lastServiceLogLines, maskSecretValues, taskLogLine } from '../../../adapters/deploy/container-logs';
 import { taskInstanceId } from '../../../data/deploy/instances';
 import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
 import { LABELS, serviceFilters, swarmServiceName } from '../../../data/deploy/labels';
@@ -18,7 +18,7 @@ import { presentHistoryItem, presentService, presentServiceDetail } from './pres
 import { DeployAcceptedSchema, HistoryItemSchema, HistoryQuery, LogsQuery, RollbackBody, SCALE_LIMITS, ScaleBody, ServiceDetailSchema, ServiceParams, ServiceSummarySchema, StartedSchema } from './schemas';
 import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
 import { deployHistory, instancesOf, rollbackTarget, servicesWithHealthyCounts, setDesiredInstances, setServiceStatusRow } from '../../../data/deploy/services';
-import { DOCKER_UNAVAILABLE_DETAIL } from '../../../data/docker';
+import { DOCKER_UNAVAILABLE_DETAIL } from '../../../adapters/docker';
 
 /** The registry's services: list, inspect, scale, undeploy, logs, history and rollback. */
 export function serviceRoutes(deps: AppDeps): AnyRoute[] {

@@ -11,7 +11,7 @@ import { DEPLOY_SERVICE_WORKFLOW, DeployServiceWorkflow, deployWorkflowId } from
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { DeployAcceptedSchema } from './schemas';
 import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
-import { DOCKER_UNAVAILABLE_DETAIL } from '../../../data/docker';
+import { DOCKER_UNAVAILABLE_DETAIL } from '../../../adapters/docker';
 import { baseImageState } from '../../../adapters/deploy/jre-base-image';
 
 export interface DeployRequest {

@@ -10,7 +10,7 @@ import { DeliveryFailure } from '../../../data/messaging/transports/delivery-fai
 import { rendersWellFormed, renderPeerRequest } from '../../../data/messaging/transports/http-peer';
 import { assertOutboundAllowed, checkedAddress, OutboundRefused, outboundPolicyOf } from '../../../data/messaging/transports/outbound';
 import { sendThroughConfig } from '../../../data/messaging/transports/send-message';
-import { verifySmtp } from '../../../data/messaging/transports/smtp';
+import { verifySmtp } from '../../../adapters/messaging/smtp';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 import { secretKeysOf } from '../../../lib/secrets';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { attachPlatform, RunningApi, TestPlatform } from '../../../test/support/platform';
 import { call, expectProblem } from '../../../test/support/http';
-import { createDocker } from '../../../data/docker';
+import { createDocker } from '../../../adapters/docker';
 import { createDb } from '../../../data/db';
 
 let platform: TestPlatform;

@@ -5,7 +5,7 @@ import { Channel, ChannelConfigRow, openPasswords } from '../channel-configs';
 import { callPeer } from './http-peer';
 import { checkedAddress, HostResolver, outboundPolicyOf } from './outbound';
 import { singleLine } from './tokens';
-import { sendSmtp } from './smtp';
+import { sendSmtp } from '../../../adapters/messaging/smtp';
 
 export interface OutgoingMessage {
   channel: Channel;
