@@ -1,4 +1,4 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { freePort, freePortRun } from '../support/slots';
 import { waitUntil } from '../support/wait';
 import { removeScopedDockerObjects } from '../support/docker-cleanup';
 import { buildJar, postJar } from '../deploy/jars';
+import { ctrlC, npmStart, NpmStarted } from '../support/npm-start';
 
 /**
  * The newcomer's path, as on a fresh machine with only the system packages: a copy of the tree with no
@@ -19,10 +20,8 @@ const docker = new Docker();
 const IMAGE = `opsflow/jre-newcomer:${process.pid}`;
 const SCOPE = 'opsflow-newcomer';
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  token: string;
+/** A started platform and where its front door is. */
+interface Started extends NpmStarted {
   api: string;
 }
 
@@ -67,35 +66,11 @@ async function platformEnv(dataDir: string, scope: string): Promise<NodeJS.Proce
   return env;
 }
 
-/** Runs `npm start` in `cwd`, in its own process group, until its ready banner; fails with its output otherwise. */
-async function npmStart(cwd: string, env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn('npm', ['start'], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const started: Started = { child, output: () => output, token: '', api: `http://127.0.0.1:${env.API_PORT}` };
-  running.push(started);
-  await waitUntil('the ready banner of npm start', () => output.includes('Ctrl-C stops everything'), {
-    timeoutMs: 240000,
-    intervalMs: 250,
-    abortIf: () => (child.exitCode !== null ? `npm start exited:\n${output}` : null),
-  }).catch((error: Error) => {
-    throw new Error(`${error.message}\n${output}`);
-  });
-  started.token = /Development admin token[^\n]*\n\s+(\S+)/.exec(output)?.[1] ?? '';
-  return started;
-}
-
-/** Ctrl-C to the whole process group; what is left of it after 30 s is killed. */
-async function ctrlC(started: Started): Promise<void> {
-  if (started.child.exitCode !== null || started.child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
-  process.kill(-started.child.pid!, 'SIGINT');
-  const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 30000))]);
-  if (!stopped) {
-    process.kill(-started.child.pid!, 'SIGKILL');
-    await exited;
-  }
+/** Runs `npm start` in `cwd` until its ready banner; kept for the clean-up from the moment it runs. */
+async function startPlatform(cwd: string, env: NodeJS.ProcessEnv): Promise<Started> {
+  const api = `http://127.0.0.1:${env.API_PORT}`;
+  const started = await npmStart({ cwd, env, timeoutMs: 240000, onSpawn: (spawned) => running.push(Object.assign(spawned, { api }) as Started) });
+  return Object.assign(started, { api });
 }
 
 beforeAll(() => {
@@ -103,7 +78,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  for (const started of running.reverse()) await ctrlC(started).catch(() => undefined);
+  for (const started of running.reverse()) await ctrlC(started, { killAfterMs: 30000 }).catch(() => undefined);
   for (const scope of [SCOPE, `${SCOPE}-second`]) await removeScopedDockerObjects(docker, scope).catch(() => undefined);
   await docker.getImage(IMAGE).remove({ force: true }).catch(() => undefined);
   for (const dir of [copy, ...dataDirs]) if (dir) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
@@ -114,7 +89,7 @@ test("a newcomer's first `npm start` installs its tools and builds the JRE image
   expect(await docker.getImage(IMAGE).inspect().then(() => true, () => false)).toBe(false);
   const env = await platformEnv(path.join(copy, '.data'), SCOPE);
   // Only the image's name is another one, so that this test builds it from nothing; as npm start does for its default image, built from Debian packages.
-  const first = await npmStart(copy, { ...env, DEPLOY_BASE_IMAGE: IMAGE, DEPLOY_BASE_IMAGE_BUILD: 'debian' });
+  const first = await startPlatform(copy, { ...env, DEPLOY_BASE_IMAGE: IMAGE, DEPLOY_BASE_IMAGE_BUILD: 'debian' });
 
   expect(first.output()).toContain('installing Temporal CLI');
   expect(first.output()).toContain('installing Envoy 1.40.0');
@@ -153,7 +128,7 @@ test('a second platform with another API_PORT and data folder comes up beside th
   dataDirs.push(dataDir);
   // A scope of its own: its reconcile must not take the first platform's containers for orphans.
   const env = await platformEnv(dataDir, `${SCOPE}-second`);
-  const second = await npmStart(ROOT, { ...env, DEPLOY_BASE_IMAGE: IMAGE, DEPLOY_BASE_IMAGE_BUILD: 'debian' });
+  const second = await startPlatform(ROOT, { ...env, DEPLOY_BASE_IMAGE: IMAGE, DEPLOY_BASE_IMAGE_BUILD: 'debian' });
   expect(second.output()).toContain(`Edge admin       http://127.0.0.1:${Number(env.API_PORT) + 2}`);
   for (const started of [first, second]) {
     const ready = await call(started.api, 'GET', '/readyz');

@@ -1,10 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { waitUntil } from '../support/wait';
 import { call } from '../support/http';
 import { freePort } from '../support/slots';
+import { ctrlC, npmStart, NpmStarted } from '../support/npm-start';
 import { removeScopedDockerObjects } from '../support/docker-cleanup';
 import { buildJar, postJar } from '../deploy/jars';
 import Docker from 'dockerode';
@@ -12,12 +12,6 @@ import Docker from 'dockerode';
 const SCOPE = 'opsflow-npm-start';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  token: string;
-}
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
@@ -74,33 +68,11 @@ async function noProcessLeft(folder: string): Promise<string[]> {
   return processesUsing(folder);
 }
 
-/** Runs `npm start` in its own process group, as a terminal would, and waits for its ready banner. */
-async function npmStart(): Promise<Started> {
-  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  await waitUntil('the ready banner of npm start', () => output.includes('Ctrl-C stops everything'), {
-    timeoutMs: 150000,
-    intervalMs: 250,
-    abortIf: () => (child.exitCode !== null ? `npm start exited:\n${output}` : null),
-  }).catch((error: Error) => {
-    throw new Error(`${error.message}\n${output}`);
-  });
-  const token = /Development admin token[^\n]*\n\s+(\S+)/.exec(output)?.[1];
-  if (!token) throw new Error(`no token in the banner:\n${output}`);
-  return { child, output: () => output, token };
-}
-
-/** Ctrl-C: SIGINT to the whole process group, then wait for the supervisor to exit. */
-async function ctrlC(started: Started): Promise<void> {
-  const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
-  process.kill(-started.child.pid!, 'SIGINT');
-  await exited;
-}
+/** Runs `npm start` in this tree, as a terminal would, and waits for its ready banner. */
+const startHere = () => npmStart({ cwd: ROOT, env, timeoutMs: 150000 });
 
 /** The supervisor itself (`node … scripts/start.ts`), below npm and its shell. */
-function supervisorPid(started: Started): number {
+function supervisorPid(started: NpmStarted): number {
   const pending = [started.child.pid!];
   while (pending.length > 0) {
     const pid = pending.shift()!;
@@ -115,7 +87,7 @@ function supervisorPid(started: Started): number {
 }
 
 /** SIGTERM to the supervisor alone, as a service manager or `kill` sends it; its children get no signal of their own. */
-async function terminateSupervisor(started: Started): Promise<void> {
+async function terminateSupervisor(started: NpmStarted): Promise<void> {
   const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
   process.kill(supervisorPid(started), 'SIGTERM');
   await exited;
@@ -138,7 +110,7 @@ function listeningAddresses(port: number): string[] {
 }
 
 /** The supervisor's child whose command line has `marker`: a worker, the API, Envoy. */
-function childOfSupervisor(started: Started, marker: string): number {
+function childOfSupervisor(started: NpmStarted, marker: string): number {
   const supervisor = supervisorPid(started);
   for (const task of fs.readdirSync(`/proc/${supervisor}/task`)) {
     for (const pid of fs.readFileSync(`/proc/${supervisor}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)) {
@@ -158,7 +130,7 @@ async function portAnswers(port: number): Promise<boolean> {
 }
 
 test('npm start brings up a ready platform; an edge killed under traffic to a deployed service, a killed worker, Temporal dev server and mail capture are started again by its supervisor; Ctrl-C stops it; a second start keeps the data, and SIGTERM to the supervisor alone stops it all', async () => {
-  const first = await npmStart();
+  const first = await startHere();
   const api = `http://127.0.0.1:${ports.api}`;
   try {
     for (const url of [api, `${api}/api/openapi.json`, `http://127.0.0.1:${ports.temporalUi}`, `http://127.0.0.1:${ports.mailUi}`]) {
@@ -257,7 +229,7 @@ test('npm start brings up a ready platform; an edge killed under traffic to a de
   expect(await portAnswers(ports.mailUi)).toBe(false);
   expect(await noProcessLeft(dataDir)).toEqual([]);
 
-  const second = await npmStart();
+  const second = await startHere();
   try {
     const users = await call(api, 'GET', '/api/directory/users', { token: second.token });
     // The user made in the first start, and the development seed once, not twice.
