@@ -24,15 +24,17 @@ const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE',
 
 /**
  * The database cannot be reached right now (a restart, a failover, a full pool while it is down): the
- * caller is told 503 DATABASE_UNAVAILABLE and may retry, never a 500.
+ * caller is told 503 DATABASE_UNAVAILABLE and may retry, never a 500. `fromDatabase`: the error is known to
+ * come from a database call, so a socket error of an open connection (a reset, a broken pipe, which name no
+ * port) is the database's too.
  */
-export function isDatabaseUnavailable(error: unknown): boolean {
+export function isDatabaseUnavailable(error: unknown, options: { fromDatabase?: boolean } = {}): boolean {
   const failure = error as { code?: unknown; name?: unknown; message?: unknown; port?: unknown } | null;
   if (!failure || typeof failure !== 'object') return false;
   if (typeof failure.code === 'string' && UNAVAILABLE_SQLSTATES.has(failure.code)) return true;
   // A socket error names its peer's port when the peer is reached over TCP, as the database is; the Docker
   // engine's socket is a file, and an engine that does not answer is not the database.
-  if (typeof failure.code === 'string' && UNAVAILABLE_SOCKET_CODES.has(failure.code) && typeof failure.port === 'number') return true;
+  if (typeof failure.code === 'string' && UNAVAILABLE_SOCKET_CODES.has(failure.code) && (options.fromDatabase || typeof failure.port === 'number')) return true;
   if (failure.name === 'KnexTimeoutError') return true;
   return typeof failure.message === 'string' && /^Connection terminated|^Client has encountered a connection error|timeout exceeded when trying to connect/.test(failure.message);
 }
@@ -48,7 +50,7 @@ export async function whenDatabaseIsBack<T>(write: () => Promise<T>, args: { max
     try {
       return await write();
     } catch (error) {
-      if (!isDatabaseUnavailable(error) || Date.now() + pause > deadline) throw error;
+      if (!isDatabaseUnavailable(error, { fromDatabase: true }) || Date.now() + pause > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
