@@ -1,6 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 
@@ -82,16 +81,31 @@ export interface DefaultBridge {
  * would be its own. Some engines (Debian's dockerd 20.10) list no gateway in the bridge's IPAM config: then
  * the bridge interface's own IPv4 address, which is that gateway.
  */
+/**
+ * The IPv4 addresses of one network interface, whatever its state. Not os.networkInterfaces(): it leaves out
+ * an interface that is not running, and the engine's bridge with no container on it has no carrier.
+ */
+export function interfaceIPv4Addresses(interfaceName: string): string[] {
+  try {
+    const shown = JSON.parse(execFileSync('ip', ['-j', '-4', 'addr', 'show', 'dev', interfaceName], { stdio: 'pipe' }).toString() || '[]') as Array<{
+      addr_info?: Array<{ local?: string }>;
+    }>;
+    return shown.flatMap((entry) => entry.addr_info ?? []).flatMap((info) => (info.local ? [info.local] : []));
+  } catch {
+    return []; // no such interface
+  }
+}
+
 export async function swarmAdvertiseAddress(
   docker: Docker,
-  args: { configured: string | null; bridge?: () => Promise<DefaultBridge>; interfaces?: () => NodeJS.Dict<os.NetworkInterfaceInfo[]> },
+  args: { configured: string | null; bridge?: () => Promise<DefaultBridge>; addressesOf?: (interfaceName: string) => string[] },
 ): Promise<string> {
   if (args.configured) return args.configured;
   const bridge = await (args.bridge ?? (() => docker.getNetwork('bridge').inspect() as Promise<DefaultBridge>))();
   const gateway = bridge.IPAM?.Config?.find((config) => config.Gateway)?.Gateway;
   if (gateway) return gateway;
   const name = bridge.Options?.['com.docker.network.bridge.name'] || 'docker0';
-  const address = (args.interfaces ?? os.networkInterfaces)()[name]?.find((entry) => entry.family === 'IPv4')?.address;
+  const address = (args.addressesOf ?? interfaceIPv4Addresses)(name)[0];
   if (address) return address;
   throw new Error(`the engine's default bridge lists no gateway and its interface ${name} has no IPv4 address to advertise the swarm on: set SWARM_ADVERTISE_ADDR`);
 }
@@ -119,6 +133,43 @@ export async function ensureSwarm(docker: Docker, args: { advertiseAddress: stri
 }
 
 /**
+ * The door's container, running. A stopped door keeps its endpoints on the overlays it had joined; once one of
+ * those is gone (its service removed while the engine was down), the engine refuses to start it (a CI run
+ * failed so). The door holds no state of its own: it is made again and rejoins the overlays that still exist.
+ */
+export async function startEdgeDoorContainer(docker: Docker, args: { name: string; image: string }): Promise<Docker.Container> {
+  let container = docker.getContainer(args.name);
+  const existing = await container.inspect().catch(() => null);
+  const createDoor = () =>
+    docker.createContainer({
+      name: args.name,
+      Image: args.image,
+      Cmd: ['sleep', 'infinity'],
+      HostConfig: { NetworkMode: 'bridge', RestartPolicy: { Name: 'unless-stopped' }, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges:true'] },
+    });
+  if (!existing) {
+    container = await createDoor();
+    await container.start();
+  } else if (!existing.State.Running) {
+    try {
+      await container.start();
+    } catch {
+      const joined = Object.keys(existing.NetworkSettings.Networks ?? {}).filter((network) => network !== 'bridge');
+      await container.remove({ force: true });
+      container = await createDoor();
+      await container.start();
+      for (const network of joined) {
+        await docker
+          .getNetwork(network)
+          .connect({ Container: args.name })
+          .catch(() => undefined); // gone too
+      }
+    }
+  }
+  return container;
+}
+
+/**
  * A host process cannot reach a swarm overlay: the overlay lives in namespaces of its own on each node.
  * The door is a container on the default bridge that the platform joins to every service overlay
  * (DEPLOY_ATTACH_CONTAINERS). The host routes the overlays' pool through it, and it forwards and
@@ -126,20 +177,7 @@ export async function ensureSwarm(docker: Docker, args: { advertiseAddress: stri
  * Needs root (a host route, and the door's namespace set up from the host: the container gets no capability).
  */
 export async function openEdgeDoor(docker: Docker, args: { name: string; image: string }): Promise<void> {
-  let container = docker.getContainer(args.name);
-  const state = await container.inspect().then(
-    (details) => details.State,
-    () => null,
-  );
-  if (!state) {
-    container = await docker.createContainer({
-      name: args.name,
-      Image: args.image,
-      Cmd: ['sleep', 'infinity'],
-      HostConfig: { NetworkMode: 'bridge', RestartPolicy: { Name: 'unless-stopped' }, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges:true'] },
-    });
-  }
-  if (!state?.Running) await container.start();
+  const container = await startEdgeDoorContainer(docker, args);
   const details = await container.inspect();
   const pid = String(details.State.Pid);
   const doorAddress = details.NetworkSettings.Networks.bridge?.IPAddress;
