@@ -19,6 +19,7 @@ import { assertPlatformPathsReserved } from './modules/deploy/reserved-paths';
 import { directoryModule } from './modules/directory';
 import { messagingModule } from './modules/messaging';
 import { operationsModule } from './modules/operations';
+import { temporalCodecCors } from './modules/operations/temporal-codec';
 
 export interface App {
   koa: Koa;
@@ -63,6 +64,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   koa.use(requestContext({ logger: deps.logger, metrics }));
   const breach = options.onContractBreach;
   koa.use(problemMiddleware({ onUndeclared: breach && ((answer) => breach({ route: answer.route, breach: `answered ${answer.code}, which it does not declare` })) }));
+  koa.use(temporalCodecCors(deps));
   koa.use(gatewayIdentity({ verifier, internalToken: deps.config.internalToken }));
   // The operator console: static files, no identity needed to load them (its calls carry the token).
   koa.use(consoleFiles(path.resolve(__dirname, '..', 'console', 'dist')));

@@ -8,6 +8,7 @@ import { registerCoreServices } from '../data/deploy/registry';
 import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createFileStorage } from '../data/assets/storage';
 import { connectTemporal } from '../temporal-config/client';
+import { payloadCodecOf } from '../temporal-config/payload-codec';
 import { createApp } from './app';
 import { edgeSettingsOf, startEdgeControlPlane } from './modules/deploy/edge-control-plane';
 
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
     uiUrl: config.temporalUiUrl,
+    payloadCodec: payloadCodecOf(config),
   });
   // Versioned writes copy rows into their _aud tables column for column: a drifted audit table stops start-up.
   await assertAuditTablesMirror(db);

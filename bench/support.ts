@@ -13,6 +13,7 @@ import { createDb, Db } from '../data/db';
 import { createDocker } from '../adapters/docker';
 import { createFileStorage } from '../data/assets/storage';
 import { connectTemporal, TemporalHandle } from '../temporal-config/client';
+import { payloadCodecOf } from '../temporal-config/payload-codec';
 import { typescriptCommand } from '../scripts/platform/children';
 import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from '../test/support/slots';
 import { installTools } from '../scripts/tools';
@@ -89,7 +90,7 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}): Prom
   };
   const config = loadConfig(env);
   const db = createDb({ databaseUrl: config.databaseUrl });
-  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl });
+  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec: payloadCodecOf(config) });
   const app = createApp({
     config, db, temporal, docker: createDocker({ dockerHost: null }), storage: createFileStorage(path.join(dataDir, 'assets')),
     logger: createLogger({ level: 'warn', name: 'bench-api' }),

@@ -10,8 +10,8 @@ export function slugOf(serviceName: string): string {
 /** The platform's own modules; registered as CORE services at start-up. */
 export const CORE_MODULES = ['settings', 'assets', 'infra', 'email', 'workflow', 'content', 'forms', 'integration', 'directory'] as const;
 
-/** Slugs the gateway never hands to a deployed service: the modules' and the platform's own routes. */
-export const RESERVED_SLUGS: readonly string[] = [...CORE_MODULES, 'public', 'docs'];
+/** Slugs the gateway never hands to a deployed service: the modules' and the platform's own routes (`temporal`: the codec endpoint of Temporal's Web UI). */
+export const RESERVED_SLUGS: readonly string[] = [...CORE_MODULES, 'public', 'docs', 'temporal'];
 
 export const MAX_INSTANCES = 20;
 /** Images of this many successful deploys of a service are kept for rollback. */

@@ -1,4 +1,4 @@
-import { ConfigError, DEV_DEFAULTS, loadConfig } from './config';
+import { ConfigError, DEV_DEFAULTS, DEV_PAYLOAD_KEYS, loadConfig } from './config';
 
 test('development defaults match the contract', () => {
   const config = loadConfig({ NODE_ENV: 'development' });
@@ -45,13 +45,27 @@ test('the swarm driver without a registry stops start-up: no node could pull a J
 });
 
 test.each(Object.keys(DEV_DEFAULTS))('NODE_ENV=production refuses the development default of %s', (variable) => {
-  const strong = { JWT_SECRET: 'a'.repeat(32), INTERNAL_TOKEN: 'b'.repeat(32), SECRETS_KEY: 'c'.repeat(32) };
+  const strong = { JWT_SECRET: 'a'.repeat(32), INTERNAL_TOKEN: 'b'.repeat(32), SECRETS_KEY: 'c'.repeat(32), TEMPORAL_PAYLOAD_KEYS: `k1:${'d'.repeat(32)}` };
   expect(() => loadConfig({ NODE_ENV: 'production', ...strong })).not.toThrow();
   const env = { NODE_ENV: 'production', ...strong, [variable]: DEV_DEFAULTS[variable as keyof typeof DEV_DEFAULTS] };
   expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: the development default is refused`));
 });
 
-const strongSecrets = { JWT_SECRET: 'a'.repeat(32), INTERNAL_TOKEN: 'b'.repeat(32), SECRETS_KEY: 'c'.repeat(32) };
+test("Temporal's payload keys: newest first, each id:secret; the development key is refused in production, even beside a real one", () => {
+  expect(loadConfig({ NODE_ENV: 'development' }).temporalPayloadKeys).toEqual([{ id: 'dev1', secret: 'opsflow-dev-payload-key-change-me' }]);
+  const strong = { JWT_SECRET: 'a'.repeat(32), INTERNAL_TOKEN: 'b'.repeat(32), SECRETS_KEY: 'c'.repeat(32) };
+  expect(loadConfig({ NODE_ENV: 'production', ...strong, TEMPORAL_PAYLOAD_KEYS: `2026-11:${'n'.repeat(32)}, 2026-05:${'o'.repeat(20)}` }).temporalPayloadKeys).toEqual([
+    { id: '2026-11', secret: 'n'.repeat(32) },
+    { id: '2026-05', secret: 'o'.repeat(20) },
+  ]);
+  expect(() => loadConfig({ NODE_ENV: 'production', ...strong })).toThrow(/^TEMPORAL_PAYLOAD_KEYS: the development default is refused/);
+  expect(() => loadConfig({ NODE_ENV: 'production', ...strong, TEMPORAL_PAYLOAD_KEYS: `k2:${'n'.repeat(32)},${DEV_PAYLOAD_KEYS}` })).toThrow(/^TEMPORAL_PAYLOAD_KEYS: the development default/);
+  for (const bad of ['nokey', ':secretsecretsecret', 'k1:short', `k 1:${'n'.repeat(20)}`, `k1:${'n'.repeat(20)},k1:${'m'.repeat(20)}`]) {
+    expect(() => loadConfig({ NODE_ENV: 'development', TEMPORAL_PAYLOAD_KEYS: bad })).toThrow(/^TEMPORAL_PAYLOAD_KEYS: /);
+  }
+});
+
+const strongSecrets = { JWT_SECRET: 'a'.repeat(32), INTERNAL_TOKEN: 'b'.repeat(32), SECRETS_KEY: 'c'.repeat(32), TEMPORAL_PAYLOAD_KEYS: `k1:${'d'.repeat(32)}` };
 
 test.each([[undefined], [''], ['staging'], ['Development'], ['prod']])('NODE_ENV=%p is production: the development secrets are refused and the outbound guard is on', (nodeEnv) => {
   expect(() => loadConfig({ NODE_ENV: nodeEnv })).toThrow(/^JWT_SECRET: the development default is refused/);

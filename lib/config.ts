@@ -32,6 +32,8 @@ export interface Config {
   temporalAddress: string;
   temporalNamespace: string;
   temporalUiUrl: string;
+  /** Keys of the payload codec, the first encrypting, every one decrypting (TEMPORAL_PAYLOAD_KEYS). */
+  temporalPayloadKeys: PayloadKeySetting[];
   jwtSecret: string;
   jwtJwksUrl: string | null;
   jwtIssuer: string | null;
@@ -101,6 +103,37 @@ export class ConfigError extends Error {
     super(`${variable}: ${message}`);
     this.name = 'ConfigError';
   }
+}
+
+/** One key of Temporal's payload codec: its id, written beside every payload it encrypts, and its secret. */
+export interface PayloadKeySetting {
+  id: string;
+  secret: string;
+}
+
+/** The development payload key: refused outside development like the other development secrets. */
+export const DEV_PAYLOAD_KEYS = 'dev1:opsflow-dev-payload-key-change-me';
+
+/**
+ * TEMPORAL_PAYLOAD_KEYS: `id:secret` pairs, comma-separated, newest first. The first encrypts what is written
+ * now; the others still decrypt the histories of runs that began under them, so a rotation puts the new key
+ * first and keeps the old one until no run written under it can be open (or replayed).
+ */
+function payloadKeys(env: Env, production: boolean): PayloadKeySetting[] {
+  const raw = text(env, 'TEMPORAL_PAYLOAD_KEYS', DEV_PAYLOAD_KEYS);
+  if (production && raw.split(',').some((entry) => DEV_PAYLOAD_KEYS.split(',').includes(entry.trim()))) {
+    throw new ConfigError('TEMPORAL_PAYLOAD_KEYS', 'the development default is refused outside development (NODE_ENV is not development or test)');
+  }
+  const keys = raw.split(',').map((entry) => {
+    const separator = entry.indexOf(':');
+    const id = entry.slice(0, separator).trim();
+    const secret = entry.slice(separator + 1).trim();
+    if (separator < 1 || !/^[A-Za-z0-9._-]{1,64}$/.test(id)) throw new ConfigError('TEMPORAL_PAYLOAD_KEYS', 'each entry must be id:secret, the id of letters, digits, dot, dash or underscore (at most 64)');
+    if (secret.length < 16) throw new ConfigError('TEMPORAL_PAYLOAD_KEYS', `the secret of key ${id} must be at least 16 characters`);
+    return { id, secret };
+  });
+  if (new Set(keys.map((key) => key.id)).size !== keys.length) throw new ConfigError('TEMPORAL_PAYLOAD_KEYS', 'a key id appears twice');
+  return keys;
 }
 
 export const DEV_DEFAULTS = {
@@ -289,6 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...jwksSettings(env, production),
     internalToken: secret(env, 'INTERNAL_TOKEN', production, 16),
     secretsKey: secret(env, 'SECRETS_KEY', production, 16),
+    temporalPayloadKeys: payloadKeys(env, production),
     assetQuotaBytesPerSite: integer(env, 'ASSET_QUOTA_BYTES_PER_SITE', 10 * 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),
     sendRateLimit: integer(env, 'SEND_RATE_LIMIT', 10, 1, 1_000_000),
     sendRateWindowSeconds: integer(env, 'SEND_RATE_WINDOW_SECONDS', 60, 1, 86400),

@@ -27,6 +27,7 @@ import { findTemporalCli } from '../temporal-config/temporal-cli';
 import { withProgress } from './progress';
 import { baseImageState, ensureBaseImage } from '../adapters/deploy/jre-base-image';
 import { DOCKER_UNAVAILABLE_DETAIL } from '../adapters/docker';
+import { CODEC_ENDPOINT_PATH } from '../temporal-config/payload-codec';
 
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
 let stopping = false;
@@ -223,7 +224,7 @@ async function main(): Promise<void> {
   if (isLocal(config.temporalAddress.split(':')[0])) {
     const [, port] = config.temporalAddress.split(':');
     const uiPort = Number(new URL(config.temporalUiUrl).port || 8233);
-    const temporalArgs = { dbFile: path.join(dataDir, 'temporal.db'), port: Number(port), uiPort, namespaces: [config.temporalNamespace], logFile: path.join(logs, 'temporal.log') };
+    const temporalArgs = { dbFile: path.join(dataDir, 'temporal.db'), port: Number(port), uiPort, namespaces: [config.temporalNamespace], logFile: path.join(logs, 'temporal.log'), codecEndpoint: `${config.publicUrl}${CODEC_ENDPOINT_PATH}` };
     const temporal = await startTemporal(temporalArgs);
     // Its database file keeps every run: started again, it goes on where it was, and workers reconnect.
     keepRunning('Temporal dev server', temporal, () => startTemporal(temporalArgs), temporalArgs.logFile);

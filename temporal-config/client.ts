@@ -1,5 +1,5 @@
 import { Client, Connection, WorkflowNotFoundError, WorkflowStartOptions } from '@temporalio/client';
-import { Workflow } from '@temporalio/common';
+import { PayloadCodec, Workflow } from '@temporalio/common';
 import { ErrorCode } from '../lib/errors';
 import { temporalCallError } from './temporal-errors';
 
@@ -16,14 +16,15 @@ export interface StartedWorkflow {
   uiUrl: string;
 }
 
-export async function connectTemporal(args: { address: string; namespace: string; uiUrl: string }): Promise<TemporalHandle> {
+/** A client of the platform's namespace; every payload it sends or reads goes through `payloadCodec` (temporal-config/payload-codec.ts). */
+export async function connectTemporal(args: { address: string; namespace: string; uiUrl: string; payloadCodec: PayloadCodec }): Promise<TemporalHandle> {
   const connection = await Connection.connect({ address: args.address, connectTimeout: 5000 });
   // On Node 20 an AsyncLocalStorage, once run, keeps a promise hook on for the whole process: every promise
   // of every request pays for it. The connection runs its call-context storage once, to give its first call
   // a deadline; the platform passes no deadline, metadata or abort signal through it, so it is switched off.
   // A later withDeadline/withMetadata/withAbortSignal would switch it on again.
   connection.callContextStorage.disable();
-  return { connection, client: new Client({ connection, namespace: args.namespace }), namespace: args.namespace, uiUrl: args.uiUrl };
+  return { connection, client: new Client({ connection, namespace: args.namespace, dataConverter: { payloadCodecs: [args.payloadCodec] } }), namespace: args.namespace, uiUrl: args.uiUrl };
 }
 
 /** A link into the Temporal Web UI for one run. */

@@ -5,6 +5,7 @@ import { createDb } from '../data/db';
 import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createDocker } from '../adapters/docker';
 import { connectTemporal } from '../temporal-config/client';
+import { payloadCodecOf } from '../temporal-config/payload-codec';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes';
 import { ALL_TASK_QUEUES, isTaskQueue, TaskQueue } from '../domain/task-queues';
 import { archivalWorker } from './archival';
@@ -64,7 +65,8 @@ async function main(): Promise<void> {
   const db = createDb({ databaseUrl: config.databaseUrl });
   // Activities write versioned rows too (publishing): a drifted audit table stops start-up.
   await assertAuditTablesMirror(db);
-  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl });
+  const payloadCodec = payloadCodecOf(config);
+  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec });
   await ensureSearchAttributes(temporal.connection, config.temporalNamespace);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const deps: WorkerDeps = {
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
         // so a run of many sites (or a bulk send) uses every worker of the queue, not only the one that ran
         // the workflow task (the two-worker archival test fails with eager dispatch on).
         maxEagerActivityReservationsPerWorkflowTask: 0,
+        dataConverter: { payloadCodecs: [payloadCodec] },
         ...source,
       });
     }),

@@ -61,6 +61,8 @@ export async function startTemporal(args: {
   uiPort: number;
   namespaces: string[];
   logFile?: string;
+  /** The API's codec endpoint (…/api/temporal/codec), which the Web UI opens sealed payloads through. */
+  codecEndpoint?: string;
 }): Promise<RunningTemporal> {
   fs.mkdirSync(path.dirname(args.dbFile), { recursive: true });
   const address = `127.0.0.1:${args.port}`;
@@ -80,6 +82,7 @@ export async function startTemporal(args: {
       '--port', String(args.port),
       '--ui-port', String(args.uiPort),
       '--log-level', 'warn',
+      ...(args.codecEndpoint ? ['--ui-codec-endpoint', args.codecEndpoint] : []),
       ...searchAttributeFlags(),
       ...namespaceFlags,
     ],

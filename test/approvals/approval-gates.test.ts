@@ -93,10 +93,10 @@ describe('decisions sent straight to Temporal', () => {
     expect(signalled.ok).toBe(true);
     const history = await waitUntil('the refusal in the history', async () => {
       const shown = workflowShow(platform, page.workflowId);
-      return decodedPayloads(shown).includes('refuseRawDecision') ? shown : null;
+      return (await decodedPayloads(platform, shown)).includes('refuseRawDecision') ? shown : null;
     });
     expect(history).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
-    expect(decodedPayloads(history)).toContain('decisions reach a publish run only through POST /api/workflow/approvals/{correlationId}/decide');
+    expect(await decodedPayloads(platform, history)).toContain('decisions reach a publish run only through POST /api/workflow/approvals/{correlationId}/decide');
     expect(await statusOf(page.id)).toBe('PENDING_APPROVAL');
     expect(await approval(page.correlationId)).toEqual(expect.objectContaining({ status: 'PENDING', currentStage: 0, decisions: [] }));
     expect((await approval(page.correlationId)).progress).toEqual(expect.objectContaining({ stage: 'PENDING_APPROVAL', approvalStage: 0 }));

@@ -4,7 +4,7 @@ import http from 'node:http';
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { recordHistory } from '../support/histories';
-import { capturedLogger, workflowShow } from '../support/observed';
+import { capturedLogger, decodedPayloads, workflowShow } from '../support/observed';
 import { containersOf, deploymentOutcome, imagesOf } from './harness';
 import { waitUntil } from '../support/wait';
 import { buildJar, postJar } from './jars';
@@ -267,7 +267,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
     const history = workflowShow(platform, accepted.workflowId, accepted.runId);
     expect(history).toContain('loadDeployPlan');
     expect(apiLogLines.length).toBeGreaterThan(5);
-    for (const haystack of [answers.join('\n'), apiLogLines.join(''), worker.output(), history]) {
+    for (const haystack of [answers.join('\n'), apiLogLines.join(''), worker.output(), history, await decodedPayloads(platform, history)]) {
       expect(haystack).not.toContain(DB_PASSWORD);
       expect(haystack).not.toContain(URL_PASSWORD);
     }

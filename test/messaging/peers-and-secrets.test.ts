@@ -1,6 +1,6 @@
 import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
 import { call, expectProblem, HttpAnswer } from '../support/http';
-import { capturedLogger, workflowShow } from '../support/observed';
+import { capturedLogger, decodedPayloads, workflowShow } from '../support/observed';
 import { fetch as undiciFetch } from 'undici';
 import { guardedAgent } from '../../data/messaging/transports/outbound';
 import { callPeer } from '../../data/messaging/transports/http-peer';
@@ -221,7 +221,7 @@ test('no answer, no API log line and no Temporal history of a send contains a st
     expect(history).toContain(sent.body.workflowId);
     const integrationRows = JSON.stringify(await platform.db('integration.integration_log').select('*'));
     expect(integrationRows).toContain('echo ***');
-    for (const haystack of [answers.join('\n'), apiLogLines.join(''), worker.output(), history, integrationRows]) {
+    for (const haystack of [answers.join('\n'), apiLogLines.join(''), worker.output(), history, await decodedPayloads(platform, history), integrationRows]) {
       expect(haystack).not.toContain(SMTP_PASSWORD);
       expect(haystack).not.toContain(SERVICE_PASSWORD);
     }

@@ -2,6 +2,8 @@
 import { execFileSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { createLogger, Logger } from '../../lib/logger';
+import { Payload } from '@temporalio/common';
+import { payloadCodecOf } from '../../temporal-config/payload-codec';
 import { findTemporalCli } from '../../temporal-config/temporal-cli';
 import { TestPlatform } from './platform';
 
@@ -21,20 +23,23 @@ export function workflowShow(platform: TestPlatform, workflowId: string, runId?:
 }
 
 /**
- * The text of every payload in a `temporal workflow show --output json` history (payloads are base64 there,
- * markers' details included), to search for what a run recorded.
+ * The text of every payload in a `temporal workflow show --output json` history, opened with the platform's
+ * payload codec (sealed payloads are ciphertext there, the others base64; markers' details included), to
+ * search for what a run recorded.
  */
-export function decodedPayloads(shown: string): string {
-  const texts: string[] = [];
+export async function decodedPayloads(platform: TestPlatform, shown: string): Promise<string> {
+  const sealed: Payload[] = [];
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) node.forEach(walk);
     else if (node && typeof node === 'object') {
-      for (const [key, value] of Object.entries(node)) {
-        if (key === 'data' && typeof value === 'string') texts.push(Buffer.from(value, 'base64').toString('utf8'));
-        else walk(value);
-      }
+      const entry = node as { metadata?: Record<string, string>; data?: unknown };
+      if (entry.metadata && typeof entry.metadata === 'object' && (typeof entry.data === 'string' || entry.data === undefined)) {
+        const metadata = Object.fromEntries(Object.entries(entry.metadata).map(([key, value]) => [key, Buffer.from(value, 'base64')]));
+        sealed.push({ metadata, data: Buffer.from((entry.data as string | undefined) ?? '', 'base64') });
+      } else Object.values(node).forEach(walk);
     }
   };
   walk(JSON.parse(shown));
-  return texts.join('\n');
+  const opened = await payloadCodecOf(platform.config).decode(sealed);
+  return opened.map((payload) => Buffer.from(payload.data ?? []).toString('utf8')).join('\n');
 }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTemporal } from '../../scripts/platform/temporal';
 import { connectTemporal, TemporalHandle } from '../../temporal-config/client';
+import { payloadCodecOf } from '../../temporal-config/payload-codec';
 import { TaskQueue } from '../../domain/task-queues';
 import { RunningApi, TestPlatform } from './platform';
 import { freePort } from './slots';
@@ -21,7 +22,7 @@ export async function withOwnTemporal(
   const [port, uiPort] = [await freePort(), await freePort()];
   const serverArgs = { dbFile: path.join(dir, 'temporal.db'), port, uiPort, namespaces: [platform.config.temporalNamespace], logFile: path.join(dir, 'temporal.log') };
   let server = await startTemporal(serverArgs);
-  const temporal = await connectTemporal({ address: server.address, namespace: platform.config.temporalNamespace, uiUrl: server.uiUrl });
+  const temporal = await connectTemporal({ address: server.address, namespace: platform.config.temporalNamespace, uiUrl: server.uiUrl, payloadCodec: payloadCodecOf(platform.config) });
   const api = await platform.startApi({ temporal });
   const worker = await platform.startWorker(queues, { TEMPORAL_ADDRESS: server.address, API_INTERNAL_URL: api.url });
   try {

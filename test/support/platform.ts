@@ -16,6 +16,7 @@ import { createFileStorage } from '../../data/assets/storage';
 import { registerCoreServices } from '../../data/deploy/registry';
 import { assertAuditTablesMirror } from '../../data/content/revisions';
 import { connectTemporal, TemporalHandle } from '../../temporal-config/client';
+import { payloadCodecOf } from '../../temporal-config/payload-codec';
 import { TaskQueue } from '../../domain/task-queues';
 import { typescriptCommand } from '../../scripts/platform/children';
 import { RunningEdge, startEdge } from '../../scripts/platform/edge';
@@ -171,7 +172,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   const db = createDb({ databaseUrl: config.databaseUrl });
   let temporal: TemporalHandle;
   try {
-    temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl });
+    temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec: payloadCodecOf(config) });
   } catch (error) {
     throw new Error(`Temporal of the test platform is unreachable at ${config.temporalAddress}: ${error}`, { cause: error });
   }
