@@ -12,7 +12,7 @@ interface ComposeService {
   command?: string[];
 }
 
-const compose = parse(fs.readFileSync(path.join(__dirname, '..', '..', 'docker-compose.yml'), 'utf8')) as {
+const compose = parse(fs.readFileSync(path.join(__dirname, '..', '..', 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
 };
 const services = compose.services;
@@ -91,4 +91,9 @@ test('two replicas of each worker, the deploy worker included (no fixed containe
     const service = compose.services[worker] as ComposeService & { deploy?: { replicas?: number }; container_name?: string };
     expect({ worker, replicas: service.deploy?.replicas, containerName: service.container_name }).toEqual({ worker, replicas: 2, containerName: undefined });
   }
+});
+
+test("every Opsflow process seals Temporal's payloads with keys it must be given; the Web UI opens them through the API's codec endpoint", () => {
+  for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_PAYLOAD_KEYS).toBe('${TEMPORAL_PAYLOAD_KEYS:?set TEMPORAL_PAYLOAD_KEYS}');
+  expect(services['temporal-ui'].environment).toEqual(expect.objectContaining({ TEMPORAL_CODEC_ENDPOINT: expect.stringMatching(/\/api\/temporal\/codec$/), TEMPORAL_CODEC_PASS_ACCESS_TOKEN: 'true' }));
 });
