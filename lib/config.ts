@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+
 /**
  * The platform's configuration, parsed once from the environment. Everything else reads this typed
  * object, never `process.env`. Invalid configuration stops start-up with one line naming the variable.
@@ -36,6 +38,8 @@ export interface Config {
   temporalPayloadKeys: PayloadKeySetting[];
   jwtSecret: string;
   jwtJwksUrl: string | null;
+  /** The CA bundle the edge verifies the JWKS server's certificate against (JWT_JWKS_CA_FILE, else the system's). */
+  jwtJwksCaFile: string;
   jwtIssuer: string | null;
   jwtAudience: string | null;
   /** The console's client id at the identity provider (JWT_ISSUER): its "sign in with your organisation" button; null without one. */
@@ -273,6 +277,9 @@ function secret(env: Env, name: keyof typeof DEV_DEFAULTS, production: boolean, 
   return value;
 }
 
+/** Debian's bundle of the system's trusted CAs (package ca-certificates). */
+const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+
 /** The NODE_ENV values under which development rules apply; any other value, or none, is production. */
 export const DEVELOPMENT_ENVS = ['development', 'test'];
 
@@ -280,7 +287,7 @@ export const DEVELOPMENT_ENVS = ['development', 'test'];
  * With a JWKS (an identity provider's keys), tokens must name that provider and this platform: an issuer
  * and an audience are required, and outside development the keys come over https only.
  */
-function jwksSettings(env: Env, production: boolean): Pick<Config, 'jwtJwksUrl' | 'jwtIssuer' | 'jwtAudience' | 'oidcClientId' | 'oidcScope'> {
+function jwksSettings(env: Env, production: boolean): Pick<Config, 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience' | 'oidcClientId' | 'oidcScope'> {
   const jwtJwksUrl = url(env, 'JWT_JWKS_URL', null, production ? ['https:'] : ['https:', 'http:']);
   const jwtIssuer = optional(env, 'JWT_ISSUER');
   const jwtAudience = optional(env, 'JWT_AUDIENCE');
@@ -288,7 +295,9 @@ function jwksSettings(env: Env, production: boolean): Pick<Config, 'jwtJwksUrl' 
   if (jwtJwksUrl && !jwtAudience) throw new ConfigError('JWT_AUDIENCE', 'is required with JWT_JWKS_URL (the audience tokens must name)');
   const oidcClientId = optional(env, 'OIDC_CLIENT_ID');
   if (oidcClientId && !jwtJwksUrl) throw new ConfigError('OIDC_CLIENT_ID', 'needs JWT_JWKS_URL, JWT_ISSUER and JWT_AUDIENCE (the provider whose tokens the platform accepts)');
-  return { jwtJwksUrl, jwtIssuer, jwtAudience, oidcClientId, oidcScope: optional(env, 'OIDC_SCOPE') ?? 'openid profile email' };
+  const jwtJwksCaFile = text(env, 'JWT_JWKS_CA_FILE', SYSTEM_CA_BUNDLE);
+  if (env.JWT_JWKS_CA_FILE && !fs.existsSync(jwtJwksCaFile)) throw new ConfigError('JWT_JWKS_CA_FILE', `no such file: ${jwtJwksCaFile}`);
+  return { jwtJwksUrl, jwtJwksCaFile, jwtIssuer, jwtAudience, oidcClientId, oidcScope: optional(env, 'OIDC_SCOPE') ?? 'openid profile email' };
 }
 
 export function loadConfig(env: Env = process.env): Config {

@@ -41,9 +41,9 @@ const RESYNC_MS = 10000;
  * every registry change (notified by PostgreSQL, whoever made it), and every ten seconds. Rewrites run one
  * at a time; changes notified during one are written by the next.
  */
-export function startEdgeControlPlane(args: { db: Knex; config: Pick<Config, 'databaseUrl' | 'jwtSecret' | 'jwtJwksUrl' | 'jwtIssuer' | 'jwtAudience'>; logger: Logger; edge: EdgeSettings }) {
+export function startEdgeControlPlane(args: { db: Knex; config: Pick<Config, 'databaseUrl' | 'jwtSecret' | 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience'>; logger: Logger; edge: EdgeSettings }) {
   const { config, edge } = args;
-  const jwks = config.jwtJwksUrl && config.jwtIssuer && config.jwtAudience ? { url: config.jwtJwksUrl, issuer: config.jwtIssuer, audience: config.jwtAudience } : undefined;
+  const jwks = config.jwtJwksUrl && config.jwtIssuer && config.jwtAudience ? { url: config.jwtJwksUrl, issuer: config.jwtIssuer, audience: config.jwtAudience, caFile: config.jwtJwksCaFile } : undefined;
   const planOf = async (): Promise<EdgePlan> => ({
     dir: edge.dir,
     listen: edge.listen,

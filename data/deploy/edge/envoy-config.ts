@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { ErrorCatalogue, ErrorCode } from '../../../lib/errors';
 
 /**
@@ -24,8 +25,12 @@ export interface EdgeService {
 export interface EdgeJwt {
   /** HS256 user tokens signed with this secret. */
   hs256Secret: string;
-  /** RS256/ES256 tokens of an identity provider: its JWKS, issuer and audience. */
-  jwks?: { url: string; issuer: string; audience: string };
+  /**
+   * RS256/ES256 tokens of an identity provider: its JWKS, issuer and audience, and the CA bundle its key
+   * server's certificate must chain to (the system's, or JWT_JWKS_CA_FILE). With a provider, only its
+   * tokens pass the edge.
+   */
+  jwks?: { url: string; issuer: string; audience: string; caFile: string };
 }
 
 export interface EdgePlan {
@@ -139,13 +144,15 @@ function jwtFilter(jwt: EdgeJwt) {
     // (its expiry is still checked).
     jwt_cache_config: { jwt_cache_size: 1000 },
   };
-  const providers: Record<string, unknown> = {
-    platform: {
+  const providers: Record<string, unknown> = {};
+  // The platform's HS256 tokens name no issuer or audience: once an identity provider is configured, the
+  // API refuses them, and so does the edge (they are not even configured).
+  if (!jwt.jwks) {
+    providers.platform = {
       ...common,
       local_jwks: { inline_string: JSON.stringify({ keys: [{ kty: 'oct', alg: 'HS256', k: base64url(jwt.hs256Secret) }] }) },
-    },
-  };
-  if (jwt.jwks) {
+    };
+  } else {
     providers.identity_provider = {
       ...common,
       issuer: jwt.jwks.issuer,
@@ -157,13 +164,32 @@ function jwtFilter(jwt: EdgeJwt) {
       },
     };
   }
-  const anyProvider = jwt.jwks ? { requires_any: { requirements: [{ provider_name: 'platform' }, { provider_name: 'identity_provider' }] } } : { provider_name: 'platform' };
+  const anyProvider = { provider_name: jwt.jwks ? 'identity_provider' : 'platform' };
   return {
     name: 'envoy.filters.http.jwt_authn',
     typed_config: {
       '@type': type('envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication'),
       providers,
       requirement_map: { user: anyProvider },
+    },
+  };
+}
+
+/**
+ * TLS to the identity provider's key server, verified: its certificate must chain to `caFile` and name the
+ * host. Without this Envoy takes any certificate, and whoever answers for the provider serves the keys.
+ */
+function keyServerTls(host: string, caFile: string) {
+  const bare = host.replace(/^\[|\]$/g, '');
+  return {
+    '@type': type('envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext'),
+    // SNI carries host names only (RFC 6066).
+    ...(isIP(bare) ? {} : { sni: bare }),
+    common_tls_context: {
+      validation_context: {
+        trusted_ca: { filename: caFile },
+        match_typed_subject_alt_names: [{ san_type: isIP(bare) ? 'IP_ADDRESS' : 'DNS', matcher: { exact: bare } }],
+      },
     },
   };
 }
@@ -361,7 +387,7 @@ export function edgeClusters(plan: EdgePlan) {
       connect_timeout: '5s',
       load_assignment: { cluster_name: 'jwks', endpoints: [{ lb_endpoints: [{ endpoint: { address: address({ host: url.hostname, port }) } }] }] },
       ...(url.protocol === 'https:'
-        ? { transport_socket: { name: 'envoy.transport_sockets.tls', typed_config: { '@type': type('envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext'), sni: url.hostname } } }
+        ? { transport_socket: { name: 'envoy.transport_sockets.tls', typed_config: keyServerTls(url.hostname, plan.jwt.jwks.caFile) } }
         : {}),
     });
   }
