@@ -43,11 +43,12 @@ function serverOptions(config: ChannelConfigRow, password: string | null, connec
     host: connectTo ?? name,
     ...(connectTo && name && connectTo !== name ? { tls: { servername: name } } : {}),
     port: config.smtp_port ?? undefined,
-    // TLS from the first byte (smtpUseSsl); STARTTLS required (smtpUseTls); otherwise STARTTLS whenever the
-    // server offers it, and a failed upgrade fails the send rather than log in in clear. Plain only when the
-    // configuration says so (smtpAllowPlain).
+    // TLS from the first byte (smtpUseSsl); STARTTLS required (smtpUseTls, or a login to make: a relay whose
+    // STARTTLS an attacker stripped must not get the password); otherwise STARTTLS whenever the server offers
+    // it, and a failed upgrade fails the send rather than log in in clear. Plain only when the configuration
+    // says so (smtpAllowPlain).
     secure: Boolean(config.smtp_use_ssl),
-    requireTLS: Boolean(config.smtp_use_tls),
+    requireTLS: Boolean(config.smtp_use_tls) || (Boolean(config.smtp_username) && !config.smtp_allow_plain && !config.smtp_use_ssl),
     ignoreTLS: Boolean(config.smtp_allow_plain) && !config.smtp_use_tls && !config.smtp_use_ssl,
     auth: config.smtp_username ? { user: config.smtp_username, pass: password ?? '' } : undefined,
     connectionTimeout: 10000,

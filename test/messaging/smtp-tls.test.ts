@@ -59,3 +59,29 @@ test('only a configuration that says plain (smtpAllowPlain) logs in without TLS'
   expect((await validate(id)).body).toEqual(expect.objectContaining({ ok: true }));
   expect(logins.filter((login) => login.user === 'plain-on-purpose')).toEqual([{ user: 'plain-on-purpose', secure: false }]);
 });
+
+test('a relay that offers no STARTTLS (an attacker stripped it) gets no AUTH: with credentials configured, TLS is required unless smtpAllowPlain says otherwise', async () => {
+  const stripped = new SMTPServer({
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    authMethods: ['PLAIN', 'LOGIN'],
+    logger: false,
+    onAuth: (auth, session, callback) => {
+      logins.push({ user: auth.username, secure: session.secure });
+      callback(null, { user: auth.username });
+    },
+  });
+  await new Promise<void>((resolve) => stripped.listen(0, '127.0.0.1', resolve));
+  try {
+    const created = await call(api.url, 'POST', '/api/settings/email', {
+      token: admin,
+      body: { configName: 'stripped', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: (stripped.server.address() as AddressInfo).port, smtpUsername: 'stripped', smtpPassword: 'never-in-clear' },
+    });
+    expect(created.status).toBe(201);
+    const checked = await validate(created.body.id);
+    expect(checked.body).toEqual(expect.objectContaining({ ok: false, transport: 'SMTP', detail: expect.stringMatching(/STARTTLS/) }));
+    expect(logins.filter((login) => login.user === 'stripped')).toEqual([]);
+  } finally {
+    await new Promise<void>((resolve) => stripped.close(() => resolve()));
+  }
+});
