@@ -71,3 +71,18 @@ export type ScheduledAction = 'PUBLISH' | 'ARCHIVE';
 
 /** The moments an approval emails people: a stage reached, its reminder, its escalation, and the outcome. */
 export type NoticeKind = 'REQUESTED' | 'REMINDER' | 'ESCALATED' | 'OUTCOME';
+
+/**
+ * Why an approval callback does not match what its approval decided, or null. The callback publishes (or
+ * rejects) exactly the item and revision the approval was about, and only once the approval has that outcome.
+ */
+export function callbackMismatch(
+  approval: { component_type: string; resource_id: string; revision: number; status: string } | undefined,
+  claim: { componentType: string; resourceId: string; revision: number; decision: Decision },
+): string | null {
+  if (!approval) return 'does not exist';
+  if (approval.component_type !== claim.componentType || approval.resource_id !== claim.resourceId) return `is not about ${claim.componentType} ${claim.resourceId}`;
+  if (approval.revision !== claim.revision) return `approved revision ${approval.revision}, not ${claim.revision}`;
+  if (approval.status !== claim.decision) return `is ${approval.status}, not ${claim.decision}`;
+  return null;
+}

@@ -65,6 +65,7 @@ export const ErrorCatalogue = {
   SELF_APPROVAL_FORBIDDEN: entry(403, 'Self-approval forbidden'),
   APPROVER_ALREADY_DECIDED: entry(403, 'Approver already decided'),
   DECISION_NOT_RECORDED: entry(409, 'Decision not recorded'),
+  APPROVAL_MISMATCH: entry(409, 'Not what the approval decided'),
   CANCEL_NOT_RECORDED: entry(409, 'Cancel not recorded'),
   SCHEDULE_PASSED: entry(409, 'The scheduled time has come'),
   CHANGE_SCHEDULED: entry(409, 'A change is scheduled'),

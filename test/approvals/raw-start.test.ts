@@ -17,7 +17,7 @@ let api: RunningApi;
 beforeAll(async () => {
   platform = await attachPlatform();
   api = await platform.startApi();
-  await platform.startWorker(['approvals']);
+  await platform.startWorker(['approvals'], { API_INTERNAL_URL: api.url });
 });
 
 afterAll(async () => {
@@ -54,4 +54,51 @@ test('a publish run started on Temporal directly with a callback path that leave
   } finally {
     await evil.close();
   }
+});
+
+test('the approval callback publishes only what its approval approved: another revision, another page, an undecided or unknown approval are refused and publish nothing', async () => {
+  const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-cb'] });
+  const manager = await platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['site-cb'] });
+  expect((await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-cb', enabled: true } })).status).toBe(201);
+  const internal = { authorization: `Bearer ${platform.config.internalToken}` };
+  const newPage = async (slug: string) => {
+    const page = await call(api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-cb', name: slug, slug, title: 't', data: {} } });
+    expect(page.status).toBe(201);
+    return page.body.id as string;
+  };
+  const submit = async (id: string) => {
+    const submitted = await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor });
+    expect(submitted.body.status).toBe('PENDING_APPROVAL');
+    return submitted.body as { correlationId: string; workflowId: string };
+  };
+  const revisionOf = async (id: string) => (await call(api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items[0].rev as number;
+  const callback = (id: string, body: Record<string, unknown>) => call(api.url, 'POST', `/api/content/pages/${id}/approval-callback`, { headers: internal, body });
+  const statusOf = async (id: string) => (await call(api.url, 'GET', `/api/content/pages/${id}`, { token: editor })).body.status as string;
+
+  // Approved: page A at its submitted revision. Then A gets a newer draft.
+  const a = await newPage('cb-a');
+  const approvedRevision = await revisionOf(a);
+  const approvedRun = await submit(a);
+  expect((await call(api.url, 'POST', `/api/workflow/approvals/${approvedRun.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
+  await platform.temporal.client.workflow.getHandle(approvedRun.workflowId).result();
+  expect((await call(api.url, 'PUT', `/api/content/pages/${a}`, { token: editor, body: { name: 'cb-a', slug: 'cb-a', title: 'newer', data: {} } })).status).toBe(200);
+  const newerRevision = await revisionOf(a);
+  expect(newerRevision).toBeGreaterThan(approvedRevision);
+  // Pending: page B, not decided yet.
+  const b = await newPage('cb-b');
+  const pending = await submit(b);
+
+  for (const [what, id, body] of [
+    ["a newer revision than the approval's", a, { decision: 'APPROVED', revision: newerRevision, correlationId: approvedRun.correlationId }],
+    ["another page, with page A's approval", b, { decision: 'APPROVED', revision: await revisionOf(b), correlationId: approvedRun.correlationId }],
+    ['an approval still pending', b, { decision: 'APPROVED', revision: await revisionOf(b), correlationId: pending.correlationId }],
+    ['no approval at all', b, { decision: 'APPROVED', revision: await revisionOf(b), correlationId: randomUUID() }],
+  ] as Array<[string, string, Record<string, unknown>]>) {
+    const refused = await callback(id, body);
+    expect({ what, status: refused.status, code: refused.body?.code }).toEqual({ what, status: 409, code: 'APPROVAL_MISMATCH' });
+  }
+  const history = (await call(api.url, 'GET', `/api/content/pages/${a}/history`, { token: editor })).body.items as Array<{ rev: number; status: string }>;
+  expect(history.find((entry) => entry.rev === newerRevision)?.status).not.toBe('PUBLISHED');
+  expect(await statusOf(b)).toBe('PENDING_APPROVAL');
 });

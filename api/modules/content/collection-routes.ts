@@ -4,6 +4,7 @@ import { Identity, requireSiteMember } from '../../http/identity';
 import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { conflict, ErrorCode, notFound } from '../../../lib/errors';
+import { callbackMismatch } from '../../../domain/approvals';
 import { jsonDiff } from '../../../lib/json-diff';
 import { uniqueOr409 } from '../../../data/db-errors';
 import { findApproval, openApprovalOf } from '../../../data/approvals/approvals';
@@ -320,10 +321,14 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       params: IdParams,
       body: CallbackBody,
       responses: { 200: { description: 'the entity after the decision', schema: entity } },
-      errors: ['NOT_FOUND', 'REVISION_NOT_FOUND'],
+      errors: ['NOT_FOUND', 'REVISION_NOT_FOUND', 'APPROVAL_MISMATCH'],
       handler: async (ctx, { params, body }) => {
         // The revision that publishes (or rejects) is the last decider's.
         const approval = await findApproval(db, body.correlationId);
+        // The internal token is not a licence to publish: only what an approval decided, for its own item and
+        // revision, goes through (a run started on Temporal directly names whatever it likes).
+        const mismatch = callbackMismatch(approval, { componentType: type.type, resourceId: params.id, revision: body.revision, decision: body.decision });
+        if (mismatch) throw conflict('APPROVAL_MISMATCH', `Approval ${body.correlationId} ${mismatch}.`);
         const last = approval?.decisions[approval.decisions.length - 1];
         const actor: Actor = last ? { id: last.decidedBy, name: last.decidedByName } : { id: 'approvals', name: null };
         const result =
