@@ -1,4 +1,5 @@
-/** The approvals vocabulary every layer shares: component types, statuses, decisions, stages. Imports nothing. */
+/** The approvals vocabulary every layer shares: component types, statuses, decisions, stages. Imports only its own layer. */
+import { check, firstProblem, Problem } from './workflow-input';
 
 export const COMPONENT_TYPE_NAMES = [
   'PAGE', 'PAGE_LAYOUT', 'PORTLET', 'WEB_CONTENT', 'NAVIGATION', 'DYNAMIC_FORM',
@@ -85,4 +86,21 @@ export function callbackMismatch(
   if (approval.revision !== claim.revision) return `approved revision ${approval.revision}, not ${claim.revision}`;
   if (approval.status !== claim.decision) return `is ${approval.status}, not ${claim.decision}`;
   return null;
+}
+
+/** Why a publish run's input is refused (the workflow checks it before anything else), or null. */
+export function publishInputProblem(input: unknown): Problem {
+  return firstProblem(input, (given) => [
+    check.oneOf('componentType', given.componentType, COMPONENT_TYPE_NAMES),
+    check.siteId('siteId', given.siteId),
+    check.uuid('resourceId', given.resourceId),
+    check.integer('revision', given.revision, 1, 2147483647),
+    callbackPathProblem(given.callbackPath),
+    check.text('requestedBy', given.requestedBy, 256),
+    check.optional(given.title, () => (typeof given.title === 'string' && given.title.length <= 1000 ? null : 'title is too long'), true),
+    check.optional(given.comment, () => (typeof given.comment === 'string' && given.comment.length <= 2000 ? null : 'comment is too long'), true),
+    check.optional(given.correlationId, () => check.uuid('correlationId', given.correlationId), true),
+    check.optional(given.action, () => check.oneOf('action', given.action, ['PUBLISH', 'ARCHIVE'])),
+    check.optional(given.dueAt, () => check.instant('dueAt', given.dueAt)),
+  ]);
 }

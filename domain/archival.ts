@@ -1,4 +1,5 @@
-/** The archival vocabulary every layer shares: log types, the archive folder, archive file names. Imports nothing. */
+/** The archival vocabulary every layer shares: log types, the archive folder, archive file names. Imports only its own layer. */
+import { check, firstProblem, Problem } from './workflow-input';
 export const LOG_TYPES = ['SCHEDULER_JOB_LOG', 'EMAIL_LOG', 'INTEGRATION_LOG'] as const;
 export type LogType = (typeof LOG_TYPES)[number];
 
@@ -10,3 +11,27 @@ export function archiveFileName(logType: LogType, cutoff: Date, partNo: number):
 
 export const ARCHIVE_FOLDER = '/archive';
 export const MAX_ROWS_PER_PART = 1_000_000;
+
+/** How many sites one archive run works on at once, at most. */
+export const MAX_SITE_CONCURRENCY = 16;
+/** A heartbeat timeout as the archive run takes it: `3 seconds`, `10 s`, `1 minute`, `500 ms`. */
+const HEARTBEAT_TIMEOUT = '^\\d{1,5} ?(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$';
+
+/** Why an archive run's input is refused, or null. */
+export function archiveRunInputProblem(input: unknown): Problem {
+  return firstProblem(input, (given) => [
+    check.oneOf('logType', given.logType, LOG_TYPES),
+    check.optional(given.siteId, () => check.siteId('siteId', given.siteId)),
+    check.optional(given.dryRun, () => check.boolean('dryRun', given.dryRun)),
+    check.optional(given.heartbeatTimeout, () => check.pattern('heartbeatTimeout', given.heartbeatTimeout, HEARTBEAT_TIMEOUT)),
+    check.optional(given.maxRowsPerPart, () => check.integer('maxRowsPerPart', given.maxRowsPerPart, 1, MAX_ROWS_PER_PART)),
+    check.optional(given.siteConcurrency, () => check.integer('siteConcurrency', given.siteConcurrency, 1, MAX_SITE_CONCURRENCY)),
+  ]);
+}
+
+/** Why a scheduled archive's input is refused, or null. */
+export const scheduledArchiveInputProblem = (input: unknown): Problem => firstProblem(input, (given) => [check.oneOf('logType', given.logType, LOG_TYPES)]);
+
+/** Why a restore's input is refused, or null. */
+export const archiveRestoreInputProblem = (input: unknown): Problem =>
+  firstProblem(input, (given) => [check.uuid('assetId', given.assetId), check.text('requestedBy', given.requestedBy, 256)]);

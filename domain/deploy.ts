@@ -1,4 +1,5 @@
-/** The deploy vocabulary every layer shares: names, slugs, statuses, stages, limits. Imports nothing. */
+/** The deploy vocabulary every layer shares: names, slugs, statuses, stages, limits. Imports only its own layer. */
+import { check, firstProblem, Problem } from './workflow-input';
 
 export const SERVICE_NAME_PATTERN = '^[a-z][a-z0-9-]{1,62}$';
 
@@ -47,3 +48,16 @@ export interface StartedInstance {
 
 /** The failure type of an instance that exited or never became healthy; its details carry the log lines. */
 export const INSTANCE_UNHEALTHY = 'INSTANCE_UNHEALTHY';
+
+/** The instance timings every deploy workflow takes (the bounds of DEPLOY_HEALTH_TIMEOUT_SECONDS and DEPLOY_DRAIN_SECONDS). */
+const timingProblems = (given: Record<string, unknown>): Problem[] => [
+  check.integer('healthTimeoutSeconds', given.healthTimeoutSeconds, 1, 3600),
+  check.integer('drainSeconds', given.drainSeconds, 1, 600),
+];
+
+/** Why a deploy, scale, undeploy or reconcile run's input is refused, or null. */
+export const deployInputProblem = (input: unknown): Problem =>
+  firstProblem(input, (given) => [check.uuid('deploymentId', given.deploymentId), check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN), ...timingProblems(given)]);
+export const scaleInputProblem = (input: unknown): Problem => firstProblem(input, (given) => [check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN), ...timingProblems(given)]);
+export const undeployInputProblem = (input: unknown): Problem => firstProblem(input, (given) => [check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN)]);
+export const reconcileInputProblem = (input: unknown): Problem => firstProblem(input, timingProblems);

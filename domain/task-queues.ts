@@ -1,4 +1,6 @@
 /** The platform's task queues, one worker each. The deployments worker is the only one that talks to Docker. */
+import { check, firstProblem, Problem } from './workflow-input';
+
 export const TaskQueues = {
   archival: 'archival',
   deployments: 'deployments',
@@ -13,3 +15,6 @@ export const ALL_TASK_QUEUES: TaskQueue[] = Object.values(TaskQueues);
 export function isTaskQueue(value: string): value is TaskQueue {
   return (ALL_TASK_QUEUES as string[]).includes(value);
 }
+
+/** Why a worker ping's input is refused, or null. */
+export const pingInputProblem = (input: unknown): Problem => firstProblem(input, (given) => [check.oneOf('taskQueue', given.taskQueue, ALL_TASK_QUEUES)]);

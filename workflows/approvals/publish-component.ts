@@ -6,6 +6,8 @@ import { emailRoleWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SendEmailToRoleWorkfl
 import {
   cancelScheduleUpdate, ConfirmedDecision, DecideRequest, decideUpdate, decisionSignal, PublishProgress, publishProgressQuery, submittedUpdate,
 } from './definitions';
+import { publishInputProblem } from '../../domain/approvals';
+import { refuseInvalidInput } from '../valid-input';
 
 // Submitting, confirming a decision and publishing are short writes to the platform's database: local
 // activities, recorded in the history like any other, without a round trip through the server's task queue.
@@ -47,6 +49,7 @@ export const APPROVAL_NOTICES = 'approval-notices';
  * is confirmed the same way.
  */
 export async function publishComponent(input: PublishInput): Promise<PublishProgress> {
+  refuseInvalidInput(publishInputProblem(input));
   const action = input.action ?? 'PUBLISH';
   const dueAt = input.dueAt ?? null;
   const { workflowId, runId } = wf.workflowInfo();

@@ -3,6 +3,8 @@ import type { ArchivalActivities } from '../../activities/archival';
 import { MAX_ROWS_PER_PART } from '../../domain/archival';
 import { JobOutcome } from '../../domain/job-log';
 import { ArchiveRunInput, ArchiveRunProgress, archiveProgressQuery, SiteProgress } from './definitions';
+import { archiveRunInputProblem } from '../../domain/archival';
+import { refuseInvalidInput } from '../valid-input';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -47,6 +49,7 @@ function reason(error: unknown): string {
  * fails at the end if any site failed.
  */
 export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunProgress> {
+  refuseInvalidInput(archiveRunInputProblem(input));
   const act = activities(input.heartbeatTimeout ?? '1 minute');
   const { workflowId, runId } = wf.workflowInfo();
   const runStart = Date.now();

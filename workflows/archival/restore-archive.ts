@@ -2,6 +2,8 @@ import * as wf from '@temporalio/workflow';
 import type { ArchivalActivities } from '../../activities/archival';
 import { JobNames } from '../../domain/job-log';
 import { ArchiveRestoreInput, ArchiveRestoreReport, restoreProgressQuery } from './definitions';
+import { archiveRestoreInputProblem } from '../../domain/archival';
+import { refuseInvalidInput } from '../valid-input';
 
 const quickDb = wf.proxyActivities<ArchivalActivities>({
   startToCloseTimeout: '1 minute',
@@ -19,6 +21,7 @@ const transfer = wf.proxyActivities<ArchivalActivities>({
  * way, is a job-log row of the file's site.
  */
 export async function restoreArchive(input: ArchiveRestoreInput): Promise<ArchiveRestoreReport> {
+  refuseInvalidInput(archiveRestoreInputProblem(input));
   const { workflowId, runId } = wf.workflowInfo();
   const report: ArchiveRestoreReport = {
     workflowId, assetId: input.assetId, status: 'RUNNING', logType: null, siteId: null, fileName: null,

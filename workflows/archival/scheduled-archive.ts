@@ -3,6 +3,8 @@ import { archiveLogs } from './archive-logs';
 import { archiveRunWorkflowId, ScheduledArchiveInput } from './definitions';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { SearchAttributeKeys } from '../../domain/search-attributes';
+import { scheduledArchiveInputProblem } from '../../domain/archival';
+import { refuseInvalidInput } from '../valid-input';
 
 export interface ScheduledArchiveResult {
   started: boolean;
@@ -16,6 +18,7 @@ export interface ScheduledArchiveResult {
  * its own; when a run holds the id already, it skips.
  */
 export async function scheduledArchive(input: ScheduledArchiveInput): Promise<ScheduledArchiveResult> {
+  refuseInvalidInput(scheduledArchiveInputProblem(input));
   const workflowId = archiveRunWorkflowId(input.logType);
   try {
     const child = await wf.startChild(archiveLogs, {

@@ -2,6 +2,8 @@ import * as wf from '@temporalio/workflow';
 import { deployActivities, failureOf, restoreInstances, startInstances, Undo, waitAllHealthy } from './activities';
 import { DeployStage } from '../../domain/deploy';
 import { DeployProgress, deployProgressQuery, DeployServiceInput } from './definitions';
+import { deployInputProblem } from '../../domain/deploy';
+import { refuseInvalidInput } from '../valid-input';
 
 /** Runs started before these markers did not remove a dead run's leftovers first, nor undo a host-port redeploy's stop. */
 export const ORPHANS_REMOVED_FIRST = 'deploy-orphans-removed-first';
@@ -14,6 +16,7 @@ export const HOST_PORT_REDEPLOY_RESTORES = 'deploy-host-port-redeploy-restores';
  * that was running before keeps serving its previous version.
  */
 export async function deployService(input: DeployServiceInput): Promise<DeployProgress> {
+  refuseInvalidInput(deployInputProblem(input));
   const act = deployActivities(input);
   const progress: DeployProgress = { deploymentId: input.deploymentId, serviceName: input.serviceName, stage: 'VALIDATED', status: 'DEPLOYING', events: [], error: null };
   wf.setHandler(deployProgressQuery, () => progress);

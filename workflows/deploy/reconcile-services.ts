@@ -5,6 +5,8 @@ import { ReconcileServicesInput, scaleWorkflowId } from './definitions';
 import { SearchAttributeKeys } from '../../domain/search-attributes';
 import { scaleService } from './scale-service';
 import { JobNames } from '../../domain/job-log';
+import { reconcileInputProblem } from '../../domain/deploy';
+import { refuseInvalidInput } from '../valid-input';
 
 /** Ticks started before this marker wrote no job-log row; they replay as they were. */
 export const RECONCILE_JOB_LOG = 'reconcile-job-log';
@@ -14,6 +16,7 @@ export const RECONCILE_JOB_LOG = 'reconcile-job-log';
  * `scale:{name}` run. A service already being scaled is left to that run.
  */
 export async function reconcileServices(input: ReconcileServicesInput): Promise<{ services: string[]; skipped: string[]; failed: string[] }> {
+  refuseInvalidInput(reconcileInputProblem(input));
   const act = deployActivities(input);
   const startedAt = new Date(Date.now()).toISOString();
   const services = await act.listReconcilableServices();

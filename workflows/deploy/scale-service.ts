@@ -1,6 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import { deployActivities, startInstances, Undo, waitAllHealthy } from './activities';
 import { ScaleOutcome, scaleProgressQuery, ScaleServiceInput, ScaleStage } from './definitions';
+import { scaleInputProblem } from '../../domain/deploy';
+import { refuseInvalidInput } from '../valid-input';
 
 /**
  * Brings a running service to its desired instance count: instances that died are removed, missing ones
@@ -8,6 +10,7 @@ import { ScaleOutcome, scaleProgressQuery, ScaleServiceInput, ScaleStage } from 
  * every service; the scale endpoint runs it after changing the desired count.
  */
 export async function scaleService(input: ScaleServiceInput): Promise<ScaleOutcome> {
+  refuseInvalidInput(scaleInputProblem(input));
   const act = deployActivities(input);
   const outcome: ScaleOutcome = { serviceName: input.serviceName, desired: 0, replaced: 0, started: 0, stopped: 0, acted: false };
   let stage: ScaleStage = 'SURVEYING';

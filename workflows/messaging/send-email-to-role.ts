@@ -1,6 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import type { MessagingActivities } from '../../activities/messaging';
 import { BATCH_CHUNK, MAX_DELIVERY_ATTEMPTS, RoleSendProgress, roleSendProgressQuery, SendEmailToRoleInput } from './definitions';
+import { sendEmailToRoleInputProblem } from '../../domain/messaging';
+import { refuseInvalidInput } from '../valid-input';
 
 /** How a send waits out a relay that is down: a pause doubling from 2 s to 30 s, for 30 minutes in all. */
 const RELAY_PAUSE_FIRST_MS = 2000;
@@ -22,6 +24,7 @@ const record = wf.proxyActivities<MessagingActivities>({ startToCloseTimeout: '1
  * every message then goes once it is back.
  */
 export async function sendEmailToRole(input: SendEmailToRoleInput): Promise<RoleSendProgress> {
+  refuseInvalidInput(sendEmailToRoleInputProblem(input));
   const progress: RoleSendProgress = { batchId: input.batchId, pass: 0, delivered: 0, failed: 0, retrying: 0, waitingForRelay: false, done: false };
   let relayWaitedMs = 0;
   let relayPauseMs = RELAY_PAUSE_FIRST_MS;

@@ -1,6 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import type { MessagingActivities } from '../../activities/messaging';
 import { MAX_DELIVERY_ATTEMPTS, SendEmailInput } from './definitions';
+import { sendEmailInputProblem } from '../../domain/messaging';
+import { refuseInvalidInput } from '../valid-input';
 
 const deliver = wf.proxyActivities<MessagingActivities>({
   startToCloseTimeout: '1 minute',
@@ -13,6 +15,7 @@ const record = wf.proxyActivities<MessagingActivities>({ startToCloseTimeout: '3
  * attempts are spent the row becomes FAILED with the last reason. The row is PENDING until then.
  */
 export async function sendEmail(input: SendEmailInput): Promise<'SUCCESS' | 'FAILED'> {
+  refuseInvalidInput(sendEmailInputProblem(input));
   try {
     return await deliver.deliverEmail(input);
   } catch (error) {

@@ -1,6 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import type { OperationsActivities } from '../../activities/operations';
 import { PingWorkerInput, WorkerDescription } from './definitions';
+import { pingInputProblem } from '../../domain/task-queues';
+import { refuseInvalidInput } from '../valid-input';
 
 const { describeWorker } = wf.proxyActivities<OperationsActivities>({
   startToCloseTimeout: '10 seconds',
@@ -12,5 +14,6 @@ const { describeWorker } = wf.proxyActivities<OperationsActivities>({
  * worker answers who it is. Operators run it from the Web UI or `temporal workflow start` to check a queue.
  */
 export async function pingWorker(input: PingWorkerInput): Promise<WorkerDescription> {
+  refuseInvalidInput(pingInputProblem(input));
   return describeWorker({ taskQueue: input.taskQueue });
 }
