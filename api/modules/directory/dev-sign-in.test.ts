@@ -56,3 +56,13 @@ test('without an identity provider: the options say development sign-in only, an
   expect((await call(api.url, 'GET', '/api/directory/sign-in-options')).body).toEqual({ development: true, identityProvider: null });
   expectProblem(await call(api.url, 'POST', '/api/directory/sign-in/token', { body: { code: 'x', codeVerifier: 'v'.repeat(43), redirectUri: `${api.url}/console/` } }), 404, 'NOT_FOUND');
 });
+
+test('a 400 KB body nested 100,000 deep, sent without a token, is 400 VALIDATION_FAILED, not a stack overflow', async () => {
+  const depth = 100_000;
+  const raw = `{"code":${'['.repeat(depth)}${']'.repeat(depth)},"codeVerifier":"x","redirectUri":"x"}`;
+  const answer = await call(api.url, 'POST', '/api/directory/sign-in/token', { raw, headers: { 'content-type': 'application/json' } });
+  expectProblem(answer, 400, 'VALIDATION_FAILED');
+  expect(answer.text).toMatch(/nested/);
+  // Nested within the limit, and the API still answers as before.
+  expect((await call(api.url, 'GET', '/healthz')).status).toBe(200);
+});
