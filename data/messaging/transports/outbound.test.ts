@@ -21,3 +21,14 @@ test('anything that is not an IP address is refused', () => {
   expect(isSpecialPurpose('localhost')).toBe(true);
   expect(isSpecialPurpose('')).toBe(true);
 });
+
+test.each([
+  // IPv4-translated (RFC 6145: ::ffff:0:0:0/96), whatever IPv4 address it carries, public ones included.
+  '::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:8.8.8.8',
+  // Local-use NAT64 (RFC 8215: 64:ff9b:1::/48), whatever it carries and wherever.
+  '64:ff9b:1::808:808', '64:ff9b:1:7f00:1::', '64:ff9b:1:ffff::1',
+  // Site-local, deprecated but still routed on some networks (RFC 3879: fec0::/10).
+  'fec0::1', 'feff:ffff::1',
+])('%s lies in a prefix refused whole', (address) => {
+  expect(isSpecialPurpose(address)).toBe(true);
+});

@@ -16,6 +16,9 @@ const SPECIAL_IPV4: Array<[string, number]> = [
 const SPECIAL_IPV6: Array<[string, number]> = [
   ['::', 128], ['::1', 128], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['3fff::', 20], ['5f00::', 16],
   ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  // Refused whole, whatever they carry: IPv4-translated (RFC 6145), local-use NAT64 (RFC 8215), whose IPv4
+  // address may sit anywhere its operator puts it, and site-local (RFC 3879, deprecated but still routed).
+  ['::ffff:0:0:0', 96], ['64:ff9b:1::', 48], ['fec0::', 10],
 ];
 const SPECIAL = new net.BlockList();
 for (const [address, prefix] of SPECIAL_IPV4) SPECIAL.addSubnet(address, prefix, 'ipv4');
