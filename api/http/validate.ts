@@ -9,6 +9,24 @@ const textAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes
 
 // Answers are checked as sent (JSON-round-tripped) and never changed: no defaults, no coercion.
 const answerAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
+
+/**
+ * `x-http-url`: an http or https URL that the platform's own HTTP client will take (a host, a port up to
+ * 65535, an IPv4 address in range). A pattern cannot say that; the WHATWG URL parser that invokes it can.
+ * A keyword of its own rather than a `format`: the document's readers (the fuzzer among them) take the
+ * schema's pattern and leave the keyword to the server.
+ */
+export function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && text.startsWith(`${url.protocol}//`);
+  } catch {
+    return false;
+  }
+}
+for (const ajv of [bodyAjv, textAjv, answerAjv]) {
+  ajv.addKeyword({ keyword: 'x-http-url', type: 'string', schemaType: 'boolean', validate: (wanted: boolean, text: string) => !wanted || isHttpUrl(text), errors: false });
+}
 const compiledAnswers = new WeakMap<TSchema, ValidateFunction>();
 
 /** Null when a JSON answer conforms to its declared schema, else where and how it does not. */

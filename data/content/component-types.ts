@@ -109,7 +109,7 @@ export const COMPONENT_TYPES: readonly ComponentType[] = [
     collection: '/api/integration/soap-components',
     content: false,
     fields: [
-      { name: 'serviceUrl', schema: Type.String({ maxLength: 2048, pattern: '^https?://' }), writable: true },
+      { name: 'serviceUrl', schema: Type.String({ maxLength: 2048, pattern: '^https?://', 'x-http-url': true }), writable: true },
       { name: 'soapMethodName', schema: Type.String({ minLength: 1, maxLength: 200 }), writable: true },
       { name: 'sampleRequest', schema: Text(1_000_000), writable: true },
     ],

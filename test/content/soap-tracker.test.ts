@@ -74,3 +74,16 @@ test("a draft-only component -> 409 COMPONENT_NOT_PUBLISHED; another site's edit
     await peer.close();
   }
 });
+
+test('a service URL that is not a URL is 400 VALIDATION_FAILED on save and on update, never a 502 at invoke time', async () => {
+  const body = { siteId: 'site-t', soapMethodName: 'urn:quotes#GetQuote', sampleRequest: TEMPLATE };
+  for (const [n, serviceUrl] of ['http://quotes.example:99999/soap', 'http://1.2.3.999/soap', 'https://', 'http://bad host/soap', 'http://[::1/soap'].entries()) {
+    const refused = await call(api.url, 'POST', '/api/integration/soap-components', { token: editor, body: { ...body, name: `bad-url-${n}`, serviceUrl } });
+    expect({ serviceUrl, status: refused.status, code: refused.body?.code }).toEqual({ serviceUrl, status: 400, code: 'VALIDATION_FAILED' });
+  }
+  const created = await call(api.url, 'POST', '/api/integration/soap-components', { token: editor, body: { ...body, name: 'good-url', serviceUrl: 'http://quotes.example:8443/soap' } });
+  expect(created.status).toBe(201);
+  const updated = await call(api.url, 'PUT', `/api/integration/soap-components/${created.body.id}`, { token: editor, body: { ...body, name: 'good-url', serviceUrl: 'http://quotes.example:70000/soap' } });
+  expect({ status: updated.status, code: updated.body?.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+  expect((await call(api.url, 'GET', `/api/integration/soap-components/${created.body.id}`, { token: editor })).body.serviceUrl).toBe('http://quotes.example:8443/soap');
+});
