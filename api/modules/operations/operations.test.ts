@@ -64,9 +64,15 @@ test('GET /readyz answers from checks at most 2 s old: a burst of calls probes D
   }
 });
 
+test("GET /metrics is the ADMIN's or the internal token's (a scraper's): the edge's per-service statistics are not for anyone", async () => {
+  expectProblem(await call(api.url, 'GET', '/metrics'), 401, 'UNAUTHENTICATED');
+  expectProblem(await call(api.url, 'GET', '/metrics', { token: await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['s'] }) }), 403, 'FORBIDDEN');
+  expect((await call(api.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${platform.config.internalToken}` } })).status).toBe(200);
+});
+
 test('GET /metrics serves Prometheus text with the request counter', async () => {
   await call(api.url, 'GET', '/healthz');
-  const answer = await call(api.url, 'GET', '/metrics');
+  const answer = await call(api.url, 'GET', '/metrics', { token: await platform.token({ sub: 'ada', roles: ['ADMIN'] }) });
   expect(answer.status).toBe(200);
   expect(answer.headers.get('content-type')).toContain('text/plain');
   expect(answer.text).toMatch(/opsflow_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);

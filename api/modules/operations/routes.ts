@@ -131,7 +131,8 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       path: '/metrics',
       tag: 'operations',
       summary: 'Prometheus metrics: the API\'s, then the edge\'s (Envoy\'s statistics, every name `envoy_…`) where there is one',
-      access: access.public,
+      // Envoy's statistics name every deployed service and its traffic: an operator's, or a scraper's with the internal token.
+      access: access.rolesOrInternal('ADMIN'),
       responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain', schema: Type.String() } },
       errors: [],
       handler: async (ctx) => {
