@@ -6,3 +6,33 @@ export const sendEmailInputProblem = (input: unknown): Problem => firstProblem(i
 
 /** Why a role send's input is refused, or null. */
 export const sendEmailToRoleInputProblem = (input: unknown): Problem => firstProblem(input, (given) => [check.uuid('batchId', given.batchId)]);
+
+/** Where a channel's stored password is sent: the peer's origin and user, or the relay's host, port and user. */
+export interface PasswordDestination {
+  service_url?: string | null;
+  service_username?: string | null;
+  smtp_host?: string | null;
+  smtp_port?: number | null;
+  smtp_username?: string | null;
+}
+
+const originOf = (url: string | null | undefined): string | null => {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+};
+
+/**
+ * Which fields of a configuration's update would send the stored passwords somewhere new (another origin,
+ * host, port or user), for an update that leaves the passwords out. A password is kept only where it was
+ * given for: whoever may edit a configuration must not be able to redirect its password to a host of theirs.
+ */
+export function passwordDestinationChanges(before: PasswordDestination, after: PasswordDestination): Array<'service' | 'smtp'> {
+  const changed: Array<'service' | 'smtp'> = [];
+  if (originOf(before.service_url) !== originOf(after.service_url) || (before.service_username ?? null) !== (after.service_username ?? null)) changed.push('service');
+  if ((before.smtp_host ?? null) !== (after.smtp_host ?? null) || (before.smtp_port ?? null) !== (after.smtp_port ?? null) || (before.smtp_username ?? null) !== (after.smtp_username ?? null)) changed.push('smtp');
+  return changed;
+}

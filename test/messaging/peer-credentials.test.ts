@@ -71,3 +71,33 @@ test('a REST peer with ?apikey= in its URL and the password token in its body: t
     await peer.close();
   }
 });
+
+test('a stored password goes only where it was given for: a new host, port or user name without the password again is 400 and changes nothing', async () => {
+  const soap = { configName: 'moving-peer', transport: 'SOAP', serviceUrl: 'https://crm.example/soap', soapMethodName: 'Send', sampleRequest: '<Send/>', serviceUsername: 'svc' };
+  const created = await call(api.url, 'POST', '/api/settings/sms', { token: admin, body: { ...soap, servicePassword: PASSWORD_IN_BODY } });
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  for (const [what, change] of [
+    ['another host', { serviceUrl: 'https://collector.attacker.example/soap' }],
+    ['another port', { serviceUrl: 'https://crm.example:8443/soap' }],
+    ['another scheme', { serviceUrl: 'http://crm.example/soap' }],
+    ['another user', { serviceUsername: 'someone-else' }],
+  ] as Array<[string, Record<string, unknown>]>) {
+    const moved = await call(api.url, 'PUT', `/api/settings/sms/${id}`, { token: admin, body: { ...soap, ...change } });
+    expect({ what, status: moved.status, code: moved.body?.code }).toEqual({ what, status: 400, code: 'VALIDATION_FAILED' });
+  }
+  expect((await call(api.url, 'GET', `/api/settings/sms/${id}`, { token: admin })).body).toEqual(expect.objectContaining({ serviceUrl: 'https://crm.example/soap', serviceUsername: 'svc', hasServicePassword: true }));
+  // Another path on the same origin, or a new name, keeps it; a move with the password given again is fine.
+  expect((await call(api.url, 'PUT', `/api/settings/sms/${id}`, { token: admin, body: { ...soap, configName: 'renamed-peer', serviceUrl: 'https://crm.example/soap/v2' } })).status).toBe(200);
+  const withPassword = await call(api.url, 'PUT', `/api/settings/sms/${id}`, { token: admin, body: { ...soap, serviceUrl: 'https://crm2.example/soap', servicePassword: 'a-new-one' } });
+  expect({ status: withPassword.status, has: withPassword.body.hasServicePassword }).toEqual({ status: 200, has: true });
+
+  const smtp = { configName: 'moving-relay', transport: 'SMTP', smtpHost: 'relay.example', smtpPort: 587, smtpUsername: 'mailer' };
+  const relay = await call(api.url, 'POST', '/api/settings/email', { token: admin, body: { ...smtp, smtpPassword: PASSWORD_IN_BODY } });
+  expect(relay.status).toBe(201);
+  for (const change of [{ smtpHost: 'relay.attacker.example' }, { smtpPort: 2525 }, { smtpUsername: 'other' }]) {
+    const moved = await call(api.url, 'PUT', `/api/settings/email/${relay.body.id}`, { token: admin, body: { ...smtp, ...change } });
+    expect({ change, status: moved.status }).toEqual({ change, status: 400 });
+  }
+  expect((await call(api.url, 'PUT', `/api/settings/email/${relay.body.id}`, { token: admin, body: { ...smtp, configName: 'renamed-relay' } })).status).toBe(200);
+});

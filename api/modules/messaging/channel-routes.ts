@@ -4,6 +4,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, FieldIssue, notFound } from '../../../lib/errors';
+import { passwordDestinationChanges } from '../../../domain/messaging';
 import { activateConfig, activeConfig, Channel, ChannelConfigRow, ConfigColumns, deleteConfig, findConfig, listConfigs, openPasswords, saveConfig, sealPasswords } from '../../../data/messaging/channel-configs';
 import { isEmailAddress, isPhoneNumber } from '../../../domain/recipients';
 import { DeliveryFailure } from '../../../data/messaging/transports/delivery-failure';
@@ -259,9 +260,20 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
       responses: { 200: { description: 'the configuration', schema: ConfigSchema } },
       errors: ['NOT_FOUND', 'CONFIG_NAME_TAKEN', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { params, body }) => {
-        await configOr404(params.id);
+        const stored = await configOr404(params.id);
         await checked(body as ConfigBody);
-        const columns = sealPasswords(columnsOf(body as ConfigBody), secretKeysOf(config), { channel, rowId: params.id });
+        const replaced = columnsOf(body as ConfigBody);
+        const moved = passwordDestinationChanges(stored, { ...stored, ...replaced }).filter((kind) =>
+          kind === 'service' ? stored.service_password && replaced.service_password === undefined : stored.smtp_password && replaced.smtp_password === undefined,
+        );
+        if (moved.length > 0) {
+          throw badRequest(
+            'VALIDATION_FAILED',
+            'The stored password goes only where it was given for: send it again with the new address or user name.',
+            moved.map((kind) => ({ path: kind === 'service' ? 'body.servicePassword' : 'body.smtpPassword', message: 'is required when the address or user name changes' })),
+          );
+        }
+        const columns = sealPasswords(replaced, secretKeysOf(config), { channel, rowId: params.id });
         ctx.body = presentConfig(await saveConfig(db, { channel, id: params.id, create: false, columns, activate: body.isActive }));
       },
     }),
