@@ -4,8 +4,8 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
  * Secrets at rest: AES-256-GCM under a key derived from SECRETS_KEY with HKDF-SHA256. Each ciphertext is
  * bound to its place (table, column, row id) as associated data, so one copied into another row does not
  * decrypt, and only a full 16-byte tag is accepted. The stored form is `v2.<iv>.<tag>.<ciphertext>`
- * (base64url). `v1` (a bare SHA-256 key, no binding) is still read, so that the rotation command can
- * re-encrypt what an earlier release wrote; nothing writes it any more.
+ * (base64url). `v1` (a bare SHA-256 key, no binding) is read by the rotation command alone, to re-encrypt
+ * what an earlier release wrote; everywhere else it is refused, and nothing writes it any more.
  */
 const VERSION = 'v2';
 const LEGACY_VERSION = 'v1';
@@ -15,6 +15,18 @@ export class SecretTampered extends Error {
   constructor() {
     super('a stored secret failed its integrity check: it was changed or moved, or SECRETS_KEY is not the one that wrote it');
     this.name = 'SecretTampered';
+  }
+}
+
+/**
+ * A version-1 ciphertext where a secret is used: it is bound to no row, so one copied from another row would
+ * decrypt. Only the rotation command reads it, to rewrite it bound.
+ */
+export class SecretLegacy extends SecretTampered {
+  constructor() {
+    super();
+    this.message = 'a stored secret was written by an earlier release, bound to no row: run `npm run secrets:rotate` to rewrite it';
+    this.name = 'SecretLegacy';
   }
 }
 
@@ -67,8 +79,9 @@ function open(parts: { iv: Buffer; tag: Buffer; ciphertext: Buffer }, key: Buffe
 }
 
 /** The plain secret, and whether it is stored as the current key writes it. Throws SecretTampered. */
-function decryptWithKeys(stored: string, keys: SecretKeys, place: SecretPlace): { plain: string; current: boolean } {
+function decryptWithKeys(stored: string, keys: SecretKeys, place: SecretPlace, legacy: 'read' | 'refuse'): { plain: string; current: boolean } {
   const [version, iv, tag, ciphertext, extra] = stored.split('.');
+  if (version === LEGACY_VERSION && legacy === 'refuse') throw new SecretLegacy();
   if (!iv || !tag || ciphertext === undefined || extra !== undefined) throw new SecretTampered();
   const parts = { iv: Buffer.from(iv, 'base64url'), tag: Buffer.from(tag, 'base64url'), ciphertext: Buffer.from(ciphertext, 'base64url') };
   const candidates = [keys.current, ...(keys.previous ? [keys.previous] : [])];
@@ -80,12 +93,13 @@ function decryptWithKeys(stored: string, keys: SecretKeys, place: SecretPlace): 
   throw new SecretTampered();
 }
 
+/** The plain secret. Throws SecretTampered, or SecretLegacy for a version-1 ciphertext (secrets:rotate reads those). */
 export function decryptSecret(stored: string, keys: SecretKeys, place: SecretPlace): string {
-  return decryptWithKeys(stored, keys, place).plain;
+  return decryptWithKeys(stored, keys, place, 'refuse').plain;
 }
 
 /** The ciphertext as the current key writes it for this place, or null when it already is. Throws SecretTampered. */
 export function reencryptedSecret(stored: string, keys: SecretKeys, place: SecretPlace): string | null {
-  const { plain, current } = decryptWithKeys(stored, keys, place);
+  const { plain, current } = decryptWithKeys(stored, keys, place, 'read');
   return current ? null : encryptSecret(plain, keys, place);
 }

@@ -1,3 +1,4 @@
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
@@ -103,6 +104,38 @@ test('a key rotation keeps every send working: the new key with the old as SECRE
     expect((await send(after.url)).body).toEqual({ status: 'SUCCESS', detail: 'sent' });
     expectProblem(await send(api.url), 500, 'SECRET_INTEGRITY_FAILED');
     expect(peer.received.map((request) => basicPassword(request.headers.authorization))).toEqual(['sms-Pa55word', 'sms-Pa55word']);
+  } finally {
+    await peer.close();
+  }
+});
+
+test("a version-1 ciphertext (bound to no row, so copyable into any) is refused where a secret is used, naming the fix; `npm run secrets:rotate` rewrites it bound, and the send works", async () => {
+  const peer = await startPeer(() => ({ status: 200 }));
+  try {
+    const created = await call(api.url, 'POST', '/api/settings/email', { token: admin, body: restConfig('legacy', `${peer.url}/mail`, 'unused') });
+    expect(created.status).toBe(201);
+    // As an earlier release wrote it: SHA-256 of the key, no associated data.
+    const key = createHash('sha256').update(`opsflow-secrets:${platform.config.secretsKey}`).digest();
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const ciphertext = Buffer.concat([cipher.update('legacy-Pa55word', 'utf8'), cipher.final()]);
+    const legacy = ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+    await platform.db('settings.email_configuration').where({ id: created.body.id }).update({ service_password: legacy });
+
+    const refused = await call(api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1@peer.example', content: 'x' } });
+    expectProblem(refused, 500, 'SECRET_INTEGRITY_FAILED');
+    expect(refused.body.detail).toContain('secrets:rotate');
+    expect(peer.received).toEqual([]);
+
+    // The rotation test before this one left rows under a key this platform no longer holds: rotate names
+    // those (exit 1), and rewrites this one.
+    const rotated = await rotate({ ...platform.env });
+    expect(rotated.output).toMatch(/Re-encrypted [1-9]\d* stored secret/);
+    expect(rotated.output).not.toContain(created.body.id);
+    expect((await platform.db('settings.email_configuration').where({ id: created.body.id }).first()).service_password).toMatch(/^v2\./);
+    const processed = await call(api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1b@peer.example', content: 'x' } });
+    expect(processed.body).toEqual({ status: 'SUCCESS', detail: 'sent' });
+    expect(basicPassword(peer.received[0].headers.authorization)).toBe('legacy-Pa55word');
   } finally {
     await peer.close();
   }
