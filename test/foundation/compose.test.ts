@@ -10,10 +10,13 @@ interface ComposeService {
   environment?: Record<string, string>;
   healthcheck?: unknown;
   command?: string[];
+  image?: string;
+  networks?: string[] | Record<string, unknown>;
 }
 
 const compose = parse(fs.readFileSync(path.join(__dirname, '..', '..', 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
+  networks: Record<string, { internal?: boolean } | null>;
 };
 const services = compose.services;
 const mounts = (name: string) => services[name].volumes ?? [];
@@ -96,4 +99,22 @@ test('two replicas of each worker, the deploy worker included (no fixed containe
 test("every Opsflow process seals Temporal's payloads with keys it must be given; the Web UI opens them through the API's codec endpoint", () => {
   for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_PAYLOAD_KEYS).toBe('${TEMPORAL_PAYLOAD_KEYS:?set TEMPORAL_PAYLOAD_KEYS}');
   expect(services['temporal-ui'].environment).toEqual(expect.objectContaining({ TEMPORAL_CODEC_ENDPOINT: expect.stringMatching(/\/api\/temporal\/codec$/), TEMPORAL_CODEC_PASS_ACCESS_TOKEN: 'true' }));
+});
+
+const networksOf = (name: string) => {
+  const networks = services[name].networks;
+  if (!networks) return services[name].network_mode ? [] : ['default'];
+  return Array.isArray(networks) ? networks : Object.keys(networks);
+};
+
+test("the Docker proxy, which shows every container's environment, shares an internal network with the API alone", () => {
+  expect(networksOf('docker-reader')).toEqual(['docker-proxy']);
+  expect(compose.networks['docker-proxy']?.internal).toBe(true);
+  expect(Object.keys(services).filter((name) => networksOf(name).includes('docker-proxy')).sort()).toEqual(['api', 'docker-reader']);
+});
+
+test('every image is pinned to a version: no latest, no bare major', () => {
+  const images = Object.entries(services).filter(([, service]) => service.image).map(([name, service]) => ({ name, image: service.image! }));
+  expect(images.length).toBeGreaterThan(4);
+  for (const { name, image } of images) expect({ name, image, pinned: /:v?\d+\.\d+(\.\d+)?$/.test(image) }).toEqual({ name, image, pinned: true });
 });
