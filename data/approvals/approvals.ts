@@ -2,10 +2,10 @@ import { Knex } from 'knex';
 import { rawRows } from '../db';
 import { uniqueOr409 } from '../db-errors';
 import { Page, PageRequest, paginate } from '../paging';
-import { conflict, forbidden, notFound } from '../../lib/errors';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { ApprovalStage, Decision, DEFAULT_STAGES, PublishInput } from '../../domain/approvals';
 import { componentType } from '../content/component-types';
-import { setComponentStatus } from '../content/components';
+import { findComponent, setComponentStatus } from '../content/components';
 import { rowAtRevision } from '../content/revisions';
 
 export const POLICY_TABLE = 'workflow.approval_policy';
@@ -84,6 +84,7 @@ export interface Submitted {
  * correlation id; another open approval of the resource is 409 APPROVAL_PENDING.
  */
 export async function submitApproval(db: Knex, input: PublishInput & { correlationId: string; workflowId: string }): Promise<Submitted> {
+  await assertSubmissionOfRecord(db, input);
   const policy = await resolvePolicy(db, input.componentType, input.siteId);
   if (!policy || !policy.enabled) return { required: false, correlationId: null, stages: [] };
   const earlier = (await db(APPROVAL_TABLE).where({ correlation_id: input.correlationId }).first()) as ApprovalRow | undefined;
@@ -114,6 +115,18 @@ export async function submitApproval(db: Knex, input: PublishInput & { correlati
     await setComponentStatus(db, { type, id: input.resourceId, status: 'PENDING_APPROVAL', actor: { id: input.requestedBy, name: null } });
   }
   return { required: true, correlationId: approval.correlation_id, stages: approval.stages };
+}
+
+/**
+ * The item and revision a publish run names are what the database holds: the item is in the site the run
+ * names (the policy is the site's), and the revision exists. A run started on Temporal directly could
+ * otherwise name a site without a policy for an item of a site with one.
+ */
+export async function assertSubmissionOfRecord(db: Knex, input: Pick<PublishInput, 'componentType' | 'siteId' | 'resourceId' | 'revision'>): Promise<void> {
+  const type = componentType(input.componentType);
+  const row = type ? await findComponent(db, type, input.resourceId) : undefined;
+  if (!type || !row || row.site_id !== input.siteId) throw badRequest('VALIDATION_FAILED', `${input.componentType} ${input.resourceId} is not an item of site ${input.siteId}.`);
+  if (!(await rowAtRevision(db, type, input.resourceId, input.revision))) throw badRequest('VALIDATION_FAILED', `${input.componentType} ${input.resourceId} has no revision ${input.revision}.`);
 }
 
 export async function findApproval(db: Knex, correlationId: string): Promise<ApprovalRow | undefined> {

@@ -39,12 +39,17 @@ test('a publish run started on Temporal directly with a callback path that leave
       const revision = (await call(api.url, 'GET', `/api/content/pages/${page.body.id}/history`, { token: admin })).body.items[0].rev as number;
       const input: PublishInput = { componentType: 'PAGE', siteId: 'site-1', resourceId: page.body.id, revision, callbackPath, requestedBy: 'mallory', title: null, comment: null, correlationId: null };
       const handle = await platform.temporal.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `raw-${randomUUID()}`, args: [input] });
-      const correlationId = await waitUntil('the run to wait for its approval', async () => {
-        const progress = (await handle.query('progress')) as { stage: string; correlationId: string | null };
-        return progress.stage === 'PENDING_APPROVAL' ? progress.correlationId : null;
+      // The run refuses the path at its start now (its input check); should one get past, it waits for its
+      // approval, and the callback activity refuses the path once it is approved.
+      const outcome = handle.result().then(() => null, (error: unknown) => error);
+      const correlationId = await waitUntil('the run to fail or to wait for its approval', async () => {
+        if (await Promise.race([outcome.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 50))])) return 'failed';
+        // A run that failed at once never registered its query.
+        const progress = (await handle.query('progress').catch(() => null)) as { stage: string; correlationId: string | null } | null;
+        return progress?.stage === 'PENDING_APPROVAL' ? progress.correlationId : null;
       });
-      expect((await call(api.url, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
-      const failure = await handle.result().then(() => null, (error: unknown) => error);
+      if (correlationId !== 'failed') expect((await call(api.url, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
+      const failure = await outcome;
       expect({ callbackPath, failed: failure instanceof WorkflowFailedError }).toEqual({ callbackPath, failed: true });
       let cause: unknown = (failure as WorkflowFailedError).cause;
       while (cause && !(cause instanceof ApplicationFailure)) cause = (cause as { cause?: unknown }).cause;
@@ -98,7 +103,27 @@ test('the approval callback publishes only what its approval approved: another r
     const refused = await callback(id, body);
     expect({ what, status: refused.status, code: refused.body?.code }).toEqual({ what, status: 409, code: 'APPROVAL_MISMATCH' });
   }
+  // The spent approval of A, sent again once A was archived: it brings nothing back.
+  expect((await call(api.url, 'POST', `/api/content/pages/${a}/archive`, { token: editor })).status).toBe(200);
+  const replayed = await callback(a, { decision: 'APPROVED', revision: approvedRevision, correlationId: approvedRun.correlationId });
+  expect({ status: replayed.status, code: replayed.body?.code }).toEqual({ status: 409, code: 'APPROVAL_MISMATCH' });
+  expect(await statusOf(a)).toBe('ARCHIVED');
   const history = (await call(api.url, 'GET', `/api/content/pages/${a}/history`, { token: editor })).body.items as Array<{ rev: number; status: string }>;
   expect(history.find((entry) => entry.rev === newerRevision)?.status).not.toBe('PUBLISHED');
   expect(await statusOf(b)).toBe('PENDING_APPROVAL');
+});
+
+test("a raw publish run that names another site (one without a policy) for a page of a site with one is refused: the page's own site decides", async () => {
+  const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  expect((await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-guarded', enabled: true } })).status).toBe(201);
+  const page = await call(api.url, 'POST', '/api/content/pages', { token: admin, body: { siteId: 'site-guarded', name: 'guarded', slug: 'guarded', title: 't', data: {} } });
+  expect(page.status).toBe(201);
+  const revision = (await call(api.url, 'GET', `/api/content/pages/${page.body.id}/history`, { token: admin })).body.items[0].rev as number;
+  for (const [siteId, rev] of [['site-open', revision], ['site-guarded', revision + 5]] as Array<[string, number]>) {
+    const input: PublishInput = { componentType: 'PAGE', siteId, resourceId: page.body.id, revision: rev, callbackPath: `/api/content/pages/${page.body.id}/approval-callback`, requestedBy: 'mallory', title: null, comment: null, correlationId: null };
+    const handle = await platform.temporal.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `raw-${randomUUID()}`, args: [input] });
+    const failure = await handle.result().then(() => null, (error: unknown) => error);
+    expect({ siteId, rev, failed: failure instanceof WorkflowFailedError }).toEqual({ siteId, rev, failed: true });
+  }
+  expect((await call(api.url, 'GET', `/api/content/pages/${page.body.id}`, { token: admin })).body.status).toBe('DRAFT');
 });

@@ -329,6 +329,13 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         // revision, goes through (a run started on Temporal directly names whatever it likes).
         const mismatch = callbackMismatch(approval, { componentType: type.type, resourceId: params.id, revision: body.revision, decision: body.decision });
         if (mismatch) throw conflict('APPROVAL_MISMATCH', `Approval ${body.correlationId} ${mismatch}.`);
+        // Once applied, an approval is spent: a callback sent again may repeat what it did (the activity is
+        // retried), never publish its revision over a newer one or bring back an archived item.
+        const current = await findComponent(db, type, params.id);
+        const repeat = current?.status === 'PUBLISHED' && current.published_rev === body.revision;
+        if (body.decision === 'APPROVED' && current?.status !== 'PENDING_APPROVAL' && !repeat) {
+          throw conflict('APPROVAL_MISMATCH', `Approval ${body.correlationId} was applied already: ${type.type} ${params.id} is ${current?.status ?? 'gone'}.`);
+        }
         const last = approval?.decisions[approval.decisions.length - 1];
         const actor: Actor = last ? { id: last.decidedBy, name: last.decidedByName } : { id: 'approvals', name: null };
         const result =
