@@ -296,7 +296,9 @@ function jwksSettings(env: Env, production: boolean): Pick<Config, 'jwtJwksUrl' 
   const oidcClientId = optional(env, 'OIDC_CLIENT_ID');
   if (oidcClientId && !jwtJwksUrl) throw new ConfigError('OIDC_CLIENT_ID', 'needs JWT_JWKS_URL, JWT_ISSUER and JWT_AUDIENCE (the provider whose tokens the platform accepts)');
   const jwtJwksCaFile = text(env, 'JWT_JWKS_CA_FILE', SYSTEM_CA_BUNDLE);
-  if (env.JWT_JWKS_CA_FILE && !fs.existsSync(jwtJwksCaFile)) throw new ConfigError('JWT_JWKS_CA_FILE', `no such file: ${jwtJwksCaFile}`);
+  if ((env.JWT_JWKS_CA_FILE || jwtJwksUrl?.startsWith('https:')) && !fs.existsSync(jwtJwksCaFile)) {
+    throw new ConfigError('JWT_JWKS_CA_FILE', `no such file: ${jwtJwksCaFile} (the CA bundle the edge verifies the JWKS server against)`);
+  }
   return { jwtJwksUrl, jwtJwksCaFile, jwtIssuer, jwtAudience, oidcClientId, oidcScope: optional(env, 'OIDC_SCOPE') ?? 'openid profile email' };
 }
 

@@ -162,7 +162,9 @@ export async function startEdgeDoorContainer(docker: Docker, args: { name: strin
         await docker
           .getNetwork(network)
           .connect({ Container: args.name })
-          .catch(() => undefined); // gone too
+          .catch((error: { statusCode?: number }) => {
+            if (error.statusCode !== 404) throw error; // gone too: nothing to rejoin
+          });
       }
     }
   }

@@ -77,6 +77,8 @@ async function withEdge(jwksUrl: string, work: (ask: (token: string) => Promise<
     idleTimeoutMs: 60000,
   };
   writeEdgeConfig(plan);
+  // Envoy reads the bundle from its own folder (in compose it mounts nothing else).
+  expect(fs.readFileSync(path.join(edgeDir, 'cds.json'), 'utf8')).toContain(JSON.stringify(path.join(edgeDir, 'jwks-ca.pem')));
   let edge: RunningEdge | null = null;
   try {
     edge = await startEdge({ dir: edgeDir, adminPort: await freePort() });

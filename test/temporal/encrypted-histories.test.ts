@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -158,12 +159,28 @@ describe('who the codec endpoint opens payloads for', () => {
     }
   });
 
-  test('in development: a caller on this machine opens them; one the edge forwarded from elsewhere is 403', async () => {
+  test('in development: a caller on this machine opens them; one the edge forwarded from elsewhere, another origin, or a rebound name is 403', async () => {
     const body = { payloads: await sealedPayloads() };
     expect(opened(await call(api.url, 'POST', '/api/temporal/codec/decode', { body }))).toContain(`title ${marker}`);
     const fromElsewhere = await call(api.url, 'POST', '/api/temporal/codec/decode', { body, headers: { 'x-forwarded-for': '203.0.113.9' } });
     expectProblem(fromElsewhere, 403, 'FORBIDDEN');
     expect(fromElsewhere.text).not.toContain(marker);
+    // A page of another origin, or one whose name was rebound to 127.0.0.1 (its own name in Host): refused.
+    const otherOrigin = await call(api.url, 'POST', '/api/temporal/codec/decode', { body, headers: { origin: 'http://evil.example' } });
+    expect(otherOrigin.status).toBe(403);
+    // fetch sends its own Host: a raw request says what a rebound page's browser would.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const target = new URL(`${api.url}/api/temporal/codec/decode`);
+      const request = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { host: `evil.example:${target.port}`, 'content-type': 'application/json' } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end(JSON.stringify(body));
+    });
+    expect(rebound).toBe(403);
+    const fromTheUi = await call(api.url, 'POST', '/api/temporal/codec/decode', { body, headers: { origin: new URL(platform.config.temporalUiUrl).origin } });
+    expect(opened(fromTheUi)).toContain(`title ${marker}`);
   });
 
   test('a payload changed on its way is 400, never opened to garbage; encode seals what decode opens', async () => {

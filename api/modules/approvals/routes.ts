@@ -4,9 +4,9 @@ import { requireSiteMember } from '../../http/identity';
 import { Page, pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { Type } from '@sinclair/typebox';
-import { notFound } from '../../../lib/errors';
+import { badRequest, notFound } from '../../../lib/errors';
 import { ApprovalRow, approvalQueue, createPolicy, deletePolicy, dropApproval, findApproval, findPolicy, listPolicies, PolicyRow, proposeDecision, replacePolicy, resolvePolicy, submitApproval } from '../../../data/approvals/approvals';
-import { PublishInput } from '../../../domain/approvals';
+import { callbackPathProblem, PublishInput } from '../../../domain/approvals';
 import { componentType } from '../../../data/content/component-types';
 import { changesAgainstLiveOfMany } from '../../../data/content/components';
 import { publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
@@ -147,6 +147,10 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'whether the policy requires approval, and the approval opened', schema: SubmittedSchema } },
       errors: ['APPROVAL_PENDING', 'WORKFLOW_DEFINITION_NOT_PUBLISHED', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { body }) => {
+        // The same check as the run's own (domain/approvals.ts): the pattern alone lets `/api//x` or `..` through,
+        // and a run that refused its input at its start would leave the approval open behind it.
+        const pathProblem = callbackPathProblem(body.callbackPath);
+        if (pathProblem) throw badRequest('VALIDATION_FAILED', `The request body is not valid: ${pathProblem}.`, [{ path: 'body.callbackPath', message: pathProblem }]);
         const policy = await resolvePolicy(db, body.componentType, body.siteId);
         if (!policy || !policy.enabled) {
           ctx.body = { required: false };

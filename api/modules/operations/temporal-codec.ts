@@ -43,18 +43,37 @@ const isLoopback = (address: string | undefined) => {
 const isThisHost = (address: string) => isLoopback(address) || Object.values(os.networkInterfaces()).some((entries) => entries?.some((entry) => entry.address === plainAddress(address)));
 
 /**
- * On this machine: the connection comes from loopback, and the client the edge forwarded for is this host
- * too. The edge replaces any X-Forwarded-For a client sends, so a caller from elsewhere through the edge shows
- * here; for a client on loopback Envoy writes the host's own address, not 127.0.0.1.
+ * On this machine: the connection comes from loopback, every client the edge forwarded for is this host (on
+ * the platform's routes Envoy appends to X-Forwarded-For, and names a loopback client by the host's own
+ * address; any address from elsewhere in the list refuses), the Host is a name of this machine or the
+ * platform's own (a page whose name was rebound to 127.0.0.1 sends its own), and a browser's Origin, if
+ * any, is the Web UI's.
  */
-function fromThisMachine(ctx: Context): boolean {
+function fromThisMachine(ctx: Context, names: { uiOrigins: string[]; publicHost: string }): boolean {
   const forwarded = [ctx.get('x-forwarded-for'), ctx.get('x-real-ip')].flatMap((header) => header.split(',')).map((entry) => entry.trim()).filter(Boolean);
-  return isLoopback(ctx.req.socket.remoteAddress) && forwarded.every(isThisHost);
+  const host = ctx.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const origin = ctx.get('origin');
+  return (
+    isLoopback(ctx.req.socket.remoteAddress) &&
+    forwarded.every(isThisHost) &&
+    (host === 'localhost' || host === names.publicHost || isLoopback(host)) &&
+    (origin === '' || names.uiOrigins.includes(origin))
+  );
+}
+
+/** The Web UI's origin as configured, and its other loopback spelling (127.0.0.1 and localhost are one machine). */
+function uiOriginsOf(temporalUiUrl: string): string[] {
+  const ui = new URL(temporalUiUrl);
+  const origins = [ui.origin];
+  const other = ui.hostname === 'localhost' ? '127.0.0.1' : ui.hostname === '127.0.0.1' ? 'localhost' : null;
+  if (other) origins.push(`${ui.protocol}//${other}${ui.port ? `:${ui.port}` : ''}`);
+  return origins;
 }
 
 export function temporalCodecRoutes(deps: AppDeps): AnyRoute[] {
   const codec = payloadCodecOf(deps.config);
   const { production } = deps.config;
+  const names = { uiOrigins: uiOriginsOf(deps.config.temporalUiUrl), publicHost: new URL(deps.config.publicUrl).hostname.toLowerCase() };
   const route = (direction: 'decode' | 'encode', summary: string) =>
     defineRoute({
       method: 'post',
@@ -67,7 +86,7 @@ export function temporalCodecRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: `the payloads, ${direction}d`, schema: Payloads } },
       errors: ['FORBIDDEN'],
       async handler(ctx, { body }) {
-        if (!production && !fromThisMachine(ctx)) throw forbidden('In development the codec endpoint answers callers on this machine only.');
+        if (!production && !fromThisMachine(ctx, names)) throw forbidden('In development the codec endpoint answers callers on this machine only.');
         try {
           const payloads = await codec[direction](body.payloads.map(fromJson));
           ctx.body = { payloads: payloads.map(toJson) };
@@ -82,13 +101,14 @@ export function temporalCodecRoutes(deps: AppDeps): AnyRoute[] {
 
 /**
  * The Web UI calls the codec endpoint from the browser, at its own origin, with an X-Namespace header: a
- * cross-origin request with a preflight. Only the UI's origin (TEMPORAL_UI_URL) is answered with CORS
- * headers; any other page's script gets no readable answer.
+ * cross-origin request with a preflight. Only the UI's origin (TEMPORAL_UI_URL, either loopback spelling)
+ * is answered with CORS headers; any other page's script gets no readable answer.
  */
 export function temporalCodecCors(deps: AppDeps): Middleware {
-  const uiOrigin = new URL(deps.config.temporalUiUrl).origin;
+  const uiOrigins = uiOriginsOf(deps.config.temporalUiUrl);
   return async (ctx, next) => {
-    if (!ctx.path.startsWith(`${TEMPORAL_CODEC_PREFIX}/`) || ctx.get('origin') !== uiOrigin) {
+    const uiOrigin = ctx.get('origin');
+    if (!ctx.path.startsWith(`${TEMPORAL_CODEC_PREFIX}/`) || !uiOrigins.includes(uiOrigin)) {
       await next();
       return;
     }
