@@ -162,8 +162,9 @@ export async function startEdgeDoorContainer(docker: Docker, args: { name: strin
         await docker
           .getNetwork(network)
           .connect({ Container: args.name })
-          .catch((error: { statusCode?: number }) => {
-            if (error.statusCode !== 404) throw error; // gone too: nothing to rejoin
+          .catch((error: { statusCode?: number; message?: string }) => {
+            // Gone too (the engine says 404, or 500 "…not found" for a swarm network): nothing to rejoin.
+            if (error.statusCode !== 404 && !/not found/i.test(error.message ?? '')) throw error;
           });
       }
     }
