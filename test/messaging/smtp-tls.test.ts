@@ -14,12 +14,10 @@ let server: SMTPServer;
 let port: number;
 const logins: Array<{ user: string | undefined; secure: boolean }> = [];
 
-beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  server = new SMTPServer({
-    // STARTTLS offered; AUTH allowed before it, so that a client that skips the upgrade is seen doing so.
+/** A relay on loopback that takes any login before TLS and records it, with whether the session was secure. */
+async function recordingRelay(options: { disabledCommands?: string[] }): Promise<SMTPServer> {
+  const relay = new SMTPServer({
+    ...options,
     allowInsecureAuth: true,
     authMethods: ['PLAIN', 'LOGIN'],
     logger: false,
@@ -28,7 +26,16 @@ beforeAll(async () => {
       callback(null, { user: auth.username });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  return relay;
+}
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  api = await platform.startApi();
+  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  // STARTTLS offered; AUTH allowed before it, so that a client that skips the upgrade is seen doing so.
+  server = await recordingRelay({});
   port = (server.server.address() as AddressInfo).port;
 });
 
@@ -61,17 +68,7 @@ test('only a configuration that says plain (smtpAllowPlain) logs in without TLS'
 });
 
 test('a relay that offers no STARTTLS (an attacker stripped it) gets no AUTH: with credentials configured, TLS is required unless smtpAllowPlain says otherwise', async () => {
-  const stripped = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    authMethods: ['PLAIN', 'LOGIN'],
-    logger: false,
-    onAuth: (auth, session, callback) => {
-      logins.push({ user: auth.username, secure: session.secure });
-      callback(null, { user: auth.username });
-    },
-  });
-  await new Promise<void>((resolve) => stripped.listen(0, '127.0.0.1', resolve));
+  const stripped = await recordingRelay({ disabledCommands: ['STARTTLS'] });
   try {
     const created = await call(api.url, 'POST', '/api/settings/email', {
       token: admin,
