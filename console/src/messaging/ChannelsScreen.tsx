@@ -26,6 +26,7 @@ const WORDS = {
     smtpUsername: 'SMTP user',
     smtpPassword: 'SMTP password (write-only)',
     smtpUseTls: 'STARTTLS',
+    smtpAllowPlain: 'Log in without TLS (a relay with no STARTTLS)',
     serviceUrl: 'Service URL',
     serviceUsername: 'Service user',
     servicePassword: 'Service password (write-only)',
@@ -52,6 +53,7 @@ const WORDS = {
     smtpUsername: 'مستخدم SMTP',
     smtpPassword: 'كلمة مرور SMTP (للكتابة فقط)',
     smtpUseTls: 'STARTTLS',
+    smtpAllowPlain: 'تسجيل الدخول دون TLS (خادم بلا STARTTLS)',
     serviceUrl: 'عنوان الخدمة',
     serviceUsername: 'مستخدم الخدمة',
     servicePassword: 'كلمة مرور الخدمة (للكتابة فقط)',
@@ -68,13 +70,13 @@ const WORDS = {
 function ConfigForm({ channel }: { channel: Channel }) {
   const words = useWords(WORDS);
   const queries = useQueryClient();
-  const [values, setValues] = useState<Record<string, string | number | boolean>>({ transport: channel === 'EMAIL' ? 'SMTP' : 'REST', configName: '', smtpUseTls: false, restMethodType: 'POST' });
+  const [values, setValues] = useState<Record<string, string | number | boolean>>({ transport: channel === 'EMAIL' ? 'SMTP' : 'REST', configName: '', smtpUseTls: false, smtpAllowPlain: false, restMethodType: 'POST' });
   const set = (key: string) => (event: { currentTarget: { value: string } }) => setValues({ ...values, [key]: event.currentTarget.value });
   const smtp = values.transport === 'SMTP';
   const create = useMutation({
     mutationFn: async () => {
       const body: Record<string, unknown> = { configName: String(values.configName).trim(), transport: values.transport };
-      const keep = smtp ? ['smtpHost', 'smtpPort', 'smtpUsername', 'smtpPassword', 'smtpUseTls'] : ['serviceUrl', 'serviceUsername', 'servicePassword', 'sampleRequest', values.transport === 'SOAP' ? 'soapMethodName' : 'restMethodType'];
+      const keep = smtp ? ['smtpHost', 'smtpPort', 'smtpUsername', 'smtpPassword', 'smtpUseTls', 'smtpAllowPlain'] : ['serviceUrl', 'serviceUsername', 'servicePassword', 'sampleRequest', values.transport === 'SOAP' ? 'soapMethodName' : 'restMethodType'];
       for (const key of keep) if (values[key] !== undefined && values[key] !== '') body[key] = key === 'smtpPort' ? Number(values[key]) : values[key];
       return dataOr(await api.POST(PATHS[channel], { body: body as never }));
     },
@@ -95,6 +97,7 @@ function ConfigForm({ channel }: { channel: Channel }) {
           <TextInput label={words.smtpUsername} onChange={set('smtpUsername')} dir="ltr" />
           <PasswordInput label={words.smtpPassword} onChange={set('smtpPassword')} autoComplete="new-password" dir="ltr" />
           <Checkbox label={words.smtpUseTls} checked={Boolean(values.smtpUseTls)} onChange={(event) => setValues({ ...values, smtpUseTls: event.currentTarget.checked })} mt={30} />
+          <Checkbox label={words.smtpAllowPlain} checked={Boolean(values.smtpAllowPlain)} onChange={(event) => setValues({ ...values, smtpAllowPlain: event.currentTarget.checked })} mt={30} />
         </Group>
       ) : (
         <Stack gap="xs">
