@@ -6,9 +6,9 @@ import { edgeBootstrap, edgeClusters, edgeEndpoints, edgeListeners, edgeRoutes, 
  * Writes a file whole or not at all: Envoy, watching the folder, never reads half of one. Owner-only: the
  * listener carries the HS256 key that verifies tokens.
  */
-function writeAtomically(file: string, content: unknown): void {
+function writeAtomically(file: string, data: string | Buffer): void {
   const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, JSON.stringify(content, null, 1), { mode: 0o600 });
+  fs.writeFileSync(temporary, data, { mode: 0o600 });
   fs.renameSync(temporary, file);
 }
 
@@ -18,33 +18,40 @@ function ownFolder(dir: string): void {
   fs.chmodSync(dir, 0o700);
 }
 
+/** Where the edge reads the CA bundle of the identity provider's key server: a copy in its own folder. */
+export const JWKS_CA_FILE = 'jwks-ca.pem';
+
+// The bundle as last copied: the control plane rewrites the plan every ten seconds, the bundle seldom changes.
+let copiedBundle: { source: string; stamp: string; copy: string } | null = null;
+
+/**
+ * Envoy may run elsewhere (its own container, which mounts only the edge's folder): it reads the CA bundle
+ * from a copy beside its other files, not from the path the API was given. Copied when the source changed.
+ */
+function copyCaBundle(dir: string, source: string): string {
+  const copy = path.join(dir, JWKS_CA_FILE);
+  const { size, mtimeMs } = fs.statSync(source);
+  const stamp = `${size}:${mtimeMs}`;
+  if (copiedBundle?.source === source && copiedBundle.stamp === stamp && copiedBundle.copy === copy && fs.existsSync(copy)) return copy;
+  writeAtomically(copy, fs.readFileSync(source));
+  copiedBundle = { source, stamp, copy };
+  return copy;
+}
+
 /**
  * Writes the edge's xDS files for a plan: each service's endpoints first, then the clusters, the routes and
  * the listener, so that nothing is named before it exists. A file whose content is unchanged is left alone.
  */
-/** Where the edge reads the CA bundle of the identity provider's key server: a copy in its own folder. */
-export const JWKS_CA_FILE = 'jwks-ca.pem';
-
 export function writeEdgeConfig(given: EdgePlan): void {
   ownFolder(given.dir);
   const write = (name: string, content: unknown) => {
     const file = path.join(given.dir, name);
     const text = JSON.stringify(content, null, 1);
     if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return;
-    writeAtomically(file, content);
+    writeAtomically(file, text);
   };
-  // Envoy may run elsewhere (its own container, which mounts only the edge's folder): it reads the CA bundle
-  // from a copy beside its other files, not from the path the API was given.
-  let plan = given;
-  if (given.jwt.jwks) {
-    const copy = path.join(given.dir, JWKS_CA_FILE);
-    const bundle = fs.readFileSync(given.jwt.jwks.caFile);
-    if (!fs.existsSync(copy) || !fs.readFileSync(copy).equals(bundle)) {
-      fs.writeFileSync(`${copy}.${process.pid}.tmp`, bundle, { mode: 0o600 });
-      fs.renameSync(`${copy}.${process.pid}.tmp`, copy);
-    }
-    plan = { ...given, jwt: { ...given.jwt, jwks: { ...given.jwt.jwks, caFile: copy } } };
-  }
+  const { jwks } = given.jwt;
+  const plan = jwks ? { ...given, jwt: { ...given.jwt, jwks: { ...jwks, caFile: copyCaBundle(given.dir, jwks.caFile) } } } : given;
   for (const service of plan.services) if (service.instances.length > 0) write(endpointsFileOf(service.name), edgeEndpoints(service));
   write('cds.json', edgeClusters(plan));
   write('rds.json', edgeRoutes(plan));
@@ -55,6 +62,6 @@ export function writeEdgeConfig(given: EdgePlan): void {
 export function writeEdgeBootstrap(args: { dir: string; adminPort: number; adminHost?: string }): string {
   ownFolder(args.dir);
   const file = path.join(args.dir, 'bootstrap.json');
-  writeAtomically(file, edgeBootstrap(args));
+  writeAtomically(file, JSON.stringify(edgeBootstrap(args), null, 1));
   return file;
 }
