@@ -20,6 +20,8 @@ export async function uniqueOr409<T>(write: () => Promise<T>, code: ErrorCode, d
 
 /** SQLSTATEs that mean the server is gone or going, not that the query was wrong (08P01, a protocol violation, is a bug). */
 const UNAVAILABLE_SQLSTATES = new Set(['08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', '53300']);
+const CONNECTION_LOST_MESSAGE =
+  /(?:^| - )(?:Connection terminated(?: unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|timeout exceeded when trying to connect)$/;
 const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
 
 /**
@@ -36,7 +38,11 @@ export function isDatabaseUnavailable(error: unknown, options: { fromDatabase?: 
   // engine's socket is a file, and an engine that does not answer is not the database.
   if (typeof failure.code === 'string' && UNAVAILABLE_SOCKET_CODES.has(failure.code) && (options.fromDatabase || typeof failure.port === 'number')) return true;
   if (failure.name === 'KnexTimeoutError') return true;
-  return typeof failure.message === 'string' && /^Connection terminated|^Client has encountered a connection error|timeout exceeded when trying to connect/.test(failure.message);
+  // The driver's own words for a connection lost under a query carry no SQLSTATE; knex puts the statement (its
+  // values inlined) in front of them, so they are matched at the end of the message and only when no
+  // SQLSTATE says otherwise: a hostile value cannot turn a wrong query into a "try again".
+  if (typeof failure.code === 'string' && /^[0-9A-Z]{5}$/.test(failure.code)) return false;
+  return typeof failure.message === 'string' && CONNECTION_LOST_MESSAGE.test(failure.message);
 }
 
 /**
