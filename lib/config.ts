@@ -95,8 +95,8 @@ export interface Config {
   mailCaptureUiPort: number;
   /** The From of every email sent. */
   mailFrom: string;
-  /** Hosts (names or addresses) outbound SOAP/REST calls may reach in production although they are private. */
-  outboundAllow: string[];
+  /** The peers outbound calls may reach in production although they are private: each for one purpose, on one port. */
+  outboundAllow: OutboundAllowance[];
   archiveCron: string;
   logLevel: string;
   workflowBundlePath: string | null;
@@ -107,6 +107,39 @@ export class ConfigError extends Error {
     super(`${variable}: ${message}`);
     this.name = 'ConfigError';
   }
+}
+
+/**
+ * What an outbound call is for: an SMTP relay, a REST or SOAP peer (a channel's or a SOAP component's), the
+ * identity provider (its JWKS, and for OIDC sign-in its discovery and token endpoints).
+ */
+export const OUTBOUND_PURPOSES = ['smtp', 'rest', 'soap', 'jwks'] as const;
+export type OutboundPurpose = (typeof OUTBOUND_PURPOSES)[number];
+
+/** One OUTBOUND_ALLOW entry: `purpose:host:port`, an IPv6 host in brackets. */
+export interface OutboundAllowance {
+  purpose: OutboundPurpose;
+  /** Lower case; an IPv6 address without its brackets. */
+  host: string;
+  port: number;
+}
+
+/**
+ * OUTBOUND_ALLOW: a host allowed for one purpose on one port only, so that allowing an internal relay does
+ * not let an editor's SOAP component reach it, on that port or any other. A bare host is refused, not read
+ * as "every purpose": that was the hole.
+ */
+function outboundAllowances(env: Env): OutboundAllowance[] {
+  const entries = (optional(env, 'OUTBOUND_ALLOW') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  return entries.map((entry) => {
+    const parsed = /^([a-z]+):(\[[0-9a-fA-F:.]+\]|[^:[\]\s]+):([0-9]{1,5})$/.exec(entry);
+    const purpose = parsed?.[1] as OutboundPurpose | undefined;
+    const portNumber = Number(parsed?.[3]);
+    if (!parsed || !OUTBOUND_PURPOSES.includes(purpose!) || portNumber < 1 || portNumber > 65535) {
+      throw new ConfigError('OUTBOUND_ALLOW', `each entry must be purpose:host:port, the purpose one of ${OUTBOUND_PURPOSES.join(', ')} (e.g. smtp:relay.internal:587, soap:[fd00::7]:8443); got "${entry}"`);
+    }
+    return { purpose: purpose!, host: parsed[2].replace(/^\[|\]$/g, '').toLowerCase(), port: portNumber };
+  });
 }
 
 /** One key of Temporal's payload codec: its id, written beside every payload it encrypts, and its secret. */
@@ -360,7 +393,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpCapturePort: port(env, 'SMTP_CAPTURE_PORT', 1025),
     mailCaptureUiPort: port(env, 'MAIL_CAPTURE_UI_PORT', 8025),
     mailFrom: text(env, 'MAIL_FROM', 'Opsflow <no-reply@opsflow.local>'),
-    outboundAllow: (optional(env, 'OUTBOUND_ALLOW') ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
+    outboundAllow: outboundAllowances(env),
     archiveCron: cron(env, 'ARCHIVE_CRON', '0 2 * * *'),
     logLevel: text(env, 'LOG_LEVEL', 'info'),
     workflowBundlePath: optional(env, 'WORKFLOW_BUNDLE_PATH'),

@@ -104,7 +104,7 @@ function signatureVerifier(args: { config: Config; logger: Logger }): Pick<Token
   const refresh = async () => {
     try {
       // The identity provider's keys come over a connection the outbound guard checks (OUTBOUND_ALLOW names an internal one).
-      const answer = await guardedFetch(jwksUrl, { redirect: 'error', signal: AbortSignal.timeout(5000) }, outboundPolicyOf(config));
+      const answer = await guardedFetch(jwksUrl, { redirect: 'error', signal: AbortSignal.timeout(5000) }, outboundPolicyOf(config, 'jwks'));
       if (!answer.ok) throw new Error(`JWKS answered ${answer.status}`);
       keys = createLocalJWKSet((await answer.json()) as JSONWebKeySet);
     } catch (error) {

@@ -3,7 +3,8 @@ import { SMTPServer } from 'smtp-server';
 import { AddressInfo } from 'node:net';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
-import { HostResolver } from '../../data/messaging/transports/outbound';
+import { guardedFetch, HostResolver } from '../../data/messaging/transports/outbound';
+import { loadConfig, OutboundAllowance } from '../../lib/config';
 
 /**
  * The outbound guard in production, through the API: every special-purpose address is refused at send time
@@ -26,11 +27,12 @@ const resolver: HostResolver = async (host) => {
   return [{ address, family: address.includes(':') ? 6 : 4 }];
 };
 
-const production = (extra: { outboundAllow?: string[] } = {}) => platform.startApi({ config: { ...platform.config, production: true, outboundAllow: extra.outboundAllow ?? [] }, resolveHost: resolver });
+const production = (extra: { outboundAllow?: OutboundAllowance[] } = {}) => platform.startApi({ config: { ...platform.config, production: true, outboundAllow: extra.outboundAllow ?? [] }, resolveHost: resolver });
 
 beforeAll(async () => {
   platform = await attachPlatform();
   development = await platform.startApi();
+  await platform.startWorker(['approvals']);
   admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
   loopbackPeer = http.createServer((request, response) => {
     received.push(`${request.method} ${request.url}`);
@@ -135,4 +137,54 @@ test('a peer at a public address is reached in production; an SMTP relay too, it
     await new Promise<void>((resolve) => relay.close(() => resolve()));
     await network.remove().catch(() => undefined);
   }
+});
+
+test('OUTBOUND_ALLOW takes purpose:host:port entries; a bare host, an unknown purpose or a missing port stops the start with the variable named', () => {
+  const env = { ...process.env, NODE_ENV: 'test' };
+  expect(loadConfig({ ...env, OUTBOUND_ALLOW: 'smtp:relay.internal:587, jwks:IdP.internal:443,soap:[fd00::7]:8443' }).outboundAllow).toEqual([
+    { purpose: 'smtp', host: 'relay.internal', port: 587 },
+    { purpose: 'jwks', host: 'idp.internal', port: 443 },
+    { purpose: 'soap', host: 'fd00::7', port: 8443 },
+  ]);
+  for (const entry of ['relay.internal', 'smtp:relay.internal', 'ftp:relay.internal:21', 'smtp:relay.internal:0', 'smtp:relay.internal:70000', 'soap:fd00::7:8443']) {
+    expect(() => loadConfig({ ...env, OUTBOUND_ALLOW: entry })).toThrow(/OUTBOUND_ALLOW/);
+  }
+});
+
+test('an allowance opens one host to one purpose on one port: an SMTP relay allowed does not let a SOAP component or a REST peer reach that host, on its port or another', async () => {
+  answers.set('relay.internal', ['127.0.0.1']);
+  const allowances = loadConfig({ ...process.env, NODE_ENV: 'test', OUTBOUND_ALLOW: `smtp:relay.internal:${loopbackPort},rest:relay.internal:${loopbackPort + 1}` }).outboundAllow;
+  const api = await production({ outboundAllow: allowances });
+  const editor = await platform.token({ sub: 'eve', roles: ['EDITOR'], sites: ['site-o'] });
+  // A SOAP component on the relay's host and port: its invocation is refused.
+  const component = await call(api.url, 'POST', '/api/integration/soap-components', {
+    token: editor,
+    body: { siteId: 'site-o', name: 'crm probe', serviceUrl: `http://relay.internal:${loopbackPort}/relay-probe`, soapMethodName: 'urn:probe#Probe', sampleRequest: '<Probe/>' },
+  });
+  expect(component.status).toBe(201);
+  expect((await call(api.url, 'POST', `/api/integration/soap-components/${component.body.id}/publish`, { token: editor })).status).toBe(200);
+  expectProblem(await call(api.url, 'POST', `/api/integration/soap-components/${component.body.id}/invoke`, { token: editor, body: { variables: {} } }), 400, 'OUTBOUND_NOT_ALLOWED');
+  // A REST peer on the relay's port (allowed for SMTP only): refused on save; on the port allowed for REST: saved.
+  const restOn = (port: number) =>
+    call(api.url, 'POST', '/api/settings/sms', { token: admin, body: { configName: `rest ${port}`, transport: 'REST', serviceUrl: `http://relay.internal:${port}/relay-sms`, restMethodType: 'POST', sampleRequest: '{}' } });
+  expectProblem(await restOn(loopbackPort), 400, 'OUTBOUND_NOT_ALLOWED');
+  expect((await restOn(loopbackPort + 1)).status).toBe(201);
+  // Saved through the development API and sent by the production one: refused at the connection too.
+  await activePeer(`http://relay.internal:${loopbackPort}/relay-sms`);
+  expectProblem(await sendSms(api), 400, 'OUTBOUND_NOT_ALLOWED');
+  // An SMTP relay on the port allowed for REST: refused; on the port allowed for SMTP: saved.
+  const smtpOn = (port: number) => call(api.url, 'POST', '/api/settings/email', { token: admin, body: { configName: `smtp ${port}`, transport: 'SMTP', smtpHost: 'relay.internal', smtpPort: port } });
+  expectProblem(await smtpOn(loopbackPort + 1), 400, 'OUTBOUND_NOT_ALLOWED');
+  expect((await smtpOn(loopbackPort)).status).toBe(201);
+  expect(received.filter((line) => line.includes('/relay-'))).toEqual([]);
+});
+
+test('the identity provider\'s allowance (jwks) is its own: a SOAP allowance on the same host and port does not open it, and a jwks one does not open SOAP', async () => {
+  const url = `http://127.0.0.1:${loopbackPort}/relay-jwks`;
+  const fetchAs = (purpose: 'jwks' | 'soap', allow: OutboundAllowance[]) => guardedFetch(url, { redirect: 'error' }, { production: true, purpose, allow, resolve: resolver });
+  await expect(fetchAs('jwks', [{ purpose: 'soap', host: '127.0.0.1', port: loopbackPort }])).rejects.toThrow(/list it in OUTBOUND_ALLOW as jwks:host:port/);
+  await expect(fetchAs('soap', [{ purpose: 'jwks', host: '127.0.0.1', port: loopbackPort }])).rejects.toThrow(/list it in OUTBOUND_ALLOW as soap:host:port/);
+  expect(received.filter((line) => line.includes('/relay-jwks'))).toEqual([]);
+  expect((await fetchAs('jwks', [{ purpose: 'jwks', host: '127.0.0.1', port: loopbackPort }])).status).toBe(200);
+  expect(received.filter((line) => line.includes('/relay-jwks'))).toHaveLength(1);
 });

@@ -3,6 +3,7 @@ import { call, expectProblem, HttpAnswer } from '../support/http';
 import { capturedLogger, decodedPayloads, workflowShow } from '../support/observed';
 import { fetch as undiciFetch } from 'undici';
 import { guardedAgent } from '../../data/messaging/transports/outbound';
+import type { OutboundAllowance } from '../../lib/config';
 import { callPeer } from '../../data/messaging/transports/http-peer';
 import { ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { finalLog, publishedTemplate, startPeer } from './harness';
@@ -171,7 +172,7 @@ test('SMS through REST with process; validate checks the rendered sample without
 });
 
 test('in production a service_url on a loopback, private or metadata address is refused unless listed in OUTBOUND_ALLOW', async () => {
-  const production = await platform.startApi({ config: { ...platform.config, production: true, outboundAllow: ['allowed.local', '127.0.0.2'] } });
+  const production = await platform.startApi({ config: { ...platform.config, production: true, outboundAllow: [{ purpose: 'rest', host: 'allowed.local', port: 80 }, { purpose: 'rest', host: '127.0.0.2', port: 9 }] } });
   const post = (serviceUrl: string) => call(production.url, 'POST', '/api/settings/sms', { token: admin, body: { configName: `p-${serviceUrl}`, transport: 'REST', serviceUrl, restMethodType: 'POST', sampleRequest: '{}' } });
   for (const url of [
     'http://127.0.0.1:9/x', 'http://10.1.2.3/x', 'http://192.168.1.1/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x', 'http://localhost/x',
@@ -191,17 +192,20 @@ test('at send time too, in production, the transport refuses a peer that resolve
   const peer = await startPeer(() => ({ status: 200, body: 'ok' }));
   try {
     const config = { transport: 'REST', service_url: `${peer.url}/sms`, rest_method_type: 'POST', sample_request: '{"text": "{{content}}"}', service_username: null } as ChannelConfigRow;
-    const send = (allow: string[]) =>
-      callPeer({ db: platform.db, config, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, allow } });
+    const send = (allow: OutboundAllowance[]) =>
+      callPeer({ db: platform.db, config, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, purpose: 'rest', allow } });
     await expect(send([])).rejects.toThrow(/127\.0\.0\.1, a loopback, private, link-local, metadata or other special-purpose address; list it in OUTBOUND_ALLOW/);
     expect(peer.received).toEqual([]);
     const logged = await platform.db('integration.integration_log').where({ url: `${peer.url}/sms` }).orderBy('id');
     expect(logged.map((row) => [row.outcome, row.status_code])).toEqual([['FAILED', null]]);
     // The IPv6-mapped spelling of the same loopback peer (the URL parser writes it ::ffff:7f00:1).
     const mapped = { ...config, service_url: `${peer.url.replace('127.0.0.1', '[::ffff:127.0.0.1]')}/sms` } as ChannelConfigRow;
-    await expect(callPeer({ db: platform.db, config: mapped, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, allow: [] } })).rejects.toThrow(/special-purpose address/);
+    await expect(callPeer({ db: platform.db, config: mapped, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, purpose: 'rest', allow: [] } })).rejects.toThrow(/special-purpose address/);
     expect(peer.received).toEqual([]);
-    await send(['127.0.0.1']);
+    // Allowed for another purpose, or on another port: still refused; for REST on the peer's port: reached.
+    await expect(send([{ purpose: 'soap', host: '127.0.0.1', port: Number(new URL(peer.url).port) }, { purpose: 'rest', host: '127.0.0.1', port: Number(new URL(peer.url).port) + 1 }])).rejects.toThrow(/list it in OUTBOUND_ALLOW as rest:host:port/);
+    expect(peer.received).toEqual([]);
+    await send([{ purpose: 'rest', host: '127.0.0.1', port: Number(new URL(peer.url).port) }]);
     expect(peer.received.map((request) => request.body)).toEqual(['{"text": "hi"}']);
   } finally {
     await peer.close();
@@ -238,10 +242,10 @@ test('the connection itself is checked: a name resolved at connect time to a loo
   const peer = await startPeer(() => ({ status: 200, body: 'ok' }));
   try {
     const url = `${peer.url.replace('127.0.0.1', 'localhost')}/sms`;
-    const answer = await undiciFetch(url, { method: 'POST', body: 'x', dispatcher: guardedAgent({ production: true, allow: [] }) }).then(() => null, (error: Error) => error);
+    const answer = await undiciFetch(url, { method: 'POST', body: 'x', dispatcher: guardedAgent({ production: true, purpose: 'rest', allow: [] }, null) }).then(() => null, (error: Error) => error);
     expect(String((answer as Error & { cause?: Error })?.cause?.message ?? answer)).toMatch(/localhost resolves to 127\.0\.0\.1, a loopback/);
     expect(peer.received).toEqual([]);
-    const allowed = await undiciFetch(url, { method: 'POST', body: 'x', dispatcher: guardedAgent({ production: true, allow: ['localhost'] }) });
+    const allowed = await undiciFetch(url, { method: 'POST', body: 'x', dispatcher: guardedAgent({ production: true, purpose: 'rest', allow: [] }, 'localhost') });
     expect(allowed.status).toBe(200);
     expect(peer.received).toHaveLength(1);
   } finally {

@@ -69,7 +69,7 @@ export function soapInvokeRoutes({ db, config, resolveHost }: AppDeps): AnyRoute
         const tokens = Object.fromEntries(Object.entries(body.variables).map(([name, value]) => [name, String(value)]));
         const started = Date.now();
         try {
-          const answer = await callPeer({ db, config: peer, password: null, tokens, siteId: component.site_id, component: `soap:${String(component.name)}`, outbound: outboundPolicyOf(config, resolveHost) });
+          const answer = await callPeer({ db, config: peer, password: null, tokens, siteId: component.site_id, component: `soap:${String(component.name)}`, outbound: outboundPolicyOf(config, 'soap', resolveHost) });
           ctx.body = { statusCode: answer.statusCode, body: soapBody(answer.body), durationMs: Date.now() - started };
         } catch (error) {
           if (error instanceof OutboundRefused) throw new PlatformError('OUTBOUND_NOT_ALLOWED', error.message);

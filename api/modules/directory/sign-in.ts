@@ -37,7 +37,7 @@ const SignedInSchema = Type.Object({ token: Type.String(), expiresAt: Instant })
  */
 export function signInRoutes(deps: AppDeps, verifier: TokenVerifier): AnyRoute[] {
   const { config } = deps;
-  const provider = config.oidcClientId && config.jwtIssuer ? identityProviderClient({ issuer: config.jwtIssuer, clientId: config.oidcClientId, policy: outboundPolicyOf(config) }) : null;
+  const provider = config.oidcClientId && config.jwtIssuer ? identityProviderClient({ issuer: config.jwtIssuer, clientId: config.oidcClientId, policy: outboundPolicyOf(config, 'jwks') }) : null;
   return [
     defineRoute({
       method: 'get',

@@ -9,7 +9,7 @@ import { activateConfig, activeConfig, Channel, ChannelConfigRow, ConfigColumns,
 import { isEmailAddress, isPhoneNumber } from '../../../domain/recipients';
 import { DeliveryFailure } from '../../../data/messaging/transports/delivery-failure';
 import { rendersWellFormed, renderPeerRequest } from '../../../data/messaging/transports/http-peer';
-import { assertOutboundAllowed, checkedAddress, OutboundRefused, outboundPolicyOf } from '../../../data/messaging/transports/outbound';
+import { assertOutboundAllowed, checkedAddress, OutboundRefused, outboundPolicyOf, peerPurpose, smtpRelayUrl } from '../../../data/messaging/transports/outbound';
 import { sendThroughConfig } from '../../../data/messaging/transports/send-message';
 import { verifySmtp } from '../../../adapters/messaging/smtp';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
@@ -195,10 +195,10 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
     const issues = transportIssues(channel, body);
     if (issues.length > 0) throw badRequest('VALIDATION_FAILED', 'The configuration is not valid for its transport.', issues);
     // SOAP/REST peers and SMTP relays alike are reached on a user's word: in production not a special-purpose address.
-    const target = body.transport === 'SMTP' ? (body.smtpHost ? `smtp://${body.smtpHost}` : null) : (body.serviceUrl ?? null);
+    const target = body.transport === 'SMTP' ? (body.smtpHost ? smtpRelayUrl(body.smtpHost, body.smtpPort) : null) : (body.serviceUrl ?? null);
     if (target) {
       try {
-        await assertOutboundAllowed(target, outboundPolicyOf(config, resolveHost));
+        await assertOutboundAllowed(target, outboundPolicyOf(config, body.transport === 'SMTP' ? 'smtp' : peerPurpose(body.transport), resolveHost));
       } catch (error) {
         throw badRequest('OUTBOUND_NOT_ALLOWED', (error as Error).message);
       }
@@ -336,12 +336,12 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
         let ok = true;
         try {
           if (row.transport === 'SMTP') {
-            const connectTo = await checkedAddress(`smtp://${row.smtp_host}`, outboundPolicyOf(config, deps.resolveHost));
+            const connectTo = await checkedAddress(smtpRelayUrl(row.smtp_host as string, row.smtp_port), outboundPolicyOf(config, 'smtp', deps.resolveHost));
             await verifySmtp(row, openPasswords(row, secretKeysOf(config), body.channel).smtpPassword, connectTo);
           } else {
             const problem = rendersWellFormed(row, renderPeerRequest(row, SAMPLE_VALUES).body);
             if (problem) throw new DeliveryFailure(`the rendered sample request is ${problem}`, true);
-            await assertOutboundAllowed(row.service_url as string, outboundPolicyOf(config, deps.resolveHost));
+            await assertOutboundAllowed(row.service_url as string, outboundPolicyOf(config, peerPurpose(row.transport), deps.resolveHost));
           }
         } catch (error) {
           if (!(error instanceof DeliveryFailure)) throw error;

@@ -1,6 +1,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import { Agent, fetch, RequestInit as UndiciRequestInit } from 'undici';
+import type { OutboundAllowance, OutboundPurpose } from '../../../lib/config';
 import { DeliveryFailure } from './delivery-failure';
 
 /**
@@ -74,16 +75,38 @@ const systemResolver: HostResolver = (host) => dns.promises.lookup(host, { all: 
 
 export interface OutboundPolicy {
   production: boolean;
-  /** Hosts allowed although they resolve to a forbidden address (OUTBOUND_ALLOW). */
-  allow: string[];
+  /** What the calls made under this policy are for: an allowance opens a host to its own purpose only. */
+  purpose: OutboundPurpose;
+  /** Peers allowed although they resolve to a forbidden address (OUTBOUND_ALLOW), each for a purpose and a port. */
+  allow: OutboundAllowance[];
   resolve?: HostResolver;
 }
 
-export const outboundPolicyOf = (config: { production: boolean; outboundAllow: string[] }, resolve?: HostResolver): OutboundPolicy => ({
+export const outboundPolicyOf = (config: { production: boolean; outboundAllow: OutboundAllowance[] }, purpose: OutboundPurpose, resolve?: HostResolver): OutboundPolicy => ({
   production: config.production,
+  purpose,
   allow: config.outboundAllow,
   resolve,
 });
+
+/** The purpose of a call to a SOAP or REST peer. */
+export const peerPurpose = (transport: string): OutboundPurpose => (transport === 'SOAP' ? 'soap' : 'rest');
+
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'smtp:': 25 };
+
+/** Host and port of a peer URL, the host lower case and an IPv6 one without its brackets. */
+function peerOf(url: string): { host: string; port: number } {
+  const parsed = new URL(url);
+  return { host: parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase(), port: parsed.port ? Number(parsed.port) : (DEFAULT_PORTS[parsed.protocol] ?? 0) };
+}
+
+/** The URL the guard checks for an SMTP relay: its host (an IPv6 one in brackets) and port. */
+export const smtpRelayUrl = (host: string, port: number | null | undefined) => `smtp://${net.isIP(host) === 6 ? `[${host}]` : host}:${port ?? DEFAULT_PORTS['smtp:']}`;
+
+/** Whether OUTBOUND_ALLOW lets this policy's purpose reach this host on this port. */
+function isAllowed(policy: OutboundPolicy, host: string, port: number): boolean {
+  return policy.allow.some((entry) => entry.purpose === policy.purpose && entry.host === host && entry.port === port);
+}
 
 /** A refusal of the outbound guard: final for a send, 400 OUTBOUND_NOT_ALLOWED for a caller waiting on it. */
 export class OutboundRefused extends DeliveryFailure {
@@ -93,10 +116,10 @@ export class OutboundRefused extends DeliveryFailure {
   }
 }
 
-const refusal = (host: string, address: string) =>
-  new OutboundRefused(`${host} resolves to ${address}, a loopback, private, link-local, metadata or other special-purpose address; list it in OUTBOUND_ALLOW to allow it`);
-
-const hostOf = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+const refusal = (policy: OutboundPolicy, host: string, address: string) =>
+  new OutboundRefused(
+    `${host} resolves to ${address}, a loopback, private, link-local, metadata or other special-purpose address; list it in OUTBOUND_ALLOW as ${policy.purpose}:host:port to allow it for this purpose`,
+  );
 
 /**
  * Refuses, in production, a peer URL whose host is or resolves to a special-purpose address, unless the
@@ -114,11 +137,11 @@ export async function assertOutboundAllowed(serviceUrl: string, policy: Outbound
  * connect-time lookup (SMTP).
  */
 export async function checkedAddress(url: string, policy: OutboundPolicy): Promise<string> {
-  const host = hostOf(url);
-  if (!policy.production || policy.allow.includes(host)) return host;
+  const { host, port } = peerOf(url);
+  if (!policy.production || isAllowed(policy, host, port)) return host;
   const addresses = net.isIP(host) ? [{ address: host }] : await (policy.resolve ?? systemResolver)(host).catch(() => []);
   if (addresses.length === 0) throw new DeliveryFailure(`${host} does not resolve`, true);
-  for (const { address } of addresses) if (isSpecialPurpose(address)) throw refusal(host, address);
+  for (const { address } of addresses) if (isSpecialPurpose(address)) throw refusal(policy, host, address);
   return addresses[0].address;
 }
 
@@ -129,19 +152,19 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dn
  * connect time, and the address checked is the address connected to, so a name that changes its answer
  * between a check and the call (DNS rebinding) cannot slip through.
  */
-export function guardedAgent(policy: OutboundPolicy): Agent {
+export function guardedAgent(policy: OutboundPolicy, allowedHost: string | null): Agent {
   const resolve = policy.resolve ?? systemResolver;
   const byPolicy = agents.get(resolve) ?? new Map<string, Agent>();
   agents.set(resolve, byPolicy);
-  const key = `${policy.production}|${policy.allow.join(',')}`;
+  const key = `${policy.production}|${allowedHost ?? ''}`;
   const known = byPolicy.get(key);
   if (known) return known;
   const lookup = (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
     const host = hostname.toLowerCase();
     resolve(hostname).then(
       (addresses) => {
-        const refused = policy.production && !policy.allow.includes(host) ? addresses.find((entry) => isSpecialPurpose(entry.address)) : undefined;
-        if (refused) return callback(refusal(host, refused.address) as unknown as NodeJS.ErrnoException, []);
+        const refused = policy.production && host !== allowedHost ? addresses.find((entry) => isSpecialPurpose(entry.address)) : undefined;
+        if (refused) return callback(refusal(policy, host, refused.address) as unknown as NodeJS.ErrnoException, []);
         if (addresses.length === 0) return callback(new DeliveryFailure(`${host} does not resolve`, true) as unknown as NodeJS.ErrnoException, []);
         if (options.all) return callback(null, addresses);
         return callback(null, addresses[0].address, addresses[0].family);
@@ -161,10 +184,15 @@ const agents = new WeakMap<HostResolver, Map<string, Agent>>();
  * for it), a name at connect time by `guardedAgent`, so the name is resolved once, by the connection.
  */
 export async function guardedFetch(url: string, init: RequestInit, policy: OutboundPolicy): Promise<Response> {
-  const host = hostOf(url);
-  if (policy.production && net.isIP(host) && !policy.allow.includes(host) && isSpecialPurpose(host)) throw refusal(host, host);
+  const { host, port } = peerOf(url);
+  // Redirects are never followed (every caller asks for 'manual' or 'error'), so the URL's own host and port
+  // are the only ones this call connects to: the allowance is decided for them here, and the agent used
+  // makes an exception for that host only.
+  if (init.redirect === 'follow' || init.redirect === undefined) throw new Error('guardedFetch follows no redirects: pass redirect "manual" or "error"');
+  const allowed = isAllowed(policy, host, port);
+  if (policy.production && net.isIP(host) && !allowed && isSpecialPurpose(host)) throw refusal(policy, host, host);
   try {
-    return (await fetch(url, { ...(init as UndiciRequestInit), dispatcher: guardedAgent(policy) })) as unknown as Response;
+    return (await fetch(url, { ...(init as UndiciRequestInit), dispatcher: guardedAgent(policy, allowed ? host : null) })) as unknown as Response;
   } catch (error) {
     // The guard's own refusal arrives wrapped in undici's connect error: it is the reason, and it is final.
     const cause = (error as Error).cause;

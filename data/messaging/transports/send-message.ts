@@ -3,7 +3,7 @@ import { Config } from '../../../lib/config';
 import { secretKeysOf } from '../../../lib/secrets';
 import { Channel, ChannelConfigRow, openPasswords } from '../channel-configs';
 import { callPeer } from './http-peer';
-import { checkedAddress, HostResolver, outboundPolicyOf } from './outbound';
+import { checkedAddress, HostResolver, outboundPolicyOf, peerPurpose, smtpRelayUrl } from './outbound';
 import { singleLine } from './tokens';
 import { sendSmtp } from '../../../adapters/messaging/smtp';
 
@@ -21,7 +21,6 @@ export type MessagingConfig = Pick<Config, 'secretsKey' | 'secretsKeyPrevious' |
 
 /** Sends one message through a channel configuration, whatever its transport; throws a DeliveryFailure. */
 export async function sendThroughConfig(args: { db: Knex; config: MessagingConfig; row: ChannelConfigRow; message: OutgoingMessage; resolve?: HostResolver }): Promise<void> {
-  const outbound = outboundPolicyOf(args.config, args.resolve);
   const { row, message } = args;
   const { smtpPassword, servicePassword } = openPasswords(row, secretKeysOf(args.config), message.channel);
   const subject = singleLine(message.subject);
@@ -29,7 +28,7 @@ export async function sendThroughConfig(args: { db: Knex; config: MessagingConfi
     // nodemailer takes no connect-time lookup: the relay's name is resolved and checked here, and the socket
     // connects to that checked address, so an SMTP relay named on a user's word cannot be rebound to a
     // loopback, private or metadata address in production.
-    const connectTo = await checkedAddress(`smtp://${row.smtp_host}`, outbound);
+    const connectTo = await checkedAddress(smtpRelayUrl(row.smtp_host as string, row.smtp_port), outboundPolicyOf(args.config, 'smtp', args.resolve));
     await sendSmtp(row, smtpPassword, { from: args.config.mailFrom, to: message.to, subject, html: message.content }, connectTo);
     return;
   }
@@ -42,6 +41,6 @@ export async function sendThroughConfig(args: { db: Knex; config: MessagingConfi
     tokens,
     siteId: message.siteId,
     component: `${message.channel.toLowerCase()}:${row.config_name}`,
-    outbound,
+    outbound: outboundPolicyOf(args.config, peerPurpose(row.transport), args.resolve),
   });
 }
