@@ -96,8 +96,8 @@ export async function callPeer(args: {
   const request = renderPeerRequest(config, args.tokens, args.password);
   const headers = { ...request.headers };
   if (config.service_username) headers.authorization = `Basic ${Buffer.from(`${config.service_username}:${args.password ?? ''}`).toString('base64')}`;
-  // The password as stored, and as it travels in the body once escaped for it.
-  const secrets = args.password ? [args.password, escapeMarkup(args.password), escapeJsonString(args.password)] : [];
+  // The channel's own secret: masked in the log in every form it may travel in (log-masking.ts).
+  const secrets = [args.password];
   const started = Date.now();
   let statusCode: number | null = null;
   let responseBody = '';
@@ -121,14 +121,14 @@ export async function callPeer(args: {
     site_id: args.siteId,
     component: args.component,
     operation: config.transport === 'SOAP' ? config.soap_method_name : request.method,
-    url: maskUrl(url),
+    url: maskUrl(url, secrets),
     method: request.method,
     status_code: statusCode,
     duration_ms: Date.now() - started,
     outcome: failure ? 'FAILED' : 'SUCCESS',
     request_body: request.body === undefined ? null : clip(maskBody(request.body, secrets)),
     response_body: clip(maskBody(responseBody, secrets)),
-    error: failure ? maskBody(maskUrl(failure.message), secrets) : null,
+    error: failure ? maskBody(failure.message, secrets) : null,
   });
   if (failure) throw failure;
   return { statusCode: statusCode as number, body: responseBody };

@@ -1,59 +1,169 @@
+import { escapeJsonString, escapeMarkup } from './tokens';
+
 /**
  * What an integration log row may keep of a call: everything but credentials. Those rows are archived into
- * CSVs every member of the site can download, so a credential is masked before the row is written.
+ * CSVs every member of the site can download, so a credential is masked before the row is written, in
+ * whatever form it takes: under a credential's name, in a query or a path, in userinfo, in CDATA or an
+ * attribute, as a name/value pair, or as the channel's own stored secret, encoded or not.
  */
 export const LOG_MASK = '***';
 
 /** Names under which credentials travel: keys, tokens, secrets, passwords, signatures, auth, and their variants. */
-const SENSITIVE_NAME = /key|token|secret|passw|pwd|signature|^sig$|auth|credential|session/i;
+const SENSITIVE_NAME = /key|token|secret|passw|^pass$|pwd|signature|^sig$|auth|credential|session|jwt|bearer|cookie/i;
 
-export const isSensitiveName = (name: string) => SENSITIVE_NAME.test(name);
+export const isSensitiveName = (name: string) => SENSITIVE_NAME.test(name.trim());
+
+/**
+ * Query and matrix parameters whose values are kept: paging, format and version words, which no peer uses
+ * for a credential. Every other value is masked, whatever its name (`?pass=`, `?jwt=`, `?x=`).
+ */
+const KEPT_PARAMETERS = new Set(['page', 'per_page', 'page_size', 'pagesize', 'size', 'limit', 'offset', 'sort', 'order', 'format', 'lang', 'locale', 'v', 'version', 'wsdl', 'action', 'op', 'operation', 'method', 'type']);
 
 const decoded = (text: string) => {
   try {
-    return decodeURIComponent(text);
+    return decodeURIComponent(text.replace(/\+/g, ' '));
   } catch {
     return text;
   }
 };
 
-/** The URL with any userinfo password and the value of every sensitive query parameter (`?apikey=`, `&sig=`, …) masked. */
-export function maskUrl(url: string): string {
-  const queryAt = url.indexOf('?');
-  const base = (queryAt === -1 ? url : url.slice(0, queryAt)).replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, `$1${LOG_MASK}@`);
-  if (queryAt === -1) return base;
-  const [query, ...fragment] = url.slice(queryAt + 1).split('#');
-  const masked = query
-    .split('&')
+/** `name=value&name=value` (or `;`-separated) with every value masked but those of kept names. */
+function maskParameters(parameters: string, separator: string): string {
+  return parameters
+    .split(separator)
     .map((pair) => {
       const [name, ...value] = pair.split('=');
-      return value.length > 0 && isSensitiveName(decoded(name)) ? `${name}=${LOG_MASK}` : pair;
+      return value.length > 0 && !KEPT_PARAMETERS.has(decoded(name).toLowerCase()) ? `${name}=${LOG_MASK}` : pair;
     })
-    .join('&');
-  return `${base}?${masked}${fragment.length > 0 ? `#${fragment.join('#')}` : ''}`;
+    .join(separator);
 }
 
-/** Values under sensitive names in a JSON body, at any depth. */
+/**
+ * A path segment that looks like a credential rather than a name: long, of token characters, with letters
+ * and digits (`bot123456:AAH…`, a webhook's secret). Ids that are numbers, and words, stay.
+ */
+const isCredentialShaped = (segment: string) => {
+  const text = decoded(segment);
+  return text.length >= 16 && /^[A-Za-z0-9_:.~+=-]+$/.test(text) && /[A-Za-z]/.test(text) && /[0-9]/.test(text);
+};
+
+/** One path: credential-shaped segments masked, matrix parameters (`;apikey=`) masked by the query's rule. */
+function maskPath(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => {
+      const [name, ...matrix] = segment.split(';');
+      const kept = isCredentialShaped(name) ? LOG_MASK : name;
+      return matrix.length > 0 ? `${kept};${maskParameters(matrix.join(';'), ';')}` : kept;
+    })
+    .join('/');
+}
+
+/** The forms a secret travels in: as stored, escaped for XML or JSON, URL-encoded (form or path), base64. */
+function secretForms(secrets: Array<string | null>): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (!secret || secret.length < 3) continue;
+    // As the platform escapes it into a body (tokens.ts), and as other serializers escape text and quotes.
+    const textOnly = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    for (const form of [
+      secret,
+      escapeMarkup(secret),
+      textOnly,
+      textOnly.replace(/"/g, '&quot;').replace(/'/g, '&apos;'),
+      escapeJsonString(secret),
+      encodeURIComponent(secret),
+      encodeURIComponent(secret).replace(/%20/g, '+'),
+      Buffer.from(secret).toString('base64'),
+      Buffer.from(secret).toString('base64url'),
+    ]) {
+      forms.add(form);
+    }
+  }
+  // The longest first, so that a form containing another is masked whole.
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+const maskSecrets = (text: string, secrets: Array<string | null>) => secretForms(secrets).reduce((masked, form) => masked.split(form).join(LOG_MASK), text);
+
+/**
+ * The URL with its credentials masked: userinfo (a bare token whole, a password after its user), every
+ * query, matrix and fragment value outside the kept names, credential-shaped path segments, and the
+ * channel's own secrets in any form.
+ */
+export function maskUrl(url: string, secrets: Array<string | null> = []): string {
+  const text = maskSecrets(url, secrets);
+  const parts = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/is.exec(text);
+  if (!parts) return text;
+  const [, scheme, authority, path, query, fragment] = parts;
+  const at = authority.lastIndexOf('@');
+  const userinfo = at === -1 ? null : authority.slice(0, at);
+  const host = at === -1 ? authority : authority.slice(at + 1);
+  const user = userinfo === null ? '' : userinfo.includes(':') ? `${userinfo.slice(0, userinfo.indexOf(':'))}:${LOG_MASK}@` : `${LOG_MASK}@`;
+  return `${scheme}${user}${host}${maskPath(path)}${query === undefined ? '' : `?${maskParameters(query, '&')}`}${fragment === undefined ? '' : `#${maskParameters(fragment, '&')}`}`;
+}
+
+/** Every URL in a text (an error message, a body) masked as `maskUrl` does. */
+const maskUrlsIn = (text: string) => text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (url) => maskUrl(url));
+
+/** The field names that say which name a name/value pair carries, and those that carry its value. */
+const PAIR_NAME_FIELDS = ['name', 'key', 'field', 'param', 'parameter', 'header'];
+const PAIR_VALUE_FIELDS = ['value', 'val', 'content'];
+
+/** Values under sensitive names in a JSON body, at any depth, and the values of name/value pairs that name one. */
 function maskJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskJson);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, isSensitiveName(name) && (typeof inner === 'string' || typeof inner === 'number') ? LOG_MASK : maskJson(inner)]));
-}
-
-/** Text content of XML elements with sensitive names (`<apiKey>…</apiKey>`, `<ns:Password>…</ns:Password>`). */
-function maskXml(text: string): string {
-  return text.replace(/<((?:[\w.-]+:)?([\w.-]+))(\s[^>]*)?>([^<]*)<\/\1>/g, (element, tag: string, local: string, attributes: string | undefined) =>
-    isSensitiveName(local) ? `<${tag}${attributes ?? ''}>${LOG_MASK}</${tag}>` : element,
+  const entries = Object.entries(value);
+  const namesCredential = entries.some(([field, inner]) => PAIR_NAME_FIELDS.includes(field.toLowerCase()) && typeof inner === 'string' && isSensitiveName(inner));
+  return Object.fromEntries(
+    entries.map(([name, inner]) => {
+      const masked = (isSensitiveName(name) || (namesCredential && PAIR_VALUE_FIELDS.includes(name.toLowerCase()))) && (typeof inner === 'string' || typeof inner === 'number');
+      return [name, masked ? LOG_MASK : maskJson(inner)];
+    }),
   );
 }
 
-/** A request or answer body as logged: the known secrets (the stored password) and credential-named fields masked. */
+/** An element's content: text and CDATA sections. */
+const CONTENT = '(?:[^<]|<!\\[CDATA\\[[\\s\\S]*?\\]\\]>)*';
+const ELEMENT = new RegExp(`<((?:[\\w.-]+:)?([\\w.-]+))(\\s[^>]*)?>(${CONTENT})<\\/\\1>`, 'g');
+const ATTRIBUTE = /(\s(?:[\w.-]+:)?([\w.-]+)\s*=\s*)("[^"]*"|'[^']*')/g;
+const NAME_ELEMENT_THEN_VALUE = new RegExp(`(<((?:[\\w.-]+:)?(?:name|key|field))(?:\\s[^>]*)?>([^<]*)<\\/\\2>\\s*<((?:[\\w.-]+:)?value)(?:\\s[^>]*)?>)(${CONTENT})(<\\/\\4>)`, 'gi');
+
+const quoted = (value: string) => `${value[0]}${LOG_MASK}${value[0]}`;
+
+/**
+ * XML: the content of elements with sensitive names (`<apiKey>…</apiKey>`, `<ns:Password><![CDATA[…]]>`),
+ * attributes with sensitive names (`<Auth password="…">`), and name/value pairs, as attributes
+ * (`<Param name="password" value="…"/>`) or as elements (`<Name>token</Name><Value>…</Value>`).
+ */
+function maskXml(text: string): string {
+  const elements = text.replace(ELEMENT, (element, tag: string, local: string, attributes: string | undefined) =>
+    isSensitiveName(local) ? `<${tag}${attributes ?? ''}>${LOG_MASK}</${tag}>` : element,
+  );
+  const attributes = elements.replace(/<[\w.:-]+\s[^>]*>/g, (startTag) => {
+    const pairName = /\s(?:[\w.-]+:)?(?:name|key|field)\s*=\s*("([^"]*)"|'([^']*)')/i.exec(startTag);
+    const namesCredential = pairName !== null && isSensitiveName(pairName[2] ?? pairName[3] ?? '');
+    return startTag.replace(ATTRIBUTE, (attribute, head: string, local: string, value: string) =>
+      isSensitiveName(local) || (namesCredential && /^value$/i.test(local)) ? `${head}${quoted(value)}` : attribute,
+    );
+  });
+  return attributes.replace(NAME_ELEMENT_THEN_VALUE, (pair, head: string, _nameTag: string, name: string, _valueTag: string, _value: string, tail: string) =>
+    isSensitiveName(name) ? `${head}${LOG_MASK}${tail}` : pair,
+  );
+}
+
+/**
+ * A request or answer body (or an error message) as logged: the channel's own secrets in every form,
+ * credential-named fields and pairs, and the credentials of every URL in it masked.
+ */
 export function maskBody(text: string, secrets: Array<string | null>): string {
-  let masked = text;
-  for (const secret of secrets) if (secret && secret.length >= 3) masked = masked.split(secret).join(LOG_MASK);
+  const masked = maskSecrets(text, secrets);
+  let structured: string;
   try {
-    return JSON.stringify(maskJson(JSON.parse(masked)));
+    structured = JSON.stringify(maskJson(JSON.parse(masked)));
   } catch {
-    return maskXml(masked);
+    structured = maskXml(masked);
   }
+  return maskUrlsIn(structured);
 }
