@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { escapeJsonString, escapeMarkup } from './tokens';
 
 /**
@@ -124,11 +125,33 @@ function maskJson(value: unknown): unknown {
   );
 }
 
-/** An element's content: text and CDATA sections. */
-const CONTENT = '(?:[^<]|<!\\[CDATA\\[[\\s\\S]*?\\]\\]>)*';
-const ELEMENT = new RegExp(`<((?:[\\w.-]+:)?([\\w.-]+))(\\s[^>]*)?>(${CONTENT})<\\/\\1>`, 'g');
+/**
+ * CDATA sections set aside as numbered stand-ins while the patterns run, and put back after: found by a
+ * linear scan, so an answer full of unclosed sections costs no more than any other (a pattern that matched
+ * them in place went over the rest of the text once per section: seconds for a hostile megabyte).
+ */
+function withCdataSetAside(text: string, mask: (text: string) => string): string {
+  // A nonce of its own, so that a stand-in written into the text by its sender puts back nothing.
+  const nonce = randomBytes(8).toString('hex');
+  const standIn = new RegExp(`\uE000${nonce}:(\\d+)\uE001`, 'g');
+  const sections: string[] = [];
+  let plain = '';
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf('<![CDATA[', from);
+    const close = open === -1 ? -1 : text.indexOf(']]>', open + 9);
+    if (close === -1) break;
+    plain += `${text.slice(from, open)}\uE000${nonce}:${sections.length}\uE001`;
+    sections.push(text.slice(open, close + 3));
+    from = close + 3;
+  }
+  plain += text.slice(from);
+  return sections.length === 0 ? mask(plain) : mask(plain).replace(standIn, (found, index: string) => sections[Number(index)] ?? found);
+}
+
+const ELEMENT = /<((?:[\w.-]+:)?([\w.-]+))(\s[^>]*)?>([^<]*)<\/\1>/g;
 const ATTRIBUTE = /(\s(?:[\w.-]+:)?([\w.-]+)\s*=\s*)("[^"]*"|'[^']*')/g;
-const NAME_ELEMENT_THEN_VALUE = new RegExp(`(<((?:[\\w.-]+:)?(?:name|key|field))(?:\\s[^>]*)?>([^<]*)<\\/\\2>\\s*<((?:[\\w.-]+:)?value)(?:\\s[^>]*)?>)(${CONTENT})(<\\/\\4>)`, 'gi');
+const NAME_ELEMENT_THEN_VALUE = /(<((?:[\w.-]+:)?(?:name|key|field))(?:\s[^>]*)?>([^<]*)<\/\2>\s*<((?:[\w.-]+:)?value)(?:\s[^>]*)?>)([^<]*)(<\/\4>)/gi;
 
 const quoted = (value: string) => `${value[0]}${LOG_MASK}${value[0]}`;
 
@@ -138,6 +161,10 @@ const quoted = (value: string) => `${value[0]}${LOG_MASK}${value[0]}`;
  * (`<Param name="password" value="…"/>`) or as elements (`<Name>token</Name><Value>…</Value>`).
  */
 function maskXml(text: string): string {
+  return withCdataSetAside(text, maskXmlWithoutCdata);
+}
+
+function maskXmlWithoutCdata(text: string): string {
   const elements = text.replace(ELEMENT, (element, tag: string, local: string, attributes: string | undefined) =>
     isSensitiveName(local) ? `<${tag}${attributes ?? ''}>${LOG_MASK}</${tag}>` : element,
   );
