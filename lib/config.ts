@@ -52,6 +52,9 @@ export interface Config {
   /** Email sends per user (a single or a bulk send counts once) within `sendRateWindowSeconds`; more answer 429. */
   sendRateLimit: number;
   sendRateWindowSeconds: number;
+  /** Token-minting sign-ins (the code exchange, development sign-in) per client address within `signInRateWindowSeconds`; more answer 429. */
+  signInRateLimit: number;
+  signInRateWindowSeconds: number;
   /** The key before SECRETS_KEY during a rotation: it still decrypts until `npm run secrets:rotate` has re-encrypted everything. */
   secretsKeyPrevious: string | null;
   dataDir: string;
@@ -370,6 +373,8 @@ export function loadConfig(env: Env = process.env): Config {
     assetQuotaBytesPerSite: integer(env, 'ASSET_QUOTA_BYTES_PER_SITE', 10 * 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),
     sendRateLimit: integer(env, 'SEND_RATE_LIMIT', 10, 1, 1_000_000),
     sendRateWindowSeconds: integer(env, 'SEND_RATE_WINDOW_SECONDS', 60, 1, 86400),
+    signInRateLimit: integer(env, 'SIGN_IN_RATE_LIMIT', 30, 1, 1_000_000),
+    signInRateWindowSeconds: integer(env, 'SIGN_IN_RATE_WINDOW_SECONDS', 60, 1, 86400),
     secretsKeyPrevious: optional(env, 'SECRETS_KEY_PREVIOUS'),
     dataDir: text(env, 'DATA_DIR', '.data'),
     dockerHost: optional(env, 'DOCKER_HOST'),

@@ -83,6 +83,23 @@ function rememberVerified(verify: (token: string) => Promise<JWTPayload>): Pick<
   };
 }
 
+/** Header types an access token may carry: none, the generic one, or RFC 9068's. */
+const ACCESS_TOKEN_TYPES = new Set(['jwt', 'at+jwt', 'application/at+jwt']);
+
+/**
+ * What marks a token of the identity provider as something other than an access token, or null: an ID token
+ * is signed with the same keys and, when JWT_AUDIENCE is the console's client id, names the same audience,
+ * yet it says who signed in to the console, not what a caller may do. A header type other than an access
+ * token's (`id_token+jwt`, `logout+jwt`), Keycloak's `typ` claim of `ID`, or a claim only ID tokens carry
+ * (OpenID Connect Core: `nonce`, `at_hash`, `c_hash`) refuses it.
+ */
+export function idTokenSign(headerType: string | undefined, claims: JWTPayload): string | null {
+  if (headerType !== undefined && !ACCESS_TOKEN_TYPES.has(headerType.toLowerCase())) return `its header type is ${headerType}`;
+  if (typeof claims.typ === 'string' && claims.typ.toLowerCase() === 'id') return 'its typ claim is ID';
+  const idOnly = ['nonce', 'at_hash', 'c_hash'].find((claim) => claim in claims);
+  return idOnly ? `it carries ${idOnly}, an ID token's claim` : null;
+}
+
 function signatureVerifier(args: { config: Config; logger: Logger }): Pick<TokenVerifier, 'verify' | 'close'> {
   const { config } = args;
   const options = {
@@ -119,7 +136,10 @@ function signatureVerifier(args: { config: Config; logger: Logger }): Pick<Token
       await ready;
       if (!keys) throw new Error('no signing keys loaded');
       const getKey = keys as (...a: Parameters<JWTVerifyGetKey>) => Promise<KeyLike | Uint8Array>;
-      return (await jwtVerify(token, getKey, { ...options, algorithms: JWKS_ALGORITHMS })).payload;
+      const verified = await jwtVerify(token, getKey, { ...options, algorithms: JWKS_ALGORITHMS });
+      const idToken = idTokenSign(verified.protectedHeader.typ, verified.payload);
+      if (idToken) throw new Error(`not an access token: ${idToken}`);
+      return verified.payload;
     },
     close: () => clearInterval(timer),
   };

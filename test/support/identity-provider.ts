@@ -21,6 +21,8 @@ export interface IdentityProvider {
   tokenRequests: URLSearchParams[];
   /** The next tokens name this audience instead of the platform's (a token meant for another application). */
   issueForAudience(audience: string | null): void;
+  /** A token signed with the provider's key for a user, with extra claims and header fields (an ID token's, say). */
+  signFor(user: ProviderUser, extra?: { claims?: Record<string, unknown>; typ?: string }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -42,9 +44,9 @@ export async function startIdentityProvider(args: { users: ProviderUser[]; clien
   const tokenRequests: URLSearchParams[] = [];
   let issuer = '';
 
-  const signFor = (user: ProviderUser, key: KeyLike) =>
-    new SignJWT({ name: user.name, email: user.email, roles: user.roles, sites: user.sites })
-      .setProtectedHeader({ alg: 'RS256', kid: jwk.kid })
+  const signFor = (user: ProviderUser, key: KeyLike, extra: { claims?: Record<string, unknown>; typ?: string } = {}) =>
+    new SignJWT({ name: user.name, email: user.email, roles: user.roles, sites: user.sites, ...extra.claims })
+      .setProtectedHeader({ alg: 'RS256', kid: jwk.kid, ...(extra.typ ? { typ: extra.typ } : {}) })
       .setIssuer(issuer)
       .setAudience(tokenAudience ?? audience)
       .setSubject(user.sub)
@@ -115,6 +117,7 @@ export async function startIdentityProvider(args: { users: ProviderUser[]; clien
     clientId,
     tokenRequests,
     issueForAudience: (other) => (tokenAudience = other),
+    signFor: (user, extra) => signFor(user, privateKey, extra),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

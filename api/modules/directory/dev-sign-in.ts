@@ -3,6 +3,7 @@ import { AppDeps } from '../../deps';
 import { Config } from '../../../lib/config';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { signToken } from '../../http/sign-token';
+import { signInLimit } from '../../http/address-limit';
 import { Instant } from '../../http/common-schemas';
 import { notFound } from '../../../lib/errors';
 import { findUser, listUsers } from '../../../data/directory/users';
@@ -30,6 +31,7 @@ const DevSignInChoicesSchema = Type.Object({ items: Type.Array(UserSchema) });
 export const devSignInIsOn = (config: Pick<Config, 'production' | 'jwtJwksUrl'>) => !config.production && !config.jwtJwksUrl;
 
 export function devSignInRoutes({ db, config }: AppDeps): AnyRoute[] {
+  const limitSignIns = signInLimit(config);
   const refuseOutsideDevelopment = () => {
     if (!devSignInIsOn(config)) throw notFound('Development sign-in is off: outside development, or where people sign in through the identity provider.');
   };
@@ -56,9 +58,10 @@ export function devSignInRoutes({ db, config }: AppDeps): AnyRoute[] {
       access: access.public,
       body: DevSignInBody,
       responses: { 200: { description: 'the token and who it is for', schema: DevSignInSchema } },
-      errors: ['NOT_FOUND'],
+      errors: ['NOT_FOUND', 'RATE_LIMITED'],
       handler: async (ctx, { body }) => {
         refuseOutsideDevelopment();
+        limitSignIns(ctx);
         const user = await findUser(db, body.userId);
         const expiresAt = new Date(Date.now() + DEV_TOKEN_MINUTES * 60_000);
         const token = await signToken({

@@ -97,7 +97,7 @@ test('the provider down -> 503 IDENTITY_PROVIDER_UNAVAILABLE for the options and
   const unreachable = await platform.startApi({ config: { ...platform.config, jwtIssuer: 'http://127.0.0.1:9', oidcClientId: 'opsflow-console' } });
   try {
     expectProblem(await call(unreachable.url, 'GET', '/api/directory/sign-in-options'), 503, 'IDENTITY_PROVIDER_UNAVAILABLE');
-    expectProblem(await call(unreachable.url, 'POST', '/api/directory/sign-in/token', { body: { code: 'c', codeVerifier: 'v'.repeat(43), redirectUri: `${unreachable.url}/console/` } }), 503, 'IDENTITY_PROVIDER_UNAVAILABLE');
+    expectProblem(await call(unreachable.url, 'POST', '/api/directory/sign-in/token', { body: { code: 'c', codeVerifier: 'v'.repeat(43), redirectUri: `${platform.config.publicUrl}/console/` } }), 503, 'IDENTITY_PROVIDER_UNAVAILABLE');
   } finally {
     await unreachable.close();
   }

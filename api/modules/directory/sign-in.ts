@@ -7,9 +7,24 @@ import { badRequest, notFound, unauthenticated } from '../../../lib/errors';
 import { identityProviderClient } from '../../../data/directory/identity-provider';
 import { outboundPolicyOf } from '../../../data/messaging/transports/outbound';
 import { devSignInIsOn } from './dev-sign-in';
+import { signInLimit } from '../../http/address-limit';
+import type { Config } from '../../../lib/config';
 
 /** The console's own page: the only redirect URI whose codes this platform exchanges. */
 export const CONSOLE_REDIRECT_PATH = '/console/';
+
+/**
+ * The console at PUBLIC_URL, origin and path: a code sent back to any other page (another origin with the
+ * console's path, say) is not exchanged. In development the other loopback spelling too (localhost and
+ * 127.0.0.1 are one machine, and `npm start` prints one while a browser may keep the other).
+ */
+export function consoleRedirectUris(config: Pick<Config, 'publicUrl' | 'production'>): string[] {
+  const console = new URL(CONSOLE_REDIRECT_PATH, `${config.publicUrl}/`);
+  const uris = [console.href];
+  const other = console.hostname === 'localhost' ? '127.0.0.1' : console.hostname === '127.0.0.1' ? 'localhost' : null;
+  if (!config.production && other) uris.push(`${console.protocol}//${other}${console.port ? `:${console.port}` : ''}${console.pathname}`);
+  return uris;
+}
 
 const SignInOptionsSchema = Type.Object({
   /** Development sign-in (pick a directory user) is on: development, and no identity provider configured. */
@@ -37,6 +52,8 @@ const SignedInSchema = Type.Object({ token: Type.String(), expiresAt: Instant })
  */
 export function signInRoutes(deps: AppDeps, verifier: TokenVerifier): AnyRoute[] {
   const { config } = deps;
+  const consoleRedirects = consoleRedirectUris(config);
+  const limitSignIns = signInLimit(config);
   const provider = config.oidcClientId && config.jwtIssuer ? identityProviderClient({ issuer: config.jwtIssuer, clientId: config.oidcClientId, policy: outboundPolicyOf(config, 'jwks') }) : null;
   return [
     defineRoute({
@@ -63,12 +80,12 @@ export function signInRoutes(deps: AppDeps, verifier: TokenVerifier): AnyRoute[]
       access: access.public,
       body: TokenExchangeBody,
       responses: { 200: { description: 'the token, verified as every request is', schema: SignedInSchema } },
-      errors: ['NOT_FOUND', 'UNAUTHENTICATED', 'IDENTITY_PROVIDER_UNAVAILABLE'],
+      errors: ['NOT_FOUND', 'UNAUTHENTICATED', 'IDENTITY_PROVIDER_UNAVAILABLE', 'RATE_LIMITED'],
       handler: async (ctx, { body }) => {
         if (!provider) throw notFound('No identity provider is configured (OIDC_CLIENT_ID).');
-        const redirect = URL.canParse(body.redirectUri) ? new URL(body.redirectUri) : null;
-        if (!redirect || !['http:', 'https:'].includes(redirect.protocol) || redirect.pathname !== CONSOLE_REDIRECT_PATH || redirect.search || redirect.hash) {
-          throw badRequest('VALIDATION_FAILED', 'The redirect URI is not the console.', [{ path: 'body.redirectUri', message: `must be the console's ${CONSOLE_REDIRECT_PATH}` }]);
+        limitSignIns(ctx);
+        if (!consoleRedirects.includes(body.redirectUri)) {
+          throw badRequest('VALIDATION_FAILED', 'The redirect URI is not the console.', [{ path: 'body.redirectUri', message: `must be the console at ${consoleRedirects[0]}` }]);
         }
         const token = await provider.exchangeCode(body);
         if (!token) throw unauthenticated('The identity provider refused the sign-in code.');
