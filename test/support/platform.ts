@@ -110,6 +110,11 @@ function swarmSettings(info: TestPlatformInfo): NodeJS.ProcessEnv {
   return { DEPLOY_REGISTRY: info.swarm.registry, DEPLOY_ATTACH_CONTAINERS: info.swarm.door };
 }
 
+/** The shared PostgreSQL's administrator URL: for a component of a test's own (a Temporal cluster) to keep its databases on. */
+export function sharedPostgresAdminUrl(): string {
+  return readInfo().postgres.adminUrl;
+}
+
 async function claimSlot(info: TestPlatformInfo): Promise<number> {
   const admin = new pg.Client({ connectionString: info.postgres.adminUrl });
   try {

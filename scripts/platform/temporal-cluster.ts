@@ -1,0 +1,348 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
+import { PROJECT_ROOT } from '../../temporal-config/temporal-cli';
+import { ensureSearchAttributes } from '../../temporal-config/search-attributes';
+import { TOOLS_ENVOY, envoyProblem } from '../envoy';
+import { TemporalServerBinaries } from '../temporal-server';
+
+const execFileAsync = promisify(execFile);
+
+/** How long a closed run's history is kept, as the dev server keeps it. */
+const RETENTION_DAYS = 3;
+
+/** The server's configuration: one template for every node, here and in docker-compose.yml. */
+export const SERVER_CONFIG_TEMPLATE = path.join(PROJECT_ROOT, 'temporal-config', 'server.yaml');
+export const SERVER_DYNAMIC_CONFIG = path.join(PROJECT_ROOT, 'temporal-config', 'dynamicconfig', 'production.yaml');
+
+/**
+ * Ports a node's membership uses are kept in a smallint column of `cluster_membership`: below 32768, so
+ * never from the kernel's ephemeral range. Every port of a node is picked from this range.
+ */
+const NODE_PORTS_FROM = 20000;
+const NODE_PORTS_TO = 32767;
+
+export interface SqlEndpoint {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+}
+
+export interface ClusterNode {
+  name: string;
+  /** This node's own frontend, host:port. */
+  frontend: string;
+  /** Whether its process is running. */
+  running(): boolean;
+  /** kill -9, as a machine lost would. */
+  kill(): Promise<void>;
+  /** Starts it again on the same ports and databases, and answers once its frontend does. */
+  start(): Promise<void>;
+}
+
+export interface RunningTemporalCluster {
+  /** The one address in front of every frontend (Envoy), which survives the loss of any one node. */
+  address: string;
+  nodes: ClusterNode[];
+  stop(): Promise<void>;
+}
+
+interface NodePorts {
+  frontend: number;
+  frontendHttp: number;
+  frontendMembership: number;
+  history: number;
+  historyMembership: number;
+  matching: number;
+  matchingMembership: number;
+  worker: number;
+  workerMembership: number;
+}
+
+const taken = new Set<number>();
+
+/** A port of the node range that is free now (bound and let go); the node's bind may still lose it, and is retried. */
+async function nodePort(): Promise<number> {
+  for (;;) {
+    const port = NODE_PORTS_FROM + Math.floor(Math.random() * (NODE_PORTS_TO - NODE_PORTS_FROM));
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+}
+
+async function pickNodePorts(): Promise<NodePorts> {
+  const names: Array<keyof NodePorts> = ['frontend', 'frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership'];
+  const ports = {} as NodePorts;
+  for (const name of names) ports[name] = await nodePort();
+  return ports;
+}
+
+/** Creates the two databases when missing and sets up or upgrades their schemas: idempotent, as the SQL tool is. */
+export async function setUpTemporalDatabases(args: { binaries: TemporalServerBinaries; sql: SqlEndpoint; databases: { history: string; visibility: string }; fresh?: boolean }): Promise<void> {
+  const { binaries, sql } = args;
+  const tool = (database: string, ...command: string[]) =>
+    execFileAsync(binaries.sql, ['--plugin', 'postgres12', '--ep', sql.host, '-p', String(sql.port), '-u', sql.user, '--db', database, ...command], {
+      // The password goes by the environment, not the command line another user's `ps` shows.
+      env: { ...process.env, SQL_PASSWORD: sql.password },
+      timeout: 120000,
+    });
+  for (const [database, schema] of [
+    [args.databases.history, 'temporal'],
+    [args.databases.visibility, 'visibility'],
+  ] as const) {
+    if (args.fresh) await tool(database, 'drop-database', '--force');
+    await tool(database, 'create-database').catch((error: { stderr?: string }) => {
+      if (!/already exists/.test(error.stderr ?? '')) throw error;
+    });
+    await tool(database, 'setup-schema', '-v', '0.0');
+    await tool(database, 'update-schema', '-d', path.join(binaries.schemaDir, schema, 'versioned'));
+  }
+}
+
+async function frontendAnswers(address: string): Promise<boolean> {
+  try {
+    const connection = await Connection.connect({ address, connectTimeout: 1000 });
+    try {
+      await connection.workflowService.getSystemInfo({});
+      return true;
+    } finally {
+      await connection.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+function startNode(args: { binaries: TemporalServerBinaries; sql: SqlEndpoint; databases: { history: string; visibility: string }; ports: NodePorts; clusterAddress: string; logFile: string }): ChildProcess {
+  const { ports, sql } = args;
+  const out = fs.openSync(args.logFile, 'a');
+  const child = spawn(args.binaries.server, ['--config-file', SERVER_CONFIG_TEMPLATE, '--allow-no-auth', 'start'], {
+    stdio: ['ignore', out, out],
+    env: {
+      PATH: process.env.PATH,
+      TEMPORAL_SQL_HOST: sql.host,
+      TEMPORAL_SQL_PORT: String(sql.port),
+      TEMPORAL_SQL_USER: sql.user,
+      TEMPORAL_SQL_PASSWORD: sql.password,
+      TEMPORAL_DB: args.databases.history,
+      TEMPORAL_VISIBILITY_DB: args.databases.visibility,
+      TEMPORAL_CLUSTER_ADDRESS: args.clusterAddress,
+      TEMPORAL_BIND_IP: '127.0.0.1',
+      TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
+      TEMPORAL_FRONTEND_PORT: String(ports.frontend),
+      TEMPORAL_FRONTEND_HTTP_PORT: String(ports.frontendHttp),
+      TEMPORAL_FRONTEND_MEMBERSHIP_PORT: String(ports.frontendMembership),
+      TEMPORAL_HISTORY_PORT: String(ports.history),
+      TEMPORAL_HISTORY_MEMBERSHIP_PORT: String(ports.historyMembership),
+      TEMPORAL_MATCHING_PORT: String(ports.matching),
+      TEMPORAL_MATCHING_MEMBERSHIP_PORT: String(ports.matchingMembership),
+      TEMPORAL_WORKER_PORT: String(ports.worker),
+      TEMPORAL_WORKER_MEMBERSHIP_PORT: String(ports.workerMembership),
+      TEMPORAL_DYNAMIC_CONFIG: SERVER_DYNAMIC_CONFIG,
+    },
+  });
+  fs.closeSync(out);
+  return child;
+}
+
+/**
+ * The door: Envoy, a TCP proxy in front of every node's frontend, health-checked each second, so that the
+ * platform's one address reaches a live node when another is lost. Answers its address once it listens.
+ */
+async function startDoor(args: { port: number; frontends: number[]; dir: string }): Promise<{ address: string; process: ChildProcess }> {
+  const problem = envoyProblem();
+  if (problem) throw new Error(problem);
+  const bootstrap = {
+    admin: { address: { socket_address: { address: '127.0.0.1', port_value: 0 } } },
+    static_resources: {
+      listeners: [
+        {
+          name: 'temporal',
+          address: { socket_address: { address: '127.0.0.1', port_value: args.port } },
+          filter_chains: [
+            {
+              filters: [
+                {
+                  name: 'envoy.filters.network.tcp_proxy',
+                  typed_config: {
+                    '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy',
+                    stat_prefix: 'temporal',
+                    cluster: 'frontends',
+                    // A connection to a node that has just died goes to another at once, before the health check notices.
+                    max_connect_attempts: 3,
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+      clusters: [
+        {
+          name: 'frontends',
+          type: 'STATIC',
+          connect_timeout: '1s',
+          lb_policy: 'ROUND_ROBIN',
+          load_assignment: {
+            cluster_name: 'frontends',
+            endpoints: [{ lb_endpoints: args.frontends.map((port) => ({ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: port } } } })) }],
+          },
+          health_checks: [{ timeout: '1s', interval: '1s', no_traffic_interval: '2s', unhealthy_threshold: 1, healthy_threshold: 1, tcp_health_check: {} }],
+        },
+      ],
+    },
+  };
+  const file = path.join(args.dir, 'door.json');
+  fs.writeFileSync(file, JSON.stringify(bootstrap));
+  const adminFile = path.join(args.dir, 'door-admin.txt');
+  fs.rmSync(adminFile, { force: true });
+  const log = fs.openSync(path.join(args.dir, 'door.log'), 'a');
+  const child = spawn(TOOLS_ENVOY, ['-c', file, '--concurrency', '1', '--disable-hot-restart', '--log-level', 'warn', '--admin-address-path', adminFile], { stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the Temporal door (Envoy) exited while starting: see ${path.join(args.dir, 'door.log')}`);
+    if (fs.existsSync(adminFile) && fs.readFileSync(adminFile, 'utf8').trim()) {
+      const admin = fs.readFileSync(adminFile, 'utf8').trim();
+      const listeners = await fetch(`http://${admin}/listeners?format=json`).then((answer) => answer.json() as Promise<{ listener_statuses?: Array<{ local_address?: { socket_address?: { port_value?: number } } }> }>, () => null);
+      const port = listeners?.listener_statuses?.[0]?.local_address?.socket_address?.port_value;
+      if (port) return { address: `127.0.0.1:${port}`, process: child };
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('the Temporal door (Envoy) did not listen within 20 s');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Registers namespaces (idempotent) with the platform's search attributes, and answers once every node's
+ * frontend knows them: each node learns of a new namespace on its own refresh.
+ */
+export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalCluster, 'address' | 'nodes'>, namespaces: string[]): Promise<void> {
+  const connection = await Connection.connect({ address: cluster.address });
+  try {
+    for (const namespace of namespaces) {
+      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${RETENTION_DAYS} days`) }).catch((error: { code?: number }) => {
+        // 6: ALREADY_EXISTS, from an earlier start on the same databases.
+        if (error.code !== 6) throw error;
+      });
+      await untilDone(`namespace ${namespace} with its search attributes`, () => ensureSearchAttributes(connection, namespace));
+    }
+  } finally {
+    await connection.close();
+  }
+  for (const node of cluster.nodes) {
+    if (!node.running()) continue;
+    const direct = await Connection.connect({ address: node.frontend });
+    try {
+      for (const namespace of namespaces) await untilDone(`${node.name} to know namespace ${namespace}`, () => direct.workflowService.describeNamespace({ namespace }));
+    } finally {
+      await direct.close();
+    }
+  }
+}
+
+/** Tries `work` until it succeeds, for up to 60 s (a namespace reaches every node on the node's next refresh). */
+async function untilDone(what: string, work: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    try {
+      await work();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`Temporal cluster: waited 60 s for ${what}: ${(error as Error).message}`, { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+const stopProcess = (child: ChildProcess, signal: NodeJS.Signals) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+    if (signal !== 'SIGKILL') setTimeout(() => child.kill('SIGKILL'), 15000).unref();
+  });
+
+/**
+ * A Temporal cluster of `nodes` server processes (each with every service) on PostgreSQL, behind one door.
+ * The databases are set up first; the first node starts alone (it initialises the cluster's metadata),
+ * the others join it. The namespaces are registered with the platform's search attributes.
+ */
+export async function startTemporalCluster(args: {
+  binaries: TemporalServerBinaries;
+  sql: SqlEndpoint;
+  databases?: { history: string; visibility: string };
+  namespaces: string[];
+  /** Where the nodes' logs and the door's files go. */
+  dir: string;
+  nodes?: number;
+  /** The door's port; 0 picks a free one. */
+  port?: number;
+  /** Drops the databases first: a test's cluster starts empty. */
+  fresh?: boolean;
+  say?: (line: string) => void;
+}): Promise<RunningTemporalCluster> {
+  const say = args.say ?? (() => undefined);
+  const databases = args.databases ?? { history: 'temporal', visibility: 'temporal_visibility' };
+  fs.mkdirSync(args.dir, { recursive: true });
+  await setUpTemporalDatabases({ binaries: args.binaries, sql: args.sql, databases, fresh: args.fresh });
+  const ports: NodePorts[] = [];
+  for (let i = 0; i < (args.nodes ?? 2); i++) ports.push(await pickNodePorts());
+  const door = await startDoor({ port: args.port ?? 0, frontends: ports.map((node) => node.frontend), dir: args.dir });
+  const nodes: ClusterNode[] = ports.map((nodePorts, index) => {
+    const name = `temporal-${index + 1}`;
+    const frontend = `127.0.0.1:${nodePorts.frontend}`;
+    let child: ChildProcess | null = null;
+    const running = () => child !== null && child.exitCode === null && child.signalCode === null;
+    return {
+      name,
+      frontend,
+      running,
+      kill: async () => {
+        if (child) await stopProcess(child, 'SIGKILL');
+      },
+      start: async () => {
+        if (running()) return;
+        const logFile = path.join(args.dir, `${name}.log`);
+        child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: nodePorts, clusterAddress: door.address, logFile });
+        const deadline = Date.now() + 90000;
+        while (!(await frontendAnswers(frontend))) {
+          if (!running()) throw new Error(`Temporal node ${name} exited while starting: see ${logFile}`);
+          if (Date.now() > deadline) throw new Error(`Temporal node ${name} did not answer on ${frontend} within 90 s: see ${logFile}`);
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      },
+    };
+  });
+  const stop = async () => {
+    for (const node of nodes) await node.kill();
+    await stopProcess(door.process, 'SIGTERM');
+  };
+  try {
+    for (const node of nodes) {
+      say(`starting Temporal node ${node.name} on ${node.frontend}`);
+      await node.start();
+    }
+    await ensureClusterNamespaces({ address: door.address, nodes }, args.namespaces);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { address: door.address, nodes, stop };
+}

@@ -1,0 +1,76 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../temporal-config/temporal-cli';
+import { withProgress } from './progress';
+
+/**
+ * The Temporal server release of cluster mode, built from the Go module proxy: the newest 1.32 that builds
+ * with this machine's Go (1.32.2 asks for a newer Go than Debian's).
+ */
+export const PINNED_TEMPORAL_SERVER = '1.32.0';
+
+const MODULE = 'go.temporal.io/server';
+
+/** Where the built binaries are kept, by version, so that a new pin builds beside the old one. */
+export const TEMPORAL_SERVER_DIR = path.join(PROJECT_ROOT, '.tools', 'temporal-server', PINNED_TEMPORAL_SERVER);
+
+export interface TemporalServerBinaries {
+  /** `temporal-server`: every service of a node. */
+  server: string;
+  /** `temporal-sql-tool`: creates and upgrades the databases. */
+  sql: string;
+  /** The PostgreSQL schemas of this release (`…/schema/postgresql/v12`), read from Go's module cache. */
+  schemaDir: string;
+}
+
+function goEnv(name: string): string | null {
+  try {
+    return execFileSync('go', ['env', name], { encoding: 'utf8', timeout: 30000 }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+function builtVersion(binary: string): string | null {
+  if (!fs.existsSync(binary)) return null;
+  try {
+    return /version (\S+)/.exec(execFileSync(binary, ['--version'], { encoding: 'utf8', timeout: 30000 }))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.once('error', (error) => reject(new Error(`${command} could not run: ${error.message}`)));
+    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (code ${code}, signal ${signal}):\n${output.slice(-3000)}`))));
+  });
+}
+
+const binaries = (): Omit<TemporalServerBinaries, 'schemaDir'> => ({ server: path.join(TEMPORAL_SERVER_DIR, 'server'), sql: path.join(TEMPORAL_SERVER_DIR, 'sql') });
+
+const schemaDirOf = (modCache: string) => path.join(modCache, `${MODULE}@v${PINNED_TEMPORAL_SERVER}`, 'schema', 'postgresql', 'v12');
+
+/**
+ * The pinned server and SQL tool, built once into the tools folder (`go install`, minutes on two cores the
+ * first time; seconds once Go's build cache has them), saying so at least every 5 s while it builds.
+ */
+export async function ensureTemporalServer(say: (line: string) => void = () => undefined): Promise<TemporalServerBinaries> {
+  const modCache = goEnv('GOMODCACHE');
+  if (!modCache) throw new Error('Go is needed to build the Temporal server of cluster mode: apt-get install golang-go (1.26 or newer).');
+  const { server, sql } = binaries();
+  if (builtVersion(server) !== PINNED_TEMPORAL_SERVER || !fs.existsSync(sql) || !fs.existsSync(schemaDirOf(modCache))) {
+    fs.mkdirSync(TEMPORAL_SERVER_DIR, { recursive: true });
+    await withProgress(`building the Temporal server ${PINNED_TEMPORAL_SERVER} from the Go module proxy into ${TEMPORAL_SERVER_DIR} (once; minutes the first time)`, say, () =>
+      run('go', ['install', `${MODULE}/cmd/server@v${PINNED_TEMPORAL_SERVER}`, `${MODULE}/cmd/tools/sql@v${PINNED_TEMPORAL_SERVER}`], { ...process.env, GOBIN: TEMPORAL_SERVER_DIR, GOFLAGS: '-mod=mod' }),
+    );
+    const version = builtVersion(server);
+    if (version !== PINNED_TEMPORAL_SERVER) throw new Error(`the Temporal server was built into ${server} but answers ${version ?? 'nothing'}`);
+  }
+  return { server, sql, schemaDir: schemaDirOf(modCache) };
+}
