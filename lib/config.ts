@@ -32,6 +32,10 @@ export interface Config {
   publicUrl: string;
   databaseUrl: string;
   temporalAddress: string;
+  /** What `npm start` runs for Temporal: the dev server (fast to start) or a cluster of two nodes on PostgreSQL. */
+  temporalServer: 'dev' | 'cluster';
+  /** The nodes behind TEMPORAL_ADDRESS, each checked by /readyz (npm start sets it in cluster mode). */
+  temporalNodes: Array<{ name: string; address: string }>;
   temporalNamespace: string;
   temporalUiUrl: string;
   /** Keys of the payload codec, the first encrypting, every one decrypting (TEMPORAL_PAYLOAD_KEYS). */
@@ -183,6 +187,25 @@ export const DEV_DEFAULTS = {
 } as const;
 
 type Env = Record<string, string | undefined>;
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, choices: readonly T[]): T {
+  const value = optional(env, name) ?? fallback;
+  if (!choices.includes(value as T)) throw new ConfigError(name, `must be one of ${choices.join(', ')}, got "${value}"`);
+  return value as T;
+}
+
+/** TEMPORAL_NODES: `name=host:port` entries, comma-separated. */
+function temporalNodes(env: Env): Array<{ name: string; address: string }> {
+  return (optional(env, 'TEMPORAL_NODES') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const parsed = /^([A-Za-z0-9._-]{1,64})=([A-Za-z0-9.[\]:-]+:[0-9]{1,5})$/.exec(entry);
+      if (!parsed) throw new ConfigError('TEMPORAL_NODES', `each entry must be name=host:port, got "${entry}"`);
+      return { name: parsed[1], address: parsed[2] };
+    });
+}
 
 function text(env: Env, name: string, fallback: string): string {
   const value = env[name];
@@ -363,6 +386,8 @@ export function loadConfig(env: Env = process.env): Config {
       'postgresql:',
     ]) as string,
     temporalAddress: text(env, 'TEMPORAL_ADDRESS', '127.0.0.1:7233'),
+    temporalServer: oneOf(env, 'TEMPORAL_SERVER', 'dev', ['dev', 'cluster'] as const),
+    temporalNodes: temporalNodes(env),
     temporalNamespace: text(env, 'TEMPORAL_NAMESPACE', 'default'),
     temporalUiUrl: temporalUiUrl.replace(/\/+$/, ''),
     jwtSecret: secret(env, 'JWT_SECRET', production, 16),

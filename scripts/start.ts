@@ -7,7 +7,7 @@ import { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { signToken } from '../api/http/sign-token';
-import { ConfigError, loadConfig } from '../lib/config';
+import { Config, ConfigError, loadConfig } from '../lib/config';
 import { createDb } from '../data/db';
 import { createDocker } from '../adapters/docker';
 import { migrateLatest } from '../data/migrate';
@@ -17,6 +17,8 @@ import { spawnEntry, stopChild, waitForHttpOk } from './platform/children';
 import { startMailCapture } from './platform/mail-capture';
 import { startPostgres } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
+import { RunningTemporalCluster, startTemporalCluster } from './platform/temporal-cluster';
+import { ensureTemporalServer, PINNED_TEMPORAL_SERVER } from './temporal-server';
 import { seedDevelopment } from './platform/dev-seed';
 import { startEdge } from './platform/edge';
 import { Running, supervise } from './platform/supervise';
@@ -182,6 +184,32 @@ function takeShutdownSignals(): void {
   }
 }
 
+/**
+ * TEMPORAL_SERVER=cluster: two Temporal server nodes on the embedded PostgreSQL (databases `temporal` and
+ * `temporal_visibility`), behind one door on TEMPORAL_ADDRESS; the server is built from the Go module proxy
+ * on first use. Each node and the door are kept running like every other child.
+ */
+async function startEmbeddedCluster(config: Config, dataDir: string): Promise<RunningTemporalCluster> {
+  const binaries = await ensureTemporalServer(step);
+  const url = new URL(config.databaseUrl);
+  const cluster = await startTemporalCluster({
+    binaries,
+    sql: { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
+    namespaces: [config.temporalNamespace],
+    dir: path.join(dataDir, 'temporal-cluster'),
+    port: Number(config.temporalAddress.split(':')[1]),
+    say: step,
+  });
+  const logs = path.join(dataDir, 'temporal-cluster');
+  for (const node of cluster.nodes) {
+    const running = (): Running => ({ exited: node.exited(), stop: node.stop });
+    keepRunning(`Temporal node ${node.name}`, running(), async () => (await node.start(), running()), path.join(logs, `${node.name}.log`));
+  }
+  keepRunning('Temporal door (Envoy)', { exited: cluster.door.exited(), stop: cluster.door.stop }, async () => (await cluster.door.restart(), { exited: cluster.door.exited(), stop: cluster.door.stop }), path.join(logs, 'door.log'));
+  step(`Temporal cluster: ${cluster.nodes.map((node) => `${node.name} on ${node.frontend}`).join(', ')}, behind ${cluster.address} (Temporal ${PINNED_TEMPORAL_SERVER}; the Web UI is not started in cluster mode: docs/production.md)`);
+  return cluster;
+}
+
 async function main(): Promise<void> {
   // The embedded platform is for development: its rules (development secrets, loopback peers) apply here
   // and in every child. Anything else must say NODE_ENV itself, and anything but development or test is
@@ -221,7 +249,10 @@ async function main(): Promise<void> {
   }
   await db.destroy();
 
-  if (isLocal(config.temporalAddress.split(':')[0])) {
+  if (isLocal(config.temporalAddress.split(':')[0]) && config.temporalServer === 'cluster') {
+    const cluster = await startEmbeddedCluster(config, dataDir);
+    process.env.TEMPORAL_NODES = cluster.nodes.map((node) => `${node.name}=${node.frontend}`).join(',');
+  } else if (isLocal(config.temporalAddress.split(':')[0])) {
     const [, port] = config.temporalAddress.split(':');
     const uiPort = Number(new URL(config.temporalUiUrl).port || 8233);
     const temporalArgs = { dbFile: path.join(dataDir, 'temporal.db'), port: Number(port), uiPort, namespaces: [config.temporalNamespace], logFile: path.join(logs, 'temporal.log'), codecEndpoint: `${config.publicUrl}${CODEC_ENDPOINT_PATH}` };
@@ -281,7 +312,7 @@ Opsflow is ready.
   Edge admin       ${edgeAdminUrl}  (loopback)
   OpenAPI          ${apiUrl}/api/openapi.json
   Readiness        ${apiUrl}/readyz
-  Temporal Web UI  ${config.temporalUiUrl}
+  Temporal Web UI  ${config.temporalServer === 'cluster' ? 'not started in cluster mode (docs/production.md)' : config.temporalUiUrl}
   Mail capture UI  http://127.0.0.1:${mail.uiPort}
   Logs             ${logs}
 

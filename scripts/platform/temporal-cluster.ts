@@ -39,6 +39,10 @@ export interface ClusterNode {
   frontend: string;
   /** Whether its process is running. */
   running(): boolean;
+  /** Resolves, with how it ended, when its current process exits however it does. */
+  exited(): Promise<string>;
+  /** Stops it gracefully (SIGTERM, then SIGKILL after 15 s). */
+  stop(): Promise<void>;
   /** kill -9, as a machine lost would. */
   kill(): Promise<void>;
   /** Starts it again on the same ports and databases, and answers once its frontend does. */
@@ -49,6 +53,8 @@ export interface RunningTemporalCluster {
   /** The one address in front of every frontend (Envoy), which survives the loss of any one node. */
   address: string;
   nodes: ClusterNode[];
+  /** The door's process: how it ended when it exits, and a restart on the same port. */
+  door: { exited(): Promise<string>; restart(): Promise<void>; stop(): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -305,6 +311,10 @@ export async function startTemporalCluster(args: {
   const ports: NodePorts[] = [];
   for (let i = 0; i < (args.nodes ?? 2); i++) ports.push(await pickNodePorts());
   const door = await startDoor({ port: args.port ?? 0, frontends: ports.map((node) => node.frontend), dir: args.dir });
+  const doorPort = Number(door.address.split(':')[1]);
+  let doorProcess = door.process;
+  const exitOf = (child: ChildProcess) =>
+    child.exitCode !== null || child.signalCode !== null ? Promise.resolve(`code ${child.exitCode} signal ${child.signalCode}`) : new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code} signal ${signal}`)));
   const nodes: ClusterNode[] = ports.map((nodePorts, index) => {
     const name = `temporal-${index + 1}`;
     const frontend = `127.0.0.1:${nodePorts.frontend}`;
@@ -314,8 +324,12 @@ export async function startTemporalCluster(args: {
       name,
       frontend,
       running,
+      exited: () => (child ? exitOf(child) : Promise.resolve('not started')),
       kill: async () => {
         if (child) await stopProcess(child, 'SIGKILL');
+      },
+      stop: async () => {
+        if (child) await stopProcess(child, 'SIGTERM');
       },
       start: async () => {
         if (running()) return;
@@ -331,8 +345,16 @@ export async function startTemporalCluster(args: {
     };
   });
   const stop = async () => {
-    for (const node of nodes) await node.kill();
-    await stopProcess(door.process, 'SIGTERM');
+    for (const node of nodes) await node.stop();
+    await stopProcess(doorProcess, 'SIGTERM');
+  };
+  const doorControl = {
+    exited: () => exitOf(doorProcess),
+    restart: async () => {
+      await stopProcess(doorProcess, 'SIGTERM');
+      doorProcess = (await startDoor({ port: doorPort, frontends: ports.map((node) => node.frontend), dir: args.dir })).process;
+    },
+    stop: () => stopProcess(doorProcess, 'SIGTERM'),
   };
   try {
     for (const node of nodes) {
@@ -344,5 +366,5 @@ export async function startTemporalCluster(args: {
     await stop();
     throw error;
   }
-  return { address: door.address, nodes, stop };
+  return { address: door.address, nodes, door: doorControl, stop };
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import Docker from 'dockerode';
 import { waitUntil } from './wait';
 import { installTools } from '../../scripts/tools';
+import { ensureTemporalServer } from '../../scripts/temporal-server';
 import { ensureBaseImage } from '../../adapters/deploy/jre-base-image';
 import { withProgress } from '../../scripts/progress';
 import { TEST_BASE_IMAGE } from './slots';
@@ -14,12 +15,15 @@ const START_DEADLINE_MS = 180000;
 
 /**
  * What the suite needs besides the system packages, installed by the suite itself as `npm start` installs
- * its own: the pinned tools (Temporal CLI, Envoy, the API fuzzer) and the JRE base image of JAR deploys.
+ * its own: the pinned tools (Temporal CLI, Envoy, the API fuzzer), the Temporal server of cluster mode (built
+ * from the Go module proxy) and the JRE base image of JAR deploys.
  * Without a Docker engine the image is left out and the deploy tests fail saying the engine does not answer.
  */
 async function installWhatTheSuiteNeeds(): Promise<void> {
   const say = (line: string) => console.log(`[setup] ${line}`);
   await installTools(['temporal', 'envoy', 'fuzzer'], say);
+  // Built once here, before test files run side by side: the cluster tests would otherwise build it twice at once.
+  await ensureTemporalServer(say).catch((error: Error) => say(`the Temporal server of cluster mode was not built (${error.message}): the cluster tests will fail saying so`));
   const docker = new Docker();
   const engine = await docker.ping().then(() => true, () => false);
   if (!engine) {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Registry } from 'prom-client';
+import { Connection } from '@temporalio/client';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { problemBody } from '../../http/problem';
@@ -35,6 +36,8 @@ const ReadinessSchema = Type.Object({
     temporal: Type.String(),
     docker: Type.String(),
     edge: Type.String(),
+    /** Each node of a Temporal cluster (TEMPORAL_NODES), by name: one down does not make the platform unready while the cluster answers. */
+    temporalNodes: Type.Optional(Type.Record(Type.String(), Type.String())),
     /** Where JAR deploys build their base image from Debian packages (npm start): up, missing (built on need), or unavailable with the fix. Never makes the platform unready. */
     jarBaseImage: Type.Optional(Type.String()),
   }),
@@ -66,14 +69,33 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
   const probe = async () => {
     const { edgeAdminUrl } = deps.config;
     const docker = deps.docker.configured ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down')) : Promise.resolve<CheckState>('not configured');
-    const [database, temporal, dockerState, edge, jarBaseImage] = await Promise.all([
+    const [database, temporal, dockerState, edge, jarBaseImage, temporalNodes] = await Promise.all([
       check(() => pingDatabase(deps.db)),
       check(() => deps.temporal.connection.workflowService.getSystemInfo({})),
       docker,
       edgeAdminUrl ? check(async () => { if (!(await edgeIsReady(edgeAdminUrl))) throw new Error('edge not ready'); }) : Promise.resolve<CheckState>('not configured'),
       docker.then(jarBaseImageCheck),
+      temporalNodesCheck(),
     ]);
-    return { database, temporal, docker: dockerState, edge, ...jarBaseImage };
+    return { database, temporal, docker: dockerState, edge, ...temporalNodes, ...jarBaseImage };
+  };
+  /** Each node's own frontend, asked directly (not through the address in front of them), by name. */
+  const temporalNodesCheck = async (): Promise<{ temporalNodes?: Record<string, CheckState> }> => {
+    const { temporalNodes } = deps.config;
+    if (temporalNodes.length === 0) return {};
+    const states = await Promise.all(
+      temporalNodes.map(async (node) =>
+        check(async () => {
+          const connection = await Connection.connect({ address: node.address, connectTimeout: 1000 });
+          try {
+            await connection.workflowService.getSystemInfo({});
+          } finally {
+            await connection.close();
+          }
+        }),
+      ),
+    );
+    return { temporalNodes: Object.fromEntries(temporalNodes.map((node, index) => [node.name, states[index]])) };
   };
   /** Only where JAR deploys build their base image (npm start): never a reason to be unready, but said. */
   const jarBaseImageCheck = async (docker: CheckState): Promise<{ jarBaseImage?: string }> => {
