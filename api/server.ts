@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     namespace: config.temporalNamespace,
     uiUrl: config.temporalUiUrl,
     payloadCodec: payloadCodecOf(config),
+    identity: { dir: config.temporalIdentityDir, subject: 'opsflow-api' },
   });
   // Versioned writes copy rows into their _aud tables column for column: a drifted audit table stops start-up.
   await assertAuditTablesMirror(db);

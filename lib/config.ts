@@ -34,6 +34,11 @@ export interface Config {
   temporalAddress: string;
   /** What `npm start` runs for Temporal: the dev server (fast to start) or a cluster of two nodes on PostgreSQL. */
   temporalServer: 'dev' | 'cluster';
+  /**
+   * Where the platform's Temporal signing key is kept (TEMPORAL_IDENTITY_DIR): set where the server checks
+   * tokens (cluster mode, compose), so that every client signs its own short-lived service token.
+   */
+  temporalIdentityDir: string | null;
   /** The nodes behind TEMPORAL_ADDRESS, each checked by /readyz (npm start sets it in cluster mode). */
   temporalNodes: Array<{ name: string; address: string }>;
   temporalNamespace: string;
@@ -388,6 +393,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporalAddress: text(env, 'TEMPORAL_ADDRESS', '127.0.0.1:7233'),
     temporalServer: oneOf(env, 'TEMPORAL_SERVER', 'dev', ['dev', 'cluster'] as const),
     temporalNodes: temporalNodes(env),
+    temporalIdentityDir: optional(env, 'TEMPORAL_IDENTITY_DIR'),
     temporalNamespace: text(env, 'TEMPORAL_NAMESPACE', 'default'),
     temporalUiUrl: temporalUiUrl.replace(/\/+$/, ''),
     jwtSecret: secret(env, 'JWT_SECRET', production, 16),

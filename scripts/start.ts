@@ -192,11 +192,15 @@ function takeShutdownSignals(): void {
 async function startEmbeddedCluster(config: Config, dataDir: string): Promise<RunningTemporalCluster> {
   const binaries = await ensureTemporalServer(step);
   const url = new URL(config.databaseUrl);
+  // The door is locked: every process of the platform signs its own service tokens with this key.
+  const identityDir = path.resolve(config.temporalIdentityDir ?? path.join(dataDir, 'temporal-identity'));
+  process.env.TEMPORAL_IDENTITY_DIR = identityDir;
   const cluster = await startTemporalCluster({
     binaries,
     sql: { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
     namespaces: [config.temporalNamespace],
     dir: path.join(dataDir, 'temporal-cluster'),
+    identityDir,
     port: Number(config.temporalAddress.split(':')[1]),
     say: step,
   });

@@ -2,6 +2,7 @@ import { Client, Connection, WorkflowNotFoundError, WorkflowStartOptions } from 
 import { PayloadCodec, Workflow } from '@temporalio/common';
 import { ErrorCode } from '../lib/errors';
 import { temporalCallError } from './temporal-errors';
+import { serviceTokenOf } from './service-identity';
 
 export interface TemporalHandle {
   connection: Connection;
@@ -17,8 +18,17 @@ export interface StartedWorkflow {
 }
 
 /** A client of the platform's namespace; every payload it sends or reads goes through `payloadCodec` (temporal-config/payload-codec.ts). */
-export async function connectTemporal(args: { address: string; namespace: string; uiUrl: string; payloadCodec: PayloadCodec }): Promise<TemporalHandle> {
-  const connection = await Connection.connect({ address: args.address, connectTimeout: 5000 });
+export async function connectTemporal(args: {
+  address: string;
+  namespace: string;
+  uiUrl: string;
+  payloadCodec: PayloadCodec;
+  /** Where the server's door asks for the platform's service tokens (TEMPORAL_IDENTITY_DIR): each call carries a fresh one. */
+  identity?: { dir: string | null; subject: string };
+}): Promise<TemporalHandle> {
+  const apiKey = serviceTokenOf(args.identity, args.namespace);
+  // An API key turns the SDK's TLS on by default (Temporal Cloud's way); the door speaks TLS only when configured to.
+  const connection = await Connection.connect({ address: args.address, connectTimeout: 5000, ...(apiKey ? { apiKey, tls: false } : {}) });
   // On Node 20 an AsyncLocalStorage, once run, keeps a promise hook on for the whole process: every promise
   // of every request pays for it. The connection runs its call-context storage once, to give its first call
   // a deadline; the platform passes no deadline, metadata or abort signal through it, so it is switched off.

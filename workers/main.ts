@@ -6,6 +6,7 @@ import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createDocker } from '../adapters/docker';
 import { connectTemporal } from '../temporal-config/client';
 import { payloadCodecOf } from '../temporal-config/payload-codec';
+import { serviceTokenOf } from '../temporal-config/service-identity';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes';
 import { ALL_TASK_QUEUES, isTaskQueue, TaskQueue } from '../domain/task-queues';
 import { archivalWorker } from './archival';
@@ -66,9 +67,13 @@ async function main(): Promise<void> {
   // Activities write versioned rows too (publishing): a drifted audit table stops start-up.
   await assertAuditTablesMirror(db);
   const payloadCodec = payloadCodecOf(config);
-  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec });
+  const identity = { dir: config.temporalIdentityDir, subject: `opsflow-worker:${queues.join(',')}` };
+  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec, identity });
   await ensureSearchAttributes(temporal.connection, config.temporalNamespace);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  // The pollers' connection carries a service token too, renewed well before it expires.
+  const token = serviceTokenOf(identity, config.temporalNamespace);
+  const connection = await NativeConnection.connect({ address: config.temporalAddress, ...(token ? { apiKey: token(), tls: false } : {}) });
+  const renewal = token ? setInterval(() => void connection.setApiKey(token()).catch((error: unknown) => logger.warn({ err: error }, 'could not renew the Temporal service token')), 60000) : null;
   const deps: WorkerDeps = {
     config,
     db,
@@ -102,6 +107,7 @@ async function main(): Promise<void> {
     await Promise.all(workers.map((worker) => worker.run()));
   } finally {
     await Promise.all(alongside.map((work) => work.stop()));
+    if (renewal) clearInterval(renewal);
     await connection.close();
     await temporal.connection.close();
     await db.destroy();

@@ -7,6 +7,7 @@ import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { PROJECT_ROOT } from '../../temporal-config/temporal-cli';
 import { ensureSearchAttributes } from '../../temporal-config/search-attributes';
+import { loadOrCreateSigningKey, signServiceToken } from '../../temporal-config/service-identity';
 import { TOOLS_ENVOY, envoyProblem } from '../envoy';
 import { TemporalServerBinaries } from '../temporal-server';
 
@@ -53,6 +54,8 @@ export interface RunningTemporalCluster {
   /** The one address in front of every frontend (Envoy), which survives the loss of any one node. */
   address: string;
   nodes: ClusterNode[];
+  /** The folder of the signing key the nodes trust (TEMPORAL_IDENTITY_DIR for the platform's processes). */
+  identityDir: string;
   /** The door's process: how it ended when it exits, and a restart on the same port. */
   door: { exited(): Promise<string>; restart(): Promise<void>; stop(): Promise<void> };
   stop(): Promise<void>;
@@ -62,6 +65,9 @@ interface NodePorts {
   frontend: number;
   frontendHttp: number;
   frontendMembership: number;
+  internalFrontend: number;
+  internalFrontendHttp: number;
+  internalFrontendMembership: number;
   history: number;
   historyMembership: number;
   matching: number;
@@ -90,7 +96,7 @@ async function nodePort(): Promise<number> {
 }
 
 async function pickNodePorts(): Promise<NodePorts> {
-  const names: Array<keyof NodePorts> = ['frontend', 'frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership'];
+  const names: Array<keyof NodePorts> = ['frontend', 'frontendHttp', 'frontendMembership', 'internalFrontend', 'internalFrontendHttp', 'internalFrontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership'];
   const ports = {} as NodePorts;
   for (const name of names) ports[name] = await nodePort();
   return ports;
@@ -132,10 +138,13 @@ async function frontendAnswers(address: string): Promise<boolean> {
   }
 }
 
-function startNode(args: { binaries: TemporalServerBinaries; sql: SqlEndpoint; databases: { history: string; visibility: string }; ports: NodePorts; clusterAddress: string; logFile: string }): ChildProcess {
+/** Every service in each node; the internal frontend is the server's own way in past the token check. */
+const NODE_SERVICES = ['frontend', 'internal-frontend', 'history', 'matching', 'worker'];
+
+function startNode(args: { binaries: TemporalServerBinaries; sql: SqlEndpoint; databases: { history: string; visibility: string }; ports: NodePorts; clusterAddress: string; jwksFile: string; logFile: string }): ChildProcess {
   const { ports, sql } = args;
   const out = fs.openSync(args.logFile, 'a');
-  const child = spawn(args.binaries.server, ['--config-file', SERVER_CONFIG_TEMPLATE, '--allow-no-auth', 'start'], {
+  const child = spawn(args.binaries.server, ['--config-file', SERVER_CONFIG_TEMPLATE, 'start', ...NODE_SERVICES.flatMap((service) => ['--service', service])], {
     stdio: ['ignore', out, out],
     env: {
       PATH: process.env.PATH,
@@ -151,6 +160,10 @@ function startNode(args: { binaries: TemporalServerBinaries; sql: SqlEndpoint; d
       TEMPORAL_FRONTEND_PORT: String(ports.frontend),
       TEMPORAL_FRONTEND_HTTP_PORT: String(ports.frontendHttp),
       TEMPORAL_FRONTEND_MEMBERSHIP_PORT: String(ports.frontendMembership),
+      TEMPORAL_INTERNAL_FRONTEND_PORT: String(ports.internalFrontend),
+      TEMPORAL_INTERNAL_FRONTEND_HTTP_PORT: String(ports.internalFrontendHttp),
+      TEMPORAL_INTERNAL_FRONTEND_MEMBERSHIP_PORT: String(ports.internalFrontendMembership),
+      TEMPORAL_JWKS_URI: `file://${args.jwksFile}`,
       TEMPORAL_HISTORY_PORT: String(ports.history),
       TEMPORAL_HISTORY_MEMBERSHIP_PORT: String(ports.historyMembership),
       TEMPORAL_MATCHING_PORT: String(ports.matching),
@@ -239,8 +252,10 @@ async function startDoor(args: { port: number; frontends: number[]; dir: string 
  * Registers namespaces (idempotent) with the platform's search attributes, and answers once every node's
  * frontend knows them: each node learns of a new namespace on its own refresh.
  */
-export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalCluster, 'address' | 'nodes'>, namespaces: string[]): Promise<void> {
-  const connection = await Connection.connect({ address: cluster.address });
+export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalCluster, 'address' | 'nodes' | 'identityDir'>, namespaces: string[]): Promise<void> {
+  // Registering a namespace and its search attributes is an administrator's: a token of a minute for it.
+  const apiKey = signServiceToken(loadOrCreateSigningKey(cluster.identityDir), { subject: 'opsflow-setup', permissions: ['temporal-system:admin'], seconds: 120 });
+  const connection = await Connection.connect({ address: cluster.address, apiKey, tls: false });
   try {
     for (const namespace of namespaces) {
       await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${RETENTION_DAYS} days`) }).catch((error: { code?: number }) => {
@@ -254,7 +269,7 @@ export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalClust
   }
   for (const node of cluster.nodes) {
     if (!node.running()) continue;
-    const direct = await Connection.connect({ address: node.frontend });
+    const direct = await Connection.connect({ address: node.frontend, apiKey, tls: false });
     try {
       for (const namespace of namespaces) await untilDone(`${node.name} to know namespace ${namespace}`, () => direct.workflowService.describeNamespace({ namespace }));
     } finally {
@@ -302,12 +317,15 @@ export async function startTemporalCluster(args: {
   port?: number;
   /** Drops the databases first: a test's cluster starts empty. */
   fresh?: boolean;
+  /** The platform's signing key for its service tokens (TEMPORAL_IDENTITY_DIR): its JWKS is what the nodes trust. */
+  identityDir: string;
   say?: (line: string) => void;
 }): Promise<RunningTemporalCluster> {
   const say = args.say ?? (() => undefined);
   const databases = args.databases ?? { history: 'temporal', visibility: 'temporal_visibility' };
   fs.mkdirSync(args.dir, { recursive: true });
   await setUpTemporalDatabases({ binaries: args.binaries, sql: args.sql, databases, fresh: args.fresh });
+  const signingKey = loadOrCreateSigningKey(args.identityDir);
   const ports: NodePorts[] = [];
   for (let i = 0; i < (args.nodes ?? 2); i++) ports.push(await pickNodePorts());
   const door = await startDoor({ port: args.port ?? 0, frontends: ports.map((node) => node.frontend), dir: args.dir });
@@ -334,7 +352,7 @@ export async function startTemporalCluster(args: {
       start: async () => {
         if (running()) return;
         const logFile = path.join(args.dir, `${name}.log`);
-        child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: nodePorts, clusterAddress: door.address, logFile });
+        child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: nodePorts, clusterAddress: door.address, jwksFile: signingKey.jwksFile, logFile });
         const deadline = Date.now() + 90000;
         while (!(await frontendAnswers(frontend))) {
           if (!running()) throw new Error(`Temporal node ${name} exited while starting: see ${logFile}`);
@@ -361,10 +379,10 @@ export async function startTemporalCluster(args: {
       say(`starting Temporal node ${node.name} on ${node.frontend}`);
       await node.start();
     }
-    await ensureClusterNamespaces({ address: door.address, nodes }, args.namespaces);
+    await ensureClusterNamespaces({ address: door.address, nodes, identityDir: args.identityDir }, args.namespaces);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { address: door.address, nodes, door: doorControl, stop };
+  return { address: door.address, nodes, door: doorControl, identityDir: args.identityDir, stop };
 }

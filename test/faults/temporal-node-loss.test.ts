@@ -42,8 +42,9 @@ beforeAll(async () => {
     fresh: true,
     namespaces: [],
     dir,
+    identityDir: path.join(dir, 'identity'),
   });
-  platform = await attachPlatform({ env: { TEMPORAL_ADDRESS: cluster.address } });
+  platform = await attachPlatform({ env: { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_IDENTITY_DIR: cluster.identityDir } });
   await ensureClusterNamespaces(cluster, [platform.config.temporalNamespace]);
   api = await platform.startApi();
   await platform.startWorker(['archival', 'messaging', 'approvals'], { API_INTERNAL_URL: api.url });

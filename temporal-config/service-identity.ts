@@ -1,0 +1,79 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The platform's own identities at the Temporal server's door: a signing key made at first start and kept
+ * in the identity folder (the private half readable by its owner alone), its public half as a JWKS the
+ * server reads (`file://…/jwks.json`), and short-lived tokens signed with it, each carrying the
+ * `permissions` claim of Temporal's default claim mapper (`namespace:role`).
+ */
+export interface ServiceSigningKey {
+  kid: string;
+  privateKey: crypto.KeyObject;
+  /** The JWKS file the server's key provider reads. */
+  jwksFile: string;
+}
+
+/** The audience every service token names, and the server checks. */
+export const TEMPORAL_TOKEN_AUDIENCE = 'opsflow-temporal';
+
+/** A service token lives this long; a source signs a new one when a third of it is left. */
+const TOKEN_SECONDS = 15 * 60;
+
+const base64url = (data: Buffer | string) => Buffer.from(data).toString('base64url');
+
+/** Loads the signing key of `dir`, making it (and the JWKS beside it) when there is none. */
+export function loadOrCreateSigningKey(dir: string): ServiceSigningKey {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const keyFile = path.join(dir, 'signing-key.pem');
+  const jwksFile = path.join(dir, 'jwks.json');
+  if (!fs.existsSync(keyFile)) {
+    const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    // Written whole or not at all: a half-written key would lock the platform out of its own server.
+    const partial = `${keyFile}.${process.pid}.tmp`;
+    fs.writeFileSync(partial, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    fs.renameSync(partial, keyFile);
+  }
+  const privateKey = crypto.createPrivateKey(fs.readFileSync(keyFile));
+  const jwk = crypto.createPublicKey(privateKey).export({ format: 'jwk' }) as crypto.JsonWebKey;
+  const kid = crypto.createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest('base64url').slice(0, 16);
+  const jwks = JSON.stringify({ keys: [{ ...jwk, kid, alg: 'ES256', use: 'sig' }] });
+  if (!fs.existsSync(jwksFile) || fs.readFileSync(jwksFile, 'utf8') !== jwks) {
+    const partial = `${jwksFile}.${process.pid}.tmp`;
+    fs.writeFileSync(partial, jwks, { mode: 0o644 });
+    fs.renameSync(partial, jwksFile);
+  }
+  return { kid, privateKey, jwksFile };
+}
+
+/** One ES256 token for `subject` with these permissions (`opsflow:write`, `temporal-system:admin`). */
+export function signServiceToken(key: ServiceSigningKey, args: { subject: string; permissions: string[]; seconds?: number }): string {
+  const now = Math.floor(Date.now() / 1000);
+  const header = base64url(JSON.stringify({ alg: 'ES256', typ: 'JWT', kid: key.kid }));
+  const claims = base64url(JSON.stringify({ sub: args.subject, aud: TEMPORAL_TOKEN_AUDIENCE, iat: now, exp: now + (args.seconds ?? TOKEN_SECONDS), permissions: args.permissions }));
+  const signature = crypto.sign('sha256', Buffer.from(`${header}.${claims}`), { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
+  return `${header}.${claims}.${base64url(signature)}`;
+}
+
+/**
+ * A token source for a client: the current token, signed again once a third of its life is left, so
+ * that every call carries one that has not expired.
+ */
+export function serviceTokenSource(key: ServiceSigningKey, args: { subject: string; permissions: string[] }): () => string {
+  let current = { token: '', renewAt: 0 };
+  return () => {
+    const now = Date.now();
+    if (now >= current.renewAt) current = { token: signServiceToken(key, args), renewAt: now + (TOKEN_SECONDS * 1000 * 2) / 3 };
+    return current.token;
+  };
+}
+
+/** What each of the platform's processes may do in its namespace: write it (start, signal, schedules), nothing else. */
+export const servicePermissions = (namespace: string) => [`${namespace}:write`];
+
+/** The token source of one of the platform's processes, or null where the server checks no tokens (no identity folder). */
+export function serviceTokenOf(identity: { dir: string | null; subject: string } | undefined, namespace: string): (() => string) | null {
+  if (!identity?.dir) return null;
+  return serviceTokenSource(loadOrCreateSigningKey(identity.dir), { subject: identity.subject, permissions: servicePermissions(namespace) });
+}

@@ -1,0 +1,186 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { Client, Connection } from '@temporalio/client';
+import { ensureTemporalServer } from '../../scripts/temporal-server';
+import { ensureClusterNamespaces, RunningTemporalCluster, startTemporalCluster } from '../../scripts/platform/temporal-cluster';
+import { findTemporalCli } from '../../temporal-config/temporal-cli';
+import { payloadCodecOf } from '../../temporal-config/payload-codec';
+import { loadOrCreateSigningKey, signServiceToken } from '../../temporal-config/service-identity';
+import { attachPlatform, RunningApi, sharedPostgresAdminUrl, TestPlatform } from '../support/platform';
+import { call } from '../support/http';
+
+/**
+ * The cluster's door is locked: Temporal's own authorizer and claim mapper take only tokens signed with the
+ * platform's key, for its audience, with the permissions they name. A caller with no token, or with a token
+ * of a key of their own, reads and writes nothing; the platform's own flows run. Histories on the cluster's
+ * PostgreSQL hold no byte of a marker put in a title and a comment.
+ */
+const run = promisify(execFile);
+const DATABASES = { history: 'temporal_door', visibility: 'temporal_door_visibility' };
+const marker = `MARKER${randomUUID().replace(/-/g, '')}`;
+
+let cluster: RunningTemporalCluster;
+let platform: TestPlatform;
+let api: RunningApi;
+let dir: string;
+let admin: string;
+let publishRun: { workflowId: string; runId: string };
+let correlationId: string;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-temporal-door-'));
+  const postgres = new URL(sharedPostgresAdminUrl());
+  cluster = await startTemporalCluster({
+    binaries: await ensureTemporalServer(),
+    sql: { host: postgres.hostname, port: Number(postgres.port), user: decodeURIComponent(postgres.username), password: decodeURIComponent(postgres.password) },
+    databases: DATABASES,
+    fresh: true,
+    namespaces: [],
+    dir,
+    identityDir: path.join(dir, 'identity'),
+  });
+  platform = await attachPlatform({ env: { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_IDENTITY_DIR: cluster.identityDir } });
+  await ensureClusterNamespaces(cluster, [platform.config.temporalNamespace]);
+  api = await platform.startApi();
+  await platform.startWorker(['approvals'], { API_INTERNAL_URL: api.url });
+  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-door'] });
+  // A one-stage approval: the publish run waits with the marked title and comment in its history.
+  const definition = await call(api.url, 'POST', '/api/workflow/definitions', { token: admin, body: { siteId: 'site-door', name: 'one', stages: [{ name: 'Review', role: 'MANAGER' }] } });
+  expect((await call(api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
+  expect((await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-door', enabled: true, workflowDefinitionId: definition.body.id } })).status).toBe(201);
+  const page = await call(api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-door', name: `title ${marker}`, slug: 'sealed', title: `title ${marker}`, data: {} } });
+  expect(page.status).toBe(201);
+  const submitted = await call(api.url, 'POST', `/api/content/pages/${page.body.id}/publish`, { token: editor, body: { comment: `comment ${marker}` } });
+  expect(submitted.body.status).toBe('PENDING_APPROVAL');
+  publishRun = { workflowId: submitted.body.workflowId, runId: submitted.body.runId };
+  correlationId = submitted.body.correlationId;
+}, 300000);
+
+afterAll(async () => {
+  await platform?.close();
+  await cluster?.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** The server's refusal: gRPC PERMISSION_DENIED (7), "Request unauthorized". */
+const DENIED = /\bcode 7\b.*Request unauthorized/;
+
+/** What a call that must fail failed with: each error of its cause chain, code and message. */
+async function refusal(work: Promise<unknown>): Promise<string> {
+  const error = await work.then(
+    () => null,
+    (failure: unknown) => failure,
+  );
+  if (error === null) return 'it succeeded';
+  const chain: string[] = [];
+  for (let link = error as { code?: unknown; message?: string; cause?: unknown } | undefined; link; link = link.cause as typeof link) chain.push(`code ${String(link.code ?? '-')}: ${link.message}`);
+  return chain.join(' <- ');
+}
+
+/** A client of the platform's namespace through the door, with this token (or none), and the platform's codec. */
+function clientWith(apiKey: string | null): { client: Client; close(): Promise<void> } {
+  // Lazy: each call meets the door itself (a connect would be refused first, for the foreign token).
+  const connection = Connection.lazy({ address: cluster.address, ...(apiKey ? { apiKey, tls: false } : {}) });
+  return { client: new Client({ connection, namespace: platform.config.temporalNamespace, dataConverter: { payloadCodecs: [payloadCodecOf(platform.config)] } }), close: () => connection.close() };
+}
+
+/** A token as the platform's would be, but signed with a key of the caller's own: under its own kid, or the platform's. */
+function foreignToken(permissions: string[], kid?: string): string {
+  const key = loadOrCreateSigningKey(path.join(dir, 'foreign'));
+  return signServiceToken({ ...key, kid: kid ?? key.kid }, { subject: 'mallory', permissions });
+}
+
+test('temporal workflow list without credentials is refused by the cluster', async () => {
+  const cli = findTemporalCli();
+  if (!cli) throw new Error('the Temporal CLI is needed to call the cluster as an operator would');
+  const listed = await run(cli.path, ['workflow', 'list', '--address', cluster.address, '--namespace', platform.config.temporalNamespace]).then(
+    () => 'listed',
+    (error: { stderr?: string }) => error.stderr ?? '',
+  );
+  expect(listed).toMatch(/PermissionDenied|Request unauthorized/i);
+});
+
+test('a start or a signal of publishComponent with no token, or with a token the platform did not sign, is refused; the run is untouched', async () => {
+  const input = { componentType: 'PAGE', id: randomUUID(), siteId: 'site-door', revision: 1, requestedBy: 'mallory', stages: [], callbackPath: '/internal/approvals/x' };
+  const everything = [`${platform.config.temporalNamespace}:admin`, 'temporal-system:admin'];
+  for (const apiKey of [null, foreignToken(everything), foreignToken(everything, loadOrCreateSigningKey(cluster.identityDir).kid)]) {
+    const caller = clientWith(apiKey);
+    try {
+      expect(await refusal(caller.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `mallory-${randomUUID()}`, args: [input] }))).toMatch(DENIED);
+      expect(await refusal(caller.client.workflow.getHandle(publishRun.workflowId).signal('decision', { stage: 0, decision: 'APPROVED', decidedBy: 'mallory' }))).toMatch(DENIED);
+      expect(await refusal(caller.client.workflow.getHandle(publishRun.workflowId).describe())).toMatch(DENIED);
+    } finally {
+      await caller.close();
+    }
+  }
+  const approval = await call(api.url, 'GET', `/api/workflow/approvals/${correlationId}`, { token: admin });
+  expect(approval.body).toEqual(expect.objectContaining({ status: 'PENDING', decisions: [] }));
+  const description = await platform.temporal.client.workflow.getHandle(publishRun.workflowId).describe();
+  expect(description.status.name).toBe('RUNNING');
+});
+
+test("the platform's own token opens only its namespace: another namespace and the cluster's administration are refused", async () => {
+  const key = loadOrCreateSigningKey(cluster.identityDir);
+  const token = signServiceToken(key, { subject: 'opsflow-api', permissions: [`${platform.config.temporalNamespace}:write`] });
+  const connection = await Connection.connect({ address: cluster.address, apiKey: token, tls: false });
+  try {
+    await expect(connection.workflowService.describeNamespace({ namespace: platform.config.temporalNamespace })).resolves.toBeDefined();
+    expect(await refusal(connection.workflowService.listWorkflowExecutions({ namespace: 'temporal-system' }))).toMatch(DENIED);
+    expect(await refusal(connection.workflowService.registerNamespace({ namespace: `mallory-${randomUUID()}` }))).toMatch(DENIED);
+  } finally {
+    await connection.close();
+  }
+});
+
+test("the cluster's PostgreSQL holds the publish run, and no byte of the marker from its title or comment, in any table of either database", async () => {
+  const postgres = new URL(sharedPostgresAdminUrl());
+  const found: string[] = [];
+  let runSeen = false;
+  for (const database of [DATABASES.history, DATABASES.visibility]) {
+    const url = new URL(postgres.href);
+    url.pathname = `/${database}`;
+    const client = new pg.Client({ connectionString: url.href });
+    await client.connect();
+    try {
+      const { rows: columns } = await client.query<{ table_name: string; column_name: string; data_type: string }>(
+        "select table_name, column_name, data_type from information_schema.columns where table_schema = 'public' and data_type in ('bytea', 'text', 'character varying', 'jsonb', 'json')",
+      );
+      for (const column of columns) {
+        const asBytes = column.data_type === 'bytea' ? `"${column.column_name}"` : `convert_to("${column.column_name}"::text, 'UTF8')`;
+        const count = async (needle: string) =>
+          Number((await client.query<{ n: string }>(`select count(*) as n from "${column.table_name}" where position($1::bytea in ${asBytes}) > 0`, [Buffer.from(needle)])).rows[0].n);
+        if ((await count(marker)) > 0 || (await count(marker.toLowerCase())) > 0) found.push(`${database}.${column.table_name}.${column.column_name}`);
+        if ((await count(publishRun.workflowId)) > 0) runSeen = true;
+      }
+    } finally {
+      await client.end();
+    }
+  }
+  // Ids are plaintext: the search does find what is there.
+  expect(runSeen).toBe(true);
+  expect(found).toEqual([]);
+});
+
+test('through the codec endpoint an ADMIN reads the marker decoded', async () => {
+  const history = await platform.temporal.connection.workflowService.getWorkflowExecutionHistory({ namespace: platform.config.temporalNamespace, execution: publishRun });
+  const payloads = history.history!.events!.flatMap((event) => event.workflowExecutionStartedEventAttributes?.input?.payloads ?? []);
+  expect(payloads.length).toBeGreaterThan(0);
+  const body = {
+    payloads: payloads.map((payload) => ({
+      metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([name, value]) => [name, Buffer.from(value).toString('base64')])),
+      data: Buffer.from(payload.data ?? []).toString('base64'),
+    })),
+  };
+  expect(JSON.stringify(body)).not.toContain(marker);
+  const decoded = await call(api.url, 'POST', '/api/temporal/codec/decode', { token: admin, body });
+  expect(decoded.status).toBe(200);
+  const texts = (decoded.body.payloads as Array<{ data: string }>).map((payload) => Buffer.from(payload.data, 'base64').toString('utf8')).join('\n');
+  expect(texts).toContain(`title ${marker}`);
+  expect(texts).toContain(`comment ${marker}`);
+});
