@@ -30,10 +30,17 @@ export function loadOrCreateSigningKey(dir: string): ServiceSigningKey {
   const jwksFile = path.join(dir, 'jwks.json');
   if (!fs.existsSync(keyFile)) {
     const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    // Written whole or not at all: a half-written key would lock the platform out of its own server.
-    const partial = `${keyFile}.${process.pid}.tmp`;
+    // Written whole, and only by the first of the processes starting at once (a link fails where the file
+    // is): one that replaced another's key would leave that one signing with a key no server trusts.
+    const partial = `${keyFile}.${process.pid}.${crypto.randomUUID()}.tmp`;
     fs.writeFileSync(partial, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    fs.renameSync(partial, keyFile);
+    try {
+      fs.linkSync(partial, keyFile);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      fs.rmSync(partial, { force: true });
+    }
   }
   const privateKey = crypto.createPrivateKey(fs.readFileSync(keyFile));
   const jwk = crypto.createPublicKey(privateKey).export({ format: 'jwk' }) as crypto.JsonWebKey;
