@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { parse } from 'yaml';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { PROJECT_ROOT } from '../../temporal-config/temporal-cli';
@@ -18,6 +19,21 @@ const RETENTION_DAYS = 3;
 
 /** The server's configuration: one template for every node, here and in docker-compose.yml. */
 export const SERVER_CONFIG_TEMPLATE = path.join(PROJECT_ROOT, 'temporal-config', 'server.yaml');
+export const DOOR_CONFIG = path.join(PROJECT_ROOT, 'temporal-config', 'door.yaml');
+
+interface SocketAddress {
+  socket_address: { address: string; port_value: number };
+}
+
+/** The parts of the door's Envoy bootstrap that differ between compose and a cluster on loopback. */
+interface DoorBootstrap {
+  admin: { address: SocketAddress };
+  static_resources: {
+    listeners: Array<{ address: SocketAddress }>;
+    clusters: Array<{ type: string; load_assignment: { endpoints: Array<{ lb_endpoints: Array<{ endpoint: { address: SocketAddress } }> }> } }>;
+  };
+}
+
 export const SERVER_DYNAMIC_CONFIG = path.join(PROJECT_ROOT, 'temporal-config', 'dynamicconfig', 'production.yaml');
 
 /**
@@ -184,46 +200,14 @@ function startNode(args: { binaries: TemporalServerBinaries; sql: SqlEndpoint; d
 async function startDoor(args: { port: number; frontends: number[]; dir: string }): Promise<{ address: string; process: ChildProcess }> {
   const problem = envoyProblem();
   if (problem) throw new Error(problem);
-  const bootstrap = {
-    admin: { address: { socket_address: { address: '127.0.0.1', port_value: 0 } } },
-    static_resources: {
-      listeners: [
-        {
-          name: 'temporal',
-          address: { socket_address: { address: '127.0.0.1', port_value: args.port } },
-          filter_chains: [
-            {
-              filters: [
-                {
-                  name: 'envoy.filters.network.tcp_proxy',
-                  typed_config: {
-                    '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy',
-                    stat_prefix: 'temporal',
-                    cluster: 'frontends',
-                    // A connection to a node that has just died goes to another at once, before the health check notices.
-                    max_connect_attempts: 3,
-                  },
-                },
-              ],
-            },
-          ],
-        },
-      ],
-      clusters: [
-        {
-          name: 'frontends',
-          type: 'STATIC',
-          connect_timeout: '1s',
-          lb_policy: 'ROUND_ROBIN',
-          load_assignment: {
-            cluster_name: 'frontends',
-            endpoints: [{ lb_endpoints: args.frontends.map((port) => ({ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: port } } } })) }],
-          },
-          health_checks: [{ timeout: '1s', interval: '1s', no_traffic_interval: '2s', unhealthy_threshold: 1, healthy_threshold: 1, tcp_health_check: {} }],
-        },
-      ],
-    },
-  };
+  // The door of docker-compose.yml (temporal-config/door.yaml), on loopback: this cluster's frontends, a
+  // port of its own, and its admin on a free port.
+  const bootstrap = parse(fs.readFileSync(DOOR_CONFIG, 'utf8')) as DoorBootstrap;
+  bootstrap.admin.address.socket_address = { address: '127.0.0.1', port_value: 0 };
+  bootstrap.static_resources.listeners[0].address.socket_address = { address: '127.0.0.1', port_value: args.port };
+  const frontends = bootstrap.static_resources.clusters[0];
+  frontends.type = 'STATIC';
+  frontends.load_assignment.endpoints = [{ lb_endpoints: args.frontends.map((port) => ({ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: port } } } })) }];
   const file = path.join(args.dir, 'door.json');
   fs.writeFileSync(file, JSON.stringify(bootstrap));
   const adminFile = path.join(args.dir, 'door-admin.txt');

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { PINNED_TEMPORAL_SERVER } from '../../scripts/temporal-server';
 
 // docker-compose.yml cannot run on machines without a registry; these are the promises it must keep.
 interface ComposeService {
@@ -117,4 +118,32 @@ test('every image is pinned to a version: no latest, no bare major', () => {
   const images = Object.entries(services).filter(([, service]) => service.image).map(([name, service]) => ({ name, image: service.image! }));
   expect(images.length).toBeGreaterThan(4);
   for (const { name, image } of images) expect({ name, image, pinned: /:v?\d+\.\d+(\.\d+)?$/.test(image) }).toEqual({ name, image, pinned: true });
+});
+
+test("Temporal is two nodes of the pinned server behind a door, set up by a schema job, on a network of their own; no auto-setup", () => {
+  const images = Object.values(services).map((service) => service.image ?? '');
+  expect(images.filter((image) => image.includes('auto-setup'))).toEqual([]);
+  // The release `npm start` and the cluster tests build and run.
+  for (const name of ['temporal-schema', 'temporal-1', 'temporal-2']) expect(services[name].image).toBe(`opsflow/temporal-server:${PINNED_TEMPORAL_SERVER}`);
+  expect(fs.readFileSync(path.join(__dirname, '..', '..', 'temporal-config', 'image', 'Dockerfile'), 'utf8')).toContain(`TEMPORAL_SERVER_VERSION=${PINNED_TEMPORAL_SERVER}`);
+  expect(services.temporal.image).toBe('envoyproxy/envoy:v1.40.0');
+  for (const name of ['temporal-1', 'temporal-2', 'temporal-schema']) expect(networksOf(name)).toEqual(['temporal-nodes']);
+  expect(compose.networks['temporal-nodes']?.internal).toBe(true);
+  // Besides the nodes and their schema job, only PostgreSQL and the door reach the nodes' network.
+  expect(Object.keys(services).filter((name) => networksOf(name).includes('temporal-nodes')).sort()).toEqual(['postgres', 'temporal', 'temporal-1', 'temporal-2', 'temporal-schema']);
+  for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
+});
+
+test("Temporal's door is locked in compose: the nodes run the authorizer and claim mapper on the platform's JWKS, and every platform process has the identity it signs with", () => {
+  const template = fs.readFileSync(path.join(__dirname, '..', '..', 'temporal-config', 'server.yaml'), 'utf8');
+  const authorization = /authorization:\n([\s\S]*?)\n\n/.exec(template)?.[1] ?? '';
+  expect(authorization).toMatch(/authorizer: default/);
+  expect(authorization).toMatch(/claimMapper: default/);
+  expect(authorization).toMatch(/keySourceURIs:\s*\n\s*- \{\{ env "TEMPORAL_JWKS_URI" \| quote \}\}/);
+  for (const name of ['temporal-1', 'temporal-2']) expect(services[name].environment?.TEMPORAL_JWKS_URI).toBe('file:///identity/jwks.json');
+  for (const name of ['temporal-1', 'temporal-2']) expect(mounts(name)).toContain('temporal-identity:/identity:ro');
+  for (const name of ['api', 'worker', 'deploy-worker', 'migrate']) {
+    expect(services[name].environment?.TEMPORAL_IDENTITY_DIR).toBe('/identity');
+    expect(mounts(name)).toContain('temporal-identity:/identity');
+  }
 });

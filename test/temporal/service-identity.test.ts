@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
+import { decodeProtectedHeader, importJWK, JWK, jwtVerify } from 'jose';
 import { loadOrCreateSigningKey, serviceTokenSource, TEMPORAL_TOKEN_AUDIENCE } from '../../temporal-config/service-identity';
 
 /**
@@ -32,7 +32,7 @@ test('a service token verifies against the JWKS, names the audience and its perm
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-identity-'));
   try {
     const key = loadOrCreateSigningKey(dir);
-    const jwks = JSON.parse(fs.readFileSync(key.jwksFile, 'utf8')) as { keys: Array<Record<string, string>> };
+    const jwks = JSON.parse(fs.readFileSync(key.jwksFile, 'utf8')) as { keys: JWK[] };
     expect(jwks.keys).toHaveLength(1);
     expect(jwks.keys[0]).not.toHaveProperty('d');
     const token = serviceTokenSource(key, { subject: 'opsflow-api', permissions: ['opsflow:write'] })();
