@@ -1,0 +1,22 @@
+/**
+ * `npx tsx scripts/temporal-token.ts --sub alice --permissions default:read [--minutes 60]`: a token for
+ * Temporal's locked door, signed with the platform's key of TEMPORAL_IDENTITY_DIR (an operator's CLI:
+ * `temporal workflow list --api-key "$(…)" --tls=false`). Whoever can read that key can sign any token: run it
+ * where the key is, as its owner.
+ */
+import { parseArgs } from 'node:util';
+import { loadOrCreateSigningKey, signServiceToken } from '../temporal-config/service-identity';
+
+function main(): void {
+  const { values } = parseArgs({ options: { sub: { type: 'string' }, permissions: { type: 'string' }, minutes: { type: 'string', default: '60' } } });
+  const dir = process.env.TEMPORAL_IDENTITY_DIR;
+  const minutes = Number(values.minutes);
+  if (!values.sub || !values.permissions || !dir || !Number.isInteger(minutes) || minutes < 1 || minutes > 24 * 60) {
+    console.error('usage: TEMPORAL_IDENTITY_DIR=<folder> npx tsx scripts/temporal-token.ts --sub <who> --permissions <namespace>:<read|write|admin>[,…] [--minutes 1..1440]');
+    process.exit(2);
+  }
+  const permissions = values.permissions.split(',').map((permission) => permission.trim()).filter(Boolean);
+  console.log(signServiceToken(loadOrCreateSigningKey(dir), { subject: values.sub, permissions, seconds: minutes * 60 }));
+}
+
+main();
