@@ -1,8 +1,9 @@
 /**
- * `npx tsx bench/archive.ts [--rows 1000000]`: seeds email log rows over 10 sites, archives them through the
+ * `npx tsx bench/archive.ts [--rows 1000000] [--temporal dev|cluster|both]`: seeds email log rows over 10 sites, archives them through the
  * platform (API, Temporal, the archival worker as its own process, the asset sink), and prints rows per
  * second, wall time and the worker's peak memory beside a baseline on the same data in the same run
- * (plain COPY to a file plus DELETE, bench/archive-baseline.ts).
+ * (plain COPY to a file plus DELETE, bench/archive-baseline.ts). `--temporal both` measures on the dev server,
+ * then on a cluster of two nodes behind its door (tokens required), one after the other.
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -10,7 +11,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { signToken } from '../api/http/sign-token';
 import { typescriptCommand } from '../scripts/platform/children';
-import { BenchPlatform, peakMemoryMb, ROOT, startBenchPlatform } from './support';
+import { BenchPlatform, BenchTemporal, benchTemporals, peakMemoryMb, ROOT, startBenchPlatform } from './support';
 
 const SITES = 10;
 
@@ -48,11 +49,26 @@ async function activityTimes(temporal: BenchPlatform['temporal'], workflowId: st
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' } } });
+  const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, temporal: { type: 'string', default: 'dev' } } });
   const rows = Number(values.rows);
-  console.log(`bench/archive: ${rows} email log rows over ${SITES} sites`);
-  const platform = await startBenchPlatform({ ARCHIVE_CRON: '0 3 1 1 *' });
-  const { config, db, temporal, apiUrl } = platform;
+  const temporals = benchTemporals(values.temporal);
+  console.log(`bench/archive: ${rows} email log rows over ${SITES} sites, Temporal: ${temporals.join(', then ')}`);
+  const runs: string[] = [];
+  for (const temporal of temporals) {
+    console.log(`Temporal ${temporal === 'dev' ? 'dev server' : 'cluster (two nodes behind the door, tokens required)'}:`);
+    runs.push(await runOn(temporal, rows));
+  }
+  if (runs.length > 1) {
+    console.log('  side by side (platform archive run):');
+    for (const [index, run] of runs.entries()) console.log(`  ${temporals[index].padEnd(8)}${run}`);
+  }
+  process.exit(0);
+}
+
+/** One baseline and one platform run on this Temporal; answers the platform's line. */
+async function runOn(temporal: BenchTemporal, rows: number): Promise<string> {
+  const platform = await startBenchPlatform({ ARCHIVE_CRON: '0 3 1 1 *' }, { temporal });
+  const { config, db, apiUrl } = platform;
   const cutoffNote = 'retention 30 days: every seeded row (2025) is older';
   const cutoff = new Date(Date.now() - 30 * 86400000).toISOString();
 
@@ -69,7 +85,7 @@ async function main(): Promise<void> {
 
   const started = process.hrtime.bigint();
   const run = (await (await fetch(`${apiUrl}/api/settings/archive-policies/run`, { method: 'POST', headers, body: JSON.stringify({ logType: 'EMAIL_LOG' }) })).json()) as { runs: { workflowId: string; runId: string }[] };
-  const result = (await temporal.client.workflow.getHandle(run.runs[0].workflowId, run.runs[0].runId).result()) as { sites: { rowsDeleted: number }[] };
+  const result = (await platform.temporal.client.workflow.getHandle(run.runs[0].workflowId, run.runs[0].runId).result()) as { sites: { rowsDeleted: number }[] };
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   const workerPeakMb = peakMemoryMb(worker.pid!);
   const archived = result.sites.reduce((sum, site) => sum + site.rowsDeleted, 0);
@@ -79,15 +95,17 @@ async function main(): Promise<void> {
     `  ${name.padEnd(30)} ${n.toString().padStart(9)} rows  ${(ms / 1000).toFixed(2).padStart(7)} s  ${Math.round(n / (ms / 1000)).toString().padStart(8)} rows/s  peak ${mb.toFixed(0)} MiB`;
   console.log(`(${cutoffNote}; ${os.cpus().length} cores)`);
   console.log(line('baseline COPY + DELETE', baseline.wallMs, baseline.rows, baseline.peakRssMb));
-  console.log(line('platform archive run', wallMs, archived, workerPeakMb) + ' (worker process)');
+  const nodes = Object.entries(platform.clusterPeaksMb()).map(([name, mb]) => `, ${name} ${mb.toFixed(0)} MiB`).join('');
+  const platformLine = line('platform archive run', wallMs, archived, workerPeakMb) + ` (worker process${nodes})`;
+  console.log(platformLine);
   console.log(`  platform / baseline wall time: ${(wallMs / baseline.wallMs).toFixed(2)}x; rows left in the table: ${count}`);
   console.log('  platform time per activity type (summed over sites; sites run two at a time):');
-  for (const [name, ms] of await activityTimes(temporal, run.runs[0].workflowId, run.runs[0].runId)) {
+  for (const [name, ms] of await activityTimes(platform.temporal, run.runs[0].workflowId, run.runs[0].runId)) {
     console.log(`    ${name.padEnd(26)} ${(ms / 1000).toFixed(2).padStart(7)} s`);
   }
 
   await platform.stop();
-  process.exit(0);
+  return platformLine;
 }
 
 void main();

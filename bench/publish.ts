@@ -1,8 +1,10 @@
 /**
- * `npx tsx bench/publish.ts [--count 200] [--concurrency 4]`: drives N publishes of pages through the API
- * with no policy, and N with a site policy plus the manager's decide (until the page is PUBLISHED), and
- * prints publishes per second and p50/p95 latency of each beside a baseline: the same database writes done
- * directly through the data functions, without HTTP or a workflow, on the same database in the same run.
+ * `npx tsx bench/publish.ts [--count 200] [--concurrency 4] [--temporal dev|cluster|both]`: drives N
+ * publishes of pages through the API with no policy, and N with a site policy plus the manager's decide
+ * (until the page is PUBLISHED), and prints publishes per second and p50/p95 latency of each beside a
+ * baseline: the same database writes done directly through the data functions, without HTTP or a workflow,
+ * on the same database in the same run. `--temporal both` measures on the dev server, then on a cluster
+ * of two nodes behind its door (tokens required), one after the other.
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -12,7 +14,7 @@ import { componentType } from '../data/content/component-types';
 import { createComponent, publishComponentRevision } from '../data/content/components';
 import { latestRevision } from '../data/content/revisions';
 import { publishWorkflowId } from '../workflows/approvals/definitions';
-import { peakMemoryMb, startBenchPlatform } from './support';
+import { BenchTemporal, benchTemporals, peakMemoryMb, startBenchPlatform } from './support';
 
 const PAGE = componentType('PAGE')!;
 
@@ -49,11 +51,25 @@ function report(result: Measured): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { count: { type: 'string', default: '200' }, concurrency: { type: 'string', default: '4' } } });
+  const { values } = parseArgs({ options: { count: { type: 'string', default: '200' }, concurrency: { type: 'string', default: '4' }, temporal: { type: 'string', default: 'dev' } } });
   const count = Number(values.count);
   const concurrency = Number(values.concurrency);
-  console.log(`bench/publish: ${count} publishes per scenario, ${concurrency} at a time (${os.cpus().length} cores)`);
-  const platform = await startBenchPlatform();
+  const temporals = benchTemporals(values.temporal);
+  console.log(`bench/publish: ${count} publishes per scenario, ${concurrency} at a time (${os.cpus().length} cores), Temporal: ${temporals.join(', then ')}`);
+  const runs: Array<{ temporal: BenchTemporal; platformOpen: Measured; platformGuarded: Measured }> = [];
+  for (const temporal of temporals) {
+    console.log(`Temporal ${temporal === 'dev' ? 'dev server' : 'cluster (two nodes behind the door, tokens required)'}:`);
+    runs.push({ temporal, ...(await runOn(temporal, count, concurrency)) });
+  }
+  if (runs.length > 1) {
+    console.log('  side by side (platform scenarios):');
+    for (const run of runs) for (const result of [run.platformOpen, run.platformGuarded]) console.log(report({ ...result, name: `${run.temporal}: ${result.name.replace(/^platform: /, '')}` }));
+  }
+  process.exit(0);
+}
+
+async function runOn(temporal: BenchTemporal, count: number, concurrency: number): Promise<{ platformOpen: Measured; platformGuarded: Measured }> {
+  const platform = await startBenchPlatform({}, { temporal });
   const { db, apiUrl, config } = platform;
   const worker = await platform.startWorker(['approvals']);
   const editor = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-editor', roles: ['EDITOR'], sites: ['open', 'guarded', 'base-open', 'base-guarded'] } });
@@ -118,9 +134,10 @@ async function main(): Promise<void> {
   console.log(report(platformGuarded));
   const ratio = (a: Measured, b: Measured) => (b.latenciesMs.length / b.wallMs / (a.latenciesMs.length / a.wallMs)).toFixed(1);
   console.log(`  baseline / platform throughput: ${ratio(platformOpen, baselineOpen)}x without policy, ${ratio(platformGuarded, baselineGuarded)}x with approval`);
-  console.log(`  peak memory: approvals worker ${peakMemoryMb(worker.pid!).toFixed(0)} MiB, this process (API and baseline) ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+  const nodes = Object.entries(platform.clusterPeaksMb()).map(([name, mb]) => `, ${name} ${mb.toFixed(0)} MiB`).join('');
+  console.log(`  peak memory: approvals worker ${peakMemoryMb(worker.pid!).toFixed(0)} MiB, this process (API and baseline) ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB${nodes}`);
   await platform.stop();
-  process.exit(0);
+  return { platformOpen, platformGuarded };
 }
 
 void main();

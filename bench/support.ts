@@ -17,6 +17,8 @@ import { payloadCodecOf } from '../temporal-config/payload-codec';
 import { typescriptCommand } from '../scripts/platform/children';
 import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from '../test/support/slots';
 import { installTools } from '../scripts/tools';
+import { ensureTemporalServer } from '../scripts/temporal-server';
+import { RunningTemporalCluster, startTemporalCluster } from '../scripts/platform/temporal-cluster';
 
 export const ROOT = path.resolve(__dirname, '..');
 
@@ -55,11 +57,28 @@ export interface BenchPlatform {
   apiUrl: string;
   dataDir: string;
   startWorker(queues: string[], extraEnv?: NodeJS.ProcessEnv): Promise<ChildProcess>;
+  /** Peak memory of each Temporal cluster node, by name (none on the dev server, a process of the components). */
+  clusterPeaksMb(): Record<string, number>;
   stop(): Promise<void>;
 }
 
-/** Starts the test platform's components, one migrated database and namespace, and the API on a free port. */
-export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchPlatform> {
+/** What a benchmark runs Temporal on: the dev server (npm start's default) or a cluster of two nodes behind its door. */
+export type BenchTemporal = 'dev' | 'cluster';
+
+/** `--temporal dev|cluster|both`: the Temporal setups to measure, one after the other in one run. */
+export function benchTemporals(value: string | undefined): BenchTemporal[] {
+  if (value === undefined || value === 'dev') return ['dev'];
+  if (value === 'cluster') return ['cluster'];
+  if (value === 'both') return ['dev', 'cluster'];
+  throw new Error(`--temporal must be dev, cluster or both, got ${value}`);
+}
+
+/**
+ * Starts the test platform's components, one migrated database and namespace, and the API on a free port;
+ * with `temporal: 'cluster'`, Temporal as two nodes of the pinned server on that PostgreSQL, behind their
+ * door, tokens required (as `TEMPORAL_SERVER=cluster npm start` runs it).
+ */
+export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, options: { temporal?: BenchTemporal } = {}): Promise<BenchPlatform> {
   // As npm start and npm test do: the pinned tools first (Temporal's dev server, the edge).
   await installTools(['temporal', 'envoy'], (line) => console.log(line));
   const infoFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-')), 'platform.json');
@@ -75,12 +94,26 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}): Prom
   await admin.query(`create database ${slotDatabase(1)} template ${TEMPLATE_DATABASE}`);
   await admin.end();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-data-'));
+  let cluster: RunningTemporalCluster | null = null;
+  if (options.temporal === 'cluster') {
+    const postgres = new URL(info.postgres.adminUrl);
+    cluster = await startTemporalCluster({
+      binaries: await ensureTemporalServer((line) => console.log(line)),
+      sql: { host: postgres.hostname, port: Number(postgres.port), user: decodeURIComponent(postgres.username), password: decodeURIComponent(postgres.password) },
+      databases: { history: 'temporal_bench', visibility: 'temporal_bench_visibility' },
+      fresh: true,
+      namespaces: [slotNamespace(1)],
+      dir: path.join(dataDir, 'temporal-cluster'),
+      identityDir: path.join(dataDir, 'temporal-identity'),
+    });
+  }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     // The benchmarks run on their own embedded components with the development secrets.
     NODE_ENV: 'development',
     DATABASE_URL: `${info.postgres.urlPrefix}${slotDatabase(1)}`,
-    TEMPORAL_ADDRESS: info.temporal.address,
+    TEMPORAL_ADDRESS: cluster?.address ?? info.temporal.address,
+    ...(cluster ? { TEMPORAL_IDENTITY_DIR: cluster.identityDir } : {}),
     TEMPORAL_NAMESPACE: slotNamespace(1),
     TEMPORAL_UI_URL: info.temporal.uiUrl,
     DATA_DIR: dataDir,
@@ -90,7 +123,13 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}): Prom
   };
   const config = loadConfig(env);
   const db = createDb({ databaseUrl: config.databaseUrl });
-  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec: payloadCodecOf(config) });
+  const temporal = await connectTemporal({
+    address: config.temporalAddress,
+    namespace: config.temporalNamespace,
+    uiUrl: config.temporalUiUrl,
+    payloadCodec: payloadCodecOf(config),
+    identity: { dir: config.temporalIdentityDir, subject: 'opsflow-bench' },
+  });
   const app = createApp({
     config, db, temporal, docker: createDocker({ dockerHost: null }), storage: createFileStorage(path.join(dataDir, 'assets')),
     logger: createLogger({ level: 'warn', name: 'bench-api' }),
@@ -101,6 +140,7 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}): Prom
   const workers: ChildProcess[] = [];
   return {
     info, env, config, db, temporal, apiUrl, dataDir,
+    clusterPeaksMb: () => Object.fromEntries((cluster?.nodes ?? []).filter((node) => node.pid() !== null).map((node) => [node.name, peakMemoryMb(node.pid()!)])),
     async startWorker(queues, extraEnv = {}) {
       const worker = spawn(...typescriptCommand('workers/main.ts', ['--queues', queues.join(',')]), {
         cwd: ROOT,
@@ -122,6 +162,7 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}): Prom
       app.close();
       await temporal.connection.close();
       await db.destroy();
+      await cluster?.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
       components.kill('SIGTERM');
     },

@@ -56,6 +56,8 @@ export interface ClusterNode {
   frontend: string;
   /** Whether its process is running. */
   running(): boolean;
+  /** Its current process id, while it runs. */
+  pid(): number | null;
   /** Resolves, with how it ended, when its current process exits however it does. */
   exited(): Promise<string>;
   /** Stops it gracefully (SIGTERM, then SIGKILL after 15 s). */
@@ -326,6 +328,7 @@ export async function startTemporalCluster(args: {
       name,
       frontend,
       running,
+      pid: () => (running() ? (child?.pid ?? null) : null),
       exited: () => (child ? exitOf(child) : Promise.resolve('not started')),
       kill: async () => {
         if (child) await stopProcess(child, 'SIGKILL');
