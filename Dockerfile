@@ -10,6 +10,8 @@ RUN npx tsx scripts/console.ts --force
 
 FROM node:20-bookworm-slim
 WORKDIR /app
+# openssl makes the Temporal cluster's certificates at first start (the migrate job).
+RUN apt-get update && apt-get install -y --no-install-recommends openssl && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
 # Inside a container the API listens on every interface; the compose file decides what is published.
 ENV API_HOST=0.0.0.0

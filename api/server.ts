@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     uiUrl: config.temporalUiUrl,
     payloadCodec: payloadCodecOf(config),
     identity: { dir: config.temporalIdentityDir, subject: 'opsflow-api' },
+    tlsCaFile: config.temporalTlsCaFile,
   });
   // Versioned writes copy rows into their _aud tables column for column: a drifted audit table stops start-up.
   await assertAuditTablesMirror(db);

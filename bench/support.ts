@@ -113,7 +113,7 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
     NODE_ENV: 'development',
     DATABASE_URL: `${info.postgres.urlPrefix}${slotDatabase(1)}`,
     TEMPORAL_ADDRESS: cluster?.address ?? info.temporal.address,
-    ...(cluster ? { TEMPORAL_IDENTITY_DIR: cluster.identityDir } : {}),
+    ...(cluster ? { TEMPORAL_IDENTITY_DIR: cluster.identityDir, ...(cluster.tlsCaFile ? { TEMPORAL_TLS_CA_FILE: cluster.tlsCaFile } : {}) } : {}),
     TEMPORAL_NAMESPACE: slotNamespace(1),
     TEMPORAL_UI_URL: info.temporal.uiUrl,
     DATA_DIR: dataDir,
@@ -129,6 +129,7 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
     uiUrl: config.temporalUiUrl,
     payloadCodec: payloadCodecOf(config),
     identity: { dir: config.temporalIdentityDir, subject: 'opsflow-bench' },
+    tlsCaFile: config.temporalTlsCaFile,
   });
   const app = createApp({
     config, db, temporal, docker: createDocker({ dockerHost: null }), storage: createFileStorage(path.join(dataDir, 'assets')),

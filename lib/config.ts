@@ -39,6 +39,8 @@ export interface Config {
    * tokens (cluster mode, compose), so that every client signs its own short-lived service token.
    */
   temporalIdentityDir: string | null;
+  /** The authority Temporal's frontend certificate is verified against (TEMPORAL_TLS_CA_FILE): set, every client speaks TLS to it. */
+  temporalTlsCaFile: string | null;
   /** The nodes behind TEMPORAL_ADDRESS, each checked by /readyz (npm start sets it in cluster mode). */
   temporalNodes: Array<{ name: string; address: string }>;
   temporalNamespace: string;
@@ -394,6 +396,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporalServer: oneOf(env, 'TEMPORAL_SERVER', 'dev', ['dev', 'cluster'] as const),
     temporalNodes: temporalNodes(env),
     temporalIdentityDir: optional(env, 'TEMPORAL_IDENTITY_DIR'),
+    temporalTlsCaFile: optional(env, 'TEMPORAL_TLS_CA_FILE'),
     temporalNamespace: text(env, 'TEMPORAL_NAMESPACE', 'default'),
     temporalUiUrl: temporalUiUrl.replace(/\/+$/, ''),
     jwtSecret: secret(env, 'JWT_SECRET', production, 16),

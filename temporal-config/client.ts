@@ -3,6 +3,7 @@ import { PayloadCodec, Workflow } from '@temporalio/common';
 import { ErrorCode } from '../lib/errors';
 import { temporalCallError } from './temporal-errors';
 import { serviceTokenOf } from './service-identity';
+import { clientTlsOf } from './server-certificates';
 
 export interface TemporalHandle {
   connection: Connection;
@@ -25,10 +26,11 @@ export async function connectTemporal(args: {
   payloadCodec: PayloadCodec;
   /** Where the server's door asks for the platform's service tokens (TEMPORAL_IDENTITY_DIR): each call carries a fresh one. */
   identity?: { dir: string | null; subject: string };
+  /** The authority the cluster's frontend certificate is verified against (TEMPORAL_TLS_CA_FILE); none: plaintext. */
+  tlsCaFile?: string | null;
 }): Promise<TemporalHandle> {
   const apiKey = serviceTokenOf(args.identity, args.namespace);
-  // An API key turns the SDK's TLS on by default (Temporal Cloud's way); the door speaks TLS only when configured to.
-  const connection = await Connection.connect({ address: args.address, connectTimeout: 5000, ...(apiKey ? { apiKey, tls: false } : {}) });
+  const connection = await Connection.connect({ address: args.address, connectTimeout: 5000, ...(apiKey ? { apiKey } : {}), tls: clientTlsOf(args.tlsCaFile ?? null) ?? false });
   // On Node 20 an AsyncLocalStorage, once run, keeps a promise hook on for the whole process: every promise
   // of every request pays for it. The connection runs its call-context storage once, to give its first call
   // a deadline; the platform passes no deadline, metadata or abort signal through it, so it is switched off.

@@ -7,6 +7,7 @@ import { createDocker } from '../adapters/docker';
 import { connectTemporal } from '../temporal-config/client';
 import { payloadCodecOf } from '../temporal-config/payload-codec';
 import { serviceTokenOf } from '../temporal-config/service-identity';
+import { clientTlsOf } from '../temporal-config/server-certificates';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes';
 import { ALL_TASK_QUEUES, isTaskQueue, TaskQueue } from '../domain/task-queues';
 import { archivalWorker } from './archival';
@@ -68,11 +69,11 @@ async function main(): Promise<void> {
   await assertAuditTablesMirror(db);
   const payloadCodec = payloadCodecOf(config);
   const identity = { dir: config.temporalIdentityDir, subject: `opsflow-worker:${queues.join(',')}` };
-  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec, identity });
+  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec, identity, tlsCaFile: config.temporalTlsCaFile });
   await ensureSearchAttributes(temporal.connection, config.temporalNamespace);
   // The pollers' connection carries a service token too, renewed well before it expires.
   const token = serviceTokenOf(identity, config.temporalNamespace);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress, ...(token ? { apiKey: token(), tls: false } : {}) });
+  const connection = await NativeConnection.connect({ address: config.temporalAddress, ...(token ? { apiKey: token() } : {}), tls: clientTlsOf(config.temporalTlsCaFile) ?? false });
   const renewal = token ? setInterval(() => void connection.setApiKey(token()).catch((error: unknown) => logger.warn({ err: error }, 'could not renew the Temporal service token')), 60000) : null;
   const deps: WorkerDeps = {
     config,

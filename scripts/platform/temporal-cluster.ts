@@ -9,6 +9,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { PROJECT_ROOT } from '../../temporal-config/temporal-cli';
 import { ensureSearchAttributes } from '../../temporal-config/search-attributes';
 import { loadOrCreateSigningKey, signServiceToken } from '../../temporal-config/service-identity';
+import { clientTlsOf, ensureTemporalTls } from '../../temporal-config/server-certificates';
 import { TOOLS_ENVOY, envoyProblem } from '../envoy';
 import { TemporalServerBinaries } from '../temporal-server';
 
@@ -74,6 +75,8 @@ export interface RunningTemporalCluster {
   nodes: ClusterNode[];
   /** The folder of the signing key the nodes trust (TEMPORAL_IDENTITY_DIR for the platform's processes). */
   identityDir: string;
+  /** The authority clients verify the frontends against (TEMPORAL_TLS_CA_FILE), or null without TLS. */
+  tlsCaFile: string | null;
   /** The door's process: how it ended when it exits, and a restart on the same port. */
   door: { exited(): Promise<string>; restart(): Promise<void>; stop(): Promise<void> };
   stop(): Promise<void>;
@@ -142,9 +145,9 @@ export async function setUpTemporalDatabases(args: { binaries: TemporalServerBin
   }
 }
 
-async function frontendAnswers(address: string): Promise<boolean> {
+async function frontendAnswers(address: string, tls: ReturnType<typeof clientTlsOf> | false): Promise<boolean> {
   try {
-    const connection = await Connection.connect({ address, connectTimeout: 1000 });
+    const connection = await Connection.connect({ address, connectTimeout: 1000, tls });
     try {
       await connection.workflowService.getSystemInfo({});
       return true;
@@ -159,7 +162,16 @@ async function frontendAnswers(address: string): Promise<boolean> {
 /** Every service in each node; the internal frontend is the server's own way in past the token check. */
 const NODE_SERVICES = ['frontend', 'internal-frontend', 'history', 'matching', 'worker'];
 
-function startNode(args: { binaries: TemporalServerBinaries; sql: SqlEndpoint; databases: { history: string; visibility: string }; ports: NodePorts; clusterAddress: string; jwksFile: string; logFile: string }): ChildProcess {
+function startNode(args: {
+  binaries: TemporalServerBinaries;
+  sql: SqlEndpoint;
+  databases: { history: string; visibility: string };
+  ports: NodePorts;
+  clusterAddress: string;
+  jwksFile: string;
+  tlsDir: string | null;
+  logFile: string;
+}): ChildProcess {
   const { ports, sql } = args;
   const out = fs.openSync(args.logFile, 'a');
   const child = spawn(args.binaries.server, ['--config-file', SERVER_CONFIG_TEMPLATE, 'start', ...NODE_SERVICES.flatMap((service) => ['--service', service])], {
@@ -182,6 +194,7 @@ function startNode(args: { binaries: TemporalServerBinaries; sql: SqlEndpoint; d
       TEMPORAL_INTERNAL_FRONTEND_HTTP_PORT: String(ports.internalFrontendHttp),
       TEMPORAL_INTERNAL_FRONTEND_MEMBERSHIP_PORT: String(ports.internalFrontendMembership),
       TEMPORAL_JWKS_URI: `file://${args.jwksFile}`,
+      ...(args.tlsDir ? { TEMPORAL_TLS_DIR: args.tlsDir } : {}),
       TEMPORAL_HISTORY_PORT: String(ports.history),
       TEMPORAL_HISTORY_MEMBERSHIP_PORT: String(ports.historyMembership),
       TEMPORAL_MATCHING_PORT: String(ports.matching),
@@ -238,10 +251,11 @@ async function startDoor(args: { port: number; frontends: number[]; dir: string 
  * Registers namespaces (idempotent) with the platform's search attributes, and answers once every node's
  * frontend knows them: each node learns of a new namespace on its own refresh.
  */
-export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalCluster, 'address' | 'nodes' | 'identityDir'>, namespaces: string[]): Promise<void> {
+export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalCluster, 'address' | 'nodes' | 'identityDir' | 'tlsCaFile'>, namespaces: string[]): Promise<void> {
   // Registering a namespace and its search attributes is an administrator's: a token of a minute for it.
   const apiKey = signServiceToken(loadOrCreateSigningKey(cluster.identityDir), { subject: 'opsflow-setup', permissions: ['temporal-system:admin'], seconds: 120 });
-  const connection = await Connection.connect({ address: cluster.address, apiKey, tls: false });
+  const tls = clientTlsOf(cluster.tlsCaFile) ?? false;
+  const connection = await Connection.connect({ address: cluster.address, apiKey, tls });
   try {
     for (const namespace of namespaces) {
       await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${RETENTION_DAYS} days`) }).catch((error: { code?: number }) => {
@@ -255,7 +269,7 @@ export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalClust
   }
   for (const node of cluster.nodes) {
     if (!node.running()) continue;
-    const direct = await Connection.connect({ address: node.frontend, apiKey, tls: false });
+    const direct = await Connection.connect({ address: node.frontend, apiKey, tls });
     try {
       for (const namespace of namespaces) await untilDone(`${node.name} to know namespace ${namespace}`, () => direct.workflowService.describeNamespace({ namespace }));
     } finally {
@@ -305,6 +319,8 @@ export async function startTemporalCluster(args: {
   fresh?: boolean;
   /** The platform's signing key for its service tokens (TEMPORAL_IDENTITY_DIR): its JWKS is what the nodes trust. */
   identityDir: string;
+  /** TLS on the frontends and between nodes (certificates made in the identity folder's `tls/`): on unless false. */
+  tls?: boolean;
   say?: (line: string) => void;
 }): Promise<RunningTemporalCluster> {
   const say = args.say ?? (() => undefined);
@@ -312,6 +328,8 @@ export async function startTemporalCluster(args: {
   fs.mkdirSync(args.dir, { recursive: true });
   await setUpTemporalDatabases({ binaries: args.binaries, sql: args.sql, databases, fresh: args.fresh });
   const signingKey = loadOrCreateSigningKey(args.identityDir);
+  const tls = args.tls === false ? null : ensureTemporalTls(path.join(args.identityDir, 'tls'));
+  const clientTls = clientTlsOf(tls?.caFile ?? null) ?? false;
   const ports: NodePorts[] = [];
   for (let i = 0; i < (args.nodes ?? 2); i++) ports.push(await pickNodePorts());
   const door = await startDoor({ port: args.port ?? 0, frontends: ports.map((node) => node.frontend), dir: args.dir });
@@ -339,9 +357,9 @@ export async function startTemporalCluster(args: {
       start: async () => {
         if (running()) return;
         const logFile = path.join(args.dir, `${name}.log`);
-        child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: nodePorts, clusterAddress: door.address, jwksFile: signingKey.jwksFile, logFile });
+        child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: nodePorts, clusterAddress: door.address, jwksFile: signingKey.jwksFile, tlsDir: tls?.dir ?? null, logFile });
         const deadline = Date.now() + 90000;
-        while (!(await frontendAnswers(frontend))) {
+        while (!(await frontendAnswers(frontend, clientTls))) {
           if (!running()) throw new Error(`Temporal node ${name} exited while starting: see ${logFile}`);
           if (Date.now() > deadline) throw new Error(`Temporal node ${name} did not answer on ${frontend} within 90 s: see ${logFile}`);
           await new Promise((resolve) => setTimeout(resolve, 250));
@@ -366,10 +384,10 @@ export async function startTemporalCluster(args: {
       say(`starting Temporal node ${node.name} on ${node.frontend}`);
       await node.start();
     }
-    await ensureClusterNamespaces({ address: door.address, nodes, identityDir: args.identityDir }, args.namespaces);
+    await ensureClusterNamespaces({ address: door.address, nodes, identityDir: args.identityDir, tlsCaFile: tls?.caFile ?? null }, args.namespaces);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { address: door.address, nodes, door: doorControl, identityDir: args.identityDir, stop };
+  return { address: door.address, nodes, door: doorControl, identityDir: args.identityDir, tlsCaFile: tls?.caFile ?? null, stop };
 }

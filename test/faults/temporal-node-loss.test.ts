@@ -44,7 +44,7 @@ beforeAll(async () => {
     dir,
     identityDir: path.join(dir, 'identity'),
   });
-  platform = await attachPlatform({ env: { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_IDENTITY_DIR: cluster.identityDir } });
+  platform = await attachPlatform({ env: { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_IDENTITY_DIR: cluster.identityDir, TEMPORAL_TLS_CA_FILE: cluster.tlsCaFile! } });
   await ensureClusterNamespaces(cluster, [platform.config.temporalNamespace]);
   api = await platform.startApi();
   await platform.startWorker(['archival', 'messaging', 'approvals'], { API_INTERNAL_URL: api.url });

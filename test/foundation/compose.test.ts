@@ -147,3 +147,16 @@ test("Temporal's door is locked in compose: the nodes run the authorizer and cla
     expect(mounts(name)).toContain('temporal-identity:/identity');
   }
 });
+
+test("Temporal speaks TLS in compose: the nodes serve and authenticate each other with the tls volume's certificate; every client verifies it; the UI never mounts the signing key", () => {
+  const template = fs.readFileSync(path.join(__dirname, '..', '..', 'temporal-config', 'server.yaml'), 'utf8');
+  expect(template).toMatch(/internode:\s*\n\s*server:[\s\S]*?requireClientAuth: true/);
+  expect(template).toMatch(/frontend:\s*\n\s*server:[\s\S]*?certFile/);
+  for (const name of ['temporal-1', 'temporal-2']) {
+    expect(services[name].environment?.TEMPORAL_TLS_DIR).toBe('/temporal-tls');
+    expect(mounts(name)).toContain('temporal-tls:/temporal-tls:ro');
+  }
+  for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_TLS_CA_FILE).toBe('/temporal-tls/ca.pem');
+  expect(services['temporal-ui'].environment).toEqual(expect.objectContaining({ TEMPORAL_TLS_CA: '/temporal-tls/ca.pem', TEMPORAL_TLS_SERVER_NAME: 'temporal', TEMPORAL_TLS_ENABLE_HOST_VERIFICATION: 'true' }));
+  expect(mounts('temporal-ui').filter((volume) => volume.startsWith('temporal-identity'))).toEqual([]);
+});

@@ -177,7 +177,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   const db = createDb({ databaseUrl: config.databaseUrl });
   let temporal: TemporalHandle;
   try {
-    temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec: payloadCodecOf(config), identity: { dir: config.temporalIdentityDir, subject: 'opsflow-test' } });
+    temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec: payloadCodecOf(config), identity: { dir: config.temporalIdentityDir, subject: 'opsflow-test' }, tlsCaFile: config.temporalTlsCaFile });
   } catch (error) {
     throw new Error(`Temporal of the test platform is unreachable at ${config.temporalAddress}: ${error}`, { cause: error });
   }

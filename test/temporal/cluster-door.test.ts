@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import { connect as tlsConnect } from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +12,7 @@ import { ensureClusterNamespaces, RunningTemporalCluster, startTemporalCluster }
 import { findTemporalCli } from '../../temporal-config/temporal-cli';
 import { payloadCodecOf } from '../../temporal-config/payload-codec';
 import { loadOrCreateSigningKey, signServiceToken } from '../../temporal-config/service-identity';
+import { clientTlsOf, ensureTemporalTls, TEMPORAL_TLS_SERVER_NAME } from '../../temporal-config/server-certificates';
 import { attachPlatform, RunningApi, sharedPostgresAdminUrl, TestPlatform } from '../support/platform';
 import { call } from '../support/http';
 
@@ -44,7 +46,7 @@ beforeAll(async () => {
     dir,
     identityDir: path.join(dir, 'identity'),
   });
-  platform = await attachPlatform({ env: { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_IDENTITY_DIR: cluster.identityDir } });
+  platform = await attachPlatform({ env: { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_IDENTITY_DIR: cluster.identityDir, TEMPORAL_TLS_CA_FILE: cluster.tlsCaFile! } });
   await ensureClusterNamespaces(cluster, [platform.config.temporalNamespace]);
   api = await platform.startApi();
   await platform.startWorker(['approvals'], { API_INTERNAL_URL: api.url });
@@ -68,6 +70,21 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A port a node was started with, read from the node process's own environment. */
+async function nodePortOf(variable: string): Promise<number> {
+  for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const environment = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      if (!environment.includes(`TEMPORAL_FRONTEND_PORT=${cluster.nodes[0].frontend.split(':')[1]}`)) continue;
+      const entry = environment.find((line) => line.startsWith(`${variable}=`));
+      if (entry) return Number(entry.split('=')[1]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error(`no node process with ${variable}`);
+}
+
 /** The server's refusal: gRPC PERMISSION_DENIED (7), "Request unauthorized". */
 const DENIED = /\bcode 7\b.*Request unauthorized/;
 
@@ -86,7 +103,7 @@ async function refusal(work: Promise<unknown>): Promise<string> {
 /** A client of the platform's namespace through the door, with this token (or none), and the platform's codec. */
 function clientWith(apiKey: string | null): { client: Client; close(): Promise<void> } {
   // Lazy: each call meets the door itself (a connect would be refused first, for the foreign token).
-  const connection = Connection.lazy({ address: cluster.address, ...(apiKey ? { apiKey, tls: false } : {}) });
+  const connection = Connection.lazy({ address: cluster.address, ...(apiKey ? { apiKey } : {}), tls: clientTlsOf(cluster.tlsCaFile) ?? false });
   return { client: new Client({ connection, namespace: platform.config.temporalNamespace, dataConverter: { payloadCodecs: [payloadCodecOf(platform.config)] } }), close: () => connection.close() };
 }
 
@@ -99,7 +116,9 @@ function foreignToken(permissions: string[], kid?: string): string {
 test('temporal workflow list without credentials is refused by the cluster', async () => {
   const cli = findTemporalCli();
   if (!cli) throw new Error('the Temporal CLI is needed to call the cluster as an operator would');
-  const listed = await run(cli.path, ['workflow', 'list', '--address', cluster.address, '--namespace', platform.config.temporalNamespace]).then(
+  // Over TLS, trusting the cluster's authority: what is refused is the missing token, not the connection.
+  const tlsFlags = ['--tls-ca-path', cluster.tlsCaFile!, '--tls-server-name', TEMPORAL_TLS_SERVER_NAME];
+  const listed = await run(cli.path, ['workflow', 'list', '--address', cluster.address, '--namespace', platform.config.temporalNamespace, ...tlsFlags]).then(
     () => 'listed',
     (error: { stderr?: string }) => error.stderr ?? '',
   );
@@ -128,7 +147,7 @@ test('a start or a signal of publishComponent with no token, or with a token the
 test("the platform's own token opens only its namespace: another namespace and the cluster's administration are refused", async () => {
   const key = loadOrCreateSigningKey(cluster.identityDir);
   const token = signServiceToken(key, { subject: 'opsflow-api', permissions: [`${platform.config.temporalNamespace}:write`] });
-  const connection = await Connection.connect({ address: cluster.address, apiKey: token, tls: false });
+  const connection = await Connection.connect({ address: cluster.address, apiKey: token, tls: clientTlsOf(cluster.tlsCaFile) ?? false });
   try {
     await expect(connection.workflowService.describeNamespace({ namespace: platform.config.temporalNamespace })).resolves.toBeDefined();
     expect(await refusal(connection.workflowService.listWorkflowExecutions({ namespace: 'temporal-system' }))).toMatch(DENIED);
@@ -136,6 +155,41 @@ test("the platform's own token opens only its namespace: another namespace and t
   } finally {
     await connection.close();
   }
+});
+
+test('TLS: a client in plaintext, or trusting another authority, gets no answer; with the platform\'s authority it does', async () => {
+  const token = signServiceToken(loadOrCreateSigningKey(cluster.identityDir), { subject: 'opsflow-api', permissions: [`${platform.config.temporalNamespace}:write`] });
+  const describe = async (tls: ReturnType<typeof clientTlsOf> | false) => {
+    const connection = Connection.lazy({ address: cluster.address, apiKey: token, tls, connectTimeout: 3000 });
+    try {
+      return await refusal(connection.withDeadline(Date.now() + 5000, () => connection.workflowService.describeNamespace({ namespace: platform.config.temporalNamespace })));
+    } finally {
+      await connection.close();
+    }
+  };
+  const otherAuthority = ensureTemporalTls(path.join(dir, 'other-authority'));
+  expect(await describe(false)).not.toBe('it succeeded');
+  expect(await describe(clientTlsOf(otherAuthority.caFile))).not.toBe('it succeeded');
+  expect(await describe(clientTlsOf(cluster.tlsCaFile))).toBe('it succeeded');
+});
+
+test("between nodes, mutual TLS: a neighbour that reaches a node's history port with the platform's authority but no certificate of its own is refused; with the nodes' certificate it is answered", async () => {
+  const historyPort = await nodePortOf('TEMPORAL_HISTORY_PORT');
+  const tlsFiles = ensureTemporalTls(path.dirname(cluster.tlsCaFile!));
+  const knock = (clientCertificate: { cert: Buffer; key: Buffer } | null) =>
+    new Promise<string>((resolve) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: historyPort, ca: fs.readFileSync(cluster.tlsCaFile!), servername: TEMPORAL_TLS_SERVER_NAME, ALPNProtocols: ['h2'], ...(clientCertificate ?? {}) });
+      socket.once('secureConnect', () => {
+        // TLS 1.3 ends the client's side before the server checks the client: its refusal comes as the first read.
+        socket.once('data', () => (socket.destroy(), resolve('answered')));
+        socket.once('close', () => resolve('refused: closed'));
+        socket.write(Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
+      });
+      socket.once('error', (error) => resolve(`refused: ${error.message}`));
+    });
+  expect(await knock(null)).toMatch(/^refused/);
+  // The control: the port speaks TLS and answers a client with the nodes' certificate, so the refusal above is the missing certificate's.
+  expect(await knock({ cert: fs.readFileSync(tlsFiles.certFile), key: fs.readFileSync(tlsFiles.keyFile) })).toBe('answered');
 });
 
 test("the cluster's PostgreSQL holds the publish run, and no byte of the marker from its title or comment, in any table of either database", async () => {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Registry } from 'prom-client';
 import { Connection } from '@temporalio/client';
+import { clientTlsOf } from '../../../temporal-config/server-certificates';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { problemBody } from '../../http/problem';
@@ -79,6 +80,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
     ]);
     return { database, temporal, docker: dockerState, edge, ...temporalNodes, ...jarBaseImage };
   };
+  const nodeTls = clientTlsOf(deps.config.temporalTlsCaFile) ?? false;
   /** Each node's own frontend, asked directly (not through the address in front of them), by name. */
   const temporalNodesCheck = async (): Promise<{ temporalNodes?: Record<string, CheckState> }> => {
     const { temporalNodes } = deps.config;
@@ -86,7 +88,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
     const states = await Promise.all(
       temporalNodes.map(async (node) =>
         check(async () => {
-          const connection = await Connection.connect({ address: node.address, connectTimeout: 1000 });
+          const connection = await Connection.connect({ address: node.address, connectTimeout: 1000, tls: nodeTls });
           try {
             await connection.workflowService.getSystemInfo({});
           } finally {
