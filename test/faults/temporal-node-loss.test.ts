@@ -1,13 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { startWorkflow } from '../../temporal-config/client';
 import { archiveLogs } from '../../workflows/archival/archive-logs';
 import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
-import { ensureTemporalServer } from '../../scripts/temporal-server';
-import { ensureClusterNamespaces, RunningTemporalCluster, startTemporalCluster } from '../../scripts/platform/temporal-cluster';
+import { RunningTemporalCluster } from '../../scripts/platform/temporal-cluster';
 import { startMailCapture, RunningMailCapture } from '../../scripts/platform/mail-capture';
-import { attachPlatform, RunningApi, sharedPostgresAdminUrl, TestPlatform } from '../support/platform';
+import { RunningApi, TestPlatform } from '../support/platform';
+import { OwnTemporalCluster, startOwnTemporalCluster } from '../support/own-temporal-cluster';
 import { call } from '../support/http';
 import { freePort } from '../support/slots';
 import { waitUntil } from '../support/wait';
@@ -24,28 +21,16 @@ import { remainingIds, seedManyEmailLogs } from '../archival/seed';
 const ROWS = 200000;
 const RECIPIENTS = 2000;
 
+let own: OwnTemporalCluster;
 let cluster: RunningTemporalCluster;
 let platform: TestPlatform;
 let api: RunningApi;
 let admin: string;
 let relay: RunningMailCapture;
-let dir: string;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-temporal-cluster-'));
-  const binaries = await ensureTemporalServer();
-  const postgres = new URL(sharedPostgresAdminUrl());
-  cluster = await startTemporalCluster({
-    binaries,
-    sql: { host: postgres.hostname, port: Number(postgres.port), user: decodeURIComponent(postgres.username), password: decodeURIComponent(postgres.password) },
-    databases: { history: 'temporal_node_loss', visibility: 'temporal_node_loss_visibility' },
-    fresh: true,
-    namespaces: [],
-    dir,
-    identityDir: path.join(dir, 'identity'),
-  });
-  platform = await attachPlatform({ env: { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_IDENTITY_DIR: cluster.identityDir, TEMPORAL_TLS_CA_FILE: cluster.tlsCaFile! } });
-  await ensureClusterNamespaces(cluster, [platform.config.temporalNamespace]);
+  own = await startOwnTemporalCluster('node-loss');
+  ({ cluster, platform } = own);
   api = await platform.startApi();
   await platform.startWorker(['archival', 'messaging', 'approvals'], { API_INTERNAL_URL: api.url });
   admin = await platform.token({ sub: 'ada', name: 'Ada Admin', roles: ['ADMIN'] });
@@ -55,9 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await relay?.stop();
-  await platform?.close();
-  await cluster?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await own?.close();
 });
 
 let approvalPolicyReady: Promise<void> | null = null;

@@ -3,9 +3,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { call } from '../support/http';
-import { freePort } from '../support/slots';
 import { waitUntil } from '../support/wait';
-import { ctrlC, npmStart, NpmStarted } from '../support/npm-start';
+import { ctrlC, npmStart, NpmStarted, npmStartEnvironment } from '../support/npm-start';
 
 /**
  * `TEMPORAL_SERVER=cluster npm start`: Temporal as two server nodes on the embedded PostgreSQL behind one
@@ -34,31 +33,12 @@ const listens = (address: string) =>
 test('TEMPORAL_SERVER=cluster npm start: two nodes behind one address, named by /readyz; a publish runs on it; a node killed -9 comes back; Ctrl-C stops them', async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-start-cluster-'));
   fs.chmodSync(dataDir, 0o755);
-  const [api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi] = await Promise.all(Array.from({ length: 8 }, () => freePort()));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    TEMPORAL_SERVER: 'cluster',
-    DATA_DIR: dataDir,
-    API_PORT: String(api),
-    API_LISTEN_PORT: String(apiListen),
-    EDGE_ADMIN_URL: `http://127.0.0.1:${edgeAdmin}`,
-    DATABASE_URL: `postgres://opsflow:opsflow@127.0.0.1:${pg}/opsflow`,
-    TEMPORAL_ADDRESS: `127.0.0.1:${temporal}`,
-    TEMPORAL_NAMESPACE: 'default',
-    TEMPORAL_UI_URL: `http://127.0.0.1:${temporalUi}`,
-    SMTP_CAPTURE_PORT: String(smtp),
-    MAIL_CAPTURE_UI_PORT: String(mailUi),
-    DEPLOY_SCOPE: 'opsflow-npm-start-cluster',
-    DEPLOY_NETWORK: 'opsflow-npm-start-cluster',
-  };
-  delete env.NODE_ENV;
-  delete env.WORKFLOW_BUNDLE_PATH;
-  delete env.OPSFLOW_TEST_PLATFORM;
+  const { env, ports } = await npmStartEnvironment({ dataDir, scope: 'opsflow-npm-start-cluster', extra: { TEMPORAL_SERVER: 'cluster' } });
   const running = await npmStart({ cwd: ROOT, env, timeoutMs: 600000 });
   started = running;
   const output = running.output();
   expect(output).toMatch(/Temporal cluster: temporal-1 on 127\.0\.0\.1:\d+, temporal-2 on 127\.0\.0\.1:\d+, behind 127\.0\.0\.1:\d+/);
-  const base = `http://127.0.0.1:${api}`;
+  const base = `http://127.0.0.1:${ports.api}`;
 
   const ready = await call(base, 'GET', '/readyz');
   expect(ready.status).toBe(200);
@@ -91,5 +71,5 @@ test('TEMPORAL_SERVER=cluster npm start: two nodes behind one address, named by 
   const frontends = [...output.matchAll(/temporal-\d on (127\.0\.0\.1:\d+)/g)].map((match) => match[1]);
   started = null;
   await ctrlC(running);
-  for (const frontend of [...frontends, `127.0.0.1:${temporal}`]) expect({ frontend, listens: await listens(frontend) }).toEqual({ frontend, listens: false });
+  for (const frontend of [...frontends, `127.0.0.1:${ports.temporal}`]) expect({ frontend, listens: await listens(frontend) }).toEqual({ frontend, listens: false });
 }, 900000);

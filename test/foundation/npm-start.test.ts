@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { waitUntil } from '../support/wait';
 import { call } from '../support/http';
-import { freePort } from '../support/slots';
-import { ctrlC, npmStart, NpmStarted } from '../support/npm-start';
+import { ctrlC, npmStart, NpmStarted, npmStartEnvironment, NpmStartPorts } from '../support/npm-start';
 import { removeScopedDockerObjects } from '../support/docker-cleanup';
 import { buildJar, postJar } from '../deploy/jars';
 import Docker from 'dockerode';
@@ -15,32 +14,12 @@ const ROOT = path.resolve(__dirname, '..', '..');
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
-let ports: { api: number; apiListen: number; edgeAdmin: number; pg: number; temporal: number; temporalUi: number; smtp: number; mailUi: number };
+let ports: NpmStartPorts;
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-start-'));
   fs.chmodSync(dataDir, 0o755);
-  const [api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi] = await Promise.all(Array.from({ length: 8 }, () => freePort()));
-  ports = { api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi };
-  env = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    API_PORT: String(api),
-    API_LISTEN_PORT: String(apiListen),
-    EDGE_ADMIN_URL: `http://127.0.0.1:${edgeAdmin}`,
-    DATABASE_URL: `postgres://opsflow:opsflow@127.0.0.1:${pg}/opsflow`,
-    TEMPORAL_ADDRESS: `127.0.0.1:${temporal}`,
-    TEMPORAL_NAMESPACE: 'default',
-    TEMPORAL_UI_URL: `http://127.0.0.1:${temporalUi}`,
-    SMTP_CAPTURE_PORT: String(smtp),
-    MAIL_CAPTURE_UI_PORT: String(mailUi),
-    DEPLOY_SCOPE: SCOPE,
-    DEPLOY_NETWORK: SCOPE,
-  };
-  // `npm start` sets NODE_ENV=development itself (jest sets `test`).
-  delete env.NODE_ENV;
-  delete env.WORKFLOW_BUNDLE_PATH;
-  delete env.OPSFLOW_TEST_PLATFORM;
+  ({ env, ports } = await npmStartEnvironment({ dataDir, scope: SCOPE }));
 });
 
 afterAll(async () => {

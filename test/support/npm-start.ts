@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { waitUntil } from './wait';
+import { freePort } from './slots';
 
 /** `npm start` as a terminal runs it: its process, everything it printed, and the development token of its banner. */
 export interface NpmStarted {
@@ -43,4 +44,45 @@ export async function ctrlC(started: NpmStarted, options: { killAfterMs?: number
     process.kill(-started.child.pid!, 'SIGKILL');
     await exited;
   }
+}
+
+export interface NpmStartPorts {
+  api: number;
+  apiListen: number;
+  edgeAdmin: number;
+  pg: number;
+  temporal: number;
+  temporalUi: number;
+  smtp: number;
+  mailUi: number;
+}
+
+/**
+ * The environment of an `npm start` of a test's own, beside the suite's components: its data folder, free
+ * ports for every part, and its own Docker scope; NODE_ENV unset (npm start sets development itself) and
+ * nothing of the suite's platform.
+ */
+export async function npmStartEnvironment(args: { dataDir: string; scope: string; extra?: NodeJS.ProcessEnv }): Promise<{ env: NodeJS.ProcessEnv; ports: NpmStartPorts }> {
+  const [api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi] = await Promise.all(Array.from({ length: 8 }, () => freePort()));
+  const ports = { api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: args.dataDir,
+    API_PORT: String(api),
+    API_LISTEN_PORT: String(apiListen),
+    EDGE_ADMIN_URL: `http://127.0.0.1:${edgeAdmin}`,
+    DATABASE_URL: `postgres://opsflow:opsflow@127.0.0.1:${pg}/opsflow`,
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporal}`,
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_UI_URL: `http://127.0.0.1:${temporalUi}`,
+    SMTP_CAPTURE_PORT: String(smtp),
+    MAIL_CAPTURE_UI_PORT: String(mailUi),
+    DEPLOY_SCOPE: args.scope,
+    DEPLOY_NETWORK: args.scope,
+    ...args.extra,
+  };
+  delete env.NODE_ENV;
+  delete env.WORKFLOW_BUNDLE_PATH;
+  delete env.OPSFLOW_TEST_PLATFORM;
+  return { env, ports };
 }

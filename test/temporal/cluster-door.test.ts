@@ -2,18 +2,17 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { connect as tlsConnect } from 'node:tls';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
-import { ensureTemporalServer } from '../../scripts/temporal-server';
-import { ensureClusterNamespaces, RunningTemporalCluster, startTemporalCluster } from '../../scripts/platform/temporal-cluster';
+import { RunningTemporalCluster } from '../../scripts/platform/temporal-cluster';
 import { findTemporalCli } from '../../temporal-config/temporal-cli';
 import { payloadCodecOf } from '../../temporal-config/payload-codec';
 import { loadOrCreateSigningKey, signServiceToken } from '../../temporal-config/service-identity';
 import { clientTlsOf, ensureTemporalTls, TEMPORAL_TLS_SERVER_NAME } from '../../temporal-config/server-certificates';
-import { attachPlatform, RunningApi, sharedPostgresAdminUrl, TestPlatform } from '../support/platform';
+import { RunningApi, sharedPostgresAdminUrl, TestPlatform } from '../support/platform';
+import { OwnTemporalCluster, startOwnTemporalCluster } from '../support/own-temporal-cluster';
 import { call } from '../support/http';
 
 /**
@@ -23,9 +22,9 @@ import { call } from '../support/http';
  * PostgreSQL hold no byte of a marker put in a title and a comment.
  */
 const run = promisify(execFile);
-const DATABASES = { history: 'temporal_door', visibility: 'temporal_door_visibility' };
 const marker = `MARKER${randomUUID().replace(/-/g, '')}`;
 
+let own: OwnTemporalCluster;
 let cluster: RunningTemporalCluster;
 let platform: TestPlatform;
 let api: RunningApi;
@@ -35,19 +34,8 @@ let publishRun: { workflowId: string; runId: string };
 let correlationId: string;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-temporal-door-'));
-  const postgres = new URL(sharedPostgresAdminUrl());
-  cluster = await startTemporalCluster({
-    binaries: await ensureTemporalServer(),
-    sql: { host: postgres.hostname, port: Number(postgres.port), user: decodeURIComponent(postgres.username), password: decodeURIComponent(postgres.password) },
-    databases: DATABASES,
-    fresh: true,
-    namespaces: [],
-    dir,
-    identityDir: path.join(dir, 'identity'),
-  });
-  platform = await attachPlatform({ env: { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_IDENTITY_DIR: cluster.identityDir, TEMPORAL_TLS_CA_FILE: cluster.tlsCaFile! } });
-  await ensureClusterNamespaces(cluster, [platform.config.temporalNamespace]);
+  own = await startOwnTemporalCluster('door');
+  ({ cluster, platform, dir } = own);
   api = await platform.startApi();
   await platform.startWorker(['approvals'], { API_INTERNAL_URL: api.url });
   admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
@@ -65,9 +53,7 @@ beforeAll(async () => {
 }, 300000);
 
 afterAll(async () => {
-  await platform?.close();
-  await cluster?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await own?.close();
 });
 
 /** A port a node was started with, read from the node process's own environment. */
@@ -196,7 +182,7 @@ test("the cluster's PostgreSQL holds the publish run, and no byte of the marker 
   const postgres = new URL(sharedPostgresAdminUrl());
   const found: string[] = [];
   let runSeen = false;
-  for (const database of [DATABASES.history, DATABASES.visibility]) {
+  for (const database of [own.databases.history, own.databases.visibility]) {
     const url = new URL(postgres.href);
     url.pathname = `/${database}`;
     const client = new pg.Client({ connectionString: url.href });
