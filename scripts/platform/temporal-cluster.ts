@@ -99,7 +99,10 @@ interface NodePorts {
 
 const taken = new Set<number>();
 
-/** A port of the node range that is free now (bound and let go); the node's bind may still lose it, and is retried. */
+/**
+ * A port of the node range that is free now (bound and let go). Another process may take it before the node
+ * binds it: a node that finds a port taken at its first start is given new ones (startTemporalCluster).
+ */
 async function nodePort(): Promise<number> {
   for (;;) {
     const port = NODE_PORTS_FROM + Math.floor(Math.random() * (NODE_PORTS_TO - NODE_PORTS_FROM));
@@ -292,6 +295,14 @@ async function untilDone(what: string, work: () => Promise<unknown>): Promise<vo
   }
 }
 
+/** A node's port was taken by another process between the pick and the node's bind. */
+class PortTaken extends Error {
+  constructor(node: string) {
+    super(`a port of Temporal node ${node} was taken before it could bind it`);
+    this.name = 'PortTaken';
+  }
+}
+
 const stopProcess = (child: ChildProcess, signal: NodeJS.Signals) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -337,14 +348,16 @@ export async function startTemporalCluster(args: {
   let doorProcess = door.process;
   const exitOf = (child: ChildProcess) =>
     child.exitCode !== null || child.signalCode !== null ? Promise.resolve(`code ${child.exitCode} signal ${child.signalCode}`) : new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code} signal ${signal}`)));
-  const nodes: ClusterNode[] = ports.map((nodePorts, index) => {
+  const nodes: ClusterNode[] = ports.map((_, index) => {
     const name = `temporal-${index + 1}`;
-    const frontend = `127.0.0.1:${nodePorts.frontend}`;
+    const frontend = () => `127.0.0.1:${ports[index].frontend}`;
     let child: ChildProcess | null = null;
     const running = () => child !== null && child.exitCode === null && child.signalCode === null;
     return {
       name,
-      frontend,
+      get frontend() {
+        return frontend();
+      },
       running,
       pid: () => (running() ? (child?.pid ?? null) : null),
       exited: () => (child ? exitOf(child) : Promise.resolve('not started')),
@@ -357,11 +370,15 @@ export async function startTemporalCluster(args: {
       start: async () => {
         if (running()) return;
         const logFile = path.join(args.dir, `${name}.log`);
-        child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: nodePorts, clusterAddress: door.address, jwksFile: signingKey.jwksFile, tlsDir: tls?.dir ?? null, logFile });
+        const logged = fs.existsSync(logFile) ? fs.statSync(logFile).size : 0;
+        child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: ports[index], clusterAddress: door.address, jwksFile: signingKey.jwksFile, tlsDir: tls?.dir ?? null, logFile });
         const deadline = Date.now() + 90000;
-        while (!(await frontendAnswers(frontend, clientTls))) {
-          if (!running()) throw new Error(`Temporal node ${name} exited while starting: see ${logFile}`);
-          if (Date.now() > deadline) throw new Error(`Temporal node ${name} did not answer on ${frontend} within 90 s: see ${logFile}`);
+        while (!(await frontendAnswers(frontend(), clientTls))) {
+          if (!running()) {
+            const said = fs.readFileSync(logFile).subarray(logged).toString('utf8');
+            throw /address already in use/.test(said) ? new PortTaken(name) : new Error(`Temporal node ${name} exited while starting: see ${logFile}`);
+          }
+          if (Date.now() > deadline) throw new Error(`Temporal node ${name} did not answer on ${frontend()} within 90 s: see ${logFile}`);
           await new Promise((resolve) => setTimeout(resolve, 250));
         }
       },
@@ -380,9 +397,20 @@ export async function startTemporalCluster(args: {
     stop: () => stopProcess(doorProcess, 'SIGTERM'),
   };
   try {
-    for (const node of nodes) {
-      say(`starting Temporal node ${node.name} on ${node.frontend}`);
-      await node.start();
+    for (const [index, node] of nodes.entries()) {
+      for (let attempt = 1; ; attempt++) {
+        say(`starting Temporal node ${node.name} on ${node.frontend}`);
+        try {
+          await node.start();
+          break;
+        } catch (error) {
+          if (!(error instanceof PortTaken) || attempt === 3) throw error;
+          // Taken between the pick and the bind: new ports, and the door told of the new frontend.
+          say(`a port of Temporal node ${node.name} was taken meanwhile: starting it on others`);
+          ports[index] = await pickNodePorts();
+          await doorControl.restart();
+        }
+      }
     }
     await ensureClusterNamespaces({ address: door.address, nodes, identityDir: args.identityDir, tlsCaFile: tls?.caFile ?? null }, args.namespaces);
   } catch (error) {
