@@ -84,10 +84,8 @@ export interface RunningTemporalCluster {
 
 interface NodePorts {
   frontend: number;
-  frontendHttp: number;
   frontendMembership: number;
   internalFrontend: number;
-  internalFrontendHttp: number;
   internalFrontendMembership: number;
   history: number;
   historyMembership: number;
@@ -120,7 +118,7 @@ async function nodePort(): Promise<number> {
 }
 
 async function pickNodePorts(): Promise<NodePorts> {
-  const names: Array<keyof NodePorts> = ['frontend', 'frontendHttp', 'frontendMembership', 'internalFrontend', 'internalFrontendHttp', 'internalFrontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership'];
+  const names: Array<keyof NodePorts> = ['frontend', 'frontendMembership', 'internalFrontend', 'internalFrontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership'];
   const ports = {} as NodePorts;
   for (const name of names) ports[name] = await nodePort();
   return ports;
@@ -191,10 +189,8 @@ function startNode(args: {
       TEMPORAL_BIND_IP: '127.0.0.1',
       TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
       TEMPORAL_FRONTEND_PORT: String(ports.frontend),
-      TEMPORAL_FRONTEND_HTTP_PORT: String(ports.frontendHttp),
       TEMPORAL_FRONTEND_MEMBERSHIP_PORT: String(ports.frontendMembership),
       TEMPORAL_INTERNAL_FRONTEND_PORT: String(ports.internalFrontend),
-      TEMPORAL_INTERNAL_FRONTEND_HTTP_PORT: String(ports.internalFrontendHttp),
       TEMPORAL_INTERNAL_FRONTEND_MEMBERSHIP_PORT: String(ports.internalFrontendMembership),
       TEMPORAL_JWKS_URI: `file://${args.jwksFile}`,
       ...(args.tlsDir ? { TEMPORAL_TLS_DIR: args.tlsDir } : {}),

@@ -53,3 +53,13 @@ test("the channel's own secret is masked in every form it may travel in: as stor
   for (const form of forms) expect(maskBody(`echo: ${form} :end`, [secret])).toBe('echo: *** :end');
   expect(maskUrl(`https://peer.example/send?to=1&page=${encodeURIComponent(secret)}`, [secret])).not.toContain(encodeURIComponent(secret));
 });
+
+test('forms a name alone missed: a form-encoded body, XML inside CDATA, anything under a credential name, JSON inside a JSON string', () => {
+  expect(maskBody(`grant_type=client_credentials&client_secret=${SECRET}&format=json`, [])).toBe('grant_type=***&client_secret=***&format=json');
+  const envelope = maskBody(`<Envelope><Payload><![CDATA[<Login><apiKey>${SECRET}</apiKey></Login>]]></Payload></Envelope>`, []);
+  expect(envelope).not.toContain(SECRET);
+  expect(envelope).toContain('<![CDATA[<Login><apiKey>***</apiKey></Login>]]>');
+  for (const body of [{ apiKey: [SECRET] }, { token: { value: SECRET } }, { wrapped: JSON.stringify({ password: SECRET }) }]) {
+    expect(maskBody(JSON.stringify(body), [])).not.toContain(SECRET);
+  }
+});

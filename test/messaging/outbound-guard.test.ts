@@ -3,7 +3,7 @@ import { SMTPServer } from 'smtp-server';
 import { AddressInfo } from 'node:net';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
-import { guardedFetch, HostResolver } from '../../data/messaging/transports/outbound';
+import { guardedFetch, HostResolver, smtpRelayUrl } from '../../data/messaging/transports/outbound';
 import { loadConfig, OutboundAllowance } from '../../lib/config';
 
 /**
@@ -176,6 +176,12 @@ test('an allowance opens one host to one purpose on one port: an SMTP relay allo
   const smtpOn = (port: number) => call(api.url, 'POST', '/api/settings/email', { token: admin, body: { configName: `smtp ${port}`, transport: 'SMTP', smtpHost: 'relay.internal', smtpPort: port } });
   expectProblem(await smtpOn(loopbackPort + 1), 400, 'OUTBOUND_NOT_ALLOWED');
   expect((await smtpOn(loopbackPort)).status).toBe(201);
+  // A host that brings a port of its own (the guard would check that one, the socket would use smtpPort): not a host.
+  for (const smtpHost of [`relay.internal:${loopbackPort}/`, `relay.internal:${loopbackPort}`, `user@relay.internal`, 'relay.internal/x']) {
+    const hostile = await call(api.url, 'POST', '/api/settings/email', { token: admin, body: { configName: `smtp ${smtpHost}`, transport: 'SMTP', smtpHost, smtpPort: 22 } });
+    expectProblem(hostile, 400, 'VALIDATION_FAILED');
+  }
+  expect(() => smtpRelayUrl(`relay.internal:${loopbackPort}/`, 22)).toThrow(/not a host name or an IP address/);
   expect(received.filter((line) => line.includes('/relay-'))).toEqual([]);
 });
 

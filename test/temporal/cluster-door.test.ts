@@ -56,19 +56,23 @@ afterAll(async () => {
   await own?.close();
 });
 
-/** A port a node was started with, read from the node process's own environment. */
-async function nodePortOf(variable: string): Promise<number> {
+/** The first node's environment (its ports) and process id, read from /proc. */
+async function nodeEnvironment(): Promise<Record<string, string>> {
   for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
-      const environment = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-      if (!environment.includes(`TEMPORAL_FRONTEND_PORT=${cluster.nodes[0].frontend.split(':')[1]}`)) continue;
-      const entry = environment.find((line) => line.startsWith(`${variable}=`));
-      if (entry) return Number(entry.split('=')[1]);
+      const environment = Object.fromEntries(
+        fs
+          .readFileSync(`/proc/${pid}/environ`, 'utf8')
+          .split('\0')
+          .filter(Boolean)
+          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+      );
+      if (environment.TEMPORAL_FRONTEND_PORT === cluster.nodes[0].frontend.split(':')[1]) return { ...environment, pid };
     } catch {
       // gone meanwhile
     }
   }
-  throw new Error(`no node process with ${variable}`);
+  throw new Error('no process of the first node');
 }
 
 /** The server's refusal: gRPC PERMISSION_DENIED (7), "Request unauthorized". */
@@ -159,12 +163,11 @@ test('TLS: a client in plaintext, or trusting another authority, gets no answer;
   expect(await describe(clientTlsOf(cluster.tlsCaFile))).toBe('it succeeded');
 });
 
-test("between nodes, mutual TLS: a neighbour that reaches a node's history port with the platform's authority but no certificate of its own is refused; with the nodes' certificate it is answered", async () => {
-  const historyPort = await nodePortOf('TEMPORAL_HISTORY_PORT');
+test("between nodes, mutual TLS: a neighbour that reaches a node's history port or its internal frontend with the platform's authority but no certificate of its own is refused; with the nodes' certificate it is answered", async () => {
   const tlsFiles = ensureTemporalTls(path.dirname(cluster.tlsCaFile!));
-  const knock = (clientCertificate: { cert: Buffer; key: Buffer } | null) =>
+  const knock = (port: number, clientCertificate: { cert: Buffer; key: Buffer } | null) =>
     new Promise<string>((resolve) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: historyPort, ca: fs.readFileSync(cluster.tlsCaFile!), servername: TEMPORAL_TLS_SERVER_NAME, ALPNProtocols: ['h2'], ...(clientCertificate ?? {}) });
+      const socket = tlsConnect({ host: '127.0.0.1', port, ca: fs.readFileSync(cluster.tlsCaFile!), servername: TEMPORAL_TLS_SERVER_NAME, ALPNProtocols: ['h2'], ...(clientCertificate ?? {}) });
       socket.once('secureConnect', () => {
         // TLS 1.3 ends the client's side before the server checks the client: its refusal comes as the first read.
         socket.once('data', () => (socket.destroy(), resolve('answered')));
@@ -173,9 +176,26 @@ test("between nodes, mutual TLS: a neighbour that reaches a node's history port 
       });
       socket.once('error', (error) => resolve(`refused: ${error.message}`));
     });
-  expect(await knock(null)).toMatch(/^refused/);
-  // The control: the port speaks TLS and answers a client with the nodes' certificate, so the refusal above is the missing certificate's.
-  expect(await knock({ cert: fs.readFileSync(tlsFiles.certFile), key: fs.readFileSync(tlsFiles.keyFile) })).toBe('answered');
+  const nodeCertificate = { cert: fs.readFileSync(tlsFiles.certFile), key: fs.readFileSync(tlsFiles.keyFile) };
+  for (const variable of ['TEMPORAL_HISTORY_PORT', 'TEMPORAL_INTERNAL_FRONTEND_PORT']) {
+    const port = Number((await nodeEnvironment())[variable]);
+    expect({ variable, without: await knock(port, null) }).toEqual({ variable, without: expect.stringMatching(/^refused/) });
+    // The control: the port speaks TLS and answers the nodes' certificate, so the refusal above is the missing certificate's.
+    expect({ variable, with: await knock(port, nodeCertificate) }).toEqual({ variable, with: 'answered' });
+  }
+});
+
+test('a node listens on the ports it was given and no other: no HTTP API (the internal frontend\'s would make any caller a system admin)', async () => {
+  const environment = await nodeEnvironment();
+  expect(Object.keys(environment).filter((name) => /^TEMPORAL_.*HTTP/.test(name))).toEqual([]);
+  const given = Object.entries(environment).filter(([name]) => /^TEMPORAL_.*PORT$/.test(name) && name !== 'TEMPORAL_SQL_PORT').map(([, value]) => Number(value));
+  const { stdout } = await run('ss', ['-ltnpH']);
+  const listening = stdout
+    .split('\n')
+    .filter((line) => line.includes(`pid=${environment.pid},`))
+    .map((line) => Number(/:(\d+)\s/.exec(line.trim().split(/\s+/)[3] + ' ')?.[1]));
+  expect(listening.length).toBeGreaterThan(0);
+  expect([...new Set(listening)].sort((a, b) => a - b)).toEqual([...new Set(given)].sort((a, b) => a - b));
 });
 
 test("the cluster's PostgreSQL holds the publish run, and no byte of the marker from its title or comment, in any table of either database", async () => {

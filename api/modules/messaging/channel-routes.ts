@@ -9,7 +9,7 @@ import { activateConfig, activeConfig, Channel, ChannelConfigRow, ConfigColumns,
 import { isEmailAddress, isPhoneNumber } from '../../../domain/recipients';
 import { DeliveryFailure } from '../../../data/messaging/transports/delivery-failure';
 import { rendersWellFormed, renderPeerRequest } from '../../../data/messaging/transports/http-peer';
-import { assertOutboundAllowed, checkedAddress, OutboundRefused, outboundPolicyOf, peerPurpose, smtpRelayUrl } from '../../../data/messaging/transports/outbound';
+import { assertOutboundAllowed, checkedAddress, isHostNameOrAddress, OutboundRefused, outboundPolicyOf, peerPurpose, smtpRelayUrl } from '../../../data/messaging/transports/outbound';
 import { sendThroughConfig } from '../../../data/messaging/transports/send-message';
 import { verifySmtp } from '../../../adapters/messaging/smtp';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
@@ -195,6 +195,9 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
     const issues = transportIssues(channel, body);
     if (issues.length > 0) throw badRequest('VALIDATION_FAILED', 'The configuration is not valid for its transport.', issues);
     // SOAP/REST peers and SMTP relays alike are reached on a user's word: in production not a special-purpose address.
+    if (body.transport === 'SMTP' && body.smtpHost && !isHostNameOrAddress(body.smtpHost)) {
+      throw badRequest('VALIDATION_FAILED', 'The configuration is not valid for its transport.', [{ path: 'body.smtpHost', message: 'must be a host name or an IP address, without a port' }]);
+    }
     const target = body.transport === 'SMTP' ? (body.smtpHost ? smtpRelayUrl(body.smtpHost, body.smtpPort) : null) : (body.serviceUrl ?? null);
     if (target) {
       try {

@@ -105,25 +105,45 @@ export function maskUrl(url: string, secrets: Array<string | null> = []): string
 }
 
 /** Every URL in a text (an error message, a body) masked as `maskUrl` does. */
-const maskUrlsIn = (text: string) => text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (url) => maskUrl(url));
+// A scheme of at most 32 characters, not preceded by scheme characters: a megabyte of letters with no `://`
+// costs one pass, not one pass per letter.
+const maskUrlsIn = (text: string) => text.replace(/(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}:\/\/[^\s"'<>]+/gi, (url) => maskUrl(url));
 
 /** The field names that say which name a name/value pair carries, and those that carry its value. */
 const PAIR_NAME_FIELDS = ['name', 'key', 'field', 'param', 'parameter', 'header'];
 const PAIR_VALUE_FIELDS = ['value', 'val', 'content'];
 
-/** Values under sensitive names in a JSON body, at any depth, and the values of name/value pairs that name one. */
+/**
+ * Values under sensitive names in a JSON body, at any depth and whatever they hold (a string, an array, an
+ * object), the values of name/value pairs that name one, and JSON carried inside a string.
+ */
 function maskJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskJson);
+  if (typeof value === 'string') return maskJsonInString(value);
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value);
   const namesCredential = entries.some(([field, inner]) => PAIR_NAME_FIELDS.includes(field.toLowerCase()) && typeof inner === 'string' && isSensitiveName(inner));
   return Object.fromEntries(
     entries.map(([name, inner]) => {
-      const masked = (isSensitiveName(name) || (namesCredential && PAIR_VALUE_FIELDS.includes(name.toLowerCase()))) && (typeof inner === 'string' || typeof inner === 'number');
+      const masked = (isSensitiveName(name) || (namesCredential && PAIR_VALUE_FIELDS.includes(name.toLowerCase()))) && inner !== null;
       return [name, masked ? LOG_MASK : maskJson(inner)];
     }),
   );
 }
+
+/** A string that is itself JSON (an object or an array) is masked as JSON and written back; any other stays. */
+function maskJsonInString(text: string): string {
+  const trimmed = text.trim();
+  if (!((trimmed.startsWith('{') && trimmed.endsWith('}')) || (trimmed.startsWith('[') && trimmed.endsWith(']')))) return text;
+  try {
+    return JSON.stringify(maskJson(JSON.parse(trimmed)));
+  } catch {
+    return text;
+  }
+}
+
+/** A form-encoded body (`a=1&b=2`): every value masked but those of the kept names, as a query's. */
+const FORM_ENCODED = /^[^\s=&]+=[^\s&]*(?:&[^\s=&]+=[^\s&]*)*$/;
 
 /**
  * CDATA sections set aside as numbered stand-ins while the patterns run, and put back after: found by a
@@ -146,12 +166,17 @@ function withCdataSetAside(text: string, mask: (text: string) => string): string
     from = close + 3;
   }
   plain += text.slice(from);
-  return sections.length === 0 ? mask(plain) : mask(plain).replace(standIn, (found, index: string) => sections[Number(index)] ?? found);
+  // A section is put back masked in its turn: XML carried inside CDATA (an envelope in an envelope) is XML too.
+  const masked = (section: string) => `<![CDATA[${mask(section.slice(9, -3))}]]>`;
+  return sections.length === 0 ? mask(plain) : mask(plain).replace(standIn, (found, index: string) => (sections[Number(index)] === undefined ? found : masked(sections[Number(index)])));
 }
 
-const ELEMENT = /<((?:[\w.-]+:)?([\w.-]+))(\s[^>]*)?>([^<]*)<\/\1>/g;
+// A start tag ends before the next `<` (XML allows none inside one): a text of unclosed tags is scanned once, not
+// to its end from each of them.
+const ELEMENT = /<((?:[\w.-]+:)?([\w.-]+))(\s[^<>]*)?>([^<]*)<\/\1>/g;
+const START_TAG = /<[\w.:-]+\s[^<>]*>/g;
 const ATTRIBUTE = /(\s(?:[\w.-]+:)?([\w.-]+)\s*=\s*)("[^"]*"|'[^']*')/g;
-const NAME_ELEMENT_THEN_VALUE = /(<((?:[\w.-]+:)?(?:name|key|field))(?:\s[^>]*)?>([^<]*)<\/\2>\s*<((?:[\w.-]+:)?value)(?:\s[^>]*)?>)([^<]*)(<\/\4>)/gi;
+const NAME_ELEMENT_THEN_VALUE = /(<((?:[\w.-]+:)?(?:name|key|field))(?:\s[^<>]*)?>([^<]*)<\/\2>\s*<((?:[\w.-]+:)?value)(?:\s[^<>]*)?>)([^<]*)(<\/\4>)/gi;
 
 const quoted = (value: string) => `${value[0]}${LOG_MASK}${value[0]}`;
 
@@ -168,7 +193,7 @@ function maskXmlWithoutCdata(text: string): string {
   const elements = text.replace(ELEMENT, (element, tag: string, local: string, attributes: string | undefined) =>
     isSensitiveName(local) ? `<${tag}${attributes ?? ''}>${LOG_MASK}</${tag}>` : element,
   );
-  const attributes = elements.replace(/<[\w.:-]+\s[^>]*>/g, (startTag) => {
+  const attributes = elements.replace(START_TAG, (startTag) => {
     const pairName = /\s(?:[\w.-]+:)?(?:name|key|field)\s*=\s*("([^"]*)"|'([^']*)')/i.exec(startTag);
     const namesCredential = pairName !== null && isSensitiveName(pairName[2] ?? pairName[3] ?? '');
     return startTag.replace(ATTRIBUTE, (attribute, head: string, local: string, value: string) =>
@@ -190,7 +215,7 @@ export function maskBody(text: string, secrets: Array<string | null>): string {
   try {
     structured = JSON.stringify(maskJson(JSON.parse(masked)));
   } catch {
-    structured = maskXml(masked);
+    structured = FORM_ENCODED.test(masked) ? maskParameters(masked, '&') : maskXml(masked);
   }
   return maskUrlsIn(structured);
 }

@@ -100,8 +100,21 @@ function peerOf(url: string): { host: string; port: number } {
   return { host: parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase(), port: parsed.port ? Number(parsed.port) : (DEFAULT_PORTS[parsed.protocol] ?? 0) };
 }
 
-/** The URL the guard checks for an SMTP relay: its host (an IPv6 one in brackets) and port. */
-export const smtpRelayUrl = (host: string, port: number | null | undefined) => `smtp://${net.isIP(host) === 6 ? `[${host}]` : host}:${port ?? DEFAULT_PORTS['smtp:']}`;
+/** A DNS name: labels of letters, digits and inner hyphens. */
+const HOST_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+/** A host name or an IP address, and nothing more (no port, path or userinfo). */
+export const isHostNameOrAddress = (host: string) => net.isIP(host) !== 0 || HOST_NAME.test(host);
+
+/**
+ * The URL the guard checks for an SMTP relay: its host (an IPv6 one in brackets) and port. The host must be
+ * a name or an address and nothing more: `relay:1025/` would put a port of its own in the URL, the guard
+ * would check that one, and the socket would go to the configured port.
+ */
+export function smtpRelayUrl(host: string, port: number | null | undefined): string {
+  if (!isHostNameOrAddress(host)) throw new OutboundRefused(`the SMTP host "${host.slice(0, 100)}" is not a host name or an IP address`);
+  return `smtp://${net.isIP(host) === 6 ? `[${host}]` : host}:${port ?? DEFAULT_PORTS['smtp:']}`;
+}
 
 /** Whether OUTBOUND_ALLOW lets this policy's purpose reach this host on this port. */
 function isAllowed(policy: OutboundPolicy, host: string, port: number): boolean {
