@@ -41,6 +41,10 @@ export interface Config {
   temporalIdentityDir: string | null;
   /** The authority Temporal's frontend certificate is verified against (TEMPORAL_TLS_CA_FILE): set, every client speaks TLS to it. */
   temporalTlsCaFile: string | null;
+  /** Where the migrate job makes the cluster's certificates (TEMPORAL_TLS_DIR, the nodes read it too); else beside the signing key. */
+  temporalTlsDir: string | null;
+  /** Where the migrate job puts the public halves the nodes and clients read (TEMPORAL_PUBLIC_DIR): the authority and the JWKS. */
+  temporalPublicDir: string | null;
   /** The nodes behind TEMPORAL_ADDRESS, each checked by /readyz (npm start sets it in cluster mode). */
   temporalNodes: Array<{ name: string; address: string }>;
   temporalNamespace: string;
@@ -361,6 +365,9 @@ function jwksSettings(env: Env, production: boolean): Pick<Config, 'jwtJwksUrl' 
   if (jwtJwksUrl && !jwtAudience) throw new ConfigError('JWT_AUDIENCE', 'is required with JWT_JWKS_URL (the audience tokens must name)');
   const oidcClientId = optional(env, 'OIDC_CLIENT_ID');
   if (oidcClientId && !jwtJwksUrl) throw new ConfigError('OIDC_CLIENT_ID', 'needs JWT_JWKS_URL, JWT_ISSUER and JWT_AUDIENCE (the provider whose tokens the platform accepts)');
+  // An ID token names the console's client as its audience: were that JWT_AUDIENCE, the edge (which cannot
+  // look at a token's type) would take an ID token for an access token.
+  if (oidcClientId && oidcClientId === jwtAudience) throw new ConfigError('JWT_AUDIENCE', 'must differ from OIDC_CLIENT_ID: ID tokens name the client as their audience, and would pass for access tokens');
   const jwtJwksCaFile = text(env, 'JWT_JWKS_CA_FILE', SYSTEM_CA_BUNDLE);
   if ((env.JWT_JWKS_CA_FILE || jwtJwksUrl?.startsWith('https:')) && !fs.existsSync(jwtJwksCaFile)) {
     throw new ConfigError('JWT_JWKS_CA_FILE', `no such file: ${jwtJwksCaFile} (the CA bundle the edge verifies the JWKS server against)`);
@@ -397,6 +404,8 @@ export function loadConfig(env: Env = process.env): Config {
     temporalNodes: temporalNodes(env),
     temporalIdentityDir: optional(env, 'TEMPORAL_IDENTITY_DIR'),
     temporalTlsCaFile: optional(env, 'TEMPORAL_TLS_CA_FILE'),
+    temporalTlsDir: optional(env, 'TEMPORAL_TLS_DIR'),
+    temporalPublicDir: optional(env, 'TEMPORAL_PUBLIC_DIR'),
     temporalNamespace: text(env, 'TEMPORAL_NAMESPACE', 'default'),
     temporalUiUrl: temporalUiUrl.replace(/\/+$/, ''),
     jwtSecret: secret(env, 'JWT_SECRET', production, 16),

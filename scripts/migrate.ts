@@ -3,6 +3,7 @@
  * platform's service tokens (TEMPORAL_IDENTITY_DIR), makes the signing key and the cluster's certificates
  * once, before any node reads them.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../lib/config';
 import { createDb } from '../data/db';
@@ -20,10 +21,20 @@ async function main(): Promise<void> {
     await db.destroy();
   }
   if (config.temporalIdentityDir) {
-    console.log(`Temporal service identity: key ${loadOrCreateSigningKey(config.temporalIdentityDir).kid} in ${config.temporalIdentityDir}`);
-    // The cluster's TLS: its authority and the nodes' certificate, where TEMPORAL_TLS_CA_FILE says (else beside the key).
-    const tlsDir = config.temporalTlsCaFile ? path.dirname(config.temporalTlsCaFile) : path.join(config.temporalIdentityDir, 'tls');
-    console.log(`Temporal TLS: authority ${ensureTemporalTls(tlsDir).caFile}`);
+    const key = loadOrCreateSigningKey(config.temporalIdentityDir);
+    console.log(`Temporal service identity: key ${key.kid} in ${config.temporalIdentityDir}`);
+    // The cluster's TLS: its authority and the nodes' certificate (a folder inside the volume: a mount point
+    // itself cannot be renamed onto).
+    const tls = ensureTemporalTls(config.temporalTlsDir ?? path.join(config.temporalIdentityDir, 'tls'));
+    console.log(`Temporal TLS: authority ${tls.caFile}`);
+    // The public halves, on a volume of their own: the nodes read the JWKS and every client the authority,
+    // and none of them mounts the private keys beside which they were made.
+    if (config.temporalPublicDir) {
+      fs.mkdirSync(config.temporalPublicDir, { recursive: true });
+      fs.copyFileSync(tls.caFile, path.join(config.temporalPublicDir, 'ca.pem'));
+      fs.copyFileSync(key.jwksFile, path.join(config.temporalPublicDir, 'jwks.json'));
+      console.log(`Temporal public files: ${config.temporalPublicDir}/ca.pem and jwks.json`);
+    }
   }
 }
 

@@ -1,11 +1,11 @@
 /**
  * `npx tsx scripts/temporal-token.ts --sub alice --permissions default:read [--minutes 60]`: a token for
- * Temporal's locked door, signed with the platform's key of TEMPORAL_IDENTITY_DIR (an operator's CLI:
- * `temporal workflow list --api-key "$(…)" --tls=false`). Whoever can read that key can sign any token: run it
- * where the key is, as its owner.
+ * Temporal's locked door, signed with the platform's key of TEMPORAL_IDENTITY_DIR, for an operator's CLI
+ * (docs/production.md). It makes no key: where there is none, it says so. Whoever can read that key can
+ * sign any token: run it where the key is, as its owner.
  */
 import { parseArgs } from 'node:util';
-import { loadOrCreateSigningKey, signServiceToken } from '../temporal-config/service-identity';
+import { loadSigningKey, signServiceToken } from '../temporal-config/service-identity';
 
 function main(): void {
   const { values } = parseArgs({ options: { sub: { type: 'string' }, permissions: { type: 'string' }, minutes: { type: 'string', default: '60' } } });
@@ -16,7 +16,7 @@ function main(): void {
     process.exit(2);
   }
   const permissions = values.permissions.split(',').map((permission) => permission.trim()).filter(Boolean);
-  console.log(signServiceToken(loadOrCreateSigningKey(dir), { subject: values.sub, permissions, seconds: minutes * 60 }));
+  console.log(signServiceToken(loadSigningKey(dir), { subject: values.sub, permissions, seconds: minutes * 60 }));
 }
 
 main();

@@ -13,6 +13,8 @@ export interface ServiceSigningKey {
   privateKey: crypto.KeyObject;
   /** The JWKS file the server's key provider reads. */
   jwksFile: string;
+  /** Its content: the public half, under the key's id. */
+  jwks: string;
 }
 
 /** The audience every service token names, and the server checks. */
@@ -27,7 +29,6 @@ const base64url = (data: Buffer | string) => Buffer.from(data).toString('base64u
 export function loadOrCreateSigningKey(dir: string): ServiceSigningKey {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const keyFile = path.join(dir, 'signing-key.pem');
-  const jwksFile = path.join(dir, 'jwks.json');
   if (!fs.existsSync(keyFile)) {
     const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
     // Written whole, and only by the first of the processes starting at once (a link fails where the file
@@ -42,16 +43,27 @@ export function loadOrCreateSigningKey(dir: string): ServiceSigningKey {
       fs.rmSync(partial, { force: true });
     }
   }
+  const key = loadSigningKey(dir);
+  if (!fs.existsSync(key.jwksFile) || fs.readFileSync(key.jwksFile, 'utf8') !== key.jwks) {
+    const partial = `${key.jwksFile}.${process.pid}.${crypto.randomUUID()}.tmp`;
+    fs.writeFileSync(partial, key.jwks, { mode: 0o644 });
+    fs.renameSync(partial, key.jwksFile);
+  }
+  return key;
+}
+
+/**
+ * The signing key of `dir` as it is, made by no one here: a tool that signs with it must not make a new key
+ * where the old one was lost, and rewrite the JWKS the nodes trust under the running processes' feet.
+ */
+export function loadSigningKey(dir: string): ServiceSigningKey {
+  const keyFile = path.join(dir, 'signing-key.pem');
+  const jwksFile = path.join(dir, 'jwks.json');
+  if (!fs.existsSync(keyFile)) throw new Error(`no Temporal signing key in ${dir} (the platform makes it at first start)`);
   const privateKey = crypto.createPrivateKey(fs.readFileSync(keyFile));
   const jwk = crypto.createPublicKey(privateKey).export({ format: 'jwk' }) as crypto.JsonWebKey;
   const kid = crypto.createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest('base64url').slice(0, 16);
-  const jwks = JSON.stringify({ keys: [{ ...jwk, kid, alg: 'ES256', use: 'sig' }] });
-  if (!fs.existsSync(jwksFile) || fs.readFileSync(jwksFile, 'utf8') !== jwks) {
-    const partial = `${jwksFile}.${process.pid}.tmp`;
-    fs.writeFileSync(partial, jwks, { mode: 0o644 });
-    fs.renameSync(partial, jwksFile);
-  }
-  return { kid, privateKey, jwksFile };
+  return { kid, privateKey, jwksFile, jwks: JSON.stringify({ keys: [{ ...jwk, kid, alg: 'ES256', use: 'sig' }] }) };
 }
 
 /** One ES256 token for `subject` with these permissions (`opsflow:write`, `temporal-system:admin`). */

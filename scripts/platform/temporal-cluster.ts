@@ -129,8 +129,9 @@ export async function setUpTemporalDatabases(args: { binaries: TemporalServerBin
   const { binaries, sql } = args;
   const tool = (database: string, ...command: string[]) =>
     execFileAsync(binaries.sql, ['--plugin', 'postgres12', '--ep', sql.host, '-p', String(sql.port), '-u', sql.user, '--db', database, ...command], {
-      // The password goes by the environment, not the command line another user's `ps` shows.
-      env: { ...process.env, SQL_PASSWORD: sql.password },
+      // The password goes by the environment, not the command line another user's `ps` shows; and nothing
+      // else of this process's environment (the platform's own secrets) goes with it.
+      env: { PATH: process.env.PATH, SQL_PASSWORD: sql.password },
       timeout: 120000,
     });
   for (const [database, schema] of [
@@ -251,7 +252,8 @@ async function startDoor(args: { port: number; frontends: number[]; dir: string 
  * frontend knows them: each node learns of a new namespace on its own refresh.
  */
 export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalCluster, 'address' | 'nodes' | 'identityDir' | 'tlsCaFile'>, namespaces: string[]): Promise<void> {
-  // Registering a namespace and its search attributes is an administrator's: a token of a minute for it.
+  // Registering a namespace and its search attributes is an administrator's: a token of two minutes for it,
+  // which the waits below (a minute at most each) may outlive only when they fail anyway.
   const apiKey = signServiceToken(loadOrCreateSigningKey(cluster.identityDir), { subject: 'opsflow-setup', permissions: ['temporal-system:admin'], seconds: 120 });
   const tls = clientTlsOf(cluster.tlsCaFile) ?? false;
   const connection = await Connection.connect({ address: cluster.address, apiKey, tls });
@@ -326,8 +328,6 @@ export async function startTemporalCluster(args: {
   fresh?: boolean;
   /** The platform's signing key for its service tokens (TEMPORAL_IDENTITY_DIR): its JWKS is what the nodes trust. */
   identityDir: string;
-  /** TLS on the frontends and between nodes (certificates made in the identity folder's `tls/`): on unless false. */
-  tls?: boolean;
   say?: (line: string) => void;
 }): Promise<RunningTemporalCluster> {
   const say = args.say ?? (() => undefined);
@@ -335,8 +335,10 @@ export async function startTemporalCluster(args: {
   fs.mkdirSync(args.dir, { recursive: true });
   await setUpTemporalDatabases({ binaries: args.binaries, sql: args.sql, databases, fresh: args.fresh });
   const signingKey = loadOrCreateSigningKey(args.identityDir);
-  const tls = args.tls === false ? null : ensureTemporalTls(path.join(args.identityDir, 'tls'));
-  const clientTls = clientTlsOf(tls?.caFile ?? null) ?? false;
+  // TLS always: without it the internal frontend (no token check, for the server's own workers) would take
+  // any caller who reaches it.
+  const tls = ensureTemporalTls(path.join(args.identityDir, 'tls'));
+  const clientTls = clientTlsOf(tls.caFile) ?? false;
   const ports: NodePorts[] = [];
   for (let i = 0; i < (args.nodes ?? 2); i++) ports.push(await pickNodePorts());
   const door = await startDoor({ port: args.port ?? 0, frontends: ports.map((node) => node.frontend), dir: args.dir });
@@ -367,7 +369,7 @@ export async function startTemporalCluster(args: {
         if (running()) return;
         const logFile = path.join(args.dir, `${name}.log`);
         const logged = fs.existsSync(logFile) ? fs.statSync(logFile).size : 0;
-        child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: ports[index], clusterAddress: door.address, jwksFile: signingKey.jwksFile, tlsDir: tls?.dir ?? null, logFile });
+        child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: ports[index], clusterAddress: door.address, jwksFile: signingKey.jwksFile, tlsDir: tls.dir, logFile });
         const deadline = Date.now() + 90000;
         while (!(await frontendAnswers(frontend(), clientTls))) {
           if (!running()) {
@@ -408,10 +410,10 @@ export async function startTemporalCluster(args: {
         }
       }
     }
-    await ensureClusterNamespaces({ address: door.address, nodes, identityDir: args.identityDir, tlsCaFile: tls?.caFile ?? null }, args.namespaces);
+    await ensureClusterNamespaces({ address: door.address, nodes, identityDir: args.identityDir, tlsCaFile: tls.caFile }, args.namespaces);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { address: door.address, nodes, door: doorControl, identityDir: args.identityDir, tlsCaFile: tls?.caFile ?? null, stop };
+  return { address: door.address, nodes, door: doorControl, identityDir: args.identityDir, tlsCaFile: tls.caFile, stop };
 }

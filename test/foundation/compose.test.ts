@@ -134,29 +134,35 @@ test("Temporal is two nodes of the pinned server behind a door, set up by a sche
   for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
 });
 
-test("Temporal's door is locked in compose: the nodes run the authorizer and claim mapper on the platform's JWKS, and every platform process has the identity it signs with", () => {
+test("Temporal's door is locked in compose: the nodes run the authorizer and claim mapper on the platform's JWKS; every platform process has the identity it signs with; a setup job registers the namespace with an administrator's token", () => {
   const template = fs.readFileSync(path.join(__dirname, '..', '..', 'temporal-config', 'server.yaml'), 'utf8');
   const authorization = /authorization:\n([\s\S]*?)\n\n/.exec(template)?.[1] ?? '';
   expect(authorization).toMatch(/authorizer: default/);
   expect(authorization).toMatch(/claimMapper: default/);
   expect(authorization).toMatch(/keySourceURIs:\s*\n\s*- \{\{ env "TEMPORAL_JWKS_URI" \| quote \}\}/);
-  for (const name of ['temporal-1', 'temporal-2']) expect(services[name].environment?.TEMPORAL_JWKS_URI).toBe('file:///identity/jwks.json');
-  for (const name of ['temporal-1', 'temporal-2']) expect(mounts(name)).toContain('temporal-identity:/identity:ro');
-  for (const name of ['api', 'worker', 'deploy-worker', 'migrate']) {
+  for (const name of ['temporal-1', 'temporal-2']) expect(services[name].environment?.TEMPORAL_JWKS_URI).toBe('file:///temporal-public/jwks.json');
+  for (const name of ['api', 'worker', 'deploy-worker', 'migrate', 'temporal-setup']) {
     expect(services[name].environment?.TEMPORAL_IDENTITY_DIR).toBe('/identity');
     expect(mounts(name)).toContain('temporal-identity:/identity');
   }
+  expect(services['temporal-setup'].command?.join(' ')).toContain('scripts/temporal-setup.ts');
+  for (const name of ['api', 'worker', 'deploy-worker']) expect((services[name] as { depends_on?: Record<string, { condition: string }> }).depends_on?.['temporal-setup']).toEqual({ condition: 'service_completed_successfully' });
+  // The image makes every mount point the migrate job writes, owned by the user it runs as.
+  expect(fs.readFileSync(path.join(__dirname, '..', '..', 'Dockerfile'), 'utf8')).toMatch(/mkdir -p [^\n]*\/identity \/temporal-tls \/temporal-public && chown node:node/);
 });
 
-test("Temporal speaks TLS in compose: the nodes serve and authenticate each other with the tls volume's certificate; every client verifies it; the UI never mounts the signing key", () => {
+test("Temporal speaks TLS in compose: the nodes serve and authenticate each other with the tls volume's certificate, which only they and the migrate job mount; every client verifies it with the public copy; no one but the platform's processes mounts the signing key", () => {
   const template = fs.readFileSync(path.join(__dirname, '..', '..', 'temporal-config', 'server.yaml'), 'utf8');
   expect(template).toMatch(/internode:\s*\n\s*server:[\s\S]*?requireClientAuth: true/);
   expect(template).toMatch(/frontend:\s*\n\s*server:[\s\S]*?certFile/);
   for (const name of ['temporal-1', 'temporal-2']) {
-    expect(services[name].environment?.TEMPORAL_TLS_DIR).toBe('/temporal-tls');
-    expect(mounts(name)).toContain('temporal-tls:/temporal-tls:ro');
+    expect(services[name].environment?.TEMPORAL_TLS_DIR).toBe('/temporal-tls/certs');
+    expect(mounts(name).sort()).toEqual(['temporal-public:/temporal-public:ro', 'temporal-tls:/temporal-tls:ro']);
   }
-  for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_TLS_CA_FILE).toBe('/temporal-tls/ca.pem');
-  expect(services['temporal-ui'].environment).toEqual(expect.objectContaining({ TEMPORAL_TLS_CA: '/temporal-tls/ca.pem', TEMPORAL_TLS_SERVER_NAME: 'temporal', TEMPORAL_TLS_ENABLE_HOST_VERIFICATION: 'true' }));
-  expect(mounts('temporal-ui').filter((volume) => volume.startsWith('temporal-identity'))).toEqual([]);
+  expect(Object.keys(services).filter((name) => mounts(name).some((volume) => volume.startsWith('temporal-tls:'))).sort()).toEqual(['migrate', 'temporal-1', 'temporal-2']);
+  expect(Object.keys(services).filter((name) => mounts(name).some((volume) => volume.startsWith('temporal-identity:'))).sort()).toEqual(['api', 'deploy-worker', 'migrate', 'temporal-setup', 'worker']);
+  for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_TLS_CA_FILE).toBe('/temporal-public/ca.pem');
+  expect(services['temporal-ui'].environment).toEqual(expect.objectContaining({ TEMPORAL_TLS_CA: '/temporal-public/ca.pem', TEMPORAL_TLS_SERVER_NAME: 'temporal', TEMPORAL_TLS_ENABLE_HOST_VERIFICATION: 'true' }));
+  expect(mounts('temporal-ui')).toEqual(['temporal-public:/temporal-public:ro']);
+  expect(services.migrate.environment).toEqual(expect.objectContaining({ TEMPORAL_TLS_DIR: '/temporal-tls/certs', TEMPORAL_PUBLIC_DIR: '/temporal-public' }));
 });

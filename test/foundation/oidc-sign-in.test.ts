@@ -1,6 +1,7 @@
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { IdentityProvider, ProviderUser, startIdentityProvider } from '../support/identity-provider';
+import { loadConfig } from '../../lib/config';
 
 /**
  * Sign-in through the organisation's identity provider, as an attacker tries it: a code sent back to a
@@ -75,4 +76,10 @@ test('code exchanges are limited per address: past the limit 429 RATE_LIMITED wi
   expect(provider.tokenRequests.length).toBe(asked + 5);
   // Another client address (the edge's forwarded one, here set by hand on the API reached directly) is still served.
   expectProblem(await exchange(direct.url, redirectUri, { 'x-forwarded-for': '192.0.2.77' }), 401, 'UNAUTHENTICATED');
+});
+
+test('JWT_AUDIENCE equal to OIDC_CLIENT_ID stops the start: ID tokens, which name the client, would pass for access tokens at the edge', () => {
+  const env = { ...process.env, NODE_ENV: 'test', JWT_JWKS_URL: 'http://127.0.0.1:9/jwks', JWT_ISSUER: 'http://127.0.0.1:9', JWT_AUDIENCE: 'console', OIDC_CLIENT_ID: 'console' };
+  expect(() => loadConfig(env)).toThrow(/JWT_AUDIENCE: must differ from OIDC_CLIENT_ID/);
+  expect(loadConfig({ ...env, JWT_AUDIENCE: 'opsflow' }).jwtAudience).toBe('opsflow');
 });
