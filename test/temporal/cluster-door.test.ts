@@ -152,7 +152,7 @@ test('TLS: a client in plaintext, or trusting another authority, gets no answer;
   const describe = async (tls: ReturnType<typeof clientTlsOf> | false) => {
     const connection = Connection.lazy({ address: cluster.address, apiKey: token, tls, connectTimeout: 3000 });
     try {
-      return await refusal(connection.withDeadline(Date.now() + 5000, () => connection.workflowService.describeNamespace({ namespace: platform.config.temporalNamespace })));
+      return await refusal(connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace: platform.config.temporalNamespace })));
     } finally {
       await connection.close();
     }
