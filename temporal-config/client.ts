@@ -30,6 +30,7 @@ export async function connectTemporal(args: {
   tlsCaFile?: string | null;
 }): Promise<TemporalHandle> {
   const apiKey = serviceTokenOf(args.identity, args.namespace);
+  // TLS is said outright either way: given an API key, the SDK would turn it on by itself (Temporal Cloud's way).
   const connection = await Connection.connect({ address: args.address, connectTimeout: 5000, ...(apiKey ? { apiKey } : {}), tls: clientTlsOf(args.tlsCaFile ?? null) ?? false });
   // On Node 20 an AsyncLocalStorage, once run, keeps a promise hook on for the whole process: every promise
   // of every request pays for it. The connection runs its call-context storage once, to give its first call
