@@ -104,9 +104,10 @@ export function maskUrl(url: string, secrets: Array<string | null> = []): string
   return `${scheme}${user}${host}${maskPath(path)}${query === undefined ? '' : `?${maskParameters(query, '&')}`}${fragment === undefined ? '' : `#${maskParameters(fragment, '&')}`}`;
 }
 
-/** Every URL in a text (an error message, a body) masked as `maskUrl` does. */
-// A scheme of at most 32 characters, not preceded by scheme characters: a megabyte of letters with no `://`
-// costs one pass, not one pass per letter.
+/**
+ * Every URL in a text (an error message, a body) masked as `maskUrl` does. A scheme of at most 32 characters,
+ * not preceded by scheme characters: a megabyte of letters with no `://` costs one pass, not one per letter.
+ */
 const maskUrlsIn = (text: string) => text.replace(/(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}:\/\/[^\s"'<>]+/gi, (url) => maskUrl(url));
 
 /** The field names that say which name a name/value pair carries, and those that carry its value. */
