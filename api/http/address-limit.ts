@@ -13,7 +13,11 @@ const ADDRESSES_KEPT = 50_000;
  */
 export function clientAddress(ctx: Context): string {
   const forwarded = ctx.get('x-forwarded-for').split(',').map((entry) => entry.trim()).filter(Boolean);
-  const address = (forwarded[forwarded.length - 1] ?? ctx.req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  const last = forwarded[forwarded.length - 1];
+  // Only an address counts: a caller on the API's own port (loopback under npm start, unpublished in compose)
+  // could otherwise make every request a new key, or fill the table with long ones.
+  const named = last !== undefined && net.isIP(last.replace(/^::ffff:/, '')) !== 0 ? last : undefined;
+  const address = (named ?? ctx.req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
   if (net.isIPv6(address)) {
     const groups = new net.SocketAddress({ address, family: 'ipv6' }).address.split(':');
     return `${expandIpv6(groups).slice(0, 4).join(':')}::/64`;
