@@ -4,7 +4,7 @@ import { Db } from '../data/db';
 import { DockerHandle } from '../adapters/docker';
 import { AssetStorage } from '../data/assets/storage';
 import { TemporalHandle } from '../temporal-config/client';
-import { HostResolver } from '../data/messaging/transports/outbound';
+import { HostResolver } from '../adapters/messaging/outbound';
 
 /** What the API is built from; tests build their own against the real components. */
 export interface AppDeps {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { Context, Middleware } from 'koa';
 import { createLocalJWKSet, JSONWebKeySet, JWTPayload, jwtVerify, KeyLike, JWTVerifyGetKey } from 'jose';
 import { Config } from '../../lib/config';
-import { guardedFetch, outboundPolicyOf } from '../../data/messaging/transports/outbound';
+import { guardedFetch, outboundPolicyOf } from '../../adapters/messaging/outbound';
 import { forbidden, unauthenticated } from '../../lib/errors';
 import { Logger } from '../../lib/logger';
 

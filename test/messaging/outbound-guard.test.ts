@@ -3,7 +3,7 @@ import { SMTPServer } from 'smtp-server';
 import { AddressInfo } from 'node:net';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
-import { guardedFetch, HostResolver, smtpRelayUrl } from '../../data/messaging/transports/outbound';
+import { guardedFetch, HostResolver, smtpRelayUrl } from '../../adapters/messaging/outbound';
 import { loadConfig, OutboundAllowance } from '../../lib/config';
 
 /**

@@ -2,7 +2,7 @@ import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../supp
 import { call, expectProblem, HttpAnswer } from '../support/http';
 import { capturedLogger, decodedPayloads, workflowShow } from '../support/observed';
 import { fetch as undiciFetch } from 'undici';
-import { guardedAgent } from '../../data/messaging/transports/outbound';
+import { guardedAgent } from '../../adapters/messaging/outbound';
 import type { OutboundAllowance } from '../../lib/config';
 import { callPeer } from '../../data/messaging/transports/http-peer';
 import { ChannelConfigRow } from '../../data/messaging/channel-configs';

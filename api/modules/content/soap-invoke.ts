@@ -9,7 +9,7 @@ import { findComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
 import { DeliveryFailure } from '../../../data/messaging/transports/delivery-failure';
 import { callPeer, PeerSettings, soapBody } from '../../../data/messaging/transports/http-peer';
-import { OutboundRefused, outboundPolicyOf } from '../../../data/messaging/transports/outbound';
+import { OutboundRefused, outboundPolicyOf } from '../../../adapters/messaging/outbound';
 import { SiteId } from '../../http/common-schemas';
 import { IdParams } from './collection-schemas';
 

@@ -5,7 +5,7 @@ import { access, AnyRoute, defineRoute } from '../../http/route';
 import { Instant, Nullable } from '../../http/common-schemas';
 import { badRequest, notFound, unauthenticated } from '../../../lib/errors';
 import { identityProviderClient } from '../../../data/directory/identity-provider';
-import { outboundPolicyOf } from '../../../data/messaging/transports/outbound';
+import { outboundPolicyOf } from '../../../adapters/messaging/outbound';
 import { devSignInIsOn } from './dev-sign-in';
 import { signInLimit } from '../../http/address-limit';
 import type { Config } from '../../../lib/config';

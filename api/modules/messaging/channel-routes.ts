@@ -9,7 +9,7 @@ import { activateConfig, activeConfig, Channel, ChannelConfigRow, ConfigColumns,
 import { isEmailAddress, isPhoneNumber } from '../../../domain/recipients';
 import { DeliveryFailure } from '../../../data/messaging/transports/delivery-failure';
 import { rendersWellFormed, renderPeerRequest } from '../../../data/messaging/transports/http-peer';
-import { assertOutboundAllowed, checkedAddress, isHostNameOrAddress, OutboundRefused, outboundPolicyOf, peerPurpose, smtpRelayUrl } from '../../../data/messaging/transports/outbound';
+import { assertOutboundAllowed, checkedAddress, isHostNameOrAddress, OutboundRefused, outboundPolicyOf, peerPurpose, smtpRelayUrl } from '../../../adapters/messaging/outbound';
 import { sendThroughConfig } from '../../../data/messaging/transports/send-message';
 import { verifySmtp } from '../../../adapters/messaging/smtp';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';

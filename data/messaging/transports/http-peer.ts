@@ -3,7 +3,7 @@ import { Knex } from 'knex';
 import { ChannelConfigRow } from '../channel-configs';
 import { writeIntegrationLog } from '../integration-log';
 import { DeliveryFailure } from './delivery-failure';
-import { guardedFetch, OutboundPolicy, readCapped } from './outbound';
+import { guardedFetch, OutboundPolicy, readCapped } from '../../../adapters/messaging/outbound';
 import { maskBody, maskUrl } from './log-masking';
 import { escapeJsonString, escapeMarkup, fillPeerTokens } from './tokens';
 

@@ -3,7 +3,7 @@ import { Config } from '../../../lib/config';
 import { secretKeysOf } from '../../../lib/secrets';
 import { Channel, ChannelConfigRow, openPasswords } from '../channel-configs';
 import { callPeer } from './http-peer';
-import { checkedAddress, HostResolver, outboundPolicyOf, peerPurpose, smtpRelayUrl } from './outbound';
+import { checkedAddress, HostResolver, outboundPolicyOf, peerPurpose, smtpRelayUrl } from '../../../adapters/messaging/outbound';
 import { singleLine } from './tokens';
 import { sendSmtp } from '../../../adapters/messaging/smtp';
 
