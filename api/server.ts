@@ -7,8 +7,7 @@ import { createDocker } from '../adapters/docker';
 import { registerCoreServices } from '../data/deploy/registry';
 import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createFileStorage } from '../data/assets/storage';
-import { connectTemporal } from '../temporal-config/client';
-import { payloadCodecOf } from '../temporal-config/payload-codec';
+import { connectPlatformTemporal } from '../temporal-config/client';
 import { createApp } from './app';
 import { edgeSettingsOf, startEdgeControlPlane } from './modules/deploy/edge-control-plane';
 
@@ -29,14 +28,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel, name: 'api', gathered: true });
   const db = createDb({ databaseUrl: config.databaseUrl });
-  const temporal = await connectTemporal({
-    address: config.temporalAddress,
-    namespace: config.temporalNamespace,
-    uiUrl: config.temporalUiUrl,
-    payloadCodec: payloadCodecOf(config),
-    identity: { dir: config.temporalIdentityDir, subject: 'opsflow-api' },
-    tlsCaFile: config.temporalTlsCaFile,
-  });
+  const temporal = await connectPlatformTemporal(config, 'opsflow-api');
   // Versioned writes copy rows into their _aud tables column for column: a drifted audit table stops start-up.
   await assertAuditTablesMirror(db);
   await registerCoreServices(db);

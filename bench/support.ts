@@ -12,8 +12,7 @@ import { createLogger } from '../lib/logger';
 import { createDb, Db } from '../data/db';
 import { createDocker } from '../adapters/docker';
 import { createFileStorage } from '../data/assets/storage';
-import { connectTemporal, TemporalHandle } from '../temporal-config/client';
-import { payloadCodecOf } from '../temporal-config/payload-codec';
+import { connectPlatformTemporal, TemporalHandle } from '../temporal-config/client';
 import { typescriptCommand } from '../scripts/platform/children';
 import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from '../test/support/slots';
 import { installTools } from '../scripts/tools';
@@ -113,7 +112,7 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
     NODE_ENV: 'development',
     DATABASE_URL: `${info.postgres.urlPrefix}${slotDatabase(1)}`,
     TEMPORAL_ADDRESS: cluster?.address ?? info.temporal.address,
-    ...(cluster ? { TEMPORAL_IDENTITY_DIR: cluster.identityDir, ...(cluster.tlsCaFile ? { TEMPORAL_TLS_CA_FILE: cluster.tlsCaFile } : {}) } : {}),
+    ...(cluster ? { TEMPORAL_IDENTITY_DIR: cluster.identityDir, TEMPORAL_TLS_CA_FILE: cluster.tlsCaFile } : {}),
     TEMPORAL_NAMESPACE: slotNamespace(1),
     TEMPORAL_UI_URL: info.temporal.uiUrl,
     DATA_DIR: dataDir,
@@ -123,14 +122,7 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
   };
   const config = loadConfig(env);
   const db = createDb({ databaseUrl: config.databaseUrl });
-  const temporal = await connectTemporal({
-    address: config.temporalAddress,
-    namespace: config.temporalNamespace,
-    uiUrl: config.temporalUiUrl,
-    payloadCodec: payloadCodecOf(config),
-    identity: { dir: config.temporalIdentityDir, subject: 'opsflow-bench' },
-    tlsCaFile: config.temporalTlsCaFile,
-  });
+  const temporal = await connectPlatformTemporal(config, 'opsflow-bench');
   const app = createApp({
     config, db, temporal, docker: createDocker({ dockerHost: null }), storage: createFileStorage(path.join(dataDir, 'assets')),
     logger: createLogger({ level: 'warn', name: 'bench-api' }),

@@ -256,7 +256,7 @@ async function main(): Promise<void> {
   if (isLocal(config.temporalAddress.split(':')[0]) && config.temporalServer === 'cluster') {
     const cluster = await startEmbeddedCluster(config, dataDir);
     process.env.TEMPORAL_NODES = cluster.nodes.map((node) => `${node.name}=${node.frontend}`).join(',');
-    if (cluster.tlsCaFile) process.env.TEMPORAL_TLS_CA_FILE = cluster.tlsCaFile;
+    process.env.TEMPORAL_TLS_CA_FILE = cluster.tlsCaFile;
   } else if (isLocal(config.temporalAddress.split(':')[0])) {
     const [, port] = config.temporalAddress.split(':');
     const uiPort = Number(new URL(config.temporalUiUrl).port || 8233);

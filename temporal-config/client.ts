@@ -4,6 +4,8 @@ import { ErrorCode } from '../lib/errors';
 import { temporalCallError } from './temporal-errors';
 import { serviceTokenOf } from './service-identity';
 import { clientTlsOf } from './server-certificates';
+import { payloadCodecOf } from './payload-codec';
+import type { Config } from '../lib/config';
 
 export interface TemporalHandle {
   connection: Connection;
@@ -39,6 +41,23 @@ export async function connectTemporal(args: {
   connection.callContextStorage.disable();
   return { connection, client: new Client({ connection, namespace: args.namespace, dataConverter: { payloadCodecs: [args.payloadCodec] } }), namespace: args.namespace, uiUrl: args.uiUrl };
 }
+
+/**
+ * The platform's own client of its namespace, everything read from its configuration: the codec of its
+ * payload keys, the service tokens of its identity folder (signed for `subject`), and TLS to the cluster.
+ */
+export function connectPlatformTemporal(config: PlatformTemporalConfig, subject: string, payloadCodec: PayloadCodec = payloadCodecOf(config)): Promise<TemporalHandle> {
+  return connectTemporal({
+    address: config.temporalAddress,
+    namespace: config.temporalNamespace,
+    uiUrl: config.temporalUiUrl,
+    payloadCodec,
+    identity: { dir: config.temporalIdentityDir, subject },
+    tlsCaFile: config.temporalTlsCaFile,
+  });
+}
+
+type PlatformTemporalConfig = Pick<Config, 'temporalAddress' | 'temporalNamespace' | 'temporalUiUrl' | 'temporalIdentityDir' | 'temporalTlsCaFile'> & Parameters<typeof payloadCodecOf>[0];
 
 /** A link into the Temporal Web UI for one run. */
 export function workflowUiUrl(temporal: Pick<TemporalHandle, 'namespace' | 'uiUrl'>, workflowId: string, runId: string): string {

@@ -4,7 +4,7 @@ import { createLogger, Logger } from '../lib/logger';
 import { createDb } from '../data/db';
 import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createDocker } from '../adapters/docker';
-import { connectTemporal } from '../temporal-config/client';
+import { connectPlatformTemporal } from '../temporal-config/client';
 import { payloadCodecOf } from '../temporal-config/payload-codec';
 import { serviceTokenOf } from '../temporal-config/service-identity';
 import { clientTlsOf } from '../temporal-config/server-certificates';
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   await assertAuditTablesMirror(db);
   const payloadCodec = payloadCodecOf(config);
   const identity = { dir: config.temporalIdentityDir, subject: `opsflow-worker:${queues.join(',')}` };
-  const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec, identity, tlsCaFile: config.temporalTlsCaFile });
+  const temporal = await connectPlatformTemporal(config, identity.subject, payloadCodec);
   await ensureSearchAttributes(temporal.connection, config.temporalNamespace);
   // The pollers' connection carries a service token too, renewed well before it expires.
   const token = serviceTokenOf(identity, config.temporalNamespace);

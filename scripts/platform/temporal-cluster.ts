@@ -12,6 +12,7 @@ import { loadOrCreateSigningKey, signServiceToken } from '../../temporal-config/
 import { clientTlsOf, ensureTemporalTls } from '../../temporal-config/server-certificates';
 import { TOOLS_ENVOY, envoyProblem } from '../envoy';
 import { TemporalServerBinaries } from '../temporal-server';
+import { frontendAnswers } from './temporal';
 
 const execFileAsync = promisify(execFile);
 
@@ -75,8 +76,8 @@ export interface RunningTemporalCluster {
   nodes: ClusterNode[];
   /** The folder of the signing key the nodes trust (TEMPORAL_IDENTITY_DIR for the platform's processes). */
   identityDir: string;
-  /** The authority clients verify the frontends against (TEMPORAL_TLS_CA_FILE), or null without TLS. */
-  tlsCaFile: string | null;
+  /** The authority clients verify the frontends against (TEMPORAL_TLS_CA_FILE). */
+  tlsCaFile: string;
   /** The door's process: how it ended when it exits, and a restart on the same port. */
   door: { exited(): Promise<string>; restart(): Promise<void>; stop(): Promise<void> };
   stop(): Promise<void>;
@@ -144,20 +145,6 @@ export async function setUpTemporalDatabases(args: { binaries: TemporalServerBin
     });
     await tool(database, 'setup-schema', '-v', '0.0');
     await tool(database, 'update-schema', '-d', path.join(binaries.schemaDir, schema, 'versioned'));
-  }
-}
-
-async function frontendAnswers(address: string, tls: ReturnType<typeof clientTlsOf> | false): Promise<boolean> {
-  try {
-    const connection = await Connection.connect({ address, connectTimeout: 1000, tls });
-    try {
-      await connection.workflowService.getSystemInfo({});
-      return true;
-    } finally {
-      await connection.close();
-    }
-  } catch {
-    return false;
   }
 }
 
@@ -251,7 +238,7 @@ async function startDoor(args: { port: number; frontends: number[]; dir: string 
  * Registers namespaces (idempotent) with the platform's search attributes, and answers once every node's
  * frontend knows them: each node learns of a new namespace on its own refresh.
  */
-export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalCluster, 'address' | 'nodes' | 'identityDir' | 'tlsCaFile'>, namespaces: string[]): Promise<void> {
+export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalCluster, 'address' | 'nodes' | 'identityDir'> & { tlsCaFile: string | null }, namespaces: string[]): Promise<void> {
   // Registering a namespace and its search attributes is an administrator's: a token of two minutes for it,
   // which the waits below (a minute at most each) may outlive only when they fail anyway.
   const apiKey = signServiceToken(loadOrCreateSigningKey(cluster.identityDir), { subject: 'opsflow-setup', permissions: ['temporal-system:admin'], seconds: 120 });
@@ -371,7 +358,7 @@ export async function startTemporalCluster(args: {
         const logged = fs.existsSync(logFile) ? fs.statSync(logFile).size : 0;
         child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: ports[index], clusterAddress: door.address, jwksFile: signingKey.jwksFile, tlsDir: tls.dir, logFile });
         const deadline = Date.now() + 90000;
-        while (!(await frontendAnswers(frontend(), clientTls))) {
+        while ((await frontendAnswers(frontend(), clientTls)) !== true) {
           if (!running()) {
             const said = fs.readFileSync(logFile).subarray(logged).toString('utf8');
             throw /address already in use/.test(said) ? new PortTaken(name) : new Error(`Temporal node ${name} exited while starting: see ${logFile}`);

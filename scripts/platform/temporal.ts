@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { Connection, ConnectionOptions } from '@temporalio/client';
 import { searchAttributeFlags, SEARCH_ATTRIBUTES } from '../../temporal-config/search-attributes';
 import { CLI_NOT_FOUND_MESSAGE, findTemporalCli } from '../../temporal-config/temporal-cli';
 
@@ -14,24 +14,34 @@ export interface RunningTemporal {
   stop(): Promise<void>;
 }
 
+/**
+ * Whether a Temporal frontend answers (GetSystemInfo, a health call every authorizer lets through): the dev
+ * server's and each cluster node's start waits on it. The error it met, when it did not.
+ */
+export async function frontendAnswers(address: string, tls: ConnectionOptions['tls'] = false): Promise<true | unknown> {
+  try {
+    const connection = await Connection.connect({ address, connectTimeout: 1000, tls });
+    try {
+      await connection.workflowService.getSystemInfo({});
+      return true;
+    } finally {
+      await connection.close();
+    }
+  } catch (error) {
+    return error;
+  }
+}
+
 async function waitForFrontend(address: string, exited: () => string | null, deadlineMs: number): Promise<void> {
   const started = Date.now();
   let lastError: unknown;
   while (Date.now() - started < deadlineMs) {
     const exit = exited();
     if (exit !== null) throw new Error(`Temporal dev server exited while starting: ${exit}`);
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: 1000 });
-      try {
-        await connection.workflowService.getSystemInfo({});
-        return;
-      } finally {
-        await connection.close();
-      }
-    } catch (error) {
-      lastError = error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const answer = await frontendAnswers(address);
+    if (answer === true) return;
+    lastError = answer;
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`Temporal dev server did not answer on ${address} within ${deadlineMs} ms: ${String(lastError)}`);
 }

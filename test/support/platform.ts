@@ -15,8 +15,7 @@ import { createDocker, DockerHandle } from '../../adapters/docker';
 import { createFileStorage } from '../../data/assets/storage';
 import { registerCoreServices } from '../../data/deploy/registry';
 import { assertAuditTablesMirror } from '../../data/content/revisions';
-import { connectTemporal, TemporalHandle } from '../../temporal-config/client';
-import { payloadCodecOf } from '../../temporal-config/payload-codec';
+import { connectPlatformTemporal, TemporalHandle } from '../../temporal-config/client';
 import { TaskQueue } from '../../domain/task-queues';
 import { typescriptCommand } from '../../scripts/platform/children';
 import { RunningEdge, startEdge } from '../../scripts/platform/edge';
@@ -177,7 +176,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   const db = createDb({ databaseUrl: config.databaseUrl });
   let temporal: TemporalHandle;
   try {
-    temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl, payloadCodec: payloadCodecOf(config), identity: { dir: config.temporalIdentityDir, subject: 'opsflow-test' }, tlsCaFile: config.temporalTlsCaFile });
+    temporal = await connectPlatformTemporal(config, 'opsflow-test');
   } catch (error) {
     throw new Error(`Temporal of the test platform is unreachable at ${config.temporalAddress}: ${error}`, { cause: error });
   }

@@ -107,7 +107,7 @@ test('temporal workflow list without credentials is refused by the cluster', asy
   const cli = findTemporalCli();
   if (!cli) throw new Error('the Temporal CLI is needed to call the cluster as an operator would');
   // Over TLS, trusting the cluster's authority: what is refused is the missing token, not the connection.
-  const tlsFlags = ['--tls-ca-path', cluster.tlsCaFile!, '--tls-server-name', TEMPORAL_TLS_SERVER_NAME];
+  const tlsFlags = ['--tls-ca-path', cluster.tlsCaFile, '--tls-server-name', TEMPORAL_TLS_SERVER_NAME];
   const listed = await run(cli.path, ['workflow', 'list', '--address', cluster.address, '--namespace', platform.config.temporalNamespace, ...tlsFlags]).then(
     () => 'listed',
     (error: { stderr?: string }) => error.stderr ?? '',
@@ -164,10 +164,10 @@ test('TLS: a client in plaintext, or trusting another authority, gets no answer;
 });
 
 test("between nodes, mutual TLS: a neighbour that reaches a node's history port or its internal frontend with the platform's authority but no certificate of its own is refused; with the nodes' certificate it is answered", async () => {
-  const tlsFiles = ensureTemporalTls(path.dirname(cluster.tlsCaFile!));
+  const tlsFiles = ensureTemporalTls(path.dirname(cluster.tlsCaFile));
   const knock = (port: number, clientCertificate: { cert: Buffer; key: Buffer } | null) =>
     new Promise<string>((resolve) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port, ca: fs.readFileSync(cluster.tlsCaFile!), servername: TEMPORAL_TLS_SERVER_NAME, ALPNProtocols: ['h2'], ...(clientCertificate ?? {}) });
+      const socket = tlsConnect({ host: '127.0.0.1', port, ca: fs.readFileSync(cluster.tlsCaFile), servername: TEMPORAL_TLS_SERVER_NAME, ALPNProtocols: ['h2'], ...(clientCertificate ?? {}) });
       socket.once('secureConnect', () => {
         // TLS 1.3 ends the client's side before the server checks the client: its refusal comes as the first read.
         socket.once('data', () => (socket.destroy(), resolve('answered')));
