@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { createDocker } from '../../adapters/docker';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
-import { containersOf, deploymentOutcome, imagesOf } from './harness';
+import { containersOf, deploymentOutcome, imagesOf, undoFailuresOf } from './harness';
 import { buildJar, postJar } from './jars';
 
 let platform: TestPlatform;
@@ -169,7 +169,7 @@ test('a hostPort below 1024 -> 400 naming the field, unless DEPLOY_ALLOW_LOW_HOS
   await expectNothingDeployed('low-port-service');
 });
 
-test('a JAR whose process exits at start: FAILED at HEALTH_CHECK with the reason and last log lines, nothing left behind', async () => {
+test('a JAR whose process exits at start: FAILED at HEALTH_CHECK with the reason and last log lines, nothing left behind, every undo step done', async () => {
   const jar = await buildJar({ mainClass: 'ExitAtStart', entries: { 'application.properties': 'spring.application.name=crashing-service\n' } });
   const accepted = await postJar({ apiUrl: api.url, token: admin, jar });
   expect(accepted.status).toBe(202);
@@ -180,10 +180,11 @@ test('a JAR whose process exits at start: FAILED at HEALTH_CHECK with the reason
   expect(await platform.db('infra.service').where({ name: 'crashing-service' })).toEqual([]);
   expect(await containersOf(platform.docker.docker, scope(), 'crashing-service')).toEqual([]);
   expect(await imagesOf(platform.docker.docker, scope(), 'crashing-service')).toEqual([]);
+  expect(await undoFailuresOf(platform.temporal, accepted.body.workflowId)).toEqual([]);
   expectProblem(await call(api.url, 'GET', '/api/crashing/x', { token: admin }), 404, 'NOT_FOUND');
 });
 
-test('a JAR that never answers its health check: FAILED when the deadline passes, with its log lines, nothing left behind', async () => {
+test('a JAR that never answers its health check: FAILED when the deadline passes, with its log lines, nothing left behind, every undo step done', async () => {
   const jar = await buildJar({ mainClass: 'NeverHealthy', entries: { 'application.properties': 'spring.application.name=silent-service\n' } });
   const accepted = await postJar({ apiUrl: api.url, token: admin, jar });
   const outcome = await deploymentOutcome(api.url, admin, accepted.body.deploymentId);
@@ -192,4 +193,5 @@ test('a JAR that never answers its health check: FAILED when the deadline passes
   expect(await platform.db('infra.service').where({ name: 'silent-service' })).toEqual([]);
   expect(await containersOf(platform.docker.docker, scope(), 'silent-service')).toEqual([]);
   expect(await imagesOf(platform.docker.docker, scope(), 'silent-service')).toEqual([]);
+  expect(await undoFailuresOf(platform.temporal, accepted.body.workflowId)).toEqual([]);
 });

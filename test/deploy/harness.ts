@@ -19,6 +19,20 @@ export async function deployClosed(temporal: TemporalHandle, started: { workflow
   await temporal.client.workflow.getHandle(started.workflowId, started.runId).result();
 }
 
+/**
+ * The undo steps of a failed deploy that themselves failed, as its run ended with them: a clean undo (every
+ * step done, nothing it created left to chance) answers none.
+ */
+export async function undoFailuresOf(temporal: TemporalHandle, workflowId: string): Promise<string[]> {
+  try {
+    await temporal.client.workflow.getHandle(workflowId).result();
+  } catch (error: any) {
+    const details = error?.cause?.details?.[0];
+    return details?.undoFailures ?? [];
+  }
+  throw new Error(`the deploy ${workflowId} succeeded; a failed one was expected`);
+}
+
 export async function containersOf(docker: Docker, scope: string, serviceName: string, all = true) {
   return docker.listContainers({ all, filters: { label: [`opsflow.scope=${scope}`, `opsflow.service=${serviceName}`] } });
 }

@@ -104,7 +104,11 @@ async function withdrawDeployment(deps: DeployDeps, deploymentId: string): Promi
   const existing = await findSwarmService(deps.docker, swarmService);
   if (existing && existing.Spec.Labels?.[LABELS.deployment] === deployment.id && service?.current_deployment_id !== deployment.id) {
     if (existing.PreviousSpec) await deps.docker.getService(existing.ID).update({ ...existing.Spec, version: existing.Version.Index, rollback: 'previous' });
-    else await deps.docker.getService(existing.ID).remove();
+    else {
+      await deps.docker.getService(existing.ID).remove();
+      // The swarm removes the tasks' containers after it forgets the service: the undo ends when they are gone.
+      await untilExtraTasksStopped(deps.docker, swarmService, 0);
+    }
   }
   await syncService(deps, deployment.service_name);
 }

@@ -1,6 +1,7 @@
 import Docker from 'dockerode';
 import { TaskInstance, taskInstanceId } from '../../../data/deploy/instances';
 import { LABELS } from '../../../data/deploy/labels';
+import { isGone } from '../docker-errors';
 
 /** A task as the engine answers it: the fields the swarm driver reads. */
 export interface SwarmTask {
@@ -13,7 +14,14 @@ export interface SwarmTask {
 }
 
 export async function tasksOf(docker: Docker, swarmService: string): Promise<SwarmTask[]> {
-  return (await docker.listTasks({ filters: { service: [swarmService] } })) as SwarmTask[];
+  try {
+    return (await docker.listTasks({ filters: { service: [swarmService] } })) as SwarmTask[];
+  } catch (error) {
+    // The engine answers a filter naming a service it does not have with 404, not an empty list: a service
+    // removed (the undo of a first deploy, an undeploy) has no tasks.
+    if (isGone(error)) return [];
+    throw error;
+  }
 }
 
 export const deploymentOfTask = (task: SwarmTask) => task.Spec.ContainerSpec.Labels?.[LABELS.deployment] ?? '';
