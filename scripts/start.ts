@@ -4,6 +4,7 @@
  * second start finds the data again.
  */
 import { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { signToken } from '../api/http/sign-token';
@@ -18,7 +19,8 @@ import { startMailCapture } from './platform/mail-capture';
 import { startPostgres } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
 import { RunningTemporalCluster, startTemporalCluster } from './platform/temporal-cluster';
-import { ensureTemporalServer, PINNED_TEMPORAL_SERVER } from './temporal-server';
+import { serveTemporalUi } from './platform/temporal-ui';
+import { ensureTemporalServer, ensureTemporalUi, PINNED_TEMPORAL_SERVER, PINNED_TEMPORAL_UI } from './temporal-server';
 import { seedDevelopment } from './platform/dev-seed';
 import { startEdge } from './platform/edge';
 import { Running, supervise } from './platform/supervise';
@@ -210,7 +212,24 @@ async function startEmbeddedCluster(config: Config, dataDir: string): Promise<Ru
     keepRunning(`Temporal node ${node.name}`, running(), async () => (await node.start(), running()), path.join(logs, `${node.name}.log`));
   }
   keepRunning('Temporal door (Envoy)', { exited: cluster.door.exited(), stop: cluster.door.stop }, async () => (await cluster.door.restart(), { exited: cluster.door.exited(), stop: cluster.door.stop }), path.join(logs, 'door.log'));
-  step(`Temporal cluster: ${cluster.nodes.map((node) => `${node.name} on ${node.frontend}`).join(', ')}, behind ${cluster.address} (Temporal ${PINNED_TEMPORAL_SERVER}; the Web UI is not started in cluster mode: docs/production.md)`);
+  step(`Temporal cluster: ${cluster.nodes.map((node) => `${node.name} on ${node.frontend}`).join(', ')}, behind ${cluster.address} (Temporal ${PINNED_TEMPORAL_SERVER})`);
+  const uiLog = path.join(dataDir, 'logs', 'temporal-ui.log');
+  fs.mkdirSync(path.dirname(uiLog), { recursive: true });
+  const ui = await serveTemporalUi({
+    binary: await ensureTemporalUi(step),
+    dir: path.join(dataDir, 'temporal-ui'),
+    doorAddress: cluster.address,
+    caFile: cluster.tlsCaFile,
+    identityDir,
+    uiUrl: config.temporalUiUrl,
+    namespace: config.temporalNamespace,
+    codecEndpoint: `${config.publicUrl}${CODEC_ENDPOINT_PATH}`,
+    logFile: uiLog,
+  });
+  // Its address (the proxy) closes last; the ui-server behind it is supervised like every other child.
+  stops.push({ name: 'Temporal Web UI', stop: ui.close });
+  keepRunning('Temporal Web UI', ui.server, ui.restart, uiLog);
+  step(`Temporal Web UI ${PINNED_TEMPORAL_UI} on ${ui.url} (read-only)`);
   return cluster;
 }
 
@@ -317,7 +336,7 @@ Opsflow is ready.
   Edge admin       ${edgeAdminUrl}  (loopback)
   OpenAPI          ${apiUrl}/api/openapi.json
   Readiness        ${apiUrl}/readyz
-  Temporal Web UI  ${config.temporalServer === 'cluster' ? 'not started in cluster mode (docs/production.md)' : config.temporalUiUrl}
+  Temporal Web UI  ${config.temporalUiUrl}${config.temporalServer === 'cluster' ? '  (read-only)' : ''}
   Mail capture UI  http://127.0.0.1:${mail.uiPort}
   Logs             ${logs}
 

@@ -74,3 +74,28 @@ export async function ensureTemporalServer(say: (line: string) => void = () => u
   }
   return { server, sql, schemaDir: schemaDirOf(modCache) };
 }
+
+/**
+ * The Web UI of cluster mode: Temporal's ui-server, built the same way. The newest release that builds with
+ * this machine's Go (2.56.3 and later ask for Go 1.26.10); its module carries the UI's built pages.
+ */
+export const PINNED_TEMPORAL_UI = '2.45.0';
+
+const UI_MODULE = 'github.com/temporalio/ui-server/v2';
+
+export const TEMPORAL_UI_DIR = path.join(PROJECT_ROOT, '.tools', 'temporal-ui', PINNED_TEMPORAL_UI);
+
+/** The pinned ui-server, built once into the tools folder like the server, saying so while it builds. */
+export async function ensureTemporalUi(say: (line: string) => void = () => undefined): Promise<string> {
+  if (!goEnv('GOMODCACHE')) throw new Error('Go is needed to build the Temporal Web UI of cluster mode: apt-get install golang-go (1.26 or newer).');
+  const binary = path.join(TEMPORAL_UI_DIR, 'server');
+  if (builtVersion(binary) !== PINNED_TEMPORAL_UI) {
+    fs.mkdirSync(TEMPORAL_UI_DIR, { recursive: true });
+    await withProgress(`building the Temporal Web UI ${PINNED_TEMPORAL_UI} from the Go module proxy into ${TEMPORAL_UI_DIR} (once)`, say, () =>
+      run('go', ['install', `${UI_MODULE}/cmd/server@v${PINNED_TEMPORAL_UI}`], { ...process.env, GOBIN: TEMPORAL_UI_DIR, GOFLAGS: '-mod=mod' }),
+    );
+    const version = builtVersion(binary);
+    if (version !== PINNED_TEMPORAL_UI) throw new Error(`the Temporal Web UI was built into ${binary} but answers ${version ?? 'nothing'}`);
+  }
+  return binary;
+}

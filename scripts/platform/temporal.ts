@@ -46,9 +46,12 @@ async function waitForFrontend(address: string, exited: () => string | null, dea
   throw new Error(`Temporal dev server did not answer on ${address} within ${deadlineMs} ms: ${String(lastError)}`);
 }
 
-async function waitForHttp(url: string, deadlineMs: number): Promise<void> {
+/** Waits until `url` answers anything but a 5xx; `ended` names why to stop waiting at once (the process exited). */
+export async function waitForHttp(url: string, deadlineMs: number, ended: () => string | null = () => null): Promise<void> {
   const started = Date.now();
   while (Date.now() - started < deadlineMs) {
+    const why = ended();
+    if (why) throw new Error(`Temporal Web UI ${why} while starting`);
     try {
       const answer = await fetch(url);
       if (answer.status < 500) return;

@@ -1,0 +1,156 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { loadSigningKey, serviceTokenSource } from '../../temporal-config/service-identity';
+import { TEMPORAL_TLS_SERVER_NAME } from '../../temporal-config/server-certificates';
+import { waitForHttp } from './temporal';
+
+/**
+ * What the Web UI of `npm start`'s cluster may do at the locked door: read every namespace (its first call,
+ * ListNamespaces, is the cluster's) and nothing else. Runs are changed through the API, never from the UI.
+ */
+export const TEMPORAL_UI_PERMISSIONS = ['temporal-system:read'];
+
+export interface TemporalUi {
+  /** Where the operator opens it (TEMPORAL_UI_URL). */
+  url: string;
+  /** The ui-server's process, kept running by the supervisor. */
+  server: { exited: Promise<string>; stop(): Promise<void> };
+  /** Starts the ui-server again (on a new port) behind the same address. */
+  restart(): Promise<TemporalUi['server']>;
+  /** Stops the ui-server and closes the address. */
+  close(): Promise<void>;
+}
+
+/** A loopback port free now; the ui-server binds it itself, so a start that finds it taken tries another. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The names this machine's loopback goes by: a Host of any other name (a rebound page's) is refused. */
+const loopbackHosts = (port: number) => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+
+/**
+ * The Temporal Web UI of `TEMPORAL_SERVER=cluster npm start`, on TEMPORAL_UI_URL as the dev server's is.
+ * The door lets nothing in without a token the nodes trust, and the ui-server has no token of its own (it
+ * forwards a request's Authorization header), so it listens on a loopback port of its own behind a small
+ * proxy that gives every request a read-only token signed with the platform's key (TEMPORAL_UI_PERMISSIONS),
+ * renewed before it expires. Like the dev server's UI it is for this machine alone: loopback only, and a
+ * request whose Host is not a loopback name is refused (a page rebound to 127.0.0.1 sends its own), so a
+ * page elsewhere cannot read through it. Payloads are sealed; the UI opens them through the API's codec
+ * endpoint, which in development answers this UI's origin on this machine.
+ */
+export async function serveTemporalUi(args: {
+  binary: string;
+  dir: string;
+  doorAddress: string;
+  caFile: string;
+  identityDir: string;
+  uiUrl: string;
+  namespace: string;
+  codecEndpoint: string;
+  logFile: string;
+}): Promise<TemporalUi> {
+  const url = new URL(args.uiUrl);
+  const port = Number(url.port || 80);
+  const token = serviceTokenSource(loadSigningKey(args.identityDir), { subject: 'opsflow-web-ui', permissions: TEMPORAL_UI_PERMISSIONS });
+  let upstream = 0;
+
+  const proxy = http.createServer((request, response) => {
+    if (!loopbackHosts(port).includes((request.headers.host ?? '').toLowerCase())) {
+      response.writeHead(403, { 'content-type': 'text/plain' }).end('The Temporal Web UI answers this machine only: open it at its loopback address.\n');
+      return;
+    }
+    const headers = { ...request.headers, authorization: `Bearer ${token()}` };
+    const forwarded = http.request({ host: '127.0.0.1', port: upstream, method: request.method, path: request.url, headers }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    forwarded.once('error', (error) => {
+      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' });
+      response.end(`The Temporal Web UI is not answering (${error.message}); npm start restarts it.\n`);
+    });
+    request.pipe(forwarded);
+  });
+  await new Promise<void>((resolve, reject) => {
+    proxy.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`the Temporal Web UI cannot listen on ${args.uiUrl} (${error.code}): set TEMPORAL_UI_URL to a free loopback port`)));
+    proxy.listen(port, '127.0.0.1', () => resolve());
+  });
+
+  const configDir = path.join(args.dir, 'config');
+  fs.mkdirSync(configDir, { recursive: true });
+  const start = async (): Promise<TemporalUi['server']> => {
+    for (let attempt = 1; ; attempt++) {
+      upstream = await freePort();
+      fs.writeFileSync(
+        path.join(configDir, 'development.yaml'),
+        stringify({
+          temporalGrpcAddress: args.doorAddress,
+          host: '127.0.0.1',
+          port: upstream,
+          enableUi: true,
+          defaultNamespace: args.namespace,
+          notifyOnNewVersion: false,
+          refreshInterval: '0s',
+          disableWriteActions: true,
+          cors: { allowOrigins: [url.origin], unsafeAllowAllOrigins: false, cookieInsecure: url.protocol === 'http:' },
+          tls: { caFile: args.caFile, serverName: TEMPORAL_TLS_SERVER_NAME, enableHostVerification: true },
+          codec: { endpoint: args.codecEndpoint, passAccessToken: false, includeCredentials: false },
+          forwardHeaders: [],
+        }),
+      );
+      const out = fs.openSync(args.logFile, 'a');
+      const logged = fs.statSync(args.logFile).size;
+      const child: ChildProcess = spawn(args.binary, ['--root', args.dir, '--config', 'config', '--env', 'development', 'start'], { stdio: ['ignore', out, out], env: { PATH: process.env.PATH } });
+      fs.closeSync(out);
+      const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code} signal ${signal}`)));
+      const stop = () =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+          setTimeout(() => child.kill('SIGKILL'), 10000).unref();
+        });
+      try {
+        await waitForHttp(`http://127.0.0.1:${upstream}/`, 30000, () => (child.exitCode !== null ? `exited with code ${child.exitCode}` : null));
+        return { exited, stop };
+      } catch (error) {
+        await stop();
+        const said = fs.readFileSync(args.logFile).subarray(logged).toString('utf8');
+        // Taken between the pick and the ui-server's bind: another port.
+        if (/address already in use/.test(said) && attempt < 3) continue;
+        throw new Error(`the Temporal Web UI did not start: ${(error as Error).message}; see ${args.logFile}`, { cause: error });
+      }
+    }
+  };
+
+  let server: TemporalUi['server'];
+  try {
+    server = await start();
+  } catch (error) {
+    proxy.close();
+    throw error;
+  }
+  return {
+    url: url.origin,
+    server,
+    restart: async () => (server = await start()),
+    close: async () => {
+      await server.stop();
+      const closed = new Promise<void>((resolve) => proxy.close(() => resolve()));
+      // A browser's kept-alive connections would hold the close (and Ctrl-C) open.
+      proxy.closeAllConnections();
+      await closed;
+    },
+  };
+}
