@@ -9,7 +9,8 @@ import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createFileStorage } from '../data/assets/storage';
 import { connectPlatformTemporal } from '../temporal-config/client';
 import { createApp } from './app';
-import { edgeSettingsOf, startEdgeControlPlane } from './modules/deploy/edge-control-plane';
+import { edgeSettingsOf, startEdgeControlPlane } from '../edge/control-plane';
+import { registryForEdge } from '../data/deploy/registry-changes';
 
 /**
  * Starts the API process: every platform module on API_LISTEN_PORT and, with EDGE_DIR set, the edge's
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
   const docker = createDocker({ dockerHost: config.dockerHost });
   const storage = createFileStorage(path.join(config.dataDir, 'assets'));
   const app = createApp({ config, db, temporal, docker, storage, logger });
-  const edge = config.edgeDir ? startEdgeControlPlane({ db, config, logger, edge: edgeSettingsOf(config, config.edgeDir) }) : null;
+  const edge = config.edgeDir ? startEdgeControlPlane({ registry: registryForEdge(db, config.databaseUrl), config, logger, edge: edgeSettingsOf(config, config.edgeDir) }) : null;
   if (edge) await edge.ready;
   const server = http.createServer(app.koa.callback());
   server.listen(config.apiListenPort, config.apiHost, () => logger.info({ host: config.apiHost, port: config.apiListenPort, edge: config.edgeDir !== null }, 'api listening'));

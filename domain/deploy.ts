@@ -61,3 +61,19 @@ export const deployInputProblem = (input: unknown): Problem =>
 export const scaleInputProblem = (input: unknown): Problem => firstProblem(input, (given) => [check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN), ...timingProblems(given)]);
 export const undeployInputProblem = (input: unknown): Problem => firstProblem(input, (given) => [check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN)]);
 export const reconcileInputProblem = (input: unknown): Problem => firstProblem(input, timingProblems);
+
+/** Where the edge reaches something: an instance of a service, the API behind it, its own listener. */
+export interface EdgeInstance {
+  host: string;
+  port: number;
+}
+
+/** A deployed service as the edge routes it, from the registry. */
+export interface EdgeService {
+  name: string;
+  slug: string;
+  /** The path the active health checks call. */
+  healthPath: string;
+  /** Every registered instance: the health checks decide which get traffic. */
+  instances: EdgeInstance[];
+}

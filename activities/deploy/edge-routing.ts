@@ -1,5 +1,5 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
-import { edgeHostsOf } from '../../data/deploy/edge/edge-admin';
+import { edgeHostsOf } from '../../edge/admin';
 
 /** How long a registry change may take to show at the edge before the run goes on without its confirmation. */
 const EDGE_CONFIRM_MS = 15000;

@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { Knex } from 'knex';
+import { edgeServices } from './registry';
 
 /**
  * Calls `changed` whenever the service registry changes (the `opsflow_registry` notification of migration
@@ -35,5 +37,13 @@ export function onRegistryChanges(databaseUrl: string, changed: () => void, onEr
       clearTimeout(retry);
       await client?.end().catch(() => undefined);
     },
+  };
+}
+
+/** The registry as the edge's control plane reads it (edge/control-plane.ts): its services, and word of each change. */
+export function registryForEdge(db: Knex, databaseUrl: string) {
+  return {
+    services: () => edgeServices(db),
+    onChanges: (changed: () => void, interrupted: (error: unknown) => void) => onRegistryChanges(databaseUrl, changed, interrupted),
   };
 }

@@ -1,9 +1,8 @@
-import { EdgeService } from './edge/envoy-config';
 import { Knex } from 'knex';
 import { conflict } from '../../lib/errors';
 import { isUniqueViolation } from '../db-errors';
 import { jsonb } from '../db';
-import { CORE_MODULES, DEFAULT_HEALTH_PATH, DeployError, DeployEvent, DeploymentStatus, DeployStage, ServiceKind, ServiceStatus, slugOf } from '../../domain/deploy';
+import { CORE_MODULES, DEFAULT_HEALTH_PATH, DeployError, EdgeService, DeployEvent, DeploymentStatus, DeployStage, ServiceKind, ServiceStatus, slugOf } from '../../domain/deploy';
 
 export const SERVICE_TABLE = 'infra.service';
 export const INSTANCE_TABLE = 'infra.service_instance';

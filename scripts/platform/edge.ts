@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { TOOLS_ENVOY, envoyProblem } from '../envoy';
-import { writeEdgeBootstrap } from '../../data/deploy/edge/edge-files';
+import { writeEdgeBootstrap } from '../../edge/files';
 
 export interface RunningEdge {
   adminUrl: string;

@@ -3,7 +3,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { AddressInfo } from 'node:net';
 import { INSTANCE_TABLE, SERVICE_TABLE } from '../../data/deploy/registry';
-import { edgeHostsOf } from '../../data/deploy/edge/edge-admin';
+import { edgeHostsOf } from '../../edge/admin';
 import { DEFAULT_HEALTH_PATH } from '../../domain/deploy';
 import { untilEdgeRoutes } from '../../activities/deploy/edge-routing';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';

@@ -19,7 +19,8 @@ import { connectPlatformTemporal, TemporalHandle } from '../../temporal-config/c
 import { TaskQueue } from '../../domain/task-queues';
 import { typescriptCommand } from '../../scripts/platform/children';
 import { RunningEdge, startEdge } from '../../scripts/platform/edge';
-import { edgeSettingsOf, startEdgeControlPlane } from '../../api/modules/deploy/edge-control-plane';
+import { edgeSettingsOf, startEdgeControlPlane } from '../../edge/control-plane';
+import { registryForEdge } from '../../data/deploy/registry-changes';
 import { removeScopedDockerObjects } from './docker-cleanup';
 import { waitUntil } from './wait';
 import { deployScopeOf, freePort, slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo, TEST_BASE_IMAGE } from './slots';
@@ -215,7 +216,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     const config = overrides.config ?? deps.config;
     const controlPlane = edgeOwner
       ? null
-      : startEdgeControlPlane({ db: overrides.db ?? db, config, logger, edge: { ...edgeSettingsOf(config, edgeDir), api: { host: '127.0.0.1', port } } });
+      : startEdgeControlPlane({ registry: registryForEdge(overrides.db ?? db, config.databaseUrl), config, logger, edge: { ...edgeSettingsOf(config, edgeDir), api: { host: '127.0.0.1', port } } });
     let closed = false;
     const api: RunningApi = {
       url: controlPlane ? edgeUrl : `http://127.0.0.1:${port}`,

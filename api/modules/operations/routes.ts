@@ -10,7 +10,7 @@ import { listJobLogs } from '../../../data/scheduler-job-log';
 import { JOB_OUTCOMES, NO_SITE } from '../../../domain/job-log';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
-import { edgeIsReady, edgeMetrics } from '../../../data/deploy/edge/edge-admin';
+import { edgeIsReady, edgeMetrics } from '../../../edge/admin';
 import { baseImageState } from '../../../adapters/deploy/jre-base-image';
 
 type CheckState = 'up' | 'down' | 'not configured';

@@ -1,11 +1,16 @@
-import type { Knex } from 'knex';
-import { Config } from '../../../lib/config';
-import { Logger } from '../../../lib/logger';
-import { RESERVED_SLUGS } from '../../../domain/deploy';
-import { edgeServices } from '../../../data/deploy/registry';
-import { onRegistryChanges } from '../../../data/deploy/registry-changes';
-import { writeEdgeBootstrap, writeEdgeConfig } from '../../../data/deploy/edge/edge-files';
-import { EdgeInstance, EdgePlan } from '../../../data/deploy/edge/envoy-config';
+import { Config } from '../lib/config';
+import { Logger } from '../lib/logger';
+import { EdgeInstance, EdgeService, RESERVED_SLUGS } from '../domain/deploy';
+import { writeEdgeBootstrap, writeEdgeConfig } from './files';
+import { EdgePlan } from './envoy-config';
+
+/** What the control plane reads the edge's services from: the service registry, and word of its changes. */
+export interface EdgeRegistry {
+  /** Every deployed service with its instances, as the registry holds them now. */
+  services(): Promise<EdgeService[]>;
+  /** Calls `changed` on every change of the registry, whoever made it; `interrupted` when the word stops (it listens again). */
+  onChanges(changed: () => void, interrupted: (error: unknown) => void): { close(): Promise<void> };
+}
 
 export interface EdgeSettings {
   /** The folder of the xDS files Envoy watches. */
@@ -41,7 +46,7 @@ const RESYNC_MS = 10000;
  * every registry change (notified by PostgreSQL, whoever made it), and every ten seconds. Rewrites run one
  * at a time; changes notified during one are written by the next.
  */
-export function startEdgeControlPlane(args: { db: Knex; config: Pick<Config, 'databaseUrl' | 'jwtSecret' | 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience'>; logger: Logger; edge: EdgeSettings }) {
+export function startEdgeControlPlane(args: { registry: EdgeRegistry; config: Pick<Config, 'jwtSecret' | 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience'>; logger: Logger; edge: EdgeSettings }) {
   const { config, edge } = args;
   const jwks = config.jwtJwksUrl && config.jwtIssuer && config.jwtAudience ? { url: config.jwtJwksUrl, issuer: config.jwtIssuer, audience: config.jwtAudience, caFile: config.jwtJwksCaFile } : undefined;
   const planOf = async (): Promise<EdgePlan> => ({
@@ -49,7 +54,7 @@ export function startEdgeControlPlane(args: { db: Knex; config: Pick<Config, 'da
     listen: edge.listen,
     api: edge.api,
     reservedSlugs: RESERVED_SLUGS,
-    services: await edgeServices(args.db),
+    services: await args.registry.services(),
     jwt: { hs256Secret: config.jwtSecret, jwks },
     connectTimeoutMs: edge.connectTimeoutMs,
     idleTimeoutMs: edge.idleTimeoutMs,
@@ -77,7 +82,10 @@ export function startEdgeControlPlane(args: { db: Knex; config: Pick<Config, 'da
 
   if (edge.admin) writeEdgeBootstrap({ dir: edge.dir, adminHost: edge.admin.host, adminPort: edge.admin.port });
   const ready = refresh();
-  const changes = onRegistryChanges(config.databaseUrl, () => void refresh(), (error) => args.logger.warn({ err: error }, 'registry notifications interrupted; listening again'));
+  const changes = args.registry.onChanges(
+    () => void refresh(),
+    (error) => args.logger.warn({ err: error }, 'registry notifications interrupted; listening again'),
+  );
   const resync = setInterval(() => void refresh(), RESYNC_MS);
   resync.unref();
   return {

@@ -1,26 +1,15 @@
 import { isIP } from 'node:net';
-import { ErrorCatalogue, ErrorCode } from '../../../lib/errors';
+import { ErrorCatalogue, ErrorCode } from '../lib/errors';
+import { EdgeInstance, EdgeService } from '../domain/deploy';
+
+export type { EdgeInstance, EdgeService };
 
 /**
  * The edge's configuration: what the control plane (the Koa API) writes for Envoy, the data plane, from the
  * service registry. Envoy reads it as file-based xDS (listeners, routes, clusters, and each cluster's
  * endpoints in a file of its own), so a change of instances is a new endpoints file, not a new listener.
- * Pure: these functions build objects; `edge-files.ts` writes them.
+ * Pure: these functions build objects; `files.ts` writes them.
  */
-
-export interface EdgeInstance {
-  host: string;
-  port: number;
-}
-
-export interface EdgeService {
-  name: string;
-  slug: string;
-  /** The path the active health checks call. */
-  healthPath: string;
-  /** Every registered instance: the health checks decide which get traffic. */
-  instances: EdgeInstance[];
-}
 
 export interface EdgeJwt {
   /** HS256 user tokens signed with this secret. */
