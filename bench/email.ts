@@ -8,7 +8,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import nodemailer from 'nodemailer';
 import { signToken } from '../api/http/sign-token';
-import { renderTemplate } from '../data/messaging/render-template';
+import { renderTemplate } from '../domain/render-template';
 import { peakMemoryMb, startBenchPlatform } from './support';
 
 const SITE = 'bench-site';

@@ -3,13 +3,16 @@ import { Context } from '@temporalio/activity';
 import { SecretTampered } from '../../lib/secrets';
 import { componentType } from '../../data/content/component-types';
 import { rowAtRevision } from '../../data/content/revisions';
-import { activeConfig, ChannelConfigRow } from '../../data/messaging/channel-configs';
+import { activeConfig, ChannelConfigRow, openPasswords } from '../../data/messaging/channel-configs';
+import { secretKeysOf } from '../../lib/secrets';
 import { batchVariables, EmailLogRow, markDelivered, markFailed, noteAttemptFailed, startAttempt } from '../../data/messaging/email-logs';
-import { renderTemplate, TemplateTexts } from '../../data/messaging/render-template';
+import { renderTemplate, TemplateTexts } from '../../domain/render-template';
 import { isPlatformTemplate, PLATFORM_TEMPLATES } from '../../data/messaging/platform-templates';
-import { DeliveryFailure } from '../../data/messaging/transports/delivery-failure';
+import { DeliveryFailure } from '../../adapters/messaging/delivery-failure';
 import { whenDatabaseIsBack } from '../../data/db-errors';
-import { MessagingConfig, sendThroughConfig } from '../../data/messaging/transports/send-message';
+import { sendThroughConfig } from '../../adapters/messaging/send-message';
+import { MessagingActivitiesConfig } from './deps';
+import { integrationLogOf } from '../../data/messaging/integration-log';
 
 export type LoggedDelivery = 'SUCCESS' | 'FAILED' | 'RETRY';
 
@@ -27,7 +30,7 @@ export async function loggedTemplate(db: Knex, log: Pick<EmailLogRow, 'template_
  */
 export async function deliverLoggedEmail(
   db: Knex,
-  config: MessagingConfig,
+  config: MessagingActivitiesConfig,
   log: EmailLogRow,
   /** What a bulk send loads once for all its rows. */
   preloaded: { template?: TemplateTexts; channel?: ChannelConfigRow; batchVariables?: Record<string, unknown> | null } = {},
@@ -42,7 +45,7 @@ export async function deliverLoggedEmail(
     // A bulk send's variables are stored once with its batch; a single send's (and an older batch's) in the row.
     const variables = log.variables ?? (log.batch_id ? (preloaded.batchVariables ?? (await batchVariables(db, log.batch_id))) : null);
     rendered = renderTemplate(template, variables ?? {}, log.locale ?? 'en');
-    await sendThroughConfig({ db, config, row: channel, message: { channel: 'EMAIL', siteId: log.site_id, to: log.recipient, subject: rendered.subject, content: rendered.html } });
+    await sendThroughConfig({ record: integrationLogOf(db), config, row: channel, passwords: openPasswords(channel, secretKeysOf(config), 'EMAIL'), message: { channel: 'EMAIL', siteId: log.site_id, to: log.recipient, subject: rendered.subject, content: rendered.html } });
   } catch (error) {
     // A secret that fails its integrity check will fail every attempt: say so at once.
     const failure = error instanceof DeliveryFailure ? error : new DeliveryFailure((error as Error).message, error instanceof SecretTampered);

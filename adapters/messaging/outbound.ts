@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import { Agent, fetch, RequestInit as UndiciRequestInit } from 'undici';
 import type { OutboundAllowance, OutboundPurpose } from '../../lib/config';
-import { DeliveryFailure } from '../../data/messaging/transports/delivery-failure';
+import { DeliveryFailure } from './delivery-failure';
 
 /**
  * The special-purpose ranges of the IANA IPv4 and IPv6 registries: loopback, private, shared, link-local

@@ -1,6 +1,6 @@
 import nodemailer, { Transporter } from 'nodemailer';
-import { ChannelConfigRow } from '../../data/messaging/channel-configs';
-import { DeliveryFailure } from '../../data/messaging/transports/delivery-failure';
+import type { ChannelConfigRow } from '../../data/messaging/channel-configs';
+import { DeliveryFailure } from './delivery-failure';
 
 export interface MailMessage {
   from: string;

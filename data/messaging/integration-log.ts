@@ -20,3 +20,6 @@ export interface IntegrationLogEntry {
 export async function writeIntegrationLog(db: Knex, entry: IntegrationLogEntry): Promise<void> {
   await db(INTEGRATION_LOG_TABLE).insert(entry);
 }
+
+/** The integration log as an outbound call records into it (adapters/messaging/http-peer.ts). */
+export const integrationLogOf = (db: Knex) => (entry: IntegrationLogEntry) => writeIntegrationLog(db, entry);

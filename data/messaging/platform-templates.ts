@@ -1,4 +1,4 @@
-import { TemplateTexts } from './render-template';
+import { TemplateTexts } from '../../domain/render-template';
 
 /**
  * The emails the platform sends of its own, in English and Arabic: approval notices. Rendered like a site's

@@ -1,4 +1,4 @@
-import { maskBody, maskUrl } from '../../data/messaging/transports/log-masking';
+import { maskBody, maskUrl } from '../../adapters/messaging/log-masking';
 
 /**
  * Integration log rows are archived into CSVs that every member of the site can download: whatever form a

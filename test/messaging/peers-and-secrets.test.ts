@@ -4,9 +4,10 @@ import { capturedLogger, decodedPayloads, workflowShow } from '../support/observ
 import { fetch as undiciFetch } from 'undici';
 import { guardedAgent } from '../../adapters/messaging/outbound';
 import type { OutboundAllowance } from '../../lib/config';
-import { callPeer } from '../../data/messaging/transports/http-peer';
+import { callPeer } from '../../adapters/messaging/http-peer';
 import { ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { finalLog, publishedTemplate, startPeer } from './harness';
+import { integrationLogOf } from '../../data/messaging/integration-log';
 
 let platform: TestPlatform;
 let api: RunningApi;
@@ -193,14 +194,14 @@ test('at send time too, in production, the transport refuses a peer that resolve
   try {
     const config = { transport: 'REST', service_url: `${peer.url}/sms`, rest_method_type: 'POST', sample_request: '{"text": "{{content}}"}', service_username: null } as ChannelConfigRow;
     const send = (allow: OutboundAllowance[]) =>
-      callPeer({ db: platform.db, config, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, purpose: 'rest', allow } });
+      callPeer({ record: integrationLogOf(platform.db), config, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, purpose: 'rest', allow } });
     await expect(send([])).rejects.toThrow(/127\.0\.0\.1, a loopback, private, link-local, metadata or other special-purpose address; list it in OUTBOUND_ALLOW/);
     expect(peer.received).toEqual([]);
     const logged = await platform.db('integration.integration_log').where({ url: `${peer.url}/sms` }).orderBy('id');
     expect(logged.map((row) => [row.outcome, row.status_code])).toEqual([['FAILED', null]]);
     // The IPv6-mapped spelling of the same loopback peer (the URL parser writes it ::ffff:7f00:1).
     const mapped = { ...config, service_url: `${peer.url.replace('127.0.0.1', '[::ffff:127.0.0.1]')}/sms` } as ChannelConfigRow;
-    await expect(callPeer({ db: platform.db, config: mapped, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, purpose: 'rest', allow: [] } })).rejects.toThrow(/special-purpose address/);
+    await expect(callPeer({ record: integrationLogOf(platform.db), config: mapped, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, purpose: 'rest', allow: [] } })).rejects.toThrow(/special-purpose address/);
     expect(peer.received).toEqual([]);
     // Allowed for another purpose, or on another port: still refused; for REST on the peer's port: reached.
     await expect(send([{ purpose: 'soap', host: '127.0.0.1', port: Number(new URL(peer.url).port) }, { purpose: 'rest', host: '127.0.0.1', port: Number(new URL(peer.url).port) + 1 }])).rejects.toThrow(/list it in OUTBOUND_ALLOW as rest:host:port/);

@@ -7,11 +7,12 @@ import { conflict, notFound, PlatformError } from '../../../lib/errors';
 import { componentType } from '../../../data/content/component-types';
 import { findComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
-import { DeliveryFailure } from '../../../data/messaging/transports/delivery-failure';
-import { callPeer, PeerSettings, soapBody } from '../../../data/messaging/transports/http-peer';
+import { DeliveryFailure } from '../../../adapters/messaging/delivery-failure';
+import { callPeer, PeerSettings, soapBody } from '../../../adapters/messaging/http-peer';
 import { OutboundRefused, outboundPolicyOf } from '../../../adapters/messaging/outbound';
 import { SiteId } from '../../http/common-schemas';
 import { IdParams } from './collection-schemas';
+import { integrationLogOf } from '../../../data/messaging/integration-log';
 
 const InvokeBody = Type.Object(
   {
@@ -69,7 +70,7 @@ export function soapInvokeRoutes({ db, config, resolveHost }: AppDeps): AnyRoute
         const tokens = Object.fromEntries(Object.entries(body.variables).map(([name, value]) => [name, String(value)]));
         const started = Date.now();
         try {
-          const answer = await callPeer({ db, config: peer, password: null, tokens, siteId: component.site_id, component: `soap:${String(component.name)}`, outbound: outboundPolicyOf(config, 'soap', resolveHost) });
+          const answer = await callPeer({ record: integrationLogOf(db), config: peer, password: null, tokens, siteId: component.site_id, component: `soap:${String(component.name)}`, outbound: outboundPolicyOf(config, 'soap', resolveHost) });
           ctx.body = { statusCode: answer.statusCode, body: soapBody(answer.body), durationMs: Date.now() - started };
         } catch (error) {
           if (error instanceof OutboundRefused) throw new PlatformError('OUTBOUND_NOT_ALLOWED', error.message);

@@ -6,7 +6,7 @@ import { notFound } from '../../../lib/errors';
 import { componentType } from '../../../data/content/component-types';
 import { findComponent } from '../../../data/content/components';
 import { latestRevision, rowAtRevision } from '../../../data/content/revisions';
-import { renderTemplate, TemplateTexts } from '../../../data/messaging/render-template';
+import { renderTemplate, TemplateTexts } from '../../../domain/render-template';
 import { Revision } from '../../http/common-schemas';
 import { IdParams } from './collection-schemas';
 

@@ -4,7 +4,7 @@ import { TokenVerifier } from '../../http/identity';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { Instant, Nullable } from '../../http/common-schemas';
 import { badRequest, notFound, unauthenticated } from '../../../lib/errors';
-import { identityProviderClient } from '../../../data/directory/identity-provider';
+import { identityProviderClient } from '../../../adapters/directory/identity-provider';
 import { outboundPolicyOf } from '../../../adapters/messaging/outbound';
 import { devSignInIsOn } from './dev-sign-in';
 import { signInLimit } from '../../http/address-limit';

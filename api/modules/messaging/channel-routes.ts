@@ -7,14 +7,15 @@ import { badRequest, conflict, FieldIssue, notFound } from '../../../lib/errors'
 import { passwordDestinationChanges } from '../../../domain/messaging';
 import { activateConfig, activeConfig, Channel, ChannelConfigRow, ConfigColumns, deleteConfig, findConfig, listConfigs, openPasswords, saveConfig, sealPasswords } from '../../../data/messaging/channel-configs';
 import { isEmailAddress, isPhoneNumber } from '../../../domain/recipients';
-import { DeliveryFailure } from '../../../data/messaging/transports/delivery-failure';
-import { rendersWellFormed, renderPeerRequest } from '../../../data/messaging/transports/http-peer';
+import { DeliveryFailure } from '../../../adapters/messaging/delivery-failure';
+import { rendersWellFormed, renderPeerRequest } from '../../../adapters/messaging/http-peer';
 import { assertOutboundAllowed, checkedAddress, isHostNameOrAddress, OutboundRefused, outboundPolicyOf, peerPurpose, smtpRelayUrl } from '../../../adapters/messaging/outbound';
-import { sendThroughConfig } from '../../../data/messaging/transports/send-message';
+import { sendThroughConfig } from '../../../adapters/messaging/send-message';
 import { verifySmtp } from '../../../adapters/messaging/smtp';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 import { secretKeysOf } from '../../../lib/secrets';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
+import { integrationLogOf } from '../../../data/messaging/integration-log';
 
 const Text = (maxLength: number) => Type.String({ maxLength });
 const OptionalNullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Nullable(schema));
@@ -368,7 +369,7 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
         if (!valid) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: body.channel === 'EMAIL' ? 'must be an email address' : 'must be an E.164 number' }]);
         const row = await configFor(body.channel);
         try {
-          await sendThroughConfig({ db, config, row, message: { channel: body.channel, siteId: body.siteId, to: body.to, subject: body.subject ?? '', content: body.content }, resolve: deps.resolveHost });
+          await sendThroughConfig({ record: integrationLogOf(db), config, row, passwords: openPasswords(row, secretKeysOf(config), body.channel), message: { channel: body.channel, siteId: body.siteId, to: body.to, subject: body.subject ?? '', content: body.content }, resolve: deps.resolveHost });
           ctx.body = { status: 'SUCCESS', detail: 'sent' };
         } catch (error) {
           // The guard refused the peer's address (at send time, as it resolves now): nothing was sent.

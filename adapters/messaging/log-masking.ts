@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { escapeJsonString, escapeMarkup } from './tokens';
+import { escapeJsonString, escapeMarkup } from '../../domain/tokens';
 
 /**
  * What an integration log row may keep of a call: everything but credentials. Those rows are archived into

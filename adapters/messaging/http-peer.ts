@@ -1,11 +1,10 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { Knex } from 'knex';
-import { ChannelConfigRow } from '../channel-configs';
-import { writeIntegrationLog } from '../integration-log';
+import type { ChannelConfigRow } from '../../data/messaging/channel-configs';
+import type { IntegrationLogEntry } from '../../data/messaging/integration-log';
+import { escapeJsonString, escapeMarkup, fillPeerTokens } from '../../domain/tokens';
 import { DeliveryFailure } from './delivery-failure';
-import { guardedFetch, OutboundPolicy, readCapped } from '../../../adapters/messaging/outbound';
 import { maskBody, maskUrl } from './log-masking';
-import { escapeJsonString, escapeMarkup, fillPeerTokens } from './tokens';
+import { guardedFetch, OutboundPolicy, readCapped } from './outbound';
 
 const MAX_LOGGED_BODY = 64 * 1024;
 const soapParser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true });
@@ -80,10 +79,11 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
 /**
  * Calls a SOAP or REST peer with the rendered request: basic auth when configured, no redirects followed,
  * a SOAP Fault or a non-2xx answer a failure (5xx and network errors temporary, the rest permanent). Every
- * call writes an integration log row stamped with the site, the password masked.
+ * call is recorded (`record`: the integration log, data/messaging/integration-log.ts) stamped with the site,
+ * the password masked.
  */
 export async function callPeer(args: {
-  db: Knex;
+  record: (entry: IntegrationLogEntry) => Promise<void>;
   config: PeerSettings;
   password: string | null;
   tokens: Record<string, string>;
@@ -117,7 +117,7 @@ export async function callPeer(args: {
     const refused = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH'].includes((error as { code?: string }).code ?? cause?.code ?? '');
     failure = error instanceof DeliveryFailure ? error : new DeliveryFailure(`${config.transport} peer unreachable: ${(error as Error).message}`, false, undefined, refused);
   }
-  await writeIntegrationLog(args.db, {
+  await args.record({
     site_id: args.siteId,
     component: args.component,
     operation: config.transport === 'SOAP' ? config.soap_method_name : request.method,

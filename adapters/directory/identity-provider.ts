@@ -1,5 +1,5 @@
 import { unavailable } from '../../lib/errors';
-import { guardedFetch, OutboundPolicy, readCapped } from '../../adapters/messaging/outbound';
+import { guardedFetch, OutboundPolicy, readCapped } from '../messaging/outbound';
 
 /** Where the console sends a person to sign in, and where the code it brings back is exchanged. */
 interface ProviderEndpoints {

@@ -4,7 +4,7 @@
  * (line breaks removed, so nothing can start a new header). A token without a value renders empty and is
  * reported. Templates are data: there are no helpers and nothing is evaluated.
  */
-import { escapeMarkup, fillTokens, singleLine } from './transports/tokens';
+import { escapeMarkup, fillTokens, singleLine } from './tokens';
 
 export type Locale = 'en' | 'ar';
 

@@ -1,11 +1,10 @@
-import { Knex } from 'knex';
-import { Config } from '../../../lib/config';
-import { secretKeysOf } from '../../../lib/secrets';
-import { Channel, ChannelConfigRow, openPasswords } from '../channel-configs';
+import { Config } from '../../lib/config';
+import type { Channel, ChannelConfigRow } from '../../data/messaging/channel-configs';
+import type { IntegrationLogEntry } from '../../data/messaging/integration-log';
+import { singleLine } from '../../domain/tokens';
 import { callPeer } from './http-peer';
-import { checkedAddress, HostResolver, outboundPolicyOf, peerPurpose, smtpRelayUrl } from '../../../adapters/messaging/outbound';
-import { singleLine } from './tokens';
-import { sendSmtp } from '../../../adapters/messaging/smtp';
+import { checkedAddress, HostResolver, outboundPolicyOf, peerPurpose, smtpRelayUrl } from './outbound';
+import { sendSmtp } from './smtp';
 
 export interface OutgoingMessage {
   channel: Channel;
@@ -17,12 +16,22 @@ export interface OutgoingMessage {
   content: string;
 }
 
-export type MessagingConfig = Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'mailFrom' | 'production' | 'outboundAllow'>;
+export type MessagingConfig = Pick<Config, 'mailFrom' | 'production' | 'outboundAllow'>;
 
-/** Sends one message through a channel configuration, whatever its transport; throws a DeliveryFailure. */
-export async function sendThroughConfig(args: { db: Knex; config: MessagingConfig; row: ChannelConfigRow; message: OutgoingMessage; resolve?: HostResolver }): Promise<void> {
+/**
+ * Sends one message through a channel configuration, whatever its transport, with the configuration's
+ * passwords as opened for it (data/messaging/channel-configs.ts, openPasswords); throws a DeliveryFailure.
+ */
+export async function sendThroughConfig(args: {
+  record: (entry: IntegrationLogEntry) => Promise<void>;
+  config: MessagingConfig;
+  row: ChannelConfigRow;
+  passwords: { smtpPassword: string | null; servicePassword: string | null };
+  message: OutgoingMessage;
+  resolve?: HostResolver;
+}): Promise<void> {
   const { row, message } = args;
-  const { smtpPassword, servicePassword } = openPasswords(row, secretKeysOf(args.config), message.channel);
+  const { smtpPassword, servicePassword } = args.passwords;
   const subject = singleLine(message.subject);
   if (row.transport === 'SMTP') {
     // nodemailer takes no connect-time lookup: the relay's name is resolved and checked here, and the socket
@@ -35,7 +44,7 @@ export async function sendThroughConfig(args: { db: Knex; config: MessagingConfi
   const tokens: Record<string, string> =
     message.channel === 'EMAIL' ? { emailto: message.to, emailsubject: subject, emailcontent: message.content } : { phoneto: message.to, messagecontent: message.content };
   await callPeer({
-    db: args.db,
+    record: args.record,
     config: row,
     password: servicePassword,
     tokens,
