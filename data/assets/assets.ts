@@ -6,7 +6,8 @@ import { PlatformError } from '../../lib/errors';
 import { ARCHIVE_FOLDER } from '../../domain/archival';
 import { rawRows, serializedOn } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
-import { isArchiveFolder, recordArchiveDeletion } from './archive-records';
+import { isArchiveFolder } from './archive-folder';
+import { recordArchiveDeletion } from './archive-records';
 
 export const ASSET_TABLE = 'assets.asset';
 
@@ -33,8 +34,18 @@ export const ASSET_COLUMNS = [
   'published_rev', 'published_at', 'created_by', 'updated_by', 'created_at', 'updated_at',
 ];
 
-export function assetsQuery(db: Knex): Knex.QueryBuilder {
+function assetsQuery(db: Knex): Knex.QueryBuilder {
   return db(ASSET_TABLE).select(ASSET_COLUMNS);
+}
+
+/** One asset by id, whatever its status; undefined when there is none. */
+export async function findAsset(db: Knex, id: string): Promise<AssetRow | undefined> {
+  return (await assetsQuery(db).where({ id }).first()) as AssetRow | undefined;
+}
+
+/** The archive file a run stored before with these bytes under this name, if any (an upload repeated). */
+export async function findArchiveFile(db: Knex, file: { site_id: string; folder: string; name: string; sha256: string }): Promise<AssetRow | undefined> {
+  return (await assetsQuery(db).where(file).first()) as AssetRow | undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { PlatformError } from '../../lib/errors';
 import { ComponentTypeName, DEFAULT_STAGES, ISO_DURATION } from '../../domain/approvals';
-import { archiveWriteRefusal } from '../assets/archive-records';
+import { archiveWriteRefusal } from '../assets/archive-folder';
 
 /** One field of a component besides `id`, `siteId`, `name` and the lifecycle fields. */
 export interface ComponentField {

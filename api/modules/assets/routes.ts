@@ -3,10 +3,10 @@ import { requireSiteMember } from '../../http/identity';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { removeUploads, uploadedDigest, uploadedFile } from '../../http/uploads';
 import { badRequest, conflict, forbidden, notFound, PlatformError } from '../../../lib/errors';
-import { archiveWriteRefusal, isArchiveFolder } from '../../../data/assets/archive-records';
+import { archiveWriteRefusal, isArchiveFolder } from '../../../data/assets/archive-folder';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { uniqueOr409 } from '../../../data/db-errors';
-import { AssetRow, assetsQuery, deleteAsset, listAssets, withinSiteQuota } from '../../../data/assets/assets';
+import { AssetRow, deleteAsset, findArchiveFile, findAsset as findAssetRow, listAssets, withinSiteQuota } from '../../../data/assets/assets';
 import { StorageFull } from '../../../data/assets/storage';
 import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, createComponent, presentComponent } from '../../../data/content/components';
@@ -29,7 +29,7 @@ const MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024;
 export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
   const ASSET = componentType('ASSET')!;
   const findAsset = async (id: string): Promise<AssetRow> => {
-    const row = (await assetsQuery(db).where({ id }).first()) as AssetRow | undefined;
+    const row = await findAssetRow(db, id);
     if (!row) throw notFound(`No asset ${id}.`);
     return row;
   };
@@ -62,7 +62,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
             throw badRequest('CHECKSUM_MISMATCH', `The uploaded bytes hash to ${sha256}, not the sha256 sent.`);
           }
           const identity = { site_id: body.siteId, folder: ARCHIVE_FOLDER, name: body.fileName, sha256 };
-          const earlier = (await assetsQuery(db).where(identity).first()) as AssetRow | undefined;
+          const earlier = await findArchiveFile(db, identity);
           if (earlier) {
             ctx.status = 200;
             ctx.body = presentArchiveStored(earlier);
@@ -85,7 +85,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
             ctx.body = presentArchiveStored(created.row as unknown as AssetRow);
           } catch (error) {
             // A concurrent upload of the same file won the insert: answer its asset.
-            const winner = (await assetsQuery(db).where(identity).first()) as AssetRow | undefined;
+            const winner = await findArchiveFile(db, identity);
             if (!winner) throw error;
             ctx.status = 200;
             ctx.body = presentArchiveStored(winner);
