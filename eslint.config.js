@@ -63,7 +63,9 @@ module.exports = tseslint.config(
         {
           patterns: [
             { group: ['**/activities/**', '**/workers/**'], message: 'The API does not run activities: put shared I/O in data/.' },
-            { regex: '(^|/)workflows/(?![a-z-]+/definitions$)', message: 'The API starts workflows by type name: import only workflows/<domain>/definitions.' },
+            // The bare folder too: workflows/index re-exports every workflow body.
+            { regex: '(^|/)workflows(/index)?$|(^|/)workflows/(?![a-z-]+/definitions$)', message: 'The API starts workflows by type name: import only workflows/<domain>/definitions.' },
+            { group: ['knex', 'pg'], message: 'SQL lives in data/: the API calls its repositories.' },
           ],
         },
       ],
@@ -73,7 +75,10 @@ module.exports = tseslint.config(
     files: ['activities/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/workers/**'], message: 'Activities sit below the API and the workers.' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/api/**', '**/workers/**', '**/workflows', '**/workflows/**'], message: 'Activities sit below the API, the workers and the workflows: shared types live in domain/.' }] },
+      ],
     },
   },
   {
@@ -84,7 +89,8 @@ module.exports = tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**'], message: 'data/ uses only the domain vocabulary and lib/.' },
+            { group: ['**/workflows', '**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**', '**/adapters/**', '**/edge/**'], message: 'data/ uses only the domain vocabulary and lib/.' },
+            { group: ['dockerode', 'nodemailer', 'undici'], message: 'data/ speaks SQL only: outside systems are adapters/.' },
           ],
         },
       ],
@@ -99,11 +105,36 @@ module.exports = tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**', '**/scripts/**'], message: 'adapters/ uses only the domain vocabulary and lib/.' },
+            { group: ['**/workflows', '**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**', '**/scripts/**', '**/edge/**'], message: 'adapters/ uses only the domain vocabulary and lib/.' },
+            // Types of data/'s rows are shared; its queries are not.
+            { group: ['knex', 'pg'], message: 'adapters/ never touches SQL: the caller passes what to record.' },
+            { group: ['**/data/**'], allowTypeImports: true, message: 'adapters/ never touches SQL: import data/ rows as types only.' },
           ],
         },
       ],
     },
+  },
+  {
+    // The edge: Envoy's configuration, files, admin and control plane. The API hands it the registry.
+    files: ['edge/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['knex', 'pg', '**/data/**'], message: 'edge/ never touches SQL: the control plane is handed the registry.' },
+            { group: ['**/workflows', '**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**', '**/scripts/**', '**/adapters/**'], message: 'edge/ uses only the domain vocabulary and lib/.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // What a module loads is known before it runs: no import() in the product (scripts may load build tools lazily).
+    files: ['api/**/*.ts', 'activities/**/*.ts', 'adapters/**/*.ts', 'data/**/*.ts', 'domain/**/*.ts', 'edge/**/*.ts', 'lib/**/*.ts', 'temporal-config/**/*.ts', 'workers/**/*.ts', 'workflows/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-syntax': ['error', { selector: 'ImportExpression', message: 'No dynamic import(): import at the top, so every arrow is visible.' }] },
   },
   {
     files: ['domain/**/*.ts'],

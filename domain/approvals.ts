@@ -104,3 +104,22 @@ export function publishInputProblem(input: unknown): Problem {
     check.optional(given.dueAt, () => check.instant('dueAt', given.dueAt)),
   ]);
 }
+
+/**
+ * The decide endpoint's doorbell. It carries no decision: only the id of the one the endpoint recorded
+ * in the platform's database, which the run confirms there before it acts. A forged request names no
+ * recorded decision and changes nothing.
+ */
+export interface DecideRequest {
+  /** The stage the run must be waiting for. */
+  stage: number;
+  /** The decision the endpoint recorded as proposed (`workflow.approval_proposal`). */
+  proposalId: string;
+}
+
+/** A decision as confirmed in the database: the approval's record of who decided. */
+export interface ConfirmedDecision {
+  stage: number;
+  decision: Decision;
+  decidedBy: string;
+}

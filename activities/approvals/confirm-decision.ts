@@ -1,5 +1,5 @@
 import { confirmDecision as confirmRecordedDecision } from '../../data/approvals/approvals';
-import { ConfirmedDecision, DecideRequest } from '../../workflows/approvals/definitions';
+import { ConfirmedDecision, DecideRequest } from '../../domain/approvals';
 import { refusalsAreFinal } from '../final-refusals';
 import { ApprovalsDeps } from './deps';
 

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Context } from '@temporalio/activity';
-import { WorkerDescription } from '../../workflows/operations/definitions';
+import { WorkerDescription } from '../../domain/operations';
 
 export interface DescribeWorkerInput {
   taskQueue: string;

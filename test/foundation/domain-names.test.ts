@@ -20,3 +20,10 @@ test('every API module folder declares itself under its own name', () => {
     expect({ module, declared: index.includes(`apiModule('${module}'`) }).toEqual({ module, declared: true });
   }
 });
+
+test('every domain folder of workflows/, activities/, data/ and adapters/ bears the name of an API module: one name per domain, no second one', () => {
+  const modules = folders('api/modules');
+  for (const parent of ['workflows', 'activities', 'data', 'adapters']) {
+    for (const folder of folders(parent)) expect({ parent, folder, isModule: modules.includes(folder) }).toEqual({ parent, folder, isModule: true });
+  }
+});

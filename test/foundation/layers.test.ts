@@ -5,7 +5,8 @@ import { promisify } from 'node:util';
 
 /**
  * The arrows run one way, and `npm run check` holds them: a wrong-way import written into a layer fails
- * the project's own lint rules (eslint.config.js), and the right-way one beside it passes.
+ * the project's own lint rules (eslint.config.js), and the right-way one beside it passes. SQL stays in
+ * data/, outside systems in adapters/ and the edge in edge/; nothing loads a module with import().
  */
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -19,13 +20,33 @@ const wrongWay: Array<[string, string, string]> = [
   ['workflows', "import { createApprovalsActivities } from '../activities/approvals';\nexport const make = createApprovalsActivities;\n", 'Import activities as types only'],
   ['workflows', "import { PlatformError } from '../lib/errors';\nexport const E = PlatformError;\n", 'Workflows import only the domain vocabulary and the SDK'],
   ['domain', "import { PlatformError } from '../lib/errors';\nexport const E = PlatformError;\n", 'The domain vocabulary imports nothing of the platform'],
+  // The bare folder: workflows/index re-exports every workflow body.
+  ['api', "import * as every from '../workflows';\nexport const all = every;\n", 'The API starts workflows by type name'],
+  ['data', "import * as every from '../workflows';\nexport const all = every;\n", 'data/ uses only the domain vocabulary'],
+  ['activities', "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n", 'Activities sit below the API, the workers and the workflows'],
+  ['api', "import knex from 'knex';\nexport const make = knex;\n", 'SQL lives in data/'],
+  ['data', "import Docker from 'dockerode';\nexport const D = Docker;\n", 'data/ speaks SQL only'],
+  ['data', "import nodemailer from 'nodemailer';\nexport const mail = nodemailer;\n", 'data/ speaks SQL only'],
+  ['data', "import { fetch } from 'undici';\nexport const get = fetch;\n", 'data/ speaks SQL only'],
+  ['adapters', "import knex from 'knex';\nexport const make = knex;\n", 'adapters/ never touches SQL'],
+  ['adapters', "import { createDb } from '../data/db';\nexport const make = createDb;\n", 'adapters/ never touches SQL'],
+  ['edge', "import knex from 'knex';\nexport const make = knex;\n", 'edge/ never touches SQL'],
+  ['edge', "import { edgeServices } from '../data/deploy/registry';\nexport const read = edgeServices;\n", 'edge/ never touches SQL'],
+  ['api', "export const later = () => import('../domain/deploy');\n", 'No dynamic import()'],
+  ['activities', "export const later = () => import('../domain/deploy');\n", 'No dynamic import()'],
 ];
 const rightWay: Array<[string, string]> = [
   ['api', "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n"],
   ['data', "import { DEFAULT_STAGES } from '../domain/approvals';\nexport const stages = DEFAULT_STAGES;\n"],
   ['api', "import { baseImageState } from '../adapters/deploy/jre-base-image';\nexport const state = baseImageState;\n"],
   ['workflows', "import type { ApprovalsActivities } from '../activities/approvals';\nexport type A = ApprovalsActivities;\n"],
+  ['adapters', "import type { ChannelConfigRow } from '../data/messaging/channel-configs';\nexport type Row = ChannelConfigRow;\n"],
+  ['edge', "import { RESERVED_SLUGS } from '../domain/deploy';\nexport const slugs = RESERVED_SLUGS;\n"],
+  ['activities', "import type { WorkerDescription } from '../domain/operations';\nexport type W = WorkerDescription;\n"],
 ];
+
+// The arrows (no-restricted-imports) and the ban on import() (no-restricted-syntax).
+const RULES = ['@typescript-eslint/no-restricted-imports', 'no-restricted-syntax'];
 
 const probeFile = (folder: string, n: number) => path.join(ROOT, folder, `layer-probe-${process.pid}-${n}.ts`);
 const probes = [...wrongWay.map(([folder, source]) => ({ folder, source })), ...rightWay.map(([folder, source]) => ({ folder, source }))];
@@ -39,7 +60,7 @@ beforeAll(async () => {
     const files = probes.map((probe, n) => probeFile(probe.folder, n));
     const { stdout } = await promisify(execFile)(eslint, ['--format', 'json', ...files], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '[]' }));
     const results = JSON.parse(stdout) as Array<{ filePath: string; messages: Array<{ ruleId: string | null; message: string }> }>;
-    restricted = files.map((file) => (results.find((result) => result.filePath === file)?.messages ?? []).filter((message) => message.ruleId === '@typescript-eslint/no-restricted-imports').map((message) => message.message));
+    restricted = files.map((file) => (results.find((result) => result.filePath === file)?.messages ?? []).filter((message) => RULES.includes(message.ruleId ?? '')).map((message) => message.message));
   } finally {
     probes.forEach((probe, n) => fs.rmSync(probeFile(probe.folder, n), { force: true }));
   }

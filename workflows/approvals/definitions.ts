@@ -1,5 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { ApprovalStage, Decision, PublishInput, ScheduledAction } from '../../domain/approvals';
+import { ApprovalStage, ConfirmedDecision, Decision, DecideRequest, PublishInput, ScheduledAction } from '../../domain/approvals';
+
+export type { ConfirmedDecision, DecideRequest };
 
 /** The publish workflow's contract between the API, the workers and the Web UI: its id, messages and answers. */
 
@@ -13,25 +15,6 @@ export const publishWorkflowId = (componentType: string, resourceId: string) => 
  */
 export interface DecisionSignal {
   /** The stage this decision is for; a signal for another stage is ignored. */
-  stage: number;
-  decision: Decision;
-  decidedBy: string;
-}
-
-/**
- * The decide endpoint's doorbell. It carries no decision: only the id of the one the endpoint recorded
- * in the platform's database, which the run confirms there before it acts. A forged request names no
- * recorded decision and changes nothing.
- */
-export interface DecideRequest {
-  /** The stage the run must be waiting for. */
-  stage: number;
-  /** The decision the endpoint recorded as proposed (`workflow.approval_proposal`). */
-  proposalId: string;
-}
-
-/** A decision as confirmed in the database: the approval's record of who decided. */
-export interface ConfirmedDecision {
   stage: number;
   decision: Decision;
   decidedBy: string;

@@ -1,3 +1,4 @@
+import { WorkerDescription } from '../../domain/operations';
 import { TaskQueue } from '../../domain/task-queues';
 
 /** Everything the API and tests need to start the operations workflows; imports nothing heavy. */
@@ -5,12 +6,6 @@ export interface PingWorkerInput {
   taskQueue: TaskQueue;
 }
 
-export interface WorkerDescription {
-  taskQueue: string;
-  pid: number;
-  hostname: string;
-  activityTaskQueue: string;
-  answeredAt: string;
-}
+export type { WorkerDescription };
 
 export const pingWorkerId = (taskQueue: string, nonce: string) => `ping:${taskQueue}:${nonce}`;
