@@ -3,6 +3,7 @@ import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { recordHistory } from '../support/histories';
 import { call, expectProblem } from '../support/http';
 import { archiveOutcome } from './harness';
 import { seedEmailLogs } from './seed';
@@ -74,6 +75,7 @@ test('archive, then restore: the table is value for value what it was, ids kept;
 
   const first = await restore(assetId);
   expect(first.failure).toBeNull();
+  await recordHistory(platform.temporal, { workflowId: `archive-restore:${assetId}`, runId: first.runId, name: 'archive-restore-completed' });
   expect(first.report).toEqual(expect.objectContaining({
     status: 'COMPLETED', assetId, logType: 'EMAIL_LOG', siteId: 'site-r', fileName: expect.stringMatching(/^email_log_.*_001\.csv$/),
     rowsInFile: 6, rowsInserted: 6, rowsSkipped: 0, error: null, closedAt: expect.any(String),

@@ -1,5 +1,6 @@
 import { waitUntil } from '../support/wait';
 import { attachPlatform, TestPlatform } from '../support/platform';
+import { recordNewestHistory } from '../support/histories';
 import { LOG_TYPES } from '../../domain/archival';
 import { archiveScheduleId } from '../../workflows/archival/definitions';
 
@@ -45,4 +46,5 @@ test('a scheduled trigger starts the run under archive:{LOG_TYPE}', async () => 
   await waitUntil('the scheduled run to start archive:INTEGRATION_LOG', () => run.describe().then(() => true, () => false), { timeoutMs: 30000, intervalMs: 250 });
   const result = await run.result();
   expect(result).toEqual(expect.objectContaining({ logType: 'INTEGRATION_LOG', status: 'COMPLETED', sites: [] }));
+  await recordNewestHistory(platform.temporal, { workflowType: 'scheduledArchive', name: 'scheduled-archive-no-sites' });
 });

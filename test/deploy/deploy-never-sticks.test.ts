@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { findTemporalCli } from '../../temporal-config/temporal-cli';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call } from '../support/http';
-import { recordHistory } from '../support/histories';
+import { recordHistory, recordNewestHistory } from '../support/histories';
 import { freePort } from '../support/slots';
 import { containersOf, deployClosed, deploymentOutcome, leftContainersOf } from './harness';
 import { waitUntil } from '../support/wait';
@@ -174,4 +174,5 @@ test('a redeploy terminated mid-health-check does not keep the service from the 
   const service = (await call(api.url, 'GET', '/api/infra/services/steady-service', { token: admin })).body;
   expect(service).toEqual(expect.objectContaining({ status: 'RUNNING', currentDeploymentId: first.deploymentId }));
   expect((await call(api.url, 'GET', '/api/steady/x', { token: viewer })).status).toBe(200);
+  await recordNewestHistory(platform.temporal, { workflowType: 'reconcileServices', name: 'reconcile-dead-redeploy' });
 });

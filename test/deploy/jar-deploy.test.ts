@@ -233,6 +233,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(scaled.status).toBe(202);
     expect(scaled.body).toEqual({ workflowId: 'scale:hello-service', runId: expect.stringMatching(/^[0-9a-f-]{36}$/), uiUrl: expect.stringContaining('scale%3Ahello-service') });
     await platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
+    await recordHistory(platform.temporal, { workflowId: scaled.body.workflowId, runId: scaled.body.runId, name: 'scale-to-three' });
 
     expect(await containersOf(platform.docker.docker, scope(), 'hello-service', false)).toHaveLength(3);
     const service = await call(api.url, 'GET', '/api/infra/services/hello-service', { token: admin });
@@ -285,6 +286,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(undeploy.status).toBe(202);
     expect(undeploy.body.workflowId).toBe('undeploy:hello-service');
     await platform.temporal.client.workflow.getHandle(undeploy.body.workflowId, undeploy.body.runId).result();
+    await recordHistory(platform.temporal, { workflowId: undeploy.body.workflowId, runId: undeploy.body.runId, name: 'undeploy-jar-service' });
 
     expectProblem(await call(api.url, 'GET', '/api/hello/x', { token: viewer }), 404, 'NOT_FOUND');
     expectProblem(await call(api.url, 'GET', '/api/infra/services/hello-service', { token: admin }), 404, 'SERVICE_NOT_FOUND');

@@ -3,6 +3,7 @@ import { pingWorkerId } from '../../workflows/operations/definitions';
 import { startWorkflow, workflowUiUrl } from '../../temporal-config/client';
 import { ALL_TASK_QUEUES } from '../../domain/task-queues';
 import { attachPlatform, RunningWorker, TestPlatform } from '../support/platform';
+import { recordHistory } from '../support/histories';
 
 let platform: TestPlatform;
 const workers = new Map<string, RunningWorker>();
@@ -28,6 +29,7 @@ describe.each(ALL_TASK_QUEUES)('the %s worker', (queue) => {
     expect(started.uiUrl.startsWith(`${platform.config.temporalUiUrl}/namespaces/${platform.config.temporalNamespace}/workflows/`)).toBe(true);
 
     const result = await platform.temporal.client.workflow.getHandle(started.workflowId, started.runId).result();
+    if (queue === 'archival') await recordHistory(platform.temporal, { workflowId: started.workflowId, runId: started.runId, name: 'ping-worker' });
 
     expect(result).toEqual(expect.objectContaining({ taskQueue: queue, activityTaskQueue: queue, pid: expect.any(Number) }));
     expect(result.pid).not.toBe(process.pid);

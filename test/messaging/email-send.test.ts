@@ -57,6 +57,7 @@ test('an English and an Arabic send reach the mail capture rendered; each log go
   const sentAr = await call(api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: address('salma'), siteId: 'site-m', locale: 'ar', variables: { user: { name: 'سلمى' } } } });
 
   const logEn = await finalLog(api.url, editor, templateId, sentEn.body.logId);
+  await recordHistory(platform.temporal, { workflowId: sentEn.body.workflowId, runId: sentEn.body.runId, name: 'email-sent' });
   expect(logEn).toEqual(expect.objectContaining({ status: 'SUCCESS', recipient: address('sam'), locale: 'en', attempts: 1, missingVariables: [], error: null }));
   const [en] = await waitUntil('the English mail', async () => (await mailTo(mailApi, address('sam'))).length === 1 && mailTo(mailApi, address('sam')));
   expect(en.subject).toBe('Welcome Sam <b>&</b>');

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { TemporalHandle } from '../../temporal-config/client';
+import { waitUntil } from './wait';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -32,4 +33,18 @@ export async function recordHistory(handle: TemporalHandle, args: { workflowId: 
   const history = await handle.client.workflow.getHandle(args.workflowId, args.runId).fetchHistory();
   fs.mkdirSync(HISTORIES_DIR, { recursive: true });
   fs.writeFileSync(path.join(HISTORIES_DIR, `${args.name}.json`), historyToFile(history));
+}
+
+/**
+ * With RECORD_HISTORIES=1, saves the history of the newest closed run of `workflowType` as `{name}.json`:
+ * for a run a schedule started, whose id the test does not know.
+ */
+export async function recordNewestHistory(handle: TemporalHandle, args: { workflowType: string; name: string }): Promise<void> {
+  if (!process.env.RECORD_HISTORIES) return;
+  // The run may still be closing, and the list follows the runs a moment behind.
+  const run = await waitUntil(`a closed run of ${args.workflowType} to record`, async () => {
+    for await (const closed of handle.client.workflow.list({ query: `WorkflowType='${args.workflowType}' AND ExecutionStatus!='Running'` })) return closed;
+    return null;
+  }, { timeoutMs: 60000, intervalMs: 500 });
+  await recordHistory(handle, { workflowId: run.workflowId, runId: run.runId, name: args.name });
 }
