@@ -1,4 +1,4 @@
-import { Client, Connection, WorkflowNotFoundError, WorkflowStartOptions } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionDescription, WorkflowNotFoundError, WorkflowStartOptions } from '@temporalio/client';
 import { PayloadCodec, Workflow } from '@temporalio/common';
 import { ErrorCode } from '../lib/errors';
 import { temporalCallError } from './temporal-errors';
@@ -82,14 +82,20 @@ export async function startWorkflow<W extends Workflow>(
   }
 }
 
+/**
+ * A run as Temporal describes it, or null when there is no such run (never started, or past retention):
+ * the one place a run's absence is read from the client's WorkflowNotFoundError. Other failures are thrown.
+ */
+export async function describeRun(temporal: Pick<TemporalHandle, 'client'>, workflowId: string, runId?: string | null): Promise<WorkflowExecutionDescription | null> {
+  try {
+    return await temporal.client.workflow.getHandle(workflowId, runId ?? undefined).describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return null;
+    throw error;
+  }
+}
+
 /** How a run stands: its status name (`RUNNING`, `COMPLETED`, `TERMINATED`, …), or `NOT_FOUND`. */
 export function runStatusOf(temporal: Pick<TemporalHandle, 'client'>) {
-  return async (run: { workflowId: string; runId: string | null }): Promise<string> => {
-    try {
-      return (await temporal.client.workflow.getHandle(run.workflowId, run.runId ?? undefined).describe()).status.name;
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return 'NOT_FOUND';
-      throw error;
-    }
-  };
+  return async (run: { workflowId: string; runId: string | null }): Promise<string> => (await describeRun(temporal, run.workflowId, run.runId))?.status.name ?? 'NOT_FOUND';
 }

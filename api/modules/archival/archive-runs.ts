@@ -1,5 +1,5 @@
-import { ApplicationFailure, QueryDefinition, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { TemporalHandle } from '../../../temporal-config/client';
+import { ApplicationFailure, QueryDefinition, WorkflowFailedError } from '@temporalio/client';
+import { describeRun, TemporalHandle } from '../../../temporal-config/client';
 import { ErrorCode, notFound } from '../../../lib/errors';
 import { LogType } from '../../../domain/archival';
 import { ArchiveRestoreReport, ArchiveRunProgress, archiveProgressQuery, restoreProgressQuery, RunStatus } from '../../../workflows/archival/definitions';
@@ -19,13 +19,8 @@ async function runReport<R extends Reported>(
   args: { query: QueryDefinition<R>; notFound: [ErrorCode, string]; fallback: (run: { status: RunStatus; startedAt: string; closedAt: string | null }) => R },
 ): Promise<R> {
   const handle = temporal.client.workflow.getHandle(workflowId);
-  let description;
-  try {
-    description = await handle.describe();
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) throw notFound(args.notFound[1], args.notFound[0]);
-    throw error;
-  }
+  const description = await describeRun(temporal, workflowId);
+  if (!description) throw notFound(args.notFound[1], args.notFound[0]);
   const status = description.status.name;
   if (status === 'COMPLETED') return (await handle.result()) as R;
   if (status === 'FAILED') {

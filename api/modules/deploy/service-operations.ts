@@ -1,5 +1,4 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { TemporalHandle, workflowUiUrl } from '../../../temporal-config/client';
+import { describeRun, TemporalHandle, workflowUiUrl } from '../../../temporal-config/client';
 import { answerWithin } from '../../../temporal-config/temporal-errors';
 import { scaleProgressQuery, scaleWorkflowId, undeployProgressQuery, undeployWorkflowId } from '../../../workflows/deploy/definitions';
 
@@ -27,13 +26,8 @@ export async function serviceOperations(temporal: TemporalHandle, serviceName: s
   const latest = async (kind: ServiceOperation['kind']): Promise<ServiceOperation | null> => {
     const workflowId = kind === 'SCALE' ? scaleWorkflowId(serviceName) : undeployWorkflowId(serviceName);
     const handle = temporal.client.workflow.getHandle(workflowId);
-    let description;
-    try {
-      description = await handle.describe();
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return null;
-      throw error;
-    }
+    const description = await describeRun(temporal, workflowId);
+    if (!description) return null;
     const status = description.status.name;
     let stage: string | null = status === 'COMPLETED' ? 'DONE' : null;
     if (status === 'RUNNING') {
