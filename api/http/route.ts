@@ -6,30 +6,35 @@ import { ErrorCode, PlatformError } from '../../lib/errors';
 import { Identity, requireInternal, requireRole, requireRoleOrInternal, requireUser, Role } from './identity';
 import { answerMismatch, validate } from './validate';
 
-/** Who may call a route; checked before the body is even parsed. */
-export type Access =
+/**
+ * Who may call a route; checked before the body is even parsed. `I` is who the handler then has: a user
+ * (`Identity`) once a user or a role is required, nobody for public and internal-token routes, either for
+ * a role or the internal token. The handler's `identity` is typed by it, so no handler asserts a user.
+ */
+export type Access<I extends Identity | null = Identity | null> = (
   | { kind: 'public' }
   | { kind: 'user' }
   | { kind: 'roles'; roles: readonly Role[] }
   | { kind: 'internal' }
-  | { kind: 'roles-or-internal'; roles: readonly Role[] };
+  | { kind: 'roles-or-internal'; roles: readonly Role[] }
+) & { readonly identity?: I };
 
 export const access = {
-  public: { kind: 'public' } as Access,
-  user: { kind: 'user' } as Access,
-  internal: { kind: 'internal' } as Access,
-  roles: (...roles: Role[]): Access => ({ kind: 'roles', roles }),
-  rolesOrInternal: (...roles: Role[]): Access => ({ kind: 'roles-or-internal', roles }),
+  public: { kind: 'public' } as Access<null>,
+  user: { kind: 'user' } as Access<Identity>,
+  internal: { kind: 'internal' } as Access<null>,
+  roles: (...roles: Role[]): Access<Identity> => ({ kind: 'roles', roles }),
+  rolesOrInternal: (...roles: Role[]): Access<Identity | null> => ({ kind: 'roles-or-internal', roles }),
 };
 
 type In<S> = S extends TSchema ? Static<S> : undefined;
 
-export interface RouteInput<B, Q, P> {
+export interface RouteInput<B, Q, P, I extends Identity | null = Identity | null> {
   body: In<B>;
   query: In<Q>;
   params: In<P>;
-  /** The caller; null for public routes and internal-token callers. */
-  identity: Identity | null;
+  /** The caller, as the route's access has it: a user where one is required; null for public routes and internal-token callers. */
+  identity: I;
 }
 
 export interface ResponseSpec {
@@ -38,13 +43,13 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-export interface RouteDefinition<B = undefined, Q = undefined, P = undefined> {
+export interface RouteDefinition<B = undefined, Q = undefined, P = undefined, I extends Identity | null = Identity | null> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Koa style: `/api/directory/users/:id`. */
   path: string;
   tag: string;
   summary: string;
-  access: Access;
+  access: Access<I>;
   body?: B;
   /** `multipart` bodies arrive as form fields (validated by `body`) and files in `ctx.request.files`. */
   bodyType?: 'json' | 'multipart';
@@ -63,7 +68,7 @@ export interface RouteDefinition<B = undefined, Q = undefined, P = undefined> {
    */
   errors: readonly ErrorCode[];
   // A method, so that a route of any schemas is an AnyRoute (method parameters are compared bivariantly).
-  handler(ctx: Context, input: RouteInput<B, Q, P>): Promise<void>;
+  handler(ctx: Context, input: RouteInput<B, Q, P, I>): Promise<void>;
 }
 
 export type AnyRoute = RouteDefinition<TSchema | undefined, TSchema | undefined, TSchema | undefined>;
@@ -73,7 +78,8 @@ export function defineRoute<
   B extends TSchema | undefined = undefined,
   Q extends TSchema | undefined = undefined,
   P extends TSchema | undefined = undefined,
->(definition: RouteDefinition<B, Q, P>): RouteDefinition<B, Q, P> {
+  I extends Identity | null = Identity | null,
+>(definition: RouteDefinition<B, Q, P, I>): RouteDefinition<B, Q, P, I> {
   return definition;
 }
 

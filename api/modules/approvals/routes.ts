@@ -181,7 +181,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'a page of approvals, each with what approving it would change', schema: pageSchema(QueueItemSchema) } },
       errors: [],
       handler: async (ctx, { query, identity }) => {
-        const sites = identity!.roles.includes('ADMIN') ? 'ALL' : identity!.sites;
+        const sites = identity.roles.includes('ADMIN') ? 'ALL' : identity.sites;
         ctx.body = await withComparisons(await approvalQueue(db, { sites, status: query.status, page: query }));
       },
     }),
@@ -195,7 +195,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'a page of approvals the caller asked for', schema: pageSchema(QueueItemSchema) } },
       errors: [],
       handler: async (ctx, { query, identity }) => {
-        ctx.body = await withComparisons(await approvalQueue(db, { sites: 'ALL', requestedBy: identity!.id, status: query.status, page: query }));
+        ctx.body = await withComparisons(await approvalQueue(db, { sites: 'ALL', requestedBy: identity.id, status: query.status, page: query }));
       },
     }),
     defineRoute({
@@ -208,8 +208,8 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'a page of scheduled changes', schema: pageSchema(ScheduledChangeSchema) } },
       errors: [],
       handler: async (ctx, { query, identity }) => {
-        if (query.siteId) requireSiteMember(identity!, query.siteId);
-        const sites = query.siteId ? [query.siteId] : identity!.roles.includes('ADMIN') ? 'ALL' : identity!.sites;
+        if (query.siteId) requireSiteMember(identity, query.siteId);
+        const sites = query.siteId ? [query.siteId] : identity.roles.includes('ADMIN') ? 'ALL' : identity.sites;
         const page = await listScheduledChanges(db, { sites, page: query });
         ctx.body = presentPage(page, (change) => ({
           componentType: change.component_type,
@@ -237,7 +237,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       handler: async (ctx, { params, identity }) => {
         const approval = await findApproval(db, params.correlationId);
         if (!approval) throw notFound(`No approval ${params.correlationId}.`);
-        requireSiteMember(identity!, approval.site_id);
+        requireSiteMember(identity, approval.site_id);
         // The publish workflow's own view (its `progress` query), or null when it cannot be asked.
         const progress = await temporal.client.workflow.getHandle(approval.workflow_id).query(publishProgressQuery).catch(() => null);
         ctx.body = { ...presentApproval(approval), progress };
@@ -254,7 +254,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the approval, with the publish run that took the decision', schema: DecidedSchema } },
       errors: ['NOT_FOUND', 'ALREADY_DECIDED', 'SELF_APPROVAL_FORBIDDEN', 'APPROVER_ALREADY_DECIDED', 'DECISION_NOT_RECORDED', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params, body, identity }) => {
-        const user = identity!;
+        const user = identity;
         const proposed = await proposeDecision(db, {
           correlationId: params.correlationId,
           decider: { id: user.id, name: user.name || null, roles: user.roles, sites: user.sites },

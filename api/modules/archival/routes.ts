@@ -106,7 +106,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         ctx.body = await startWorkflow<ArchiveRestoreWorkflow>(temporal, ARCHIVE_RESTORE_WORKFLOW, {
           workflowId: archiveRestoreWorkflowId(body.assetId),
           taskQueue: TaskQueues.archival,
-          args: [{ assetId: body.assetId, requestedBy: identity!.id }],
+          args: [{ assetId: body.assetId, requestedBy: identity.id }],
           typedSearchAttributes: [{ key: SearchAttributeKeys.LogType, value: file.logType }, { key: SearchAttributeKeys.SiteId, value: file.siteId }],
         });
       },

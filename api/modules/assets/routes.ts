@@ -108,7 +108,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
       errors: ['ARCHIVE_READ_ONLY', 'ASSET_EXISTS', 'QUOTA_EXCEEDED'],
       handler: async (ctx, { body, identity }) => {
         try {
-          requireSiteMember(identity!, body.siteId);
+          requireSiteMember(identity, body.siteId);
           const refusal = archiveWriteRefusal(null, { folder: body.folder ?? '/' });
           if (refusal) throw refusal;
           const file = uploadedFile(ctx);
@@ -124,7 +124,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
                   siteId: body.siteId,
                   values: { name, fields: { folder } },
                   readOnlyColumns: { content_type: file.mimetype || 'application/octet-stream', size_bytes: stored.sizeBytes, sha256: hashed.sha256, storage_key: stored.key },
-                  actor: actorOf(identity!),
+                  actor: actorOf(identity),
                 }),
               'ASSET_EXISTS',
               `The folder ${folder} of site ${body.siteId} already has ${name} with these bytes.`,
@@ -147,7 +147,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'a page of assets', schema: entityPageSchema(componentType('ASSET')!) } },
       errors: [],
       handler: async (ctx, { query, identity }) => {
-        requireSiteMember(identity!, query.siteId);
+        requireSiteMember(identity, query.siteId);
         // Without a status: the published assets, as their published revision (what pickers
         // offer); with one: the drafts in that status.
         const published = !query.status;
@@ -186,7 +186,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         const asset = await findAsset(params.id);
-        requireSiteMember(identity!, asset.site_id);
+        requireSiteMember(identity, asset.site_id);
         const published = await publishedRevision(asset);
         if (!published) throw notFound(`Asset ${params.id} has no published revision.`);
         ctx.type = String(published.content_type);
@@ -206,13 +206,13 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
       errors: ['NOT_FOUND', 'ARCHIVE_READ_ONLY', 'APPROVAL_PENDING'],
       handler: async (ctx, { params, identity }) => {
         const asset = await findAsset(params.id);
-        requireSiteMember(identity!, asset.site_id);
+        requireSiteMember(identity, asset.site_id);
         const archiveFile = isArchiveFolder(asset.folder);
-        if (archiveFile && !identity!.roles.includes('ADMIN')) {
+        if (archiveFile && !identity.roles.includes('ADMIN')) {
           throw forbidden('An archive file may be the only copy of its rows: only an ADMIN deletes one.', 'ARCHIVE_READ_ONLY');
         }
         if (await openApprovalOf(db, ASSET.type, asset.id)) throw conflict('APPROVAL_PENDING', `Asset ${asset.id} is waiting for approval.`);
-        const { bytesStillUsed } = await deleteAsset(db, { asset, actor: actorOf(identity!) });
+        const { bytesStillUsed } = await deleteAsset(db, { asset, actor: actorOf(identity) });
         if (!bytesStillUsed) await storage.remove(asset.storage_key);
         ctx.status = 204;
       },

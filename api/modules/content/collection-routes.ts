@@ -88,10 +88,10 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         errors: ['COMPONENT_SLUG_TAKEN'],
         handler: async (ctx, { body: fields, identity }) => {
           const body = fields as Record<string, unknown> & { siteId: string };
-          requireSiteMember(identity!, body.siteId);
+          requireSiteMember(identity, body.siteId);
           const values = valuesOf(body);
           for (const field of type.fields) if (field.writable && !(field.name in values.fields) && field.default !== undefined) values.fields[field.name] = field.default;
-          const created = await slugTaken(() => createComponent(db, { type, siteId: body.siteId, values, actor: actorOf(identity!) }));
+          const created = await slugTaken(() => createComponent(db, { type, siteId: body.siteId, values, actor: actorOf(identity) }));
           ctx.status = 201;
           ctx.body = presentComponent(type, created.row);
         },
@@ -110,7 +110,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         responses: { 200: { description: 'a page of drafts', schema: entityPageSchema(type) } },
         errors: [],
         handler: async (ctx, { query, identity }) => {
-          requireSiteMember(identity!, query.siteId);
+          requireSiteMember(identity, query.siteId);
           const page = await listComponents(db, { type, siteId: query.siteId, status: query.status, page: query });
           ctx.body = presentPage(page, (row) => presentComponent(type, row));
         },
@@ -129,9 +129,9 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         responses: { 204: { description: 'deleted' } },
         errors: ['NOT_FOUND', 'APPROVAL_PENDING'],
         handler: async (ctx, { params, identity }) => {
-          await memberEntity(params.id, identity!);
+          await memberEntity(params.id, identity);
           if (await openApprovalOf(db, type.type, params.id)) throw conflict('APPROVAL_PENDING', `${label} ${params.id} is waiting for approval.`);
-          if (!(await deleteComponent(db, { type, id: params.id, actor: actorOf(identity!) }))) throw notFound(`No ${label} ${params.id}.`);
+          if (!(await deleteComponent(db, { type, id: params.id, actor: actorOf(identity) }))) throw notFound(`No ${label} ${params.id}.`);
           ctx.status = 204;
         },
       }),
@@ -149,7 +149,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       responses: { 200: { description: 'the draft', schema: entity } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
-        ctx.body = presentComponent(type, await memberEntity(params.id, identity!));
+        ctx.body = presentComponent(type, await memberEntity(params.id, identity));
       },
     }),
     defineRoute({
@@ -164,8 +164,8 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       errors: ['NOT_FOUND', 'COMPONENT_SLUG_TAKEN', ...writeRefusals],
       handler: async (ctx, { params, body, identity }) => {
         const values = valuesOf(body);
-        refuseWrite(await memberEntity(params.id, identity!), values.fields);
-        ctx.body = written(await slugTaken(() => editComponent(db, { type, id: params.id, values, actor: actorOf(identity!) })), params.id);
+        refuseWrite(await memberEntity(params.id, identity), values.fields);
+        ctx.body = written(await slugTaken(() => editComponent(db, { type, id: params.id, values, actor: actorOf(identity) })), params.id);
       },
     }),
     defineRoute({
@@ -179,7 +179,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       responses: { 200: { description: 'a page of the history', schema: HistorySchema } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params, query, identity }) => {
-        await memberEntity(params.id, identity!);
+        await memberEntity(params.id, identity);
         ctx.body = await historyOf(db, type, params.id, query);
       },
     }),
@@ -193,7 +193,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       responses: { 200: { description: 'the entity at that revision', schema: revisionSchema(type) } },
       errors: ['NOT_FOUND', 'REVISION_NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
-        await memberEntity(params.id, identity!);
+        await memberEntity(params.id, identity);
         const row = await revisionOr404(params.id, params.rev);
         ctx.body = { ...presentComponent(type, row), rev: params.rev };
       },
@@ -209,7 +209,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       responses: { 200: { description: 'the changed fields, as JSON pointers', schema: ComparisonSchema } },
       errors: ['NOT_FOUND', 'REVISION_NOT_FOUND'],
       handler: async (ctx, { params, query, identity }) => {
-        const current = await memberEntity(params.id, identity!);
+        const current = await memberEntity(params.id, identity);
         const target = query.to ?? 'draft';
         const before = await revisionOr404(params.id, query.from);
         let after: Record<string, unknown>;
@@ -231,10 +231,10 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       responses: { 200: { description: 'the restored draft', schema: entity } },
       errors: ['NOT_FOUND', 'REVISION_NOT_FOUND', 'COMPONENT_SLUG_TAKEN', ...writeRefusals],
       handler: async (ctx, { params, identity }) => {
-        const current = await memberEntity(params.id, identity!);
+        const current = await memberEntity(params.id, identity);
         const then = await revisionOr404(params.id, params.rev);
         refuseWrite(current, then);
-        ctx.body = written(await slugTaken(() => restoreComponent(db, { type, id: params.id, rev: params.rev, actor: actorOf(identity!) })), params.id);
+        ctx.body = written(await slugTaken(() => restoreComponent(db, { type, id: params.id, rev: params.rev, actor: actorOf(identity) })), params.id);
       },
     }),
     defineRoute({
@@ -253,9 +253,9 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'CHANGE_SCHEDULED', 'WORKFLOW_DEFINITION_NOT_PUBLISHED', 'TEMPORAL_UNAVAILABLE', ...writeRefusals],
       handler: async (ctx, { params, body, identity }) => {
         const dueAt = dueTimeOf(body.publishAt, 'publishAt');
-        const row = await memberEntity(params.id, identity!);
+        const row = await memberEntity(params.id, identity);
         refuseWrite(row);
-        const answer = await startPublish(deps, { type, row, identity: identity!, comment: body.comment ?? null, action: 'PUBLISH', dueAt });
+        const answer = await startPublish(deps, { type, row, identity: identity, comment: body.comment ?? null, action: 'PUBLISH', dueAt });
         ctx.status = answer.status;
         ctx.body = answer.body;
       },
@@ -273,16 +273,16 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'CHANGE_SCHEDULED', 'TEMPORAL_UNAVAILABLE', ...writeRefusals],
       handler: async (ctx, { params, body, identity }) => {
         const dueAt = dueTimeOf(body.archiveAt, 'archiveAt');
-        const row = await memberEntity(params.id, identity!);
+        const row = await memberEntity(params.id, identity);
         refuseWrite(row);
         if (dueAt) {
-          const answer = await startPublish(deps, { type, row, identity: identity!, comment: null, action: 'ARCHIVE', dueAt });
+          const answer = await startPublish(deps, { type, row, identity: identity, comment: null, action: 'ARCHIVE', dueAt });
           ctx.status = answer.status;
           ctx.body = answer.body;
           return;
         }
         if (await openApprovalOf(db, type.type, params.id)) throw conflict('APPROVAL_PENDING', `${label} ${params.id} is waiting for approval.`);
-        ctx.body = written(await setComponentStatus(db, { type, id: params.id, status: 'ARCHIVED', actor: actorOf(identity!) }), params.id);
+        ctx.body = written(await setComponentStatus(db, { type, id: params.id, status: 'ARCHIVED', actor: actorOf(identity) }), params.id);
       },
     }),
     defineRoute({
@@ -295,8 +295,8 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       responses: { 200: { description: 'cancelled', schema: ScheduledAnswer } },
       errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'SCHEDULE_PASSED', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params, identity }) => {
-        await memberEntity(params.id, identity!);
-        ctx.body = await cancelSchedule(deps, { type, id: params.id, identity: identity! });
+        await memberEntity(params.id, identity);
+        ctx.body = await cancelSchedule(deps, { type, id: params.id, identity });
       },
     }),
     defineRoute({
@@ -309,7 +309,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       responses: { 200: { description: 'the draft', schema: entity } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
-        ctx.body = presentComponent(type, await memberEntity(params.id, identity!));
+        ctx.body = presentComponent(type, await memberEntity(params.id, identity));
       },
     }),
     defineRoute({

@@ -48,7 +48,7 @@ export function templatePreviewRoutes({ db }: AppDeps): AnyRoute[] {
       handler: async (ctx, { params, body, identity }) => {
         const template = await findComponent(db, TEMPLATE, params.id);
         if (!template) throw notFound(`No email template ${params.id}.`);
-        requireSiteMember(identity!, template.site_id);
+        requireSiteMember(identity, template.site_id);
         const revision = body.revision ?? (await latestRevision(db, TEMPLATE, template.id));
         const texts = (await rowAtRevision(db, TEMPLATE, template.id, revision as number)) as TemplateTexts | undefined;
         if (!texts) throw notFound(`Email template ${params.id} has no revision ${revision}.`, 'REVISION_NOT_FOUND');

@@ -66,7 +66,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
             settings: { port, hostPort: null, healthPath: body.healthPath || null, group: body.group || 'platform', description: null, env: envFromFields(body) },
             redeploy: body.redeploy === 'true',
             rollbackOf: null,
-            requestedBy: identity!.id,
+            requestedBy: identity.id,
             warnings: [],
           });
         } finally {
@@ -124,7 +124,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
           settings: { port: body.port, hostPort, healthPath: body.healthPath ?? null, group: body.group ?? 'platform', description: body.description ?? null, env: body.envVars ?? {} },
           redeploy: body.redeploy ?? false,
           rollbackOf: null,
-          requestedBy: identity!.id,
+          requestedBy: identity.id,
           warnings: hostPort === null ? [] : [hostPortWarning(config.deployHostBind, hostPort)],
         });
       },

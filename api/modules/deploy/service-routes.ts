@@ -262,7 +262,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
           settings: target.settings,
           redeploy: true,
           rollbackOf: target.id,
-          requestedBy: identity!.id,
+          requestedBy: identity.id,
           warnings: [],
         });
       },

@@ -131,15 +131,15 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       handler: async (ctx, { body, identity }) => {
         if (!isEmailAddress(body.to)) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: 'must be one email address' }]);
         variablesFit(body.variables);
-        const template = await sendableTemplate(identity!, body.templateId, body.siteId);
-        const log = await withinSendLimit(db, sendLimit(identity!), (trx) => insertEmailLog(trx, {
+        const template = await sendableTemplate(identity, body.templateId, body.siteId);
+        const log = await withinSendLimit(db, sendLimit(identity), (trx) => insertEmailLog(trx, {
           siteId: body.siteId,
           templateId: template.id,
           templateRevision: template.published_rev as number,
           recipient: body.to,
           locale: body.locale ?? 'en',
           variables: body.variables ?? {},
-          requestedBy: identity!.id,
+          requestedBy: identity.id,
         }));
         const logId = String(log.id);
         const started = await start(
@@ -161,16 +161,16 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       errors: SEND_REFUSALS,
       handler: async (ctx, { body, identity }) => {
         variablesFit(body.variables);
-        const template = await sendableTemplate(identity!, body.templateId, body.siteId);
+        const template = await sendableTemplate(identity, body.templateId, body.siteId);
         const batchId = randomUUID();
-        const recipients = await withinSendLimit(db, sendLimit(identity!), (trx) => insertRoleBatchLogs(trx, {
+        const recipients = await withinSendLimit(db, sendLimit(identity), (trx) => insertRoleBatchLogs(trx, {
           batchId,
           siteId: body.siteId,
           roleKey: body.roleKey,
           templateId: template.id,
           templateRevision: template.published_rev as number,
           variables: body.variables ?? {},
-          requestedBy: identity!.id,
+          requestedBy: identity.id,
         }));
         const started = await start(
           () =>
@@ -198,7 +198,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       handler: async (ctx, { params, identity }) => {
         const progress = await batchProgress(db, params.batchId);
         if (!progress) throw notFound(`No batch ${params.batchId}.`);
-        requireSiteMember(identity!, progress.siteId);
+        requireSiteMember(identity, progress.siteId);
         const workflowId = emailRoleWorkflowId(params.batchId);
         // The run, while Temporal still holds it (past its retention the counts above are the whole story).
         const runId = await temporal.client.workflow
@@ -233,7 +233,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       handler: async (ctx, { params, query, identity }) => {
         const template = await findComponent(db, EMAIL_TEMPLATE, params.templateId);
         if (!template) throw notFound(`No email template ${params.templateId}.`);
-        requireSiteMember(identity!, template.site_id);
+        requireSiteMember(identity, template.site_id);
         ctx.body = presentPage(await listTemplateLogs(db, { templateId: params.templateId, status: query.status, page: query }), presentEmailLog);
       },
     }),
