@@ -4,7 +4,7 @@ import { ErrorCode } from '../lib/errors';
 import { temporalCallError } from './temporal-errors';
 import { serviceTokenOf } from './service-identity';
 import { clientTlsOf } from './server-certificates';
-import { payloadCodecOf } from './payload-codec';
+import { payloadCodecOf, platformDataConverter } from './payload-codec';
 import type { Config } from '../lib/config';
 
 export interface TemporalHandle {
@@ -39,7 +39,7 @@ export async function connectTemporal(args: {
   // a deadline; the platform passes no deadline, metadata or abort signal through it, so it is switched off.
   // A later withDeadline/withMetadata/withAbortSignal would switch it on again.
   connection.callContextStorage.disable();
-  return { connection, client: new Client({ connection, namespace: args.namespace, dataConverter: { payloadCodecs: [args.payloadCodec] } }), namespace: args.namespace, uiUrl: args.uiUrl };
+  return { connection, client: new Client({ connection, namespace: args.namespace, dataConverter: platformDataConverter(args.payloadCodec) }), namespace: args.namespace, uiUrl: args.uiUrl };
 }
 
 /**

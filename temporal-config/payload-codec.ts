@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { Payload, PayloadCodec } from '@temporalio/common';
+import { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 
 /**
@@ -96,3 +96,11 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 
 /** The codec of this deployment's TEMPORAL_PAYLOAD_KEYS, for clients, workers and the codec endpoint. */
 export const payloadCodecOf = (config: { temporalPayloadKeys: ReadonlyArray<{ id: string; secret: string }> }) => new AesGcmPayloadCodec(config.temporalPayloadKeys);
+
+/** The failure converter's file (failure-converter.ts), which the workflow bundle and the workers load by path. */
+export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
+
+/** What every client, worker, schedule and replay of the platform converts with: sealed payloads, and failures whose messages are payloads too. */
+export function platformDataConverter(codec: PayloadCodec): DataConverter {
+  return { payloadCodecs: [codec], failureConverterPath: FAILURE_CONVERTER_PATH };
+}

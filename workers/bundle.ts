@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, WorkflowBundleOption } from '@temporalio/worker';
+import { FAILURE_CONVERTER_PATH } from '../temporal-config/payload-codec';
 
 const WORKFLOWS_INDEX = path.resolve(__dirname, '..', 'workflows', 'index.ts');
 
 /** Bundles every workflow once, so all workers of a start (or a test run) share one prebuilt bundle. */
 export async function writeWorkflowBundle(outputPath: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_INDEX, logger: quietBundlerLogger });
+  // The failure converter goes into the bundle: the sandbox converts failures as the workers do.
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_INDEX, failureConverterPath: FAILURE_CONVERTER_PATH, logger: quietBundlerLogger });
   fs.mkdirSync(path.dirname(outputPath), { recursive: true });
   fs.writeFileSync(outputPath, code);
   return outputPath;

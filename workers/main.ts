@@ -5,7 +5,7 @@ import { createDb } from '../data/db';
 import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createDocker } from '../adapters/docker';
 import { connectPlatformTemporal } from '../temporal-config/client';
-import { payloadCodecOf } from '../temporal-config/payload-codec';
+import { payloadCodecOf, platformDataConverter } from '../temporal-config/payload-codec';
 import { serviceTokenOf } from '../temporal-config/service-identity';
 import { clientTlsOf } from '../temporal-config/server-certificates';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes';
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
         // so a run of many sites (or a bulk send) uses every worker of the queue, not only the one that ran
         // the workflow task (the two-worker archival test fails with eager dispatch on).
         maxEagerActivityReservationsPerWorkflowTask: 0,
-        dataConverter: { payloadCodecs: [payloadCodec] },
+        dataConverter: platformDataConverter(payloadCodec),
         ...source,
       });
     }),

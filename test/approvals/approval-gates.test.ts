@@ -117,15 +117,17 @@ describe('decisions sent straight to Temporal', () => {
     const failure = (forged as WorkflowUpdateFailedError).cause;
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect((failure as ApplicationFailure).type).toBe('DECISION_NOT_RECORDED');
+    expect((failure as ApplicationFailure).message).toContain('decide endpoint recorded no such decision');
 
+    // The CLI, without the codec endpoint, sees the refusal's type; its message is sealed like a payload.
     const fromCli = await temporalCli(['workflow', 'update', 'execute', '--workflow-id', page.workflowId, '--name', 'decide', '--input', `{"stage":0,"proposalId":"${randomUUID()}"}`]);
     expect(fromCli.ok).toBe(false);
-    expect(fromCli.output).toContain('decide endpoint recorded no such decision');
+    expect(fromCli.output).toContain('DECISION_NOT_RECORDED');
     const history = workflowShow(platform, page.workflowId);
     // The publish's own `submitted` Update (Update-with-Start), then the two forged ones, refused.
     expect(history.match(/EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED/g)).toHaveLength(3);
-    expect(history).toContain('decide endpoint recorded no such decision');
     expect(history).toContain('DECISION_NOT_RECORDED');
+    expect(history).not.toContain('decide endpoint recorded no such decision');
 
     expect(await statusOf(page.id)).toBe('PENDING_APPROVAL');
     expect(await approval(page.correlationId)).toEqual(expect.objectContaining({ status: 'PENDING', currentStage: 0, decisions: [] }));

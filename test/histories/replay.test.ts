@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../lib/config';
-import { payloadCodecOf } from '../../temporal-config/payload-codec';
+import { payloadCodecOf, platformDataConverter } from '../../temporal-config/payload-codec';
 import { HISTORIES_DIR, historyFromFile } from '../support/histories';
 
 /**
@@ -24,7 +24,7 @@ const files = fs.readdirSync(HISTORIES_DIR).filter((name) => name.endsWith('.jso
 
 // Histories recorded since the payload codec are sealed under the development key; older ones are plaintext,
 // which the codec passes through. Workers replay with the same codec.
-const dataConverter = { payloadCodecs: [payloadCodecOf(loadConfig({ NODE_ENV: 'test' }))] };
+const dataConverter = platformDataConverter(payloadCodecOf(loadConfig({ NODE_ENV: 'test' })));
 
 function bundlePath(): string {
   const info = JSON.parse(fs.readFileSync(process.env.OPSFLOW_TEST_PLATFORM!, 'utf8')) as { workflowBundlePath: string };

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { RunningTemporalCluster } from '../../scripts/platform/temporal-cluster';
 import { findTemporalCli } from '../../temporal-config/temporal-cli';
-import { payloadCodecOf } from '../../temporal-config/payload-codec';
+import { payloadCodecOf, platformDataConverter } from '../../temporal-config/payload-codec';
 import { loadOrCreateSigningKey, signServiceToken } from '../../temporal-config/service-identity';
 import { clientTlsOf, ensureTemporalTls, TEMPORAL_TLS_SERVER_NAME } from '../../temporal-config/server-certificates';
 import { RunningApi, sharedPostgresAdminUrl, TestPlatform } from '../support/platform';
@@ -94,7 +94,7 @@ async function refusal(work: Promise<unknown>): Promise<string> {
 function clientWith(apiKey: string | null): { client: Client; close(): Promise<void> } {
   // Lazy: each call meets the door itself (a connect would be refused first, for the foreign token).
   const connection = Connection.lazy({ address: cluster.address, ...(apiKey ? { apiKey } : {}), tls: clientTlsOf(cluster.tlsCaFile) ?? false });
-  return { client: new Client({ connection, namespace: platform.config.temporalNamespace, dataConverter: { payloadCodecs: [payloadCodecOf(platform.config)] } }), close: () => connection.close() };
+  return { client: new Client({ connection, namespace: platform.config.temporalNamespace, dataConverter: platformDataConverter(payloadCodecOf(platform.config)) }), close: () => connection.close() };
 }
 
 /** A token as the platform's would be, but signed with a key of the caller's own: under its own kid, or the platform's. */

@@ -5,12 +5,15 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
+import { Payload } from '@temporalio/common';
+import { payloadCodecOf } from '../../temporal-config/payload-codec';
 import { temporal as proto } from '@temporalio/proto';
 import { findTemporalCli } from '../../temporal-config/temporal-cli';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { decodedPayloads, workflowShow } from '../support/observed';
 import { finalLog, publishedTemplate } from '../messaging/harness';
+import { SEND_EMAIL_WORKFLOW } from '../../workflows/messaging/definitions';
 
 /**
  * Temporal's histories are sealed by the payload codec: a page's title, an editor's comment, an email's
@@ -94,6 +97,26 @@ test('what the frontend answers a client without the codec: the history, memo an
     expect(JSON.stringify({ memo: description.raw.workflowExecutionInfo?.memo, search: description.searchAttributes })).not.toContain(marker);
   }
   expect(workflowShow(platform, publishRun.workflowId)).not.toContain(marker);
+});
+
+test("a failure's message is sealed too: an activity that fails naming what it was given leaves no byte of it in clear", async () => {
+  // A send of an email log that does not exist: the activity fails with "email log <id> does not exist".
+  // Failure messages are not payloads, so unless the failure converter moves them into one they are
+  // stored and answered in clear (the reason of a refused send can name its recipient).
+  // An id no log has (ids are bigserial from 1), long enough that its digits appear nowhere by chance.
+  const logId = `9${String(Date.now()).padStart(14, '0')}${Math.floor(Math.random() * 1000).toString().padStart(3, '0')}`;
+  const workflowId = `failure-probe-${randomUUID()}`;
+  const handle = await platform.temporal.client.workflow.start(SEND_EMAIL_WORKFLOW, { taskQueue: 'messaging', workflowId, args: [{ logId }] });
+  expect(await handle.result()).toBe('FAILED');
+  const bare = new Client({ connection: platform.temporal.connection, namespace: platform.config.temporalNamespace });
+  const raw = await bare.workflow.getHandle(workflowId).fetchHistory();
+  const failure = raw.events?.find((event) => event.activityTaskFailedEventAttributes)?.activityTaskFailedEventAttributes?.failure;
+  expect(failure).toBeTruthy();
+  const history = Buffer.from(proto.api.history.v1.History.encode(raw).finish());
+  expect({ inClear: history.includes(logId) }).toEqual({ inClear: false });
+  // Opened with the platform's keys (as the codec endpoint opens it for the Web UI), the message is all there.
+  const [opened] = await payloadCodecOf(platform.config).decode([failure!.encodedAttributes as Payload]);
+  expect(Buffer.from(opened.data ?? []).toString('utf8')).toContain(`email log ${logId} does not exist`);
 });
 
 test('opened with the codec, the publish run carries the title and comment; the email runs carry no address and no variable at all', async () => {
