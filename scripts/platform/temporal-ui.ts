@@ -41,6 +41,26 @@ function freePort(): Promise<number> {
 const loopbackHosts = (port: number) => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
 
 /**
+ * Why a request is refused before it reaches the ui-server, or null. Its Host must be a loopback name (a
+ * page rebound to 127.0.0.1 sends its own). A browser's request made by another page, of another site or
+ * of this one (maildev shows mails at another loopback port), is refused unless it opens the UI (a GET
+ * navigation): the ui-server skips its CSRF check for a request with an Authorization header, which this
+ * proxy adds to every one, so such a page could otherwise run a workflow's queries through it.
+ */
+function refusal(request: http.IncomingMessage, port: number): string | null {
+  if (!loopbackHosts(port).includes((request.headers.host ?? '').toLowerCase())) return 'The Temporal Web UI answers this machine only: open it at its loopback address.';
+  const site = request.headers['sec-fetch-site'];
+  const navigation = request.method === 'GET' && request.headers['sec-fetch-mode'] === 'navigate';
+  if ((site === 'cross-site' || site === 'same-site') && !navigation) return 'The Temporal Web UI answers its own pages only.';
+  const origin = request.headers.origin;
+  if (origin !== undefined && !loopbackHosts(port).some((host) => origin === `http://${host}`)) return 'The Temporal Web UI answers its own pages only.';
+  return null;
+}
+
+/** Headers the ui-server would turn into gRPC metadata for the door, or that end at this hop: never a caller's to set. */
+const DROPPED_HEADER = /^(grpc-metadata-|authorization-extras$|caller-type$|connection$|keep-alive$|proxy-|te$|trailer$|upgrade$)/i;
+
+/**
  * The Temporal Web UI of `TEMPORAL_SERVER=cluster npm start`, on TEMPORAL_UI_URL as the dev server's is.
  * The door lets nothing in without a token the nodes trust, and the ui-server has no token of its own (it
  * forwards a request's Authorization header), so it listens on a loopback port of its own behind a small
@@ -67,11 +87,17 @@ export async function serveTemporalUi(args: {
   let upstream = 0;
 
   const proxy = http.createServer((request, response) => {
-    if (!loopbackHosts(port).includes((request.headers.host ?? '').toLowerCase())) {
-      response.writeHead(403, { 'content-type': 'text/plain' }).end('The Temporal Web UI answers this machine only: open it at its loopback address.\n');
+    const refused = refusal(request, port);
+    if (refused) {
+      response.writeHead(403, { 'content-type': 'text/plain' }).end(`${refused}\n`);
       return;
     }
-    const headers = { ...request.headers, authorization: `Bearer ${token()}` };
+    if (upstream === 0) {
+      response.writeHead(502, { 'content-type': 'text/plain' }).end('The Temporal Web UI is starting again; npm start restarts it.\n');
+      return;
+    }
+    const headers: http.OutgoingHttpHeaders = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !DROPPED_HEADER.test(name)));
+    headers.authorization = `Bearer ${token()}`;
     const forwarded = http.request({ host: '127.0.0.1', port: upstream, method: request.method, path: request.url, headers }, (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
@@ -113,7 +139,14 @@ export async function serveTemporalUi(args: {
       const logged = fs.statSync(args.logFile).size;
       const child: ChildProcess = spawn(args.binary, ['--root', args.dir, '--config', 'config', '--env', 'development', 'start'], { stdio: ['ignore', out, out], env: { PATH: process.env.PATH } });
       fs.closeSync(out);
-      const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code} signal ${signal}`)));
+      const serverPort = upstream;
+      // Once it exits its port is nobody's: nothing is forwarded there (another process could take it) until a start picks a new one.
+      const exited = new Promise<string>((resolve) =>
+        child.once('exit', (code, signal) => {
+          if (upstream === serverPort) upstream = 0;
+          resolve(`code ${code} signal ${signal}`);
+        }),
+      );
       const stop = () =>
         new Promise<void>((resolve) => {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -122,7 +155,9 @@ export async function serveTemporalUi(args: {
           setTimeout(() => child.kill('SIGKILL'), 10000).unref();
         });
       try {
-        await waitForHttp(`http://127.0.0.1:${upstream}/`, 30000, () => (child.exitCode !== null ? `exited with code ${child.exitCode}` : null));
+        await waitForHttp(`http://127.0.0.1:${serverPort}/`, 30000, () => (child.exitCode !== null ? `exited with code ${child.exitCode}` : null));
+        // What answered must be this child (still running, its port still the one forwarded to), not a process that took the port.
+        if (child.exitCode !== null || child.signalCode !== null || upstream !== serverPort) throw new Error('it exited while starting');
         return { exited, stop };
       } catch (error) {
         await stop();

@@ -91,6 +91,19 @@ test('TEMPORAL_SERVER=cluster npm start: two nodes behind one address, named by 
     http.get({ host: '127.0.0.1', port: ports.temporalUi, path: '/api/v1/namespaces/default/workflows', headers: { host: `attacker.example:${ports.temporalUi}` } }, (answer) => (answer.resume(), resolve(answer.statusCode!))).once('error', reject),
   );
   expect(rebound).toBe(403);
+  // Another page in the operator's browser (another site, or maildev's mails on another loopback port)
+  // cannot make the UI run anything on its behalf: only the UI's own pages, and opening it, pass.
+  // (node:http, so that the headers are sent exactly as a browser would send them.)
+  const asBrowser = (method: string, target: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const sent = http.request({ host: '127.0.0.1', port: ports.temporalUi, method, path: target, headers: { 'content-type': 'text/plain', ...headers } }, (answer) => (answer.resume(), resolve(answer.statusCode!)));
+      sent.once('error', reject);
+      sent.end(method === 'POST' ? '{}' : undefined);
+    });
+  const query = `/api/v1/namespaces/default/workflows/${encodeURIComponent(run.workflowId)}/query/progress`;
+  const forgeries: Array<Record<string, string>> = [{ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' }, { origin: 'http://127.0.0.1:1' }];
+  for (const headers of forgeries) expect({ headers, status: await asBrowser('POST', query, headers) }).toEqual({ headers, status: 403 });
+  expect(await asBrowser('GET', '/', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' })).toBe(200);
 
   // Node 1 killed -9: /readyz says so while the platform stays ready, and the supervisor starts it again.
   const node1 = /temporal-1 on (127\.0\.0\.1:\d+)/.exec(output)![1];
