@@ -12,6 +12,8 @@ export interface TemporalHandle {
   client: Client;
   namespace: string;
   uiUrl: string;
+  /** The process's service token, renewed before it expires (the workers' pollers carry it too); null where the server checks none. */
+  serviceToken: (() => string) | null;
 }
 
 export interface StartedWorkflow {
@@ -39,7 +41,13 @@ export async function connectTemporal(args: {
   // a deadline; the platform passes no deadline, metadata or abort signal through it, so it is switched off.
   // A later withDeadline/withMetadata/withAbortSignal would switch it on again.
   connection.callContextStorage.disable();
-  return { connection, client: new Client({ connection, namespace: args.namespace, dataConverter: platformDataConverter(args.payloadCodec) }), namespace: args.namespace, uiUrl: args.uiUrl };
+  return {
+    connection,
+    client: new Client({ connection, namespace: args.namespace, dataConverter: platformDataConverter(args.payloadCodec) }),
+    namespace: args.namespace,
+    uiUrl: args.uiUrl,
+    serviceToken: apiKey,
+  };
 }
 
 /**

@@ -6,7 +6,6 @@ import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createDocker } from '../adapters/docker';
 import { connectPlatformTemporal } from '../temporal-config/client';
 import { payloadCodecOf, platformDataConverter } from '../temporal-config/payload-codec';
-import { serviceTokenOf } from '../temporal-config/service-identity';
 import { clientTlsOf } from '../temporal-config/server-certificates';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes';
 import { ALL_TASK_QUEUES, isTaskQueue, TaskQueue } from '../domain/task-queues';
@@ -68,11 +67,10 @@ async function main(): Promise<void> {
   // Activities write versioned rows too (publishing): a drifted audit table stops start-up.
   await assertAuditTablesMirror(db);
   const payloadCodec = payloadCodecOf(config);
-  const identity = { dir: config.temporalIdentityDir, subject: `opsflow-worker:${queues.join(',')}` };
-  const temporal = await connectPlatformTemporal(config, identity.subject, payloadCodec);
+  const temporal = await connectPlatformTemporal(config, `opsflow-worker:${queues.join(',')}`, payloadCodec);
   await ensureSearchAttributes(temporal.connection, config.temporalNamespace);
-  // The pollers' connection carries a service token too, renewed well before it expires.
-  const token = serviceTokenOf(identity, config.temporalNamespace);
+  // The pollers' connection carries the client's service token too, renewed well before it expires.
+  const token = temporal.serviceToken;
   const connection = await NativeConnection.connect({ address: config.temporalAddress, ...(token ? { apiKey: token() } : {}), tls: clientTlsOf(config.temporalTlsCaFile) ?? false });
   const renewal = token ? setInterval(() => void connection.setApiKey(token()).catch((error: unknown) => logger.warn({ err: error }, 'could not renew the Temporal service token')), 60000) : null;
   const deps: WorkerDeps = {

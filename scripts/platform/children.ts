@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
@@ -22,6 +23,21 @@ export function spawnEntry(args: { entry: string; argv?: string[]; env: NodeJS.P
     cwd: PROJECT_ROOT,
     env: args.env,
     stdio: ['ignore', out, out],
+  });
+}
+
+/**
+ * A loopback port free now (bound to port 0 and let go). A process that binds it later may find it taken
+ * under load: its start then tries another.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
   });
 }
 

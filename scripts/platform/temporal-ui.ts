@@ -1,11 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { loadSigningKey, serviceTokenSource } from '../../temporal-config/service-identity';
 import { TEMPORAL_TLS_SERVER_NAME } from '../../temporal-config/server-certificates';
+import { freePort, stopChild } from './children';
 import { waitForHttp } from './temporal';
 
 /**
@@ -23,18 +23,6 @@ export interface TemporalUi {
   restart(): Promise<TemporalUi['server']>;
   /** Stops the ui-server and closes the address. */
   close(): Promise<void>;
-}
-
-/** A loopback port free now; the ui-server binds it itself, so a start that finds it taken tries another. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** The names this machine's loopback goes by: a Host of any other name (a rebound page's) is refused. */
@@ -117,6 +105,7 @@ export async function serveTemporalUi(args: {
   fs.mkdirSync(configDir, { recursive: true });
   const start = async (): Promise<TemporalUi['server']> => {
     for (let attempt = 1; ; attempt++) {
+      // The ui-server binds its port itself: a start that finds it taken tries another (below).
       upstream = await freePort();
       fs.writeFileSync(
         path.join(configDir, 'development.yaml'),
@@ -147,13 +136,7 @@ export async function serveTemporalUi(args: {
           resolve(`code ${code} signal ${signal}`);
         }),
       );
-      const stop = () =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), 10000).unref();
-        });
+      const stop = () => stopChild(child);
       try {
         await waitForHttp(`http://127.0.0.1:${serverPort}/`, 30000, () => (child.exitCode !== null ? `exited with code ${child.exitCode}` : null));
         // What answered must be this child (still running, its port still the one forwarded to), not a process that took the port.

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { freePort } from '../../scripts/platform/children';
 
 /** What the shared test platform tells each test file, and how test files divide it. */
 export const TEST_SLOTS = 60;
@@ -20,16 +21,7 @@ export interface TestPlatformInfo {
 export const slotNamespace = (slot: number) => `test-${String(slot).padStart(2, '0')}`;
 export const slotDatabase = (slot: number) => `opsflow_t${String(slot).padStart(2, '0')}`;
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 
 /** The deploy scope of a test file: its containers and images carry it, so files never touch each other's. */
