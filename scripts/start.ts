@@ -14,7 +14,7 @@ import { createDocker } from '../adapters/docker';
 import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
 import { writeWorkflowBundle } from '../workers/bundle';
-import { spawnEntry, stopChild, waitForHttpOk } from './platform/children';
+import { bindsNow, spawnEntry, stopChild, waitForHttpOk } from './platform/children';
 import { startMailCapture } from './platform/mail-capture';
 import { startPostgres } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
@@ -83,6 +83,31 @@ function step(message: string): void {
  */
 function embeddedEdgeAdminPort(apiPort: number, apiListenPort: number): number {
   return apiPort + 2 === apiListenPort ? apiPort + 3 : apiPort + 2;
+}
+
+/**
+ * Every loopback port this start binds, checked before anything starts: one that another process holds (an
+ * earlier platform still running, say) stops the start at once, naming the port, what needed it and the
+ * setting that moves it, instead of a component failing half-way with it.
+ */
+async function refuseTakenPorts(config: Config, apiListenPort: number, edgeAdminPort: number): Promise<void> {
+  const wanted: Array<[number, string, string]> = [
+    [config.apiPort, 'the edge (Envoy)', 'API_PORT'],
+    [apiListenPort, 'the API behind the edge', 'API_LISTEN_PORT'],
+    [edgeAdminPort, "the edge's admin", 'EDGE_ADMIN_URL'],
+    [config.smtpCapturePort, 'mail capture (SMTP)', 'SMTP_CAPTURE_PORT'],
+    [config.mailCaptureUiPort, "mail capture's UI", 'MAIL_CAPTURE_UI_PORT'],
+  ];
+  const database = new URL(config.databaseUrl);
+  if (isLocal(database.hostname)) wanted.push([Number(database.port || 5432), 'PostgreSQL', 'DATABASE_URL']);
+  const [temporalHost, temporalPort] = config.temporalAddress.split(':');
+  if (isLocal(temporalHost)) {
+    wanted.push([Number(temporalPort), config.temporalServer === 'cluster' ? "the Temporal cluster's door" : 'the Temporal dev server', 'TEMPORAL_ADDRESS']);
+    wanted.push([Number(new URL(config.temporalUiUrl).port || 8233), 'the Temporal Web UI', 'TEMPORAL_UI_URL']);
+  }
+  const taken: string[] = [];
+  for (const [port, what, setting] of wanted) if (!(await bindsNow(port))) taken.push(`port ${port} (${what}; ${setting} moves it)`);
+  if (taken.length > 0) throw new Error(`already in use by another process: ${taken.join(', ')}. Is another Opsflow running?`);
 }
 
 /** Where the embedded registry of the swarm driver listens, when DEPLOY_REGISTRY does not name one. */
@@ -247,6 +272,11 @@ async function main(): Promise<void> {
   chooseBaseImage();
   Object.assign(process.env, await embeddedSwarm(dataDir, process.env.DOCKER_HOST || null));
   const config = loadConfig();
+  // The edge: Envoy on API_PORT, the API behind it on API_LISTEN_PORT writing Envoy's files into EDGE_DIR.
+  const edgeDir = path.resolve(config.edgeDir ?? path.join(dataDir, 'edge'));
+  const { apiListenPort } = loadConfig({ ...process.env, EDGE_DIR: edgeDir });
+  const edgeAdminUrl = config.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(config.apiPort, apiListenPort)}`;
+  await refuseTakenPorts(config, apiListenPort, Number(new URL(edgeAdminUrl).port));
   await prepareDeploys(config.dockerHost);
 
   if (isLocal(new URL(config.databaseUrl).hostname)) {
@@ -296,12 +326,7 @@ async function main(): Promise<void> {
   if (consoleIsStale()) await buildConsole((line) => step(line));
   else step('console up to date');
 
-  // The edge: Envoy on API_PORT, the API behind it on API_LISTEN_PORT writing Envoy's files into EDGE_DIR.
-  const edgeDir = path.resolve(config.edgeDir ?? path.join(dataDir, 'edge'));
-  const env: NodeJS.ProcessEnv = { ...process.env, WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: dataDir, EDGE_DIR: edgeDir };
-  const { apiListenPort } = loadConfig(env);
-  const edgeAdminUrl = config.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(config.apiPort, apiListenPort)}`;
-  env.EDGE_ADMIN_URL = edgeAdminUrl;
+  const env: NodeJS.ProcessEnv = { ...process.env, WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: dataDir, EDGE_DIR: edgeDir, EDGE_ADMIN_URL: edgeAdminUrl };
   const launch = (name: string, entry: string, argv: string[] = []): ChildProcess => {
     const logFile = path.join(logs, `${name}.log`);
     const run = (): { child: ChildProcess; running: Running } => {

@@ -26,19 +26,45 @@ export function spawnEntry(args: { entry: string; argv?: string[]; env: NodeJS.P
   });
 }
 
-/**
- * A loopback port free now (bound to port 0 and let go). A process that binds it later may find it taken
- * under load: its start then tries another.
- */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** The kernel's ephemeral range (ports it hands to `listen(0)` and to outgoing connections' local ends). */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low > 0 && high >= low) return [low, high];
+  } catch {
+    // not Linux: the IANA range
+  }
+  return [49152, 65535];
+}
+
+/** Ports this process has handed out already: not handed again while its holder may still be starting. */
+const handedOut = new Set<number>();
+
+/** Whether a loopback listen on `port` succeeds at this moment (it is let go at once). */
+export function bindsNow(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
   });
+}
+
+/**
+ * A loopback port free now, for a process that binds it later: drawn at random outside the kernel's
+ * ephemeral range, so that no outgoing connection and no `listen(0)` of another process can take it in
+ * between (a port from `listen(0)` was taken that way under load). Another draw of the same kind may still
+ * meet it: a start that then loses it says which port, and tries another where the port is its own pick.
+ */
+export async function freePort(range?: { from: number; to: number }): Promise<number> {
+  const [ephemeralLow, ephemeralHigh] = ephemeralRange();
+  const { from: low, to: high } = range ?? (ephemeralLow - 1024 >= 10000 ? { from: 10000, to: ephemeralLow - 1 } : { from: ephemeralHigh + 1, to: 65535 });
+  for (let draw = 0; draw < 200; draw++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (handedOut.has(port) || !(await bindsNow(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free loopback port between ${low} and ${high} after 200 draws`);
 }
 
 /** Stops a child with SIGTERM, then SIGKILL after `graceMs`. */
@@ -67,4 +93,21 @@ export async function waitForHttpOk(url: string, deadlineMs: number, isAlive: ()
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`${url} did not answer 200 within ${deadlineMs} ms`);
+}
+
+/**
+ * What a child writes to `logFile` from now on, its last `maxChars`: the reason a start gives when the child
+ * exits (a port taken says "address already in use"), instead of only where its log is.
+ */
+export function writtenFromNow(logFile: string | undefined, maxChars = 600): () => string {
+  if (!logFile) return () => '';
+  const from = fs.existsSync(logFile) ? fs.statSync(logFile).size : 0;
+  return () => {
+    try {
+      const said = fs.readFileSync(logFile).subarray(from).toString('utf8').trim();
+      return said.length > maxChars ? `…${said.slice(-maxChars)}` : said;
+    } catch {
+      return '';
+    }
+  };
 }

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { TOOLS_ENVOY, envoyProblem } from '../envoy';
 import { writeEdgeBootstrap } from '../../edge/files';
+import { writtenFromNow } from './children';
 
 export interface RunningEdge {
   adminUrl: string;
@@ -22,6 +23,7 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
   const problem = envoyProblem();
   if (problem) throw new Error(problem);
   const bootstrap = writeEdgeBootstrap({ dir: args.dir, adminPort: args.adminPort });
+  const said = writtenFromNow(args.logFile, 2000);
   const child: ChildProcess = spawn(
     TOOLS_ENVOY,
     ['-c', bootstrap, '--concurrency', String(args.concurrency ?? 1), '--disable-hot-restart', '--log-level', 'warn', '--drain-time-s', '2', '--file-flush-interval-msec', '200'],
@@ -39,7 +41,7 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
   }
   const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve((exit = `code ${code} signal ${signal}`))));
   const adminUrl = `http://127.0.0.1:${args.adminPort}`;
-  const lastOutput = () => (args.logFile ? `see ${args.logFile}` : output.slice(-2000));
+  const lastOutput = () => (args.logFile ? `${said() || 'it said nothing'} (${args.logFile})` : output.slice(-2000));
   const started = Date.now();
   for (;;) {
     if (exit !== null) throw new Error(`Envoy exited while starting (${exit}): ${lastOutput()}`);

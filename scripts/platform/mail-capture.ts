@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writtenFromNow } from './children';
 
 export interface RunningMailCapture {
   smtpPort: number;
@@ -18,6 +19,7 @@ const MAILDEV = path.resolve(__dirname, '..', '..', 'node_modules', '.bin', 'mai
 /** Starts maildev: a real SMTP server that captures mail, with its web UI and REST API (`/api/email`). */
 export async function startMailCapture(args: { smtpPort: number; uiPort: number; logFile?: string }): Promise<RunningMailCapture> {
   if (args.logFile) fs.mkdirSync(path.dirname(args.logFile), { recursive: true });
+  const said = writtenFromNow(args.logFile);
   const out = args.logFile ? fs.openSync(args.logFile, 'a') : 'ignore';
   const child: ChildProcess = spawn(
     MAILDEV,
@@ -34,7 +36,7 @@ export async function startMailCapture(args: { smtpPort: number; uiPort: number;
   const uiUrl = `http://127.0.0.1:${args.uiPort}`;
   const started = Date.now();
   for (;;) {
-    if (exit !== null) throw new Error(`mail capture (maildev) exited while starting: ${exit}`);
+    if (exit !== null) throw new Error(`mail capture (maildev) exited while starting (${exit}): ${said() || 'it said nothing'}`);
     try {
       const answer = await fetch(`${uiUrl}/api/email`);
       if (answer.ok) break;

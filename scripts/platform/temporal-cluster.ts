@@ -1,6 +1,5 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
@@ -13,6 +12,7 @@ import { clientTlsOf, ensureTemporalTls } from '../../temporal-config/server-cer
 import { TOOLS_ENVOY, envoyProblem } from '../envoy';
 import { TemporalServerBinaries } from '../temporal-server';
 import { frontendAnswers } from './temporal';
+import { freePort, writtenFromNow } from './children';
 
 const execFileAsync = promisify(execFile);
 
@@ -96,32 +96,10 @@ interface NodePorts {
   workerMembership: number;
 }
 
-const taken = new Set<number>();
-
-/**
- * A port of the node range that is free now (bound and let go). Another process may take it before the node
- * binds it: a node that finds a port taken at its first start is given new ones (startTemporalCluster).
- */
-async function nodePort(): Promise<number> {
-  for (;;) {
-    const port = NODE_PORTS_FROM + Math.floor(Math.random() * (NODE_PORTS_TO - NODE_PORTS_FROM));
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (free) {
-      taken.add(port);
-      return port;
-    }
-  }
-}
-
 async function pickNodePorts(): Promise<NodePorts> {
   const names: Array<keyof NodePorts> = ['frontend', 'frontendMembership', 'internalFrontend', 'internalFrontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership'];
   const ports = {} as NodePorts;
-  for (const name of names) ports[name] = await nodePort();
+  for (const name of names) ports[name] = await freePort({ from: NODE_PORTS_FROM, to: NODE_PORTS_TO });
   return ports;
 }
 
@@ -355,13 +333,12 @@ export async function startTemporalCluster(args: {
       start: async () => {
         if (running()) return;
         const logFile = path.join(args.dir, `${name}.log`);
-        const logged = fs.existsSync(logFile) ? fs.statSync(logFile).size : 0;
+        const said = writtenFromNow(logFile, 100000);
         child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: ports[index], clusterAddress: door.address, jwksFile: signingKey.jwksFile, tlsDir: tls.dir, logFile });
         const deadline = Date.now() + 90000;
         while ((await frontendAnswers(frontend(), clientTls)) !== true) {
           if (!running()) {
-            const said = fs.readFileSync(logFile).subarray(logged).toString('utf8');
-            throw /address already in use/.test(said) ? new PortTaken(name) : new Error(`Temporal node ${name} exited while starting: see ${logFile}`);
+            throw /address already in use/.test(said()) ? new PortTaken(name) : new Error(`Temporal node ${name} exited while starting: see ${logFile}`);
           }
           if (Date.now() > deadline) throw new Error(`Temporal node ${name} did not answer on ${frontend()} within 90 s: see ${logFile}`);
           await new Promise((resolve) => setTimeout(resolve, 250));

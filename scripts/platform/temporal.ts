@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Connection, ConnectionOptions } from '@temporalio/client';
 import { searchAttributeFlags, SEARCH_ATTRIBUTES } from '../../temporal-config/search-attributes';
 import { CLI_NOT_FOUND_MESSAGE, findTemporalCli } from '../../temporal-config/temporal-cli';
+import { writtenFromNow } from './children';
 
 export interface RunningTemporal {
   address: string;
@@ -32,12 +33,12 @@ export async function frontendAnswers(address: string, tls: ConnectionOptions['t
   }
 }
 
-async function waitForFrontend(address: string, exited: () => string | null, deadlineMs: number): Promise<void> {
+async function waitForFrontend(address: string, exited: () => string | null, deadlineMs: number, said: () => string): Promise<void> {
   const started = Date.now();
   let lastError: unknown;
   while (Date.now() - started < deadlineMs) {
     const exit = exited();
-    if (exit !== null) throw new Error(`Temporal dev server exited while starting: ${exit}`);
+    if (exit !== null) throw new Error(`Temporal dev server exited while starting (${exit}): ${said() || 'it said nothing'}`);
     const answer = await frontendAnswers(address);
     if (answer === true) return;
     lastError = answer;
@@ -85,6 +86,7 @@ export async function startTemporal(args: {
   if (!cli) return startFromSdkDownload({ ...args, address, uiUrl });
 
   if (args.logFile) fs.mkdirSync(path.dirname(args.logFile), { recursive: true });
+  const said = writtenFromNow(args.logFile);
   const out = args.logFile ? fs.openSync(args.logFile, 'a') : 'ignore';
   const child: ChildProcess = spawn(
     cli.path,
@@ -109,7 +111,7 @@ export async function startTemporal(args: {
     }),
   );
   try {
-    await waitForFrontend(address, () => exit, 60000);
+    await waitForFrontend(address, () => exit, 60000, said);
     await waitForHttp(uiUrl, 30000);
   } catch (error) {
     child.kill('SIGKILL');

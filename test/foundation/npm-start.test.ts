@@ -108,7 +108,7 @@ async function portAnswers(port: number): Promise<boolean> {
   }
 }
 
-test('npm start brings up a ready platform; an edge killed under traffic to a deployed service, a killed worker, Temporal dev server and mail capture are started again by its supervisor; Ctrl-C stops it; a second start keeps the data, and SIGTERM to the supervisor alone stops it all', async () => {
+test('npm start brings up a ready platform, and a second start on its ports stops at once saying which; an edge killed under traffic to a deployed service, a killed worker, Temporal dev server and mail capture are started again by its supervisor; Ctrl-C stops it; a second start keeps the data, and SIGTERM to the supervisor alone stops it all', async () => {
   const first = await startHere();
   const api = `http://127.0.0.1:${ports.api}`;
   try {
@@ -124,6 +124,25 @@ test('npm start brings up a ready platform; an edge killed under traffic to a de
     const ready = await call(api, 'GET', '/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'up', edge: 'up', jarBaseImage: 'up' });
+
+    // A second start on the same ports stops before it starts anything, naming each port it needs and the
+    // setting that moves it; the first platform is untouched.
+    const otherData = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-start-again-'));
+    fs.chmodSync(otherData, 0o755);
+    try {
+      const refused = await npmStart({ cwd: ROOT, env: { ...env, DATA_DIR: otherData }, timeoutMs: 60000 }).then(
+        () => 'it started',
+        (error: Error) => error.message,
+      );
+      expect(refused).toContain('Start failed: already in use by another process');
+      for (const [port, setting] of [[ports.api, 'API_PORT'], [ports.pg, 'DATABASE_URL'], [ports.temporal, 'TEMPORAL_ADDRESS'], [ports.mailUi, 'MAIL_CAPTURE_UI_PORT']] as const) {
+        expect(refused).toMatch(new RegExp(`port ${port} \\([^;]*; ${setting} moves it\\)`));
+      }
+      expect(fs.readdirSync(otherData).filter((name) => name !== 'logs')).toEqual([]);
+    } finally {
+      fs.rmSync(otherData, { recursive: true, force: true });
+    }
+    expect((await call(api, 'GET', '/readyz')).status).toBe(200);
     // The front door is Envoy, the API behind it on its own port.
     expect((await fetch(`${api}/healthz`)).headers.get('x-envoy-upstream-service-time')).not.toBeNull();
     expect((await fetch(`http://127.0.0.1:${ports.apiListen}/healthz`)).headers.get('x-envoy-upstream-service-time')).toBeNull();

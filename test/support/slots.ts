@@ -1,5 +1,4 @@
-import net from 'node:net';
-import { freePort } from '../../scripts/platform/children';
+import { bindsNow, freePort } from '../../scripts/platform/children';
 
 /** What the shared test platform tells each test file, and how test files divide it. */
 export const TEST_SLOTS = 60;
@@ -27,14 +26,6 @@ export { freePort };
 /** The deploy scope of a test file: its containers and images carry it, so files never touch each other's. */
 export const deployScopeOf = (slot: number) => `opsflow-${slotNamespace(slot)}`;
 
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
 /**
  * A free port whose next `following` ports are free too: for `npm start`, whose API and edge admin sit at
  * API_PORT + 1 and API_PORT + 2. Free when asked; a start that then loses one of them to another process
@@ -44,7 +35,7 @@ export async function freePortRun(following: number): Promise<number> {
   for (;;) {
     const first = await freePort();
     if (first + following > 65535) continue;
-    const rest = await Promise.all(Array.from({ length: following }, (_, i) => portIsFree(first + 1 + i)));
+    const rest = await Promise.all(Array.from({ length: following }, (_, i) => bindsNow(first + 1 + i)));
     if (rest.every(Boolean)) return first;
   }
 }
