@@ -111,3 +111,31 @@ export function writtenFromNow(logFile: string | undefined, maxChars = 600): () 
     }
   };
 }
+
+/** A child whose output goes to a log file (or nowhere), with how it ended once it has. */
+export interface LoggedChild {
+  child: ChildProcess;
+  /** How it ended (`code 1 signal null`, or the spawn error), or null while it runs. */
+  exit(): string | null;
+  /** Resolves, with how it ended, when it exits. */
+  exited: Promise<string>;
+  /** What it has written to its log since it was started: the reason a start gives when it exits. */
+  said(): string;
+  /** SIGTERM, then SIGKILL after 10 s. */
+  stop(): Promise<void>;
+}
+
+/** Starts `command` with its output appended to `logFile` (dropped without one). */
+export function spawnLogged(command: string, argv: string[], logFile?: string): LoggedChild {
+  if (logFile) fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const said = writtenFromNow(logFile);
+  const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
+  const child = spawn(command, argv, { stdio: ['ignore', out, out] });
+  if (typeof out === 'number') fs.closeSync(out);
+  let exit: string | null = null;
+  const exited = new Promise<string>((resolve) => {
+    child.once('error', (error) => resolve((exit ??= error.message)));
+    child.once('exit', (code, signal) => resolve((exit = `code ${code} signal ${signal}`)));
+  });
+  return { child, exit: () => exit, exited, said, stop: () => stopChild(child) };
+}

@@ -1,7 +1,8 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Docker from 'dockerode';
+import { spawnLogged } from './children';
 
 /**
  * What the swarm driver needs on one machine: a swarm, a registry its nodes pull from, and for an edge that
@@ -33,24 +34,11 @@ export async function startRegistry(args: { port: number; dir: string; logFile?:
       '',
     ].join('\n'),
   );
-  const out = args.logFile ? fs.openSync(args.logFile, 'a') : 'ignore';
-  let child: ChildProcess;
-  try {
-    child = spawn('docker-registry', ['serve', config], { stdio: ['ignore', out, out] });
-  } catch (error) {
-    throw new Error(`the registry (Debian's docker-registry) could not start: ${(error as Error).message}`, { cause: error });
-  }
-  let exit: string | null = null;
-  child.on('error', (error) => {
-    exit = error.message;
-  });
-  child.on('exit', (code, signal) => {
-    exit = `code ${code} signal ${signal}`;
-  });
+  const { child, exit, stop } = spawnLogged('docker-registry', ['serve', config], args.logFile);
   const address = `127.0.0.1:${args.port}`;
   const started = Date.now();
   for (;;) {
-    if (exit !== null) throw new Error(`the registry (docker-registry) exited while starting: ${exit}; is Debian's docker-registry installed?`);
+    if (exit() !== null) throw new Error(`the registry (docker-registry) exited while starting: ${exit()}; is Debian's docker-registry installed?`);
     if (await fetch(`http://${address}/v2/`).then((answer) => answer.ok, () => false)) break;
     if (Date.now() - started > 20000) {
       child.kill('SIGKILL');
@@ -60,12 +48,7 @@ export async function startRegistry(args: { port: number; dir: string; logFile?:
   }
   return {
     address,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop,
   };
 }
 

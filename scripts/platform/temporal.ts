@@ -1,10 +1,9 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection, ConnectionOptions } from '@temporalio/client';
 import { searchAttributeFlags, SEARCH_ATTRIBUTES } from '../../temporal-config/search-attributes';
 import { CLI_NOT_FOUND_MESSAGE, findTemporalCli } from '../../temporal-config/temporal-cli';
-import { writtenFromNow } from './children';
+import { spawnLogged } from './children';
 
 export interface RunningTemporal {
   address: string;
@@ -85,10 +84,7 @@ export async function startTemporal(args: {
   const namespaceFlags = args.namespaces.filter((ns) => ns !== 'default').flatMap((ns) => ['--namespace', ns]);
   if (!cli) return startFromSdkDownload({ ...args, address, uiUrl });
 
-  if (args.logFile) fs.mkdirSync(path.dirname(args.logFile), { recursive: true });
-  const said = writtenFromNow(args.logFile);
-  const out = args.logFile ? fs.openSync(args.logFile, 'a') : 'ignore';
-  const child: ChildProcess = spawn(
+  const { child, exit, exited, said, stop } = spawnLogged(
     cli.path,
     [
       'server', 'start-dev',
@@ -101,17 +97,10 @@ export async function startTemporal(args: {
       ...searchAttributeFlags(),
       ...namespaceFlags,
     ],
-    { stdio: ['ignore', out, out] },
-  );
-  let exit: string | null = null;
-  const exited = new Promise<string>((resolve) =>
-    child.on('exit', (code, signal) => {
-      exit = `code ${code} signal ${signal}`;
-      resolve(exit);
-    }),
+    args.logFile,
   );
   try {
-    await waitForFrontend(address, () => exit, 60000, said);
+    await waitForFrontend(address, exit, 60000, said);
     await waitForHttp(uiUrl, 30000);
   } catch (error) {
     child.kill('SIGKILL');
@@ -122,13 +111,7 @@ export async function startTemporal(args: {
     uiUrl,
     cli: `${cli.path} (${cli.source})`,
     exited,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 10000).unref();
-      }),
+    stop,
   };
 }
 
