@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { findTemporalCli } from '../../temporal-config/temporal-cli';
-import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { platformWithApi } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { decodedPayloads, workflowShow } from '../support/observed';
 import { recordHistory } from '../support/histories';
@@ -16,8 +16,7 @@ import { waitUntil } from '../support/wait';
  * person deciding more than one stage.
  */
 
-let platform: TestPlatform;
-let api: RunningApi;
+const thisFile = platformWithApi();
 let admin: string;
 let otherAdmin: string;
 let editor: string;
@@ -26,18 +25,12 @@ let managerB: string;
 const SITE = 'site-gates';
 
 beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-  await platform.startWorker(['approvals'], { API_INTERNAL_URL: api.url });
-  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  otherAdmin = await platform.token({ sub: 'abe', roles: ['ADMIN'] });
-  editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: [SITE] });
-  managerA = await platform.token({ sub: 'max', roles: ['MANAGER'], sites: [SITE] });
-  managerB = await platform.token({ sub: 'mia', roles: ['MANAGER'], sites: [SITE] });
-});
-
-afterAll(async () => {
-  await platform?.close();
+  await thisFile.platform.startWorker(['approvals'], { API_INTERNAL_URL: thisFile.api.url });
+  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  otherAdmin = await thisFile.platform.token({ sub: 'abe', roles: ['ADMIN'] });
+  editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: [SITE] });
+  managerA = await thisFile.platform.token({ sub: 'max', roles: ['MANAGER'], sites: [SITE] });
+  managerB = await thisFile.platform.token({ sub: 'mia', roles: ['MANAGER'], sites: [SITE] });
 });
 
 const run = promisify(execFile);
@@ -46,7 +39,7 @@ async function temporalCli(args: string[]): Promise<{ ok: boolean; output: strin
   const cli = findTemporalCli();
   if (!cli) throw new Error('the Temporal CLI is needed to send raw signals and updates');
   try {
-    const { stdout, stderr } = await run(cli.path, [...args, '--address', platform.config.temporalAddress, '--namespace', platform.config.temporalNamespace]);
+    const { stdout, stderr } = await run(cli.path, [...args, '--address', thisFile.platform.config.temporalAddress, '--namespace', thisFile.platform.config.temporalNamespace]);
     return { ok: true, output: stdout + stderr };
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string };
@@ -57,28 +50,28 @@ async function temporalCli(args: string[]): Promise<{ ok: boolean; output: strin
 let pages = 0;
 async function pendingPage(): Promise<{ id: string; correlationId: string; workflowId: string }> {
   const slug = `gate-${++pages}`;
-  const created = await call(api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: SITE, name: slug, slug, title: 't', data: {} } });
+  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: SITE, name: slug, slug, title: 't', data: {} } });
   expect(created.status).toBe(201);
-  const submitted = await call(api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: editor });
+  const submitted = await call(thisFile.api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: editor });
   expect(submitted.status).toBe(202);
   return { id: created.body.id, correlationId: submitted.body.correlationId, workflowId: submitted.body.workflowId };
 }
 
-const statusOf = async (id: string) => (await call(api.url, 'GET', `/api/content/pages/${id}`, { token: editor })).body.status;
-const approval = async (correlationId: string) => (await call(api.url, 'GET', `/api/workflow/approvals/${correlationId}`, { token: managerA })).body;
+const statusOf = async (id: string) => (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}`, { token: editor })).body.status;
+const approval = async (correlationId: string) => (await call(thisFile.api.url, 'GET', `/api/workflow/approvals/${correlationId}`, { token: managerA })).body;
 const decide = (correlationId: string, token: string, decision = 'APPROVED') =>
-  call(api.url, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token, body: { decision } });
+  call(thisFile.api.url, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token, body: { decision } });
 
 async function definition(stages: Array<{ name: string; role: string }>) {
-  const created = await call(api.url, 'POST', '/api/workflow/definitions', { token: admin, body: { siteId: SITE, name: 'chain', stages } });
+  const created = await call(thisFile.api.url, 'POST', '/api/workflow/definitions', { token: admin, body: { siteId: SITE, name: 'chain', stages } });
   expect(created.status).toBe(201);
-  expect((await call(api.url, 'POST', `/api/workflow/definitions/${created.body.id}/publish`, { token: admin })).status).toBe(200);
+  expect((await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${created.body.id}/publish`, { token: admin })).status).toBe(200);
   return created.body.id as string;
 }
 
 let policyId: string;
 beforeAll(async () => {
-  const created = await call(api.url, 'POST', '/api/workflow/approvals/policies', {
+  const created = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
     token: admin,
     body: { componentType: 'PAGE', siteId: SITE, enabled: true, workflowDefinitionId: await definition([{ name: 'Review', role: 'MANAGER' }, { name: 'Sign-off', role: 'MANAGER' }]) },
   });
@@ -92,11 +85,11 @@ describe('decisions sent straight to Temporal', () => {
     const signalled = await temporalCli(['workflow', 'signal', '--workflow-id', page.workflowId, '--name', 'decision', '--input', '{"stage":0,"decision":"APPROVED","decidedBy":"nobody"}']);
     expect(signalled.ok).toBe(true);
     const history = await waitUntil('the refusal in the history', async () => {
-      const shown = workflowShow(platform, page.workflowId);
-      return (await decodedPayloads(platform, shown)).includes('refuseRawDecision') ? shown : null;
+      const shown = workflowShow(thisFile.platform, page.workflowId);
+      return (await decodedPayloads(thisFile.platform, shown)).includes('refuseRawDecision') ? shown : null;
     });
     expect(history).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
-    expect(await decodedPayloads(platform, history)).toContain('decisions reach a publish run only through POST /api/workflow/approvals/{correlationId}/decide');
+    expect(await decodedPayloads(thisFile.platform, history)).toContain('decisions reach a publish run only through POST /api/workflow/approvals/{correlationId}/decide');
     expect(await statusOf(page.id)).toBe('PENDING_APPROVAL');
     expect(await approval(page.correlationId)).toEqual(expect.objectContaining({ status: 'PENDING', currentStage: 0, decisions: [] }));
     expect((await approval(page.correlationId)).progress).toEqual(expect.objectContaining({ stage: 'PENDING_APPROVAL', approvalStage: 0 }));
@@ -104,12 +97,12 @@ describe('decisions sent straight to Temporal', () => {
     expect((await decide(page.correlationId, managerA)).status).toBe(200);
     expect((await decide(page.correlationId, managerB)).status).toBe(200);
     await waitUntil('the page published', async () => ((await statusOf(page.id)) === 'PUBLISHED' ? true : null));
-    await recordHistory(platform.temporal, { workflowId: page.workflowId, name: 'publish-raw-signal-refused-then-approved' });
+    await recordHistory(thisFile.platform.temporal, { workflowId: page.workflowId, name: 'publish-raw-signal-refused-then-approved' });
   });
 
   test('a raw `decide` Update naming no recorded decision fails with DECISION_NOT_RECORDED, in the history too, and changes nothing', async () => {
     const page = await pendingPage();
-    const forged = await platform.temporal.client.workflow
+    const forged = await thisFile.platform.temporal.client.workflow
       .getHandle(page.workflowId)
       .executeUpdate('decide', { args: [{ stage: 0, proposalId: randomUUID(), decision: 'APPROVED', decidedBy: 'max' }] })
       .then(() => null, (error: unknown) => error);
@@ -123,7 +116,7 @@ describe('decisions sent straight to Temporal', () => {
     const fromCli = await temporalCli(['workflow', 'update', 'execute', '--workflow-id', page.workflowId, '--name', 'decide', '--input', `{"stage":0,"proposalId":"${randomUUID()}"}`]);
     expect(fromCli.ok).toBe(false);
     expect(fromCli.output).toContain('DECISION_NOT_RECORDED');
-    const history = workflowShow(platform, page.workflowId);
+    const history = workflowShow(thisFile.platform, page.workflowId);
     // The publish's own `submitted` Update (Update-with-Start), then the two forged ones, refused.
     expect(history.match(/EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED/g)).toHaveLength(3);
     expect(history).toContain('DECISION_NOT_RECORDED');
@@ -135,12 +128,12 @@ describe('decisions sent straight to Temporal', () => {
 
   test('a raw Update for another stage, or with no proposal, is rejected before it reaches the history', async () => {
     const page = await pendingPage();
-    const handle = platform.temporal.client.workflow.getHandle(page.workflowId);
+    const handle = thisFile.platform.temporal.client.workflow.getHandle(page.workflowId);
     for (const args of [[{ stage: 1, proposalId: randomUUID() }], [{ stage: 0 }], [null]] as Array<[unknown]>) {
       const refused = await handle.executeUpdate('decide', { args }).then(() => null, (error: unknown) => error);
       expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
     }
-    const history = workflowShow(platform, page.workflowId);
+    const history = workflowShow(thisFile.platform, page.workflowId);
     // Only the publish's own `submitted` Update (Update-with-Start) was ever accepted.
     expect(history.match(/EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED/g)).toHaveLength(1);
     expect(await statusOf(page.id)).toBe('PENDING_APPROVAL');
@@ -149,9 +142,9 @@ describe('decisions sent straight to Temporal', () => {
   test("replaying another approval's recorded decision (its proposal id) through a raw Update changes nothing", async () => {
     const decided = await pendingPage();
     expect((await decide(decided.correlationId, managerA)).status).toBe(200);
-    const proposalId = (await platform.db('workflow.approval_proposal').where({ correlation_id: decided.correlationId }).first('id')).id;
+    const proposalId = (await thisFile.platform.db('workflow.approval_proposal').where({ correlation_id: decided.correlationId }).first('id')).id;
     const target = await pendingPage();
-    const replayed = await platform.temporal.client.workflow
+    const replayed = await thisFile.platform.temporal.client.workflow
       .getHandle(target.workflowId)
       .executeUpdate('decide', { args: [{ stage: 0, proposalId }] })
       .then(() => null, (error: unknown) => error);
@@ -179,8 +172,8 @@ describe('four eyes', () => {
   });
 
   test('the requester never decides, ADMIN included: 403 SELF_APPROVAL_FORBIDDEN', async () => {
-    const created = await call(api.url, 'POST', '/api/content/pages', { token: admin, body: { siteId: SITE, name: 'own', slug: 'own', title: 't', data: {} } });
-    const submitted = await call(api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: admin });
+    const created = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: admin, body: { siteId: SITE, name: 'own', slug: 'own', title: 't', data: {} } });
+    const submitted = await call(thisFile.api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: admin });
     expect(submitted.status).toBe(202);
     expectProblem(await decide(submitted.body.correlationId, admin), 403, 'SELF_APPROVAL_FORBIDDEN');
   });
@@ -188,26 +181,26 @@ describe('four eyes', () => {
 
 describe('approval chains belong to administrators', () => {
   test('an EDITOR of the site cannot create, rewrite, publish, restore or delete a workflow definition: 403', async () => {
-    const id = (await call(api.url, 'GET', `/api/workflow/approvals/policies/${policyId}`, { token: admin })).body.workflowDefinitionId;
+    const id = (await call(thisFile.api.url, 'GET', `/api/workflow/approvals/policies/${policyId}`, { token: admin })).body.workflowDefinitionId;
     const rewrite = { name: 'chain', stages: [{ name: 'Self-service', role: 'EDITOR' }] };
-    expectProblem(await call(api.url, 'POST', '/api/workflow/definitions', { token: editor, body: { siteId: SITE, ...rewrite } }), 403, 'FORBIDDEN');
-    expectProblem(await call(api.url, 'PUT', `/api/workflow/definitions/${id}`, { token: editor, body: rewrite }), 403, 'FORBIDDEN');
-    expectProblem(await call(api.url, 'POST', `/api/workflow/definitions/${id}/publish`, { token: editor }), 403, 'FORBIDDEN');
-    const rev = (await call(api.url, 'GET', `/api/workflow/definitions/${id}/history`, { token: editor })).body.items[0].rev;
-    expectProblem(await call(api.url, 'POST', `/api/workflow/definitions/${id}/restore/${rev}`, { token: editor }), 403, 'FORBIDDEN');
-    expectProblem(await call(api.url, 'POST', `/api/workflow/definitions/${id}/archive`, { token: editor }), 403, 'FORBIDDEN');
-    expectProblem(await call(api.url, 'DELETE', `/api/workflow/definitions/${id}`, { token: managerA }), 403, 'FORBIDDEN');
-    const unchanged = (await call(api.url, 'GET', `/api/workflow/definitions/${id}`, { token: editor })).body;
+    expectProblem(await call(thisFile.api.url, 'POST', '/api/workflow/definitions', { token: editor, body: { siteId: SITE, ...rewrite } }), 403, 'FORBIDDEN');
+    expectProblem(await call(thisFile.api.url, 'PUT', `/api/workflow/definitions/${id}`, { token: editor, body: rewrite }), 403, 'FORBIDDEN');
+    expectProblem(await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${id}/publish`, { token: editor }), 403, 'FORBIDDEN');
+    const rev = (await call(thisFile.api.url, 'GET', `/api/workflow/definitions/${id}/history`, { token: editor })).body.items[0].rev;
+    expectProblem(await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${id}/restore/${rev}`, { token: editor }), 403, 'FORBIDDEN');
+    expectProblem(await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${id}/archive`, { token: editor }), 403, 'FORBIDDEN');
+    expectProblem(await call(thisFile.api.url, 'DELETE', `/api/workflow/definitions/${id}`, { token: managerA }), 403, 'FORBIDDEN');
+    const unchanged = (await call(thisFile.api.url, 'GET', `/api/workflow/definitions/${id}`, { token: editor })).body;
     expect(unchanged.stages).toEqual([{ name: 'Review', role: 'MANAGER' }, { name: 'Sign-off', role: 'MANAGER' }]);
   });
 
   test('an EDITOR or MANAGER cannot create, replace or delete an approval policy: 403', async () => {
     const body = { componentType: 'PAGE', siteId: SITE, enabled: false };
     for (const token of [editor, managerA]) {
-      expectProblem(await call(api.url, 'POST', '/api/workflow/approvals/policies', { token, body: { ...body, componentType: 'PORTLET' } }), 403, 'FORBIDDEN');
-      expectProblem(await call(api.url, 'PUT', `/api/workflow/approvals/policies/${policyId}`, { token, body }), 403, 'FORBIDDEN');
-      expectProblem(await call(api.url, 'DELETE', `/api/workflow/approvals/policies/${policyId}`, { token }), 403, 'FORBIDDEN');
+      expectProblem(await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token, body: { ...body, componentType: 'PORTLET' } }), 403, 'FORBIDDEN');
+      expectProblem(await call(thisFile.api.url, 'PUT', `/api/workflow/approvals/policies/${policyId}`, { token, body }), 403, 'FORBIDDEN');
+      expectProblem(await call(thisFile.api.url, 'DELETE', `/api/workflow/approvals/policies/${policyId}`, { token }), 403, 'FORBIDDEN');
     }
-    expect((await call(api.url, 'GET', `/api/workflow/approvals/policies/${policyId}`, { token: admin })).body.enabled).toBe(true);
+    expect((await call(thisFile.api.url, 'GET', `/api/workflow/approvals/policies/${policyId}`, { token: admin })).body.enabled).toBe(true);
   });
 });

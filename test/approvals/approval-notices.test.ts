@@ -1,60 +1,53 @@
-import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { platformWithApi } from '../support/platform';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { recordHistory } from '../support/histories';
 import { CapturedMail, mailTo } from '../messaging/harness';
 
+const thisFile = platformWithApi();
 const SITE = 'site-notice';
 // Addresses unique to this file: the mail capture server is shared by the whole run.
 const address = (local: string) => `${local}@notice-test.example`;
 
-let platform: TestPlatform;
-let api: RunningApi;
 let mailApi: string;
 const tokens: Record<string, string> = {};
 
 async function directoryUser(local: string, values: { name: string; locale: 'en' | 'ar'; roles: string[] }): Promise<string> {
-  const [row] = await platform.db('directory.user').insert({ email: address(local), name: values.name, locale: values.locale, roles: values.roles, site_ids: [SITE] }).returning('id');
-  tokens[local] = await platform.token({ sub: row.id, name: values.name, roles: values.roles, sites: [SITE] });
+  const [row] = await thisFile.platform.db('directory.user').insert({ email: address(local), name: values.name, locale: values.locale, roles: values.roles, site_ids: [SITE] }).returning('id');
+  tokens[local] = await thisFile.platform.token({ sub: row.id, name: values.name, roles: values.roles, sites: [SITE] });
   return row.id;
 }
 
 beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-  await platform.startWorker(['approvals', 'messaging'], { API_INTERNAL_URL: api.url });
-  mailApi = platform.info.mail.apiUrl;
+  await thisFile.platform.startWorker(['approvals', 'messaging'], { API_INTERNAL_URL: thisFile.api.url });
+  mailApi = thisFile.platform.info.mail.apiUrl;
   await directoryUser('layla', { name: 'Layla Manager', locale: 'ar', roles: ['MANAGER'] });
   await directoryUser('mark', { name: 'Mark Manager', locale: 'en', roles: ['MANAGER'] });
   await directoryUser('ada', { name: 'Ada Admin', locale: 'en', roles: ['ADMIN'] });
   await directoryUser('eda', { name: 'Eda Editor', locale: 'en', roles: ['EDITOR', 'MANAGER'] });
   const admin = tokens.ada;
-  const email = await call(api.url, 'POST', '/api/settings/email', {
+  const email = await call(thisFile.api.url, 'POST', '/api/settings/email', {
     token: admin,
-    body: { configName: 'capture', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: platform.info.mail.smtpPort, isActive: true },
+    body: { configName: 'capture', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: thisFile.platform.info.mail.smtpPort, isActive: true },
   });
   expect(email.status).toBe(201);
-  const definition = await call(api.url, 'POST', '/api/workflow/definitions', {
+  const definition = await call(thisFile.api.url, 'POST', '/api/workflow/definitions', {
     token: admin,
     body: { siteId: SITE, name: 'review with escalation', stages: [{ name: 'Review', role: 'MANAGER', remindAfter: 'PT1S', escalateAfter: 'PT3S' }] },
   });
   expect(definition.status).toBe(201);
-  expect((await call(api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-  const policy = await call(api.url, 'POST', '/api/workflow/approvals/policies', {
+  expect((await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
+  const policy = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
     token: admin,
     body: { componentType: 'PAGE', siteId: SITE, enabled: true, workflowDefinitionId: definition.body.id },
   });
   expect(policy.status).toBe(201);
 });
 
-afterAll(async () => {
-  await platform?.close();
-});
-
 async function submitPage(title: string) {
-  const created = await call(api.url, 'POST', '/api/content/pages', { token: tokens.eda, body: { siteId: SITE, name: title, slug: title, title, data: { n: 1 } } });
+  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: tokens.eda, body: { siteId: SITE, name: title, slug: title, title, data: { n: 1 } } });
   expect(created.status).toBe(201);
-  const submitted = await call(api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: tokens.eda, body: {} });
+  const submitted = await call(thisFile.api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: tokens.eda, body: {} });
   expect(submitted.status).toBe(202);
   return { id: created.body.id as string, correlationId: submitted.body.correlationId as string, workflowId: submitted.body.workflowId as string };
 }
@@ -88,24 +81,24 @@ test('without a decision, a 1-second remindAfter reminds the role holders, a 3-s
   expect(escalation.subject).toBe('Approval overdue: notice-late');
   expect(escalation.html).toContain('Review');
 
-  const decided = await call(api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, { token: tokens.mark, body: { decision: 'APPROVED' } });
+  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, { token: tokens.mark, body: { decision: 'APPROVED' } });
   expect(decided.status).toBe(200);
   const [outcome] = await arrives('eda', 'notice-late');
   expect(outcome.subject).toBe('notice-late: approved and published');
-  await recordHistory(platform.temporal, { workflowId: page.workflowId, name: 'publish-escalated-then-approved' });
+  await recordHistory(thisFile.platform.temporal, { workflowId: page.workflowId, name: 'publish-escalated-then-approved' });
 });
 
 test('a decision before escalateAfter cancels the timer: no escalation is sent', async () => {
   const page = await submitPage('notice-prompt');
   await arrives('mark', 'notice-prompt');
-  const decided = await call(api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, { token: tokens.layla, body: { decision: 'REJECTED' } });
+  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, { token: tokens.layla, body: { decision: 'REJECTED' } });
   expect(decided.status).toBe(200);
   const [outcome] = await arrives('eda', 'notice-prompt');
   expect(outcome.subject).toBe('notice-prompt: rejected');
   // Past the escalation's time, and the run is over: nothing went to the ADMIN.
   await new Promise((resolve) => setTimeout(resolve, 4000));
   expect(await mailsAbout('ada', 'notice-prompt')).toEqual([]);
-  const history = await platform.temporal.client.workflow.getHandle(page.workflowId).fetchHistory();
+  const history = await thisFile.platform.temporal.client.workflow.getHandle(page.workflowId).fetchHistory();
   expect(history.events!.some((event) => event.timerFiredEventAttributes)).toBe(false);
   expect(history.events!.some((event) => event.timerCanceledEventAttributes)).toBe(true);
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { PublishInput } from '../../domain/approvals';
-import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { platformWithApi } from '../support/platform';
 import { call } from '../support/http';
 import { startPeer } from '../messaging/harness';
 import { waitUntil } from '../support/wait';
@@ -11,34 +11,27 @@ import { waitUntil } from '../support/wait';
  * A caller who skips the API: a publish run started on Temporal directly, its callback path pointing off
  * the API. The callback carries the internal token; it must go nowhere but the API itself.
  */
-let platform: TestPlatform;
-let api: RunningApi;
 
+const thisFile = platformWithApi();
 beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-  await platform.startWorker(['approvals'], { API_INTERNAL_URL: api.url });
-});
-
-afterAll(async () => {
-  await platform?.close();
+  await thisFile.platform.startWorker(['approvals'], { API_INTERNAL_URL: thisFile.api.url });
 });
 
 test('a publish run started on Temporal directly with a callback path that leaves the API sends nothing there once approved, and fails saying why', async () => {
   const evil = await startPeer(() => ({ status: 200, body: '{}' }));
   try {
-    const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-    const manager = await platform.token({ sub: 'maya', roles: ['MANAGER'], sites: ['site-1'] });
+    const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+    const manager = await thisFile.platform.token({ sub: 'maya', roles: ['MANAGER'], sites: ['site-1'] });
     // The callback is sent once the approval is decided: a policy makes the run wait for one.
-    expect((await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-1', enabled: true } })).status).toBe(201);
+    expect((await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-1', enabled: true } })).status).toBe(201);
     const offHost = evil.url.replace(/^http:/, '');
     const hostile = [offHost + '/steal', offHost.replace(/\//g, '\\') + '/steal', `/\\${offHost.slice(2)}/steal`, `/api//${offHost.slice(2)}/steal`, '/api/../steal'];
     for (const [n, callbackPath] of hostile.entries()) {
-      const page = await call(api.url, 'POST', '/api/content/pages', { token: admin, body: { siteId: 'site-1', name: `raw${n}`, slug: `raw${n}`, title: 't', data: {} } });
+      const page = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: admin, body: { siteId: 'site-1', name: `raw${n}`, slug: `raw${n}`, title: 't', data: {} } });
       expect(page.status).toBe(201);
-      const revision = (await call(api.url, 'GET', `/api/content/pages/${page.body.id}/history`, { token: admin })).body.items[0].rev as number;
+      const revision = (await call(thisFile.api.url, 'GET', `/api/content/pages/${page.body.id}/history`, { token: admin })).body.items[0].rev as number;
       const input: PublishInput = { componentType: 'PAGE', siteId: 'site-1', resourceId: page.body.id, revision, callbackPath, requestedBy: 'mallory', title: null, comment: null, correlationId: null };
-      const handle = await platform.temporal.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `raw-${randomUUID()}`, args: [input] });
+      const handle = await thisFile.platform.temporal.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `raw-${randomUUID()}`, args: [input] });
       // The run refuses the path at its start now (its input check); should one get past, it waits for its
       // approval, and the callback activity refuses the path once it is approved.
       const outcome = handle.result().then(() => null, (error: unknown) => error);
@@ -48,7 +41,7 @@ test('a publish run started on Temporal directly with a callback path that leave
         const progress = (await handle.query('progress').catch(() => null)) as { stage: string; correlationId: string | null } | null;
         return progress?.stage === 'PENDING_APPROVAL' ? progress.correlationId : null;
       });
-      if (correlationId !== 'failed') expect((await call(api.url, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
+      if (correlationId !== 'failed') expect((await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
       const failure = await outcome;
       expect({ callbackPath, failed: failure instanceof WorkflowFailedError }).toEqual({ callbackPath, failed: true });
       let cause: unknown = (failure as WorkflowFailedError).cause;
@@ -62,32 +55,32 @@ test('a publish run started on Temporal directly with a callback path that leave
 });
 
 test('the approval callback publishes only what its approval approved: another revision, another page, an undecided or unknown approval are refused and publish nothing', async () => {
-  const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-cb'] });
-  const manager = await platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['site-cb'] });
-  expect((await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-cb', enabled: true } })).status).toBe(201);
-  const internal = { authorization: `Bearer ${platform.config.internalToken}` };
+  const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  const editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-cb'] });
+  const manager = await thisFile.platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['site-cb'] });
+  expect((await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-cb', enabled: true } })).status).toBe(201);
+  const internal = { authorization: `Bearer ${thisFile.platform.config.internalToken}` };
   const newPage = async (slug: string) => {
-    const page = await call(api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-cb', name: slug, slug, title: 't', data: {} } });
+    const page = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-cb', name: slug, slug, title: 't', data: {} } });
     expect(page.status).toBe(201);
     return page.body.id as string;
   };
   const submit = async (id: string) => {
-    const submitted = await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor });
+    const submitted = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor });
     expect(submitted.body.status).toBe('PENDING_APPROVAL');
     return submitted.body as { correlationId: string; workflowId: string };
   };
-  const revisionOf = async (id: string) => (await call(api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items[0].rev as number;
-  const callback = (id: string, body: Record<string, unknown>) => call(api.url, 'POST', `/api/content/pages/${id}/approval-callback`, { headers: internal, body });
-  const statusOf = async (id: string) => (await call(api.url, 'GET', `/api/content/pages/${id}`, { token: editor })).body.status as string;
+  const revisionOf = async (id: string) => (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items[0].rev as number;
+  const callback = (id: string, body: Record<string, unknown>) => call(thisFile.api.url, 'POST', `/api/content/pages/${id}/approval-callback`, { headers: internal, body });
+  const statusOf = async (id: string) => (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}`, { token: editor })).body.status as string;
 
   // Approved: page A at its submitted revision. Then A gets a newer draft.
   const a = await newPage('cb-a');
   const approvedRevision = await revisionOf(a);
   const approvedRun = await submit(a);
-  expect((await call(api.url, 'POST', `/api/workflow/approvals/${approvedRun.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
-  await platform.temporal.client.workflow.getHandle(approvedRun.workflowId).result();
-  expect((await call(api.url, 'PUT', `/api/content/pages/${a}`, { token: editor, body: { name: 'cb-a', slug: 'cb-a', title: 'newer', data: {} } })).status).toBe(200);
+  expect((await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${approvedRun.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
+  await thisFile.platform.temporal.client.workflow.getHandle(approvedRun.workflowId).result();
+  expect((await call(thisFile.api.url, 'PUT', `/api/content/pages/${a}`, { token: editor, body: { name: 'cb-a', slug: 'cb-a', title: 'newer', data: {} } })).status).toBe(200);
   const newerRevision = await revisionOf(a);
   expect(newerRevision).toBeGreaterThan(approvedRevision);
   // Pending: page B, not decided yet.
@@ -104,26 +97,26 @@ test('the approval callback publishes only what its approval approved: another r
     expect({ what, status: refused.status, code: refused.body?.code }).toEqual({ what, status: 409, code: 'APPROVAL_MISMATCH' });
   }
   // The spent approval of A, sent again once A was archived: it brings nothing back.
-  expect((await call(api.url, 'POST', `/api/content/pages/${a}/archive`, { token: editor })).status).toBe(200);
+  expect((await call(thisFile.api.url, 'POST', `/api/content/pages/${a}/archive`, { token: editor })).status).toBe(200);
   const replayed = await callback(a, { decision: 'APPROVED', revision: approvedRevision, correlationId: approvedRun.correlationId });
   expect({ status: replayed.status, code: replayed.body?.code }).toEqual({ status: 409, code: 'APPROVAL_MISMATCH' });
   expect(await statusOf(a)).toBe('ARCHIVED');
-  const history = (await call(api.url, 'GET', `/api/content/pages/${a}/history`, { token: editor })).body.items as Array<{ rev: number; status: string }>;
+  const history = (await call(thisFile.api.url, 'GET', `/api/content/pages/${a}/history`, { token: editor })).body.items as Array<{ rev: number; status: string }>;
   expect(history.find((entry) => entry.rev === newerRevision)?.status).not.toBe('PUBLISHED');
   expect(await statusOf(b)).toBe('PENDING_APPROVAL');
 });
 
 test("a raw publish run that names another site (one without a policy) for a page of a site with one is refused: the page's own site decides", async () => {
-  const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  expect((await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-guarded', enabled: true } })).status).toBe(201);
-  const page = await call(api.url, 'POST', '/api/content/pages', { token: admin, body: { siteId: 'site-guarded', name: 'guarded', slug: 'guarded', title: 't', data: {} } });
+  const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  expect((await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-guarded', enabled: true } })).status).toBe(201);
+  const page = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: admin, body: { siteId: 'site-guarded', name: 'guarded', slug: 'guarded', title: 't', data: {} } });
   expect(page.status).toBe(201);
-  const revision = (await call(api.url, 'GET', `/api/content/pages/${page.body.id}/history`, { token: admin })).body.items[0].rev as number;
+  const revision = (await call(thisFile.api.url, 'GET', `/api/content/pages/${page.body.id}/history`, { token: admin })).body.items[0].rev as number;
   for (const [siteId, rev] of [['site-open', revision], ['site-guarded', revision + 5]] as Array<[string, number]>) {
     const input: PublishInput = { componentType: 'PAGE', siteId, resourceId: page.body.id, revision: rev, callbackPath: `/api/content/pages/${page.body.id}/approval-callback`, requestedBy: 'mallory', title: null, comment: null, correlationId: null };
-    const handle = await platform.temporal.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `raw-${randomUUID()}`, args: [input] });
+    const handle = await thisFile.platform.temporal.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `raw-${randomUUID()}`, args: [input] });
     const failure = await handle.result().then(() => null, (error: unknown) => error);
     expect({ siteId, rev, failed: failure instanceof WorkflowFailedError }).toEqual({ siteId, rev, failed: true });
   }
-  expect((await call(api.url, 'GET', `/api/content/pages/${page.body.id}`, { token: admin })).body.status).toBe('DRAFT');
+  expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${page.body.id}`, { token: admin })).body.status).toBe('DRAFT');
 });

@@ -1,49 +1,42 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { withOwnTemporal } from '../support/own-temporal';
-import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
+import { platformWithApi, RunningWorker } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { recordHistory } from '../support/histories';
 import { cancelScheduleUpdate } from '../../workflows/approvals/definitions';
 
-let platform: TestPlatform;
-let api: RunningApi;
+const thisFile = platformWithApi();
 let worker: RunningWorker;
 let admin: string;
 let editor: string;
 let manager: string;
 
 beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-  worker = await platform.startWorker(['approvals'], { API_INTERNAL_URL: api.url });
-  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-s', 'site-p'] });
-  manager = await platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['site-p'] });
+  worker = await thisFile.platform.startWorker(['approvals'], { API_INTERNAL_URL: thisFile.api.url });
+  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-s', 'site-p'] });
+  manager = await thisFile.platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['site-p'] });
   // site-p publishes through a manager's approval; site-s publishes straight away.
-  const policy = await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-p', enabled: true } });
+  const policy = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-p', enabled: true } });
   expect(policy.status).toBe(201);
-});
-
-afterAll(async () => {
-  await platform?.close();
 });
 
 let slugs = 0;
 async function newPage(siteId: string): Promise<string> {
   const slug = `scheduled-${++slugs}`;
-  const created = await call(api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId, name: slug, slug, title: 'v1', data: { n: 1 } } });
+  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId, name: slug, slug, title: 'v1', data: { n: 1 } } });
   expect(created.status).toBe(201);
   return created.body.id;
 }
 
 const RUN_ID = expect.stringMatching(/^[0-9a-f-]{36}$/);
 const secondsAhead = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
-const latestRev = async (id: string): Promise<number> => (await call(api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items[0].rev;
-const page = async (id: string) => (await call(api.url, 'GET', `/api/content/pages/${id}`, { token: editor })).body;
-const edit = (id: string, title: string) => call(api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: `n-${title}`, slug: `s-${id.slice(0, 8)}`, title, data: { title } } });
-const scheduled = async (siteId: string) => (await call(api.url, 'GET', `/api/workflow/scheduled?siteId=${siteId}`, { token: editor })).body.items as Array<Record<string, unknown>>;
-const jobLog = async (key: string) => platform.db('settings.scheduler_job_log').where({ job_key: key }).first();
+const latestRev = async (id: string): Promise<number> => (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items[0].rev;
+const page = async (id: string) => (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}`, { token: editor })).body;
+const edit = (id: string, title: string) => call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: `n-${title}`, slug: `s-${id.slice(0, 8)}`, title, data: { title } } });
+const scheduled = async (siteId: string) => (await call(thisFile.api.url, 'GET', `/api/workflow/scheduled?siteId=${siteId}`, { token: editor })).body.items as Array<Record<string, unknown>>;
+const jobLog = async (key: string) => thisFile.platform.db('settings.scheduler_job_log').where({ job_key: key }).first();
 
 /** The moment the page was published, as the platform stamped it. */
 async function publishedAtOf(id: string, waitMs: number): Promise<number> {
@@ -58,12 +51,12 @@ test('publishAt 5 s ahead publishes exactly the submitted revision at that time 
   const id = await newPage('site-s');
   const submittedRev = await latestRev(id);
   const dueAt = secondsAhead(5);
-  const answer = await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
   expect(answer.status).toBe(202);
   expect(answer.body).toEqual({ status: 'SCHEDULED', action: 'PUBLISH', dueAt, revision: submittedRev, workflowId: `publish:PAGE:${id}`, runId: RUN_ID, uiUrl: expect.stringContaining(answer.body.runId) });
   expect(await scheduled('site-s')).toEqual([expect.objectContaining({ componentType: 'PAGE', id, action: 'PUBLISH', revision: submittedRev, dueAt, requestedBy: 'eda', runId: answer.body.runId })]);
   // A second schedule of the same page waits for this one.
-  expectProblem(await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: secondsAhead(30) } }), 409, 'CHANGE_SCHEDULED');
+  expectProblem(await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: secondsAhead(30) } }), 409, 'CHANGE_SCHEDULED');
 
   // The draft moves on; what publishes is the revision submitted.
   expect((await edit(id, 'edited after scheduling')).status).toBe(200);
@@ -79,44 +72,44 @@ test('publishAt 5 s ahead publishes exactly the submitted revision at that time 
   expect(await scheduled('site-s')).toEqual([]);
   const logged = await waitUntil('the job-log row', () => jobLog(answer.body.runId));
   expect(logged).toEqual(expect.objectContaining({ site_id: 'site-s', job_name: 'scheduled-publish', status: 'SUCCESS', rows_affected: 1 }));
-  await recordHistory(platform.temporal, { workflowId: answer.body.workflowId, runId: answer.body.runId, name: 'publish-scheduled-published' });
+  await recordHistory(thisFile.platform.temporal, { workflowId: answer.body.workflowId, runId: answer.body.runId, name: 'publish-scheduled-published' });
 });
 
 test('with an approval: approved before its time, it publishes at its time; a restart of the approvals worker in between changes nothing', async () => {
   const id = await newPage('site-p');
   const submittedRev = await latestRev(id);
   const dueAt = secondsAhead(8);
-  const answer = await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
   expect(answer.status).toBe(202);
   expect(answer.body).toEqual(expect.objectContaining({ status: 'PENDING_APPROVAL', publishAt: dueAt, correlationId: expect.any(String) }));
   // Waiting for its approval, it is not cancelled from here: a manager rejects it.
-  expectProblem(await call(api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor }), 409, 'APPROVAL_PENDING');
+  expectProblem(await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor }), 409, 'APPROVAL_PENDING');
 
-  const decided = await call(api.url, 'POST', `/api/workflow/approvals/${answer.body.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } });
+  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${answer.body.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } });
   expect(decided.status).toBe(200);
   expect((await page(id)).status).toBe('PENDING_APPROVAL');
 
   await worker.stop();
-  worker = await platform.startWorker(['approvals'], { API_INTERNAL_URL: api.url });
+  worker = await thisFile.platform.startWorker(['approvals'], { API_INTERNAL_URL: thisFile.api.url });
 
   const publishedAt = await publishedAtOf(id, 20000);
   expect(publishedAt).toBeGreaterThanOrEqual(Date.parse(dueAt));
   expect(publishedAt - Date.parse(dueAt)).toBeLessThanOrEqual(2000);
   expect((await page(id)).publishedRev).toBe(submittedRev);
-  await recordHistory(platform.temporal, { workflowId: answer.body.workflowId, runId: answer.body.runId, name: 'publish-scheduled-approved-early' });
+  await recordHistory(thisFile.platform.temporal, { workflowId: answer.body.workflowId, runId: answer.body.runId, name: 'publish-scheduled-approved-early' });
 });
 
 test('a cancel before its time stops it: nothing is published, the job log says who cancelled, a second cancel finds nothing', async () => {
   const id = await newPage('site-s');
   const dueAt = secondsAhead(4);
-  const answer = await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
   expect(answer.status).toBe(202);
 
-  const cancelled = await call(api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor });
+  const cancelled = await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor });
   expect(cancelled.status).toBe(200);
   expect(cancelled.body).toEqual(expect.objectContaining({ status: 'CANCELLED', action: 'PUBLISH', dueAt, workflowId: answer.body.workflowId, runId: answer.body.runId }));
   expect(await scheduled('site-s')).toEqual([]);
-  expectProblem(await call(api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor }), 404, 'NOT_FOUND');
+  expectProblem(await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor }), 404, 'NOT_FOUND');
 
   await new Promise((resolve) => setTimeout(resolve, Date.parse(dueAt) - Date.now() + 2000));
   expect((await page(id)).status).toBe('DRAFT');
@@ -126,18 +119,18 @@ test('a cancel before its time stops it: nothing is published, the job log says 
 test('approved, then cancelled before its time: nothing is published, the entity is a draft again, and the approval stays on record', async () => {
   const id = await newPage('site-p');
   const dueAt = secondsAhead(6);
-  const answer = await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
   expect(answer.status).toBe(202);
-  expect((await call(api.url, 'POST', `/api/workflow/approvals/${answer.body.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
+  expect((await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${answer.body.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
   const cancelled = await waitUntil('the cancel once the run waits for its time', async () => {
-    const attempt = await call(api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor });
+    const attempt = await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor });
     return attempt.status === 200 ? attempt : null;
   });
   expect(cancelled.body).toEqual(expect.objectContaining({ status: 'CANCELLED', action: 'PUBLISH' }));
   expect((await page(id)).status).toBe('DRAFT');
   await new Promise((resolve) => setTimeout(resolve, Date.parse(dueAt) - Date.now() + 2000));
   expect(await page(id)).toEqual(expect.objectContaining({ status: 'DRAFT', publishedRev: null }));
-  const approval = await call(api.url, 'GET', `/api/workflow/approvals/${answer.body.correlationId}`, { token: manager });
+  const approval = await call(thisFile.api.url, 'GET', `/api/workflow/approvals/${answer.body.correlationId}`, { token: manager });
   expect(approval.body.status).toBe('APPROVED');
   expect(await jobLog(answer.body.runId)).toEqual(expect.objectContaining({ status: 'SKIPPED', message: expect.stringContaining('cancelled by eda') }));
 });
@@ -145,10 +138,10 @@ test('approved, then cancelled before its time: nothing is published, the entity
 test('a cancel sent straight to Temporal, with no cancel recorded by the platform, changes nothing: the page still publishes at its time', async () => {
   const id = await newPage('site-s');
   const dueAt = secondsAhead(4);
-  const answer = await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
   expect(answer.status).toBe(202);
 
-  const forged = await platform.temporal.client.workflow.getHandle(answer.body.workflowId).executeUpdate(cancelScheduleUpdate).then(() => null, (error: unknown) => error);
+  const forged = await thisFile.platform.temporal.client.workflow.getHandle(answer.body.workflowId).executeUpdate(cancelScheduleUpdate).then(() => null, (error: unknown) => error);
   expect(forged).toBeInstanceOf(WorkflowUpdateFailedError);
   expect(JSON.stringify((forged as Error).cause)).toContain('CANCEL_NOT_RECORDED');
 
@@ -158,9 +151,9 @@ test('a cancel sent straight to Temporal, with no cancel recorded by the platfor
 
 test('archiveAt archives a published page at its time', async () => {
   const id = await newPage('site-s');
-  expect((await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: {} })).status).toBe(200);
+  expect((await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: {} })).status).toBe(200);
   const dueAt = secondsAhead(3);
-  const answer = await call(api.url, 'POST', `/api/content/pages/${id}/archive`, { token: editor, body: { archiveAt: dueAt } });
+  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/archive`, { token: editor, body: { archiveAt: dueAt } });
   expect(answer.status).toBe(202);
   expect(answer.body).toEqual(expect.objectContaining({ status: 'SCHEDULED', action: 'ARCHIVE', dueAt }));
   expect(answer.body.revision).toBeUndefined();
@@ -173,18 +166,18 @@ test('archiveAt archives a published page at its time', async () => {
 test('a time in the past, more than a year ahead, or not a time -> 400 VALIDATION_FAILED, and nothing is scheduled', async () => {
   const id = await newPage('site-s');
   for (const publishAt of [new Date(Date.now() - 1000).toISOString(), new Date(Date.now() + 400 * 86400000).toISOString(), 'tomorrow', '2026-13-45T99:00:00Z']) {
-    expectProblem(await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt } }), 400, 'VALIDATION_FAILED');
+    expectProblem(await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt } }), 400, 'VALIDATION_FAILED');
   }
-  expectProblem(await call(api.url, 'POST', `/api/content/pages/${id}/archive`, { token: editor, body: { archiveAt: 'soon' } }), 400, 'VALIDATION_FAILED');
+  expectProblem(await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/archive`, { token: editor, body: { archiveAt: 'soon' } }), 400, 'VALIDATION_FAILED');
   expect(await scheduled('site-s')).toEqual([]);
   expect((await page(id)).status).toBe('DRAFT');
   // Only members of a site see what is scheduled there.
-  const outsider = await platform.token({ sub: 'out', roles: ['EDITOR'], sites: ['site-q'] });
-  expectProblem(await call(api.url, 'GET', '/api/workflow/scheduled?siteId=site-s', { token: outsider }), 403, 'FORBIDDEN');
+  const outsider = await thisFile.platform.token({ sub: 'out', roles: ['EDITOR'], sites: ['site-q'] });
+  expectProblem(await call(thisFile.api.url, 'GET', '/api/workflow/scheduled?siteId=site-s', { token: outsider }), 403, 'FORBIDDEN');
 });
 
 test('a scheduled publish survives a restart of the Temporal dev server that keeps its database file: it publishes the submitted revision, not before its time', async () => {
-  await withOwnTemporal(platform, ['approvals'], async (own) => {
+  await withOwnTemporal(thisFile.platform, ['approvals'], async (own) => {
     const created = await call(own.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-s', name: 'restart', slug: 'restart', title: 'v1', data: {} } });
     const submittedRev = await latestRev(created.body.id);
     const dueAt = secondsAhead(8);

@@ -2,63 +2,56 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { platformWithApi } from '../support/platform';
 import { recordHistory } from '../support/histories';
 import { call, expectProblem } from '../support/http';
 import { archiveOutcome } from './harness';
 import { seedEmailLogs } from './seed';
 
-let platform: TestPlatform;
-let api: RunningApi;
+const thisFile = platformWithApi();
 let admin: string;
 
 beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-  await platform.startWorker(['archival'], { API_INTERNAL_URL: api.url });
-  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  await call(api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } });
-});
-
-afterAll(async () => {
-  await platform?.close();
+  await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url });
+  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } });
 });
 
 /** Every row of a site, as PostgreSQL prints it: value for value, ids included. */
 async function rowsOf(siteId: string): Promise<string[]> {
-  const result = await platform.db.raw('select t::text as row from email.email_log t where site_id = ? order by id', [siteId]);
+  const result = await thisFile.platform.db.raw('select t::text as row from email.email_log t where site_id = ? order by id', [siteId]);
   return result.rows.map((r: { row: string }) => r.row);
 }
 
 /** Archives one site's EMAIL_LOG rows and answers the asset of its file. */
 async function archiveSite(siteId: string): Promise<string> {
-  const started = await call(api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType: 'EMAIL_LOG', siteId } });
+  const started = await call(thisFile.api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType: 'EMAIL_LOG', siteId } });
   expect(started.status).toBe(202);
-  const outcome = await archiveOutcome(platform, started.body.runs[0].workflowId, started.body.runs[0].runId);
+  const outcome = await archiveOutcome(thisFile.platform, started.body.runs[0].workflowId, started.body.runs[0].runId);
   const site = outcome.sites.find((s) => s.siteId === siteId)!;
   expect(site.state).toBe('DONE');
   return site.assetId!;
 }
 
 async function restore(assetId: string) {
-  const started = await call(api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId } });
+  const started = await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId } });
   expect(started.status).toBe(202);
   expect(started.body).toEqual({
     workflowId: `archive-restore:${assetId}`, runId: expect.any(String),
     uiUrl: expect.stringContaining(`/workflows/${encodeURIComponent(`archive-restore:${assetId}`)}/`),
   });
-  const failure = await platform.temporal.client.workflow.getHandle(started.body.workflowId, started.body.runId).result().then(() => null, (error: unknown) => error);
-  const report = await call(api.url, 'GET', `/api/settings/archive-restores/${started.body.workflowId}`, { token: admin });
+  const failure = await thisFile.platform.temporal.client.workflow.getHandle(started.body.workflowId, started.body.runId).result().then(() => null, (error: unknown) => error);
+  const report = await call(thisFile.api.url, 'GET', `/api/settings/archive-restores/${started.body.workflowId}`, { token: admin });
   expect(report.status).toBe(200);
   return { runId: started.body.runId as string, report: report.body, failure };
 }
 
 test('archive, then restore: the table is value for value what it was, ids kept; a second restore inserts nothing; the file stays', async () => {
-  await seedEmailLogs(platform.db, { siteId: 'site-r', count: 5, ageDays: 60 });
-  await platform.db('email.email_log').insert({
+  await seedEmailLogs(thisFile.platform.db, { siteId: 'site-r', count: 5, ageDays: 60 });
+  await thisFile.platform.db('email.email_log').insert({
     site_id: 'site-r',
-    created_at: platform.db.raw("'2025-03-04 05:06:07.123456+00'::timestamptz"),
-    updated_at: platform.db.raw("'2025-03-04 05:06:07.000001+02'::timestamptz"),
+    created_at: thisFile.platform.db.raw("'2025-03-04 05:06:07.123456+00'::timestamptz"),
+    updated_at: thisFile.platform.db.raw("'2025-03-04 05:06:07.000001+02'::timestamptz"),
     recipient: '"quoted", <q@example.test>',
     subject: 'commas, "quotes", and\nnew lines — مرحبا',
     error: '',
@@ -75,7 +68,7 @@ test('archive, then restore: the table is value for value what it was, ids kept;
 
   const first = await restore(assetId);
   expect(first.failure).toBeNull();
-  await recordHistory(platform.temporal, { workflowId: `archive-restore:${assetId}`, runId: first.runId, name: 'archive-restore-completed' });
+  await recordHistory(thisFile.platform.temporal, { workflowId: `archive-restore:${assetId}`, runId: first.runId, name: 'archive-restore-completed' });
   expect(first.report).toEqual(expect.objectContaining({
     status: 'COMPLETED', assetId, logType: 'EMAIL_LOG', siteId: 'site-r', fileName: expect.stringMatching(/^email_log_.*_001\.csv$/),
     rowsInFile: 6, rowsInserted: 6, rowsSkipped: 0, error: null, closedAt: expect.any(String),
@@ -87,18 +80,18 @@ test('archive, then restore: the table is value for value what it was, ids kept;
   expect(await rowsOf('site-r')).toEqual(before);
 
   // The archive file is still there, and the job log has both restores under the file's site.
-  const viewer = await platform.token({ sub: 'v', roles: ['VIEWER'], sites: ['site-r'] });
-  expect((await fetch(`${api.url}/api/assets/${assetId}/download`, { headers: { authorization: `Bearer ${viewer}` } })).status).toBe(200);
-  const logs = await call(api.url, 'GET', '/api/settings/scheduler-job-logs?job=archive-restore&siteId=site-r', { token: admin });
+  const viewer = await thisFile.platform.token({ sub: 'v', roles: ['VIEWER'], sites: ['site-r'] });
+  expect((await fetch(`${thisFile.api.url}/api/assets/${assetId}/download`, { headers: { authorization: `Bearer ${viewer}` } })).status).toBe(200);
+  const logs = await call(thisFile.api.url, 'GET', '/api/settings/scheduler-job-logs?job=archive-restore&siteId=site-r', { token: admin });
   expect(logs.body.items.map((item: { status: string; rowsAffected: number }) => [item.status, item.rowsAffected])).toEqual([['SUCCESS', 0], ['SUCCESS', 6]]);
   expect(logs.body.items[1].message).toContain('6 rows inserted, 0 already present');
 });
 
 test('a file whose bytes no longer hash to its manifest is not loaded: the restore fails ARCHIVE_FILE_CORRUPT, nothing is inserted', async () => {
-  await seedEmailLogs(platform.db, { siteId: 'site-x', count: 3, ageDays: 60 });
+  await seedEmailLogs(thisFile.platform.db, { siteId: 'site-x', count: 3, ageDays: 60 });
   const assetId = await archiveSite('site-x');
-  const asset = await platform.db('assets.asset').where({ id: assetId }).first();
-  const stored = path.join(platform.config.dataDir, 'assets', asset.storage_key.slice(0, 2), asset.storage_key.slice(2, 4), asset.storage_key);
+  const asset = await thisFile.platform.db('assets.asset').where({ id: assetId }).first();
+  const stored = path.join(thisFile.platform.config.dataDir, 'assets', asset.storage_key.slice(0, 2), asset.storage_key.slice(2, 4), asset.storage_key);
   const bytes = fs.readFileSync(stored);
   // One recipient changed on disk: the CSV still parses, and would load the wrong row.
   bytes[bytes.lastIndexOf('@')] = '#'.charCodeAt(0);
@@ -109,29 +102,29 @@ test('a file whose bytes no longer hash to its manifest is not loaded: the resto
   expect(failure).toBeInstanceOf(WorkflowFailedError);
   expect(((failure as WorkflowFailedError).cause as ApplicationFailure).type).toBe('ARCHIVE_FILE_CORRUPT');
   expect(await rowsOf('site-x')).toEqual([]);
-  const logs = await call(api.url, 'GET', '/api/settings/scheduler-job-logs?job=archive-restore&outcome=FAILED', { token: admin });
+  const logs = await call(thisFile.api.url, 'GET', '/api/settings/scheduler-job-logs?job=archive-restore&outcome=FAILED', { token: admin });
   expect(logs.body.items).toEqual([expect.objectContaining({ siteId: 'site-x', rowsAffected: 0, message: expect.stringContaining('failed') })]);
 });
 
 test('refusals: not an ADMIN 403, an unknown asset 404, a file no archive run stored 409 NOT_AN_ARCHIVE_FILE, a bad body 400; none starts a run', async () => {
-  const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-d'] });
+  const editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-d'] });
   const form = new FormData();
   form.set('siteId', 'site-d');
   form.set('folder', '/docs');
   form.set('file', new Blob(['id,site_id\n1,site-d\n'], { type: 'text/csv' }), 'looks-like-a-log.csv');
-  const uploaded = await fetch(`${api.url}/api/assets`, { method: 'POST', headers: { authorization: `Bearer ${editor}` }, body: form });
+  const uploaded = await fetch(`${thisFile.api.url}/api/assets`, { method: 'POST', headers: { authorization: `Bearer ${editor}` }, body: form });
   expect(uploaded.status).toBe(201);
   const { id } = (await uploaded.json()) as { id: string };
 
-  expectProblem(await call(api.url, 'POST', '/api/settings/archive-restores', { token: editor, body: { assetId: id } }), 403, 'FORBIDDEN');
-  expectProblem(await call(api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: '00000000-0000-4000-8000-000000000000' } }), 404, 'NOT_FOUND');
-  expectProblem(await call(api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: id } }), 409, 'NOT_AN_ARCHIVE_FILE');
-  expectProblem(await call(api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: 'x; drop table' } }), 400, 'VALIDATION_FAILED');
-  expectProblem(await call(api.url, 'GET', `/api/settings/archive-restores/archive-restore:${id}`, { token: admin }), 404, 'ARCHIVE_RESTORE_NOT_FOUND');
+  expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: editor, body: { assetId: id } }), 403, 'FORBIDDEN');
+  expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: '00000000-0000-4000-8000-000000000000' } }), 404, 'NOT_FOUND');
+  expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: id } }), 409, 'NOT_AN_ARCHIVE_FILE');
+  expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: 'x; drop table' } }), 400, 'VALIDATION_FAILED');
+  expectProblem(await call(thisFile.api.url, 'GET', `/api/settings/archive-restores/archive-restore:${id}`, { token: admin }), 404, 'ARCHIVE_RESTORE_NOT_FOUND');
 });
 
 test('the archive file read back for a restore is for the internal token only', async () => {
-  const assetId = (await platform.db('assets.asset').where({ folder: '/archive' }).first('id')).id;
-  expectProblem(await call(api.url, 'GET', `/api/assets/internal/archive/${assetId}`, { token: admin }), 403, 'FORBIDDEN');
-  expectProblem(await call(api.url, 'GET', `/api/assets/internal/archive/${assetId}`), 401, 'UNAUTHENTICATED');
+  const assetId = (await thisFile.platform.db('assets.asset').where({ folder: '/archive' }).first('id')).id;
+  expectProblem(await call(thisFile.api.url, 'GET', `/api/assets/internal/archive/${assetId}`, { token: admin }), 403, 'FORBIDDEN');
+  expectProblem(await call(thisFile.api.url, 'GET', `/api/assets/internal/archive/${assetId}`), 401, 'UNAUTHENTICATED');
 });

@@ -2,7 +2,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { startWorkflow } from '../../temporal-config/client';
 import { archiveLogs } from '../../workflows/archival/archive-logs';
 import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
-import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
+import { platformWithApi, RunningWorker } from '../support/platform';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { archiveFileIds, archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks } from './harness';
@@ -12,21 +12,14 @@ import { remainingIds, seedEmailLogs } from './seed';
  * Workers scaled out (issue #19, point 5): two archival workers on one task queue share one run of many
  * sites; nothing is archived twice, and killing one while it holds an activity loses nothing.
  */
-let platform: TestPlatform;
-let api: RunningApi;
+const thisFile = platformWithApi();
 let workers: RunningWorker[];
 let admin: string;
 
 beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-  workers = [await platform.startWorker(['archival'], { API_INTERNAL_URL: api.url }), await platform.startWorker(['archival'], { API_INTERNAL_URL: api.url })];
-  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  expect((await call(api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } })).status).toBe(201);
-});
-
-afterAll(async () => {
-  await platform?.close();
+  workers = [await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url }), await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url })];
+  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  expect((await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } })).status).toBe(201);
 });
 
 /** Each worker's identity as Temporal records it on the activity tasks it takes (the SDK's pid@host). */
@@ -37,17 +30,17 @@ async function seedSites(prefix: string, count: number) {
   const old = new Map<string, number[]>();
   const recent = new Map<string, number[]>();
   for (const siteId of sites) {
-    old.set(siteId, await seedEmailLogs(platform.db, { siteId, count: 3, ageDays: 40 }));
-    recent.set(siteId, await seedEmailLogs(platform.db, { siteId, count: 1, ageDays: 2 }));
+    old.set(siteId, await seedEmailLogs(thisFile.platform.db, { siteId, count: 3, ageDays: 40 }));
+    recent.set(siteId, await seedEmailLogs(thisFile.platform.db, { siteId, count: 1, ageDays: 2 }));
   }
   return { sites, old, recent };
 }
 
-const startRun = () => startWorkflow(platform.temporal, archiveLogs, { workflowId: archiveRunWorkflowId('EMAIL_LOG'), taskQueue: 'archival', args: [{ logType: 'EMAIL_LOG', heartbeatTimeout: '3 seconds' }] });
+const startRun = () => startWorkflow(thisFile.platform.temporal, archiveLogs, { workflowId: archiveRunWorkflowId('EMAIL_LOG'), taskQueue: 'archival', args: [{ logType: 'EMAIL_LOG', heartbeatTimeout: '3 seconds' }] });
 
 /** The activity tasks of a run as its history records them: type, attempt, and which worker took each. */
 async function activityStarts(workflowId: string, runId: string) {
-  const history = await platform.temporal.client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const history = await thisFile.platform.temporal.client.workflow.getHandle(workflowId, runId).fetchHistory();
   const scheduled = new Map<string, string>();
   const starts: Array<{ type: string; attempt: number; identity: string }> = [];
   for (const event of history.events ?? []) {
@@ -62,14 +55,14 @@ async function activityStarts(workflowId: string, runId: string) {
 
 /** Every archived id of these sites, from the CSV files they got, as a list (a row archived twice appears twice). */
 async function archivedIds(sites: string[]): Promise<number[]> {
-  const files = await Promise.all(sites.map((siteId) => archiveFileIds(platform, api.url, siteId)));
+  const files = await Promise.all(sites.map((siteId) => archiveFileIds(thisFile.platform, thisFile.api.url, siteId)));
   return files.flat(2).sort((a, b) => a - b);
 }
 
 test('two archival workers share one run of 16 sites: both take its activities, and every old row is archived exactly once', async () => {
   const { sites, old, recent } = await seedSites('fleet', 16);
   const run = await startRun();
-  const report = await archiveOutcome(platform, run.workflowId, run.runId);
+  const report = await archiveOutcome(thisFile.platform, run.workflowId, run.runId);
   expect(report.status).toBe('COMPLETED');
   for (const siteId of sites) expect(report.sites.find((site) => site.siteId === siteId)).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 3, rowsDeleted: 3 }));
 
@@ -79,17 +72,17 @@ test('two archival workers share one run of 16 sites: both take its activities, 
   expect(byWorker[0] + byWorker[1]).toBe(starts.length);
 
   expect(await archivedIds(sites)).toEqual([...old.values()].flat().sort((a, b) => a - b));
-  for (const siteId of sites) expect(await remainingIds(platform.db, siteId)).toEqual(recent.get(siteId));
+  for (const siteId of sites) expect(await remainingIds(thisFile.platform.db, siteId)).toEqual(recent.get(siteId));
 });
 
 test('the worker holding a delete is killed mid-run: the other takes the activity over, the run completes, and every row is archived exactly once', async () => {
   const { sites, old, recent } = await seedSites('second', 8);
-  const hold = await holdDeletes(platform.config.databaseUrl, 'email.email_log');
+  const hold = await holdDeletes(thisFile.platform.config.databaseUrl, 'email.email_log');
   const run = await startRun();
-  const handle = platform.temporal.client.workflow.getHandle(run.workflowId, run.runId);
+  const handle = thisFile.platform.temporal.client.workflow.getHandle(run.workflowId, run.runId);
   // A delete is in flight, waiting on the lock: which worker holds it, Temporal says.
   const holder = await waitUntil('a delete to be in flight on one of the workers', async () => {
-    if ((await sessionsWaitingOnLocks(platform.config.databaseUrl)) === 0) return null;
+    if ((await sessionsWaitingOnLocks(thisFile.platform.config.databaseUrl)) === 0) return null;
     const pending = (await handle.describe()).raw.pendingActivities ?? [];
     const deleting = pending.find((activity) => activity.activityType?.name === 'deleteArchivedRows' && activity.lastWorkerIdentity);
     return deleting ? workers.find((worker) => deleting.lastWorkerIdentity!.startsWith(identityOf(worker))) : null;
@@ -97,10 +90,10 @@ test('the worker holding a delete is killed mid-run: the other takes the activit
   const survivor = workers.find((worker) => worker !== holder)!;
   await holder.kill();
   // PostgreSQL notices the killed worker's waiting session only later; end it as it would.
-  await dropWaitingSessions(platform.config.databaseUrl);
+  await dropWaitingSessions(thisFile.platform.config.databaseUrl);
   await hold.release();
 
-  const report = await archiveOutcome(platform, run.workflowId, run.runId);
+  const report = await archiveOutcome(thisFile.platform, run.workflowId, run.runId);
   expect(report.status).toBe('COMPLETED');
   for (const siteId of sites) expect(report.sites.find((site) => site.siteId === siteId)).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 3, rowsDeleted: 3 }));
   const retried = (await activityStarts(run.workflowId, run.runId)).filter((start) => start.type === 'deleteArchivedRows' && start.attempt > 1);
@@ -108,5 +101,5 @@ test('the worker holding a delete is killed mid-run: the other takes the activit
   expect(retried.every((start) => start.identity.startsWith(identityOf(survivor)))).toBe(true);
 
   expect(await archivedIds(sites)).toEqual([...old.values()].flat().sort((a, b) => a - b));
-  for (const siteId of sites) expect(await remainingIds(platform.db, siteId)).toEqual(recent.get(siteId));
+  for (const siteId of sites) expect(await remainingIds(thisFile.platform.db, siteId)).toEqual(recent.get(siteId));
 });

@@ -1,11 +1,10 @@
-import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { platformWithApi } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { COMPONENT_TYPES } from '../../data/content/component-types';
 import { auditTableDifferences } from '../../data/content/revisions';
 import { createComponentThroughApi, FIXTURES } from './component-fixtures';
 
-let platform: TestPlatform;
-let api: RunningApi;
+const thisFile = platformWithApi();
 let editor: string;
 /** The same person as an ADMIN: types whose authorRole is ADMIN (workflow definitions) are written by one. */
 let editorAsAdmin: string;
@@ -13,17 +12,11 @@ let viewer: string;
 let outsider: string;
 
 beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-  await platform.startWorker(['approvals']);
-  editor = await platform.token({ sub: 'eda', name: 'Eda Editor', roles: ['EDITOR'], sites: ['site-v'] });
-  editorAsAdmin = await platform.token({ sub: 'eda', name: 'Eda Editor', roles: ['ADMIN'] });
-  viewer = await platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-v'] });
-  outsider = await platform.token({ sub: 'oz', roles: ['EDITOR'], sites: ['site-z'] });
-});
-
-afterAll(async () => {
-  await platform?.close();
+  await thisFile.platform.startWorker(['approvals']);
+  editor = await thisFile.platform.token({ sub: 'eda', name: 'Eda Editor', roles: ['EDITOR'], sites: ['site-v'] });
+  editorAsAdmin = await thisFile.platform.token({ sub: 'eda', name: 'Eda Editor', roles: ['ADMIN'] });
+  viewer = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-v'] });
+  outsider = await thisFile.platform.token({ sub: 'oz', roles: ['EDITOR'], sites: ['site-z'] });
 });
 
 /** The fields a fixture state sets, as the API answers them. */
@@ -38,20 +31,20 @@ test('every audited table and its _aud table have the same columns with the same
   for (const { table } of COMPONENT_TYPES) {
     const [schema, name] = table.split('.');
     const columns = async (tableName: string) =>
-      (await platform.db('information_schema.columns').where({ table_schema: schema, table_name: tableName }).select('column_name', 'data_type', 'udt_name'))
+      (await thisFile.platform.db('information_schema.columns').where({ table_schema: schema, table_name: tableName }).select('column_name', 'data_type', 'udt_name'))
         .filter((column) => !['rev', 'revtype'].includes(column.column_name))
         .sort((a, b) => a.column_name.localeCompare(b.column_name));
     const audited = await columns(name);
     expect(audited.length).toBeGreaterThan(5);
     expect(await columns(`${name}_aud`)).toEqual(audited);
   }
-  expect(await auditTableDifferences(platform.db)).toEqual([]);
+  expect(await auditTableDifferences(thisFile.platform.db)).toEqual([]);
 });
 
 test('the start-up check names a drifted audit table', async () => {
-  await platform.db.raw('create table content.drifted (id uuid primary key, name text, size integer); create table content.drifted_aud (id uuid, name varchar(10), rev integer, revtype smallint)');
+  await thisFile.platform.db.raw('create table content.drifted (id uuid primary key, name text, size integer); create table content.drifted_aud (id uuid, name varchar(10), rev integer, revtype smallint)');
   const drifted = { ...COMPONENT_TYPES[0], table: 'content.drifted' };
-  expect(await auditTableDifferences(platform.db, [drifted])).toEqual([
+  expect(await auditTableDifferences(thisFile.platform.db, [drifted])).toEqual([
     'content.drifted_aud.name is varchar, content.drifted.name is text',
     'content.drifted_aud lacks column size',
   ]);
@@ -62,19 +55,19 @@ describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (
   const author = () => (type.authorRole === 'ADMIN' ? editorAsAdmin : editor);
 
   test('create, edit twice, history, a revision, publish, then restore of the first revision', async () => {
-    const created = await createComponentThroughApi({ apiUrl: api.url, token: author(), type: type.type, collection: type.collection, siteId: 'site-v', body: fixture.create });
+    const created = await createComponentThroughApi({ apiUrl: thisFile.api.url, token: author(), type: type.type, collection: type.collection, siteId: 'site-v', body: fixture.create });
     expect(created.status).toBe(201);
     expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String), siteId: 'site-v', status: 'DRAFT', publishedRev: null, createdBy: 'eda' }));
     const id = created.body.id as string;
     const at = (path = '') => `${type.collection}/${id}${path}`;
 
     for (const edit of fixture.edits) {
-      const edited = await call(api.url, 'PUT', at(), { token: author(), body: edit });
+      const edited = await call(thisFile.api.url, 'PUT', at(), { token: author(), body: edit });
       expect(edited.status).toBe(200);
       expect(stateOf(edited.body, edit)).toEqual(edit);
     }
 
-    const history = await call(api.url, 'GET', at('/history'), { token: viewer });
+    const history = await call(thisFile.api.url, 'GET', at('/history'), { token: viewer });
     expect(history.status).toBe(200);
     expect(history.body.items).toHaveLength(3);
     expect(history.body.items.map((item: any) => item.revType)).toEqual([1, 1, 0]);
@@ -85,95 +78,95 @@ describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (
     const [third, second, first] = history.body.items.map((item: any) => item.rev as number);
     expect(first < second && second < third).toBe(true);
 
-    const atFirst = await call(api.url, 'GET', at(`/history/${first}`), { token: viewer });
+    const atFirst = await call(thisFile.api.url, 'GET', at(`/history/${first}`), { token: viewer });
     expect(atFirst.status).toBe(200);
     expect(stateOf(atFirst.body, fixture.create)).toEqual(fixture.create);
-    expectProblem(await call(api.url, 'GET', at(`/history/${third + 1000}`), { token: viewer }), 404, 'REVISION_NOT_FOUND');
+    expectProblem(await call(thisFile.api.url, 'GET', at(`/history/${third + 1000}`), { token: viewer }), 404, 'REVISION_NOT_FOUND');
 
-    const published = await call(api.url, 'POST', at('/publish'), { token: author(), body: {} });
+    const published = await call(thisFile.api.url, 'POST', at('/publish'), { token: author(), body: {} });
     expect(published.status).toBe(200);
     expect(published.body).toEqual(expect.objectContaining({ status: 'PUBLISHED', publishedRev: third, workflowId: `publish:${type.type}:${id}` }));
-    const live = (await call(api.url, 'GET', at(), { token: viewer })).body;
+    const live = (await call(thisFile.api.url, 'GET', at(), { token: viewer })).body;
 
-    const restored = await call(api.url, 'POST', at(`/restore/${first}`), { token: author() });
+    const restored = await call(thisFile.api.url, 'POST', at(`/restore/${first}`), { token: author() });
     expect(restored.status).toBe(200);
     expect(stateOf(restored.body, fixture.create)).toEqual(fixture.create);
     expect(restored.body).toEqual(expect.objectContaining({ status: 'DRAFT', publishedRev: third, publishedAt: live.publishedAt }));
     if (type.content) expect(restored.body.publishedSnapshot).toEqual(live.publishedSnapshot);
 
-    const after = await call(api.url, 'GET', at('/history'), { token: viewer });
+    const after = await call(thisFile.api.url, 'GET', at('/history'), { token: viewer });
     expect(after.body.items.map((item: any) => item.status)).toEqual(['DRAFT', 'PUBLISHED', 'DRAFT', 'DRAFT', 'DRAFT']);
   });
 
   test('a viewer cannot create, an editor of another site cannot read', async () => {
-    const refused = await createComponentThroughApi({ apiUrl: api.url, token: viewer, type: type.type, collection: type.collection, siteId: 'site-v', body: fixture.create });
+    const refused = await createComponentThroughApi({ apiUrl: thisFile.api.url, token: viewer, type: type.type, collection: type.collection, siteId: 'site-v', body: fixture.create });
     expectProblem(refused, 403, 'FORBIDDEN');
-    const created = await createComponentThroughApi({ apiUrl: api.url, token: author(), type: type.type, collection: type.collection, siteId: 'site-v', body: { ...fixture.create, ...('slug' in fixture.create ? { slug: 'second' } : {}), name: 'second' } });
+    const created = await createComponentThroughApi({ apiUrl: thisFile.api.url, token: author(), type: type.type, collection: type.collection, siteId: 'site-v', body: { ...fixture.create, ...('slug' in fixture.create ? { slug: 'second' } : {}), name: 'second' } });
     expect(created.status).toBe(201);
-    expectProblem(await call(api.url, 'GET', `${type.collection}/${created.body.id}`, { token: outsider }), 403, 'FORBIDDEN');
-    expectProblem(await call(api.url, 'GET', `${type.collection}/${created.body.id}/history`, { token: outsider }), 403, 'FORBIDDEN');
+    expectProblem(await call(thisFile.api.url, 'GET', `${type.collection}/${created.body.id}`, { token: outsider }), 403, 'FORBIDDEN');
+    expectProblem(await call(thisFile.api.url, 'GET', `${type.collection}/${created.body.id}/history`, { token: outsider }), 403, 'FORBIDDEN');
   });
 });
 
 test('a page: the runtime serves only the published snapshot, drafts only through preview; archive takes it off; delete keeps the history', async () => {
-  const page = await call(api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-v', name: 'Pricing', slug: 'pricing', title: 'Prices', data: { plan: 'free' } } });
+  const page = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-v', name: 'Pricing', slug: 'pricing', title: 'Prices', data: { plan: 'free' } } });
   const id = page.body.id;
-  expectProblem(await call(api.url, 'GET', '/api/public/sites/site-v/pages/pricing'), 404, 'NOT_FOUND');
+  expectProblem(await call(thisFile.api.url, 'GET', '/api/public/sites/site-v/pages/pricing'), 404, 'NOT_FOUND');
 
-  expect((await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor })).status).toBe(200);
-  await call(api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'Pricing', slug: 'pricing', title: 'Prices (draft)', data: { plan: 'pro' } } });
+  expect((await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor })).status).toBe(200);
+  await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'Pricing', slug: 'pricing', title: 'Prices (draft)', data: { plan: 'pro' } } });
 
-  const served = await call(api.url, 'GET', '/api/public/sites/site-v/pages/pricing');
+  const served = await call(thisFile.api.url, 'GET', '/api/public/sites/site-v/pages/pricing');
   expect(served.status).toBe(200);
   expect(served.body).toEqual(expect.objectContaining({ id, title: 'Prices', data: { plan: 'free' } }));
-  expect((await call(api.url, 'GET', `/api/content/pages/${id}/preview`, { token: editor })).body).toEqual(expect.objectContaining({ title: 'Prices (draft)', status: 'DRAFT' }));
-  expectProblem(await call(api.url, 'GET', `/api/content/pages/${id}/preview`, { token: viewer }), 403, 'FORBIDDEN');
+  expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/preview`, { token: editor })).body).toEqual(expect.objectContaining({ title: 'Prices (draft)', status: 'DRAFT' }));
+  expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/preview`, { token: viewer }), 403, 'FORBIDDEN');
 
-  expect((await call(api.url, 'POST', `/api/content/pages/${id}/archive`, { token: editor })).body.status).toBe('ARCHIVED');
-  expectProblem(await call(api.url, 'GET', '/api/public/sites/site-v/pages/pricing'), 404, 'NOT_FOUND');
-  expect((await call(api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor })).status).toBe(200);
-  expect((await call(api.url, 'GET', '/api/public/sites/site-v/pages/pricing')).body).toEqual(expect.objectContaining({ title: 'Prices (draft)' }));
+  expect((await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/archive`, { token: editor })).body.status).toBe('ARCHIVED');
+  expectProblem(await call(thisFile.api.url, 'GET', '/api/public/sites/site-v/pages/pricing'), 404, 'NOT_FOUND');
+  expect((await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor })).status).toBe(200);
+  expect((await call(thisFile.api.url, 'GET', '/api/public/sites/site-v/pages/pricing')).body).toEqual(expect.objectContaining({ title: 'Prices (draft)' }));
 
-  expect((await call(api.url, 'DELETE', `/api/content/pages/${id}`, { token: editor })).status).toBe(204);
-  expectProblem(await call(api.url, 'GET', `/api/content/pages/${id}`, { token: editor }), 404, 'NOT_FOUND');
-  const audit = await platform.db('content.page_aud').where({ id }).orderBy('rev', 'desc').select('revtype', 'status');
+  expect((await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}`, { token: editor })).status).toBe(204);
+  expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}`, { token: editor }), 404, 'NOT_FOUND');
+  const audit = await thisFile.platform.db('content.page_aud').where({ id }).orderBy('rev', 'desc').select('revtype', 'status');
   expect(audit[0]).toEqual({ revtype: 2, status: 'PUBLISHED' });
   expect(audit.length).toBe(6);
 });
 
 test('an asset downloads and is selectable only in its published revision', async () => {
-  const created = await createComponentThroughApi({ apiUrl: api.url, token: editor, type: 'ASSET', collection: '/api/assets', siteId: 'site-v', body: { name: 'terms.svg', folder: '/legal' } });
+  const created = await createComponentThroughApi({ apiUrl: thisFile.api.url, token: editor, type: 'ASSET', collection: '/api/assets', siteId: 'site-v', body: { name: 'terms.svg', folder: '/legal' } });
   const id = created.body.id;
-  const selectable = async () => (await call(api.url, 'GET', '/api/assets?siteId=site-v&selectable=true', { token: viewer })).body.items;
-  expectProblem(await call(api.url, 'GET', `/api/assets/${id}/download`, { token: viewer }), 404, 'NOT_FOUND');
+  const selectable = async () => (await call(thisFile.api.url, 'GET', '/api/assets?siteId=site-v&selectable=true', { token: viewer })).body.items;
+  expectProblem(await call(thisFile.api.url, 'GET', `/api/assets/${id}/download`, { token: viewer }), 404, 'NOT_FOUND');
   expect((await selectable()).map((asset: any) => asset.id)).not.toContain(id);
 
-  expect((await call(api.url, 'POST', `/api/assets/${id}/publish`, { token: editor })).status).toBe(200);
-  await call(api.url, 'PUT', `/api/assets/${id}`, { token: editor, body: { name: 'terms-draft.svg', folder: '/legal/drafts' } });
-  const download = await fetch(`${api.url}/api/assets/${id}/download`, { headers: { authorization: `Bearer ${viewer}` } });
+  expect((await call(thisFile.api.url, 'POST', `/api/assets/${id}/publish`, { token: editor })).status).toBe(200);
+  await call(thisFile.api.url, 'PUT', `/api/assets/${id}`, { token: editor, body: { name: 'terms-draft.svg', folder: '/legal/drafts' } });
+  const download = await fetch(`${thisFile.api.url}/api/assets/${id}/download`, { headers: { authorization: `Bearer ${viewer}` } });
   expect(download.status).toBe(200);
   expect(download.headers.get('content-disposition')).toContain('terms.svg');
   expect(await selectable()).toEqual(expect.arrayContaining([expect.objectContaining({ id, name: 'terms.svg', folder: '/legal' })]));
 });
 
 test('bad input changes nothing: unknown fields, a missing field, a duplicate slug, an unknown id', async () => {
-  const before = await platform.db('content.web_content').count({ n: '*' }).first();
-  expectProblem(await call(api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'x', slug: 'x', title: 'x', data: {}, extra: 1 } }), 400, 'VALIDATION_FAILED');
-  expectProblem(await call(api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'x', slug: 'x', data: {} } }), 400, 'VALIDATION_FAILED');
-  expect(await platform.db('content.web_content').count({ n: '*' }).first()).toEqual(before);
-  expect((await call(api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'x', slug: 'dup', title: 'x', data: {} } })).status).toBe(201);
-  expectProblem(await call(api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'y', slug: 'dup', title: 'y', data: {} } }), 409, 'COMPONENT_SLUG_TAKEN');
-  expectProblem(await call(api.url, 'GET', '/api/content/web-content/00000000-0000-4000-8000-000000000000', { token: editor }), 404, 'NOT_FOUND');
+  const before = await thisFile.platform.db('content.web_content').count({ n: '*' }).first();
+  expectProblem(await call(thisFile.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'x', slug: 'x', title: 'x', data: {}, extra: 1 } }), 400, 'VALIDATION_FAILED');
+  expectProblem(await call(thisFile.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'x', slug: 'x', data: {} } }), 400, 'VALIDATION_FAILED');
+  expect(await thisFile.platform.db('content.web_content').count({ n: '*' }).first()).toEqual(before);
+  expect((await call(thisFile.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'x', slug: 'dup', title: 'x', data: {} } })).status).toBe(201);
+  expectProblem(await call(thisFile.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'y', slug: 'dup', title: 'y', data: {} } }), 409, 'COMPONENT_SLUG_TAKEN');
+  expectProblem(await call(thisFile.api.url, 'GET', '/api/content/web-content/00000000-0000-4000-8000-000000000000', { token: editor }), 404, 'NOT_FOUND');
 });
 
 test('compare: on a page edited twice, exactly the changed fields, as JSON pointers; between equal revisions, nothing', async () => {
-  const created = await call(api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-v', name: 'compared', slug: 'compared', title: 'First', data: { blocks: [{ kind: 'text', text: 'hello' }] } } });
+  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-v', name: 'compared', slug: 'compared', title: 'First', data: { blocks: [{ kind: 'text', text: 'hello' }] } } });
   const id = created.body.id as string;
-  await call(api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'compared', slug: 'compared', title: 'Second', data: { blocks: [{ kind: 'text', text: 'hello' }] } } });
-  await call(api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'compared', slug: 'compared', title: 'Second', data: { blocks: [{ kind: 'text', text: 'hello again' }], note: 'n' } } });
-  const [first, , third] = [...(await call(api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items].reverse().map((entry: { rev: number }) => entry.rev);
+  await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'compared', slug: 'compared', title: 'Second', data: { blocks: [{ kind: 'text', text: 'hello' }] } } });
+  await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'compared', slug: 'compared', title: 'Second', data: { blocks: [{ kind: 'text', text: 'hello again' }], note: 'n' } } });
+  const [first, , third] = [...(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items].reverse().map((entry: { rev: number }) => entry.rev);
 
-  const compared = await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}&to=${third}`, { token: viewer });
+  const compared = await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}&to=${third}`, { token: viewer });
   expect(compared.status).toBe(200);
   expect(compared.body).toEqual({
     from: first,
@@ -184,9 +177,9 @@ test('compare: on a page edited twice, exactly the changed fields, as JSON point
       { path: '/title', before: 'First', after: 'Second' },
     ],
   });
-  expect((await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=${third}&to=${third}`, { token: viewer })).body.changes).toEqual([]);
-  expect((await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=${third}`, { token: viewer })).body).toEqual({ from: third, to: 'draft', changes: [] });
-  expectProblem(await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}&to=published`, { token: viewer }), 404, 'REVISION_NOT_FOUND');
-  expectProblem(await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=999`, { token: viewer }), 404, 'REVISION_NOT_FOUND');
-  expectProblem(await call(api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}`, { token: outsider }), 403, 'FORBIDDEN');
+  expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${third}&to=${third}`, { token: viewer })).body.changes).toEqual([]);
+  expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${third}`, { token: viewer })).body).toEqual({ from: third, to: 'draft', changes: [] });
+  expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}&to=published`, { token: viewer }), 404, 'REVISION_NOT_FOUND');
+  expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=999`, { token: viewer }), 404, 'REVISION_NOT_FOUND');
+  expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}`, { token: outsider }), 403, 'FORBIDDEN');
 });

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { findTemporalCli } from '../../temporal-config/temporal-cli';
-import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { platformWithApi } from '../support/platform';
 import { call } from '../support/http';
 import { recordHistory, recordNewestHistory } from '../support/histories';
 import { freePort } from '../support/slots';
@@ -19,38 +19,31 @@ import { buildJar, postJar } from './jars';
  * for the redeploy, serving its previous version again).
  */
 
-let platform: TestPlatform;
-let api: RunningApi;
+// Unhealthy instances fail their health check in 10 s instead of the suite's 60.
+const thisFile = platformWithApi({ env: { DEPLOY_HEALTH_TIMEOUT_SECONDS: '10' } });
 let admin: string;
 let viewer: string;
 
 beforeAll(async () => {
-  // Unhealthy instances fail their health check in 10 s instead of the suite's 60.
-  platform = await attachPlatform({ env: { DEPLOY_HEALTH_TIMEOUT_SECONDS: '10' } });
-  api = await platform.startApi();
-  await platform.startWorker(['deployments']);
-  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  viewer = await platform.token({ sub: 'vic', roles: ['VIEWER'] });
+  await thisFile.platform.startWorker(['deployments']);
+  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  viewer = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'] });
 });
 
-afterAll(async () => {
-  await platform?.close();
-});
-
-const scope = () => platform.config.deployScope;
-const docker = () => platform.docker.docker;
-const stageOf = async (deploymentId: string) => (await call(api.url, 'GET', `/api/infra/deployments/${deploymentId}`, { token: admin })).body.stage;
+const scope = () => thisFile.platform.config.deployScope;
+const docker = () => thisFile.platform.docker.docker;
+const stageOf = async (deploymentId: string) => (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${deploymentId}`, { token: admin })).body.stage;
 
 async function deployJar(name: string, mainClass: string, fields: Record<string, string> = {}) {
   const jar = await buildJar({ mainClass, entries: { 'application.properties': `spring.application.name=${name}\n` } });
-  const accepted = await postJar({ apiUrl: api.url, token: admin, jar, fields });
+  const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar, fields });
   expect(accepted.status).toBe(202);
   return accepted.body;
 }
 
 /** The run's failure, as Temporal reports it: the ApplicationFailure inside the WorkflowFailedError. */
 async function runFailure(started: { workflowId: string; runId: string }): Promise<ApplicationFailure> {
-  const error = await platform.temporal.client.workflow.getHandle(started.workflowId, started.runId).result().then(() => null, (failed: unknown) => failed);
+  const error = await thisFile.platform.temporal.client.workflow.getHandle(started.workflowId, started.runId).result().then(() => null, (failed: unknown) => failed);
   expect(error).toBeInstanceOf(WorkflowFailedError);
   const cause = (error as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
@@ -59,37 +52,37 @@ async function runFailure(started: { workflowId: string; runId: string }): Promi
 
 test('an undo step that fails (the registry refuses to remove the instance) does not stop the others; the redeploy still ends FAILED with its own reason, the old version serves, and the next deploy succeeds', async () => {
   const first = await deployJar('stubborn-service', 'HelloServer');
-  expect(await deploymentOutcome(api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  await deployClosed(platform.temporal, first);
+  expect(await deploymentOutcome(thisFile.api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await deployClosed(thisFile.platform.temporal, first);
   // From now on every removal of an instance row fails in PostgreSQL itself, as a lost disk or a lock would.
-  await platform.db.raw(`
+  await thisFile.platform.db.raw(`
     create function refuse_instance_delete() returns trigger language plpgsql as $$ begin raise exception 'instance rows are read-only for this test'; end $$;
     create trigger refuse_instance_delete before delete on infra.service_instance for each statement execute function refuse_instance_delete();
   `);
   let failing: any;
   try {
     failing = await deployJar('stubborn-service', 'NeverHealthy', { redeploy: 'true' });
-    const outcome = await deploymentOutcome(api.url, admin, failing.deploymentId);
+    const outcome = await deploymentOutcome(thisFile.api.url, admin, failing.deploymentId);
     expect(outcome).toEqual(expect.objectContaining({ status: 'FAILED', error: expect.objectContaining({ stage: 'HEALTH_CHECK' }) }));
     const failure = await runFailure(failing);
     expect(failure.type).toBe('DEPLOY_FAILED');
     expect(failure.message).toContain('failed at HEALTH_CHECK');
     expect((failure.details?.[0] as { undoFailures: string[] }).undoFailures).toEqual([expect.stringContaining('instance rows are read-only for this test')]);
-    await recordHistory(platform.temporal, { workflowId: failing.workflowId, runId: failing.runId, name: 'deploy-undo-step-failed' });
+    await recordHistory(thisFile.platform.temporal, { workflowId: failing.workflowId, runId: failing.runId, name: 'deploy-undo-step-failed' });
     // The undo after the failed one ran: the image the failed deploy built is gone.
     const images = await docker().listImages({ filters: { reference: [`${scope()}/stubborn-service:2`] } });
     expect(images).toEqual([]);
-    expect((await call(api.url, 'GET', '/api/stubborn/x', { token: viewer })).status).toBe(200);
+    expect((await call(thisFile.api.url, 'GET', '/api/stubborn/x', { token: viewer })).status).toBe(200);
   } finally {
-    await platform.db.raw('drop trigger refuse_instance_delete on infra.service_instance; drop function refuse_instance_delete()');
+    await thisFile.platform.db.raw('drop trigger refuse_instance_delete on infra.service_instance; drop function refuse_instance_delete()');
   }
 
   // The container the failed undo could not remove goes with the next deploy, which succeeds.
   expect((await containersOf(docker(), scope(), 'stubborn-service')).map((container) => container.Labels['opsflow.deployment'])).toContain(failing.deploymentId);
   const again = await deployJar('stubborn-service', 'HelloServer', { redeploy: 'true' });
-  expect(await deploymentOutcome(api.url, admin, again.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  await deployClosed(platform.temporal, again);
-  expect((await leftContainersOf(docker(), { scope: scope(), serviceName: 'stubborn-service', driver: platform.config.deployDriver })).map((container) => container.Labels['opsflow.deployment'])).toEqual([again.deploymentId]);
+  expect(await deploymentOutcome(thisFile.api.url, admin, again.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await deployClosed(thisFile.platform.temporal, again);
+  expect((await leftContainersOf(docker(), { scope: scope(), serviceName: 'stubborn-service', driver: thisFile.platform.config.deployDriver })).map((container) => container.Labels['opsflow.deployment'])).toEqual([again.deploymentId]);
 });
 
 test('a deploy terminated mid-health-check (temporal workflow terminate) does not block the service: the next deploy succeeds and leaves no container of the dead one', async () => {
@@ -97,7 +90,7 @@ test('a deploy terminated mid-health-check (temporal workflow terminate) does no
   await waitUntil('the health check', async () => (await stageOf(dead.deploymentId)) === 'HEALTH_CHECK');
   const cli = findTemporalCli();
   if (!cli) throw new Error('the Temporal CLI is needed to terminate a run as an operator would');
-  await promisify(execFile)(cli.path, ['workflow', 'terminate', '--workflow-id', dead.workflowId, '--run-id', dead.runId, '--reason', 'operator', '--address', platform.config.temporalAddress, '--namespace', platform.config.temporalNamespace]);
+  await promisify(execFile)(cli.path, ['workflow', 'terminate', '--workflow-id', dead.workflowId, '--run-id', dead.runId, '--reason', 'operator', '--address', thisFile.platform.config.temporalAddress, '--namespace', thisFile.platform.config.temporalNamespace]);
   // A swarm starts its task's container on its own time; the docker driver's exists once STARTING is done.
   const [left] = await waitUntil('the dead deploy\'s container', async () => {
     const containers = await containersOf(docker(), scope(), 'orphaned-service');
@@ -106,13 +99,13 @@ test('a deploy terminated mid-health-check (temporal workflow terminate) does no
   expect(left.Labels['opsflow.deployment']).toBe(dead.deploymentId);
 
   const next = await deployJar('orphaned-service', 'HelloServer');
-  expect(await deploymentOutcome(api.url, admin, next.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  await deployClosed(platform.temporal, next);
-  const containers = await leftContainersOf(docker(), { scope: scope(), serviceName: 'orphaned-service', driver: platform.config.deployDriver });
+  expect(await deploymentOutcome(thisFile.api.url, admin, next.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await deployClosed(thisFile.platform.temporal, next);
+  const containers = await leftContainersOf(docker(), { scope: scope(), serviceName: 'orphaned-service', driver: thisFile.platform.config.deployDriver });
   expect(containers.map((container) => container.Labels['opsflow.deployment'])).toEqual([next.deploymentId]);
-  const deadRow = (await call(api.url, 'GET', `/api/infra/deployments/${dead.deploymentId}`, { token: admin })).body;
+  const deadRow = (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${dead.deploymentId}`, { token: admin })).body;
   expect(deadRow).toEqual(expect.objectContaining({ status: 'FAILED', error: expect.objectContaining({ reason: expect.stringContaining('TERMINATED') }) }));
-  expect((await call(api.url, 'GET', '/api/orphaned/x', { token: viewer })).status).toBe(200);
+  expect((await call(thisFile.api.url, 'GET', '/api/orphaned/x', { token: viewer })).status).toBe(200);
 });
 
 // Under the swarm driver a host port is refused (test/deploy/swarm.test.ts): a swarm publishes on every address.
@@ -132,47 +125,47 @@ underDockerDriver('a host-port redeploy that fails after stopping the old instan
   const hostPort = await freePort();
   const body = { name: 'ported-service', port: 8080, hostPort, envVars: { GREETING: 'old' }, healthPath: '/actuator/health' };
 
-  const first = await call(api.url, 'POST', '/api/infra/deploy', { token: admin, body: { ...body, image: good } });
-  expect(await deploymentOutcome(api.url, admin, first.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  await deployClosed(platform.temporal, first.body);
+  const first = await call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: admin, body: { ...body, image: good } });
+  expect(await deploymentOutcome(thisFile.api.url, admin, first.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await deployClosed(thisFile.platform.temporal, first.body);
   expect(((await (await fetch(`http://127.0.0.1:${hostPort}/x`)).json()) as { greeting: string }).greeting).toBe('old');
 
-  const redeploy = await call(api.url, 'POST', '/api/infra/deploy', { token: admin, body: { ...body, image: broken, redeploy: true } });
+  const redeploy = await call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: admin, body: { ...body, image: broken, redeploy: true } });
   expect(redeploy.status).toBe(202);
-  expect(await deploymentOutcome(api.url, admin, redeploy.body.deploymentId)).toEqual(expect.objectContaining({ status: 'FAILED' }));
+  expect(await deploymentOutcome(thisFile.api.url, admin, redeploy.body.deploymentId)).toEqual(expect.objectContaining({ status: 'FAILED' }));
   expect((await runFailure(redeploy.body)).type).toBe('DEPLOY_FAILED');
-  await recordHistory(platform.temporal, { workflowId: redeploy.body.workflowId, runId: redeploy.body.runId, name: 'deploy-host-port-redeploy-restored' });
+  await recordHistory(thisFile.platform.temporal, { workflowId: redeploy.body.workflowId, runId: redeploy.body.runId, name: 'deploy-host-port-redeploy-restored' });
 
   const served = await fetch(`http://127.0.0.1:${hostPort}/x`);
   expect(((await served.json()) as { greeting: string }).greeting).toBe('old');
-  const service = (await call(api.url, 'GET', '/api/infra/services/ported-service', { token: admin })).body;
+  const service = (await call(thisFile.api.url, 'GET', '/api/infra/services/ported-service', { token: admin })).body;
   expect(service).toEqual(expect.objectContaining({ status: 'RUNNING', image: good }));
   expect(service.instances).toEqual([expect.objectContaining({ state: 'HEALTHY' })]);
   const containers = await containersOf(docker(), scope(), 'ported-service');
   expect(containers.map((container) => [container.Labels['opsflow.deployment'], container.State])).toEqual([[first.body.deploymentId, 'running']]);
-  expect((await call(api.url, 'GET', '/api/ported/x', { token: viewer })).body.greeting).toBe('old');
+  expect((await call(thisFile.api.url, 'GET', '/api/ported/x', { token: viewer })).body.greeting).toBe('old');
 });
 
 test('a redeploy terminated mid-health-check does not keep the service from the reconcile: the schedule records it FAILED, removes its container, and the old version serves on', async () => {
   const first = await deployJar('steady-service', 'HelloServer');
-  expect(await deploymentOutcome(api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  await deployClosed(platform.temporal, first);
+  expect(await deploymentOutcome(thisFile.api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await deployClosed(thisFile.platform.temporal, first);
   const dead = await deployJar('steady-service', 'NeverHealthy', { redeploy: 'true' });
   await waitUntil('the health check', async () => (await stageOf(dead.deploymentId)) === 'HEALTH_CHECK');
-  await platform.temporal.client.workflow.getHandle(dead.workflowId, dead.runId).terminate('operator');
+  await thisFile.platform.temporal.client.workflow.getHandle(dead.workflowId, dead.runId).terminate('operator');
 
-  await platform.temporal.client.schedule.getHandle('deploy-reconcile').trigger();
+  await thisFile.platform.temporal.client.schedule.getHandle('deploy-reconcile').trigger();
   const settled = await waitUntil('the dead deploy recorded FAILED', async () => {
-    const row = (await call(api.url, 'GET', `/api/infra/deployments/${dead.deploymentId}`, { token: admin })).body;
+    const row = (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${dead.deploymentId}`, { token: admin })).body;
     return row.status === 'FAILED' ? row : null;
   });
   expect(settled.error.reason).toContain('TERMINATED');
   await waitUntil('the dead deploy\'s container removed', async () => {
-    const containers = await leftContainersOf(docker(), { scope: scope(), serviceName: 'steady-service', driver: platform.config.deployDriver });
+    const containers = await leftContainersOf(docker(), { scope: scope(), serviceName: 'steady-service', driver: thisFile.platform.config.deployDriver });
     return containers.every((container) => container.Labels['opsflow.deployment'] === first.deploymentId) ? containers : null;
   });
-  const service = (await call(api.url, 'GET', '/api/infra/services/steady-service', { token: admin })).body;
+  const service = (await call(thisFile.api.url, 'GET', '/api/infra/services/steady-service', { token: admin })).body;
   expect(service).toEqual(expect.objectContaining({ status: 'RUNNING', currentDeploymentId: first.deploymentId }));
-  expect((await call(api.url, 'GET', '/api/steady/x', { token: viewer })).status).toBe(200);
-  await recordNewestHistory(platform.temporal, { workflowType: 'reconcileServices', name: 'reconcile-dead-redeploy' });
+  expect((await call(thisFile.api.url, 'GET', '/api/steady/x', { token: viewer })).status).toBe(200);
+  await recordNewestHistory(thisFile.platform.temporal, { workflowType: 'reconcileServices', name: 'reconcile-dead-redeploy' });
 });

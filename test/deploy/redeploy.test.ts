@@ -1,35 +1,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
+import { platformWithApi, RunningWorker } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
 import { containersOf, deployClosed, deploymentOutcome, imagesOf, steadyTraffic } from './harness';
 import { waitUntil } from '../support/wait';
 import { buildJar, postJar } from './jars';
 
-let platform: TestPlatform;
-let api: RunningApi;
+const thisFile = platformWithApi();
 let admin: string;
 let viewer: string;
 let worker: RunningWorker;
 
 beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-  worker = await platform.startWorker(['deployments']);
-  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  viewer = await platform.token({ sub: 'vic', roles: ['VIEWER'] });
+  worker = await thisFile.platform.startWorker(['deployments']);
+  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  viewer = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'] });
 });
 
-afterAll(async () => {
-  await platform?.close();
-});
-
-const scope = () => platform.config.deployScope;
+const scope = () => thisFile.platform.config.deployScope;
 
 async function deployJar(name: string, fields: Record<string, string> = {}) {
   const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': `spring.application.name=${name}\n` } });
-  const accepted = await postJar({ apiUrl: api.url, token: admin, jar, fields });
+  const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar, fields });
   expect(accepted.status).toBe(202);
   return accepted.body;
 }
@@ -38,27 +31,27 @@ async function deployJar(name: string, fields: Record<string, string> = {}) {
 
 test('a redeploy and then a rollback under a steady stream of gateway requests fail none of them; the history lists every deploy', async () => {
   const first = await deployJar('stream-service', { ENV_VERSION: '1' });
-  expect(await deploymentOutcome(api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expect(await deploymentOutcome(thisFile.api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
 
-  await deployClosed(platform.temporal, first);
-  const traffic = steadyTraffic({ apiUrl: api.url, token: viewer, slug: 'stream' });
+  await deployClosed(thisFile.platform.temporal, first);
+  const traffic = steadyTraffic({ apiUrl: thisFile.api.url, token: viewer, slug: 'stream' });
   await waitUntil('traffic', async () => traffic.answers.length > 20);
   const beforeRedeploy = traffic.answers.length;
   const redeploy = await deployJar('stream-service', { ENV_VERSION: '2', redeploy: 'true' });
   expect(redeploy.workflowId).toBe('deploy:stream-service');
-  expect(await deploymentOutcome(api.url, admin, redeploy.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expect(await deploymentOutcome(thisFile.api.url, admin, redeploy.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   const redeployed = traffic.answers.length;
-  await waitUntil('old instances stopped', async () => (await containersOf(platform.docker.docker, scope(), 'stream-service', false)).length === 1);
-  await deployClosed(platform.temporal, redeploy);
+  await waitUntil('old instances stopped', async () => (await containersOf(thisFile.platform.docker.docker, scope(), 'stream-service', false)).length === 1);
+  await deployClosed(thisFile.platform.temporal, redeploy);
   const mark = traffic.answers.length;
   await waitUntil('traffic after the redeploy', async () => traffic.answers.length > mark + 20);
 
   const beforeRollback = traffic.answers.length;
-  const rollback = await call(api.url, 'POST', '/api/infra/services/stream-service/rollback', { token: admin });
+  const rollback = await call(thisFile.api.url, 'POST', '/api/infra/services/stream-service/rollback', { token: admin });
   expect(rollback.status).toBe(202);
-  expect(await deploymentOutcome(api.url, admin, rollback.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expect(await deploymentOutcome(thisFile.api.url, admin, rollback.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   const rolledBack = traffic.answers.length;
-  await waitUntil('old instances stopped', async () => (await containersOf(platform.docker.docker, scope(), 'stream-service', false)).length === 1);
+  await waitUntil('old instances stopped', async () => (await containersOf(thisFile.platform.docker.docker, scope(), 'stream-service', false)).length === 1);
   const mark2 = traffic.answers.length;
   await waitUntil('traffic after the rollback', async () => traffic.answers.length > mark2 + 20);
   const answers = await traffic.stop();
@@ -77,7 +70,7 @@ test('a redeploy and then a rollback under a steady stream of gateway requests f
   expect(only('1', rolledBack + 2, versions.length)).toEqual([]);
   expect(beforeRollback - (redeployed + 2)).toBeGreaterThan(15);
 
-  const history = await call(api.url, 'GET', '/api/infra/services/stream-service/deployments', { token: admin });
+  const history = await call(thisFile.api.url, 'GET', '/api/infra/services/stream-service/deployments', { token: admin });
   expect(history.body.items).toEqual([
     expect.objectContaining({ deploymentId: rollback.body.deploymentId, status: 'RUNNING', image: `${scope()}/stream-service:1`, rollbackOf: first.deploymentId, requestedBy: 'ada' }),
     expect.objectContaining({ deploymentId: redeploy.deploymentId, status: 'SUPERSEDED', image: `${scope()}/stream-service:2` }),
@@ -86,14 +79,14 @@ test('a redeploy and then a rollback under a steady stream of gateway requests f
 });
 
 test('a version\'s image is pruned once five newer deploys succeeded, from the engine and (swarm driver) from the registry; an undeploy removes the rest', async () => {
-  const registry = platform.config.deployRegistry;
+  const registry = thisFile.platform.config.deployRegistry;
   for (let version = 1; version <= 6; version++) {
     // A file of its own in each JAR: six distinct images, not one image under six tags.
     const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=keeper-service\n', 'version.txt': String(version) } });
-    const accepted = await postJar({ apiUrl: api.url, token: admin, jar, fields: version > 1 ? { redeploy: 'true' } : {} });
+    const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar, fields: version > 1 ? { redeploy: 'true' } : {} });
     expect(accepted.status).toBe(202);
-    expect(await deploymentOutcome(api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-    await deployClosed(platform.temporal, accepted.body);
+    expect(await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+    await deployClosed(thisFile.platform.temporal, accepted.body);
   }
   const tags = (versions: number[]) => versions.map((version) => `${scope()}/keeper-service:${version}`).sort();
   const registryTags = async () => {
@@ -105,55 +98,55 @@ test('a version\'s image is pruned once five newer deploys succeeded, from the e
   if (registry) {
     expect(await registryTags()).toEqual(tags([2, 3, 4, 5, 6]));
     // Deleted by its digest: the first version's manifest is gone from the registry, not only its tag.
-    const first = (await platform.docker.docker.getImage(`${scope()}/keeper-service:1`).inspect().catch(() => null))?.RepoDigests?.find((digest) => digest.startsWith(`${registry}/`));
+    const first = (await thisFile.platform.docker.docker.getImage(`${scope()}/keeper-service:1`).inspect().catch(() => null))?.RepoDigests?.find((digest) => digest.startsWith(`${registry}/`));
     if (first) expect((await fetch(`http://${registry}/v2/${scope()}/keeper-service/manifests/${first.split('@')[1]}`)).status).toBe(404);
   } else {
     // Under the swarm driver the engine may keep a pruned image a while longer: a stopped task's container (the swarm's history) holds it.
-    expect((await imagesOf(platform.docker.docker, scope(), 'keeper-service')).flatMap((image) => image.RepoTags ?? []).sort()).toEqual(tags([2, 3, 4, 5, 6]));
+    expect((await imagesOf(thisFile.platform.docker.docker, scope(), 'keeper-service')).flatMap((image) => image.RepoTags ?? []).sort()).toEqual(tags([2, 3, 4, 5, 6]));
   }
 
-  const undeploy = await call(api.url, 'DELETE', '/api/infra/services/keeper-service', { token: admin });
+  const undeploy = await call(thisFile.api.url, 'DELETE', '/api/infra/services/keeper-service', { token: admin });
   expect(undeploy.status).toBe(202);
-  await platform.temporal.client.workflow.getHandle(undeploy.body.workflowId, undeploy.body.runId).result();
-  expect(await imagesOf(platform.docker.docker, scope(), 'keeper-service')).toEqual([]);
+  await thisFile.platform.temporal.client.workflow.getHandle(undeploy.body.workflowId, undeploy.body.runId).result();
+  expect(await imagesOf(thisFile.platform.docker.docker, scope(), 'keeper-service')).toEqual([]);
   if (registry) expect(await registryTags()).toEqual([]);
 });
 
 test('rollback without an earlier successful deploy -> 409 NO_PREVIOUS_VERSION; with its image gone -> 409 NO_PREVIOUS_VERSION', async () => {
   const only = await deployJar('lone-service');
-  expect(await deploymentOutcome(api.url, admin, only.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  expectProblem(await call(api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: admin, body: {} }), 409, 'NO_PREVIOUS_VERSION');
+  expect(await deploymentOutcome(thisFile.api.url, admin, only.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: admin, body: {} }), 409, 'NO_PREVIOUS_VERSION');
 
-  await deployClosed(platform.temporal, only);
+  await deployClosed(thisFile.platform.temporal, only);
   const second = await deployJar('lone-service', { redeploy: 'true', ENV_VERSION: '2' });
-  expect(await deploymentOutcome(api.url, admin, second.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  await waitUntil('the first instance stopped', async () => (await containersOf(platform.docker.docker, scope(), 'lone-service', false)).length === 1);
-  await platform.docker.docker.getImage(`${scope()}/lone-service:1`).remove({ force: true });
-  expectProblem(await call(api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: admin }), 409, 'NO_PREVIOUS_VERSION');
+  expect(await deploymentOutcome(thisFile.api.url, admin, second.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await waitUntil('the first instance stopped', async () => (await containersOf(thisFile.platform.docker.docker, scope(), 'lone-service', false)).length === 1);
+  await thisFile.platform.docker.docker.getImage(`${scope()}/lone-service:1`).remove({ force: true });
+  expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: admin }), 409, 'NO_PREVIOUS_VERSION');
 });
 
 test('a container killed behind the platform\'s back is replaced by the reconcile schedule', async () => {
   const accepted = await deployJar('phoenix-service');
-  expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  const [victim] = await containersOf(platform.docker.docker, scope(), 'phoenix-service');
-  await platform.docker.docker.getContainer(victim.Id).remove({ force: true });
+  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  const [victim] = await containersOf(thisFile.platform.docker.docker, scope(), 'phoenix-service');
+  await thisFile.platform.docker.docker.getContainer(victim.Id).remove({ force: true });
 
-  const schedule = platform.temporal.client.schedule.getHandle('deploy-reconcile');
+  const schedule = thisFile.platform.temporal.client.schedule.getHandle('deploy-reconcile');
   expect((await schedule.describe()).action).toEqual(expect.objectContaining({ workflowType: 'reconcileServices' }));
   await schedule.trigger();
 
   const replacement = await waitUntil('a replacement container', async () => {
-    const running = await containersOf(platform.docker.docker, scope(), 'phoenix-service', false);
+    const running = await containersOf(thisFile.platform.docker.docker, scope(), 'phoenix-service', false);
     return running.length === 1 && running[0].Id !== victim.Id ? running[0] : null;
   });
-  await waitUntil('the gateway routes to the replacement', async () => (await call(api.url, 'GET', '/api/phoenix/x', { token: viewer })).status === 200);
-  const service = await call(api.url, 'GET', '/api/infra/services/phoenix-service', { token: admin });
+  await waitUntil('the gateway routes to the replacement', async () => (await call(thisFile.api.url, 'GET', '/api/phoenix/x', { token: viewer })).status === 200);
+  const service = await call(thisFile.api.url, 'GET', '/api/infra/services/phoenix-service', { token: admin });
   expect(service.body.instances).toEqual([expect.objectContaining({ containerId: replacement.Id, state: 'HEALTHY' })]);
   expect(service.body.status).toBe('RUNNING');
 
   // The tick wrote its job-log row: a platform job, with no site of its own.
   const logged = await waitUntil('the reconcile tick in the job log', async () => {
-    const page = await call(api.url, 'GET', '/api/settings/scheduler-job-logs?job=deploy-reconcile&siteId=_platform', { token: admin });
+    const page = await call(thisFile.api.url, 'GET', '/api/settings/scheduler-job-logs?job=deploy-reconcile&siteId=_platform', { token: admin });
     return page.body.items.find((item: { message: string }) => item.message.includes('phoenix-service')) ?? null;
   });
   expect(logged).toEqual(expect.objectContaining({ siteId: '_platform', status: 'SUCCESS', rowsAffected: expect.any(Number), finishedAt: expect.any(String) }));
@@ -168,33 +161,33 @@ underDockerDriver('an image deployment with hostPort answers on that port, bound
   const jar = await buildJar({ mainClass: 'HelloServer' });
   const context = path.dirname(jar);
   fs.writeFileSync(`${context}/Dockerfile`, 'FROM opsflow/jre:17\nCOPY service.jar /app/app.jar\nENTRYPOINT ["java", "-jar", "/app/app.jar"]\n');
-  const build = await platform.docker.docker.buildImage({ context, src: ['Dockerfile', 'service.jar'] }, { t: image, labels: { 'opsflow.scope': scope() } });
-  await new Promise((resolve, reject) => platform.docker.docker.modem.followProgress(build, (error: Error | null) => (error ? reject(error) : resolve(null))));
+  const build = await thisFile.platform.docker.docker.buildImage({ context, src: ['Dockerfile', 'service.jar'] }, { t: image, labels: { 'opsflow.scope': scope() } });
+  await new Promise((resolve, reject) => thisFile.platform.docker.docker.modem.followProgress(build, (error: Error | null) => (error ? reject(error) : resolve(null))));
 
   const hostPort = await freePort();
-  const accepted = await call(api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name: 'image-service', image, port: 8080, hostPort, envVars: { GREETING: 'direct' }, healthPath: '/actuator/health' } });
+  const accepted = await call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name: 'image-service', image, port: 8080, hostPort, envVars: { GREETING: 'direct' }, healthPath: '/actuator/health' } });
   expect(accepted.status).toBe(202);
   expect(accepted.body.warnings).toEqual([expect.stringContaining(`hostPort ${hostPort} is published on 127.0.0.1`)]);
-  expect(await deploymentOutcome(api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
 
   const direct = await fetch(`http://127.0.0.1:${hostPort}/x`);
   expect(await direct.json()).toEqual(expect.objectContaining({ path: '/x', greeting: 'direct', userId: null }));
-  const [container] = await containersOf(platform.docker.docker, scope(), 'image-service', false);
-  const details = await platform.docker.docker.getContainer(container.Id).inspect();
+  const [container] = await containersOf(thisFile.platform.docker.docker, scope(), 'image-service', false);
+  const details = await thisFile.platform.docker.docker.getContainer(container.Id).inspect();
   expect(details.HostConfig.PortBindings).toEqual({ '8080/tcp': [{ HostIp: '127.0.0.1', HostPort: String(hostPort) }] });
-  expect((await call(api.url, 'GET', '/api/image/x', { token: viewer })).body.userId).toBe('vic');
+  expect((await call(thisFile.api.url, 'GET', '/api/image/x', { token: viewer })).body.userId).toBe('vic');
 });
 
 test('the deployments worker killed during the health check: a new worker finishes the deploy, with exactly one container', async () => {
-  const second = await platform.startWorker(['deployments']);
+  const second = await thisFile.platform.startWorker(['deployments']);
   const accepted = await deployJar('durable-service', { ENV_START_DELAY_MS: '6000' });
-  await waitUntil('the health check', async () => (await call(api.url, 'GET', `/api/infra/deployments/${accepted.deploymentId}`, { token: admin })).body.stage === 'HEALTH_CHECK');
+  await waitUntil('the health check', async () => (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${accepted.deploymentId}`, { token: admin })).body.stage === 'HEALTH_CHECK');
   // Both workers die: whichever held the activity is gone mid-poll.
   await worker.kill();
   await second.kill();
-  await platform.startWorker(['deployments']);
+  await thisFile.platform.startWorker(['deployments']);
 
-  expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  expect(await containersOf(platform.docker.docker, scope(), 'durable-service')).toHaveLength(1);
-  expect((await call(api.url, 'GET', '/api/durable/x', { token: viewer })).status).toBe(200);
+  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expect(await containersOf(thisFile.platform.docker.docker, scope(), 'durable-service')).toHaveLength(1);
+  expect((await call(thisFile.api.url, 'GET', '/api/durable/x', { token: viewer })).status).toBe(200);
 });

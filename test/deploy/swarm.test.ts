@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { platformWithApi } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { SecondNode, startSecondNode } from '../support/second-node';
 import { waitUntil } from '../support/wait';
@@ -12,41 +12,34 @@ import { buildJar, postJar } from './jars';
  * died, and runs every image from the registry by digest. The rest of the deploy suite runs under both
  * drivers (`npm test` runs test/deploy again with DEPLOY_DRIVER=swarm).
  */
+// A short health timeout: the swarm gives up on a never-healthy task after it and three failed checks.
+const thisFile = platformWithApi({ env: { DEPLOY_DRIVER: 'swarm', DEPLOY_HEALTH_TIMEOUT_SECONDS: '12' } });
 const execFileAsync = promisify(execFile);
 
-let platform: TestPlatform;
-let api: RunningApi;
 let admin: string;
 let viewer: string;
 
 beforeAll(async () => {
-  // A short health timeout: the swarm gives up on a never-healthy task after it and three failed checks.
-  platform = await attachPlatform({ env: { DEPLOY_DRIVER: 'swarm', DEPLOY_HEALTH_TIMEOUT_SECONDS: '12' } });
-  api = await platform.startApi();
-  await platform.startWorker(['deployments']);
-  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  viewer = await platform.token({ sub: 'vic', roles: ['VIEWER'] });
+  await thisFile.platform.startWorker(['deployments']);
+  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  viewer = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'] });
 });
 
-afterAll(async () => {
-  await platform?.close();
-});
-
-const scope = () => platform.config.deployScope;
-const swarmServiceOf = (name: string) => platform.docker.docker.getService(`${scope()}-${name}`).inspect();
+const scope = () => thisFile.platform.config.deployScope;
+const swarmServiceOf = (name: string) => thisFile.platform.docker.docker.getService(`${scope()}-${name}`).inspect();
 
 async function deployJar(name: string, mainClass: string, fields: Record<string, string> = {}) {
   const jar = await buildJar({ mainClass, entries: { 'application.properties': `spring.application.name=${name}\n` } });
-  const accepted = await postJar({ apiUrl: api.url, token: admin, jar, fields });
+  const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar, fields });
   expect(accepted.status).toBe(202);
   return accepted.body;
 }
 
 test('a JAR image runs from the registry by digest: every node pulls the same bytes', async () => {
   const accepted = await deployJar('pinned-service', 'HelloServer');
-  expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   const service = await swarmServiceOf('pinned-service');
-  const registry = platform.config.deployRegistry!;
+  const registry = thisFile.platform.config.deployRegistry!;
   expect(service.Spec.TaskTemplate.ContainerSpec.Image).toMatch(new RegExp(`^${registry.replace(/\./g, '\\.')}/${scope()}/pinned-service@sha256:[0-9a-f]{64}$`));
   const catalog = (await (await fetch(`http://${registry}/v2/_catalog`)).json()) as { repositories: string[] };
   expect(catalog.repositories).toContain(`${scope()}/pinned-service`);
@@ -59,13 +52,13 @@ test('a JAR image runs from the registry by digest: every node pulls the same by
 
 test('a redeploy whose new version never passes its health check is rolled back by the swarm: the old version serves throughout, and the deployment ends FAILED with the reason', async () => {
   const first = await deployJar('sturdy-service', 'HelloServer', { ENV_VERSION: '1' });
-  expect(await deploymentOutcome(api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  await deployClosed(platform.temporal, first);
-  const traffic = steadyTraffic({ apiUrl: api.url, token: viewer, slug: 'sturdy' });
+  expect(await deploymentOutcome(thisFile.api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await deployClosed(thisFile.platform.temporal, first);
+  const traffic = steadyTraffic({ apiUrl: thisFile.api.url, token: viewer, slug: 'sturdy' });
   await waitUntil('traffic', async () => traffic.answers.length > 20);
 
   const broken = await deployJar('sturdy-service', 'NeverHealthy', { ENV_VERSION: '2', redeploy: 'true' });
-  const outcome = await deploymentOutcome(api.url, admin, broken.deploymentId);
+  const outcome = await deploymentOutcome(thisFile.api.url, admin, broken.deploymentId);
   const mark = traffic.answers.length;
   await waitUntil('traffic after the rollback', async () => traffic.answers.length > mark + 20);
   const answers = await traffic.stop();
@@ -78,38 +71,38 @@ test('a redeploy whose new version never passes its health check is rolled back 
   const service = await swarmServiceOf('sturdy-service');
   expect(service.Spec.Labels['opsflow.deployment']).toBe(first.deploymentId);
   expect(service.UpdateStatus?.State).toMatch(/^rollback_/);
-  const registered = await call(api.url, 'GET', '/api/infra/services/sturdy-service', { token: admin });
+  const registered = await call(thisFile.api.url, 'GET', '/api/infra/services/sturdy-service', { token: admin });
   expect(registered.body).toEqual(expect.objectContaining({ status: 'RUNNING', runningInstances: 1 }));
 });
 
 test('a task killed behind the platform\'s back is replaced by the swarm, and the gateway follows the task list with no reconcile', async () => {
   const accepted = await deployJar('phoenix-swarm-service', 'HelloServer');
-  expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  await deployClosed(platform.temporal, accepted);
-  const scaled = await call(api.url, 'POST', '/api/infra/services/phoenix-swarm-service/scale', { token: admin, body: { instances: 2 } });
+  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await deployClosed(thisFile.platform.temporal, accepted);
+  const scaled = await call(thisFile.api.url, 'POST', '/api/infra/services/phoenix-swarm-service/scale', { token: admin, body: { instances: 2 } });
   expect(scaled.status).toBe(202);
-  await platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
-  const before = await containersOf(platform.docker.docker, scope(), 'phoenix-swarm-service', false);
+  await thisFile.platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
+  const before = await containersOf(thisFile.platform.docker.docker, scope(), 'phoenix-swarm-service', false);
   expect(before).toHaveLength(2);
 
   const [victim, survivor] = before;
-  await platform.docker.docker.getContainer(victim.Id).kill();
+  await thisFile.platform.docker.docker.getContainer(victim.Id).kill();
   const replacement = await waitUntil('the swarm to start a replacement', async () => {
-    const running = await containersOf(platform.docker.docker, scope(), 'phoenix-swarm-service', false);
+    const running = await containersOf(thisFile.platform.docker.docker, scope(), 'phoenix-swarm-service', false);
     const fresh = running.find((container) => container.Id !== victim.Id && container.Id !== survivor.Id && container.Status.includes('(healthy)'));
     return running.length === 2 && fresh ? fresh : null;
   });
 
   // The reconcile schedule runs every DEPLOY_RECONCILE_SECONDS (a day in the tests): the deployments worker's task-list follower does this.
   await waitUntil('the registry to follow the swarm', async () => {
-    const service = await call(api.url, 'GET', '/api/infra/services/phoenix-swarm-service', { token: admin });
+    const service = await call(thisFile.api.url, 'GET', '/api/infra/services/phoenix-swarm-service', { token: admin });
     const ids = (service.body.instances as Array<{ containerId: string; state: string }>).filter((instance) => instance.state === 'HEALTHY').map((instance) => instance.containerId);
     return ids.length === 2 && ids.includes(replacement.Id) && ids.includes(survivor.Id);
   });
   // Both tasks answer through the gateway; the killed one is not asked.
   const served = new Set<string>();
   for (let i = 0; i < 20; i++) {
-    const answer = await call(api.url, 'GET', '/api/phoenix-swarm/who', { token: viewer });
+    const answer = await call(thisFile.api.url, 'GET', '/api/phoenix-swarm/who', { token: viewer });
     expect(answer.status).toBe(200);
     served.add(answer.body.instance);
   }
@@ -120,8 +113,8 @@ test('a task killed behind the platform\'s back is replaced by the swarm, and th
 
 test('a container on the default bridge cannot reach a task past the edge: the door into the overlays forwards for the host alone', async () => {
   const accepted = await deployJar('guarded-service', 'HelloServer');
-  expect(await deploymentOutcome(api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  const service = await call(api.url, 'GET', '/api/infra/services/guarded-service', { token: admin });
+  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  const service = await call(thisFile.api.url, 'GET', '/api/infra/services/guarded-service', { token: admin });
   const { address } = service.body.instances[0] as { address: string };
   // The host reaches it: the edge runs there.
   expect((await fetch(`http://${address}/x`)).status).toBe(200);
@@ -131,10 +124,10 @@ test('a container on the default bridge cannot reach a task past the edge: the d
 });
 
 test('a host port is refused under the swarm driver: a swarm would publish it on every address of its nodes', async () => {
-  const answer = await call(api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name: 'ported-service', image: 'opsflow/jre:17', port: 8080, hostPort: 18080 } });
+  const answer = await call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name: 'ported-service', image: 'opsflow/jre:17', port: 8080, hostPort: 18080 } });
   expectProblem(answer, 400, 'VALIDATION_FAILED');
   expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.hostPort' })]);
-  expect(await platform.db('infra.service').where({ name: 'ported-service' })).toEqual([]);
+  expect(await thisFile.platform.db('infra.service').where({ name: 'ported-service' })).toEqual([]);
 });
 
 /**
@@ -145,21 +138,21 @@ describe('two nodes', () => {
   let node2: SecondNode;
 
   beforeAll(async () => {
-    node2 = await startSecondNode({ manager: platform.docker.docker, baseImage: 'opsflow/jre:17', registry: platform.config.deployRegistry! });
+    node2 = await startSecondNode({ manager: thisFile.platform.docker.docker, baseImage: 'opsflow/jre:17', registry: thisFile.platform.config.deployRegistry! });
   }, 180000);
 
   afterAll(async () => {
     if (!node2) return;
     // The swarm forgets the node only once it has left.
     await node2.stop();
-    await platform.docker.docker.getNode(node2.nodeId).remove({ force: true }).catch(() => undefined);
+    await thisFile.platform.docker.docker.getNode(node2.nodeId).remove({ force: true }).catch(() => undefined);
   });
 
-  const spreadService = () => `${platform.config.deployScope}-spread-service`;
+  const spreadService = () => `${thisFile.platform.config.deployScope}-spread-service`;
 
   /** The node of each running task of the service. */
   async function runningTaskNodes(): Promise<string[]> {
-    const tasks = (await platform.docker.docker.listTasks({ filters: { service: [spreadService()], 'desired-state': ['running'] } })) as Array<{ NodeID: string; Status: { State: string } }>;
+    const tasks = (await thisFile.platform.docker.docker.listTasks({ filters: { service: [spreadService()], 'desired-state': ['running'] } })) as Array<{ NodeID: string; Status: { State: string } }>;
     return tasks.filter((task) => task.Status.State === 'running').map((task) => task.NodeID).sort();
   }
 
@@ -167,7 +160,7 @@ describe('two nodes', () => {
   async function answeringInstances(count: number): Promise<Set<string>> {
     const seen = new Set<string>();
     for (let i = 0; i < count; i++) {
-      const answer = await call(api.url, 'GET', '/api/spread/who', { token: viewer });
+      const answer = await call(thisFile.api.url, 'GET', '/api/spread/who', { token: viewer });
       expect(answer.status).toBe(200);
       seen.add(answer.body.instance);
     }
@@ -175,16 +168,16 @@ describe('two nodes', () => {
   }
 
   test('a service scaled to 2 runs a task on each node, and the gateway reaches both', async () => {
-    const managerId = ((await platform.docker.docker.info()) as { Swarm: { NodeID: string } }).Swarm.NodeID;
+    const managerId = ((await thisFile.platform.docker.docker.info()) as { Swarm: { NodeID: string } }).Swarm.NodeID;
     const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=spread-service\n' } });
-    const accepted = await postJar({ apiUrl: api.url, token: admin, jar });
+    const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar });
     expect(accepted.status).toBe(202);
-    expect(await deploymentOutcome(api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-    await deployClosed(platform.temporal, accepted.body);
+    expect(await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+    await deployClosed(thisFile.platform.temporal, accepted.body);
 
-    const scaled = await call(api.url, 'POST', '/api/infra/services/spread-service/scale', { token: admin, body: { instances: 2 } });
+    const scaled = await call(thisFile.api.url, 'POST', '/api/infra/services/spread-service/scale', { token: admin, body: { instances: 2 } });
     expect(scaled.status).toBe(202);
-    await platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
+    await thisFile.platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
     expect(await runningTaskNodes()).toEqual([managerId, node2.nodeId].sort());
     // The second node pulled the image from the registry, by digest, and runs it.
     const onNode2 = await node2.docker.listContainers({ filters: { label: ['opsflow.service=spread-service'] } });
@@ -196,9 +189,9 @@ describe('two nodes', () => {
   });
 
   test('draining the second node moves its task to the first, with no failed request through the gateway', async () => {
-    const managerId = ((await platform.docker.docker.info()) as { Swarm: { NodeID: string } }).Swarm.NodeID;
+    const managerId = ((await thisFile.platform.docker.docker.info()) as { Swarm: { NodeID: string } }).Swarm.NodeID;
     expect(await runningTaskNodes()).toEqual([managerId, node2.nodeId].sort());
-    const traffic = steadyTraffic({ apiUrl: api.url, token: viewer, slug: 'spread' });
+    const traffic = steadyTraffic({ apiUrl: thisFile.api.url, token: viewer, slug: 'spread' });
     await waitUntil('traffic', async () => traffic.answers.length > 20);
 
     await setAvailability(node2.nodeId, 'drain');
@@ -207,7 +200,7 @@ describe('two nodes', () => {
       await waitUntil('the task to move and the gateway to follow', async () => {
         const nodes = await runningTaskNodes();
         if (nodes.length !== 2 || nodes.some((node) => node !== managerId)) return false;
-        const service = await call(api.url, 'GET', '/api/infra/services/spread-service', { token: admin });
+        const service = await call(thisFile.api.url, 'GET', '/api/infra/services/spread-service', { token: admin });
         return (service.body.instances as unknown[]).length === 2;
       }, 60000);
       const mark = traffic.answers.length;
@@ -217,7 +210,7 @@ describe('two nodes', () => {
       expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
       // Both tasks on the first node answer; the drained node's task is not asked.
       const after = await answeringInstances(20);
-      const onManager = await platform.docker.docker.listContainers({ filters: { label: ['opsflow.service=spread-service'] } });
+      const onManager = await thisFile.platform.docker.docker.listContainers({ filters: { label: ['opsflow.service=spread-service'] } });
       expect(after).toEqual(new Set(onManager.map((container) => container.Id.slice(0, 12))));
       expect(await node2.docker.listContainers({ filters: { label: ['opsflow.service=spread-service'] } })).toEqual([]);
     } finally {
@@ -228,7 +221,7 @@ describe('two nodes', () => {
 
   /** `docker node update --availability`: the swarm moves a drained node's tasks elsewhere. */
   async function setAvailability(nodeId: string, availability: 'drain' | 'active'): Promise<void> {
-    const node = platform.docker.docker.getNode(nodeId);
+    const node = thisFile.platform.docker.docker.getNode(nodeId);
     const details = (await node.inspect()) as { Version: { Index: number }; Spec: Record<string, unknown> };
     await node.update({ ...details.Spec, Availability: availability, version: details.Version.Index });
   }

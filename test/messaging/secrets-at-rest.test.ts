@@ -1,7 +1,7 @@
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
+import { platformWithApi } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { finalLog, publishedTemplate, startPeer } from './harness';
 
@@ -9,21 +9,14 @@ import { finalLog, publishedTemplate, startPeer } from './harness';
  * Stored passwords are bound to their row and column and need the full tag; a key rotation keeps every
  * send working. Attacks by someone who can write the database but does not hold SECRETS_KEY.
  */
-let platform: TestPlatform;
-let api: RunningApi;
+const thisFile = platformWithApi();
 let admin: string;
 let editor: string;
 
 beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-  await platform.startWorker(['messaging', 'approvals']);
-  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-s'] });
-});
-
-afterAll(async () => {
-  await platform?.close();
+  await thisFile.platform.startWorker(['messaging', 'approvals']);
+  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-s'] });
 });
 
 const restConfig = (name: string, url: string, password: string) => ({
@@ -42,32 +35,32 @@ const basicPassword = (authorization: string | string[] | undefined) => Buffer.f
 test('a ciphertext copied from one configuration into another fails: 500 SECRET_INTEGRITY_FAILED, the send fails permanently, nothing reaches the peer; a truncated tag fails too', async () => {
   const peer = await startPeer(() => ({ status: 200 }));
   try {
-    const mine = await call(api.url, 'POST', '/api/settings/email', { token: admin, body: restConfig('mine', `${peer.url}/mail`, 'mine-Pa55word') });
-    const theirs = await call(api.url, 'POST', '/api/settings/email', { token: admin, body: { ...restConfig('theirs', `${peer.url}/mail`, 'theirs-Pa55word'), isActive: false } });
+    const mine = await call(thisFile.api.url, 'POST', '/api/settings/email', { token: admin, body: restConfig('mine', `${peer.url}/mail`, 'mine-Pa55word') });
+    const theirs = await call(thisFile.api.url, 'POST', '/api/settings/email', { token: admin, body: { ...restConfig('theirs', `${peer.url}/mail`, 'theirs-Pa55word'), isActive: false } });
     expect([mine.status, theirs.status]).toEqual([201, 201]);
-    const table = platform.db('settings.email_configuration');
+    const table = thisFile.platform.db('settings.email_configuration');
     const own = (await table.clone().where({ id: mine.body.id }).first()).service_password as string;
     const copied = (await table.clone().where({ id: theirs.body.id }).first()).service_password as string;
-    await platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: copied });
+    await thisFile.platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: copied });
 
-    expectProblem(await call(api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'a@peer.example', content: 'x' } }), 500, 'SECRET_INTEGRITY_FAILED');
-    const templateId = await publishedTemplate(api.url, editor, 'site-s');
-    const sent = await call(api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: 'b@peer.example', siteId: 'site-s' } });
+    expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'a@peer.example', content: 'x' } }), 500, 'SECRET_INTEGRITY_FAILED');
+    const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-s');
+    const sent = await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: 'b@peer.example', siteId: 'site-s' } });
     expect(sent.status).toBe(202);
-    const log = await finalLog(api.url, editor, templateId, sent.body.logId);
+    const log = await finalLog(thisFile.api.url, editor, templateId, sent.body.logId);
     expect(log).toEqual(expect.objectContaining({ status: 'FAILED', attempts: 1, error: expect.stringContaining('integrity') }));
     expect(peer.received).toEqual([]);
 
     // Its own ciphertext with the tag cut to 4 bytes: a forger needs 2^32 tries at most, so it is refused.
     const [version, iv, tag, ciphertext] = own.split('.');
     const truncated = [version, iv, Buffer.from(tag, 'base64url').subarray(0, 4).toString('base64url'), ciphertext].join('.');
-    await platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: truncated });
-    expectProblem(await call(api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'c@peer.example', content: 'x' } }), 500, 'SECRET_INTEGRITY_FAILED');
+    await thisFile.platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: truncated });
+    expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'c@peer.example', content: 'x' } }), 500, 'SECRET_INTEGRITY_FAILED');
     expect(peer.received).toEqual([]);
 
     // Its own, whole: it sends.
-    await platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: own });
-    const processed = await call(api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'd@peer.example', content: 'x' } });
+    await thisFile.platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: own });
+    const processed = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'd@peer.example', content: 'x' } });
     expect(processed.body).toEqual({ status: 'SUCCESS', detail: 'sent' });
     expect(basicPassword(peer.received[0].headers.authorization)).toBe('mine-Pa55word');
   } finally {
@@ -88,21 +81,21 @@ function rotate(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: 
 test('a key rotation keeps every send working: the new key with the old as SECRETS_KEY_PREVIOUS reads both; `npm run secrets:rotate` re-encrypts; then the old key alone reads nothing', async () => {
   const peer = await startPeer(() => ({ status: 200 }));
   try {
-    expect((await call(api.url, 'POST', '/api/settings/sms', { token: admin, body: restConfig('sms-peer', `${peer.url}/sms`, 'sms-Pa55word') })).status).toBe(201);
-    const oldKey = platform.config.secretsKey;
+    expect((await call(thisFile.api.url, 'POST', '/api/settings/sms', { token: admin, body: restConfig('sms-peer', `${peer.url}/sms`, 'sms-Pa55word') })).status).toBe(201);
+    const oldKey = thisFile.platform.config.secretsKey;
     const newKey = 'a-brand-new-secrets-key-0123456789';
     const send = (url: string) => call(url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'SMS', siteId: 'site-s', to: '+15550001111', content: 'x' } });
 
-    const during = await platform.startApi({ config: { ...platform.config, secretsKey: newKey, secretsKeyPrevious: oldKey } });
+    const during = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, secretsKey: newKey, secretsKeyPrevious: oldKey } });
     expect((await send(during.url)).body).toEqual({ status: 'SUCCESS', detail: 'sent' });
 
-    const rotated = await rotate({ ...platform.env, SECRETS_KEY: newKey, SECRETS_KEY_PREVIOUS: oldKey });
+    const rotated = await rotate({ ...thisFile.platform.env, SECRETS_KEY: newKey, SECRETS_KEY_PREVIOUS: oldKey });
     expect(rotated).toEqual({ code: 0, output: expect.stringMatching(/Re-encrypted [1-9]\d* stored secret/) });
-    expect(await rotate({ ...platform.env, SECRETS_KEY: newKey, SECRETS_KEY_PREVIOUS: oldKey })).toEqual({ code: 0, output: expect.stringContaining('Re-encrypted 0 stored secret') });
+    expect(await rotate({ ...thisFile.platform.env, SECRETS_KEY: newKey, SECRETS_KEY_PREVIOUS: oldKey })).toEqual({ code: 0, output: expect.stringContaining('Re-encrypted 0 stored secret') });
 
-    const after = await platform.startApi({ config: { ...platform.config, secretsKey: newKey, secretsKeyPrevious: null } });
+    const after = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, secretsKey: newKey, secretsKeyPrevious: null } });
     expect((await send(after.url)).body).toEqual({ status: 'SUCCESS', detail: 'sent' });
-    expectProblem(await send(api.url), 500, 'SECRET_INTEGRITY_FAILED');
+    expectProblem(await send(thisFile.api.url), 500, 'SECRET_INTEGRITY_FAILED');
     expect(peer.received.map((request) => basicPassword(request.headers.authorization))).toEqual(['sms-Pa55word', 'sms-Pa55word']);
   } finally {
     await peer.close();
@@ -112,28 +105,28 @@ test('a key rotation keeps every send working: the new key with the old as SECRE
 test("a version-1 ciphertext (bound to no row, so copyable into any) is refused where a secret is used, naming the fix; `npm run secrets:rotate` rewrites it bound, and the send works", async () => {
   const peer = await startPeer(() => ({ status: 200 }));
   try {
-    const created = await call(api.url, 'POST', '/api/settings/email', { token: admin, body: restConfig('legacy', `${peer.url}/mail`, 'unused') });
+    const created = await call(thisFile.api.url, 'POST', '/api/settings/email', { token: admin, body: restConfig('legacy', `${peer.url}/mail`, 'unused') });
     expect(created.status).toBe(201);
     // As an earlier release wrote it: SHA-256 of the key, no associated data.
-    const key = createHash('sha256').update(`opsflow-secrets:${platform.config.secretsKey}`).digest();
+    const key = createHash('sha256').update(`opsflow-secrets:${thisFile.platform.config.secretsKey}`).digest();
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', key, iv);
     const ciphertext = Buffer.concat([cipher.update('legacy-Pa55word', 'utf8'), cipher.final()]);
     const legacy = ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
-    await platform.db('settings.email_configuration').where({ id: created.body.id }).update({ service_password: legacy });
+    await thisFile.platform.db('settings.email_configuration').where({ id: created.body.id }).update({ service_password: legacy });
 
-    const refused = await call(api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1@peer.example', content: 'x' } });
+    const refused = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1@peer.example', content: 'x' } });
     expectProblem(refused, 500, 'SECRET_INTEGRITY_FAILED');
     expect(refused.body.detail).toContain('secrets:rotate');
     expect(peer.received).toEqual([]);
 
     // The rotation test before this one left rows under a key this platform no longer holds: rotate names
     // those (exit 1), and rewrites this one.
-    const rotated = await rotate({ ...platform.env });
+    const rotated = await rotate({ ...thisFile.platform.env });
     expect(rotated.output).toMatch(/Re-encrypted [1-9]\d* stored secret/);
     expect(rotated.output).not.toContain(created.body.id);
-    expect((await platform.db('settings.email_configuration').where({ id: created.body.id }).first()).service_password).toMatch(/^v2\./);
-    const processed = await call(api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1b@peer.example', content: 'x' } });
+    expect((await thisFile.platform.db('settings.email_configuration').where({ id: created.body.id }).first()).service_password).toMatch(/^v2\./);
+    const processed = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1b@peer.example', content: 'x' } });
     expect(processed.body).toEqual({ status: 'SUCCESS', detail: 'sent' });
     expect(basicPassword(peer.received[0].headers.authorization)).toBe('legacy-Pa55word');
   } finally {

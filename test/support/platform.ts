@@ -315,3 +315,42 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     },
   };
 }
+
+/** A test file's platform and the API it started, filled in by the file's first `beforeAll`. */
+export interface FilePlatform {
+  readonly platform: TestPlatform;
+  readonly api: RunningApi;
+  /** Closes the file's API and starts another behind the edge, which `api` then is (an API restart). */
+  restartApi(): Promise<RunningApi>;
+}
+
+/**
+ * The preamble of a test file that talks to the API: attaches it to the shared components and starts its
+ * API behind the edge before its tests (a `beforeAll` registered first, so the file's own hooks can use
+ * it), and closes both after them. Read the fields inside hooks and tests, not at the file's top level.
+ */
+export function platformWithApi(args: { env?: NodeJS.ProcessEnv } = {}): FilePlatform {
+  const held: { platform?: TestPlatform; api?: RunningApi } = {};
+  beforeAll(async () => {
+    held.platform = await attachPlatform(args);
+    held.api = await held.platform.startApi();
+  });
+  afterAll(async () => {
+    await held.platform?.close();
+  });
+  return {
+    get platform() {
+      if (!held.platform) throw new Error('the platform is attached in beforeAll: read it inside a hook or a test');
+      return held.platform;
+    },
+    get api() {
+      if (!held.api) throw new Error('the API is started in beforeAll: read it inside a hook or a test');
+      return held.api;
+    },
+    async restartApi() {
+      await this.api.close();
+      held.api = await this.platform.startApi();
+      return held.api;
+    },
+  };
+}

@@ -1,21 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { attachPlatform, RunningApi, TestPlatform } from '../../../test/support/platform';
+import { platformWithApi } from '../../../test/support/platform';
 import { call, expectProblem, HttpAnswer } from '../../../test/support/http';
 
-let platform: TestPlatform;
-let api: RunningApi;
-
-beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-});
-
-afterAll(async () => {
-  await platform?.close();
-});
-
+const thisFile = platformWithApi();
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
 async function upload(args: { csv: string; siteId?: string; fileName?: string; sha?: string; token?: string }): Promise<HttpAnswer> {
@@ -26,9 +15,9 @@ async function upload(args: { csv: string; siteId?: string; fileName?: string; s
   form.set('rowCount', '2');
   form.set('sha256', args.sha ?? sha256(args.csv));
   form.set('file', new Blob([args.csv], { type: 'text/csv' }), 'x.csv');
-  const answer = await fetch(`${api.url}/api/assets/internal/archive`, {
+  const answer = await fetch(`${thisFile.api.url}/api/assets/internal/archive`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${args.token ?? platform.config.internalToken}` },
+    headers: { authorization: `Bearer ${args.token ?? thisFile.platform.config.internalToken}` },
     body: form,
   });
   const text = await answer.text();
@@ -44,10 +33,10 @@ test('the internal sink stores a CSV as a published asset in /archive and answer
     assetId: expect.any(String), siteId: 'site-a', folder: '/archive', fileName: 'email_log_20261020T020000Z_001.csv',
     sizeBytes: Buffer.byteLength(CSV), sha256: sha256(CSV),
   });
-  const row = await platform.db('assets.asset').where({ id: answer.body.assetId }).first();
+  const row = await thisFile.platform.db('assets.asset').where({ id: answer.body.assetId }).first();
   expect(row).toEqual(expect.objectContaining({ status: 'PUBLISHED', folder: '/archive' }));
   // Published on arrival, as its first revision; the audit has both the creation and the publish.
-  const revisions = await platform.db('assets.asset_aud').where({ id: row.id }).orderBy('rev').select('rev', 'revtype', 'status');
+  const revisions = await thisFile.platform.db('assets.asset_aud').where({ id: row.id }).orderBy('rev').select('rev', 'revtype', 'status');
   expect(revisions).toEqual([
     { rev: row.published_rev, revtype: 0, status: 'DRAFT' },
     { rev: expect.any(Number), revtype: 1, status: 'PUBLISHED' },
@@ -60,19 +49,19 @@ test('the same file again (site, name, sha256) -> 200 with the same asset, store
   const second = await upload({ csv, fileName: 'email_log_20261021T020000Z_001.csv' });
   expect([first.status, second.status]).toEqual([201, 200]);
   expect(second.body.assetId).toBe(first.body.assetId);
-  expect(await platform.db('assets.asset').where({ sha256: sha256(csv) }).count({ n: '*' }).first()).toEqual({ n: 1 });
+  expect(await thisFile.platform.db('assets.asset').where({ sha256: sha256(csv) }).count({ n: '*' }).first()).toEqual({ n: 1 });
 });
 
 test('bytes that do not hash to the sha256 sent -> 400 CHECKSUM_MISMATCH and nothing stored', async () => {
   const answer = await upload({ csv: CSV, fileName: 'email_log_20261022T020000Z_001.csv', sha: sha256('something else') });
   expectProblem(answer, 400, 'CHECKSUM_MISMATCH');
-  expect(await platform.db('assets.asset').where({ name: 'email_log_20261022T020000Z_001.csv' }).first()).toBeUndefined();
+  expect(await thisFile.platform.db('assets.asset').where({ name: 'email_log_20261022T020000Z_001.csv' }).first()).toBeUndefined();
 });
 
 test('the sink takes only the internal token: a user token -> 403, an ADMIN one included; none -> 401', async () => {
-  const adminToken = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  const adminToken = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
   expectProblem(await upload({ csv: CSV, token: adminToken }), 403, 'FORBIDDEN');
-  const noToken = await fetch(`${api.url}/api/assets/internal/archive`, { method: 'POST' });
+  const noToken = await fetch(`${thisFile.api.url}/api/assets/internal/archive`, { method: 'POST' });
   expect(noToken.status).toBe(401);
   expect(((await noToken.json()) as { code: string }).code).toBe('UNAUTHENTICATED');
 });
@@ -80,35 +69,35 @@ test('the sink takes only the internal token: a user token -> 403, an ADMIN one 
 test('list, download and delete follow site membership and roles; an archive file is deleted by an ADMIN only', async () => {
   const csv = 'id,name\n7,"quoted, value"\n';
   const stored = await upload({ csv, siteId: 'site-b', fileName: 'email_log_20261023T020000Z_001.csv' });
-  const member = await platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-b'] });
-  const outsider = await platform.token({ sub: 'oz', roles: ['EDITOR'], sites: ['site-z'] });
-  const editor = await platform.token({ sub: 'eve', roles: ['EDITOR'], sites: ['site-b'] });
+  const member = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-b'] });
+  const outsider = await thisFile.platform.token({ sub: 'oz', roles: ['EDITOR'], sites: ['site-z'] });
+  const editor = await thisFile.platform.token({ sub: 'eve', roles: ['EDITOR'], sites: ['site-b'] });
 
-  const list = await call(api.url, 'GET', '/api/assets?siteId=site-b&folder=/archive', { token: member });
+  const list = await call(thisFile.api.url, 'GET', '/api/assets?siteId=site-b&folder=/archive', { token: member });
   expect(list.body.items.map((a: { id: string }) => a.id)).toEqual([stored.body.assetId]);
-  expectProblem(await call(api.url, 'GET', '/api/assets?siteId=site-b', { token: outsider }), 403, 'FORBIDDEN');
+  expectProblem(await call(thisFile.api.url, 'GET', '/api/assets?siteId=site-b', { token: outsider }), 403, 'FORBIDDEN');
 
-  const download = await fetch(`${api.url}/api/assets/${stored.body.assetId}/download`, { headers: { authorization: `Bearer ${member}` } });
+  const download = await fetch(`${thisFile.api.url}/api/assets/${stored.body.assetId}/download`, { headers: { authorization: `Bearer ${member}` } });
   expect(download.status).toBe(200);
   expect(download.headers.get('content-type')).toContain('text/csv');
   expect(download.headers.get('content-disposition')).toContain('attachment; filename="email_log_20261023T020000Z_001.csv"');
   expect(await download.text()).toBe(csv);
 
-  expectProblem(await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: member }), 403, 'FORBIDDEN');
-  expectProblem(await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: outsider }), 403, 'FORBIDDEN');
+  expectProblem(await call(thisFile.api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: member }), 403, 'FORBIDDEN');
+  expectProblem(await call(thisFile.api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: outsider }), 403, 'FORBIDDEN');
   // An archive file may be the only copy of its rows: its site's EDITOR may not delete it, an ADMIN may.
-  expectProblem(await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: editor }), 403, 'ARCHIVE_READ_ONLY');
-  const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  expect((await call(api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: admin })).status).toBe(204);
-  expectProblem(await call(api.url, 'GET', `/api/assets/${stored.body.assetId}/download`, { token: member }), 404, 'NOT_FOUND');
+  expectProblem(await call(thisFile.api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: editor }), 403, 'ARCHIVE_READ_ONLY');
+  const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  expect((await call(thisFile.api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: admin })).status).toBe(204);
+  expectProblem(await call(thisFile.api.url, 'GET', `/api/assets/${stored.body.assetId}/download`, { token: member }), 404, 'NOT_FOUND');
   // Stored straight through the sink, without an archive run: the audit row names no run.
-  expect(await platform.db('assets.archive_deletion').where({ asset_id: stored.body.assetId }).select('deleted_by', 'run_id', 'row_count')).toEqual([{ deleted_by: 'ada', run_id: null, row_count: null }]);
+  expect(await thisFile.platform.db('assets.archive_deletion').where({ asset_id: stored.body.assetId }).select('deleted_by', 'run_id', 'row_count')).toEqual([{ deleted_by: 'ada', run_id: null, row_count: null }]);
 });
 
 test('an upload over the site\'s storage quota -> 413 QUOTA_EXCEEDED: no asset, no file; archive files do not count against it', async () => {
   const quota = 1000;
-  const limited = await platform.startApi({ config: { ...platform.config, assetQuotaBytesPerSite: quota } });
-  const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-q'] });
+  const limited = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, assetQuotaBytesPerSite: quota } });
+  const editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-q'] });
   const put = (bytes: number, name: string) => {
     const form = new FormData();
     form.set('siteId', 'site-q');
@@ -119,12 +108,12 @@ test('an upload over the site\'s storage quota -> 413 QUOTA_EXCEEDED: no asset, 
   // Archive files are the platform's records of pruned rows: they never block a run.
   expect((await upload({ csv: 'x'.repeat(2000), siteId: 'site-q', fileName: 'email_log_big.csv' })).status).toBe(201);
   expect((await put(600, 'first.bin')).status).toBe(201);
-  const rowsBefore = await platform.db('assets.asset').where({ site_id: 'site-q' }).count({ n: '*' }).first();
-  const storedFiles = () => fs.readdirSync(path.join(platform.config.dataDir, 'assets'), { recursive: true }).length;
+  const rowsBefore = await thisFile.platform.db('assets.asset').where({ site_id: 'site-q' }).count({ n: '*' }).first();
+  const storedFiles = () => fs.readdirSync(path.join(thisFile.platform.config.dataDir, 'assets'), { recursive: true }).length;
   const filesBefore = storedFiles();
   const over = await put(500, 'second.bin');
   expect(over).toEqual({ status: 413, body: expect.objectContaining({ code: 'QUOTA_EXCEEDED' }) });
-  expect(await platform.db('assets.asset').where({ site_id: 'site-q' }).count({ n: '*' }).first()).toEqual(rowsBefore);
+  expect(await thisFile.platform.db('assets.asset').where({ site_id: 'site-q' }).count({ n: '*' }).first()).toEqual(rowsBefore);
   expect(storedFiles()).toBe(filesBefore);
   expect((await put(400, 'fits.bin')).status).toBe(201);
 });

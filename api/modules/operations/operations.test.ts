@@ -1,36 +1,25 @@
 import http from 'node:http';
-import { attachPlatform, RunningApi, TestPlatform } from '../../../test/support/platform';
+import { platformWithApi } from '../../../test/support/platform';
 import { call, expectProblem } from '../../../test/support/http';
 import { createDocker } from '../../../adapters/docker';
 import { createDb } from '../../../data/db';
 
-let platform: TestPlatform;
-let api: RunningApi;
-
-beforeAll(async () => {
-  platform = await attachPlatform();
-  api = await platform.startApi();
-});
-
-afterAll(async () => {
-  await platform?.close();
-});
-
+const thisFile = platformWithApi();
 test('GET /healthz answers 200 while the process lives', async () => {
-  const answer = await call(api.url, 'GET', '/healthz');
+  const answer = await call(thisFile.api.url, 'GET', '/healthz');
   expect(answer.status).toBe(200);
   expect(answer.body).toEqual({ status: 'ok' });
 });
 
 test('GET /readyz lists database, temporal, docker and the edge, all up', async () => {
-  const answer = await call(api.url, 'GET', '/readyz');
+  const answer = await call(thisFile.api.url, 'GET', '/readyz');
   expect(answer.body).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up', docker: 'up', edge: 'up' } });
   expect(answer.status).toBe(200);
 });
 
 test('GET /readyz answers 503 naming docker when the configured engine does not answer', async () => {
   const deadDocker = createDocker({ dockerHost: 'tcp://127.0.0.1:1' });
-  const broken = await platform.startApi({ docker: deadDocker });
+  const broken = await thisFile.platform.startApi({ docker: deadDocker });
   const answer = await call(broken.url, 'GET', '/readyz');
   expectProblem(answer, 503, 'NOT_READY');
   expect(answer.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'down', edge: 'up' });
@@ -38,7 +27,7 @@ test('GET /readyz answers 503 naming docker when the configured engine does not 
 });
 
 test('GET /readyz answers 503 naming the edge when its admin does not answer', async () => {
-  const blind = await platform.startApi({ config: { ...platform.config, edgeAdminUrl: 'http://127.0.0.1:1' } });
+  const blind = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, edgeAdminUrl: 'http://127.0.0.1:1' } });
   const answer = await call(blind.url, 'GET', '/readyz');
   expectProblem(answer, 503, 'NOT_READY');
   expect(answer.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'up', edge: 'down' });
@@ -47,14 +36,14 @@ test('GET /readyz answers 503 naming the edge when its admin does not answer', a
 
 test('GET /readyz answers from checks at most 2 s old: a burst of calls probes Docker and the database once', async () => {
   let pings = 0;
-  const countedDocker = { ...platform.docker, ping: (timeoutMs?: number) => ((pings += 1), platform.docker.ping(timeoutMs)) };
-  const countedDb = createDb({ databaseUrl: platform.config.databaseUrl });
+  const countedDocker = { ...thisFile.platform.docker, ping: (timeoutMs?: number) => ((pings += 1), thisFile.platform.docker.ping(timeoutMs)) };
+  const countedDb = createDb({ databaseUrl: thisFile.platform.config.databaseUrl });
   let selects = 0;
   countedDb.on('query', (query: { sql: string }) => {
     if (query.sql === 'select 1') selects += 1;
   });
   try {
-    const probed = await platform.startApi({ docker: countedDocker, db: countedDb });
+    const probed = await thisFile.platform.startApi({ docker: countedDocker, db: countedDb });
     const answers = await Promise.all(Array.from({ length: 30 }, () => call(probed.url, 'GET', '/readyz')));
     expect(answers.every((answer) => answer.status === 200)).toBe(true);
     for (let i = 0; i < 20; i++) await call(probed.url, 'GET', '/readyz');
@@ -65,14 +54,14 @@ test('GET /readyz answers from checks at most 2 s old: a burst of calls probes D
 });
 
 test("GET /metrics is the ADMIN's or the internal token's (a scraper's): the edge's per-service statistics are not for anyone", async () => {
-  expectProblem(await call(api.url, 'GET', '/metrics'), 401, 'UNAUTHENTICATED');
-  expectProblem(await call(api.url, 'GET', '/metrics', { token: await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['s'] }) }), 403, 'FORBIDDEN');
-  expect((await call(api.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${platform.config.internalToken}` } })).status).toBe(200);
+  expectProblem(await call(thisFile.api.url, 'GET', '/metrics'), 401, 'UNAUTHENTICATED');
+  expectProblem(await call(thisFile.api.url, 'GET', '/metrics', { token: await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['s'] }) }), 403, 'FORBIDDEN');
+  expect((await call(thisFile.api.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${thisFile.platform.config.internalToken}` } })).status).toBe(200);
 });
 
 test('GET /metrics serves Prometheus text with the request counter', async () => {
-  await call(api.url, 'GET', '/healthz');
-  const answer = await call(api.url, 'GET', '/metrics', { token: await platform.token({ sub: 'ada', roles: ['ADMIN'] }) });
+  await call(thisFile.api.url, 'GET', '/healthz');
+  const answer = await call(thisFile.api.url, 'GET', '/metrics', { token: await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] }) });
   expect(answer.status).toBe(200);
   expect(answer.headers.get('content-type')).toContain('text/plain');
   expect(answer.text).toMatch(/opsflow_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
@@ -81,7 +70,7 @@ test('GET /metrics serves Prometheus text with the request counter', async () =>
 });
 
 test('GET /api/openapi.json documents every mounted route with its schemas', async () => {
-  const answer = await call(api.url, 'GET', '/api/openapi.json');
+  const answer = await call(thisFile.api.url, 'GET', '/api/openapi.json');
   expect(answer.status).toBe(200);
   expect(answer.body.openapi).toBe('3.1.0');
   expect(Object.keys(answer.body.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/api/directory/users', '/api/directory/users/{id}']));
@@ -91,25 +80,25 @@ test('GET /api/openapi.json documents every mounted route with its schemas', asy
 });
 
 test('every answer carries a request id, and a well-formed incoming one is kept', async () => {
-  const answer = await call(api.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'trace-123' } });
+  const answer = await call(thisFile.api.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'trace-123' } });
   expect(answer.headers.get('x-request-id')).toBe('trace-123');
-  const generated = await call(api.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'bad id\twith tab' } });
+  const generated = await call(thisFile.api.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'bad id\twith tab' } });
   expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 });
 
 test('an unknown route -> 404 problem+json NOT_FOUND', async () => {
-  expectProblem(await call(api.url, 'GET', '/api/no-such-thing'), 404, 'NOT_FOUND');
+  expectProblem(await call(thisFile.api.url, 'GET', '/api/no-such-thing'), 404, 'NOT_FOUND');
 });
 
 test('a method the route does not have -> 405 problem+json', async () => {
-  expectProblem(await call(api.url, 'PATCH', '/healthz'), 405, 'METHOD_NOT_ALLOWED');
+  expectProblem(await call(thisFile.api.url, 'PATCH', '/healthz'), 405, 'METHOD_NOT_ALLOWED');
 });
 
 test('TRACE, on a route or not -> 405 METHOD_NOT_ALLOWED, never a server error', async () => {
   // fetch refuses to send TRACE: a plain HTTP request does.
   const trace = (path: string) =>
     new Promise<{ status: number; type: string; body: { code?: string } }>((resolve, reject) => {
-      const request = http.request(`${api.url}${path}`, { method: 'TRACE' }, (answer) => {
+      const request = http.request(`${thisFile.api.url}${path}`, { method: 'TRACE' }, (answer) => {
         let text = '';
         answer.on('data', (chunk) => (text += chunk));
         answer.on('end', () => resolve({ status: answer.statusCode ?? 0, type: String(answer.headers['content-type']), body: JSON.parse(text) }));
