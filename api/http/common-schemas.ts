@@ -14,3 +14,8 @@ export const Instant = Type.String({ description: 'ISO 8601' });
 
 /** A started workflow run: its id, run id and its page in the Temporal Web UI. */
 export const StartedRunFields = { workflowId: Type.String(), runId: Type.String(), uiUrl: Type.String() };
+
+/** A row's two timestamps as its answer carries them (`createdAt`, `updatedAt`, both `Instant`). */
+export function timestampsOf(row: { created_at: Date | string; updated_at: Date | string }): { createdAt: string; updatedAt: string } {
+  return { createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString() };
+}

@@ -1,4 +1,5 @@
 import { Static } from '@sinclair/typebox';
+import { timestampsOf } from '../../http/common-schemas';
 import { ArchivePolicyRow } from '../../../data/archival/policies';
 import { PolicySchema } from './schemas';
 
@@ -9,7 +10,6 @@ export function presentPolicy(row: ArchivePolicyRow): Static<typeof PolicySchema
     siteId: row.site_id,
     retentionDays: row.retention_days,
     enabled: row.enabled,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
+    ...timestampsOf(row),
   };
 }

@@ -138,20 +138,24 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
     );
   }
 
-  routes.push(
+  /** A member's latest draft, at `…/:id` and its `suffix`: the same answer, for the callers `routeAccess` lets in. */
+  const draftRoute = (suffix: string, summary: string, routeAccess: typeof access.user) =>
     defineRoute({
       method: 'get',
-      path: `${type.collection}/:id`,
+      path: `${type.collection}/:id${suffix}`,
       tag,
-      summary: `The latest draft of a ${label}`,
-      access: access.user,
+      summary,
+      access: routeAccess,
       params: IdParams,
       responses: { 200: { description: 'the draft', schema: entity } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
         ctx.body = presentComponent(type, await memberEntity(params.id, identity));
       },
-    }),
+    });
+
+  routes.push(
+    draftRoute('', `The latest draft of a ${label}`, access.user),
     defineRoute({
       method: 'put',
       path: `${type.collection}/:id`,
@@ -299,19 +303,8 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         ctx.body = await cancelSchedule(deps, { type, id: params.id, identity });
       },
     }),
-    defineRoute({
-      method: 'get',
-      path: `${type.collection}/:id/preview`,
-      tag,
-      summary: `The ${label}'s draft as it would be published`,
-      access: access.roles('EDITOR'),
-      params: IdParams,
-      responses: { 200: { description: 'the draft', schema: entity } },
-      errors: ['NOT_FOUND'],
-      handler: async (ctx, { params, identity }) => {
-        ctx.body = presentComponent(type, await memberEntity(params.id, identity));
-      },
-    }),
+    // The same draft as GET …/:id, for editors only: the console's preview pane opens it.
+    draftRoute('/preview', `The ${label}'s draft as it would be published`, access.roles('EDITOR')),
     defineRoute({
       method: 'post',
       path: `${type.collection}/:id/approval-callback`,

@@ -1,4 +1,5 @@
 import { Static } from '@sinclair/typebox';
+import { timestampsOf } from '../../http/common-schemas';
 import { UserRow } from '../../../data/directory/users';
 import { UserSchema } from './schemas';
 
@@ -11,7 +12,6 @@ export function presentUser(row: UserRow): Static<typeof UserSchema> {
     locale: row.locale,
     roles: row.roles,
     siteIds: row.site_ids,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
+    ...timestampsOf(row),
   };
 }

@@ -12,7 +12,7 @@ import { rendersWellFormed, renderPeerRequest } from '../../../adapters/messagin
 import { assertOutboundAllowed, checkedAddress, isHostNameOrAddress, OutboundRefused, outboundPolicyOf, peerPurpose, smtpRelayUrl } from '../../../adapters/messaging/outbound';
 import { sendThroughConfig } from '../../../adapters/messaging/send-message';
 import { verifySmtp } from '../../../adapters/messaging/smtp';
-import { Instant, Nullable, SiteId } from '../../http/common-schemas';
+import { Instant, Nullable, SiteId, timestampsOf } from '../../http/common-schemas';
 import { secretKeysOf } from '../../../lib/secrets';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { integrationLogOf } from '../../../data/messaging/integration-log';
@@ -107,8 +107,7 @@ export function presentConfig(row: ChannelConfigRow) {
     hasServicePassword: Boolean(row.service_password),
     soapMethodName: row.soap_method_name,
     restMethodType: row.rest_method_type,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
+    ...timestampsOf(row),
   };
 }
 

@@ -15,7 +15,7 @@ import { startWorkflow, StartedWorkflow, workflowUiUrl } from '../../../temporal
 import { TaskQueues } from '../../../domain/task-queues';
 import { emailRoleWorkflowId, emailWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SEND_EMAIL_WORKFLOW, SendEmailToRoleWorkflow, SendEmailWorkflow } from '../../../workflows/messaging/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
-import { Instant, Nullable, SiteId, StartedRunFields } from '../../http/common-schemas';
+import { Instant, Nullable, SiteId, StartedRunFields, timestampsOf } from '../../http/common-schemas';
 
 const Variables = Type.Record(Type.String(), Type.Unknown());
 const Locale = Type.Union([Type.Literal('en'), Type.Literal('ar')]);
@@ -79,8 +79,7 @@ export function presentEmailLog(row: EmailLogRow) {
     error: row.error,
     attempts: row.attempts,
     missingVariables: row.missing_variables,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
+    ...timestampsOf(row),
   };
 }
 
