@@ -61,3 +61,33 @@ export async function whenDatabaseIsBack<T>(write: () => Promise<T>, args: { max
     }
   }
 }
+
+/** SQLSTATEs of a transaction that lost a race with another (serialization failure, deadlock): the same request again may pass. */
+const RACE_SQLSTATES = new Set(['40001', '40P01']);
+/** SQLSTATEs of a wait cut short (lock_timeout, statement_timeout): the database is busy, not wrong. */
+const BUSY_SQLSTATES = new Set(['55P03', '57014']);
+/** SQLSTATEs of a value the schema refuses (a check, a NOT NULL, a length or a range): the request carried it. */
+const REFUSED_VALUE_SQLSTATES = new Set(['23514', '23502', '22001', '22003']);
+
+/** A database failure as the caller is told of it; the database's own text (the statement, its values) never. */
+export interface DatabaseProblem {
+  code: ErrorCode;
+  detail: string;
+  retryAfterSeconds?: number;
+}
+
+/**
+ * The one translation of a database failure into the catalogue: unreachable (503 DATABASE_UNAVAILABLE), a
+ * lost race (409 CONCURRENT_UPDATE), a wait cut short (503 DATABASE_BUSY), a value the schema refuses (400
+ * CONSTRAINT_VIOLATED). Null for anything else, which is a bug and answers 500. A unique violation is the
+ * route's own to name (uniqueOr409), since only it knows which resource already exists.
+ */
+export function databaseProblemOf(error: unknown): DatabaseProblem | null {
+  if (isDatabaseUnavailable(error)) return { code: 'DATABASE_UNAVAILABLE', detail: 'The database cannot be reached just now; try again shortly.', retryAfterSeconds: 5 };
+  const sqlState = (error as { code?: unknown } | null)?.code;
+  if (typeof sqlState !== 'string') return null;
+  if (RACE_SQLSTATES.has(sqlState)) return { code: 'CONCURRENT_UPDATE', detail: 'Another change to the same data was made at the same moment; send the request again.', retryAfterSeconds: 1 };
+  if (BUSY_SQLSTATES.has(sqlState)) return { code: 'DATABASE_BUSY', detail: 'The database is too busy to answer in time; try again shortly.', retryAfterSeconds: 5 };
+  if (REFUSED_VALUE_SQLSTATES.has(sqlState)) return { code: 'CONSTRAINT_VIOLATED', detail: 'A value of the request breaks a rule of the stored data (a range, a length or a required field).' };
+  return null;
+}

@@ -3,7 +3,7 @@ import { ErrorCatalogue, ErrorCode, FieldIssue, PlatformError } from '../../lib/
 import { temporalError } from '../../temporal-config/temporal-errors';
 import { Logger } from '../../lib/logger';
 import { SecretTampered } from '../../lib/secrets';
-import { isDatabaseUnavailable } from '../../data/db-errors';
+import { databaseProblemOf } from '../../data/db-errors';
 
 /** Codes for errors thrown by Koa and its body parser (http-errors), which carry only a status. */
 const CODES_BY_STATUS: Record<number, ErrorCode> = {
@@ -52,14 +52,16 @@ interface HttpLikeError {
 
 /**
  * The one translation of any failure into the catalogue: the platform's own errors keep their code; a
- * Temporal client error is translated once (temporal-config/temporal-errors); Koa's and the body parser's
- * errors get the code of their status; anything else is a 500 with a generic detail.
+ * Temporal client error is translated once (temporal-config/temporal-errors), a database failure once
+ * (data/db-errors); Koa's and the body parser's errors get the code of their status; anything else is a
+ * 500 with a generic detail.
  */
 export function problemOf(error: unknown): { code: ErrorCode; detail: string; errors?: FieldIssue[]; retryAfterSeconds?: number } {
   const known = error instanceof PlatformError ? error : temporalError(error);
   if (known) return { code: known.code, detail: known.message, errors: known.errors, retryAfterSeconds: known.retryAfterSeconds };
   if (error instanceof SecretTampered) return { code: 'SECRET_INTEGRITY_FAILED', detail: error.message };
-  if (isDatabaseUnavailable(error)) return { code: 'DATABASE_UNAVAILABLE', detail: 'The database cannot be reached just now; try again shortly.', retryAfterSeconds: 5 };
+  const fromDatabase = databaseProblemOf(error);
+  if (fromDatabase) return fromDatabase;
   const httpError = error as HttpLikeError;
   const status = httpError?.status ?? httpError?.statusCode;
   // The router answers a method it does not know (TRACE, say) 501: for a client that is 405.
