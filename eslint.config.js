@@ -137,6 +137,23 @@ module.exports = tseslint.config(
     rules: { 'no-restricted-syntax': ['error', { selector: 'ImportExpression', message: 'No dynamic import(): import at the top, so every arrow is visible.' }] },
   },
   {
+    // An activity's failure type is a catalogued code: activities/failures.ts makes them, nothing else does.
+    // (This block repeats the import() ban: a later block's no-restricted-syntax replaces an earlier one's.)
+    files: ['activities/**/*.ts'],
+    ignores: ['**/*.test.ts', 'activities/failures.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression', message: 'No dynamic import(): import at the top, so every arrow is visible.' },
+        {
+          selector: "MemberExpression[object.name='ApplicationFailure'][property.name=/^(create|nonRetryable|retryable|fromError)$/]",
+          message: 'Fail an activity with finalFailure or retryableFailure (activities/failures.ts): its type must be a catalogued code.',
+        },
+        { selector: "NewExpression[callee.name='ApplicationFailure']", message: 'Fail an activity with finalFailure or retryableFailure (activities/failures.ts): its type must be a catalogued code.' },
+      ],
+    },
+  },
+  {
     files: ['domain/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {

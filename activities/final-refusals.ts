@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { finalFailure } from './failures';
 import { PlatformError } from '../lib/errors';
 
 /**
@@ -10,7 +10,7 @@ export async function refusalsAreFinal<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof PlatformError) throw ApplicationFailure.nonRetryable(error.message, error.code);
+    if (error instanceof PlatformError) throw finalFailure(error.code, error.message);
     throw error;
   }
 }

@@ -1,6 +1,6 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { callbackPathProblem, Decision } from '../../domain/approvals';
 import { ApprovalsDeps } from './deps';
+import { finalFailure } from '../failures';
 
 export interface CallbackInput {
   callbackPath: string;
@@ -20,7 +20,7 @@ export function deliverCallback({ config }: ApprovalsDeps) {
     const problem = callbackPathProblem(input.callbackPath);
     const target = problem ? null : new URL(input.callbackPath, config.apiInternalUrl);
     if (!target || target.origin !== new URL(config.apiInternalUrl).origin) {
-      throw ApplicationFailure.nonRetryable(`The approval callback was not sent: ${problem ?? 'the callback path leaves the API'}.`, 'VALIDATION_FAILED');
+      throw finalFailure('VALIDATION_FAILED', `The approval callback was not sent: ${problem ?? 'the callback path leaves the API'}.`);
     }
     const answer = await fetch(target, {
       method: 'POST',

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { finalFailure } from '../failures';
 import { LOG_TABLES } from '../../data/archival/log-tables';
 import { deletePartSlice, findPart, markPartDeleted, partRowsLeft } from '../../data/archival/parts';
 import { ArchivalDeps } from './deps';
@@ -33,7 +33,7 @@ export function deleteArchivedRows({ db, config }: ArchivalDeps) {
     const part = await findPart(db, input.partId);
     if (part.state === 'DELETED') return { partId: part.id, rowsDeleted: Number(part.rows_deleted) };
     if (part.state !== 'CONFIRMED') {
-      throw ApplicationFailure.nonRetryable(`${part.file_name} is not confirmed by the sink; nothing is deleted`, 'PART_NOT_CONFIRMED');
+      throw finalFailure('PART_NOT_CONFIRMED', `${part.file_name} is not confirmed by the sink; nothing is deleted`);
     }
     const table = LOG_TABLES[part.log_type];
     const rowCount = Number(part.row_count);

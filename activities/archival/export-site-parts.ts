@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { finalFailure } from '../failures';
 import { ExportedPartRecord, exportPartsInSnapshot } from '../../data/archival/part-files';
 import { ArchivePartRow, recordedParts } from '../../data/archival/parts';
 import { LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
@@ -39,7 +39,7 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
 
     const perPart = input.maxRowsPerPart ?? MAX_ROWS_PER_PART;
     if (!Number.isInteger(perPart) || perPart < 1 || perPart > MAX_ROWS_PER_PART) {
-      throw ApplicationFailure.nonRetryable(`maxRowsPerPart must be an integer from 1 to ${MAX_ROWS_PER_PART}`, 'INVALID_PART_SIZE');
+      throw finalFailure('INVALID_PART_SIZE', `maxRowsPerPart must be an integer from 1 to ${MAX_ROWS_PER_PART}`);
     }
     const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'export' }), 5000);
     try {

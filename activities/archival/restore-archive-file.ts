@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { finalFailure } from '../failures';
 import { archivedFileOfAsset, ArchivedFile, loadArchiveCsv } from '../../data/archival/restore';
 import { ArchivalDeps } from './deps';
 
@@ -21,7 +21,7 @@ export interface RestoredArchiveFile {
 
 async function archivedFile(db: ArchivalDeps['db'], assetId: string): Promise<ArchivedFile> {
   const file = await archivedFileOfAsset(db, assetId);
-  if (!file) throw ApplicationFailure.nonRetryable(`asset ${assetId} is not a file of an archive run`, 'NOT_AN_ARCHIVE_FILE');
+  if (!file) throw finalFailure('NOT_AN_ARCHIVE_FILE', `asset ${assetId} is not a file of an archive run`);
   return file;
 }
 
@@ -48,7 +48,7 @@ export function restoreArchiveFile({ db, config }: ArchivalDeps) {
         redirect: 'error',
         signal: Context.current().cancellationSignal,
       });
-      if (response.status === 404) throw ApplicationFailure.nonRetryable(`the asset sink has no archive file ${input.assetId}`, 'NOT_FOUND');
+      if (response.status === 404) throw finalFailure('NOT_FOUND', `the asset sink has no archive file ${input.assetId}`);
       if (!response.ok || !response.body) throw new Error(`the asset sink answered ${response.status} for ${file.fileName}`);
       const hash = crypto.createHash('sha256');
       await pipeline(
@@ -63,7 +63,7 @@ export function restoreArchiveFile({ db, config }: ArchivalDeps) {
       );
       const sha256 = hash.digest('hex');
       if (sha256 !== file.sha256) {
-        throw ApplicationFailure.nonRetryable(`${file.fileName} hashes to ${sha256}, not to the ${file.sha256} its archive run recorded`, 'ARCHIVE_FILE_CORRUPT');
+        throw finalFailure('ARCHIVE_FILE_CORRUPT', `${file.fileName} hashes to ${sha256}, not to the ${file.sha256} its archive run recorded`);
       }
       return await loadArchiveCsv({ databaseUrl: config.databaseUrl, logType: file.logType, file: staged });
     } finally {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { finalFailure, retryableFailure } from '../failures';
 import { rewritePartFile } from '../../data/archival/part-files';
 import { findPart, markPartConfirmed } from '../../data/archival/parts';
 import { ArchivalDeps } from './deps';
@@ -40,7 +40,7 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     if (staged?.size !== Number(part.size_bytes)) {
       const rewritten = await rewritePartFile({ databaseUrl: config.databaseUrl, part, file });
       if (rewritten?.sha256 !== part.sha256) {
-        throw ApplicationFailure.nonRetryable(`the rows of ${part.file_name} changed since they were exported`, 'PART_CHANGED');
+        throw finalFailure('PART_CHANGED', `the rows of ${part.file_name} changed since they were exported`);
       }
     }
 
@@ -71,7 +71,7 @@ export function uploadPart({ db, config }: ArchivalDeps) {
 
     if (status === 507 && answer.code === 'ARCHIVE_SINK_FULL') {
       // Retried while the activity's attempts last (space may be freed); then the site fails saying so, its rows kept.
-      throw ApplicationFailure.retryable(`ARCHIVE_SINK_FULL: the archive storage is full; ${part.file_name} was not stored and none of its rows were deleted`, 'ARCHIVE_SINK_FULL');
+      throw retryableFailure('ARCHIVE_SINK_FULL', `ARCHIVE_SINK_FULL: the archive storage is full; ${part.file_name} was not stored and none of its rows were deleted`);
     }
     if (status >= 500) throw new Error(`the asset sink answered ${status} for ${part.file_name}`);
     if (status === 400 && answer.code === 'CHECKSUM_MISMATCH') {
@@ -80,10 +80,10 @@ export function uploadPart({ db, config }: ArchivalDeps) {
       throw new Error(`the staged ${part.file_name} no longer hashes to its recorded sha256; it will be written again`);
     }
     if (status !== 200 && status !== 201) {
-      throw ApplicationFailure.nonRetryable(`the asset sink refused ${part.file_name}: ${status} ${answer.code ?? ''} ${answer.detail ?? ''}`.trim(), 'UPLOAD_REFUSED');
+      throw finalFailure('UPLOAD_REFUSED', `the asset sink refused ${part.file_name}: ${status} ${answer.code ?? ''} ${answer.detail ?? ''}`.trim());
     }
     if (answer.sha256 !== part.sha256 || Number(answer.sizeBytes) !== Number(part.size_bytes) || !answer.assetId) {
-      throw ApplicationFailure.nonRetryable(`the asset sink did not confirm ${part.file_name}: sha256 or size differ`, 'UPLOAD_NOT_CONFIRMED');
+      throw finalFailure('UPLOAD_NOT_CONFIRMED', `the asset sink did not confirm ${part.file_name}: sha256 or size differ`);
     }
     await markPartConfirmed(db, { partId: part.id, assetId: answer.assetId });
     return { partId: part.id, assetId: answer.assetId };

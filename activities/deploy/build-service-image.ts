@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { BaseImageBuildFailed, BaseImageUnavailable, ensureBaseImage } from '../../adapters/deploy/jre-base-image';
 import { findDeployment } from '../../data/deploy/registry';
 import { uploadedJarDir } from '../../data/deploy/jar-uploads';
 import { LABELS } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
+import { finalFailure } from '../failures';
 
 interface BuildMessage {
   stream?: string;
@@ -36,8 +37,8 @@ async function readyBaseImage({ docker, config }: DeployDeps): Promise<void> {
       signal: context.cancellationSignal,
     });
   } catch (error) {
-    if (error instanceof BaseImageUnavailable) throw ApplicationFailure.nonRetryable(error.message, 'BASE_IMAGE_UNAVAILABLE');
-    if (error instanceof BaseImageBuildFailed) throw ApplicationFailure.nonRetryable(error.message, 'IMAGE_BUILD_FAILED');
+    if (error instanceof BaseImageUnavailable) throw finalFailure('BASE_IMAGE_UNAVAILABLE', error.message);
+    if (error instanceof BaseImageBuildFailed) throw finalFailure('IMAGE_BUILD_FAILED', error.message);
     throw error;
   } finally {
     clearInterval(heartbeat);
@@ -52,7 +53,7 @@ export function buildServiceImage(deps: DeployDeps) {
   const { db, docker, config } = deps;
   return async (input: { deploymentId: string }): Promise<{ image: string }> => {
     const deployment = await findDeployment(db, input.deploymentId);
-    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    if (!deployment) throw finalFailure('NOT_FOUND', `No deployment ${input.deploymentId}.`);
     const image = deployment.image;
     try {
       await docker.getImage(image).inspect();
@@ -62,7 +63,7 @@ export function buildServiceImage(deps: DeployDeps) {
     }
     const context = uploadedJarDir(config.dataDir, input.deploymentId);
     if (!fs.existsSync(path.join(context, 'app.jar'))) {
-      throw ApplicationFailure.nonRetryable(`The uploaded JAR of deployment ${input.deploymentId} is gone.`, 'JAR_MISSING');
+      throw finalFailure('JAR_MISSING', `The uploaded JAR of deployment ${input.deploymentId} is gone.`);
     }
     await readyBaseImage(deps);
     fs.writeFileSync(
@@ -87,7 +88,7 @@ export function buildServiceImage(deps: DeployDeps) {
       );
       const failure = messages.find((message) => message.error);
       if (failure) {
-        throw ApplicationFailure.nonRetryable(`The image build failed: ${failure.errorDetail?.message ?? failure.error}`, 'IMAGE_BUILD_FAILED');
+        throw finalFailure('IMAGE_BUILD_FAILED', `The image build failed: ${failure.errorDetail?.message ?? failure.error}`);
       }
     } finally {
       clearInterval(heartbeat);

@@ -1,5 +1,6 @@
-import { ApplicationFailure, log } from '@temporalio/activity';
+import { log } from '@temporalio/activity';
 import { edgeHostsOf } from '../../edge/admin';
+import { finalFailure } from '../failures';
 
 /** How long a registry change may take to show at the edge before the run goes on without its confirmation. */
 const EDGE_CONFIRM_MS = 15000;
@@ -34,9 +35,9 @@ export async function untilEdgeRoutes(
     if (unrouted.length === 0 && gone.every((address) => !hosts.has(address)) && (!args.emptied || hosts.size === 0)) return;
     if (Date.now() > deadline) {
       if (unrouted.length > 0) {
-        throw ApplicationFailure.nonRetryable(
-          `The edge does not route to ${unrouted.join(', ')} of ${args.serviceName} after ${withinMs / 1000} s: it cannot reach them, or their health check fails from where it runs.`,
+        throw finalFailure(
           'EDGE_NOT_ROUTING',
+          `The edge does not route to ${unrouted.join(', ')} of ${args.serviceName} after ${withinMs / 1000} s: it cannot reach them, or their health check fails from where it runs.`,
         );
       }
       log.warn(`the edge still routes to instances of ${args.serviceName} being let go after ${withinMs} ms; they stop anyway`, { gone, edge: Object.fromEntries(hosts) });

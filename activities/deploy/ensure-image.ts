@@ -1,5 +1,6 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { DeployDeps } from './deps';
+import { finalFailure } from '../failures';
 
 /** An image deploy's image: present on the engine, or pulled; one that cannot be had fails the deploy. */
 export function ensureImage({ docker }: DeployDeps) {
@@ -15,7 +16,7 @@ export function ensureImage({ docker }: DeployDeps) {
       const stream = await docker.pull(input.image);
       await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (error: Error | null) => (error ? reject(error) : resolve())));
     } catch (error) {
-      throw ApplicationFailure.nonRetryable(`Image ${input.image} is not on the engine and could not be pulled: ${(error as Error).message}`, 'IMAGE_NOT_FOUND');
+      throw finalFailure('IMAGE_NOT_FOUND', `Image ${input.image} is not on the engine and could not be pulled: ${(error as Error).message}`);
     } finally {
       clearInterval(heartbeat);
     }

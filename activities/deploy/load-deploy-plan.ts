@@ -1,7 +1,7 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { hadSuccessfulDeployBefore, liveInstanceIds } from '../../data/deploy/instances';
 import { DeploymentRow, findDeployment, findService } from '../../data/deploy/registry';
 import { DeployDeps } from './deps';
+import { finalFailure } from '../failures';
 
 export interface DeployPlan {
   serviceName: string;
@@ -22,9 +22,9 @@ export interface DeployPlan {
 export function loadDeployPlan({ db }: DeployDeps) {
   return async (input: { deploymentId: string }): Promise<DeployPlan> => {
     const deployment: DeploymentRow | undefined = await findDeployment(db, input.deploymentId);
-    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    if (!deployment) throw finalFailure('NOT_FOUND', `No deployment ${input.deploymentId}.`);
     const service = await findService(db, deployment.service_name);
-    if (!service) throw ApplicationFailure.nonRetryable(`Service ${deployment.service_name} is not registered.`, 'NOT_FOUND');
+    if (!service) throw finalFailure('NOT_FOUND', `Service ${deployment.service_name} is not registered.`);
     const earlier = await hadSuccessfulDeployBefore(db, { serviceName: deployment.service_name, seq: deployment.seq });
     const current = await liveInstanceIds(db, service.id);
     return {

@@ -1,9 +1,9 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { DeploymentRow, findDeployment } from '../../data/deploy/registry';
 import { StartedInstance } from '../../domain/deploy';
 import { containerName, containerSpec } from './container-spec';
 import { DeployDeps } from './deps';
 import { ensureServiceNetwork } from './service-network';
+import { finalFailure } from '../failures';
 
 /**
  * Creates and starts containers of a deploy's image, one per instance id the workflow chose: each container
@@ -13,7 +13,7 @@ export function startInstances(deps: DeployDeps) {
   const start = startContainer(deps);
   return async (input: { deploymentId: string; instanceIds: string[] }): Promise<StartedInstance[]> => {
     const deployment = await findDeployment(deps.db, input.deploymentId);
-    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    if (!deployment) throw finalFailure('NOT_FOUND', `No deployment ${input.deploymentId}.`);
     return Promise.all(input.instanceIds.map((instanceId) => start(deployment, instanceId)));
   };
 }
@@ -23,7 +23,7 @@ export function startInstance(deps: DeployDeps) {
   const start = startContainer(deps);
   return async (input: { deploymentId: string; instanceId: string }): Promise<StartedInstance> => {
     const deployment = await findDeployment(deps.db, input.deploymentId);
-    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    if (!deployment) throw finalFailure('NOT_FOUND', `No deployment ${input.deploymentId}.`);
     return start(deployment, input.instanceId);
   };
 }
@@ -55,7 +55,7 @@ function startContainer({ docker, config }: DeployDeps) {
         container = await docker.createContainer(spec);
       } catch (createError) {
         const status = (createError as { statusCode?: number }).statusCode;
-        if (status === 404) throw ApplicationFailure.nonRetryable(`Image ${deployment.image} is not on the engine.`, 'IMAGE_NOT_FOUND');
+        if (status === 404) throw finalFailure('IMAGE_NOT_FOUND', `Image ${deployment.image} is not on the engine.`);
         throw createError;
       }
     }
@@ -64,7 +64,7 @@ function startContainer({ docker, config }: DeployDeps) {
       try {
         await container.start();
       } catch (error) {
-        throw ApplicationFailure.nonRetryable(`The container did not start: ${(error as Error).message}`, 'CONTAINER_START_FAILED');
+        throw finalFailure('CONTAINER_START_FAILED', `The container did not start: ${(error as Error).message}`);
       }
       details = await container.inspect();
     }

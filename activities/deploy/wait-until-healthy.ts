@@ -1,9 +1,10 @@
 import http from 'node:http';
-import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
+import { Context, sleep } from '@temporalio/activity';
 import { lastLogLines, maskSecretValues } from '../../adapters/deploy/container-logs';
 import { DeploymentRow, findDeployment } from '../../data/deploy/registry';
 import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../domain/deploy';
 import { DeployDeps } from './deps';
+import { finalFailure } from '../failures';
 
 const LOG_LINES_KEPT = 30;
 const POLL_MS = 500;
@@ -29,7 +30,7 @@ export function waitInstancesHealthy(deps: DeployDeps) {
   const untilHealthy = untilContainerHealthy(deps);
   return async (input: { deploymentId: string; instances: StartedInstance[]; deadline: string }): Promise<StartedInstance[]> => {
     const deployment = await findDeployment(deps.db, input.deploymentId);
-    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    if (!deployment) throw finalFailure('NOT_FOUND', `No deployment ${input.deploymentId}.`);
     await Promise.all(input.instances.map((instance) => untilHealthy(deployment, instance, input.deadline)));
     return input.instances;
   };
@@ -40,7 +41,7 @@ export function waitUntilHealthy(deps: DeployDeps) {
   const untilHealthy = untilContainerHealthy(deps);
   return async (input: { deploymentId: string; instance: StartedInstance; deadline: string }): Promise<{ healthyAt: string }> => {
     const deployment = await findDeployment(deps.db, input.deploymentId);
-    if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${input.deploymentId}.`, 'NOT_FOUND');
+    if (!deployment) throw finalFailure('NOT_FOUND', `No deployment ${input.deploymentId}.`);
     await untilHealthy(deployment, input.instance, input.deadline);
     return { healthyAt: new Date().toISOString() };
   };
@@ -52,12 +53,7 @@ function untilContainerHealthy({ docker }: DeployDeps) {
     const container = docker.getContainer(instance.containerId);
     const unhealthy = async (reason: string) => {
       const lines = await lastLogLines(docker, instance.containerId, LOG_LINES_KEPT).catch(() => []);
-      return ApplicationFailure.create({
-        message: reason,
-        type: INSTANCE_UNHEALTHY,
-        nonRetryable: true,
-        details: [{ lastLogLines: lines.map((line) => maskSecretValues(line, env)) }],
-      });
+      return finalFailure(INSTANCE_UNHEALTHY, reason, [{ lastLogLines: lines.map((line) => maskSecretValues(line, env)) }]);
     };
     const deadline = Date.parse(deadlineAt);
     for (let attempt = 1; ; attempt++) {

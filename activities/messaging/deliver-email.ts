@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { finalFailure, retryableFailure } from '../failures';
 import { findEmailLog, markFailed } from '../../data/messaging/email-logs';
 import { deliverLoggedEmail } from './deliver-logged-email';
 import { MessagingDeps } from './deps';
@@ -7,9 +7,9 @@ import { MessagingDeps } from './deps';
 export function deliverEmail({ db, config }: MessagingDeps) {
   return async (input: { logId: string }): Promise<'SUCCESS' | 'FAILED'> => {
     const log = await findEmailLog(db, input.logId);
-    if (!log) throw ApplicationFailure.nonRetryable(`email log ${input.logId} does not exist`, 'PERMANENT_FAILURE');
+    if (!log) throw finalFailure('PERMANENT_FAILURE', `email log ${input.logId} does not exist`);
     const delivered = await deliverLoggedEmail(db, config, log);
-    if (delivered.outcome === 'RETRY') throw ApplicationFailure.retryable(delivered.reason ?? 'temporary failure', 'TEMPORARY_FAILURE');
+    if (delivered.outcome === 'RETRY') throw retryableFailure('TEMPORARY_FAILURE', delivered.reason ?? 'temporary failure');
     return delivered.outcome;
   };
 }

@@ -7,10 +7,13 @@ import { problemOf } from './problem';
 
 /** One error vocabulary, from an activity's failure to the problem+json code (pure translation, no I/O). */
 
-/** The argument lists of every `ApplicationFailure.nonRetryable(…)` / `.retryable(…)` call in a source text. */
+/**
+ * The argument lists of every `ApplicationFailure.nonRetryable(…)` / `.retryable(…)` call (workflows) and
+ * every `finalFailure(…)` / `retryableFailure(…)` call (activities, where the type checker holds them too).
+ */
 function failureCalls(text: string): string[] {
   const calls: string[] = [];
-  for (const match of text.matchAll(/ApplicationFailure\.(?:nonRetryable|retryable)\(/g)) {
+  for (const match of text.matchAll(/(?:ApplicationFailure\.(?:nonRetryable|retryable)|\b(?:finalFailure|retryableFailure))\(/g)) {
     let depth = 1;
     let end = match.index + match[0].length;
     while (depth > 0 && end < text.length) {
@@ -32,8 +35,9 @@ test('every failure type an activity or workflow raises is a code of the catalog
   for (const file of files) {
     const text = fs.readFileSync(file, 'utf8');
     for (const call of failureCalls(text)) {
+      // The helpers take the code first; ApplicationFailure's factories last.
       const codes = [...call.matchAll(/'([A-Z][A-Z_]+)'/g)];
-      if (codes.length > 0) raised.add(codes[codes.length - 1][1]);
+      if (codes.length > 0) raised.add(/^\s*'/.test(call) ? codes[0][1] : codes[codes.length - 1][1]);
     }
     // ApplicationFailure.create({ …, type: 'CODE' }) in workflows and activities.
     if (/ApplicationFailure\.create\(/.test(text)) for (const match of text.matchAll(/\btype: '([A-Z_]+)'/g)) raised.add(match[1]);

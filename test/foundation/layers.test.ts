@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 /**
  * The arrows run one way, and `npm run check` holds them: a wrong-way import written into a layer fails
  * the project's own lint rules (eslint.config.js), and the right-way one beside it passes. SQL stays in
- * data/, outside systems in adapters/ and the edge in edge/; nothing loads a module with import().
+ * data/, outside systems in adapters/ and the edge in edge/; nothing loads a module with import(); an
+ * activity fails only with a catalogued code as its type.
  */
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -34,6 +35,9 @@ const wrongWay: Array<[string, string, string]> = [
   ['edge', "import { edgeServices } from '../data/deploy/registry';\nexport const read = edgeServices;\n", 'edge/ never touches SQL'],
   ['api', "export const later = () => import('../domain/deploy');\n", 'No dynamic import()'],
   ['activities', "export const later = () => import('../domain/deploy');\n", 'No dynamic import()'],
+  // A failure type that is not a catalogued code, written past the typed helpers.
+  ['activities', "import { ApplicationFailure } from '@temporalio/common';\nexport const fail = () => ApplicationFailure.nonRetryable('no', 'NOT_A_CODE');\n", 'its type must be a catalogued code'],
+  ['activities', "import { ApplicationFailure } from '@temporalio/activity';\nexport const fail = () => new ApplicationFailure('no', 'NOT_A_CODE', true);\n", 'its type must be a catalogued code'],
 ];
 const rightWay: Array<[string, string]> = [
   ['api', "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n"],
@@ -43,6 +47,7 @@ const rightWay: Array<[string, string]> = [
   ['adapters', "import type { ChannelConfigRow } from '../data/messaging/channel-configs';\nexport type Row = ChannelConfigRow;\n"],
   ['edge', "import { RESERVED_SLUGS } from '../domain/deploy';\nexport const slugs = RESERVED_SLUGS;\n"],
   ['activities', "import type { WorkerDescription } from '../domain/operations';\nexport type W = WorkerDescription;\n"],
+  ['activities', "import { finalFailure } from './failures';\nexport const fail = () => finalFailure('NOT_FOUND', 'no');\n"],
 ];
 
 // The arrows (no-restricted-imports) and the ban on import() (no-restricted-syntax).

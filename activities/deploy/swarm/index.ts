@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context, log, sleep } from '@temporalio/activity';
+import { Context, log, sleep } from '@temporalio/activity';
 import Docker from 'dockerode';
 import { deleteInstanceRows, instanceAddressesByService, orphanInstanceIds, serviceToSurvey } from '../../../data/deploy/instances';
 import { LABELS, labelFilters, serviceFilters } from '../../../data/deploy/labels';
@@ -14,6 +14,7 @@ import { imageCommand, imageInRegistry } from './registry-image';
 import { swarmServiceSpec } from './service-spec';
 import { names, syncService } from './task-instances';
 import { deploymentOfTask, taskFailures, tasksOf, taskStillUp } from './tasks';
+import { finalFailure } from '../../failures';
 
 const POLL_MS = 500;
 /**
@@ -43,7 +44,7 @@ async function findSwarmService(docker: Docker, name: string): Promise<SwarmServ
 
 async function requireDeployment(deps: DeployDeps, deploymentId: string): Promise<DeploymentRow> {
   const deployment = await findDeployment(deps.db, deploymentId);
-  if (!deployment) throw ApplicationFailure.nonRetryable(`No deployment ${deploymentId}.`, 'NOT_FOUND');
+  if (!deployment) throw finalFailure('NOT_FOUND', `No deployment ${deploymentId}.`);
   return deployment;
 }
 
@@ -129,7 +130,7 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
     startInstances: async (input: { deploymentId: string; instanceIds: string[] }): Promise<StartedInstance[]> => {
       const deployment = await requireDeployment(deps, input.deploymentId);
       const service = await findService(db, deployment.service_name);
-      if (!service) throw ApplicationFailure.nonRetryable(`Service ${deployment.service_name} is not registered.`, 'NOT_FOUND');
+      if (!service) throw finalFailure('NOT_FOUND', `Service ${deployment.service_name} is not registered.`);
       const { swarmService } = names(deps, deployment.service_name);
       const existing = await findSwarmService(docker, swarmService);
       if (existing?.Spec.Labels?.[LABELS.deployment] === deployment.id) {
@@ -172,12 +173,7 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
       const { swarmService } = names(deps, deployment.service_name);
       const unhealthy = async (reason: string) => {
         const lines = await lastTaskLogLines(deps, { swarmService, deploymentId: deployment.id }).catch(() => []);
-        return ApplicationFailure.create({
-          message: reason,
-          type: INSTANCE_UNHEALTHY,
-          nonRetryable: true,
-          details: [{ lastLogLines: lines.map((line) => maskSecretValues(line, deployment.settings.env)) }],
-        });
+        return finalFailure(INSTANCE_UNHEALTHY, reason, [{ lastLogLines: lines.map((line) => maskSecretValues(line, deployment.settings.env)) }]);
       };
       const deadline = Date.parse(input.deadline);
       const healthPath = deployment.settings.healthPath ?? DEFAULT_HEALTH_PATH;

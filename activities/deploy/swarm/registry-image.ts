@@ -1,6 +1,6 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import Docker from 'dockerode';
 import { isGone } from '../docker-errors';
+import { finalFailure } from '../../failures';
 
 /** `name[:tag]` of an image reference, without a registry host of its own (`ghcr.io/x/y:1` → `x/y`, `1`). */
 export function repositoryAndTag(image: string): { repository: string; tag: string } {
@@ -27,7 +27,7 @@ export async function imageInRegistry(docker: Docker, args: { registry: string; 
     const digest = await pushed();
     if (digest) return digest;
   } catch (error) {
-    if (isGone(error)) throw ApplicationFailure.nonRetryable(`Image ${args.image} is not on the engine.`, 'IMAGE_NOT_FOUND');
+    if (isGone(error)) throw finalFailure('IMAGE_NOT_FOUND', `Image ${args.image} is not on the engine.`);
     throw error;
   }
   await docker.getImage(args.image).tag({ repo: target, tag });
@@ -52,7 +52,7 @@ export async function imageCommand(docker: Docker, image: string): Promise<strin
   const { Config } = await docker.getImage(image).inspect();
   const asList = (value: string | string[] | null | undefined) => (value == null ? [] : typeof value === 'string' ? ['sh', '-c', value] : value);
   const command = [...asList(Config.Entrypoint), ...asList(Config.Cmd)];
-  if (command.length === 0) throw ApplicationFailure.nonRetryable(`Image ${image} names no command to run (no ENTRYPOINT or CMD).`, 'CONTAINER_START_FAILED');
+  if (command.length === 0) throw finalFailure('CONTAINER_START_FAILED', `Image ${image} names no command to run (no ENTRYPOINT or CMD).`);
   return command;
 }
 
