@@ -11,7 +11,7 @@ import { recordHistory, recordNewestHistory } from '../support/histories';
 import { freePort } from '../support/slots';
 import { containersOf, deployClosed, deploymentOutcome, leftContainersOf } from './harness';
 import { waitUntil } from '../support/wait';
-import { buildJar, postJar } from './jars';
+import { buildJar, deployNamedJar } from './jars';
 
 /**
  * A deploy never leaves a service stuck: an undo step that fails, a run terminated from the outside, and a
@@ -34,12 +34,7 @@ const scope = () => thisFile.platform.config.deployScope;
 const docker = () => thisFile.platform.docker.docker;
 const stageOf = async (deploymentId: string) => (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${deploymentId}`, { token: admin })).body.stage;
 
-async function deployJar(name: string, mainClass: string, fields: Record<string, string> = {}) {
-  const jar = await buildJar({ mainClass, entries: { 'application.properties': `spring.application.name=${name}\n` } });
-  const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar, fields });
-  expect(accepted.status).toBe(202);
-  return accepted.body;
-}
+const deployJar = (name: string, mainClass: string, fields: Record<string, string> = {}) => deployNamedJar({ apiUrl: thisFile.api.url, token: admin, name, mainClass, fields });
 
 /** The run's failure, as Temporal reports it: the ApplicationFailure inside the WorkflowFailedError. */
 async function runFailure(started: { workflowId: string; runId: string }): Promise<ApplicationFailure> {

@@ -68,3 +68,14 @@ export async function postJar(args: { apiUrl: string; token: string; jar: string
   const text = await answer.text();
   return { status: answer.status, body: text ? JSON.parse(text) : null };
 }
+
+/**
+ * Builds a JAR whose application.properties names it `name`, posts it as `token` (with `fields`), asserts the
+ * 202 and answers the accepted body: the deploy tests' usual first step.
+ */
+export async function deployNamedJar(args: { apiUrl: string; token: string; name: string; mainClass?: string; fields?: Record<string, string> }) {
+  const jar = await buildJar({ mainClass: args.mainClass ?? 'HelloServer', entries: { 'application.properties': `spring.application.name=${args.name}\n` } });
+  const accepted = await postJar({ apiUrl: args.apiUrl, token: args.token, jar, fields: args.fields ?? {} });
+  expect(accepted.status).toBe(202);
+  return accepted.body;
+}

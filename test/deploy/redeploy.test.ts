@@ -5,7 +5,7 @@ import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
 import { containersOf, deployClosed, deploymentOutcome, imagesOf, steadyTraffic } from './harness';
 import { waitUntil } from '../support/wait';
-import { buildJar, postJar } from './jars';
+import { buildJar, deployNamedJar, postJar } from './jars';
 
 const thisFile = platformWithApi();
 let admin: string;
@@ -20,12 +20,7 @@ beforeAll(async () => {
 
 const scope = () => thisFile.platform.config.deployScope;
 
-async function deployJar(name: string, fields: Record<string, string> = {}) {
-  const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': `spring.application.name=${name}\n` } });
-  const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar, fields });
-  expect(accepted.status).toBe(202);
-  return accepted.body;
-}
+const deployJar = (name: string, fields: Record<string, string> = {}) => deployNamedJar({ apiUrl: thisFile.api.url, token: admin, name, fields });
 
 // "Stopped" counts running containers: the swarm driver's stopped tasks keep theirs as the swarm's task history.
 

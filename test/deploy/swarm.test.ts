@@ -5,7 +5,7 @@ import { call, expectProblem } from '../support/http';
 import { SecondNode, startSecondNode } from '../support/second-node';
 import { waitUntil } from '../support/wait';
 import { containersOf, deployClosed, deploymentOutcome, steadyTraffic } from './harness';
-import { buildJar, postJar } from './jars';
+import { buildJar, deployNamedJar, postJar } from './jars';
 
 /**
  * What only the swarm driver does: the swarm rolls a failing update back by itself, replaces a task that
@@ -28,12 +28,7 @@ beforeAll(async () => {
 const scope = () => thisFile.platform.config.deployScope;
 const swarmServiceOf = (name: string) => thisFile.platform.docker.docker.getService(`${scope()}-${name}`).inspect();
 
-async function deployJar(name: string, mainClass: string, fields: Record<string, string> = {}) {
-  const jar = await buildJar({ mainClass, entries: { 'application.properties': `spring.application.name=${name}\n` } });
-  const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar, fields });
-  expect(accepted.status).toBe(202);
-  return accepted.body;
-}
+const deployJar = (name: string, mainClass: string, fields: Record<string, string> = {}) => deployNamedJar({ apiUrl: thisFile.api.url, token: admin, name, mainClass, fields });
 
 test('a JAR image runs from the registry by digest: every node pulls the same bytes', async () => {
   const accepted = await deployJar('pinned-service', 'HelloServer');

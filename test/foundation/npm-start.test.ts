@@ -47,6 +47,12 @@ async function noProcessLeft(folder: string): Promise<string[]> {
   return processesUsing(folder);
 }
 
+/** After a stop: none of the platform's ports answers, and no process of it is left. */
+async function expectNothingLeft(): Promise<void> {
+  for (const port of [ports.api, ports.edgeAdmin, ports.temporalUi, ports.mailUi]) expect({ port, answers: await portAnswers(port) }).toEqual({ port, answers: false });
+  expect(await noProcessLeft(dataDir)).toEqual([]);
+}
+
 /** Runs `npm start` in this tree, as a terminal would, and waits for its ready banner. */
 const startHere = () => npmStart({ cwd: ROOT, env, timeoutMs: 150000 });
 
@@ -221,11 +227,7 @@ test('npm start brings up a ready platform, and a second start on its ports stop
   } finally {
     await ctrlC(first);
   }
-  expect(await portAnswers(ports.api)).toBe(false);
-  expect(await portAnswers(ports.edgeAdmin)).toBe(false);
-  expect(await portAnswers(ports.temporalUi)).toBe(false);
-  expect(await portAnswers(ports.mailUi)).toBe(false);
-  expect(await noProcessLeft(dataDir)).toEqual([]);
+  await expectNothingLeft();
 
   const second = await startHere();
   try {
@@ -239,9 +241,5 @@ test('npm start brings up a ready platform, and a second start on its ports stop
   } finally {
     await terminateSupervisor(second);
   }
-  expect(await portAnswers(ports.api)).toBe(false);
-  expect(await portAnswers(ports.edgeAdmin)).toBe(false);
-  expect(await portAnswers(ports.temporalUi)).toBe(false);
-  expect(await portAnswers(ports.mailUi)).toBe(false);
-  expect(await noProcessLeft(dataDir)).toEqual([]);
+  await expectNothingLeft();
 }, 400000);

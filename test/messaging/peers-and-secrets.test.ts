@@ -1,4 +1,4 @@
-import { attachPlatform, RunningApi, RunningWorker, TestPlatform } from '../support/platform';
+import { platformWithApi, RunningWorker } from '../support/platform';
 import { call, expectProblem, HttpAnswer } from '../support/http';
 import { capturedLogger, decodedPayloads, workflowShow } from '../support/observed';
 import { fetch as undiciFetch } from 'undici';
@@ -9,12 +9,11 @@ import { ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { finalLog, publishedTemplate, startPeer } from './harness';
 import { integrationLogOf } from '../../data/messaging/integration-log';
 
-let platform: TestPlatform;
-let api: RunningApi;
+const apiLog = capturedLogger();
+const thisFile = platformWithApi({ apiDeps: () => ({ logger: apiLog.logger }) });
 let worker: RunningWorker;
 let admin: string;
 let editor: string;
-let apiLogLines: string[];
 /** Every answer this file got, searched for secrets at the end. */
 const answers: string[] = [];
 
@@ -22,21 +21,13 @@ const SMTP_PASSWORD = 'smtp-Pa55word-do-not-leak';
 const SERVICE_PASSWORD = 'svc-Pa55word-do-not-leak';
 
 beforeAll(async () => {
-  platform = await attachPlatform();
-  const captured = capturedLogger();
-  apiLogLines = captured.lines;
-  api = await platform.startApi({ logger: captured.logger });
-  worker = await platform.startWorker(['messaging', 'approvals']);
-  admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-p'] });
-});
-
-afterAll(async () => {
-  await platform?.close();
+  worker = await thisFile.platform.startWorker(['messaging', 'approvals']);
+  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-p'] });
 });
 
 async function request(method: string, path: string, token: string, body?: unknown): Promise<HttpAnswer> {
-  const answer = await call(api.url, method, path, { token, body });
+  const answer = await call(thisFile.api.url, method, path, { token, body });
   answers.push(answer.text);
   return answer;
 }
@@ -59,9 +50,9 @@ test('SOAP: the peer receives exactly the rendered request; hostile values arriv
   );
   try {
     expect((await request('POST', '/api/settings/email', admin, soapConfig(`${peer.url}/soap`))).status).toBe(201);
-    const templateId = await publishedTemplate(api.url, editor, 'site-p', { subjectEn: '{{subject}}', bodyEn: '{{body}}' });
+    const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-p', { subjectEn: '{{subject}}', bodyEn: '{{body}}' });
     const sent = await request('POST', '/api/email/send', editor, { templateId, to: 'soap@peer.example', siteId: 'site-p', variables: { subject: HOSTILE, body: HOSTILE } });
-    expect(await finalLog(api.url, editor, templateId, sent.body.logId)).toEqual(expect.objectContaining({ status: 'SUCCESS' }));
+    expect(await finalLog(thisFile.api.url, editor, templateId, sent.body.logId)).toEqual(expect.objectContaining({ status: 'SUCCESS' }));
 
     const [received] = peer.received;
     expect(received.method).toBe('POST');
@@ -78,9 +69,9 @@ test('SOAP: the peer receives exactly the rendered request; hostile values arriv
 
     fault = true;
     const faulted = await request('POST', '/api/email/send', editor, { templateId, to: 'soap@peer.example', siteId: 'site-p', variables: { subject: 's', body: 'b' } });
-    expect(await finalLog(api.url, editor, templateId, faulted.body.logId)).toEqual(expect.objectContaining({ status: 'FAILED', error: 'SOAP Fault: Mailbox full', attempts: 1 }));
+    expect(await finalLog(thisFile.api.url, editor, templateId, faulted.body.logId)).toEqual(expect.objectContaining({ status: 'FAILED', error: 'SOAP Fault: Mailbox full', attempts: 1 }));
 
-    const calls = await platform.db('integration.integration_log').where({ url: `${peer.url}/soap` }).orderBy('id');
+    const calls = await thisFile.platform.db('integration.integration_log').where({ url: `${peer.url}/soap` }).orderBy('id');
     expect(calls.map((row) => [row.site_id, row.outcome, row.status_code, row.operation])).toEqual([
       ['site-p', 'SUCCESS', 200, 'urn:Send'],
       ['site-p', 'FAILED', 500, 'urn:Send'],
@@ -98,9 +89,9 @@ test('REST: the peer receives the rendered JSON, structure intact; a 500 fails t
     const config = { configName: 'rest', transport: 'REST', serviceUrl: `${peer.url}/rest`, sampleRequest: REST_SAMPLE, restMethodType: 'PUT', serviceUsername: 'opsflow', servicePassword: SERVICE_PASSWORD, isActive: true };
     const created = await request('POST', '/api/settings/email', admin, config);
     expect(created.status).toBe(201);
-    const templateId = await publishedTemplate(api.url, editor, 'site-p', { subjectEn: '{{subject}}', bodyEn: 'x' });
+    const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-p', { subjectEn: '{{subject}}', bodyEn: 'x' });
     const sent = await request('POST', '/api/email/send', editor, { templateId, to: 'rest@peer.example', siteId: 'site-p', variables: { subject: HOSTILE } });
-    expect(await finalLog(api.url, editor, templateId, sent.body.logId)).toEqual(expect.objectContaining({ status: 'SUCCESS' }));
+    expect(await finalLog(thisFile.api.url, editor, templateId, sent.body.logId)).toEqual(expect.objectContaining({ status: 'SUCCESS' }));
     const [received] = peer.received;
     expect(received.method).toBe('PUT');
     expect(received.headers['content-type']).toBe('application/json');
@@ -109,11 +100,11 @@ test('REST: the peer receives the rendered JSON, structure intact; a 500 fails t
 
     status = 500;
     const failing = await request('POST', '/api/email/send', editor, { templateId, to: 'rest@peer.example', siteId: 'site-p', variables: { subject: 's' } });
-    expect(await finalLog(api.url, editor, templateId, failing.body.logId)).toEqual(expect.objectContaining({ status: 'FAILED', error: 'REST peer answered 500', attempts: 4 }));
+    expect(await finalLog(thisFile.api.url, editor, templateId, failing.body.logId)).toEqual(expect.objectContaining({ status: 'FAILED', error: 'REST peer answered 500', attempts: 4 }));
 
     await request('PUT', `/api/settings/email/${created.body.id}`, admin, { ...config, serviceUrl: `${peer.url}/moved`, servicePassword: undefined });
     const redirected = await request('POST', '/api/email/send', editor, { templateId, to: 'rest@peer.example', siteId: 'site-p', variables: { subject: 's' } });
-    expect(await finalLog(api.url, editor, templateId, redirected.body.logId)).toEqual(expect.objectContaining({ status: 'FAILED', error: expect.stringContaining('302') }));
+    expect(await finalLog(thisFile.api.url, editor, templateId, redirected.body.logId)).toEqual(expect.objectContaining({ status: 'FAILED', error: expect.stringContaining('302') }));
     expect(peer.received.filter((entry) => entry.url === '/moved')).toHaveLength(1);
     expect(peer.received.filter((entry) => entry.url === '/rest')).toHaveLength(1 + 4);
     expect((await request('GET', `/api/settings/email/${created.body.id}`, admin)).body.hasServicePassword).toBe(true);
@@ -127,30 +118,30 @@ test('configurations: passwords are encrypted at rest and never answered; a tamp
   expect(created.status).toBe(201);
   expect(created.body).toEqual(expect.objectContaining({ hasSmtpPassword: true, isActive: false }));
   expect(created.body).not.toHaveProperty('smtpPassword');
-  const stored = await platform.db('settings.email_configuration').where({ id: created.body.id }).first();
+  const stored = await thisFile.platform.db('settings.email_configuration').where({ id: created.body.id }).first();
   expect(stored.smtp_password).not.toContain(SMTP_PASSWORD);
   expect(stored.smtp_password).toMatch(/^v2\./);
   expectProblem(await request('POST', '/api/settings/email', admin, { configName: 'smtp-secret', transport: 'SMTP', smtpHost: 'h', smtpPort: 25 }), 409, 'CONFIG_NAME_TAKEN');
 
-  const before = await platform.db('settings.email_configuration').count({ n: '*' }).first();
+  const before = await thisFile.platform.db('settings.email_configuration').count({ n: '*' }).first();
   expectProblem(await request('POST', '/api/settings/email', admin, soapConfig('http://peer.example/soap', { sampleRequest: '<soap:Envelope><unclosed></soap:Envelope>' })), 400, 'VALIDATION_FAILED');
   expectProblem(await request('POST', '/api/settings/email', admin, { configName: 'r', transport: 'REST', serviceUrl: 'http://peer.example', restMethodType: 'POST', sampleRequest: '{"to": {{emailto}}' }), 400, 'VALIDATION_FAILED');
   expectProblem(await request('POST', '/api/settings/email', admin, soapConfig('ftp://peer.example/soap')), 400, 'VALIDATION_FAILED');
   expectProblem(await request('POST', '/api/settings/email', admin, { configName: 'smtp', transport: 'SMTP' }), 400, 'VALIDATION_FAILED');
   expectProblem(await request('POST', '/api/settings/sms', admin, { configName: 'sms', transport: 'SMTP' }), 400, 'VALIDATION_FAILED');
-  expect(await platform.db('settings.email_configuration').count({ n: '*' }).first()).toEqual(before);
+  expect(await thisFile.platform.db('settings.email_configuration').count({ n: '*' }).first()).toEqual(before);
   const spare = await request('POST', '/api/settings/sms', admin, { configName: 'spare', transport: 'REST', serviceUrl: 'http://peer.example', restMethodType: 'GET' });
   expect(spare.status).toBe(201);
   expect((await request('DELETE', `/api/settings/sms/${spare.body.id}`, admin)).status).toBe(204);
   expectProblem(await request('GET', `/api/settings/sms/${spare.body.id}`, admin), 404, 'NOT_FOUND');
-  expectProblem(await call(api.url, 'GET', '/api/settings/email', { token: editor }), 403, 'FORBIDDEN');
+  expectProblem(await call(thisFile.api.url, 'GET', '/api/settings/email', { token: editor }), 403, 'FORBIDDEN');
 
   // One changed character of the ciphertext (its second-to-last, whose six bits are all data; changed to
   // another letter than it was, which the check before did not always do): refused, loudly.
   const at = stored.smtp_password.length - 2;
   const flipped = stored.smtp_password.slice(0, at) + (stored.smtp_password[at] === 'A' ? 'B' : 'A') + stored.smtp_password.slice(at + 1);
   expect(flipped).not.toBe(stored.smtp_password);
-  await platform.db('settings.email_configuration').where({ id: created.body.id }).update({ smtp_password: flipped });
+  await thisFile.platform.db('settings.email_configuration').where({ id: created.body.id }).update({ smtp_password: flipped });
   expectProblem(await request('POST', '/api/settings/communication/validate', admin, { channel: 'EMAIL', configId: created.body.id }), 500, 'SECRET_INTEGRITY_FAILED');
 });
 
@@ -166,14 +157,14 @@ test('SMS through REST with process; validate checks the rendered sample without
     expect(processed.body).toEqual({ status: 'SUCCESS', detail: 'sent' });
     expect(JSON.parse(peer.received[0].body)).toEqual({ to: '+15551234567', text: 'Code "42"' });
     expectProblem(await request('POST', '/api/settings/communication/process', admin, { channel: 'SMS', siteId: 'site-p', to: '555-1234', content: 'x' }), 400, 'VALIDATION_FAILED');
-    expect((await platform.db('integration.integration_log').where({ url: `${peer.url}/sms` }).first()).site_id).toBe('site-p');
+    expect((await thisFile.platform.db('integration.integration_log').where({ url: `${peer.url}/sms` }).first()).site_id).toBe('site-p');
   } finally {
     await peer.close();
   }
 });
 
 test('in production a service_url on a loopback, private or metadata address is refused unless listed in OUTBOUND_ALLOW', async () => {
-  const production = await platform.startApi({ config: { ...platform.config, production: true, outboundAllow: [{ purpose: 'rest', host: 'allowed.local', port: 80 }, { purpose: 'rest', host: '127.0.0.2', port: 9 }] } });
+  const production = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, production: true, outboundAllow: [{ purpose: 'rest', host: 'allowed.local', port: 80 }, { purpose: 'rest', host: '127.0.0.2', port: 9 }] } });
   const post = (serviceUrl: string) => call(production.url, 'POST', '/api/settings/sms', { token: admin, body: { configName: `p-${serviceUrl}`, transport: 'REST', serviceUrl, restMethodType: 'POST', sampleRequest: '{}' } });
   for (const url of [
     'http://127.0.0.1:9/x', 'http://10.1.2.3/x', 'http://192.168.1.1/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x', 'http://localhost/x',
@@ -194,14 +185,14 @@ test('at send time too, in production, the transport refuses a peer that resolve
   try {
     const config = { transport: 'REST', service_url: `${peer.url}/sms`, rest_method_type: 'POST', sample_request: '{"text": "{{content}}"}', service_username: null } as ChannelConfigRow;
     const send = (allow: OutboundAllowance[]) =>
-      callPeer({ record: integrationLogOf(platform.db), config, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, purpose: 'rest', allow } });
+      callPeer({ record: integrationLogOf(thisFile.platform.db), config, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, purpose: 'rest', allow } });
     await expect(send([])).rejects.toThrow(/127\.0\.0\.1, a loopback, private, link-local, metadata or other special-purpose address; list it in OUTBOUND_ALLOW/);
     expect(peer.received).toEqual([]);
-    const logged = await platform.db('integration.integration_log').where({ url: `${peer.url}/sms` }).orderBy('id');
+    const logged = await thisFile.platform.db('integration.integration_log').where({ url: `${peer.url}/sms` }).orderBy('id');
     expect(logged.map((row) => [row.outcome, row.status_code])).toEqual([['FAILED', null]]);
     // The IPv6-mapped spelling of the same loopback peer (the URL parser writes it ::ffff:7f00:1).
     const mapped = { ...config, service_url: `${peer.url.replace('127.0.0.1', '[::ffff:127.0.0.1]')}/sms` } as ChannelConfigRow;
-    await expect(callPeer({ record: integrationLogOf(platform.db), config: mapped, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, purpose: 'rest', allow: [] } })).rejects.toThrow(/special-purpose address/);
+    await expect(callPeer({ record: integrationLogOf(thisFile.platform.db), config: mapped, password: null, tokens: { content: 'hi' }, siteId: 'site-p', component: 'SMS', outbound: { production: true, purpose: 'rest', allow: [] } })).rejects.toThrow(/special-purpose address/);
     expect(peer.received).toEqual([]);
     // Allowed for another purpose, or on another port: still refused; for REST on the peer's port: reached.
     await expect(send([{ purpose: 'soap', host: '127.0.0.1', port: Number(new URL(peer.url).port) }, { purpose: 'rest', host: '127.0.0.1', port: Number(new URL(peer.url).port) + 1 }])).rejects.toThrow(/list it in OUTBOUND_ALLOW as rest:host:port/);
@@ -217,21 +208,21 @@ test('no answer, no API log line and no Temporal history of a send contains a st
   const peer = await startPeer(() => ({ status: 200, body: `echo ${SERVICE_PASSWORD}` }));
   try {
     await request('POST', '/api/settings/email', admin, soapConfig(`${peer.url}/soap`, { configName: 'leak-check' }));
-    const templateId = await publishedTemplate(api.url, editor, 'site-p');
+    const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-p');
     const sent = await request('POST', '/api/email/send', editor, { templateId, to: 'leak@peer.example', siteId: 'site-p' });
-    await finalLog(api.url, editor, templateId, sent.body.logId);
+    await finalLog(thisFile.api.url, editor, templateId, sent.body.logId);
     for (const list of ['/api/settings/email', '/api/settings/sms', `/api/email/send/${templateId}/logs`]) await request('GET', list, admin);
 
-    const history = workflowShow(platform, sent.body.workflowId);
+    const history = workflowShow(thisFile.platform, sent.body.workflowId);
     expect(history).toContain(sent.body.workflowId);
-    const integrationRows = JSON.stringify(await platform.db('integration.integration_log').select('*'));
+    const integrationRows = JSON.stringify(await thisFile.platform.db('integration.integration_log').select('*'));
     expect(integrationRows).toContain('echo ***');
-    for (const haystack of [answers.join('\n'), apiLogLines.join(''), worker.output(), history, await decodedPayloads(platform, history), integrationRows]) {
+    for (const haystack of [answers.join('\n'), apiLog.lines.join(''), worker.output(), history, await decodedPayloads(thisFile.platform, history), integrationRows]) {
       expect(haystack).not.toContain(SMTP_PASSWORD);
       expect(haystack).not.toContain(SERVICE_PASSWORD);
     }
     expect(answers.length).toBeGreaterThan(10);
-    expect(apiLogLines.length).toBeGreaterThan(10);
+    expect(apiLog.lines.length).toBeGreaterThan(10);
   } finally {
     await peer.close();
   }

@@ -327,13 +327,14 @@ export interface FilePlatform {
 /**
  * The preamble of a test file that talks to the API: attaches it to the shared components and starts its
  * API behind the edge before its tests (a `beforeAll` registered first, so the file's own hooks can use
- * it), and closes both after them. Read the fields inside hooks and tests, not at the file's top level.
+ * it), and closes both after them; `apiDeps` replaces parts of the API's (its logger, its configuration).
+ * Read the fields inside hooks and tests, not at the file's top level.
  */
-export function platformWithApi(args: { env?: NodeJS.ProcessEnv } = {}): FilePlatform {
+export function platformWithApi(args: { env?: NodeJS.ProcessEnv; apiDeps?: (platform: TestPlatform) => Partial<AppDeps> } = {}): FilePlatform {
   const held: { platform?: TestPlatform; api?: RunningApi } = {};
   beforeAll(async () => {
-    held.platform = await attachPlatform(args);
-    held.api = await held.platform.startApi();
+    held.platform = await attachPlatform({ env: args.env });
+    held.api = await held.platform.startApi(args.apiDeps?.(held.platform));
   });
   afterAll(async () => {
     await held.platform?.close();
