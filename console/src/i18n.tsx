@@ -66,3 +66,11 @@ export function useTime(): (iso: string | null | undefined) => string {
   const language = useLanguage();
   return (iso) => (iso ? new Date(iso).toLocaleString(language === 'ar' ? 'ar' : 'en-GB', { dateStyle: 'medium', timeStyle: 'medium' }) : '—');
 }
+
+/**
+ * What most of the console's components start with: their own words, the words every screen uses, and times
+ * as people read them, all in the console's language.
+ */
+export function useLocalised<K extends string>(dictionary: Dictionary<K>): { words: Record<K, string>; common: Record<keyof typeof COMMON.en, string>; time: ReturnType<typeof useTime> } {
+  return { words: useWords(dictionary), common: useWords(COMMON), time: useTime() };
+}

@@ -3,7 +3,7 @@ import { Badge, Button, Code, Group, Paper, Stack, Tabs, Text, Textarea, Title }
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, usePagedList } from '../api/client';
 import type { paths } from '../api/schema';
-import { COMMON, useTime, useWords } from '../i18n';
+import { useLocalised, useWords } from '../i18n';
 import { useSession } from '../session';
 import { MoreButton, StatusBadge, TemporalLink } from '../ui/bits';
 import { DataTable } from '../ui/DataTable';
@@ -80,9 +80,7 @@ function Comparison({ item }: { item: QueueItem }) {
 }
 
 function Request({ item, canDecide }: { item: QueueItem; canDecide: boolean }) {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
-  const time = useTime();
+  const { words, common, time } = useLocalised(WORDS);
   const queries = useQueryClient();
   const [comment, setComment] = useState('');
   const decide = useMutation({

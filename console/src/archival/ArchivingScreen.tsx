@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import { Button, Checkbox, Group, Modal, NativeSelect, NumberInput, Paper, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Button, Checkbox, Group, Modal, NativeSelect, NumberInput, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, download, usePagedList } from '../api/client';
-import { COMMON, useTime, useWords } from '../i18n';
-import { ListHeading, MoreButton, StatusBadge, TemporalLink } from '../ui/bits';
-import { DataTable } from '../ui/DataTable';
+import { useLocalised, useWords } from '../i18n';
+import { Section, StatusBadge, TemporalLink } from '../ui/bits';
+import { DataTable, PagedTable } from '../ui/DataTable';
 import { fieldError, ProblemAlert } from '../ui/ProblemAlert';
 
 const LOG_TYPES = ['SCHEDULER_JOB_LOG', 'EMAIL_LOG', 'INTEGRATION_LOG'] as const;
@@ -116,8 +116,7 @@ function PolicyForm({ onSaved }: { onSaved: () => void }) {
 }
 
 function EditPolicy({ policy, onClose }: { policy: Policy; onClose: () => void }) {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
+  const { words, common } = useLocalised(WORDS);
   const queries = useQueryClient();
   const [retentionDays, setRetentionDays] = useState<string | number>(policy.retentionDays);
   const save = useMutation({
@@ -149,8 +148,7 @@ function EditPolicy({ policy, onClose }: { policy: Policy; onClose: () => void }
 }
 
 function Policies() {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
+  const { words, common } = useLocalised(WORDS);
   const queries = useQueryClient();
   const [editing, setEditing] = useState<Policy | null>(null);
   const policies = usePagedList(['archive-policies'], async (cursor) => dataOr(await api.GET('/api/settings/archive-policies', { params: { query: { limit: 100, cursor } } })));
@@ -160,76 +158,65 @@ function Policies() {
     onSuccess: refresh,
   });
   return (
-    <Paper withBorder p="sm">
-      <Stack>
-        <Title order={3}>{words.policies}</Title>
-        {policies.error && <ProblemAlert error={policies.error} />}
-        {toggle.error && <ProblemAlert error={toggle.error} />}
-        <DataTable
-          label={words.policies}
-          rows={policies.items}
-          rowKey={(policy) => policy.id}
-          columns={[
-            { header: words.logType, cell: (policy) => policy.logType },
-            { header: common.site, cell: (policy) => policy.siteId ?? words.global },
-            { header: words.retention, cell: (policy) => policy.retentionDays },
-            { header: words.enabled, cell: (policy) => (policy.enabled ? '✓' : '—') },
-            {
-              header: '',
-              label: words.edit,
-              cell: (policy) => (
-                <Group gap="xs">
-                  <Button size="xs" variant="light" onClick={() => setEditing(policy)} aria-label={`${words.edit} ${policy.logType} ${policy.siteId ?? words.global}`}>
-                    {words.edit}
-                  </Button>
-                  <Button size="xs" variant="default" onClick={() => toggle.mutate(policy)} aria-label={`${policy.enabled ? words.disable : words.enable} ${policy.logType} ${policy.siteId ?? words.global}`}>
-                    {policy.enabled ? words.disable : words.enable}
-                  </Button>
-                </Group>
-              ),
-            },
-          ]}
-        />
-        <MoreButton hasMore={policies.hasMore} loading={policies.loadingMore} onMore={policies.loadMore} />
-        <PolicyForm onSaved={refresh} />
-        {editing && <EditPolicy policy={editing} onClose={() => setEditing(null)} />}
-      </Stack>
-    </Paper>
+    <Section title={words.policies}>
+      {toggle.error && <ProblemAlert error={toggle.error} />}
+      <PagedTable
+        list={policies}
+        label={words.policies}
+        rowKey={(policy) => policy.id}
+        columns={[
+          { header: words.logType, cell: (policy) => policy.logType },
+          { header: common.site, cell: (policy) => policy.siteId ?? words.global },
+          { header: words.retention, cell: (policy) => policy.retentionDays },
+          { header: words.enabled, cell: (policy) => (policy.enabled ? '✓' : '—') },
+          {
+            header: '',
+            label: words.edit,
+            cell: (policy) => (
+              <Group gap="xs">
+                <Button size="xs" variant="light" onClick={() => setEditing(policy)} aria-label={`${words.edit} ${policy.logType} ${policy.siteId ?? words.global}`}>
+                  {words.edit}
+                </Button>
+                <Button size="xs" variant="default" onClick={() => toggle.mutate(policy)} aria-label={`${policy.enabled ? words.disable : words.enable} ${policy.logType} ${policy.siteId ?? words.global}`}>
+                  {policy.enabled ? words.disable : words.enable}
+                </Button>
+              </Group>
+            ),
+          },
+        ]}
+      />
+      <PolicyForm onSaved={refresh} />
+      {editing && <EditPolicy policy={editing} onClose={() => setEditing(null)} />}
+    </Section>
   );
 }
 
 function Resolve() {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
+  const { words, common } = useLocalised(WORDS);
   const [logType, setLogType] = useState<LogType>('EMAIL_LOG');
   const [siteId, setSiteId] = useState('');
   const resolve = useMutation({ mutationFn: async () => dataOr(await api.GET('/api/settings/archive-policies/resolve', { params: { query: { logType, siteId: siteId.trim() } } })) });
   return (
-    <Paper withBorder p="sm">
-      <Stack gap="xs">
-        <Title order={3}>{words.resolve}</Title>
-        <Group align="end">
-          <NativeSelect label={words.logType} data={[...LOG_TYPES]} value={logType} onChange={(event) => setLogType(event.currentTarget.value as LogType)} />
-          <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
-          <Button variant="light" onClick={() => resolve.mutate()} loading={resolve.isPending}>
-            {words.resolveButton}
-          </Button>
-        </Group>
-        {resolve.error && <ProblemAlert error={resolve.error} />}
-        {resolve.data && (
-          <Text data-testid="resolved">
-            {resolve.data.enabled ? `${words.resolved}: ${resolve.data.retentionDays} ${words.days} (${words.source} ${resolve.data.source})` : words.off}
-          </Text>
-        )}
-      </Stack>
-    </Paper>
+    <Section title={words.resolve} gap="xs">
+      <Group align="end">
+        <NativeSelect label={words.logType} data={[...LOG_TYPES]} value={logType} onChange={(event) => setLogType(event.currentTarget.value as LogType)} />
+        <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
+        <Button variant="light" onClick={() => resolve.mutate()} loading={resolve.isPending}>
+          {words.resolveButton}
+        </Button>
+      </Group>
+      {resolve.error && <ProblemAlert error={resolve.error} />}
+      {resolve.data && (
+        <Text data-testid="resolved">
+          {resolve.data.enabled ? `${words.resolved}: ${resolve.data.retentionDays} ${words.days} (${words.source} ${resolve.data.source})` : words.off}
+        </Text>
+      )}
+    </Section>
   );
 }
 
 function RunProgress({ workflowId, uiUrl }: { workflowId: string; uiUrl: string }) {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
-  const time = useTime();
+  const { words, common, time } = useLocalised(WORDS);
   const run = useQuery({
     queryKey: ['archive-run', workflowId],
     queryFn: async () => dataOr(await api.GET('/api/settings/archive-runs/{workflowId}', { params: { path: { workflowId } } })),
@@ -270,8 +257,7 @@ function RunProgress({ workflowId, uiUrl }: { workflowId: string; uiUrl: string 
 }
 
 function RunNow() {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
+  const { words, common } = useLocalised(WORDS);
   const [logType, setLogType] = useState<LogType | ''>('');
   const [siteId, setSiteId] = useState('');
   const [dryRun, setDryRun] = useState(false);
@@ -279,97 +265,80 @@ function RunNow() {
     mutationFn: async () => dataOr(await api.POST('/api/settings/archive-policies/run', { body: { ...(logType ? { logType } : {}), ...(siteId.trim() ? { siteId: siteId.trim() } : {}), dryRun } })),
   });
   return (
-    <Paper withBorder p="sm">
-      <Stack gap="xs">
-        <Title order={3}>{words.run}</Title>
-        <Group align="end">
-          <NativeSelect label={words.logType} data={[{ value: '', label: words.allTypes }, ...LOG_TYPES.map((type) => ({ value: type, label: type }))]} value={logType} onChange={(event) => setLogType(event.currentTarget.value as LogType | '')} />
-          <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
-          <Button onClick={() => start.mutate()} loading={start.isPending}>
-            {words.runNow}
-          </Button>
-        </Group>
-        <Checkbox label={words.dryRun} checked={dryRun} onChange={(event) => setDryRun(event.currentTarget.checked)} />
-        {start.error && <ProblemAlert error={start.error} />}
-        {start.data?.runs.map((run) => <RunProgress key={run.runId} workflowId={run.workflowId} uiUrl={run.uiUrl} />)}
-      </Stack>
-    </Paper>
+    <Section title={words.run} gap="xs">
+      <Group align="end">
+        <NativeSelect label={words.logType} data={[{ value: '', label: words.allTypes }, ...LOG_TYPES.map((type) => ({ value: type, label: type }))]} value={logType} onChange={(event) => setLogType(event.currentTarget.value as LogType | '')} />
+        <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
+        <Button onClick={() => start.mutate()} loading={start.isPending}>
+          {words.runNow}
+        </Button>
+      </Group>
+      <Checkbox label={words.dryRun} checked={dryRun} onChange={(event) => setDryRun(event.currentTarget.checked)} />
+      {start.error && <ProblemAlert error={start.error} />}
+      {start.data?.runs.map((run) => <RunProgress key={run.runId} workflowId={run.workflowId} uiUrl={run.uiUrl} />)}
+    </Section>
   );
 }
 
 function ArchiveFiles() {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
-  const time = useTime();
+  const { words, common, time } = useLocalised(WORDS);
   const [siteId, setSiteId] = useState('');
   const [shown, setShown] = useState<string | null>(null);
   const files = usePagedList(['archive-files', shown], async (cursor) => dataOr(await api.GET('/api/assets', { params: { query: { siteId: shown!, folder: '/archive', limit: 50, cursor } } })), shown !== null);
   const save = useMutation({ mutationFn: async (file: { id: string; name: string }) => download(`/api/assets/${file.id}/download`, file.name) });
   return (
-    <Paper withBorder p="sm">
-      <Stack gap="xs">
-        <Title order={3}>{words.files}</Title>
-        <Group align="end">
-          <TextInput label={words.filesOf} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
-          <Button variant="light" disabled={siteId.trim() === ''} onClick={() => setShown(siteId.trim())}>
-            {words.show}
-          </Button>
-        </Group>
-        {files.error && <ProblemAlert error={files.error} />}
-        {save.error && <ProblemAlert error={save.error} />}
-        {shown && (
-          <DataTable
-            label={`${words.files}: ${shown}`}
-            rows={files.items}
-            rowKey={(file) => file.id}
-            columns={[
-              { header: words.file, cell: (file) => file.name, ltr: true },
-              { header: words.size, cell: (file) => String(file.sizeBytes ?? '') },
-              { header: common.when, cell: (file) => time(file.createdAt) },
-              {
-                header: '',
-                label: words.download,
-                cell: (file) => (
-                  <Button size="xs" variant="light" onClick={() => save.mutate({ id: file.id, name: file.name })} aria-label={`${words.download} ${file.name}`}>
-                    {words.download}
-                  </Button>
-                ),
-              },
-            ]}
-          />
-        )}
-        <MoreButton hasMore={files.hasMore} loading={files.loadingMore} onMore={files.loadMore} />
-      </Stack>
-    </Paper>
+    <Section title={words.files} gap="xs">
+      <Group align="end">
+        <TextInput label={words.filesOf} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
+        <Button variant="light" disabled={siteId.trim() === ''} onClick={() => setShown(siteId.trim())}>
+          {words.show}
+        </Button>
+      </Group>
+      {save.error && <ProblemAlert error={save.error} />}
+      {shown && (
+        <PagedTable
+          list={files}
+          label={`${words.files}: ${shown}`}
+          rowKey={(file) => file.id}
+          columns={[
+            { header: words.file, cell: (file) => file.name, ltr: true },
+            { header: words.size, cell: (file) => String(file.sizeBytes ?? '') },
+            { header: common.when, cell: (file) => time(file.createdAt) },
+            {
+              header: '',
+              label: words.download,
+              cell: (file) => (
+                <Button size="xs" variant="light" onClick={() => save.mutate({ id: file.id, name: file.name })} aria-label={`${words.download} ${file.name}`}>
+                  {words.download}
+                </Button>
+              ),
+            },
+          ]}
+        />
+      )}
+    </Section>
   );
 }
 
 function RunHistory() {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
-  const time = useTime();
+  const { words, common, time } = useLocalised(WORDS);
   const history = usePagedList(['job-logs'], async (cursor) => dataOr(await api.GET('/api/settings/scheduler-job-logs', { params: { query: { limit: 20, cursor } } })));
   return (
-    <Paper withBorder p="sm">
-      <Stack gap="xs">
-        <ListHeading title={words.history} onRefresh={() => void history.refetch()} />
-        {history.error && <ProblemAlert error={history.error} />}
-        <DataTable
-          label={words.history}
-          rows={history.items}
-          rowKey={(entry) => entry.id}
-          columns={[
-            { header: words.job, cell: (entry) => entry.jobName },
-            { header: common.site, cell: (entry) => entry.siteId },
-            { header: common.status, cell: (entry) => <StatusBadge status={entry.status} /> },
-            { header: common.when, cell: (entry) => time(entry.startedAt) },
-            { header: words.rows, cell: (entry) => entry.rowsAffected },
-            { header: words.message, cell: (entry) => entry.message },
-          ]}
-        />
-        <MoreButton hasMore={history.hasMore} loading={history.loadingMore} onMore={history.loadMore} />
-      </Stack>
-    </Paper>
+    <Section title={words.history} onRefresh={() => void history.refetch()} gap="xs">
+      <PagedTable
+        list={history}
+        label={words.history}
+        rowKey={(entry) => entry.id}
+        columns={[
+          { header: words.job, cell: (entry) => entry.jobName },
+          { header: common.site, cell: (entry) => entry.siteId },
+          { header: common.status, cell: (entry) => <StatusBadge status={entry.status} /> },
+          { header: common.when, cell: (entry) => time(entry.startedAt) },
+          { header: words.rows, cell: (entry) => entry.rowsAffected },
+          { header: words.message, cell: (entry) => entry.message },
+        ]}
+      />
+    </Section>
   );
 }
 

@@ -2,11 +2,11 @@ import { useState } from 'react';
 import { Button, Code, Group, NativeSelect, Paper, SimpleGrid, Stack, Text, Textarea, TextInput, Timeline, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, usePagedList } from '../api/client';
-import { COMMON, useTime, useWords } from '../i18n';
+import { useLocalised, useWords } from '../i18n';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
-import { MoreButton, ReadOnlyNote, SitePicker, StatusBadge, TemporalLink } from '../ui/bits';
-import { DataTable } from '../ui/DataTable';
+import { MoreButton, ReadOnlyNote, Section, SitePicker, StatusBadge, TemporalLink } from '../ui/bits';
+import { PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
 /** The versioned content types, by the name in the console's address and their collection in the API. */
@@ -97,26 +97,21 @@ function NewDraft({ type, siteId }: { type: TypeKey; siteId: string }) {
     onSuccess: (created) => navigate(`/content/${type}/${created.id}`),
   });
   return (
-    <Paper withBorder p="sm">
-      <Stack gap="xs">
-        <Title order={3}>{words.newDraft}</Title>
-        <TextInput label={words.name} value={name} onChange={(event) => setName(event.currentTarget.value)} />
-        <Textarea label={words.fields} value={fields} onChange={(event) => setFields(event.currentTarget.value)} autosize minRows={2} dir="ltr" ff="monospace" />
-        {create.error && <ProblemAlert error={create.error} />}
-        <Group>
-          <Button onClick={() => create.mutate()} loading={create.isPending} disabled={!siteId || !name.trim()}>
-            {words.create}
-          </Button>
-        </Group>
-      </Stack>
-    </Paper>
+    <Section title={words.newDraft} gap="xs">
+      <TextInput label={words.name} value={name} onChange={(event) => setName(event.currentTarget.value)} />
+      <Textarea label={words.fields} value={fields} onChange={(event) => setFields(event.currentTarget.value)} autosize minRows={2} dir="ltr" ff="monospace" />
+      {create.error && <ProblemAlert error={create.error} />}
+      <Group>
+        <Button onClick={() => create.mutate()} loading={create.isPending} disabled={!siteId || !name.trim()}>
+          {words.create}
+        </Button>
+      </Group>
+    </Section>
   );
 }
 
 function ContentList({ type }: { type: TypeKey }) {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
-  const time = useTime();
+  const { words, common, time } = useLocalised(WORDS);
   const session = useSession();
   const [siteId, setSiteId] = useState(session.sites[0] ?? '');
   const [status, setStatus] = useState<(typeof STATUSES)[number] | ''>('');
@@ -132,11 +127,11 @@ function ContentList({ type }: { type: TypeKey }) {
         <SitePicker siteId={siteId} onChange={setSiteId} />
         <NativeSelect label={common.status} data={[{ value: '', label: words.anyStatus }, ...STATUSES.map((value) => ({ value, label: value }))]} value={status} onChange={(event) => setStatus(event.currentTarget.value as typeof status)} />
       </Group>
-      {list.error && <ProblemAlert error={list.error} />}
-      <DataTable
+      <PagedTable
+        list={list}
+        whenEmpty={common.none}
         label={`${words.heading}: ${type}`}
         striped
-        rows={list.items}
         rowKey={(item) => item.id}
         columns={[
           { header: words.name, cell: (item) => <Link to={`/content/${type}/${item.id}`}>{item.name}</Link> },
@@ -145,8 +140,6 @@ function ContentList({ type }: { type: TypeKey }) {
           { header: words.updated, cell: (item) => time(item.updatedAt) },
         ]}
       />
-      {!list.isLoading && list.items.length === 0 && <Text>{common.none}</Text>}
-      <MoreButton hasMore={list.hasMore} loading={list.loadingMore} onMore={list.loadMore} />
       <ReadOnlyNote show={!session.canEdit} />
       {session.canEdit && <NewDraft type={type} siteId={siteId} />}
     </Stack>
@@ -154,9 +147,7 @@ function ContentList({ type }: { type: TypeKey }) {
 }
 
 function ContentItem({ type, id }: { type: TypeKey; id: string }) {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
-  const time = useTime();
+  const { words, common, time } = useLocalised(WORDS);
   const session = useSession();
   const queries = useQueryClient();
   const [viewing, setViewing] = useState<number | null>(null);

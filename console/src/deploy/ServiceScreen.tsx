@@ -2,9 +2,9 @@ import { useEffect, useRef, useState } from 'react';
 import { Button, Code, Group, Modal, NumberInput, Paper, ScrollArea, Stack, Switch, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, authorizedFetch, dataOr, ProblemError, problemOf, usePagedList } from '../api/client';
-import { COMMON, useTime, useWords } from '../i18n';
-import { ListHeading, MoreButton, StatusBadge, TemporalLink } from '../ui/bits';
-import { DataTable } from '../ui/DataTable';
+import { useLocalised, useWords } from '../i18n';
+import { ListHeading, StatusBadge, TemporalLink } from '../ui/bits';
+import { DataTable, PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
 const WORDS = {
@@ -149,9 +149,7 @@ function Logs({ name }: { name: string }) {
 }
 
 function History({ name, dynamic, currentDeploymentId }: { name: string; dynamic: boolean; currentDeploymentId: string | null }) {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
-  const time = useTime();
+  const { words, common, time } = useLocalised(WORDS);
   const queries = useQueryClient();
   const history = usePagedList(['service-history', name], async (cursor) =>
     dataOr(await api.GET('/api/infra/services/{name}/deployments', { params: { path: { name }, query: { limit: 20, cursor } } })),
@@ -163,12 +161,11 @@ function History({ name, dynamic, currentDeploymentId }: { name: string; dynamic
   return (
     <Stack gap="xs">
       <ListHeading title={words.history} onRefresh={() => void history.refetch()} />
-      {history.error && <ProblemAlert error={history.error} />}
       {rollback.error && <ProblemAlert error={rollback.error} />}
       {rollback.data && <TemporalLink uiUrl={rollback.data.uiUrl} />}
-      <DataTable
+      <PagedTable
+        list={history}
         label={words.history}
-        rows={history.items}
         rowKey={(item) => item.deploymentId}
         columns={[
           { header: words.image, cell: (item) => item.image },
@@ -193,7 +190,6 @@ function History({ name, dynamic, currentDeploymentId }: { name: string; dynamic
             : []),
         ]}
       />
-      <MoreButton hasMore={history.hasMore} loading={history.loadingMore} onMore={history.loadMore} />
     </Stack>
   );
 }
@@ -237,9 +233,7 @@ function ApiDocs({ name, dynamic }: { name: string; dynamic: boolean }) {
 
 /** One service: its instances and health, scale, logs, deploy history with rollback, undeploy, its API docs. */
 export function ServiceScreen({ name }: { name: string }) {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
-  const time = useTime();
+  const { words, common, time } = useLocalised(WORDS);
   const queries = useQueryClient();
   const service = useQuery({ queryKey: ['service', name], queryFn: async () => dataOr(await api.GET('/api/infra/services/{name}', { params: { path: { name } } })), refetchInterval: 2000 });
   const [instances, setInstances] = useState<number | null>(null);

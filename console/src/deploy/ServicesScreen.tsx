@@ -1,7 +1,7 @@
 import { Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { api, dataOr } from '../api/client';
-import { COMMON, useWords } from '../i18n';
+import { useLocalised } from '../i18n';
 import { Link } from '../router';
 import { Loading, StatusBadge } from '../ui/bits';
 import { DataTable } from '../ui/DataTable';
@@ -14,8 +14,7 @@ const WORDS = {
 
 /** Infrastructure → Services: every service, core and deployed, grouped by Dashboard Group. */
 export function ServicesScreen() {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
+  const { words, common } = useLocalised(WORDS);
   const services = useQuery({ queryKey: ['services'], queryFn: async () => dataOr(await api.GET('/api/infra/services', { params: { query: { limit: 500 } } })), refetchInterval: 5000 });
   const groups = new Map<string, NonNullable<typeof services.data>['items']>();
   for (const service of services.data?.items ?? []) groups.set(service.group, [...(groups.get(service.group) ?? []), service]);

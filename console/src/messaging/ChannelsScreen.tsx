@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { Button, Checkbox, Group, NativeSelect, NumberInput, Paper, PasswordInput, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Checkbox, Group, NativeSelect, NumberInput, PasswordInput, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr } from '../api/client';
-import { COMMON, useWords } from '../i18n';
-import { StatusBadge } from '../ui/bits';
+import { useLocalised, useWords } from '../i18n';
+import { Section, StatusBadge } from '../ui/bits';
 import { DataTable } from '../ui/DataTable';
 import { fieldError, ProblemAlert } from '../ui/ProblemAlert';
 
@@ -125,8 +125,7 @@ function ConfigForm({ channel }: { channel: Channel }) {
 }
 
 function Configs({ channel }: { channel: Channel }) {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
+  const { words, common } = useLocalised(WORDS);
   const queries = useQueryClient();
   const configs = useQuery({ queryKey: ['channel-configs', channel], queryFn: async () => dataOr(await api.GET(PATHS[channel], { params: { query: { limit: 100 } } })) });
   const [validated, setValidated] = useState<Record<string, { ok: boolean; detail: string; latencyMs: number }>>({});
@@ -139,60 +138,57 @@ function Configs({ channel }: { channel: Channel }) {
     onSuccess: () => queries.invalidateQueries({ queryKey: ['channel-configs', channel] }),
   });
   return (
-    <Paper withBorder p="sm">
-      <Stack>
-        <Title order={3}>{channel === 'EMAIL' ? words.email : words.sms}</Title>
-        {configs.error && <ProblemAlert error={configs.error} />}
-        {validate.error && <ProblemAlert error={validate.error} />}
-        {activate.error && <ProblemAlert error={activate.error} />}
-        <DataTable
-          label={channel === 'EMAIL' ? words.email : words.sms}
-          rows={configs.data?.items ?? []}
-          rowKey={(config) => config.id}
-          columns={[
-            {
-              header: words.name,
-              cell: (config) => (
-                <>
-                  {config.configName}
-                  {(config.hasSmtpPassword || config.hasServicePassword) && (
-                    <Text size="xs" c="gray.7">
-                      {words.passwordSet}
-                    </Text>
-                  )}
-                </>
-              ),
-            },
-            { header: words.transport, cell: (config) => `${config.transport} ${config.smtpHost ? `· ${config.smtpHost}:${config.smtpPort}` : config.serviceUrl ? `· ${config.serviceUrl}` : ''}` },
-            { header: common.status, cell: (config) => (config.isActive ? <StatusBadge status="ACTIVE" /> : '—') },
-            {
-              header: '',
-              label: words.validate,
-              cell: (config) => (
-                <>
-                  <Group gap="xs">
-                    <Button size="compact-sm" variant="light" onClick={() => validate.mutate(config.id)} aria-label={`${words.validate} ${config.configName}`}>
-                      {words.validate}
+    <Section title={channel === 'EMAIL' ? words.email : words.sms}>
+      {configs.error && <ProblemAlert error={configs.error} />}
+      {validate.error && <ProblemAlert error={validate.error} />}
+      {activate.error && <ProblemAlert error={activate.error} />}
+      <DataTable
+        label={channel === 'EMAIL' ? words.email : words.sms}
+        rows={configs.data?.items ?? []}
+        rowKey={(config) => config.id}
+        columns={[
+          {
+            header: words.name,
+            cell: (config) => (
+              <>
+                {config.configName}
+                {(config.hasSmtpPassword || config.hasServicePassword) && (
+                  <Text size="xs" c="gray.7">
+                    {words.passwordSet}
+                  </Text>
+                )}
+              </>
+            ),
+          },
+          { header: words.transport, cell: (config) => `${config.transport} ${config.smtpHost ? `· ${config.smtpHost}:${config.smtpPort}` : config.serviceUrl ? `· ${config.serviceUrl}` : ''}` },
+          { header: common.status, cell: (config) => (config.isActive ? <StatusBadge status="ACTIVE" /> : '—') },
+          {
+            header: '',
+            label: words.validate,
+            cell: (config) => (
+              <>
+                <Group gap="xs">
+                  <Button size="compact-sm" variant="light" onClick={() => validate.mutate(config.id)} aria-label={`${words.validate} ${config.configName}`}>
+                    {words.validate}
+                  </Button>
+                  {!config.isActive && (
+                    <Button size="compact-sm" variant="default" onClick={() => activate.mutate(config.id)} aria-label={`${words.activate} ${config.configName}`}>
+                      {words.activate}
                     </Button>
-                    {!config.isActive && (
-                      <Button size="compact-sm" variant="default" onClick={() => activate.mutate(config.id)} aria-label={`${words.activate} ${config.configName}`}>
-                        {words.activate}
-                      </Button>
-                    )}
-                  </Group>
-                  {validated[config.id] && (
-                    <Text size="xs" c={validated[config.id].ok ? 'teal.9' : 'red.9'} data-testid="validated">
-                      {validated[config.id].ok ? words.ok : words.notOk}: {validated[config.id].detail} ({validated[config.id].latencyMs} ms)
-                    </Text>
                   )}
-                </>
-              ),
-            },
-          ]}
-        />
-        <ConfigForm channel={channel} />
-      </Stack>
-    </Paper>
+                </Group>
+                {validated[config.id] && (
+                  <Text size="xs" c={validated[config.id].ok ? 'teal.9' : 'red.9'} data-testid="validated">
+                    {validated[config.id].ok ? words.ok : words.notOk}: {validated[config.id].detail} ({validated[config.id].latencyMs} ms)
+                  </Text>
+                )}
+              </>
+            ),
+          },
+        ]}
+      />
+      <ConfigForm channel={channel} />
+    </Section>
   );
 }
 

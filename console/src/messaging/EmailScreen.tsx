@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
-import { Badge, Button, Group, NativeSelect, Paper, SegmentedControl, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, NativeSelect, SegmentedControl, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, usePagedList } from '../api/client';
-import { COMMON, useTime, useWords } from '../i18n';
+import { useLocalised, useWords } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { ListHeading, MoreButton, ReadOnlyNote, SitePicker, StatusBadge, TemporalLink } from '../ui/bits';
-import { DataTable } from '../ui/DataTable';
+import { ReadOnlyNote, Section, SitePicker, StatusBadge, TemporalLink } from '../ui/bits';
+import { PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
 const WORDS = {
@@ -106,47 +106,44 @@ function Preview({ id, variables, samples, setSamples }: { id: string; variables
   const [locale, setLocale] = useState<'en' | 'ar'>('ar');
   const preview = useMutation({ mutationFn: async () => dataOr(await api.POST('/api/email/templates/{id}/preview', { params: { path: { id } }, body: { locale, variables: nested(samples) } })) });
   return (
-    <Paper withBorder p="sm">
-      <Stack gap="xs">
-        <Title order={3}>{words.preview}</Title>
-        <SegmentedControl value={locale} onChange={(value) => setLocale(value as 'en' | 'ar')} data={[{ value: 'en', label: words.english }, { value: 'ar', label: words.arabic }]} aria-label={words.locale} w={240} />
-        {variables.map((name) => (
-          <TextInput key={name} label={`${words.sample} ${name}`} value={samples[name] ?? ''} onChange={(event) => setSamples({ ...samples, [name]: event.currentTarget.value })} w={320} />
-        ))}
-        <Group>
-          <Button variant="light" onClick={() => preview.mutate()} loading={preview.isPending}>
-            {words.render}
-          </Button>
-        </Group>
-        {preview.error && <ProblemAlert error={preview.error} />}
-        {preview.data && (
-          <Stack gap="xs" data-testid="template-preview" data-dir={preview.data.dir}>
-            {preview.data.missingVariables.length > 0 && (
-              <Group gap="xs" aria-label={words.missing}>
-                <Text size="sm" c="red" fw={700}>
-                  {words.missing}:
-                </Text>
-                {preview.data.missingVariables.map((name) => (
-                  <Badge key={name} color="red" variant="filled">
-                    {name}
-                  </Badge>
-                ))}
-              </Group>
-            )}
-            <Text fw={700} dir={preview.data.dir} lang={preview.data.locale} data-testid="preview-subject">
-              {preview.data.subject}
-            </Text>
-            {/* The platform's rendering, sandboxed: no script of a template runs in the console. */}
-            <iframe
-              title={words.previewFrame}
-              sandbox=""
-              srcDoc={`<!doctype html><html lang="${preview.data.locale}" dir="${preview.data.dir}"><body>${preview.data.html}</body></html>`}
-              style={{ width: '100%', minHeight: 200, border: '1px solid var(--mantine-color-gray-4)' }}
-            />
-          </Stack>
-        )}
-      </Stack>
-    </Paper>
+    <Section title={words.preview} gap="xs">
+      <SegmentedControl value={locale} onChange={(value) => setLocale(value as 'en' | 'ar')} data={[{ value: 'en', label: words.english }, { value: 'ar', label: words.arabic }]} aria-label={words.locale} w={240} />
+      {variables.map((name) => (
+        <TextInput key={name} label={`${words.sample} ${name}`} value={samples[name] ?? ''} onChange={(event) => setSamples({ ...samples, [name]: event.currentTarget.value })} w={320} />
+      ))}
+      <Group>
+        <Button variant="light" onClick={() => preview.mutate()} loading={preview.isPending}>
+          {words.render}
+        </Button>
+      </Group>
+      {preview.error && <ProblemAlert error={preview.error} />}
+      {preview.data && (
+        <Stack gap="xs" data-testid="template-preview" data-dir={preview.data.dir}>
+          {preview.data.missingVariables.length > 0 && (
+            <Group gap="xs" aria-label={words.missing}>
+              <Text size="sm" c="red" fw={700}>
+                {words.missing}:
+              </Text>
+              {preview.data.missingVariables.map((name) => (
+                <Badge key={name} color="red" variant="filled">
+                  {name}
+                </Badge>
+              ))}
+            </Group>
+          )}
+          <Text fw={700} dir={preview.data.dir} lang={preview.data.locale} data-testid="preview-subject">
+            {preview.data.subject}
+          </Text>
+          {/* The platform's rendering, sandboxed: no script of a template runs in the console. */}
+          <iframe
+            title={words.previewFrame}
+            sandbox=""
+            srcDoc={`<!doctype html><html lang="${preview.data.locale}" dir="${preview.data.dir}"><body>${preview.data.html}</body></html>`}
+            style={{ width: '100%', minHeight: 200, border: '1px solid var(--mantine-color-gray-4)' }}
+          />
+        </Stack>
+      )}
+    </Section>
   );
 }
 
@@ -161,34 +158,29 @@ function SendTest({ id, siteId, samples }: { id: string; siteId: string; samples
     onSuccess: () => queries.invalidateQueries({ queryKey: ['email-logs', id] }),
   });
   return (
-    <Paper withBorder p="sm">
-      <Stack gap="xs">
-        <Title order={3}>{words.sendTest}</Title>
-        <Group align="end">
-          <TextInput label={words.to} type="email" value={to} onChange={(event) => setTo(event.currentTarget.value)} dir="ltr" w={280} />
-          <NativeSelect label={words.locale} data={['ar', 'en']} value={locale} onChange={(event) => setLocale(event.currentTarget.value as 'en' | 'ar')} />
-          <Button onClick={() => send.mutate()} loading={send.isPending} disabled={to.trim() === ''}>
-            {words.send}
-          </Button>
+    <Section title={words.sendTest} gap="xs">
+      <Group align="end">
+        <TextInput label={words.to} type="email" value={to} onChange={(event) => setTo(event.currentTarget.value)} dir="ltr" w={280} />
+        <NativeSelect label={words.locale} data={['ar', 'en']} value={locale} onChange={(event) => setLocale(event.currentTarget.value as 'en' | 'ar')} />
+        <Button onClick={() => send.mutate()} loading={send.isPending} disabled={to.trim() === ''}>
+          {words.send}
+        </Button>
+      </Group>
+      {send.error && <ProblemAlert error={send.error} />}
+      {send.data && (
+        <Group>
+          <Text size="sm">
+            {words.queued}: {send.data.logId}
+          </Text>
+          <TemporalLink uiUrl={send.data.uiUrl} />
         </Group>
-        {send.error && <ProblemAlert error={send.error} />}
-        {send.data && (
-          <Group>
-            <Text size="sm">
-              {words.queued}: {send.data.logId}
-            </Text>
-            <TemporalLink uiUrl={send.data.uiUrl} />
-          </Group>
-        )}
-      </Stack>
-    </Paper>
+      )}
+    </Section>
   );
 }
 
 function SendLogs({ id }: { id: string }) {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
-  const time = useTime();
+  const { words, common, time } = useLocalised(WORDS);
   const session = useSession();
   const logs = usePagedList(['email-logs', id], async (cursor) => dataOr(await api.GET('/api/email/send/{templateId}/logs', { params: { path: { templateId: id }, query: { limit: 20, cursor } } })));
   const retry = useMutation({
@@ -196,47 +188,41 @@ function SendLogs({ id }: { id: string }) {
     onSuccess: () => void logs.refetch(),
   });
   return (
-    <Paper withBorder p="sm">
-      <Stack gap="xs">
-        <ListHeading title={words.logs} onRefresh={() => void logs.refetch()} />
-        {logs.error && <ProblemAlert error={logs.error} />}
-        {retry.error && <ProblemAlert error={retry.error} />}
-        <DataTable
-          label={words.logs}
-          rows={logs.items}
-          rowKey={(log) => log.id}
-          columns={[
-            { header: words.recipient, cell: (log) => log.recipient, ltr: true },
-            { header: words.locale, cell: (log) => log.locale },
-            { header: common.status, cell: (log) => <StatusBadge status={log.status} /> },
-            { header: words.attempts, cell: (log) => log.attempts },
-            { header: common.when, cell: (log) => time(log.createdAt) },
-            { header: words.error, cell: (log) => log.error ?? '' },
-            ...(session.isAdmin
-              ? [
-                  {
-                    header: '',
-                    label: words.retry,
-                    cell: (log: (typeof logs.items)[number]) =>
-                      log.status === 'FAILED' && (
-                        <Button size="compact-xs" variant="light" onClick={() => retry.mutate(String(log.id))}>
-                          {words.retry}
-                        </Button>
-                      ),
-                  },
-                ]
-              : []),
-          ]}
-        />
-        <MoreButton hasMore={logs.hasMore} loading={logs.loadingMore} onMore={logs.loadMore} />
-      </Stack>
-    </Paper>
+    <Section title={words.logs} onRefresh={() => void logs.refetch()} gap="xs">
+      {retry.error && <ProblemAlert error={retry.error} />}
+      <PagedTable
+        list={logs}
+        label={words.logs}
+        rowKey={(log) => log.id}
+        columns={[
+          { header: words.recipient, cell: (log) => log.recipient, ltr: true },
+          { header: words.locale, cell: (log) => log.locale },
+          { header: common.status, cell: (log) => <StatusBadge status={log.status} /> },
+          { header: words.attempts, cell: (log) => log.attempts },
+          { header: common.when, cell: (log) => time(log.createdAt) },
+          { header: words.error, cell: (log) => log.error ?? '' },
+          ...(session.isAdmin
+            ? [
+                {
+                  header: '',
+                  label: words.retry,
+                  cell: (log: (typeof logs.items)[number]) =>
+                    log.status === 'FAILED' && (
+                      <Button size="compact-xs" variant="light" onClick={() => retry.mutate(String(log.id))}>
+                        {words.retry}
+                      </Button>
+                    ),
+                },
+              ]
+            : []),
+        ]}
+      />
+    </Section>
   );
 }
 
 function Template({ id }: { id: string }) {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
+  const { words, common } = useLocalised(WORDS);
   const session = useSession();
   const queries = useQueryClient();
   const template = useQuery({ queryKey: ['template', id], queryFn: async () => dataOr(await api.GET('/api/email/templates/{id}', { params: { path: { id } } })) });
@@ -333,20 +319,18 @@ function NewTemplate({ siteId }: { siteId: string }) {
 }
 
 function Templates() {
-  const words = useWords(WORDS);
-  const common = useWords(COMMON);
-  const time = useTime();
+  const { words, common, time } = useLocalised(WORDS);
   const session = useSession();
   const [siteId, setSiteId] = useState(session.sites[0] ?? '');
   const list = usePagedList(['templates', siteId], async (cursor) => dataOr(await api.GET('/api/email/templates', { params: { query: { siteId, limit: 25, cursor } } })), siteId !== '');
   return (
     <Stack>
       <SitePicker siteId={siteId} onChange={setSiteId} />
-      {list.error && <ProblemAlert error={list.error} />}
-      <DataTable
+      <PagedTable
+        list={list}
+        whenEmpty={common.none}
         label={words.heading}
         striped
-        rows={list.items}
         rowKey={(template) => template.id}
         columns={[
           { header: words.name, cell: (template) => <Link to={`/email/${template.id}`}>{template.name}</Link> },
@@ -354,8 +338,6 @@ function Templates() {
           { header: common.when, cell: (template) => time(template.updatedAt) },
         ]}
       />
-      {!list.isLoading && list.items.length === 0 && <Text>{common.none}</Text>}
-      <MoreButton hasMore={list.hasMore} loading={list.loadingMore} onMore={list.loadMore} />
       <ReadOnlyNote show={!session.canEdit} />
       {session.canEdit && <NewTemplate siteId={siteId} />}
     </Stack>

@@ -1,5 +1,8 @@
 import { ReactNode } from 'react';
-import { Table } from '@mantine/core';
+import { Table, Text } from '@mantine/core';
+import { usePagedList } from '../api/client';
+import { MoreButton } from './bits';
+import { ProblemAlert } from './ProblemAlert';
 
 /** One column: its header (a blank one is named for screen readers by `label`) and what each row shows in it. */
 export interface Column<T> {
@@ -11,8 +14,17 @@ export interface Column<T> {
   ltr?: boolean;
 }
 
+interface TableProps<T> {
+  label: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T) => string | number;
+  striped?: boolean;
+  withColumnBorders?: boolean;
+}
+
 /** The console's tables: named for screen readers, one header row, one row per item. */
-export function DataTable<T>({ label, columns, rows, rowKey, striped, withColumnBorders }: { label: string; columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string | number; striped?: boolean; withColumnBorders?: boolean }) {
+export function DataTable<T>({ label, columns, rows, rowKey, striped, withColumnBorders }: TableProps<T>) {
   return (
     <Table aria-label={label} striped={striped} withColumnBorders={withColumnBorders}>
       <Table.Thead>
@@ -36,5 +48,20 @@ export function DataTable<T>({ label, columns, rows, rowKey, striped, withColumn
         ))}
       </Table.Tbody>
     </Table>
+  );
+}
+
+/**
+ * A list paged with the API's cursors (usePagedList) as a table: why it could not load above it, its rows,
+ * what `whenEmpty` says when it has none, and the button that loads the next page while there is one.
+ */
+export function PagedTable<T>({ list, whenEmpty, ...table }: Omit<TableProps<T>, 'rows'> & { list: ReturnType<typeof usePagedList<T>>; whenEmpty?: string }) {
+  return (
+    <>
+      {list.error && <ProblemAlert error={list.error} />}
+      <DataTable {...table} rows={list.items} />
+      {whenEmpty && !list.isLoading && list.items.length === 0 && <Text>{whenEmpty}</Text>}
+      <MoreButton hasMore={list.hasMore} loading={list.loadingMore} onMore={list.loadMore} />
+    </>
   );
 }

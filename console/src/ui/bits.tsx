@@ -1,5 +1,5 @@
 import { ReactNode } from 'react';
-import { Alert, Anchor, Badge, Button, Group, NativeSelect, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useSession } from '../session';
 import { COMMON, useWords } from '../i18n';
 
@@ -98,5 +98,17 @@ export function SitePicker({ siteId, onChange }: { siteId: string; onChange: (si
     <TextInput label={words.site} value={siteId} onChange={(event) => onChange(event.currentTarget.value)} dir="ltr" w={240} />
   ) : (
     <NativeSelect label={words.site} data={session.sites} value={siteId} onChange={(event) => onChange(event.currentTarget.value)} w={240} />
+  );
+}
+
+/** A titled section of a screen, framed; with `onRefresh`, its heading carries the refresh button. */
+export function Section({ title, onRefresh, gap, children }: { title: string; onRefresh?: () => void; gap?: 'xs'; children: ReactNode }) {
+  return (
+    <Paper withBorder p="sm">
+      <Stack gap={gap}>
+        {onRefresh ? <ListHeading title={title} onRefresh={onRefresh} /> : <Title order={3}>{title}</Title>}
+        {children}
+      </Stack>
+    </Paper>
   );
 }
