@@ -28,8 +28,9 @@ function failureCalls(text: string): string[] {
 
 test('every failure type an activity or workflow raises is a code of the catalogue', () => {
   const root = path.resolve(__dirname, '..', '..');
+  // layer-probe-*: layers.test.ts's probes (one raises a type outside the catalogue on purpose), there for a moment.
   const files = ['activities', 'workflows', 'data', 'temporal-config'].flatMap((folder) =>
-    fs.readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => path.join(entry.parentPath, entry.name)),
+    fs.readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.startsWith('layer-probe-')).map((entry) => path.join(entry.parentPath, entry.name)),
   );
   const raised = new Set<string>();
   for (const file of files) {

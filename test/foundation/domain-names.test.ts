@@ -17,7 +17,7 @@ test('content is a folder of data/ and api/modules/', () => {
 test('every API module folder declares itself under its own name', () => {
   for (const module of folders('api/modules')) {
     const index = fs.readFileSync(path.join(ROOT, 'api/modules', module, 'index.ts'), 'utf8');
-    expect({ module, declared: index.includes(`apiModule('${module}'`) }).toEqual({ module, declared: true });
+    expect({ module, declared: new RegExp(`apiModule\\(\\s*'${module}'`).test(index) }).toEqual({ module, declared: true });
   }
 });
 
