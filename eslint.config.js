@@ -46,8 +46,14 @@ module.exports = tseslint.config(
         {
           paths: NODE_BUILTINS.flatMap((name) => [name, `node:${name}`]).map((name) => ({ name, message: 'Workflows run in a deterministic sandbox.' })),
           patterns: [
-            { group: ['**/data/**', '**/adapters/**', '**/lib/logger', 'pino', 'knex', 'pg', 'dockerode', 'nodemailer'], message: 'Workflows do no I/O; call an activity.' },
-            { group: ['**/api/**', '**/workers/**', '**/temporal-config/**', '**/scripts/**', '**/lib/**'], message: 'Workflows import only the domain vocabulary and the SDK.' },
+            {
+              group: ['**/data/**', '**/adapters/**', '**/lib/logger', 'pino', 'knex', 'pg', 'dockerode', 'nodemailer'],
+              message: 'Workflows do no I/O; call an activity.',
+            },
+            {
+              group: ['**/api/**', '**/workers/**', '**/temporal-config/**', '**/scripts/**', '**/lib/**'],
+              message: 'Workflows import only the domain vocabulary and the SDK.',
+            },
             { group: ['**/activities/**'], allowTypeImports: true, message: 'Import activities as types only.' },
           ],
         },
@@ -64,7 +70,10 @@ module.exports = tseslint.config(
           patterns: [
             { group: ['**/activities/**', '**/workers/**'], message: 'The API does not run activities: put shared I/O in data/.' },
             // The bare folder too: workflows/index re-exports every workflow body.
-            { regex: '(^|/)workflows(/index)?$|(^|/)workflows/(?![a-z-]+/definitions$)', message: 'The API starts workflows by type name: import only workflows/<domain>/definitions.' },
+            {
+              regex: '(^|/)workflows(/index)?$|(^|/)workflows/(?![a-z-]+/definitions$)',
+              message: 'The API starts workflows by type name: import only workflows/<domain>/definitions.',
+            },
             { group: ['knex', 'pg'], message: 'SQL lives in data/: the API calls its repositories.' },
           ],
         },
@@ -77,7 +86,14 @@ module.exports = tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/api/**', '**/workers/**', '**/workflows', '**/workflows/**'], message: 'Activities sit below the API, the workers and the workflows: shared types live in domain/.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/api/**', '**/workers/**', '**/workflows', '**/workflows/**'],
+              message: 'Activities sit below the API, the workers and the workflows: shared types live in domain/.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -89,7 +105,19 @@ module.exports = tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/workflows', '**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**', '**/adapters/**', '**/edge/**'], message: 'data/ uses only the domain vocabulary and lib/.' },
+            {
+              group: [
+                '**/workflows',
+                '**/workflows/**',
+                '**/activities/**',
+                '**/api/**',
+                '**/workers/**',
+                '**/temporal-config/**',
+                '**/adapters/**',
+                '**/edge/**',
+              ],
+              message: 'data/ uses only the domain vocabulary and lib/.',
+            },
             { group: ['dockerode', 'nodemailer', 'undici'], message: 'data/ speaks SQL only: outside systems are adapters/.' },
           ],
         },
@@ -105,7 +133,19 @@ module.exports = tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/workflows', '**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**', '**/scripts/**', '**/edge/**'], message: 'adapters/ uses only the domain vocabulary and lib/.' },
+            {
+              group: [
+                '**/workflows',
+                '**/workflows/**',
+                '**/activities/**',
+                '**/api/**',
+                '**/workers/**',
+                '**/temporal-config/**',
+                '**/scripts/**',
+                '**/edge/**',
+              ],
+              message: 'adapters/ uses only the domain vocabulary and lib/.',
+            },
             // Types of data/'s rows are shared; its queries are not.
             { group: ['knex', 'pg'], message: 'adapters/ never touches SQL: the caller passes what to record.' },
             { group: ['**/data/**'], allowTypeImports: true, message: 'adapters/ never touches SQL: import data/ rows as types only.' },
@@ -124,7 +164,19 @@ module.exports = tseslint.config(
         {
           patterns: [
             { group: ['knex', 'pg', '**/data/**'], message: 'edge/ never touches SQL: the control plane is handed the registry.' },
-            { group: ['**/workflows', '**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**', '**/scripts/**', '**/adapters/**'], message: 'edge/ uses only the domain vocabulary and lib/.' },
+            {
+              group: [
+                '**/workflows',
+                '**/workflows/**',
+                '**/activities/**',
+                '**/api/**',
+                '**/workers/**',
+                '**/temporal-config/**',
+                '**/scripts/**',
+                '**/adapters/**',
+              ],
+              message: 'edge/ uses only the domain vocabulary and lib/.',
+            },
           ],
         },
       ],
@@ -132,9 +184,22 @@ module.exports = tseslint.config(
   },
   {
     // What a module loads is known before it runs: no import() in the product (scripts may load build tools lazily).
-    files: ['api/**/*.ts', 'activities/**/*.ts', 'adapters/**/*.ts', 'data/**/*.ts', 'domain/**/*.ts', 'edge/**/*.ts', 'lib/**/*.ts', 'temporal-config/**/*.ts', 'workers/**/*.ts', 'workflows/**/*.ts'],
+    files: [
+      'api/**/*.ts',
+      'activities/**/*.ts',
+      'adapters/**/*.ts',
+      'data/**/*.ts',
+      'domain/**/*.ts',
+      'edge/**/*.ts',
+      'lib/**/*.ts',
+      'temporal-config/**/*.ts',
+      'workers/**/*.ts',
+      'workflows/**/*.ts',
+    ],
     ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-syntax': ['error', { selector: 'ImportExpression', message: 'No dynamic import(): import at the top, so every arrow is visible.' }] },
+    rules: {
+      'no-restricted-syntax': ['error', { selector: 'ImportExpression', message: 'No dynamic import(): import at the top, so every arrow is visible.' }],
+    },
   },
   {
     // An activity's failure type is a catalogued code: activities/failures.ts makes them, nothing else does.
@@ -149,7 +214,10 @@ module.exports = tseslint.config(
           selector: "MemberExpression[object.name='ApplicationFailure'][property.name=/^(create|nonRetryable|retryable|fromError)$/]",
           message: 'Fail an activity with finalFailure or retryableFailure (activities/failures.ts): its type must be a catalogued code.',
         },
-        { selector: "NewExpression[callee.name='ApplicationFailure']", message: 'Fail an activity with finalFailure or retryableFailure (activities/failures.ts): its type must be a catalogued code.' },
+        {
+          selector: "NewExpression[callee.name='ApplicationFailure']",
+          message: 'Fail an activity with finalFailure or retryableFailure (activities/failures.ts): its type must be a catalogued code.',
+        },
       ],
     },
   },
@@ -157,7 +225,10 @@ module.exports = tseslint.config(
     files: ['domain/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['../**'], message: 'The domain vocabulary imports nothing of the platform.' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../**'], message: 'The domain vocabulary imports nothing of the platform.' }] },
+      ],
     },
   },
 );

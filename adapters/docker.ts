@@ -29,10 +29,7 @@ export function createDocker(args: { dockerHost: string | null }): DockerHandle 
     configured: args.dockerHost !== null || fs.existsSync(DEFAULT_SOCKET),
     async ping(timeoutMs = 2000) {
       try {
-        await Promise.race([
-          docker.ping(),
-          new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref()),
-        ]);
+        await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref())]);
         return true;
       } catch {
         return false;

@@ -63,7 +63,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
 
   koa.use(requestContext({ logger: deps.logger, metrics }));
   const breach = options.onContractBreach;
-  koa.use(problemMiddleware({ onUndeclared: breach && ((answer) => breach({ route: answer.route, breach: `answered ${answer.code}, which it does not declare` })) }));
+  koa.use(
+    problemMiddleware({ onUndeclared: breach && ((answer) => breach({ route: answer.route, breach: `answered ${answer.code}, which it does not declare` })) }),
+  );
   koa.use(temporalCodecCors(deps));
   koa.use(gatewayIdentity({ verifier, internalToken: deps.config.internalToken }));
   // The operator console: static files, no identity needed to load them (its calls carry the token).

@@ -36,10 +36,14 @@ async function main(): Promise<void> {
   const docker = createDocker({ dockerHost: config.dockerHost });
   const storage = createFileStorage(path.join(config.dataDir, 'assets'));
   const app = createApp({ config, db, temporal, docker, storage, logger });
-  const edge = config.edgeDir ? startEdgeControlPlane({ registry: registryForEdge(db, config.databaseUrl), config, logger, edge: edgeSettingsOf(config, config.edgeDir) }) : null;
+  const edge = config.edgeDir
+    ? startEdgeControlPlane({ registry: registryForEdge(db, config.databaseUrl), config, logger, edge: edgeSettingsOf(config, config.edgeDir) })
+    : null;
   if (edge) await edge.ready;
   const server = http.createServer(app.koa.callback());
-  server.listen(config.apiListenPort, config.apiHost, () => logger.info({ host: config.apiHost, port: config.apiListenPort, edge: config.edgeDir !== null }, 'api listening'));
+  server.listen(config.apiListenPort, config.apiHost, () =>
+    logger.info({ host: config.apiHost, port: config.apiListenPort, edge: config.edgeDir !== null }, 'api listening'),
+  );
 
   const shutdown = () => {
     logger.info('api stopping');

@@ -22,7 +22,11 @@ async function main(): Promise<void> {
   for (const { site_id: siteId } of sites) {
     const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
     await pipeline(
-      client.query(copyTo(`COPY (select * from email.email_log where site_id = ${literal(siteId)} and created_at < ${literal(cutoff)} order by id) TO STDOUT WITH (FORMAT csv, HEADER true)`)),
+      client.query(
+        copyTo(
+          `COPY (select * from email.email_log where site_id = ${literal(siteId)} and created_at < ${literal(cutoff)} order by id) TO STDOUT WITH (FORMAT csv, HEADER true)`,
+        ),
+      ),
       fs.createWriteStream(path.join(dir, `${siteId}.csv`)),
     );
     const deleted = await client.query('delete from email.email_log where site_id = $1 and created_at < $2', [siteId, cutoff]);

@@ -74,28 +74,44 @@ async function runOn(temporal: BenchTemporal, rows: number): Promise<string> {
 
   // Baseline.
   await seed(config.databaseUrl, rows);
-  const baseline = JSON.parse(execFileSync(...typescriptCommand('bench/archive-baseline.ts', [config.databaseUrl, cutoff]), { cwd: ROOT }).toString()) as { wallMs: number; rows: number; peakRssMb: number };
+  const baseline = JSON.parse(execFileSync(...typescriptCommand('bench/archive-baseline.ts', [config.databaseUrl, cutoff]), { cwd: ROOT }).toString()) as {
+    wallMs: number;
+    rows: number;
+    peakRssMb: number;
+  };
 
   // Platform.
   await seed(config.databaseUrl, rows);
   const worker = await platform.startWorker(['archival']);
   const token = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench', roles: ['ADMIN'] } });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  await fetch(`${apiUrl}/api/settings/archive-policies`, { method: 'POST', headers, body: JSON.stringify({ logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true }) });
+  await fetch(`${apiUrl}/api/settings/archive-policies`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true }),
+  });
 
   const started = process.hrtime.bigint();
-  const run = (await (await fetch(`${apiUrl}/api/settings/archive-policies/run`, { method: 'POST', headers, body: JSON.stringify({ logType: 'EMAIL_LOG' }) })).json()) as { runs: { workflowId: string; runId: string }[] };
-  const result = (await platform.temporal.client.workflow.getHandle(run.runs[0].workflowId, run.runs[0].runId).result()) as { sites: { rowsDeleted: number }[] };
+  const run = (await (
+    await fetch(`${apiUrl}/api/settings/archive-policies/run`, { method: 'POST', headers, body: JSON.stringify({ logType: 'EMAIL_LOG' }) })
+  ).json()) as { runs: { workflowId: string; runId: string }[] };
+  const result = (await platform.temporal.client.workflow.getHandle(run.runs[0].workflowId, run.runs[0].runId).result()) as {
+    sites: { rowsDeleted: number }[];
+  };
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   const workerPeakMb = peakMemoryMb(worker.pid!);
   const archived = result.sites.reduce((sum, site) => sum + site.rowsDeleted, 0);
   const { count } = (await db('email.email_log').count({ count: '*' }).first()) as { count: number };
 
   const line = (name: string, ms: number, n: number, mb: number) =>
-    `  ${name.padEnd(30)} ${n.toString().padStart(9)} rows  ${(ms / 1000).toFixed(2).padStart(7)} s  ${Math.round(n / (ms / 1000)).toString().padStart(8)} rows/s  peak ${mb.toFixed(0)} MiB`;
+    `  ${name.padEnd(30)} ${n.toString().padStart(9)} rows  ${(ms / 1000).toFixed(2).padStart(7)} s  ${Math.round(n / (ms / 1000))
+      .toString()
+      .padStart(8)} rows/s  peak ${mb.toFixed(0)} MiB`;
   console.log(`(${cutoffNote}; ${os.cpus().length} cores)`);
   console.log(line('baseline COPY + DELETE', baseline.wallMs, baseline.rows, baseline.peakRssMb));
-  const nodes = Object.entries(platform.clusterPeaksMb()).map(([name, mb]) => `, ${name} ${mb.toFixed(0)} MiB`).join('');
+  const nodes = Object.entries(platform.clusterPeaksMb())
+    .map(([name, mb]) => `, ${name} ${mb.toFixed(0)} MiB`)
+    .join('');
   const platformLine = line('platform archive run', wallMs, archived, workerPeakMb) + ` (worker process${nodes})`;
   console.log(platformLine);
   console.log(`  platform / baseline wall time: ${(wallMs / baseline.wallMs).toFixed(2)}x; rows left in the table: ${count}`);

@@ -17,7 +17,12 @@ http
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = String(value);
     try {
-      const answer = await pool.request({ method: request.method as 'GET', path: request.url!.replace(/^\/api\/[^/]+/, '') || '/', headers, body: request.method === 'GET' || request.method === 'HEAD' ? null : request });
+      const answer = await pool.request({
+        method: request.method as 'GET',
+        path: request.url!.replace(/^\/api\/[^/]+/, '') || '/',
+        headers,
+        body: request.method === 'GET' || request.method === 'HEAD' ? null : request,
+      });
       const out: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
       response.writeHead(answer.statusCode, out);

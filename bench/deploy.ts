@@ -123,10 +123,22 @@ async function main(): Promise<void> {
   const requests = Number(values.requests);
   const concurrency = Number(values.concurrency);
   const rounds = Number(values.rounds);
-  console.log(`bench/deploy: a small JAR on opsflow/jre:17, then ${rounds} rounds of ${requests} requests ${concurrency} at a time per client (${os.cpus().length} cores); Envoy --concurrency ${values['edge-concurrency']}`);
+  console.log(
+    `bench/deploy: a small JAR on opsflow/jre:17, then ${rounds} rounds of ${requests} requests ${concurrency} at a time per client (${os.cpus().length} cores); Envoy --concurrency ${values['edge-concurrency']}`,
+  );
   // The base image built before any timing starts, from Debian packages when missing (as npm start does).
-  const platform = await startBenchPlatform({ DEPLOY_BASE_IMAGE: 'opsflow/jre:17', DEPLOY_BASE_IMAGE_BUILD: 'debian', DEPLOY_SCOPE: SCOPE, DEPLOY_NETWORK: 'opsflow-bench' });
-  await ensureBaseImage({ docker: createDocker({ dockerHost: platform.config.dockerHost }).docker, image: 'opsflow/jre:17', dockerHost: platform.config.dockerHost, say: (line) => console.log(line) });
+  const platform = await startBenchPlatform({
+    DEPLOY_BASE_IMAGE: 'opsflow/jre:17',
+    DEPLOY_BASE_IMAGE_BUILD: 'debian',
+    DEPLOY_SCOPE: SCOPE,
+    DEPLOY_NETWORK: 'opsflow-bench',
+  });
+  await ensureBaseImage({
+    docker: createDocker({ dockerHost: platform.config.dockerHost }).docker,
+    image: 'opsflow/jre:17',
+    dockerHost: platform.config.dockerHost,
+    say: (line) => console.log(line),
+  });
   const docker = createDocker({ dockerHost: platform.config.dockerHost });
   let apiProcess: ChildProcess | null = null;
   let nodeProxy: ChildProcess | null = null;
@@ -144,10 +156,18 @@ async function main(): Promise<void> {
     const edgeAdminPort = await freePort();
     apiProcess = spawn(...typescriptCommand('api/server.ts'), {
       cwd: ROOT,
-      env: { ...platform.env, API_PORT: String(edgePort), API_LISTEN_PORT: String(apiListenPort), EDGE_DIR: edgeDir, EDGE_ADMIN_URL: `http://127.0.0.1:${edgeAdminPort}`, LOG_LEVEL: 'info' },
+      env: {
+        ...platform.env,
+        API_PORT: String(edgePort),
+        API_LISTEN_PORT: String(apiListenPort),
+        EDGE_DIR: edgeDir,
+        EDGE_ADMIN_URL: `http://127.0.0.1:${edgeAdminPort}`,
+        LOG_LEVEL: 'info',
+      },
       stdio: 'ignore',
     });
-    while ((await fetch(`http://127.0.0.1:${apiListenPort}/healthz`).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    while ((await fetch(`http://127.0.0.1:${apiListenPort}/healthz`).catch(() => null))?.status !== 200)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     edge = await startEdge({ dir: edgeDir, adminPort: edgeAdminPort, logFile: '/dev/null', concurrency: Number(values['edge-concurrency']) });
     const edgeUrl = `http://127.0.0.1:${edgePort}`;
     const auth = { authorization: `Bearer ${admin}` };
@@ -167,16 +187,24 @@ async function main(): Promise<void> {
       return (performance.now() - uploaded) / 1000;
     };
     const dockerSeconds = await untilFirst200(jar, 'bench');
-    console.log(`  upload to first 200 through the edge: ${dockerSeconds.toFixed(1)} s (docker driver; its worker's peak memory ${peakMemoryMb(dockerWorker.pid!).toFixed(0)} MiB)`);
+    console.log(
+      `  upload to first 200 through the edge: ${dockerSeconds.toFixed(1)} s (docker driver; its worker's peak memory ${peakMemoryMb(dockerWorker.pid!).toFixed(0)} MiB)`,
+    );
     if (values.driver === 'swarm') {
       // The same JAR under another name, deployed by a worker of the swarm driver, the docker driver's stopped.
       if ('error' in platform.info.swarm) throw new Error(platform.info.swarm.error);
       dockerWorker.kill('SIGTERM');
       await new Promise((resolve) => dockerWorker.once('exit', resolve));
-      const swarmWorker = await platform.startWorker(['deployments'], { DEPLOY_DRIVER: 'swarm', DEPLOY_REGISTRY: platform.info.swarm.registry, DEPLOY_ATTACH_CONTAINERS: platform.info.swarm.door });
+      const swarmWorker = await platform.startWorker(['deployments'], {
+        DEPLOY_DRIVER: 'swarm',
+        DEPLOY_REGISTRY: platform.info.swarm.registry,
+        DEPLOY_ATTACH_CONTAINERS: platform.info.swarm.door,
+      });
       const swarmJar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=bench-swarm-service\n' } });
       const swarmSeconds = await untilFirst200(swarmJar, 'bench-swarm');
-      console.log(`  upload to first 200 through the edge: ${swarmSeconds.toFixed(1)} s (swarm driver; its worker's peak memory ${peakMemoryMb(swarmWorker.pid!).toFixed(0)} MiB), ${(swarmSeconds / dockerSeconds).toFixed(2)} × the docker driver's`);
+      console.log(
+        `  upload to first 200 through the edge: ${swarmSeconds.toFixed(1)} s (swarm driver; its worker's peak memory ${peakMemoryMb(swarmWorker.pid!).toFixed(0)} MiB), ${(swarmSeconds / dockerSeconds).toFixed(2)} × the docker driver's`,
+      );
     }
     const gateway = `${edgeUrl}/api/bench/x`;
 
@@ -184,7 +212,10 @@ async function main(): Promise<void> {
     const direct = `http://${service.instances[0].address}/x`;
     // The Node peer, measured in the same run: a bare undici proxy to the same instance.
     const nodePort = await freePort();
-    nodeProxy = spawn(...typescriptCommand('bench/bare-node-proxy.ts', [String(nodePort), `http://${service.instances[0].address}`]), { cwd: ROOT, stdio: 'ignore' });
+    nodeProxy = spawn(...typescriptCommand('bench/bare-node-proxy.ts', [String(nodePort), `http://${service.instances[0].address}`]), {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
     const nodeUrl = `http://127.0.0.1:${nodePort}/api/bench/x`;
     while ((await fetch(nodeUrl).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
 
@@ -221,7 +252,9 @@ async function main(): Promise<void> {
       console.log(`  client: Node, ${client.name}`);
       const { cpu, ratio } = await alternate(async (target) => ({ load: await run(target.url, target.headers, requests), served: requests }));
       for (const proxy of proxies) {
-        console.log(`  Node client, ${client.name}, ${proxy}: ${proxy} / direct rate, median of ${rounds} rounds: ${ratio(proxy)}; CPU ${median(cpu[proxy]).toFixed(0)} µs per request`);
+        console.log(
+          `  Node client, ${client.name}, ${proxy}: ${proxy} / direct rate, median of ${rounds} rounds: ${ratio(proxy)}; CPU ${median(cpu[proxy]).toFixed(0)} µs per request`,
+        );
       }
     }
 

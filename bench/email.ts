@@ -52,11 +52,23 @@ async function main(): Promise<void> {
   const worker = await platform.startWorker(['messaging', 'approvals']);
   const admin = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
   const post = async (path: string, body: unknown) => {
-    const answer = await fetch(`${apiUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = await fetch(`${apiUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return (await answer.json()) as Record<string, unknown>;
   };
   await post('/api/settings/email', { configName: 'capture', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: info.mail.smtpPort, isActive: true });
-  const template = await post('/api/email/templates', { siteId: SITE, name: 'report', roleKey: null, subjectEn: TEMPLATE.subject_en, bodyEn: TEMPLATE.body_en, subjectAr: TEMPLATE.subject_ar, bodyAr: TEMPLATE.body_ar });
+  const template = await post('/api/email/templates', {
+    siteId: SITE,
+    name: 'report',
+    roleKey: null,
+    subjectEn: TEMPLATE.subject_en,
+    bodyEn: TEMPLATE.body_en,
+    subjectAr: TEMPLATE.subject_ar,
+    bodyAr: TEMPLATE.body_ar,
+  });
   await post(`/api/email/templates/${template.id}/publish`, {});
 
   const started = performance.now();
@@ -64,9 +76,14 @@ async function main(): Promise<void> {
   await temporal.client.workflow.getHandle(sent.workflowId as string).result();
   const platformMs = performance.now() - started;
   const workerPeakMb = peakMemoryMb(worker.pid!);
-  const logged = (await db('email.email_log').where({ batch_id: sent.batchId as string }).select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: string }>;
+  const logged = (await db('email.email_log')
+    .where({ batch_id: sent.batchId as string })
+    .select('status')
+    .count({ n: '*' })
+    .groupBy('status')) as Array<{ status: string; n: string }>;
 
-  const line = (name: string, ms: number, mb: number) => `  ${name.padEnd(34)} ${users} messages  ${(ms / 1000).toFixed(2).padStart(7)} s  ${(users / (ms / 1000)).toFixed(1).padStart(8)} messages/s  peak ${mb.toFixed(0)} MiB`;
+  const line = (name: string, ms: number, mb: number) =>
+    `  ${name.padEnd(34)} ${users} messages  ${(ms / 1000).toFixed(2).padStart(7)} s  ${(users / (ms / 1000)).toFixed(1).padStart(8)} messages/s  peak ${mb.toFixed(0)} MiB`;
   console.log(line('baseline: pooled nodemailer', baselineMs, baselinePeakMb) + ' (this process)');
   console.log(line('platform: POST /api/email/send/role', platformMs, workerPeakMb) + ' (worker process)');
   console.log(`  platform / baseline rate: ${(baselineMs / platformMs).toFixed(2)}; logs: ${logged.map((row) => `${row.status} ${row.n}`).join(', ')}`);

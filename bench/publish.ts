@@ -51,7 +51,9 @@ function report(result: Measured): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { count: { type: 'string', default: '200' }, concurrency: { type: 'string', default: '4' }, temporal: { type: 'string', default: 'dev' } } });
+  const { values } = parseArgs({
+    options: { count: { type: 'string', default: '200' }, concurrency: { type: 'string', default: '4' }, temporal: { type: 'string', default: 'dev' } },
+  });
   const count = Number(values.count);
   const concurrency = Number(values.concurrency);
   const temporals = benchTemporals(values.temporal);
@@ -63,7 +65,9 @@ async function main(): Promise<void> {
   }
   if (runs.length > 1) {
     console.log('  side by side (platform scenarios):');
-    for (const run of runs) for (const result of [run.platformOpen, run.platformGuarded]) console.log(report({ ...result, name: `${run.temporal}: ${result.name.replace(/^platform: /, '')}` }));
+    for (const run of runs)
+      for (const result of [run.platformOpen, run.platformGuarded])
+        console.log(report({ ...result, name: `${run.temporal}: ${result.name.replace(/^platform: /, '')}` }));
   }
   process.exit(0);
 }
@@ -72,18 +76,30 @@ async function runOn(temporal: BenchTemporal, count: number, concurrency: number
   const platform = await startBenchPlatform({}, { temporal });
   const { db, apiUrl, config } = platform;
   const worker = await platform.startWorker(['approvals']);
-  const editor = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-editor', roles: ['EDITOR'], sites: ['open', 'guarded', 'base-open', 'base-guarded'] } });
+  const editor = await signToken({
+    secret: config.jwtSecret,
+    claims: { sub: 'bench-editor', roles: ['EDITOR'], sites: ['open', 'guarded', 'base-open', 'base-guarded'] },
+  });
   const manager = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-manager', roles: ['MANAGER'], sites: ['guarded'] } });
   const admin = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
   const post = async (path: string, token: string, body: unknown = {}) => {
-    const answer = await fetch(`${apiUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = await fetch(`${apiUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const parsed = (await answer.json()) as Record<string, unknown>;
     return { status: answer.status, body: parsed };
   };
   const pages = async (siteId: string) => {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
-      const created = await createComponent(db, { type: PAGE, siteId, values: { name: `p${i}`, fields: { slug: `p${i}`, title: `Page ${i}`, data: { i } } }, actor: { id: 'bench-editor', name: null } });
+      const created = await createComponent(db, {
+        type: PAGE,
+        siteId,
+        values: { name: `p${i}`, fields: { slug: `p${i}`, title: `Page ${i}`, data: { i } } },
+        actor: { id: 'bench-editor', name: null },
+      });
       ids.push(created.row.id);
     }
     return ids;
@@ -110,10 +126,23 @@ async function runOn(temporal: BenchTemporal, count: number, concurrency: number
     const revision = (await latestRevision(db, PAGE, id)) as number;
     const correlationId = crypto.randomUUID();
     await submitApproval(db, {
-      componentType: 'PAGE', siteId: 'base-guarded', resourceId: id, revision, callbackPath: `${PAGE.collection}/${id}/approval-callback`,
-      requestedBy: 'bench-editor', title: null, comment: null, correlationId, workflowId: publishWorkflowId('PAGE', id),
+      componentType: 'PAGE',
+      siteId: 'base-guarded',
+      resourceId: id,
+      revision,
+      callbackPath: `${PAGE.collection}/${id}/approval-callback`,
+      requestedBy: 'bench-editor',
+      title: null,
+      comment: null,
+      correlationId,
+      workflowId: publishWorkflowId('PAGE', id),
     });
-    const proposed = await proposeDecision(db, { correlationId, decider: { id: 'bench-manager', name: null, roles: ['MANAGER'], sites: ['base-guarded'] }, decision: 'APPROVED', comment: null });
+    const proposed = await proposeDecision(db, {
+      correlationId,
+      decider: { id: 'bench-manager', name: null, roles: ['MANAGER'], sites: ['base-guarded'] },
+      decision: 'APPROVED',
+      comment: null,
+    });
     await confirmDecision(db, { correlationId, stage: proposed.stage, proposalId: proposed.proposalId });
     await publishComponentRevision(db, { type: PAGE, id, rev: revision, actor: { id: 'bench-manager', name: null } });
   });
@@ -125,7 +154,8 @@ async function runOn(temporal: BenchTemporal, count: number, concurrency: number
     if (submitted.status !== 202) throw new Error(`publish: ${submitted.status} ${JSON.stringify(submitted.body)}`);
     const decided = await post(`/api/workflow/approvals/${submitted.body.correlationId}/decide`, manager, { decision: 'APPROVED' });
     if (decided.status !== 200) throw new Error(`decide: ${decided.status} ${JSON.stringify(decided.body)}`);
-    while (((await db(PAGE.table).where({ id }).first('status')) as { status: string }).status !== 'PUBLISHED') await new Promise((resolve) => setTimeout(resolve, 5));
+    while (((await db(PAGE.table).where({ id }).first('status')) as { status: string }).status !== 'PUBLISHED')
+      await new Promise((resolve) => setTimeout(resolve, 5));
   });
 
   console.log(report(baselineOpen));
@@ -133,9 +163,15 @@ async function runOn(temporal: BenchTemporal, count: number, concurrency: number
   console.log(report(baselineGuarded));
   console.log(report(platformGuarded));
   const ratio = (a: Measured, b: Measured) => (b.latenciesMs.length / b.wallMs / (a.latenciesMs.length / a.wallMs)).toFixed(1);
-  console.log(`  baseline / platform throughput: ${ratio(platformOpen, baselineOpen)}x without policy, ${ratio(platformGuarded, baselineGuarded)}x with approval`);
-  const nodes = Object.entries(platform.clusterPeaksMb()).map(([name, mb]) => `, ${name} ${mb.toFixed(0)} MiB`).join('');
-  console.log(`  peak memory: approvals worker ${peakMemoryMb(worker.pid!).toFixed(0)} MiB, this process (API and baseline) ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB${nodes}`);
+  console.log(
+    `  baseline / platform throughput: ${ratio(platformOpen, baselineOpen)}x without policy, ${ratio(platformGuarded, baselineGuarded)}x with approval`,
+  );
+  const nodes = Object.entries(platform.clusterPeaksMb())
+    .map(([name, mb]) => `, ${name} ${mb.toFixed(0)} MiB`)
+    .join('');
+  console.log(
+    `  peak memory: approvals worker ${peakMemoryMb(worker.pid!).toFixed(0)} MiB, this process (API and baseline) ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB${nodes}`,
+  );
   await platform.stop();
   return { platformOpen, platformGuarded };
 }

@@ -98,7 +98,12 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
     const postgres = new URL(info.postgres.adminUrl);
     cluster = await startTemporalCluster({
       binaries: await ensureTemporalServer((line) => console.log(line)),
-      sql: { host: postgres.hostname, port: Number(postgres.port), user: decodeURIComponent(postgres.username), password: decodeURIComponent(postgres.password) },
+      sql: {
+        host: postgres.hostname,
+        port: Number(postgres.port),
+        user: decodeURIComponent(postgres.username),
+        password: decodeURIComponent(postgres.password),
+      },
       databases: { history: 'temporal_bench', visibility: 'temporal_bench_visibility' },
       fresh: true,
       namespaces: [slotNamespace(1)],
@@ -124,7 +129,11 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
   const db = createDb({ databaseUrl: config.databaseUrl });
   const temporal = await connectPlatformTemporal(config, 'opsflow-bench');
   const app = createApp({
-    config, db, temporal, docker: createDocker({ dockerHost: null }), storage: createFileStorage(path.join(dataDir, 'assets')),
+    config,
+    db,
+    temporal,
+    docker: createDocker({ dockerHost: null }),
+    storage: createFileStorage(path.join(dataDir, 'assets')),
     logger: createLogger({ level: 'warn', name: 'bench-api' }),
   });
   const server = http.createServer(app.koa.callback());
@@ -132,8 +141,15 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const workers: ChildProcess[] = [];
   return {
-    info, env, config, db, temporal, apiUrl, dataDir,
-    clusterPeaksMb: () => Object.fromEntries((cluster?.nodes ?? []).filter((node) => node.pid() !== null).map((node) => [node.name, peakMemoryMb(node.pid()!)])),
+    info,
+    env,
+    config,
+    db,
+    temporal,
+    apiUrl,
+    dataDir,
+    clusterPeaksMb: () =>
+      Object.fromEntries((cluster?.nodes ?? []).filter((node) => node.pid() !== null).map((node) => [node.name, peakMemoryMb(node.pid()!)])),
     async startWorker(queues, extraEnv = {}) {
       const worker = spawn(...typescriptCommand('workers/main.ts', ['--queues', queues.join(',')]), {
         cwd: ROOT,

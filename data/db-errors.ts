@@ -83,11 +83,15 @@ export interface DatabaseProblem {
  * route's own to name (uniqueOr409), since only it knows which resource already exists.
  */
 export function databaseProblemOf(error: unknown): DatabaseProblem | null {
-  if (isDatabaseUnavailable(error)) return { code: 'DATABASE_UNAVAILABLE', detail: 'The database cannot be reached just now; try again shortly.', retryAfterSeconds: 5 };
+  if (isDatabaseUnavailable(error))
+    return { code: 'DATABASE_UNAVAILABLE', detail: 'The database cannot be reached just now; try again shortly.', retryAfterSeconds: 5 };
   const sqlState = (error as { code?: unknown } | null)?.code;
   if (typeof sqlState !== 'string') return null;
-  if (RACE_SQLSTATES.has(sqlState)) return { code: 'CONCURRENT_UPDATE', detail: 'Another change to the same data was made at the same moment; send the request again.', retryAfterSeconds: 1 };
-  if (BUSY_SQLSTATES.has(sqlState)) return { code: 'DATABASE_BUSY', detail: 'The database is too busy to answer in time; try again shortly.', retryAfterSeconds: 5 };
-  if (REFUSED_VALUE_SQLSTATES.has(sqlState)) return { code: 'CONSTRAINT_VIOLATED', detail: 'A value of the request breaks a rule of the stored data (a range, a length or a required field).' };
+  if (RACE_SQLSTATES.has(sqlState))
+    return { code: 'CONCURRENT_UPDATE', detail: 'Another change to the same data was made at the same moment; send the request again.', retryAfterSeconds: 1 };
+  if (BUSY_SQLSTATES.has(sqlState))
+    return { code: 'DATABASE_BUSY', detail: 'The database is too busy to answer in time; try again shortly.', retryAfterSeconds: 5 };
+  if (REFUSED_VALUE_SQLSTATES.has(sqlState))
+    return { code: 'CONSTRAINT_VIOLATED', detail: 'A value of the request breaks a rule of the stored data (a range, a length or a required field).' };
   return null;
 }

@@ -2,8 +2,16 @@
 import { check, firstProblem, Problem } from './workflow-input';
 
 export const COMPONENT_TYPE_NAMES = [
-  'PAGE', 'PAGE_LAYOUT', 'PORTLET', 'WEB_CONTENT', 'NAVIGATION', 'DYNAMIC_FORM',
-  'ASSET', 'EMAIL_TEMPLATE', 'SOAP_COMPONENT', 'WORKFLOW_DEFINITION',
+  'PAGE',
+  'PAGE_LAYOUT',
+  'PORTLET',
+  'WEB_CONTENT',
+  'NAVIGATION',
+  'DYNAMIC_FORM',
+  'ASSET',
+  'EMAIL_TEMPLATE',
+  'SOAP_COMPONENT',
+  'WORKFLOW_DEFINITION',
 ] as const;
 export type ComponentTypeName = (typeof COMPONENT_TYPE_NAMES)[number];
 
@@ -43,8 +51,15 @@ export const CALLBACK_PATH_PATTERN = '^/api/[A-Za-z0-9/_.~-]+$';
  * `/../` would leave the API's own paths.
  */
 export function callbackPathProblem(callbackPath: unknown): string | null {
-  if (typeof callbackPath !== 'string' || callbackPath.length > 1000 || !new RegExp(CALLBACK_PATH_PATTERN).test(callbackPath)) return 'the callback path is not a path of the API';
-  if (callbackPath.split('/').slice(1).some((segment) => segment === '' || segment === '.' || segment === '..')) return 'the callback path has an empty or dot segment';
+  if (typeof callbackPath !== 'string' || callbackPath.length > 1000 || !new RegExp(CALLBACK_PATH_PATTERN).test(callbackPath))
+    return 'the callback path is not a path of the API';
+  if (
+    callbackPath
+      .split('/')
+      .slice(1)
+      .some((segment) => segment === '' || segment === '.' || segment === '..')
+  )
+    return 'the callback path has an empty or dot segment';
   return null;
 }
 
@@ -82,7 +97,8 @@ export function callbackMismatch(
   claim: { componentType: string; resourceId: string; revision: number; decision: Decision },
 ): string | null {
   if (!approval) return 'does not exist';
-  if (approval.component_type !== claim.componentType || approval.resource_id !== claim.resourceId) return `is not about ${claim.componentType} ${claim.resourceId}`;
+  if (approval.component_type !== claim.componentType || approval.resource_id !== claim.resourceId)
+    return `is not about ${claim.componentType} ${claim.resourceId}`;
   if (approval.revision !== claim.revision) return `approved revision ${approval.revision}, not ${claim.revision}`;
   if (approval.status !== claim.decision) return `is ${approval.status}, not ${claim.decision}`;
   return null;

@@ -5,7 +5,10 @@ export type LogType = (typeof LOG_TYPES)[number];
 
 /** Archive files: `{log_type}_{cutoff as YYYYMMDDTHHmmssZ}_{part, 3 digits}.csv`. */
 export function archiveFileName(logType: LogType, cutoff: Date, partNo: number): string {
-  const stamp = cutoff.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  const stamp = cutoff
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
   return `${logType.toLowerCase()}_${stamp}_${String(partNo).padStart(3, '0')}.csv`;
 }
 

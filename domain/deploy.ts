@@ -57,9 +57,15 @@ const timingProblems = (given: Record<string, unknown>): Problem[] => [
 
 /** Why a deploy, scale, undeploy or reconcile run's input is refused, or null. */
 export const deployInputProblem = (input: unknown): Problem =>
-  firstProblem(input, (given) => [check.uuid('deploymentId', given.deploymentId), check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN), ...timingProblems(given)]);
-export const scaleInputProblem = (input: unknown): Problem => firstProblem(input, (given) => [check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN), ...timingProblems(given)]);
-export const undeployInputProblem = (input: unknown): Problem => firstProblem(input, (given) => [check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN)]);
+  firstProblem(input, (given) => [
+    check.uuid('deploymentId', given.deploymentId),
+    check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN),
+    ...timingProblems(given),
+  ]);
+export const scaleInputProblem = (input: unknown): Problem =>
+  firstProblem(input, (given) => [check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN), ...timingProblems(given)]);
+export const undeployInputProblem = (input: unknown): Problem =>
+  firstProblem(input, (given) => [check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN)]);
 export const reconcileInputProblem = (input: unknown): Problem => firstProblem(input, timingProblems);
 
 /** Where the edge reaches something: an instance of a service, the API behind it, its own listener. */

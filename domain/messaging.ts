@@ -32,7 +32,13 @@ const originOf = (url: string | null | undefined): string | null => {
  */
 export function passwordDestinationChanges(before: PasswordDestination, after: PasswordDestination): Array<'service' | 'smtp'> {
   const changed: Array<'service' | 'smtp'> = [];
-  if (originOf(before.service_url) !== originOf(after.service_url) || (before.service_username ?? null) !== (after.service_username ?? null)) changed.push('service');
-  if ((before.smtp_host ?? null) !== (after.smtp_host ?? null) || (before.smtp_port ?? null) !== (after.smtp_port ?? null) || (before.smtp_username ?? null) !== (after.smtp_username ?? null)) changed.push('smtp');
+  if (originOf(before.service_url) !== originOf(after.service_url) || (before.service_username ?? null) !== (after.service_username ?? null))
+    changed.push('service');
+  if (
+    (before.smtp_host ?? null) !== (after.smtp_host ?? null) ||
+    (before.smtp_port ?? null) !== (after.smtp_port ?? null) ||
+    (before.smtp_username ?? null) !== (after.smtp_username ?? null)
+  )
+    changed.push('smtp');
   return changed;
 }

@@ -30,7 +30,8 @@ function lookup(variables: unknown, path: string): unknown {
   return value;
 }
 
-const asText = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value));
+const asText = (value: unknown) =>
+  typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
 
 function fill(text: string, variables: unknown, missing: Set<string>, escape: (value: string) => string): string {
   return fillTokens(text, {

@@ -32,7 +32,11 @@ export function fillTokens(
 
 /** A peer's tokens: flat names; one without a value stays as written. */
 export function fillPeerTokens(sample: string, values: Record<string, string>, escape: (value: string) => string): string {
-  return fillTokens(sample, { valueOf: (name) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : undefined), escape, missing: (_path, token) => token });
+  return fillTokens(sample, {
+    valueOf: (name) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : undefined),
+    escape,
+    missing: (_path, token) => token,
+  });
 }
 
 /** A text on one line: line breaks (which would start a new header) become spaces. */

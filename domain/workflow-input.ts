@@ -15,13 +15,17 @@ export const check = {
   object: (value: unknown): Problem => (isObject(value) ? null : 'the input is not an object'),
   uuid: (name: string, value: unknown): Problem => (typeof value === 'string' && UUID.test(value) ? null : `${name} is not a UUID`),
   siteId: (name: string, value: unknown): Problem => (typeof value === 'string' && SITE_ID.test(value) ? null : `${name} is not a site id`),
-  pattern: (name: string, value: unknown, pattern: string): Problem => (typeof value === 'string' && new RegExp(pattern).test(value) ? null : `${name} is not valid`),
-  oneOf: (name: string, value: unknown, allowed: readonly string[]): Problem => (typeof value === 'string' && allowed.includes(value) ? null : `${name} is not one of ${allowed.join(', ')}`),
+  pattern: (name: string, value: unknown, pattern: string): Problem =>
+    typeof value === 'string' && new RegExp(pattern).test(value) ? null : `${name} is not valid`,
+  oneOf: (name: string, value: unknown, allowed: readonly string[]): Problem =>
+    typeof value === 'string' && allowed.includes(value) ? null : `${name} is not one of ${allowed.join(', ')}`,
   integer: (name: string, value: unknown, min: number, max: number): Problem =>
     typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? null : `${name} is not an integer from ${min} to ${max}`,
-  text: (name: string, value: unknown, maxLength: number): Problem => (typeof value === 'string' && value.length > 0 && value.length <= maxLength ? null : `${name} is not a text of 1 to ${maxLength} characters`),
+  text: (name: string, value: unknown, maxLength: number): Problem =>
+    typeof value === 'string' && value.length > 0 && value.length <= maxLength ? null : `${name} is not a text of 1 to ${maxLength} characters`,
   boolean: (name: string, value: unknown): Problem => (typeof value === 'boolean' ? null : `${name} is not true or false`),
-  instant: (name: string, value: unknown): Problem => (typeof value === 'string' && value.length <= 40 && !Number.isNaN(Date.parse(value)) ? null : `${name} is not a time`),
+  instant: (name: string, value: unknown): Problem =>
+    typeof value === 'string' && value.length <= 40 && !Number.isNaN(Date.parse(value)) ? null : `${name} is not a time`,
   /** A field that may be absent (or null, when `nullable`). */
   optional: (value: unknown, inner: () => Problem, nullable = false): Problem => (value === undefined || (nullable && value === null) ? null : inner()),
 };

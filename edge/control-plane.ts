@@ -26,7 +26,10 @@ export interface EdgeSettings {
 }
 
 /** The edge as the configuration says: Envoy on the front door (API_HOST:API_PORT), the API at EDGE_API_ADDRESS behind it. */
-export function edgeSettingsOf(config: Pick<Config, 'apiHost' | 'apiPort' | 'edgeApiAddress' | 'edgeAdminUrl' | 'edgeConnectTimeoutMs' | 'edgeIdleTimeoutSeconds'>, dir: string): EdgeSettings {
+export function edgeSettingsOf(
+  config: Pick<Config, 'apiHost' | 'apiPort' | 'edgeApiAddress' | 'edgeAdminUrl' | 'edgeConnectTimeoutMs' | 'edgeIdleTimeoutSeconds'>,
+  dir: string,
+): EdgeSettings {
   const admin = config.edgeAdminUrl ? new URL(config.edgeAdminUrl) : null;
   return {
     dir,
@@ -46,9 +49,17 @@ const RESYNC_MS = 10000;
  * every registry change (notified by PostgreSQL, whoever made it), and every ten seconds. Rewrites run one
  * at a time; changes notified during one are written by the next.
  */
-export function startEdgeControlPlane(args: { registry: EdgeRegistry; config: Pick<Config, 'jwtSecret' | 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience'>; logger: Logger; edge: EdgeSettings }) {
+export function startEdgeControlPlane(args: {
+  registry: EdgeRegistry;
+  config: Pick<Config, 'jwtSecret' | 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience'>;
+  logger: Logger;
+  edge: EdgeSettings;
+}) {
   const { config, edge } = args;
-  const jwks = config.jwtJwksUrl && config.jwtIssuer && config.jwtAudience ? { url: config.jwtJwksUrl, issuer: config.jwtIssuer, audience: config.jwtAudience, caFile: config.jwtJwksCaFile } : undefined;
+  const jwks =
+    config.jwtJwksUrl && config.jwtIssuer && config.jwtAudience
+      ? { url: config.jwtJwksUrl, issuer: config.jwtIssuer, audience: config.jwtAudience, caFile: config.jwtJwksCaFile }
+      : undefined;
   const planOf = async (): Promise<EdgePlan> => ({
     dir: edge.dir,
     listen: edge.listen,

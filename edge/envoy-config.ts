@@ -47,7 +47,10 @@ const address = (at: EdgeInstance) => ({ socket_address: { address: at.host, por
 const base64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 
 /** A file of `dir` as an xDS source; a file renamed into place there is read again. */
-const watchedFile = (dir: string, file: string) => ({ resource_api_version: 'V3', path_config_source: { path: `${dir}/${file}`, watched_directory: { path: dir } } });
+const watchedFile = (dir: string, file: string) => ({
+  resource_api_version: 'V3',
+  path_config_source: { path: `${dir}/${file}`, watched_directory: { path: dir } },
+});
 
 /** The problem+json body of a reply Envoy makes itself: the catalogue's, as the API would answer it. */
 function problem(code: ErrorCode, detail: string) {
@@ -223,7 +226,12 @@ export function edgeRoutes(plan: EdgePlan) {
         retry_on: how.bodyless ? 'connect-failure,refused-stream,reset' : 'connect-failure,refused-stream,reset-before-request',
         num_retries: 2,
         // Each try on an instance not tried yet: an instance that just failed is often one that is going away.
-        retry_host_predicate: [{ name: 'envoy.retry_host_predicates.previous_hosts', typed_config: { '@type': type('envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate') } }],
+        retry_host_predicate: [
+          {
+            name: 'envoy.retry_host_predicates.previous_hosts',
+            typed_config: { '@type': type('envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate') },
+          },
+        ],
         host_selection_retry_max_attempts: 3,
       },
     },
@@ -240,14 +248,18 @@ export function edgeRoutes(plan: EdgePlan) {
   const routes = [
     ...plan.reservedSlugs.flatMap((slug) => [toApi({ path: `/api/${slug}` }), toApi({ prefix: `/api/${slug}/` })]),
     ...plan.services.flatMap((service): Array<Record<string, unknown>> =>
-      ([{ path: `/api/${service.slug}` }, { prefix: `/api/${service.slug}/` }] as Array<Record<string, unknown>>).flatMap((match): Array<Record<string, unknown>> =>
-        service.instances.length > 0
-          ? SERVICE_ROUTE_KINDS.map((how) => toService(service, match, how))
-          : [unavailable(match, service)],
+      ([{ path: `/api/${service.slug}` }, { prefix: `/api/${service.slug}/` }] as Array<Record<string, unknown>>).flatMap(
+        (match): Array<Record<string, unknown>> =>
+          service.instances.length > 0 ? SERVICE_ROUTE_KINDS.map((how) => toService(service, match, how)) : [unavailable(match, service)],
       ),
     ),
     // A slug-shaped path no service holds; anything else under /api/ (`/api/openapi.json`) is the API's.
-    problemRoute({ safe_regex: { regex: '^/api/[a-z0-9][a-z0-9-]*(/.*)?$' } }, 'NOT_FOUND', 'No platform route or deployed service has this path.', PLATFORM_ROUTE),
+    problemRoute(
+      { safe_regex: { regex: '^/api/[a-z0-9][a-z0-9-]*(/.*)?$' } },
+      'NOT_FOUND',
+      'No platform route or deployed service has this path.',
+      PLATFORM_ROUTE,
+    ),
     toApi({ prefix: '/' }),
   ];
   return {
@@ -303,8 +315,16 @@ export function edgeListeners(plan: EdgePlan) {
           '@type': type('envoy.extensions.access_loggers.stream.v3.StdoutAccessLog'),
           log_format: {
             json_format: {
-              time: '%START_TIME%', component: 'edge', requestId: '%REQ(X-REQUEST-ID)%', method: '%REQ(:METHOD)%', path: '%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%',
-              status: '%RESPONSE_CODE%', flags: '%RESPONSE_FLAGS%', upstream: '%UPSTREAM_HOST%', durationMs: '%DURATION%', bytesSent: '%BYTES_SENT%',
+              time: '%START_TIME%',
+              component: 'edge',
+              requestId: '%REQ(X-REQUEST-ID)%',
+              method: '%REQ(:METHOD)%',
+              path: '%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%',
+              status: '%RESPONSE_CODE%',
+              flags: '%RESPONSE_FLAGS%',
+              upstream: '%UPSTREAM_HOST%',
+              durationMs: '%DURATION%',
+              bytesSent: '%BYTES_SENT%',
             },
           },
         },
@@ -313,7 +333,10 @@ export function edgeListeners(plan: EdgePlan) {
     http_filters: [
       IDENTITY_HEADERS,
       jwtFilter(plan.jwt),
-      { name: 'envoy.filters.http.lua', typed_config: { '@type': type('envoy.extensions.filters.http.lua.v3.Lua'), default_source_code: { inline_string: IDENTITY_LUA } } },
+      {
+        name: 'envoy.filters.http.lua',
+        typed_config: { '@type': type('envoy.extensions.filters.http.lua.v3.Lua'), default_source_code: { inline_string: IDENTITY_LUA } },
+      },
       { name: 'envoy.filters.http.router', typed_config: { '@type': type('envoy.extensions.filters.http.router.v3.Router') } },
     ],
   };
@@ -412,7 +435,10 @@ export function edgeBootstrap(args: { dir: string; adminPort: number; adminHost?
       resource_monitors: [
         {
           name: 'envoy.resource_monitors.global_downstream_max_connections',
-          typed_config: { '@type': type('envoy.extensions.resource_monitors.downstream_connections.v3.DownstreamConnectionsConfig'), max_active_downstream_connections: 50000 },
+          typed_config: {
+            '@type': type('envoy.extensions.resource_monitors.downstream_connections.v3.DownstreamConnectionsConfig'),
+            max_active_downstream_connections: 50000,
+          },
         },
       ],
     },

@@ -40,7 +40,10 @@ test.each([
 
 test('the swarm driver without a registry stops start-up: no node could pull a JAR image', () => {
   expect(() => loadConfig({ NODE_ENV: 'development', DEPLOY_DRIVER: 'swarm' })).toThrow(/^DEPLOY_REGISTRY: must be set when DEPLOY_DRIVER is swarm/);
-  expect(loadConfig({ NODE_ENV: 'development', DEPLOY_DRIVER: 'swarm', DEPLOY_REGISTRY: '127.0.0.1:5000' })).toMatchObject({ deployDriver: 'swarm', deployRegistry: '127.0.0.1:5000' });
+  expect(loadConfig({ NODE_ENV: 'development', DEPLOY_DRIVER: 'swarm', DEPLOY_REGISTRY: '127.0.0.1:5000' })).toMatchObject({
+    deployDriver: 'swarm',
+    deployRegistry: '127.0.0.1:5000',
+  });
   expect(loadConfig({ NODE_ENV: 'development' })).toMatchObject({ deployDriver: 'docker', deployRegistry: null });
 });
 
@@ -54,23 +57,35 @@ test.each(Object.keys(DEV_DEFAULTS))('NODE_ENV=production refuses the developmen
 test("Temporal's payload keys: newest first, each id:secret; the development key is refused in production, even beside a real one", () => {
   expect(loadConfig({ NODE_ENV: 'development' }).temporalPayloadKeys).toEqual([{ id: 'dev1', secret: 'opsflow-dev-payload-key-change-me' }]);
   const strong = { JWT_SECRET: 'a'.repeat(32), INTERNAL_TOKEN: 'b'.repeat(32), SECRETS_KEY: 'c'.repeat(32) };
-  expect(loadConfig({ NODE_ENV: 'production', ...strong, TEMPORAL_PAYLOAD_KEYS: `2026-11:${'n'.repeat(32)}, 2026-05:${'o'.repeat(20)}` }).temporalPayloadKeys).toEqual([
+  expect(
+    loadConfig({ NODE_ENV: 'production', ...strong, TEMPORAL_PAYLOAD_KEYS: `2026-11:${'n'.repeat(32)}, 2026-05:${'o'.repeat(20)}` }).temporalPayloadKeys,
+  ).toEqual([
     { id: '2026-11', secret: 'n'.repeat(32) },
     { id: '2026-05', secret: 'o'.repeat(20) },
   ]);
   expect(() => loadConfig({ NODE_ENV: 'production', ...strong })).toThrow(/^TEMPORAL_PAYLOAD_KEYS: the development default is refused/);
-  expect(() => loadConfig({ NODE_ENV: 'production', ...strong, TEMPORAL_PAYLOAD_KEYS: `k2:${'n'.repeat(32)},${DEV_PAYLOAD_KEYS}` })).toThrow(/^TEMPORAL_PAYLOAD_KEYS: the development default/);
+  expect(() => loadConfig({ NODE_ENV: 'production', ...strong, TEMPORAL_PAYLOAD_KEYS: `k2:${'n'.repeat(32)},${DEV_PAYLOAD_KEYS}` })).toThrow(
+    /^TEMPORAL_PAYLOAD_KEYS: the development default/,
+  );
   for (const bad of ['nokey', ':secretsecretsecret', 'k1:short', `k 1:${'n'.repeat(20)}`, `k1:${'n'.repeat(20)},k1:${'m'.repeat(20)}`]) {
     expect(() => loadConfig({ NODE_ENV: 'development', TEMPORAL_PAYLOAD_KEYS: bad })).toThrow(/^TEMPORAL_PAYLOAD_KEYS: /);
   }
 });
 
-const strongSecrets = { JWT_SECRET: 'a'.repeat(32), INTERNAL_TOKEN: 'b'.repeat(32), SECRETS_KEY: 'c'.repeat(32), TEMPORAL_PAYLOAD_KEYS: `k1:${'d'.repeat(32)}` };
+const strongSecrets = {
+  JWT_SECRET: 'a'.repeat(32),
+  INTERNAL_TOKEN: 'b'.repeat(32),
+  SECRETS_KEY: 'c'.repeat(32),
+  TEMPORAL_PAYLOAD_KEYS: `k1:${'d'.repeat(32)}`,
+};
 
-test.each([[undefined], [''], ['staging'], ['Development'], ['prod']])('NODE_ENV=%p is production: the development secrets are refused and the outbound guard is on', (nodeEnv) => {
-  expect(() => loadConfig({ NODE_ENV: nodeEnv })).toThrow(/^JWT_SECRET: the development default is refused/);
-  expect(loadConfig({ NODE_ENV: nodeEnv, ...strongSecrets }).production).toBe(true);
-});
+test.each([[undefined], [''], ['staging'], ['Development'], ['prod']])(
+  'NODE_ENV=%p is production: the development secrets are refused and the outbound guard is on',
+  (nodeEnv) => {
+    expect(() => loadConfig({ NODE_ENV: nodeEnv })).toThrow(/^JWT_SECRET: the development default is refused/);
+    expect(loadConfig({ NODE_ENV: nodeEnv, ...strongSecrets }).production).toBe(true);
+  },
+);
 
 test.each(['development', 'test'])('NODE_ENV=%s applies the development rules', (nodeEnv) => {
   expect(loadConfig({ NODE_ENV: nodeEnv }).production).toBe(false);
@@ -87,7 +102,9 @@ test('JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE, and https outside developm
   expect(() => loadConfig(jwks)).toThrow(/^JWT_ISSUER: is required with JWT_JWKS_URL/);
   expect(() => loadConfig({ ...jwks, JWT_ISSUER: 'https://idp.example.test/' })).toThrow(/^JWT_AUDIENCE: is required with JWT_JWKS_URL/);
   const complete = { ...jwks, JWT_ISSUER: 'https://idp.example.test/', JWT_AUDIENCE: 'opsflow' };
-  expect(loadConfig(complete)).toEqual(expect.objectContaining({ jwtJwksUrl: jwks.JWT_JWKS_URL, jwtIssuer: 'https://idp.example.test/', jwtAudience: 'opsflow' }));
+  expect(loadConfig(complete)).toEqual(
+    expect.objectContaining({ jwtJwksUrl: jwks.JWT_JWKS_URL, jwtIssuer: 'https://idp.example.test/', jwtAudience: 'opsflow' }),
+  );
   expect(() => loadConfig({ ...complete, JWT_JWKS_URL: 'http://idp.example.test/jwks.json' })).toThrow(/^JWT_JWKS_URL: must use https:/);
   expect(loadConfig({ ...complete, NODE_ENV: 'development', JWT_JWKS_URL: 'http://127.0.0.1:9/jwks.json' }).jwtJwksUrl).toBe('http://127.0.0.1:9/jwks.json');
 });

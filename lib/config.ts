@@ -121,7 +121,10 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`${variable}: ${message}`);
     this.name = 'ConfigError';
   }
@@ -148,13 +151,19 @@ export interface OutboundAllowance {
  * as "every purpose": that was the hole.
  */
 function outboundAllowances(env: Env): OutboundAllowance[] {
-  const entries = (optional(env, 'OUTBOUND_ALLOW') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = (optional(env, 'OUTBOUND_ALLOW') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   return entries.map((entry) => {
     const parsed = /^([a-z]+):(\[[0-9a-fA-F:.]+\]|[^:[\]\s]+):([0-9]{1,5})$/.exec(entry);
     const purpose = parsed?.[1] as OutboundPurpose | undefined;
     const portNumber = Number(parsed?.[3]);
     if (!parsed || !OUTBOUND_PURPOSES.includes(purpose!) || portNumber < 1 || portNumber > 65535) {
-      throw new ConfigError('OUTBOUND_ALLOW', `each entry must be purpose:host:port, the purpose one of ${OUTBOUND_PURPOSES.join(', ')} (e.g. smtp:relay.internal:587, soap:[fd00::7]:8443); got "${entry}"`);
+      throw new ConfigError(
+        'OUTBOUND_ALLOW',
+        `each entry must be purpose:host:port, the purpose one of ${OUTBOUND_PURPOSES.join(', ')} (e.g. smtp:relay.internal:587, soap:[fd00::7]:8443); got "${entry}"`,
+      );
     }
     return { purpose: purpose!, host: parsed[2].replace(/^\[|\]$/g, '').toLowerCase(), port: portNumber };
   });
@@ -183,7 +192,8 @@ function payloadKeys(env: Env, production: boolean): PayloadKeySetting[] {
     const separator = entry.indexOf(':');
     const id = entry.slice(0, separator).trim();
     const secret = entry.slice(separator + 1).trim();
-    if (separator < 1 || !/^[A-Za-z0-9._-]{1,64}$/.test(id)) throw new ConfigError('TEMPORAL_PAYLOAD_KEYS', 'each entry must be id:secret, the id of letters, digits, dot, dash or underscore (at most 64)');
+    if (separator < 1 || !/^[A-Za-z0-9._-]{1,64}$/.test(id))
+      throw new ConfigError('TEMPORAL_PAYLOAD_KEYS', 'each entry must be id:secret, the id of letters, digits, dot, dash or underscore (at most 64)');
     if (secret.length < 16) throw new ConfigError('TEMPORAL_PAYLOAD_KEYS', `the secret of key ${id} must be at least 16 characters`);
     return { id, secret };
   });
@@ -311,7 +321,10 @@ function dockerName(env: Env, name: string, fallback: string): string {
  * service's network.
  */
 function attachList(env: Env, name: string): string[] {
-  const entries = (env[name] ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = (env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const exactName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
   const prefix = /^[A-Za-z0-9][A-Za-z0-9_.-]{3,}\*$/;
   const bad = entries.find((entry) => !exactName.test(entry) && !prefix.test(entry));
@@ -331,10 +344,12 @@ function baseImageBuild(env: Env): Config['deployBaseImageBuild'] {
 
 function deployDriverSettings(env: Env): Pick<Config, 'deployDriver' | 'deployRegistry'> {
   const driver = text(env, 'DEPLOY_DRIVER', 'docker');
-  if (!(DEPLOY_DRIVERS as readonly string[]).includes(driver)) throw new ConfigError('DEPLOY_DRIVER', `must be ${DEPLOY_DRIVERS.join(' or ')}, got "${driver}"`);
+  if (!(DEPLOY_DRIVERS as readonly string[]).includes(driver))
+    throw new ConfigError('DEPLOY_DRIVER', `must be ${DEPLOY_DRIVERS.join(' or ')}, got "${driver}"`);
   const registry = optional(env, 'DEPLOY_REGISTRY');
   if (registry !== null && !/^[A-Za-z0-9.-]+:\d{1,5}$/.test(registry)) throw new ConfigError('DEPLOY_REGISTRY', `must be host:port, got "${registry}"`);
-  if (driver === 'swarm' && registry === null) throw new ConfigError('DEPLOY_REGISTRY', 'must be set when DEPLOY_DRIVER is swarm: every node pulls its image from the registry');
+  if (driver === 'swarm' && registry === null)
+    throw new ConfigError('DEPLOY_REGISTRY', 'must be set when DEPLOY_DRIVER is swarm: every node pulls its image from the registry');
   return { deployDriver: driver as DeployDriverName, deployRegistry: registry };
 }
 
@@ -357,17 +372,22 @@ export const DEVELOPMENT_ENVS = ['development', 'test'];
  * With a JWKS (an identity provider's keys), tokens must name that provider and this platform: an issuer
  * and an audience are required, and outside development the keys come over https only.
  */
-function jwksSettings(env: Env, production: boolean): Pick<Config, 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience' | 'oidcClientId' | 'oidcScope'> {
+function jwksSettings(
+  env: Env,
+  production: boolean,
+): Pick<Config, 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience' | 'oidcClientId' | 'oidcScope'> {
   const jwtJwksUrl = url(env, 'JWT_JWKS_URL', null, production ? ['https:'] : ['https:', 'http:']);
   const jwtIssuer = optional(env, 'JWT_ISSUER');
   const jwtAudience = optional(env, 'JWT_AUDIENCE');
   if (jwtJwksUrl && !jwtIssuer) throw new ConfigError('JWT_ISSUER', 'is required with JWT_JWKS_URL (the issuer tokens must name)');
   if (jwtJwksUrl && !jwtAudience) throw new ConfigError('JWT_AUDIENCE', 'is required with JWT_JWKS_URL (the audience tokens must name)');
   const oidcClientId = optional(env, 'OIDC_CLIENT_ID');
-  if (oidcClientId && !jwtJwksUrl) throw new ConfigError('OIDC_CLIENT_ID', 'needs JWT_JWKS_URL, JWT_ISSUER and JWT_AUDIENCE (the provider whose tokens the platform accepts)');
+  if (oidcClientId && !jwtJwksUrl)
+    throw new ConfigError('OIDC_CLIENT_ID', 'needs JWT_JWKS_URL, JWT_ISSUER and JWT_AUDIENCE (the provider whose tokens the platform accepts)');
   // An ID token names the console's client as its audience: were that JWT_AUDIENCE, the edge (which cannot
   // look at a token's type) would take an ID token for an access token.
-  if (oidcClientId && oidcClientId === jwtAudience) throw new ConfigError('JWT_AUDIENCE', 'must differ from OIDC_CLIENT_ID: ID tokens name the client as their audience, and would pass for access tokens');
+  if (oidcClientId && oidcClientId === jwtAudience)
+    throw new ConfigError('JWT_AUDIENCE', 'must differ from OIDC_CLIENT_ID: ID tokens name the client as their audience, and would pass for access tokens');
   const jwtJwksCaFile = text(env, 'JWT_JWKS_CA_FILE', SYSTEM_CA_BUNDLE);
   if ((env.JWT_JWKS_CA_FILE || jwtJwksUrl?.startsWith('https:')) && !fs.existsSync(jwtJwksCaFile)) {
     throw new ConfigError('JWT_JWKS_CA_FILE', `no such file: ${jwtJwksCaFile} (the CA bundle the edge verifies the JWKS server against)`);
@@ -395,10 +415,7 @@ export function loadConfig(env: Env = process.env): Config {
     edgeIdleTimeoutSeconds: integer(env, 'EDGE_IDLE_TIMEOUT_SECONDS', 300, 1, 86400),
     apiInternalUrl: (url(env, 'API_INTERNAL_URL', `http://127.0.0.1:${apiListenPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
     publicUrl: (url(env, 'PUBLIC_URL', `http://localhost:${apiPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
-    databaseUrl: url(env, 'DATABASE_URL', 'postgres://opsflow:opsflow@127.0.0.1:54329/opsflow', [
-      'postgres:',
-      'postgresql:',
-    ]) as string,
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://opsflow:opsflow@127.0.0.1:54329/opsflow', ['postgres:', 'postgresql:']) as string,
     temporalAddress: text(env, 'TEMPORAL_ADDRESS', '127.0.0.1:7233'),
     temporalServer: oneOf(env, 'TEMPORAL_SERVER', 'dev', ['dev', 'cluster'] as const),
     temporalNodes: temporalNodes(env),

@@ -43,7 +43,10 @@ export interface SecretPlace {
   rowId: string;
 }
 
-export const secretKeysOf = (config: { secretsKey: string; secretsKeyPrevious: string | null }): SecretKeys => ({ current: config.secretsKey, previous: config.secretsKeyPrevious });
+export const secretKeysOf = (config: { secretsKey: string; secretsKeyPrevious: string | null }): SecretKeys => ({
+  current: config.secretsKey,
+  previous: config.secretsKeyPrevious,
+});
 
 const derived = new Map<string, Buffer>();
 function keyOf(secretsKey: string): Buffer {
@@ -87,7 +90,11 @@ function decryptWithKeys(stored: string, keys: SecretKeys, place: SecretPlace, l
   const candidates = [keys.current, ...(keys.previous ? [keys.previous] : [])];
   for (const [index, secretsKey] of candidates.entries()) {
     const plain =
-      version === VERSION ? open(parts, keyOf(secretsKey), associatedData(place)) : version === LEGACY_VERSION ? open(parts, legacyKeyOf(secretsKey), null) : null;
+      version === VERSION
+        ? open(parts, keyOf(secretsKey), associatedData(place))
+        : version === LEGACY_VERSION
+          ? open(parts, legacyKeyOf(secretsKey), null)
+          : null;
     if (plain !== null) return { plain, current: version === VERSION && index === 0 };
   }
   throw new SecretTampered();

@@ -17,13 +17,7 @@ const LIFECYCLE = `
 
 const CONTENT_TABLES = ['content.page', 'content.page_layout', 'content.portlet', 'content.web_content', 'content.navigation', 'forms.dynamic_form'];
 
-export const AUDITED_TABLES = [
-  ...CONTENT_TABLES,
-  'assets.asset',
-  'email.email_template',
-  'integration.soap_component',
-  'workflow.workflow_definition',
-];
+export const AUDITED_TABLES = [...CONTENT_TABLES, 'assets.asset', 'email.email_template', 'integration.soap_component', 'workflow.workflow_definition'];
 
 function auditTable(table: string): string {
   const name = table.split('.')[1];

@@ -34,7 +34,11 @@ export function consoleIsStale(): boolean {
   const built = path.join(CONSOLE_DIST, 'index.html');
   if (!fs.existsSync(built)) return true;
   const skip = (file: string) => file === CONSOLE_DIST || file === SCHEMA_FILE || file.includes('node_modules');
-  const sources = Math.max(newestChange(CONSOLE_DIR, skip), newestChange(path.join(PROJECT_ROOT, 'api'), skip), newestChange(path.join(PROJECT_ROOT, 'lib'), skip));
+  const sources = Math.max(
+    newestChange(CONSOLE_DIR, skip),
+    newestChange(path.join(PROJECT_ROOT, 'api'), skip),
+    newestChange(path.join(PROJECT_ROOT, 'lib'), skip),
+  );
   return sources > fs.statSync(built).mtimeMs;
 }
 
@@ -62,7 +66,10 @@ export async function buildConsole(log: (line: string) => void = console.log): P
   const scripts = [...html.matchAll(/(?:src|href)="\/console\/(assets\/[^"]+\.js)"/g)].map((match) => match[1]);
   const firstScreenGzipBytes = scripts.reduce((sum, file) => sum + zlib.gzipSync(fs.readFileSync(path.join(CONSOLE_DIST, file))).length, 0);
   log(`console built: first screen ${(firstScreenGzipBytes / 1024).toFixed(1)} KB of gzipped JavaScript (budget ${BUDGET_BYTES / 1024} KB)`);
-  if (firstScreenGzipBytes > BUDGET_BYTES) throw new Error(`the console's first screen is ${(firstScreenGzipBytes / 1024).toFixed(1)} KB of gzipped JavaScript, over the ${BUDGET_BYTES / 1024} KB budget`);
+  if (firstScreenGzipBytes > BUDGET_BYTES)
+    throw new Error(
+      `the console's first screen is ${(firstScreenGzipBytes / 1024).toFixed(1)} KB of gzipped JavaScript, over the ${BUDGET_BYTES / 1024} KB budget`,
+    );
   return { firstScreenGzipBytes };
 }
 

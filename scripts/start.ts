@@ -128,7 +128,11 @@ async function embeddedSwarm(dataDir: string, dockerHost: string | null): Promis
   step('the Docker engine is a swarm manager');
   const settings: NodeJS.ProcessEnv = {};
   if (!process.env.DEPLOY_REGISTRY) {
-    const registry = await startRegistry({ port: EMBEDDED_REGISTRY_PORT, dir: path.join(dataDir, 'registry'), logFile: path.join(dataDir, 'logs', 'registry.log') });
+    const registry = await startRegistry({
+      port: EMBEDDED_REGISTRY_PORT,
+      dir: path.join(dataDir, 'registry'),
+      logFile: path.join(dataDir, 'logs', 'registry.log'),
+    });
     stops.push({ name: 'registry', stop: registry.stop });
     step(`registry (docker-registry) on ${registry.address}`);
     settings.DEPLOY_REGISTRY = registry.address;
@@ -195,7 +199,9 @@ async function prepareDeploys(dockerHost: string | null): Promise<void> {
     step(`JAR deploys: refused until the base image can be had. ${found.reason}`);
   } else {
     step(`JAR deploys on ${image}: missing, built in the background (a JAR deploy meanwhile waits for it)`);
-    readyBaseImageNow(handle.docker, dockerHost).catch((error: Error) => step(`the JAR base image was not built: ${error.message} (the next JAR deploy tries again)`));
+    readyBaseImageNow(handle.docker, dockerHost).catch((error: Error) =>
+      step(`the JAR base image was not built: ${error.message} (the next JAR deploy tries again)`),
+    );
   }
 }
 
@@ -236,8 +242,15 @@ async function startEmbeddedCluster(config: Config, dataDir: string): Promise<Ru
     const running = (): Running => ({ exited: node.exited(), stop: node.stop });
     keepRunning(`Temporal node ${node.name}`, running(), async () => (await node.start(), running()), path.join(logs, `${node.name}.log`));
   }
-  keepRunning('Temporal door (Envoy)', { exited: cluster.door.exited(), stop: cluster.door.stop }, async () => (await cluster.door.restart(), { exited: cluster.door.exited(), stop: cluster.door.stop }), path.join(logs, 'door.log'));
-  step(`Temporal cluster: ${cluster.nodes.map((node) => `${node.name} on ${node.frontend}`).join(', ')}, behind ${cluster.address} (Temporal ${PINNED_TEMPORAL_SERVER})`);
+  keepRunning(
+    'Temporal door (Envoy)',
+    { exited: cluster.door.exited(), stop: cluster.door.stop },
+    async () => (await cluster.door.restart(), { exited: cluster.door.exited(), stop: cluster.door.stop }),
+    path.join(logs, 'door.log'),
+  );
+  step(
+    `Temporal cluster: ${cluster.nodes.map((node) => `${node.name} on ${node.frontend}`).join(', ')}, behind ${cluster.address} (Temporal ${PINNED_TEMPORAL_SERVER})`,
+  );
   const uiLog = path.join(dataDir, 'logs', 'temporal-ui.log');
   fs.mkdirSync(path.dirname(uiLog), { recursive: true });
   const ui = await serveTemporalUi({
@@ -309,7 +322,14 @@ async function main(): Promise<void> {
   } else if (isLocal(config.temporalAddress.split(':')[0])) {
     const [, port] = config.temporalAddress.split(':');
     const uiPort = Number(new URL(config.temporalUiUrl).port || 8233);
-    const temporalArgs = { dbFile: path.join(dataDir, 'temporal.db'), port: Number(port), uiPort, namespaces: [config.temporalNamespace], logFile: path.join(logs, 'temporal.log'), codecEndpoint: `${config.publicUrl}${CODEC_ENDPOINT_PATH}` };
+    const temporalArgs = {
+      dbFile: path.join(dataDir, 'temporal.db'),
+      port: Number(port),
+      uiPort,
+      namespaces: [config.temporalNamespace],
+      logFile: path.join(logs, 'temporal.log'),
+      codecEndpoint: `${config.publicUrl}${CODEC_ENDPOINT_PATH}`,
+    };
     const temporal = await startTemporal(temporalArgs);
     // Its database file keeps every run: started again, it goes on where it was, and workers reconnect.
     keepRunning('Temporal dev server', temporal, () => startTemporal(temporalArgs), temporalArgs.logFile);

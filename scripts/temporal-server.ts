@@ -48,11 +48,16 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<v
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     child.once('error', (error) => reject(new Error(`${command} could not run: ${error.message}`)));
-    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (code ${code}, signal ${signal}):\n${output.slice(-3000)}`))));
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (code ${code}, signal ${signal}):\n${output.slice(-3000)}`)),
+    );
   });
 }
 
-const binaries = (): Omit<TemporalServerBinaries, 'schemaDir'> => ({ server: path.join(TEMPORAL_SERVER_DIR, 'server'), sql: path.join(TEMPORAL_SERVER_DIR, 'sql') });
+const binaries = (): Omit<TemporalServerBinaries, 'schemaDir'> => ({
+  server: path.join(TEMPORAL_SERVER_DIR, 'server'),
+  sql: path.join(TEMPORAL_SERVER_DIR, 'sql'),
+});
 
 const schemaDirOf = (modCache: string) => path.join(modCache, `${MODULE}@v${PINNED_TEMPORAL_SERVER}`, 'schema', 'postgresql', 'v12');
 
@@ -66,8 +71,15 @@ export async function ensureTemporalServer(say: (line: string) => void = () => u
   const { server, sql } = binaries();
   if (builtVersion(server) !== PINNED_TEMPORAL_SERVER || !fs.existsSync(sql) || !fs.existsSync(schemaDirOf(modCache))) {
     fs.mkdirSync(TEMPORAL_SERVER_DIR, { recursive: true });
-    await withProgress(`building the Temporal server ${PINNED_TEMPORAL_SERVER} from the Go module proxy into ${TEMPORAL_SERVER_DIR} (once; minutes the first time)`, say, () =>
-      run('go', ['install', `${MODULE}/cmd/server@v${PINNED_TEMPORAL_SERVER}`, `${MODULE}/cmd/tools/sql@v${PINNED_TEMPORAL_SERVER}`], { ...process.env, GOBIN: TEMPORAL_SERVER_DIR, GOFLAGS: '-mod=mod' }),
+    await withProgress(
+      `building the Temporal server ${PINNED_TEMPORAL_SERVER} from the Go module proxy into ${TEMPORAL_SERVER_DIR} (once; minutes the first time)`,
+      say,
+      () =>
+        run('go', ['install', `${MODULE}/cmd/server@v${PINNED_TEMPORAL_SERVER}`, `${MODULE}/cmd/tools/sql@v${PINNED_TEMPORAL_SERVER}`], {
+          ...process.env,
+          GOBIN: TEMPORAL_SERVER_DIR,
+          GOFLAGS: '-mod=mod',
+        }),
     );
     const version = builtVersion(server);
     if (version !== PINNED_TEMPORAL_SERVER) throw new Error(`the Temporal server was built into ${server} but answers ${version ?? 'nothing'}`);

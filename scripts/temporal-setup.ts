@@ -13,7 +13,9 @@ async function main(): Promise<void> {
     console.error('TEMPORAL_IDENTITY_DIR is needed: the administrator token is signed with the key it holds.');
     process.exit(2);
   }
-  await ensureClusterNamespaces({ address: config.temporalAddress, nodes: [], identityDir: config.temporalIdentityDir, tlsCaFile: config.temporalTlsCaFile }, [config.temporalNamespace]);
+  await ensureClusterNamespaces({ address: config.temporalAddress, nodes: [], identityDir: config.temporalIdentityDir, tlsCaFile: config.temporalTlsCaFile }, [
+    config.temporalNamespace,
+  ]);
   console.log(`Temporal namespace ${config.temporalNamespace} and its search attributes are registered at ${config.temporalAddress}`);
 }
 

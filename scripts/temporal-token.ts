@@ -12,10 +12,15 @@ function main(): void {
   const dir = process.env.TEMPORAL_IDENTITY_DIR;
   const minutes = Number(values.minutes);
   if (!values.sub || !values.permissions || !dir || !Number.isInteger(minutes) || minutes < 1 || minutes > 24 * 60) {
-    console.error('usage: TEMPORAL_IDENTITY_DIR=<folder> npx tsx scripts/temporal-token.ts --sub <who> --permissions <namespace>:<read|write|admin>[,…] [--minutes 1..1440]');
+    console.error(
+      'usage: TEMPORAL_IDENTITY_DIR=<folder> npx tsx scripts/temporal-token.ts --sub <who> --permissions <namespace>:<read|write|admin>[,…] [--minutes 1..1440]',
+    );
     process.exit(2);
   }
-  const permissions = values.permissions.split(',').map((permission) => permission.trim()).filter(Boolean);
+  const permissions = values.permissions
+    .split(',')
+    .map((permission) => permission.trim())
+    .filter(Boolean);
   console.log(signServiceToken(loadSigningKey(dir), { subject: values.sub, permissions, seconds: minutes * 60 }));
 }
 

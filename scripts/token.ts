@@ -21,7 +21,11 @@ async function main(): Promise<void> {
   }
   // A development tool: signs with the development secret unless NODE_ENV or JWT_SECRET say otherwise.
   if (!process.env.NODE_ENV) process.env.NODE_ENV = 'development';
-  const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
+  const list = (value: string) =>
+    value
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
   const token = await signToken({
     secret: loadConfig().jwtSecret,
     expiresIn: values.expires,

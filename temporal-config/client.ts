@@ -35,7 +35,12 @@ export async function connectTemporal(args: {
 }): Promise<TemporalHandle> {
   const apiKey = serviceTokenOf(args.identity, args.namespace);
   // TLS is said outright either way: given an API key, the SDK would turn it on by itself (Temporal Cloud's way).
-  const connection = await Connection.connect({ address: args.address, connectTimeout: 5000, ...(apiKey ? { apiKey } : {}), tls: clientTlsOf(args.tlsCaFile ?? null) ?? false });
+  const connection = await Connection.connect({
+    address: args.address,
+    connectTimeout: 5000,
+    ...(apiKey ? { apiKey } : {}),
+    tls: clientTlsOf(args.tlsCaFile ?? null) ?? false,
+  });
   // On Node 20 an AsyncLocalStorage, once run, keeps a promise hook on for the whole process: every promise
   // of every request pays for it. The connection runs its call-context storage once, to give its first call
   // a deadline; the platform passes no deadline, metadata or abort signal through it, so it is switched off.
@@ -54,7 +59,11 @@ export async function connectTemporal(args: {
  * The platform's own client of its namespace, everything read from its configuration: the codec of its
  * payload keys, the service tokens of its identity folder (signed for `subject`), and TLS to the cluster.
  */
-export function connectPlatformTemporal(config: PlatformTemporalConfig, subject: string, payloadCodec: PayloadCodec = payloadCodecOf(config)): Promise<TemporalHandle> {
+export function connectPlatformTemporal(
+  config: PlatformTemporalConfig,
+  subject: string,
+  payloadCodec: PayloadCodec = payloadCodecOf(config),
+): Promise<TemporalHandle> {
   return connectTemporal({
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
@@ -65,7 +74,8 @@ export function connectPlatformTemporal(config: PlatformTemporalConfig, subject:
   });
 }
 
-type PlatformTemporalConfig = Pick<Config, 'temporalAddress' | 'temporalNamespace' | 'temporalUiUrl' | 'temporalIdentityDir' | 'temporalTlsCaFile'> & Parameters<typeof payloadCodecOf>[0];
+type PlatformTemporalConfig = Pick<Config, 'temporalAddress' | 'temporalNamespace' | 'temporalUiUrl' | 'temporalIdentityDir' | 'temporalTlsCaFile'> &
+  Parameters<typeof payloadCodecOf>[0];
 
 /** A link into the Temporal Web UI for one run. */
 export function workflowUiUrl(temporal: Pick<TemporalHandle, 'namespace' | 'uiUrl'>, workflowId: string, runId: string): string {
@@ -86,7 +96,9 @@ export async function startWorkflow<W extends Workflow>(
     const handle = await temporal.client.workflow.start(workflow, startOptions as WorkflowStartOptions<W>);
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, uiUrl: workflowUiUrl(temporal, handle.workflowId, handle.firstExecutionRunId) };
   } catch (error) {
-    throw temporalCallError(error, { alreadyRunning: [alreadyRunningCode ?? 'WORKFLOW_ALREADY_RUNNING', `A run of ${options.workflowId} is already in progress.`] });
+    throw temporalCallError(error, {
+      alreadyRunning: [alreadyRunningCode ?? 'WORKFLOW_ALREADY_RUNNING', `A run of ${options.workflowId} is already in progress.`],
+    });
   }
 }
 
@@ -94,7 +106,11 @@ export async function startWorkflow<W extends Workflow>(
  * A run as Temporal describes it, or null when there is no such run (never started, or past retention):
  * the one place a run's absence is read from the client's WorkflowNotFoundError. Other failures are thrown.
  */
-export async function describeRun(temporal: Pick<TemporalHandle, 'client'>, workflowId: string, runId?: string | null): Promise<WorkflowExecutionDescription | null> {
+export async function describeRun(
+  temporal: Pick<TemporalHandle, 'client'>,
+  workflowId: string,
+  runId?: string | null,
+): Promise<WorkflowExecutionDescription | null> {
   try {
     return await temporal.client.workflow.getHandle(workflowId, runId ?? undefined).describe();
   } catch (error) {
@@ -105,5 +121,6 @@ export async function describeRun(temporal: Pick<TemporalHandle, 'client'>, work
 
 /** How a run stands: its status name (`RUNNING`, `COMPLETED`, `TERMINATED`, …), or `NOT_FOUND`. */
 export function runStatusOf(temporal: Pick<TemporalHandle, 'client'>) {
-  return async (run: { workflowId: string; runId: string | null }): Promise<string> => (await describeRun(temporal, run.workflowId, run.runId))?.status.name ?? 'NOT_FOUND';
+  return async (run: { workflowId: string; runId: string | null }): Promise<string> =>
+    (await describeRun(temporal, run.workflowId, run.runId))?.status.name ?? 'NOT_FOUND';
 }

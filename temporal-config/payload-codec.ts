@@ -26,7 +26,9 @@ const TAG_BYTES = 16;
 
 export class PayloadKeyUnknown extends Error {
   constructor(keyId: string) {
-    super(`a payload is sealed with key "${keyId}", which TEMPORAL_PAYLOAD_KEYS no longer holds: put it back (after the current key) to read runs written under it`);
+    super(
+      `a payload is sealed with key "${keyId}", which TEMPORAL_PAYLOAD_KEYS no longer holds: put it back (after the current key) to read runs written under it`,
+    );
     this.name = 'PayloadKeyUnknown';
   }
 }
@@ -95,7 +97,8 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 }
 
 /** The codec of this deployment's TEMPORAL_PAYLOAD_KEYS, for clients, workers and the codec endpoint. */
-export const payloadCodecOf = (config: { temporalPayloadKeys: ReadonlyArray<{ id: string; secret: string }> }) => new AesGcmPayloadCodec(config.temporalPayloadKeys);
+export const payloadCodecOf = (config: { temporalPayloadKeys: ReadonlyArray<{ id: string; secret: string }> }) =>
+  new AesGcmPayloadCodec(config.temporalPayloadKeys);
 
 /** The failure converter's file (failure-converter.ts), which the workflow bundle and the workers load by path. */
 export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');

@@ -23,14 +23,20 @@ export interface TemporalTlsFiles {
   keyFile: string;
 }
 
-const filesOf = (dir: string): TemporalTlsFiles => ({ dir, caFile: path.join(dir, 'ca.pem'), certFile: path.join(dir, 'node.pem'), keyFile: path.join(dir, 'node-key.pem') });
+const filesOf = (dir: string): TemporalTlsFiles => ({
+  dir,
+  caFile: path.join(dir, 'ca.pem'),
+  certFile: path.join(dir, 'node.pem'),
+  keyFile: path.join(dir, 'node-key.pem'),
+});
 
 function openssl(args: string[], cwd: string): void {
   try {
     execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], timeout: 60000 });
   } catch (error) {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('openssl is needed to make the Temporal cluster\'s certificates: apt-get install openssl', { cause: error });
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new Error("openssl is needed to make the Temporal cluster's certificates: apt-get install openssl", { cause: error });
     throw new Error(`openssl ${args[0]} failed: ${stderr.slice(-500)}`, { cause: error });
   }
 }
@@ -49,7 +55,27 @@ export function ensureTemporalTls(dir: string): TemporalTlsFiles {
   try {
     const days = String(3650);
     openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca-key.pem'], work);
-    openssl(['req', '-x509', '-new', '-key', 'ca-key.pem', '-sha256', '-days', days, '-subj', '/CN=Opsflow Temporal CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', 'ca.pem'], work);
+    openssl(
+      [
+        'req',
+        '-x509',
+        '-new',
+        '-key',
+        'ca-key.pem',
+        '-sha256',
+        '-days',
+        days,
+        '-subj',
+        '/CN=Opsflow Temporal CA',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+        '-out',
+        'ca.pem',
+      ],
+      work,
+    );
     openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'node-key.ec.pem'], work);
     // PKCS#8: what Go's TLS loader and every client read alike.
     openssl(['pkcs8', '-topk8', '-nocrypt', '-in', 'node-key.ec.pem', '-out', 'node-key.pem'], work);
@@ -58,7 +84,27 @@ export function ensureTemporalTls(dir: string): TemporalTlsFiles {
       path.join(work, 'node.ext'),
       `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=${NODE_NAMES.join(',')}\n`,
     );
-    openssl(['x509', '-req', '-in', 'node.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-days', days, '-sha256', '-extfile', 'node.ext', '-out', 'node.pem'], work);
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        'node.csr',
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca-key.pem',
+        '-CAcreateserial',
+        '-days',
+        days,
+        '-sha256',
+        '-extfile',
+        'node.ext',
+        '-out',
+        'node.pem',
+      ],
+      work,
+    );
     for (const name of ['ca-key.pem', 'node-key.pem']) fs.chmodSync(path.join(work, name), 0o600);
     for (const name of ['node.csr', 'node.ext', 'node-key.ec.pem', 'ca.srl']) fs.rmSync(path.join(work, name), { force: true });
     // Whole, or not at all; a process that lost the race to another keeps the other's files.

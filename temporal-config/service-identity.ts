@@ -62,7 +62,11 @@ export function loadSigningKey(dir: string): ServiceSigningKey {
   if (!fs.existsSync(keyFile)) throw new Error(`no Temporal signing key in ${dir} (the platform makes it at first start)`);
   const privateKey = crypto.createPrivateKey(fs.readFileSync(keyFile));
   const jwk = crypto.createPublicKey(privateKey).export({ format: 'jwk' }) as crypto.JsonWebKey;
-  const kid = crypto.createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest('base64url').slice(0, 16);
+  const kid = crypto
+    .createHash('sha256')
+    .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }))
+    .digest('base64url')
+    .slice(0, 16);
   return { kid, privateKey, jwksFile, jwks: JSON.stringify({ keys: [{ ...jwk, kid, alg: 'ES256', use: 'sig' }] }) };
 }
 
@@ -70,7 +74,9 @@ export function loadSigningKey(dir: string): ServiceSigningKey {
 export function signServiceToken(key: ServiceSigningKey, args: { subject: string; permissions: string[]; seconds?: number }): string {
   const now = Math.floor(Date.now() / 1000);
   const header = base64url(JSON.stringify({ alg: 'ES256', typ: 'JWT', kid: key.kid }));
-  const claims = base64url(JSON.stringify({ sub: args.subject, aud: TEMPORAL_TOKEN_AUDIENCE, iat: now, exp: now + (args.seconds ?? TOKEN_SECONDS), permissions: args.permissions }));
+  const claims = base64url(
+    JSON.stringify({ sub: args.subject, aud: TEMPORAL_TOKEN_AUDIENCE, iat: now, exp: now + (args.seconds ?? TOKEN_SECONDS), permissions: args.permissions }),
+  );
   const signature = crypto.sign('sha256', Buffer.from(`${header}.${claims}`), { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
   return `${header}.${claims}.${base64url(signature)}`;
 }

@@ -55,7 +55,9 @@ export function temporalError(
     return failure ? problemOfFailure(failure) : problemOfFailure({ message: error.message });
   }
   if (error instanceof WorkflowExecutionAlreadyStartedError) {
-    return new PlatformError(...(codes.alreadyRunning ?? (['WORKFLOW_ALREADY_RUNNING', `A run of ${error.workflowId} is already in progress.`] as [ErrorCode, string])));
+    return new PlatformError(
+      ...(codes.alreadyRunning ?? (['WORKFLOW_ALREADY_RUNNING', `A run of ${error.workflowId} is already in progress.`] as [ErrorCode, string])),
+    );
   }
   if (error instanceof WorkflowNotFoundError) return new PlatformError(...(codes.notFound ?? (['NOT_FOUND', 'No such workflow run.'] as [ErrorCode, string])));
   if (error instanceof AnswerTimeout || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {

@@ -24,7 +24,9 @@ export function deploymentsWorker(deps: WorkerDeps) {
     alongside:
       config.deployDriver === 'swarm'
         ? () =>
-            followSwarmTasks(deployDeps, (error) => logger.warn({ reason: (error as Error).message }, "following the swarm's tasks failed; retrying twice a second"))
+            followSwarmTasks(deployDeps, (error) =>
+              logger.warn({ reason: (error as Error).message }, "following the swarm's tasks failed; retrying twice a second"),
+            )
         : undefined,
     onStart: () =>
       ensureReconcileSchedule(deps.temporal.client, {

@@ -28,7 +28,10 @@ function queuesToRun(argv: string[], env: NodeJS.ProcessEnv): TaskQueue[] {
   const flag = argv.indexOf('--queues');
   const raw = flag >= 0 ? argv[flag + 1] : env.WORKER_QUEUES;
   if (!raw) return ALL_TASK_QUEUES;
-  const queues = raw.split(',').map((q) => q.trim()).filter(Boolean);
+  const queues = raw
+    .split(',')
+    .map((q) => q.trim())
+    .filter(Boolean);
   const unknown = queues.filter((q) => !isTaskQueue(q));
   if (unknown.length > 0) throw new ConfigError('WORKER_QUEUES', `unknown task queue(s): ${unknown.join(', ')}`);
   return queues as TaskQueue[];
@@ -71,8 +74,17 @@ async function main(): Promise<void> {
   await ensureSearchAttributes(temporal.connection, config.temporalNamespace);
   // The pollers' connection carries the client's service token too, renewed well before it expires.
   const token = temporal.serviceToken;
-  const connection = await NativeConnection.connect({ address: config.temporalAddress, ...(token ? { apiKey: token() } : {}), tls: clientTlsOf(config.temporalTlsCaFile) ?? false });
-  const renewal = token ? setInterval(() => void connection.setApiKey(token()).catch((error: unknown) => logger.warn({ err: error }, 'could not renew the Temporal service token')), 60000) : null;
+  const connection = await NativeConnection.connect({
+    address: config.temporalAddress,
+    ...(token ? { apiKey: token() } : {}),
+    tls: clientTlsOf(config.temporalTlsCaFile) ?? false,
+  });
+  const renewal = token
+    ? setInterval(
+        () => void connection.setApiKey(token()).catch((error: unknown) => logger.warn({ err: error }, 'could not renew the Temporal service token')),
+        60000,
+      )
+    : null;
   const deps: WorkerDeps = {
     config,
     db,
@@ -84,7 +96,8 @@ async function main(): Promise<void> {
   const alongside: Array<{ stop(): Promise<void> }> = [];
   const workers = await Promise.all(
     queues.map(async (queue) => {
-      const definition: { taskQueue: string; activities: object; onStart?: () => Promise<void>; alongside?: () => { stop(): Promise<void> } } = WORKERS[queue](deps);
+      const definition: { taskQueue: string; activities: object; onStart?: () => Promise<void>; alongside?: () => { stop(): Promise<void> } } =
+        WORKERS[queue](deps);
       await definition.onStart?.();
       if (definition.alongside) alongside.push(definition.alongside());
       return Worker.create({

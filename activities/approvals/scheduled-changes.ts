@@ -16,13 +16,19 @@ export function confirmScheduleCancel({ db }: ApprovalsDeps) {
 
 /** Closes the run's scheduled change and writes its job-log row. Safe to repeat. */
 export function finishSchedule({ db }: ApprovalsDeps) {
-  return async (input: { runId: string; status: Exclude<ScheduledChangeStatus, 'SCHEDULED'>; message: string }): Promise<void> => finishScheduledChange(db, input);
+  return async (input: { runId: string; status: Exclude<ScheduledChangeStatus, 'SCHEDULED'>; message: string }): Promise<void> =>
+    finishScheduledChange(db, input);
 }
 
 /** Archives the component at its time: the runtime stops serving it. Archiving it twice is a no-op. */
 export function archiveNow({ db }: ApprovalsDeps) {
   return async (input: { componentType: string; resourceId: string; requestedBy: string }): Promise<void> => {
-    await setComponentStatus(db, { type: registeredComponentType(input.componentType), id: input.resourceId, status: 'ARCHIVED', actor: { id: input.requestedBy, name: null } });
+    await setComponentStatus(db, {
+      type: registeredComponentType(input.componentType),
+      id: input.resourceId,
+      status: 'ARCHIVED',
+      actor: { id: input.requestedBy, name: null },
+    });
   };
 }
 
@@ -33,7 +39,11 @@ export function archiveNow({ db }: ApprovalsDeps) {
 export function withdrawSubmission({ db }: ApprovalsDeps) {
   return async (input: { componentType: string; resourceId: string; cancelledBy: string }): Promise<void> => {
     await setComponentStatus(db, {
-      type: registeredComponentType(input.componentType), id: input.resourceId, status: 'DRAFT', actor: { id: input.cancelledBy, name: null }, onlyFrom: 'PENDING_APPROVAL',
+      type: registeredComponentType(input.componentType),
+      id: input.resourceId,
+      status: 'DRAFT',
+      actor: { id: input.cancelledBy, name: null },
+      onlyFrom: 'PENDING_APPROVAL',
     });
   };
 }

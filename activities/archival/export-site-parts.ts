@@ -43,7 +43,13 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
     }
     const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'export' }), 5000);
     try {
-      return await exportPartsInSnapshot({ ...input, databaseUrl: config.databaseUrl, dataDir: config.dataDir, cutoff: new Date(input.cutoff), rowsPerPart: perPart });
+      return await exportPartsInSnapshot({
+        ...input,
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        cutoff: new Date(input.cutoff),
+        rowsPerPart: perPart,
+      });
     } finally {
       clearInterval(heartbeat);
     }

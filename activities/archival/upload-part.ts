@@ -71,7 +71,10 @@ export function uploadPart({ db, config }: ArchivalDeps) {
 
     if (status === 507 && answer.code === 'ARCHIVE_SINK_FULL') {
       // Retried while the activity's attempts last (space may be freed); then the site fails saying so, its rows kept.
-      throw retryableFailure('ARCHIVE_SINK_FULL', `ARCHIVE_SINK_FULL: the archive storage is full; ${part.file_name} was not stored and none of its rows were deleted`);
+      throw retryableFailure(
+        'ARCHIVE_SINK_FULL',
+        `ARCHIVE_SINK_FULL: the archive storage is full; ${part.file_name} was not stored and none of its rows were deleted`,
+      );
     }
     if (status >= 500) throw new Error(`the asset sink answered ${status} for ${part.file_name}`);
     if (status === 400 && answer.code === 'CHECKSUM_MISMATCH') {

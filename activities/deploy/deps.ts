@@ -10,6 +10,23 @@ export interface DeployDeps {
   runStatusOf: RunStatusOf;
   config: Pick<
     Config,
-    'dataDir' | 'deployDriver' | 'deployRegistry' | 'deployHealthTimeoutSeconds' | 'deployDrainSeconds' | 'deployBaseImage' | 'deployBaseImageBuild' | 'dockerHost' | 'deployNetwork' | 'deployAttachContainers' | 'deployScope' | 'deployHostBind' | 'deployMemoryMb' | 'deployPidsLimit' | 'deployCpus' | 'deployLogMaxSize' | 'deployLogMaxFiles' | 'edgeAdminUrl'
+    | 'dataDir'
+    | 'deployDriver'
+    | 'deployRegistry'
+    | 'deployHealthTimeoutSeconds'
+    | 'deployDrainSeconds'
+    | 'deployBaseImage'
+    | 'deployBaseImageBuild'
+    | 'dockerHost'
+    | 'deployNetwork'
+    | 'deployAttachContainers'
+    | 'deployScope'
+    | 'deployHostBind'
+    | 'deployMemoryMb'
+    | 'deployPidsLimit'
+    | 'deployCpus'
+    | 'deployLogMaxSize'
+    | 'deployLogMaxFiles'
+    | 'edgeAdminUrl'
   >;
 }

@@ -27,4 +27,3 @@ export function dockerDriver(deps: DeployDeps) {
 }
 
 export type DeployDriverActivities = ReturnType<typeof dockerDriver>;
-

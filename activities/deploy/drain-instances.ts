@@ -6,6 +6,7 @@ import { untilEdgeRoutes } from './edge-routing';
 export function drainInstances({ db, config }: DeployDeps) {
   return async (input: { instanceIds: string[] }): Promise<void> => {
     await drainInstanceRows(db, input.instanceIds);
-    for (const [serviceName, gone] of await instanceAddressesByService(db, input.instanceIds)) await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, gone });
+    for (const [serviceName, gone] of await instanceAddressesByService(db, input.instanceIds))
+      await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, gone });
   };
 }

@@ -40,7 +40,10 @@ export async function untilEdgeRoutes(
           `The edge does not route to ${unrouted.join(', ')} of ${args.serviceName} after ${withinMs / 1000} s: it cannot reach them, or their health check fails from where it runs.`,
         );
       }
-      log.warn(`the edge still routes to instances of ${args.serviceName} being let go after ${withinMs} ms; they stop anyway`, { gone, edge: Object.fromEntries(hosts) });
+      log.warn(`the edge still routes to instances of ${args.serviceName} being let go after ${withinMs} ms; they stop anyway`, {
+        gone,
+        edge: Object.fromEntries(hosts),
+      });
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));

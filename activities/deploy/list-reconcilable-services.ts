@@ -11,7 +11,10 @@ export type RemoveLeftovers = (deploymentId: string) => Promise<void>;
 export function removeDeploymentContainers({ docker, config }: DeployDeps): RemoveLeftovers {
   return async (deploymentId) => {
     const left = await docker.listContainers({ all: true, filters: labelFilters(config.deployScope, 'deployment', deploymentId) });
-    await removeContainers(docker, left.map((container) => container.Id));
+    await removeContainers(
+      docker,
+      left.map((container) => container.Id),
+    );
   };
 }
 

@@ -14,7 +14,8 @@ export function pruneServiceImages({ db, docker, config }: DeployDeps) {
     const kept = new Set(await recentSuccessfulImages(db, { serviceName: input.serviceName, count: KEPT_IMAGES }));
     const built = await docker.listImages({ filters: serviceFilters(config.deployScope, input.serviceName) });
     const removed: string[] = [];
-    if (config.deployRegistry) removed.push(...(await pruneRegistryImages(config.deployRegistry, { images: await builtImages(db, input.serviceName), keep: [...kept] })));
+    if (config.deployRegistry)
+      removed.push(...(await pruneRegistryImages(config.deployRegistry, { images: await builtImages(db, input.serviceName), keep: [...kept] })));
     for (const image of built) {
       const tags = image.RepoTags ?? [];
       if (tags.some((tag) => kept.has(tag))) continue;

@@ -18,6 +18,9 @@ export function removeInstances({ db, docker, config }: DeployDeps) {
     const found = await Promise.all(
       input.instanceIds.map((id) => docker.listContainers({ all: true, filters: labelFilters(config.deployScope, 'instance', id) })),
     );
-    await removeContainers(docker, found.flat().map((container) => container.Id));
+    await removeContainers(
+      docker,
+      found.flat().map((container) => container.Id),
+    );
   };
 }

@@ -17,7 +17,10 @@ export function removeOrphanInstances({ db, docker, config }: DeployDeps) {
     const containers = await docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, input.serviceName) });
     const orphans = containers.filter((container) => !keep.includes(container.Labels[LABELS.deployment]));
     if (service) await deleteInstanceRows(db, await orphanInstanceIds(db, { serviceId: service.id, keep }));
-    await removeContainers(docker, orphans.map((container) => container.Id));
+    await removeContainers(
+      docker,
+      orphans.map((container) => container.Id),
+    );
     return { removed: orphans.length };
   };
 }

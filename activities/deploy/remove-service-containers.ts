@@ -7,7 +7,10 @@ import { removeServiceNetwork } from './service-network';
 export function removeServiceContainers({ docker, config }: DeployDeps) {
   return async (input: { serviceName: string }): Promise<{ removed: number }> => {
     const containers = await docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, input.serviceName) });
-    await removeContainers(docker, containers.map((container) => container.Id));
+    await removeContainers(
+      docker,
+      containers.map((container) => container.Id),
+    );
     await removeServiceNetwork(docker, { network: config.deployNetwork, serviceName: input.serviceName, attach: config.deployAttachContainers });
     return { removed: containers.length };
   };

@@ -34,7 +34,13 @@ export async function ensureServiceNetwork(
     try {
       // An overlay (the swarm driver) spans the swarm's nodes; attachable, so the gateway's container can join it.
       const driver = args.driver ?? 'bridge';
-      await docker.createNetwork({ Name: name, Driver: driver, Attachable: driver === 'overlay', CheckDuplicate: true, Labels: { [LABELS.scope]: args.scope, [LABELS.service]: args.serviceName } });
+      await docker.createNetwork({
+        Name: name,
+        Driver: driver,
+        Attachable: driver === 'overlay',
+        CheckDuplicate: true,
+        Labels: { [LABELS.scope]: args.scope, [LABELS.service]: args.serviceName },
+      });
     } catch (error) {
       if (statusOf(error) !== 409) throw error;
     }

@@ -30,7 +30,12 @@ export function startInstance(deps: DeployDeps) {
 
 function startContainer({ docker, config }: DeployDeps) {
   return async (deployment: DeploymentRow, instanceId: string): Promise<StartedInstance> => {
-    const network = await ensureServiceNetwork(docker, { network: config.deployNetwork, serviceName: deployment.service_name, scope: config.deployScope, attach: config.deployAttachContainers });
+    const network = await ensureServiceNetwork(docker, {
+      network: config.deployNetwork,
+      serviceName: deployment.service_name,
+      scope: config.deployScope,
+      attach: config.deployAttachContainers,
+    });
     const spec = containerSpec({
       serviceName: deployment.service_name,
       scope: config.deployScope,

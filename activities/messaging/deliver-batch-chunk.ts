@@ -45,7 +45,9 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
     const chunk: BatchChunk = { lastId: resumedAfter, passDone: rows.length < input.limit, delivered: 0, failed: 0, retrying: 0, relayUnreachable: false };
     // Every row of a batch has the same template revision; the active configuration is read once a chunk.
     const preloaded =
-      rows.length > 0 ? { template: await loggedTemplate(db, rows[0]), channel: await activeConfig(db, 'EMAIL'), batchVariables: await batchVariables(db, input.batchId) } : {};
+      rows.length > 0
+        ? { template: await loggedTemplate(db, rows[0]), channel: await activeConfig(db, 'EMAIL'), batchVariables: await batchVariables(db, input.batchId) }
+        : {};
     // A slice can take a while (a relay that does not answer, a database that is away): the heartbeat goes
     // on meanwhile, so that the attempt is not timed out and retried while its sends are still in flight.
     const heartbeat = setInterval(() => Context.current().heartbeat(chunk.lastId), 5000);

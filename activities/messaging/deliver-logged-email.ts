@@ -17,8 +17,12 @@ import { integrationLogOf } from '../../data/messaging/integration-log';
 export type LoggedDelivery = 'SUCCESS' | 'FAILED' | 'RETRY';
 
 /** The template revision a log row was written for (sends use exactly that published revision), or the platform's own. */
-export async function loggedTemplate(db: Knex, log: Pick<EmailLogRow, 'template_id' | 'template_revision' | 'platform_template'>): Promise<TemplateTexts | undefined> {
-  if (log.platform_template !== null && log.platform_template !== undefined) return isPlatformTemplate(log.platform_template) ? PLATFORM_TEMPLATES[log.platform_template] : undefined;
+export async function loggedTemplate(
+  db: Knex,
+  log: Pick<EmailLogRow, 'template_id' | 'template_revision' | 'platform_template'>,
+): Promise<TemplateTexts | undefined> {
+  if (log.platform_template !== null && log.platform_template !== undefined)
+    return isPlatformTemplate(log.platform_template) ? PLATFORM_TEMPLATES[log.platform_template] : undefined;
   return (await rowAtRevision(db, componentType('EMAIL_TEMPLATE')!, log.template_id as string, log.template_revision as number)) as TemplateTexts | undefined;
 }
 
@@ -45,7 +49,13 @@ export async function deliverLoggedEmail(
     // A bulk send's variables are stored once with its batch; a single send's (and an older batch's) in the row.
     const variables = log.variables ?? (log.batch_id ? (preloaded.batchVariables ?? (await batchVariables(db, log.batch_id))) : null);
     rendered = renderTemplate(template, variables ?? {}, log.locale ?? 'en');
-    await sendThroughConfig({ record: integrationLogOf(db), config, row: channel, passwords: openPasswords(channel, secretKeysOf(config), 'EMAIL'), message: { channel: 'EMAIL', siteId: log.site_id, to: log.recipient, subject: rendered.subject, content: rendered.html } });
+    await sendThroughConfig({
+      record: integrationLogOf(db),
+      config,
+      row: channel,
+      passwords: openPasswords(channel, secretKeysOf(config), 'EMAIL'),
+      message: { channel: 'EMAIL', siteId: log.site_id, to: log.recipient, subject: rendered.subject, content: rendered.html },
+    });
   } catch (error) {
     // A secret that fails its integrity check will fail every attempt: say so at once.
     const failure = error instanceof DeliveryFailure ? error : new DeliveryFailure((error as Error).message, error instanceof SecretTampered);

@@ -67,7 +67,9 @@ export function maskSecretValues(text: string, env: Record<string, string>): str
 
 /** The lines of a non-following log answer, stdout and stderr together. */
 function linesOf(raw: Buffer | string): string[] {
-  return demuxLogBuffer(Buffer.isBuffer(raw) ? raw : Buffer.from(raw)).split('\n').filter((line) => line !== '');
+  return demuxLogBuffer(Buffer.isBuffer(raw) ? raw : Buffer.from(raw))
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 /** A following log answer, demultiplexed into one text stream. */
@@ -107,10 +109,15 @@ export function taskLogLine(line: string): { taskId: string | null; text: string
 
 /** The last `tail` lines of every task of a swarm service, wherever it ran (the engine's service logs endpoint), with the task of each. */
 export async function lastServiceLogLines(docker: Docker, swarmService: string, tail: number): Promise<Array<{ taskId: string | null; text: string }>> {
-  return linesOf((await docker.getService(swarmService).logs({ stdout: true, stderr: true, tail, follow: false, details: true })) as unknown as Buffer).map(taskLogLine);
+  return linesOf((await docker.getService(swarmService).logs({ stdout: true, stderr: true, tail, follow: false, details: true })) as unknown as Buffer).map(
+    taskLogLine,
+  );
 }
 
 /** A swarm service's log as its tasks write it (`follow`), one text stream of `details` lines (taskLogLine reads them). */
 export async function followServiceLog(docker: Docker, swarmService: string, tail: number): Promise<{ lines: Readable; stop(): void }> {
-  return followed(docker, (await docker.getService(swarmService).logs({ stdout: true, stderr: true, tail, follow: true, details: true })) as unknown as Readable);
+  return followed(
+    docker,
+    (await docker.getService(swarmService).logs({ stdout: true, stderr: true, tail, follow: true, details: true })) as unknown as Readable,
+  );
 }

@@ -8,7 +8,21 @@ import Docker from 'dockerode';
 const BUILD_SCRIPT = path.join(__dirname, 'build-jre-image.sh');
 
 /** What the build runs with: what finding the tools, the engine and the mirror takes, and none of the platform's secrets. */
-const BUILD_ENV_NAMES = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'DEBIAN_MIRROR', 'DOCKER_CERT_PATH', 'DOCKER_TLS_VERIFY', 'http_proxy', 'https_proxy', 'no_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'];
+const BUILD_ENV_NAMES = [
+  'PATH',
+  'HOME',
+  'LANG',
+  'LC_ALL',
+  'DEBIAN_MIRROR',
+  'DOCKER_CERT_PATH',
+  'DOCKER_TLS_VERIFY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+];
 
 /** The base image cannot be had here: the reason names the fix. */
 export class BaseImageUnavailable extends Error {}
@@ -42,7 +56,11 @@ function onPath(command: string): boolean {
 function whyNotBuildable(image: string): string | null {
   const cannot = (fix: string) => `The JAR base image ${image} is missing and cannot be built here: ${fix}.`;
   if (process.getuid?.() !== 0) return cannot('building it from Debian packages needs root (debootstrap); set DEPLOY_BASE_IMAGE to an image the engine has');
-  for (const [command, pkg] of [['debootstrap', 'debootstrap'], ['flock', 'util-linux'], ['docker', 'docker.io']]) {
+  for (const [command, pkg] of [
+    ['debootstrap', 'debootstrap'],
+    ['flock', 'util-linux'],
+    ['docker', 'docker.io'],
+  ]) {
     if (!onPath(command)) return cannot(`${command} is not installed (apt-get install ${pkg})`);
   }
   return null;
@@ -60,7 +78,13 @@ export async function baseImageState(docker: Docker, image: string): Promise<Bas
  * under way for the same image on this machine is waited for, not repeated. `say` hears each line the
  * build prints; `signal` ends the build (its whole process group: bash, debootstrap, docker).
  */
-export async function ensureBaseImage(args: { docker: Docker; image: string; dockerHost: string | null; say: (line: string) => void; signal?: AbortSignal }): Promise<void> {
+export async function ensureBaseImage(args: {
+  docker: Docker;
+  image: string;
+  dockerHost: string | null;
+  say: (line: string) => void;
+  signal?: AbortSignal;
+}): Promise<void> {
   const found = await baseImageState(args.docker, args.image);
   if (found.state === 'present') return;
   if (found.state === 'unavailable') throw new BaseImageUnavailable(found.reason);
@@ -85,7 +109,12 @@ export async function ensureBaseImage(args: { docker: Docker; image: string; doc
         const said = errors.slice(-5).join(' / ');
         if (code === 0) resolve();
         else if (code === 3) reject(new BaseImageUnavailable(`The JAR base image ${args.image} is missing and cannot be built here: ${said}.`));
-        else reject(new BaseImageBuildFailed(`The JAR base image ${args.image} could not be built from Debian packages (${signal ? `ended by ${signal}` : `exit ${code}`}): ${said}`));
+        else
+          reject(
+            new BaseImageBuildFailed(
+              `The JAR base image ${args.image} could not be built from Debian packages (${signal ? `ended by ${signal}` : `exit ${code}`}): ${said}`,
+            ),
+          );
       });
     });
   } finally {

@@ -46,7 +46,13 @@ export function identityProviderClient(args: { issuer: string; clientId: string;
     const authorizationEndpoint = body.authorization_endpoint;
     const tokenEndpoint = body.token_endpoint;
     // The document must be the issuer's own, naming both endpoints over http(s).
-    if (status !== 200 || body.issuer !== args.issuer || typeof authorizationEndpoint !== 'string' || typeof tokenEndpoint !== 'string' || ![authorizationEndpoint, tokenEndpoint].every((url) => /^https?:\/\//.test(url))) {
+    if (
+      status !== 200 ||
+      body.issuer !== args.issuer ||
+      typeof authorizationEndpoint !== 'string' ||
+      typeof tokenEndpoint !== 'string' ||
+      ![authorizationEndpoint, tokenEndpoint].every((url) => /^https?:\/\//.test(url))
+    ) {
       throw unavailable('IDENTITY_PROVIDER_UNAVAILABLE', "The identity provider's discovery document is not usable.");
     }
     discovered = { endpoints: { authorizationEndpoint, tokenEndpoint }, until: Date.now() + DISCOVERY_KEPT_MS };
@@ -56,8 +62,18 @@ export function identityProviderClient(args: { issuer: string; clientId: string;
   /** The access token for an authorization code (PKCE), or null when the provider refuses the code. */
   const exchangeCode = async (grant: { code: string; codeVerifier: string; redirectUri: string }): Promise<string | null> => {
     const { tokenEndpoint } = await endpoints();
-    const form = new URLSearchParams({ grant_type: 'authorization_code', code: grant.code, code_verifier: grant.codeVerifier, redirect_uri: grant.redirectUri, client_id: args.clientId });
-    const { status, body } = await fetchJson(tokenEndpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() });
+    const form = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: grant.code,
+      code_verifier: grant.codeVerifier,
+      redirect_uri: grant.redirectUri,
+      client_id: args.clientId,
+    });
+    const { status, body } = await fetchJson(tokenEndpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form.toString(),
+    });
     if (status >= 500) throw unavailable('IDENTITY_PROVIDER_UNAVAILABLE', `The identity provider answered ${status}.`);
     return status === 200 && typeof body.access_token === 'string' ? body.access_token : null;
   };

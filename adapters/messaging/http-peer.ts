@@ -10,7 +10,10 @@ const MAX_LOGGED_BODY = 64 * 1024;
 const soapParser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true });
 
 /** What a call to a SOAP or REST peer needs: a channel configuration's, or a SOAP component's published revision. */
-export type PeerSettings = Pick<ChannelConfigRow, 'transport' | 'service_url' | 'soap_method_name' | 'rest_method_type' | 'sample_request' | 'service_username'>;
+export type PeerSettings = Pick<
+  ChannelConfigRow,
+  'transport' | 'service_url' | 'soap_method_name' | 'rest_method_type' | 'sample_request' | 'service_username'
+>;
 
 /**
  * The request a SOAP or REST configuration makes for these token values, each escaped for its body. With
@@ -104,18 +107,26 @@ export async function callPeer(args: {
   let failure: DeliveryFailure | null = null;
   try {
     // The socket connects only to an address the policy allows (checked at connect time); the answer is capped.
-    const answer = await guardedFetch(url, { method: request.method, headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(30000) }, args.outbound);
+    const answer = await guardedFetch(
+      url,
+      { method: request.method, headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(30000) },
+      args.outbound,
+    );
     statusCode = answer.status;
     responseBody = await readCapped(answer.body as ReadableStream<Uint8Array> | null, MAX_ANSWER_BYTES);
     const fault = config.transport === 'SOAP' ? soapFault(responseBody) : null;
-    if (statusCode >= 300 && statusCode < 400) failure = new DeliveryFailure(`${config.transport} peer answered ${statusCode} (a redirect, not followed)`, true);
+    if (statusCode >= 300 && statusCode < 400)
+      failure = new DeliveryFailure(`${config.transport} peer answered ${statusCode} (a redirect, not followed)`, true);
     else if (fault) failure = new DeliveryFailure(`SOAP Fault: ${fault.string}`, true, fault);
     else if (statusCode < 200 || statusCode >= 300) failure = new DeliveryFailure(`${config.transport} peer answered ${statusCode}`, statusCode < 500);
   } catch (error) {
     // Unreachable only when no connection was made at all; a timeout or a broken answer is this message's.
     const cause = (error as { cause?: { code?: string } }).cause;
     const refused = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH'].includes((error as { code?: string }).code ?? cause?.code ?? '');
-    failure = error instanceof DeliveryFailure ? error : new DeliveryFailure(`${config.transport} peer unreachable: ${(error as Error).message}`, false, undefined, refused);
+    failure =
+      error instanceof DeliveryFailure
+        ? error
+        : new DeliveryFailure(`${config.transport} peer unreachable: ${(error as Error).message}`, false, undefined, refused);
   }
   await args.record({
     site_id: args.siteId,

@@ -18,7 +18,28 @@ export const isSensitiveName = (name: string) => SENSITIVE_NAME.test(name.trim()
  * Query and matrix parameters whose values are kept: paging, format and version words, which no peer uses
  * for a credential. Every other value is masked, whatever its name (`?pass=`, `?jwt=`, `?x=`).
  */
-const KEPT_PARAMETERS = new Set(['page', 'per_page', 'page_size', 'pagesize', 'size', 'limit', 'offset', 'sort', 'order', 'format', 'lang', 'locale', 'v', 'version', 'wsdl', 'action', 'op', 'operation', 'method', 'type']);
+const KEPT_PARAMETERS = new Set([
+  'page',
+  'per_page',
+  'page_size',
+  'pagesize',
+  'size',
+  'limit',
+  'offset',
+  'sort',
+  'order',
+  'format',
+  'lang',
+  'locale',
+  'v',
+  'version',
+  'wsdl',
+  'action',
+  'op',
+  'operation',
+  'method',
+  'type',
+]);
 
 const decoded = (text: string) => {
   try {
@@ -123,7 +144,9 @@ function maskJson(value: unknown): unknown {
   if (typeof value === 'string') return maskJsonInString(value);
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value);
-  const namesCredential = entries.some(([field, inner]) => PAIR_NAME_FIELDS.includes(field.toLowerCase()) && typeof inner === 'string' && isSensitiveName(inner));
+  const namesCredential = entries.some(
+    ([field, inner]) => PAIR_NAME_FIELDS.includes(field.toLowerCase()) && typeof inner === 'string' && isSensitiveName(inner),
+  );
   return Object.fromEntries(
     entries.map(([name, inner]) => {
       const masked = (isSensitiveName(name) || (namesCredential && PAIR_VALUE_FIELDS.includes(name.toLowerCase()))) && inner !== null;
@@ -169,7 +192,9 @@ function withCdataSetAside(text: string, mask: (text: string) => string): string
   plain += text.slice(from);
   // A section is put back masked in its turn: XML carried inside CDATA (an envelope in an envelope) is XML too.
   const masked = (section: string) => `<![CDATA[${mask(section.slice(9, -3))}]]>`;
-  return sections.length === 0 ? mask(plain) : mask(plain).replace(standIn, (found, index: string) => (sections[Number(index)] === undefined ? found : masked(sections[Number(index)])));
+  return sections.length === 0
+    ? mask(plain)
+    : mask(plain).replace(standIn, (found, index: string) => (sections[Number(index)] === undefined ? found : masked(sections[Number(index)])));
 }
 
 // A start tag ends before the next `<` (XML allows none inside one): a text of unclosed tags is scanned once, not

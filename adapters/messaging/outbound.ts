@@ -10,16 +10,38 @@ import { DeliveryFailure } from './delivery-failure';
  * None is a peer on the Internet; reaching one on a user's word is how a request forgery reaches the inside.
  */
 const SPECIAL_IPV4: Array<[string, number]> = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ];
 const SPECIAL_IPV6: Array<[string, number]> = [
-  ['::', 128], ['::1', 128], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['3fff::', 20], ['5f00::', 16],
-  ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ['::', 128],
+  ['::1', 128],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['3fff::', 20],
+  ['5f00::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
   // Refused whole, whatever they carry: IPv4-translated (RFC 6145), local-use NAT64 (RFC 8215), whose IPv4
   // address may sit anywhere its operator puts it, and site-local (RFC 3879, deprecated but still routed).
-  ['::ffff:0:0:0', 96], ['64:ff9b:1::', 48], ['fec0::', 10],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b:1::', 48],
+  ['fec0::', 10],
 ];
 const SPECIAL = new net.BlockList();
 for (const [address, prefix] of SPECIAL_IPV4) SPECIAL.addSubnet(address, prefix, 'ipv4');
@@ -82,7 +104,11 @@ export interface OutboundPolicy {
   resolve?: HostResolver;
 }
 
-export const outboundPolicyOf = (config: { production: boolean; outboundAllow: OutboundAllowance[] }, purpose: OutboundPurpose, resolve?: HostResolver): OutboundPolicy => ({
+export const outboundPolicyOf = (
+  config: { production: boolean; outboundAllow: OutboundAllowance[] },
+  purpose: OutboundPurpose,
+  resolve?: HostResolver,
+): OutboundPolicy => ({
   production: config.production,
   purpose,
   allow: config.outboundAllow,
@@ -182,7 +208,8 @@ export function guardedAgent(policy: OutboundPolicy, allowedHost: string | null)
         if (options.all) return callback(null, addresses);
         return callback(null, addresses[0].address, addresses[0].family);
       },
-      (error: NodeJS.ErrnoException) => callback(policy.production ? (new DeliveryFailure(`${host} does not resolve`, true) as unknown as NodeJS.ErrnoException) : error, []),
+      (error: NodeJS.ErrnoException) =>
+        callback(policy.production ? (new DeliveryFailure(`${host} does not resolve`, true) as unknown as NodeJS.ErrnoException) : error, []),
     );
   };
   const agent = new Agent({ connect: { lookup: lookup as unknown as net.LookupFunction }, pipelining: 0 });

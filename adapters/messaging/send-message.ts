@@ -42,7 +42,9 @@ export async function sendThroughConfig(args: {
     return;
   }
   const tokens: Record<string, string> =
-    message.channel === 'EMAIL' ? { emailto: message.to, emailsubject: subject, emailcontent: message.content } : { phoneto: message.to, messagecontent: message.content };
+    message.channel === 'EMAIL'
+      ? { emailto: message.to, emailsubject: subject, emailcontent: message.content }
+      : { phoneto: message.to, messagecontent: message.content };
   await callPeer({
     record: args.record,
     config: row,

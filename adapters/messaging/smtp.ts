@@ -26,7 +26,13 @@ export function smtpTransporter(config: ChannelConfigRow, password: string | nul
         pools.delete(old);
       }
     }
-    transporter = nodemailer.createTransport({ ...serverOptions(config, password, connectTo), pool: true, maxConnections: 5, greetingTimeout: 10000, socketTimeout: 30000 });
+    transporter = nodemailer.createTransport({
+      ...serverOptions(config, password, connectTo),
+      pool: true,
+      maxConnections: 5,
+      greetingTimeout: 10000,
+      socketTimeout: 30000,
+    });
     pools.set(key, transporter);
   }
   return transporter;
@@ -69,7 +75,9 @@ function failureOf(error: unknown): DeliveryFailure {
   const reason = smtp.responseCode ? `SMTP ${smtp.responseCode}: ${smtp.message}` : `SMTP ${smtp.code ?? 'error'}: ${smtp.message ?? String(error)}`;
   const unreachable =
     smtp.responseCode === undefined &&
-    (UNREACHABLE_CODES.has(smtp.code ?? '') || (CONNECTING_CODES.has(smtp.code ?? '') && smtp.command === 'CONN') || /ECONNREFUSED|EHOSTUNREACH/.test(smtp.message ?? ''));
+    (UNREACHABLE_CODES.has(smtp.code ?? '') ||
+      (CONNECTING_CODES.has(smtp.code ?? '') && smtp.command === 'CONN') ||
+      /ECONNREFUSED|EHOSTUNREACH/.test(smtp.message ?? ''));
   return new DeliveryFailure(reason, smtp.responseCode !== undefined && smtp.responseCode >= 500, undefined, unreachable);
 }
 

@@ -12,7 +12,11 @@ const ADDRESSES_KEPT = 50_000;
  * the block one subscriber is given, so that walking through its own addresses buys no more tries.
  */
 export function clientAddress(ctx: Context): string {
-  const forwarded = ctx.get('x-forwarded-for').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const forwarded = ctx
+    .get('x-forwarded-for')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const last = forwarded[forwarded.length - 1];
   // Only an address counts: a caller on the API's own port (loopback under npm start, unpublished in compose)
   // could otherwise make every request a new key, or fill the table with long ones.
@@ -57,7 +61,12 @@ export function addressLimit(args: { limit: number; windowSeconds: number; what:
     window.count++;
     if (window.count > args.limit) {
       const retryAfter = Math.max(1, Math.ceil((window.startedAt + windowMs - now) / 1000));
-      throw new PlatformError('RATE_LIMITED', `At most ${args.limit} ${args.what} per ${args.windowSeconds} s from one address; try again later.`, undefined, retryAfter);
+      throw new PlatformError(
+        'RATE_LIMITED',
+        `At most ${args.limit} ${args.what} per ${args.windowSeconds} s from one address; try again later.`,
+        undefined,
+        retryAfter,
+      );
     }
   };
 }

@@ -31,7 +31,10 @@ describe('the gateway identity layer', () => {
   });
 
   test('a well-signed token without exp -> 401: it would be good forever', async () => {
-    const token = await new SignJWT({ ...viewer, roles: ['ADMIN'] }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(new TextEncoder().encode(thisFile.platform.config.jwtSecret));
+    const token = await new SignJWT({ ...viewer, roles: ['ADMIN'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .sign(new TextEncoder().encode(thisFile.platform.config.jwtSecret));
     expectProblem(await call(thisFile.api.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
     expectProblem(await call(thisFile.api.url, 'GET', '/api/directory/users', { token }), 401, 'UNAUTHENTICATED');
   });
@@ -78,7 +81,7 @@ describe('the gateway identity layer', () => {
     const forged = {
       'X-User-Roles': 'ADMIN',
       'x-user-id': 'root',
-      'X_User_Roles': 'ADMIN',
+      X_User_Roles: 'ADMIN',
       'X-USER-SITES': 'site-a,site-b',
     };
     const me = await call(thisFile.api.url, 'GET', '/api/directory/me', { token, headers: forged });
@@ -112,7 +115,9 @@ describe("with an identity provider's JWKS", () => {
   beforeAll(async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
     const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
-    jwksServer = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+    jwksServer = http.createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
+    );
     await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
     const config = loadConfig({
       ...thisFile.platform.env,
@@ -140,6 +145,7 @@ describe("with an identity provider's JWKS", () => {
     const noExp = await sign({ ...viewer }, (jwt) => jwt.setIssuer(ISSUER).setAudience(AUDIENCE));
     const otherAudience = await sign({ ...viewer }, (jwt) => jwt.setIssuer(ISSUER).setAudience('another-app').setExpirationTime('10m'));
     const otherIssuer = await sign({ ...viewer }, (jwt) => jwt.setIssuer('https://evil.example.test/').setAudience(AUDIENCE).setExpirationTime('10m'));
-    for (const token of [noExp, otherAudience, otherIssuer]) expectProblem(await call(jwksApi.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
+    for (const token of [noExp, otherAudience, otherIssuer])
+      expectProblem(await call(jwksApi.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
   });
 });

@@ -216,7 +216,13 @@ export function gatewayIdentity(args: { verifier: TokenVerifier; internalToken: 
   };
 }
 
-const list = (value: string | undefined) => (value ? value.split(',').map((v) => v.trim()).filter(Boolean) : []);
+const list = (value: string | undefined) =>
+  value
+    ? value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : [];
 
 /** Reads the identity the gateway set; null when the request carries no user. */
 export function identityOf(ctx: Context): Identity | null {

@@ -30,7 +30,10 @@ test('every failure type an activity or workflow raises is a code of the catalog
   const root = path.resolve(__dirname, '..', '..');
   // layer-probe-*: layers.test.ts's probes (one raises a type outside the catalogue on purpose), there for a moment.
   const files = ['activities', 'workflows', 'data', 'temporal-config'].flatMap((folder) =>
-    fs.readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.startsWith('layer-probe-')).map((entry) => path.join(entry.parentPath, entry.name)),
+    fs
+      .readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.startsWith('layer-probe-'))
+      .map((entry) => path.join(entry.parentPath, entry.name)),
   );
   const raised = new Set<string>();
   for (const file of files) {
@@ -57,20 +60,66 @@ test('the platform error answers its catalogue status and title', () => {
 const failures: Array<[string, string, number, () => unknown]> = [
   ['a run already open', 'WORKFLOW_ALREADY_RUNNING', 409, () => new WorkflowExecutionAlreadyStartedError('already started', 'deploy:x', 'deployService')],
   ['a run that is not there', 'NOT_FOUND', 404, () => new WorkflowNotFoundError('not found', 'deploy:x', undefined)],
-  ['a server that does not answer', 'TEMPORAL_UNAVAILABLE', 503, () => new ServiceError('unavailable', { cause: Object.assign(new Error('14 UNAVAILABLE'), { code: 14, details: '', metadata: {} }) })],
+  [
+    'a server that does not answer',
+    'TEMPORAL_UNAVAILABLE',
+    503,
+    () => new ServiceError('unavailable', { cause: Object.assign(new Error('14 UNAVAILABLE'), { code: 14, details: '', metadata: {} }) }),
+  ],
   [
     "an Update refused by an activity's failure",
     'DECISION_NOT_RECORDED',
     409,
-    () => new WorkflowUpdateFailedError('failed', new ActivityFailure('activity failed', 'confirmDecision', '1', RetryState.NON_RETRYABLE_FAILURE, undefined, ApplicationFailure.nonRetryable('no such decision', 'DECISION_NOT_RECORDED'))),
+    () =>
+      new WorkflowUpdateFailedError(
+        'failed',
+        new ActivityFailure(
+          'activity failed',
+          'confirmDecision',
+          '1',
+          RetryState.NON_RETRYABLE_FAILURE,
+          undefined,
+          ApplicationFailure.nonRetryable('no such decision', 'DECISION_NOT_RECORDED'),
+        ),
+      ),
   ],
-  ['an Update refused with a type outside the catalogue', 'INTERNAL_ERROR', 500, () => new WorkflowUpdateFailedError('failed', ApplicationFailure.nonRetryable('boom', 'SomethingElse'))],
-  ['a database that refuses connections (restarting)', 'DATABASE_UNAVAILABLE', 503, () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 5432 })],
-  ['an engine socket that refuses connections is not the database', 'INTERNAL_ERROR', 500, () => Object.assign(new Error('connect ECONNREFUSED /var/run/docker.sock'), { code: 'ECONNREFUSED', address: '/var/run/docker.sock' })],
-  ['a protocol violation (08P01: too many bind parameters) is a bug, not an outage', 'INTERNAL_ERROR', 500, () => Object.assign(new Error('SELECT bind message has 70000 parameter formats'), { code: '08P01' })],
-  ['a database shutting down under the query', 'DATABASE_UNAVAILABLE', 503, () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
+  [
+    'an Update refused with a type outside the catalogue',
+    'INTERNAL_ERROR',
+    500,
+    () => new WorkflowUpdateFailedError('failed', ApplicationFailure.nonRetryable('boom', 'SomethingElse')),
+  ],
+  [
+    'a database that refuses connections (restarting)',
+    'DATABASE_UNAVAILABLE',
+    503,
+    () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 5432 }),
+  ],
+  [
+    'an engine socket that refuses connections is not the database',
+    'INTERNAL_ERROR',
+    500,
+    () => Object.assign(new Error('connect ECONNREFUSED /var/run/docker.sock'), { code: 'ECONNREFUSED', address: '/var/run/docker.sock' }),
+  ],
+  [
+    'a protocol violation (08P01: too many bind parameters) is a bug, not an outage',
+    'INTERNAL_ERROR',
+    500,
+    () => Object.assign(new Error('SELECT bind message has 70000 parameter formats'), { code: '08P01' }),
+  ],
+  [
+    'a database shutting down under the query',
+    'DATABASE_UNAVAILABLE',
+    503,
+    () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+  ],
   ['a connection dropped mid-query', 'DATABASE_UNAVAILABLE', 503, () => new Error('Connection terminated unexpectedly')],
-  ['a query the database refused (a unique violation) is not an outage', 'INTERNAL_ERROR', 500, () => Object.assign(new Error('SELECT duplicate key'), { code: '23505' })],
+  [
+    'a query the database refused (a unique violation) is not an outage',
+    'INTERNAL_ERROR',
+    500,
+    () => Object.assign(new Error('SELECT duplicate key'), { code: '23505' }),
+  ],
   ['anything else', 'INTERNAL_ERROR', 500, () => new Error('SELECT secret FROM nowhere')],
 ];
 

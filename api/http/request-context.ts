@@ -44,10 +44,7 @@ export function requestContext(args: { logger: Logger; metrics: Registry }): Mid
       requests.inc({ method: ctx.method, route, status: String(ctx.status) });
       duration.observe({ method: ctx.method, route }, seconds);
       const userId = ctx.req.headers[USER_HEADERS.id];
-      accessLog.info(
-        { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000), userId: userId ?? null },
-        'request',
-      );
+      accessLog.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000), userId: userId ?? null }, 'request');
     }
   };
 }

@@ -7,7 +7,13 @@ import { access, defineRoute } from './route';
 const respond = { 200: { description: 'ok' } };
 
 const forUsers = defineRoute({
-  method: 'get', path: '/probe/user', tag: 'probe', summary: 'probe', access: access.user, responses: respond, errors: [],
+  method: 'get',
+  path: '/probe/user',
+  tag: 'probe',
+  summary: 'probe',
+  access: access.user,
+  responses: respond,
+  errors: [],
   handler: async (_ctx, { identity }) => {
     const id: string = identity.id;
     void id;
@@ -15,7 +21,13 @@ const forUsers = defineRoute({
 });
 
 const forRoles = defineRoute({
-  method: 'get', path: '/probe/roles', tag: 'probe', summary: 'probe', access: access.roles('ADMIN'), responses: respond, errors: [],
+  method: 'get',
+  path: '/probe/roles',
+  tag: 'probe',
+  summary: 'probe',
+  access: access.roles('ADMIN'),
+  responses: respond,
+  errors: [],
   handler: async (_ctx, { identity }) => {
     const roles: string[] = identity.roles;
     void roles;
@@ -23,7 +35,13 @@ const forRoles = defineRoute({
 });
 
 const forEveryone = defineRoute({
-  method: 'get', path: '/probe/public', tag: 'probe', summary: 'probe', access: access.public, responses: respond, errors: [],
+  method: 'get',
+  path: '/probe/public',
+  tag: 'probe',
+  summary: 'probe',
+  access: access.public,
+  responses: respond,
+  errors: [],
   handler: async (_ctx, { identity }) => {
     // @ts-expect-error a public route has no user
     void identity.id;
@@ -31,7 +49,13 @@ const forEveryone = defineRoute({
 });
 
 const forRolesOrTheInternalToken = defineRoute({
-  method: 'get', path: '/probe/either', tag: 'probe', summary: 'probe', access: access.rolesOrInternal('ADMIN'), responses: respond, errors: [],
+  method: 'get',
+  path: '/probe/either',
+  tag: 'probe',
+  summary: 'probe',
+  access: access.rolesOrInternal('ADMIN'),
+  responses: respond,
+  errors: [],
   handler: async (_ctx, { identity }) => {
     // @ts-expect-error the internal token brings no user
     void identity.id;
@@ -39,5 +63,10 @@ const forRolesOrTheInternalToken = defineRoute({
 });
 
 test('routes of every access are routes alike (the type checks above are the test)', () => {
-  expect([forUsers, forRoles, forEveryone, forRolesOrTheInternalToken].map((route) => route.access.kind)).toEqual(['user', 'roles', 'public', 'roles-or-internal']);
+  expect([forUsers, forRoles, forEveryone, forRolesOrTheInternalToken].map((route) => route.access.kind)).toEqual([
+    'user',
+    'roles',
+    'public',
+    'roles-or-internal',
+  ]);
 });

@@ -25,7 +25,13 @@ export function isHttpUrl(text: string): boolean {
   }
 }
 for (const ajv of [bodyAjv, textAjv, answerAjv]) {
-  ajv.addKeyword({ keyword: 'x-http-url', type: 'string', schemaType: 'boolean', validate: (wanted: boolean, text: string) => !wanted || isHttpUrl(text), errors: false });
+  ajv.addKeyword({
+    keyword: 'x-http-url',
+    type: 'string',
+    schemaType: 'boolean',
+    validate: (wanted: boolean, text: string) => !wanted || isHttpUrl(text),
+    errors: false,
+  });
 }
 const compiledAnswers = new WeakMap<TSchema, ValidateFunction>();
 
@@ -106,8 +112,16 @@ function nulPaths(value: unknown, root: string): string[] | null {
  */
 export function validate<T>(schema: TSchema, value: unknown, where: 'body' | 'query' | 'params'): T {
   const nul = nulPaths(value, where);
-  if (nul === null) throw badRequest('VALIDATION_FAILED', `The request ${where} is not valid: it is nested more than ${MAX_NESTING} deep.`, [{ path: where, message: `is nested more than ${MAX_NESTING} deep` }]);
-  if (nul.length > 0) throw badRequest('VALIDATION_FAILED', `The request ${where} is not valid.`, nul.map((path) => ({ path, message: 'must not contain a NUL character' })));
+  if (nul === null)
+    throw badRequest('VALIDATION_FAILED', `The request ${where} is not valid: it is nested more than ${MAX_NESTING} deep.`, [
+      { path: where, message: `is nested more than ${MAX_NESTING} deep` },
+    ]);
+  if (nul.length > 0)
+    throw badRequest(
+      'VALIDATION_FAILED',
+      `The request ${where} is not valid.`,
+      nul.map((path) => ({ path, message: 'must not contain a NUL character' })),
+    );
   const check = compiled(schema, where);
   if (!check(value)) {
     throw badRequest('VALIDATION_FAILED', `The request ${where} is not valid.`, issues(check.errors, where));

@@ -20,8 +20,26 @@ const EmailScreen = lazy(() => import('./messaging/EmailScreen').then((module) =
 const ChannelsScreen = lazy(() => import('./messaging/ChannelsScreen').then((module) => ({ default: module.ChannelsScreen })));
 
 const SECTIONS = {
-  en: { services: 'Infrastructure → Services', deploy: 'Infrastructure → Deploy Service', archiving: 'Governance → Archiving', approvals: 'Approvals', content: 'Content', email: 'Email templates', channels: 'Email and SMS channels', notFound: 'No such screen.' },
-  ar: { services: 'البنية التحتية ← الخدمات', deploy: 'البنية التحتية ← نشر خدمة', archiving: 'الحوكمة ← الأرشفة', approvals: 'الموافقات', content: 'المحتوى', email: 'قوالب البريد', channels: 'قنوات البريد والرسائل', notFound: 'لا توجد شاشة كهذه.' },
+  en: {
+    services: 'Infrastructure → Services',
+    deploy: 'Infrastructure → Deploy Service',
+    archiving: 'Governance → Archiving',
+    approvals: 'Approvals',
+    content: 'Content',
+    email: 'Email templates',
+    channels: 'Email and SMS channels',
+    notFound: 'No such screen.',
+  },
+  ar: {
+    services: 'البنية التحتية ← الخدمات',
+    deploy: 'البنية التحتية ← نشر خدمة',
+    archiving: 'الحوكمة ← الأرشفة',
+    approvals: 'الموافقات',
+    content: 'المحتوى',
+    email: 'قوالب البريد',
+    channels: 'قنوات البريد والرسائل',
+    notFound: 'لا توجد شاشة كهذه.',
+  },
 };
 
 type Section = Exclude<keyof typeof SECTIONS.en, 'notFound'>;
@@ -40,7 +58,15 @@ function sectionsFor(session: Session): Section[] {
   return shown;
 }
 
-const PATHS: Record<Section, string> = { services: '/services', deploy: '/deploy', archiving: '/archiving', approvals: '/approvals', content: '/content', email: '/email', channels: '/channels' };
+const PATHS: Record<Section, string> = {
+  services: '/services',
+  deploy: '/deploy',
+  archiving: '/archiving',
+  approvals: '/approvals',
+  content: '/content',
+  email: '/email',
+  channels: '/channels',
+};
 
 function Screen({ path, session, notFound }: { path: string; session: Session; notFound: string }): ReactNode {
   // The console's root is the first section the user has, as the address too.
@@ -85,7 +111,12 @@ export function App() {
   const session = me.data ? sessionOf(me.data) : null;
   return (
     <LanguageContext.Provider value={language}>
-      <AppShell transitionDuration={0} header={{ height: 56 }} navbar={{ width: 260, breakpoint: 'sm', collapsed: { mobile: true, desktop: session === null } }} padding="md">
+      <AppShell
+        transitionDuration={0}
+        header={{ height: 56 }}
+        navbar={{ width: 260, breakpoint: 'sm', collapsed: { mobile: true, desktop: session === null } }}
+        padding="md"
+      >
         <AppShell.Header>
           <Group h="100%" px="md" justify="space-between">
             <Title order={1} size="h3">

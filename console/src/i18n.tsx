@@ -71,6 +71,8 @@ export function useTime(): (iso: string | null | undefined) => string {
  * What most of the console's components start with: their own words, the words every screen uses, and times
  * as people read them, all in the console's language.
  */
-export function useLocalised<K extends string>(dictionary: Dictionary<K>): { words: Record<K, string>; common: Record<keyof typeof COMMON.en, string>; time: ReturnType<typeof useTime> } {
+export function useLocalised<K extends string>(
+  dictionary: Dictionary<K>,
+): { words: Record<K, string>; common: Record<keyof typeof COMMON.en, string>; time: ReturnType<typeof useTime> } {
   return { words: useWords(dictionary), common: useWords(COMMON), time: useTime() };
 }

@@ -64,10 +64,14 @@ export async function resolvePolicy(db: Knex, componentTypeName: string, siteId:
 async function stagesOf(db: Knex, policy: PolicyRow): Promise<ApprovalStage[]> {
   if (!policy.workflow_definition_id) return DEFAULT_STAGES;
   const definitions = componentType('WORKFLOW_DEFINITION')!;
-  const definition = (await db(definitions.table).where({ id: policy.workflow_definition_id }).first('published_rev')) as { published_rev: number | null } | undefined;
+  const definition = (await db(definitions.table).where({ id: policy.workflow_definition_id }).first('published_rev')) as
+    { published_rev: number | null } | undefined;
   const published = definition?.published_rev ? await rowAtRevision(db, definitions, policy.workflow_definition_id, definition.published_rev) : undefined;
   if (!published) {
-    throw conflict('WORKFLOW_DEFINITION_NOT_PUBLISHED', `The workflow definition ${policy.workflow_definition_id} bound to this policy has no published revision.`);
+    throw conflict(
+      'WORKFLOW_DEFINITION_NOT_PUBLISHED',
+      `The workflow definition ${policy.workflow_definition_id} bound to this policy has no published revision.`,
+    );
   }
   return published.stages as ApprovalStage[];
 }
@@ -106,7 +110,11 @@ export async function submitApproval(db: Knex, input: PublishInput & { correlati
     };
     // The partial unique index keeps one open approval per resource.
     const insert = db(APPROVAL_TABLE).insert(row).toSQL();
-    const inserted = await rawRows<{ correlation_id: string }>(db, `${insert.sql} on conflict (component_type, resource_id) where status = 'PENDING' do nothing returning correlation_id`, insert.bindings);
+    const inserted = await rawRows<{ correlation_id: string }>(
+      db,
+      `${insert.sql} on conflict (component_type, resource_id) where status = 'PENDING' do nothing returning correlation_id`,
+      insert.bindings,
+    );
     if (inserted.length === 0) throw conflict('APPROVAL_PENDING', `An approval of ${input.componentType} ${input.resourceId} is already open.`);
   }
   const approval = (await db(APPROVAL_TABLE).where({ correlation_id: input.correlationId }).first()) as ApprovalRow;
@@ -125,8 +133,10 @@ export async function submitApproval(db: Knex, input: PublishInput & { correlati
 export async function assertSubmissionOfRecord(db: Knex, input: Pick<PublishInput, 'componentType' | 'siteId' | 'resourceId' | 'revision'>): Promise<void> {
   const type = componentType(input.componentType);
   const row = type ? await findComponent(db, type, input.resourceId) : undefined;
-  if (!type || !row || row.site_id !== input.siteId) throw badRequest('VALIDATION_FAILED', `${input.componentType} ${input.resourceId} is not an item of site ${input.siteId}.`);
-  if (!(await rowAtRevision(db, type, input.resourceId, input.revision))) throw badRequest('VALIDATION_FAILED', `${input.componentType} ${input.resourceId} has no revision ${input.revision}.`);
+  if (!type || !row || row.site_id !== input.siteId)
+    throw badRequest('VALIDATION_FAILED', `${input.componentType} ${input.resourceId} is not an item of site ${input.siteId}.`);
+  if (!(await rowAtRevision(db, type, input.resourceId, input.revision)))
+    throw badRequest('VALIDATION_FAILED', `${input.componentType} ${input.resourceId} has no revision ${input.revision}.`);
 }
 
 export async function findApproval(db: Knex, correlationId: string): Promise<ApprovalRow | undefined> {
@@ -229,7 +239,8 @@ export async function confirmDecision(db: Knex, args: { correlationId: string; s
       if (confirmed.proposalId === proposal.id) return confirmed;
       throw conflict('ALREADY_DECIDED', `Stage ${args.stage} of this approval is decided already.`);
     }
-    if (approval.status !== 'PENDING' || approval.current_stage !== args.stage) throw conflict('ALREADY_DECIDED', `This approval is already ${approval.status}.`);
+    if (approval.status !== 'PENDING' || approval.current_stage !== args.stage)
+      throw conflict('ALREADY_DECIDED', `This approval is already ${approval.status}.`);
     fourEyes(approval, proposal.decided_by);
 
     const record: DecisionRecord = {
@@ -306,7 +317,15 @@ export async function createPolicy(db: Knex, values: PolicyValues): Promise<Poli
 export async function replacePolicy(db: Knex, id: string, values: PolicyValues): Promise<PolicyRow> {
   await findPolicy(db, id);
   await definitionExists(db, values.workflowDefinitionId);
-  const [row] = await uniqueOr409(() => db<PolicyRow>(POLICY_TABLE).where({ id }).update({ ...policyColumns(values), updated_at: db.fn.now() }).returning('*'), 'APPROVAL_POLICY_EXISTS', policyExists);
+  const [row] = await uniqueOr409(
+    () =>
+      db<PolicyRow>(POLICY_TABLE)
+        .where({ id })
+        .update({ ...policyColumns(values), updated_at: db.fn.now() })
+        .returning('*'),
+    'APPROVAL_POLICY_EXISTS',
+    policyExists,
+  );
   return row;
 }
 
@@ -321,7 +340,10 @@ export async function dropApproval(db: Knex, correlationId: string): Promise<voi
 }
 
 /** The approval queue, newest first: every site's for an ADMIN, else the caller's sites'. */
-export async function approvalQueue(db: Knex, args: { sites: string[] | 'ALL'; requestedBy?: string; status?: string; page: PageRequest }): Promise<Page<ApprovalRow>> {
+export async function approvalQueue(
+  db: Knex,
+  args: { sites: string[] | 'ALL'; requestedBy?: string; status?: string; page: PageRequest },
+): Promise<Page<ApprovalRow>> {
   const rows = db(APPROVAL_TABLE).select('*');
   if (args.sites !== 'ALL') rows.whereIn('site_id', args.sites);
   if (args.requestedBy !== undefined) rows.andWhere({ requested_by: args.requestedBy });

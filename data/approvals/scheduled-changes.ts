@@ -87,7 +87,10 @@ export async function confirmCancel(db: Knex, runId: string): Promise<{ cancelle
  * Closes a run's scheduled change and writes its job-log row, in one transaction: a retry finds both
  * written. Published or archived at its time is SUCCESS; cancelled or rejected is SKIPPED, with why.
  */
-export async function finishScheduledChange(db: Knex, args: { runId: string; status: Exclude<ScheduledChangeStatus, 'SCHEDULED'>; message: string }): Promise<void> {
+export async function finishScheduledChange(
+  db: Knex,
+  args: { runId: string; status: Exclude<ScheduledChangeStatus, 'SCHEDULED'>; message: string },
+): Promise<void> {
   await db.transaction(async (trx) => {
     const row = await trx<ScheduledChangeRow>(SCHEDULED_CHANGE_TABLE).where({ run_id: args.runId }).forUpdate().first();
     if (!row) return;

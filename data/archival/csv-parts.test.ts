@@ -8,13 +8,7 @@ import { CsvPartWriter, takeIdsLiteral } from './csv-parts';
 // PostgreSQL's CSV as COPY writes it: quoted fields with commas, doubled quotes, new lines, an empty string
 // ("") beside a NULL (nothing), a field that is only quotes, non-ASCII text.
 const HEADER = 'id,site_id,subject,variables\n';
-const RECORDS = [
-  '7,a,"Hello, ""world""","{""n"": 1}"\n',
-  '9,a,"line one\nline two\n",\n',
-  '12,a,"",""""\n',
-  '40,a,مرحبا,"a\nb,c"""\n',
-  '41,a,,\n',
-];
+const RECORDS = ['7,a,"Hello, ""world""","{""n"": 1}"\n', '9,a,"line one\nline two\n",\n', '12,a,"",""""\n', '40,a,مرحبا,"a\nb,c"""\n', '41,a,,\n'];
 const CSV = HEADER + RECORDS.join('');
 
 interface Cut {
@@ -30,7 +24,11 @@ async function cut(chunks: Buffer[], rowsPerPart: number): Promise<Cut> {
   const written = writer.result();
   const parts = await Promise.all(
     written.map(async (part) => ({
-      rowCount: part.rowCount, firstId: part.firstId, lastId: part.lastId, sizeBytes: part.sizeBytes, sha256: part.sha256,
+      rowCount: part.rowCount,
+      firstId: part.firstId,
+      lastId: part.lastId,
+      sizeBytes: part.sizeBytes,
+      sha256: part.sha256,
       idsLiteral: await takeIdsLiteral(part),
     })),
   );
@@ -55,7 +53,10 @@ test('parts of at most N records, each with the header, their ids, and the same 
     expect(split.texts).toEqual(whole.texts);
     expect(split.parts.map((part) => [part.sha256, part.idsLiteral])).toEqual(whole.parts.map((part) => [part.sha256, part.idsLiteral]));
   }
-  const byteByByte = await cut([...bytes].map((byte) => Buffer.from([byte])), 2);
+  const byteByByte = await cut(
+    [...bytes].map((byte) => Buffer.from([byte])),
+    2,
+  );
   expect(byteByByte.texts).toEqual(whole.texts);
 });
 

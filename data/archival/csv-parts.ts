@@ -199,11 +199,16 @@ export class CsvPartWriter extends Writable {
     const temporary = `${file}.${crypto.randomUUID()}.tmp`;
     const idsFile = this.options.recordIds ? `${file}.ids` : null;
     const part: OpenPart = {
-      file, temporary, idsFile,
+      file,
+      temporary,
+      idsFile,
       out: fs.createWriteStream(temporary),
       ids: idsFile ? fs.createWriteStream(idsFile) : null,
       hash: crypto.createHash('sha256'),
-      sizeBytes: 0, rowCount: 0, firstId: 0, lastId: 0,
+      sizeBytes: 0,
+      rowCount: 0,
+      firstId: 0,
+      lastId: 0,
     };
     this.current = part;
     for (const line of this.header) this.append(part, line);
@@ -221,7 +226,15 @@ export class CsvPartWriter extends Writable {
     this.current = null;
     part.out.end();
     part.ids?.end();
-    this.parts.push({ file: part.file, idsFile: part.idsFile, rowCount: part.rowCount, sizeBytes: part.sizeBytes, sha256: part.hash.digest('hex'), firstId: part.firstId, lastId: part.lastId });
+    this.parts.push({
+      file: part.file,
+      idsFile: part.idsFile,
+      rowCount: part.rowCount,
+      sizeBytes: part.sizeBytes,
+      sha256: part.hash.digest('hex'),
+      firstId: part.firstId,
+      lastId: part.lastId,
+    });
     const written = [finished(part.out), ...(part.ids ? [finished(part.ids)] : [])];
     this.closing.push(Promise.all(written).then(() => fs.promises.rename(part.temporary, part.file)));
   }
@@ -232,7 +245,13 @@ export class CsvPartWriter extends Writable {
  * files cut by `CsvPartWriter`. PostgreSQL writes the CSV itself, so values keep their full precision
  * (microseconds, JSON text, NULL versus ""). Every copied row must land in a part.
  */
-export async function copyCsvParts(args: { client: pg.Client; select: string; rowsPerPart: number; nextFile: () => string; recordIds: boolean }): Promise<CsvPart[]> {
+export async function copyCsvParts(args: {
+  client: pg.Client;
+  select: string;
+  rowsPerPart: number;
+  nextFile: () => string;
+  recordIds: boolean;
+}): Promise<CsvPart[]> {
   const writer = new CsvPartWriter({ rowsPerPart: args.rowsPerPart, nextFile: args.nextFile, recordIds: args.recordIds });
   const copy = args.client.query(copyTo(`COPY (${args.select}) TO STDOUT WITH (FORMAT csv, HEADER true)`));
   await pipeline(copy, writer);

@@ -46,7 +46,13 @@ export async function exportPartsInSnapshot(args: {
       partIds.push(partId);
       return stagingFile(args.dataDir, partId);
     };
-    const staged = await copyCsvParts({ client, select: `select t.* from ${table} t where ${where} order by t.id`, rowsPerPart: args.rowsPerPart, nextFile, recordIds: true });
+    const staged = await copyCsvParts({
+      client,
+      select: `select t.* from ${table} t where ${where} order by t.id`,
+      rowsPerPart: args.rowsPerPart,
+      nextFile,
+      recordIds: true,
+    });
 
     const parts: ExportedPartRecord[] = [];
     for (const [index, csv] of staged.entries()) {
@@ -56,12 +62,26 @@ export async function exportPartsInSnapshot(args: {
       await client.query(
         `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED')`,
-        [partId, args.workflowId, args.runId, args.logType, args.siteId, args.cutoff, partNo, fileName, csv.rowCount, csv.firstId, csv.lastId, csv.sizeBytes, csv.sha256],
+        [
+          partId,
+          args.workflowId,
+          args.runId,
+          args.logType,
+          args.siteId,
+          args.cutoff,
+          partNo,
+          fileName,
+          csv.rowCount,
+          csv.firstId,
+          csv.lastId,
+          csv.sizeBytes,
+          csv.sha256,
+        ],
       );
-      const { rows: recorded } = await client.query<{ n: number }>(`insert into ${PART_IDS_TABLE} (part_id, ids) values ($1, $2::bigint[]) returning cardinality(ids) as n`, [
-        partId,
-        await takeIdsLiteral(csv),
-      ]);
+      const { rows: recorded } = await client.query<{ n: number }>(
+        `insert into ${PART_IDS_TABLE} (part_id, ids) values ($1, $2::bigint[]) returning cardinality(ids) as n`,
+        [partId, await takeIdsLiteral(csv)],
+      );
       if (recorded[0].n !== csv.rowCount) throw new Error(`part ${partNo} recorded ${recorded[0].n} ids for ${csv.rowCount} exported rows`);
       parts.push({ partId, partNo, fileName, rowCount: csv.rowCount });
     }

@@ -49,12 +49,20 @@ export async function markPartConfirmed(db: Knex, args: { partId: string; assetI
 
 /** Deletes one slice of a part's ids (1-based, inclusive) from its log table; answers how many rows went. */
 export async function deletePartSlice(db: Knex, args: { table: string; partId: string; from: number; to: number }): Promise<number> {
-  return rawRowCount(db, `delete from ${args.table} t where t.id = any((select ids[? : ?] from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`, [args.from, args.to, args.partId]);
+  return rawRowCount(db, `delete from ${args.table} t where t.id = any((select ids[? : ?] from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`, [
+    args.from,
+    args.to,
+    args.partId,
+  ]);
 }
 
 /** How many of a part's rows are still in its log table. */
 export async function partRowsLeft(db: Knex, args: { table: string; partId: string }): Promise<number> {
-  const [left] = await rawRows<{ n: number }>(db, `select count(*) as n from ${args.table} t where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`, [args.partId]);
+  const [left] = await rawRows<{ n: number }>(
+    db,
+    `select count(*) as n from ${args.table} t where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ?)::bigint[])`,
+    [args.partId],
+  );
   return Number(left.n);
 }
 

@@ -50,9 +50,15 @@ export async function findArchivePolicy(db: Knex, id: string): Promise<ArchivePo
 }
 
 /** 409 ARCHIVE_POLICY_EXISTS for a second policy of a log type and site (or a second global one). */
-export async function createArchivePolicy(db: Knex, values: { logType: LogType; siteId: string | null; retentionDays: number; enabled: boolean }): Promise<ArchivePolicyRow> {
+export async function createArchivePolicy(
+  db: Knex,
+  values: { logType: LogType; siteId: string | null; retentionDays: number; enabled: boolean },
+): Promise<ArchivePolicyRow> {
   const [row] = (await uniqueOr409(
-    () => db(POLICY_TABLE).insert({ log_type: values.logType, site_id: values.siteId, retention_days: values.retentionDays, enabled: values.enabled }).returning('*'),
+    () =>
+      db(POLICY_TABLE)
+        .insert({ log_type: values.logType, site_id: values.siteId, retention_days: values.retentionDays, enabled: values.enabled })
+        .returning('*'),
     'ARCHIVE_POLICY_EXISTS',
     `A ${values.siteId === null ? 'global' : `site ${values.siteId}`} policy for ${values.logType} exists.`,
   )) as ArchivePolicyRow[];
@@ -61,7 +67,10 @@ export async function createArchivePolicy(db: Knex, values: { logType: LogType; 
 
 export async function updateArchivePolicy(db: Knex, id: string, values: { retentionDays: number; enabled: boolean }): Promise<ArchivePolicyRow> {
   await findArchivePolicy(db, id);
-  const [row] = (await db(POLICY_TABLE).where({ id }).update({ retention_days: values.retentionDays, enabled: values.enabled, updated_at: db.fn.now() }).returning('*')) as ArchivePolicyRow[];
+  const [row] = (await db(POLICY_TABLE)
+    .where({ id })
+    .update({ retention_days: values.retentionDays, enabled: values.enabled, updated_at: db.fn.now() })
+    .returning('*')) as ArchivePolicyRow[];
   return row;
 }
 

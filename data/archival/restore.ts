@@ -19,12 +19,8 @@ export interface ArchivedFile {
 
 /** The manifest's record of an asset: undefined when no archive run stored it (not an archive file). */
 export async function archivedFileOfAsset(db: Knex, assetId: string): Promise<ArchivedFile | undefined> {
-  const part = (await db(PART_TABLE)
-    .where({ asset_id: assetId })
-    .orderBy('created_at')
-    .first('log_type', 'site_id', 'file_name', 'row_count', 'sha256')) as
-    | { log_type: LogType; site_id: string; file_name: string; row_count: number | string; sha256: string }
-    | undefined;
+  const part = (await db(PART_TABLE).where({ asset_id: assetId }).orderBy('created_at').first('log_type', 'site_id', 'file_name', 'row_count', 'sha256')) as
+    { log_type: LogType; site_id: string; file_name: string; row_count: number | string; sha256: string } | undefined;
   if (!part) return undefined;
   return { assetId, logType: part.log_type, siteId: part.site_id, fileName: part.file_name, rowCount: Number(part.row_count), sha256: part.sha256 };
 }

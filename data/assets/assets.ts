@@ -30,8 +30,21 @@ export interface AssetRow {
 }
 
 export const ASSET_COLUMNS = [
-  'id', 'site_id', 'name', 'folder', 'content_type', 'size_bytes', 'sha256', 'storage_key', 'status',
-  'published_rev', 'published_at', 'created_by', 'updated_by', 'created_at', 'updated_at',
+  'id',
+  'site_id',
+  'name',
+  'folder',
+  'content_type',
+  'size_bytes',
+  'sha256',
+  'storage_key',
+  'status',
+  'published_rev',
+  'published_at',
+  'created_by',
+  'updated_by',
+  'created_at',
+  'updated_at',
 ];
 
 function assetsQuery(db: Knex): Knex.QueryBuilder {
@@ -78,7 +91,11 @@ export async function deleteAsset(db: Knex, args: { asset: AssetRow; actor: Acto
  * and a quota must never stop an archive run. One site's uploads are counted and written one at a time (an
  * advisory lock), so parallel uploads cannot all slip under the quota.
  */
-export async function withinSiteQuota<T>(db: Knex, args: { siteId: string; addBytes: number; quotaBytes: number }, write: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+export async function withinSiteQuota<T>(
+  db: Knex,
+  args: { siteId: string; addBytes: number; quotaBytes: number },
+  write: (trx: Knex.Transaction) => Promise<T>,
+): Promise<T> {
   return serializedOn(db, `asset-quota:${args.siteId}`, async (trx) => {
     const [used] = await rawRows<{ bytes: number }>(
       trx,
@@ -87,7 +104,10 @@ export async function withinSiteQuota<T>(db: Knex, args: { siteId: string; addBy
     );
     const usedBytes = Number(used.bytes);
     if (usedBytes + args.addBytes > args.quotaBytes) {
-      throw new PlatformError('QUOTA_EXCEEDED', `Site ${args.siteId} stores ${usedBytes} of its ${args.quotaBytes} bytes; this file needs ${args.addBytes} more.`);
+      throw new PlatformError(
+        'QUOTA_EXCEEDED',
+        `Site ${args.siteId} stores ${usedBytes} of its ${args.quotaBytes} bytes; this file needs ${args.addBytes} more.`,
+      );
     }
     return write(trx);
   });

@@ -28,7 +28,12 @@ function columnsFor(type: ComponentType, values: ComponentValues): Record<string
 
 /** The entity as the API answers it: own fields by their JSON names, then the lifecycle. */
 export function presentComponent(type: ComponentType, row: Record<string, unknown>): Record<string, unknown> {
-  const entity: Record<string, unknown> = { ...snapshotOf(type, row), status: row.status, publishedRev: row.published_rev ?? null, publishedAt: iso(row.published_at) };
+  const entity: Record<string, unknown> = {
+    ...snapshotOf(type, row),
+    status: row.status,
+    publishedRev: row.published_rev ?? null,
+    publishedAt: iso(row.published_at),
+  };
   if (type.content) entity.publishedSnapshot = row.published_snapshot ?? null;
   return { ...entity, createdBy: row.created_by ?? null, updatedBy: row.updated_by ?? null, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at) };
 }
@@ -73,7 +78,12 @@ export async function createComponent(
     if (!args.publish) return { row: inserted, rev };
     const [row] = (await trx(args.type.table)
       .where({ id: inserted.id })
-      .update({ status: 'PUBLISHED', published_rev: rev, published_at: trx.fn.now(), ...(args.type.content ? { published_snapshot: JSON.stringify(snapshotOf(args.type, inserted)) } : {}) })
+      .update({
+        status: 'PUBLISHED',
+        published_rev: rev,
+        published_at: trx.fn.now(),
+        ...(args.type.content ? { published_snapshot: JSON.stringify(snapshotOf(args.type, inserted)) } : {}),
+      })
       .returning('*')) as ComponentRow[];
     return { row, rev: await writeRevision(trx, { type: args.type, id: row.id, siteId: row.site_id, revType: 1, actor: args.actor }) };
   });
@@ -85,7 +95,12 @@ export async function createComponent(
  */
 export async function changeComponent(
   db: Knex,
-  args: { type: ComponentType; id: string; actor: Actor; change: (row: ComponentRow) => Promise<Record<string, unknown> | null> | Record<string, unknown> | null },
+  args: {
+    type: ComponentType;
+    id: string;
+    actor: Actor;
+    change: (row: ComponentRow) => Promise<Record<string, unknown> | null> | Record<string, unknown> | null;
+  },
 ): Promise<Written | null> {
   return db.transaction(async (trx) => {
     const current = await lockRow(trx, args.type, args.id);
@@ -189,7 +204,10 @@ export async function publishedBySlug(
  * What approving a revision would change: its differences from what is published now (from nothing, for a
  * first publish). Null when the entity or the revision is gone.
  */
-export async function changesAgainstLive(db: Knex, args: { type: ComponentType; id: string; rev: number }): Promise<{ against: 'published' | 'nothing'; changes: FieldChange[] } | null> {
+export async function changesAgainstLive(
+  db: Knex,
+  args: { type: ComponentType; id: string; rev: number },
+): Promise<{ against: 'published' | 'nothing'; changes: FieldChange[] } | null> {
   return (await changesAgainstLiveOfMany(db, [args]))[0];
 }
 

@@ -82,9 +82,9 @@ export async function writeRevision(
   trx: Knex.Transaction,
   args: { type: ComponentType; id: string; siteId: string; revType: RevType; actor: Actor },
 ): Promise<number> {
-  const [{ rev }] = (await trx(REVINFO_TABLE)
-    .insert({ user_id: args.actor.id, user_name: args.actor.name, site_id: args.siteId })
-    .returning('rev')) as Array<{ rev: number }>;
+  const [{ rev }] = (await trx(REVINFO_TABLE).insert({ user_id: args.actor.id, user_name: args.actor.name, site_id: args.siteId }).returning('rev')) as Array<{
+    rev: number;
+  }>;
   const columns = (await auditedColumns(trx, args.type.table)).map((column) => `"${column}"`).join(', ');
   await trx.raw(`insert into ${args.type.table}_aud (${columns}, rev, revtype) select ${columns}, ?, ? from ${args.type.table} where id = ?`, [
     rev,
@@ -106,13 +106,23 @@ export interface HistoryEntry {
 /** The revisions of one entity, newest first. */
 export async function historyOf(db: Knex, type: ComponentType, id: string, page: PageRequest): Promise<Page<HistoryEntry>> {
   const rows = await paginate<{ rev: number; revtype: RevType; status: string; user_id: string | null; user_name: string | null; revtstmp: Date }>({
-    query: db(`${type.table}_aud as a`).join(`${REVINFO_TABLE} as r`, 'r.rev', 'a.rev').where('a.id', id).select('a.rev', 'a.revtype', 'a.status', 'r.user_id', 'r.user_name', 'r.revtstmp'),
+    query: db(`${type.table}_aud as a`)
+      .join(`${REVINFO_TABLE} as r`, 'r.rev', 'a.rev')
+      .where('a.id', id)
+      .select('a.rev', 'a.revtype', 'a.status', 'r.user_id', 'r.user_name', 'r.revtstmp'),
     ...page,
     timeColumn: 'r.revtstmp',
     idColumn: 'a.rev',
   });
   return {
-    items: rows.items.map((row) => ({ rev: row.rev, revType: row.revtype, userId: row.user_id, userName: row.user_name, at: row.revtstmp.toISOString(), status: row.status })),
+    items: rows.items.map((row) => ({
+      rev: row.rev,
+      revType: row.revtype,
+      userId: row.user_id,
+      userName: row.user_name,
+      at: row.revtstmp.toISOString(),
+      status: row.status,
+    })),
     nextCursor: rows.nextCursor,
   };
 }
@@ -127,7 +137,9 @@ export async function rowAtRevision(db: Knex, type: ComponentType, id: string, r
 export async function revisionsOf(db: Knex, type: ComponentType, pairs: Array<[string, number]>): Promise<Map<string, Record<string, unknown>>> {
   if (pairs.length === 0) return new Map();
   const columns = await auditedColumns(db, type.table);
-  const rows = (await db(`${type.table}_aud`).whereIn(['id', 'rev'], pairs).select([...columns, 'rev as audit_rev'])) as Array<Record<string, unknown>>;
+  const rows = (await db(`${type.table}_aud`)
+    .whereIn(['id', 'rev'], pairs)
+    .select([...columns, 'rev as audit_rev'])) as Array<Record<string, unknown>>;
   return new Map(rows.map(({ audit_rev: rev, ...row }) => [`${String(row.id)}@${Number(rev)}`, row]));
 }
 

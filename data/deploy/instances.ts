@@ -3,7 +3,17 @@ import { Knex } from 'knex';
 import { ServiceStatus, StartedInstance } from '../../domain/deploy';
 import { notFound } from '../../lib/errors';
 import { jsonb } from '../db';
-import { DEPLOYMENT_TABLE, DeploymentRow, deployInProgress, findDeployment, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow, SUCCESSFUL_DEPLOYS } from './registry';
+import {
+  DEPLOYMENT_TABLE,
+  DeploymentRow,
+  deployInProgress,
+  findDeployment,
+  INSTANCE_TABLE,
+  InstanceRow,
+  SERVICE_TABLE,
+  ServiceRow,
+  SUCCESSFUL_DEPLOYS,
+} from './registry';
 
 /** The rows of the instances the gateway routes to, and of those it stopped routing to: one query each. */
 
@@ -15,7 +25,15 @@ export async function registerHealthyInstances(db: Knex, args: { deploymentId: s
   if (!service) throw notFound(`Service ${deployment.service_name} is not registered.`);
   for (const instance of args.instances) {
     await db<InstanceRow>(INSTANCE_TABLE)
-      .insert({ id: instance.instanceId, service_id: service.id, deployment_id: deployment.id, container_id: instance.containerId, address: instance.address, state: 'HEALTHY', last_health_at: db.fn.now() })
+      .insert({
+        id: instance.instanceId,
+        service_id: service.id,
+        deployment_id: deployment.id,
+        container_id: instance.containerId,
+        address: instance.address,
+        state: 'HEALTHY',
+        last_health_at: db.fn.now(),
+      })
       .onConflict('id')
       .ignore();
   }
@@ -48,28 +66,46 @@ export async function switchToDeployment(db: Knex, args: { deploymentId: string;
     if (!service) throw notFound(`Service ${deployment.service_name} is not registered.`);
     const newIds = args.instances.map((instance) => instance.instanceId);
     const replaced = await trx<InstanceRow>(INSTANCE_TABLE).where({ service_id: service.id }).whereNotIn('id', newIds).select('id');
-    await trx<InstanceRow>(INSTANCE_TABLE).whereIn('id', replaced.map((row) => row.id)).update({ state: 'DRAINING' });
+    await trx<InstanceRow>(INSTANCE_TABLE)
+      .whereIn(
+        'id',
+        replaced.map((row) => row.id),
+      )
+      .update({ state: 'DRAINING' });
     for (const instance of args.instances) {
       await trx<InstanceRow>(INSTANCE_TABLE)
-        .insert({ id: instance.instanceId, service_id: service.id, deployment_id: deployment.id, container_id: instance.containerId, address: instance.address, state: 'HEALTHY', last_health_at: trx.fn.now() })
+        .insert({
+          id: instance.instanceId,
+          service_id: service.id,
+          deployment_id: deployment.id,
+          container_id: instance.containerId,
+          address: instance.address,
+          state: 'HEALTHY',
+          last_health_at: trx.fn.now(),
+        })
         .onConflict('id')
         .ignore();
     }
     const { settings } = deployment;
-    await trx<ServiceRow>(SERVICE_TABLE).where({ id: service.id }).update({
-      kind: deployment.kind,
-      image: deployment.image,
-      port: settings.port,
-      host_port: settings.hostPort,
-      env: jsonb(trx, settings.env),
-      description: settings.description,
-      group: settings.group,
-      health_path: settings.healthPath,
-      status: 'RUNNING',
-      current_deployment_id: deployment.id,
-      updated_at: trx.fn.now(),
-    });
-    await trx<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: deployment.service_name, status: 'RUNNING' }).whereNot({ id: deployment.id }).update({ status: 'SUPERSEDED' });
+    await trx<ServiceRow>(SERVICE_TABLE)
+      .where({ id: service.id })
+      .update({
+        kind: deployment.kind,
+        image: deployment.image,
+        port: settings.port,
+        host_port: settings.hostPort,
+        env: jsonb(trx, settings.env),
+        description: settings.description,
+        group: settings.group,
+        health_path: settings.healthPath,
+        status: 'RUNNING',
+        current_deployment_id: deployment.id,
+        updated_at: trx.fn.now(),
+      });
+    await trx<DeploymentRow>(DEPLOYMENT_TABLE)
+      .where({ service_name: deployment.service_name, status: 'RUNNING' })
+      .whereNot({ id: deployment.id })
+      .update({ status: 'SUPERSEDED' });
     return { replacedInstanceIds: replaced.map((row) => row.id as string) };
   });
 }
@@ -96,12 +132,23 @@ export async function liveInstanceIds(db: Knex, serviceId: string): Promise<stri
 
 /** Whether a service had a successful deploy before this one (sequence number `seq`). */
 export async function hadSuccessfulDeployBefore(db: Knex, args: { serviceName: string; seq: number }): Promise<boolean> {
-  return Boolean(await db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: args.serviceName }).whereIn('status', SUCCESSFUL_DEPLOYS).andWhere('seq', '<', args.seq).first('id'));
+  return Boolean(
+    await db<DeploymentRow>(DEPLOYMENT_TABLE)
+      .where({ service_name: args.serviceName })
+      .whereIn('status', SUCCESSFUL_DEPLOYS)
+      .andWhere('seq', '<', args.seq)
+      .first('id'),
+  );
 }
 
 /** The images of a service's last `count` successful deploys (kept for rollback). */
 export async function recentSuccessfulImages(db: Knex, args: { serviceName: string; count: number }): Promise<string[]> {
-  return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: args.serviceName }).whereIn('status', SUCCESSFUL_DEPLOYS).orderBy('seq', 'desc').limit(args.count).pluck('image');
+  return db<DeploymentRow>(DEPLOYMENT_TABLE)
+    .where({ service_name: args.serviceName })
+    .whereIn('status', SUCCESSFUL_DEPLOYS)
+    .orderBy('seq', 'desc')
+    .limit(args.count)
+    .pluck('image');
 }
 
 /** Every image the platform built for the service (its JAR deploys'), old and new. */
@@ -113,7 +160,10 @@ export async function builtImages(db: Knex, serviceName: string): Promise<string
 export async function serviceToSurvey(db: Knex, serviceName: string): Promise<{ service: ServiceRow; instances: InstanceRow[] } | null> {
   const service: ServiceRow | undefined = await db<ServiceRow>(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).first();
   if (!service || !['RUNNING', 'DEGRADED'].includes(service.status) || !service.current_deployment_id) return null;
-  const instances: InstanceRow[] = await db<InstanceRow>(INSTANCE_TABLE).where({ service_id: service.id }).whereIn('state', ['HEALTHY', 'DEAD']).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const instances: InstanceRow[] = await db<InstanceRow>(INSTANCE_TABLE)
+    .where({ service_id: service.id })
+    .whereIn('state', ['HEALTHY', 'DEAD'])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return { service, instances };
 }
 
@@ -125,7 +175,10 @@ export async function recordSurvey(db: Knex, args: { alive: string[]; dead: stri
 
 /** RUNNING or DEGRADED, for a service that is running (a scale or reconcile's outcome). */
 export async function setRunningServiceStatus(db: Knex, args: { serviceName: string; status: Extract<ServiceStatus, 'RUNNING' | 'DEGRADED'> }): Promise<void> {
-  await db<ServiceRow>(SERVICE_TABLE).where({ name: args.serviceName }).whereIn('status', ['RUNNING', 'DEGRADED']).update({ status: args.status, updated_at: db.fn.now() });
+  await db<ServiceRow>(SERVICE_TABLE)
+    .where({ name: args.serviceName })
+    .whereIn('status', ['RUNNING', 'DEGRADED'])
+    .update({ status: args.status, updated_at: db.fn.now() });
 }
 
 /** Undeploy's first step: the gateway stops routing to the service. Answers the addresses it routed to. */
@@ -143,7 +196,11 @@ export async function deleteServiceRow(db: Knex, serviceName: string): Promise<v
 
 /** Dynamic services that are running and not in the middle of a deploy (by the one rule, deployInProgress). */
 export async function reconcilableServiceNames(db: Knex): Promise<string[]> {
-  const running = (await db<ServiceRow>(SERVICE_TABLE).where({ dynamic: true }).whereIn('status', ['RUNNING', 'DEGRADED']).orderBy('name').select('name', 'status')) as Array<Pick<ServiceRow, 'name' | 'status'>>;
+  const running = (await db<ServiceRow>(SERVICE_TABLE)
+    .where({ dynamic: true })
+    .whereIn('status', ['RUNNING', 'DEGRADED'])
+    .orderBy('name')
+    .select('name', 'status')) as Array<Pick<ServiceRow, 'name' | 'status'>>;
   const idle: string[] = [];
   for (const service of running) if (!(await deployInProgress(db, service))) idle.push(service.name);
   return idle;
@@ -179,7 +236,17 @@ export async function syncTaskInstances(db: Knex, args: { serviceName: string; r
     const joined = running.filter((task) => !registered.includes(task.instanceId));
     if (joined.length > 0) {
       await trx<InstanceRow>(INSTANCE_TABLE)
-        .insert(joined.map((task) => ({ id: task.instanceId, service_id: service.id, deployment_id: task.deploymentId, container_id: task.containerId, address: task.address, state: 'HEALTHY' as const, last_health_at: trx.fn.now() })))
+        .insert(
+          joined.map((task) => ({
+            id: task.instanceId,
+            service_id: service.id,
+            deployment_id: task.deploymentId,
+            container_id: task.containerId,
+            address: task.address,
+            state: 'HEALTHY' as const,
+            last_health_at: trx.fn.now(),
+          })),
+        )
         .onConflict('id')
         .ignore();
     }

@@ -2,7 +2,18 @@ import { Knex } from 'knex';
 import { conflict } from '../../lib/errors';
 import { isUniqueViolation } from '../db-errors';
 import { jsonb } from '../db';
-import { CORE_MODULES, DEFAULT_HEALTH_PATH, DeployError, EdgeService, DeployEvent, DeploymentStatus, DeployStage, ServiceKind, ServiceStatus, slugOf } from '../../domain/deploy';
+import {
+  CORE_MODULES,
+  DEFAULT_HEALTH_PATH,
+  DeployError,
+  EdgeService,
+  DeployEvent,
+  DeploymentStatus,
+  DeployStage,
+  ServiceKind,
+  ServiceStatus,
+  slugOf,
+} from '../../domain/deploy';
 
 export const SERVICE_TABLE = 'infra.service';
 export const INSTANCE_TABLE = 'infra.service_instance';
@@ -92,7 +103,12 @@ export async function edgeServices(db: Knex): Promise<EdgeService[]> {
     })
     .where('s.dynamic', true)
     .select('s.slug', 's.name', 's.health_path', 'i.address')
-    .orderBy([{ column: 's.slug' }, { column: 'i.created_at' }, { column: 'i.id' }])) as Array<{ slug: string; name: string; health_path: string | null; address: string | null }>;
+    .orderBy([{ column: 's.slug' }, { column: 'i.created_at' }, { column: 'i.id' }])) as Array<{
+    slug: string;
+    name: string;
+    health_path: string | null;
+    address: string | null;
+  }>;
   const services = new Map<string, EdgeService>();
   for (const row of rows) {
     const service = services.get(row.slug) ?? { name: row.name, slug: row.slug, healthPath: row.health_path ?? DEFAULT_HEALTH_PATH, instances: [] };
@@ -134,12 +150,19 @@ export async function recordDeployFailure(db: Knex, args: { deploymentId: string
     const event = { at: args.at, stage: 'FAILED', message: `${args.error.stage}: ${args.error.reason}` };
     const failed = await trx<DeploymentRow>(DEPLOYMENT_TABLE)
       .where({ id: deployment.id, status: 'DEPLOYING' })
-      .update({ status: 'FAILED', stage: 'FAILED', error: jsonb(trx, args.error), finished_at: trx.fn.now(), events: trx.raw('events || ?::jsonb', [JSON.stringify([event])]) });
+      .update({
+        status: 'FAILED',
+        stage: 'FAILED',
+        error: jsonb(trx, args.error),
+        finished_at: trx.fn.now(),
+        events: trx.raw('events || ?::jsonb', [JSON.stringify([event])]),
+      });
     if (Number(failed) === 0) return;
     const service = await trx<ServiceRow>(SERVICE_TABLE).where({ name: deployment.service_name }).forUpdate().first();
     if (!service) return;
     if (service.current_deployment_id === null) await trx<ServiceRow>(SERVICE_TABLE).where({ id: service.id }).delete();
-    else if (service.status === 'DEPLOYING') await trx<ServiceRow>(SERVICE_TABLE).where({ id: service.id }).update({ status: 'RUNNING', updated_at: trx.fn.now() });
+    else if (service.status === 'DEPLOYING')
+      await trx<ServiceRow>(SERVICE_TABLE).where({ id: service.id }).update({ status: 'RUNNING', updated_at: trx.fn.now() });
   });
 }
 
@@ -210,7 +233,8 @@ export async function registerDeployRequest(
       const existing: ServiceRow | undefined = await trx<ServiceRow>(SERVICE_TABLE).where({ name }).forUpdate().first();
       if (existing && !existing.dynamic) throw conflict('SERVICE_NOT_DYNAMIC', `${name} is a core service, managed through docker compose.`);
       if (existing && !args.redeploy) throw conflict('SERVICE_EXISTS', `A service named ${name} is already registered; send redeploy=true to replace it.`);
-      if (!existing && (await trx<ServiceRow>(SERVICE_TABLE).where({ slug: args.slug }).first('name'))) throw conflict('SLUG_TAKEN', `Another service already has the slug ${args.slug}.`);
+      if (!existing && (await trx<ServiceRow>(SERVICE_TABLE).where({ slug: args.slug }).first('name')))
+        throw conflict('SLUG_TAKEN', `Another service already has the slug ${args.slug}.`);
       if (await deployInProgress(trx, { name, status: existing?.status })) throw inProgress(name);
       const { seq } = (await trx<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: name }).max({ seq: 'seq' }).first()) as { seq: number | null };
       const nextSeq = (seq ?? 0) + 1;
@@ -245,7 +269,9 @@ export async function registerDeployRequest(
         rollback_of: args.rollbackOf,
         status: 'DEPLOYING',
         stage: 'VALIDATED',
-        events: jsonb(trx, [{ at: new Date().toISOString(), stage: 'VALIDATED', message: `Accepted: ${args.kind === 'JAR' ? 'JAR' : 'image'} deploy of ${name}.` }]),
+        events: jsonb(trx, [
+          { at: new Date().toISOString(), stage: 'VALIDATED', message: `Accepted: ${args.kind === 'JAR' ? 'JAR' : 'image'} deploy of ${name}.` },
+        ]),
         requested_by: args.requestedBy,
       });
       await args.beforeCommit?.();

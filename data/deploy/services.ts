@@ -9,13 +9,19 @@ import { DEPLOYMENT_TABLE, DeploymentRow, INSTANCE_TABLE, InstanceRow, SERVICE_T
 export async function servicesWithHealthyCounts(db: Knex, page: PageRequest): Promise<Page<{ service: ServiceRow; healthy: number }>> {
   const services = await paginate<ServiceRow>({ query: db(SERVICE_TABLE).select('*'), ...page, timeColumn: 'created_at', idColumn: 'id' });
   const ids = services.items.map((service) => service.id);
-  const counts = (await db<InstanceRow>(INSTANCE_TABLE).whereIn('service_id', ids).where({ state: 'HEALTHY' }).groupBy('service_id').select('service_id', db.raw('count(*)::int as n'))) as Array<{ service_id: string; n: number }>;
+  const counts = (await db<InstanceRow>(INSTANCE_TABLE)
+    .whereIn('service_id', ids)
+    .where({ state: 'HEALTHY' })
+    .groupBy('service_id')
+    .select('service_id', db.raw('count(*)::int as n'))) as Array<{ service_id: string; n: number }>;
   const healthy = new Map(counts.map((row) => [row.service_id, row.n]));
   return { items: services.items.map((service) => ({ service, healthy: healthy.get(service.id) ?? 0 })), nextCursor: services.nextCursor };
 }
 
 export async function instancesOf(db: Knex, serviceId: string): Promise<InstanceRow[]> {
-  return db<InstanceRow>(INSTANCE_TABLE).where({ service_id: serviceId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return db<InstanceRow>(INSTANCE_TABLE)
+    .where({ service_id: serviceId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
 }
 
 export async function setDesiredInstances(db: Knex, args: { serviceId: string; instances: number }): Promise<void> {
@@ -36,7 +42,10 @@ export async function deployHistory(db: Knex, args: { serviceName: string; page:
  * The successful deploy a rollback brings back: the one named, or the last one before the current that ran
  * another image.
  */
-export async function rollbackTarget(db: Knex, args: { serviceName: string; deploymentId?: string; current?: Pick<DeploymentRow, 'seq' | 'image'> }): Promise<DeploymentRow | undefined> {
+export async function rollbackTarget(
+  db: Knex,
+  args: { serviceName: string; deploymentId?: string; current?: Pick<DeploymentRow, 'seq' | 'image'> },
+): Promise<DeploymentRow | undefined> {
   const successful = db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: args.serviceName }).whereIn('status', SUCCESSFUL_DEPLOYS);
   if (args.deploymentId) return successful.andWhere({ id: args.deploymentId }).first();
   return successful

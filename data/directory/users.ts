@@ -53,7 +53,14 @@ export async function createUser(db: Db, values: Required<Pick<UserValues, 'emai
   const [row] = (await uniqueOr409(
     () =>
       db(USERS_TABLE)
-        .insert({ email: values.email, phone: values.phone ?? null, name: values.name, locale: values.locale ?? 'en', roles: values.roles, site_ids: values.siteIds })
+        .insert({
+          email: values.email,
+          phone: values.phone ?? null,
+          name: values.name,
+          locale: values.locale ?? 'en',
+          roles: values.roles,
+          site_ids: values.siteIds,
+        })
         .returning(USER_COLUMNS),
     'USER_EMAIL_TAKEN',
     emailTaken(values.email),
@@ -71,7 +78,11 @@ export async function updateUser(db: Db, id: string, values: UserValues): Promis
   if (values.locale !== undefined) changes.locale = values.locale;
   if (values.roles !== undefined) changes.roles = values.roles;
   if (values.siteIds !== undefined) changes.site_ids = values.siteIds;
-  const [row] = (await uniqueOr409(() => db(USERS_TABLE).where({ id }).update(changes).returning(USER_COLUMNS), 'USER_EMAIL_TAKEN', emailTaken(values.email))) as UserRow[];
+  const [row] = (await uniqueOr409(
+    () => db(USERS_TABLE).where({ id }).update(changes).returning(USER_COLUMNS),
+    'USER_EMAIL_TAKEN',
+    emailTaken(values.email),
+  )) as UserRow[];
   return row;
 }
 

@@ -80,7 +80,9 @@ export async function reencryptPasswords(db: Knex, keys: SecretKeys): Promise<{ 
           continue;
         }
         if (fresh === null) continue;
-        await db<ChannelConfigRow>(table).where({ id: row.id, [column]: stored }).update({ [column]: fresh });
+        await db<ChannelConfigRow>(table)
+          .where({ id: row.id, [column]: stored })
+          .update({ [column]: fresh });
         rewritten++;
       }
     }
@@ -117,12 +119,20 @@ const nameTaken = 'Another configuration has that name.';
  * passwords could be sealed to it) or a changed one, then activates it when asked; 409 CONFIG_NAME_TAKEN
  * for a name in use.
  */
-export async function saveConfig(db: Knex, args: { channel: Channel; id: string; create: boolean; columns: ConfigColumns; activate: boolean | undefined }): Promise<ChannelConfigRow> {
+export async function saveConfig(
+  db: Knex,
+  args: { channel: Channel; id: string; create: boolean; columns: ConfigColumns; activate: boolean | undefined },
+): Promise<ChannelConfigRow> {
   const table = CONFIG_TABLES[args.channel];
   const write = (): Promise<ChannelConfigRow[]> =>
     args.create
-      ? db<ChannelConfigRow>(table).insert({ ...args.columns, id: args.id }).returning('*')
-      : db<ChannelConfigRow>(table).where({ id: args.id }).update({ ...args.columns, updated_at: db.fn.now() }).returning('*');
+      ? db<ChannelConfigRow>(table)
+          .insert({ ...args.columns, id: args.id })
+          .returning('*')
+      : db<ChannelConfigRow>(table)
+          .where({ id: args.id })
+          .update({ ...args.columns, updated_at: db.fn.now() })
+          .returning('*');
   const [row] = await uniqueOr409(write, 'CONFIG_NAME_TAKEN', nameTaken);
   return args.activate ? activateConfig(db, args.channel, row.id) : row;
 }

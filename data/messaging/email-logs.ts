@@ -30,7 +30,9 @@ export interface EmailLogRow {
 }
 
 export async function findEmailLog(db: Knex, id: string | number): Promise<EmailLogRow | undefined> {
-  return db<EmailLogRow>(EMAIL_LOG_TABLE).where({ id: Number(id) }).first();
+  return db<EmailLogRow>(EMAIL_LOG_TABLE)
+    .where({ id: Number(id) })
+    .first();
 }
 
 export interface NewEmailLog {
@@ -67,7 +69,15 @@ export async function insertEmailLog(db: Knex, log: NewEmailLog): Promise<EmailL
  */
 export async function insertRoleBatchLogs(
   db: Knex,
-  batch: { batchId: string; siteId: string; roleKey: string; templateId: string; templateRevision: number; variables: Record<string, unknown>; requestedBy: string },
+  batch: {
+    batchId: string;
+    siteId: string;
+    roleKey: string;
+    templateId: string;
+    templateRevision: number;
+    variables: Record<string, unknown>;
+    requestedBy: string;
+  },
 ): Promise<number> {
   await db(EMAIL_BATCH_TABLE)
     .insert({ batch_id: batch.batchId, site_id: batch.siteId, variables: jsonb(db, batch.variables), requested_by: batch.requestedBy })
@@ -104,7 +114,9 @@ export async function insertPlatformBatchLogs(
     .ignore();
   const who = batch.recipients;
   const [where, bindings] =
-    'userId' in who ? ['u.id::text = ?', [who.userId]] : ['? = any(u.roles) and ? = any(u.site_ids) and u.id::text <> ?', [who.role, who.siteId, who.except ?? '']];
+    'userId' in who
+      ? ['u.id::text = ?', [who.userId]]
+      : ['? = any(u.roles) and ? = any(u.site_ids) and u.id::text <> ?', [who.role, who.siteId, who.except ?? '']];
   await db.raw(
     `insert into ${EMAIL_LOG_TABLE} (site_id, platform_template, batch_id, recipient, locale, variables, requested_by, status)
      select ?, ?, ?, u.email, u.locale, null, ?, 'PENDING'
@@ -130,7 +142,11 @@ export async function batchVariables(db: Knex, batchId: string): Promise<Record<
  * user's sends are counted and written one at a time (an advisory lock), so parallel requests cannot all
  * slip under the limit.
  */
-export async function withinSendLimit<T>(db: Knex, args: { userId: string; limit: number; windowSeconds: number }, write: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+export async function withinSendLimit<T>(
+  db: Knex,
+  args: { userId: string; limit: number; windowSeconds: number },
+  write: (trx: Knex.Transaction) => Promise<T>,
+): Promise<T> {
   return serializedOn(db, `email-send:${args.userId}`, async (trx) => {
     const [recent] = await rawRows<{ sends: number; retry_after: number | null }>(
       trx,
@@ -140,7 +156,12 @@ export async function withinSendLimit<T>(db: Knex, args: { userId: string; limit
       [args.windowSeconds, args.userId, args.windowSeconds],
     );
     if (recent.sends >= args.limit) {
-      throw new PlatformError('RATE_LIMITED', `At most ${args.limit} sends per ${args.windowSeconds} s; try again later.`, undefined, Math.max(1, recent.retry_after ?? args.windowSeconds));
+      throw new PlatformError(
+        'RATE_LIMITED',
+        `At most ${args.limit} sends per ${args.windowSeconds} s; try again later.`,
+        undefined,
+        Math.max(1, recent.retry_after ?? args.windowSeconds),
+      );
     }
     return write(trx);
   });
@@ -148,14 +169,22 @@ export async function withinSendLimit<T>(db: Knex, args: { userId: string; limit
 
 /** Counts one delivery attempt of a PENDING row; answers false when the row is already final. */
 export async function startAttempt(db: Knex, id: string | number): Promise<boolean> {
-  const updated = await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ attempts: db.raw('attempts + 1'), updated_at: db.fn.now() });
+  const updated = await db(EMAIL_LOG_TABLE)
+    .where({ id, status: 'PENDING' })
+    .update({ attempts: db.raw('attempts + 1'), updated_at: db.fn.now() });
   return updated > 0;
 }
 
 export async function markDelivered(db: Knex, id: string | number, rendered: { subject: string; missingVariables: string[] }): Promise<void> {
   await db(EMAIL_LOG_TABLE)
     .where({ id, status: 'PENDING' })
-    .update({ status: 'SUCCESS', subject: rendered.subject, missing_variables: JSON.stringify(rendered.missingVariables), error: null, updated_at: db.fn.now() });
+    .update({
+      status: 'SUCCESS',
+      subject: rendered.subject,
+      missing_variables: JSON.stringify(rendered.missingVariables),
+      error: null,
+      updated_at: db.fn.now(),
+    });
 }
 
 /** A temporary failure: the row stays PENDING and keeps the reason of its last attempt. */
@@ -169,7 +198,11 @@ export async function markFailed(db: Knex, id: string | number, reason: string):
 
 /** Up to `limit` PENDING rows of a bulk send after `afterId`, in id order: one chunk's work. */
 export async function pendingOfBatch(db: Knex, args: { batchId: string; afterId: string; limit: number }): Promise<EmailLogRow[]> {
-  return db<EmailLogRow>(EMAIL_LOG_TABLE).where({ batch_id: args.batchId, status: 'PENDING' }).andWhere('id', '>', Number(args.afterId)).orderBy('id').limit(args.limit);
+  return db<EmailLogRow>(EMAIL_LOG_TABLE)
+    .where({ batch_id: args.batchId, status: 'PENDING' })
+    .andWhere('id', '>', Number(args.afterId))
+    .orderBy('id')
+    .limit(args.limit);
 }
 
 /** Every PENDING row of a bulk send, with its last reason. */
@@ -210,7 +243,10 @@ export async function restoreFailedLog(db: Knex, args: { id: string | number; er
 }
 
 /** A bulk send's progress: its site, who asked, and how many of its rows are in each status; null for an unknown batch. */
-export async function batchProgress(db: Knex, batchId: string): Promise<{ siteId: string; requestedBy: string | null; pending: number; success: number; failed: number } | null> {
+export async function batchProgress(
+  db: Knex,
+  batchId: string,
+): Promise<{ siteId: string; requestedBy: string | null; pending: number; success: number; failed: number } | null> {
   const [row] = await rawRows<{ site_id: string | null; requested_by: string | null; total: number; pending: number; success: number; failed: number }>(
     db,
     `select min(site_id) as site_id, min(requested_by) as requested_by, count(*)::int as total,

@@ -37,7 +37,8 @@ export const PLATFORM_TEMPLATES = {
   },
   'approval-outcome': {
     subject_en: '{{title}}: {{outcomeEn}}',
-    body_en: '<p>Your request to publish the {{componentType}} “{{title}}” of site {{siteId}} was {{outcomeEn}}.</p><p><a href="{{link}}">See the request</a></p>',
+    body_en:
+      '<p>Your request to publish the {{componentType}} “{{title}}” of site {{siteId}} was {{outcomeEn}}.</p><p><a href="{{link}}">See the request</a></p>',
     subject_ar: '{{title}}: {{outcomeAr}}',
     body_ar: '<p>طلبك نشر {{componentType}} «{{title}}» في الموقع {{siteId}}: {{outcomeAr}}.</p><p><a href="{{link}}">عرض الطلب</a></p>',
   },

@@ -20,7 +20,13 @@ export async function seedDevelopment(db: Knex, args: { smtpCapturePort: number 
   const users = await db('directory.user').insert(USERS).onConflict('email').ignore().returning('id');
   if (users.length > 0) seeded.push(`${users.length} directory users`);
   if (!(await db(CONFIG_TABLES.EMAIL).first('id'))) {
-    await db(CONFIG_TABLES.EMAIL).insert({ config_name: 'development mail capture', transport: 'SMTP', is_active: true, smtp_host: '127.0.0.1', smtp_port: args.smtpCapturePort });
+    await db(CONFIG_TABLES.EMAIL).insert({
+      config_name: 'development mail capture',
+      transport: 'SMTP',
+      is_active: true,
+      smtp_host: '127.0.0.1',
+      smtp_port: args.smtpCapturePort,
+    });
     seeded.push('the mail capture as active SMTP configuration');
   }
   return seeded;

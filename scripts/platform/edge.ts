@@ -26,7 +26,19 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
   const said = writtenFromNow(args.logFile, 2000);
   const child: ChildProcess = spawn(
     TOOLS_ENVOY,
-    ['-c', bootstrap, '--concurrency', String(args.concurrency ?? 1), '--disable-hot-restart', '--log-level', 'warn', '--drain-time-s', '2', '--file-flush-interval-msec', '200'],
+    [
+      '-c',
+      bootstrap,
+      '--concurrency',
+      String(args.concurrency ?? 1),
+      '--disable-hot-restart',
+      '--log-level',
+      'warn',
+      '--drain-time-s',
+      '2',
+      '--file-flush-interval-msec',
+      '200',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -45,7 +57,10 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
   const started = Date.now();
   for (;;) {
     if (exit !== null) throw new Error(`Envoy exited while starting (${exit}): ${lastOutput()}`);
-    const ready = await fetch(`${adminUrl}/ready`).then((answer) => answer.status === 200, () => false);
+    const ready = await fetch(`${adminUrl}/ready`).then(
+      (answer) => answer.status === 200,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() - started > (args.deadlineMs ?? 20000)) {
       child.kill('SIGKILL');

@@ -16,7 +16,11 @@ const MAILDEV = path.resolve(__dirname, '..', '..', 'node_modules', '.bin', 'mai
 
 /** Starts maildev: a real SMTP server that captures mail, with its web UI and REST API (`/api/email`). */
 export async function startMailCapture(args: { smtpPort: number; uiPort: number; logFile?: string }): Promise<RunningMailCapture> {
-  const { child, exit, exited, said, stop } = spawnLogged(MAILDEV, ['--smtp', String(args.smtpPort), '--web', String(args.uiPort), '--ip', '127.0.0.1', '--web-ip', '127.0.0.1'], args.logFile);
+  const { child, exit, exited, said, stop } = spawnLogged(
+    MAILDEV,
+    ['--smtp', String(args.smtpPort), '--web', String(args.uiPort), '--ip', '127.0.0.1', '--web-ip', '127.0.0.1'],
+    args.logFile,
+  );
   const uiUrl = `http://127.0.0.1:${args.uiPort}`;
   const started = Date.now();
   for (;;) {

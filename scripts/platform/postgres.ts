@@ -48,13 +48,11 @@ export async function startPostgres(args: {
     await server.start();
   } catch (error) {
     throw new Error(
-      `PostgreSQL did not start on port ${args.port} with data in ${args.dataDir}` +
-        (error instanceof Error ? `: ${error.message}` : ' (is the port taken?)'),
+      `PostgreSQL did not start on port ${args.port} with data in ${args.dataDir}` + (error instanceof Error ? `: ${error.message}` : ' (is the port taken?)'),
       { cause: error },
     );
   }
-  const url = (database: string) =>
-    `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${args.port}/${database}`;
+  const url = (database: string) => `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${args.port}/${database}`;
   const admin = new pg.Client({ connectionString: url('postgres') });
   await admin.connect();
   try {

@@ -39,7 +39,13 @@ export async function startRegistry(args: { port: number; dir: string; logFile?:
   const started = Date.now();
   for (;;) {
     if (exit() !== null) throw new Error(`the registry (docker-registry) exited while starting: ${exit()}; is Debian's docker-registry installed?`);
-    if (await fetch(`http://${address}/v2/`).then((answer) => answer.ok, () => false)) break;
+    if (
+      await fetch(`http://${address}/v2/`).then(
+        (answer) => answer.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() - started > 20000) {
       child.kill('SIGKILL');
       throw new Error(`the registry (docker-registry) did not answer on ${address} within 20 s`);
@@ -90,7 +96,9 @@ export async function swarmAdvertiseAddress(
   const name = bridge.Options?.['com.docker.network.bridge.name'] || 'docker0';
   const address = (args.addressesOf ?? interfaceIPv4Addresses)(name)[0];
   if (address) return address;
-  throw new Error(`the engine's default bridge lists no gateway and its interface ${name} has no IPv4 address to advertise the swarm on: set SWARM_ADVERTISE_ADDR`);
+  throw new Error(
+    `the engine's default bridge lists no gateway and its interface ${name} has no IPv4 address to advertise the swarm on: set SWARM_ADVERTISE_ADDR`,
+  );
 }
 
 /**
@@ -112,7 +120,12 @@ export async function ensureSwarm(docker: Docker, args: { advertiseAddress: stri
     }
     await docker.swarmLeave({ force: true });
   }
-  await docker.swarmInit({ ListenAddr: `${args.advertiseAddress}:2377`, AdvertiseAddr: args.advertiseAddress, DefaultAddrPool: [SWARM_ADDRESS_POOL], SubnetSize: 24 });
+  await docker.swarmInit({
+    ListenAddr: `${args.advertiseAddress}:2377`,
+    AdvertiseAddr: args.advertiseAddress,
+    DefaultAddrPool: [SWARM_ADDRESS_POOL],
+    SubnetSize: 24,
+  });
 }
 
 /**
@@ -188,6 +201,9 @@ export async function openEdgeDoor(docker: Docker, args: { name: string; image: 
     execFileSync('ip', ['route', 'replace', SWARM_ADDRESS_POOL, 'via', doorAddress], { stdio: 'pipe' });
   } catch (error) {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
-    throw new Error(`the edge door into the swarm's overlays could not be opened (needs root, nsenter, iptables and ip): ${stderr || (error as Error).message}`, { cause: error });
+    throw new Error(
+      `the edge door into the swarm's overlays could not be opened (needs root, nsenter, iptables and ip): ${stderr || (error as Error).message}`,
+      { cause: error },
+    );
   }
 }

@@ -97,14 +97,30 @@ interface NodePorts {
 }
 
 async function pickNodePorts(): Promise<NodePorts> {
-  const names: Array<keyof NodePorts> = ['frontend', 'frontendMembership', 'internalFrontend', 'internalFrontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership'];
+  const names: Array<keyof NodePorts> = [
+    'frontend',
+    'frontendMembership',
+    'internalFrontend',
+    'internalFrontendMembership',
+    'history',
+    'historyMembership',
+    'matching',
+    'matchingMembership',
+    'worker',
+    'workerMembership',
+  ];
   const ports = {} as NodePorts;
   for (const name of names) ports[name] = await freePort({ from: NODE_PORTS_FROM, to: NODE_PORTS_TO });
   return ports;
 }
 
 /** Creates the two databases when missing and sets up or upgrades their schemas: idempotent, as the SQL tool is. */
-export async function setUpTemporalDatabases(args: { binaries: TemporalServerBinaries; sql: SqlEndpoint; databases: { history: string; visibility: string }; fresh?: boolean }): Promise<void> {
+export async function setUpTemporalDatabases(args: {
+  binaries: TemporalServerBinaries;
+  sql: SqlEndpoint;
+  databases: { history: string; visibility: string };
+  fresh?: boolean;
+}): Promise<void> {
   const { binaries, sql } = args;
   const tool = (database: string, ...command: string[]) =>
     execFileAsync(binaries.sql, ['--plugin', 'postgres12', '--ep', sql.host, '-p', String(sql.port), '-u', sql.user, '--db', database, ...command], {
@@ -187,20 +203,27 @@ async function startDoor(args: { port: number; frontends: number[]; dir: string 
   bootstrap.static_resources.listeners[0].address.socket_address = { address: '127.0.0.1', port_value: args.port };
   const frontends = bootstrap.static_resources.clusters[0];
   frontends.type = 'STATIC';
-  frontends.load_assignment.endpoints = [{ lb_endpoints: args.frontends.map((port) => ({ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: port } } } })) }];
+  frontends.load_assignment.endpoints = [
+    { lb_endpoints: args.frontends.map((port) => ({ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: port } } } })) },
+  ];
   const file = path.join(args.dir, 'door.json');
   fs.writeFileSync(file, JSON.stringify(bootstrap));
   const adminFile = path.join(args.dir, 'door-admin.txt');
   fs.rmSync(adminFile, { force: true });
   const log = fs.openSync(path.join(args.dir, 'door.log'), 'a');
-  const child = spawn(TOOLS_ENVOY, ['-c', file, '--concurrency', '1', '--disable-hot-restart', '--log-level', 'warn', '--admin-address-path', adminFile], { stdio: ['ignore', log, log] });
+  const child = spawn(TOOLS_ENVOY, ['-c', file, '--concurrency', '1', '--disable-hot-restart', '--log-level', 'warn', '--admin-address-path', adminFile], {
+    stdio: ['ignore', log, log],
+  });
   fs.closeSync(log);
   const deadline = Date.now() + 20000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the Temporal door (Envoy) exited while starting: see ${path.join(args.dir, 'door.log')}`);
     if (fs.existsSync(adminFile) && fs.readFileSync(adminFile, 'utf8').trim()) {
       const admin = fs.readFileSync(adminFile, 'utf8').trim();
-      const listeners = await fetch(`http://${admin}/listeners?format=json`).then((answer) => answer.json() as Promise<{ listener_statuses?: Array<{ local_address?: { socket_address?: { port_value?: number } } }> }>, () => null);
+      const listeners = await fetch(`http://${admin}/listeners?format=json`).then(
+        (answer) => answer.json() as Promise<{ listener_statuses?: Array<{ local_address?: { socket_address?: { port_value?: number } } }> }>,
+        () => null,
+      );
       const port = listeners?.listener_statuses?.[0]?.local_address?.socket_address?.port_value;
       if (port) return { address: `127.0.0.1:${port}`, process: child };
     }
@@ -216,18 +239,27 @@ async function startDoor(args: { port: number; frontends: number[]; dir: string 
  * Registers namespaces (idempotent) with the platform's search attributes, and answers once every node's
  * frontend knows them: each node learns of a new namespace on its own refresh.
  */
-export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalCluster, 'address' | 'nodes' | 'identityDir'> & { tlsCaFile: string | null }, namespaces: string[]): Promise<void> {
+export async function ensureClusterNamespaces(
+  cluster: Pick<RunningTemporalCluster, 'address' | 'nodes' | 'identityDir'> & { tlsCaFile: string | null },
+  namespaces: string[],
+): Promise<void> {
   // Registering a namespace and its search attributes is an administrator's: a token of two minutes for it,
   // which the waits below (a minute at most each) may outlive only when they fail anyway.
-  const apiKey = signServiceToken(loadOrCreateSigningKey(cluster.identityDir), { subject: 'opsflow-setup', permissions: ['temporal-system:admin'], seconds: 120 });
+  const apiKey = signServiceToken(loadOrCreateSigningKey(cluster.identityDir), {
+    subject: 'opsflow-setup',
+    permissions: ['temporal-system:admin'],
+    seconds: 120,
+  });
   const tls = clientTlsOf(cluster.tlsCaFile) ?? false;
   const connection = await Connection.connect({ address: cluster.address, apiKey, tls });
   try {
     for (const namespace of namespaces) {
-      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${RETENTION_DAYS} days`) }).catch((error: { code?: number }) => {
-        // 6: ALREADY_EXISTS, from an earlier start on the same databases.
-        if (error.code !== 6) throw error;
-      });
+      await connection.workflowService
+        .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${RETENTION_DAYS} days`) })
+        .catch((error: { code?: number }) => {
+          // 6: ALREADY_EXISTS, from an earlier start on the same databases.
+          if (error.code !== 6) throw error;
+        });
       await untilDone(`namespace ${namespace} with its search attributes`, () => ensureSearchAttributes(connection, namespace));
     }
   } finally {
@@ -237,7 +269,8 @@ export async function ensureClusterNamespaces(cluster: Pick<RunningTemporalClust
     if (!node.running()) continue;
     const direct = await Connection.connect({ address: node.frontend, apiKey, tls });
     try {
-      for (const namespace of namespaces) await untilDone(`${node.name} to know namespace ${namespace}`, () => direct.workflowService.describeNamespace({ namespace }));
+      for (const namespace of namespaces)
+        await untilDone(`${node.name} to know namespace ${namespace}`, () => direct.workflowService.describeNamespace({ namespace }));
     } finally {
       await direct.close();
     }
@@ -310,7 +343,9 @@ export async function startTemporalCluster(args: {
   const doorPort = Number(door.address.split(':')[1]);
   let doorProcess = door.process;
   const exitOf = (child: ChildProcess) =>
-    child.exitCode !== null || child.signalCode !== null ? Promise.resolve(`code ${child.exitCode} signal ${child.signalCode}`) : new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code} signal ${signal}`)));
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve(`code ${child.exitCode} signal ${child.signalCode}`)
+      : new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code} signal ${signal}`)));
   const nodes: ClusterNode[] = ports.map((_, index) => {
     const name = `temporal-${index + 1}`;
     const frontend = () => `127.0.0.1:${ports[index].frontend}`;
@@ -334,7 +369,16 @@ export async function startTemporalCluster(args: {
         if (running()) return;
         const logFile = path.join(args.dir, `${name}.log`);
         const said = writtenFromNow(logFile, 100000);
-        child = startNode({ binaries: args.binaries, sql: args.sql, databases, ports: ports[index], clusterAddress: door.address, jwksFile: signingKey.jwksFile, tlsDir: tls.dir, logFile });
+        child = startNode({
+          binaries: args.binaries,
+          sql: args.sql,
+          databases,
+          ports: ports[index],
+          clusterAddress: door.address,
+          jwksFile: signingKey.jwksFile,
+          tlsDir: tls.dir,
+          logFile,
+        });
         const deadline = Date.now() + 90000;
         while ((await frontendAnswers(frontend(), clientTls)) !== true) {
           if (!running()) {

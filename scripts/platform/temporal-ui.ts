@@ -36,7 +36,8 @@ const loopbackHosts = (port: number) => [`127.0.0.1:${port}`, `localhost:${port}
  * proxy adds to every one, so such a page could otherwise run a workflow's queries through it.
  */
 function refusal(request: http.IncomingMessage, port: number): string | null {
-  if (!loopbackHosts(port).includes((request.headers.host ?? '').toLowerCase())) return 'The Temporal Web UI answers this machine only: open it at its loopback address.';
+  if (!loopbackHosts(port).includes((request.headers.host ?? '').toLowerCase()))
+    return 'The Temporal Web UI answers this machine only: open it at its loopback address.';
   const site = request.headers['sec-fetch-site'];
   const navigation = request.method === 'GET' && request.headers['sec-fetch-mode'] === 'navigate';
   if ((site === 'cross-site' || site === 'same-site') && !navigation) return 'The Temporal Web UI answers its own pages only.';
@@ -97,7 +98,9 @@ export async function serveTemporalUi(args: {
     request.pipe(forwarded);
   });
   await new Promise<void>((resolve, reject) => {
-    proxy.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`the Temporal Web UI cannot listen on ${args.uiUrl} (${error.code}): set TEMPORAL_UI_URL to a free loopback port`)));
+    proxy.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new Error(`the Temporal Web UI cannot listen on ${args.uiUrl} (${error.code}): set TEMPORAL_UI_URL to a free loopback port`)),
+    );
     proxy.listen(port, '127.0.0.1', () => resolve());
   });
 
@@ -126,7 +129,10 @@ export async function serveTemporalUi(args: {
       );
       const out = fs.openSync(args.logFile, 'a');
       const logged = fs.statSync(args.logFile).size;
-      const child: ChildProcess = spawn(args.binary, ['--root', args.dir, '--config', 'config', '--env', 'development', 'start'], { stdio: ['ignore', out, out], env: { PATH: process.env.PATH } });
+      const child: ChildProcess = spawn(args.binary, ['--root', args.dir, '--config', 'config', '--env', 'development', 'start'], {
+        stdio: ['ignore', out, out],
+        env: { PATH: process.env.PATH },
+      });
       fs.closeSync(out);
       const serverPort = upstream;
       // Once it exits its port is nobody's: nothing is forwarded there (another process could take it) until a start picks a new one.

@@ -87,12 +87,18 @@ export async function startTemporal(args: {
   const { child, exit, exited, said, stop } = spawnLogged(
     cli.path,
     [
-      'server', 'start-dev',
-      '--db-filename', path.resolve(args.dbFile),
-      '--ip', '127.0.0.1',
-      '--port', String(args.port),
-      '--ui-port', String(args.uiPort),
-      '--log-level', 'warn',
+      'server',
+      'start-dev',
+      '--db-filename',
+      path.resolve(args.dbFile),
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(args.port),
+      '--ui-port',
+      String(args.uiPort),
+      '--log-level',
+      'warn',
       ...(args.codecEndpoint ? ['--ui-codec-endpoint', args.codecEndpoint] : []),
       ...searchAttributeFlags(),
       ...namespaceFlags,
@@ -137,7 +143,13 @@ async function startFromSdkDownload(args: {
       },
     });
     // The SDK's server is not ours to watch: it never counts as exited.
-    return { address: args.address, uiUrl: args.uiUrl, cli: "the Temporal SDK's download", exited: new Promise<string>(() => undefined), stop: () => env.teardown() };
+    return {
+      address: args.address,
+      uiUrl: args.uiUrl,
+      cli: "the Temporal SDK's download",
+      exited: new Promise<string>(() => undefined),
+      stop: () => env.teardown(),
+    };
   } catch (error) {
     throw new Error(`${CLI_NOT_FOUND_MESSAGE} (SDK download failed: ${error instanceof Error ? error.message : error})`, { cause: error });
   }

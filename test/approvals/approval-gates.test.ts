@@ -39,7 +39,13 @@ async function temporalCli(args: string[]): Promise<{ ok: boolean; output: strin
   const cli = findTemporalCli();
   if (!cli) throw new Error('the Temporal CLI is needed to send raw signals and updates');
   try {
-    const { stdout, stderr } = await run(cli.path, [...args, '--address', thisFile.platform.config.temporalAddress, '--namespace', thisFile.platform.config.temporalNamespace]);
+    const { stdout, stderr } = await run(cli.path, [
+      ...args,
+      '--address',
+      thisFile.platform.config.temporalAddress,
+      '--namespace',
+      thisFile.platform.config.temporalNamespace,
+    ]);
     return { ok: true, output: stdout + stderr };
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string };
@@ -73,7 +79,15 @@ let policyId: string;
 beforeAll(async () => {
   const created = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
     token: admin,
-    body: { componentType: 'PAGE', siteId: SITE, enabled: true, workflowDefinitionId: await definition([{ name: 'Review', role: 'MANAGER' }, { name: 'Sign-off', role: 'MANAGER' }]) },
+    body: {
+      componentType: 'PAGE',
+      siteId: SITE,
+      enabled: true,
+      workflowDefinitionId: await definition([
+        { name: 'Review', role: 'MANAGER' },
+        { name: 'Sign-off', role: 'MANAGER' },
+      ]),
+    },
   });
   expect(created.status).toBe(201);
   policyId = created.body.id;
@@ -82,14 +96,25 @@ beforeAll(async () => {
 describe('decisions sent straight to Temporal', () => {
   test('a raw `decision` signal (temporal workflow signal) changes nothing; the run shows it refused; the decide endpoint still works', async () => {
     const page = await pendingPage();
-    const signalled = await temporalCli(['workflow', 'signal', '--workflow-id', page.workflowId, '--name', 'decision', '--input', '{"stage":0,"decision":"APPROVED","decidedBy":"nobody"}']);
+    const signalled = await temporalCli([
+      'workflow',
+      'signal',
+      '--workflow-id',
+      page.workflowId,
+      '--name',
+      'decision',
+      '--input',
+      '{"stage":0,"decision":"APPROVED","decidedBy":"nobody"}',
+    ]);
     expect(signalled.ok).toBe(true);
     const history = await waitUntil('the refusal in the history', async () => {
       const shown = workflowShow(thisFile.platform, page.workflowId);
       return (await decodedPayloads(thisFile.platform, shown)).includes('refuseRawDecision') ? shown : null;
     });
     expect(history).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
-    expect(await decodedPayloads(thisFile.platform, history)).toContain('decisions reach a publish run only through POST /api/workflow/approvals/{correlationId}/decide');
+    expect(await decodedPayloads(thisFile.platform, history)).toContain(
+      'decisions reach a publish run only through POST /api/workflow/approvals/{correlationId}/decide',
+    );
     expect(await statusOf(page.id)).toBe('PENDING_APPROVAL');
     expect(await approval(page.correlationId)).toEqual(expect.objectContaining({ status: 'PENDING', currentStage: 0, decisions: [] }));
     expect((await approval(page.correlationId)).progress).toEqual(expect.objectContaining({ stage: 'PENDING_APPROVAL', approvalStage: 0 }));
@@ -105,7 +130,10 @@ describe('decisions sent straight to Temporal', () => {
     const forged = await thisFile.platform.temporal.client.workflow
       .getHandle(page.workflowId)
       .executeUpdate('decide', { args: [{ stage: 0, proposalId: randomUUID(), decision: 'APPROVED', decidedBy: 'max' }] })
-      .then(() => null, (error: unknown) => error);
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     expect(forged).toBeInstanceOf(WorkflowUpdateFailedError);
     const failure = (forged as WorkflowUpdateFailedError).cause;
     expect(failure).toBeInstanceOf(ApplicationFailure);
@@ -113,7 +141,17 @@ describe('decisions sent straight to Temporal', () => {
     expect((failure as ApplicationFailure).message).toContain('decide endpoint recorded no such decision');
 
     // The CLI, without the codec endpoint, sees the refusal's type; its message is sealed like a payload.
-    const fromCli = await temporalCli(['workflow', 'update', 'execute', '--workflow-id', page.workflowId, '--name', 'decide', '--input', `{"stage":0,"proposalId":"${randomUUID()}"}`]);
+    const fromCli = await temporalCli([
+      'workflow',
+      'update',
+      'execute',
+      '--workflow-id',
+      page.workflowId,
+      '--name',
+      'decide',
+      '--input',
+      `{"stage":0,"proposalId":"${randomUUID()}"}`,
+    ]);
     expect(fromCli.ok).toBe(false);
     expect(fromCli.output).toContain('DECISION_NOT_RECORDED');
     const history = workflowShow(thisFile.platform, page.workflowId);
@@ -130,7 +168,10 @@ describe('decisions sent straight to Temporal', () => {
     const page = await pendingPage();
     const handle = thisFile.platform.temporal.client.workflow.getHandle(page.workflowId);
     for (const args of [[{ stage: 1, proposalId: randomUUID() }], [{ stage: 0 }], [null]] as Array<[unknown]>) {
-      const refused = await handle.executeUpdate('decide', { args }).then(() => null, (error: unknown) => error);
+      const refused = await handle.executeUpdate('decide', { args }).then(
+        () => null,
+        (error: unknown) => error,
+      );
       expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
     }
     const history = workflowShow(thisFile.platform, page.workflowId);
@@ -147,7 +188,10 @@ describe('decisions sent straight to Temporal', () => {
     const replayed = await thisFile.platform.temporal.client.workflow
       .getHandle(target.workflowId)
       .executeUpdate('decide', { args: [{ stage: 0, proposalId }] })
-      .then(() => null, (error: unknown) => error);
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     expect(((replayed as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe('DECISION_NOT_RECORDED');
     expect(await approval(target.correlationId)).toEqual(expect.objectContaining({ currentStage: 0, decisions: [] }));
   });
@@ -158,7 +202,15 @@ describe('four eyes', () => {
     const page = await pendingPage();
     const first = await decide(page.correlationId, managerA);
     expect(first.status).toBe(200);
-    expect(first.body).toEqual(expect.objectContaining({ status: 'PENDING', currentStage: 1, workflowId: page.workflowId, runId: expect.stringMatching(/^[0-9a-f-]{36}$/), uiUrl: expect.stringContaining('/history') }));
+    expect(first.body).toEqual(
+      expect.objectContaining({
+        status: 'PENDING',
+        currentStage: 1,
+        workflowId: page.workflowId,
+        runId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        uiUrl: expect.stringContaining('/history'),
+      }),
+    );
     expectProblem(await decide(page.correlationId, managerA), 403, 'APPROVER_ALREADY_DECIDED');
     expect(await approval(page.correlationId)).toEqual(expect.objectContaining({ status: 'PENDING', currentStage: 1 }));
     expect((await decide(page.correlationId, managerB)).body.status).toBe('APPROVED');
@@ -172,7 +224,10 @@ describe('four eyes', () => {
   });
 
   test('the requester never decides, ADMIN included: 403 SELF_APPROVAL_FORBIDDEN', async () => {
-    const created = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: admin, body: { siteId: SITE, name: 'own', slug: 'own', title: 't', data: {} } });
+    const created = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+      token: admin,
+      body: { siteId: SITE, name: 'own', slug: 'own', title: 't', data: {} },
+    });
     const submitted = await call(thisFile.api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: admin });
     expect(submitted.status).toBe(202);
     expectProblem(await decide(submitted.body.correlationId, admin), 403, 'SELF_APPROVAL_FORBIDDEN');
@@ -191,13 +246,20 @@ describe('approval chains belong to administrators', () => {
     expectProblem(await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${id}/archive`, { token: editor }), 403, 'FORBIDDEN');
     expectProblem(await call(thisFile.api.url, 'DELETE', `/api/workflow/definitions/${id}`, { token: managerA }), 403, 'FORBIDDEN');
     const unchanged = (await call(thisFile.api.url, 'GET', `/api/workflow/definitions/${id}`, { token: editor })).body;
-    expect(unchanged.stages).toEqual([{ name: 'Review', role: 'MANAGER' }, { name: 'Sign-off', role: 'MANAGER' }]);
+    expect(unchanged.stages).toEqual([
+      { name: 'Review', role: 'MANAGER' },
+      { name: 'Sign-off', role: 'MANAGER' },
+    ]);
   });
 
   test('an EDITOR or MANAGER cannot create, replace or delete an approval policy: 403', async () => {
     const body = { componentType: 'PAGE', siteId: SITE, enabled: false };
     for (const token of [editor, managerA]) {
-      expectProblem(await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token, body: { ...body, componentType: 'PORTLET' } }), 403, 'FORBIDDEN');
+      expectProblem(
+        await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token, body: { ...body, componentType: 'PORTLET' } }),
+        403,
+        'FORBIDDEN',
+      );
       expectProblem(await call(thisFile.api.url, 'PUT', `/api/workflow/approvals/policies/${policyId}`, { token, body }), 403, 'FORBIDDEN');
       expectProblem(await call(thisFile.api.url, 'DELETE', `/api/workflow/approvals/policies/${policyId}`, { token }), 403, 'FORBIDDEN');
     }

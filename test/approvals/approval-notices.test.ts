@@ -13,7 +13,10 @@ let mailApi: string;
 const tokens: Record<string, string> = {};
 
 async function directoryUser(local: string, values: { name: string; locale: 'en' | 'ar'; roles: string[] }): Promise<string> {
-  const [row] = await thisFile.platform.db('directory.user').insert({ email: address(local), name: values.name, locale: values.locale, roles: values.roles, site_ids: [SITE] }).returning('id');
+  const [row] = await thisFile.platform
+    .db('directory.user')
+    .insert({ email: address(local), name: values.name, locale: values.locale, roles: values.roles, site_ids: [SITE] })
+    .returning('id');
   tokens[local] = await thisFile.platform.token({ sub: row.id, name: values.name, roles: values.roles, sites: [SITE] });
   return row.id;
 }
@@ -45,7 +48,10 @@ beforeAll(async () => {
 });
 
 async function submitPage(title: string) {
-  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: tokens.eda, body: { siteId: SITE, name: title, slug: title, title, data: { n: 1 } } });
+  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+    token: tokens.eda,
+    body: { siteId: SITE, name: title, slug: title, title, data: { n: 1 } },
+  });
   expect(created.status).toBe(201);
   const submitted = await call(thisFile.api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: tokens.eda, body: {} });
   expect(submitted.status).toBe(202);
@@ -53,13 +59,19 @@ async function submitPage(title: string) {
 }
 
 /** The mails a user got whose subject is (or, for a title, contains) the text. */
-const mailsAbout = async (local: string, title: string): Promise<CapturedMail[]> => (await mailTo(mailApi, address(local))).filter((mail) => mail.subject.includes(title));
-const arrives = (local: string, title: string, count = 1) => waitUntil(`${count} mail(s) about ${title} for ${local}`, async () => {
-  const mails = await mailsAbout(local, title);
-  return mails.length >= count ? mails : null;
-}, 30000);
+const mailsAbout = async (local: string, title: string): Promise<CapturedMail[]> =>
+  (await mailTo(mailApi, address(local))).filter((mail) => mail.subject.includes(title));
+const arrives = (local: string, title: string, count = 1) =>
+  waitUntil(
+    `${count} mail(s) about ${title} for ${local}`,
+    async () => {
+      const mails = await mailsAbout(local, title);
+      return mails.length >= count ? mails : null;
+    },
+    30000,
+  );
 
-test("reaching a stage emails its role holders in the site, each in their own locale, with what changes and a link; the requester is not asked", async () => {
+test('reaching a stage emails its role holders in the site, each in their own locale, with what changes and a link; the requester is not asked', async () => {
   const { correlationId } = await submitPage('notice-one');
   const [arabic] = await arrives('layla', 'مطلوب اعتماد: notice-one');
   expect(arabic.html).toContain('dir="rtl"');
@@ -81,7 +93,10 @@ test('without a decision, a 1-second remindAfter reminds the role holders, a 3-s
   expect(escalation.subject).toBe('Approval overdue: notice-late');
   expect(escalation.html).toContain('Review');
 
-  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, { token: tokens.mark, body: { decision: 'APPROVED' } });
+  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, {
+    token: tokens.mark,
+    body: { decision: 'APPROVED' },
+  });
   expect(decided.status).toBe(200);
   const [outcome] = await arrives('eda', 'notice-late');
   expect(outcome.subject).toBe('notice-late: approved and published');
@@ -91,7 +106,10 @@ test('without a decision, a 1-second remindAfter reminds the role holders, a 3-s
 test('a decision before escalateAfter cancels the timer: no escalation is sent', async () => {
   const page = await submitPage('notice-prompt');
   await arrives('mark', 'notice-prompt');
-  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, { token: tokens.layla, body: { decision: 'REJECTED' } });
+  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, {
+    token: tokens.layla,
+    body: { decision: 'REJECTED' },
+  });
   expect(decided.status).toBe(200);
   const [outcome] = await arrives('eda', 'notice-prompt');
   expect(outcome.subject).toBe('notice-prompt: rejected');

@@ -32,16 +32,21 @@ async function newPage(siteId: string, apiUrl = thisFile.api.url) {
 }
 
 async function policy(body: Record<string, unknown>) {
-  const created = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', enabled: true, ...body } });
+  const created = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
+    token: admin,
+    body: { componentType: 'PAGE', enabled: true, ...body },
+  });
   expect(created.status).toBe(201);
   return created.body;
 }
 
 const page = (id: string, apiUrl = thisFile.api.url) => call(apiUrl, 'GET', `/api/content/pages/${id}`, { token: editor }).then((answer) => answer.body);
-const publish = (id: string, apiUrl = thisFile.api.url, token = editor) => call(apiUrl, 'POST', `/api/content/pages/${id}/publish`, { token, body: { comment: 'please' } });
+const publish = (id: string, apiUrl = thisFile.api.url, token = editor) =>
+  call(apiUrl, 'POST', `/api/content/pages/${id}/publish`, { token, body: { comment: 'please' } });
 const decide = (correlationId: string, token: string, decision = 'APPROVED', apiUrl = thisFile.api.url) =>
   call(apiUrl, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token, body: { decision, comment: 'ok' } });
-const settled = (id: string, status: string, apiUrl = thisFile.api.url) => waitUntil(`page ${id} ${status}`, async () => ((await page(id, apiUrl)).status === status ? page(id, apiUrl) : null), 60000);
+const settled = (id: string, status: string, apiUrl = thisFile.api.url) =>
+  waitUntil(`page ${id} ${status}`, async () => ((await page(id, apiUrl)).status === status ? page(id, apiUrl) : null), 60000);
 
 describe('with a site policy', () => {
   beforeAll(async () => {
@@ -52,21 +57,41 @@ describe('with a site policy', () => {
     const { id, slug } = await newPage('site-a');
     const submitted = await publish(id);
     expect(submitted.status).toBe(202);
-    expect(submitted.body).toEqual({ status: 'PENDING_APPROVAL', correlationId: expect.any(String), workflowId: `publish:PAGE:${id}`, runId: expect.stringMatching(/^[0-9a-f-]{36}$/), uiUrl: expect.stringContaining('publish%3APAGE%3A') });
+    expect(submitted.body).toEqual({
+      status: 'PENDING_APPROVAL',
+      correlationId: expect.any(String),
+      workflowId: `publish:PAGE:${id}`,
+      runId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      uiUrl: expect.stringContaining('publish%3APAGE%3A'),
+    });
     const { correlationId } = submitted.body;
     expect((await page(id)).status).toBe('PENDING_APPROVAL');
     await recordHistory(thisFile.platform.temporal, { workflowId: submitted.body.workflowId, name: 'publish-waiting-for-approval' });
-    const submittedRev = (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items.find((item: any) => item.status === 'DRAFT').rev;
+    const submittedRev = (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items.find(
+      (item: any) => item.status === 'DRAFT',
+    ).rev;
 
     const queueA = await call(thisFile.api.url, 'GET', '/api/workflow/approvals?status=PENDING', { token: managerA });
     expect(queueA.body.items.map((item: any) => item.correlationId)).toContain(correlationId);
     expect(queueA.body.items.find((item: any) => item.correlationId === correlationId)).toEqual(
-      expect.objectContaining({ componentType: 'PAGE', siteId: 'site-a', resourceId: id, revision: submittedRev, requestedBy: 'eda', status: 'PENDING', comment: 'please' }),
+      expect.objectContaining({
+        componentType: 'PAGE',
+        siteId: 'site-a',
+        resourceId: id,
+        revision: submittedRev,
+        requestedBy: 'eda',
+        status: 'PENDING',
+        comment: 'please',
+      }),
     );
     // What approving would change: a first publish, so every field against nothing.
     expect(queueA.body.items.find((item: any) => item.correlationId === correlationId).comparison).toEqual({
       against: 'nothing',
-      changes: expect.arrayContaining([{ path: '/title', after: 'v1' }, { path: '/data', after: { n: 1 } }, { path: '/slug', after: slug }]),
+      changes: expect.arrayContaining([
+        { path: '/title', after: 'v1' },
+        { path: '/data', after: { n: 1 } },
+        { path: '/slug', after: slug },
+      ]),
     });
     const one = await call(thisFile.api.url, 'GET', `/api/workflow/approvals/${correlationId}`, { token: viewer });
     expect(one.body.progress).toEqual(expect.objectContaining({ stage: 'PENDING_APPROVAL', revision: submittedRev, approvalStage: 0 }));
@@ -75,13 +100,18 @@ describe('with a site policy', () => {
     expectProblem(await call(thisFile.api.url, 'GET', '/api/workflow/approvals', { token: viewer }), 403, 'FORBIDDEN');
 
     // The draft moves on while the approval waits; what gets published is what was submitted.
-    await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: slug, slug, title: 'v2, after submitting', data: { n: 2 } } });
+    await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, {
+      token: editor,
+      body: { name: slug, slug, title: 'v2, after submitting', data: { n: 2 } },
+    });
     expectProblem(await publish(id), 409, 'APPROVAL_PENDING');
     expectProblem(await decide(correlationId, managerB), 403, 'FORBIDDEN');
 
     const approved = await decide(correlationId, managerA);
     expect(approved.status).toBe(200);
-    expect(approved.body).toEqual(expect.objectContaining({ status: 'APPROVED', decisions: [expect.objectContaining({ decision: 'APPROVED', decidedBy: 'max', stage: 0 })] }));
+    expect(approved.body).toEqual(
+      expect.objectContaining({ status: 'APPROVED', decisions: [expect.objectContaining({ decision: 'APPROVED', decidedBy: 'max', stage: 0 })] }),
+    );
     const published = await settled(id, 'PUBLISHED');
     expect(published.publishedRev).toBe(submittedRev);
     expect(published.title).toBe('v2, after submitting');
@@ -125,14 +155,18 @@ describe('with a site policy', () => {
     expect(ids).toContain(submitted.correlationId);
     expect(ids).not.toContain(othersRequest.correlationId);
     expect(listed.body.items.every((item: any) => item.requestedBy === 'eda')).toBe(true);
-    expect(listed.body.items.find((item: any) => item.correlationId === submitted.correlationId).comparison).toEqual({ against: 'nothing', changes: expect.any(Array) });
+    expect(listed.body.items.find((item: any) => item.correlationId === submitted.correlationId).comparison).toEqual({
+      against: 'nothing',
+      changes: expect.any(Array),
+    });
     // A manager of the site, and an ADMIN, see only their own requests here too (the queue is where they decide).
     expect((await call(thisFile.api.url, 'GET', '/api/workflow/approvals/mine', { token: managerA })).body.items).toEqual([]);
     const adminOwn = (await call(thisFile.api.url, 'GET', '/api/workflow/approvals/mine', { token: admin })).body.items.map((item: any) => item.correlationId);
     expect(adminOwn).toContain(othersRequest.correlationId);
     expect(adminOwn).not.toContain(submitted.correlationId);
     expectProblem(await call(thisFile.api.url, 'GET', '/api/workflow/approvals/mine?status=NOPE', { token: editor }), 400, 'VALIDATION_FAILED');
-    for (const correlationId of [submitted.correlationId, othersRequest.correlationId]) expect((await decide(correlationId, managerA, 'REJECTED')).status).toBe(200);
+    for (const correlationId of [submitted.correlationId, othersRequest.correlationId])
+      expect((await decide(correlationId, managerA, 'REJECTED')).status).toBe(200);
   });
 
   test('the queue compares a whole page of requests against what is live in a few queries, not a few per request', async () => {
@@ -164,10 +198,22 @@ describe('with a site policy', () => {
 test('a global policy applies to a site without its own; a disabled site policy means no approval there', async () => {
   await policy({ siteId: null, componentType: 'WEB_CONTENT' });
   await policy({ siteId: 'site-b', componentType: 'WEB_CONTENT', enabled: false });
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'WEB_CONTENT', siteId: null, enabled: true } }), 409, 'APPROVAL_POLICY_EXISTS');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
+      token: admin,
+      body: { componentType: 'WEB_CONTENT', siteId: null, enabled: true },
+    }),
+    409,
+    'APPROVAL_POLICY_EXISTS',
+  );
 
   const create = async (siteId: string) =>
-    (await call(thisFile.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId, name: 'w', slug: `w-${siteId}`, title: 't', data: {} } })).body.id;
+    (
+      await call(thisFile.api.url, 'POST', '/api/content/web-content', {
+        token: editor,
+        body: { siteId, name: 'w', slug: `w-${siteId}`, title: 't', data: {} },
+      })
+    ).body.id;
   const inC = await create('site-c');
   const inB = await create('site-b');
   expect((await call(thisFile.api.url, 'POST', `/api/content/web-content/${inC}/publish`, { token: editor })).body.status).toBe('PENDING_APPROVAL');
@@ -179,7 +225,14 @@ test('a global policy applies to a site without its own; a disabled site policy 
 test('a two-stage definition: both stages approve in order; a rejection at stage one ends it', async () => {
   const definition = await call(thisFile.api.url, 'POST', '/api/workflow/definitions', {
     token: admin,
-    body: { siteId: 'site-c', name: 'review then sign-off', stages: [{ name: 'Review', role: 'MANAGER' }, { name: 'Sign-off', role: 'ADMIN' }] },
+    body: {
+      siteId: 'site-c',
+      name: 'review then sign-off',
+      stages: [
+        { name: 'Review', role: 'MANAGER' },
+        { name: 'Sign-off', role: 'ADMIN' },
+      ],
+    },
   });
   expect((await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
   await policy({ siteId: 'site-c', workflowDefinitionId: definition.body.id });
@@ -204,13 +257,25 @@ test('a two-stage definition: both stages approve in order; a rejection at stage
 test('policies: get, replace, delete; 400 for an unknown component type; 404 for an unknown definition', async () => {
   const created = await policy({ siteId: 'site-crud', componentType: 'PORTLET' });
   expect((await call(thisFile.api.url, 'GET', `/api/workflow/approvals/policies/${created.id}`, { token: admin })).body).toEqual(created);
-  const replaced = await call(thisFile.api.url, 'PUT', `/api/workflow/approvals/policies/${created.id}`, { token: admin, body: { componentType: 'PORTLET', siteId: 'site-crud', enabled: false } });
+  const replaced = await call(thisFile.api.url, 'PUT', `/api/workflow/approvals/policies/${created.id}`, {
+    token: admin,
+    body: { componentType: 'PORTLET', siteId: 'site-crud', enabled: false },
+  });
   expect(replaced.body).toEqual(expect.objectContaining({ id: created.id, enabled: false }));
-  expect((await call(thisFile.api.url, 'GET', '/api/workflow/approvals/policies', { token: admin })).body.items.map((item: any) => item.id)).toContain(created.id);
+  expect((await call(thisFile.api.url, 'GET', '/api/workflow/approvals/policies', { token: admin })).body.items.map((item: any) => item.id)).toContain(
+    created.id,
+  );
   expectProblem(await call(thisFile.api.url, 'GET', '/api/workflow/approvals/policies', { token: managerA }), 403, 'FORBIDDEN');
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'POEM', siteId: null, enabled: true } }), 400, 'VALIDATION_FAILED');
   expectProblem(
-    await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'ASSET', siteId: null, enabled: true, workflowDefinitionId: '00000000-0000-4000-8000-000000000000' } }),
+    await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'POEM', siteId: null, enabled: true } }),
+    400,
+    'VALIDATION_FAILED',
+  );
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
+      token: admin,
+      body: { componentType: 'ASSET', siteId: null, enabled: true, workflowDefinitionId: '00000000-0000-4000-8000-000000000000' },
+    }),
     404,
     'NOT_FOUND',
   );
@@ -227,7 +292,14 @@ test('the internal submit endpoint with a policy records the approval and starts
   const revision = (await call(thisFile.api.url, 'GET', `/api/integration/soap-components/${soap.body.id}/history`, { token: admin })).body.items[0].rev;
   const submitted = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/submit', {
     token: thisFile.platform.config.internalToken,
-    body: { componentType: 'SOAP_COMPONENT', siteId: 'site-s', resourceId: soap.body.id, revision, callbackPath: `/api/integration/soap-components/${soap.body.id}/approval-callback`, requestedBy: 'eda' },
+    body: {
+      componentType: 'SOAP_COMPONENT',
+      siteId: 'site-s',
+      resourceId: soap.body.id,
+      revision,
+      callbackPath: `/api/integration/soap-components/${soap.body.id}/approval-callback`,
+      requestedBy: 'eda',
+    },
   });
   expect(submitted.body).toEqual({ required: true, correlationId: expect.any(String) });
   const manager = await thisFile.platform.token({ sub: 'sam', roles: ['MANAGER'], sites: ['site-s'] });
@@ -243,7 +315,14 @@ test('the internal submit endpoint with a policy records the approval and starts
 
 test('the internal submit endpoint takes only the internal token, and answers required: false without a policy', async () => {
   const resourceId = '00000000-0000-4000-8000-0000000000a1';
-  const body = { componentType: 'PORTLET', siteId: 'site-z', resourceId, revision: 1, callbackPath: `/api/content/portlets/${resourceId}/approval-callback`, requestedBy: 'eda' };
+  const body = {
+    componentType: 'PORTLET',
+    siteId: 'site-z',
+    resourceId,
+    revision: 1,
+    callbackPath: `/api/content/portlets/${resourceId}/approval-callback`,
+    requestedBy: 'eda',
+  };
   expectProblem(await call(thisFile.api.url, 'POST', '/api/workflow/approvals/submit', { token: admin, body }), 403, 'FORBIDDEN');
   const answer = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/submit', { token: thisFile.platform.config.internalToken, body });
   expect(answer.status).toBe(200);
@@ -270,12 +349,20 @@ test('a pending approval survives restarts of the worker and the API; a callback
   const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   try {
     const manager = await thisFile.platform.token({ sub: 'rex', roles: ['MANAGER'], sites: ['site-r'] });
-    const nav = await call(thisFile.api.url, 'POST', '/api/content/navigation', { token: await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-r'] }), body: { siteId: 'site-r', name: 'menu', slug: 'menu', title: 'Menu', data: {} } });
+    const nav = await call(thisFile.api.url, 'POST', '/api/content/navigation', {
+      token: await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-r'] }),
+      body: { siteId: 'site-r', name: 'menu', slug: 'menu', title: 'Menu', data: {} },
+    });
     const submitted = await call(thisFile.api.url, 'POST', `/api/content/navigation/${nav.body.id}/publish`, { token: admin });
     expect(submitted.status).toBe(202);
 
     const restartedWorker = await thisFile.platform.startWorker(['approvals'], { API_INTERNAL_URL: proxyUrl });
-    await Promise.all(thisFile.platform.runningWorkers().filter((worker) => worker !== restartedWorker).map((worker) => worker.kill()));
+    await Promise.all(
+      thisFile.platform
+        .runningWorkers()
+        .filter((worker) => worker !== restartedWorker)
+        .map((worker) => worker.kill()),
+    );
     await thisFile.restartApi();
 
     expect((await decide(submitted.body.correlationId, manager)).status).toBe(200);
@@ -294,7 +381,10 @@ test('a pending approval survives a restart of the Temporal dev server that keep
   await withOwnTemporal(thisFile.platform, ['approvals'], async (own) => {
     await policy({ siteId: 'site-t', componentType: 'PORTLET' });
     const manager = await thisFile.platform.token({ sub: 'tim', roles: ['MANAGER'], sites: ['site-t'] });
-    const portlet = await call(own.api.url, 'POST', '/api/content/portlets', { token: admin, body: { siteId: 'site-t', name: 'clock', slug: 'clock', title: 'Clock', data: {} } });
+    const portlet = await call(own.api.url, 'POST', '/api/content/portlets', {
+      token: admin,
+      body: { siteId: 'site-t', name: 'clock', slug: 'clock', title: 'Clock', data: {} },
+    });
     const submitted = await call(own.api.url, 'POST', `/api/content/portlets/${portlet.body.id}/publish`, { token: admin });
     expect(submitted.status).toBe(202);
 

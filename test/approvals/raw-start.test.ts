@@ -23,25 +23,61 @@ test('a publish run started on Temporal directly with a callback path that leave
     const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
     const manager = await thisFile.platform.token({ sub: 'maya', roles: ['MANAGER'], sites: ['site-1'] });
     // The callback is sent once the approval is decided: a policy makes the run wait for one.
-    expect((await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-1', enabled: true } })).status).toBe(201);
+    expect(
+      (
+        await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
+          token: admin,
+          body: { componentType: 'PAGE', siteId: 'site-1', enabled: true },
+        })
+      ).status,
+    ).toBe(201);
     const offHost = evil.url.replace(/^http:/, '');
-    const hostile = [offHost + '/steal', offHost.replace(/\//g, '\\') + '/steal', `/\\${offHost.slice(2)}/steal`, `/api//${offHost.slice(2)}/steal`, '/api/../steal'];
+    const hostile = [
+      offHost + '/steal',
+      offHost.replace(/\//g, '\\') + '/steal',
+      `/\\${offHost.slice(2)}/steal`,
+      `/api//${offHost.slice(2)}/steal`,
+      '/api/../steal',
+    ];
     for (const [n, callbackPath] of hostile.entries()) {
-      const page = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: admin, body: { siteId: 'site-1', name: `raw${n}`, slug: `raw${n}`, title: 't', data: {} } });
+      const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+        token: admin,
+        body: { siteId: 'site-1', name: `raw${n}`, slug: `raw${n}`, title: 't', data: {} },
+      });
       expect(page.status).toBe(201);
       const revision = (await call(thisFile.api.url, 'GET', `/api/content/pages/${page.body.id}/history`, { token: admin })).body.items[0].rev as number;
-      const input: PublishInput = { componentType: 'PAGE', siteId: 'site-1', resourceId: page.body.id, revision, callbackPath, requestedBy: 'mallory', title: null, comment: null, correlationId: null };
-      const handle = await thisFile.platform.temporal.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `raw-${randomUUID()}`, args: [input] });
+      const input: PublishInput = {
+        componentType: 'PAGE',
+        siteId: 'site-1',
+        resourceId: page.body.id,
+        revision,
+        callbackPath,
+        requestedBy: 'mallory',
+        title: null,
+        comment: null,
+        correlationId: null,
+      };
+      const handle = await thisFile.platform.temporal.client.workflow.start('publishComponent', {
+        taskQueue: 'approvals',
+        workflowId: `raw-${randomUUID()}`,
+        args: [input],
+      });
       // The run refuses the path at its start now (its input check); should one get past, it waits for its
       // approval, and the callback activity refuses the path once it is approved.
-      const outcome = handle.result().then(() => null, (error: unknown) => error);
+      const outcome = handle.result().then(
+        () => null,
+        (error: unknown) => error,
+      );
       const correlationId = await waitUntil('the run to fail or to wait for its approval', async () => {
         if (await Promise.race([outcome.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 50))])) return 'failed';
         // A run that failed at once never registered its query.
         const progress = (await handle.query('progress').catch(() => null)) as { stage: string; correlationId: string | null } | null;
         return progress?.stage === 'PENDING_APPROVAL' ? progress.correlationId : null;
       });
-      if (correlationId !== 'failed') expect((await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
+      if (correlationId !== 'failed')
+        expect(
+          (await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status,
+        ).toBe(200);
       const failure = await outcome;
       expect({ callbackPath, failed: failure instanceof WorkflowFailedError }).toEqual({ callbackPath, failed: true });
       let cause: unknown = (failure as WorkflowFailedError).cause;
@@ -58,10 +94,20 @@ test('the approval callback publishes only what its approval approved: another r
   const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
   const editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-cb'] });
   const manager = await thisFile.platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['site-cb'] });
-  expect((await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-cb', enabled: true } })).status).toBe(201);
+  expect(
+    (
+      await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
+        token: admin,
+        body: { componentType: 'PAGE', siteId: 'site-cb', enabled: true },
+      })
+    ).status,
+  ).toBe(201);
   const internal = { authorization: `Bearer ${thisFile.platform.config.internalToken}` };
   const newPage = async (slug: string) => {
-    const page = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-cb', name: slug, slug, title: 't', data: {} } });
+    const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+      token: editor,
+      body: { siteId: 'site-cb', name: slug, slug, title: 't', data: {} },
+    });
     expect(page.status).toBe(201);
     return page.body.id as string;
   };
@@ -70,17 +116,24 @@ test('the approval callback publishes only what its approval approved: another r
     expect(submitted.body.status).toBe('PENDING_APPROVAL');
     return submitted.body as { correlationId: string; workflowId: string };
   };
-  const revisionOf = async (id: string) => (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items[0].rev as number;
-  const callback = (id: string, body: Record<string, unknown>) => call(thisFile.api.url, 'POST', `/api/content/pages/${id}/approval-callback`, { headers: internal, body });
+  const revisionOf = async (id: string) =>
+    (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items[0].rev as number;
+  const callback = (id: string, body: Record<string, unknown>) =>
+    call(thisFile.api.url, 'POST', `/api/content/pages/${id}/approval-callback`, { headers: internal, body });
   const statusOf = async (id: string) => (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}`, { token: editor })).body.status as string;
 
   // Approved: page A at its submitted revision. Then A gets a newer draft.
   const a = await newPage('cb-a');
   const approvedRevision = await revisionOf(a);
   const approvedRun = await submit(a);
-  expect((await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${approvedRun.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
+  expect(
+    (await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${approvedRun.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } }))
+      .status,
+  ).toBe(200);
   await thisFile.platform.temporal.client.workflow.getHandle(approvedRun.workflowId).result();
-  expect((await call(thisFile.api.url, 'PUT', `/api/content/pages/${a}`, { token: editor, body: { name: 'cb-a', slug: 'cb-a', title: 'newer', data: {} } })).status).toBe(200);
+  expect(
+    (await call(thisFile.api.url, 'PUT', `/api/content/pages/${a}`, { token: editor, body: { name: 'cb-a', slug: 'cb-a', title: 'newer', data: {} } })).status,
+  ).toBe(200);
   const newerRevision = await revisionOf(a);
   expect(newerRevision).toBeGreaterThan(approvedRevision);
   // Pending: page B, not decided yet.
@@ -101,21 +154,54 @@ test('the approval callback publishes only what its approval approved: another r
   const replayed = await callback(a, { decision: 'APPROVED', revision: approvedRevision, correlationId: approvedRun.correlationId });
   expect({ status: replayed.status, code: replayed.body?.code }).toEqual({ status: 409, code: 'APPROVAL_MISMATCH' });
   expect(await statusOf(a)).toBe('ARCHIVED');
-  const history = (await call(thisFile.api.url, 'GET', `/api/content/pages/${a}/history`, { token: editor })).body.items as Array<{ rev: number; status: string }>;
+  const history = (await call(thisFile.api.url, 'GET', `/api/content/pages/${a}/history`, { token: editor })).body.items as Array<{
+    rev: number;
+    status: string;
+  }>;
   expect(history.find((entry) => entry.rev === newerRevision)?.status).not.toBe('PUBLISHED');
   expect(await statusOf(b)).toBe('PENDING_APPROVAL');
 });
 
 test("a raw publish run that names another site (one without a policy) for a page of a site with one is refused: the page's own site decides", async () => {
   const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  expect((await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-guarded', enabled: true } })).status).toBe(201);
-  const page = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: admin, body: { siteId: 'site-guarded', name: 'guarded', slug: 'guarded', title: 't', data: {} } });
+  expect(
+    (
+      await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
+        token: admin,
+        body: { componentType: 'PAGE', siteId: 'site-guarded', enabled: true },
+      })
+    ).status,
+  ).toBe(201);
+  const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+    token: admin,
+    body: { siteId: 'site-guarded', name: 'guarded', slug: 'guarded', title: 't', data: {} },
+  });
   expect(page.status).toBe(201);
   const revision = (await call(thisFile.api.url, 'GET', `/api/content/pages/${page.body.id}/history`, { token: admin })).body.items[0].rev as number;
-  for (const [siteId, rev] of [['site-open', revision], ['site-guarded', revision + 5]] as Array<[string, number]>) {
-    const input: PublishInput = { componentType: 'PAGE', siteId, resourceId: page.body.id, revision: rev, callbackPath: `/api/content/pages/${page.body.id}/approval-callback`, requestedBy: 'mallory', title: null, comment: null, correlationId: null };
-    const handle = await thisFile.platform.temporal.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `raw-${randomUUID()}`, args: [input] });
-    const failure = await handle.result().then(() => null, (error: unknown) => error);
+  for (const [siteId, rev] of [
+    ['site-open', revision],
+    ['site-guarded', revision + 5],
+  ] as Array<[string, number]>) {
+    const input: PublishInput = {
+      componentType: 'PAGE',
+      siteId,
+      resourceId: page.body.id,
+      revision: rev,
+      callbackPath: `/api/content/pages/${page.body.id}/approval-callback`,
+      requestedBy: 'mallory',
+      title: null,
+      comment: null,
+      correlationId: null,
+    };
+    const handle = await thisFile.platform.temporal.client.workflow.start('publishComponent', {
+      taskQueue: 'approvals',
+      workflowId: `raw-${randomUUID()}`,
+      args: [input],
+    });
+    const failure = await handle.result().then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect({ siteId, rev, failed: failure instanceof WorkflowFailedError }).toEqual({ siteId, rev, failed: true });
   }
   expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${page.body.id}`, { token: admin })).body.status).toBe('DRAFT');

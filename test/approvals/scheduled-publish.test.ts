@@ -18,32 +18,48 @@ beforeAll(async () => {
   editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-s', 'site-p'] });
   manager = await thisFile.platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['site-p'] });
   // site-p publishes through a manager's approval; site-s publishes straight away.
-  const policy = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-p', enabled: true } });
+  const policy = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
+    token: admin,
+    body: { componentType: 'PAGE', siteId: 'site-p', enabled: true },
+  });
   expect(policy.status).toBe(201);
 });
 
 let slugs = 0;
 async function newPage(siteId: string): Promise<string> {
   const slug = `scheduled-${++slugs}`;
-  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId, name: slug, slug, title: 'v1', data: { n: 1 } } });
+  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+    token: editor,
+    body: { siteId, name: slug, slug, title: 'v1', data: { n: 1 } },
+  });
   expect(created.status).toBe(201);
   return created.body.id;
 }
 
 const RUN_ID = expect.stringMatching(/^[0-9a-f-]{36}$/);
 const secondsAhead = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
-const latestRev = async (id: string): Promise<number> => (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items[0].rev;
+const latestRev = async (id: string): Promise<number> =>
+  (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items[0].rev;
 const page = async (id: string) => (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}`, { token: editor })).body;
-const edit = (id: string, title: string) => call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: `n-${title}`, slug: `s-${id.slice(0, 8)}`, title, data: { title } } });
-const scheduled = async (siteId: string) => (await call(thisFile.api.url, 'GET', `/api/workflow/scheduled?siteId=${siteId}`, { token: editor })).body.items as Array<Record<string, unknown>>;
+const edit = (id: string, title: string) =>
+  call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, {
+    token: editor,
+    body: { name: `n-${title}`, slug: `s-${id.slice(0, 8)}`, title, data: { title } },
+  });
+const scheduled = async (siteId: string) =>
+  (await call(thisFile.api.url, 'GET', `/api/workflow/scheduled?siteId=${siteId}`, { token: editor })).body.items as Array<Record<string, unknown>>;
 const jobLog = async (key: string) => thisFile.platform.db('settings.scheduler_job_log').where({ job_key: key }).first();
 
 /** The moment the page was published, as the platform stamped it. */
 async function publishedAtOf(id: string, waitMs: number): Promise<number> {
-  const published = await waitUntil(`page ${id} published`, async () => {
-    const current = await page(id);
-    return current.status === 'PUBLISHED' ? current : null;
-  }, waitMs);
+  const published = await waitUntil(
+    `page ${id} published`,
+    async () => {
+      const current = await page(id);
+      return current.status === 'PUBLISHED' ? current : null;
+    },
+    waitMs,
+  );
   return Date.parse(published.publishedAt);
 }
 
@@ -53,10 +69,24 @@ test('publishAt 5 s ahead publishes exactly the submitted revision at that time 
   const dueAt = secondsAhead(5);
   const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
   expect(answer.status).toBe(202);
-  expect(answer.body).toEqual({ status: 'SCHEDULED', action: 'PUBLISH', dueAt, revision: submittedRev, workflowId: `publish:PAGE:${id}`, runId: RUN_ID, uiUrl: expect.stringContaining(answer.body.runId) });
-  expect(await scheduled('site-s')).toEqual([expect.objectContaining({ componentType: 'PAGE', id, action: 'PUBLISH', revision: submittedRev, dueAt, requestedBy: 'eda', runId: answer.body.runId })]);
+  expect(answer.body).toEqual({
+    status: 'SCHEDULED',
+    action: 'PUBLISH',
+    dueAt,
+    revision: submittedRev,
+    workflowId: `publish:PAGE:${id}`,
+    runId: RUN_ID,
+    uiUrl: expect.stringContaining(answer.body.runId),
+  });
+  expect(await scheduled('site-s')).toEqual([
+    expect.objectContaining({ componentType: 'PAGE', id, action: 'PUBLISH', revision: submittedRev, dueAt, requestedBy: 'eda', runId: answer.body.runId }),
+  ]);
   // A second schedule of the same page waits for this one.
-  expectProblem(await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: secondsAhead(30) } }), 409, 'CHANGE_SCHEDULED');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: secondsAhead(30) } }),
+    409,
+    'CHANGE_SCHEDULED',
+  );
 
   // The draft moves on; what publishes is the revision submitted.
   expect((await edit(id, 'edited after scheduling')).status).toBe(200);
@@ -85,7 +115,10 @@ test('with an approval: approved before its time, it publishes at its time; a re
   // Waiting for its approval, it is not cancelled from here: a manager rejects it.
   expectProblem(await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor }), 409, 'APPROVAL_PENDING');
 
-  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${answer.body.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } });
+  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${answer.body.correlationId}/decide`, {
+    token: manager,
+    body: { decision: 'APPROVED' },
+  });
   expect(decided.status).toBe(200);
   expect((await page(id)).status).toBe('PENDING_APPROVAL');
 
@@ -107,7 +140,9 @@ test('a cancel before its time stops it: nothing is published, the job log says 
 
   const cancelled = await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor });
   expect(cancelled.status).toBe(200);
-  expect(cancelled.body).toEqual(expect.objectContaining({ status: 'CANCELLED', action: 'PUBLISH', dueAt, workflowId: answer.body.workflowId, runId: answer.body.runId }));
+  expect(cancelled.body).toEqual(
+    expect.objectContaining({ status: 'CANCELLED', action: 'PUBLISH', dueAt, workflowId: answer.body.workflowId, runId: answer.body.runId }),
+  );
   expect(await scheduled('site-s')).toEqual([]);
   expectProblem(await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor }), 404, 'NOT_FOUND');
 
@@ -121,7 +156,10 @@ test('approved, then cancelled before its time: nothing is published, the entity
   const dueAt = secondsAhead(6);
   const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
   expect(answer.status).toBe(202);
-  expect((await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${answer.body.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } })).status).toBe(200);
+  expect(
+    (await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${answer.body.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } }))
+      .status,
+  ).toBe(200);
   const cancelled = await waitUntil('the cancel once the run waits for its time', async () => {
     const attempt = await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor });
     return attempt.status === 200 ? attempt : null;
@@ -141,7 +179,13 @@ test('a cancel sent straight to Temporal, with no cancel recorded by the platfor
   const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
   expect(answer.status).toBe(202);
 
-  const forged = await thisFile.platform.temporal.client.workflow.getHandle(answer.body.workflowId).executeUpdate(cancelScheduleUpdate).then(() => null, (error: unknown) => error);
+  const forged = await thisFile.platform.temporal.client.workflow
+    .getHandle(answer.body.workflowId)
+    .executeUpdate(cancelScheduleUpdate)
+    .then(
+      () => null,
+      (error: unknown) => error,
+    );
   expect(forged).toBeInstanceOf(WorkflowUpdateFailedError);
   expect(JSON.stringify((forged as Error).cause)).toContain('CANCEL_NOT_RECORDED');
 
@@ -160,15 +204,26 @@ test('archiveAt archives a published page at its time', async () => {
   expect((await page(id)).status).toBe('PUBLISHED');
   const archived = await waitUntil('the page archived', async () => ((await page(id)).status === 'ARCHIVED' ? true : null), 15000);
   expect(archived).toBe(true);
-  expect(await waitUntil('the job-log row', () => jobLog(answer.body.runId))).toEqual(expect.objectContaining({ job_name: 'scheduled-archive', status: 'SUCCESS' }));
+  expect(await waitUntil('the job-log row', () => jobLog(answer.body.runId))).toEqual(
+    expect.objectContaining({ job_name: 'scheduled-archive', status: 'SUCCESS' }),
+  );
 });
 
 test('a time in the past, more than a year ahead, or not a time -> 400 VALIDATION_FAILED, and nothing is scheduled', async () => {
   const id = await newPage('site-s');
-  for (const publishAt of [new Date(Date.now() - 1000).toISOString(), new Date(Date.now() + 400 * 86400000).toISOString(), 'tomorrow', '2026-13-45T99:00:00Z']) {
+  for (const publishAt of [
+    new Date(Date.now() - 1000).toISOString(),
+    new Date(Date.now() + 400 * 86400000).toISOString(),
+    'tomorrow',
+    '2026-13-45T99:00:00Z',
+  ]) {
     expectProblem(await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt } }), 400, 'VALIDATION_FAILED');
   }
-  expectProblem(await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/archive`, { token: editor, body: { archiveAt: 'soon' } }), 400, 'VALIDATION_FAILED');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/archive`, { token: editor, body: { archiveAt: 'soon' } }),
+    400,
+    'VALIDATION_FAILED',
+  );
   expect(await scheduled('site-s')).toEqual([]);
   expect((await page(id)).status).toBe('DRAFT');
   // Only members of a site see what is scheduled there.
@@ -178,7 +233,10 @@ test('a time in the past, more than a year ahead, or not a time -> 400 VALIDATIO
 
 test('a scheduled publish survives a restart of the Temporal dev server that keeps its database file: it publishes the submitted revision, not before its time', async () => {
   await withOwnTemporal(thisFile.platform, ['approvals'], async (own) => {
-    const created = await call(own.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-s', name: 'restart', slug: 'restart', title: 'v1', data: {} } });
+    const created = await call(own.api.url, 'POST', '/api/content/pages', {
+      token: editor,
+      body: { siteId: 'site-s', name: 'restart', slug: 'restart', title: 'v1', data: {} },
+    });
     const submittedRev = await latestRev(created.body.id);
     const dueAt = secondsAhead(8);
     const answer = await call(own.api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: editor, body: { publishAt: dueAt } });

@@ -15,7 +15,10 @@ let admin: string;
 beforeAll(async () => {
   worker = await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url });
   admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } });
+  await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', {
+    token: admin,
+    body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
+  });
 });
 
 /** Starts a run through the platform's client helper, with a short heartbeat timeout so a dead worker's activity is retried soon. */
@@ -68,7 +71,10 @@ test('rows of a transaction open across the export, and rows inserted during the
   const open = new pg.Client({ connectionString: thisFile.platform.config.databaseUrl });
   await open.connect();
   await open.query('begin');
-  const held = await open.query("insert into email.email_log (site_id, created_at, recipient, status) values ('site-tx', $1, 'held@example.test', 'SUCCESS') returning id", [daysAgo(90)]);
+  const held = await open.query(
+    "insert into email.email_log (site_id, created_at, recipient, status) values ('site-tx', $1, 'held@example.test', 'SUCCESS') returning id",
+    [daysAgo(90)],
+  );
   const heldId = Number(held.rows[0].id);
   const committedAfter = await seedEmailLogs(thisFile.platform.db, { siteId: 'site-tx', count: 1, ageDays: 90 });
   expect(committedAfter[0]).toBeGreaterThan(heldId);
@@ -113,13 +119,20 @@ test('a site with more rows than a part holds is split into consecutive parts _0
   const run = await startRun('site-parts', 2);
   const outcome = await archiveOutcome(thisFile.platform, run.workflowId, run.runId);
 
-  expect(outcome.sites).toEqual([expect.objectContaining({ state: 'DONE', rowsExported: 5, rowsDeleted: 5, assetIds: [expect.any(String), expect.any(String), expect.any(String)] })]);
+  expect(outcome.sites).toEqual([
+    expect.objectContaining({ state: 'DONE', rowsExported: 5, rowsDeleted: 5, assetIds: [expect.any(String), expect.any(String), expect.any(String)] }),
+  ]);
   const parts = await partsOf('site-parts');
   expect(parts.map((p) => [p.part_no, Number(p.row_count), Number(p.min_id), Number(p.max_id)]).sort()).toEqual([
     [1, 2, ids[0], ids[1]],
     [2, 2, ids[2], ids[3]],
     [3, 1, ids[4], ids[4]],
   ]);
-  expect(parts.map((p) => p.file_name).sort().map((name) => name.slice(-8))).toEqual(['_001.csv', '_002.csv', '_003.csv']);
+  expect(
+    parts
+      .map((p) => p.file_name)
+      .sort()
+      .map((name) => name.slice(-8)),
+  ).toEqual(['_001.csv', '_002.csv', '_003.csv']);
   expect((await downloadIds('site-parts')).sort((a, b) => a[0] - b[0])).toEqual([[ids[0], ids[1]], [ids[2], ids[3]], [ids[4]]]);
 });

@@ -14,7 +14,10 @@ let admin: string;
 beforeAll(async () => {
   await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url });
   admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } });
+  await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', {
+    token: admin,
+    body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
+  });
 });
 
 /** Every row of a site, as PostgreSQL prints it: value for value, ids included. */
@@ -37,10 +40,17 @@ async function restore(assetId: string) {
   const started = await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId } });
   expect(started.status).toBe(202);
   expect(started.body).toEqual({
-    workflowId: `archive-restore:${assetId}`, runId: expect.any(String),
+    workflowId: `archive-restore:${assetId}`,
+    runId: expect.any(String),
     uiUrl: expect.stringContaining(`/workflows/${encodeURIComponent(`archive-restore:${assetId}`)}/`),
   });
-  const failure = await thisFile.platform.temporal.client.workflow.getHandle(started.body.workflowId, started.body.runId).result().then(() => null, (error: unknown) => error);
+  const failure = await thisFile.platform.temporal.client.workflow
+    .getHandle(started.body.workflowId, started.body.runId)
+    .result()
+    .then(
+      () => null,
+      (error: unknown) => error,
+    );
   const report = await call(thisFile.api.url, 'GET', `/api/settings/archive-restores/${started.body.workflowId}`, { token: admin });
   expect(report.status).toBe(200);
   return { runId: started.body.runId as string, report: report.body, failure };
@@ -69,10 +79,20 @@ test('archive, then restore: the table is value for value what it was, ids kept;
   const first = await restore(assetId);
   expect(first.failure).toBeNull();
   await recordHistory(thisFile.platform.temporal, { workflowId: `archive-restore:${assetId}`, runId: first.runId, name: 'archive-restore-completed' });
-  expect(first.report).toEqual(expect.objectContaining({
-    status: 'COMPLETED', assetId, logType: 'EMAIL_LOG', siteId: 'site-r', fileName: expect.stringMatching(/^email_log_.*_001\.csv$/),
-    rowsInFile: 6, rowsInserted: 6, rowsSkipped: 0, error: null, closedAt: expect.any(String),
-  }));
+  expect(first.report).toEqual(
+    expect.objectContaining({
+      status: 'COMPLETED',
+      assetId,
+      logType: 'EMAIL_LOG',
+      siteId: 'site-r',
+      fileName: expect.stringMatching(/^email_log_.*_001\.csv$/),
+      rowsInFile: 6,
+      rowsInserted: 6,
+      rowsSkipped: 0,
+      error: null,
+      closedAt: expect.any(String),
+    }),
+  );
   expect(await rowsOf('site-r')).toEqual(before);
 
   const second = await restore(assetId);
@@ -83,7 +103,10 @@ test('archive, then restore: the table is value for value what it was, ids kept;
   const viewer = await thisFile.platform.token({ sub: 'v', roles: ['VIEWER'], sites: ['site-r'] });
   expect((await fetch(`${thisFile.api.url}/api/assets/${assetId}/download`, { headers: { authorization: `Bearer ${viewer}` } })).status).toBe(200);
   const logs = await call(thisFile.api.url, 'GET', '/api/settings/scheduler-job-logs?job=archive-restore&siteId=site-r', { token: admin });
-  expect(logs.body.items.map((item: { status: string; rowsAffected: number }) => [item.status, item.rowsAffected])).toEqual([['SUCCESS', 0], ['SUCCESS', 6]]);
+  expect(logs.body.items.map((item: { status: string; rowsAffected: number }) => [item.status, item.rowsAffected])).toEqual([
+    ['SUCCESS', 0],
+    ['SUCCESS', 6],
+  ]);
   expect(logs.body.items[1].message).toContain('6 rows inserted, 0 already present');
 });
 
@@ -117,10 +140,22 @@ test('refusals: not an ADMIN 403, an unknown asset 404, a file no archive run st
   const { id } = (await uploaded.json()) as { id: string };
 
   expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: editor, body: { assetId: id } }), 403, 'FORBIDDEN');
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: '00000000-0000-4000-8000-000000000000' } }), 404, 'NOT_FOUND');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: '00000000-0000-4000-8000-000000000000' } }),
+    404,
+    'NOT_FOUND',
+  );
   expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: id } }), 409, 'NOT_AN_ARCHIVE_FILE');
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: 'x; drop table' } }), 400, 'VALIDATION_FAILED');
-  expectProblem(await call(thisFile.api.url, 'GET', `/api/settings/archive-restores/archive-restore:${id}`, { token: admin }), 404, 'ARCHIVE_RESTORE_NOT_FOUND');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: 'x; drop table' } }),
+    400,
+    'VALIDATION_FAILED',
+  );
+  expectProblem(
+    await call(thisFile.api.url, 'GET', `/api/settings/archive-restores/archive-restore:${id}`, { token: admin }),
+    404,
+    'ARCHIVE_RESTORE_NOT_FOUND',
+  );
 });
 
 test('the archive file read back for a restore is for the internal token only', async () => {

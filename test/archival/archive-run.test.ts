@@ -39,7 +39,12 @@ async function runEmailArchive(body: Record<string, unknown> = {}) {
   const started = await call(api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType: 'EMAIL_LOG', ...body } });
   expect(started.status).toBe(202);
   const [run] = started.body.runs;
-  expect(run).toEqual({ logType: 'EMAIL_LOG', workflowId: 'archive:EMAIL_LOG', runId: expect.any(String), uiUrl: expect.stringContaining('/workflows/archive%3AEMAIL_LOG/') });
+  expect(run).toEqual({
+    logType: 'EMAIL_LOG',
+    workflowId: 'archive:EMAIL_LOG',
+    runId: expect.any(String),
+    uiUrl: expect.stringContaining('/workflows/archive%3AEMAIL_LOG/'),
+  });
   const outcome = await archiveOutcome(platform, run.workflowId, run.runId);
   const report = await call(api.url, 'GET', '/api/settings/archive-runs/archive:EMAIL_LOG', { token: admin });
   expect(report.status).toBe(200);
@@ -75,7 +80,10 @@ test('per-site retention: a site policy, the global one, and a disabled site pol
   expect(await remainingIds(platform.db, 'site-b')).toEqual(bNew);
   expect(await remainingIds(platform.db, 'site-c')).toEqual(c);
 
-  for (const [siteId, archived] of [['site-a', aOld], ['site-b', bOld]] as const) {
+  for (const [siteId, archived] of [
+    ['site-a', aOld],
+    ['site-b', bOld],
+  ] as const) {
     const token = await platform.token({ sub: 'v', roles: ['VIEWER'], sites: [siteId] });
     const list = await call(api.url, 'GET', `/api/assets?siteId=${siteId}&folder=/archive`, { token });
     expect(list.body.items).toHaveLength(1);
@@ -114,7 +122,9 @@ test('round trip: the CSV loaded back with COPY equals the archived rows value f
       variables: JSON.stringify({ name: 'Zoë', nested: { quote: '"', comma: ',', lines: 'a\nb', arabic: 'نص' }, list: [1, null, true] }),
     });
   }
-  const before = (await platform.db.raw("select t::text as row from email.email_log t where site_id = 'site-r' order by id")).rows.map((r: { row: string }) => r.row);
+  const before = (await platform.db.raw("select t::text as row from email.email_log t where site_id = 'site-r' order by id")).rows.map(
+    (r: { row: string }) => r.row,
+  );
 
   const { report } = await runEmailArchive({ siteId: 'site-r' });
   const site = report.sites.find((s: { siteId: string }) => s.siteId === 'site-r');
@@ -133,7 +143,9 @@ test('round trip: the CSV loaded back with COPY equals the archived rows value f
   }
   const after = (await platform.db.raw('select t::text as row from email.email_log_roundtrip t order by id')).rows.map((r: { row: string }) => r.row);
   expect(after).toEqual(before);
-  const nulls = await platform.db.raw('select count(*) filter (where subject is null)::int as null_subjects, count(*) filter (where subject = \'\')::int as empty_subjects from email.email_log_roundtrip');
+  const nulls = await platform.db.raw(
+    "select count(*) filter (where subject is null)::int as null_subjects, count(*) filter (where subject = '')::int as empty_subjects from email.email_log_roundtrip",
+  );
   expect(nulls.rows[0]).toEqual({ null_subjects: 1, empty_subjects: 1 });
 });
 
@@ -142,25 +154,70 @@ test('INTEGRATION_LOG and SCHEDULER_JOB_LOG round-trip too: each CSV loaded back
     INTEGRATION_LOG: {
       table: 'integration.integration_log',
       rows: [
-        { component: 'soap:quotes', operation: 'urn:q#Get', url: 'http://peer.example/soap?apikey=***', method: 'POST', status_code: 200, duration_ms: 12, outcome: 'SUCCESS', request_body: '<a>"x", y\nz</a>', response_body: 'مرحبا', error: null },
-        { component: 'sms:peer', operation: null, url: 'http://peer.example/sms', method: 'GET', status_code: null, duration_ms: 0, outcome: 'FAILED', request_body: null, response_body: '', error: 'SOAP Fault: ünïcödé ✓' },
+        {
+          component: 'soap:quotes',
+          operation: 'urn:q#Get',
+          url: 'http://peer.example/soap?apikey=***',
+          method: 'POST',
+          status_code: 200,
+          duration_ms: 12,
+          outcome: 'SUCCESS',
+          request_body: '<a>"x", y\nz</a>',
+          response_body: 'مرحبا',
+          error: null,
+        },
+        {
+          component: 'sms:peer',
+          operation: null,
+          url: 'http://peer.example/sms',
+          method: 'GET',
+          status_code: null,
+          duration_ms: 0,
+          outcome: 'FAILED',
+          request_body: null,
+          response_body: '',
+          error: 'SOAP Fault: ünïcödé ✓',
+        },
       ],
     },
     SCHEDULER_JOB_LOG: {
       table: 'settings.scheduler_job_log',
       rows: [
-        { job_name: 'archive:EMAIL_LOG', job_key: 'rt-1', status: 'SUCCESS', started_at: '2025-01-01T01:00:00.123456Z', finished_at: '2025-01-01T01:00:09Z', rows_affected: 3, message: null },
-        { job_name: 'reconcile', job_key: 'rt-2', status: 'SKIPPED', started_at: '2025-01-02T01:00:00Z', finished_at: null, rows_affected: 0, message: 'no policy, "quoted", comma' },
+        {
+          job_name: 'archive:EMAIL_LOG',
+          job_key: 'rt-1',
+          status: 'SUCCESS',
+          started_at: '2025-01-01T01:00:00.123456Z',
+          finished_at: '2025-01-01T01:00:09Z',
+          rows_affected: 3,
+          message: null,
+        },
+        {
+          job_name: 'reconcile',
+          job_key: 'rt-2',
+          status: 'SKIPPED',
+          started_at: '2025-01-02T01:00:00Z',
+          finished_at: null,
+          rows_affected: 0,
+          message: 'no policy, "quoted", comma',
+        },
       ],
     },
   } as const;
   for (const [logType, { table, rows }] of Object.entries(tables)) {
     for (const [i, row] of rows.entries()) {
-      await platform.db(table).insert({ ...row, site_id: 'site-rt', created_at: platform.db.raw(`'2025-02-0${i + 1} 10:11:12.${654321 + i}+00'::timestamptz`) });
+      await platform
+        .db(table)
+        .insert({ ...row, site_id: 'site-rt', created_at: platform.db.raw(`'2025-02-0${i + 1} 10:11:12.${654321 + i}+00'::timestamptz`) });
     }
     // The rows made old above; the job log also holds the earlier run's own row for this site, too recent to archive.
-    const before = (await platform.db.raw(`select t::text as row from ${table} t where site_id = 'site-rt' and created_at < '2026-01-01' order by id`)).rows.map((r: { row: string }) => r.row);
-    expect((await call(api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType, siteId: 'site-rt', retentionDays: 30, enabled: true } })).status).toBe(201);
+    const before = (
+      await platform.db.raw(`select t::text as row from ${table} t where site_id = 'site-rt' and created_at < '2026-01-01' order by id`)
+    ).rows.map((r: { row: string }) => r.row);
+    expect(
+      (await call(api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType, siteId: 'site-rt', retentionDays: 30, enabled: true } }))
+        .status,
+    ).toBe(201);
     const started = await call(api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType, siteId: 'site-rt' } });
     expect(started.status).toBe(202);
     const outcome = await archiveOutcome(platform, started.body.runs[0].workflowId, started.body.runs[0].runId);
@@ -208,7 +265,13 @@ test('a failing sink deletes nothing for its site, marks it failed, the others a
   expect(outcome.status).toBe('FAILED');
   expect(report.status).toBe('FAILED');
   // The run fails as ARCHIVE_SITES_FAILED, naming the site, with the report as the failure's details.
-  const failure = await platform.temporal.client.workflow.getHandle('archive:EMAIL_LOG').result().then(() => null, (error: unknown) => error);
+  const failure = await platform.temporal.client.workflow
+    .getHandle('archive:EMAIL_LOG')
+    .result()
+    .then(
+      () => null,
+      (error: unknown) => error,
+    );
   expect(failure).toBeInstanceOf(WorkflowFailedError);
   const cause = (failure as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
@@ -222,8 +285,16 @@ test('a failing sink deletes nothing for its site, marks it failed, the others a
   expect(await remainingIds(platform.db, 'site-g')).toEqual([]);
   expect(await platform.db('assets.asset').where({ site_id: 'site-f' }).first()).toBeUndefined();
   // One run, three outcomes, each with its job-log row.
-  const runLogs = await platform.db('settings.scheduler_job_log').where('job_key', 'like', `${runId}:%`).whereIn('site_id', ['site-f', 'site-g', 'site-skip']).orderBy('site_id');
-  expect(runLogs.map((row) => [row.site_id, row.status, Number(row.rows_affected)])).toEqual([['site-f', 'FAILED', 0], ['site-g', 'SUCCESS', 2], ['site-skip', 'SKIPPED', 0]]);
+  const runLogs = await platform
+    .db('settings.scheduler_job_log')
+    .where('job_key', 'like', `${runId}:%`)
+    .whereIn('site_id', ['site-f', 'site-g', 'site-skip'])
+    .orderBy('site_id');
+  expect(runLogs.map((row) => [row.site_id, row.status, Number(row.rows_affected)])).toEqual([
+    ['site-f', 'FAILED', 0],
+    ['site-g', 'SUCCESS', 2],
+    ['site-skip', 'SKIPPED', 0],
+  ]);
   expect(runLogs[0].message).toContain('500');
 
   proxy.failSites.clear();
@@ -259,7 +330,10 @@ test('a staged CSV that is gone, or whose bytes changed on disk, is written agai
   const second = await runEmailArchive();
   expect(second.report.status).toBe('COMPLETED');
   expect(second.report.resumedParts).toBe(2);
-  for (const [siteId, ids] of [['site-gone', gone], ['site-changed', changed]] as const) {
+  for (const [siteId, ids] of [
+    ['site-gone', gone],
+    ['site-changed', changed],
+  ] as const) {
     expect(await remainingIds(platform.db, siteId)).toEqual([]);
     const assets = await platform.db('assets.asset').where({ site_id: siteId });
     expect(assets).toHaveLength(1);
@@ -330,14 +404,26 @@ describe('archive files are read-only records', () => {
     const before = (await asset()).body;
     const id = archived.assetId;
     expectProblem(await call(api.url, 'DELETE', `/api/assets/${id}`, { token: editor }), 403, 'ARCHIVE_READ_ONLY');
-    expectProblem(await call(api.url, 'PUT', `/api/assets/${id}`, { token: editor, body: { name: 'renamed.csv', folder: '/archive' } }), 403, 'ARCHIVE_READ_ONLY');
-    expectProblem(await call(api.url, 'PUT', `/api/assets/${id}`, { token: editor, body: { name: before.name, folder: '/elsewhere' } }), 403, 'ARCHIVE_READ_ONLY');
+    expectProblem(
+      await call(api.url, 'PUT', `/api/assets/${id}`, { token: editor, body: { name: 'renamed.csv', folder: '/archive' } }),
+      403,
+      'ARCHIVE_READ_ONLY',
+    );
+    expectProblem(
+      await call(api.url, 'PUT', `/api/assets/${id}`, { token: editor, body: { name: before.name, folder: '/elsewhere' } }),
+      403,
+      'ARCHIVE_READ_ONLY',
+    );
     const rev = (await call(api.url, 'GET', `/api/assets/${id}/history`, { token: editor })).body.items[0].rev;
     expectProblem(await call(api.url, 'POST', `/api/assets/${id}/restore/${rev}`, { token: editor }), 403, 'ARCHIVE_READ_ONLY');
     expectProblem(await call(api.url, 'POST', `/api/assets/${id}/publish`, { token: editor }), 403, 'ARCHIVE_READ_ONLY');
     expectProblem(await call(api.url, 'POST', `/api/assets/${id}/archive`, { token: editor }), 403, 'ARCHIVE_READ_ONLY');
     // Not even an ADMIN edits one.
-    expectProblem(await call(api.url, 'PUT', `/api/assets/${id}`, { token: admin, body: { name: 'renamed.csv', folder: '/archive' } }), 403, 'ARCHIVE_READ_ONLY');
+    expectProblem(
+      await call(api.url, 'PUT', `/api/assets/${id}`, { token: admin, body: { name: 'renamed.csv', folder: '/archive' } }),
+      403,
+      'ARCHIVE_READ_ONLY',
+    );
     expect((await asset()).body).toEqual(before);
   });
 
@@ -354,7 +440,11 @@ describe('archive files are read-only records', () => {
     expectProblem(await upload('/archive/2026'), 403, 'ARCHIVE_READ_ONLY');
     const elsewhere = await upload('/reports');
     expect(elsewhere.status).toBe(201);
-    expectProblem(await call(api.url, 'PUT', `/api/assets/${elsewhere.body.id}`, { token: editor, body: { name: 'forged.csv', folder: '/archive' } }), 403, 'ARCHIVE_READ_ONLY');
+    expectProblem(
+      await call(api.url, 'PUT', `/api/assets/${elsewhere.body.id}`, { token: editor, body: { name: 'forged.csv', folder: '/archive' } }),
+      403,
+      'ARCHIVE_READ_ONLY',
+    );
     const files = await call(api.url, 'GET', `/api/assets?siteId=${SITE}&folder=/archive`, { token: admin });
     expect(files.body.items.map((item: { id: string }) => item.id)).toEqual([archived.assetId]);
   });
@@ -365,8 +455,15 @@ describe('archive files are read-only records', () => {
     const audit = await platform.db('assets.archive_deletion').where({ asset_id: archived.assetId });
     expect(audit).toEqual([
       expect.objectContaining({
-        site_id: SITE, file_name: expect.stringMatching(/^email_log_.*_001\.csv$/), log_type: 'EMAIL_LOG', workflow_id: 'archive:EMAIL_LOG',
-        run_id: archived.runId, row_count: 4, deleted_by: 'ada', deleted_by_name: 'Ada Admin', deleted_at: expect.any(Date),
+        site_id: SITE,
+        file_name: expect.stringMatching(/^email_log_.*_001\.csv$/),
+        log_type: 'EMAIL_LOG',
+        workflow_id: 'archive:EMAIL_LOG',
+        run_id: archived.runId,
+        row_count: 4,
+        deleted_by: 'ada',
+        deleted_by_name: 'Ada Admin',
+        deleted_at: expect.any(Date),
       }),
     ]);
   });

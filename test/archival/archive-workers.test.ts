@@ -17,9 +17,19 @@ let workers: RunningWorker[];
 let admin: string;
 
 beforeAll(async () => {
-  workers = [await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url }), await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url })];
+  workers = [
+    await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url }),
+    await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url }),
+  ];
   admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  expect((await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } })).status).toBe(201);
+  expect(
+    (
+      await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', {
+        token: admin,
+        body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
+      })
+    ).status,
+  ).toBe(201);
 });
 
 /** Each worker's identity as Temporal records it on the activity tasks it takes (the SDK's pid@host). */
@@ -36,7 +46,12 @@ async function seedSites(prefix: string, count: number) {
   return { sites, old, recent };
 }
 
-const startRun = () => startWorkflow(thisFile.platform.temporal, archiveLogs, { workflowId: archiveRunWorkflowId('EMAIL_LOG'), taskQueue: 'archival', args: [{ logType: 'EMAIL_LOG', heartbeatTimeout: '3 seconds' }] });
+const startRun = () =>
+  startWorkflow(thisFile.platform.temporal, archiveLogs, {
+    workflowId: archiveRunWorkflowId('EMAIL_LOG'),
+    taskQueue: 'archival',
+    args: [{ logType: 'EMAIL_LOG', heartbeatTimeout: '3 seconds' }],
+  });
 
 /** The activity tasks of a run as its history records them: type, attempt, and which worker took each. */
 async function activityStarts(workflowId: string, runId: string) {
@@ -44,7 +59,8 @@ async function activityStarts(workflowId: string, runId: string) {
   const scheduled = new Map<string, string>();
   const starts: Array<{ type: string; attempt: number; identity: string }> = [];
   for (const event of history.events ?? []) {
-    if (event.eventType === proto.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) scheduled.set(String(event.eventId), event.activityTaskScheduledEventAttributes!.activityType!.name!);
+    if (event.eventType === proto.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+      scheduled.set(String(event.eventId), event.activityTaskScheduledEventAttributes!.activityType!.name!);
     if (event.eventType === proto.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
       const started = event.activityTaskStartedEventAttributes!;
       starts.push({ type: scheduled.get(String(started.scheduledEventId)) ?? '?', attempt: started.attempt ?? 1, identity: started.identity ?? '' });
@@ -64,7 +80,8 @@ test('two archival workers share one run of 16 sites: both take its activities, 
   const run = await startRun();
   const report = await archiveOutcome(thisFile.platform, run.workflowId, run.runId);
   expect(report.status).toBe('COMPLETED');
-  for (const siteId of sites) expect(report.sites.find((site) => site.siteId === siteId)).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 3, rowsDeleted: 3 }));
+  for (const siteId of sites)
+    expect(report.sites.find((site) => site.siteId === siteId)).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 3, rowsDeleted: 3 }));
 
   const starts = await activityStarts(run.workflowId, run.runId);
   const byWorker = workers.map((worker) => starts.filter((start) => start.identity.startsWith(identityOf(worker))).length);
@@ -95,7 +112,8 @@ test('the worker holding a delete is killed mid-run: the other takes the activit
 
   const report = await archiveOutcome(thisFile.platform, run.workflowId, run.runId);
   expect(report.status).toBe('COMPLETED');
-  for (const siteId of sites) expect(report.sites.find((site) => site.siteId === siteId)).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 3, rowsDeleted: 3 }));
+  for (const siteId of sites)
+    expect(report.sites.find((site) => site.siteId === siteId)).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 3, rowsDeleted: 3 }));
   const retried = (await activityStarts(run.workflowId, run.runId)).filter((start) => start.type === 'deleteArchivedRows' && start.attempt > 1);
   expect(retried.length).toBeGreaterThan(0);
   expect(retried.every((start) => start.identity.startsWith(identityOf(survivor)))).toBe(true);

@@ -88,9 +88,7 @@ export async function dropWaitingSessions(databaseUrl: string): Promise<void> {
 export async function sessionsWaitingOnLocks(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const { rows } = await client.query(
-    "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-  );
+  const { rows } = await client.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'");
   await client.end();
   return rows[0].n as number;
 }

@@ -9,11 +9,17 @@ import { checkScreen, expect, test } from './fixtures';
 
 test.beforeAll(async ({ opsflow }) => {
   const admin = await opsflow.tokenOf('admin');
-  const policy = await call(opsflow.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-1', enabled: true } });
+  const policy = await call(opsflow.api.url, 'POST', '/api/workflow/approvals/policies', {
+    token: admin,
+    body: { componentType: 'PAGE', siteId: 'site-1', enabled: true },
+  });
   expect(policy.status).toBe(201);
 });
 
-test('(c) an editor publishes a page under a policy; the manager approves it from the queue after seeing the comparison; the page shows PUBLISHED', async ({ page, signIn }) => {
+test('(c) an editor publishes a page under a policy; the manager approves it from the queue after seeing the comparison; the page shows PUBLISHED', async ({
+  page,
+  signIn,
+}) => {
   await signIn('editor');
   await page.getByRole('link', { name: 'Content' }).click();
   await expect(page.getByRole('heading', { name: 'Content · pages' })).toBeVisible();
@@ -61,11 +67,21 @@ test('(c) an editor publishes a page under a policy; the manager approves it fro
   await checkScreen(page, 'content');
 });
 
-test('content history: a revision is shown as it was and restored as a draft; a VIEWER reads it all with no action button', async ({ page, signIn, opsflow }) => {
+test('content history: a revision is shown as it was and restored as a draft; a VIEWER reads it all with no action button', async ({
+  page,
+  signIn,
+  opsflow,
+}) => {
   const editor = await opsflow.tokenOf('editor');
-  const created = await call(opsflow.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-1', name: 'footer', slug: 'footer', title: 'First words', data: { n: 1 } } });
+  const created = await call(opsflow.api.url, 'POST', '/api/content/web-content', {
+    token: editor,
+    body: { siteId: 'site-1', name: 'footer', slug: 'footer', title: 'First words', data: { n: 1 } },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const second = await call(opsflow.api.url, 'PUT', `/api/content/web-content/${created.body.id}`, { token: editor, body: { name: 'footer', slug: 'footer', title: 'Second words', data: { n: 2 } } });
+  const second = await call(opsflow.api.url, 'PUT', `/api/content/web-content/${created.body.id}`, {
+    token: editor,
+    body: { name: 'footer', slug: 'footer', title: 'Second words', data: { n: 2 } },
+  });
   expect(second.status, JSON.stringify(second.body)).toBe(200);
 
   await signIn('editor');
@@ -92,7 +108,10 @@ test('content history: a revision is shown as it was and restored as a draft; a 
 
 test('the requester deciding their own request gets the four-eyes refusal, worded by the API', async ({ page, signIn, opsflow }) => {
   const admin = await opsflow.tokenOf('admin');
-  const created = await call(opsflow.api.url, 'POST', '/api/content/pages', { token: admin, body: { siteId: 'site-1', name: 'own-page', slug: 'own-page', title: 'Mine', data: {} } });
+  const created = await call(opsflow.api.url, 'POST', '/api/content/pages', {
+    token: admin,
+    body: { siteId: 'site-1', name: 'own-page', slug: 'own-page', title: 'Mine', data: {} },
+  });
   expect((await call(opsflow.api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: admin, body: {} })).status).toBe(202);
   await signIn('admin');
   await page.getByRole('link', { name: 'Approvals' }).click();
@@ -104,7 +123,10 @@ test('the requester deciding their own request gets the four-eyes refusal, worde
 test('lists page with the API\'s cursors: 25 at first, the rest on "Load more"', async ({ page, signIn, opsflow }) => {
   const editor = await opsflow.tokenOf('editor');
   for (let n = 1; n <= 30; n++) {
-    const created = await call(opsflow.api.url, 'POST', '/api/content/navigation', { token: editor, body: { siteId: 'site-1', name: `nav-${n}`, slug: `nav-${n}`, title: `Nav ${n}`, data: {} } });
+    const created = await call(opsflow.api.url, 'POST', '/api/content/navigation', {
+      token: editor,
+      body: { siteId: 'site-1', name: `nav-${n}`, slug: `nav-${n}`, title: `Nav ${n}`, data: {} },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
   }
   await signIn('editor');

@@ -4,7 +4,10 @@ import { checkScreen, expect, test } from './fixtures';
 
 /** Flow (b): a retention policy is saved, a run archives the seeded rows, and the archive file downloads. */
 
-test('(b) a retention policy saved on Governance → Archiving; a dry run, then a run archives the old rows with live progress; the archive file downloads', async ({ signIn, opsflow }) => {
+test('(b) a retention policy saved on Governance → Archiving; a dry run, then a run archives the old rows with live progress; the archive file downloads', async ({
+  signIn,
+  opsflow,
+}) => {
   const { db } = opsflow.platform;
   const old = await seedEmailLogs(db, { siteId: 'site-arch', count: 4, ageDays: 40 });
   const recent = await seedEmailLogs(db, { siteId: 'site-arch', count: 2, ageDays: 5 });
@@ -49,7 +52,10 @@ test('(b) a retention policy saved on Governance → Archiving; a dry run, then 
   // Site, state, cutoff, rows exported, rows deleted.
   await expect(siteRow.getByRole('cell').nth(3)).toHaveText('4');
   await expect(siteRow.getByRole('cell').nth(4)).toHaveText('4');
-  await expect(page.getByTestId('archive-run').getByRole('link', { name: 'Open the run in the Temporal Web UI' })).toHaveAttribute('href', /\/workflows\/archive%3AEMAIL_LOG\//);
+  await expect(page.getByTestId('archive-run').getByRole('link', { name: 'Open the run in the Temporal Web UI' })).toHaveAttribute(
+    'href',
+    /\/workflows\/archive%3AEMAIL_LOG\//,
+  );
   expect(await remainingIds(db, 'site-arch')).toEqual(recent);
 
   await page.getByLabel('Archive files of a site').fill('site-arch');

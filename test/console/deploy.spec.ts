@@ -22,7 +22,9 @@ async function dropFile(page: Page, target: ReturnType<Page['getByLabel']>, file
   await target.dispatchEvent('drop', { dataTransfer: transfer });
 }
 
-test('(a) a JAR dropped on Deploy Service reaches RUNNING, follows its logs, is scaled to 2 and shows both instances\' logs, is redeployed and rolled back, and is undeployed after a confirmation', async ({ signIn }) => {
+test("(a) a JAR dropped on Deploy Service reaches RUNNING, follows its logs, is scaled to 2 and shows both instances' logs, is redeployed and rolled back, and is undeployed after a confirmation", async ({
+  signIn,
+}) => {
   test.setTimeout(300000);
   const page = await signIn('admin');
   const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=console-hello\nserver.port=8081\n' } });
@@ -44,7 +46,8 @@ test('(a) a JAR dropped on Deploy Service reaches RUNNING, follows its logs, is 
 
   const timeline = page.getByTestId('deploy-timeline');
   await expect(timeline).toHaveAttribute('data-status', 'RUNNING', { timeout: 180000 });
-  for (const stage of ['VALIDATED', 'BUILDING_IMAGE', 'STARTING', 'HEALTH_CHECK', 'REGISTERING', 'RUNNING']) await expect(timeline.getByText(stage, { exact: true })).toBeVisible();
+  for (const stage of ['VALIDATED', 'BUILDING_IMAGE', 'STARTING', 'HEALTH_CHECK', 'REGISTERING', 'RUNNING'])
+    await expect(timeline.getByText(stage, { exact: true })).toBeVisible();
   await expect(timeline.getByRole('link', { name: 'Open the run in the Temporal Web UI' })).toHaveAttribute('href', /\/workflows\/deploy%3Aconsole-hello\//);
 
   await timeline.getByRole('link', { name: 'Open the service' }).click();
@@ -64,12 +67,13 @@ test('(a) a JAR dropped on Deploy Service reaches RUNNING, follows its logs, is 
   const logs = page.getByTestId('service-logs');
   // Each line carries its instance: both instances' start-up lines are there, with the variable typed in the form.
   await expect(async () => {
-    const instancesLogging = new Set([...(await logs.textContent())!.matchAll(/^\[(\w+)\] hello-server .* greeting=from-the-console/gm)].map((line) => line[1]));
+    const instancesLogging = new Set(
+      [...(await logs.textContent())!.matchAll(/^\[(\w+)\] hello-server .* greeting=from-the-console/gm)].map((line) => line[1]),
+    );
     expect(instancesLogging.size).toBe(2);
   }).toPass({ timeout: 30000 });
   await expect(page.getByRole('table', { name: 'Deploy history' }).getByRole('row')).toHaveCount(2);
   await checkScreen(page, 'service');
-
 
   // A redeploy from the same form, then a rollback from the history: each a deploy of its own, RUNNING.
   await page.getByRole('link', { name: 'Infrastructure → Deploy Service' }).click();
@@ -85,7 +89,10 @@ test('(a) a JAR dropped on Deploy Service reaches RUNNING, follows its logs, is 
   // The redeploy is RUNNING before its run ends (the old instances drain): until then the API answers
   // DEPLOYMENT_IN_PROGRESS, shown as it words it, and the operator tries again.
   await expect(async () => {
-    await history.getByRole('row', { name: /console-hello:1/ }).getByRole('button', { name: 'Roll back to this' }).click();
+    await history
+      .getByRole('row', { name: /console-hello:1/ })
+      .getByRole('button', { name: 'Roll back to this' })
+      .click();
     await expect(history.getByRole('row')).toHaveCount(4, { timeout: 2000 });
   }).toPass({ timeout: 60000 });
   await expect(async () => {
@@ -109,7 +116,7 @@ test('(a) a JAR dropped on Deploy Service reaches RUNNING, follows its logs, is 
   await expect(platformGroup.getByRole('link', { name: 'console-hello' })).toHaveCount(0);
 });
 
-test('a core service says why it cannot be scaled or undeployed, and offers the platform\'s own API docs', async ({ signIn }) => {
+test("a core service says why it cannot be scaled or undeployed, and offers the platform's own API docs", async ({ signIn }) => {
   const page = await signIn('admin');
   await page.getByRole('link', { name: 'Infrastructure → Services' }).click();
   await page.getByRole('table', { name: 'Services: platform' }).getByRole('link', { name: 'settings', exact: true }).click();

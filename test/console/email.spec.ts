@@ -7,7 +7,11 @@ import { checkScreen, expect, test } from './fixtures';
  * channel it goes through is set up, validated and activated on the channels screen, password write-only.
  */
 
-test('(d) an SMTP channel set up and validated; an Arabic template previews right to left with its missing variables flagged; a test send arrives in the mail capture', async ({ page, signIn, opsflow }) => {
+test('(d) an SMTP channel set up and validated; an Arabic template previews right to left with its missing variables flagged; a test send arrives in the mail capture', async ({
+  page,
+  signIn,
+  opsflow,
+}) => {
   const mail = opsflow.platform.info.mail;
   await signIn('admin');
 
@@ -69,7 +73,11 @@ test('(d) an SMTP channel set up and validated; an Arabic template previews righ
   await page.getByLabel('To', { exact: true }).fill('reader@example.test');
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   await expect(page.getByText(/^Queued: /)).toBeVisible();
-  const arrived = await waitUntil('the test send in the mail capture', async () => (await mailTo(mail.apiUrl, 'reader@example.test')).find((message) => message.subject === 'أهلا سارة'), { timeoutMs: 60000 });
+  const arrived = await waitUntil(
+    'the test send in the mail capture',
+    async () => (await mailTo(mail.apiUrl, 'reader@example.test')).find((message) => message.subject === 'أهلا سارة'),
+    { timeoutMs: 60000 },
+  );
   expect(arrived.html).toContain('مرحبا سارة، طلبك A-17 جاهز');
   expect(arrived.html).toContain('dir="rtl"');
 

@@ -35,10 +35,20 @@ export const test = base.extend<{ signIn: (person: Person) => Promise<Page> }, {
     async ({ withIdentityProvider }, use) => {
       let consoleUrl = '';
       const identityProvider = withIdentityProvider
-        ? await startIdentityProvider({ users: [{ sub: 'idp-ada', name: 'Ada from the IdP', email: 'ada@idp.test', roles: ['ADMIN'], sites: [] }], redirectUri: () => consoleUrl })
+        ? await startIdentityProvider({
+            users: [{ sub: 'idp-ada', name: 'Ada from the IdP', email: 'ada@idp.test', roles: ['ADMIN'], sites: [] }],
+            redirectUri: () => consoleUrl,
+          })
         : null;
       const platform = await attachPlatform({
-        env: identityProvider ? { JWT_JWKS_URL: identityProvider.jwksUrl, JWT_ISSUER: identityProvider.issuer, JWT_AUDIENCE: identityProvider.audience, OIDC_CLIENT_ID: identityProvider.clientId } : {},
+        env: identityProvider
+          ? {
+              JWT_JWKS_URL: identityProvider.jwksUrl,
+              JWT_ISSUER: identityProvider.issuer,
+              JWT_AUDIENCE: identityProvider.audience,
+              OIDC_CLIENT_ID: identityProvider.clientId,
+            }
+          : {},
       });
       const api = await platform.startApi();
       consoleUrl = `${api.url}/console/`;
@@ -53,7 +63,8 @@ export const test = base.extend<{ signIn: (person: Person) => Promise<Page> }, {
           ids.set(person, created.body.id);
         }
       }
-      const tokenOf = (person: Person) => platform.token({ sub: ids.get(person)!, name: PEOPLE[person].name, roles: PEOPLE[person].roles, sites: PEOPLE[person].siteIds });
+      const tokenOf = (person: Person) =>
+        platform.token({ sub: ids.get(person)!, name: PEOPLE[person].name, roles: PEOPLE[person].roles, sites: PEOPLE[person].siteIds });
       await use({ platform, api, identityProvider, tokenOf });
       await platform.close();
       await identityProvider?.close();
@@ -80,7 +91,9 @@ export async function expectAccessible(page: Page): Promise<void> {
   // would wait for the frame until the test times out), and it is not the console's own markup.
   const { violations } = await new AxeBuilder({ page }).exclude('iframe[sandbox]').options({ iframes: false }).analyze();
   const blocking = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-  expect(blocking.map((violation) => ({ rule: violation.id, impact: violation.impact, where: violation.nodes.map((node) => node.target.join(' ')).slice(0, 5) }))).toEqual([]);
+  expect(
+    blocking.map((violation) => ({ rule: violation.id, impact: violation.impact, where: violation.nodes.map((node) => node.target.join(' ')).slice(0, 5) })),
+  ).toEqual([]);
 }
 
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');

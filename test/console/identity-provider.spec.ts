@@ -3,7 +3,10 @@ import { expect, test } from './fixtures';
 /** Sign-in through the organisation's identity provider (a real OpenID Connect provider on loopback). */
 test.use({ withIdentityProvider: true });
 
-test('signing in with your organisation: to the provider\'s page and back, signed in with the provider\'s token; no development sign-in is offered', async ({ page, opsflow }) => {
+test("signing in with your organisation: to the provider's page and back, signed in with the provider's token; no development sign-in is offered", async ({
+  page,
+  opsflow,
+}) => {
   await page.goto(`${opsflow.api.url}/console/`);
   await expect(page.getByRole('button', { name: 'Sign in with your organisation' })).toBeVisible();
   await expect(page.getByRole('group', { name: 'Sign in as a directory user (development)' })).toHaveCount(0);

@@ -15,7 +15,7 @@ test('an ADMIN signs in as a directory user; the token is kept in this tab, neve
   expect(await page.evaluate("sessionStorage.getItem('opsflow.token')")).toBeNull();
 });
 
-test('a pasted token signs in; a forged one gets the API\'s 401, shown with its title and code', async ({ page, opsflow }) => {
+test("a pasted token signs in; a forged one gets the API's 401, shown with its title and code", async ({ page, opsflow }) => {
   await page.goto(`${opsflow.api.url}/console/`);
   await page.getByLabel('Or paste a token').fill('eyJhbGciOiJub25lIn0.eyJzdWIiOiJldmUiLCJyb2xlcyI6WyJBRE1JTiJdfQ.');
   await page.getByRole('button', { name: 'Use this token' }).click();
@@ -35,7 +35,9 @@ test('the language switch turns the console to Arabic, laid out right to left, a
   await expect(page.locator('html')).toHaveAttribute('dir', 'ltr');
 });
 
-test('the console is served with a strict content policy; a page under /console is the console, a missing file a 404 problem, and nothing outside it is read', async ({ opsflow }) => {
+test('the console is served with a strict content policy; a page under /console is the console, a missing file a 404 problem, and nothing outside it is read', async ({
+  opsflow,
+}) => {
   const { api } = opsflow;
   const index = await fetch(`${api.url}/console/services/anything`);
   expect(index.status).toBe(200);
@@ -45,7 +47,13 @@ test('the console is served with a strict content policy; a page under /console 
   const missing = await fetch(`${api.url}/console/assets/nope.js`);
   expect(missing.status).toBe(404);
   expect(missing.headers.get('content-type')).toContain('application/problem+json');
-  for (const sneaky of ['/console/..%2Fpackage.json', '/console/%2e%2e/%2e%2e/package.json', '/console/assets/..%2F..%2F..%2Fpackage.json', '/console/%E0%A4%A.js', '/console/a%00.js']) {
+  for (const sneaky of [
+    '/console/..%2Fpackage.json',
+    '/console/%2e%2e/%2e%2e/package.json',
+    '/console/assets/..%2F..%2F..%2Fpackage.json',
+    '/console/%E0%A4%A.js',
+    '/console/a%00.js',
+  ]) {
     const answer = await fetch(`${api.url}${sneaky}`);
     expect({ sneaky, status: answer.status, leaked: (await answer.text()).includes('"dependencies"') }).toEqual({ sneaky, status: 404, leaked: false });
   }
@@ -56,7 +64,12 @@ test('the keyboard alone signs in and moves between sections, focus visible on w
   await page.goto(`${opsflow.api.url}/console/`);
   await expect(page.getByRole('button', { name: /^Ada Admin/ })).toBeVisible();
   // Tab until the first directory user's button has the focus, then Enter.
-  for (let presses = 0; presses < 10 && !(await page.getByRole('button', { name: /^Ada Admin/ }).evaluate((button) => button === document.activeElement)); presses++) await page.keyboard.press('Tab');
+  for (
+    let presses = 0;
+    presses < 10 && !(await page.getByRole('button', { name: /^Ada Admin/ }).evaluate((button) => button === document.activeElement));
+    presses++
+  )
+    await page.keyboard.press('Tab');
   await expect(page.getByRole('button', { name: /^Ada Admin/ })).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(page.getByText('Signed in as Ada Admin')).toBeVisible();

@@ -5,17 +5,31 @@ import fs from 'node:fs';
 
 /** Flow (e): a VIEWER sees no action buttons, and a forbidden action attempted by URL shows the API's 403. */
 
-test('(e) a VIEWER reads content and templates with no action button; screens and actions opened by URL show the API\'s 403', async ({ page, signIn, opsflow }) => {
+test("(e) a VIEWER reads content and templates with no action button; screens and actions opened by URL show the API's 403", async ({
+  page,
+  signIn,
+  opsflow,
+}) => {
   const editor = await opsflow.tokenOf('editor');
-  const created = await call(opsflow.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-1', name: 'viewer-page', slug: 'viewer-page', title: 'Read me', data: {} } });
+  const created = await call(opsflow.api.url, 'POST', '/api/content/pages', {
+    token: editor,
+    body: { siteId: 'site-1', name: 'viewer-page', slug: 'viewer-page', title: 'Read me', data: {} },
+  });
   expect(created.status).toBe(201);
-  const template = await call(opsflow.api.url, 'POST', '/api/email/templates', { token: editor, body: { siteId: 'site-1', name: 'viewer-template', roleKey: null, subjectEn: 'Hi {{name}}', bodyEn: '<p>Hi</p>', subjectAr: 'أهلا', bodyAr: '<p>أهلا</p>' } });
+  const template = await call(opsflow.api.url, 'POST', '/api/email/templates', {
+    token: editor,
+    body: { siteId: 'site-1', name: 'viewer-template', roleKey: null, subjectEn: 'Hi {{name}}', bodyEn: '<p>Hi</p>', subjectAr: 'أهلا', bodyAr: '<p>أهلا</p>' },
+  });
   expect(template.status).toBe(201);
 
   await signIn('viewer');
   await expect(page.getByRole('navigation', { name: 'Console sections' }).getByRole('link')).toHaveText(['Content', 'Email templates']);
   // The shell's own buttons only: the language switch and sign-out.
-  const actionButtons = () => page.getByRole('main').getByRole('button').filter({ hasNotText: /^View$/ });
+  const actionButtons = () =>
+    page
+      .getByRole('main')
+      .getByRole('button')
+      .filter({ hasNotText: /^View$/ });
 
   await page.getByRole('table', { name: 'Content: pages' }).getByRole('link', { name: 'viewer-page' }).click();
   await expect(page.getByRole('heading', { name: 'viewer-page' })).toBeVisible();

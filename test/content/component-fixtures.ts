@@ -39,21 +39,39 @@ export const FIXTURES: Record<ComponentTypeName, ComponentFixture> = {
   SOAP_COMPONENT: {
     create: { name: 'sms-gateway', serviceUrl: 'http://127.0.0.1:9/sms', soapMethodName: 'SendSms', sampleRequest: '<SendSms><to>{{to}}</to></SendSms>' },
     edits: [
-      { name: 'sms-gateway', serviceUrl: 'http://127.0.0.1:9/sms2', soapMethodName: 'SendSms', sampleRequest: '<SendSms><to>{{to}}</to><text>{{text}}</text></SendSms>' },
+      {
+        name: 'sms-gateway',
+        serviceUrl: 'http://127.0.0.1:9/sms2',
+        soapMethodName: 'SendSms',
+        sampleRequest: '<SendSms><to>{{to}}</to><text>{{text}}</text></SendSms>',
+      },
       { name: 'sms-gateway-2', serviceUrl: 'https://sms.example/soap', soapMethodName: 'Send', sampleRequest: '<Send/>' },
     ],
   },
   WORKFLOW_DEFINITION: {
     create: { name: 'one manager', stages: [{ name: 'Review', role: 'MANAGER' }] },
     edits: [
-      { name: 'two stages', stages: [{ name: 'Review', role: 'MANAGER' }, { name: 'Sign-off', role: 'ADMIN' }] },
+      {
+        name: 'two stages',
+        stages: [
+          { name: 'Review', role: 'MANAGER' },
+          { name: 'Sign-off', role: 'ADMIN' },
+        ],
+      },
       { name: 'editor check', stages: [{ name: 'Proofread', role: 'EDITOR' }] },
     ],
   },
 };
 
 /** Creates a component through its collection: JSON, or for assets a multipart upload. */
-export async function createComponentThroughApi(args: { apiUrl: string; token: string; type: ComponentTypeName; collection: string; siteId: string; body: Record<string, unknown> }): Promise<HttpAnswer> {
+export async function createComponentThroughApi(args: {
+  apiUrl: string;
+  token: string;
+  type: ComponentTypeName;
+  collection: string;
+  siteId: string;
+  body: Record<string, unknown>;
+}): Promise<HttpAnswer> {
   if (args.type !== 'ASSET') return call(args.apiUrl, 'POST', args.collection, { token: args.token, body: { siteId: args.siteId, ...args.body } });
   const form = new FormData();
   form.set('siteId', args.siteId);

@@ -20,7 +20,8 @@ beforeAll(async () => {
 });
 
 /** The fields a fixture state sets, as the API answers them. */
-const stateOf = (entity: Record<string, unknown>, fixture: Record<string, unknown>) => Object.fromEntries(Object.keys(fixture).map((key) => [key, entity[key]]));
+const stateOf = (entity: Record<string, unknown>, fixture: Record<string, unknown>) =>
+  Object.fromEntries(Object.keys(fixture).map((key) => [key, entity[key]]));
 
 test('every registered type has a fixture, and there are the ten of the contract', () => {
   expect(COMPONENT_TYPES.map((type) => type.type).sort()).toEqual(Object.keys(FIXTURES).sort());
@@ -31,7 +32,12 @@ test('every audited table and its _aud table have the same columns with the same
   for (const { table } of COMPONENT_TYPES) {
     const [schema, name] = table.split('.');
     const columns = async (tableName: string) =>
-      (await thisFile.platform.db('information_schema.columns').where({ table_schema: schema, table_name: tableName }).select('column_name', 'data_type', 'udt_name'))
+      (
+        await thisFile.platform
+          .db('information_schema.columns')
+          .where({ table_schema: schema, table_name: tableName })
+          .select('column_name', 'data_type', 'udt_name')
+      )
         .filter((column) => !['rev', 'revtype'].includes(column.column_name))
         .sort((a, b) => a.column_name.localeCompare(b.column_name));
     const audited = await columns(name);
@@ -42,7 +48,9 @@ test('every audited table and its _aud table have the same columns with the same
 });
 
 test('the start-up check names a drifted audit table', async () => {
-  await thisFile.platform.db.raw('create table content.drifted (id uuid primary key, name text, size integer); create table content.drifted_aud (id uuid, name varchar(10), rev integer, revtype smallint)');
+  await thisFile.platform.db.raw(
+    'create table content.drifted (id uuid primary key, name text, size integer); create table content.drifted_aud (id uuid, name varchar(10), rev integer, revtype smallint)',
+  );
   const drifted = { ...COMPONENT_TYPES[0], table: 'content.drifted' };
   expect(await auditTableDifferences(thisFile.platform.db, [drifted])).toEqual([
     'content.drifted_aud.name is varchar, content.drifted.name is text',
@@ -55,7 +63,14 @@ describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (
   const author = () => (type.authorRole === 'ADMIN' ? editorAsAdmin : editor);
 
   test('create, edit twice, history, a revision, publish, then restore of the first revision', async () => {
-    const created = await createComponentThroughApi({ apiUrl: thisFile.api.url, token: author(), type: type.type, collection: type.collection, siteId: 'site-v', body: fixture.create });
+    const created = await createComponentThroughApi({
+      apiUrl: thisFile.api.url,
+      token: author(),
+      type: type.type,
+      collection: type.collection,
+      siteId: 'site-v',
+      body: fixture.create,
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String), siteId: 'site-v', status: 'DRAFT', publishedRev: null, createdBy: 'eda' }));
     const id = created.body.id as string;
@@ -72,7 +87,14 @@ describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (
     expect(history.body.items).toHaveLength(3);
     expect(history.body.items.map((item: any) => item.revType)).toEqual([1, 1, 0]);
     for (const item of history.body.items) {
-      expect(item).toEqual({ rev: expect.any(Number), revType: expect.any(Number), userId: 'eda', userName: 'Eda Editor', at: expect.any(String), status: 'DRAFT' });
+      expect(item).toEqual({
+        rev: expect.any(Number),
+        revType: expect.any(Number),
+        userId: 'eda',
+        userName: 'Eda Editor',
+        at: expect.any(String),
+        status: 'DRAFT',
+      });
       expect(Date.now() - Date.parse(item.at)).toBeLessThan(10 * 60 * 1000);
     }
     const [third, second, first] = history.body.items.map((item: any) => item.rev as number);
@@ -99,9 +121,23 @@ describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (
   });
 
   test('a viewer cannot create, an editor of another site cannot read', async () => {
-    const refused = await createComponentThroughApi({ apiUrl: thisFile.api.url, token: viewer, type: type.type, collection: type.collection, siteId: 'site-v', body: fixture.create });
+    const refused = await createComponentThroughApi({
+      apiUrl: thisFile.api.url,
+      token: viewer,
+      type: type.type,
+      collection: type.collection,
+      siteId: 'site-v',
+      body: fixture.create,
+    });
     expectProblem(refused, 403, 'FORBIDDEN');
-    const created = await createComponentThroughApi({ apiUrl: thisFile.api.url, token: author(), type: type.type, collection: type.collection, siteId: 'site-v', body: { ...fixture.create, ...('slug' in fixture.create ? { slug: 'second' } : {}), name: 'second' } });
+    const created = await createComponentThroughApi({
+      apiUrl: thisFile.api.url,
+      token: author(),
+      type: type.type,
+      collection: type.collection,
+      siteId: 'site-v',
+      body: { ...fixture.create, ...('slug' in fixture.create ? { slug: 'second' } : {}), name: 'second' },
+    });
     expect(created.status).toBe(201);
     expectProblem(await call(thisFile.api.url, 'GET', `${type.collection}/${created.body.id}`, { token: outsider }), 403, 'FORBIDDEN');
     expectProblem(await call(thisFile.api.url, 'GET', `${type.collection}/${created.body.id}/history`, { token: outsider }), 403, 'FORBIDDEN');
@@ -109,17 +145,25 @@ describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (
 });
 
 test('a page: the runtime serves only the published snapshot, drafts only through preview; archive takes it off; delete keeps the history', async () => {
-  const page = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-v', name: 'Pricing', slug: 'pricing', title: 'Prices', data: { plan: 'free' } } });
+  const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+    token: editor,
+    body: { siteId: 'site-v', name: 'Pricing', slug: 'pricing', title: 'Prices', data: { plan: 'free' } },
+  });
   const id = page.body.id;
   expectProblem(await call(thisFile.api.url, 'GET', '/api/public/sites/site-v/pages/pricing'), 404, 'NOT_FOUND');
 
   expect((await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor })).status).toBe(200);
-  await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'Pricing', slug: 'pricing', title: 'Prices (draft)', data: { plan: 'pro' } } });
+  await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, {
+    token: editor,
+    body: { name: 'Pricing', slug: 'pricing', title: 'Prices (draft)', data: { plan: 'pro' } },
+  });
 
   const served = await call(thisFile.api.url, 'GET', '/api/public/sites/site-v/pages/pricing');
   expect(served.status).toBe(200);
   expect(served.body).toEqual(expect.objectContaining({ id, title: 'Prices', data: { plan: 'free' } }));
-  expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/preview`, { token: editor })).body).toEqual(expect.objectContaining({ title: 'Prices (draft)', status: 'DRAFT' }));
+  expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/preview`, { token: editor })).body).toEqual(
+    expect.objectContaining({ title: 'Prices (draft)', status: 'DRAFT' }),
+  );
   expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/preview`, { token: viewer }), 403, 'FORBIDDEN');
 
   expect((await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/archive`, { token: editor })).body.status).toBe('ARCHIVED');
@@ -135,7 +179,14 @@ test('a page: the runtime serves only the published snapshot, drafts only throug
 });
 
 test('an asset downloads and is selectable only in its published revision', async () => {
-  const created = await createComponentThroughApi({ apiUrl: thisFile.api.url, token: editor, type: 'ASSET', collection: '/api/assets', siteId: 'site-v', body: { name: 'terms.svg', folder: '/legal' } });
+  const created = await createComponentThroughApi({
+    apiUrl: thisFile.api.url,
+    token: editor,
+    type: 'ASSET',
+    collection: '/api/assets',
+    siteId: 'site-v',
+    body: { name: 'terms.svg', folder: '/legal' },
+  });
   const id = created.body.id;
   const selectable = async () => (await call(thisFile.api.url, 'GET', '/api/assets?siteId=site-v&selectable=true', { token: viewer })).body.items;
   expectProblem(await call(thisFile.api.url, 'GET', `/api/assets/${id}/download`, { token: viewer }), 404, 'NOT_FOUND');
@@ -151,20 +202,56 @@ test('an asset downloads and is selectable only in its published revision', asyn
 
 test('bad input changes nothing: unknown fields, a missing field, a duplicate slug, an unknown id', async () => {
   const before = await thisFile.platform.db('content.web_content').count({ n: '*' }).first();
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'x', slug: 'x', title: 'x', data: {}, extra: 1 } }), 400, 'VALIDATION_FAILED');
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'x', slug: 'x', data: {} } }), 400, 'VALIDATION_FAILED');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/content/web-content', {
+      token: editor,
+      body: { siteId: 'site-v', name: 'x', slug: 'x', title: 'x', data: {}, extra: 1 },
+    }),
+    400,
+    'VALIDATION_FAILED',
+  );
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'x', slug: 'x', data: {} } }),
+    400,
+    'VALIDATION_FAILED',
+  );
   expect(await thisFile.platform.db('content.web_content').count({ n: '*' }).first()).toEqual(before);
-  expect((await call(thisFile.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'x', slug: 'dup', title: 'x', data: {} } })).status).toBe(201);
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-v', name: 'y', slug: 'dup', title: 'y', data: {} } }), 409, 'COMPONENT_SLUG_TAKEN');
+  expect(
+    (
+      await call(thisFile.api.url, 'POST', '/api/content/web-content', {
+        token: editor,
+        body: { siteId: 'site-v', name: 'x', slug: 'dup', title: 'x', data: {} },
+      })
+    ).status,
+  ).toBe(201);
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/content/web-content', {
+      token: editor,
+      body: { siteId: 'site-v', name: 'y', slug: 'dup', title: 'y', data: {} },
+    }),
+    409,
+    'COMPONENT_SLUG_TAKEN',
+  );
   expectProblem(await call(thisFile.api.url, 'GET', '/api/content/web-content/00000000-0000-4000-8000-000000000000', { token: editor }), 404, 'NOT_FOUND');
 });
 
 test('compare: on a page edited twice, exactly the changed fields, as JSON pointers; between equal revisions, nothing', async () => {
-  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-v', name: 'compared', slug: 'compared', title: 'First', data: { blocks: [{ kind: 'text', text: 'hello' }] } } });
+  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+    token: editor,
+    body: { siteId: 'site-v', name: 'compared', slug: 'compared', title: 'First', data: { blocks: [{ kind: 'text', text: 'hello' }] } },
+  });
   const id = created.body.id as string;
-  await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'compared', slug: 'compared', title: 'Second', data: { blocks: [{ kind: 'text', text: 'hello' }] } } });
-  await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'compared', slug: 'compared', title: 'Second', data: { blocks: [{ kind: 'text', text: 'hello again' }], note: 'n' } } });
-  const [first, , third] = [...(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items].reverse().map((entry: { rev: number }) => entry.rev);
+  await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, {
+    token: editor,
+    body: { name: 'compared', slug: 'compared', title: 'Second', data: { blocks: [{ kind: 'text', text: 'hello' }] } },
+  });
+  await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, {
+    token: editor,
+    body: { name: 'compared', slug: 'compared', title: 'Second', data: { blocks: [{ kind: 'text', text: 'hello again' }], note: 'n' } },
+  });
+  const [first, , third] = [...(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items]
+    .reverse()
+    .map((entry: { rev: number }) => entry.rev);
 
   const compared = await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}&to=${third}`, { token: viewer });
   expect(compared.status).toBe(200);
@@ -178,8 +265,16 @@ test('compare: on a page edited twice, exactly the changed fields, as JSON point
     ],
   });
   expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${third}&to=${third}`, { token: viewer })).body.changes).toEqual([]);
-  expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${third}`, { token: viewer })).body).toEqual({ from: third, to: 'draft', changes: [] });
-  expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}&to=published`, { token: viewer }), 404, 'REVISION_NOT_FOUND');
+  expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${third}`, { token: viewer })).body).toEqual({
+    from: third,
+    to: 'draft',
+    changes: [],
+  });
+  expectProblem(
+    await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}&to=published`, { token: viewer }),
+    404,
+    'REVISION_NOT_FOUND',
+  );
   expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=999`, { token: viewer }), 404, 'REVISION_NOT_FOUND');
   expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}`, { token: outsider }), 403, 'FORBIDDEN');
 });

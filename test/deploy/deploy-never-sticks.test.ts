@@ -34,11 +34,18 @@ const scope = () => thisFile.platform.config.deployScope;
 const docker = () => thisFile.platform.docker.docker;
 const stageOf = async (deploymentId: string) => (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${deploymentId}`, { token: admin })).body.stage;
 
-const deployJar = (name: string, mainClass: string, fields: Record<string, string> = {}) => deployNamedJar({ apiUrl: thisFile.api.url, token: admin, name, mainClass, fields });
+const deployJar = (name: string, mainClass: string, fields: Record<string, string> = {}) =>
+  deployNamedJar({ apiUrl: thisFile.api.url, token: admin, name, mainClass, fields });
 
 /** The run's failure, as Temporal reports it: the ApplicationFailure inside the WorkflowFailedError. */
 async function runFailure(started: { workflowId: string; runId: string }): Promise<ApplicationFailure> {
-  const error = await thisFile.platform.temporal.client.workflow.getHandle(started.workflowId, started.runId).result().then(() => null, (failed: unknown) => failed);
+  const error = await thisFile.platform.temporal.client.workflow
+    .getHandle(started.workflowId, started.runId)
+    .result()
+    .then(
+      () => null,
+      (failed: unknown) => failed,
+    );
   expect(error).toBeInstanceOf(WorkflowFailedError);
   const cause = (error as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
@@ -73,11 +80,17 @@ test('an undo step that fails (the registry refuses to remove the instance) does
   }
 
   // The container the failed undo could not remove goes with the next deploy, which succeeds.
-  expect((await containersOf(docker(), scope(), 'stubborn-service')).map((container) => container.Labels['opsflow.deployment'])).toContain(failing.deploymentId);
+  expect((await containersOf(docker(), scope(), 'stubborn-service')).map((container) => container.Labels['opsflow.deployment'])).toContain(
+    failing.deploymentId,
+  );
   const again = await deployJar('stubborn-service', 'HelloServer', { redeploy: 'true' });
   expect(await deploymentOutcome(thisFile.api.url, admin, again.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   await deployClosed(thisFile.platform.temporal, again);
-  expect((await leftContainersOf(docker(), { scope: scope(), serviceName: 'stubborn-service', driver: thisFile.platform.config.deployDriver })).map((container) => container.Labels['opsflow.deployment'])).toEqual([again.deploymentId]);
+  expect(
+    (await leftContainersOf(docker(), { scope: scope(), serviceName: 'stubborn-service', driver: thisFile.platform.config.deployDriver })).map(
+      (container) => container.Labels['opsflow.deployment'],
+    ),
+  ).toEqual([again.deploymentId]);
 });
 
 test('a deploy terminated mid-health-check (temporal workflow terminate) does not block the service: the next deploy succeeds and leaves no container of the dead one', async () => {
@@ -85,9 +98,22 @@ test('a deploy terminated mid-health-check (temporal workflow terminate) does no
   await waitUntil('the health check', async () => (await stageOf(dead.deploymentId)) === 'HEALTH_CHECK');
   const cli = findTemporalCli();
   if (!cli) throw new Error('the Temporal CLI is needed to terminate a run as an operator would');
-  await promisify(execFile)(cli.path, ['workflow', 'terminate', '--workflow-id', dead.workflowId, '--run-id', dead.runId, '--reason', 'operator', '--address', thisFile.platform.config.temporalAddress, '--namespace', thisFile.platform.config.temporalNamespace]);
+  await promisify(execFile)(cli.path, [
+    'workflow',
+    'terminate',
+    '--workflow-id',
+    dead.workflowId,
+    '--run-id',
+    dead.runId,
+    '--reason',
+    'operator',
+    '--address',
+    thisFile.platform.config.temporalAddress,
+    '--namespace',
+    thisFile.platform.config.temporalNamespace,
+  ]);
   // A swarm starts its task's container on its own time; the docker driver's exists once STARTING is done.
-  const [left] = await waitUntil('the dead deploy\'s container', async () => {
+  const [left] = await waitUntil("the dead deploy's container", async () => {
     const containers = await containersOf(docker(), scope(), 'orphaned-service');
     return containers.length > 0 ? containers : null;
   });
@@ -129,7 +155,11 @@ underDockerDriver('a host-port redeploy that fails after stopping the old instan
   expect(redeploy.status).toBe(202);
   expect(await deploymentOutcome(thisFile.api.url, admin, redeploy.body.deploymentId)).toEqual(expect.objectContaining({ status: 'FAILED' }));
   expect((await runFailure(redeploy.body)).type).toBe('DEPLOY_FAILED');
-  await recordHistory(thisFile.platform.temporal, { workflowId: redeploy.body.workflowId, runId: redeploy.body.runId, name: 'deploy-host-port-redeploy-restored' });
+  await recordHistory(thisFile.platform.temporal, {
+    workflowId: redeploy.body.workflowId,
+    runId: redeploy.body.runId,
+    name: 'deploy-host-port-redeploy-restored',
+  });
 
   const served = await fetch(`http://127.0.0.1:${hostPort}/x`);
   expect(((await served.json()) as { greeting: string }).greeting).toBe('old');
@@ -155,7 +185,7 @@ test('a redeploy terminated mid-health-check does not keep the service from the 
     return row.status === 'FAILED' ? row : null;
   });
   expect(settled.error.reason).toContain('TERMINATED');
-  await waitUntil('the dead deploy\'s container removed', async () => {
+  await waitUntil("the dead deploy's container removed", async () => {
     const containers = await leftContainersOf(docker(), { scope: scope(), serviceName: 'steady-service', driver: thisFile.platform.config.deployDriver });
     return containers.every((container) => container.Labels['opsflow.deployment'] === first.deploymentId) ? containers : null;
   });

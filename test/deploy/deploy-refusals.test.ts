@@ -29,8 +29,11 @@ async function expectNothingDeployed(serviceName: string) {
 describe('POST /api/infra/deploy/jar/inspect: what a JAR says of itself, nothing deployed', () => {
   const inspect = (jar: string, token = admin) => postJar({ apiUrl: thisFile.api.url, token, jar, path: '/api/infra/deploy/jar/inspect' });
 
-  test('name and port from application.properties, or Spring Boot\'s default port when it names none', async () => {
-    const named = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=inspected-one\nserver.port=9091\n' } });
+  test("name and port from application.properties, or Spring Boot's default port when it names none", async () => {
+    const named = await buildJar({
+      mainClass: 'HelloServer',
+      entries: { 'application.properties': 'spring.application.name=inspected-one\nserver.port=9091\n' },
+    });
     expect(await inspect(named)).toEqual({ status: 200, body: { mainClass: 'HelloServer', serviceName: 'inspected-one', port: 9091, portFromJar: true } });
     const bare = await buildJar({ mainClass: 'HelloServer' });
     expect(await inspect(bare)).toEqual({ status: 200, body: { mainClass: 'HelloServer', serviceName: null, port: 8080, portFromJar: false } });
@@ -64,7 +67,11 @@ describe('bad JARs are refused before anything is deployed', () => {
 
   test('a zip-slip entry (../) or an absolute path -> 400 UNSAFE_JAR', async () => {
     for (const entry of ['../../etc/evil.sh', '/etc/evil.sh', 'lib/../../evil.sh']) {
-      const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=slip-service\n' }, unsafeEntries: { [entry]: 'boom' } });
+      const jar = await buildJar({
+        mainClass: 'HelloServer',
+        entries: { 'application.properties': 'spring.application.name=slip-service\n' },
+        unsafeEntries: { [entry]: 'boom' },
+      });
       const answer = await postJar({ apiUrl: thisFile.api.url, token: admin, jar });
       expect({ entry, ...answer }).toEqual({ entry, status: 400, body: expect.objectContaining({ code: 'UNSAFE_JAR' }) });
     }
@@ -72,7 +79,10 @@ describe('bad JARs are refused before anything is deployed', () => {
   });
 
   test('an entry that inflates to more than 20 times the upload -> 400 UNSAFE_JAR', async () => {
-    const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=bomb-service\n', 'zeros.bin': Buffer.alloc(64 * 1024 * 1024) } });
+    const jar = await buildJar({
+      mainClass: 'HelloServer',
+      entries: { 'application.properties': 'spring.application.name=bomb-service\n', 'zeros.bin': Buffer.alloc(64 * 1024 * 1024) },
+    });
     const answer = await postJar({ apiUrl: thisFile.api.url, token: admin, jar });
     expect(answer).toEqual({ status: 400, body: expect.objectContaining({ code: 'UNSAFE_JAR' }) });
     await expectNothingDeployed('bomb-service');
@@ -93,7 +103,10 @@ describe('bad JARs are refused before anything is deployed', () => {
 
   test('over MAX_JAR_BYTES -> 413 JAR_TOO_LARGE', async () => {
     const small = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, maxJarBytes: 16 * 1024 } });
-    const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=big-service\n', 'data.bin': crypto.randomBytes(64 * 1024) } });
+    const jar = await buildJar({
+      mainClass: 'HelloServer',
+      entries: { 'application.properties': 'spring.application.name=big-service\n', 'data.bin': crypto.randomBytes(64 * 1024) },
+    });
     const answer = await postJar({ apiUrl: small.url, token: admin, jar });
     expect(answer).toEqual({ status: 413, body: expect.objectContaining({ code: 'JAR_TOO_LARGE' }) });
     await expectNothingDeployed('big-service');
@@ -102,19 +115,27 @@ describe('bad JARs are refused before anything is deployed', () => {
   test('the Docker engine not answering -> 503 DOCKER_UNAVAILABLE, naming the fix', async () => {
     const noDocker = await thisFile.platform.startApi({ docker: createDocker({ dockerHost: 'unix:///nonexistent/docker.sock' }) });
     const answer = await postJar({ apiUrl: noDocker.url, token: admin, jar: await hello('lonely-service') });
-    expect(answer).toEqual({ status: 503, body: expect.objectContaining({ code: 'DOCKER_UNAVAILABLE', detail: expect.stringContaining('apt-get install docker.io') }) });
+    expect(answer).toEqual({
+      status: 503,
+      body: expect.objectContaining({ code: 'DOCKER_UNAVAILABLE', detail: expect.stringContaining('apt-get install docker.io') }),
+    });
     await expectNothingDeployed('lonely-service');
   });
 
   test('a JAR whose base image is to be built from Debian packages on a machine without debootstrap -> 503 BASE_IMAGE_UNAVAILABLE naming the fix, and /readyz says so', async () => {
-    const buildsItsImage = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, deployBaseImageBuild: 'debian', deployBaseImage: `opsflow/jre-never-built:${process.pid}` } });
+    const buildsItsImage = await thisFile.platform.startApi({
+      config: { ...thisFile.platform.config, deployBaseImageBuild: 'debian', deployBaseImage: `opsflow/jre-never-built:${process.pid}` },
+    });
     const jar = await hello('imageless-service');
     const path = process.env.PATH;
     // This process's PATH is where the API looks debootstrap up: a machine without it.
     process.env.PATH = '/nonexistent';
     try {
       const answer = await postJar({ apiUrl: buildsItsImage.url, token: admin, jar });
-      expect(answer).toEqual({ status: 503, body: expect.objectContaining({ code: 'BASE_IMAGE_UNAVAILABLE', detail: expect.stringContaining('apt-get install debootstrap') }) });
+      expect(answer).toEqual({
+        status: 503,
+        body: expect.objectContaining({ code: 'BASE_IMAGE_UNAVAILABLE', detail: expect.stringContaining('apt-get install debootstrap') }),
+      });
       await expectNothingDeployed('imageless-service');
       const ready = await call(buildsItsImage.url, 'GET', '/readyz');
       expect(ready.body.checks.jarBaseImage).toEqual(expect.stringMatching(/^unavailable: .*apt-get install debootstrap/));
@@ -148,7 +169,10 @@ test('a duplicate name -> 409 SERVICE_EXISTS and a taken slug -> 409 SLUG_TAKEN;
 
 test('an image deploy body with privileged, binds or networkMode -> 400, nothing deployed', async () => {
   for (const extra of [{ privileged: true }, { binds: ['/:/host'] }, { networkMode: 'host' }]) {
-    const answer = await call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name: 'sneaky-service', image: 'opsflow/jre:17', port: 8080, ...extra } });
+    const answer = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
+      token: admin,
+      body: { name: 'sneaky-service', image: 'opsflow/jre:17', port: 8080, ...extra },
+    });
     expectProblem(answer, 400, 'VALIDATION_FAILED');
     expect(answer.body.errors).toEqual([expect.objectContaining({ message: 'is not a known field' })]);
   }
@@ -156,7 +180,10 @@ test('an image deploy body with privileged, binds or networkMode -> 400, nothing
 });
 
 test('a hostPort below 1024 -> 400 naming the field, unless DEPLOY_ALLOW_LOW_HOST_PORTS; nothing deployed', async () => {
-  const answer = await call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name: 'low-port-service', image: 'opsflow/jre:17', port: 8080, hostPort: 80 } });
+  const answer = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
+    token: admin,
+    body: { name: 'low-port-service', image: 'opsflow/jre:17', port: 8080, hostPort: 80 },
+  });
   expectProblem(answer, 400, 'VALIDATION_FAILED');
   expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.hostPort' })]);
   await expectNothingDeployed('low-port-service');
@@ -168,7 +195,11 @@ test('a JAR whose process exits at start: FAILED at HEALTH_CHECK with the reason
   expect(accepted.status).toBe(202);
   const outcome = await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId);
   expect(outcome).toEqual(expect.objectContaining({ status: 'FAILED', stage: 'FAILED' }));
-  expect(outcome.error).toEqual({ stage: 'HEALTH_CHECK', reason: expect.stringContaining('exited with code 3'), lastLogLines: expect.arrayContaining(['fatal: no database configured, giving up']) });
+  expect(outcome.error).toEqual({
+    stage: 'HEALTH_CHECK',
+    reason: expect.stringContaining('exited with code 3'),
+    lastLogLines: expect.arrayContaining(['fatal: no database configured, giving up']),
+  });
   expect(outcome.events.map((event: any) => event.stage)).toEqual(['VALIDATED', 'BUILDING_IMAGE', 'STARTING', 'HEALTH_CHECK', 'FAILED']);
   expect(await thisFile.platform.db('infra.service').where({ name: 'crashing-service' })).toEqual([]);
   expect(await containersOf(thisFile.platform.docker.docker, scope(), 'crashing-service')).toEqual([]);
@@ -182,7 +213,11 @@ test('a JAR that never answers its health check: FAILED when the deadline passes
   const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar });
   const outcome = await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId);
   expect(outcome.status).toBe('FAILED');
-  expect(outcome.error).toEqual({ stage: 'HEALTH_CHECK', reason: expect.stringContaining('did not pass before the deadline'), lastLogLines: ['warming up forever'] });
+  expect(outcome.error).toEqual({
+    stage: 'HEALTH_CHECK',
+    reason: expect.stringContaining('did not pass before the deadline'),
+    lastLogLines: ['warming up forever'],
+  });
   expect(await thisFile.platform.db('infra.service').where({ name: 'silent-service' })).toEqual([]);
   expect(await containersOf(thisFile.platform.docker.docker, scope(), 'silent-service')).toEqual([]);
   expect(await imagesOf(thisFile.platform.docker.docker, scope(), 'silent-service')).toEqual([]);

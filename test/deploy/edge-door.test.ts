@@ -14,8 +14,15 @@ const kept = `${scope}-kept`;
 const gone = `${scope}-gone`;
 
 afterAll(async () => {
-  await docker.getContainer(door).remove({ force: true }).catch(() => undefined);
-  for (const network of [kept, gone]) await docker.getNetwork(network).remove().catch(() => undefined);
+  await docker
+    .getContainer(door)
+    .remove({ force: true })
+    .catch(() => undefined);
+  for (const network of [kept, gone])
+    await docker
+      .getNetwork(network)
+      .remove()
+      .catch(() => undefined);
 });
 
 const joinedNetworks = async () => Object.keys((await docker.getContainer(door).inspect()).NetworkSettings.Networks).sort();

@@ -34,7 +34,8 @@ function certificate(name: string, signedBy: 'ca' | 'self'): { key: Buffer; cert
   const ext = path.join(dir, `${name}.ext`);
   fs.writeFileSync(ext, 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
   openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-subj', '/CN=localhost', '-out', `${name}.csr`);
-  if (signedBy === 'ca') openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', ext, '-out', `${name}.crt`);
+  if (signedBy === 'ca')
+    openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', ext, '-out', `${name}.crt`);
   else openssl('x509', '-req', '-in', `${name}.csr`, '-signkey', `${name}.key`, '-days', '2', '-extfile', ext, '-out', `${name}.crt`);
   return { key: fs.readFileSync(path.join(dir, `${name}.key`)), cert: fs.readFileSync(path.join(dir, `${name}.crt`)) };
 }
@@ -60,8 +61,20 @@ afterAll(async () => {
 });
 
 const providerToken = () =>
-  new SignJWT({ roles: ['ADMIN'], sites: [] }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('ada').setIssuedAt().setExpirationTime('5m').sign(keys.privateKey);
-const platformToken = () => new SignJWT({ sub: 'ada', roles: ['ADMIN'] }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+  new SignJWT({ roles: ['ADMIN'], sites: [] })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject('ada')
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(keys.privateKey);
+const platformToken = () =>
+  new SignJWT({ sub: 'ada', roles: ['ADMIN'] })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(new TextEncoder().encode(SECRET));
 
 /** An edge whose identity provider's keys are at `jwksUrl`, trusting `caFile`; answers how `token` fares on a service. */
 async function withEdge(jwksUrl: string, work: (ask: (token: string) => Promise<number>) => Promise<void>): Promise<void> {
@@ -71,7 +84,9 @@ async function withEdge(jwksUrl: string, work: (ask: (token: string) => Promise<
     listen: { host: '127.0.0.1', port: await freePort() },
     api: { host: '127.0.0.1', port: (service.address() as AddressInfo).port },
     reservedSlugs: ['settings'],
-    services: [{ name: 'hello-service', slug: 'hello', healthPath: '/health', instances: [{ host: '127.0.0.1', port: (service.address() as AddressInfo).port }] }],
+    services: [
+      { name: 'hello-service', slug: 'hello', healthPath: '/health', instances: [{ host: '127.0.0.1', port: (service.address() as AddressInfo).port }] },
+    ],
     jwt: { hs256Secret: SECRET, jwks: { url: jwksUrl, issuer: ISSUER, audience: AUDIENCE, caFile: path.join(dir, 'ca.crt') } },
     connectTimeoutMs: 1000,
     idleTimeoutMs: 60000,
@@ -82,7 +97,8 @@ async function withEdge(jwksUrl: string, work: (ask: (token: string) => Promise<
   let edge: RunningEdge | null = null;
   try {
     edge = await startEdge({ dir: edgeDir, adminPort: await freePort() });
-    const ask = async (token: string) => (await fetch(`http://127.0.0.1:${plan.listen.port}/api/hello/x`, { headers: { authorization: `Bearer ${token}` } })).status;
+    const ask = async (token: string) =>
+      (await fetch(`http://127.0.0.1:${plan.listen.port}/api/hello/x`, { headers: { authorization: `Bearer ${token}` } })).status;
     await work(ask);
   } finally {
     await edge?.stop();

@@ -28,7 +28,7 @@ afterAll(async () => {
   await platform?.close();
 });
 
-test('a deployed JAR answers through Envoy with the caller\'s identity, never the token; the platform\'s own routes pass through to the API', async () => {
+test("a deployed JAR answers through Envoy with the caller's identity, never the token; the platform's own routes pass through to the API", async () => {
   const jar = await buildJar({ mainClass: 'HelloServer' });
   const accepted = await postJar({ apiUrl: edgeUrl, token: admin, jar, fields: { serviceName: 'edge-service', port: '8080' } });
   expect(accepted.status).toBe(202);
@@ -36,27 +36,37 @@ test('a deployed JAR answers through Envoy with the caller\'s identity, never th
 
   // The first instance comes with its cluster: never a second of "no healthy upstream" after RUNNING.
   const refusals = new Set<string>();
-  const answer = await waitUntil('the service through the edge', async () => {
-    const through = await call(edgeUrl, 'GET', '/api/edge/orders?x=1', { token: viewer, headers: { 'x-user-id': 'mallory' } });
-    if (through.status !== 200) refusals.add(`${through.status} ${through.body.detail}`);
-    return through.status === 200 ? through : null;
-  }, 10000);
+  const answer = await waitUntil(
+    'the service through the edge',
+    async () => {
+      const through = await call(edgeUrl, 'GET', '/api/edge/orders?x=1', { token: viewer, headers: { 'x-user-id': 'mallory' } });
+      if (through.status !== 200) refusals.add(`${through.status} ${through.body.detail}`);
+      return through.status === 200 ? through : null;
+    },
+    10000,
+  );
   expect([...refusals].filter((refusal) => !refusal.includes('being connected at the edge'))).toEqual([]);
   expect(answer.body).toEqual(expect.objectContaining({ path: '/orders?x=1', userId: 'vic', userRoles: 'VIEWER', authorization: null }));
   expect((await call(edgeUrl, 'GET', '/api/edge/x')).status).toBe(401);
-  expect((await call(edgeUrl, 'GET', '/api/infra/services/edge-service', { token: admin })).body).toEqual(expect.objectContaining({ name: 'edge-service', slug: 'edge' }));
+  expect((await call(edgeUrl, 'GET', '/api/infra/services/edge-service', { token: admin })).body).toEqual(
+    expect.objectContaining({ name: 'edge-service', slug: 'edge' }),
+  );
 });
 
-test('scale from 1 to 3: the new instances are in Envoy\'s rotation within 2 s of the scale run, with no Envoy restart', async () => {
+test("scale from 1 to 3: the new instances are in Envoy's rotation within 2 s of the scale run, with no Envoy restart", async () => {
   const scaled = await call(edgeUrl, 'POST', '/api/infra/services/edge-service/scale', { token: admin, body: { instances: 3 } });
   expect(scaled.status).toBe(202);
   await platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
   const registered = Date.now();
-  await waitUntil('three instances behind the edge', async () => {
-    const seen = new Set<string>();
-    for (let i = 0; i < 9; i++) seen.add((await call(edgeUrl, 'GET', '/api/edge/who', { token: viewer })).body.instance);
-    return seen.size === 3 ? true : null;
-  }, 10000);
+  await waitUntil(
+    'three instances behind the edge',
+    async () => {
+      const seen = new Set<string>();
+      for (let i = 0; i < 9; i++) seen.add((await call(edgeUrl, 'GET', '/api/edge/who', { token: viewer })).body.instance);
+      return seen.size === 3 ? true : null;
+    },
+    10000,
+  );
   expect(Date.now() - registered).toBeLessThanOrEqual(2000);
 });
 

@@ -67,7 +67,10 @@ let base: string;
 const peers: Record<string, { port: number; close(): Promise<void> }> = {};
 
 const service = (instances: string[]): EdgeService => ({
-  name: 'hello-service', slug: 'hello', healthPath: '/health', instances: instances.map((name) => ({ host: '127.0.0.1', port: peers[name].port })),
+  name: 'hello-service',
+  slug: 'hello',
+  healthPath: '/health',
+  instances: instances.map((name) => ({ host: '127.0.0.1', port: peers[name].port })),
 });
 
 const sign = (claims: Record<string, unknown>, options: { secret?: string; expiresIn?: string | null } = {}) => {
@@ -92,15 +95,19 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${plan.listen.port}`;
   writeEdgeConfig(plan);
   edge = await startEdge({ dir, adminPort: await freePort() });
-  await waitUntil('both instances healthy at the edge', async () => {
-    const seen = new Set<string>();
-    const token = await sign({ sub: 'u' });
-    for (let i = 0; i < 6; i++) {
-      const answer = await fetch(`${base}/api/hello/ping`, { headers: { authorization: `Bearer ${token}` } });
-      if (answer.status === 200) seen.add(((await answer.json()) as { instance: string }).instance);
-    }
-    return seen.size === 2 ? true : null;
-  }, 20000);
+  await waitUntil(
+    'both instances healthy at the edge',
+    async () => {
+      const seen = new Set<string>();
+      const token = await sign({ sub: 'u' });
+      for (let i = 0; i < 6; i++) {
+        const answer = await fetch(`${base}/api/hello/ping`, { headers: { authorization: `Bearer ${token}` } });
+        if (answer.status === 200) seen.add(((await answer.json()) as { instance: string }).instance);
+      }
+      return seen.size === 2 ? true : null;
+    },
+    20000,
+  );
 });
 
 afterAll(async () => {
@@ -109,19 +116,25 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('a verified token becomes X-User-* headers; a client\'s own X-User-* (any spelling) and the token itself never reach the service', async () => {
+test("a verified token becomes X-User-* headers; a client's own X-User-* (any spelling) and the token itself never reach the service", async () => {
   received.length = 0;
   const token = await sign({ sub: 'ada', name: 'Ada\r\nX-Evil: 1', email: 'ada@example.test', roles: ['ADMIN', 'EDITOR'], sites: ['site-1', 'site,2'] });
   const answer = await fetch(`${base}/api/hello/orders/7?x=1`, {
-    headers: { authorization: `Bearer ${token}`, 'x-user-id': 'mallory', 'X-User-Roles': 'ADMIN', 'x_user_sites': 'everywhere', 'X-User-Anything': 'forged' },
+    headers: { authorization: `Bearer ${token}`, 'x-user-id': 'mallory', 'X-User-Roles': 'ADMIN', x_user_sites: 'everywhere', 'X-User-Anything': 'forged' },
   });
   expect(answer.status).toBe(200);
   expect(received).toHaveLength(1);
   const [request] = received;
   expect(request.url).toBe('/orders/7?x=1');
-  expect(request.headers).toEqual(expect.objectContaining({
-    'x-user-id': 'ada', 'x-user-name': 'Ada  X-Evil: 1', 'x-user-email': 'ada@example.test', 'x-user-roles': 'ADMIN,EDITOR', 'x-user-sites': 'site-1,site 2',
-  }));
+  expect(request.headers).toEqual(
+    expect.objectContaining({
+      'x-user-id': 'ada',
+      'x-user-name': 'Ada  X-Evil: 1',
+      'x-user-email': 'ada@example.test',
+      'x-user-roles': 'ADMIN,EDITOR',
+      'x-user-sites': 'site-1,site 2',
+    }),
+  );
   expect(request.headers.authorization).toBeUndefined();
   expect(request.headers['x_user_sites']).toBeUndefined();
   expect(request.headers['x-user-anything']).toBeUndefined();
@@ -132,7 +145,12 @@ test('a verified token becomes X-User-* headers; a client\'s own X-User-* (any s
 test('alg none, a wrong key, an expired token, a token without exp and no token each get 401 problem+json at the edge; the service receives nothing', async () => {
   received.length = 0;
   const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'x', exp: Math.floor(Date.now() / 1000) + 300 })).toString('base64url')}.`;
-  const tokens = [none, await sign({ sub: 'x' }, { secret: 'another-secret-of-enough-length!' }), await sign({ sub: 'x' }, { expiresIn: '-5m' }), await sign({ sub: 'x' }, { expiresIn: null })];
+  const tokens = [
+    none,
+    await sign({ sub: 'x' }, { secret: 'another-secret-of-enough-length!' }),
+    await sign({ sub: 'x' }, { expiresIn: '-5m' }),
+    await sign({ sub: 'x' }, { expiresIn: null }),
+  ];
   for (const token of [...tokens, null]) {
     const answer = await fetch(`${base}/api/hello/x`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
     expect(answer.status).toBe(401);
@@ -142,12 +160,12 @@ test('alg none, a wrong key, an expired token, a token without exp and no token 
   expect(received).toEqual([]);
 });
 
-test('the platform\'s reserved slugs and paths outside /api/ go to the API as they came; an unknown slug is 404 problem+json', async () => {
+test("the platform's reserved slugs and paths outside /api/ go to the API as they came; an unknown slug is 404 problem+json", async () => {
   received.length = 0;
   const settings = await fetch(`${base}/api/settings/archive-policies?x=1`, { headers: { authorization: 'Bearer not-checked-here' } });
   expect(await settings.json()).toEqual({ instance: 'api', url: '/api/settings/archive-policies?x=1' });
   expect(received[0].headers.authorization).toBe('Bearer not-checked-here');
-  expect((await (await fetch(`${base}/readyz`)).json())).toEqual({ instance: 'api', url: '/readyz' });
+  expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ instance: 'api', url: '/readyz' });
   // Not slug-shaped: the API's own (its OpenAPI document).
   expect(await (await fetch(`${base}/api/openapi.json`)).json()).toEqual({ instance: 'api', url: '/api/openapi.json' });
   const unknown = await fetch(`${base}/api/nobody/x`);
@@ -175,16 +193,24 @@ test('a new instance in the registry is in the round-robin within 2 s, without r
   expect(Date.now() - changed).toBeLessThanOrEqual(2000);
 
   healthy.set('two', false);
-  await waitUntil('the unhealthy instance out of rotation', async () => {
-    const { seen } = await spread(6);
-    return !seen.two && Object.keys(seen).length === 2 ? true : null;
-  }, 10000);
+  await waitUntil(
+    'the unhealthy instance out of rotation',
+    async () => {
+      const { seen } = await spread(6);
+      return !seen.two && Object.keys(seen).length === 2 ? true : null;
+    },
+    10000,
+  );
 
   for (const name of ['one', 'three']) healthy.set(name, false);
-  const down = await waitUntil('503 with no healthy instance', async () => {
-    const outcome = await spread(1);
-    return outcome.status === 503 ? outcome : null;
-  }, 10000);
+  const down = await waitUntil(
+    '503 with no healthy instance',
+    async () => {
+      const outcome = await spread(1);
+      return outcome.status === 503 ? outcome : null;
+    },
+    10000,
+  );
   expect(down.body).toEqual(expect.objectContaining({ status: 503, code: 'SERVICE_UNAVAILABLE' }));
   for (const name of ['one', 'two', 'three']) healthy.set(name, true);
   await waitUntil('the instances back in rotation', async () => ((await spread(1)).status === 200 ? true : null), 10000);
@@ -193,25 +219,39 @@ test('a new instance in the registry is in the round-robin within 2 s, without r
 test('a registered service with no instance yet answers 503 problem+json; its first instance is routable at once', async () => {
   const token = await sign({ sub: 'u' });
   writeEdgeConfig({ ...plan, services: [...plan.services, { name: 'late-service', slug: 'late', healthPath: '/health', instances: [] }] });
-  const empty = await waitUntil('the new route', async () => {
-    const answer = await fetch(`${base}/api/late/x`, { headers: { authorization: `Bearer ${token}` } });
-    return answer.status === 404 ? null : answer;
-  }, 5000);
+  const empty = await waitUntil(
+    'the new route',
+    async () => {
+      const answer = await fetch(`${base}/api/late/x`, { headers: { authorization: `Bearer ${token}` } });
+      return answer.status === 404 ? null : answer;
+    },
+    5000,
+  );
   expect(empty.status).toBe(503);
   expect(empty.headers.get('content-type')).toBe('application/problem+json');
   expect(await empty.json()).toEqual(expect.objectContaining({ code: 'SERVICE_UNAVAILABLE', detail: 'late-service has no healthy instance.' }));
 
-  writeEdgeConfig({ ...plan, services: [...plan.services, { name: 'late-service', slug: 'late', healthPath: '/health', instances: [{ host: '127.0.0.1', port: peers.one.port }] }] });
+  writeEdgeConfig({
+    ...plan,
+    services: [...plan.services, { name: 'late-service', slug: 'late', healthPath: '/health', instances: [{ host: '127.0.0.1', port: peers.one.port }] }],
+  });
   const refusals = new Set<string>();
-  await waitUntil('the first instance routable', async () => {
-    const answer = await fetch(`${base}/api/late/x`, { headers: { authorization: `Bearer ${token}` } });
-    if (answer.status === 200) return true;
-    refusals.add(`${answer.status} ${answer.headers.get('content-type')} ${((await answer.json()) as { detail: string }).detail}`);
-    return null;
-  }, 5000);
+  await waitUntil(
+    'the first instance routable',
+    async () => {
+      const answer = await fetch(`${base}/api/late/x`, { headers: { authorization: `Bearer ${token}` } });
+      if (answer.status === 200) return true;
+      refusals.add(`${answer.status} ${answer.headers.get('content-type')} ${((await answer.json()) as { detail: string }).detail}`);
+      return null;
+    },
+    5000,
+  );
   // Only the switch itself is seen (the route's own answer, or its cluster not checked yet, for a moment),
   // never "no healthy upstream" while the instance waits a second for its first health check.
-  const switching = ['503 application/problem+json late-service has no healthy instance.', '503 application/problem+json The service is being connected at the edge; try again in a moment.'];
+  const switching = [
+    '503 application/problem+json late-service has no healthy instance.',
+    '503 application/problem+json The service is being connected at the edge; try again in a moment.',
+  ];
   expect([...refusals].filter((refusal) => !switching.includes(refusal))).toEqual([]);
   writeEdgeConfig(plan);
 });
@@ -227,38 +267,59 @@ test('a well-formed request id from the client is kept, given to the service and
   expect(received[1].headers['x-request-id']).toBe(replaced.headers.get('x-request-id'));
 });
 
-test('the edge\'s files, which carry the token-verification key, are readable by their owner alone', async () => {
+test("the edge's files, which carry the token-verification key, are readable by their owner alone", async () => {
   expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
   const files = fs.readdirSync(dir);
   expect(files).toEqual(expect.arrayContaining(['bootstrap.json', 'lds.json', 'cds.json', 'rds.json']));
   for (const file of files) expect({ file, mode: (fs.statSync(path.join(dir, file)).mode & 0o777).toString(8) }).toEqual({ file, mode: '600' });
 });
 
-test('Envoy\'s access log is JSON, one line per request, with the request id the service saw', async () => {
+test("Envoy's access log is JSON, one line per request, with the request id the service saw", async () => {
   received.length = 0;
   const token = await sign({ sub: 'u' });
   await fetch(`${base}/api/hello/logged`, { headers: { authorization: `Bearer ${token}` } });
   const requestId = received[0].headers['x-request-id'];
-  const line = await waitUntil('the access log line', async () => {
-    const lines = edge.output().split('\n').filter((text) => text.startsWith('{')).map((text) => JSON.parse(text) as Record<string, unknown>);
-    return lines.find((entry) => entry.requestId === requestId) ?? null;
-  }, 5000);
-  expect(line).toEqual(expect.objectContaining({ component: 'edge', method: 'GET', path: '/api/hello/logged', status: 200, upstream: expect.stringMatching(/^127\.0\.0\.1:/) }));
+  const line = await waitUntil(
+    'the access log line',
+    async () => {
+      const lines = edge
+        .output()
+        .split('\n')
+        .filter((text) => text.startsWith('{'))
+        .map((text) => JSON.parse(text) as Record<string, unknown>);
+      return lines.find((entry) => entry.requestId === requestId) ?? null;
+    },
+    5000,
+  );
+  expect(line).toEqual(
+    expect.objectContaining({ component: 'edge', method: 'GET', path: '/api/hello/logged', status: 200, upstream: expect.stringMatching(/^127\.0\.0\.1:/) }),
+  );
 });
 
-test('where a request came from is the edge\'s to say: a client\'s Forwarded, X-Forwarded-For and X-Real-IP are replaced; headers named in Connection go', async () => {
+test("where a request came from is the edge's to say: a client's Forwarded, X-Forwarded-For and X-Real-IP are replaced; headers named in Connection go", async () => {
   received.length = 0;
   const token = await sign({ sub: 'u' });
   // node:http, as fetch refuses to send a Connection header of its own.
   const status = await new Promise<number | undefined>((resolve, reject) => {
     http
-      .get(`${base}/api/hello/where`, {
-        headers: { authorization: `Bearer ${token}`, forwarded: 'for=10.9.9.9', 'x-forwarded-for': '10.9.9.9', 'x-real-ip': '10.9.9.9', connection: 'keep-alive, x-hop-secret', 'x-hop-secret': 'for the next hop only' },
-        agent: false,
-      }, (answer) => {
-        answer.resume();
-        answer.on('end', () => resolve(answer.statusCode));
-      })
+      .get(
+        `${base}/api/hello/where`,
+        {
+          headers: {
+            authorization: `Bearer ${token}`,
+            forwarded: 'for=10.9.9.9',
+            'x-forwarded-for': '10.9.9.9',
+            'x-real-ip': '10.9.9.9',
+            connection: 'keep-alive, x-hop-secret',
+            'x-hop-secret': 'for the next hop only',
+          },
+          agent: false,
+        },
+        (answer) => {
+          answer.resume();
+          answer.on('end', () => resolve(answer.statusCode));
+        },
+      )
       .on('error', reject);
   });
   expect(status).toBe(200);
@@ -266,7 +327,9 @@ test('where a request came from is the edge\'s to say: a client\'s Forwarded, X-
   expect(request.headers['x-forwarded-for']).toBe('127.0.0.1');
   expect(request.headers['x-real-ip']).toBe('127.0.0.1');
   expect(request.headers.forwarded).toBe(`for=127.0.0.1;proto=http;host="127.0.0.1:${plan.listen.port}"`);
-  expect(request.headers).toEqual(expect.objectContaining({ 'x-forwarded-proto': 'http', 'x-forwarded-host': `127.0.0.1:${plan.listen.port}`, 'x-forwarded-prefix': '/api/hello' }));
+  expect(request.headers).toEqual(
+    expect.objectContaining({ 'x-forwarded-proto': 'http', 'x-forwarded-host': `127.0.0.1:${plan.listen.port}`, 'x-forwarded-prefix': '/api/hello' }),
+  );
   expect(request.headers['x-hop-secret']).toBeUndefined();
 });
 

@@ -54,9 +54,19 @@ const addressOf = (server: net.Server) => `127.0.0.1:${(server.address() as Addr
 
 /** Puts a dynamic service in the registry whose healthy instances are the given servers. */
 async function insertService(name: string, instances: net.Server[]): Promise<void> {
-  const [service] = await platform.db(SERVICE_TABLE).insert({ name, slug: name, kind: 'IMAGE', dynamic: true, status: 'RUNNING', desired_instances: instances.length }).returning('id');
+  const [service] = await platform
+    .db(SERVICE_TABLE)
+    .insert({ name, slug: name, kind: 'IMAGE', dynamic: true, status: 'RUNNING', desired_instances: instances.length })
+    .returning('id');
   await platform.db(INSTANCE_TABLE).insert(
-    instances.map((server) => ({ id: crypto.randomUUID(), service_id: service.id, deployment_id: crypto.randomUUID(), container_id: `test-${name}`, address: addressOf(server), state: 'HEALTHY' })),
+    instances.map((server) => ({
+      id: crypto.randomUUID(),
+      service_id: service.id,
+      deployment_id: crypto.randomUUID(),
+      container_id: `test-${name}`,
+      address: addressOf(server),
+      state: 'HEALTHY',
+    })),
   );
 }
 
@@ -186,7 +196,11 @@ test('a flood of unknown slugs is answered 404 by the edge itself: not one of th
   const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => call(api.url, 'GET', `/api/no-such-slug-${i}/x`, { token: viewer })));
   expect(answers.every((answer) => answer.status === 404 && answer.body.code === 'NOT_FOUND')).toBe(true);
   const logged = await waitUntil('the edge to log the flood', () => {
-    const lines = edge.output().split('\n').filter((line) => line.includes('/api/no-such-slug-')).map((line) => JSON.parse(line) as { status: number; upstream: string | null });
+    const lines = edge
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('/api/no-such-slug-'))
+      .map((line) => JSON.parse(line) as { status: number; upstream: string | null });
     return lines.length === 200 ? lines : null;
   });
   // An answer the edge made itself has no upstream host: the API behind it was never asked.

@@ -29,7 +29,12 @@ const scope = () => thisFile.platform.config.deployScope;
 
 async function deployHelloFromProperties() {
   const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=hello-service\nserver.port=8081\n' } });
-  const answer = await postJar({ apiUrl: thisFile.api.url, token: admin, jar, fields: { serviceName: '', port: '', ENV_GREETING: 'salaam', ENV_DB_PASSWORD: DB_PASSWORD, ENV_DATABASE_URL: `postgres://app:${URL_PASSWORD}@db:5432/app` } });
+  const answer = await postJar({
+    apiUrl: thisFile.api.url,
+    token: admin,
+    jar,
+    fields: { serviceName: '', port: '', ENV_GREETING: 'salaam', ENV_DB_PASSWORD: DB_PASSWORD, ENV_DATABASE_URL: `postgres://app:${URL_PASSWORD}@db:5432/app` },
+  });
   expect(answer.status).toBe(202);
   return answer.body;
 }
@@ -58,7 +63,9 @@ describe('a JAR with application.properties, deployed with blank name and port',
   });
 
   test('GET /api/infra/deployments/{id}: the stages run in order and end in RUNNING', () => {
-    expect(outcome).toEqual(expect.objectContaining({ deploymentId: accepted.deploymentId, serviceName: 'hello-service', stage: 'RUNNING', status: 'RUNNING' }));
+    expect(outcome).toEqual(
+      expect.objectContaining({ deploymentId: accepted.deploymentId, serviceName: 'hello-service', stage: 'RUNNING', status: 'RUNNING' }),
+    );
     expect(outcome.events.map((event: any) => event.stage)).toEqual(['VALIDATED', 'BUILDING_IMAGE', 'STARTING', 'HEALTH_CHECK', 'REGISTERING', 'RUNNING']);
     expect(outcome.error).toBeUndefined();
   });
@@ -67,7 +74,18 @@ describe('a JAR with application.properties, deployed with blank name and port',
     const service = await call(thisFile.api.url, 'GET', '/api/infra/services/hello-service', { token: admin });
     expect(service.status).toBe(200);
     expect(service.body).toEqual(
-      expect.objectContaining({ name: 'hello-service', slug: 'hello', kind: 'JAR', dynamic: true, group: 'platform', port: 8081, status: 'RUNNING', desiredInstances: 1, runningInstances: 1, image: `${scope()}/hello-service:1` }),
+      expect.objectContaining({
+        name: 'hello-service',
+        slug: 'hello',
+        kind: 'JAR',
+        dynamic: true,
+        group: 'platform',
+        port: 8081,
+        status: 'RUNNING',
+        desiredInstances: 1,
+        runningInstances: 1,
+        image: `${scope()}/hello-service:1`,
+      }),
     );
     expect(service.body.env).toEqual({ GREETING: 'salaam', DB_PASSWORD: '****', DATABASE_URL: 'postgres://app:****@db:5432/app' });
     expect(service.text).not.toContain('hunter2-very-secret');
@@ -83,10 +101,12 @@ describe('a JAR with application.properties, deployed with blank name and port',
   test('GET /api/hello/x through the gateway reaches the container with the caller identity and the ENV_ value, not the JWT', async () => {
     const answer = await call(thisFile.api.url, 'GET', '/api/hello/x?y=1', { token: viewer, headers: { 'X-User-Id': 'forged' } });
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual(expect.objectContaining({ path: '/x?y=1', method: 'GET', userId: 'vic', userRoles: 'VIEWER', greeting: 'salaam', authorization: null }));
+    expect(answer.body).toEqual(
+      expect.objectContaining({ path: '/x?y=1', method: 'GET', userId: 'vic', userRoles: 'VIEWER', greeting: 'salaam', authorization: null }),
+    );
   });
 
-  test('the service sees where the request came from as the gateway states it: a client\'s Forwarded, X-Forwarded-For and X-Real-IP go, and so do the headers it names in Connection', async () => {
+  test("the service sees where the request came from as the gateway states it: a client's Forwarded, X-Forwarded-For and X-Real-IP go, and so do the headers it names in Connection", async () => {
     const seen = await new Promise<Record<string, unknown>>((resolve, reject) => {
       // node:http, since fetch refuses to send a Connection header.
       const request = http.request(`${thisFile.api.url}/api/hello/who`, {
@@ -111,7 +131,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(seen.forwarded).toMatch(/^for=127\.0\.0\.1;proto=http;host="127\.0\.0\.1:\d+"$/);
   });
 
-  test('from inside another deployed container, a direct request to the service\'s port fails; its own network reaches it', async () => {
+  test("from inside another deployed container, a direct request to the service's port fails; its own network reaches it", async () => {
     const neighbour = await postJar({
       apiUrl: thisFile.api.url,
       token: admin,
@@ -126,7 +146,13 @@ describe('a JAR with application.properties, deployed with blank name and port',
     // Asynchronous: the API under test answers from this process, and a blocked event loop would let its
     // kept-alive sockets time out under the client's feet.
     const probe = async (containerId: string) =>
-      (await execFileAsync('docker', ['exec', containerId, 'bash', '-c', `timeout 3 bash -c '</dev/tcp/${host}/${port}' 2>/dev/null && echo reached || echo refused`], { encoding: 'utf8' })).stdout.trim();
+      (
+        await execFileAsync(
+          'docker',
+          ['exec', containerId, 'bash', '-c', `timeout 3 bash -c '</dev/tcp/${host}/${port}' 2>/dev/null && echo reached || echo refused`],
+          { encoding: 'utf8' },
+        )
+      ).stdout.trim();
     expect(await probe(other.Id)).toBe('refused');
     // The same probe from the service's own container reaches it: the refusal above is the network's.
     expect(await probe(hello.Id)).toBe('reached');
@@ -182,14 +208,19 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(details.HostConfig.Memory).toBeGreaterThan(0);
     expect(details.HostConfig.PidsLimit).toBeGreaterThan(0);
     expect(details.HostConfig.NanoCpus).toBe(thisFile.platform.config.deployCpus * 1e9);
-    expect(details.HostConfig.LogConfig).toEqual({ Type: 'json-file', Config: { 'max-size': thisFile.platform.config.deployLogMaxSize, 'max-file': String(thisFile.platform.config.deployLogMaxFiles) } });
+    expect(details.HostConfig.LogConfig).toEqual({
+      Type: 'json-file',
+      Config: { 'max-size': thisFile.platform.config.deployLogMaxSize, 'max-file': String(thisFile.platform.config.deployLogMaxFiles) },
+    });
     expect(details.HostConfig.Binds ?? []).toEqual([]);
     expect(details.Mounts).toEqual([]);
     expect(details.HostConfig.PortBindings ?? {}).toEqual({});
     expect(Object.values(details.NetworkSettings.Ports ?? {}).every((bindings) => bindings === null)).toBe(true);
     // An instance is a container the docker driver named, or a task of the swarm.
     const instanceLabel = thisFile.platform.config.deployDriver === 'swarm' ? 'com.docker.swarm.task.id' : 'opsflow.instance';
-    expect(details.Config.Labels).toEqual(expect.objectContaining({ 'opsflow.service': 'hello-service', 'opsflow.dynamic': 'true', [instanceLabel]: expect.any(String) }));
+    expect(details.Config.Labels).toEqual(
+      expect.objectContaining({ 'opsflow.service': 'hello-service', 'opsflow.dynamic': 'true', [instanceLabel]: expect.any(String) }),
+    );
     expect(Object.keys(details.NetworkSettings.Networks)).toEqual([`${thisFile.platform.config.deployNetwork}-hello-service`]);
     expect(details.Config.User).toBe('65534:65534');
   });
@@ -202,7 +233,10 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(logs.text).not.toContain(URL_PASSWORD);
 
     const controller = new AbortController();
-    const answer = await fetch(`${thisFile.api.url}/api/infra/services/hello-service/logs?follow=true&tail=5`, { headers: { authorization: `Bearer ${admin}` }, signal: controller.signal });
+    const answer = await fetch(`${thisFile.api.url}/api/infra/services/hello-service/logs?follow=true&tail=5`, {
+      headers: { authorization: `Bearer ${admin}` },
+      signal: controller.signal,
+    });
     expect(answer.headers.get('content-type')).toContain('text/event-stream');
     const reader = answer.body!.getReader();
     let received = '';
@@ -218,11 +252,23 @@ describe('a JAR with application.properties, deployed with blank name and port',
   });
 
   test('scale to 3: three healthy containers and requests spread over all three; 0 and 21 -> 400 INVALID_INSTANCES; back to 1', async () => {
-    expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/hello-service/scale', { token: admin, body: { instances: 0 } }), 400, 'INVALID_INSTANCES');
-    expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/hello-service/scale', { token: admin, body: { instances: 21 } }), 400, 'INVALID_INSTANCES');
+    expectProblem(
+      await call(thisFile.api.url, 'POST', '/api/infra/services/hello-service/scale', { token: admin, body: { instances: 0 } }),
+      400,
+      'INVALID_INSTANCES',
+    );
+    expectProblem(
+      await call(thisFile.api.url, 'POST', '/api/infra/services/hello-service/scale', { token: admin, body: { instances: 21 } }),
+      400,
+      'INVALID_INSTANCES',
+    );
     const scaled = await call(thisFile.api.url, 'POST', '/api/infra/services/hello-service/scale', { token: admin, body: { instances: 3 } });
     expect(scaled.status).toBe(202);
-    expect(scaled.body).toEqual({ workflowId: 'scale:hello-service', runId: expect.stringMatching(/^[0-9a-f-]{36}$/), uiUrl: expect.stringContaining('scale%3Ahello-service') });
+    expect(scaled.body).toEqual({
+      workflowId: 'scale:hello-service',
+      runId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      uiUrl: expect.stringContaining('scale%3Ahello-service'),
+    });
     await thisFile.platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
     await recordHistory(thisFile.platform.temporal, { workflowId: scaled.body.workflowId, runId: scaled.body.runId, name: 'scale-to-three' });
 
@@ -231,7 +277,15 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(service.body).toEqual(expect.objectContaining({ desiredInstances: 3, runningInstances: 3, status: 'RUNNING' }));
     // The deployment view shows the scale run beside the deployments: its run, its link and its stage.
     expect(service.body.operations).toEqual([
-      expect.objectContaining({ kind: 'SCALE', workflowId: 'scale:hello-service', runId: scaled.body.runId, uiUrl: scaled.body.uiUrl, status: 'COMPLETED', stage: 'DONE', closedAt: expect.any(String) }),
+      expect.objectContaining({
+        kind: 'SCALE',
+        workflowId: 'scale:hello-service',
+        runId: scaled.body.runId,
+        uiUrl: scaled.body.uiUrl,
+        status: 'COMPLETED',
+        stage: 'DONE',
+        closedAt: expect.any(String),
+      }),
     ]);
     const seen = new Set<string>();
     for (let i = 0; i < 9; i++) seen.add((await call(thisFile.api.url, 'GET', '/api/hello/who', { token: viewer })).body.instance);
@@ -251,7 +305,13 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(raw.toString()).toContain(URL_PASSWORD);
 
     const answers: string[] = [];
-    for (const path of ['/api/infra/services', '/api/infra/services/hello-service', '/api/infra/services/hello-service/deployments', '/api/infra/services/hello-service/logs?tail=100', `/api/infra/deployments/${accepted.deploymentId}`]) {
+    for (const path of [
+      '/api/infra/services',
+      '/api/infra/services/hello-service',
+      '/api/infra/services/hello-service/deployments',
+      '/api/infra/services/hello-service/logs?tail=100',
+      `/api/infra/deployments/${accepted.deploymentId}`,
+    ]) {
       const answer = await call(thisFile.api.url, 'GET', path, { token: admin });
       expect(answer.status).toBe(200);
       answers.push(answer.text);
@@ -267,7 +327,11 @@ describe('a JAR with application.properties, deployed with blank name and port',
 
   test('undeploy of a core service -> 409 SERVICE_NOT_DYNAMIC; scale of one too; an unknown one -> 404', async () => {
     expectProblem(await call(thisFile.api.url, 'DELETE', '/api/infra/services/settings', { token: admin }), 409, 'SERVICE_NOT_DYNAMIC');
-    expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/settings/scale', { token: admin, body: { instances: 2 } }), 409, 'SERVICE_NOT_DYNAMIC');
+    expectProblem(
+      await call(thisFile.api.url, 'POST', '/api/infra/services/settings/scale', { token: admin, body: { instances: 2 } }),
+      409,
+      'SERVICE_NOT_DYNAMIC',
+    );
     expectProblem(await call(thisFile.api.url, 'DELETE', '/api/infra/services/no-such-service', { token: admin }), 404, 'SERVICE_NOT_FOUND');
     expectProblem(await call(thisFile.api.url, 'DELETE', '/api/infra/services/hello-service', { token: viewer }), 403, 'FORBIDDEN');
   });
@@ -300,7 +364,9 @@ test('a JAR with application.yml: its name and port are read; an explicit servic
   expect(explicit.body).toEqual(expect.objectContaining({ serviceName: 'greeter', slug: 'greeter' }));
   expect(await deploymentOutcome(thisFile.api.url, admin, explicit.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   const greeter = await call(thisFile.api.url, 'GET', '/api/infra/services/greeter', { token: admin });
-  expect(greeter.body).toEqual(expect.objectContaining({ port: 9090, group: 'tools', instances: [expect.objectContaining({ address: expect.stringMatching(/:9090$/) })] }));
+  expect(greeter.body).toEqual(
+    expect.objectContaining({ port: 9090, group: 'tools', instances: [expect.objectContaining({ address: expect.stringMatching(/:9090$/) })] }),
+  );
   expect((await call(thisFile.api.url, 'GET', '/api/greeter/hi', { token: viewer })).status).toBe(200);
 
   await waitUntil('cleanup', async () => {

@@ -11,7 +11,10 @@ let classesDir: string | null = null;
 function compiledClasses(): string {
   if (classesDir) return classesDir;
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-jars-'));
-  const sources = fs.readdirSync(SOURCES).filter((name) => name.endsWith('.java')).map((name) => path.join(SOURCES, name));
+  const sources = fs
+    .readdirSync(SOURCES)
+    .filter((name) => name.endsWith('.java'))
+    .map((name) => path.join(SOURCES, name));
   execFileSync('javac', ['--release', '17', '-d', out, ...sources], { stdio: 'pipe' });
   classesDir = out;
   return out;
@@ -44,7 +47,10 @@ export async function buildJar(spec: JarSpec): Promise<string> {
   zip.end();
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-jar-')), 'service.jar');
   await new Promise<void>((resolve, reject) => {
-    zip.outputStream.pipe(fs.createWriteStream(file)).on('close', () => resolve()).on('error', reject);
+    zip.outputStream
+      .pipe(fs.createWriteStream(file))
+      .on('close', () => resolve())
+      .on('error', reject);
   });
   if (spec.unsafeEntries) {
     const bytes = fs.readFileSync(file);
@@ -60,11 +66,21 @@ export async function buildJar(spec: JarSpec): Promise<string> {
 }
 
 /** POSTs a JAR and form fields to /api/infra/deploy/jar the way a browser form would. */
-export async function postJar(args: { apiUrl: string; token: string; jar: string; fields?: Record<string, string>; path?: string }): Promise<{ status: number; body: any }> {
+export async function postJar(args: {
+  apiUrl: string;
+  token: string;
+  jar: string;
+  fields?: Record<string, string>;
+  path?: string;
+}): Promise<{ status: number; body: any }> {
   const form = new FormData();
   for (const [name, value] of Object.entries(args.fields ?? {})) form.append(name, value);
   form.append('file', new Blob([fs.readFileSync(args.jar)], { type: 'application/java-archive' }), 'service.jar');
-  const answer = await fetch(`${args.apiUrl}${args.path ?? '/api/infra/deploy/jar'}`, { method: 'POST', headers: { authorization: `Bearer ${args.token}` }, body: form });
+  const answer = await fetch(`${args.apiUrl}${args.path ?? '/api/infra/deploy/jar'}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${args.token}` },
+    body: form,
+  });
   const text = await answer.text();
   return { status: answer.status, body: text ? JSON.parse(text) : null };
 }

@@ -67,17 +67,26 @@ test('a redeploy and then a rollback under a steady stream of gateway requests f
 
   const history = await call(thisFile.api.url, 'GET', '/api/infra/services/stream-service/deployments', { token: admin });
   expect(history.body.items).toEqual([
-    expect.objectContaining({ deploymentId: rollback.body.deploymentId, status: 'RUNNING', image: `${scope()}/stream-service:1`, rollbackOf: first.deploymentId, requestedBy: 'ada' }),
+    expect.objectContaining({
+      deploymentId: rollback.body.deploymentId,
+      status: 'RUNNING',
+      image: `${scope()}/stream-service:1`,
+      rollbackOf: first.deploymentId,
+      requestedBy: 'ada',
+    }),
     expect.objectContaining({ deploymentId: redeploy.deploymentId, status: 'SUPERSEDED', image: `${scope()}/stream-service:2` }),
     expect.objectContaining({ deploymentId: first.deploymentId, status: 'SUPERSEDED', image: `${scope()}/stream-service:1` }),
   ]);
 });
 
-test('a version\'s image is pruned once five newer deploys succeeded, from the engine and (swarm driver) from the registry; an undeploy removes the rest', async () => {
+test("a version's image is pruned once five newer deploys succeeded, from the engine and (swarm driver) from the registry; an undeploy removes the rest", async () => {
   const registry = thisFile.platform.config.deployRegistry;
   for (let version = 1; version <= 6; version++) {
     // A file of its own in each JAR: six distinct images, not one image under six tags.
-    const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=keeper-service\n', 'version.txt': String(version) } });
+    const jar = await buildJar({
+      mainClass: 'HelloServer',
+      entries: { 'application.properties': 'spring.application.name=keeper-service\n', 'version.txt': String(version) },
+    });
     const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar, fields: version > 1 ? { redeploy: 'true' } : {} });
     expect(accepted.status).toBe(202);
     expect(await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
@@ -93,11 +102,18 @@ test('a version\'s image is pruned once five newer deploys succeeded, from the e
   if (registry) {
     expect(await registryTags()).toEqual(tags([2, 3, 4, 5, 6]));
     // Deleted by its digest: the first version's manifest is gone from the registry, not only its tag.
-    const first = (await thisFile.platform.docker.docker.getImage(`${scope()}/keeper-service:1`).inspect().catch(() => null))?.RepoDigests?.find((digest) => digest.startsWith(`${registry}/`));
+    const first = (
+      await thisFile.platform.docker.docker
+        .getImage(`${scope()}/keeper-service:1`)
+        .inspect()
+        .catch(() => null)
+    )?.RepoDigests?.find((digest) => digest.startsWith(`${registry}/`));
     if (first) expect((await fetch(`http://${registry}/v2/${scope()}/keeper-service/manifests/${first.split('@')[1]}`)).status).toBe(404);
   } else {
     // Under the swarm driver the engine may keep a pruned image a while longer: a stopped task's container (the swarm's history) holds it.
-    expect((await imagesOf(thisFile.platform.docker.docker, scope(), 'keeper-service')).flatMap((image) => image.RepoTags ?? []).sort()).toEqual(tags([2, 3, 4, 5, 6]));
+    expect((await imagesOf(thisFile.platform.docker.docker, scope(), 'keeper-service')).flatMap((image) => image.RepoTags ?? []).sort()).toEqual(
+      tags([2, 3, 4, 5, 6]),
+    );
   }
 
   const undeploy = await call(thisFile.api.url, 'DELETE', '/api/infra/services/keeper-service', { token: admin });
@@ -120,7 +136,7 @@ test('rollback without an earlier successful deploy -> 409 NO_PREVIOUS_VERSION; 
   expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: admin }), 409, 'NO_PREVIOUS_VERSION');
 });
 
-test('a container killed behind the platform\'s back is replaced by the reconcile schedule', async () => {
+test("a container killed behind the platform's back is replaced by the reconcile schedule", async () => {
   const accepted = await deployJar('phoenix-service');
   expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   const [victim] = await containersOf(thisFile.platform.docker.docker, scope(), 'phoenix-service');
@@ -134,7 +150,10 @@ test('a container killed behind the platform\'s back is replaced by the reconcil
     const running = await containersOf(thisFile.platform.docker.docker, scope(), 'phoenix-service', false);
     return running.length === 1 && running[0].Id !== victim.Id ? running[0] : null;
   });
-  await waitUntil('the gateway routes to the replacement', async () => (await call(thisFile.api.url, 'GET', '/api/phoenix/x', { token: viewer })).status === 200);
+  await waitUntil(
+    'the gateway routes to the replacement',
+    async () => (await call(thisFile.api.url, 'GET', '/api/phoenix/x', { token: viewer })).status === 200,
+  );
   const service = await call(thisFile.api.url, 'GET', '/api/infra/services/phoenix-service', { token: admin });
   expect(service.body.instances).toEqual([expect.objectContaining({ containerId: replacement.Id, state: 'HEALTHY' })]);
   expect(service.body.status).toBe('RUNNING');
@@ -156,11 +175,19 @@ underDockerDriver('an image deployment with hostPort answers on that port, bound
   const jar = await buildJar({ mainClass: 'HelloServer' });
   const context = path.dirname(jar);
   fs.writeFileSync(`${context}/Dockerfile`, 'FROM opsflow/jre:17\nCOPY service.jar /app/app.jar\nENTRYPOINT ["java", "-jar", "/app/app.jar"]\n');
-  const build = await thisFile.platform.docker.docker.buildImage({ context, src: ['Dockerfile', 'service.jar'] }, { t: image, labels: { 'opsflow.scope': scope() } });
-  await new Promise((resolve, reject) => thisFile.platform.docker.docker.modem.followProgress(build, (error: Error | null) => (error ? reject(error) : resolve(null))));
+  const build = await thisFile.platform.docker.docker.buildImage(
+    { context, src: ['Dockerfile', 'service.jar'] },
+    { t: image, labels: { 'opsflow.scope': scope() } },
+  );
+  await new Promise((resolve, reject) =>
+    thisFile.platform.docker.docker.modem.followProgress(build, (error: Error | null) => (error ? reject(error) : resolve(null))),
+  );
 
   const hostPort = await freePort();
-  const accepted = await call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name: 'image-service', image, port: 8080, hostPort, envVars: { GREETING: 'direct' }, healthPath: '/actuator/health' } });
+  const accepted = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
+    token: admin,
+    body: { name: 'image-service', image, port: 8080, hostPort, envVars: { GREETING: 'direct' }, healthPath: '/actuator/health' },
+  });
   expect(accepted.status).toBe(202);
   expect(accepted.body.warnings).toEqual([expect.stringContaining(`hostPort ${hostPort} is published on 127.0.0.1`)]);
   expect(await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
@@ -176,7 +203,10 @@ underDockerDriver('an image deployment with hostPort answers on that port, bound
 test('the deployments worker killed during the health check: a new worker finishes the deploy, with exactly one container', async () => {
   const second = await thisFile.platform.startWorker(['deployments']);
   const accepted = await deployJar('durable-service', { ENV_START_DELAY_MS: '6000' });
-  await waitUntil('the health check', async () => (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${accepted.deploymentId}`, { token: admin })).body.stage === 'HEALTH_CHECK');
+  await waitUntil(
+    'the health check',
+    async () => (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${accepted.deploymentId}`, { token: admin })).body.stage === 'HEALTH_CHECK',
+  );
   // Both workers die: whichever held the activity is gone mid-poll.
   await worker.kill();
   await second.kill();

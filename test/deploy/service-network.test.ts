@@ -18,11 +18,21 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const name of names) await docker.getContainer(name).remove({ force: true }).catch(() => undefined);
-  await docker.getNetwork(serviceNetworkName({ network: scope, serviceName: 'svc' })).remove().catch(() => undefined);
+  for (const name of names)
+    await docker
+      .getContainer(name)
+      .remove({ force: true })
+      .catch(() => undefined);
+  await docker
+    .getNetwork(serviceNetworkName({ network: scope, serviceName: 'svc' }))
+    .remove()
+    .catch(() => undefined);
 });
 
-const attachedTo = async (network: string) => Object.values((await docker.getNetwork(network).inspect()).Containers ?? {}).map((container) => (container as { Name: string }).Name).sort();
+const attachedTo = async (network: string) =>
+  Object.values((await docker.getNetwork(network).inspect()).Containers ?? {})
+    .map((container) => (container as { Name: string }).Name)
+    .sort();
 
 test('a name joins as it is, a prefix* joins every replica it names, a neighbour does not; removal takes them all off and deletes the network', async () => {
   const attach = [`${scope}-edge`, `${scope}-worker-*`];

@@ -16,13 +16,23 @@ test('the bridge gateway the engine lists is advertised', async () => {
 });
 
 test("a bridge that lists no gateway: the bridge interface's own IPv4 address, by the name the engine gives it", async () => {
-  expect(await swarmAdvertiseAddress(docker, { configured: null, bridge: bridgeWith({ IPAM: { Config: [{}] }, Options: null }), addressesOf })).toBe('172.17.0.1');
-  expect(await swarmAdvertiseAddress(docker, { configured: null, bridge: bridgeWith({ IPAM: { Config: null }, Options: { 'com.docker.network.bridge.name': 'br0' } }), addressesOf })).toBe('10.9.0.1');
+  expect(await swarmAdvertiseAddress(docker, { configured: null, bridge: bridgeWith({ IPAM: { Config: [{}] }, Options: null }), addressesOf })).toBe(
+    '172.17.0.1',
+  );
+  expect(
+    await swarmAdvertiseAddress(docker, {
+      configured: null,
+      bridge: bridgeWith({ IPAM: { Config: null }, Options: { 'com.docker.network.bridge.name': 'br0' } }),
+      addressesOf,
+    }),
+  ).toBe('10.9.0.1');
 });
 
 test('SWARM_ADVERTISE_ADDR wins; no gateway and no interface address is an error that names it', async () => {
   expect(await swarmAdvertiseAddress(docker, { configured: '192.0.2.7', bridge: bridgeWith({}), addressesOf })).toBe('192.0.2.7');
-  await expect(swarmAdvertiseAddress(docker, { configured: null, bridge: bridgeWith({ Options: { 'com.docker.network.bridge.name': 'gone0' } }), addressesOf })).rejects.toThrow('set SWARM_ADVERTISE_ADDR');
+  await expect(
+    swarmAdvertiseAddress(docker, { configured: null, bridge: bridgeWith({ Options: { 'com.docker.network.bridge.name': 'gone0' } }), addressesOf }),
+  ).rejects.toThrow('set SWARM_ADVERTISE_ADDR');
 });
 
 test("on this machine's engine: an address of this host's bridge, whether or not the engine lists its gateway or the bridge has a carrier", async () => {

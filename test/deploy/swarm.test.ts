@@ -28,21 +28,30 @@ beforeAll(async () => {
 const scope = () => thisFile.platform.config.deployScope;
 const swarmServiceOf = (name: string) => thisFile.platform.docker.docker.getService(`${scope()}-${name}`).inspect();
 
-const deployJar = (name: string, mainClass: string, fields: Record<string, string> = {}) => deployNamedJar({ apiUrl: thisFile.api.url, token: admin, name, mainClass, fields });
+const deployJar = (name: string, mainClass: string, fields: Record<string, string> = {}) =>
+  deployNamedJar({ apiUrl: thisFile.api.url, token: admin, name, mainClass, fields });
 
 test('a JAR image runs from the registry by digest: every node pulls the same bytes', async () => {
   const accepted = await deployJar('pinned-service', 'HelloServer');
   expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   const service = await swarmServiceOf('pinned-service');
   const registry = thisFile.platform.config.deployRegistry!;
-  expect(service.Spec.TaskTemplate.ContainerSpec.Image).toMatch(new RegExp(`^${registry.replace(/\./g, '\\.')}/${scope()}/pinned-service@sha256:[0-9a-f]{64}$`));
+  expect(service.Spec.TaskTemplate.ContainerSpec.Image).toMatch(
+    new RegExp(`^${registry.replace(/\./g, '\\.')}/${scope()}/pinned-service@sha256:[0-9a-f]{64}$`),
+  );
   const catalog = (await (await fetch(`http://${registry}/v2/_catalog`)).json()) as { repositories: string[] };
   expect(catalog.repositories).toContain(`${scope()}/pinned-service`);
   // The swarm's settings: addressed by its tasks (no virtual IP), rolled one task at a time, new before old, back on failure.
   expect(service.Spec.EndpointSpec.Mode).toBe('dnsrr');
   expect(service.Spec.UpdateConfig).toEqual(expect.objectContaining({ Parallelism: 1, Order: 'start-first', FailureAction: 'rollback' }));
   // The health path is an argument of the check, never part of its script.
-  expect(service.Spec.TaskTemplate.ContainerSpec.Healthcheck.Test).toEqual(['CMD', 'sh', '-c', 'curl -s -o /dev/null "$0" && sleep 2', 'http://127.0.0.1:8080/actuator/health']);
+  expect(service.Spec.TaskTemplate.ContainerSpec.Healthcheck.Test).toEqual([
+    'CMD',
+    'sh',
+    '-c',
+    'curl -s -o /dev/null "$0" && sleep 2',
+    'http://127.0.0.1:8080/actuator/health',
+  ]);
 });
 
 test('a redeploy whose new version never passes its health check is rolled back by the swarm: the old version serves throughout, and the deployment ends FAILED with the reason', async () => {
@@ -59,7 +68,11 @@ test('a redeploy whose new version never passes its health check is rolled back 
   const answers = await traffic.stop();
 
   expect(outcome).toEqual(expect.objectContaining({ status: 'FAILED' }));
-  expect(outcome.error).toEqual({ stage: 'HEALTH_CHECK', reason: expect.stringContaining('The swarm rolled the update back'), lastLogLines: expect.arrayContaining(['warming up forever']) });
+  expect(outcome.error).toEqual({
+    stage: 'HEALTH_CHECK',
+    reason: expect.stringContaining('The swarm rolled the update back'),
+    lastLogLines: expect.arrayContaining(['warming up forever']),
+  });
   expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
   expect(new Set(answers.map((answer) => answer.version))).toEqual(new Set(['1']));
 
@@ -70,7 +83,7 @@ test('a redeploy whose new version never passes its health check is rolled back 
   expect(registered.body).toEqual(expect.objectContaining({ status: 'RUNNING', runningInstances: 1 }));
 });
 
-test('a task killed behind the platform\'s back is replaced by the swarm, and the gateway follows the task list with no reconcile', async () => {
+test("a task killed behind the platform's back is replaced by the swarm, and the gateway follows the task list with no reconcile", async () => {
   const accepted = await deployJar('phoenix-swarm-service', 'HelloServer');
   expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   await deployClosed(thisFile.platform.temporal, accepted);
@@ -91,7 +104,9 @@ test('a task killed behind the platform\'s back is replaced by the swarm, and th
   // The reconcile schedule runs every DEPLOY_RECONCILE_SECONDS (a day in the tests): the deployments worker's task-list follower does this.
   await waitUntil('the registry to follow the swarm', async () => {
     const service = await call(thisFile.api.url, 'GET', '/api/infra/services/phoenix-swarm-service', { token: admin });
-    const ids = (service.body.instances as Array<{ containerId: string; state: string }>).filter((instance) => instance.state === 'HEALTHY').map((instance) => instance.containerId);
+    const ids = (service.body.instances as Array<{ containerId: string; state: string }>)
+      .filter((instance) => instance.state === 'HEALTHY')
+      .map((instance) => instance.containerId);
     return ids.length === 2 && ids.includes(replacement.Id) && ids.includes(survivor.Id);
   });
   // Both tasks answer through the gateway; the killed one is not asked.
@@ -114,12 +129,28 @@ test('a container on the default bridge cannot reach a task past the edge: the d
   // The host reaches it: the edge runs there.
   expect((await fetch(`http://${address}/x`)).status).toBe(200);
   // A neighbour's packets go to the host, its default gateway, which routes the overlays' pool through the door.
-  const { stdout } = await execFileAsync('docker', ['run', '--rm', '--label', `opsflow.scope=${scope()}`, 'opsflow/jre:17', 'sh', '-c', `curl -s -m 3 -o /dev/null http://${address}/x && echo reached || echo blocked`], { encoding: 'utf8' });
+  const { stdout } = await execFileAsync(
+    'docker',
+    [
+      'run',
+      '--rm',
+      '--label',
+      `opsflow.scope=${scope()}`,
+      'opsflow/jre:17',
+      'sh',
+      '-c',
+      `curl -s -m 3 -o /dev/null http://${address}/x && echo reached || echo blocked`,
+    ],
+    { encoding: 'utf8' },
+  );
   expect(stdout.trim()).toBe('blocked');
 });
 
 test('a host port is refused under the swarm driver: a swarm would publish it on every address of its nodes', async () => {
-  const answer = await call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name: 'ported-service', image: 'opsflow/jre:17', port: 8080, hostPort: 18080 } });
+  const answer = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
+    token: admin,
+    body: { name: 'ported-service', image: 'opsflow/jre:17', port: 8080, hostPort: 18080 },
+  });
   expectProblem(answer, 400, 'VALIDATION_FAILED');
   expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.hostPort' })]);
   expect(await thisFile.platform.db('infra.service').where({ name: 'ported-service' })).toEqual([]);
@@ -133,22 +164,35 @@ describe('two nodes', () => {
   let node2: SecondNode;
 
   beforeAll(async () => {
-    node2 = await startSecondNode({ manager: thisFile.platform.docker.docker, baseImage: 'opsflow/jre:17', registry: thisFile.platform.config.deployRegistry! });
+    node2 = await startSecondNode({
+      manager: thisFile.platform.docker.docker,
+      baseImage: 'opsflow/jre:17',
+      registry: thisFile.platform.config.deployRegistry!,
+    });
   }, 180000);
 
   afterAll(async () => {
     if (!node2) return;
     // The swarm forgets the node only once it has left.
     await node2.stop();
-    await thisFile.platform.docker.docker.getNode(node2.nodeId).remove({ force: true }).catch(() => undefined);
+    await thisFile.platform.docker.docker
+      .getNode(node2.nodeId)
+      .remove({ force: true })
+      .catch(() => undefined);
   });
 
   const spreadService = () => `${thisFile.platform.config.deployScope}-spread-service`;
 
   /** The node of each running task of the service. */
   async function runningTaskNodes(): Promise<string[]> {
-    const tasks = (await thisFile.platform.docker.docker.listTasks({ filters: { service: [spreadService()], 'desired-state': ['running'] } })) as Array<{ NodeID: string; Status: { State: string } }>;
-    return tasks.filter((task) => task.Status.State === 'running').map((task) => task.NodeID).sort();
+    const tasks = (await thisFile.platform.docker.docker.listTasks({ filters: { service: [spreadService()], 'desired-state': ['running'] } })) as Array<{
+      NodeID: string;
+      Status: { State: string };
+    }>;
+    return tasks
+      .filter((task) => task.Status.State === 'running')
+      .map((task) => task.NodeID)
+      .sort();
   }
 
   /** Which instances answer through the gateway, over `count` requests. */
@@ -192,12 +236,16 @@ describe('two nodes', () => {
     await setAvailability(node2.nodeId, 'drain');
     try {
       // Behind the operator's back: no deploy, scale or reconcile runs; the platform follows the swarm's task list.
-      await waitUntil('the task to move and the gateway to follow', async () => {
-        const nodes = await runningTaskNodes();
-        if (nodes.length !== 2 || nodes.some((node) => node !== managerId)) return false;
-        const service = await call(thisFile.api.url, 'GET', '/api/infra/services/spread-service', { token: admin });
-        return (service.body.instances as unknown[]).length === 2;
-      }, 60000);
+      await waitUntil(
+        'the task to move and the gateway to follow',
+        async () => {
+          const nodes = await runningTaskNodes();
+          if (nodes.length !== 2 || nodes.some((node) => node !== managerId)) return false;
+          const service = await call(thisFile.api.url, 'GET', '/api/infra/services/spread-service', { token: admin });
+          return (service.body.instances as unknown[]).length === 2;
+        },
+        60000,
+      );
       const mark = traffic.answers.length;
       await waitUntil('traffic after the move', async () => traffic.answers.length > mark + 50);
       const answers = await traffic.stop();

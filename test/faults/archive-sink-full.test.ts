@@ -31,12 +31,18 @@ beforeAll(async () => {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', sinkDir], { stdio: 'pipe' });
     mounted = true;
   } catch (error) {
-    throw new Error(`this test needs a small file system for the sink: mount -t tmpfs failed (${(error as { stderr?: Buffer }).stderr?.toString().trim() ?? error}); run the suite as root`, { cause: error });
+    throw new Error(
+      `this test needs a small file system for the sink: mount -t tmpfs failed (${(error as { stderr?: Buffer }).stderr?.toString().trim() ?? error}); run the suite as root`,
+      { cause: error },
+    );
   }
   api = await platform.startApi();
   await platform.startWorker(['archival'], { API_INTERNAL_URL: api.url });
   const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  await call(api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } });
+  await call(api.url, 'POST', '/api/settings/archive-policies', {
+    token: admin,
+    body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
+  });
 });
 
 afterAll(async () => {
@@ -66,7 +72,9 @@ test('a full sink: the site fails with ARCHIVE_SINK_FULL and keeps every row; on
   const first = await run();
   const failed = await archiveOutcome(platform, first.workflowId, first.runId);
   expect(failed.status).toBe('FAILED');
-  expect(failed.sites).toEqual([expect.objectContaining({ siteId: SITE, state: 'FAILED', rowsDeleted: 0, error: expect.stringContaining('ARCHIVE_SINK_FULL') })]);
+  expect(failed.sites).toEqual([
+    expect.objectContaining({ siteId: SITE, state: 'FAILED', rowsDeleted: 0, error: expect.stringContaining('ARCHIVE_SINK_FULL') }),
+  ]);
   expect(await remainingIds(platform.db, SITE)).toEqual(seeded);
   const [log] = await platform.db('settings.scheduler_job_log').where({ site_id: SITE }).orderBy('started_at');
   expect({ status: log.status, message: log.message }).toEqual({ status: 'FAILED', message: expect.stringContaining('ARCHIVE_SINK_FULL') });
@@ -80,5 +88,7 @@ test('a full sink: the site fails with ARCHIVE_SINK_FULL and keeps every row; on
   expect(await remainingIds(platform.db, SITE)).toEqual([]);
   const archived = (await archiveFileIds(platform, api.url, SITE)).flat();
   expect([...archived].sort((a, b) => a - b)).toEqual(seeded);
-  console.log(`archive sink full: ${ROWS} rows kept through the failed run, then ${archived.length} archived once each (${archived.length - new Set(archived).size} twice)`);
+  console.log(
+    `archive sink full: ${ROWS} rows kept through the failed run, then ${archived.length} archived once each (${archived.length - new Set(archived).size} twice)`,
+  );
 }, 300000);

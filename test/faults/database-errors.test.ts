@@ -44,20 +44,31 @@ test('every error a query meets while PostgreSQL restarts under it is one the pl
   await Promise.all(writers);
   await db.destroy();
   expect(errors.length).toBeGreaterThan(0);
-  const unclassified = errors.filter((error) => !isDatabaseUnavailable(error, { fromDatabase: true })).map((error) => `${(error as { code?: string }).code ?? '-'}: ${error.message}`);
+  const unclassified = errors
+    .filter((error) => !isDatabaseUnavailable(error, { fromDatabase: true }))
+    .map((error) => `${(error as { code?: string }).code ?? '-'}: ${error.message}`);
   expect([...new Set(unclassified)]).toEqual([]);
 }, 120000);
 
 test('a wrong query stays a wrong query, whatever words its inlined values end with', () => {
-  const hostile = Object.assign(new Error('insert into "t" ("name") values (\'x - Connection terminated unexpectedly\') - duplicate key value violates unique constraint "t_name"'), { code: '23505' });
+  const hostile = Object.assign(
+    new Error('insert into "t" ("name") values (\'x - Connection terminated unexpectedly\') - duplicate key value violates unique constraint "t_name"'),
+    { code: '23505' },
+  );
   expect(isDatabaseUnavailable(hostile, { fromDatabase: true })).toBe(false);
   const spoofedEnd = Object.assign(new Error('select 1 - Connection terminated unexpectedly'), { code: '42601' });
   expect(isDatabaseUnavailable(spoofedEnd, { fromDatabase: true })).toBe(false);
-  expect(isDatabaseUnavailable(new Error('update "email"."email_log" set "status" = \'SUCCESS\' - Connection terminated unexpectedly'), { fromDatabase: true })).toBe(true);
+  expect(
+    isDatabaseUnavailable(new Error('update "email"."email_log" set "status" = \'SUCCESS\' - Connection terminated unexpectedly'), { fromDatabase: true }),
+  ).toBe(true);
 });
 
 /** What PostgreSQL itself raised for `sql` on `client`, or null when it ran. */
-const refusalOf = (client: pg.Client, sql: string) => client.query(sql).then(() => null, (error: Error) => error);
+const refusalOf = (client: pg.Client, sql: string) =>
+  client.query(sql).then(
+    () => null,
+    (error: Error) => error,
+  );
 
 test('a refusal the caller can act on is named, from the errors PostgreSQL itself raises: a lost race 409 CONCURRENT_UPDATE, a lock wait cut short 503 DATABASE_BUSY, a refused value 400 CONSTRAINT_VIOLATED; never the statement or its values', async () => {
   const [first, second] = [new pg.Client({ connectionString: server.url }), new pg.Client({ connectionString: server.url })];
@@ -83,7 +94,13 @@ test('a refusal the caller can act on is named, from the errors PostgreSQL itsel
 
     const named = [race, busy, refused].map((error) => {
       const problem = problemOf(error);
-      return { sqlState: (error as { code?: string } | null)?.code, code: problem.code, status: ErrorCatalogue[problem.code].status, retryAfterSeconds: problem.retryAfterSeconds, leaks: /refusal_probe|-41|update|insert/i.test(problem.detail) };
+      return {
+        sqlState: (error as { code?: string } | null)?.code,
+        code: problem.code,
+        status: ErrorCatalogue[problem.code].status,
+        retryAfterSeconds: problem.retryAfterSeconds,
+        leaks: /refusal_probe|-41|update|insert/i.test(problem.detail),
+      };
     });
     expect(named).toEqual([
       { sqlState: '40001', code: 'CONCURRENT_UPDATE', status: 409, retryAfterSeconds: 1, leaks: false },

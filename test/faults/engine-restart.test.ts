@@ -25,7 +25,10 @@ let stoppedEngine: string[] | null = null;
 /** The engine this suite talks to: the dockerd in this network namespace serving the default socket. */
 function engineProcess(): { pid: number; argv: string[] } {
   const ownNet = fs.readlinkSync('/proc/self/ns/net');
-  for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number)) {
+  for (const pid of fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)) {
     try {
       if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'dockerd') continue;
       const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
@@ -70,9 +73,16 @@ afterAll(async () => {
 
 test('the Docker engine restarted under two running services: the reconcile brings the registry and the edge back to the containers that run, and both answer again', async () => {
   for (const name of SERVICES) {
-    const accepted = await postJar({ apiUrl: api.url, token: admin, jar: await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': `spring.application.name=${name}\n` } }) });
+    const accepted = await postJar({
+      apiUrl: api.url,
+      token: admin,
+      jar: await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': `spring.application.name=${name}\n` } }),
+    });
     expect(accepted.status).toBe(202);
-    await waitUntil(`${name} running`, async () => (await call(api.url, 'GET', `/api/infra/deployments/${accepted.body.deploymentId}`, { token: admin })).body.status === 'RUNNING');
+    await waitUntil(
+      `${name} running`,
+      async () => (await call(api.url, 'GET', `/api/infra/deployments/${accepted.body.deploymentId}`, { token: admin })).body.status === 'RUNNING',
+    );
   }
   for (const name of SERVICES) expect((await call(api.url, 'GET', `/api/${slugOf(name)}/x`, { token: admin })).status).toBe(200);
 
@@ -84,7 +94,10 @@ test('the Docker engine restarted under two running services: the reconcile brin
   const traffic = Promise.all(
     SERVICES.map(async (name) => {
       while (trafficOn) {
-        const answer = await fetch(`${api.url}/api/${slugOf(name)}/x`, { headers: { authorization: `Bearer ${admin}` }, signal: AbortSignal.timeout(5000) }).catch(() => null);
+        const answer = await fetch(`${api.url}/api/${slugOf(name)}/x`, {
+          headers: { authorization: `Bearer ${admin}` },
+          signal: AbortSignal.timeout(5000),
+        }).catch(() => null);
         const text = answer && answer.status !== 200 ? await answer.text() : '';
         if (answer && answer.status >= 500 && /upstream connect error|reset|refused/i.test(text)) deadRouted[name].push(Date.now());
         else await answer?.arrayBuffer().catch(() => undefined);
@@ -99,7 +112,8 @@ test('the Docker engine restarted under two running services: the reconcile brin
     'both services answering through the edge again',
     async () => {
       for (const name of SERVICES) {
-        if (back[name] === undefined && (await call(api.url, 'GET', `/api/${slugOf(name)}/x`, { token: admin })).status === 200) back[name] = Date.now() - restartedAt;
+        if (back[name] === undefined && (await call(api.url, 'GET', `/api/${slugOf(name)}/x`, { token: admin })).status === 200)
+          back[name] = Date.now() - restartedAt;
       }
       return Object.keys(back).length === SERVICES.length;
     },
@@ -108,16 +122,22 @@ test('the Docker engine restarted under two running services: the reconcile brin
   trafficOn = false;
   await traffic;
   // Measured and printed, not asserted: a time on a loaded machine is a figure, not a test (docs/reliability.md).
-  const deadRoutedMs = Object.fromEntries(SERVICES.map((name) => [name, deadRouted[name].length === 0 ? 0 : deadRouted[name][deadRouted[name].length - 1] - deadRouted[name][0]]));
+  const deadRoutedMs = Object.fromEntries(
+    SERVICES.map((name) => [name, deadRouted[name].length === 0 ? 0 : deadRouted[name][deadRouted[name].length - 1] - deadRouted[name][0]]),
+  );
 
   // What the registry routes to is what runs: each instance a running container, at its address now.
   for (const name of SERVICES) {
     const running = await containersOf(platform.docker.docker, platform.config.deployScope, name, false);
-    const service = await waitUntil(`${name}'s registry in line with the engine`, async () => {
-      const answer = (await call(api.url, 'GET', `/api/infra/services/${name}`, { token: admin })).body;
-      const ids = answer.instances.map((instance: { containerId: string }) => instance.containerId).sort();
-      return JSON.stringify(ids) === JSON.stringify(running.map((container) => container.Id).sort()) ? answer : null;
-    }, { timeoutMs: 30000, intervalMs: 250 });
+    const service = await waitUntil(
+      `${name}'s registry in line with the engine`,
+      async () => {
+        const answer = (await call(api.url, 'GET', `/api/infra/services/${name}`, { token: admin })).body;
+        const ids = answer.instances.map((instance: { containerId: string }) => instance.containerId).sort();
+        return JSON.stringify(ids) === JSON.stringify(running.map((container) => container.Id).sort()) ? answer : null;
+      },
+      { timeoutMs: 30000, intervalMs: 250 },
+    );
     expect(service.status).toBe('RUNNING');
     expect(service.instances).toEqual([expect.objectContaining({ state: 'HEALTHY' })]);
   }

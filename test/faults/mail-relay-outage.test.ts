@@ -65,8 +65,13 @@ test(`the relay gone halfway through a ${COUNT}-recipient role send and back ${O
   const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
   const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-o'] });
   const address = (i: number) => `outage${i}@relay-outage.example`;
-  await platform.db('directory.user').insert(Array.from({ length: COUNT }, (_, i) => ({ email: address(i), name: `O ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: ['site-o'] })));
-  const created = await call(api.url, 'POST', '/api/settings/email', { token: admin, body: { configName: 'relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relayPort, isActive: true } });
+  await platform
+    .db('directory.user')
+    .insert(Array.from({ length: COUNT }, (_, i) => ({ email: address(i), name: `O ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: ['site-o'] })));
+  const created = await call(api.url, 'POST', '/api/settings/email', {
+    token: admin,
+    body: { configName: 'relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relayPort, isActive: true },
+  });
   expect(created.status).toBe(201);
   const templateId = await publishedTemplate(api.url, editor, 'site-o');
   const sent = await call(api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-o' } });

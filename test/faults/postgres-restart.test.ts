@@ -60,10 +60,14 @@ const startRun = (siteId: string) =>
 
 /** Waits until the run has recorded its first part: the export is under way on its COPY connection. */
 const exportUnderWay = (siteId: string) =>
-  waitUntil('the first part of the run to be exported', async () => {
-    const parts = await platform.db('settings.archive_part').where({ site_id: siteId }).count<{ n: string }[]>({ n: '*' });
-    return Number(parts[0].n) >= 1;
-  }, { timeoutMs: 120000, intervalMs: 50 });
+  waitUntil(
+    'the first part of the run to be exported',
+    async () => {
+      const parts = await platform.db('settings.archive_part').where({ site_id: siteId }).count<{ n: string }[]>({ n: '*' });
+      return Number(parts[0].n) >= 1;
+    },
+    { timeoutMs: 120000, intervalMs: 50 },
+  );
 
 /** The run completed with every seeded row archived exactly once and none left in the table. */
 async function expectArchivedOnce(run: { workflowId: string; runId: string }, siteId: string, seeded: number[]): Promise<number[]> {
@@ -85,11 +89,17 @@ async function restartPostgres(): Promise<{ downMs: number; whileDown: { readyz:
   const list = await call(api.url, 'GET', '/api/settings/archive-policies', { token: admin });
   await new Promise((resolve) => setTimeout(resolve, 3000));
   await server.start();
-  return { downMs: Date.now() - stoppedAt, whileDown: { readyz: readyz.status, database: readyz.body.checks?.database, list: list.status, code: list.body.code } };
+  return {
+    downMs: Date.now() - stoppedAt,
+    whileDown: { readyz: readyz.status, database: readyz.body.checks?.database, list: list.status, code: list.body.code },
+  };
 }
 
 beforeAll(async () => {
-  await call(api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } });
+  await call(api.url, 'POST', '/api/settings/archive-policies', {
+    token: admin,
+    body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
+  });
 });
 
 test(`PostgreSQL restarted in the middle of a ${ROWS}-row archive run: the run completes, every row archived exactly once, and the API answers 503 DATABASE_UNAVAILABLE while it is down`, async () => {
@@ -100,7 +110,9 @@ test(`PostgreSQL restarted in the middle of a ${ROWS}-row archive run: the run c
   expect(restart.whileDown).toEqual({ readyz: 503, database: 'down', list: 503, code: 'DATABASE_UNAVAILABLE' });
   const recoveredFrom = Date.now();
   const archived = await expectArchivedOnce(run, SITE, seeded);
-  console.log(`postgres restart mid-archive: down ${restart.downMs} ms; run finished ${Date.now() - recoveredFrom} ms after; ${archived.length} rows archived, none twice, none left`);
+  console.log(
+    `postgres restart mid-archive: down ${restart.downMs} ms; run finished ${Date.now() - recoveredFrom} ms after; ${archived.length} rows archived, none twice, none left`,
+  );
 }, 600000);
 
 test(`every connection of the database dropped every 300 ms for 8 s in the middle of a ${ROWS}-row archive run (a failover's pools): the worker lives on, and every row is archived exactly once`, async () => {
@@ -112,7 +124,9 @@ test(`every connection of the database dropped every 300 ms for 8 s in the middl
   const run = await startRun('site-storm');
   const until = Date.now() + 8000;
   while (Date.now() < until) {
-    const { rows } = await killer.query<{ n: string }>('select count(pg_terminate_backend(pid)) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    const { rows } = await killer.query<{ n: string }>(
+      'select count(pg_terminate_backend(pid)) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
     dropped += Number(rows[0].n);
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
@@ -127,14 +141,20 @@ test(`every connection of the database dropped every 300 ms for 8 s in the middl
 test('PostgreSQL restarted in the middle of a 2,000-recipient role send: every recipient gets the message exactly once, and every log row ends SUCCESS', async () => {
   const count = 2000;
   const address = (i: number) => `restart${i}@pg-restart.example`;
-  await platform.db('directory.user').insert(Array.from({ length: count }, (_, i) => ({ email: address(i), name: `R ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: ['site-r'] })));
-  const created = await call(api.url, 'POST', '/api/settings/email', { token: admin, body: { configName: 'own relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relay.smtpPort, isActive: true } });
+  await platform
+    .db('directory.user')
+    .insert(Array.from({ length: count }, (_, i) => ({ email: address(i), name: `R ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: ['site-r'] })));
+  const created = await call(api.url, 'POST', '/api/settings/email', {
+    token: admin,
+    body: { configName: 'own relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relay.smtpPort, isActive: true },
+  });
   expect(created.status).toBe(201);
   const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-r'] });
   const templateId = await publishedTemplate(api.url, editor, 'site-r');
   const sent = await call(api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-r' } });
   expect(sent.body.recipients).toBe(count);
-  const delivered = async () => Number(((await platform.db('email.email_log').where({ batch_id: sent.body.batchId, status: 'SUCCESS' }).count({ n: '*' }).first()) as { n: string }).n);
+  const delivered = async () =>
+    Number(((await platform.db('email.email_log').where({ batch_id: sent.body.batchId, status: 'SUCCESS' }).count({ n: '*' }).first()) as { n: string }).n);
   await waitUntil('part of the batch delivered', async () => (await delivered()) >= 100, { timeoutMs: 60000, intervalMs: 50 });
 
   const restart = await restartPostgres();
@@ -147,20 +167,29 @@ test('PostgreSQL restarted in the middle of a 2,000-recipient role send: every r
   const received = mails.flatMap((mail) => mail.to.map((to) => to.address)).filter((to) => to.endsWith('@pg-restart.example'));
   expect(received.length).toBe(count);
   expect(new Set(received).size).toBe(count);
-  console.log(`postgres restart mid-send: down ${restart.downMs} ms; ${count} recipients, ${received.length} messages received, ${received.length - new Set(received).size} twice`);
+  console.log(
+    `postgres restart mid-send: down ${restart.downMs} ms; ${count} recipients, ${received.length} messages received, ${received.length - new Set(received).size} twice`,
+  );
 }, 600000);
 
 test('PostgreSQL restarted in the middle of a JAR deploy: the deploy ends (RUNNING, reached through the edge, or FAILED with nothing left running), never stuck', async () => {
   const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=restart-service\n' } });
   const accepted = await postJar({ apiUrl: api.url, token: admin, jar });
   expect(accepted.status).toBe(202);
-  await waitUntil('the deploy to be building or starting', async () => {
-    const [row] = await platform.db('infra.deployment').where({ id: accepted.body.deploymentId }).select('stage');
-    return row && ['BUILDING_IMAGE', 'STARTING', 'HEALTH_CHECK'].includes(row.stage);
-  }, { timeoutMs: 60000, intervalMs: 50 });
+  await waitUntil(
+    'the deploy to be building or starting',
+    async () => {
+      const [row] = await platform.db('infra.deployment').where({ id: accepted.body.deploymentId }).select('stage');
+      return row && ['BUILDING_IMAGE', 'STARTING', 'HEALTH_CHECK'].includes(row.stage);
+    },
+    { timeoutMs: 60000, intervalMs: 50 },
+  );
   const restart = await restartPostgres();
   // The run closes by itself, whatever its outcome.
-  await platform.temporal.client.workflow.getHandle(accepted.body.workflowId, accepted.body.runId).result().catch(() => undefined);
+  await platform.temporal.client.workflow
+    .getHandle(accepted.body.workflowId, accepted.body.runId)
+    .result()
+    .catch(() => undefined);
   const outcome = await waitUntil('the deployment row to settle', async () => {
     const answer = await call(api.url, 'GET', `/api/infra/deployments/${accepted.body.deploymentId}`, { token: admin });
     return answer.status === 200 && answer.body.status !== 'DEPLOYING' ? answer.body : null;
@@ -171,5 +200,7 @@ test('PostgreSQL restarted in the middle of a JAR deploy: the deploy ends (RUNNI
   } else {
     expect(await containersOf(platform.docker.docker, platform.config.deployScope, 'restart-service', false)).toEqual([]);
   }
-  console.log(`postgres restart mid-deploy: down ${restart.downMs} ms; the deploy ended ${outcome.status}${outcome.error ? ` (${outcome.error.code ?? outcome.error})` : ''}`);
+  console.log(
+    `postgres restart mid-deploy: down ${restart.downMs} ms; the deploy ended ${outcome.status}${outcome.error ? ` (${outcome.error.code ?? outcome.error})` : ''}`,
+  );
 }, 600000);

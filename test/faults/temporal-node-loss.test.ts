@@ -35,7 +35,10 @@ beforeAll(async () => {
   await platform.startWorker(['archival', 'messaging', 'approvals'], { API_INTERNAL_URL: api.url });
   admin = await platform.token({ sub: 'ada', name: 'Ada Admin', roles: ['ADMIN'] });
   relay = await startMailCapture({ smtpPort: await freePort(), uiPort: await freePort() });
-  await call(api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } });
+  await call(api.url, 'POST', '/api/settings/archive-policies', {
+    token: admin,
+    body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
+  });
 }, 300000);
 
 afterAll(async () => {
@@ -50,11 +53,28 @@ function twoStagePolicy(): Promise<void> {
   approvalPolicyReady ??= (async () => {
     const definition = await call(api.url, 'POST', '/api/workflow/definitions', {
       token: admin,
-      body: { siteId: 'site-node-loss', name: 'review then sign-off', stages: [{ name: 'Review', role: 'MANAGER' }, { name: 'Sign-off', role: 'ADMIN' }] },
+      body: {
+        siteId: 'site-node-loss',
+        name: 'review then sign-off',
+        stages: [
+          { name: 'Review', role: 'MANAGER' },
+          { name: 'Sign-off', role: 'ADMIN' },
+        ],
+      },
     });
     expect((await call(api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-    expect((await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', enabled: true, siteId: 'site-node-loss', workflowDefinitionId: definition.body.id } })).status).toBe(201);
-    const created = await call(api.url, 'POST', '/api/settings/email', { token: admin, body: { configName: 'own relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relay.smtpPort, isActive: true } });
+    expect(
+      (
+        await call(api.url, 'POST', '/api/workflow/approvals/policies', {
+          token: admin,
+          body: { componentType: 'PAGE', enabled: true, siteId: 'site-node-loss', workflowDefinitionId: definition.body.id },
+        })
+      ).status,
+    ).toBe(201);
+    const created = await call(api.url, 'POST', '/api/settings/email', {
+      token: admin,
+      body: { configName: 'own relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relay.smtpPort, isActive: true },
+    });
     expect(created.status).toBe(201);
   })();
   return approvalPolicyReady;
@@ -77,15 +97,23 @@ async function round(round: number, victim: number): Promise<void> {
   // The approval, between its decisions.
   const editor = await platform.token({ sub: `eda-${round}`, name: 'Eda Editor', roles: ['EDITOR'], sites: ['site-node-loss', sendSite] });
   const manager = await platform.token({ sub: `max-${round}`, name: 'Max Manager', roles: ['MANAGER'], sites: ['site-node-loss'] });
-  const page = await call(api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-node-loss', name: `p${round}`, slug: `p${round}`, title: `round ${round}`, data: { round } } });
+  const page = await call(api.url, 'POST', '/api/content/pages', {
+    token: editor,
+    body: { siteId: 'site-node-loss', name: `p${round}`, slug: `p${round}`, title: `round ${round}`, data: { round } },
+  });
   expect(page.status).toBe(201);
   const submitted = await call(api.url, 'POST', `/api/content/pages/${page.body.id}/publish`, { token: editor, body: { comment: 'please' } });
   expect(submitted.status).toBe(202);
   const { correlationId, workflowId: publishRun } = submitted.body;
-  const decide = (token: string) => call(api.url, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token, body: { decision: 'APPROVED', comment: 'ok' } });
+  const decide = (token: string) =>
+    call(api.url, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token, body: { decision: 'APPROVED', comment: 'ok' } });
   expect((await decide(manager)).body).toEqual(expect.objectContaining({ status: 'PENDING', currentStage: 1 }));
   // The role send's recipients and template.
-  await platform.db('directory.user').insert(Array.from({ length: RECIPIENTS }, (_, i) => ({ email: `r${i}@${domain}`, name: `R ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: [sendSite] })));
+  await platform
+    .db('directory.user')
+    .insert(
+      Array.from({ length: RECIPIENTS }, (_, i) => ({ email: `r${i}@${domain}`, name: `R ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: [sendSite] })),
+    );
   const templateId = await publishedTemplate(api.url, editor, sendSite);
 
   const archiveRun = await startWorkflow(platform.temporal, archiveLogs, {
@@ -95,11 +123,16 @@ async function round(round: number, victim: number): Promise<void> {
   });
   const sent = await call(api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: sendSite } });
   expect(sent.body.recipients).toBe(RECIPIENTS);
-  const delivered = async () => Number(((await platform.db('email.email_log').where({ batch_id: sent.body.batchId, status: 'SUCCESS' }).count({ n: '*' }).first()) as { n: string }).n);
-  await waitUntil('the first part of the archive run exported and 100 messages delivered', async () => {
-    const parts = await platform.db('settings.archive_part').where({ site_id: archiveSite }).count<{ n: string }[]>({ n: '*' });
-    return Number(parts[0].n) >= 1 && (await delivered()) >= 100;
-  }, { timeoutMs: 120000, intervalMs: 50 });
+  const delivered = async () =>
+    Number(((await platform.db('email.email_log').where({ batch_id: sent.body.batchId, status: 'SUCCESS' }).count({ n: '*' }).first()) as { n: string }).n);
+  await waitUntil(
+    'the first part of the archive run exported and 100 messages delivered',
+    async () => {
+      const parts = await platform.db('settings.archive_part').where({ site_id: archiveSite }).count<{ n: string }[]>({ n: '*' });
+      return Number(parts[0].n) >= 1 && (await delivered()) >= 100;
+    },
+    { timeoutMs: 120000, intervalMs: 50 },
+  );
 
   const killedAt = Date.now();
   await node.kill();
@@ -112,11 +145,15 @@ async function round(round: number, victim: number): Promise<void> {
     after(
       (async () => {
         // The sign-off, as a person would give it: tried again until the platform takes it.
-        const decided = await waitUntil('the sign-off taken with a node down', async () => {
-          const answer = await decide(admin);
-          if (answer.status !== 200) signOffRefused++;
-          return answer.status === 200 ? answer : null;
-        }, { timeoutMs: 120000, intervalMs: 500 });
+        const decided = await waitUntil(
+          'the sign-off taken with a node down',
+          async () => {
+            const answer = await decide(admin);
+            if (answer.status !== 200) signOffRefused++;
+            return answer.status === 200 ? answer : null;
+          },
+          { timeoutMs: 120000, intervalMs: 500 },
+        );
         expect(decided.body.status).toBe('APPROVED');
         return platform.temporal.client.workflow.getHandle(publishRun).result();
       })(),

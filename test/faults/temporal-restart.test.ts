@@ -32,28 +32,40 @@ test(`the Temporal dev server restarted in the middle of a ${ROWS}-row archive r
 
   await withOwnTemporal(platform, ['archival'], async (own) => {
     const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-    await call(own.api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true } });
+    await call(own.api.url, 'POST', '/api/settings/archive-policies', {
+      token: admin,
+      body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
+    });
     const run = await startWorkflow(own.temporal, archiveLogs, {
       workflowId: archiveRunWorkflowId('EMAIL_LOG'),
       taskQueue: 'archival',
       args: [{ logType: 'EMAIL_LOG', siteId: SITE, heartbeatTimeout: '10 seconds', maxRowsPerPart: 20000 }],
     });
-    await waitUntil('the first part of the run to be exported', async () => {
-      const parts = await platform.db('settings.archive_part').where({ site_id: SITE }).count<{ n: string }[]>({ n: '*' });
-      return Number(parts[0].n) >= 1;
-    }, { timeoutMs: 120000, intervalMs: 50 });
+    await waitUntil(
+      'the first part of the run to be exported',
+      async () => {
+        const parts = await platform.db('settings.archive_part').where({ site_id: SITE }).count<{ n: string }[]>({ n: '*' });
+        return Number(parts[0].n) >= 1;
+      },
+      { timeoutMs: 120000, intervalMs: 50 },
+    );
     const stoppedAt = Date.now();
     await own.restartTemporal();
     const downMs = Date.now() - stoppedAt;
 
-    const outcome = (await own.temporal.client.workflow.getHandle(run.workflowId, run.runId).result().catch((error: unknown) => {
-      throw error instanceof WorkflowFailedError ? new Error(`the run failed: ${error.cause?.message}`) : error;
-    })) as ArchiveRunProgress;
+    const outcome = (await own.temporal.client.workflow
+      .getHandle(run.workflowId, run.runId)
+      .result()
+      .catch((error: unknown) => {
+        throw error instanceof WorkflowFailedError ? new Error(`the run failed: ${error.cause?.message}`) : error;
+      })) as ArchiveRunProgress;
     expect(outcome.status).toBe('COMPLETED');
     expect(outcome.sites).toEqual([expect.objectContaining({ siteId: SITE, state: 'DONE', rowsExported: ROWS, rowsDeleted: ROWS })]);
     expect(await remainingIds(platform.db, SITE)).toEqual([]);
     const archived = (await archiveFileIds(platform, own.api.url, SITE)).flat();
     expect([...archived].sort((a, b) => a - b)).toEqual(seeded);
-    console.log(`temporal restart mid-archive: down ${downMs} ms; ${archived.length} rows archived, ${archived.length - new Set(archived).size} twice, none left`);
+    console.log(
+      `temporal restart mid-archive: down ${downMs} ms; ${archived.length} rows archived, ${archived.length - new Set(archived).size} twice, none left`,
+    );
   });
 }, 600000);

@@ -72,117 +72,161 @@ async function seed(admin: string): Promise<Pinned[]> {
     const body =
       channel === 'email'
         ? { configName: 'capture', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: platform.info.mail.smtpPort, isActive: true }
-        : { configName: 'peer', transport: 'REST', serviceUrl: 'http://127.0.0.1:9/sms', restMethodType: 'POST', sampleRequest: '{"to":"{{phoneto}}"}', isActive: true };
+        : {
+            configName: 'peer',
+            transport: 'REST',
+            serviceUrl: 'http://127.0.0.1:9/sms',
+            restMethodType: 'POST',
+            sampleRequest: '{"to":"{{phoneto}}"}',
+            isActive: true,
+          };
     const config = await ok(`${channel} config`, call(api.url, 'POST', `/api/settings/${channel}`, { token: admin, body }));
     pinned.push({ path: `/api/settings/${channel}/{id}`, methods: ['GET', 'PUT'], parameters: { id: config.id! } });
     pinned.push({ path: `/api/settings/${channel}/{id}/activate`, parameters: { id: config.id! } });
   }
   // Portlets need approval, so the seeded portlet's publish opens one for the approval routes.
-  const approvalPolicy = await ok('approval policy', call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PORTLET', siteId: SITE, enabled: true } }));
+  const approvalPolicy = await ok(
+    'approval policy',
+    call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PORTLET', siteId: SITE, enabled: true } }),
+  );
   pinned.push({ path: '/api/workflow/approvals/policies/{id}', methods: ['GET', 'PUT'], parameters: { id: approvalPolicy.id! } });
 
   for (const type of COMPONENT_TYPES) {
     const fixture = FIXTURES[type.type];
-    const created = await ok(type.type, createComponentThroughApi({ apiUrl: api.url, token: admin, type: type.type, collection: type.collection, siteId: SITE, body: fixture.create }));
+    const created = await ok(
+      type.type,
+      createComponentThroughApi({ apiUrl: api.url, token: admin, type: type.type, collection: type.collection, siteId: SITE, body: fixture.create }),
+    );
     const published = await ok(`${type.type} publish`, call(api.url, 'POST', `${type.collection}/${created.id}/publish`, { token: admin }));
     underId(type.collection, created.id!);
-    if (type.publicPath) pinned.push({ path: `/api/public/sites/{siteId}/${type.publicPath}/{slug}`, parameters: { siteId: SITE, slug: String(fixture.create.slug) } });
+    if (type.publicPath)
+      pinned.push({ path: `/api/public/sites/{siteId}/${type.publicPath}/{slug}`, parameters: { siteId: SITE, slug: String(fixture.create.slug) } });
     if (published.correlationId) {
-      for (const tail of ['', '/decide']) pinned.push({ path: `/api/workflow/approvals/{correlationId}${tail}`, parameters: { correlationId: String(published.correlationId) } });
+      for (const tail of ['', '/decide'])
+        pinned.push({ path: `/api/workflow/approvals/{correlationId}${tail}`, parameters: { correlationId: String(published.correlationId) } });
     }
     if (type.type === 'EMAIL_TEMPLATE') {
       pinned.push({ path: '/api/email/send/{templateId}/logs', parameters: { templateId: created.id! } });
-      const sent = await ok('email send', call(api.url, 'POST', '/api/email/send', { token: admin, body: { templateId: created.id, to: 'fuzz@example.test', siteId: SITE } }));
+      const sent = await ok(
+        'email send',
+        call(api.url, 'POST', '/api/email/send', { token: admin, body: { templateId: created.id, to: 'fuzz@example.test', siteId: SITE } }),
+      );
       pinned.push({ path: '/api/email/logs/{id}/retry', parameters: { id: String(sent.logId) } });
     }
   }
   if (!pinned.some((entry) => entry.path === '/api/workflow/approvals/{correlationId}')) throw new Error('seeding: the portlet publish opened no approval');
 
-  const user = await ok('user', call(api.url, 'POST', '/api/directory/users', { token: admin, body: { email: 'fuzz@example.test', name: 'Fuzz', roles: ['EDITOR'], siteIds: [SITE] } }));
+  const user = await ok(
+    'user',
+    call(api.url, 'POST', '/api/directory/users', { token: admin, body: { email: 'fuzz@example.test', name: 'Fuzz', roles: ['EDITOR'], siteIds: [SITE] } }),
+  );
   pinned.push({ path: '/api/directory/users/{id}', methods: ['GET', 'PUT'], parameters: { id: user.id! } });
-  const archivePolicy = await ok('archive policy', call(api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: SITE, retentionDays: 90, enabled: true } }));
+  const archivePolicy = await ok(
+    'archive policy',
+    call(api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'EMAIL_LOG', siteId: SITE, retentionDays: 90, enabled: true } }),
+  );
   pinned.push({ path: '/api/settings/archive-policies/{id}', methods: ['GET', 'PUT'], parameters: { id: archivePolicy.id! } });
   // A core service: its routes answer (SERVICE_NOT_DYNAMIC where they would change it) instead of 404.
-  for (const tail of ['', '/scale', '/logs', '/deployments', '/rollback']) pinned.push({ path: `/api/infra/services/{name}${tail}`, methods: tail === '' ? ['GET'] : undefined, parameters: { name: 'infra' } });
+  for (const tail of ['', '/scale', '/logs', '/deployments', '/rollback'])
+    pinned.push({ path: `/api/infra/services/{name}${tail}`, methods: tail === '' ? ['GET'] : undefined, parameters: { name: 'infra' } });
   pinned.push({ path: '/api/settings/archive-runs/{workflowId}', parameters: { workflowId: 'archive:EMAIL_LOG' } });
   return pinned;
 }
 
 const toml = (value: string | number) => (typeof value === 'number' ? String(value) : JSON.stringify(value));
 
-test(`schemathesis ${PINNED_SCHEMATHESIS} (seed ${SEED}, ${EXAMPLES_PER_OPERATION} examples per operation) finds no server error and no answer that breaks its declared schema`, async () => {
-  const admin = await platform.token({ sub: 'fuzzer', name: 'Fuzzer', roles: ['ADMIN'], sites: [SITE] });
-  const pinned = await seed(admin);
-  const document = (await call(api.url, 'GET', '/api/openapi.json')).body as { paths: Record<string, Record<string, { security?: Array<Record<string, unknown>>; responses?: Record<string, unknown> }>> };
-  const internalOnly = Object.entries(document.paths).flatMap(([route, operations]) =>
-    Object.entries(operations)
-      .filter(([, operation]) => operation.security?.length === 1 && 'internalToken' in operation.security[0])
-      .map(([method]) => ({ route, method: method.toUpperCase() })),
-  );
-  const lines = [
-    `seed = ${SEED}`,
-    `headers = { Authorization = ${toml(`Bearer ${admin}`)} }`,
-    '[generation]',
-    `max-examples = ${EXAMPLES_PER_OPERATION}`,
-    '[checks]',
-    'enabled = false',
-    'not_a_server_error.enabled = true',
-    'response_schema_conformance.enabled = true',
-    'status_code_conformance.enabled = true',
-    'content_type_conformance.enabled = true',
-  ];
-  // One block per path: its pinned parameters, and the internal token where the path is internal-only.
-  const internalHeader = `headers = { Authorization = ${toml(`Bearer ${platform.config.internalToken}`)} }`;
-  const pinnedPaths = new Set(pinned.map((entry) => entry.path));
-  // Operations are named exactly (`METHOD /path`): schemathesis joins separate include filters with OR.
-  const names = (route: string, methods?: string[]) => Object.keys(document.paths[route]).map((method) => method.toUpperCase()).filter((method) => !methods || methods.includes(method)).map((method) => `${method} ${route}`);
-  for (const { path: route, methods, parameters, optional } of pinned) {
-    if (!document.paths[route] && optional) continue;
-    if (!document.paths[route]) throw new Error(`seeded parameters for ${route}, which the document does not have`);
-    lines.push('[[operations]]', `include-name = [${names(route, methods).map(toml).join(', ')}]`);
-    lines.push(`parameters = { ${Object.entries(parameters).map(([name, value]) => `${name} = ${toml(value)}`).join(', ')} }`);
-    if (internalOnly.some((operation) => operation.route === route)) lines.push(internalHeader);
-  }
-  for (const { route, method } of internalOnly) {
-    if (!pinnedPaths.has(route)) lines.push('[[operations]]', `include-name = ${toml(`${method} ${route}`)}`, internalHeader);
-  }
-  // An operation that declares 502 (a peer of the platform's failed: the SOAP invoke, by the contract) may
-  // answer it when the fuzzer points a component at a peer that does not answer; any other 5xx still fails.
-  const gateways = Object.entries(document.paths).flatMap(([route, operations]) =>
-    Object.entries(operations as Record<string, { responses?: Record<string, unknown> }>)
-      .filter(([, operation]) => operation.responses?.['502'])
-      .map(([method]) => `${method.toUpperCase()} ${route}`),
-  );
-  expect(gateways).toEqual(['POST /api/integration/soap-components/{id}/invoke']);
-  for (const name of gateways) {
-    if (pinnedPaths.has(name.split(' ')[1])) throw new Error(`${name} is pinned too: give its block the expected 502`);
-    lines.push('[[operations]]', `include-name = ${toml(name)}`, '[operations.checks.not_a_server_error]', 'expected-statuses = ["2xx", "3xx", "4xx", "502"]');
-  }
-  const configFile = path.join(workDir, 'schemathesis.toml');
-  fs.writeFileSync(configFile, `${lines.join('\n')}\n`);
+test(
+  `schemathesis ${PINNED_SCHEMATHESIS} (seed ${SEED}, ${EXAMPLES_PER_OPERATION} examples per operation) finds no server error and no answer that breaks its declared schema`,
+  async () => {
+    const admin = await platform.token({ sub: 'fuzzer', name: 'Fuzzer', roles: ['ADMIN'], sites: [SITE] });
+    const pinned = await seed(admin);
+    const document = (await call(api.url, 'GET', '/api/openapi.json')).body as {
+      paths: Record<string, Record<string, { security?: Array<Record<string, unknown>>; responses?: Record<string, unknown> }>>;
+    };
+    const internalOnly = Object.entries(document.paths).flatMap(([route, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => operation.security?.length === 1 && 'internalToken' in operation.security[0])
+        .map(([method]) => ({ route, method: method.toUpperCase() })),
+    );
+    const lines = [
+      `seed = ${SEED}`,
+      `headers = { Authorization = ${toml(`Bearer ${admin}`)} }`,
+      '[generation]',
+      `max-examples = ${EXAMPLES_PER_OPERATION}`,
+      '[checks]',
+      'enabled = false',
+      'not_a_server_error.enabled = true',
+      'response_schema_conformance.enabled = true',
+      'status_code_conformance.enabled = true',
+      'content_type_conformance.enabled = true',
+    ];
+    // One block per path: its pinned parameters, and the internal token where the path is internal-only.
+    const internalHeader = `headers = { Authorization = ${toml(`Bearer ${platform.config.internalToken}`)} }`;
+    const pinnedPaths = new Set(pinned.map((entry) => entry.path));
+    // Operations are named exactly (`METHOD /path`): schemathesis joins separate include filters with OR.
+    const names = (route: string, methods?: string[]) =>
+      Object.keys(document.paths[route])
+        .map((method) => method.toUpperCase())
+        .filter((method) => !methods || methods.includes(method))
+        .map((method) => `${method} ${route}`);
+    for (const { path: route, methods, parameters, optional } of pinned) {
+      if (!document.paths[route] && optional) continue;
+      if (!document.paths[route]) throw new Error(`seeded parameters for ${route}, which the document does not have`);
+      lines.push('[[operations]]', `include-name = [${names(route, methods).map(toml).join(', ')}]`);
+      lines.push(
+        `parameters = { ${Object.entries(parameters)
+          .map(([name, value]) => `${name} = ${toml(value)}`)
+          .join(', ')} }`,
+      );
+      if (internalOnly.some((operation) => operation.route === route)) lines.push(internalHeader);
+    }
+    for (const { route, method } of internalOnly) {
+      if (!pinnedPaths.has(route)) lines.push('[[operations]]', `include-name = ${toml(`${method} ${route}`)}`, internalHeader);
+    }
+    // An operation that declares 502 (a peer of the platform's failed: the SOAP invoke, by the contract) may
+    // answer it when the fuzzer points a component at a peer that does not answer; any other 5xx still fails.
+    const gateways = Object.entries(document.paths).flatMap(([route, operations]) =>
+      Object.entries(operations as Record<string, { responses?: Record<string, unknown> }>)
+        .filter(([, operation]) => operation.responses?.['502'])
+        .map(([method]) => `${method.toUpperCase()} ${route}`),
+    );
+    expect(gateways).toEqual(['POST /api/integration/soap-components/{id}/invoke']);
+    for (const name of gateways) {
+      if (pinnedPaths.has(name.split(' ')[1])) throw new Error(`${name} is pinned too: give its block the expected 502`);
+      lines.push(
+        '[[operations]]',
+        `include-name = ${toml(name)}`,
+        '[operations.checks.not_a_server_error]',
+        'expected-statuses = ["2xx", "3xx", "4xx", "502"]',
+      );
+    }
+    const configFile = path.join(workDir, 'schemathesis.toml');
+    fs.writeFileSync(configFile, `${lines.join('\n')}\n`);
 
-  // Asynchronous: the API under test answers from this process.
-  const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(TOOLS_SCHEMATHESIS, ['--config-file', configFile, 'run', `${api.url}/api/openapi.json`, '--no-color'], { cwd: workDir });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), FUZZ_TIMEOUT_MS - 30 * 1000);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
+    // Asynchronous: the API under test answers from this process.
+    const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(TOOLS_SCHEMATHESIS, ['--config-file', configFile, 'run', `${api.url}/api/openapi.json`, '--no-color'], { cwd: workDir });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const timer = setTimeout(() => child.kill('SIGKILL'), FUZZ_TIMEOUT_MS - 30 * 1000);
+      child.on('close', (status) => {
+        clearTimeout(timer);
+        resolve({ status, stdout, stderr });
+      });
     });
-  });
-  const output = `${run.stdout}\n${run.stderr}`;
-  fs.writeFileSync(path.join(os.tmpdir(), 'opsflow-fuzz-last.log'), output);
-  const summary = output.slice(output.lastIndexOf('SUMMARY'));
-  // The whole report when anything failed; the summary (operations, phases, cases) otherwise.
-  expect({ exitCode: run.status, report: run.status === 0 ? summary : output }).toEqual({ exitCode: 0, report: summary });
-  // Every operation of the document was tested, not only selected.
-  const selected = /Selected: (\d+)\/(\d+)/.exec(summary);
-  expect(selected?.[1]).toBe(selected?.[2]);
-  expect(summary).toContain(`Tested: ${selected?.[1]}`);
-  expect(Number(selected?.[1])).toBeGreaterThan(150);
-  expect(summary).toMatch(/\d+ generated, \d+ passed/);
-}, FUZZ_TIMEOUT_MS);
+    const output = `${run.stdout}\n${run.stderr}`;
+    fs.writeFileSync(path.join(os.tmpdir(), 'opsflow-fuzz-last.log'), output);
+    const summary = output.slice(output.lastIndexOf('SUMMARY'));
+    // The whole report when anything failed; the summary (operations, phases, cases) otherwise.
+    expect({ exitCode: run.status, report: run.status === 0 ? summary : output }).toEqual({ exitCode: 0, report: summary });
+    // Every operation of the document was tested, not only selected.
+    const selected = /Selected: (\d+)\/(\d+)/.exec(summary);
+    expect(selected?.[1]).toBe(selected?.[2]);
+    expect(summary).toContain(`Tested: ${selected?.[1]}`);
+    expect(Number(selected?.[1])).toBeGreaterThan(150);
+    expect(summary).toMatch(/\d+ generated, \d+ passed/);
+  },
+  FUZZ_TIMEOUT_MS,
+);

@@ -60,7 +60,7 @@ test('only the edge is published beyond this host: the API behind it, Temporal, 
   expect(Object.keys(services).filter((name) => services[name].network_mode === 'host')).toEqual([]);
 });
 
-test("the Temporal Web UI runs with write actions disabled: no signal, update, cancel, terminate or reset from it", () => {
+test('the Temporal Web UI runs with write actions disabled: no signal, update, cancel, terminate or reset from it', () => {
   expect(services['temporal-ui'].environment?.TEMPORAL_DISABLE_WRITE_ACTIONS).toBe('true');
 });
 
@@ -98,8 +98,11 @@ test('two replicas of each worker, the deploy worker included (no fixed containe
 });
 
 test("every Opsflow process seals Temporal's payloads with keys it must be given; the Web UI opens them through the API's codec endpoint", () => {
-  for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_PAYLOAD_KEYS).toBe('${TEMPORAL_PAYLOAD_KEYS:?set TEMPORAL_PAYLOAD_KEYS}');
-  expect(services['temporal-ui'].environment).toEqual(expect.objectContaining({ TEMPORAL_CODEC_ENDPOINT: expect.stringMatching(/\/api\/temporal\/codec$/), TEMPORAL_CODEC_PASS_ACCESS_TOKEN: 'true' }));
+  for (const name of ['api', 'worker', 'deploy-worker'])
+    expect(services[name].environment?.TEMPORAL_PAYLOAD_KEYS).toBe('${TEMPORAL_PAYLOAD_KEYS:?set TEMPORAL_PAYLOAD_KEYS}');
+  expect(services['temporal-ui'].environment).toEqual(
+    expect.objectContaining({ TEMPORAL_CODEC_ENDPOINT: expect.stringMatching(/\/api\/temporal\/codec$/), TEMPORAL_CODEC_PASS_ACCESS_TOKEN: 'true' }),
+  );
 });
 
 const networksOf = (name: string) => {
@@ -111,26 +114,38 @@ const networksOf = (name: string) => {
 test("the Docker proxy, which shows every container's environment, shares an internal network with the API alone", () => {
   expect(networksOf('docker-reader')).toEqual(['docker-proxy']);
   expect(compose.networks['docker-proxy']?.internal).toBe(true);
-  expect(Object.keys(services).filter((name) => networksOf(name).includes('docker-proxy')).sort()).toEqual(['api', 'docker-reader']);
+  expect(
+    Object.keys(services)
+      .filter((name) => networksOf(name).includes('docker-proxy'))
+      .sort(),
+  ).toEqual(['api', 'docker-reader']);
 });
 
 test('every image is pinned to a version: no latest, no bare major', () => {
-  const images = Object.entries(services).filter(([, service]) => service.image).map(([name, service]) => ({ name, image: service.image! }));
+  const images = Object.entries(services)
+    .filter(([, service]) => service.image)
+    .map(([name, service]) => ({ name, image: service.image! }));
   expect(images.length).toBeGreaterThan(4);
   for (const { name, image } of images) expect({ name, image, pinned: /:v?\d+\.\d+(\.\d+)?$/.test(image) }).toEqual({ name, image, pinned: true });
 });
 
-test("Temporal is two nodes of the pinned server behind a door, set up by a schema job, on a network of their own; no auto-setup", () => {
+test('Temporal is two nodes of the pinned server behind a door, set up by a schema job, on a network of their own; no auto-setup', () => {
   const images = Object.values(services).map((service) => service.image ?? '');
   expect(images.filter((image) => image.includes('auto-setup'))).toEqual([]);
   // The release `npm start` and the cluster tests build and run.
   for (const name of ['temporal-schema', 'temporal-1', 'temporal-2']) expect(services[name].image).toBe(`opsflow/temporal-server:${PINNED_TEMPORAL_SERVER}`);
-  expect(fs.readFileSync(path.join(__dirname, '..', '..', 'temporal-config', 'image', 'Dockerfile'), 'utf8')).toContain(`TEMPORAL_SERVER_VERSION=${PINNED_TEMPORAL_SERVER}`);
+  expect(fs.readFileSync(path.join(__dirname, '..', '..', 'temporal-config', 'image', 'Dockerfile'), 'utf8')).toContain(
+    `TEMPORAL_SERVER_VERSION=${PINNED_TEMPORAL_SERVER}`,
+  );
   expect(services.temporal.image).toBe('envoyproxy/envoy:v1.40.0');
   for (const name of ['temporal-1', 'temporal-2', 'temporal-schema']) expect(networksOf(name)).toEqual(['temporal-nodes']);
   expect(compose.networks['temporal-nodes']?.internal).toBe(true);
   // Besides the nodes and their schema job, only PostgreSQL and the door reach the nodes' network.
-  expect(Object.keys(services).filter((name) => networksOf(name).includes('temporal-nodes')).sort()).toEqual(['postgres', 'temporal', 'temporal-1', 'temporal-2', 'temporal-schema']);
+  expect(
+    Object.keys(services)
+      .filter((name) => networksOf(name).includes('temporal-nodes'))
+      .sort(),
+  ).toEqual(['postgres', 'temporal', 'temporal-1', 'temporal-2', 'temporal-schema']);
   for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
 });
 
@@ -146,9 +161,14 @@ test("Temporal's door is locked in compose: the nodes run the authorizer and cla
     expect(mounts(name)).toContain('temporal-identity:/identity');
   }
   expect(services['temporal-setup'].command?.join(' ')).toContain('scripts/temporal-setup.ts');
-  for (const name of ['api', 'worker', 'deploy-worker']) expect((services[name] as { depends_on?: Record<string, { condition: string }> }).depends_on?.['temporal-setup']).toEqual({ condition: 'service_completed_successfully' });
+  for (const name of ['api', 'worker', 'deploy-worker'])
+    expect((services[name] as { depends_on?: Record<string, { condition: string }> }).depends_on?.['temporal-setup']).toEqual({
+      condition: 'service_completed_successfully',
+    });
   // The image makes every mount point the migrate job writes, owned by the user it runs as.
-  expect(fs.readFileSync(path.join(__dirname, '..', '..', 'Dockerfile'), 'utf8')).toMatch(/mkdir -p [^\n]*\/identity \/temporal-tls \/temporal-public && chown node:node/);
+  expect(fs.readFileSync(path.join(__dirname, '..', '..', 'Dockerfile'), 'utf8')).toMatch(
+    /mkdir -p [^\n]*\/identity \/temporal-tls \/temporal-public && chown node:node/,
+  );
 });
 
 test("Temporal speaks TLS in compose: the nodes serve and authenticate each other with the tls volume's certificate, which only they and the migrate job mount; every client verifies it with the public copy; no one but the platform's processes mounts the signing key", () => {
@@ -159,10 +179,24 @@ test("Temporal speaks TLS in compose: the nodes serve and authenticate each othe
     expect(services[name].environment?.TEMPORAL_TLS_DIR).toBe('/temporal-tls/certs');
     expect(mounts(name).sort()).toEqual(['temporal-public:/temporal-public:ro', 'temporal-tls:/temporal-tls:ro']);
   }
-  expect(Object.keys(services).filter((name) => mounts(name).some((volume) => volume.startsWith('temporal-tls:'))).sort()).toEqual(['migrate', 'temporal-1', 'temporal-2']);
-  expect(Object.keys(services).filter((name) => mounts(name).some((volume) => volume.startsWith('temporal-identity:'))).sort()).toEqual(['api', 'deploy-worker', 'migrate', 'temporal-setup', 'worker']);
+  expect(
+    Object.keys(services)
+      .filter((name) => mounts(name).some((volume) => volume.startsWith('temporal-tls:')))
+      .sort(),
+  ).toEqual(['migrate', 'temporal-1', 'temporal-2']);
+  expect(
+    Object.keys(services)
+      .filter((name) => mounts(name).some((volume) => volume.startsWith('temporal-identity:')))
+      .sort(),
+  ).toEqual(['api', 'deploy-worker', 'migrate', 'temporal-setup', 'worker']);
   for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_TLS_CA_FILE).toBe('/temporal-public/ca.pem');
-  expect(services['temporal-ui'].environment).toEqual(expect.objectContaining({ TEMPORAL_TLS_CA: '/temporal-public/ca.pem', TEMPORAL_TLS_SERVER_NAME: 'temporal', TEMPORAL_TLS_ENABLE_HOST_VERIFICATION: 'true' }));
+  expect(services['temporal-ui'].environment).toEqual(
+    expect.objectContaining({
+      TEMPORAL_TLS_CA: '/temporal-public/ca.pem',
+      TEMPORAL_TLS_SERVER_NAME: 'temporal',
+      TEMPORAL_TLS_ENABLE_HOST_VERIFICATION: 'true',
+    }),
+  );
   expect(mounts('temporal-ui')).toEqual(['temporal-public:/temporal-public:ro']);
   expect(services.migrate.environment).toEqual(expect.objectContaining({ TEMPORAL_TLS_DIR: '/temporal-tls/certs', TEMPORAL_PUBLIC_DIR: '/temporal-public' }));
 });

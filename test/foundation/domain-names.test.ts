@@ -3,10 +3,15 @@ import path from 'node:path';
 
 /** A change is found by one name: each domain has the same name in every top-level folder that has a part of it. */
 const ROOT = path.resolve(__dirname, '..', '..');
-const folders = (parent: string) => fs.readdirSync(path.join(ROOT, parent), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+const folders = (parent: string) =>
+  fs
+    .readdirSync(path.join(ROOT, parent), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
 
 test.each(['approvals', 'archival', 'deploy', 'messaging'])('%s is a folder of workflows/, activities/, data/ and api/modules/', (domain) => {
-  for (const parent of ['workflows', 'activities', 'data', 'api/modules']) expect({ parent, has: folders(parent).includes(domain) }).toEqual({ parent, has: true });
+  for (const parent of ['workflows', 'activities', 'data', 'api/modules'])
+    expect({ parent, has: folders(parent).includes(domain) }).toEqual({ parent, has: true });
 });
 
 test('content is a folder of data/ and api/modules/', () => {

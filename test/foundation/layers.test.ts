@@ -12,19 +12,43 @@ import { promisify } from 'node:util';
 const ROOT = path.resolve(__dirname, '..', '..');
 
 const wrongWay: Array<[string, string, string]> = [
-  ['data', "import { publishWorkflowId } from '../workflows/approvals/definitions';\nexport const id = publishWorkflowId;\n", 'data/ uses only the domain vocabulary'],
-  ['api', "import { createApprovalsActivities } from '../activities/approvals';\nexport const make = createApprovalsActivities;\n", 'The API does not run activities'],
-  ['api', "import { publishComponent } from '../workflows/approvals/publish-component';\nexport const run = publishComponent;\n", 'The API starts workflows by type name'],
+  [
+    'data',
+    "import { publishWorkflowId } from '../workflows/approvals/definitions';\nexport const id = publishWorkflowId;\n",
+    'data/ uses only the domain vocabulary',
+  ],
+  [
+    'api',
+    "import { createApprovalsActivities } from '../activities/approvals';\nexport const make = createApprovalsActivities;\n",
+    'The API does not run activities',
+  ],
+  [
+    'api',
+    "import { publishComponent } from '../workflows/approvals/publish-component';\nexport const run = publishComponent;\n",
+    'The API starts workflows by type name',
+  ],
   ['workflows', "import { createDb } from '../data/db';\nexport const make = createDb;\n", 'Workflows do no I/O'],
   ['workflows', "import { ensureBaseImage } from '../adapters/deploy/jre-base-image';\nexport const make = ensureBaseImage;\n", 'Workflows do no I/O'],
-  ['adapters', "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n", 'adapters/ uses only the domain vocabulary'],
-  ['workflows', "import { createApprovalsActivities } from '../activities/approvals';\nexport const make = createApprovalsActivities;\n", 'Import activities as types only'],
+  [
+    'adapters',
+    "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n",
+    'adapters/ uses only the domain vocabulary',
+  ],
+  [
+    'workflows',
+    "import { createApprovalsActivities } from '../activities/approvals';\nexport const make = createApprovalsActivities;\n",
+    'Import activities as types only',
+  ],
   ['workflows', "import { PlatformError } from '../lib/errors';\nexport const E = PlatformError;\n", 'Workflows import only the domain vocabulary and the SDK'],
   ['domain', "import { PlatformError } from '../lib/errors';\nexport const E = PlatformError;\n", 'The domain vocabulary imports nothing of the platform'],
   // The bare folder: workflows/index re-exports every workflow body.
   ['api', "import * as every from '../workflows';\nexport const all = every;\n", 'The API starts workflows by type name'],
   ['data', "import * as every from '../workflows';\nexport const all = every;\n", 'data/ uses only the domain vocabulary'],
-  ['activities', "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n", 'Activities sit below the API, the workers and the workflows'],
+  [
+    'activities',
+    "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n",
+    'Activities sit below the API, the workers and the workflows',
+  ],
   ['api', "import knex from 'knex';\nexport const make = knex;\n", 'SQL lives in data/'],
   ['data', "import Docker from 'dockerode';\nexport const D = Docker;\n", 'data/ speaks SQL only'],
   ['data', "import nodemailer from 'nodemailer';\nexport const mail = nodemailer;\n", 'data/ speaks SQL only'],
@@ -36,8 +60,16 @@ const wrongWay: Array<[string, string, string]> = [
   ['api', "export const later = () => import('../domain/deploy');\n", 'No dynamic import()'],
   ['activities', "export const later = () => import('../domain/deploy');\n", 'No dynamic import()'],
   // A failure type that is not a catalogued code, written past the typed helpers.
-  ['activities', "import { ApplicationFailure } from '@temporalio/common';\nexport const fail = () => ApplicationFailure.nonRetryable('no', 'NOT_A_CODE');\n", 'its type must be a catalogued code'],
-  ['activities', "import { ApplicationFailure } from '@temporalio/activity';\nexport const fail = () => new ApplicationFailure('no', 'NOT_A_CODE', true);\n", 'its type must be a catalogued code'],
+  [
+    'activities',
+    "import { ApplicationFailure } from '@temporalio/common';\nexport const fail = () => ApplicationFailure.nonRetryable('no', 'NOT_A_CODE');\n",
+    'its type must be a catalogued code',
+  ],
+  [
+    'activities',
+    "import { ApplicationFailure } from '@temporalio/activity';\nexport const fail = () => new ApplicationFailure('no', 'NOT_A_CODE', true);\n",
+    'its type must be a catalogued code',
+  ],
 ];
 const rightWay: Array<[string, string]> = [
   ['api', "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n"],
@@ -63,18 +95,30 @@ beforeAll(async () => {
   try {
     const eslint = path.join(ROOT, 'node_modules', '.bin', 'eslint');
     const files = probes.map((probe, n) => probeFile(probe.folder, n));
-    const { stdout } = await promisify(execFile)(eslint, ['--format', 'json', ...files], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '[]' }));
+    const { stdout } = await promisify(execFile)(eslint, ['--format', 'json', ...files], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }).catch(
+      (error: { stdout?: string }) => ({ stdout: error.stdout ?? '[]' }),
+    );
     const results = JSON.parse(stdout) as Array<{ filePath: string; messages: Array<{ ruleId: string | null; message: string }> }>;
-    restricted = files.map((file) => (results.find((result) => result.filePath === file)?.messages ?? []).filter((message) => RULES.includes(message.ruleId ?? '')).map((message) => message.message));
+    restricted = files.map((file) =>
+      (results.find((result) => result.filePath === file)?.messages ?? [])
+        .filter((message) => RULES.includes(message.ruleId ?? ''))
+        .map((message) => message.message),
+    );
   } finally {
     probes.forEach((probe, n) => fs.rmSync(probeFile(probe.folder, n), { force: true }));
   }
 }, 120000);
 
-test.each(wrongWay.map(([folder, source, message], n) => [folder, source.split('\n')[0], message, n] as const))('a wrong-way import in %s/ fails the lint: %s', (_folder, _line, message, n) => {
-  expect(restricted[n]).toEqual([expect.stringContaining(message)]);
-});
+test.each(wrongWay.map(([folder, source, message], n) => [folder, source.split('\n')[0], message, n] as const))(
+  'a wrong-way import in %s/ fails the lint: %s',
+  (_folder, _line, message, n) => {
+    expect(restricted[n]).toEqual([expect.stringContaining(message)]);
+  },
+);
 
-test.each(rightWay.map(([folder, source], n) => [folder, source.split('\n')[0], wrongWay.length + n] as const))('the right-way import in %s/ passes: %s', (_folder, _line, n) => {
-  expect(restricted[n]).toEqual([]);
-});
+test.each(rightWay.map(([folder, source], n) => [folder, source.split('\n')[0], wrongWay.length + n] as const))(
+  'the right-way import in %s/ passes: %s',
+  (_folder, _line, n) => {
+    expect(restricted[n]).toEqual([]);
+  },
+);

@@ -33,7 +33,9 @@ const dataDirs: string[] = [];
 function copyOfTheTree(): string {
   const target = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-newcomer-'));
   fs.chmodSync(target, 0o755);
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter(Boolean);
   for (const file of [...files, 'console/dist', 'console/src/api/schema.d.ts']) {
     const from = path.join(ROOT, file);
     if (!fs.existsSync(from)) continue;
@@ -60,9 +62,23 @@ async function platformEnv(dataDir: string, scope: string): Promise<NodeJS.Proce
     DEPLOY_NETWORK: scope,
   };
   // As a terminal has it: npm start sets NODE_ENV=development itself (jest sets `test`), and nothing of the suite's platform leaks in.
-  for (const name of ['NODE_ENV', 'WORKFLOW_BUNDLE_PATH', 'OPSFLOW_TEST_PLATFORM', 'EDGE_ADMIN_URL', 'EDGE_DIR', 'API_LISTEN_PORT', 'DEPLOY_BASE_IMAGE', 'DEPLOY_BASE_IMAGE_BUILD', 'TEMPORAL_CLI']) delete env[name];
+  for (const name of [
+    'NODE_ENV',
+    'WORKFLOW_BUNDLE_PATH',
+    'OPSFLOW_TEST_PLATFORM',
+    'EDGE_ADMIN_URL',
+    'EDGE_DIR',
+    'API_LISTEN_PORT',
+    'DEPLOY_BASE_IMAGE',
+    'DEPLOY_BASE_IMAGE_BUILD',
+    'TEMPORAL_CLI',
+  ])
+    delete env[name];
   // A machine with no Temporal CLI of its own: the start installs the pinned one.
-  env.PATH = (env.PATH ?? '').split(path.delimiter).filter((dir) => !fs.existsSync(path.join(dir, 'temporal'))).join(path.delimiter);
+  env.PATH = (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => !fs.existsSync(path.join(dir, 'temporal')))
+    .join(path.delimiter);
   return env;
 }
 
@@ -80,13 +96,24 @@ beforeAll(() => {
 afterAll(async () => {
   for (const started of running.reverse()) await ctrlC(started, { killAfterMs: 30000 }).catch(() => undefined);
   for (const scope of [SCOPE, `${SCOPE}-second`]) await removeScopedDockerObjects(docker, scope).catch(() => undefined);
-  await docker.getImage(IMAGE).remove({ force: true }).catch(() => undefined);
+  await docker
+    .getImage(IMAGE)
+    .remove({ force: true })
+    .catch(() => undefined);
   for (const dir of [copy, ...dataDirs]) if (dir) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 test("a newcomer's first `npm start` installs its tools and builds the JRE image itself; the first JAR deploy waits for the image and answers through the edge", async () => {
   expect(fs.existsSync(path.join(copy, '.tools'))).toBe(false);
-  expect(await docker.getImage(IMAGE).inspect().then(() => true, () => false)).toBe(false);
+  expect(
+    await docker
+      .getImage(IMAGE)
+      .inspect()
+      .then(
+        () => true,
+        () => false,
+      ),
+  ).toBe(false);
   const env = await platformEnv(path.join(copy, '.data'), SCOPE);
   // Only the image's name is another one, so that this test builds it from nothing; as npm start does for its default image, built from Debian packages.
   const first = await startPlatform(copy, { ...env, DEPLOY_BASE_IMAGE: IMAGE, DEPLOY_BASE_IMAGE_BUILD: 'debian' });
@@ -115,7 +142,15 @@ test("a newcomer's first `npm start` installs its tools and builds the JRE image
   expect(reached.status).toBe(200);
   expect(reached.body).toEqual(expect.objectContaining({ path: '/hello', userId: 'dev-admin' }));
   // The image was built here from Debian packages, not pulled; the start said how the build went.
-  expect(await docker.getImage(IMAGE).inspect().then(() => true, () => false)).toBe(true);
+  expect(
+    await docker
+      .getImage(IMAGE)
+      .inspect()
+      .then(
+        () => true,
+        () => false,
+      ),
+  ).toBe(true);
   expect(first.output()).toContain(`done building the JAR base image ${IMAGE}`);
   expect((await call(first.api, 'GET', '/readyz')).body.checks.jarBaseImage).toBe('up');
 }, 600000);

@@ -51,10 +51,17 @@ test('TEMPORAL_SERVER=cluster npm start: two nodes behind one address, named by 
   expect(ready.body.checks).toEqual(expect.objectContaining({ temporal: 'up', temporalNodes: { 'temporal-1': 'up', 'temporal-2': 'up' } }));
 
   // A platform flow on the cluster: a page published (no approval policy), through its workflow.
-  const created = await call(base, 'POST', '/api/content/pages', { token: running.token, body: { siteId: 'site-cluster', name: 'home', slug: 'home', title: 'On a cluster', data: {} } });
+  const created = await call(base, 'POST', '/api/content/pages', {
+    token: running.token,
+    body: { siteId: 'site-cluster', name: 'home', slug: 'home', title: 'On a cluster', data: {} },
+  });
   expect(created.status).toBe(201);
   expect((await call(base, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: running.token, body: {} })).status).toBeLessThan(300);
-  await waitUntil('the page published', async () => (await call(base, 'GET', `/api/content/pages/${created.body.id}`, { token: running.token })).body.status === 'PUBLISHED', { timeoutMs: 60000 });
+  await waitUntil(
+    'the page published',
+    async () => (await call(base, 'GET', `/api/content/pages/${created.body.id}`, { token: running.token })).body.status === 'PUBLISHED',
+    { timeoutMs: 60000 },
+  );
 
   // The Web UI, built like the server, on TEMPORAL_UI_URL: read-only. Its own API reads through the locked
   // door with the token it is given (the publish run is listed, its input sealed); a write through it is
@@ -71,8 +78,16 @@ test('TEMPORAL_SERVER=cluster npm start: two nodes behind one address, named by 
   const historyText = await history.text();
   // Payload bytes come as base64: the sealed encoding's name, and the title neither in clear nor in base64.
   const inBase64 = (text: string) => Buffer.from(text).toString('base64').slice(0, -4);
-  expect({ status: history.status, sealed: historyText.includes(inBase64('binary/encrypted')), title: [historyText.includes('On a cluster'), historyText.includes(inBase64('On a cluster'))] }).toEqual({ status: 200, sealed: true, title: [false, false] });
-  const terminate = await fetch(`${ui}/api/v1/namespaces/default/workflows/${encodeURIComponent(run.workflowId)}/terminate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'from the UI' }) });
+  expect({
+    status: history.status,
+    sealed: historyText.includes(inBase64('binary/encrypted')),
+    title: [historyText.includes('On a cluster'), historyText.includes(inBase64('On a cluster'))],
+  }).toEqual({ status: 200, sealed: true, title: [false, false] });
+  const terminate = await fetch(`${ui}/api/v1/namespaces/default/workflows/${encodeURIComponent(run.workflowId)}/terminate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ reason: 'from the UI' }),
+  });
   expect(terminate.status).toBe(405);
   // Whatever the UI would let through, the door refuses a write under the permissions it hands the UI.
   const identityDir = path.join(dataDir, 'temporal-identity');
@@ -82,13 +97,24 @@ test('TEMPORAL_SERVER=cluster npm start: two nodes behind one address, named by 
     const client = new Client({ connection, namespace: 'default' });
     expect((await client.workflow.getHandle(run.workflowId).describe()).workflowId).toBe(run.workflowId);
     // gRPC PERMISSION_DENIED (7), "Request unauthorized": the authorizer answers before the run is looked at.
-    const refused = await client.workflow.getHandle(run.workflowId).terminate('from the UI').then(() => null, (error: { cause?: { code?: number; details?: string } }) => error.cause);
+    const refused = await client.workflow
+      .getHandle(run.workflowId)
+      .terminate('from the UI')
+      .then(
+        () => null,
+        (error: { cause?: { code?: number; details?: string } }) => error.cause,
+      );
     expect({ code: refused?.code, details: refused?.details }).toEqual({ code: 7, details: expect.stringContaining('Request unauthorized') });
   } finally {
     await connection.close();
   }
   const rebound = await new Promise<number>((resolve, reject) =>
-    http.get({ host: '127.0.0.1', port: ports.temporalUi, path: '/api/v1/namespaces/default/workflows', headers: { host: `attacker.example:${ports.temporalUi}` } }, (answer) => (answer.resume(), resolve(answer.statusCode!))).once('error', reject),
+    http
+      .get(
+        { host: '127.0.0.1', port: ports.temporalUi, path: '/api/v1/namespaces/default/workflows', headers: { host: `attacker.example:${ports.temporalUi}` } },
+        (answer) => (answer.resume(), resolve(answer.statusCode!)),
+      )
+      .once('error', reject),
   );
   expect(rebound).toBe(403);
   // Another page in the operator's browser (another site, or maildev's mails on another loopback port)
@@ -96,12 +122,19 @@ test('TEMPORAL_SERVER=cluster npm start: two nodes behind one address, named by 
   // (node:http, so that the headers are sent exactly as a browser would send them.)
   const asBrowser = (method: string, target: string, headers: Record<string, string>) =>
     new Promise<number>((resolve, reject) => {
-      const sent = http.request({ host: '127.0.0.1', port: ports.temporalUi, method, path: target, headers: { 'content-type': 'text/plain', ...headers } }, (answer) => (answer.resume(), resolve(answer.statusCode!)));
+      const sent = http.request(
+        { host: '127.0.0.1', port: ports.temporalUi, method, path: target, headers: { 'content-type': 'text/plain', ...headers } },
+        (answer) => (answer.resume(), resolve(answer.statusCode!)),
+      );
       sent.once('error', reject);
       sent.end(method === 'POST' ? '{}' : undefined);
     });
   const query = `/api/v1/namespaces/default/workflows/${encodeURIComponent(run.workflowId)}/query/progress`;
-  const forgeries: Array<Record<string, string>> = [{ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' }, { origin: 'http://127.0.0.1:1' }];
+  const forgeries: Array<Record<string, string>> = [
+    { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' },
+    { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' },
+    { origin: 'http://127.0.0.1:1' },
+  ];
   for (const headers of forgeries) expect({ headers, status: await asBrowser('POST', query, headers) }).toEqual({ headers, status: 403 });
   expect(await asBrowser('GET', '/', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' })).toBe(200);
 
@@ -121,10 +154,14 @@ test('TEMPORAL_SERVER=cluster npm start: two nodes behind one address, named by 
   expect(pid).toBeDefined();
   process.kill(Number(pid), 'SIGKILL');
   await waitUntil('the supervisor to say it restarts node temporal-1', () => /Temporal node temporal-1 exited/.test(running.output()), { timeoutMs: 30000 });
-  await waitUntil('node temporal-1 back', async () => (await call(base, 'GET', '/readyz')).body.checks?.temporalNodes?.['temporal-1'] === 'up', { timeoutMs: 120000, intervalMs: 1000 });
+  await waitUntil('node temporal-1 back', async () => (await call(base, 'GET', '/readyz')).body.checks?.temporalNodes?.['temporal-1'] === 'up', {
+    timeoutMs: 120000,
+    intervalMs: 1000,
+  });
 
   const frontends = [...output.matchAll(/temporal-\d on (127\.0\.0\.1:\d+)/g)].map((match) => match[1]);
   started = null;
   await ctrlC(running);
-  for (const frontend of [...frontends, `127.0.0.1:${ports.temporal}`, `127.0.0.1:${ports.temporalUi}`]) expect({ frontend, listens: await listens(frontend) }).toEqual({ frontend, listens: false });
+  for (const frontend of [...frontends, `127.0.0.1:${ports.temporal}`, `127.0.0.1:${ports.temporalUi}`])
+    expect({ frontend, listens: await listens(frontend) }).toEqual({ frontend, listens: false });
 }, 900000);

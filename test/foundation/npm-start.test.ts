@@ -43,13 +43,16 @@ function processesUsing(folder: string): string[] {
 
 /** What is left of `npm start` after up to 15 s: nothing, when it stopped cleanly. */
 async function noProcessLeft(folder: string): Promise<string[]> {
-  await waitUntil('every process of npm start to exit', () => processesUsing(folder).length === 0, { timeoutMs: 15000, intervalMs: 250 }).catch(() => undefined);
+  await waitUntil('every process of npm start to exit', () => processesUsing(folder).length === 0, { timeoutMs: 15000, intervalMs: 250 }).catch(
+    () => undefined,
+  );
   return processesUsing(folder);
 }
 
 /** After a stop: none of the platform's ports answers, and no process of it is left. */
 async function expectNothingLeft(): Promise<void> {
-  for (const port of [ports.api, ports.edgeAdmin, ports.temporalUi, ports.mailUi]) expect({ port, answers: await portAnswers(port) }).toEqual({ port, answers: false });
+  for (const port of [ports.api, ports.edgeAdmin, ports.temporalUi, ports.mailUi])
+    expect({ port, answers: await portAnswers(port) }).toEqual({ port, answers: false });
   expect(await noProcessLeft(dataDir)).toEqual([]);
 }
 
@@ -141,7 +144,12 @@ test('npm start brings up a ready platform, and a second start on its ports stop
         (error: Error) => error.message,
       );
       expect(refused).toContain('Start failed: already in use by another process');
-      for (const [port, setting] of [[ports.api, 'API_PORT'], [ports.pg, 'DATABASE_URL'], [ports.temporal, 'TEMPORAL_ADDRESS'], [ports.mailUi, 'MAIL_CAPTURE_UI_PORT']] as const) {
+      for (const [port, setting] of [
+        [ports.api, 'API_PORT'],
+        [ports.pg, 'DATABASE_URL'],
+        [ports.temporal, 'TEMPORAL_ADDRESS'],
+        [ports.mailUi, 'MAIL_CAPTURE_UI_PORT'],
+      ] as const) {
         expect(refused).toMatch(new RegExp(`port ${port} \\([^;]*; ${setting} moves it\\)`));
       }
       expect(fs.readdirSync(otherData).filter((name) => name !== 'logs')).toEqual([]);
@@ -162,13 +170,19 @@ test('npm start brings up a ready platform, and a second start on its ports stop
     const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=steady-service\n' } });
     const accepted = await postJar({ apiUrl: api, token: first.token, jar });
     expect(accepted.status).toBe(202);
-    await waitUntil('the service deployed', async () => (await call(api, 'GET', `/api/infra/deployments/${accepted.body.deploymentId}`, { token: first.token })).body.status === 'RUNNING');
+    await waitUntil(
+      'the service deployed',
+      async () => (await call(api, 'GET', `/api/infra/deployments/${accepted.body.deploymentId}`, { token: first.token })).body.status === 'RUNNING',
+    );
     const edgePid = childOfSupervisor(first, 'bootstrap.json');
     const traffic = { ok: 0, failed: 0, firstFailure: 0, lastFailure: 0 };
     let trafficOn = true;
     const load = (async () => {
       while (trafficOn) {
-        const answer = await fetch(`${api}/api/steady/x`, { headers: { authorization: `Bearer ${first.token}` }, signal: AbortSignal.timeout(2000) }).then((r) => r.status, () => 0);
+        const answer = await fetch(`${api}/api/steady/x`, { headers: { authorization: `Bearer ${first.token}` }, signal: AbortSignal.timeout(2000) }).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (answer === 200) traffic.ok++;
         else {
           traffic.failed++;
@@ -187,7 +201,9 @@ test('npm start brings up a ready platform, and a second start on its ports stop
     await waitUntil('more traffic through the new edge', () => traffic.ok > okWhenBack + 120, { timeoutMs: 20000 });
     trafficOn = false;
     await load;
-    console.log(`edge killed under traffic to a deployed service: ${traffic.failed} requests failed over ${traffic.lastFailure - traffic.firstFailure} ms (none once back), ${traffic.ok} answered`);
+    console.log(
+      `edge killed under traffic to a deployed service: ${traffic.failed} requests failed over ${traffic.lastFailure - traffic.firstFailure} ms (none once back), ${traffic.ok} answered`,
+    );
     expect(first.output()).toContain('edge (Envoy) exited (code null signal SIGKILL); starting it again');
     expect(childOfSupervisor(first, 'bootstrap.json')).not.toBe(edgePid);
     // Once back, none fails.
@@ -212,7 +228,10 @@ test('npm start brings up a ready platform, and a second start on its ports stop
       body: { siteId: 'site-1', name: 'hello', roleKey: null, subjectEn: 'Hello {{name}}', bodyEn: '<p>hi</p>', subjectAr: 'مرحبا', bodyAr: '<p>مرحبا</p>' },
     });
     expect((await call(api, 'POST', `/api/email/templates/${template.body.id}/publish`, { token: first.token })).status).toBe(200);
-    const sent = await call(api, 'POST', '/api/email/send/role', { token: first.token, body: { templateId: template.body.id, roleKey: 'MANAGER', siteId: 'site-1', variables: { name: 'team' } } });
+    const sent = await call(api, 'POST', '/api/email/send/role', {
+      token: first.token,
+      body: { templateId: template.body.id, roleKey: 'MANAGER', siteId: 'site-1', variables: { name: 'team' } },
+    });
     expect(sent.body.recipients).toBe(1);
     const subjects = await waitUntil(
       'the role email in the mail capture',
@@ -234,7 +253,15 @@ test('npm start brings up a ready platform, and a second start on its ports stop
     const users = await call(api, 'GET', '/api/directory/users', { token: second.token });
     // The user made in the first start, and the development seed once, not twice.
     expect(users.body.items.map((u: { email: string }) => u.email).sort()).toEqual(
-      ['kept@example.test', 'admin@opsflow.local', 'maya.manager@opsflow.local', 'omar.manager@opsflow.local', 'eli.editor@opsflow.local', 'layla.editor@opsflow.local', 'vic.viewer@opsflow.local'].sort(),
+      [
+        'kept@example.test',
+        'admin@opsflow.local',
+        'maya.manager@opsflow.local',
+        'omar.manager@opsflow.local',
+        'eli.editor@opsflow.local',
+        'layla.editor@opsflow.local',
+        'vic.viewer@opsflow.local',
+      ].sort(),
     );
     const configs = await call(api, 'GET', '/api/settings/email', { token: second.token });
     expect(configs.body.items.map((c: { configName: string; isActive: boolean }) => [c.configName, c.isActive])).toEqual([['development mail capture', true]]);

@@ -17,7 +17,15 @@ const VERIFIER = 'v'.repeat(43);
 beforeAll(async () => {
   platform = await attachPlatform();
   provider = await startIdentityProvider({ users: [ADA], redirectUri: () => null });
-  const config = { ...platform.config, jwtJwksUrl: provider.jwksUrl, jwtIssuer: provider.issuer, jwtAudience: provider.audience, oidcClientId: provider.clientId, signInRateLimit: 5, signInRateWindowSeconds: 600 };
+  const config = {
+    ...platform.config,
+    jwtJwksUrl: provider.jwksUrl,
+    jwtIssuer: provider.issuer,
+    jwtAudience: provider.audience,
+    oidcClientId: provider.clientId,
+    signInRateLimit: 5,
+    signInRateWindowSeconds: 600,
+  };
   // The first API is behind the platform's edge (which sets X-Forwarded-For); the second is reached directly.
   api = await platform.startApi({ config });
   direct = await platform.startApi({ config });
@@ -34,7 +42,12 @@ const exchange = (base: string, redirectUri: string, headers: Record<string, str
 test("a code is exchanged only for the console at PUBLIC_URL: another origin, even with the console's path, is refused before the provider is asked", async () => {
   const asked = provider.tokenRequests.length;
   const publicUrl = new URL(platform.config.publicUrl);
-  for (const redirectUri of ['http://evil.example/console/', `https://${publicUrl.host}/console/`, `${publicUrl.origin}/console/x`, `http://${publicUrl.hostname}:1/console/`]) {
+  for (const redirectUri of [
+    'http://evil.example/console/',
+    `https://${publicUrl.host}/console/`,
+    `${publicUrl.origin}/console/x`,
+    `http://${publicUrl.hostname}:1/console/`,
+  ]) {
     const answer = await exchange(direct.url, redirectUri, { 'x-forwarded-for': '198.51.100.1' });
     expectProblem(answer, 400, 'VALIDATION_FAILED');
   }
@@ -79,7 +92,14 @@ test('code exchanges are limited per address: past the limit 429 RATE_LIMITED wi
 });
 
 test('JWT_AUDIENCE equal to OIDC_CLIENT_ID stops the start: ID tokens, which name the client, would pass for access tokens at the edge', () => {
-  const env = { ...process.env, NODE_ENV: 'test', JWT_JWKS_URL: 'http://127.0.0.1:9/jwks', JWT_ISSUER: 'http://127.0.0.1:9', JWT_AUDIENCE: 'console', OIDC_CLIENT_ID: 'console' };
+  const env = {
+    ...process.env,
+    NODE_ENV: 'test',
+    JWT_JWKS_URL: 'http://127.0.0.1:9/jwks',
+    JWT_ISSUER: 'http://127.0.0.1:9',
+    JWT_AUDIENCE: 'console',
+    OIDC_CLIENT_ID: 'console',
+  };
   expect(() => loadConfig(env)).toThrow(/JWT_AUDIENCE: must differ from OIDC_CLIENT_ID/);
   expect(loadConfig({ ...env, JWT_AUDIENCE: 'opsflow' }).jwtAudience).toBe('opsflow');
 });

@@ -9,10 +9,14 @@ import path from 'node:path';
  */
 const ROOT = path.resolve(__dirname, '..', '..');
 const PRODUCTION_FOLDERS = ['api', 'activities', 'data', 'domain', 'lib', 'migrations', 'temporal-config', 'workers', 'workflows'];
-const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
 function sources(folder: string): string[] {
-  return fs.readdirSync(path.join(ROOT, folder), { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(path.join(ROOT, folder), { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
     .map((entry) => path.join(entry.parentPath, entry.name));
 }

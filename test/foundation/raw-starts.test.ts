@@ -28,7 +28,21 @@ const hostile: Array<[string, string, unknown]> = [
   ['archiveLogs', 'archival', { logType: 'PASSWORDS' }],
   ['scheduledArchive', 'archival', { logType: 'EMAIL_LOG; drop' }],
   ['restoreArchive', 'archival', { assetId: '../../etc/passwd', requestedBy: 'mallory' }],
-  ['publishComponent', 'approvals', { componentType: 'PAGE', siteId: 'site-1', resourceId: 'not-an-id', revision: -1, callbackPath: '/api/content/pages/x/approval-callback', requestedBy: 'm', title: null, comment: null, correlationId: null }],
+  [
+    'publishComponent',
+    'approvals',
+    {
+      componentType: 'PAGE',
+      siteId: 'site-1',
+      resourceId: 'not-an-id',
+      revision: -1,
+      callbackPath: '/api/content/pages/x/approval-callback',
+      requestedBy: 'm',
+      title: null,
+      comment: null,
+      correlationId: null,
+    },
+  ],
   ['publishComponent', 'approvals', null],
   ['sendEmail', 'messaging', { logId: '1 or 1=1' }],
   ['sendEmailToRole', 'messaging', { batchId: 'everyone' }],
@@ -41,9 +55,17 @@ const hostile: Array<[string, string, unknown]> = [
 ];
 
 test.each(hostile)('a raw start of %s on %s with %j fails VALIDATION_FAILED and schedules no activity', async (workflowType, taskQueue, input) => {
-  const handle = await platform.temporal.client.workflow.start(workflowType, { taskQueue, workflowId: `raw-input-${randomUUID()}`, args: [input], workflowTaskTimeout: '5s' });
+  const handle = await platform.temporal.client.workflow.start(workflowType, {
+    taskQueue,
+    workflowId: `raw-input-${randomUUID()}`,
+    args: [input],
+    workflowTaskTimeout: '5s',
+  });
   const outcome = await Promise.race([
-    handle.result().then(() => 'completed', (error: unknown) => error),
+    handle.result().then(
+      () => 'completed',
+      (error: unknown) => error,
+    ),
     new Promise((resolve) => setTimeout(() => resolve('still running after 20 s'), 20000)),
   ]);
   expect(outcome).toBeInstanceOf(WorkflowFailedError);

@@ -25,7 +25,12 @@ test("every route's declared error codes are codes of the catalogue, and the Ope
   const app = createApp(platform.deps);
   try {
     expect(app.routes.length).toBeGreaterThan(60);
-    const document = buildOpenApi(app.routes) as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { properties?: { code?: { enum?: string[] } } } }> }> }>> };
+    const document = buildOpenApi(app.routes) as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { content?: Record<string, { schema: { properties?: { code?: { enum?: string[] } } } }> }> }>
+      >;
+    };
     const problems: string[] = [];
     for (const route of app.routes) {
       const name = `${route.method.toUpperCase()} ${route.path}`;

@@ -10,7 +10,10 @@ const FOLDERS = ['api', 'activities', 'adapters', 'edge', 'workers', 'workflows'
 const SQL = [
   { name: 'a knex query', pattern: /\b(?:db|trx|deps\.db)\(/ },
   // A query builder that data/ handed out, narrowed here: the query is still written outside data/.
-  { name: 'a chained query', pattern: /\)\s*\.(?:where|whereIn|whereNot|whereNull|andWhere|orWhere|first|orderBy|leftJoin|innerJoin|returning|forUpdate|increment|decrement)\(/ },
+  {
+    name: 'a chained query',
+    pattern: /\)\s*\.(?:where|whereIn|whereNot|whereNull|andWhere|orWhere|first|orderBy|leftJoin|innerJoin|returning|forUpdate|increment|decrement)\(/,
+  },
   { name: 'raw SQL', pattern: /\.raw\(/ },
   { name: 'a transaction', pattern: /\.transaction\(/ },
   { name: 'a driver query', pattern: /\bclient\.query\(/ },
@@ -20,8 +23,10 @@ const SQL = [
 test('no SQL outside data/ and migrations/', () => {
   const found: string[] = [];
   for (const folder of FOLDERS) {
-    // layer-probe-*: layers.test.ts's probes, written into the layers for a moment while the suite runs.
-    const files = fs.readdirSync(path.join(ROOT, folder), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.startsWith('layer-probe-'));
+    const files = fs
+      .readdirSync(path.join(ROOT, folder), { recursive: true, withFileTypes: true })
+      // layer-probe-*: layers.test.ts's probes, written into the layers for a moment while the suite runs.
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.startsWith('layer-probe-'));
     for (const entry of files) {
       const file = path.join(entry.parentPath, entry.name);
       const text = fs.readFileSync(file, 'utf8');
@@ -33,7 +38,7 @@ test('no SQL outside data/ and migrations/', () => {
 
 test('the check catches what it names: a chained query on a builder from data/, a knex call, raw SQL', () => {
   const probes = [
-    "const row = await assetsQuery(db).where({ id }).first();",
+    'const row = await assetsQuery(db).where({ id }).first();',
     "const rows = await db('assets.asset').select('id');",
     "await knexInstance.raw('select 1');",
   ];

@@ -1,7 +1,14 @@
 import * as workflows from '../../workflows';
 import { PUBLISH_WORKFLOW, PublishWorkflow } from '../../workflows/approvals/definitions';
 import { ARCHIVE_RESTORE_WORKFLOW, ARCHIVE_RUN_WORKFLOW, ArchiveRestoreWorkflow, ArchiveRunWorkflow } from '../../workflows/archival/definitions';
-import { DEPLOY_SERVICE_WORKFLOW, DeployServiceWorkflow, SCALE_SERVICE_WORKFLOW, ScaleServiceWorkflow, UNDEPLOY_SERVICE_WORKFLOW, UndeployServiceWorkflow } from '../../workflows/deploy/definitions';
+import {
+  DEPLOY_SERVICE_WORKFLOW,
+  DeployServiceWorkflow,
+  SCALE_SERVICE_WORKFLOW,
+  ScaleServiceWorkflow,
+  UNDEPLOY_SERVICE_WORKFLOW,
+  UndeployServiceWorkflow,
+} from '../../workflows/deploy/definitions';
 import { SEND_EMAIL_TO_ROLE_WORKFLOW, SEND_EMAIL_WORKFLOW, SendEmailToRoleWorkflow, SendEmailWorkflow } from '../../workflows/messaging/definitions';
 
 /**

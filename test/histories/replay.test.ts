@@ -20,7 +20,10 @@ try {
   // installed before
 }
 
-const files = fs.readdirSync(HISTORIES_DIR).filter((name) => name.endsWith('.json')).sort();
+const files = fs
+  .readdirSync(HISTORIES_DIR)
+  .filter((name) => name.endsWith('.json'))
+  .sort();
 
 // Histories recorded since the payload codec are sealed under the development key; older ones are plaintext,
 // which the codec passes through. Workers replay with the same codec.
@@ -38,7 +41,12 @@ function workflowTypes(): string[] {
 }
 
 test('every workflow type the workers run has a saved history: a new type without one fails here', () => {
-  const types = new Set(files.map((name) => (JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, name), 'utf8')) as any).events[0].workflowExecutionStartedEventAttributes.workflowType.name));
+  const types = new Set(
+    files.map(
+      (name) =>
+        (JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, name), 'utf8')) as any).events[0].workflowExecutionStartedEventAttributes.workflowType.name,
+    ),
+  );
   expect(workflowTypes().length).toBeGreaterThanOrEqual(11);
   expect(workflowTypes().filter((type) => !types.has(type))).toEqual([]);
 });
@@ -53,8 +61,12 @@ test.each(files)('%s replays on the current workflow code without a determinism 
 
 test('a determinism error would fail this test: a history whose commands the code does not give fails its replay', async () => {
   // The approved two-stage publish, with its callback activity renamed: the code schedules deliverCallback.
-  const text = fs.readFileSync(path.join(HISTORIES_DIR, 'publish-two-stages-approved-by-signal.json'), 'utf8').replace(/"name": "deliverCallback"/g, '"name": "deliverLetter"');
-  const results = Worker.runReplayHistories({ workflowBundle: { codePath: bundlePath() }, replayName: 'tampered', dataConverter }, [{ workflowId: 'tampered', history: historyFromFile(text) }]);
+  const text = fs
+    .readFileSync(path.join(HISTORIES_DIR, 'publish-two-stages-approved-by-signal.json'), 'utf8')
+    .replace(/"name": "deliverCallback"/g, '"name": "deliverLetter"');
+  const results = Worker.runReplayHistories({ workflowBundle: { codePath: bundlePath() }, replayName: 'tampered', dataConverter }, [
+    { workflowId: 'tampered', history: historyFromFile(text) },
+  ]);
   const errors = [];
   for await (const result of results) errors.push(result.error);
   expect(errors).toHaveLength(1);

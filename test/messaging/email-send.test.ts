@@ -36,7 +36,11 @@ async function activateCapture() {
 
 test('no active configuration -> 409 NO_ACTIVE_CONFIG, and no log row is written', async () => {
   const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-m');
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: address('nobody'), siteId: 'site-m' } }), 409, 'NO_ACTIVE_CONFIG');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: address('nobody'), siteId: 'site-m' } }),
+    409,
+    'NO_ACTIVE_CONFIG',
+  );
   expect(Number(((await thisFile.platform.db('email.email_log').count({ n: '*' }).first()) as { n: string | number }).n)).toBe(0);
   captureConfigId = await activateCapture();
 });
@@ -44,14 +48,28 @@ test('no active configuration -> 409 NO_ACTIVE_CONFIG, and no log row is written
 test('an English and an Arabic send reach the mail capture rendered; each log goes PENDING -> SUCCESS', async () => {
   const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-m');
   const variables = { user: { name: 'Sam <b>&</b>' }, orders: [{ id: 'A-17' }] };
-  const sentEn = await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: address('sam'), siteId: 'site-m', variables } });
+  const sentEn = await call(thisFile.api.url, 'POST', '/api/email/send', {
+    token: editor,
+    body: { templateId, to: address('sam'), siteId: 'site-m', variables },
+  });
   expect(sentEn.status).toBe(202);
-  expect(sentEn.body).toEqual({ logId: expect.any(String), status: 'PENDING', workflowId: `email:${sentEn.body.logId}`, runId: expect.any(String), uiUrl: expect.any(String) });
-  const sentAr = await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: address('salma'), siteId: 'site-m', locale: 'ar', variables: { user: { name: 'سلمى' } } } });
+  expect(sentEn.body).toEqual({
+    logId: expect.any(String),
+    status: 'PENDING',
+    workflowId: `email:${sentEn.body.logId}`,
+    runId: expect.any(String),
+    uiUrl: expect.any(String),
+  });
+  const sentAr = await call(thisFile.api.url, 'POST', '/api/email/send', {
+    token: editor,
+    body: { templateId, to: address('salma'), siteId: 'site-m', locale: 'ar', variables: { user: { name: 'سلمى' } } },
+  });
 
   const logEn = await finalLog(thisFile.api.url, editor, templateId, sentEn.body.logId);
   await recordHistory(thisFile.platform.temporal, { workflowId: sentEn.body.workflowId, runId: sentEn.body.runId, name: 'email-sent' });
-  expect(logEn).toEqual(expect.objectContaining({ status: 'SUCCESS', recipient: address('sam'), locale: 'en', attempts: 1, missingVariables: [], error: null }));
+  expect(logEn).toEqual(
+    expect.objectContaining({ status: 'SUCCESS', recipient: address('sam'), locale: 'en', attempts: 1, missingVariables: [], error: null }),
+  );
   const [en] = await waitUntil('the English mail', async () => (await mailTo(mailApi, address('sam'))).length === 1 && mailTo(mailApi, address('sam')));
   expect(en.subject).toBe('Welcome Sam <b>&</b>');
   expect(en.html).toContain('Hello Sam &lt;b&gt;&amp;&lt;/b&gt;, your order A-17 is ready.');
@@ -76,22 +94,54 @@ test('a missing variable renders empty and is logged; CR/LF in a variable never 
   expect(Object.keys(mail.headers).map((name) => name.toLowerCase())).not.toContain('x-injected');
   expect(mail.to.map((to) => to.address)).toEqual([address('crlf')]);
   expect(await mailTo(mailApi, 'victim@example.test')).toEqual([]);
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: `${address('x')}\r\nBcc: victim@example.test`, siteId: 'site-m' } }), 400, 'VALIDATION_FAILED');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/email/send', {
+      token: editor,
+      body: { templateId, to: `${address('x')}\r\nBcc: victim@example.test`, siteId: 'site-m' },
+    }),
+    400,
+    'VALIDATION_FAILED',
+  );
 });
 
 test('bad input: unknown template 404, unpublished 409, a sender without the role 403, another site 403', async () => {
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId: '00000000-0000-4000-8000-000000000000', to: address('a'), siteId: 'site-m' } }), 404, 'NOT_FOUND');
-  const draft = await call(thisFile.api.url, 'POST', '/api/email/templates', { token: editor, body: { siteId: 'site-m', name: 'draft', roleKey: null, subjectEn: 's', bodyEn: 'b', subjectAr: 's', bodyAr: 'b' } });
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId: draft.body.id, to: address('a'), siteId: 'site-m' } }), 409, 'TEMPLATE_NOT_PUBLISHED');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/email/send', {
+      token: editor,
+      body: { templateId: '00000000-0000-4000-8000-000000000000', to: address('a'), siteId: 'site-m' },
+    }),
+    404,
+    'NOT_FOUND',
+  );
+  const draft = await call(thisFile.api.url, 'POST', '/api/email/templates', {
+    token: editor,
+    body: { siteId: 'site-m', name: 'draft', roleKey: null, subjectEn: 's', bodyEn: 'b', subjectAr: 's', bodyAr: 'b' },
+  });
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId: draft.body.id, to: address('a'), siteId: 'site-m' } }),
+    409,
+    'TEMPLATE_NOT_PUBLISHED',
+  );
   const managersOnly = await publishedTemplate(thisFile.api.url, editor, 'site-m', { roleKey: 'MANAGER' });
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId: managersOnly, to: address('a'), siteId: 'site-m' } }), 403, 'FORBIDDEN');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId: managersOnly, to: address('a'), siteId: 'site-m' } }),
+    403,
+    'FORBIDDEN',
+  );
   const manager = await thisFile.platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['site-m'] });
-  expect((await call(thisFile.api.url, 'POST', '/api/email/send', { token: manager, body: { templateId: managersOnly, to: address('a'), siteId: 'site-m' } })).status).toBe(202);
+  expect(
+    (await call(thisFile.api.url, 'POST', '/api/email/send', { token: manager, body: { templateId: managersOnly, to: address('a'), siteId: 'site-m' } }))
+      .status,
+  ).toBe(202);
   const outsider = await thisFile.platform.token({ sub: 'oz', roles: ['EDITOR'], sites: ['site-z'] });
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/email/send', { token: outsider, body: { templateId: managersOnly, to: address('a'), siteId: 'site-m' } }), 403, 'FORBIDDEN');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/email/send', { token: outsider, body: { templateId: managersOnly, to: address('a'), siteId: 'site-m' } }),
+    403,
+    'FORBIDDEN',
+  );
 });
 
-test('the role restriction is the published revision\'s: a draft that drops the role does not open the template to an editor', async () => {
+test("the role restriction is the published revision's: a draft that drops the role does not open the template to an editor", async () => {
   const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-m', { roleKey: 'MANAGER' });
   // The editor edits the draft to drop the restriction, but does not publish it.
   const draft = await call(thisFile.api.url, 'PUT', `/api/email/templates/${templateId}`, {
@@ -99,12 +149,26 @@ test('the role restriction is the published revision\'s: a draft that drops the 
     body: { name: 'welcome', roleKey: null, subjectEn: 'Welcome', bodyEn: '<p>Hello</p>', subjectAr: 'أهلا', bodyAr: '<p>مرحبا</p>' },
   });
   expect(draft.status).toBe(200);
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: address('draft-role'), siteId: 'site-m' } }), 403, 'FORBIDDEN');
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'EDITOR', siteId: 'site-m' } }), 403, 'FORBIDDEN');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: address('draft-role'), siteId: 'site-m' } }),
+    403,
+    'FORBIDDEN',
+  );
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'EDITOR', siteId: 'site-m' } }),
+    403,
+    'FORBIDDEN',
+  );
   // And the other way: a draft that adds a role restriction does not bind what is published.
   const open = await publishedTemplate(thisFile.api.url, editor, 'site-m');
-  await call(thisFile.api.url, 'PUT', `/api/email/templates/${open}`, { token: editor, body: { name: 'welcome', roleKey: 'ADMIN', subjectEn: 'Welcome', bodyEn: '<p>Hello</p>', subjectAr: 'أهلا', bodyAr: '<p>مرحبا</p>' } });
-  expect((await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId: open, to: address('draft-role'), siteId: 'site-m' } })).status).toBe(202);
+  await call(thisFile.api.url, 'PUT', `/api/email/templates/${open}`, {
+    token: editor,
+    body: { name: 'welcome', roleKey: 'ADMIN', subjectEn: 'Welcome', bodyEn: '<p>Hello</p>', subjectAr: 'أهلا', bodyAr: '<p>مرحبا</p>' },
+  });
+  expect(
+    (await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId: open, to: address('draft-role'), siteId: 'site-m' } }))
+      .status,
+  ).toBe(202);
 });
 
 test('a bulk send by role reaches every directory user with the role in that site, once, in their own locale, and no one else', async () => {
@@ -115,18 +179,40 @@ test('a bulk send by role reaches every directory user with the role in that sit
     { email: address('e1'), name: 'Ed', locale: 'en', roles: ['EDITOR'], siteIds: ['site-m'] },
   ];
   for (const user of users) expect((await call(thisFile.api.url, 'POST', '/api/directory/users', { token: admin, body: user })).status).toBe(201);
-  const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-m', { subjectEn: 'Hi {{team}}', subjectAr: 'مرحبا {{team}}', bodyEn: '<p>en</p>', bodyAr: '<p>ar</p>' });
+  const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-m', {
+    subjectEn: 'Hi {{team}}',
+    subjectAr: 'مرحبا {{team}}',
+    bodyEn: '<p>en</p>',
+    bodyAr: '<p>ar</p>',
+  });
 
-  const sent = await call(thisFile.api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'MANAGER', siteId: 'site-m', variables: { team: 'Ops' } } });
+  const sent = await call(thisFile.api.url, 'POST', '/api/email/send/role', {
+    token: editor,
+    body: { templateId, roleKey: 'MANAGER', siteId: 'site-m', variables: { team: 'Ops' } },
+  });
   expect(sent.status).toBe(202);
-  expect(sent.body).toEqual({ batchId: expect.any(String), recipients: 2, workflowId: `email-role:${sent.body.batchId}`, runId: expect.any(String), uiUrl: expect.any(String) });
+  expect(sent.body).toEqual({
+    batchId: expect.any(String),
+    recipients: 2,
+    workflowId: `email-role:${sent.body.batchId}`,
+    runId: expect.any(String),
+    uiUrl: expect.any(String),
+  });
   const result = await thisFile.platform.temporal.client.workflow.getHandle(sent.body.workflowId).result();
   expect(result).toEqual(expect.objectContaining({ delivered: 2, failed: 0, done: true }));
   await recordHistory(thisFile.platform.temporal, { workflowId: sent.body.workflowId, name: 'email-role-delivered' });
   const progress = await call(thisFile.api.url, 'GET', `/api/email/batches/${sent.body.batchId}`, { token: editor });
   expect(progress.body).toEqual({
-    batchId: sent.body.batchId, siteId: 'site-m', recipients: 2, pending: 0, success: 2, failed: 0, done: true,
-    workflowId: sent.body.workflowId, runId: sent.body.runId, uiUrl: sent.body.uiUrl,
+    batchId: sent.body.batchId,
+    siteId: 'site-m',
+    recipients: 2,
+    pending: 0,
+    success: 2,
+    failed: 0,
+    done: true,
+    workflowId: sent.body.workflowId,
+    runId: sent.body.runId,
+    uiUrl: sent.body.uiUrl,
   });
   const outsider = await thisFile.platform.token({ sub: 'oz', roles: ['EDITOR'], sites: ['site-z'] });
   expectProblem(await call(thisFile.api.url, 'GET', `/api/email/batches/${sent.body.batchId}`, { token: outsider }), 403, 'FORBIDDEN');
@@ -146,11 +232,17 @@ test('a bulk send by role reaches every directory user with the role in that sit
 test('with the SMTP server stopped the log stays PENDING while retrying, then FAILED with the reason; a retry after it is back succeeds', async () => {
   const dir = path.join(os.tmpdir(), `opsflow-stopped-smtp-${process.pid}`);
   const doomed = await startMailCapture({ smtpPort: await freePort(), uiPort: await freePort(), logFile: path.join(dir, 'maildev.log') });
-  const created = await call(thisFile.api.url, 'POST', '/api/settings/email', { token: admin, body: { configName: 'doomed', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: doomed.smtpPort, isActive: true } });
+  const created = await call(thisFile.api.url, 'POST', '/api/settings/email', {
+    token: admin,
+    body: { configName: 'doomed', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: doomed.smtpPort, isActive: true },
+  });
   await doomed.stop();
   try {
     const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-m');
-    const sent = await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: address('late'), siteId: 'site-m', variables: { user: { name: 'L' }, orders: [{ id: 1 }] } } });
+    const sent = await call(thisFile.api.url, 'POST', '/api/email/send', {
+      token: editor,
+      body: { templateId, to: address('late'), siteId: 'site-m', variables: { user: { name: 'L' }, orders: [{ id: 1 }] } },
+    });
     const retrying = await waitUntil('a failed attempt', async () => {
       const log = (await call(thisFile.api.url, 'GET', `/api/email/send/${templateId}/logs`, { token: editor })).body.items[0];
       return log.attempts >= 1 && log.error ? log : null;
@@ -174,12 +266,21 @@ test('with the SMTP server stopped the log stays PENDING while retrying, then FA
 test('a worker killed in the middle of a bulk send and restarted leaves every recipient with exactly one log row in a final state', async () => {
   const count = 1500;
   await thisFile.platform.db('directory.user').insert(
-    Array.from({ length: count }, (_, i) => ({ email: address(`bulk${i}`), name: `Bulk ${i}`, locale: i % 3 === 0 ? 'ar' : 'en', roles: ['VIEWER'], site_ids: ['site-k'] })),
+    Array.from({ length: count }, (_, i) => ({
+      email: address(`bulk${i}`),
+      name: `Bulk ${i}`,
+      locale: i % 3 === 0 ? 'ar' : 'en',
+      roles: ['VIEWER'],
+      site_ids: ['site-k'],
+    })),
   );
   const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-k');
   const sent = await call(thisFile.api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-k' } });
   expect(sent.body.recipients).toBe(count);
-  const delivered = async () => Number(((await thisFile.platform.db('email.email_log').where({ batch_id: sent.body.batchId, status: 'SUCCESS' }).count({ n: '*' }).first()) as { n: string }).n);
+  const delivered = async () =>
+    Number(
+      ((await thisFile.platform.db('email.email_log').where({ batch_id: sent.body.batchId, status: 'SUCCESS' }).count({ n: '*' }).first()) as { n: string }).n,
+    );
   await waitUntil('part of the batch delivered', async () => (await delivered()) >= 50, 60000);
   await worker.kill();
   const partial = await delivered();
@@ -199,13 +300,23 @@ test('template preview: the Arabic rendering carries dir="rtl", a missing variab
   const logsBefore = await thisFile.platform.db('email.email_log').where({ template_id: templateId }).count({ n: '*' }).first();
   const captured = async () => ((await (await fetch(mailApi)).json()) as unknown[]).length;
   const mailsBefore = await captured();
-  const arabic = await call(thisFile.api.url, 'POST', `/api/email/templates/${templateId}/preview`, { token: editor, body: { locale: 'ar', variables: { user: { name: 'مازن' } } } });
+  const arabic = await call(thisFile.api.url, 'POST', `/api/email/templates/${templateId}/preview`, {
+    token: editor,
+    body: { locale: 'ar', variables: { user: { name: 'مازن' } } },
+  });
   expect(arabic.status).toBe(200);
   expect(arabic.body).toEqual(expect.objectContaining({ locale: 'ar', dir: 'rtl', subject: 'أهلا مازن', missingVariables: [] }));
   expect(arabic.body.html).toContain('dir="rtl"');
-  const english = await call(thisFile.api.url, 'POST', `/api/email/templates/${templateId}/preview`, { token: editor, body: { locale: 'en', variables: { user: { name: 'Eve' } } } });
+  const english = await call(thisFile.api.url, 'POST', `/api/email/templates/${templateId}/preview`, {
+    token: editor,
+    body: { locale: 'en', variables: { user: { name: 'Eve' } } },
+  });
   expect(english.body).toEqual(expect.objectContaining({ dir: 'ltr', subject: 'Welcome Eve', missingVariables: ['orders.0.id'] }));
-  expectProblem(await call(thisFile.api.url, 'POST', `/api/email/templates/${templateId}/preview`, { token: editor, body: { locale: 'en', revision: 99 } }), 404, 'REVISION_NOT_FOUND');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', `/api/email/templates/${templateId}/preview`, { token: editor, body: { locale: 'en', revision: 99 } }),
+    404,
+    'REVISION_NOT_FOUND',
+  );
   expect(await thisFile.platform.db('email.email_log').where({ template_id: templateId }).count({ n: '*' }).first()).toEqual(logsBefore);
   expect(await captured()).toBe(mailsBefore);
 });

@@ -41,7 +41,13 @@ test('XML: CDATA content, attributes with credential names, and name/value pairs
 });
 
 test('JSON: name/value arrays are masked by the name they carry', () => {
-  const body = JSON.stringify({ params: [{ name: 'password', value: SECRET }, { key: 'X-Api-Token', value: SECRET }, { name: 'lang', value: 'en' }] });
+  const body = JSON.stringify({
+    params: [
+      { name: 'password', value: SECRET },
+      { key: 'X-Api-Token', value: SECRET },
+      { name: 'lang', value: 'en' },
+    ],
+  });
   const masked = maskBody(body, []);
   expect(masked).not.toContain(SECRET);
   expect(masked).toContain('"value":"en"');
@@ -49,7 +55,13 @@ test('JSON: name/value arrays are masked by the name they carry', () => {
 
 test("the channel's own secret is masked in every form it may travel in: as stored, escaped, URL-encoded, base64", () => {
   const secret = 'p@ss w/rd&<"1">';
-  const forms = [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64'), secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/>/g, '&gt;'), JSON.stringify(secret).slice(1, -1)];
+  const forms = [
+    secret,
+    encodeURIComponent(secret),
+    Buffer.from(secret).toString('base64'),
+    secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/>/g, '&gt;'),
+    JSON.stringify(secret).slice(1, -1),
+  ];
   for (const form of forms) expect(maskBody(`echo: ${form} :end`, [secret])).toBe('echo: *** :end');
   expect(maskUrl(`https://peer.example/send?to=1&page=${encodeURIComponent(secret)}`, [secret])).not.toContain(encodeURIComponent(secret));
 });

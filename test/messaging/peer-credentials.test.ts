@@ -34,7 +34,10 @@ test('a REST peer with ?apikey= in its URL and the password token in its body: t
       },
     });
     expect(created.status).toBe(201);
-    const sent = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'SMS', siteId: 'site-c', to: '+15550002222', content: 'hello' } });
+    const sent = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', {
+      token: admin,
+      body: { channel: 'SMS', siteId: 'site-c', to: '+15550002222', content: 'hello' },
+    });
     expect(sent.body).toEqual({ status: 'SUCCESS', detail: 'sent' });
     // The peer got what it needs.
     expect(peer.received[0].url).toBe(`/sms?apikey=${KEY_IN_QUERY}&region=eu`);
@@ -49,8 +52,18 @@ test('a REST peer with ?apikey= in its URL and the password token in its body: t
     expect(rows[0].url).toBe(`${peer.url}/sms?apikey=***&region=***`);
 
     // Archived: the row is made old, a global policy archives it, and the CSV is downloaded as a site member would.
-    await thisFile.platform.db('integration.integration_log').where({ site_id: 'site-c' }).update({ created_at: thisFile.platform.db.raw("'2025-01-01T00:00:00Z'::timestamptz") });
-    expect((await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: { logType: 'INTEGRATION_LOG', siteId: null, retentionDays: 30, enabled: true } })).status).toBe(201);
+    await thisFile.platform
+      .db('integration.integration_log')
+      .where({ site_id: 'site-c' })
+      .update({ created_at: thisFile.platform.db.raw("'2025-01-01T00:00:00Z'::timestamptz") });
+    expect(
+      (
+        await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', {
+          token: admin,
+          body: { logType: 'INTEGRATION_LOG', siteId: null, retentionDays: 30, enabled: true },
+        })
+      ).status,
+    ).toBe(201);
     const started = await call(thisFile.api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType: 'INTEGRATION_LOG' } });
     expect(started.status).toBe(202);
     const outcome = await archiveOutcome(thisFile.platform, started.body.runs[0].workflowId, started.body.runs[0].runId);
@@ -67,7 +80,14 @@ test('a REST peer with ?apikey= in its URL and the password token in its body: t
 });
 
 test('a stored password goes only where it was given for: a new host, port or user name without the password again is 400 and changes nothing', async () => {
-  const soap = { configName: 'moving-peer', transport: 'SOAP', serviceUrl: 'https://crm.example/soap', soapMethodName: 'Send', sampleRequest: '<Send/>', serviceUsername: 'svc' };
+  const soap = {
+    configName: 'moving-peer',
+    transport: 'SOAP',
+    serviceUrl: 'https://crm.example/soap',
+    soapMethodName: 'Send',
+    sampleRequest: '<Send/>',
+    serviceUsername: 'svc',
+  };
   const created = await call(thisFile.api.url, 'POST', '/api/settings/sms', { token: admin, body: { ...soap, servicePassword: PASSWORD_IN_BODY } });
   expect(created.status).toBe(201);
   const id = created.body.id as string;
@@ -80,10 +100,22 @@ test('a stored password goes only where it was given for: a new host, port or us
     const moved = await call(thisFile.api.url, 'PUT', `/api/settings/sms/${id}`, { token: admin, body: { ...soap, ...change } });
     expect({ what, status: moved.status, code: moved.body?.code }).toEqual({ what, status: 400, code: 'VALIDATION_FAILED' });
   }
-  expect((await call(thisFile.api.url, 'GET', `/api/settings/sms/${id}`, { token: admin })).body).toEqual(expect.objectContaining({ serviceUrl: 'https://crm.example/soap', serviceUsername: 'svc', hasServicePassword: true }));
+  expect((await call(thisFile.api.url, 'GET', `/api/settings/sms/${id}`, { token: admin })).body).toEqual(
+    expect.objectContaining({ serviceUrl: 'https://crm.example/soap', serviceUsername: 'svc', hasServicePassword: true }),
+  );
   // Another path on the same origin, or a new name, keeps it; a move with the password given again is fine.
-  expect((await call(thisFile.api.url, 'PUT', `/api/settings/sms/${id}`, { token: admin, body: { ...soap, configName: 'renamed-peer', serviceUrl: 'https://crm.example/soap/v2' } })).status).toBe(200);
-  const withPassword = await call(thisFile.api.url, 'PUT', `/api/settings/sms/${id}`, { token: admin, body: { ...soap, serviceUrl: 'https://crm2.example/soap', servicePassword: 'a-new-one' } });
+  expect(
+    (
+      await call(thisFile.api.url, 'PUT', `/api/settings/sms/${id}`, {
+        token: admin,
+        body: { ...soap, configName: 'renamed-peer', serviceUrl: 'https://crm.example/soap/v2' },
+      })
+    ).status,
+  ).toBe(200);
+  const withPassword = await call(thisFile.api.url, 'PUT', `/api/settings/sms/${id}`, {
+    token: admin,
+    body: { ...soap, serviceUrl: 'https://crm2.example/soap', servicePassword: 'a-new-one' },
+  });
   expect({ status: withPassword.status, has: withPassword.body.hasServicePassword }).toEqual({ status: 200, has: true });
 
   const smtp = { configName: 'moving-relay', transport: 'SMTP', smtpHost: 'relay.example', smtpPort: 587, smtpUsername: 'mailer' };
@@ -93,5 +125,7 @@ test('a stored password goes only where it was given for: a new host, port or us
     const moved = await call(thisFile.api.url, 'PUT', `/api/settings/email/${relay.body.id}`, { token: admin, body: { ...smtp, ...change } });
     expect({ change, status: moved.status }).toEqual({ change, status: 400 });
   }
-  expect((await call(thisFile.api.url, 'PUT', `/api/settings/email/${relay.body.id}`, { token: admin, body: { ...smtp, configName: 'renamed-relay' } })).status).toBe(200);
+  expect(
+    (await call(thisFile.api.url, 'PUT', `/api/settings/email/${relay.body.id}`, { token: admin, body: { ...smtp, configName: 'renamed-relay' } })).status,
+  ).toBe(200);
 });

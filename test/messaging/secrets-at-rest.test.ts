@@ -30,20 +30,33 @@ const restConfig = (name: string, url: string, password: string) => ({
   isActive: true,
 });
 
-const basicPassword = (authorization: string | string[] | undefined) => Buffer.from(String(authorization).replace(/^Basic /, ''), 'base64').toString('utf8').split(':')[1];
+const basicPassword = (authorization: string | string[] | undefined) =>
+  Buffer.from(String(authorization).replace(/^Basic /, ''), 'base64')
+    .toString('utf8')
+    .split(':')[1];
 
 test('a ciphertext copied from one configuration into another fails: 500 SECRET_INTEGRITY_FAILED, the send fails permanently, nothing reaches the peer; a truncated tag fails too', async () => {
   const peer = await startPeer(() => ({ status: 200 }));
   try {
     const mine = await call(thisFile.api.url, 'POST', '/api/settings/email', { token: admin, body: restConfig('mine', `${peer.url}/mail`, 'mine-Pa55word') });
-    const theirs = await call(thisFile.api.url, 'POST', '/api/settings/email', { token: admin, body: { ...restConfig('theirs', `${peer.url}/mail`, 'theirs-Pa55word'), isActive: false } });
+    const theirs = await call(thisFile.api.url, 'POST', '/api/settings/email', {
+      token: admin,
+      body: { ...restConfig('theirs', `${peer.url}/mail`, 'theirs-Pa55word'), isActive: false },
+    });
     expect([mine.status, theirs.status]).toEqual([201, 201]);
     const table = thisFile.platform.db('settings.email_configuration');
     const own = (await table.clone().where({ id: mine.body.id }).first()).service_password as string;
     const copied = (await table.clone().where({ id: theirs.body.id }).first()).service_password as string;
     await thisFile.platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: copied });
 
-    expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'a@peer.example', content: 'x' } }), 500, 'SECRET_INTEGRITY_FAILED');
+    expectProblem(
+      await call(thisFile.api.url, 'POST', '/api/settings/communication/process', {
+        token: admin,
+        body: { channel: 'EMAIL', siteId: 'site-s', to: 'a@peer.example', content: 'x' },
+      }),
+      500,
+      'SECRET_INTEGRITY_FAILED',
+    );
     const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-s');
     const sent = await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: 'b@peer.example', siteId: 'site-s' } });
     expect(sent.status).toBe(202);
@@ -55,12 +68,22 @@ test('a ciphertext copied from one configuration into another fails: 500 SECRET_
     const [version, iv, tag, ciphertext] = own.split('.');
     const truncated = [version, iv, Buffer.from(tag, 'base64url').subarray(0, 4).toString('base64url'), ciphertext].join('.');
     await thisFile.platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: truncated });
-    expectProblem(await call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'c@peer.example', content: 'x' } }), 500, 'SECRET_INTEGRITY_FAILED');
+    expectProblem(
+      await call(thisFile.api.url, 'POST', '/api/settings/communication/process', {
+        token: admin,
+        body: { channel: 'EMAIL', siteId: 'site-s', to: 'c@peer.example', content: 'x' },
+      }),
+      500,
+      'SECRET_INTEGRITY_FAILED',
+    );
     expect(peer.received).toEqual([]);
 
     // Its own, whole: it sends.
     await thisFile.platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: own });
-    const processed = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'd@peer.example', content: 'x' } });
+    const processed = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', {
+      token: admin,
+      body: { channel: 'EMAIL', siteId: 'site-s', to: 'd@peer.example', content: 'x' },
+    });
     expect(processed.body).toEqual({ status: 'SUCCESS', detail: 'sent' });
     expect(basicPassword(peer.received[0].headers.authorization)).toBe('mine-Pa55word');
   } finally {
@@ -81,17 +104,23 @@ function rotate(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: 
 test('a key rotation keeps every send working: the new key with the old as SECRETS_KEY_PREVIOUS reads both; `npm run secrets:rotate` re-encrypts; then the old key alone reads nothing', async () => {
   const peer = await startPeer(() => ({ status: 200 }));
   try {
-    expect((await call(thisFile.api.url, 'POST', '/api/settings/sms', { token: admin, body: restConfig('sms-peer', `${peer.url}/sms`, 'sms-Pa55word') })).status).toBe(201);
+    expect(
+      (await call(thisFile.api.url, 'POST', '/api/settings/sms', { token: admin, body: restConfig('sms-peer', `${peer.url}/sms`, 'sms-Pa55word') })).status,
+    ).toBe(201);
     const oldKey = thisFile.platform.config.secretsKey;
     const newKey = 'a-brand-new-secrets-key-0123456789';
-    const send = (url: string) => call(url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'SMS', siteId: 'site-s', to: '+15550001111', content: 'x' } });
+    const send = (url: string) =>
+      call(url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'SMS', siteId: 'site-s', to: '+15550001111', content: 'x' } });
 
     const during = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, secretsKey: newKey, secretsKeyPrevious: oldKey } });
     expect((await send(during.url)).body).toEqual({ status: 'SUCCESS', detail: 'sent' });
 
     const rotated = await rotate({ ...thisFile.platform.env, SECRETS_KEY: newKey, SECRETS_KEY_PREVIOUS: oldKey });
     expect(rotated).toEqual({ code: 0, output: expect.stringMatching(/Re-encrypted [1-9]\d* stored secret/) });
-    expect(await rotate({ ...thisFile.platform.env, SECRETS_KEY: newKey, SECRETS_KEY_PREVIOUS: oldKey })).toEqual({ code: 0, output: expect.stringContaining('Re-encrypted 0 stored secret') });
+    expect(await rotate({ ...thisFile.platform.env, SECRETS_KEY: newKey, SECRETS_KEY_PREVIOUS: oldKey })).toEqual({
+      code: 0,
+      output: expect.stringContaining('Re-encrypted 0 stored secret'),
+    });
 
     const after = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, secretsKey: newKey, secretsKeyPrevious: null } });
     expect((await send(after.url)).body).toEqual({ status: 'SUCCESS', detail: 'sent' });
@@ -102,7 +131,7 @@ test('a key rotation keeps every send working: the new key with the old as SECRE
   }
 });
 
-test("a version-1 ciphertext (bound to no row, so copyable into any) is refused where a secret is used, naming the fix; `npm run secrets:rotate` rewrites it bound, and the send works", async () => {
+test('a version-1 ciphertext (bound to no row, so copyable into any) is refused where a secret is used, naming the fix; `npm run secrets:rotate` rewrites it bound, and the send works', async () => {
   const peer = await startPeer(() => ({ status: 200 }));
   try {
     const created = await call(thisFile.api.url, 'POST', '/api/settings/email', { token: admin, body: restConfig('legacy', `${peer.url}/mail`, 'unused') });
@@ -115,7 +144,10 @@ test("a version-1 ciphertext (bound to no row, so copyable into any) is refused 
     const legacy = ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
     await thisFile.platform.db('settings.email_configuration').where({ id: created.body.id }).update({ service_password: legacy });
 
-    const refused = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1@peer.example', content: 'x' } });
+    const refused = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', {
+      token: admin,
+      body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1@peer.example', content: 'x' },
+    });
     expectProblem(refused, 500, 'SECRET_INTEGRITY_FAILED');
     expect(refused.body.detail).toContain('secrets:rotate');
     expect(peer.received).toEqual([]);
@@ -126,7 +158,10 @@ test("a version-1 ciphertext (bound to no row, so copyable into any) is refused 
     expect(rotated.output).toMatch(/Re-encrypted [1-9]\d* stored secret/);
     expect(rotated.output).not.toContain(created.body.id);
     expect((await thisFile.platform.db('settings.email_configuration').where({ id: created.body.id }).first()).service_password).toMatch(/^v2\./);
-    const processed = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1b@peer.example', content: 'x' } });
+    const processed = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', {
+      token: admin,
+      body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1b@peer.example', content: 'x' },
+    });
     expect(processed.body).toEqual({ status: 'SUCCESS', detail: 'sent' });
     expect(basicPassword(peer.received[0].headers.authorization)).toBe('legacy-Pa55word');
   } finally {

@@ -72,7 +72,14 @@ test('a relay that offers no STARTTLS (an attacker stripped it) gets no AUTH: wi
   try {
     const created = await call(api.url, 'POST', '/api/settings/email', {
       token: admin,
-      body: { configName: 'stripped', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: (stripped.server.address() as AddressInfo).port, smtpUsername: 'stripped', smtpPassword: 'never-in-clear' },
+      body: {
+        configName: 'stripped',
+        transport: 'SMTP',
+        smtpHost: '127.0.0.1',
+        smtpPort: (stripped.server.address() as AddressInfo).port,
+        smtpUsername: 'stripped',
+        smtpPassword: 'never-in-clear',
+      },
     });
     expect(created.status).toBe(201);
     const checked = await validate(created.body.id);

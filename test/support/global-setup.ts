@@ -23,9 +23,14 @@ async function installWhatTheSuiteNeeds(): Promise<void> {
   const say = (line: string) => console.log(`[setup] ${line}`);
   await installTools(['temporal', 'envoy', 'fuzzer'], say);
   // Built once here, before test files run side by side: the cluster tests would otherwise build it twice at once.
-  await ensureTemporalServer(say).catch((error: Error) => say(`the Temporal server of cluster mode was not built (${error.message}): the cluster tests will fail saying so`));
+  await ensureTemporalServer(say).catch((error: Error) =>
+    say(`the Temporal server of cluster mode was not built (${error.message}): the cluster tests will fail saying so`),
+  );
   const docker = new Docker();
-  const engine = await docker.ping().then(() => true, () => false);
+  const engine = await docker.ping().then(
+    () => true,
+    () => false,
+  );
   if (!engine) {
     say('the Docker engine does not answer: the JRE base image is not built, and the deploy tests will fail saying so');
     return;

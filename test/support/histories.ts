@@ -42,9 +42,13 @@ export async function recordHistory(handle: TemporalHandle, args: { workflowId: 
 export async function recordNewestHistory(handle: TemporalHandle, args: { workflowType: string; name: string }): Promise<void> {
   if (!process.env.RECORD_HISTORIES) return;
   // The run may still be closing, and the list follows the runs a moment behind.
-  const run = await waitUntil(`a closed run of ${args.workflowType} to record`, async () => {
-    for await (const closed of handle.client.workflow.list({ query: `WorkflowType='${args.workflowType}' AND ExecutionStatus!='Running'` })) return closed;
-    return null;
-  }, { timeoutMs: 60000, intervalMs: 500 });
+  const run = await waitUntil(
+    `a closed run of ${args.workflowType} to record`,
+    async () => {
+      for await (const closed of handle.client.workflow.list({ query: `WorkflowType='${args.workflowType}' AND ExecutionStatus!='Running'` })) return closed;
+      return null;
+    },
+    { timeoutMs: 60000, intervalMs: 500 },
+  );
   await recordHistory(handle, { workflowId: run.workflowId, runId: run.runId, name: args.name });
 }

@@ -34,7 +34,12 @@ const base64url = (bytes: Buffer) => bytes.toString('base64url');
  * discovery, an authorization page with a sign-in form (authorization code with PKCE S256 only, the
  * registered redirect URI only), single-use codes, RS256 access tokens with the platform's claims, a JWKS.
  */
-export async function startIdentityProvider(args: { users: ProviderUser[]; clientId?: string; audience?: string; redirectUri: (issuer: string) => string | null }): Promise<IdentityProvider> {
+export async function startIdentityProvider(args: {
+  users: ProviderUser[];
+  clientId?: string;
+  audience?: string;
+  redirectUri: (issuer: string) => string | null;
+}): Promise<IdentityProvider> {
   const { publicKey, privateKey } = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key-1', alg: 'RS256', use: 'sig' };
   const clientId = args.clientId ?? 'opsflow-console';
@@ -60,24 +65,43 @@ export async function startIdentityProvider(args: { users: ProviderUser[]; clien
       request.on('data', (chunk) => (body += chunk));
       request.on('end', () => resolve(new URLSearchParams(body)));
     });
-  const json = (response: http.ServerResponse, status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+  const json = (response: http.ServerResponse, status: number, body: unknown) =>
+    response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
 
   const server = http.createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', issuer);
     if (request.method === 'GET' && url.pathname === '/.well-known/openid-configuration') {
-      return json(response, 200, { issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, code_challenge_methods_supported: ['S256'] });
+      return json(response, 200, {
+        issuer,
+        authorization_endpoint: `${issuer}/authorize`,
+        token_endpoint: `${issuer}/token`,
+        jwks_uri: `${issuer}/jwks`,
+        code_challenge_methods_supported: ['S256'],
+      });
     }
     if (request.method === 'GET' && url.pathname === '/jwks') return json(response, 200, { keys: [jwk] });
     if (url.pathname === '/authorize') {
       const params = request.method === 'POST' ? await readBody(request) : url.searchParams;
       const redirectUri = params.get('redirect_uri') ?? '';
-      if (params.get('client_id') !== clientId || redirectUri !== args.redirectUri(issuer) || params.get('response_type') !== 'code' || params.get('code_challenge_method') !== 'S256' || !params.get('code_challenge')) {
+      if (
+        params.get('client_id') !== clientId ||
+        redirectUri !== args.redirectUri(issuer) ||
+        params.get('response_type') !== 'code' ||
+        params.get('code_challenge_method') !== 'S256' ||
+        !params.get('code_challenge')
+      ) {
         return response.writeHead(400, { 'content-type': 'text/plain' }).end('invalid authorization request');
       }
       if (request.method === 'GET') {
         const hidden = [...params].map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`).join('');
-        const choices = args.users.map((user, index) => `<label><input type="radio" name="user" value="${index}"${index === 0 ? ' checked' : ''}> ${escapeHtml(user.name)}</label>`).join('<br>');
-        return response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><title>Example identity provider</title><h1>Example identity provider</h1><form method="post">${hidden}${choices}<br><button>Sign in</button></form></html>`);
+        const choices = args.users
+          .map((user, index) => `<label><input type="radio" name="user" value="${index}"${index === 0 ? ' checked' : ''}> ${escapeHtml(user.name)}</label>`)
+          .join('<br>');
+        return response
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(
+            `<!doctype html><html lang="en"><title>Example identity provider</title><h1>Example identity provider</h1><form method="post">${hidden}${choices}<br><button>Sign in</button></form></html>`,
+          );
       }
       const user = args.users[Number(params.get('user'))];
       const code = base64url(crypto.randomBytes(24));

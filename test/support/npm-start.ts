@@ -62,7 +62,11 @@ export interface NpmStartPorts {
  * ports for every part, and its own Docker scope; NODE_ENV unset (npm start sets development itself) and
  * nothing of the suite's platform.
  */
-export async function npmStartEnvironment(args: { dataDir: string; scope: string; extra?: NodeJS.ProcessEnv }): Promise<{ env: NodeJS.ProcessEnv; ports: NpmStartPorts }> {
+export async function npmStartEnvironment(args: {
+  dataDir: string;
+  scope: string;
+  extra?: NodeJS.ProcessEnv;
+}): Promise<{ env: NodeJS.ProcessEnv; ports: NpmStartPorts }> {
   const [api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi] = await Promise.all(Array.from({ length: 8 }, () => freePort()));
   const ports = { api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi };
   const env: NodeJS.ProcessEnv = {

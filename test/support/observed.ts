@@ -19,7 +19,19 @@ export function workflowShow(platform: TestPlatform, workflowId: string, runId?:
   const cli = findTemporalCli();
   if (!cli) throw new Error('the Temporal CLI is needed to read the history as `temporal workflow show` does');
   const run = runId ? ['--run-id', runId] : [];
-  return execFileSync(cli.path, ['workflow', 'show', '--workflow-id', workflowId, ...run, '--address', platform.config.temporalAddress, '--namespace', platform.config.temporalNamespace, '--output', 'json']).toString();
+  return execFileSync(cli.path, [
+    'workflow',
+    'show',
+    '--workflow-id',
+    workflowId,
+    ...run,
+    '--address',
+    platform.config.temporalAddress,
+    '--namespace',
+    platform.config.temporalNamespace,
+    '--output',
+    'json',
+  ]).toString();
 }
 
 /**

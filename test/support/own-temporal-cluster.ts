@@ -34,7 +34,9 @@ export async function startOwnTemporalCluster(name: string): Promise<OwnTemporal
     dir,
     identityDir: path.join(dir, 'identity'),
   });
-  const platform = await attachPlatform({ env: { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_IDENTITY_DIR: cluster.identityDir, TEMPORAL_TLS_CA_FILE: cluster.tlsCaFile } });
+  const platform = await attachPlatform({
+    env: { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_IDENTITY_DIR: cluster.identityDir, TEMPORAL_TLS_CA_FILE: cluster.tlsCaFile },
+  });
   await ensureClusterNamespaces(cluster, [platform.config.temporalNamespace]);
   return {
     cluster,

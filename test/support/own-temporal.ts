@@ -20,9 +20,20 @@ export async function withOwnTemporal(
 ): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-temporal-restart-'));
   const [port, uiPort] = [await freePort(), await freePort()];
-  const serverArgs = { dbFile: path.join(dir, 'temporal.db'), port, uiPort, namespaces: [platform.config.temporalNamespace], logFile: path.join(dir, 'temporal.log') };
+  const serverArgs = {
+    dbFile: path.join(dir, 'temporal.db'),
+    port,
+    uiPort,
+    namespaces: [platform.config.temporalNamespace],
+    logFile: path.join(dir, 'temporal.log'),
+  };
   let server = await startTemporal(serverArgs);
-  const temporal = await connectTemporal({ address: server.address, namespace: platform.config.temporalNamespace, uiUrl: server.uiUrl, payloadCodec: payloadCodecOf(platform.config) });
+  const temporal = await connectTemporal({
+    address: server.address,
+    namespace: platform.config.temporalNamespace,
+    uiUrl: server.uiUrl,
+    payloadCodec: payloadCodecOf(platform.config),
+  });
   const api = await platform.startApi({ temporal });
   const worker = await platform.startWorker(queues, { TEMPORAL_ADDRESS: server.address, API_INTERNAL_URL: api.url });
   try {

@@ -194,7 +194,15 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   /** Starts the edge once; answers when it reaches the API now behind it (a new owner re-points its API cluster). */
   const edgeInFront = async () => {
     edge ??= await startEdge({ dir: edgeDir, adminPort: edgeAdminPort });
-    await waitUntil('the edge to reach the API', () => fetch(`${edgeUrl}/healthz`).then((answer) => answer.ok, () => false), { timeoutMs: 10000, intervalMs: 50 });
+    await waitUntil(
+      'the edge to reach the API',
+      () =>
+        fetch(`${edgeUrl}/healthz`).then(
+          (answer) => answer.ok,
+          () => false,
+        ),
+      { timeoutMs: 10000, intervalMs: 50 },
+    );
   };
 
   const startApi = async (overrides: Partial<AppDeps> = {}): Promise<RunningApi> => {
@@ -216,7 +224,12 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     const config = overrides.config ?? deps.config;
     const controlPlane = edgeOwner
       ? null
-      : startEdgeControlPlane({ registry: registryForEdge(overrides.db ?? db, config.databaseUrl), config, logger, edge: { ...edgeSettingsOf(config, edgeDir), api: { host: '127.0.0.1', port } } });
+      : startEdgeControlPlane({
+          registry: registryForEdge(overrides.db ?? db, config.databaseUrl),
+          config,
+          logger,
+          edge: { ...edgeSettingsOf(config, edgeDir), api: { host: '127.0.0.1', port } },
+        });
     let closed = false;
     const api: RunningApi = {
       url: controlPlane ? edgeUrl : `http://127.0.0.1:${port}`,
@@ -254,11 +267,19 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     const api: RunningApiProcess = { url: edgeUrl, output: server.output, kill: () => ending('SIGKILL'), close: () => ending('SIGTERM') };
     edgeOwner = api;
     apis.push(api);
-    await waitUntil('the API process to listen', () => fetch(`http://127.0.0.1:${listenPort}/healthz`).then((answer) => answer.ok, () => false), {
-      timeoutMs: 60000,
-      intervalMs: 100,
-      abortIf: () => (server.done() ? `the API process exited at start:\n${server.output()}` : null),
-    });
+    await waitUntil(
+      'the API process to listen',
+      () =>
+        fetch(`http://127.0.0.1:${listenPort}/healthz`).then(
+          (answer) => answer.ok,
+          () => false,
+        ),
+      {
+        timeoutMs: 60000,
+        intervalMs: 100,
+        abortIf: () => (server.done() ? `the API process exited at start:\n${server.output()}` : null),
+      },
+    );
     await edgeInFront();
     return api;
   };

@@ -81,17 +81,25 @@ export async function startSecondNode(args: { manager: Docker; baseImage: string
     [
       `--net=/var/run/netns/${NAMESPACE}`,
       'dockerd',
-      '--data-root', path.join(root, 'data'),
-      '--exec-root', path.join(root, 'exec'),
-      '--pidfile', path.join(root, 'dockerd.pid'),
-      '-H', `unix://${socket}`,
-      '--containerd-namespace', 'opsflow-node2',
-      '--containerd-plugins-namespace', 'opsflow-node2-plugins',
+      '--data-root',
+      path.join(root, 'data'),
+      '--exec-root',
+      path.join(root, 'exec'),
+      '--pidfile',
+      path.join(root, 'dockerd.pid'),
+      '-H',
+      `unix://${socket}`,
+      '--containerd-namespace',
+      'opsflow-node2',
+      '--containerd-plugins-namespace',
+      'opsflow-node2-plugins',
       '--no-new-privileges',
       // Its own bridges (docker0, docker_gwbridge) from addresses of its own: with the engine's defaults one would
       // hold 172.17.0.1 inside its namespace, the address the manager advertises.
-      '--bip', '172.30.0.1/24',
-      '--default-address-pool', 'base=172.29.0.0/16,size=24',
+      '--bip',
+      '172.30.0.1/24',
+      '--default-address-pool',
+      'base=172.29.0.0/16,size=24',
     ],
     { stdio: ['ignore', log, log] },
   );
@@ -105,18 +113,33 @@ export async function startSecondNode(args: { manager: Docker; baseImage: string
     fs.rmSync(root, { recursive: true, force: true });
   };
   try {
-    await waitUntil('the second engine to answer', () => docker.ping().then(() => true, () => false), { timeoutMs: 30000 });
+    await waitUntil(
+      'the second engine to answer',
+      () =>
+        docker.ping().then(
+          () => true,
+          () => false,
+        ),
+      { timeoutMs: 30000 },
+    );
     // Both engines need the base image; a JAR image comes from the registry.
     execFileSync('sh', ['-c', `docker save ${args.baseImage} | docker -H unix://${socket} load -q`], { stdio: 'pipe' });
 
     // The registry's port, carried twice: the node's loopback to the host's end of the link, that to the registry.
     const [host, port] = args.registry.split(':');
     forwarders.push(spawn(process.execPath, ['-e', FORWARDER, HOST_ADDRESS, port, host], { stdio: 'ignore' }));
-    forwarders.push(spawn('nsenter', [`--net=/var/run/netns/${NAMESPACE}`, process.execPath, '-e', FORWARDER, '127.0.0.1', port, HOST_ADDRESS], { stdio: 'ignore' }));
+    forwarders.push(
+      spawn('nsenter', [`--net=/var/run/netns/${NAMESPACE}`, process.execPath, '-e', FORWARDER, '127.0.0.1', port, HOST_ADDRESS], { stdio: 'ignore' }),
+    );
 
     const swarm = (await args.manager.swarmInspect()) as { JoinTokens: { Worker: string } };
     const managerAddress = ((await args.manager.info()) as { Swarm: { NodeAddr: string } }).Swarm.NodeAddr;
-    await docker.swarmJoin({ ListenAddr: `${NODE_ADDRESS}:2377`, AdvertiseAddr: NODE_ADDRESS, RemoteAddrs: [`${managerAddress}:2377`], JoinToken: swarm.JoinTokens.Worker });
+    await docker.swarmJoin({
+      ListenAddr: `${NODE_ADDRESS}:2377`,
+      AdvertiseAddr: NODE_ADDRESS,
+      RemoteAddrs: [`${managerAddress}:2377`],
+      JoinToken: swarm.JoinTokens.Worker,
+    });
     const info = (await docker.info()) as { Swarm: { NodeID: string } };
     await waitUntil('the second node ready in the swarm', async () => {
       const node = (await args.manager.getNode(info.Swarm.NodeID).inspect()) as { Status: { State: string } };

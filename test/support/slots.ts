@@ -22,7 +22,6 @@ export const slotDatabase = (slot: number) => `opsflow_t${String(slot).padStart(
 
 export { freePort };
 
-
 /** The deploy scope of a test file: its containers and images carry it, so files never touch each other's. */
 export const deployScopeOf = (slot: number) => `opsflow-${slotNamespace(slot)}`;
 

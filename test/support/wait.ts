@@ -9,7 +9,11 @@ export interface WaitOptions {
  * Polls `check` until it answers something truthy, which is returned. Fails naming `what` after the timeout
  * (120 s unless said), or at once with `abortIf`'s reason. The one polling loop of the tests.
  */
-export async function waitUntil<T>(what: string, check: () => Promise<T | null | undefined | false> | T | null | undefined | false, options: number | WaitOptions = {}): Promise<T> {
+export async function waitUntil<T>(
+  what: string,
+  check: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  options: number | WaitOptions = {},
+): Promise<T> {
   const { timeoutMs = 120000, intervalMs = 200, abortIf } = typeof options === 'number' ? { timeoutMs: options } : options;
   const started = Date.now();
   for (;;) {

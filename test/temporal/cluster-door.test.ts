@@ -41,10 +41,23 @@ beforeAll(async () => {
   admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
   const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-door'] });
   // A one-stage approval: the publish run waits with the marked title and comment in its history.
-  const definition = await call(api.url, 'POST', '/api/workflow/definitions', { token: admin, body: { siteId: 'site-door', name: 'one', stages: [{ name: 'Review', role: 'MANAGER' }] } });
+  const definition = await call(api.url, 'POST', '/api/workflow/definitions', {
+    token: admin,
+    body: { siteId: 'site-door', name: 'one', stages: [{ name: 'Review', role: 'MANAGER' }] },
+  });
   expect((await call(api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-  expect((await call(api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: 'site-door', enabled: true, workflowDefinitionId: definition.body.id } })).status).toBe(201);
-  const page = await call(api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: 'site-door', name: `title ${marker}`, slug: 'sealed', title: `title ${marker}`, data: {} } });
+  expect(
+    (
+      await call(api.url, 'POST', '/api/workflow/approvals/policies', {
+        token: admin,
+        body: { componentType: 'PAGE', siteId: 'site-door', enabled: true, workflowDefinitionId: definition.body.id },
+      })
+    ).status,
+  ).toBe(201);
+  const page = await call(api.url, 'POST', '/api/content/pages', {
+    token: editor,
+    body: { siteId: 'site-door', name: `title ${marker}`, slug: 'sealed', title: `title ${marker}`, data: {} },
+  });
   expect(page.status).toBe(201);
   const submitted = await call(api.url, 'POST', `/api/content/pages/${page.body.id}/publish`, { token: editor, body: { comment: `comment ${marker}` } });
   expect(submitted.body.status).toBe('PENDING_APPROVAL');
@@ -86,7 +99,8 @@ async function refusal(work: Promise<unknown>): Promise<string> {
   );
   if (error === null) return 'it succeeded';
   const chain: string[] = [];
-  for (let link = error as { code?: unknown; message?: string; cause?: unknown } | undefined; link; link = link.cause as typeof link) chain.push(`code ${String(link.code ?? '-')}: ${link.message}`);
+  for (let link = error as { code?: unknown; message?: string; cause?: unknown } | undefined; link; link = link.cause as typeof link)
+    chain.push(`code ${String(link.code ?? '-')}: ${link.message}`);
   return chain.join(' <- ');
 }
 
@@ -94,7 +108,10 @@ async function refusal(work: Promise<unknown>): Promise<string> {
 function clientWith(apiKey: string | null): { client: Client; close(): Promise<void> } {
   // Lazy: each call meets the door itself (a connect would be refused first, for the foreign token).
   const connection = Connection.lazy({ address: cluster.address, ...(apiKey ? { apiKey } : {}), tls: clientTlsOf(cluster.tlsCaFile) ?? false });
-  return { client: new Client({ connection, namespace: platform.config.temporalNamespace, dataConverter: platformDataConverter(payloadCodecOf(platform.config)) }), close: () => connection.close() };
+  return {
+    client: new Client({ connection, namespace: platform.config.temporalNamespace, dataConverter: platformDataConverter(payloadCodecOf(platform.config)) }),
+    close: () => connection.close(),
+  };
 }
 
 /** A token as the platform's would be, but signed with a key of the caller's own: under its own kid, or the platform's. */
@@ -116,13 +133,25 @@ test('temporal workflow list without credentials is refused by the cluster', asy
 });
 
 test('a start or a signal of publishComponent with no token, or with a token the platform did not sign, is refused; the run is untouched', async () => {
-  const input = { componentType: 'PAGE', id: randomUUID(), siteId: 'site-door', revision: 1, requestedBy: 'mallory', stages: [], callbackPath: '/internal/approvals/x' };
+  const input = {
+    componentType: 'PAGE',
+    id: randomUUID(),
+    siteId: 'site-door',
+    revision: 1,
+    requestedBy: 'mallory',
+    stages: [],
+    callbackPath: '/internal/approvals/x',
+  };
   const everything = [`${platform.config.temporalNamespace}:admin`, 'temporal-system:admin'];
   for (const apiKey of [null, foreignToken(everything), foreignToken(everything, loadOrCreateSigningKey(cluster.identityDir).kid)]) {
     const caller = clientWith(apiKey);
     try {
-      expect(await refusal(caller.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `mallory-${randomUUID()}`, args: [input] }))).toMatch(DENIED);
-      expect(await refusal(caller.client.workflow.getHandle(publishRun.workflowId).signal('decision', { stage: 0, decision: 'APPROVED', decidedBy: 'mallory' }))).toMatch(DENIED);
+      expect(
+        await refusal(caller.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `mallory-${randomUUID()}`, args: [input] })),
+      ).toMatch(DENIED);
+      expect(
+        await refusal(caller.client.workflow.getHandle(publishRun.workflowId).signal('decision', { stage: 0, decision: 'APPROVED', decidedBy: 'mallory' })),
+      ).toMatch(DENIED);
       expect(await refusal(caller.client.workflow.getHandle(publishRun.workflowId).describe())).toMatch(DENIED);
     } finally {
       await caller.close();
@@ -147,12 +176,17 @@ test("the platform's own token opens only its namespace: another namespace and t
   }
 });
 
-test('TLS: a client in plaintext, or trusting another authority, gets no answer; with the platform\'s authority it does', async () => {
-  const token = signServiceToken(loadOrCreateSigningKey(cluster.identityDir), { subject: 'opsflow-api', permissions: [`${platform.config.temporalNamespace}:write`] });
+test("TLS: a client in plaintext, or trusting another authority, gets no answer; with the platform's authority it does", async () => {
+  const token = signServiceToken(loadOrCreateSigningKey(cluster.identityDir), {
+    subject: 'opsflow-api',
+    permissions: [`${platform.config.temporalNamespace}:write`],
+  });
   const describe = async (tls: ReturnType<typeof clientTlsOf> | false) => {
     const connection = Connection.lazy({ address: cluster.address, apiKey: token, tls, connectTimeout: 3000 });
     try {
-      return await refusal(connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace: platform.config.temporalNamespace })));
+      return await refusal(
+        connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace: platform.config.temporalNamespace })),
+      );
     } finally {
       await connection.close();
     }
@@ -167,7 +201,14 @@ test("between nodes, mutual TLS: a neighbour that reaches a node's history port 
   const tlsFiles = ensureTemporalTls(path.dirname(cluster.tlsCaFile));
   const knock = (port: number, clientCertificate: { cert: Buffer; key: Buffer } | null) =>
     new Promise<string>((resolve) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port, ca: fs.readFileSync(cluster.tlsCaFile), servername: TEMPORAL_TLS_SERVER_NAME, ALPNProtocols: ['h2'], ...(clientCertificate ?? {}) });
+      const socket = tlsConnect({
+        host: '127.0.0.1',
+        port,
+        ca: fs.readFileSync(cluster.tlsCaFile),
+        servername: TEMPORAL_TLS_SERVER_NAME,
+        ALPNProtocols: ['h2'],
+        ...(clientCertificate ?? {}),
+      });
       socket.once('secureConnect', () => {
         // TLS 1.3 ends the client's side before the server checks the client: its refusal comes as the first read.
         socket.once('data', () => (socket.destroy(), resolve('answered')));
@@ -185,10 +226,12 @@ test("between nodes, mutual TLS: a neighbour that reaches a node's history port 
   }
 });
 
-test('a node listens on the ports it was given and no other: no HTTP API (the internal frontend\'s would make any caller a system admin)', async () => {
+test("a node listens on the ports it was given and no other: no HTTP API (the internal frontend's would make any caller a system admin)", async () => {
   const environment = await nodeEnvironment();
   expect(Object.keys(environment).filter((name) => /^TEMPORAL_.*HTTP/.test(name))).toEqual([]);
-  const given = Object.entries(environment).filter(([name]) => /^TEMPORAL_.*PORT$/.test(name) && name !== 'TEMPORAL_SQL_PORT').map(([, value]) => Number(value));
+  const given = Object.entries(environment)
+    .filter(([name]) => /^TEMPORAL_.*PORT$/.test(name) && name !== 'TEMPORAL_SQL_PORT')
+    .map(([, value]) => Number(value));
   const { stdout } = await run('ss', ['-ltnpH']);
   const listening = stdout
     .split('\n')
@@ -214,7 +257,13 @@ test("the cluster's PostgreSQL holds the publish run, and no byte of the marker 
       for (const column of columns) {
         const asBytes = column.data_type === 'bytea' ? `"${column.column_name}"` : `convert_to("${column.column_name}"::text, 'UTF8')`;
         const count = async (needle: string) =>
-          Number((await client.query<{ n: string }>(`select count(*) as n from "${column.table_name}" where position($1::bytea in ${asBytes}) > 0`, [Buffer.from(needle)])).rows[0].n);
+          Number(
+            (
+              await client.query<{ n: string }>(`select count(*) as n from "${column.table_name}" where position($1::bytea in ${asBytes}) > 0`, [
+                Buffer.from(needle),
+              ])
+            ).rows[0].n,
+          );
         if ((await count(marker)) > 0 || (await count(marker.toLowerCase())) > 0) found.push(`${database}.${column.table_name}.${column.column_name}`);
         if ((await count(publishRun.workflowId)) > 0) runSeen = true;
       }
@@ -228,7 +277,10 @@ test("the cluster's PostgreSQL holds the publish run, and no byte of the marker 
 });
 
 test('through the codec endpoint an ADMIN reads the marker decoded', async () => {
-  const history = await platform.temporal.connection.workflowService.getWorkflowExecutionHistory({ namespace: platform.config.temporalNamespace, execution: publishRun });
+  const history = await platform.temporal.connection.workflowService.getWorkflowExecutionHistory({
+    namespace: platform.config.temporalNamespace,
+    execution: publishRun,
+  });
   const payloads = history.history!.events!.flatMap((event) => event.workflowExecutionStartedEventAttributes?.input?.payloads ?? []);
   expect(payloads.length).toBeGreaterThan(0);
   const body = {

@@ -39,13 +39,25 @@ beforeAll(async () => {
   editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: [SITE] });
 
   // A one-stage approval, so that the publish run waits with the title and the comment in its history.
-  const definition = await call(thisFile.api.url, 'POST', '/api/workflow/definitions', { token: admin, body: { siteId: SITE, name: 'one', stages: [{ name: 'Review', role: 'MANAGER' }] } });
+  const definition = await call(thisFile.api.url, 'POST', '/api/workflow/definitions', {
+    token: admin,
+    body: { siteId: SITE, name: 'one', stages: [{ name: 'Review', role: 'MANAGER' }] },
+  });
   expect((await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-  const policy = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', { token: admin, body: { componentType: 'PAGE', siteId: SITE, enabled: true, workflowDefinitionId: definition.body.id } });
+  const policy = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
+    token: admin,
+    body: { componentType: 'PAGE', siteId: SITE, enabled: true, workflowDefinitionId: definition.body.id },
+  });
   expect(policy.status).toBe(201);
-  const page = await call(thisFile.api.url, 'POST', '/api/content/pages', { token: editor, body: { siteId: SITE, name: `title ${marker}`, slug: 'sealed', title: `title ${marker}`, data: {} } });
+  const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+    token: editor,
+    body: { siteId: SITE, name: `title ${marker}`, slug: 'sealed', title: `title ${marker}`, data: {} },
+  });
   expect(page.status).toBe(201);
-  const submitted = await call(thisFile.api.url, 'POST', `/api/content/pages/${page.body.id}/publish`, { token: editor, body: { comment: `comment ${marker}` } });
+  const submitted = await call(thisFile.api.url, 'POST', `/api/content/pages/${page.body.id}/publish`, {
+    token: editor,
+    body: { comment: `comment ${marker}` },
+  });
   expect(submitted.body.status).toBe('PENDING_APPROVAL');
   publishRun = { workflowId: submitted.body.workflowId, runId: submitted.body.runId };
 
@@ -55,16 +67,30 @@ beforeAll(async () => {
     body: { configName: 'capture', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: thisFile.platform.info.mail.smtpPort, isActive: true },
   });
   expect(channel.status).toBe(201);
-  const templateId = await publishedTemplate(thisFile.api.url, editor, SITE, { subjectEn: 'Hi {{user.name}} {{team}}', bodyEn: '<p>{{user.name}} {{team}}</p>' });
-  const sent = await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: markerAddress, siteId: SITE, variables: { user: { name: marker }, orders: [{ id: marker }] } } });
+  const templateId = await publishedTemplate(thisFile.api.url, editor, SITE, {
+    subjectEn: 'Hi {{user.name}} {{team}}',
+    bodyEn: '<p>{{user.name}} {{team}}</p>',
+  });
+  const sent = await call(thisFile.api.url, 'POST', '/api/email/send', {
+    token: editor,
+    body: { templateId, to: markerAddress, siteId: SITE, variables: { user: { name: marker }, orders: [{ id: marker }] } },
+  });
   expect(sent.status).toBe(202);
   expect((await finalLog(thisFile.api.url, editor, templateId, sent.body.logId)).status).toBe('SUCCESS');
   emailRun = sent.body.workflowId;
-  const user = await call(thisFile.api.url, 'POST', '/api/directory/users', { token: admin, body: { email: `role-${markerAddress}`, name: marker, locale: 'en', roles: ['MANAGER'], siteIds: [SITE] } });
+  const user = await call(thisFile.api.url, 'POST', '/api/directory/users', {
+    token: admin,
+    body: { email: `role-${markerAddress}`, name: marker, locale: 'en', roles: ['MANAGER'], siteIds: [SITE] },
+  });
   expect(user.status).toBe(201);
-  const role = await call(thisFile.api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'MANAGER', siteId: SITE, variables: { team: marker } } });
+  const role = await call(thisFile.api.url, 'POST', '/api/email/send/role', {
+    token: editor,
+    body: { templateId, roleKey: 'MANAGER', siteId: SITE, variables: { team: marker } },
+  });
   expect(role.status).toBe(202);
-  expect(await thisFile.platform.temporal.client.workflow.getHandle(role.body.workflowId).result()).toEqual(expect.objectContaining({ delivered: 1, done: true }));
+  expect(await thisFile.platform.temporal.client.workflow.getHandle(role.body.workflowId).result()).toEqual(
+    expect.objectContaining({ delivered: 1, done: true }),
+  );
   roleRun = role.body.workflowId;
 });
 
@@ -72,7 +98,12 @@ const run = promisify(execFile);
 
 test("the server's own store holds the publish run, and no byte of the marker from its title or comment", async () => {
   // The dev server's database file and its write-ahead log, as whoever holds the server's disk reads them.
-  const store = Buffer.concat(['temporal.db', 'temporal.db-wal'].map((name) => path.join(thisFile.platform.info.dataDir, name)).filter((file) => fs.existsSync(file)).map((file) => fs.readFileSync(file)));
+  const store = Buffer.concat(
+    ['temporal.db', 'temporal.db-wal']
+      .map((name) => path.join(thisFile.platform.info.dataDir, name))
+      .filter((file) => fs.existsSync(file))
+      .map((file) => fs.readFileSync(file)),
+  );
   expect(store.includes(publishRun.workflowId)).toBe(true); // ids are plaintext: the search does find what is there
   expect(store.includes(marker)).toBe(false);
   expect(store.includes(marker.toLowerCase())).toBe(false);
@@ -97,7 +128,9 @@ test("a failure's message is sealed too: an activity that fails naming what it w
   // Failure messages are not payloads, so unless the failure converter moves them into one they are
   // stored and answered in clear (the reason of a refused send can name its recipient).
   // An id no log has (ids are bigserial from 1), long enough that its digits appear nowhere by chance.
-  const logId = `9${String(Date.now()).padStart(14, '0')}${Math.floor(Math.random() * 1000).toString().padStart(3, '0')}`;
+  const logId = `9${String(Date.now()).padStart(14, '0')}${Math.floor(Math.random() * 1000)
+    .toString()
+    .padStart(3, '0')}`;
   const workflowId = `failure-probe-${randomUUID()}`;
   const handle = await thisFile.platform.temporal.client.workflow.start(SEND_EMAIL_WORKFLOW, { taskQueue: 'messaging', workflowId, args: [{ logId }] });
   expect(await handle.result()).toBe('FAILED');
@@ -128,7 +161,18 @@ test("the Temporal CLI, given the API's codec endpoint, reads a run's payloads d
   if (!cli) throw new Error('the Temporal CLI is needed to read a history through the codec endpoint');
   // The email run: the CLI (Go SDK 1.x's remote codec) did not finish on the publish run's Update-with-Start
   // history within its 10 s per page, though every decode it asked for answered 200; see docs/security.md.
-  const args = ['workflow', 'show', '--workflow-id', emailRun, '--address', thisFile.platform.config.temporalAddress, '--namespace', thisFile.platform.config.temporalNamespace, '--output', 'json'];
+  const args = [
+    'workflow',
+    'show',
+    '--workflow-id',
+    emailRun,
+    '--address',
+    thisFile.platform.config.temporalAddress,
+    '--namespace',
+    thisFile.platform.config.temporalNamespace,
+    '--output',
+    'json',
+  ];
   const payloadTexts = (shown: string) => {
     const texts: string[] = [];
     JSON.stringify(JSON.parse(shown), (key, value: unknown) => {
@@ -155,7 +199,8 @@ describe('who the codec endpoint opens payloads for', () => {
       data: Buffer.from(payload.data ?? []).toString('base64'),
     }));
   };
-  const opened = (answer: { body: { payloads: Array<{ data: string }> } }) => answer.body.payloads.map((payload) => Buffer.from(payload.data, 'base64').toString('utf8')).join('');
+  const opened = (answer: { body: { payloads: Array<{ data: string }> } }) =>
+    answer.body.payloads.map((payload) => Buffer.from(payload.data, 'base64').toString('utf8')).join('');
 
   test('in production: an ADMIN token opens them; an EDITOR is 403, no token 401, and neither sees a byte', async () => {
     const production = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, production: true } });
@@ -187,15 +232,27 @@ describe('who the codec endpoint opens payloads for', () => {
     // fetch sends its own Host: a raw request says what a rebound page's browser would.
     const rebound = await new Promise<number>((resolve, reject) => {
       const target = new URL(`${thisFile.api.url}/api/temporal/codec/decode`);
-      const request = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { host: `evil.example:${target.port}`, 'content-type': 'application/json' } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const request = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          headers: { host: `evil.example:${target.port}`, 'content-type': 'application/json' },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       request.on('error', reject);
       request.end(JSON.stringify(body));
     });
     expect(rebound).toBe(403);
-    const fromTheUi = await call(thisFile.api.url, 'POST', '/api/temporal/codec/decode', { body, headers: { origin: new URL(thisFile.platform.config.temporalUiUrl).origin } });
+    const fromTheUi = await call(thisFile.api.url, 'POST', '/api/temporal/codec/decode', {
+      body,
+      headers: { origin: new URL(thisFile.platform.config.temporalUiUrl).origin },
+    });
     expect(opened(fromTheUi)).toContain(`title ${marker}`);
   });
 
@@ -203,8 +260,15 @@ describe('who the codec endpoint opens payloads for', () => {
     const [payload] = await sealedPayloads();
     const data = Buffer.from(payload.data, 'base64');
     data[30] ^= 1;
-    expectProblem(await call(thisFile.api.url, 'POST', '/api/temporal/codec/decode', { body: { payloads: [{ ...payload, data: data.toString('base64') }] } }), 400, 'VALIDATION_FAILED');
-    const plain = { metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from(JSON.stringify({ note: marker })).toString('base64') };
+    expectProblem(
+      await call(thisFile.api.url, 'POST', '/api/temporal/codec/decode', { body: { payloads: [{ ...payload, data: data.toString('base64') }] } }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    const plain = {
+      metadata: { encoding: Buffer.from('json/plain').toString('base64') },
+      data: Buffer.from(JSON.stringify({ note: marker })).toString('base64'),
+    };
     const sealed = await call(thisFile.api.url, 'POST', '/api/temporal/codec/encode', { body: { payloads: [plain] } });
     expect(sealed.status).toBe(200);
     expect(opened(sealed)).not.toContain(marker);
@@ -220,7 +284,11 @@ describe('who the codec endpoint opens payloads for', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(ui);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('x-namespace');
-    const other = await fetch(`${thisFile.api.url}/api/temporal/codec/decode`, { method: 'POST', headers: { origin: 'http://evil.example', 'content-type': 'application/json' }, body: JSON.stringify({ payloads: [] }) });
+    const other = await fetch(`${thisFile.api.url}/api/temporal/codec/decode`, {
+      method: 'POST',
+      headers: { origin: 'http://evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ payloads: [] }),
+    });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

@@ -18,7 +18,11 @@ test('eight processes starting at once on an empty folder end with one key, whic
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-identity-'));
   try {
     const script = `const { loadOrCreateSigningKey } = require('./temporal-config/service-identity'); console.log(loadOrCreateSigningKey(process.argv[1]).kid);`;
-    const kids = await Promise.all(Array.from({ length: 8 }, () => run(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['-e', script, path.join(dir, 'identity')], { cwd: ROOT }).then(({ stdout }) => stdout.trim())));
+    const kids = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        run(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['-e', script, path.join(dir, 'identity')], { cwd: ROOT }).then(({ stdout }) => stdout.trim()),
+      ),
+    );
     expect(new Set(kids).size).toBe(1);
     expect(loadOrCreateSigningKey(path.join(dir, 'identity')).kid).toBe(kids[0]);
     expect(fs.statSync(path.join(dir, 'identity', 'signing-key.pem')).mode & 0o777).toBe(0o600);

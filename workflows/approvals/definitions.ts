@@ -8,7 +8,6 @@ export type { ConfirmedDecision, DecideRequest };
 /** One publish of a component at a time: a second one while this runs is 409 APPROVAL_PENDING. */
 export const publishWorkflowId = (componentType: string, resourceId: string) => `publish:${componentType}:${resourceId}`;
 
-
 /**
  * What runs started before decisions became an Update received as the `decision` signal. Kept so their
  * histories replay; a run refuses every `decision` signal that reaches it now (see the workflow).
@@ -20,7 +19,8 @@ export interface DecisionSignal {
   decidedBy: string;
 }
 
-export type PublishStage = 'SUBMITTING' | 'PENDING_APPROVAL' | 'SCHEDULED' | 'PUBLISHING' | 'CALLING_BACK' | 'PUBLISHED' | 'REJECTED' | 'ARCHIVED' | 'CANCELLED';
+export type PublishStage =
+  'SUBMITTING' | 'PENDING_APPROVAL' | 'SCHEDULED' | 'PUBLISHING' | 'CALLING_BACK' | 'PUBLISHED' | 'REJECTED' | 'ARCHIVED' | 'CANCELLED';
 
 export interface PublishProgress {
   stage: PublishStage;

@@ -4,7 +4,14 @@ import { Decision, durationMs, NoticeKind, PublishInput } from '../../domain/app
 import { TaskQueues } from '../../domain/task-queues';
 import { emailRoleWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SendEmailToRoleWorkflow } from '../messaging/definitions';
 import {
-  cancelScheduleUpdate, ConfirmedDecision, DecideRequest, decideUpdate, decisionSignal, PublishProgress, publishProgressQuery, submittedUpdate,
+  cancelScheduleUpdate,
+  ConfirmedDecision,
+  DecideRequest,
+  decideUpdate,
+  decisionSignal,
+  PublishProgress,
+  publishProgressQuery,
+  submittedUpdate,
 } from './definitions';
 import { publishInputProblem } from '../../domain/approvals';
 import { refuseInvalidInput } from '../valid-input';
@@ -54,7 +61,13 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
   const dueAt = input.dueAt ?? null;
   const { workflowId, runId } = wf.workflowInfo();
   const progress: PublishProgress = {
-    stage: 'SUBMITTING', action, dueAt, revision: input.revision, correlationId: input.correlationId, approvalStage: 0, approvalStages: [],
+    stage: 'SUBMITTING',
+    action,
+    dueAt,
+    revision: input.revision,
+    correlationId: input.correlationId,
+    approvalStage: 0,
+    approvalStages: [],
   };
   const decisions: ConfirmedDecision[] = [];
   let submitFailure: unknown;
@@ -131,16 +144,28 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
     }
   };
   const cancelled = async (): Promise<PublishProgress> => {
-    await db.finishSchedule({ runId, status: 'CANCELLED', message: `${action === 'PUBLISH' ? 'publish' : 'archive'} of ${input.componentType} ${input.resourceId} due ${dueAt} cancelled by ${cancelledBy}` });
+    await db.finishSchedule({
+      runId,
+      status: 'CANCELLED',
+      message: `${action === 'PUBLISH' ? 'publish' : 'archive'} of ${input.componentType} ${input.resourceId} due ${dueAt} cancelled by ${cancelledBy}`,
+    });
     progress.stage = 'CANCELLED';
     await wf.condition(wf.allHandlersFinished);
     return progress;
   };
-  const done = (what: string) => db.finishSchedule({ runId, status: 'DONE', message: `${what} ${input.componentType} ${input.resourceId} at its time (due ${dueAt})` });
+  const done = (what: string) =>
+    db.finishSchedule({ runId, status: 'DONE', message: `${what} ${input.componentType} ${input.resourceId} at its time (due ${dueAt})` });
   const schedule = () =>
     db.recordSchedule({
-      runId, workflowId, componentType: input.componentType, resourceId: input.resourceId, siteId: input.siteId, action,
-      revision: action === 'PUBLISH' ? input.revision : null, dueAt: dueAt!, requestedBy: input.requestedBy,
+      runId,
+      workflowId,
+      componentType: input.componentType,
+      resourceId: input.resourceId,
+      siteId: input.siteId,
+      action,
+      revision: action === 'PUBLISH' ? input.revision : null,
+      dueAt: dueAt!,
+      requestedBy: input.requestedBy,
     });
 
   if (action === 'ARCHIVE') {
@@ -182,7 +207,10 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
     const recipients = await db.notifyApproval({ batchId, correlationId: submitted.correlationId!, kind, stage, outcome: decided });
     if (recipients === 0) return;
     await wf.startChild<SendEmailToRoleWorkflow>(SEND_EMAIL_TO_ROLE_WORKFLOW, {
-      workflowId: emailRoleWorkflowId(batchId), taskQueue: TaskQueues.messaging, args: [{ batchId }], parentClosePolicy: wf.ParentClosePolicy.ABANDON,
+      workflowId: emailRoleWorkflowId(batchId),
+      taskQueue: TaskQueues.messaging,
+      args: [{ batchId }],
+      parentClosePolicy: wf.ParentClosePolicy.ABANDON,
     });
   };
   let outcome: Decision = 'APPROVED';

@@ -67,8 +67,15 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
   const logEverySite = wf.patched(JOB_LOG_EVERY_SITE);
   const logSite = (site: SiteProgress, outcome: Exclude<JobOutcome, 'RUNNING'>, why: string | null) =>
     act.recordSiteJobLog({
-      workflowId, runId, logType: input.logType, siteId: site.siteId, status: outcome,
-      startedAt: progress.startedAt, rowsExported: site.rowsExported, rowsDeleted: site.rowsDeleted, error: why,
+      workflowId,
+      runId,
+      logType: input.logType,
+      siteId: site.siteId,
+      status: outcome,
+      startedAt: progress.startedAt,
+      rowsExported: site.rowsExported,
+      rowsDeleted: site.rowsDeleted,
+      error: why,
     });
 
   const blockedSites = new Map<string, string>();
@@ -88,7 +95,14 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
   const siteIds = await act.listSitesWithRows({ logType: input.logType, siteId: input.siteId });
   for (const blocked of blockedSites.keys()) if (!siteIds.includes(blocked)) siteIds.push(blocked);
   progress.sites = siteIds.map((siteId) => ({
-    siteId, cutoff: null, rowsExported: 0, rowsDeleted: 0, assetId: null, assetIds: [], state: 'PENDING', error: null,
+    siteId,
+    cutoff: null,
+    rowsExported: 0,
+    rowsDeleted: 0,
+    assetId: null,
+    assetIds: [],
+    state: 'PENDING',
+    error: null,
   }));
 
   // A few sites at a time: one site's export overlaps another's upload and delete.
@@ -120,7 +134,11 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
     if (!retention.enabled || retention.retentionDays === null) {
       site.state = 'SKIPPED';
       if (logEverySite) {
-        await logSite(site, 'SKIPPED', retention.source === 'NONE' ? 'no retention policy applies to the site' : `the ${retention.source.toLowerCase()} retention policy is disabled`);
+        await logSite(
+          site,
+          'SKIPPED',
+          retention.source === 'NONE' ? 'no retention policy applies to the site' : `the ${retention.source.toLowerCase()} retention policy is disabled`,
+        );
       }
       return;
     }
@@ -135,7 +153,11 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
     try {
       site.state = 'EXPORTING';
       const parts = await act.exportSiteParts({
-        workflowId, runId, logType: input.logType, siteId: site.siteId, cutoff,
+        workflowId,
+        runId,
+        logType: input.logType,
+        siteId: site.siteId,
+        cutoff,
         maxRowsPerPart: Math.min(input.maxRowsPerPart ?? MAX_ROWS_PER_PART, MAX_ROWS_PER_PART),
       });
       site.rowsExported = parts.reduce((sum, part) => sum + part.rowCount, 0);

@@ -24,8 +24,18 @@ export async function restoreArchive(input: ArchiveRestoreInput): Promise<Archiv
   refuseInvalidInput(archiveRestoreInputProblem(input));
   const { workflowId, runId } = wf.workflowInfo();
   const report: ArchiveRestoreReport = {
-    workflowId, assetId: input.assetId, status: 'RUNNING', logType: null, siteId: null, fileName: null,
-    rowsInFile: 0, rowsInserted: 0, rowsSkipped: 0, error: null, startedAt: new Date(Date.now()).toISOString(), closedAt: null,
+    workflowId,
+    assetId: input.assetId,
+    status: 'RUNNING',
+    logType: null,
+    siteId: null,
+    fileName: null,
+    rowsInFile: 0,
+    rowsInserted: 0,
+    rowsSkipped: 0,
+    error: null,
+    startedAt: new Date(Date.now()).toISOString(),
+    closedAt: null,
   };
   wf.setHandler(restoreProgressQuery, () => report);
 
@@ -53,9 +63,10 @@ export async function restoreArchive(input: ArchiveRestoreInput): Promise<Archiv
     outcome: report.status === 'COMPLETED' ? 'SUCCESS' : 'FAILED',
     startedAt: report.startedAt,
     rowsAffected: report.rowsInserted,
-    message: report.status === 'COMPLETED'
-      ? `restored ${report.fileName} for ${input.requestedBy}: ${report.rowsInserted} rows inserted, ${report.rowsSkipped} already present`
-      : `restore of asset ${input.assetId} for ${input.requestedBy} failed: ${report.error}`,
+    message:
+      report.status === 'COMPLETED'
+        ? `restored ${report.fileName} for ${input.requestedBy}: ${report.rowsInserted} rows inserted, ${report.rowsSkipped} already present`
+        : `restore of asset ${input.assetId} for ${input.requestedBy} failed: ${report.error}`,
   });
   if (failure) {
     const type = failure.cause instanceof wf.ApplicationFailure ? failure.cause.type : null;

@@ -126,7 +126,10 @@ export async function startInstances(act: DeployActs, args: { deploymentId: stri
  * Waits until the new instances answer their health check, against one deadline fixed now. Answers the
  * instances that serve: the ones started, or the tasks the swarm ran for them.
  */
-export async function waitAllHealthy(act: DeployActs, args: { deploymentId: string; instances: StartedInstance[]; healthTimeoutSeconds: number }): Promise<StartedInstance[]> {
+export async function waitAllHealthy(
+  act: DeployActs,
+  args: { deploymentId: string; instances: StartedInstance[]; healthTimeoutSeconds: number },
+): Promise<StartedInstance[]> {
   const deadline = new Date(Date.now() + args.healthTimeoutSeconds * 1000).toISOString();
   if (wf.patched(INSTANCES_AS_ONE_STEP)) return act.waitInstancesHealthy({ deploymentId: args.deploymentId, instances: args.instances, deadline });
   await Promise.all(args.instances.map((instance) => act.waitUntilHealthy({ deploymentId: args.deploymentId, instance, deadline })));

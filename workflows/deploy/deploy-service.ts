@@ -18,7 +18,14 @@ export const HOST_PORT_REDEPLOY_RESTORES = 'deploy-host-port-redeploy-restores';
 export async function deployService(input: DeployServiceInput): Promise<DeployProgress> {
   refuseInvalidInput(deployInputProblem(input));
   const act = deployActivities(input);
-  const progress: DeployProgress = { deploymentId: input.deploymentId, serviceName: input.serviceName, stage: 'VALIDATED', status: 'DEPLOYING', events: [], error: null };
+  const progress: DeployProgress = {
+    deploymentId: input.deploymentId,
+    serviceName: input.serviceName,
+    stage: 'VALIDATED',
+    status: 'DEPLOYING',
+    events: [],
+    error: null,
+  };
   wf.setHandler(deployProgressQuery, () => progress);
 
   const enter = async (stage: DeployStage, message: string) => {
@@ -48,7 +55,9 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
       const { currentDeploymentId } = plan;
       if (currentDeploymentId && wf.patched(HOST_PORT_REDEPLOY_RESTORES)) {
         // Pushed before the removal: should it fail halfway, the undo still brings the old version back.
-        undo.push(() => restoreInstances(act, { deploymentId: currentDeploymentId, count: plan.currentInstanceIds.length, healthTimeoutSeconds: input.healthTimeoutSeconds }));
+        undo.push(() =>
+          restoreInstances(act, { deploymentId: currentDeploymentId, count: plan.currentInstanceIds.length, healthTimeoutSeconds: input.healthTimeoutSeconds }),
+        );
       }
       await act.removeInstances({ instanceIds: plan.currentInstanceIds });
     }
@@ -81,7 +90,9 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
     const undoFailures = await undo.run();
     // What could not be undone is logged; the deploy still ends FAILED with its own reason.
     for (const reason of undoFailures) wf.log.warn('an undo step of a failed deploy failed: something it created may be left', { reason });
-    await wf.CancellationScope.nonCancellable(() => act.failDeployment({ deploymentId: input.deploymentId, at: new Date().toISOString(), error: progress.error! }));
+    await wf.CancellationScope.nonCancellable(() =>
+      act.failDeployment({ deploymentId: input.deploymentId, at: new Date().toISOString(), error: progress.error! }),
+    );
     progress.stage = 'FAILED';
     progress.status = 'FAILED';
     throw wf.ApplicationFailure.create({

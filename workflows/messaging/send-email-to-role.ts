@@ -39,7 +39,12 @@ export async function sendEmailToRole(input: SendEmailToRoleInput): Promise<Role
     }
     let afterId = '0';
     for (;;) {
-      const chunk = await chunks.deliverBatchChunk({ batchId: input.batchId, afterId, limit: BATCH_CHUNK, stopOnUnreachable: relayWaitedMs < RELAY_WAIT_MOST_MS });
+      const chunk = await chunks.deliverBatchChunk({
+        batchId: input.batchId,
+        afterId,
+        limit: BATCH_CHUNK,
+        stopOnUnreachable: relayWaitedMs < RELAY_WAIT_MOST_MS,
+      });
       progress.delivered += chunk.delivered;
       progress.failed += chunk.failed;
       progress.retrying += chunk.retrying;

@@ -139,7 +139,13 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
       }
       const image = await imageInRegistry(docker, { registry: config.deployRegistry!, image: deployment.image });
       const command = await imageCommand(docker, deployment.image);
-      const network = await ensureServiceNetwork(docker, { network: config.deployNetwork, serviceName: deployment.service_name, scope: config.deployScope, attach: config.deployAttachContainers, driver: 'overlay' });
+      const network = await ensureServiceNetwork(docker, {
+        network: config.deployNetwork,
+        serviceName: deployment.service_name,
+        scope: config.deployScope,
+        attach: config.deployAttachContainers,
+        driver: 'overlay',
+      });
       const spec = swarmServiceSpec({
         serviceName: deployment.service_name,
         scope: config.deployScope,
@@ -203,7 +209,9 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
         // A task of the serving version that died (a scale, a reconcile) is the swarm's to replace.
         if (firstVersion && failures.length > 0) throw await unhealthy(`${failures.join('; ')}.`);
         if (Date.now() >= deadline + SWARM_VERDICT_MS) {
-          throw await unhealthy(`The health check of ${healthPath} did not pass before the deadline (${ours.length} of ${desired} tasks serving${failures.length ? `; ${failures.join('; ')}` : ''}).`);
+          throw await unhealthy(
+            `The health check of ${healthPath} did not pass before the deadline (${ours.length} of ${desired} tasks serving${failures.length ? `; ${failures.join('; ')}` : ''}).`,
+          );
         }
         Context.current().heartbeat({ attempt });
         await sleep(POLL_MS);
@@ -263,8 +271,16 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
       const { swarmService } = names(deps, input.serviceName);
       const existing = await findSwarmService(docker, swarmService);
       const removed = existing ? (await tasksOf(docker, swarmService)).filter((task) => task.DesiredState === 'running').length : 0;
-      if (existing) await docker.getService(existing.ID).remove().catch((error) => (isGone(error) ? undefined : Promise.reject(error)));
-      for (let attempt = 1; (await docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, input.serviceName) })).length > 0; attempt++) {
+      if (existing)
+        await docker
+          .getService(existing.ID)
+          .remove()
+          .catch((error) => (isGone(error) ? undefined : Promise.reject(error)));
+      for (
+        let attempt = 1;
+        (await docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, input.serviceName) })).length > 0;
+        attempt++
+      ) {
         Context.current().heartbeat({ attempt });
         await sleep(POLL_MS);
       }

@@ -88,7 +88,12 @@ export async function pruneRegistryImages(registry: string, args: { images: stri
   for (const repository of repositories) {
     const listed = await registryAnswer(registry, `${repository}/tags/list`, 'GET');
     const tags = listed.ok ? (((await listed.json()) as { tags?: string[] | null }).tags ?? []) : [];
-    const keptTags = new Set(args.keep.map(repositoryAndTag).filter((kept) => kept.repository === repository).map((kept) => kept.tag));
+    const keptTags = new Set(
+      args.keep
+        .map(repositoryAndTag)
+        .filter((kept) => kept.repository === repository)
+        .map((kept) => kept.tag),
+    );
     const keptDigests = new Set(await Promise.all([...keptTags].map((tag) => manifestDigest(registry, repository, tag))));
     for (const tag of tags.filter((candidate) => !keptTags.has(candidate))) {
       const digest = await manifestDigest(registry, repository, tag);

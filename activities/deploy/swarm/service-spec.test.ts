@@ -30,15 +30,18 @@ test('a hostile health path stays an argument of the health check: the script is
   expect(test).toHaveLength(5);
 });
 
-test('the task template carries the docker driver\'s limits and drops every capability', () => {
-  const spec = swarmServiceSpec({ ...args, settings: { port: 8080, hostPort: null, healthPath: null, group: 'platform', description: null, env: { GREETING: 'hi' } } });
+test("the task template carries the docker driver's limits and drops every capability", () => {
+  const spec = swarmServiceSpec({
+    ...args,
+    settings: { port: 8080, hostPort: null, healthPath: null, group: 'platform', description: null, env: { GREETING: 'hi' } },
+  });
   expect(taskOf(spec).ContainerSpec).toEqual(expect.objectContaining({ CapabilityDrop: ['ALL'], Env: ['GREETING=hi', 'SERVER_PORT=8080'] }));
   expect(taskOf(spec).Resources!.Limits).toEqual({ MemoryBytes: 256 * 1024 * 1024, NanoCPUs: 0.5e9, Pids: 128 });
   expect(spec.EndpointSpec).toEqual({ Mode: 'dnsrr' });
   expect(spec.Mode).toEqual({ Replicated: { Replicas: 2 } });
 });
 
-test('a stopping task keeps serving through its drain window: the SIGTERM reaches the app only after it, and the app\'s exit status is the task\'s', async () => {
+test("a stopping task keeps serving through its drain window: the SIGTERM reaches the app only after it, and the app's exit status is the task's", async () => {
   // The image's command, hostile words included: they stay arguments, never part of the wrapper's script.
   const app = ['sh', '-c', 'trap "echo got-term; exit 7" TERM; echo started "$0"; while :; do sleep 0.05; done', '$(touch /tmp/pwned)'];
   const spec = swarmServiceSpec({ ...args, settings, command: app, drainSeconds: 0 });
@@ -58,7 +61,7 @@ test('a stopping task keeps serving through its drain window: the SIGTERM reache
   expect(output).toContain('got-term');
 });
 
-test('a stopping task has the drain window and the app\'s own stop within its grace period', () => {
+test("a stopping task has the drain window and the app's own stop within its grace period", () => {
   const spec = swarmServiceSpec({ ...args, settings, drainSeconds: 3 });
   const container = taskOf(spec).ContainerSpec!;
   expect(container.Command!.slice(0, 2)).toEqual(['sh', '-c']);

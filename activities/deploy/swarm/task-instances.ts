@@ -48,14 +48,24 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
   let rounds = 0;
   const round = async () => {
     if (++rounds % REWRITE_EVERY_ROUNDS === 0) written = new Map();
-    const services = (await deps.docker.listServices({ filters: { label: [`${LABELS.scope}=${deps.config.deployScope}`] } })) as Array<{ ID: string; Spec: { Labels?: Record<string, string> } }>;
+    const services = (await deps.docker.listServices({ filters: { label: [`${LABELS.scope}=${deps.config.deployScope}`] } })) as Array<{
+      ID: string;
+      Spec: { Labels?: Record<string, string> };
+    }>;
     if (services.length === 0) return;
     const tasks = (await deps.docker.listTasks({ filters: { service: services.map((service) => service.ID) } })) as SwarmTask[];
     for (const service of services) {
       const serviceName = service.Spec.Labels?.[LABELS.service];
       if (!serviceName) continue;
-      const routable = routableOf(deps, serviceName, tasks.filter((task) => task.ServiceID === service.ID));
-      const seen = routable.map((task) => task.instance.instanceId).sort().join(' ');
+      const routable = routableOf(
+        deps,
+        serviceName,
+        tasks.filter((task) => task.ServiceID === service.ID),
+      );
+      const seen = routable
+        .map((task) => task.instance.instanceId)
+        .sort()
+        .join(' ');
       if (written.get(serviceName) === seen) continue;
       await syncRoutable(deps, serviceName, routable);
       written.set(serviceName, seen);
@@ -84,4 +94,3 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
     },
   };
 }
-

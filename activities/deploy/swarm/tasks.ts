@@ -68,7 +68,8 @@ export function taskFailures(tasks: SwarmTask[], args: { deploymentId: string; h
     .map((task) => {
       const exitCode = task.Status.ContainerStatus?.ExitCode;
       const swarmSays = task.Status.Err ?? task.Status.Message ?? task.Status.State;
-      if (swarmSays.includes('unhealthy container')) return `The health check of ${args.healthPath} did not pass before the deadline (the swarm stopped the task: ${swarmSays})`;
+      if (swarmSays.includes('unhealthy container'))
+        return `The health check of ${args.healthPath} did not pass before the deadline (the swarm stopped the task: ${swarmSays})`;
       return exitCode ? `The container exited with code ${exitCode} before it became healthy (${swarmSays})` : swarmSays;
     });
   return [...new Set(reasons)];

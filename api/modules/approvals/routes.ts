@@ -5,7 +5,21 @@ import { Page, pageQueryFields, pageSchema, presentPage } from '../../http/pagin
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { Type } from '@sinclair/typebox';
 import { badRequest, notFound } from '../../../lib/errors';
-import { ApprovalRow, approvalQueue, createPolicy, deletePolicy, dropApproval, findApproval, findPolicy, listPolicies, PolicyRow, proposeDecision, replacePolicy, resolvePolicy, submitApproval } from '../../../data/approvals/approvals';
+import {
+  ApprovalRow,
+  approvalQueue,
+  createPolicy,
+  deletePolicy,
+  dropApproval,
+  findApproval,
+  findPolicy,
+  listPolicies,
+  PolicyRow,
+  proposeDecision,
+  replacePolicy,
+  resolvePolicy,
+  submitApproval,
+} from '../../../data/approvals/approvals';
 import { callbackPathProblem, PublishInput } from '../../../domain/approvals';
 import { componentType } from '../../../data/content/component-types';
 import { changesAgainstLiveOfMany } from '../../../data/content/components';
@@ -16,7 +30,18 @@ import { workflowUiUrl } from '../../../temporal-config/client';
 import { SiteId } from '../../http/common-schemas';
 import { deliverDecision } from './deliver-decision';
 import {
-  ApprovalWithProgressSchema, QueueItemSchema, CorrelationParams, DecideBody, DecidedSchema, PolicyBody, PolicyIdParams, PolicySchema, QueueQuery, ScheduledChangeSchema, SubmitBody, SubmittedSchema,
+  ApprovalWithProgressSchema,
+  QueueItemSchema,
+  CorrelationParams,
+  DecideBody,
+  DecidedSchema,
+  PolicyBody,
+  PolicyIdParams,
+  PolicySchema,
+  QueueQuery,
+  ScheduledChangeSchema,
+  SubmitBody,
+  SubmittedSchema,
 } from './schemas';
 
 const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
@@ -64,7 +89,10 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
     });
     const comparisons = await changesAgainstLiveOfMany(db, compared);
     const comparisonOf = new Map(compared.map((item, at) => [item.index, comparisons[at]]));
-    return { items: page.items.map((approval, index) => ({ ...presentApproval(approval), comparison: comparisonOf.get(index) ?? null })), nextCursor: page.nextCursor };
+    return {
+      items: page.items.map((approval, index) => ({ ...presentApproval(approval), comparison: comparisonOf.get(index) ?? null })),
+      nextCursor: page.nextCursor,
+    };
   };
   const ADMIN = access.roles('ADMIN');
   return [
@@ -150,7 +178,8 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         // The same check as the run's own (domain/approvals.ts): the pattern alone lets `/api//x` or `..` through,
         // and a run that refused its input at its start would leave the approval open behind it.
         const pathProblem = callbackPathProblem(body.callbackPath);
-        if (pathProblem) throw badRequest('VALIDATION_FAILED', `The request body is not valid: ${pathProblem}.`, [{ path: 'body.callbackPath', message: pathProblem }]);
+        if (pathProblem)
+          throw badRequest('VALIDATION_FAILED', `The request body is not valid: ${pathProblem}.`, [{ path: 'body.callbackPath', message: pathProblem }]);
         const policy = await resolvePolicy(db, body.componentType, body.siteId);
         if (!policy || !policy.enabled) {
           ctx.body = { required: false };
@@ -202,7 +231,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       method: 'get',
       path: '/api/workflow/scheduled',
       tag: 'workflow',
-      summary: "Scheduled publishes and archives still to come, soonest first: of one site, or of every site of the caller",
+      summary: 'Scheduled publishes and archives still to come, soonest first: of one site, or of every site of the caller',
       access: access.user,
       query: Type.Object({ ...pageQueryFields, siteId: Type.Optional(SiteId) }),
       responses: { 200: { description: 'a page of scheduled changes', schema: pageSchema(ScheduledChangeSchema) } },
@@ -239,7 +268,10 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         if (!approval) throw notFound(`No approval ${params.correlationId}.`);
         requireSiteMember(identity, approval.site_id);
         // The publish workflow's own view (its `progress` query), or null when it cannot be asked.
-        const progress = await temporal.client.workflow.getHandle(approval.workflow_id).query(publishProgressQuery).catch(() => null);
+        const progress = await temporal.client.workflow
+          .getHandle(approval.workflow_id)
+          .query(publishProgressQuery)
+          .catch(() => null);
         ctx.body = { ...presentApproval(approval), progress };
       },
     }),

@@ -50,7 +50,11 @@ test('PUT changes retention and enabled; unknown fields -> 400; DELETE -> 204 th
   const path = `/api/settings/archive-policies/${created.body.id}`;
   const changed = await call(thisFile.api.url, 'PUT', path, { token: admin, body: { retentionDays: 7, enabled: false } });
   expect(changed.body).toEqual(expect.objectContaining({ retentionDays: 7, enabled: false, siteId: 'site-p' }));
-  expectProblem(await call(thisFile.api.url, 'PUT', path, { token: admin, body: { retentionDays: 7, enabled: false, siteId: 'other' } }), 400, 'VALIDATION_FAILED');
+  expectProblem(
+    await call(thisFile.api.url, 'PUT', path, { token: admin, body: { retentionDays: 7, enabled: false, siteId: 'other' } }),
+    400,
+    'VALIDATION_FAILED',
+  );
   expect((await call(thisFile.api.url, 'GET', path, { token: admin })).body.retentionDays).toBe(7);
   expect((await call(thisFile.api.url, 'DELETE', path, { token: admin })).status).toBe(204);
   expectProblem(await call(thisFile.api.url, 'GET', path, { token: admin }), 404, 'NOT_FOUND');
@@ -64,7 +68,11 @@ test('resolve: the site policy (even disabled), else the global one, else NONE',
 
   expect((await resolve('SCHEDULER_JOB_LOG', 'site-off')).body).toEqual({ enabled: false, retentionDays: 15, source: 'SITE' });
   expect((await resolve('SCHEDULER_JOB_LOG', 'site-new')).body).toEqual({ enabled: true, retentionDays: 60, source: 'GLOBAL' });
-  expect((await resolve('EMAIL_LOG', 'site-none-here', thisFile.platform.config.internalToken)).body).toEqual({ enabled: true, retentionDays: 90, source: 'GLOBAL' });
+  expect((await resolve('EMAIL_LOG', 'site-none-here', thisFile.platform.config.internalToken)).body).toEqual({
+    enabled: true,
+    retentionDays: 90,
+    source: 'GLOBAL',
+  });
   await thisFile.platform.db('settings.archive_policy').where({ log_type: 'EMAIL_LOG' }).delete();
   expect((await resolve('EMAIL_LOG', 'site-a')).body).toEqual({ enabled: false, retentionDays: null, source: 'NONE' });
   expectProblem(await resolve('EMAIL_LOG', 'site-a', editor), 403, 'FORBIDDEN');

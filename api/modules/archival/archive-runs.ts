@@ -56,8 +56,16 @@ export async function archiveRestoreReport(temporal: TemporalHandle, workflowId:
     query: restoreProgressQuery,
     notFound: ['ARCHIVE_RESTORE_NOT_FOUND', `No archive restore ${workflowId}.`],
     fallback: (run) => ({
-      workflowId, assetId: workflowId.replace(/^archive-restore:/, ''), logType: null, siteId: null, fileName: null,
-      rowsInFile: 0, rowsInserted: 0, rowsSkipped: 0, error: null, ...run,
+      workflowId,
+      assetId: workflowId.replace(/^archive-restore:/, ''),
+      logType: null,
+      siteId: null,
+      fileName: null,
+      rowsInFile: 0,
+      rowsInserted: 0,
+      rowsSkipped: 0,
+      error: null,
+      ...run,
     }),
   });
 }

@@ -3,4 +3,5 @@ import { apiModule } from '../../http/module';
 import { archivalRoutes } from './routes';
 
 /** Archival: retention policies, on-demand archive runs and their reports, archive restores. */
-export const archivalModule = (deps: AppDeps) => apiModule('archival', ['/api/settings/archive-policies', '/api/settings/archive-runs', '/api/settings/archive-restores'], archivalRoutes(deps));
+export const archivalModule = (deps: AppDeps) =>
+  apiModule('archival', ['/api/settings/archive-policies', '/api/settings/archive-runs', '/api/settings/archive-restores'], archivalRoutes(deps));

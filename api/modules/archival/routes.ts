@@ -2,12 +2,24 @@ import { AppDeps } from '../../deps';
 import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { conflict, notFound } from '../../../lib/errors';
-import { createArchivePolicy, deleteArchivePolicy, findArchivePolicy, listArchivePolicies, resolveRetention, updateArchivePolicy } from '../../../data/archival/policies';
+import {
+  createArchivePolicy,
+  deleteArchivePolicy,
+  findArchivePolicy,
+  listArchivePolicies,
+  resolveRetention,
+  updateArchivePolicy,
+} from '../../../data/archival/policies';
 import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import { LOG_TYPES, LogType } from '../../../domain/archival';
 import {
-  ARCHIVE_RESTORE_WORKFLOW, ARCHIVE_RUN_WORKFLOW, ArchiveRestoreWorkflow, archiveRestoreWorkflowId, ArchiveRunWorkflow, archiveRunWorkflowId,
+  ARCHIVE_RESTORE_WORKFLOW,
+  ARCHIVE_RUN_WORKFLOW,
+  ArchiveRestoreWorkflow,
+  archiveRestoreWorkflowId,
+  ArchiveRunWorkflow,
+  archiveRunWorkflowId,
 } from '../../../workflows/archival/definitions';
 import { archivedFileOfAsset } from '../../../data/archival/restore';
 import { assetExists } from '../../../data/assets/assets';
@@ -15,8 +27,22 @@ import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { archiveRestoreReport, archiveRunReport } from './archive-runs';
 import { presentPolicy } from './presenters';
 import {
-  ArchiveRestoreSchema, ArchiveRunSchema, CreatePolicyBody, RestoreBody, RestoreParams, RestoreStartedSchema, ListPoliciesQuery, PolicyPageSchema, PolicyIdParams, PolicySchema, ResolvedSchema, ResolveQuery, RunBody, RunParams,
-  RunsStartedSchema, UpdatePolicyBody,
+  ArchiveRestoreSchema,
+  ArchiveRunSchema,
+  CreatePolicyBody,
+  RestoreBody,
+  RestoreParams,
+  RestoreStartedSchema,
+  ListPoliciesQuery,
+  PolicyPageSchema,
+  PolicyIdParams,
+  PolicySchema,
+  ResolvedSchema,
+  ResolveQuery,
+  RunBody,
+  RunParams,
+  RunsStartedSchema,
+  UpdatePolicyBody,
 } from './schemas';
 
 const RUN_IN_PROGRESS = 'ARCHIVE_RUN_IN_PROGRESS';
@@ -93,7 +119,8 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       method: 'post',
       path: '/api/settings/archive-restores',
       tag: 'settings',
-      summary: 'Load one archive file back into its log table, as a workflow: its sha256 is checked against the manifest, rows keep their ids, rows already there are skipped',
+      summary:
+        'Load one archive file back into its log table, as a workflow: its sha256 is checked against the manifest, rows keep their ids, rows already there are skipped',
       access: access.roles('ADMIN'),
       body: RestoreBody,
       responses: { 202: { description: 'started; its report is at /api/settings/archive-restores/{workflowId}', schema: RestoreStartedSchema } },
@@ -107,7 +134,10 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
           workflowId: archiveRestoreWorkflowId(body.assetId),
           taskQueue: TaskQueues.archival,
           args: [{ assetId: body.assetId, requestedBy: identity.id }],
-          typedSearchAttributes: [{ key: SearchAttributeKeys.LogType, value: file.logType }, { key: SearchAttributeKeys.SiteId, value: file.siteId }],
+          typedSearchAttributes: [
+            { key: SearchAttributeKeys.LogType, value: file.logType },
+            { key: SearchAttributeKeys.SiteId, value: file.siteId },
+          ],
         });
       },
     }),

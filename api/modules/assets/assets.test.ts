@@ -30,8 +30,12 @@ test('the internal sink stores a CSV as a published asset in /archive and answer
   const answer = await upload({ csv: CSV });
   expect(answer.status).toBe(201);
   expect(answer.body).toEqual({
-    assetId: expect.any(String), siteId: 'site-a', folder: '/archive', fileName: 'email_log_20261020T020000Z_001.csv',
-    sizeBytes: Buffer.byteLength(CSV), sha256: sha256(CSV),
+    assetId: expect.any(String),
+    siteId: 'site-a',
+    folder: '/archive',
+    fileName: 'email_log_20261020T020000Z_001.csv',
+    sizeBytes: Buffer.byteLength(CSV),
+    sha256: sha256(CSV),
   });
   const row = await thisFile.platform.db('assets.asset').where({ id: answer.body.assetId }).first();
   expect(row).toEqual(expect.objectContaining({ status: 'PUBLISHED', folder: '/archive' }));
@@ -49,7 +53,13 @@ test('the same file again (site, name, sha256) -> 200 with the same asset, store
   const second = await upload({ csv, fileName: 'email_log_20261021T020000Z_001.csv' });
   expect([first.status, second.status]).toEqual([201, 200]);
   expect(second.body.assetId).toBe(first.body.assetId);
-  expect(await thisFile.platform.db('assets.asset').where({ sha256: sha256(csv) }).count({ n: '*' }).first()).toEqual({ n: 1 });
+  expect(
+    await thisFile.platform
+      .db('assets.asset')
+      .where({ sha256: sha256(csv) })
+      .count({ n: '*' })
+      .first(),
+  ).toEqual({ n: 1 });
 });
 
 test('bytes that do not hash to the sha256 sent -> 400 CHECKSUM_MISMATCH and nothing stored', async () => {
@@ -91,10 +101,12 @@ test('list, download and delete follow site membership and roles; an archive fil
   expect((await call(thisFile.api.url, 'DELETE', `/api/assets/${stored.body.assetId}`, { token: admin })).status).toBe(204);
   expectProblem(await call(thisFile.api.url, 'GET', `/api/assets/${stored.body.assetId}/download`, { token: member }), 404, 'NOT_FOUND');
   // Stored straight through the sink, without an archive run: the audit row names no run.
-  expect(await thisFile.platform.db('assets.archive_deletion').where({ asset_id: stored.body.assetId }).select('deleted_by', 'run_id', 'row_count')).toEqual([{ deleted_by: 'ada', run_id: null, row_count: null }]);
+  expect(await thisFile.platform.db('assets.archive_deletion').where({ asset_id: stored.body.assetId }).select('deleted_by', 'run_id', 'row_count')).toEqual([
+    { deleted_by: 'ada', run_id: null, row_count: null },
+  ]);
 });
 
-test('an upload over the site\'s storage quota -> 413 QUOTA_EXCEEDED: no asset, no file; archive files do not count against it', async () => {
+test("an upload over the site's storage quota -> 413 QUOTA_EXCEEDED: no asset, no file; archive files do not count against it", async () => {
   const quota = 1000;
   const limited = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, assetQuotaBytesPerSite: quota } });
   const editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-q'] });
@@ -103,7 +115,10 @@ test('an upload over the site\'s storage quota -> 413 QUOTA_EXCEEDED: no asset, 
     form.set('siteId', 'site-q');
     form.set('folder', '/docs');
     form.set('file', new Blob([crypto.randomBytes(bytes)], { type: 'application/octet-stream' }), name);
-    return fetch(`${limited.url}/api/assets`, { method: 'POST', headers: { authorization: `Bearer ${editor}` }, body: form }).then(async (answer) => ({ status: answer.status, body: (await answer.json()) as { code?: string } }));
+    return fetch(`${limited.url}/api/assets`, { method: 'POST', headers: { authorization: `Bearer ${editor}` }, body: form }).then(async (answer) => ({
+      status: answer.status,
+      body: (await answer.json()) as { code?: string },
+    }));
   };
   // Archive files are the platform's records of pruned rows: they never block a run.
   expect((await upload({ csv: 'x'.repeat(2000), siteId: 'site-q', fileName: 'email_log_big.csv' })).status).toBe(201);

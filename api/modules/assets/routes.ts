@@ -19,8 +19,6 @@ import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetUploadFie
 
 const MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024;
 
-
-
 /**
  * What the assets module answers itself, beside the collection routes every versioned type has: the
  * internal archive sink, upload (create), the list (with the pickers' `selectable`), download of the
@@ -69,7 +67,11 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
             return;
           }
           const stored = await storage.moveFile(file.filepath, hashed).catch((error: unknown) => {
-            if (error instanceof StorageFull) throw new PlatformError('ARCHIVE_SINK_FULL', `${body.fileName} was not stored: ${error.message}. Free space where the assets are kept; the archive run resumes it.`);
+            if (error instanceof StorageFull)
+              throw new PlatformError(
+                'ARCHIVE_SINK_FULL',
+                `${body.fileName} was not stored: ${error.message}. Free space where the assets are kept; the archive run resumes it.`,
+              );
             throw error;
           });
           try {
@@ -123,7 +125,12 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
                   type: ASSET,
                   siteId: body.siteId,
                   values: { name, fields: { folder } },
-                  readOnlyColumns: { content_type: file.mimetype || 'application/octet-stream', size_bytes: stored.sizeBytes, sha256: hashed.sha256, storage_key: stored.key },
+                  readOnlyColumns: {
+                    content_type: file.mimetype || 'application/octet-stream',
+                    size_bytes: stored.sizeBytes,
+                    sha256: hashed.sha256,
+                    storage_key: stored.key,
+                  },
                   actor: actorOf(identity),
                 }),
               'ASSET_EXISTS',
@@ -141,7 +148,8 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
       method: 'get',
       path: '/api/assets',
       tag: 'assets',
-      summary: "A site's published assets, as their published revision (what pickers offer, `selectable=true`), newest first; `status=` lists the drafts in that status",
+      summary:
+        "A site's published assets, as their published revision (what pickers offer, `selectable=true`), newest first; `status=` lists the drafts in that status",
       access: access.user,
       query: ListAssetsQuery,
       responses: { 200: { description: 'a page of assets', schema: entityPageSchema(componentType('ASSET')!) } },

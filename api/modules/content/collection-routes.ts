@@ -25,7 +25,24 @@ import {
 } from '../../../data/content/components';
 import { Actor, historyOf, rowAtRevision } from '../../../data/content/revisions';
 import {
-  ArchiveBody, CallbackBody, CompareQuery, ComparisonSchema, createBody, editBody, PageQuery, entityPageSchema, entitySchema, HistorySchema, IdParams, ListQuery, PendingApprovalAnswer, PublishBody, PublishedAnswer, RevisionParams, revisionSchema, ScheduledAnswer,
+  ArchiveBody,
+  CallbackBody,
+  CompareQuery,
+  ComparisonSchema,
+  createBody,
+  editBody,
+  PageQuery,
+  entityPageSchema,
+  entitySchema,
+  HistorySchema,
+  IdParams,
+  ListQuery,
+  PendingApprovalAnswer,
+  PublishBody,
+  PublishedAnswer,
+  RevisionParams,
+  revisionSchema,
+  ScheduledAnswer,
 } from './collection-schemas';
 import { cancelSchedule, dueTimeOf, startPublish } from './start-publish';
 
@@ -90,7 +107,8 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
           const body = fields as Record<string, unknown> & { siteId: string };
           requireSiteMember(identity, body.siteId);
           const values = valuesOf(body);
-          for (const field of type.fields) if (field.writable && !(field.name in values.fields) && field.default !== undefined) values.fields[field.name] = field.default;
+          for (const field of type.fields)
+            if (field.writable && !(field.name in values.fields) && field.default !== undefined) values.fields[field.name] = field.default;
           const created = await slugTaken(() => createComponent(db, { type, siteId: body.siteId, values, actor: actorOf(identity) }));
           ctx.status = 201;
           ctx.body = presentComponent(type, created.row);
@@ -222,7 +240,11 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
           if (current.published_rev === null) throw notFound(`${label} ${params.id} has never been published.`, 'REVISION_NOT_FOUND');
           after = await revisionOr404(params.id, current.published_rev as number);
         } else after = await revisionOr404(params.id, Number(target));
-        ctx.body = { from: query.from, to: /^\d+$/.test(target) ? Number(target) : target, changes: jsonDiff(snapshotOf(type, before), snapshotOf(type, after)) };
+        ctx.body = {
+          from: query.from,
+          to: /^\d+$/.test(target) ? Number(target) : target,
+          changes: jsonDiff(snapshotOf(type, before), snapshotOf(type, after)),
+        };
       },
     }),
     defineRoute({

@@ -8,4 +8,8 @@ import { templatePreviewRoutes } from './template-preview';
 
 /** Content: every versioned type's collection (pages to workflow definitions), the SOAP tracker and the public runtime. */
 export const contentModule = (deps: AppDeps) =>
-  apiModule('content', [...COMPONENT_TYPES.map((type) => type.collection), '/api/public'], [...componentRoutes(deps), ...soapInvokeRoutes(deps), ...templatePreviewRoutes(deps), ...publicRoutes(deps)]);
+  apiModule(
+    'content',
+    [...COMPONENT_TYPES.map((type) => type.collection), '/api/public'],
+    [...componentRoutes(deps), ...soapInvokeRoutes(deps), ...templatePreviewRoutes(deps), ...publicRoutes(deps)],
+  );

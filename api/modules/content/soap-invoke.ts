@@ -16,7 +16,9 @@ import { integrationLogOf } from '../../../data/messaging/integration-log';
 
 const InvokeBody = Type.Object(
   {
-    variables: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_]{1,64}$' }), Type.Union([Type.String({ maxLength: 100_000 }), Type.Number(), Type.Boolean()]), { maxProperties: 200 }),
+    variables: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_]{1,64}$' }), Type.Union([Type.String({ maxLength: 100_000 }), Type.Number(), Type.Boolean()]), {
+      maxProperties: 200,
+    }),
     siteId: Type.Optional(SiteId),
   },
   { additionalProperties: false },
@@ -50,15 +52,24 @@ export function soapInvokeRoutes({ db, config, resolveHost }: AppDeps): AnyRoute
       body: InvokeBody,
       responses: {
         200: { description: "the peer's answer: its status and its SOAP Body, parsed", schema: InvokedSchema },
-        502: { description: 'PEER_FAULT: the peer answered a SOAP Fault (its code and string); BAD_GATEWAY: no usable answer', schema: Type.Union([PeerFaultSchema, Type.Object({ code: Type.Literal('BAD_GATEWAY') })]), contentType: 'application/problem+json' },
+        502: {
+          description: 'PEER_FAULT: the peer answered a SOAP Fault (its code and string); BAD_GATEWAY: no usable answer',
+          schema: Type.Union([PeerFaultSchema, Type.Object({ code: Type.Literal('BAD_GATEWAY') })]),
+          contentType: 'application/problem+json',
+        },
       },
       errors: ['NOT_FOUND', 'COMPONENT_NOT_PUBLISHED', 'OUTBOUND_NOT_ALLOWED', 'PEER_FAULT', 'BAD_GATEWAY'],
       handler: async (ctx, { params, body, identity }) => {
         const component = await findComponent(db, SOAP, params.id);
-        if (!component || (body.siteId && body.siteId !== component.site_id)) throw notFound(`No SOAP component ${params.id}${body.siteId ? ` in site ${body.siteId}` : ''}.`);
+        if (!component || (body.siteId && body.siteId !== component.site_id))
+          throw notFound(`No SOAP component ${params.id}${body.siteId ? ` in site ${body.siteId}` : ''}.`);
         if (identity) requireSiteMember(identity, component.site_id);
         if (component.published_rev === null) throw conflict('COMPONENT_NOT_PUBLISHED', `SOAP component ${params.id} has no published revision to invoke.`);
-        const published = (await rowAtRevision(db, SOAP, component.id, component.published_rev)) as { service_url: string; soap_method_name: string; sample_request: string };
+        const published = (await rowAtRevision(db, SOAP, component.id, component.published_rev)) as {
+          service_url: string;
+          soap_method_name: string;
+          sample_request: string;
+        };
         const peer: PeerSettings = {
           transport: 'SOAP',
           service_url: published.service_url,
@@ -70,7 +81,15 @@ export function soapInvokeRoutes({ db, config, resolveHost }: AppDeps): AnyRoute
         const tokens = Object.fromEntries(Object.entries(body.variables).map(([name, value]) => [name, String(value)]));
         const started = Date.now();
         try {
-          const answer = await callPeer({ record: integrationLogOf(db), config: peer, password: null, tokens, siteId: component.site_id, component: `soap:${String(component.name)}`, outbound: outboundPolicyOf(config, 'soap', resolveHost) });
+          const answer = await callPeer({
+            record: integrationLogOf(db),
+            config: peer,
+            password: null,
+            tokens,
+            siteId: component.site_id,
+            component: `soap:${String(component.name)}`,
+            outbound: outboundPolicyOf(config, 'soap', resolveHost),
+          });
           ctx.body = { statusCode: answer.statusCode, body: soapBody(answer.body), durationMs: Date.now() - started };
         } catch (error) {
           if (error instanceof OutboundRefused) throw new PlatformError('OUTBOUND_NOT_ALLOWED', error.message);

@@ -12,7 +12,13 @@ import { TaskQueues } from '../../../domain/task-queues';
 import { PublishInput, ScheduledAction } from '../../../domain/approvals';
 import { openScheduledChange, requestCancel } from '../../../data/approvals/scheduled-changes';
 import {
-  cancelScheduleUpdate, PublishProgress, publishProgressQuery, publishWorkflowId, submittedUpdate, PUBLISH_WORKFLOW, PublishWorkflow,
+  cancelScheduleUpdate,
+  PublishProgress,
+  publishProgressQuery,
+  publishWorkflowId,
+  submittedUpdate,
+  PUBLISH_WORKFLOW,
+  PublishWorkflow,
 } from '../../../workflows/approvals/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 
@@ -60,7 +66,9 @@ export function dueTimeOf(value: string | undefined, field: string): string | nu
   const at = Date.parse(value);
   const now = Date.now();
   if (Number.isNaN(at) || at <= now || at - now > LONGEST_SCHEDULE_MS) {
-    throw badRequest('VALIDATION_FAILED', `${field} is a time in the future, within a year.`, [{ path: `/${field}`, message: 'must be in the future, within a year' }]);
+    throw badRequest('VALIDATION_FAILED', `${field} is a time in the future, within a year.`, [
+      { path: `/${field}`, message: 'must be in the future, within a year' },
+    ]);
   }
   return new Date(at).toISOString();
 }
@@ -93,7 +101,10 @@ export async function startPublish(
   let runId: string;
   try {
     const submitted = async () => {
-      const update = await temporal.client.workflow.startUpdateWithStart(submittedUpdate, { startWorkflowOperation: start, waitForStage: WorkflowUpdateStage.ACCEPTED });
+      const update = await temporal.client.workflow.startUpdateWithStart(submittedUpdate, {
+        startWorkflowOperation: start,
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
       return { progress: await update.result(), runId: update.workflowRunId ?? '' };
     };
     ({ progress, runId } = await answerWithin(ANSWER_WITHIN_MS, submitted()));
@@ -112,7 +123,10 @@ export async function startPublish(
     const revision = progress.action === 'ARCHIVE' ? {} : { revision: progress.revision };
     return { status: 202, body: { status: 'SCHEDULED', action: progress.action, dueAt: progress.dueAt, ...revision, ...started } };
   }
-  return { status: 202, body: { status: 'PENDING_APPROVAL', correlationId: progress.correlationId, ...(progress.dueAt ? { publishAt: progress.dueAt } : {}), ...started } };
+  return {
+    status: 202,
+    body: { status: 'PENDING_APPROVAL', correlationId: progress.correlationId, ...(progress.dueAt ? { publishAt: progress.dueAt } : {}), ...started },
+  };
 }
 
 const changeScheduled = (type: ComponentType, id: string) =>
@@ -138,7 +152,13 @@ export async function cancelSchedule(
     }
     await requestCancel(db, { runId: change.run_id, requestedBy: args.identity.id });
     const cancelled = await answerWithin(ANSWER_WITHIN_MS, handle.executeUpdate(cancelScheduleUpdate));
-    return { status: cancelled.stage, action: change.action, dueAt: change.due_at.toISOString(), ...(change.revision ? { revision: change.revision } : {}), ...started };
+    return {
+      status: cancelled.stage,
+      action: change.action,
+      dueAt: change.due_at.toISOString(),
+      ...(change.revision ? { revision: change.revision } : {}),
+      ...started,
+    };
   } catch (error) {
     if (error instanceof PlatformError) throw error;
     throw temporalCallError(error, {

@@ -53,7 +53,14 @@ export function templatePreviewRoutes({ db }: AppDeps): AnyRoute[] {
         const texts = (await rowAtRevision(db, TEMPLATE, template.id, revision as number)) as TemplateTexts | undefined;
         if (!texts) throw notFound(`Email template ${params.id} has no revision ${revision}.`, 'REVISION_NOT_FOUND');
         const rendered = renderTemplate(texts, body.variables ?? {}, body.locale);
-        ctx.body = { revision, locale: body.locale, dir: body.locale === 'ar' ? 'rtl' : 'ltr', subject: rendered.subject, html: rendered.html, missingVariables: rendered.missingVariables };
+        ctx.body = {
+          revision,
+          locale: body.locale,
+          dir: body.locale === 'ar' ? 'rtl' : 'ltr',
+          subject: rendered.subject,
+          html: rendered.html,
+          missingVariables: rendered.missingVariables,
+        };
       },
     }),
   ];

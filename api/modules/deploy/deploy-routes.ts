@@ -53,17 +53,27 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
             throw badRequest('MISSING_APPLICATION_NAME', 'No serviceName was given and the JAR sets no spring.application.name.');
           }
           if (!new RegExp(SERVICE_NAME_PATTERN).test(serviceName)) {
-            throw badRequest('VALIDATION_FAILED', 'The service name is not valid.', [{ path: 'body.serviceName', message: `${JSON.stringify(serviceName)} must match ${SERVICE_NAME_PATTERN}` }]);
+            throw badRequest('VALIDATION_FAILED', 'The service name is not valid.', [
+              { path: 'body.serviceName', message: `${JSON.stringify(serviceName)} must match ${SERVICE_NAME_PATTERN}` },
+            ]);
           }
           const port = body.port ? Number(body.port) : (facts.port ?? SPRING_BOOT_DEFAULT_PORT);
-          if (port < 1 || port > 65535) throw badRequest('VALIDATION_FAILED', 'The port is not valid.', [{ path: 'body.port', message: 'must be from 1 to 65535' }]);
+          if (port < 1 || port > 65535)
+            throw badRequest('VALIDATION_FAILED', 'The port is not valid.', [{ path: 'body.port', message: 'must be from 1 to 65535' }]);
           ctx.status = 202;
           ctx.body = await startDeploy(deps, {
             serviceName,
             kind: 'JAR',
             image: null,
             jarFile: file.filepath,
-            settings: { port, hostPort: null, healthPath: body.healthPath || null, group: body.group || 'platform', description: null, env: envFromFields(body) },
+            settings: {
+              port,
+              hostPort: null,
+              healthPath: body.healthPath || null,
+              group: body.group || 'platform',
+              description: null,
+              env: envFromFields(body),
+            },
             redeploy: body.redeploy === 'true',
             rollbackOf: null,
             requestedBy: identity.id,
@@ -89,7 +99,12 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       handler: async (ctx) => {
         try {
           const { facts } = await uploadedJar(ctx);
-          ctx.body = { mainClass: facts.mainClass, serviceName: facts.applicationName, port: facts.port ?? SPRING_BOOT_DEFAULT_PORT, portFromJar: facts.port !== null };
+          ctx.body = {
+            mainClass: facts.mainClass,
+            serviceName: facts.applicationName,
+            port: facts.port ?? SPRING_BOOT_DEFAULT_PORT,
+            portFromJar: facts.port !== null,
+          };
         } finally {
           await removeUploads(ctx);
         }
@@ -109,11 +124,16 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
         if (hostPort !== null && config.deployDriver === 'swarm') {
           // A swarm publishes a port on every address of every node it runs a task on: never on DEPLOY_HOST_BIND alone.
           throw badRequest('VALIDATION_FAILED', 'A host port cannot be published under the swarm driver.', [
-            { path: 'body.hostPort', message: 'must be left out under DEPLOY_DRIVER=swarm: a swarm would publish it on every address of its nodes, past the gateway' },
+            {
+              path: 'body.hostPort',
+              message: 'must be left out under DEPLOY_DRIVER=swarm: a swarm would publish it on every address of its nodes, past the gateway',
+            },
           ]);
         }
         if (hostPort !== null && hostPort < 1024 && !config.deployAllowLowHostPorts) {
-          throw badRequest('VALIDATION_FAILED', 'The host port is privileged.', [{ path: 'body.hostPort', message: 'must be 1024 or above (DEPLOY_ALLOW_LOW_HOST_PORTS allows lower ones)' }]);
+          throw badRequest('VALIDATION_FAILED', 'The host port is privileged.', [
+            { path: 'body.hostPort', message: 'must be 1024 or above (DEPLOY_ALLOW_LOW_HOST_PORTS allows lower ones)' },
+          ]);
         }
         ctx.status = 202;
         ctx.body = await startDeploy(deps, {
@@ -121,7 +141,14 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
           kind: 'IMAGE',
           image: body.image,
           jarFile: null,
-          settings: { port: body.port, hostPort, healthPath: body.healthPath ?? null, group: body.group ?? 'platform', description: body.description ?? null, env: body.envVars ?? {} },
+          settings: {
+            port: body.port,
+            hostPort,
+            healthPath: body.healthPath ?? null,
+            group: body.group ?? 'platform',
+            description: body.description ?? null,
+            env: body.envVars ?? {},
+          },
           redeploy: body.redeploy ?? false,
           rollbackOf: null,
           requestedBy: identity.id,

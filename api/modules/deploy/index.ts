@@ -5,4 +5,5 @@ import { docsRoutes } from './docs-routes';
 import { serviceRoutes } from './service-routes';
 
 /** Deploy: deploys, the service registry, and the docs of deployed services. The gateway is `gateway.ts`. */
-export const deployModule = (deps: AppDeps) => apiModule('deploy', ['/api/infra', '/api/docs'], [...deployRoutes(deps), ...serviceRoutes(deps), ...docsRoutes(deps)]);
+export const deployModule = (deps: AppDeps) =>
+  apiModule('deploy', ['/api/infra', '/api/docs'], [...deployRoutes(deps), ...serviceRoutes(deps), ...docsRoutes(deps)]);

@@ -45,7 +45,8 @@ function scanEntries(zip: yauzl.ZipFile, uploadBytes: number): Promise<Map<strin
   return new Promise((resolve, reject) => {
     zip.on('entry', (entry: yauzl.Entry) => {
       const name = lowLevel.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false);
-      if (lowLevel.validateFileName(name) !== null) return reject(unsafeJar(`The JAR has an entry with an unsafe path: ${JSON.stringify(name.slice(0, 200))}.`));
+      if (lowLevel.validateFileName(name) !== null)
+        return reject(unsafeJar(`The JAR has an entry with an unsafe path: ${JSON.stringify(name.slice(0, 200))}.`));
       inflated += entry.uncompressedSize;
       if (inflated > limit) return reject(unsafeJar(`The JAR inflates to more than ${limit} bytes.`));
       if (name === MANIFEST || CONFIG_ENTRIES.includes(name)) wanted.set(name, entry);

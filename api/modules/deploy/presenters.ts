@@ -49,7 +49,14 @@ export function presentService(row: ServiceRow, runningInstances: number): Stati
 }
 
 function presentInstance(row: InstanceRow): Static<typeof InstanceSchema> {
-  return { id: row.id, containerId: row.container_id, address: row.address, state: row.state, lastHealthAt: isoOrNull(row.last_health_at), createdAt: iso(row.created_at) };
+  return {
+    id: row.id,
+    containerId: row.container_id,
+    address: row.address,
+    state: row.state,
+    lastHealthAt: isoOrNull(row.last_health_at),
+    createdAt: iso(row.created_at),
+  };
 }
 
 /** One service with its instances; the values of secret-looking env vars are masked. */

@@ -35,8 +35,14 @@ export async function serviceOperations(temporal: TemporalHandle, serviceName: s
       stage = (await progress.catch(() => null))?.stage ?? null;
     }
     return {
-      kind, workflowId, runId: description.runId, uiUrl: workflowUiUrl(temporal, workflowId, description.runId), status, stage,
-      startedAt: description.startTime.toISOString(), closedAt: description.closeTime?.toISOString() ?? null,
+      kind,
+      workflowId,
+      runId: description.runId,
+      uiUrl: workflowUiUrl(temporal, workflowId, description.runId),
+      status,
+      stage,
+      startedAt: description.startTime.toISOString(),
+      closedAt: description.closeTime?.toISOString() ?? null,
     };
   };
   try {

@@ -13,9 +13,28 @@ import { deployInProgress, DeploymentRow, findDeployment, findService, ServiceRo
 import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { TaskQueues } from '../../../domain/task-queues';
-import { SCALE_SERVICE_WORKFLOW, ScaleServiceWorkflow, scaleWorkflowId, UNDEPLOY_SERVICE_WORKFLOW, UndeployServiceWorkflow, undeployWorkflowId } from '../../../workflows/deploy/definitions';
+import {
+  SCALE_SERVICE_WORKFLOW,
+  ScaleServiceWorkflow,
+  scaleWorkflowId,
+  UNDEPLOY_SERVICE_WORKFLOW,
+  UndeployServiceWorkflow,
+  undeployWorkflowId,
+} from '../../../workflows/deploy/definitions';
 import { presentHistoryItem, presentService, presentServiceDetail } from './presenters';
-import { DeployAcceptedSchema, HistoryItemSchema, HistoryQuery, LogsQuery, RollbackBody, SCALE_LIMITS, ScaleBody, ServiceDetailSchema, ServiceParams, ServiceSummarySchema, StartedSchema } from './schemas';
+import {
+  DeployAcceptedSchema,
+  HistoryItemSchema,
+  HistoryQuery,
+  LogsQuery,
+  RollbackBody,
+  SCALE_LIMITS,
+  ScaleBody,
+  ServiceDetailSchema,
+  ServiceParams,
+  ServiceSummarySchema,
+  StartedSchema,
+} from './schemas';
 import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
 import { deployHistory, instancesOf, rollbackTarget, servicesWithHealthyCounts, setDesiredInstances, setServiceStatusRow } from '../../../data/deploy/services';
 import { DOCKER_UNAVAILABLE_DETAIL } from '../../../adapters/docker';
@@ -46,18 +65,27 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
   const containersOf = async (name: string) => {
     await engineAnswers();
     const containers = await docker.docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, name) });
-    return containers.sort((a, b) => a.Created - b.Created).map((container) => ({ id: container.Id, instance: (container.Labels[LABELS.instance] ?? container.Id).slice(0, 8) }));
+    return containers
+      .sort((a, b) => a.Created - b.Created)
+      .map((container) => ({ id: container.Id, instance: (container.Labels[LABELS.instance] ?? container.Id).slice(0, 8) }));
   };
   /**
    * Where a service's log lines come from, each line with the instance that wrote it (the first 8 characters of
    * its registry id): the docker driver's containers one by one; the swarm's service logs, every task on every node.
    */
   type LogLine = { instance: string; text: string };
-  const logSourcesOf = async (name: string): Promise<Array<{ last(tail: number): Promise<LogLine[]>; follow(tail: number): Promise<{ lines: Readable; stop(): void }>; read(line: string): LogLine }>> => {
+  const logSourcesOf = async (
+    name: string,
+  ): Promise<
+    Array<{ last(tail: number): Promise<LogLine[]>; follow(tail: number): Promise<{ lines: Readable; stop(): void }>; read(line: string): LogLine }>
+  > => {
     if (config.deployDriver === 'swarm') {
       await engineAnswers();
       const swarmService = swarmServiceName({ scope: config.deployScope, serviceName: name });
-      const ofTask = (line: { taskId: string | null; text: string }): LogLine => ({ instance: line.taskId ? taskInstanceId(line.taskId).slice(0, 8) : 'swarm', text: line.text });
+      const ofTask = (line: { taskId: string | null; text: string }): LogLine => ({
+        instance: line.taskId ? taskInstanceId(line.taskId).slice(0, 8) : 'swarm',
+        text: line.text,
+      });
       return [
         {
           last: async (tail) => (await lastServiceLogLines(docker.docker, swarmService, tail)).map(ofTask),
@@ -217,7 +245,12 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       params: ServiceParams,
       query: HistoryQuery,
-      responses: { 200: { description: 'a page of deploys', schema: Type.Object({ items: Type.Array(HistoryItemSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) }) } },
+      responses: {
+        200: {
+          description: 'a page of deploys',
+          schema: Type.Object({ items: Type.Array(HistoryItemSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+        },
+      },
       errors: [],
       handler: async (ctx, { params, query }) => {
         ctx.body = presentPage(await deployHistory(db, { serviceName: params.name, page: query }), presentHistoryItem);

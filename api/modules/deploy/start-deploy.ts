@@ -35,7 +35,14 @@ export interface DeployRequest {
  */
 /** What a deploy request can be refused with, whichever route brings it. */
 export const START_DEPLOY_ERRORS: ErrorCode[] = [
-  'SLUG_RESERVED', 'DOCKER_UNAVAILABLE', 'BASE_IMAGE_UNAVAILABLE', 'SERVICE_EXISTS', 'SLUG_TAKEN', 'SERVICE_NOT_DYNAMIC', 'DEPLOYMENT_IN_PROGRESS', 'TEMPORAL_UNAVAILABLE',
+  'SLUG_RESERVED',
+  'DOCKER_UNAVAILABLE',
+  'BASE_IMAGE_UNAVAILABLE',
+  'SERVICE_EXISTS',
+  'SLUG_TAKEN',
+  'SERVICE_NOT_DYNAMIC',
+  'DEPLOYMENT_IN_PROGRESS',
+  'TEMPORAL_UNAVAILABLE',
 ];
 
 export async function startDeploy(deps: AppDeps, request: DeployRequest): Promise<Static<typeof DeployAcceptedSchema>> {

@@ -45,9 +45,17 @@ test('POST with bad values reports every issue with its path', async () => {
 });
 
 test('POST with a body that is not JSON -> 415; malformed JSON -> 400', async () => {
-  const form = await call(thisFile.api.url, 'POST', '/api/directory/users', { token: admin, raw: 'email=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const form = await call(thisFile.api.url, 'POST', '/api/directory/users', {
+    token: admin,
+    raw: 'email=x',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   expectProblem(form, 415, 'UNSUPPORTED_MEDIA_TYPE');
-  const broken = await call(thisFile.api.url, 'POST', '/api/directory/users', { token: admin, raw: '{"email": ', headers: { 'content-type': 'application/json' } });
+  const broken = await call(thisFile.api.url, 'POST', '/api/directory/users', {
+    token: admin,
+    raw: '{"email": ',
+    headers: { 'content-type': 'application/json' },
+  });
   expectProblem(broken, 400, 'BAD_REQUEST');
 });
 
@@ -68,7 +76,10 @@ test('PUT changes only the fields sent; DELETE removes; both 404 for an unknown 
 
 test('GET /api/directory/users pages newest first with a cursor and filters by site and role', async () => {
   for (let n = 10; n < 17; n++) {
-    await call(thisFile.api.url, 'POST', '/api/directory/users', { token: admin, body: newUser(n, { siteIds: ['site-paged'], roles: n % 2 ? ['VIEWER'] : ['EDITOR'] }) });
+    await call(thisFile.api.url, 'POST', '/api/directory/users', {
+      token: admin,
+      body: newUser(n, { siteIds: ['site-paged'], roles: n % 2 ? ['VIEWER'] : ['EDITOR'] }),
+    });
   }
   const seen: string[] = [];
   let cursor: string | null = null;
@@ -97,7 +108,11 @@ test('a NUL character in any text (a body field, an array item, a query) -> 400 
   const named = await call(thisFile.api.url, 'POST', '/api/directory/users', { token: admin, body: newUser(90, { name: 'N\u0000ul' }) });
   expectProblem(named, 400, 'VALIDATION_FAILED');
   expect(named.body.errors).toEqual([{ path: 'body.name', message: 'must not contain a NUL character' }]);
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/directory/users', { token: admin, body: newUser(91, { siteIds: ['site-a', 's\u0000'] }) }), 400, 'VALIDATION_FAILED');
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/directory/users', { token: admin, body: newUser(91, { siteIds: ['site-a', 's\u0000'] }) }),
+    400,
+    'VALIDATION_FAILED',
+  );
   expectProblem(await call(thisFile.api.url, 'GET', '/api/directory/users?siteId=a%00b', { token: admin }), 400, 'VALIDATION_FAILED');
   expect(await thisFile.platform.db('directory.user').count({ n: '*' }).first()).toEqual(before);
 });

@@ -19,7 +19,9 @@ beforeAll(async () => {
     users: [{ sub: 'idp-ada', name: 'Ada from the IdP', email: 'ada@idp.test', roles: ['ADMIN'], sites: [] }],
     redirectUri: () => consoleUrl,
   });
-  platform = await attachPlatform({ env: { JWT_JWKS_URL: provider.jwksUrl, JWT_ISSUER: provider.issuer, JWT_AUDIENCE: provider.audience, OIDC_CLIENT_ID: provider.clientId } });
+  platform = await attachPlatform({
+    env: { JWT_JWKS_URL: provider.jwksUrl, JWT_ISSUER: provider.issuer, JWT_AUDIENCE: provider.audience, OIDC_CLIENT_ID: provider.clientId },
+  });
   api = await platform.startApi();
   consoleUrl = `${api.url}/console/`;
 });
@@ -32,7 +34,16 @@ afterAll(async () => {
 /** What the console does: a PKCE pair, then the provider's sign-in form submitted; answers the code it sent back. */
 async function authorize(verifier = crypto.randomBytes(32).toString('base64url')) {
   const challenge = crypto.createHash('sha256').update(verifier).digest('base64url');
-  const form = new URLSearchParams({ response_type: 'code', client_id: provider.clientId, redirect_uri: consoleUrl, scope: 'openid', state: 's1', code_challenge: challenge, code_challenge_method: 'S256', user: '0' });
+  const form = new URLSearchParams({
+    response_type: 'code',
+    client_id: provider.clientId,
+    redirect_uri: consoleUrl,
+    scope: 'openid',
+    state: 's1',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    user: '0',
+  });
   const answer = await fetch(`${provider.issuer}/authorize`, { method: 'POST', body: form, redirect: 'manual' });
   const back = new URL(answer.headers.get('location')!);
   return { code: back.searchParams.get('code')!, verifier };
@@ -40,7 +51,7 @@ async function authorize(verifier = crypto.randomBytes(32).toString('base64url')
 
 const exchange = (body: Record<string, unknown>) => call(api.url, 'POST', '/api/directory/sign-in/token', { body });
 
-test('the options name the provider\'s authorization endpoint and the console\'s client; development sign-in is off', async () => {
+test("the options name the provider's authorization endpoint and the console's client; development sign-in is off", async () => {
   expect((await call(api.url, 'GET', '/api/directory/sign-in-options')).body).toEqual({
     development: false,
     identityProvider: { authorizationEndpoint: `${provider.issuer}/authorize`, clientId: provider.clientId, scope: 'openid profile email' },
@@ -48,7 +59,7 @@ test('the options name the provider\'s authorization endpoint and the console\'s
   expectProblem(await call(api.url, 'GET', '/api/directory/dev-sign-in'), 404, 'NOT_FOUND');
 });
 
-test('a code exchanged with its verifier gives the provider\'s token, which the platform (edge and API) accepts with the claims it carries', async () => {
+test("a code exchanged with its verifier gives the provider's token, which the platform (edge and API) accepts with the claims it carries", async () => {
   const { code, verifier } = await authorize();
   const signedIn = await exchange({ code, codeVerifier: verifier, redirectUri: consoleUrl });
   expect(signedIn.status).toBe(200);
@@ -97,7 +108,13 @@ test('the provider down -> 503 IDENTITY_PROVIDER_UNAVAILABLE for the options and
   const unreachable = await platform.startApi({ config: { ...platform.config, jwtIssuer: 'http://127.0.0.1:9', oidcClientId: 'opsflow-console' } });
   try {
     expectProblem(await call(unreachable.url, 'GET', '/api/directory/sign-in-options'), 503, 'IDENTITY_PROVIDER_UNAVAILABLE');
-    expectProblem(await call(unreachable.url, 'POST', '/api/directory/sign-in/token', { body: { code: 'c', codeVerifier: 'v'.repeat(43), redirectUri: `${platform.config.publicUrl}/console/` } }), 503, 'IDENTITY_PROVIDER_UNAVAILABLE');
+    expectProblem(
+      await call(unreachable.url, 'POST', '/api/directory/sign-in/token', {
+        body: { code: 'c', codeVerifier: 'v'.repeat(43), redirectUri: `${platform.config.publicUrl}/console/` },
+      }),
+      503,
+      'IDENTITY_PROVIDER_UNAVAILABLE',
+    );
   } finally {
     await unreachable.close();
   }

@@ -54,7 +54,10 @@ export function signInRoutes(deps: AppDeps, verifier: TokenVerifier): AnyRoute[]
   const { config } = deps;
   const consoleRedirects = consoleRedirectUris(config);
   const limitSignIns = signInLimit(config);
-  const provider = config.oidcClientId && config.jwtIssuer ? identityProviderClient({ issuer: config.jwtIssuer, clientId: config.oidcClientId, policy: outboundPolicyOf(config, 'jwks') }) : null;
+  const provider =
+    config.oidcClientId && config.jwtIssuer
+      ? identityProviderClient({ issuer: config.jwtIssuer, clientId: config.oidcClientId, policy: outboundPolicyOf(config, 'jwks') })
+      : null;
   return [
     defineRoute({
       method: 'get',
@@ -68,7 +71,9 @@ export function signInRoutes(deps: AppDeps, verifier: TokenVerifier): AnyRoute[]
         const endpoints = provider ? await provider.endpoints() : null;
         ctx.body = {
           development: devSignInIsOn(config),
-          identityProvider: endpoints ? { authorizationEndpoint: endpoints.authorizationEndpoint, clientId: config.oidcClientId!, scope: config.oidcScope } : null,
+          identityProvider: endpoints
+            ? { authorizationEndpoint: endpoints.authorizationEndpoint, clientId: config.oidcClientId!, scope: config.oidcScope }
+            : null,
         };
       },
     }),
@@ -76,7 +81,7 @@ export function signInRoutes(deps: AppDeps, verifier: TokenVerifier): AnyRoute[]
       method: 'post',
       path: '/api/directory/sign-in/token',
       tag: 'directory',
-      summary: "Exchange the authorization code the identity provider sent back to the console (PKCE) for a token this platform accepts",
+      summary: 'Exchange the authorization code the identity provider sent back to the console (PKCE) for a token this platform accepts',
       access: access.public,
       body: TokenExchangeBody,
       responses: { 200: { description: 'the token, verified as every request is', schema: SignedInSchema } },
@@ -85,7 +90,9 @@ export function signInRoutes(deps: AppDeps, verifier: TokenVerifier): AnyRoute[]
         if (!provider) throw notFound('No identity provider is configured (OIDC_CLIENT_ID).');
         limitSignIns(ctx);
         if (!consoleRedirects.includes(body.redirectUri)) {
-          throw badRequest('VALIDATION_FAILED', 'The redirect URI is not the console.', [{ path: 'body.redirectUri', message: `must be the console at ${consoleRedirects[0]}` }]);
+          throw badRequest('VALIDATION_FAILED', 'The redirect URI is not the console.', [
+            { path: 'body.redirectUri', message: `must be the console at ${consoleRedirects[0]}` },
+          ]);
         }
         const token = await provider.exchangeCode(body);
         if (!token) throw unauthenticated('The identity provider refused the sign-in code.');

@@ -5,11 +5,31 @@ import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, FieldIssue, notFound } from '../../../lib/errors';
 import { passwordDestinationChanges } from '../../../domain/messaging';
-import { activateConfig, activeConfig, Channel, ChannelConfigRow, ConfigColumns, deleteConfig, findConfig, listConfigs, openPasswords, saveConfig, sealPasswords } from '../../../data/messaging/channel-configs';
+import {
+  activateConfig,
+  activeConfig,
+  Channel,
+  ChannelConfigRow,
+  ConfigColumns,
+  deleteConfig,
+  findConfig,
+  listConfigs,
+  openPasswords,
+  saveConfig,
+  sealPasswords,
+} from '../../../data/messaging/channel-configs';
 import { isEmailAddress, isPhoneNumber } from '../../../domain/recipients';
 import { DeliveryFailure } from '../../../adapters/messaging/delivery-failure';
 import { rendersWellFormed, renderPeerRequest } from '../../../adapters/messaging/http-peer';
-import { assertOutboundAllowed, checkedAddress, isHostNameOrAddress, OutboundRefused, outboundPolicyOf, peerPurpose, smtpRelayUrl } from '../../../adapters/messaging/outbound';
+import {
+  assertOutboundAllowed,
+  checkedAddress,
+  isHostNameOrAddress,
+  OutboundRefused,
+  outboundPolicyOf,
+  peerPurpose,
+  smtpRelayUrl,
+} from '../../../adapters/messaging/outbound';
 import { sendThroughConfig } from '../../../adapters/messaging/send-message';
 import { verifySmtp } from '../../../adapters/messaging/smtp';
 import { Instant, Nullable, SiteId, timestampsOf } from '../../http/common-schemas';
@@ -81,7 +101,13 @@ const ConfigSchema = Type.Object({
 const ValidatedSchema = Type.Object({ ok: Type.Boolean(), transport: Type.String(), detail: Type.String(), latencyMs: Type.Integer() });
 const ProcessedSchema = Type.Object({ status: Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAILED')]), detail: Type.String() });
 
-const SAMPLE_VALUES = { emailto: 'someone@example.test', emailsubject: 'Sample subject', emailcontent: '<p>Sample</p>', phoneto: '+15550000000', messagecontent: 'Sample' };
+const SAMPLE_VALUES = {
+  emailto: 'someone@example.test',
+  emailsubject: 'Sample subject',
+  emailcontent: '<p>Sample</p>',
+  phoneto: '+15550000000',
+  messagecontent: 'Sample',
+};
 
 /** The answer: everything but the passwords, which are only said to exist. */
 export function presentConfig(row: ChannelConfigRow) {
@@ -115,7 +141,8 @@ export function presentConfig(row: ChannelConfigRow) {
 function transportIssues(channel: Channel, body: ConfigBody): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const need = (field: keyof ConfigBody) => {
-    if (body[field] === undefined || body[field] === null || body[field] === '') issues.push({ path: `body.${field}`, message: `is required for ${body.transport}` });
+    if (body[field] === undefined || body[field] === null || body[field] === '')
+      issues.push({ path: `body.${field}`, message: `is required for ${body.transport}` });
   };
   if (body.transport === 'SMTP') {
     need('smtpHost');
@@ -196,7 +223,9 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
     if (issues.length > 0) throw badRequest('VALIDATION_FAILED', 'The configuration is not valid for its transport.', issues);
     // SOAP/REST peers and SMTP relays alike are reached on a user's word: in production not a special-purpose address.
     if (body.transport === 'SMTP' && body.smtpHost && !isHostNameOrAddress(body.smtpHost)) {
-      throw badRequest('VALIDATION_FAILED', 'The configuration is not valid for its transport.', [{ path: 'body.smtpHost', message: 'must be a host name or an IP address, without a port' }]);
+      throw badRequest('VALIDATION_FAILED', 'The configuration is not valid for its transport.', [
+        { path: 'body.smtpHost', message: 'must be a host name or an IP address, without a port' },
+      ]);
     }
     const target = body.transport === 'SMTP' ? (body.smtpHost ? smtpRelayUrl(body.smtpHost, body.smtpPort) : null) : (body.serviceUrl ?? null);
     if (target) {
@@ -267,13 +296,18 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
         await checked(body as ConfigBody);
         const replaced = columnsOf(body as ConfigBody);
         const moved = passwordDestinationChanges(stored, { ...stored, ...replaced }).filter((kind) =>
-          kind === 'service' ? stored.service_password && replaced.service_password === undefined : stored.smtp_password && replaced.smtp_password === undefined,
+          kind === 'service'
+            ? stored.service_password && replaced.service_password === undefined
+            : stored.smtp_password && replaced.smtp_password === undefined,
         );
         if (moved.length > 0) {
           throw badRequest(
             'VALIDATION_FAILED',
             'The stored password goes only where it was given for: send it again with the new address or user name.',
-            moved.map((kind) => ({ path: kind === 'service' ? 'body.servicePassword' : 'body.smtpPassword', message: 'is required when the address or user name changes' })),
+            moved.map((kind) => ({
+              path: kind === 'service' ? 'body.servicePassword' : 'body.smtpPassword',
+              message: 'is required when the address or user name changes',
+            })),
           );
         }
         const columns = sealPasswords(replaced, secretKeysOf(config), { channel, rowId: params.id });
@@ -317,7 +351,10 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
   const { db, config } = deps;
   const configFor = async (channel: Channel, configId?: string) => {
     const row = configId ? await findConfig(db, channel, configId) : await activeConfig(db, channel);
-    if (!row) throw configId ? notFound(`No ${channel.toLowerCase()} configuration ${configId}.`) : conflict('NO_ACTIVE_CONFIG', `No ${channel.toLowerCase()} configuration is active.`);
+    if (!row)
+      throw configId
+        ? notFound(`No ${channel.toLowerCase()} configuration ${configId}.`)
+        : conflict('NO_ACTIVE_CONFIG', `No ${channel.toLowerCase()} configuration is active.`);
     return row;
   };
   return [
@@ -365,10 +402,20 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['NO_ACTIVE_CONFIG', 'SECRET_INTEGRITY_FAILED', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { body }) => {
         const valid = body.channel === 'EMAIL' ? isEmailAddress(body.to) : isPhoneNumber(body.to);
-        if (!valid) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: body.channel === 'EMAIL' ? 'must be an email address' : 'must be an E.164 number' }]);
+        if (!valid)
+          throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [
+            { path: 'body.to', message: body.channel === 'EMAIL' ? 'must be an email address' : 'must be an E.164 number' },
+          ]);
         const row = await configFor(body.channel);
         try {
-          await sendThroughConfig({ record: integrationLogOf(db), config, row, passwords: openPasswords(row, secretKeysOf(config), body.channel), message: { channel: body.channel, siteId: body.siteId, to: body.to, subject: body.subject ?? '', content: body.content }, resolve: deps.resolveHost });
+          await sendThroughConfig({
+            record: integrationLogOf(db),
+            config,
+            row,
+            passwords: openPasswords(row, secretKeysOf(config), body.channel),
+            message: { channel: body.channel, siteId: body.siteId, to: body.to, subject: body.subject ?? '', content: body.content },
+            resolve: deps.resolveHost,
+          });
           ctx.body = { status: 'SUCCESS', detail: 'sent' };
         } catch (error) {
           // The guard refused the peer's address (at send time, as it resolves now): nothing was sent.

@@ -9,18 +9,42 @@ import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, findComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
 import { activeConfig } from '../../../data/messaging/channel-configs';
-import { batchProgress, withinSendLimit, dropSendLogs, EmailLogRow, findEmailLog, insertEmailLog, insertRoleBatchLogs, listTemplateLogs, reopenFailedLog, restoreFailedLog } from '../../../data/messaging/email-logs';
+import {
+  batchProgress,
+  withinSendLimit,
+  dropSendLogs,
+  EmailLogRow,
+  findEmailLog,
+  insertEmailLog,
+  insertRoleBatchLogs,
+  listTemplateLogs,
+  reopenFailedLog,
+  restoreFailedLog,
+} from '../../../data/messaging/email-logs';
 import { isEmailAddress } from '../../../domain/recipients';
 import { startWorkflow, StartedWorkflow, workflowUiUrl } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
-import { emailRoleWorkflowId, emailWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SEND_EMAIL_WORKFLOW, SendEmailToRoleWorkflow, SendEmailWorkflow } from '../../../workflows/messaging/definitions';
+import {
+  emailRoleWorkflowId,
+  emailWorkflowId,
+  SEND_EMAIL_TO_ROLE_WORKFLOW,
+  SEND_EMAIL_WORKFLOW,
+  SendEmailToRoleWorkflow,
+  SendEmailWorkflow,
+} from '../../../workflows/messaging/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { Instant, Nullable, SiteId, StartedRunFields, timestampsOf } from '../../http/common-schemas';
 
 const Variables = Type.Record(Type.String(), Type.Unknown());
 const Locale = Type.Union([Type.Literal('en'), Type.Literal('ar')]);
 const SendBody = Type.Object(
-  { templateId: Type.String({ format: 'uuid' }), to: Type.String({ minLength: 3, maxLength: 254 }), locale: Type.Optional(Locale), variables: Type.Optional(Variables), siteId: SiteId },
+  {
+    templateId: Type.String({ format: 'uuid' }),
+    to: Type.String({ minLength: 3, maxLength: 254 }),
+    locale: Type.Optional(Locale),
+    variables: Type.Optional(Variables),
+    siteId: SiteId,
+  },
   { additionalProperties: false },
 );
 const RoleSendBody = Type.Object(
@@ -29,7 +53,10 @@ const RoleSendBody = Type.Object(
 );
 const TemplateParams = Type.Object({ templateId: Type.String({ format: 'uuid' }) });
 const LogParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,18}$' }) });
-const LogsQuery = Type.Object({ ...pageQueryFields, status: Type.Optional(Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')])) });
+const LogsQuery = Type.Object({
+  ...pageQueryFields,
+  status: Type.Optional(Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')])),
+});
 
 const EmailLogSchema = Type.Object({
   id: Type.String(),
@@ -62,7 +89,14 @@ const BatchProgressSchema = Type.Object({
 });
 
 /** What a send (single or bulk) can be refused with: the template's checks, the limit, and starting its run. */
-const SEND_REFUSALS: ErrorCode[] = ['NOT_FOUND', 'TEMPLATE_NOT_PUBLISHED', 'NO_ACTIVE_CONFIG', 'RATE_LIMITED', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'];
+const SEND_REFUSALS: ErrorCode[] = [
+  'NOT_FOUND',
+  'TEMPLATE_NOT_PUBLISHED',
+  'NO_ACTIVE_CONFIG',
+  'RATE_LIMITED',
+  'WORKFLOW_ALREADY_RUNNING',
+  'TEMPORAL_UNAVAILABLE',
+];
 
 const SENDERS = access.roles('EDITOR', 'MANAGER');
 const EMAIL_TEMPLATE = componentType('EMAIL_TEMPLATE')!;
@@ -89,7 +123,8 @@ const MAX_VARIABLES_BYTES = 64 * 1024;
 
 function variablesFit(variables: Record<string, unknown> | undefined): void {
   const bytes = Buffer.byteLength(JSON.stringify(variables ?? {}), 'utf8');
-  if (bytes > MAX_VARIABLES_BYTES) throw new PlatformError('PAYLOAD_TOO_LARGE', `variables weigh ${bytes} bytes as JSON; at most ${MAX_VARIABLES_BYTES} are accepted.`);
+  if (bytes > MAX_VARIABLES_BYTES)
+    throw new PlatformError('PAYLOAD_TOO_LARGE', `variables weigh ${bytes} bytes as JSON; at most ${MAX_VARIABLES_BYTES} are accepted.`);
 }
 
 export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
@@ -128,21 +163,30 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       responses: { 202: { description: 'the log row, PENDING, and the run that delivers it', schema: SendAcceptedSchema } },
       errors: SEND_REFUSALS,
       handler: async (ctx, { body, identity }) => {
-        if (!isEmailAddress(body.to)) throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: 'must be one email address' }]);
+        if (!isEmailAddress(body.to))
+          throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: 'must be one email address' }]);
         variablesFit(body.variables);
         const template = await sendableTemplate(identity, body.templateId, body.siteId);
-        const log = await withinSendLimit(db, sendLimit(identity), (trx) => insertEmailLog(trx, {
-          siteId: body.siteId,
-          templateId: template.id,
-          templateRevision: template.published_rev as number,
-          recipient: body.to,
-          locale: body.locale ?? 'en',
-          variables: body.variables ?? {},
-          requestedBy: identity.id,
-        }));
+        const log = await withinSendLimit(db, sendLimit(identity), (trx) =>
+          insertEmailLog(trx, {
+            siteId: body.siteId,
+            templateId: template.id,
+            templateRevision: template.published_rev as number,
+            recipient: body.to,
+            locale: body.locale ?? 'en',
+            variables: body.variables ?? {},
+            requestedBy: identity.id,
+          }),
+        );
         const logId = String(log.id);
         const started = await start(
-          () => startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, { workflowId: emailWorkflowId(logId), taskQueue: TaskQueues.messaging, args: [{ logId }], typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: body.siteId }] }),
+          () =>
+            startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, {
+              workflowId: emailWorkflowId(logId),
+              taskQueue: TaskQueues.messaging,
+              args: [{ logId }],
+              typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: body.siteId }],
+            }),
           () => dropSendLogs(db, { logId: log.id }),
         );
         ctx.status = 202;
@@ -162,15 +206,17 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         variablesFit(body.variables);
         const template = await sendableTemplate(identity, body.templateId, body.siteId);
         const batchId = randomUUID();
-        const recipients = await withinSendLimit(db, sendLimit(identity), (trx) => insertRoleBatchLogs(trx, {
-          batchId,
-          siteId: body.siteId,
-          roleKey: body.roleKey,
-          templateId: template.id,
-          templateRevision: template.published_rev as number,
-          variables: body.variables ?? {},
-          requestedBy: identity.id,
-        }));
+        const recipients = await withinSendLimit(db, sendLimit(identity), (trx) =>
+          insertRoleBatchLogs(trx, {
+            batchId,
+            siteId: body.siteId,
+            roleKey: body.roleKey,
+            templateId: template.id,
+            templateRevision: template.published_rev as number,
+            variables: body.variables ?? {},
+            requestedBy: identity.id,
+          }),
+        );
         const started = await start(
           () =>
             startWorkflow<SendEmailToRoleWorkflow>(temporal, SEND_EMAIL_TO_ROLE_WORKFLOW, {
@@ -203,7 +249,10 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         const runId = await temporal.client.workflow
           .getHandle(workflowId)
           .describe()
-          .then((description) => description.runId, () => null);
+          .then(
+            (description) => description.runId,
+            () => null,
+          );
         const { pending, success, failed } = progress;
         ctx.body = {
           batchId: params.batchId,
@@ -251,7 +300,13 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         if (!(await reopenFailedLog(db, log.id))) throw conflict('LOG_NOT_FAILED', `Email log ${params.id} is ${log.status}; only a FAILED one is retried.`);
         const logId = String(log.id);
         const started = await start(
-          () => startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, { workflowId: emailWorkflowId(logId), taskQueue: TaskQueues.messaging, args: [{ logId }], typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: log.site_id }] }),
+          () =>
+            startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, {
+              workflowId: emailWorkflowId(logId),
+              taskQueue: TaskQueues.messaging,
+              args: [{ logId }],
+              typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: log.site_id }],
+            }),
           () => restoreFailedLog(db, { id: log.id, error: log.error }),
         );
         ctx.status = 202;

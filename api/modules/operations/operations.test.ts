@@ -55,8 +55,14 @@ test('GET /readyz answers from checks at most 2 s old: a burst of calls probes D
 
 test("GET /metrics is the ADMIN's or the internal token's (a scraper's): the edge's per-service statistics are not for anyone", async () => {
   expectProblem(await call(thisFile.api.url, 'GET', '/metrics'), 401, 'UNAUTHENTICATED');
-  expectProblem(await call(thisFile.api.url, 'GET', '/metrics', { token: await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['s'] }) }), 403, 'FORBIDDEN');
-  expect((await call(thisFile.api.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${thisFile.platform.config.internalToken}` } })).status).toBe(200);
+  expectProblem(
+    await call(thisFile.api.url, 'GET', '/metrics', { token: await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['s'] }) }),
+    403,
+    'FORBIDDEN',
+  );
+  expect((await call(thisFile.api.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${thisFile.platform.config.internalToken}` } })).status).toBe(
+    200,
+  );
 });
 
 test('GET /metrics serves Prometheus text with the request counter', async () => {

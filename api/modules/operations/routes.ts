@@ -74,7 +74,11 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       check(() => pingDatabase(deps.db)),
       check(() => deps.temporal.connection.workflowService.getSystemInfo({})),
       docker,
-      edgeAdminUrl ? check(async () => { if (!(await edgeIsReady(edgeAdminUrl))) throw new Error('edge not ready'); }) : Promise.resolve<CheckState>('not configured'),
+      edgeAdminUrl
+        ? check(async () => {
+            if (!(await edgeIsReady(edgeAdminUrl))) throw new Error('edge not ready');
+          })
+        : Promise.resolve<CheckState>('not configured'),
       docker.then(jarBaseImageCheck),
       temporalNodesCheck(),
     ]);
@@ -105,7 +109,9 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
     const found = await within(baseImageState(deps.docker.docker, deps.config.deployBaseImage), 3000).catch(() => null);
     if (found === null) return { jarBaseImage: 'unknown' };
     if (found.state === 'present') return { jarBaseImage: 'up' };
-    return { jarBaseImage: found.state === 'buildable' ? 'missing: built from Debian packages before the first JAR deploy runs' : `unavailable: ${found.reason}` };
+    return {
+      jarBaseImage: found.state === 'buildable' ? 'missing: built from Debian packages before the first JAR deploy runs' : `unavailable: ${found.reason}`,
+    };
   };
   // Anyone may call /readyz: it answers from checks at most READINESS_MAX_AGE_MS old, and callers meanwhile
   // share one probe, so no caller can make it hit the database, Temporal and Docker at will.
@@ -140,7 +146,9 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       errors: ['NOT_READY'],
       handler: async (ctx) => {
         const checks = await readiness();
-        const down = Object.entries(checks).filter(([, state]) => state === 'down').map(([name]) => name);
+        const down = Object.entries(checks)
+          .filter(([, state]) => state === 'down')
+          .map(([name]) => name);
         if (down.length > 0) {
           ctx.status = 503;
           ctx.type = 'application/problem+json';
@@ -154,7 +162,7 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       method: 'get',
       path: '/metrics',
       tag: 'operations',
-      summary: 'Prometheus metrics: the API\'s, then the edge\'s (Envoy\'s statistics, every name `envoy_…`) where there is one',
+      summary: "Prometheus metrics: the API's, then the edge's (Envoy's statistics, every name `envoy_…`) where there is one",
       // Envoy's statistics name every deployed service and its traffic: an operator's, or a scraper's with the internal token.
       access: access.rolesOrInternal('ADMIN'),
       responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain', schema: Type.String() } },
@@ -163,7 +171,10 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
         ctx.type = args.metrics.contentType;
         const own = await args.metrics.metrics();
         const edge = deps.config.edgeAdminUrl ? await edgeMetrics(deps.config.edgeAdminUrl) : null;
-        ctx.body = deps.config.edgeAdminUrl && edge === null ? `${own}\n# the edge's statistics are missing: its admin did not answer\n` : `${own}${edge ? `\n${edge}` : ''}`;
+        ctx.body =
+          deps.config.edgeAdminUrl && edge === null
+            ? `${own}\n# the edge's statistics are missing: its admin did not answer\n`
+            : `${own}${edge ? `\n${edge}` : ''}`;
       },
     }),
     defineRoute({
@@ -172,7 +183,16 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       tag: 'operations',
       summary: 'The OpenAPI 3.1 document of every platform endpoint',
       access: access.public,
-      responses: { 200: { description: 'OpenAPI document', schema: Type.Object({ openapi: Type.Literal('3.1.0'), info: Type.Object({ title: Type.String(), version: Type.String() }), paths: Type.Record(Type.String(), Type.Unknown()) }) } },
+      responses: {
+        200: {
+          description: 'OpenAPI document',
+          schema: Type.Object({
+            openapi: Type.Literal('3.1.0'),
+            info: Type.Object({ title: Type.String(), version: Type.String() }),
+            paths: Type.Record(Type.String(), Type.Unknown()),
+          }),
+        },
+      },
       errors: [],
       handler: async (ctx) => {
         ctx.body = args.openapi();

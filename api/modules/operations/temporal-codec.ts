@@ -40,7 +40,8 @@ const isLoopback = (address: string | undefined) => {
   const plain = plainAddress(address);
   return plain === '::1' || (net.isIPv4(plain) && plain.startsWith('127.'));
 };
-const isThisHost = (address: string) => isLoopback(address) || Object.values(os.networkInterfaces()).some((entries) => entries?.some((entry) => entry.address === plainAddress(address)));
+const isThisHost = (address: string) =>
+  isLoopback(address) || Object.values(os.networkInterfaces()).some((entries) => entries?.some((entry) => entry.address === plainAddress(address)));
 
 /**
  * On this machine: the connection comes from loopback, every client the edge forwarded for is this host (on
@@ -50,7 +51,10 @@ const isThisHost = (address: string) => isLoopback(address) || Object.values(os.
  * any, is the Web UI's.
  */
 function fromThisMachine(ctx: Context, names: { uiOrigins: string[]; publicHost: string }): boolean {
-  const forwarded = [ctx.get('x-forwarded-for'), ctx.get('x-real-ip')].flatMap((header) => header.split(',')).map((entry) => entry.trim()).filter(Boolean);
+  const forwarded = [ctx.get('x-forwarded-for'), ctx.get('x-real-ip')]
+    .flatMap((header) => header.split(','))
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const host = ctx.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const origin = ctx.get('origin');
   return (
@@ -96,7 +100,10 @@ export function temporalCodecRoutes(deps: AppDeps): AnyRoute[] {
         }
       },
     });
-  return [route('decode', "Opens the platform's sealed Temporal payloads (the Web UI's and the CLI's codec endpoint)"), route('encode', 'Seals payloads as the platform does (the Web UI sends what it starts or signals through it)')];
+  return [
+    route('decode', "Opens the platform's sealed Temporal payloads (the Web UI's and the CLI's codec endpoint)"),
+    route('encode', 'Seals payloads as the platform does (the Web UI sends what it starts or signals through it)'),
+  ];
 }
 
 /**

@@ -31,14 +31,26 @@ api.use({
 /** The API's answer to a call the typed client cannot make (a multipart upload, a download), as a ProblemError when it failed. */
 export async function problemOf(response: Response): Promise<ProblemError> {
   const body = (await response.json().catch(() => ({}))) as Partial<Problem>;
-  return new ProblemError({ status: response.status, title: body.title ?? response.statusText, code: body.code ?? 'UNKNOWN', detail: body.detail, errors: body.errors });
+  return new ProblemError({
+    status: response.status,
+    title: body.title ?? response.statusText,
+    code: body.code ?? 'UNKNOWN',
+    detail: body.detail,
+    errors: body.errors,
+  });
 }
 
 /** The data of an answer, or a ProblemError with the API's title and code. */
 export function dataOr<T>(answer: { data?: T; error?: unknown; response: Response }): T {
   if (answer.error !== undefined || (answer.data === undefined && answer.response.status !== 204)) {
     const problem = (answer.error ?? {}) as Partial<Problem>;
-    throw new ProblemError({ status: answer.response.status, title: problem.title ?? answer.response.statusText, code: problem.code ?? 'UNKNOWN', detail: problem.detail, errors: problem.errors });
+    throw new ProblemError({
+      status: answer.response.status,
+      title: problem.title ?? answer.response.statusText,
+      code: problem.code ?? 'UNKNOWN',
+      detail: problem.detail,
+      errors: problem.errors,
+    });
   }
   return answer.data as T;
 }

@@ -85,7 +85,12 @@ function Request({ item, canDecide }: { item: QueueItem; canDecide: boolean }) {
   const [comment, setComment] = useState('');
   const decide = useMutation({
     mutationFn: async (decision: 'APPROVED' | 'REJECTED') =>
-      dataOr(await api.POST('/api/workflow/approvals/{correlationId}/decide', { params: { path: { correlationId: item.correlationId } }, body: { decision, ...(comment.trim() ? { comment: comment.trim() } : {}) } })),
+      dataOr(
+        await api.POST('/api/workflow/approvals/{correlationId}/decide', {
+          params: { path: { correlationId: item.correlationId } },
+          body: { decision, ...(comment.trim() ? { comment: comment.trim() } : {}) },
+        }),
+      ),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['approvals'] }),
   });
   const label = item.title ?? `${item.componentType} ${item.resourceId}`;
@@ -97,12 +102,18 @@ function Request({ item, canDecide }: { item: QueueItem; canDecide: boolean }) {
           <StatusBadge status={item.status} />
         </Group>
         <Text size="sm">
-          {item.componentType} · {common.site} {item.siteId} · {words.revision} {item.revision} · {words.requestedBy} {item.requestedBy} · {time(item.createdAt)}
+          {item.componentType} · {common.site} {item.siteId} · {words.revision} {item.revision} · {words.requestedBy} {item.requestedBy} ·{' '}
+          {time(item.createdAt)}
         </Text>
         {item.comment && <Text size="sm">“{item.comment}”</Text>}
         <Group gap="xs" aria-label={words.stages}>
           {item.stages.map((stage, index) => (
-            <Badge key={`${stage.name}-${index}`} variant={index === item.currentStage && item.status === 'PENDING' ? 'filled' : 'outline'} color="indigo" autoContrast>
+            <Badge
+              key={`${stage.name}-${index}`}
+              variant={index === item.currentStage && item.status === 'PENDING' ? 'filled' : 'outline'}
+              color="indigo"
+              autoContrast
+            >
               {index + 1}. {stage.name} ({stage.role})
             </Badge>
           ))}
@@ -111,7 +122,8 @@ function Request({ item, canDecide }: { item: QueueItem; canDecide: boolean }) {
           <Stack gap={2} aria-label={words.decisions}>
             {item.decisions.map((decision) => (
               <Text size="sm" key={`${decision.stage}-${decision.decidedBy}`}>
-                {decision.stageName}: {decision.decision} · {decision.decidedByName ?? decision.decidedBy} · {time(decision.at)} {decision.comment ? `· “${decision.comment}”` : ''}
+                {decision.stageName}: {decision.decision} · {decision.decidedByName ?? decision.decidedBy} · {time(decision.at)}{' '}
+                {decision.comment ? `· “${decision.comment}”` : ''}
               </Text>
             ))}
           </Stack>

@@ -98,13 +98,22 @@ function PolicyForm({ onSaved }: { onSaved: () => void }) {
   const [retentionDays, setRetentionDays] = useState<string | number>(90);
   const [enabled, setEnabled] = useState(true);
   const create = useMutation({
-    mutationFn: async () => dataOr(await api.POST('/api/settings/archive-policies', { body: { logType, siteId: siteId.trim() || null, retentionDays: Number(retentionDays), enabled } })),
+    mutationFn: async () =>
+      dataOr(
+        await api.POST('/api/settings/archive-policies', { body: { logType, siteId: siteId.trim() || null, retentionDays: Number(retentionDays), enabled } }),
+      ),
     onSuccess: onSaved,
   });
   return (
     <Group align="start">
       <NativeSelect label={words.logType} data={[...LOG_TYPES]} value={logType} onChange={(event) => setLogType(event.currentTarget.value as LogType)} />
-      <TextInput label={words.siteBlank} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} error={fieldError(create.error, 'siteId')} dir="ltr" />
+      <TextInput
+        label={words.siteBlank}
+        value={siteId}
+        onChange={(event) => setSiteId(event.currentTarget.value)}
+        error={fieldError(create.error, 'siteId')}
+        dir="ltr"
+      />
       <NumberInput label={words.retention} value={retentionDays} onChange={setRetentionDays} error={fieldError(create.error, 'retentionDays')} w={150} />
       <Switch label={words.enabled} checked={enabled} onChange={(event) => setEnabled(event.currentTarget.checked)} mt={32} />
       <Button onClick={() => create.mutate()} loading={create.isPending} mt={24}>
@@ -120,7 +129,13 @@ function EditPolicy({ policy, onClose }: { policy: Policy; onClose: () => void }
   const queries = useQueryClient();
   const [retentionDays, setRetentionDays] = useState<string | number>(policy.retentionDays);
   const save = useMutation({
-    mutationFn: async () => dataOr(await api.PUT('/api/settings/archive-policies/{id}', { params: { path: { id: policy.id } }, body: { retentionDays: Number(retentionDays), enabled: policy.enabled } })),
+    mutationFn: async () =>
+      dataOr(
+        await api.PUT('/api/settings/archive-policies/{id}', {
+          params: { path: { id: policy.id } },
+          body: { retentionDays: Number(retentionDays), enabled: policy.enabled },
+        }),
+      ),
     onSuccess: () => {
       void queries.invalidateQueries({ queryKey: ['archive-policies'] });
       onClose();
@@ -151,10 +166,18 @@ function Policies() {
   const { words, common } = useLocalised(WORDS);
   const queries = useQueryClient();
   const [editing, setEditing] = useState<Policy | null>(null);
-  const policies = usePagedList(['archive-policies'], async (cursor) => dataOr(await api.GET('/api/settings/archive-policies', { params: { query: { limit: 100, cursor } } })));
+  const policies = usePagedList(['archive-policies'], async (cursor) =>
+    dataOr(await api.GET('/api/settings/archive-policies', { params: { query: { limit: 100, cursor } } })),
+  );
   const refresh = () => queries.invalidateQueries({ queryKey: ['archive-policies'] });
   const toggle = useMutation({
-    mutationFn: async (policy: Policy) => dataOr(await api.PUT('/api/settings/archive-policies/{id}', { params: { path: { id: policy.id } }, body: { retentionDays: policy.retentionDays, enabled: !policy.enabled } })),
+    mutationFn: async (policy: Policy) =>
+      dataOr(
+        await api.PUT('/api/settings/archive-policies/{id}', {
+          params: { path: { id: policy.id } },
+          body: { retentionDays: policy.retentionDays, enabled: !policy.enabled },
+        }),
+      ),
     onSuccess: refresh,
   });
   return (
@@ -174,10 +197,20 @@ function Policies() {
             label: words.edit,
             cell: (policy) => (
               <Group gap="xs">
-                <Button size="xs" variant="light" onClick={() => setEditing(policy)} aria-label={`${words.edit} ${policy.logType} ${policy.siteId ?? words.global}`}>
+                <Button
+                  size="xs"
+                  variant="light"
+                  onClick={() => setEditing(policy)}
+                  aria-label={`${words.edit} ${policy.logType} ${policy.siteId ?? words.global}`}
+                >
                   {words.edit}
                 </Button>
-                <Button size="xs" variant="default" onClick={() => toggle.mutate(policy)} aria-label={`${policy.enabled ? words.disable : words.enable} ${policy.logType} ${policy.siteId ?? words.global}`}>
+                <Button
+                  size="xs"
+                  variant="default"
+                  onClick={() => toggle.mutate(policy)}
+                  aria-label={`${policy.enabled ? words.disable : words.enable} ${policy.logType} ${policy.siteId ?? words.global}`}
+                >
                   {policy.enabled ? words.disable : words.enable}
                 </Button>
               </Group>
@@ -195,7 +228,9 @@ function Resolve() {
   const { words, common } = useLocalised(WORDS);
   const [logType, setLogType] = useState<LogType>('EMAIL_LOG');
   const [siteId, setSiteId] = useState('');
-  const resolve = useMutation({ mutationFn: async () => dataOr(await api.GET('/api/settings/archive-policies/resolve', { params: { query: { logType, siteId: siteId.trim() } } })) });
+  const resolve = useMutation({
+    mutationFn: async () => dataOr(await api.GET('/api/settings/archive-policies/resolve', { params: { query: { logType, siteId: siteId.trim() } } })),
+  });
   return (
     <Section title={words.resolve} gap="xs">
       <Group align="end">
@@ -262,12 +297,22 @@ function RunNow() {
   const [siteId, setSiteId] = useState('');
   const [dryRun, setDryRun] = useState(false);
   const start = useMutation({
-    mutationFn: async () => dataOr(await api.POST('/api/settings/archive-policies/run', { body: { ...(logType ? { logType } : {}), ...(siteId.trim() ? { siteId: siteId.trim() } : {}), dryRun } })),
+    mutationFn: async () =>
+      dataOr(
+        await api.POST('/api/settings/archive-policies/run', {
+          body: { ...(logType ? { logType } : {}), ...(siteId.trim() ? { siteId: siteId.trim() } : {}), dryRun },
+        }),
+      ),
   });
   return (
     <Section title={words.run} gap="xs">
       <Group align="end">
-        <NativeSelect label={words.logType} data={[{ value: '', label: words.allTypes }, ...LOG_TYPES.map((type) => ({ value: type, label: type }))]} value={logType} onChange={(event) => setLogType(event.currentTarget.value as LogType | '')} />
+        <NativeSelect
+          label={words.logType}
+          data={[{ value: '', label: words.allTypes }, ...LOG_TYPES.map((type) => ({ value: type, label: type }))]}
+          value={logType}
+          onChange={(event) => setLogType(event.currentTarget.value as LogType | '')}
+        />
         <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
         <Button onClick={() => start.mutate()} loading={start.isPending}>
           {words.runNow}
@@ -275,7 +320,9 @@ function RunNow() {
       </Group>
       <Checkbox label={words.dryRun} checked={dryRun} onChange={(event) => setDryRun(event.currentTarget.checked)} />
       {start.error && <ProblemAlert error={start.error} />}
-      {start.data?.runs.map((run) => <RunProgress key={run.runId} workflowId={run.workflowId} uiUrl={run.uiUrl} />)}
+      {start.data?.runs.map((run) => (
+        <RunProgress key={run.runId} workflowId={run.workflowId} uiUrl={run.uiUrl} />
+      ))}
     </Section>
   );
 }
@@ -284,7 +331,11 @@ function ArchiveFiles() {
   const { words, common, time } = useLocalised(WORDS);
   const [siteId, setSiteId] = useState('');
   const [shown, setShown] = useState<string | null>(null);
-  const files = usePagedList(['archive-files', shown], async (cursor) => dataOr(await api.GET('/api/assets', { params: { query: { siteId: shown!, folder: '/archive', limit: 50, cursor } } })), shown !== null);
+  const files = usePagedList(
+    ['archive-files', shown],
+    async (cursor) => dataOr(await api.GET('/api/assets', { params: { query: { siteId: shown!, folder: '/archive', limit: 50, cursor } } })),
+    shown !== null,
+  );
   const save = useMutation({ mutationFn: async (file: { id: string; name: string }) => download(`/api/assets/${file.id}/download`, file.name) });
   return (
     <Section title={words.files} gap="xs">
@@ -322,7 +373,9 @@ function ArchiveFiles() {
 
 function RunHistory() {
   const { words, common, time } = useLocalised(WORDS);
-  const history = usePagedList(['job-logs'], async (cursor) => dataOr(await api.GET('/api/settings/scheduler-job-logs', { params: { query: { limit: 20, cursor } } })));
+  const history = usePagedList(['job-logs'], async (cursor) =>
+    dataOr(await api.GET('/api/settings/scheduler-job-logs', { params: { query: { limit: 20, cursor } } })),
+  );
   return (
     <Section title={words.history} onRefresh={() => void history.refetch()} gap="xs">
       <PagedTable

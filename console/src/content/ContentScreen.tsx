@@ -78,7 +78,19 @@ const WORDS = {
 };
 
 /** What every entity carries besides its own fields. */
-const BOOKKEEPING = new Set(['id', 'siteId', 'status', 'publishedRev', 'publishedAt', 'publishedSnapshot', 'createdBy', 'updatedBy', 'createdAt', 'updatedAt', 'rev']);
+const BOOKKEEPING = new Set([
+  'id',
+  'siteId',
+  'status',
+  'publishedRev',
+  'publishedAt',
+  'publishedSnapshot',
+  'createdBy',
+  'updatedBy',
+  'createdAt',
+  'updatedAt',
+  'rev',
+]);
 
 /** An entity's own fields, without the bookkeeping. */
 function ownFields(entity: Record<string, unknown>): Record<string, unknown> {
@@ -123,9 +135,19 @@ function ContentList({ type }: { type: TypeKey }) {
   return (
     <Stack>
       <Group align="end">
-        <NativeSelect label={words.type} data={Object.keys(CONTENT_TYPES)} value={type} onChange={(event) => navigate(`/content/${event.currentTarget.value}`)} />
+        <NativeSelect
+          label={words.type}
+          data={Object.keys(CONTENT_TYPES)}
+          value={type}
+          onChange={(event) => navigate(`/content/${event.currentTarget.value}`)}
+        />
         <SitePicker siteId={siteId} onChange={setSiteId} />
-        <NativeSelect label={common.status} data={[{ value: '', label: words.anyStatus }, ...STATUSES.map((value) => ({ value, label: value }))]} value={status} onChange={(event) => setStatus(event.currentTarget.value as typeof status)} />
+        <NativeSelect
+          label={common.status}
+          data={[{ value: '', label: words.anyStatus }, ...STATUSES.map((value) => ({ value, label: value }))]}
+          value={status}
+          onChange={(event) => setStatus(event.currentTarget.value as typeof status)}
+        />
       </Group>
       <PagedTable
         list={list}
@@ -153,19 +175,33 @@ function ContentItem({ type, id }: { type: TypeKey; id: string }) {
   const [viewing, setViewing] = useState<number | null>(null);
   const [comment, setComment] = useState('');
   const refresh = () => queries.invalidateQueries({ queryKey: ['content-item', type, id] });
-  const entity = useQuery({ queryKey: ['content-item', type, id], queryFn: async () => dataOr(await api.GET(itemPath(type), { params: { path: { id } } })), refetchInterval: 3000 });
-  const history = usePagedList(['content-item', type, id, 'history'], async (cursor) => dataOr(await api.GET(`${itemPath(type)}/history` as '/api/content/pages/{id}/history', { params: { path: { id }, query: { limit: 20, cursor } } })));
+  const entity = useQuery({
+    queryKey: ['content-item', type, id],
+    queryFn: async () => dataOr(await api.GET(itemPath(type), { params: { path: { id } } })),
+    refetchInterval: 3000,
+  });
+  const history = usePagedList(['content-item', type, id, 'history'], async (cursor) =>
+    dataOr(await api.GET(`${itemPath(type)}/history` as '/api/content/pages/{id}/history', { params: { path: { id }, query: { limit: 20, cursor } } })),
+  );
   const atRevision = useQuery({
     queryKey: ['content-item', type, id, 'rev', viewing],
     enabled: viewing !== null,
-    queryFn: async () => dataOr(await api.GET(`${itemPath(type)}/history/{rev}` as '/api/content/pages/{id}/history/{rev}', { params: { path: { id, rev: viewing! } } })),
+    queryFn: async () =>
+      dataOr(await api.GET(`${itemPath(type)}/history/{rev}` as '/api/content/pages/{id}/history/{rev}', { params: { path: { id, rev: viewing! } } })),
   });
   const restore = useMutation({
-    mutationFn: async (rev: number) => dataOr(await api.POST(`${itemPath(type)}/restore/{rev}` as '/api/content/pages/{id}/restore/{rev}', { params: { path: { id, rev } } })),
+    mutationFn: async (rev: number) =>
+      dataOr(await api.POST(`${itemPath(type)}/restore/{rev}` as '/api/content/pages/{id}/restore/{rev}', { params: { path: { id, rev } } })),
     onSuccess: refresh,
   });
   const publish = useMutation({
-    mutationFn: async () => dataOr(await api.POST(`${itemPath(type)}/publish` as '/api/content/pages/{id}/publish', { params: { path: { id } }, body: comment.trim() ? { comment: comment.trim() } : {} })),
+    mutationFn: async () =>
+      dataOr(
+        await api.POST(`${itemPath(type)}/publish` as '/api/content/pages/{id}/publish', {
+          params: { path: { id } },
+          body: comment.trim() ? { comment: comment.trim() } : {},
+        }),
+      ),
     onSuccess: refresh,
   });
   const archive = useMutation({
@@ -244,7 +280,12 @@ function ContentItem({ type, id }: { type: TypeKey; id: string }) {
                     {words.view}
                   </Button>
                   {session.canEdit && (
-                    <Button size="compact-xs" variant="default" onClick={() => restore.mutate(item.rev)} aria-label={`${words.restore} ${words.rev} ${item.rev}`}>
+                    <Button
+                      size="compact-xs"
+                      variant="default"
+                      onClick={() => restore.mutate(item.rev)}
+                      aria-label={`${words.restore} ${words.rev} ${item.rev}`}
+                    >
                       {words.restore}
                     </Button>
                   )}

@@ -76,9 +76,26 @@ function EnvRows({ rows, onChange }: { rows: EnvRow[]; onChange: (rows: EnvRow[]
       </Text>
       {rows.map((row, index) => (
         <Group key={row.key} align="end">
-          <TextInput label={`${words.envName} ${index + 1}`} value={row.name} onChange={(event) => set(row.key, { name: event.currentTarget.value })} dir="ltr" />
-          <PasswordInput label={`${words.envValue} ${index + 1}`} value={row.value} onChange={(event) => set(row.key, { value: event.currentTarget.value })} dir="ltr" w={260} />
-          <ActionIcon variant="subtle" color="red" aria-label={`${words.removeEnv} ${index + 1}`} onClick={() => onChange(rows.filter((other) => other.key !== row.key))} mb={4}>
+          <TextInput
+            label={`${words.envName} ${index + 1}`}
+            value={row.name}
+            onChange={(event) => set(row.key, { name: event.currentTarget.value })}
+            dir="ltr"
+          />
+          <PasswordInput
+            label={`${words.envValue} ${index + 1}`}
+            value={row.value}
+            onChange={(event) => set(row.key, { value: event.currentTarget.value })}
+            dir="ltr"
+            w={260}
+          />
+          <ActionIcon
+            variant="subtle"
+            color="red"
+            aria-label={`${words.removeEnv} ${index + 1}`}
+            onClick={() => onChange(rows.filter((other) => other.key !== row.key))}
+            mb={4}
+          >
             ×
           </ActionIcon>
         </Group>
@@ -141,16 +158,40 @@ function JarForm({ onStarted }: { onStarted: (started: Started) => void }) {
   };
   return (
     <Stack>
-      <Dropzone onDrop={(files) => files[0] && choose(files[0])} multiple={false} accept={{ 'application/java-archive': ['.jar'], 'application/octet-stream': ['.jar'], 'application/zip': ['.jar'] }} aria-label={words.drop}>
+      <Dropzone
+        onDrop={(files) => files[0] && choose(files[0])}
+        multiple={false}
+        accept={{ 'application/java-archive': ['.jar'], 'application/octet-stream': ['.jar'], 'application/zip': ['.jar'] }}
+        aria-label={words.drop}
+      >
         <Text ta="center" py="lg">
           {file ? `${words.chosen}: ${file.name}` : words.drop}
         </Text>
       </Dropzone>
       {facts.error && <ProblemAlert error={facts.error} />}
-      <TextInput label={words.serviceName} value={serviceName} onChange={(event) => setServiceName(event.currentTarget.value)} placeholder={facts.data?.serviceName ? `${facts.data.serviceName} (${words.fromJar})` : undefined} dir="ltr" />
-      <NumberInput label={words.port} value={port} onChange={setPort} min={1} max={65535} placeholder={facts.data ? `${facts.data.port} (${facts.data.portFromJar ? words.fromJar : words.springDefault})` : undefined} />
+      <TextInput
+        label={words.serviceName}
+        value={serviceName}
+        onChange={(event) => setServiceName(event.currentTarget.value)}
+        placeholder={facts.data?.serviceName ? `${facts.data.serviceName} (${words.fromJar})` : undefined}
+        dir="ltr"
+      />
+      <NumberInput
+        label={words.port}
+        value={port}
+        onChange={setPort}
+        min={1}
+        max={65535}
+        placeholder={facts.data ? `${facts.data.port} (${facts.data.portFromJar ? words.fromJar : words.springDefault})` : undefined}
+      />
       <TextInput label={words.group} value={group} onChange={(event) => setGroup(event.currentTarget.value)} dir="ltr" />
-      <TextInput label={words.healthPath} value={healthPath} onChange={(event) => setHealthPath(event.currentTarget.value)} placeholder="/actuator/health" dir="ltr" />
+      <TextInput
+        label={words.healthPath}
+        value={healthPath}
+        onChange={(event) => setHealthPath(event.currentTarget.value)}
+        placeholder="/actuator/health"
+        dir="ltr"
+      />
       <EnvRows rows={env} onChange={setEnv} />
       <Group>
         <Button variant={redeploy ? 'filled' : 'default'} onClick={() => setRedeploy(!redeploy)} aria-pressed={redeploy}>
@@ -199,9 +240,7 @@ function ImageForm({ onStarted }: { onStarted: (started: Started) => void }) {
       <TextInput label={words.imageRef} value={image} onChange={(event) => setImage(event.currentTarget.value)} dir="ltr" required />
       <NumberInput label={words.port} value={port} onChange={setPort} min={1} max={65535} required />
       <NumberInput label={words.hostPort} value={hostPort} onChange={setHostPort} min={1} max={65535} />
-      {hostPort !== '' && (
-        <WarningAlert title={words.hostPort}>{words.hostPortWarning}</WarningAlert>
-      )}
+      {hostPort !== '' && <WarningAlert title={words.hostPort}>{words.hostPortWarning}</WarningAlert>}
       <TextInput label={words.group} value={group} onChange={(event) => setGroup(event.currentTarget.value)} dir="ltr" />
       <Textarea label={words.description} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
       <EnvRows rows={env} onChange={setEnv} />

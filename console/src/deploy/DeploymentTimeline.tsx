@@ -27,7 +27,9 @@ export function DeploymentTimeline({ deploymentId, uiUrl }: { deploymentId: stri
   const data = deployment.data;
   const reached = new Map((data?.events ?? []).map((event) => [event.stage, event]));
   const failedAt = data?.error?.stage;
-  const active = failedAt ? STAGES.indexOf(failedAt) : Math.max(...STAGES.map((stage, index) => (reached.has(stage) ? index : -1))) + (data?.status === 'RUNNING' ? 1 : 0);
+  const active = failedAt
+    ? STAGES.indexOf(failedAt)
+    : Math.max(...STAGES.map((stage, index) => (reached.has(stage) ? index : -1))) + (data?.status === 'RUNNING' ? 1 : 0);
   return (
     <Stack gap="sm" aria-label={words.stages} data-testid="deploy-timeline" data-status={data?.status ?? ''}>
       <Stepper active={Math.max(active, 0)} size="sm" orientation="vertical">

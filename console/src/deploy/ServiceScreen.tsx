@@ -155,7 +155,8 @@ function History({ name, dynamic, currentDeploymentId }: { name: string; dynamic
     dataOr(await api.GET('/api/infra/services/{name}/deployments', { params: { path: { name }, query: { limit: 20, cursor } } })),
   );
   const rollback = useMutation({
-    mutationFn: async (deploymentId: string) => dataOr(await api.POST('/api/infra/services/{name}/rollback', { params: { path: { name } }, body: { deploymentId } })),
+    mutationFn: async (deploymentId: string) =>
+      dataOr(await api.POST('/api/infra/services/{name}/rollback', { params: { path: { name } }, body: { deploymentId } })),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['service-history', name] }),
   });
   return (
@@ -235,12 +236,17 @@ function ApiDocs({ name, dynamic }: { name: string; dynamic: boolean }) {
 export function ServiceScreen({ name }: { name: string }) {
   const { words, common, time } = useLocalised(WORDS);
   const queries = useQueryClient();
-  const service = useQuery({ queryKey: ['service', name], queryFn: async () => dataOr(await api.GET('/api/infra/services/{name}', { params: { path: { name } } })), refetchInterval: 2000 });
+  const service = useQuery({
+    queryKey: ['service', name],
+    queryFn: async () => dataOr(await api.GET('/api/infra/services/{name}', { params: { path: { name } } })),
+    refetchInterval: 2000,
+  });
   const [instances, setInstances] = useState<number | null>(null);
   const [confirming, setConfirming] = useState(false);
   const refresh = () => queries.invalidateQueries({ queryKey: ['service', name] });
   const scale = useMutation({
-    mutationFn: async (wanted: number) => dataOr(await api.POST('/api/infra/services/{name}/scale', { params: { path: { name } }, body: { instances: wanted } })),
+    mutationFn: async (wanted: number) =>
+      dataOr(await api.POST('/api/infra/services/{name}/scale', { params: { path: { name } }, body: { instances: wanted } })),
     onSuccess: refresh,
   });
   const undeploy = useMutation({
@@ -292,7 +298,14 @@ export function ServiceScreen({ name }: { name: string }) {
         />
         {detail.dynamic && (
           <Group align="end" mt="sm">
-            <NumberInput label={words.scaleTo} min={1} max={20} value={instances ?? detail.desiredInstances} onChange={(value) => setInstances(Number(value))} w={160} />
+            <NumberInput
+              label={words.scaleTo}
+              min={1}
+              max={20}
+              value={instances ?? detail.desiredInstances}
+              onChange={(value) => setInstances(Number(value))}
+              w={160}
+            />
             <Button onClick={() => scale.mutate(instances ?? detail.desiredInstances)} loading={scale.isPending}>
               {words.scale}
             </Button>

@@ -8,14 +8,36 @@ import { DataTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
 const WORDS = {
-  en: { heading: 'Services', group: 'Dashboard Group', name: 'Name', kind: 'Kind', instances: 'Instances', image: 'Image', noServices: 'No services.', core: 'core' },
-  ar: { heading: 'الخدمات', group: 'مجموعة لوحة التحكم', name: 'الاسم', kind: 'النوع', instances: 'النسخ', image: 'الصورة', noServices: 'لا توجد خدمات.', core: 'أساسية' },
+  en: {
+    heading: 'Services',
+    group: 'Dashboard Group',
+    name: 'Name',
+    kind: 'Kind',
+    instances: 'Instances',
+    image: 'Image',
+    noServices: 'No services.',
+    core: 'core',
+  },
+  ar: {
+    heading: 'الخدمات',
+    group: 'مجموعة لوحة التحكم',
+    name: 'الاسم',
+    kind: 'النوع',
+    instances: 'النسخ',
+    image: 'الصورة',
+    noServices: 'لا توجد خدمات.',
+    core: 'أساسية',
+  },
 };
 
 /** Infrastructure → Services: every service, core and deployed, grouped by Dashboard Group. */
 export function ServicesScreen() {
   const { words, common } = useLocalised(WORDS);
-  const services = useQuery({ queryKey: ['services'], queryFn: async () => dataOr(await api.GET('/api/infra/services', { params: { query: { limit: 500 } } })), refetchInterval: 5000 });
+  const services = useQuery({
+    queryKey: ['services'],
+    queryFn: async () => dataOr(await api.GET('/api/infra/services', { params: { query: { limit: 500 } } })),
+    refetchInterval: 5000,
+  });
   const groups = new Map<string, NonNullable<typeof services.data>['items']>();
   for (const service of services.data?.items ?? []) groups.set(service.group, [...(groups.get(service.group) ?? []), service]);
   return (

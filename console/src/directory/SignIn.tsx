@@ -33,13 +33,18 @@ const WORDS = {
 export function SignIn({ onToken }: { onToken: (token: string) => void }) {
   const words = useWords(WORDS);
   const options = useQuery({ queryKey: ['sign-in-options'], queryFn: async () => dataOr(await api.GET('/api/directory/sign-in-options')) });
-  const users = useQuery({ queryKey: ['dev-sign-in'], enabled: options.data?.development === true, queryFn: async () => dataOr(await api.GET('/api/directory/dev-sign-in')) });
+  const users = useQuery({
+    queryKey: ['dev-sign-in'],
+    enabled: options.data?.development === true,
+    queryFn: async () => dataOr(await api.GET('/api/directory/dev-sign-in')),
+  });
   const signIn = useMutation({
     mutationFn: async (userId: string) => dataOr(await api.POST('/api/directory/dev-sign-in', { body: { userId } })),
     onSuccess: (answer) => onToken(answer.token),
   });
   const exchange = useMutation({
-    mutationFn: async (returned: { code: string; codeVerifier: string }) => dataOr(await api.POST('/api/directory/sign-in/token', { body: { ...returned, redirectUri: redirectUri() } })),
+    mutationFn: async (returned: { code: string; codeVerifier: string }) =>
+      dataOr(await api.POST('/api/directory/sign-in/token', { body: { ...returned, redirectUri: redirectUri() } })),
     onSuccess: (answer) => onToken(answer.token),
   });
   const [stateRefused, setStateRefused] = useState(false);

@@ -7,7 +7,11 @@
 const VERIFIER_KEY = 'opsflow.signIn.verifier';
 const STATE_KEY = 'opsflow.signIn.state';
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 const randomText = () => base64url(crypto.getRandomValues(new Uint8Array(32)));
 
 /** The console's own page: where the provider sends the person back (the platform exchanges codes for it only). */
@@ -20,7 +24,15 @@ export async function goToProvider(provider: { authorizationEndpoint: string; cl
   sessionStorage.setItem(STATE_KEY, state);
   const challenge = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
   const url = new URL(provider.authorizationEndpoint);
-  for (const [name, value] of Object.entries({ response_type: 'code', client_id: provider.clientId, redirect_uri: redirectUri(), scope: provider.scope, state, code_challenge: challenge, code_challenge_method: 'S256' })) {
+  for (const [name, value] of Object.entries({
+    response_type: 'code',
+    client_id: provider.clientId,
+    redirect_uri: redirectUri(),
+    scope: provider.scope,
+    state,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  })) {
     url.searchParams.set(name, value);
   }
   window.location.assign(url.toString());

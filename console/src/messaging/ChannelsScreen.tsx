@@ -70,13 +70,21 @@ const WORDS = {
 function ConfigForm({ channel }: { channel: Channel }) {
   const words = useWords(WORDS);
   const queries = useQueryClient();
-  const [values, setValues] = useState<Record<string, string | number | boolean>>({ transport: channel === 'EMAIL' ? 'SMTP' : 'REST', configName: '', smtpUseTls: false, smtpAllowPlain: false, restMethodType: 'POST' });
+  const [values, setValues] = useState<Record<string, string | number | boolean>>({
+    transport: channel === 'EMAIL' ? 'SMTP' : 'REST',
+    configName: '',
+    smtpUseTls: false,
+    smtpAllowPlain: false,
+    restMethodType: 'POST',
+  });
   const set = (key: string) => (event: { currentTarget: { value: string } }) => setValues({ ...values, [key]: event.currentTarget.value });
   const smtp = values.transport === 'SMTP';
   const create = useMutation({
     mutationFn: async () => {
       const body: Record<string, unknown> = { configName: String(values.configName).trim(), transport: values.transport };
-      const keep = smtp ? ['smtpHost', 'smtpPort', 'smtpUsername', 'smtpPassword', 'smtpUseTls', 'smtpAllowPlain'] : ['serviceUrl', 'serviceUsername', 'servicePassword', 'sampleRequest', values.transport === 'SOAP' ? 'soapMethodName' : 'restMethodType'];
+      const keep = smtp
+        ? ['smtpHost', 'smtpPort', 'smtpUsername', 'smtpPassword', 'smtpUseTls', 'smtpAllowPlain']
+        : ['serviceUrl', 'serviceUsername', 'servicePassword', 'sampleRequest', values.transport === 'SOAP' ? 'soapMethodName' : 'restMethodType'];
       for (const key of keep) if (values[key] !== undefined && values[key] !== '') body[key] = key === 'smtpPort' ? Number(values[key]) : values[key];
       return dataOr(await api.POST(PATHS[channel], { body: body as never }));
     },
@@ -88,16 +96,38 @@ function ConfigForm({ channel }: { channel: Channel }) {
       <Title order={4}>{words.add}</Title>
       <Group align="start">
         <TextInput label={words.name} value={String(values.configName)} onChange={set('configName')} error={error('configName')} />
-        <NativeSelect label={words.transport} data={channel === 'EMAIL' ? ['SMTP', 'SOAP', 'REST'] : ['SOAP', 'REST']} value={String(values.transport)} onChange={set('transport')} />
+        <NativeSelect
+          label={words.transport}
+          data={channel === 'EMAIL' ? ['SMTP', 'SOAP', 'REST'] : ['SOAP', 'REST']}
+          value={String(values.transport)}
+          onChange={set('transport')}
+        />
       </Group>
       {smtp ? (
         <Group align="start">
           <TextInput label={words.smtpHost} onChange={set('smtpHost')} error={error('smtpHost')} dir="ltr" />
-          <NumberInput label={words.smtpPort} onChange={(value) => setValues({ ...values, smtpPort: value })} error={error('smtpPort')} min={1} max={65535} w={120} />
+          <NumberInput
+            label={words.smtpPort}
+            onChange={(value) => setValues({ ...values, smtpPort: value })}
+            error={error('smtpPort')}
+            min={1}
+            max={65535}
+            w={120}
+          />
           <TextInput label={words.smtpUsername} onChange={set('smtpUsername')} dir="ltr" />
           <PasswordInput label={words.smtpPassword} onChange={set('smtpPassword')} autoComplete="new-password" dir="ltr" />
-          <Checkbox label={words.smtpUseTls} checked={Boolean(values.smtpUseTls)} onChange={(event) => setValues({ ...values, smtpUseTls: event.currentTarget.checked })} mt={30} />
-          <Checkbox label={words.smtpAllowPlain} checked={Boolean(values.smtpAllowPlain)} onChange={(event) => setValues({ ...values, smtpAllowPlain: event.currentTarget.checked })} mt={30} />
+          <Checkbox
+            label={words.smtpUseTls}
+            checked={Boolean(values.smtpUseTls)}
+            onChange={(event) => setValues({ ...values, smtpUseTls: event.currentTarget.checked })}
+            mt={30}
+          />
+          <Checkbox
+            label={words.smtpAllowPlain}
+            checked={Boolean(values.smtpAllowPlain)}
+            onChange={(event) => setValues({ ...values, smtpAllowPlain: event.currentTarget.checked })}
+            mt={30}
+          />
         </Group>
       ) : (
         <Stack gap="xs">
@@ -108,7 +138,12 @@ function ConfigForm({ channel }: { channel: Channel }) {
             {values.transport === 'SOAP' ? (
               <TextInput label={words.soapMethodName} onChange={set('soapMethodName')} error={error('soapMethodName')} dir="ltr" />
             ) : (
-              <NativeSelect label={words.restMethodType} data={['POST', 'PUT', 'PATCH', 'GET']} value={String(values.restMethodType)} onChange={set('restMethodType')} />
+              <NativeSelect
+                label={words.restMethodType}
+                data={['POST', 'PUT', 'PATCH', 'GET']}
+                value={String(values.restMethodType)}
+                onChange={set('restMethodType')}
+              />
             )}
           </Group>
           <Textarea label={words.sampleRequest} onChange={set('sampleRequest')} error={error('sampleRequest')} autosize minRows={3} ff="monospace" dir="ltr" />
@@ -127,14 +162,21 @@ function ConfigForm({ channel }: { channel: Channel }) {
 function Configs({ channel }: { channel: Channel }) {
   const { words, common } = useLocalised(WORDS);
   const queries = useQueryClient();
-  const configs = useQuery({ queryKey: ['channel-configs', channel], queryFn: async () => dataOr(await api.GET(PATHS[channel], { params: { query: { limit: 100 } } })) });
+  const configs = useQuery({
+    queryKey: ['channel-configs', channel],
+    queryFn: async () => dataOr(await api.GET(PATHS[channel], { params: { query: { limit: 100 } } })),
+  });
   const [validated, setValidated] = useState<Record<string, { ok: boolean; detail: string; latencyMs: number }>>({});
   const validate = useMutation({
-    mutationFn: async (configId: string) => ({ configId, answer: dataOr(await api.POST('/api/settings/communication/validate', { body: { channel, configId } })) }),
+    mutationFn: async (configId: string) => ({
+      configId,
+      answer: dataOr(await api.POST('/api/settings/communication/validate', { body: { channel, configId } })),
+    }),
     onSuccess: ({ configId, answer }) => setValidated((before) => ({ ...before, [configId]: answer })),
   });
   const activate = useMutation({
-    mutationFn: async (id: string) => dataOr(await api.POST(`${PATHS[channel]}/{id}/activate` as '/api/settings/email/{id}/activate', { params: { path: { id } } })),
+    mutationFn: async (id: string) =>
+      dataOr(await api.POST(`${PATHS[channel]}/{id}/activate` as '/api/settings/email/{id}/activate', { params: { path: { id } } })),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['channel-configs', channel] }),
   });
   return (
@@ -160,7 +202,11 @@ function Configs({ channel }: { channel: Channel }) {
               </>
             ),
           },
-          { header: words.transport, cell: (config) => `${config.transport} ${config.smtpHost ? `· ${config.smtpHost}:${config.smtpPort}` : config.serviceUrl ? `· ${config.serviceUrl}` : ''}` },
+          {
+            header: words.transport,
+            cell: (config) =>
+              `${config.transport} ${config.smtpHost ? `· ${config.smtpHost}:${config.smtpPort}` : config.serviceUrl ? `· ${config.serviceUrl}` : ''}`,
+          },
           { header: common.status, cell: (config) => (config.isActive ? <StatusBadge status="ACTIVE" /> : '—') },
           {
             header: '',
@@ -172,7 +218,12 @@ function Configs({ channel }: { channel: Channel }) {
                     {words.validate}
                   </Button>
                   {!config.isActive && (
-                    <Button size="compact-sm" variant="default" onClick={() => activate.mutate(config.id)} aria-label={`${words.activate} ${config.configName}`}>
+                    <Button
+                      size="compact-sm"
+                      variant="default"
+                      onClick={() => activate.mutate(config.id)}
+                      aria-label={`${words.activate} ${config.configName}`}
+                    >
                       {words.activate}
                     </Button>
                   )}

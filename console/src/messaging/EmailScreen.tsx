@@ -104,12 +104,30 @@ type Samples = Record<string, string>;
 function Preview({ id, variables, samples, setSamples }: { id: string; variables: string[]; samples: Samples; setSamples: (samples: Samples) => void }) {
   const words = useWords(WORDS);
   const [locale, setLocale] = useState<'en' | 'ar'>('ar');
-  const preview = useMutation({ mutationFn: async () => dataOr(await api.POST('/api/email/templates/{id}/preview', { params: { path: { id } }, body: { locale, variables: nested(samples) } })) });
+  const preview = useMutation({
+    mutationFn: async () =>
+      dataOr(await api.POST('/api/email/templates/{id}/preview', { params: { path: { id } }, body: { locale, variables: nested(samples) } })),
+  });
   return (
     <Section title={words.preview} gap="xs">
-      <SegmentedControl value={locale} onChange={(value) => setLocale(value as 'en' | 'ar')} data={[{ value: 'en', label: words.english }, { value: 'ar', label: words.arabic }]} aria-label={words.locale} w={240} />
+      <SegmentedControl
+        value={locale}
+        onChange={(value) => setLocale(value as 'en' | 'ar')}
+        data={[
+          { value: 'en', label: words.english },
+          { value: 'ar', label: words.arabic },
+        ]}
+        aria-label={words.locale}
+        w={240}
+      />
       {variables.map((name) => (
-        <TextInput key={name} label={`${words.sample} ${name}`} value={samples[name] ?? ''} onChange={(event) => setSamples({ ...samples, [name]: event.currentTarget.value })} w={320} />
+        <TextInput
+          key={name}
+          label={`${words.sample} ${name}`}
+          value={samples[name] ?? ''}
+          onChange={(event) => setSamples({ ...samples, [name]: event.currentTarget.value })}
+          w={320}
+        />
       ))}
       <Group>
         <Button variant="light" onClick={() => preview.mutate()} loading={preview.isPending}>
@@ -182,7 +200,9 @@ function SendTest({ id, siteId, samples }: { id: string; siteId: string; samples
 function SendLogs({ id }: { id: string }) {
   const { words, common, time } = useLocalised(WORDS);
   const session = useSession();
-  const logs = usePagedList(['email-logs', id], async (cursor) => dataOr(await api.GET('/api/email/send/{templateId}/logs', { params: { path: { templateId: id }, query: { limit: 20, cursor } } })));
+  const logs = usePagedList(['email-logs', id], async (cursor) =>
+    dataOr(await api.GET('/api/email/send/{templateId}/logs', { params: { path: { templateId: id }, query: { limit: 20, cursor } } })),
+  );
   const retry = useMutation({
     mutationFn: async (logId: string) => dataOr(await api.POST('/api/email/logs/{id}/retry', { params: { path: { id: logId } } })),
     onSuccess: () => void logs.refetch(),
@@ -225,14 +245,29 @@ function Template({ id }: { id: string }) {
   const { words, common } = useLocalised(WORDS);
   const session = useSession();
   const queries = useQueryClient();
-  const template = useQuery({ queryKey: ['template', id], queryFn: async () => dataOr(await api.GET('/api/email/templates/{id}', { params: { path: { id } } })) });
+  const template = useQuery({
+    queryKey: ['template', id],
+    queryFn: async () => dataOr(await api.GET('/api/email/templates/{id}', { params: { path: { id } } })),
+  });
   const [texts, setTexts] = useState<Texts | null>(null);
   const [samples, setSamples] = useState<Samples>({});
   useEffect(() => {
-    if (template.data) setTexts({ subjectEn: template.data.subjectEn ?? '', bodyEn: template.data.bodyEn ?? '', subjectAr: template.data.subjectAr ?? '', bodyAr: template.data.bodyAr ?? '' });
+    if (template.data)
+      setTexts({
+        subjectEn: template.data.subjectEn ?? '',
+        bodyEn: template.data.bodyEn ?? '',
+        subjectAr: template.data.subjectAr ?? '',
+        bodyAr: template.data.bodyAr ?? '',
+      });
   }, [template.data]);
   const save = useMutation({
-    mutationFn: async () => dataOr(await api.PUT('/api/email/templates/{id}', { params: { path: { id } }, body: { name: template.data!.name, roleKey: template.data!.roleKey ?? null, ...texts! } })),
+    mutationFn: async () =>
+      dataOr(
+        await api.PUT('/api/email/templates/{id}', {
+          params: { path: { id } },
+          body: { name: template.data!.name, roleKey: template.data!.roleKey ?? null, ...texts! },
+        }),
+      ),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['template', id] }),
   });
   const publish = useMutation({
@@ -243,7 +278,11 @@ function Template({ id }: { id: string }) {
   if (!template.data || !texts) return <Text>{common.loading}</Text>;
   const canEdit = session.canEdit;
   const variables = variablesOf(texts);
-  const field = (key: keyof Texts) => ({ value: texts[key], readOnly: !canEdit, onChange: (event: { currentTarget: { value: string } }) => setTexts({ ...texts, [key]: event.currentTarget.value }) });
+  const field = (key: keyof Texts) => ({
+    value: texts[key],
+    readOnly: !canEdit,
+    onChange: (event: { currentTarget: { value: string } }) => setTexts({ ...texts, [key]: event.currentTarget.value }),
+  });
   return (
     <Stack>
       <Link to="/email">{words.back}</Link>
@@ -273,7 +312,11 @@ function Template({ id }: { id: string }) {
         <Text fw={700} size="sm">
           {words.variables}:
         </Text>
-        {variables.length === 0 ? <Text size="sm">{words.noVariables}</Text> : variables.map((name) => <Badge key={name} variant="outline" tt="none" autoContrast>{`{{${name}}}`}</Badge>)}
+        {variables.length === 0 ? (
+          <Text size="sm">{words.noVariables}</Text>
+        ) : (
+          variables.map((name) => <Badge key={name} variant="outline" tt="none" autoContrast>{`{{${name}}}`}</Badge>)
+        )}
       </Group>
       {canEdit && (
         <Group>
@@ -304,7 +347,10 @@ function NewTemplate({ siteId }: { siteId: string }) {
   const queries = useQueryClient();
   const [name, setName] = useState('');
   const create = useMutation({
-    mutationFn: async () => dataOr(await api.POST('/api/email/templates', { body: { siteId, name: name.trim(), roleKey: null, subjectEn: '', bodyEn: '', subjectAr: '', bodyAr: '' } })),
+    mutationFn: async () =>
+      dataOr(
+        await api.POST('/api/email/templates', { body: { siteId, name: name.trim(), roleKey: null, subjectEn: '', bodyEn: '', subjectAr: '', bodyAr: '' } }),
+      ),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['templates'] }),
   });
   return (
@@ -322,7 +368,11 @@ function Templates() {
   const { words, common, time } = useLocalised(WORDS);
   const session = useSession();
   const [siteId, setSiteId] = useState(session.sites[0] ?? '');
-  const list = usePagedList(['templates', siteId], async (cursor) => dataOr(await api.GET('/api/email/templates', { params: { query: { siteId, limit: 25, cursor } } })), siteId !== '');
+  const list = usePagedList(
+    ['templates', siteId],
+    async (cursor) => dataOr(await api.GET('/api/email/templates', { params: { query: { siteId, limit: 25, cursor } } })),
+    siteId !== '',
+  );
   return (
     <Stack>
       <SitePicker siteId={siteId} onChange={setSiteId} />
