@@ -4,6 +4,12 @@ const tseslint = require('typescript-eslint');
 
 const NODE_BUILTINS = ['fs', 'path', 'os', 'crypto', 'http', 'https', 'net', 'child_process', 'stream', 'util', 'zlib', 'url', 'events'];
 
+/** What a module loads is known before it runs. */
+const NO_DYNAMIC_IMPORT = { selector: 'ImportExpression', message: 'No dynamic import(): import at the top, so every arrow is visible.' };
+
+/** What data/, adapters/ and edge/ must not import: the layers that call them. */
+const ABOVE_THE_DATA = ['**/workflows', '**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**'];
+
 module.exports = tseslint.config(
   { ignores: ['node_modules/**', '.data/**', '.tools/**', 'coverage/**', '**/*.js'] },
   js.configs.recommended,
@@ -106,16 +112,7 @@ module.exports = tseslint.config(
         {
           patterns: [
             {
-              group: [
-                '**/workflows',
-                '**/workflows/**',
-                '**/activities/**',
-                '**/api/**',
-                '**/workers/**',
-                '**/temporal-config/**',
-                '**/adapters/**',
-                '**/edge/**',
-              ],
+              group: [...ABOVE_THE_DATA, '**/adapters/**', '**/edge/**'],
               message: 'data/ uses only the domain vocabulary and lib/.',
             },
             { group: ['dockerode', 'nodemailer', 'undici'], message: 'data/ speaks SQL only: outside systems are adapters/.' },
@@ -134,16 +131,7 @@ module.exports = tseslint.config(
         {
           patterns: [
             {
-              group: [
-                '**/workflows',
-                '**/workflows/**',
-                '**/activities/**',
-                '**/api/**',
-                '**/workers/**',
-                '**/temporal-config/**',
-                '**/scripts/**',
-                '**/edge/**',
-              ],
+              group: [...ABOVE_THE_DATA, '**/scripts/**', '**/edge/**'],
               message: 'adapters/ uses only the domain vocabulary and lib/.',
             },
             // Types of data/'s rows are shared; its queries are not.
@@ -165,16 +153,7 @@ module.exports = tseslint.config(
           patterns: [
             { group: ['knex', 'pg', '**/data/**'], message: 'edge/ never touches SQL: the control plane is handed the registry.' },
             {
-              group: [
-                '**/workflows',
-                '**/workflows/**',
-                '**/activities/**',
-                '**/api/**',
-                '**/workers/**',
-                '**/temporal-config/**',
-                '**/scripts/**',
-                '**/adapters/**',
-              ],
+              group: [...ABOVE_THE_DATA, '**/scripts/**', '**/adapters/**'],
               message: 'edge/ uses only the domain vocabulary and lib/.',
             },
           ],
@@ -198,7 +177,7 @@ module.exports = tseslint.config(
     ],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-syntax': ['error', { selector: 'ImportExpression', message: 'No dynamic import(): import at the top, so every arrow is visible.' }],
+      'no-restricted-syntax': ['error', NO_DYNAMIC_IMPORT],
     },
   },
   {
@@ -209,7 +188,7 @@ module.exports = tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: 'ImportExpression', message: 'No dynamic import(): import at the top, so every arrow is visible.' },
+        NO_DYNAMIC_IMPORT,
         {
           selector: "MemberExpression[object.name='ApplicationFailure'][property.name=/^(create|nonRetryable|retryable|fromError)$/]",
           message: 'Fail an activity with finalFailure or retryableFailure (activities/failures.ts): its type must be a catalogued code.',

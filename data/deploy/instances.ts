@@ -17,26 +17,28 @@ import {
 
 /** The rows of the instances the gateway routes to, and of those it stopped routing to: one query each. */
 
+/** Rows for started instances, HEALTHY from now; an instance already recorded is left as it is. */
+async function insertHealthyInstances(db: Knex, args: { serviceId: string; deploymentId: string; instances: StartedInstance[] }): Promise<void> {
+  if (args.instances.length === 0) return;
+  const rows = args.instances.map((instance) => ({
+    id: instance.instanceId,
+    service_id: args.serviceId,
+    deployment_id: args.deploymentId,
+    container_id: instance.containerId,
+    address: instance.address,
+    state: 'HEALTHY' as const,
+    last_health_at: db.fn.now(),
+  }));
+  await db<InstanceRow>(INSTANCE_TABLE).insert(rows).onConflict('id').ignore();
+}
+
 /** Adds healthy instances of a deployment to the ones the gateway routes to; repeating adds nothing. Answers the service's name. */
 export async function registerHealthyInstances(db: Knex, args: { deploymentId: string; instances: StartedInstance[] }): Promise<{ serviceName: string }> {
   const deployment = await findDeployment(db, args.deploymentId);
   if (!deployment) throw notFound(`No deployment ${args.deploymentId}.`);
   const service = await db<ServiceRow>(SERVICE_TABLE).where({ name: deployment.service_name }).first('id');
   if (!service) throw notFound(`Service ${deployment.service_name} is not registered.`);
-  for (const instance of args.instances) {
-    await db<InstanceRow>(INSTANCE_TABLE)
-      .insert({
-        id: instance.instanceId,
-        service_id: service.id,
-        deployment_id: deployment.id,
-        container_id: instance.containerId,
-        address: instance.address,
-        state: 'HEALTHY',
-        last_health_at: db.fn.now(),
-      })
-      .onConflict('id')
-      .ignore();
-  }
+  await insertHealthyInstances(db, { serviceId: service.id, deploymentId: deployment.id, instances: args.instances });
   return { serviceName: deployment.service_name };
 }
 
@@ -72,20 +74,7 @@ export async function switchToDeployment(db: Knex, args: { deploymentId: string;
         replaced.map((row) => row.id),
       )
       .update({ state: 'DRAINING' });
-    for (const instance of args.instances) {
-      await trx<InstanceRow>(INSTANCE_TABLE)
-        .insert({
-          id: instance.instanceId,
-          service_id: service.id,
-          deployment_id: deployment.id,
-          container_id: instance.containerId,
-          address: instance.address,
-          state: 'HEALTHY',
-          last_health_at: trx.fn.now(),
-        })
-        .onConflict('id')
-        .ignore();
-    }
+    await insertHealthyInstances(trx, { serviceId: service.id, deploymentId: deployment.id, instances: args.instances });
     const { settings } = deployment;
     await trx<ServiceRow>(SERVICE_TABLE)
       .where({ id: service.id })

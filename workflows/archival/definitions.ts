@@ -84,6 +84,11 @@ export interface ArchiveRestoreReport {
   closedAt: string | null;
 }
 
+/** A restore's report before it has read its file: nothing known of the file, nothing counted. */
+export function restoreNotYetRead(workflowId: string, assetId: string): Omit<ArchiveRestoreReport, 'status' | 'startedAt' | 'closedAt'> {
+  return { workflowId, assetId, logType: null, siteId: null, fileName: null, rowsInFile: 0, rowsInserted: 0, rowsSkipped: 0, error: null };
+}
+
 export const restoreProgressQuery = defineQuery<ArchiveRestoreReport>('restore-progress');
 
 export const ARCHIVE_RESTORE_WORKFLOW = 'restoreArchive';

@@ -1,7 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { ArchivalActivities } from '../../activities/archival';
 import { JobNames } from '../../domain/job-log';
-import { ArchiveRestoreInput, ArchiveRestoreReport, restoreProgressQuery } from './definitions';
+import { ArchiveRestoreInput, ArchiveRestoreReport, restoreNotYetRead, restoreProgressQuery } from './definitions';
 import { archiveRestoreInputProblem } from '../../domain/archival';
 import { refuseInvalidInput } from '../valid-input';
 
@@ -24,16 +24,8 @@ export async function restoreArchive(input: ArchiveRestoreInput): Promise<Archiv
   refuseInvalidInput(archiveRestoreInputProblem(input));
   const { workflowId, runId } = wf.workflowInfo();
   const report: ArchiveRestoreReport = {
-    workflowId,
-    assetId: input.assetId,
+    ...restoreNotYetRead(workflowId, input.assetId),
     status: 'RUNNING',
-    logType: null,
-    siteId: null,
-    fileName: null,
-    rowsInFile: 0,
-    rowsInserted: 0,
-    rowsSkipped: 0,
-    error: null,
     startedAt: new Date(Date.now()).toISOString(),
     closedAt: null,
   };

@@ -2,7 +2,14 @@ import { ApplicationFailure, QueryDefinition, WorkflowFailedError } from '@tempo
 import { describeRun, TemporalHandle } from '../../../temporal-config/client';
 import { ErrorCode, notFound } from '../../../lib/errors';
 import { LogType } from '../../../domain/archival';
-import { ArchiveRestoreReport, ArchiveRunProgress, archiveProgressQuery, restoreProgressQuery, RunStatus } from '../../../workflows/archival/definitions';
+import {
+  ArchiveRestoreReport,
+  ArchiveRunProgress,
+  archiveProgressQuery,
+  restoreNotYetRead,
+  restoreProgressQuery,
+  RunStatus,
+} from '../../../workflows/archival/definitions';
 
 interface Reported {
   status: RunStatus;
@@ -55,17 +62,6 @@ export async function archiveRestoreReport(temporal: TemporalHandle, workflowId:
   return runReport(temporal, workflowId, {
     query: restoreProgressQuery,
     notFound: ['ARCHIVE_RESTORE_NOT_FOUND', `No archive restore ${workflowId}.`],
-    fallback: (run) => ({
-      workflowId,
-      assetId: workflowId.replace(/^archive-restore:/, ''),
-      logType: null,
-      siteId: null,
-      fileName: null,
-      rowsInFile: 0,
-      rowsInserted: 0,
-      rowsSkipped: 0,
-      error: null,
-      ...run,
-    }),
+    fallback: (run) => ({ ...restoreNotYetRead(workflowId, workflowId.replace(/^archive-restore:/, '')), ...run }),
   });
 }

@@ -151,6 +151,18 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       throw error instanceof PlatformError ? error : new PlatformError('TEMPORAL_UNAVAILABLE', 'The send could not be started; nothing was sent.');
     }
   };
+  /** The run that delivers one logged email, searchable by its site; `undo` when it cannot start. */
+  const startDelivery = (logId: string, siteId: string, undo: () => Promise<unknown>) =>
+    start(
+      () =>
+        startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, {
+          workflowId: emailWorkflowId(logId),
+          taskQueue: TaskQueues.messaging,
+          args: [{ logId }],
+          typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: siteId }],
+        }),
+      undo,
+    );
 
   return [
     defineRoute({
@@ -179,16 +191,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
           }),
         );
         const logId = String(log.id);
-        const started = await start(
-          () =>
-            startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, {
-              workflowId: emailWorkflowId(logId),
-              taskQueue: TaskQueues.messaging,
-              args: [{ logId }],
-              typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: body.siteId }],
-            }),
-          () => dropSendLogs(db, { logId: log.id }),
-        );
+        const started = await startDelivery(logId, body.siteId, () => dropSendLogs(db, { logId: log.id }));
         ctx.status = 202;
         ctx.body = { logId, status: 'PENDING', ...started };
       },
@@ -299,16 +302,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         if (!log) throw notFound(`No email log ${params.id}.`);
         if (!(await reopenFailedLog(db, log.id))) throw conflict('LOG_NOT_FAILED', `Email log ${params.id} is ${log.status}; only a FAILED one is retried.`);
         const logId = String(log.id);
-        const started = await start(
-          () =>
-            startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, {
-              workflowId: emailWorkflowId(logId),
-              taskQueue: TaskQueues.messaging,
-              args: [{ logId }],
-              typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: log.site_id }],
-            }),
-          () => restoreFailedLog(db, { id: log.id, error: log.error }),
-        );
+        const started = await startDelivery(logId, log.site_id, () => restoreFailedLog(db, { id: log.id, error: log.error }));
         ctx.status = 202;
         ctx.body = { logId, status: 'PENDING', ...started };
       },
