@@ -3,6 +3,7 @@ import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { recordHistory } from '../support/histories';
 import { CapturedMail, mailTo } from '../messaging/harness';
+import { requireApproval } from './harness';
 
 const thisFile = platformWithApi();
 const SITE = 'site-notice';
@@ -40,11 +41,7 @@ beforeAll(async () => {
   });
   expect(definition.status).toBe(201);
   expect((await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-  const policy = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
-    token: admin,
-    body: { componentType: 'PAGE', siteId: SITE, enabled: true, workflowDefinitionId: definition.body.id },
-  });
-  expect(policy.status).toBe(201);
+  await requireApproval(thisFile.api.url, admin, { componentType: 'PAGE', siteId: SITE, enabled: true, workflowDefinitionId: definition.body.id });
 });
 
 async function submitPage(title: string) {

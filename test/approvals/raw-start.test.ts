@@ -6,6 +6,7 @@ import { platformWithApi } from '../support/platform';
 import { call } from '../support/http';
 import { startPeer } from '../messaging/harness';
 import { waitUntil } from '../support/wait';
+import { requireApproval } from './harness';
 
 /**
  * A caller who skips the API: a publish run started on Temporal directly, its callback path pointing off
@@ -23,14 +24,7 @@ test('a publish run started on Temporal directly with a callback path that leave
     const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
     const manager = await thisFile.platform.token({ sub: 'maya', roles: ['MANAGER'], sites: ['site-1'] });
     // The callback is sent once the approval is decided: a policy makes the run wait for one.
-    expect(
-      (
-        await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
-          token: admin,
-          body: { componentType: 'PAGE', siteId: 'site-1', enabled: true },
-        })
-      ).status,
-    ).toBe(201);
+    await requireApproval(thisFile.api.url, admin, { componentType: 'PAGE', siteId: 'site-1', enabled: true });
     const offHost = evil.url.replace(/^http:/, '');
     const hostile = [
       offHost + '/steal',
@@ -94,14 +88,7 @@ test('the approval callback publishes only what its approval approved: another r
   const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
   const editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-cb'] });
   const manager = await thisFile.platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['site-cb'] });
-  expect(
-    (
-      await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
-        token: admin,
-        body: { componentType: 'PAGE', siteId: 'site-cb', enabled: true },
-      })
-    ).status,
-  ).toBe(201);
+  await requireApproval(thisFile.api.url, admin, { componentType: 'PAGE', siteId: 'site-cb', enabled: true });
   const internal = { authorization: `Bearer ${thisFile.platform.config.internalToken}` };
   const newPage = async (slug: string) => {
     const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
@@ -164,14 +151,7 @@ test('the approval callback publishes only what its approval approved: another r
 
 test("a raw publish run that names another site (one without a policy) for a page of a site with one is refused: the page's own site decides", async () => {
   const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  expect(
-    (
-      await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
-        token: admin,
-        body: { componentType: 'PAGE', siteId: 'site-guarded', enabled: true },
-      })
-    ).status,
-  ).toBe(201);
+  await requireApproval(thisFile.api.url, admin, { componentType: 'PAGE', siteId: 'site-guarded', enabled: true });
   const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
     token: admin,
     body: { siteId: 'site-guarded', name: 'guarded', slug: 'guarded', title: 't', data: {} },

@@ -5,6 +5,7 @@ import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { recordHistory } from '../support/histories';
 import { cancelScheduleUpdate } from '../../workflows/approvals/definitions';
+import { requireApproval } from './harness';
 
 const thisFile = platformWithApi();
 let worker: RunningWorker;
@@ -18,11 +19,7 @@ beforeAll(async () => {
   editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-s', 'site-p'] });
   manager = await thisFile.platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['site-p'] });
   // site-p publishes through a manager's approval; site-s publishes straight away.
-  const policy = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
-    token: admin,
-    body: { componentType: 'PAGE', siteId: 'site-p', enabled: true },
-  });
-  expect(policy.status).toBe(201);
+  await requireApproval(thisFile.api.url, admin, { componentType: 'PAGE', siteId: 'site-p', enabled: true });
 });
 
 let slugs = 0;

@@ -11,6 +11,7 @@ import { waitUntil } from '../support/wait';
 import { publishedTemplate } from '../messaging/harness';
 import { archiveFileIds, archiveOutcome } from '../archival/harness';
 import { remainingIds, seedManyEmailLogs } from '../archival/seed';
+import { requireApproval } from '../approvals/harness';
 
 /**
  * Temporal as a cluster of two nodes on PostgreSQL, behind one address, and one node lost (kill -9) in
@@ -63,14 +64,7 @@ function twoStagePolicy(): Promise<void> {
       },
     });
     expect((await call(api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-    expect(
-      (
-        await call(api.url, 'POST', '/api/workflow/approvals/policies', {
-          token: admin,
-          body: { componentType: 'PAGE', enabled: true, siteId: 'site-node-loss', workflowDefinitionId: definition.body.id },
-        })
-      ).status,
-    ).toBe(201);
+    await requireApproval(api.url, admin, { componentType: 'PAGE', enabled: true, siteId: 'site-node-loss', workflowDefinitionId: definition.body.id });
     const created = await call(api.url, 'POST', '/api/settings/email', {
       token: admin,
       body: { configName: 'own relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relay.smtpPort, isActive: true },

@@ -14,6 +14,7 @@ import { clientTlsOf, ensureTemporalTls, TEMPORAL_TLS_SERVER_NAME } from '../../
 import { RunningApi, sharedPostgresAdminUrl, TestPlatform } from '../support/platform';
 import { OwnTemporalCluster, startOwnTemporalCluster } from '../support/own-temporal-cluster';
 import { call } from '../support/http';
+import { requireApproval } from '../approvals/harness';
 
 /**
  * The cluster's door is locked: Temporal's own authorizer and claim mapper take only tokens signed with the
@@ -46,14 +47,7 @@ beforeAll(async () => {
     body: { siteId: 'site-door', name: 'one', stages: [{ name: 'Review', role: 'MANAGER' }] },
   });
   expect((await call(api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-  expect(
-    (
-      await call(api.url, 'POST', '/api/workflow/approvals/policies', {
-        token: admin,
-        body: { componentType: 'PAGE', siteId: 'site-door', enabled: true, workflowDefinitionId: definition.body.id },
-      })
-    ).status,
-  ).toBe(201);
+  await requireApproval(api.url, admin, { componentType: 'PAGE', siteId: 'site-door', enabled: true, workflowDefinitionId: definition.body.id });
   const page = await call(api.url, 'POST', '/api/content/pages', {
     token: editor,
     body: { siteId: 'site-door', name: `title ${marker}`, slug: 'sealed', title: `title ${marker}`, data: {} },

@@ -14,6 +14,7 @@ import { call, expectProblem } from '../support/http';
 import { decodedPayloads, workflowShow } from '../support/observed';
 import { finalLog, publishedTemplate } from '../messaging/harness';
 import { SEND_EMAIL_WORKFLOW } from '../../workflows/messaging/definitions';
+import { requireApproval } from '../approvals/harness';
 
 /**
  * Temporal's histories are sealed by the payload codec: a page's title, an editor's comment, an email's
@@ -44,11 +45,7 @@ beforeAll(async () => {
     body: { siteId: SITE, name: 'one', stages: [{ name: 'Review', role: 'MANAGER' }] },
   });
   expect((await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-  const policy = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/policies', {
-    token: admin,
-    body: { componentType: 'PAGE', siteId: SITE, enabled: true, workflowDefinitionId: definition.body.id },
-  });
-  expect(policy.status).toBe(201);
+  await requireApproval(thisFile.api.url, admin, { componentType: 'PAGE', siteId: SITE, enabled: true, workflowDefinitionId: definition.body.id });
   const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
     token: editor,
     body: { siteId: SITE, name: `title ${marker}`, slug: 'sealed', title: `title ${marker}`, data: {} },
