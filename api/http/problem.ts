@@ -88,10 +88,12 @@ export function problemMiddleware(options: { onUndeclared?: (answer: { route: st
       }
     } catch (error) {
       const problem = problemOf(error);
-      if (ErrorCatalogue[problem.code].status >= 500) {
-        const logger = ctx.state.logger as Logger | undefined;
-        logger?.error({ err: error, requestId: ctx.state.requestId }, 'request failed');
-      }
+      const logger = ctx.state.logger as Logger | undefined;
+      if (ErrorCatalogue[problem.code].status >= 500) logger?.error({ err: error, requestId: ctx.state.requestId }, 'request failed');
+      // The database refused what a request carried or lost a race: the caller is told 4xx, and since the
+      // schemas check every value first, it may as well be the platform's own bug; the operator sees it.
+      else if (problem.code === 'CONSTRAINT_VIOLATED' || problem.code === 'CONCURRENT_UPDATE')
+        logger?.warn({ err: error, requestId: ctx.state.requestId }, 'the database refused a request');
       sendProblem(ctx, problem);
       if (problem.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(problem.retryAfterSeconds));
       const route = ctx.state.route as { method: string; path: string; declared: Set<ErrorCode> } | undefined;

@@ -85,10 +85,9 @@ export function defineRoute<
 
 /** Every code a route may answer: those implied by its access, schemas and body, then its own. */
 export function declaredErrors(route: AnyRoute): ErrorCode[] {
-  // Any route may meet the database down (a restart, a failover) or busy: 503, never a 500; and any route
-  // that writes may lose a race to another request (409) or carry a value the schema refuses (400).
-  const codes: ErrorCode[] = ['INTERNAL_ERROR', 'DATABASE_UNAVAILABLE', 'DATABASE_BUSY'];
-  if (route.method !== 'get') codes.push('CONCURRENT_UPDATE', 'CONSTRAINT_VIOLATED');
+  // Any route may meet the database down (a restart, a failover) or busy: 503, never a 500; lose a race to
+  // another request (409); or carry a value the schema refuses (400).
+  const codes: ErrorCode[] = ['INTERNAL_ERROR', 'DATABASE_UNAVAILABLE', 'DATABASE_BUSY', 'CONCURRENT_UPDATE', 'CONSTRAINT_VIOLATED'];
   // Every guarded route refuses a caller without credentials (401) and one with the wrong kind or role (403).
   if (route.access.kind !== 'public') codes.push('UNAUTHENTICATED', 'FORBIDDEN');
   if (route.params || route.query || route.body) codes.push('VALIDATION_FAILED');

@@ -56,15 +56,37 @@ export function bindsNow(port: number): Promise<boolean> {
  * meet it: a start that then loses it says which port, and tries another where the port is its own pick.
  */
 export async function freePort(range?: { from: number; to: number }): Promise<number> {
-  const [ephemeralLow, ephemeralHigh] = ephemeralRange();
-  const { from: low, to: high } = range ?? (ephemeralLow - 1024 >= 10000 ? { from: 10000, to: ephemeralLow - 1 } : { from: ephemeralHigh + 1, to: 65535 });
+  const outside = range ?? rangeOutsideEphemeral();
+  // A kernel whose ephemeral range leaves no room beside it: its own pick, as before.
+  if (!outside) return portFromKernel();
   for (let draw = 0; draw < 200; draw++) {
-    const port = low + Math.floor(Math.random() * (high - low + 1));
-    if (handedOut.has(port) || !(await bindsNow(port))) continue;
+    const port = outside.from + Math.floor(Math.random() * (outside.to - outside.from + 1));
+    if (handedOut.has(port)) continue;
+    // Held before the probe, so that a call running beside this one cannot draw it meanwhile.
     handedOut.add(port);
-    return port;
+    if (await bindsNow(port)) return port;
+    handedOut.delete(port);
   }
-  throw new Error(`no free loopback port between ${low} and ${high} after 200 draws`);
+  throw new Error(`no free loopback port between ${outside.from} and ${outside.to} after 200 draws`);
+}
+
+/** At least a thousand ports below the ephemeral range (from 10000) or above it; null when neither side has them. */
+function rangeOutsideEphemeral(): { from: number; to: number } | null {
+  const [low, high] = ephemeralRange();
+  if (low - 1 - 10000 >= 1000) return { from: 10000, to: low - 1 };
+  if (65535 - (high + 1) >= 1000) return { from: high + 1, to: 65535 };
+  return null;
+}
+
+function portFromKernel(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /** Stops a child with SIGTERM, then SIGKILL after `graceMs`. */
@@ -134,8 +156,9 @@ export function spawnLogged(command: string, argv: string[], logFile?: string): 
   if (typeof out === 'number') fs.closeSync(out);
   let exit: string | null = null;
   const exited = new Promise<string>((resolve) => {
+    // The first to say how it ended is kept: an 'exit' after a spawn 'error' adds nothing to it.
     child.once('error', (error) => resolve((exit ??= error.message)));
-    child.once('exit', (code, signal) => resolve((exit = `code ${code} signal ${signal}`)));
+    child.once('exit', (code, signal) => resolve((exit ??= `code ${code} signal ${signal}`)));
   });
   return { child, exit: () => exit, exited, said, stop: () => stopChild(child) };
 }
