@@ -17,25 +17,8 @@ import { startTemporal } from '../../scripts/platform/temporal';
 import { ensureSwarm, openEdgeDoor, startRegistry } from '../../scripts/platform/swarm';
 import { openSecondNodeLink } from './second-node';
 import Docker from 'dockerode';
+import { withStage } from './stages';
 import { freePort, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo, TEST_BASE_IMAGE, TEST_SLOTS } from './slots';
-
-/**
- * Starts a component on ports picked free just before: another process may take one meanwhile (seen on a
- * loaded CI machine), so a start that fails is tried again on fresh ports, three times in all, before the
- * error names the component.
- */
-async function withStage<T>(component: string, start: (ports: number[]) => Promise<T>, portCount = 0): Promise<T> {
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    try {
-      return await start(await Promise.all(Array.from({ length: portCount }, () => freePort())));
-    } catch (error) {
-      lastError = error;
-      if (portCount === 0) break;
-    }
-  }
-  throw new Error(`Test platform: ${component} could not start: ${lastError instanceof Error ? lastError.message : lastError}`, { cause: lastError });
-}
 
 /** The door every test file's swarm services are joined to; one per engine, kept between runs. */
 const EDGE_DOOR = 'opsflow-test-edge-door';
