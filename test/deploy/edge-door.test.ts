@@ -1,6 +1,7 @@
 import Docker from 'dockerode';
 import { startEdgeDoorContainer } from '../../scripts/platform/swarm';
 import { TEST_BASE_IMAGE } from '../support/slots';
+import { waitUntil } from '../support/wait';
 
 /**
  * The swarm edge's door after an engine restart: stopped, and still holding endpoints on overlays whose
@@ -34,7 +35,23 @@ test('a stopped door whose overlay was removed starts again, rejoined to the ove
   await startEdgeDoorContainer(docker, { name: door, image: TEST_BASE_IMAGE });
   for (const name of [kept, gone]) await docker.getNetwork(name).connect({ Container: door });
   await docker.getContainer(door).stop({ t: 0 });
-  await docker.getNetwork(gone).remove();
+  // The swarm lets go of a stopped container's attachment to an overlay a moment later: until then the
+  // removal is refused with "network … is in use by task …" (a CI run failed on it), so it is tried again.
+  await waitUntil(
+    'the overlay removed once the swarm has let go of the stopped door',
+    () =>
+      docker
+        .getNetwork(gone)
+        .remove()
+        .then(
+          () => true,
+          (error: Error) => {
+            if (/in use by task/.test(error.message)) return false;
+            throw error;
+          },
+        ),
+    { timeoutMs: 30000, intervalMs: 500 },
+  );
   await expect(docker.getContainer(door).start()).rejects.toThrow(/not found/); // what the engine does to a plain start
 
   await startEdgeDoorContainer(docker, { name: door, image: TEST_BASE_IMAGE });
