@@ -14,7 +14,7 @@ import { createDocker } from '../adapters/docker';
 import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
 import { writeWorkflowBundle } from '../workers/bundle';
-import { bindsNow, spawnEntry, stopChild, waitForHttpOk } from './platform/children';
+import { bindsNow, spawnEntry, stopChild, waitForHttp } from './platform/children';
 import { startMailCapture } from './platform/mail-capture';
 import { startPostgres } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
@@ -90,10 +90,10 @@ function embeddedEdgeAdminPort(apiPort: number, apiListenPort: number): number {
  * earlier platform still running, say) stops the start at once, naming the port, what needed it and the
  * setting that moves it, instead of a component failing half-way with it.
  */
-async function refuseTakenPorts(config: Config, apiListenPort: number, edgeAdminPort: number): Promise<void> {
+async function refuseTakenPorts(config: Config, edgeAdminPort: number): Promise<void> {
   const wanted: Array<[number, string, string]> = [
     [config.apiPort, 'the edge (Envoy)', 'API_PORT'],
-    [apiListenPort, 'the API behind the edge', 'API_LISTEN_PORT'],
+    [config.apiListenPort, 'the API behind the edge', 'API_LISTEN_PORT'],
     [edgeAdminPort, "the edge's admin", 'EDGE_ADMIN_URL'],
     [config.smtpCapturePort, 'mail capture (SMTP)', 'SMTP_CAPTURE_PORT'],
     [config.mailCaptureUiPort, "mail capture's UI", 'MAIL_CAPTURE_UI_PORT'],
@@ -286,12 +286,12 @@ async function main(): Promise<void> {
   chooseBaseImage();
   // The ports are checked before anything is started or changed, the swarm's door included. Under the
   // swarm driver the registry is named by embeddedSwarm below; ports do not depend on it.
-  const ports = loadConfig({ ...process.env, DEPLOY_REGISTRY: process.env.DEPLOY_REGISTRY || `127.0.0.1:${EMBEDDED_REGISTRY_PORT}` });
   // The edge: Envoy on API_PORT, the API behind it on API_LISTEN_PORT writing Envoy's files into EDGE_DIR.
-  const edgeDir = path.resolve(ports.edgeDir ?? path.join(dataDir, 'edge'));
-  const { apiListenPort } = loadConfig({ ...process.env, DEPLOY_REGISTRY: ports.deployRegistry ?? undefined, EDGE_DIR: edgeDir });
-  const edgeAdminUrl = ports.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(ports.apiPort, apiListenPort)}`;
-  await refuseTakenPorts(ports, apiListenPort, Number(new URL(edgeAdminUrl).port));
+  const edgeDir = path.resolve(process.env.EDGE_DIR || path.join(dataDir, 'edge'));
+  const beforeSwarm = loadConfig({ ...process.env, EDGE_DIR: edgeDir, DEPLOY_REGISTRY: process.env.DEPLOY_REGISTRY || `127.0.0.1:${EMBEDDED_REGISTRY_PORT}` });
+  const { apiListenPort } = beforeSwarm;
+  const edgeAdminUrl = beforeSwarm.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(beforeSwarm.apiPort, apiListenPort)}`;
+  await refuseTakenPorts(beforeSwarm, Number(new URL(edgeAdminUrl).port));
   Object.assign(process.env, await embeddedSwarm(dataDir, process.env.DOCKER_HOST || null));
   const config = loadConfig();
   await prepareDeploys(config.dockerHost);
@@ -365,14 +365,18 @@ async function main(): Promise<void> {
   for (const queue of ALL_TASK_QUEUES) launch(`worker-${queue}`, 'workers/main.ts', ['--queues', queue]);
   const api = launch('api', 'api/server.ts');
   // The API writes the edge's files before it listens: once it answers, Envoy can start on them.
-  await waitForHttpOk(`http://127.0.0.1:${apiListenPort}/healthz`, 60000, () => api.exitCode === null);
+  await waitForHttp(`http://127.0.0.1:${apiListenPort}/healthz`, {
+    what: 'the API',
+    deadlineMs: 60000,
+    stopIf: () => (api.exitCode !== null ? 'exited' : null),
+  });
   const edgeLog = path.join(logs, 'edge.log');
   const startTheEdge = () => startEdge({ dir: edgeDir, adminPort: Number(new URL(edgeAdminUrl).port), concurrency: 1, logFile: edgeLog });
   keepRunning('edge (Envoy)', await startTheEdge(), startTheEdge, edgeLog);
   step(`edge (Envoy) on ${config.apiHost}:${config.apiPort}, the API behind it on 127.0.0.1:${apiListenPort}, admin ${edgeAdminUrl}`);
 
   const apiUrl = `http://127.0.0.1:${config.apiPort}`;
-  await waitForHttpOk(`${apiUrl}/readyz`, 60000, () => !stopping);
+  await waitForHttp(`${apiUrl}/readyz`, { what: 'the platform', deadlineMs: 60000, stopIf: () => (stopping ? 'was stopped' : null) });
 
   const token = await signToken({
     secret: config.jwtSecret,

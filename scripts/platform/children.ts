@@ -16,14 +16,8 @@ export function typescriptCommand(entry: string, argv: string[] = []): [string, 
 
 /** Starts a TypeScript entry point of the project as its own process, its output appended to `logFile`. */
 export function spawnEntry(args: { entry: string; argv?: string[]; env: NodeJS.ProcessEnv; logFile: string }): ChildProcess {
-  fs.mkdirSync(path.dirname(args.logFile), { recursive: true });
-  const out = fs.openSync(args.logFile, 'a');
   const [command, argv] = typescriptCommand(args.entry, args.argv);
-  return spawn(command, argv, {
-    cwd: PROJECT_ROOT,
-    env: args.env,
-    stdio: ['ignore', out, out],
-  });
+  return spawnLogged(command, argv, args.logFile, { cwd: PROJECT_ROOT, env: args.env }).child;
 }
 
 /** The kernel's ephemeral range (ports it hands to `listen(0)` and to outgoing connections' local ends). */
@@ -102,19 +96,27 @@ export function stopChild(child: ChildProcess, graceMs = 10000): Promise<void> {
   });
 }
 
-export async function waitForHttpOk(url: string, deadlineMs: number, isAlive: () => boolean): Promise<void> {
+/**
+ * Waits until `url` answers as `isUp` wants (a 2xx unless told otherwise); `stopIf` names a reason to stop
+ * waiting at once (the process serving it exited).
+ */
+export async function waitForHttp(
+  url: string,
+  args: { what: string; deadlineMs: number; isUp?: (status: number) => boolean; stopIf?: () => string | null },
+): Promise<void> {
+  const isUp = args.isUp ?? ((status: number) => status >= 200 && status < 300);
   const started = Date.now();
-  while (Date.now() - started < deadlineMs) {
-    if (!isAlive()) throw new Error(`the process serving ${url} exited`);
+  while (Date.now() - started < args.deadlineMs) {
+    const why = args.stopIf?.();
+    if (why) throw new Error(`${args.what} ${why} while starting`);
     try {
-      const answer = await fetch(url);
-      if (answer.ok) return;
+      if (isUp((await fetch(url)).status)) return;
     } catch {
       // not up yet
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error(`${url} did not answer 200 within ${deadlineMs} ms`);
+  throw new Error(`${args.what} did not answer on ${url} within ${args.deadlineMs} ms`);
 }
 
 /**
@@ -147,12 +149,12 @@ export interface LoggedChild {
   stop(): Promise<void>;
 }
 
-/** Starts `command` with its output appended to `logFile` (dropped without one). */
-export function spawnLogged(command: string, argv: string[], logFile?: string): LoggedChild {
+/** Starts `command` with its output appended to `logFile` (dropped without one); `env` and `cwd` as spawn takes them. */
+export function spawnLogged(command: string, argv: string[], logFile?: string, options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): LoggedChild {
   if (logFile) fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const said = writtenFromNow(logFile);
   const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
-  const child = spawn(command, argv, { stdio: ['ignore', out, out] });
+  const child = spawn(command, argv, { ...options, stdio: ['ignore', out, out] });
   if (typeof out === 'number') fs.closeSync(out);
   let exit: string | null = null;
   const exited = new Promise<string>((resolve) => {

@@ -1,12 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { loadSigningKey, serviceTokenSource } from '../../temporal-config/service-identity';
 import { TEMPORAL_TLS_SERVER_NAME } from '../../temporal-config/server-certificates';
-import { freePort, stopChild } from './children';
-import { waitForHttp } from './temporal';
+import { freePort, spawnLogged, waitForHttp } from './children';
 
 /**
  * What the Web UI of `npm start`'s cluster may do at the locked door: read every namespace (its first call,
@@ -127,32 +125,33 @@ export async function serveTemporalUi(args: {
           forwardHeaders: [],
         }),
       );
-      const out = fs.openSync(args.logFile, 'a');
-      const logged = fs.statSync(args.logFile).size;
-      const child: ChildProcess = spawn(args.binary, ['--root', args.dir, '--config', 'config', '--env', 'development', 'start'], {
-        stdio: ['ignore', out, out],
-        env: { PATH: process.env.PATH },
-      });
-      fs.closeSync(out);
+      const { child, exit, exited, said, stop } = spawnLogged(
+        args.binary,
+        ['--root', args.dir, '--config', 'config', '--env', 'development', 'start'],
+        args.logFile,
+        {
+          env: { PATH: process.env.PATH },
+        },
+      );
       const serverPort = upstream;
       // Once it exits its port is nobody's: nothing is forwarded there (another process could take it) until a start picks a new one.
-      const exited = new Promise<string>((resolve) =>
-        child.once('exit', (code, signal) => {
-          if (upstream === serverPort) upstream = 0;
-          resolve(`code ${code} signal ${signal}`);
-        }),
-      );
-      const stop = () => stopChild(child);
+      child.once('exit', () => {
+        if (upstream === serverPort) upstream = 0;
+      });
       try {
-        await waitForHttp(`http://127.0.0.1:${serverPort}/`, 30000, () => (child.exitCode !== null ? `exited with code ${child.exitCode}` : null));
+        await waitForHttp(`http://127.0.0.1:${serverPort}/`, {
+          what: 'Temporal Web UI',
+          deadlineMs: 30000,
+          isUp: (status) => status < 500,
+          stopIf: () => (exit() !== null ? `exited (${exit()})` : null),
+        });
         // What answered must be this child (still running, its port still the one forwarded to), not a process that took the port.
         if (child.exitCode !== null || child.signalCode !== null || upstream !== serverPort) throw new Error('it exited while starting');
         return { exited, stop };
       } catch (error) {
         await stop();
-        const said = fs.readFileSync(args.logFile).subarray(logged).toString('utf8');
         // Taken between the pick and the ui-server's bind: another port.
-        if (/address already in use/.test(said) && attempt < 3) continue;
+        if (/address already in use/.test(said()) && attempt < 3) continue;
         throw new Error(`the Temporal Web UI did not start: ${(error as Error).message}; see ${args.logFile}`, { cause: error });
       }
     }

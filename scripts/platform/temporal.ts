@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Connection, ConnectionOptions } from '@temporalio/client';
 import { searchAttributeFlags, SEARCH_ATTRIBUTES } from '../../temporal-config/search-attributes';
 import { CLI_NOT_FOUND_MESSAGE, findTemporalCli } from '../../temporal-config/temporal-cli';
-import { spawnLogged } from './children';
+import { spawnLogged, waitForHttp } from './children';
 
 export interface RunningTemporal {
   address: string;
@@ -44,23 +44,6 @@ async function waitForFrontend(address: string, exited: () => string | null, dea
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`Temporal dev server did not answer on ${address} within ${deadlineMs} ms: ${String(lastError)}`);
-}
-
-/** Waits until `url` answers anything but a 5xx; `ended` names why to stop waiting at once (the process exited). */
-export async function waitForHttp(url: string, deadlineMs: number, ended: () => string | null = () => null): Promise<void> {
-  const started = Date.now();
-  while (Date.now() - started < deadlineMs) {
-    const why = ended();
-    if (why) throw new Error(`Temporal Web UI ${why} while starting`);
-    try {
-      const answer = await fetch(url);
-      if (answer.status < 500) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`Temporal Web UI did not answer on ${url} within ${deadlineMs} ms`);
 }
 
 /**
@@ -107,7 +90,7 @@ export async function startTemporal(args: {
   );
   try {
     await waitForFrontend(address, exit, 60000, said);
-    await waitForHttp(uiUrl, 30000);
+    await waitForHttp(uiUrl, { what: 'Temporal Web UI', deadlineMs: 30000, isUp: (status) => status < 500 });
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
