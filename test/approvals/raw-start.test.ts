@@ -18,6 +18,10 @@ beforeAll(async () => {
   await thisFile.platform.startWorker(['approvals'], { API_INTERNAL_URL: thisFile.api.url });
 });
 
+/** A publish run started on Temporal directly, as a caller who skips the API would. */
+const startRawPublish = (input: PublishInput) =>
+  thisFile.platform.temporal.client.workflow.start('publishComponent', { taskQueue: 'approvals', workflowId: `raw-${randomUUID()}`, args: [input] });
+
 test('a publish run started on Temporal directly with a callback path that leaves the API sends nothing there once approved, and fails saying why', async () => {
   const evil = await startPeer(() => ({ status: 200, body: '{}' }));
   try {
@@ -51,11 +55,7 @@ test('a publish run started on Temporal directly with a callback path that leave
         comment: null,
         correlationId: null,
       };
-      const handle = await thisFile.platform.temporal.client.workflow.start('publishComponent', {
-        taskQueue: 'approvals',
-        workflowId: `raw-${randomUUID()}`,
-        args: [input],
-      });
+      const handle = await startRawPublish(input);
       // The run refuses the path at its start now (its input check); should one get past, it waits for its
       // approval, and the callback activity refuses the path once it is approved.
       const outcome = handle.result().then(
@@ -173,11 +173,7 @@ test("a raw publish run that names another site (one without a policy) for a pag
       comment: null,
       correlationId: null,
     };
-    const handle = await thisFile.platform.temporal.client.workflow.start('publishComponent', {
-      taskQueue: 'approvals',
-      workflowId: `raw-${randomUUID()}`,
-      args: [input],
-    });
+    const handle = await startRawPublish(input);
     const failure = await handle.result().then(
       () => null,
       (error: unknown) => error,

@@ -25,6 +25,16 @@ interface Started extends NpmStarted {
   api: string;
 }
 
+/** Whether the engine has the JRE image this test builds. */
+const imageExists = () =>
+  docker
+    .getImage(IMAGE)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
+
 let copy: string;
 const running: Started[] = [];
 const dataDirs: string[] = [];
@@ -105,15 +115,7 @@ afterAll(async () => {
 
 test("a newcomer's first `npm start` installs its tools and builds the JRE image itself; the first JAR deploy waits for the image and answers through the edge", async () => {
   expect(fs.existsSync(path.join(copy, '.tools'))).toBe(false);
-  expect(
-    await docker
-      .getImage(IMAGE)
-      .inspect()
-      .then(
-        () => true,
-        () => false,
-      ),
-  ).toBe(false);
+  expect(await imageExists()).toBe(false);
   const env = await platformEnv(path.join(copy, '.data'), SCOPE);
   // Only the image's name is another one, so that this test builds it from nothing; as npm start does for its default image, built from Debian packages.
   const first = await startPlatform(copy, { ...env, DEPLOY_BASE_IMAGE: IMAGE, DEPLOY_BASE_IMAGE_BUILD: 'debian' });
@@ -142,15 +144,7 @@ test("a newcomer's first `npm start` installs its tools and builds the JRE image
   expect(reached.status).toBe(200);
   expect(reached.body).toEqual(expect.objectContaining({ path: '/hello', userId: 'dev-admin' }));
   // The image was built here from Debian packages, not pulled; the start said how the build went.
-  expect(
-    await docker
-      .getImage(IMAGE)
-      .inspect()
-      .then(
-        () => true,
-        () => false,
-      ),
-  ).toBe(true);
+  expect(await imageExists()).toBe(true);
   expect(first.output()).toContain(`done building the JAR base image ${IMAGE}`);
   expect((await call(first.api, 'GET', '/readyz')).body.checks.jarBaseImage).toBe('up');
 }, 600000);
