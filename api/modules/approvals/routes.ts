@@ -3,6 +3,7 @@ import { AppDeps } from '../../deps';
 import { requireSiteMember } from '../../http/identity';
 import { Page, pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
+import { resourceRoutes } from '../../http/resource-routes';
 import { Type } from '@sinclair/typebox';
 import { badRequest, notFound } from '../../../lib/errors';
 import {
@@ -96,74 +97,29 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
   };
   const ADMIN = access.roles('ADMIN');
   return [
-    defineRoute({
-      method: 'get',
+    ...resourceRoutes({
       path: '/api/workflow/approvals/policies',
       tag: 'workflow',
-      summary: 'Approval policies',
       access: ADMIN,
-      query: Type.Object({ ...pageQueryFields }),
-      responses: { 200: { description: 'a page of policies', schema: pageSchema(PolicySchema) } },
-      errors: [],
-      handler: async (ctx, { query }) => {
-        ctx.body = presentPage(await listPolicies(db, query), presentPolicy);
+      summaries: {
+        list: 'Approval policies',
+        create: 'Create an approval policy for a component type, in a site or globally (siteId null)',
+        read: 'One approval policy',
+        update: 'Replace an approval policy',
+        remove: 'Delete an approval policy',
       },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api/workflow/approvals/policies',
-      tag: 'workflow',
-      summary: 'Create an approval policy for a component type, in a site or globally (siteId null)',
-      access: ADMIN,
-      body: PolicyBody,
-      responses: { 201: { description: 'the policy', schema: PolicySchema } },
-      errors: ['NOT_FOUND', 'APPROVAL_POLICY_EXISTS'],
-      handler: async (ctx, { body }) => {
-        const row = await createPolicy(db, body);
-        ctx.status = 201;
-        ctx.body = presentPolicy(row);
+      schemas: {
+        listQuery: Type.Object({ ...pageQueryFields }),
+        page: pageSchema(PolicySchema),
+        item: PolicySchema,
+        create: PolicyBody,
+        update: PolicyBody,
+        idParams: PolicyIdParams,
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/workflow/approvals/policies/:id',
-      tag: 'workflow',
-      summary: 'One approval policy',
-      access: ADMIN,
-      params: PolicyIdParams,
-      responses: { 200: { description: 'the policy', schema: PolicySchema } },
-      errors: ['NOT_FOUND'],
-      handler: async (ctx, { params }) => {
-        ctx.body = presentPolicy(await findPolicy(db, params.id));
-      },
-    }),
-    defineRoute({
-      method: 'put',
-      path: '/api/workflow/approvals/policies/:id',
-      tag: 'workflow',
-      summary: 'Replace an approval policy',
-      access: ADMIN,
-      params: PolicyIdParams,
-      body: PolicyBody,
-      responses: { 200: { description: 'the policy', schema: PolicySchema } },
-      errors: ['NOT_FOUND', 'APPROVAL_POLICY_EXISTS'],
-      handler: async (ctx, { params, body }) => {
-        ctx.body = presentPolicy(await replacePolicy(db, params.id, body));
-      },
-    }),
-    defineRoute({
-      method: 'delete',
-      path: '/api/workflow/approvals/policies/:id',
-      tag: 'workflow',
-      summary: 'Delete an approval policy',
-      access: ADMIN,
-      params: PolicyIdParams,
-      responses: { 204: { description: 'deleted' } },
-      errors: ['NOT_FOUND'],
-      handler: async (ctx, { params }) => {
-        await deletePolicy(db, params.id);
-        ctx.status = 204;
-      },
+      errors: { create: ['NOT_FOUND', 'APPROVAL_POLICY_EXISTS'], update: ['APPROVAL_POLICY_EXISTS'] },
+      db,
+      data: { list: listPolicies, create: createPolicy, read: findPolicy, update: replacePolicy, remove: deletePolicy },
+      present: presentPolicy,
     }),
     defineRoute({
       method: 'post',

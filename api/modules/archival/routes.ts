@@ -1,6 +1,6 @@
 import { AppDeps } from '../../deps';
-import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
+import { resourceRoutes } from '../../http/resource-routes';
 import { conflict, notFound } from '../../../lib/errors';
 import {
   createArchivePolicy,
@@ -154,73 +154,35 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         ctx.body = await archiveRestoreReport(temporal, params.workflowId);
       },
     }),
-    defineRoute({
-      method: 'get',
+    ...resourceRoutes({
       path: '/api/settings/archive-policies',
       tag: 'settings',
-      summary: 'Archive retention policies (`siteId=global` for the global ones)',
       access: access.roles('ADMIN'),
-      query: ListPoliciesQuery,
-      responses: { 200: { description: 'a page of policies', schema: PolicyPageSchema } },
-      errors: [],
-      handler: async (ctx, { query }) => {
-        ctx.body = presentPage(await listArchivePolicies(db, { logType: query.logType, siteId: query.siteId, page: query }), presentPolicy);
+      summaries: {
+        list: 'Archive retention policies (`siteId=global` for the global ones)',
+        create: 'Create a retention policy for a log type and a site (siteId null: the global one)',
+        read: 'One retention policy',
+        update: 'Change the retention or the enabled flag of a policy',
+        remove: 'Delete a policy',
       },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api/settings/archive-policies',
-      tag: 'settings',
-      summary: 'Create a retention policy for a log type and a site (siteId null: the global one)',
-      access: access.roles('ADMIN'),
-      body: CreatePolicyBody,
-      responses: { 201: { description: 'created', schema: PolicySchema } },
-      errors: ['ARCHIVE_POLICY_EXISTS'],
-      handler: async (ctx, { body }) => {
-        ctx.status = 201;
-        ctx.body = presentPolicy(await createArchivePolicy(db, body));
+      schemas: {
+        listQuery: ListPoliciesQuery,
+        page: PolicyPageSchema,
+        item: PolicySchema,
+        create: CreatePolicyBody,
+        update: UpdatePolicyBody,
+        idParams: PolicyIdParams,
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/settings/archive-policies/:id',
-      tag: 'settings',
-      summary: 'One retention policy',
-      access: access.roles('ADMIN'),
-      params: PolicyIdParams,
-      responses: { 200: { description: 'the policy', schema: PolicySchema } },
-      errors: ['NOT_FOUND'],
-      handler: async (ctx, { params }) => {
-        ctx.body = presentPolicy(await findArchivePolicy(db, params.id));
+      errors: { create: ['ARCHIVE_POLICY_EXISTS'], update: [] },
+      db,
+      data: {
+        list: (db, query) => listArchivePolicies(db, { logType: query.logType, siteId: query.siteId, page: query }),
+        create: createArchivePolicy,
+        read: findArchivePolicy,
+        update: updateArchivePolicy,
+        remove: deleteArchivePolicy,
       },
-    }),
-    defineRoute({
-      method: 'put',
-      path: '/api/settings/archive-policies/:id',
-      tag: 'settings',
-      summary: 'Change the retention or the enabled flag of a policy',
-      access: access.roles('ADMIN'),
-      params: PolicyIdParams,
-      body: UpdatePolicyBody,
-      responses: { 200: { description: 'the changed policy', schema: PolicySchema } },
-      errors: ['NOT_FOUND'],
-      handler: async (ctx, { params, body }) => {
-        ctx.body = presentPolicy(await updateArchivePolicy(db, params.id, body));
-      },
-    }),
-    defineRoute({
-      method: 'delete',
-      path: '/api/settings/archive-policies/:id',
-      tag: 'settings',
-      summary: 'Delete a policy',
-      access: access.roles('ADMIN'),
-      params: PolicyIdParams,
-      responses: { 204: { description: 'deleted' } },
-      errors: ['NOT_FOUND'],
-      handler: async (ctx, { params }) => {
-        await deleteArchivePolicy(db, params.id);
-        ctx.status = 204;
-      },
+      present: presentPolicy,
     }),
   ];
 }
