@@ -3,7 +3,7 @@ import { Button, Checkbox, Group, Modal, NativeSelect, NumberInput, Stack, Switc
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, download, usePagedList } from '../api/client';
 import { useLocalised, useWords } from '../i18n';
-import { Section, StatusBadge, TemporalLink } from '../ui/bits';
+import { Section, StatusBadge, TemporalLink, ActionButton } from '../ui/bits';
 import { DataTable, PagedTable } from '../ui/DataTable';
 import { fieldError, ProblemAlert } from '../ui/ProblemAlert';
 
@@ -116,9 +116,9 @@ function PolicyForm({ onSaved }: { onSaved: () => void }) {
       />
       <NumberInput label={words.retention} value={retentionDays} onChange={setRetentionDays} error={fieldError(create.error, 'retentionDays')} w={150} />
       <Switch label={words.enabled} checked={enabled} onChange={(event) => setEnabled(event.currentTarget.checked)} mt={32} />
-      <Button onClick={() => create.mutate()} loading={create.isPending} mt={24}>
+      <ActionButton action={create} mt={24}>
         {words.add}
-      </Button>
+      </ActionButton>
       {create.error && !fieldError(create.error, 'retentionDays') && !fieldError(create.error, 'siteId') && <ProblemAlert error={create.error} />}
     </Group>
   );
@@ -153,9 +153,7 @@ function EditPolicy({ policy, onClose }: { policy: Policy; onClose: () => void }
           <Button variant="default" onClick={onClose}>
             {common.cancel}
           </Button>
-          <Button onClick={() => save.mutate()} loading={save.isPending}>
-            {common.save}
-          </Button>
+          <ActionButton action={save}>{common.save}</ActionButton>
         </Group>
       </Stack>
     </Modal>
@@ -236,9 +234,9 @@ function Resolve() {
       <Group align="end">
         <NativeSelect label={words.logType} data={[...LOG_TYPES]} value={logType} onChange={(event) => setLogType(event.currentTarget.value as LogType)} />
         <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
-        <Button variant="light" onClick={() => resolve.mutate()} loading={resolve.isPending}>
+        <ActionButton action={resolve} variant="light">
           {words.resolveButton}
-        </Button>
+        </ActionButton>
       </Group>
       {resolve.error && <ProblemAlert error={resolve.error} />}
       {resolve.data && (
@@ -314,9 +312,7 @@ function RunNow() {
           onChange={(event) => setLogType(event.currentTarget.value as LogType | '')}
         />
         <TextInput label={common.site} value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)} dir="ltr" />
-        <Button onClick={() => start.mutate()} loading={start.isPending}>
-          {words.runNow}
-        </Button>
+        <ActionButton action={start}>{words.runNow}</ActionButton>
       </Group>
       <Checkbox label={words.dryRun} checked={dryRun} onChange={(event) => setDryRun(event.currentTarget.checked)} />
       {start.error && <ProblemAlert error={start.error} />}

@@ -5,7 +5,7 @@ import { api, dataOr, usePagedList } from '../api/client';
 import { useLocalised, useWords } from '../i18n';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
-import { MoreButton, ReadOnlyNote, Section, SitePicker, StatusBadge, TemporalLink } from '../ui/bits';
+import { MoreButton, ReadOnlyNote, Section, SitePicker, StatusBadge, TemporalLink, ActionButton } from '../ui/bits';
 import { PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
@@ -114,9 +114,9 @@ function NewDraft({ type, siteId }: { type: TypeKey; siteId: string }) {
       <Textarea label={words.fields} value={fields} onChange={(event) => setFields(event.currentTarget.value)} autosize minRows={2} dir="ltr" ff="monospace" />
       {create.error && <ProblemAlert error={create.error} />}
       <Group>
-        <Button onClick={() => create.mutate()} loading={create.isPending} disabled={!siteId || !name.trim()}>
+        <ActionButton action={create} disabled={!siteId || !name.trim()}>
           {words.create}
-        </Button>
+        </ActionButton>
       </Group>
     </Section>
   );
@@ -228,12 +228,10 @@ function ContentItem({ type, id }: { type: TypeKey; id: string }) {
         <Paper withBorder p="sm">
           <Group align="end">
             <Textarea label={words.comment} value={comment} onChange={(event) => setComment(event.currentTarget.value)} autosize minRows={1} w={320} />
-            <Button onClick={() => publish.mutate()} loading={publish.isPending}>
-              {words.publish}
-            </Button>
-            <Button variant="default" onClick={() => archive.mutate()} loading={archive.isPending}>
+            <ActionButton action={publish}>{words.publish}</ActionButton>
+            <ActionButton action={archive} variant="default">
               {words.archive}
-            </Button>
+            </ActionButton>
           </Group>
           {publish.data && (
             <Group mt="xs">

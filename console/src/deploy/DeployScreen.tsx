@@ -4,7 +4,7 @@ import { Dropzone } from '@mantine/dropzone';
 import { useMutation } from '@tanstack/react-query';
 import { api, authorizedFetch, dataOr, problemOf } from '../api/client';
 import { useWords } from '../i18n';
-import { WarningAlert } from '../ui/bits';
+import { WarningAlert, ActionButton } from '../ui/bits';
 import { ProblemAlert } from '../ui/ProblemAlert';
 import { DeploymentTimeline } from './DeploymentTimeline';
 
@@ -200,9 +200,9 @@ function JarForm({ onStarted }: { onStarted: (started: Started) => void }) {
       </Group>
       {deploy.error && <ProblemAlert error={deploy.error} />}
       <Group>
-        <Button disabled={!file} onClick={() => deploy.mutate()} loading={deploy.isPending}>
+        <ActionButton action={deploy} disabled={!file}>
           {words.deploy}
-        </Button>
+        </ActionButton>
       </Group>
     </Stack>
   );
@@ -246,9 +246,7 @@ function ImageForm({ onStarted }: { onStarted: (started: Started) => void }) {
       <EnvRows rows={env} onChange={setEnv} />
       {deploy.error && <ProblemAlert error={deploy.error} />}
       <Group>
-        <Button onClick={() => deploy.mutate()} loading={deploy.isPending}>
-          {words.deploy}
-        </Button>
+        <ActionButton action={deploy}>{words.deploy}</ActionButton>
       </Group>
     </Stack>
   );

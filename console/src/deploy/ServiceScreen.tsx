@@ -3,7 +3,7 @@ import { Button, Code, Group, Modal, NumberInput, Paper, ScrollArea, Stack, Swit
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, authorizedFetch, dataOr, ProblemError, problemOf, usePagedList } from '../api/client';
 import { useLocalised, useWords } from '../i18n';
-import { ListHeading, StatusBadge, TemporalLink } from '../ui/bits';
+import { ListHeading, StatusBadge, TemporalLink, ActionButton } from '../ui/bits';
 import { DataTable, PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
@@ -123,9 +123,9 @@ function Logs({ name }: { name: string }) {
       <Title order={3}>{words.logs}</Title>
       <Group align="end">
         <NumberInput label={words.tail} value={tail} min={1} max={10000} onChange={(value) => setTail(Number(value) || 200)} w={120} />
-        <Button variant="light" onClick={() => shown.mutate()} loading={shown.isPending}>
+        <ActionButton action={shown} variant="light">
           {words.showLogs}
-        </Button>
+        </ActionButton>
         <Switch
           label={words.follow}
           checked={following}
@@ -355,9 +355,9 @@ export function ServiceScreen({ name }: { name: string }) {
             <Button variant="default" onClick={() => setConfirming(false)}>
               {common.cancel}
             </Button>
-            <Button color="red" onClick={() => undeploy.mutate()} loading={undeploy.isPending}>
+            <ActionButton action={undeploy} color="red">
               {words.undeploy}
-            </Button>
+            </ActionButton>
           </Group>
         </Stack>
       </Modal>

@@ -3,7 +3,7 @@ import { Button, Checkbox, Group, NativeSelect, NumberInput, PasswordInput, Stac
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr } from '../api/client';
 import { useLocalised, useWords } from '../i18n';
-import { Section, StatusBadge } from '../ui/bits';
+import { Section, StatusBadge, ActionButton } from '../ui/bits';
 import { DataTable } from '../ui/DataTable';
 import { fieldError, ProblemAlert } from '../ui/ProblemAlert';
 
@@ -151,9 +151,7 @@ function ConfigForm({ channel }: { channel: Channel }) {
       )}
       {create.error && <ProblemAlert error={create.error} />}
       <Group>
-        <Button onClick={() => create.mutate()} loading={create.isPending}>
-          {words.create}
-        </Button>
+        <ActionButton action={create}>{words.create}</ActionButton>
       </Group>
     </Stack>
   );

@@ -5,7 +5,7 @@ import { api, dataOr, usePagedList } from '../api/client';
 import { useLocalised, useWords } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { ReadOnlyNote, Section, SitePicker, StatusBadge, TemporalLink } from '../ui/bits';
+import { ReadOnlyNote, Section, SitePicker, StatusBadge, TemporalLink, ActionButton } from '../ui/bits';
 import { PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
@@ -130,9 +130,9 @@ function Preview({ id, variables, samples, setSamples }: { id: string; variables
         />
       ))}
       <Group>
-        <Button variant="light" onClick={() => preview.mutate()} loading={preview.isPending}>
+        <ActionButton action={preview} variant="light">
           {words.render}
-        </Button>
+        </ActionButton>
       </Group>
       {preview.error && <ProblemAlert error={preview.error} />}
       {preview.data && (
@@ -180,9 +180,9 @@ function SendTest({ id, siteId, samples }: { id: string; siteId: string; samples
       <Group align="end">
         <TextInput label={words.to} type="email" value={to} onChange={(event) => setTo(event.currentTarget.value)} dir="ltr" w={280} />
         <NativeSelect label={words.locale} data={['ar', 'en']} value={locale} onChange={(event) => setLocale(event.currentTarget.value as 'en' | 'ar')} />
-        <Button onClick={() => send.mutate()} loading={send.isPending} disabled={to.trim() === ''}>
+        <ActionButton action={send} disabled={to.trim() === ''}>
           {words.send}
-        </Button>
+        </ActionButton>
       </Group>
       {send.error && <ProblemAlert error={send.error} />}
       {send.data && (
@@ -320,12 +320,10 @@ function Template({ id }: { id: string }) {
       </Group>
       {canEdit && (
         <Group>
-          <Button onClick={() => save.mutate()} loading={save.isPending}>
-            {words.saveDraft}
-          </Button>
-          <Button variant="light" onClick={() => publish.mutate()} loading={publish.isPending}>
+          <ActionButton action={save}>{words.saveDraft}</ActionButton>
+          <ActionButton action={publish} variant="light">
             {words.publish}
-          </Button>
+          </ActionButton>
           {publish.data && <TemporalLink uiUrl={publish.data.uiUrl} />}
         </Group>
       )}
@@ -356,9 +354,9 @@ function NewTemplate({ siteId }: { siteId: string }) {
   return (
     <Group align="end">
       <TextInput label={`${words.newTemplate}: ${words.name}`} value={name} onChange={(event) => setName(event.currentTarget.value)} />
-      <Button variant="light" onClick={() => create.mutate()} disabled={!siteId || !name.trim()} loading={create.isPending}>
+      <ActionButton action={create} variant="light" disabled={!siteId || !name.trim()}>
         {words.create}
-      </Button>
+      </ActionButton>
       {create.error && <ProblemAlert error={create.error} />}
     </Group>
   );

@@ -1,5 +1,5 @@
 import { ReactNode } from 'react';
-import { Alert, Anchor, Badge, Button, Group, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, ButtonProps, Group, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useSession } from '../session';
 import { COMMON, useWords } from '../i18n';
 
@@ -110,5 +110,18 @@ export function Section({ title, onRefresh, gap, children }: { title: string; on
         {children}
       </Stack>
     </Paper>
+  );
+}
+
+/** A button that runs a mutation that takes nothing, and shows it busy while it runs. */
+export function ActionButton({
+  action,
+  children,
+  ...props
+}: { action: { mutate: () => void; isPending: boolean }; children: ReactNode } & Omit<ButtonProps, 'loading'>) {
+  return (
+    <Button {...props} onClick={() => action.mutate()} loading={action.isPending}>
+      {children}
+    </Button>
   );
 }
