@@ -9,6 +9,8 @@ import { call, expectProblem } from '../support/http';
 import { decodedPayloads, workflowShow } from '../support/observed';
 import { recordHistory } from '../support/histories';
 import { waitUntil } from '../support/wait';
+import { rejectionOf } from '../support/failures';
+import { publishedDefinition } from './harness';
 
 /**
  * The approval gates hold for a caller who skips the API: a raw signal or Update sent straight to Temporal
@@ -69,10 +71,7 @@ const decide = (correlationId: string, token: string, decision = 'APPROVED') =>
   call(thisFile.api.url, 'POST', `/api/workflow/approvals/${correlationId}/decide`, { token, body: { decision } });
 
 async function definition(stages: Array<{ name: string; role: string }>) {
-  const created = await call(thisFile.api.url, 'POST', '/api/workflow/definitions', { token: admin, body: { siteId: SITE, name: 'chain', stages } });
-  expect(created.status).toBe(201);
-  expect((await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${created.body.id}/publish`, { token: admin })).status).toBe(200);
-  return created.body.id as string;
+  return publishedDefinition(thisFile.api.url, admin, { siteId: SITE, name: 'chain', stages });
 }
 
 let policyId: string;
@@ -127,13 +126,11 @@ describe('decisions sent straight to Temporal', () => {
 
   test('a raw `decide` Update naming no recorded decision fails with DECISION_NOT_RECORDED, in the history too, and changes nothing', async () => {
     const page = await pendingPage();
-    const forged = await thisFile.platform.temporal.client.workflow
-      .getHandle(page.workflowId)
-      .executeUpdate('decide', { args: [{ stage: 0, proposalId: randomUUID(), decision: 'APPROVED', decidedBy: 'max' }] })
-      .then(
-        () => null,
-        (error: unknown) => error,
-      );
+    const forged = await rejectionOf(
+      thisFile.platform.temporal.client.workflow
+        .getHandle(page.workflowId)
+        .executeUpdate('decide', { args: [{ stage: 0, proposalId: randomUUID(), decision: 'APPROVED', decidedBy: 'max' }] }),
+    );
     expect(forged).toBeInstanceOf(WorkflowUpdateFailedError);
     const failure = (forged as WorkflowUpdateFailedError).cause;
     expect(failure).toBeInstanceOf(ApplicationFailure);
@@ -168,10 +165,7 @@ describe('decisions sent straight to Temporal', () => {
     const page = await pendingPage();
     const handle = thisFile.platform.temporal.client.workflow.getHandle(page.workflowId);
     for (const args of [[{ stage: 1, proposalId: randomUUID() }], [{ stage: 0 }], [null]] as Array<[unknown]>) {
-      const refused = await handle.executeUpdate('decide', { args }).then(
-        () => null,
-        (error: unknown) => error,
-      );
+      const refused = await rejectionOf(handle.executeUpdate('decide', { args }));
       expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
     }
     const history = workflowShow(thisFile.platform, page.workflowId);
@@ -185,13 +179,9 @@ describe('decisions sent straight to Temporal', () => {
     expect((await decide(decided.correlationId, managerA)).status).toBe(200);
     const proposalId = (await thisFile.platform.db('workflow.approval_proposal').where({ correlation_id: decided.correlationId }).first('id')).id;
     const target = await pendingPage();
-    const replayed = await thisFile.platform.temporal.client.workflow
-      .getHandle(target.workflowId)
-      .executeUpdate('decide', { args: [{ stage: 0, proposalId }] })
-      .then(
-        () => null,
-        (error: unknown) => error,
-      );
+    const replayed = await rejectionOf(
+      thisFile.platform.temporal.client.workflow.getHandle(target.workflowId).executeUpdate('decide', { args: [{ stage: 0, proposalId }] }),
+    );
     expect(((replayed as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe('DECISION_NOT_RECORDED');
     expect(await approval(target.correlationId)).toEqual(expect.objectContaining({ currentStage: 0, decisions: [] }));
   });

@@ -2,8 +2,8 @@ import { platformWithApi } from '../support/platform';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { recordHistory } from '../support/histories';
-import { CapturedMail, mailTo } from '../messaging/harness';
-import { requireApproval } from './harness';
+import { CapturedMail, mailTo, smtpChannel } from '../messaging/harness';
+import { pagesNeedApproval } from './harness';
 
 const thisFile = platformWithApi();
 const SITE = 'site-notice';
@@ -30,18 +30,12 @@ beforeAll(async () => {
   await directoryUser('ada', { name: 'Ada Admin', locale: 'en', roles: ['ADMIN'] });
   await directoryUser('eda', { name: 'Eda Editor', locale: 'en', roles: ['EDITOR', 'MANAGER'] });
   const admin = tokens.ada;
-  const email = await call(thisFile.api.url, 'POST', '/api/settings/email', {
-    token: admin,
-    body: { configName: 'capture', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: thisFile.platform.info.mail.smtpPort, isActive: true },
+  await smtpChannel(thisFile.api.url, admin, 'capture', thisFile.platform.info.mail.smtpPort);
+  await pagesNeedApproval(thisFile.api.url, admin, {
+    siteId: SITE,
+    name: 'review with escalation',
+    stages: [{ name: 'Review', role: 'MANAGER', remindAfter: 'PT1S', escalateAfter: 'PT3S' }],
   });
-  expect(email.status).toBe(201);
-  const definition = await call(thisFile.api.url, 'POST', '/api/workflow/definitions', {
-    token: admin,
-    body: { siteId: SITE, name: 'review with escalation', stages: [{ name: 'Review', role: 'MANAGER', remindAfter: 'PT1S', escalateAfter: 'PT3S' }] },
-  });
-  expect(definition.status).toBe(201);
-  expect((await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-  await requireApproval(thisFile.api.url, admin, { componentType: 'PAGE', siteId: SITE, enabled: true, workflowDefinitionId: definition.body.id });
 });
 
 async function submitPage(title: string) {
@@ -53,6 +47,12 @@ async function submitPage(title: string) {
   const submitted = await call(thisFile.api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: tokens.eda, body: {} });
   expect(submitted.status).toBe(202);
   return { id: created.body.id as string, correlationId: submitted.body.correlationId as string, workflowId: submitted.body.workflowId as string };
+}
+
+/** `token`'s decision on the page's approval, which the API takes. */
+async function decide(page: { correlationId: string }, token: string, decision: 'APPROVED' | 'REJECTED'): Promise<void> {
+  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, { token, body: { decision } });
+  expect(decided.status).toBe(200);
 }
 
 /** The mails a user got whose subject is (or, for a title, contains) the text. */
@@ -90,11 +90,7 @@ test('without a decision, a 1-second remindAfter reminds the role holders, a 3-s
   expect(escalation.subject).toBe('Approval overdue: notice-late');
   expect(escalation.html).toContain('Review');
 
-  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, {
-    token: tokens.mark,
-    body: { decision: 'APPROVED' },
-  });
-  expect(decided.status).toBe(200);
+  await decide(page, tokens.mark, 'APPROVED');
   const [outcome] = await arrives('eda', 'notice-late');
   expect(outcome.subject).toBe('notice-late: approved and published');
   await recordHistory(thisFile.platform.temporal, { workflowId: page.workflowId, name: 'publish-escalated-then-approved' });
@@ -103,11 +99,7 @@ test('without a decision, a 1-second remindAfter reminds the role holders, a 3-s
 test('a decision before escalateAfter cancels the timer: no escalation is sent', async () => {
   const page = await submitPage('notice-prompt');
   await arrives('mark', 'notice-prompt');
-  const decided = await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, {
-    token: tokens.layla,
-    body: { decision: 'REJECTED' },
-  });
-  expect(decided.status).toBe(200);
+  await decide(page, tokens.layla, 'REJECTED');
   const [outcome] = await arrives('eda', 'notice-prompt');
   expect(outcome.subject).toBe('notice-prompt: rejected');
   // Past the escalation's time, and the run is over: nothing went to the ADMIN.

@@ -5,6 +5,7 @@ import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { recordHistory } from '../support/histories';
 import { withOwnTemporal } from '../support/own-temporal';
+import { pagesNeedApproval, REVIEW_THEN_SIGN_OFF } from './harness';
 
 const thisFile = platformWithApi();
 let admin: string;
@@ -223,19 +224,7 @@ test('a global policy applies to a site without its own; a disabled site policy 
 });
 
 test('a two-stage definition: both stages approve in order; a rejection at stage one ends it', async () => {
-  const definition = await call(thisFile.api.url, 'POST', '/api/workflow/definitions', {
-    token: admin,
-    body: {
-      siteId: 'site-c',
-      name: 'review then sign-off',
-      stages: [
-        { name: 'Review', role: 'MANAGER' },
-        { name: 'Sign-off', role: 'ADMIN' },
-      ],
-    },
-  });
-  expect((await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-  await policy({ siteId: 'site-c', workflowDefinitionId: definition.body.id });
+  await pagesNeedApproval(thisFile.api.url, admin, { siteId: 'site-c', name: 'review then sign-off', stages: REVIEW_THEN_SIGN_OFF });
 
   const { id } = await newPage('site-c');
   const submitted = await publish(id);

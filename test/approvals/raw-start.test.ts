@@ -7,6 +7,7 @@ import { call } from '../support/http';
 import { startPeer } from '../messaging/harness';
 import { waitUntil } from '../support/wait';
 import { requireApproval } from './harness';
+import { rejectionOf } from '../support/failures';
 
 /**
  * A caller who skips the API: a publish run started on Temporal directly, its callback path pointing off
@@ -58,10 +59,7 @@ test('a publish run started on Temporal directly with a callback path that leave
       const handle = await startRawPublish(input);
       // The run refuses the path at its start now (its input check); should one get past, it waits for its
       // approval, and the callback activity refuses the path once it is approved.
-      const outcome = handle.result().then(
-        () => null,
-        (error: unknown) => error,
-      );
+      const outcome = rejectionOf(handle.result());
       const correlationId = await waitUntil('the run to fail or to wait for its approval', async () => {
         if (await Promise.race([outcome.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 50))])) return 'failed';
         // A run that failed at once never registered its query.
@@ -174,10 +172,7 @@ test("a raw publish run that names another site (one without a policy) for a pag
       correlationId: null,
     };
     const handle = await startRawPublish(input);
-    const failure = await handle.result().then(
-      () => null,
-      (error: unknown) => error,
-    );
+    const failure = await rejectionOf(handle.result());
     expect({ siteId, rev, failed: failure instanceof WorkflowFailedError }).toEqual({ siteId, rev, failed: true });
   }
   expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${page.body.id}`, { token: admin })).body.status).toBe('DRAFT');

@@ -6,6 +6,7 @@ import { waitUntil } from '../support/wait';
 import { recordHistory } from '../support/histories';
 import { cancelScheduleUpdate } from '../../workflows/approvals/definitions';
 import { requireApproval } from './harness';
+import { rejectionOf } from '../support/failures';
 
 const thisFile = platformWithApi();
 let worker: RunningWorker;
@@ -35,6 +36,16 @@ async function newPage(siteId: string): Promise<string> {
 
 const RUN_ID = expect.stringMatching(/^[0-9a-f-]{36}$/);
 const secondsAhead = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+/** The editor asks for the page to be published `seconds` from now: the time asked for and the answer. */
+const publishIn = (id: string, seconds: number) => {
+  const dueAt = secondsAhead(seconds);
+  return call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } }).then((answer) => ({
+    dueAt,
+    answer,
+  }));
+};
+/** Until two seconds past `dueAt`: time for a run that should not publish to have done so. */
+const pastDue = (dueAt: string) => new Promise((resolve) => setTimeout(resolve, Date.parse(dueAt) - Date.now() + 2000));
 const latestRev = async (id: string): Promise<number> =>
   (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items[0].rev;
 const page = async (id: string) => (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}`, { token: editor })).body;
@@ -63,8 +74,7 @@ async function publishedAtOf(id: string, waitMs: number): Promise<number> {
 test('publishAt 5 s ahead publishes exactly the submitted revision at that time (within 2 s), not before; it is listed until then and leaves a job-log row', async () => {
   const id = await newPage('site-s');
   const submittedRev = await latestRev(id);
-  const dueAt = secondsAhead(5);
-  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  const { dueAt, answer } = await publishIn(id, 5);
   expect(answer.status).toBe(202);
   expect(answer.body).toEqual({
     status: 'SCHEDULED',
@@ -105,8 +115,7 @@ test('publishAt 5 s ahead publishes exactly the submitted revision at that time 
 test('with an approval: approved before its time, it publishes at its time; a restart of the approvals worker in between changes nothing', async () => {
   const id = await newPage('site-p');
   const submittedRev = await latestRev(id);
-  const dueAt = secondsAhead(8);
-  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  const { dueAt, answer } = await publishIn(id, 8);
   expect(answer.status).toBe(202);
   expect(answer.body).toEqual(expect.objectContaining({ status: 'PENDING_APPROVAL', publishAt: dueAt, correlationId: expect.any(String) }));
   // Waiting for its approval, it is not cancelled from here: a manager rejects it.
@@ -131,8 +140,7 @@ test('with an approval: approved before its time, it publishes at its time; a re
 
 test('a cancel before its time stops it: nothing is published, the job log says who cancelled, a second cancel finds nothing', async () => {
   const id = await newPage('site-s');
-  const dueAt = secondsAhead(4);
-  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  const { dueAt, answer } = await publishIn(id, 4);
   expect(answer.status).toBe(202);
 
   const cancelled = await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor });
@@ -143,15 +151,14 @@ test('a cancel before its time stops it: nothing is published, the job log says 
   expect(await scheduled('site-s')).toEqual([]);
   expectProblem(await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor }), 404, 'NOT_FOUND');
 
-  await new Promise((resolve) => setTimeout(resolve, Date.parse(dueAt) - Date.now() + 2000));
+  await pastDue(dueAt);
   expect((await page(id)).status).toBe('DRAFT');
   expect(await jobLog(answer.body.runId)).toEqual(expect.objectContaining({ status: 'SKIPPED', message: expect.stringContaining('cancelled by eda') }));
 });
 
 test('approved, then cancelled before its time: nothing is published, the entity is a draft again, and the approval stays on record', async () => {
   const id = await newPage('site-p');
-  const dueAt = secondsAhead(6);
-  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  const { dueAt, answer } = await publishIn(id, 6);
   expect(answer.status).toBe(202);
   expect(
     (await call(thisFile.api.url, 'POST', `/api/workflow/approvals/${answer.body.correlationId}/decide`, { token: manager, body: { decision: 'APPROVED' } }))
@@ -163,7 +170,7 @@ test('approved, then cancelled before its time: nothing is published, the entity
   });
   expect(cancelled.body).toEqual(expect.objectContaining({ status: 'CANCELLED', action: 'PUBLISH' }));
   expect((await page(id)).status).toBe('DRAFT');
-  await new Promise((resolve) => setTimeout(resolve, Date.parse(dueAt) - Date.now() + 2000));
+  await pastDue(dueAt);
   expect(await page(id)).toEqual(expect.objectContaining({ status: 'DRAFT', publishedRev: null }));
   const approval = await call(thisFile.api.url, 'GET', `/api/workflow/approvals/${answer.body.correlationId}`, { token: manager });
   expect(approval.body.status).toBe('APPROVED');
@@ -172,17 +179,10 @@ test('approved, then cancelled before its time: nothing is published, the entity
 
 test('a cancel sent straight to Temporal, with no cancel recorded by the platform, changes nothing: the page still publishes at its time', async () => {
   const id = await newPage('site-s');
-  const dueAt = secondsAhead(4);
-  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  const { dueAt, answer } = await publishIn(id, 4);
   expect(answer.status).toBe(202);
 
-  const forged = await thisFile.platform.temporal.client.workflow
-    .getHandle(answer.body.workflowId)
-    .executeUpdate(cancelScheduleUpdate)
-    .then(
-      () => null,
-      (error: unknown) => error,
-    );
+  const forged = await rejectionOf(thisFile.platform.temporal.client.workflow.getHandle(answer.body.workflowId).executeUpdate(cancelScheduleUpdate));
   expect(forged).toBeInstanceOf(WorkflowUpdateFailedError);
   expect(JSON.stringify((forged as Error).cause)).toContain('CANCEL_NOT_RECORDED');
 

@@ -3,8 +3,7 @@ import { startWorkflow } from '../../temporal-config/client';
 import { archiveLogs } from '../../workflows/archival/archive-logs';
 import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
 import { platformWithApi, RunningWorker } from '../support/platform';
-import { call } from '../support/http';
-import { archiveFileIds, archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks } from './harness';
+import { archiveFileIds, archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks, globalRetention } from './harness';
 import { waitUntil } from '../support/wait';
 import { daysAgo, remainingIds, seedEmailLogs } from './seed';
 
@@ -15,10 +14,7 @@ let admin: string;
 beforeAll(async () => {
   worker = await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url });
   admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', {
-    token: admin,
-    body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
-  });
+  await globalRetention(thisFile.api.url, admin, 'EMAIL_LOG');
 });
 
 /** Starts a run through the platform's client helper, with a short heartbeat timeout so a dead worker's activity is retried soon. */

@@ -5,8 +5,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { platformWithApi } from '../support/platform';
 import { recordHistory } from '../support/histories';
 import { call, expectProblem } from '../support/http';
-import { archiveOutcome } from './harness';
+import { archiveOutcome, globalRetention } from './harness';
 import { seedEmailLogs } from './seed';
+import { rejectionOf } from '../support/failures';
 
 const thisFile = platformWithApi();
 let admin: string;
@@ -14,10 +15,7 @@ let admin: string;
 beforeAll(async () => {
   await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url });
   admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', {
-    token: admin,
-    body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
-  });
+  await globalRetention(thisFile.api.url, admin, 'EMAIL_LOG');
 });
 
 /** Every row of a site, as PostgreSQL prints it: value for value, ids included. */
@@ -44,13 +42,7 @@ async function restore(assetId: string) {
     runId: expect.any(String),
     uiUrl: expect.stringContaining(`/workflows/${encodeURIComponent(`archive-restore:${assetId}`)}/`),
   });
-  const failure = await thisFile.platform.temporal.client.workflow
-    .getHandle(started.body.workflowId, started.body.runId)
-    .result()
-    .then(
-      () => null,
-      (error: unknown) => error,
-    );
+  const failure = await rejectionOf(thisFile.platform.temporal.client.workflow.getHandle(started.body.workflowId, started.body.runId).result());
   const report = await call(thisFile.api.url, 'GET', `/api/settings/archive-restores/${started.body.workflowId}`, { token: admin });
   expect(report.status).toBe(200);
   return { runId: started.body.runId as string, report: report.body, failure };

@@ -1,5 +1,3 @@
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { from as copyFrom } from 'pg-copy-streams';
 import pg from 'pg';
 import { Readable } from 'node:stream';
@@ -13,6 +11,7 @@ import { recordHistory } from '../support/histories';
 import { archiveOutcome, holdDeletes, sessionsWaitingOnLocks, startSinkProxy } from './harness';
 import { waitUntil } from '../support/wait';
 import { csvIds, remainingIds, seedEmailLogs } from './seed';
+import { runFailure } from '../support/failures';
 
 let platform: TestPlatform;
 let api: RunningApi;
@@ -265,18 +264,9 @@ test('a failing sink deletes nothing for its site, marks it failed, the others a
   expect(outcome.status).toBe('FAILED');
   expect(report.status).toBe('FAILED');
   // The run fails as ARCHIVE_SITES_FAILED, naming the site, with the report as the failure's details.
-  const failure = await platform.temporal.client.workflow
-    .getHandle('archive:EMAIL_LOG')
-    .result()
-    .then(
-      () => null,
-      (error: unknown) => error,
-    );
-  expect(failure).toBeInstanceOf(WorkflowFailedError);
-  const cause = (failure as WorkflowFailedError).cause;
-  expect(cause).toBeInstanceOf(ApplicationFailure);
-  expect((cause as ApplicationFailure).type).toBe('ARCHIVE_SITES_FAILED');
-  expect((cause as ApplicationFailure).message).toContain('site-f');
+  const failure = await runFailure(platform.temporal.client.workflow.getHandle('archive:EMAIL_LOG').result());
+  expect(failure.type).toBe('ARCHIVE_SITES_FAILED');
+  expect(failure.message).toContain('site-f');
   const f = report.sites.find((s: { siteId: string }) => s.siteId === 'site-f');
   expect(f).toEqual(expect.objectContaining({ state: 'FAILED', rowsDeleted: 0, assetId: null }));
   expect(f.error).toContain('500');

@@ -1,4 +1,4 @@
-import { waitUntil } from '../support/wait';
+import { waitUntil, succeeds } from '../support/wait';
 import { attachPlatform, TestPlatform } from '../support/platform';
 import { recordNewestHistory } from '../support/histories';
 import { LOG_TYPES } from '../../domain/archival';
@@ -43,15 +43,7 @@ test('a scheduled trigger starts the run under archive:{LOG_TYPE}', async () => 
   const handle = platform.temporal.client.schedule.getHandle(archiveScheduleId('INTEGRATION_LOG'));
   await handle.trigger();
   const run = platform.temporal.client.workflow.getHandle('archive:INTEGRATION_LOG');
-  await waitUntil(
-    'the scheduled run to start archive:INTEGRATION_LOG',
-    () =>
-      run.describe().then(
-        () => true,
-        () => false,
-      ),
-    { timeoutMs: 30000, intervalMs: 250 },
-  );
+  await waitUntil('the scheduled run to start archive:INTEGRATION_LOG', () => succeeds(run.describe()), { timeoutMs: 30000, intervalMs: 250 });
   const result = await run.result();
   expect(result).toEqual(expect.objectContaining({ logType: 'INTEGRATION_LOG', status: 'COMPLETED', sites: [] }));
   await recordNewestHistory(platform.temporal, { workflowType: 'scheduledArchive', name: 'scheduled-archive-no-sites' });

@@ -3,9 +3,8 @@ import { startWorkflow } from '../../temporal-config/client';
 import { archiveLogs } from '../../workflows/archival/archive-logs';
 import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
 import { platformWithApi, RunningWorker } from '../support/platform';
-import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
-import { archiveFileIds, archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks } from './harness';
+import { archiveFileIds, archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks, globalRetention } from './harness';
 import { remainingIds, seedEmailLogs } from './seed';
 
 /**
@@ -22,14 +21,7 @@ beforeAll(async () => {
     await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url }),
   ];
   admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  expect(
-    (
-      await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', {
-        token: admin,
-        body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
-      })
-    ).status,
-  ).toBe(201);
+  await globalRetention(thisFile.api.url, admin, 'EMAIL_LOG');
 });
 
 /** Each worker's identity as Temporal records it on the activity tasks it takes (the SDK's pid@host). */

@@ -104,3 +104,9 @@ export async function archiveFileIds(platform: TestPlatform, apiUrl: string, sit
   }
   return files;
 }
+
+/** The global retention policy of a log type (30 days unless told), created through the API as an ADMIN's `token`. */
+export async function globalRetention(apiUrl: string, token: string, logType: string, retentionDays = 30): Promise<void> {
+  const created = await call(apiUrl, 'POST', '/api/settings/archive-policies', { token, body: { logType, siteId: null, retentionDays, enabled: true } });
+  expect(created.status).toBe(201);
+}

@@ -61,16 +61,12 @@ test('the start-up check names a drifted audit table', async () => {
 describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (_name, type) => {
   const fixture = FIXTURES[type.type];
   const author = () => (type.authorRole === 'ADMIN' ? editorAsAdmin : editor);
+  /** One of this type in site-v, created through the API as `token` (its author unless told). */
+  const create = (body: Record<string, unknown>, token = author()) =>
+    createComponentThroughApi({ apiUrl: thisFile.api.url, token, type: type.type, collection: type.collection, siteId: 'site-v', body });
 
   test('create, edit twice, history, a revision, publish, then restore of the first revision', async () => {
-    const created = await createComponentThroughApi({
-      apiUrl: thisFile.api.url,
-      token: author(),
-      type: type.type,
-      collection: type.collection,
-      siteId: 'site-v',
-      body: fixture.create,
-    });
+    const created = await create(fixture.create);
     expect(created.status).toBe(201);
     expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String), siteId: 'site-v', status: 'DRAFT', publishedRev: null, createdBy: 'eda' }));
     const id = created.body.id as string;
@@ -121,23 +117,9 @@ describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (
   });
 
   test('a viewer cannot create, an editor of another site cannot read', async () => {
-    const refused = await createComponentThroughApi({
-      apiUrl: thisFile.api.url,
-      token: viewer,
-      type: type.type,
-      collection: type.collection,
-      siteId: 'site-v',
-      body: fixture.create,
-    });
+    const refused = await create(fixture.create, viewer);
     expectProblem(refused, 403, 'FORBIDDEN');
-    const created = await createComponentThroughApi({
-      apiUrl: thisFile.api.url,
-      token: author(),
-      type: type.type,
-      collection: type.collection,
-      siteId: 'site-v',
-      body: { ...fixture.create, ...('slug' in fixture.create ? { slug: 'second' } : {}), name: 'second' },
-    });
+    const created = await create({ ...fixture.create, ...('slug' in fixture.create ? { slug: 'second' } : {}), name: 'second' });
     expect(created.status).toBe(201);
     expectProblem(await call(thisFile.api.url, 'GET', `${type.collection}/${created.body.id}`, { token: outsider }), 403, 'FORBIDDEN');
     expectProblem(await call(thisFile.api.url, 'GET', `${type.collection}/${created.body.id}/history`, { token: outsider }), 403, 'FORBIDDEN');

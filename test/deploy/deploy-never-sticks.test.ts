@@ -2,16 +2,14 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { findTemporalCli } from '../../temporal-config/temporal-cli';
-import { platformWithApi } from '../support/platform';
 import { call } from '../support/http';
 import { recordHistory, recordNewestHistory } from '../support/histories';
 import { freePort } from '../support/slots';
-import { containersOf, deployClosed, deploymentOutcome, leftContainersOf } from './harness';
+import { containersOf, deployClosed, deploymentOutcome, leftContainersOf, deployTestFile } from './harness';
 import { waitUntil } from '../support/wait';
-import { buildJar, deployNamedJar } from './jars';
+import { buildJar } from './jars';
+import { runFailure } from '../support/failures';
 
 /**
  * A deploy never leaves a service stuck: an undo step that fails, a run terminated from the outside, and a
@@ -20,41 +18,19 @@ import { buildJar, deployNamedJar } from './jars';
  */
 
 // Unhealthy instances fail their health check in 10 s instead of the suite's 60.
-const thisFile = platformWithApi({ env: { DEPLOY_HEALTH_TIMEOUT_SECONDS: '10' } });
-let admin: string;
-let viewer: string;
+const { thisFile, tokens, scope, deployJar, expectRunning, deployImage } = deployTestFile({ DEPLOY_HEALTH_TIMEOUT_SECONDS: '10' });
 
-beforeAll(async () => {
-  await thisFile.platform.startWorker(['deployments']);
-  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  viewer = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'] });
-});
-
-const scope = () => thisFile.platform.config.deployScope;
 const docker = () => thisFile.platform.docker.docker;
-const stageOf = async (deploymentId: string) => (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${deploymentId}`, { token: admin })).body.stage;
-
-const deployJar = (name: string, mainClass: string, fields: Record<string, string> = {}) =>
-  deployNamedJar({ apiUrl: thisFile.api.url, token: admin, name, mainClass, fields });
+const stageOf = async (deploymentId: string) =>
+  (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${deploymentId}`, { token: tokens.admin })).body.stage;
 
 /** The run's failure, as Temporal reports it: the ApplicationFailure inside the WorkflowFailedError. */
-async function runFailure(started: { workflowId: string; runId: string }): Promise<ApplicationFailure> {
-  const error = await thisFile.platform.temporal.client.workflow
-    .getHandle(started.workflowId, started.runId)
-    .result()
-    .then(
-      () => null,
-      (failed: unknown) => failed,
-    );
-  expect(error).toBeInstanceOf(WorkflowFailedError);
-  const cause = (error as WorkflowFailedError).cause;
-  expect(cause).toBeInstanceOf(ApplicationFailure);
-  return cause as ApplicationFailure;
-}
+const failureOf = (started: { workflowId: string; runId: string }) =>
+  runFailure(thisFile.platform.temporal.client.workflow.getHandle(started.workflowId, started.runId).result());
 
 test('an undo step that fails (the registry refuses to remove the instance) does not stop the others; the redeploy still ends FAILED with its own reason, the old version serves, and the next deploy succeeds', async () => {
   const first = await deployJar('stubborn-service', 'HelloServer');
-  expect(await deploymentOutcome(thisFile.api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(first);
   await deployClosed(thisFile.platform.temporal, first);
   // From now on every removal of an instance row fails in PostgreSQL itself, as a lost disk or a lock would.
   await thisFile.platform.db.raw(`
@@ -64,9 +40,9 @@ test('an undo step that fails (the registry refuses to remove the instance) does
   let failing: any;
   try {
     failing = await deployJar('stubborn-service', 'NeverHealthy', { redeploy: 'true' });
-    const outcome = await deploymentOutcome(thisFile.api.url, admin, failing.deploymentId);
+    const outcome = await deploymentOutcome(thisFile.api.url, tokens.admin, failing.deploymentId);
     expect(outcome).toEqual(expect.objectContaining({ status: 'FAILED', error: expect.objectContaining({ stage: 'HEALTH_CHECK' }) }));
-    const failure = await runFailure(failing);
+    const failure = await failureOf(failing);
     expect(failure.type).toBe('DEPLOY_FAILED');
     expect(failure.message).toContain('failed at HEALTH_CHECK');
     expect((failure.details?.[0] as { undoFailures: string[] }).undoFailures).toEqual([expect.stringContaining('instance rows are read-only for this test')]);
@@ -74,7 +50,7 @@ test('an undo step that fails (the registry refuses to remove the instance) does
     // The undo after the failed one ran: the image the failed deploy built is gone.
     const images = await docker().listImages({ filters: { reference: [`${scope()}/stubborn-service:2`] } });
     expect(images).toEqual([]);
-    expect((await call(thisFile.api.url, 'GET', '/api/stubborn/x', { token: viewer })).status).toBe(200);
+    expect((await call(thisFile.api.url, 'GET', '/api/stubborn/x', { token: tokens.viewer })).status).toBe(200);
   } finally {
     await thisFile.platform.db.raw('drop trigger refuse_instance_delete on infra.service_instance; drop function refuse_instance_delete()');
   }
@@ -84,7 +60,7 @@ test('an undo step that fails (the registry refuses to remove the instance) does
     failing.deploymentId,
   );
   const again = await deployJar('stubborn-service', 'HelloServer', { redeploy: 'true' });
-  expect(await deploymentOutcome(thisFile.api.url, admin, again.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(again);
   await deployClosed(thisFile.platform.temporal, again);
   expect(
     (await leftContainersOf(docker(), { scope: scope(), serviceName: 'stubborn-service', driver: thisFile.platform.config.deployDriver })).map(
@@ -120,13 +96,13 @@ test('a deploy terminated mid-health-check (temporal workflow terminate) does no
   expect(left.Labels['opsflow.deployment']).toBe(dead.deploymentId);
 
   const next = await deployJar('orphaned-service', 'HelloServer');
-  expect(await deploymentOutcome(thisFile.api.url, admin, next.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(next);
   await deployClosed(thisFile.platform.temporal, next);
   const containers = await leftContainersOf(docker(), { scope: scope(), serviceName: 'orphaned-service', driver: thisFile.platform.config.deployDriver });
   expect(containers.map((container) => container.Labels['opsflow.deployment'])).toEqual([next.deploymentId]);
-  const deadRow = (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${dead.deploymentId}`, { token: admin })).body;
+  const deadRow = (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${dead.deploymentId}`, { token: tokens.admin })).body;
   expect(deadRow).toEqual(expect.objectContaining({ status: 'FAILED', error: expect.objectContaining({ reason: expect.stringContaining('TERMINATED') }) }));
-  expect((await call(thisFile.api.url, 'GET', '/api/orphaned/x', { token: viewer })).status).toBe(200);
+  expect((await call(thisFile.api.url, 'GET', '/api/orphaned/x', { token: tokens.viewer })).status).toBe(200);
 });
 
 // Under the swarm driver a host port is refused (test/deploy/swarm.test.ts): a swarm publishes on every address.
@@ -146,15 +122,15 @@ underDockerDriver('a host-port redeploy that fails after stopping the old instan
   const hostPort = await freePort();
   const body = { name: 'ported-service', port: 8080, hostPort, envVars: { GREETING: 'old' }, healthPath: '/actuator/health' };
 
-  const first = await call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: admin, body: { ...body, image: good } });
-  expect(await deploymentOutcome(thisFile.api.url, admin, first.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  const first = await deployImage({ ...body, image: good });
+  expect(await deploymentOutcome(thisFile.api.url, tokens.admin, first.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   await deployClosed(thisFile.platform.temporal, first.body);
   expect(((await (await fetch(`http://127.0.0.1:${hostPort}/x`)).json()) as { greeting: string }).greeting).toBe('old');
 
-  const redeploy = await call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: admin, body: { ...body, image: broken, redeploy: true } });
+  const redeploy = await deployImage({ ...body, image: broken, redeploy: true });
   expect(redeploy.status).toBe(202);
-  expect(await deploymentOutcome(thisFile.api.url, admin, redeploy.body.deploymentId)).toEqual(expect.objectContaining({ status: 'FAILED' }));
-  expect((await runFailure(redeploy.body)).type).toBe('DEPLOY_FAILED');
+  expect(await deploymentOutcome(thisFile.api.url, tokens.admin, redeploy.body.deploymentId)).toEqual(expect.objectContaining({ status: 'FAILED' }));
+  expect((await failureOf(redeploy.body)).type).toBe('DEPLOY_FAILED');
   await recordHistory(thisFile.platform.temporal, {
     workflowId: redeploy.body.workflowId,
     runId: redeploy.body.runId,
@@ -163,17 +139,17 @@ underDockerDriver('a host-port redeploy that fails after stopping the old instan
 
   const served = await fetch(`http://127.0.0.1:${hostPort}/x`);
   expect(((await served.json()) as { greeting: string }).greeting).toBe('old');
-  const service = (await call(thisFile.api.url, 'GET', '/api/infra/services/ported-service', { token: admin })).body;
+  const service = (await call(thisFile.api.url, 'GET', '/api/infra/services/ported-service', { token: tokens.admin })).body;
   expect(service).toEqual(expect.objectContaining({ status: 'RUNNING', image: good }));
   expect(service.instances).toEqual([expect.objectContaining({ state: 'HEALTHY' })]);
   const containers = await containersOf(docker(), scope(), 'ported-service');
   expect(containers.map((container) => [container.Labels['opsflow.deployment'], container.State])).toEqual([[first.body.deploymentId, 'running']]);
-  expect((await call(thisFile.api.url, 'GET', '/api/ported/x', { token: viewer })).body.greeting).toBe('old');
+  expect((await call(thisFile.api.url, 'GET', '/api/ported/x', { token: tokens.viewer })).body.greeting).toBe('old');
 });
 
 test('a redeploy terminated mid-health-check does not keep the service from the reconcile: the schedule records it FAILED, removes its container, and the old version serves on', async () => {
   const first = await deployJar('steady-service', 'HelloServer');
-  expect(await deploymentOutcome(thisFile.api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(first);
   await deployClosed(thisFile.platform.temporal, first);
   const dead = await deployJar('steady-service', 'NeverHealthy', { redeploy: 'true' });
   await waitUntil('the health check', async () => (await stageOf(dead.deploymentId)) === 'HEALTH_CHECK');
@@ -181,7 +157,7 @@ test('a redeploy terminated mid-health-check does not keep the service from the 
 
   await thisFile.platform.temporal.client.schedule.getHandle('deploy-reconcile').trigger();
   const settled = await waitUntil('the dead deploy recorded FAILED', async () => {
-    const row = (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${dead.deploymentId}`, { token: admin })).body;
+    const row = (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${dead.deploymentId}`, { token: tokens.admin })).body;
     return row.status === 'FAILED' ? row : null;
   });
   expect(settled.error.reason).toContain('TERMINATED');
@@ -189,8 +165,8 @@ test('a redeploy terminated mid-health-check does not keep the service from the 
     const containers = await leftContainersOf(docker(), { scope: scope(), serviceName: 'steady-service', driver: thisFile.platform.config.deployDriver });
     return containers.every((container) => container.Labels['opsflow.deployment'] === first.deploymentId) ? containers : null;
   });
-  const service = (await call(thisFile.api.url, 'GET', '/api/infra/services/steady-service', { token: admin })).body;
+  const service = (await call(thisFile.api.url, 'GET', '/api/infra/services/steady-service', { token: tokens.admin })).body;
   expect(service).toEqual(expect.objectContaining({ status: 'RUNNING', currentDeploymentId: first.deploymentId }));
-  expect((await call(thisFile.api.url, 'GET', '/api/steady/x', { token: viewer })).status).toBe(200);
+  expect((await call(thisFile.api.url, 'GET', '/api/steady/x', { token: tokens.viewer })).status).toBe(200);
   await recordNewestHistory(thisFile.platform.temporal, { workflowType: 'reconcileServices', name: 'reconcile-dead-redeploy' });
 });

@@ -1,21 +1,14 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createDocker } from '../../adapters/docker';
-import { platformWithApi } from '../support/platform';
 import { call, expectProblem } from '../support/http';
-import { containersOf, deploymentOutcome, imagesOf, undoFailuresOf } from './harness';
+import { containersOf, deploymentOutcome, imagesOf, undoFailuresOf, deployTestFile } from './harness';
 import { buildJar, postJar } from './jars';
 
-const thisFile = platformWithApi({ env: { DEPLOY_HEALTH_TIMEOUT_SECONDS: '8' } });
-let admin: string;
+const { thisFile, tokens, scope, deployImage } = deployTestFile({ DEPLOY_HEALTH_TIMEOUT_SECONDS: '8' });
 
 // A short health deadline, so the JAR that never answers fails within the test's time.
-beforeAll(async () => {
-  await thisFile.platform.startWorker(['deployments']);
-  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-});
 
-const scope = () => thisFile.platform.config.deployScope;
 const hello = (name: string) => buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': `spring.application.name=${name}\n` } });
 
 /** Nothing of the service exists: no registry row, no deployment row, no container, no image. */
@@ -27,7 +20,7 @@ async function expectNothingDeployed(serviceName: string) {
 }
 
 describe('POST /api/infra/deploy/jar/inspect: what a JAR says of itself, nothing deployed', () => {
-  const inspect = (jar: string, token = admin) => postJar({ apiUrl: thisFile.api.url, token, jar, path: '/api/infra/deploy/jar/inspect' });
+  const inspect = (jar: string, token = tokens.admin) => postJar({ apiUrl: thisFile.api.url, token, jar, path: '/api/infra/deploy/jar/inspect' });
 
   test("name and port from application.properties, or Spring Boot's default port when it names none", async () => {
     const named = await buildJar({
@@ -53,14 +46,14 @@ describe('bad JARs are refused before anything is deployed', () => {
   test('not a zip -> 400 INVALID_JAR', async () => {
     const notZip = await buildJar({ mainClass: 'HelloServer' });
     fs.writeFileSync(notZip, 'this is not a zip archive at all');
-    const answer = await postJar({ apiUrl: thisFile.api.url, token: admin, jar: notZip, fields: { serviceName: 'not-zip' } });
+    const answer = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar: notZip, fields: { serviceName: 'not-zip' } });
     expect(answer).toEqual({ status: 400, body: expect.objectContaining({ code: 'INVALID_JAR' }) });
     await expectNothingDeployed('not-zip');
   });
 
   test('no META-INF/MANIFEST.MF with a Main-Class -> 400 INVALID_JAR', async () => {
     const jar = await buildJar({ mainClass: null, entries: { 'application.properties': 'spring.application.name=no-manifest\n' } });
-    const answer = await postJar({ apiUrl: thisFile.api.url, token: admin, jar });
+    const answer = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar });
     expect(answer).toEqual({ status: 400, body: expect.objectContaining({ code: 'INVALID_JAR' }) });
     await expectNothingDeployed('no-manifest');
   });
@@ -72,7 +65,7 @@ describe('bad JARs are refused before anything is deployed', () => {
         entries: { 'application.properties': 'spring.application.name=slip-service\n' },
         unsafeEntries: { [entry]: 'boom' },
       });
-      const answer = await postJar({ apiUrl: thisFile.api.url, token: admin, jar });
+      const answer = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar });
       expect({ entry, ...answer }).toEqual({ entry, status: 400, body: expect.objectContaining({ code: 'UNSAFE_JAR' }) });
     }
     await expectNothingDeployed('slip-service');
@@ -83,20 +76,20 @@ describe('bad JARs are refused before anything is deployed', () => {
       mainClass: 'HelloServer',
       entries: { 'application.properties': 'spring.application.name=bomb-service\n', 'zeros.bin': Buffer.alloc(64 * 1024 * 1024) },
     });
-    const answer = await postJar({ apiUrl: thisFile.api.url, token: admin, jar });
+    const answer = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar });
     expect(answer).toEqual({ status: 400, body: expect.objectContaining({ code: 'UNSAFE_JAR' }) });
     await expectNothingDeployed('bomb-service');
   });
 
   test('no serviceName and no spring.application.name -> 400 MISSING_APPLICATION_NAME', async () => {
     const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'server.port=8081\n' } });
-    const answer = await postJar({ apiUrl: thisFile.api.url, token: admin, jar });
+    const answer = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar });
     expect(answer).toEqual({ status: 400, body: expect.objectContaining({ code: 'MISSING_APPLICATION_NAME' }) });
     expect(await thisFile.platform.db('infra.deployment')).toEqual([]);
   });
 
   test('a reserved slug -> 409 SLUG_RESERVED (settings-service routes under /api/settings)', async () => {
-    const answer = await postJar({ apiUrl: thisFile.api.url, token: admin, jar: await hello('settings-service') });
+    const answer = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar: await hello('settings-service') });
     expect(answer).toEqual({ status: 409, body: expect.objectContaining({ code: 'SLUG_RESERVED' }) });
     await expectNothingDeployed('settings-service');
   });
@@ -107,14 +100,14 @@ describe('bad JARs are refused before anything is deployed', () => {
       mainClass: 'HelloServer',
       entries: { 'application.properties': 'spring.application.name=big-service\n', 'data.bin': crypto.randomBytes(64 * 1024) },
     });
-    const answer = await postJar({ apiUrl: small.url, token: admin, jar });
+    const answer = await postJar({ apiUrl: small.url, token: tokens.admin, jar });
     expect(answer).toEqual({ status: 413, body: expect.objectContaining({ code: 'JAR_TOO_LARGE' }) });
     await expectNothingDeployed('big-service');
   });
 
   test('the Docker engine not answering -> 503 DOCKER_UNAVAILABLE, naming the fix', async () => {
     const noDocker = await thisFile.platform.startApi({ docker: createDocker({ dockerHost: 'unix:///nonexistent/docker.sock' }) });
-    const answer = await postJar({ apiUrl: noDocker.url, token: admin, jar: await hello('lonely-service') });
+    const answer = await postJar({ apiUrl: noDocker.url, token: tokens.admin, jar: await hello('lonely-service') });
     expect(answer).toEqual({
       status: 503,
       body: expect.objectContaining({ code: 'DOCKER_UNAVAILABLE', detail: expect.stringContaining('apt-get install docker.io') }),
@@ -131,7 +124,7 @@ describe('bad JARs are refused before anything is deployed', () => {
     // This process's PATH is where the API looks debootstrap up: a machine without it.
     process.env.PATH = '/nonexistent';
     try {
-      const answer = await postJar({ apiUrl: buildsItsImage.url, token: admin, jar });
+      const answer = await postJar({ apiUrl: buildsItsImage.url, token: tokens.admin, jar });
       expect(answer).toEqual({
         status: 503,
         body: expect.objectContaining({ code: 'BASE_IMAGE_UNAVAILABLE', detail: expect.stringContaining('apt-get install debootstrap') }),
@@ -152,15 +145,15 @@ describe('bad JARs are refused before anything is deployed', () => {
 });
 
 test('a duplicate name -> 409 SERVICE_EXISTS and a taken slug -> 409 SLUG_TAKEN; the running service is untouched', async () => {
-  const first = await postJar({ apiUrl: thisFile.api.url, token: admin, jar: await hello('dup-service') });
+  const first = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar: await hello('dup-service') });
   expect(first.status).toBe(202);
-  const again = await postJar({ apiUrl: thisFile.api.url, token: admin, jar: await hello('dup-service') });
+  const again = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar: await hello('dup-service') });
   expect(again).toEqual({ status: 409, body: expect.objectContaining({ code: expect.stringMatching(/^(SERVICE_EXISTS|DEPLOYMENT_IN_PROGRESS)$/) }) });
-  expect(await deploymentOutcome(thisFile.api.url, admin, first.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expect(await deploymentOutcome(thisFile.api.url, tokens.admin, first.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
 
-  const duplicate = await postJar({ apiUrl: thisFile.api.url, token: admin, jar: await hello('dup-service') });
+  const duplicate = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar: await hello('dup-service') });
   expect(duplicate).toEqual({ status: 409, body: expect.objectContaining({ code: 'SERVICE_EXISTS' }) });
-  const slugTaken = await postJar({ apiUrl: thisFile.api.url, token: admin, jar: await hello('dup') });
+  const slugTaken = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar: await hello('dup') });
   expect(slugTaken).toEqual({ status: 409, body: expect.objectContaining({ code: 'SLUG_TAKEN' }) });
   await expectNothingDeployed('dup');
   expect(await thisFile.platform.db('infra.deployment').where({ service_name: 'dup-service' })).toHaveLength(1);
@@ -169,10 +162,7 @@ test('a duplicate name -> 409 SERVICE_EXISTS and a taken slug -> 409 SLUG_TAKEN;
 
 test('an image deploy body with privileged, binds or networkMode -> 400, nothing deployed', async () => {
   for (const extra of [{ privileged: true }, { binds: ['/:/host'] }, { networkMode: 'host' }]) {
-    const answer = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
-      token: admin,
-      body: { name: 'sneaky-service', image: 'opsflow/jre:17', port: 8080, ...extra },
-    });
+    const answer = await deployImage({ name: 'sneaky-service', image: 'opsflow/jre:17', port: 8080, ...extra });
     expectProblem(answer, 400, 'VALIDATION_FAILED');
     expect(answer.body.errors).toEqual([expect.objectContaining({ message: 'is not a known field' })]);
   }
@@ -180,10 +170,7 @@ test('an image deploy body with privileged, binds or networkMode -> 400, nothing
 });
 
 test('a hostPort below 1024 -> 400 naming the field, unless DEPLOY_ALLOW_LOW_HOST_PORTS; nothing deployed', async () => {
-  const answer = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
-    token: admin,
-    body: { name: 'low-port-service', image: 'opsflow/jre:17', port: 8080, hostPort: 80 },
-  });
+  const answer = await deployImage({ name: 'low-port-service', image: 'opsflow/jre:17', port: 8080, hostPort: 80 });
   expectProblem(answer, 400, 'VALIDATION_FAILED');
   expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.hostPort' })]);
   await expectNothingDeployed('low-port-service');
@@ -191,9 +178,9 @@ test('a hostPort below 1024 -> 400 naming the field, unless DEPLOY_ALLOW_LOW_HOS
 
 test('a JAR whose process exits at start: FAILED at HEALTH_CHECK with the reason and last log lines, nothing left behind, every undo step done', async () => {
   const jar = await buildJar({ mainClass: 'ExitAtStart', entries: { 'application.properties': 'spring.application.name=crashing-service\n' } });
-  const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar });
+  const accepted = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar });
   expect(accepted.status).toBe(202);
-  const outcome = await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId);
+  const outcome = await deploymentOutcome(thisFile.api.url, tokens.admin, accepted.body.deploymentId);
   expect(outcome).toEqual(expect.objectContaining({ status: 'FAILED', stage: 'FAILED' }));
   expect(outcome.error).toEqual({
     stage: 'HEALTH_CHECK',
@@ -205,13 +192,13 @@ test('a JAR whose process exits at start: FAILED at HEALTH_CHECK with the reason
   expect(await containersOf(thisFile.platform.docker.docker, scope(), 'crashing-service')).toEqual([]);
   expect(await imagesOf(thisFile.platform.docker.docker, scope(), 'crashing-service')).toEqual([]);
   expect(await undoFailuresOf(thisFile.platform.temporal, accepted.body.workflowId)).toEqual([]);
-  expectProblem(await call(thisFile.api.url, 'GET', '/api/crashing/x', { token: admin }), 404, 'NOT_FOUND');
+  expectProblem(await call(thisFile.api.url, 'GET', '/api/crashing/x', { token: tokens.admin }), 404, 'NOT_FOUND');
 });
 
 test('a JAR that never answers its health check: FAILED when the deadline passes, with its log lines, nothing left behind, every undo step done', async () => {
   const jar = await buildJar({ mainClass: 'NeverHealthy', entries: { 'application.properties': 'spring.application.name=silent-service\n' } });
-  const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar });
-  const outcome = await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId);
+  const accepted = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar });
+  const outcome = await deploymentOutcome(thisFile.api.url, tokens.admin, accepted.body.deploymentId);
   expect(outcome.status).toBe('FAILED');
   expect(outcome.error).toEqual({
     stage: 'HEALTH_CHECK',

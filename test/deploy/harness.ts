@@ -2,6 +2,8 @@ import Docker from 'dockerode';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { TemporalHandle } from '../../temporal-config/client';
+import { platformWithApi, RunningWorker } from '../support/platform';
+import { deployNamedJar } from './jars';
 
 /** Polls GET /api/infra/deployments/{id} until the deploy has ended; answers its last state. */
 export async function deploymentOutcome(apiUrl: string, token: string, deploymentId: string): Promise<any> {
@@ -68,5 +70,39 @@ export function steadyTraffic(args: { apiUrl: string; token: string; slug: strin
       await Promise.all(loops);
       return answers;
     },
+  };
+}
+
+/**
+ * A deploy test file's platform: its own API (with `env`), a deployments worker, and the tokens of an ADMIN
+ * (ada) and a VIEWER (vic), all ready once beforeAll has run. `deployJar` deploys a named JAR as the ADMIN.
+ */
+export function deployTestFile(env: NodeJS.ProcessEnv = {}) {
+  const thisFile = platformWithApi({ env });
+  const tokens = { admin: '', viewer: '' };
+  let worker: RunningWorker | undefined;
+  beforeAll(async () => {
+    worker = await thisFile.platform.startWorker(['deployments']);
+    tokens.admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+    tokens.viewer = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'] });
+  });
+  return {
+    thisFile,
+    tokens,
+    worker: () => worker!,
+    scope: () => thisFile.platform.config.deployScope,
+    deployJar: (name: string, mainClass = 'HelloServer', fields: Record<string, string> = {}) =>
+      deployNamedJar({ apiUrl: thisFile.api.url, token: tokens.admin, name, mainClass, fields }),
+    /** `POST /api/infra/deploy` (an image) as the ADMIN: the API's answer. */
+    deployImage: (body: Record<string, unknown>) => call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: tokens.admin, body }),
+    /** Steady traffic (as the VIEWER) through the edge to the service at `slug`, flowing once this resolves. */
+    trafficTo: async (slug: string) => {
+      const traffic = steadyTraffic({ apiUrl: thisFile.api.url, token: tokens.viewer, slug });
+      await waitUntil('traffic', async () => traffic.answers.length > 20);
+      return traffic;
+    },
+    /** The deploy ended RUNNING (its health check passed and traffic switched). */
+    expectRunning: async (accepted: { deploymentId: string }) =>
+      expect(await deploymentOutcome(thisFile.api.url, tokens.admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' })),
   };
 }

@@ -1,40 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { platformWithApi, RunningWorker } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
-import { containersOf, deployClosed, deploymentOutcome, imagesOf, steadyTraffic } from './harness';
+import { containersOf, deployClosed, deploymentOutcome, imagesOf, deployTestFile } from './harness';
 import { waitUntil } from '../support/wait';
-import { buildJar, deployNamedJar, postJar } from './jars';
+import { buildJar, postJar } from './jars';
 
-const thisFile = platformWithApi();
-let admin: string;
-let viewer: string;
-let worker: RunningWorker;
-
-beforeAll(async () => {
-  worker = await thisFile.platform.startWorker(['deployments']);
-  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  viewer = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'] });
-});
-
-const scope = () => thisFile.platform.config.deployScope;
-
-const deployJar = (name: string, fields: Record<string, string> = {}) => deployNamedJar({ apiUrl: thisFile.api.url, token: admin, name, fields });
+const { thisFile, tokens, scope, deployJar, worker, expectRunning, trafficTo, deployImage } = deployTestFile();
 
 // "Stopped" counts running containers: the swarm driver's stopped tasks keep theirs as the swarm's task history.
 
 test('a redeploy and then a rollback under a steady stream of gateway requests fail none of them; the history lists every deploy', async () => {
-  const first = await deployJar('stream-service', { ENV_VERSION: '1' });
-  expect(await deploymentOutcome(thisFile.api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-
+  const first = await deployJar('stream-service', 'HelloServer', { ENV_VERSION: '1' });
+  await expectRunning(first);
   await deployClosed(thisFile.platform.temporal, first);
-  const traffic = steadyTraffic({ apiUrl: thisFile.api.url, token: viewer, slug: 'stream' });
-  await waitUntil('traffic', async () => traffic.answers.length > 20);
+  const traffic = await trafficTo('stream');
   const beforeRedeploy = traffic.answers.length;
-  const redeploy = await deployJar('stream-service', { ENV_VERSION: '2', redeploy: 'true' });
+  const redeploy = await deployJar('stream-service', 'HelloServer', { ENV_VERSION: '2', redeploy: 'true' });
   expect(redeploy.workflowId).toBe('deploy:stream-service');
-  expect(await deploymentOutcome(thisFile.api.url, admin, redeploy.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(redeploy);
   const redeployed = traffic.answers.length;
   await waitUntil('old instances stopped', async () => (await containersOf(thisFile.platform.docker.docker, scope(), 'stream-service', false)).length === 1);
   await deployClosed(thisFile.platform.temporal, redeploy);
@@ -42,9 +26,9 @@ test('a redeploy and then a rollback under a steady stream of gateway requests f
   await waitUntil('traffic after the redeploy', async () => traffic.answers.length > mark + 20);
 
   const beforeRollback = traffic.answers.length;
-  const rollback = await call(thisFile.api.url, 'POST', '/api/infra/services/stream-service/rollback', { token: admin });
+  const rollback = await call(thisFile.api.url, 'POST', '/api/infra/services/stream-service/rollback', { token: tokens.admin });
   expect(rollback.status).toBe(202);
-  expect(await deploymentOutcome(thisFile.api.url, admin, rollback.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expect(await deploymentOutcome(thisFile.api.url, tokens.admin, rollback.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
   const rolledBack = traffic.answers.length;
   await waitUntil('old instances stopped', async () => (await containersOf(thisFile.platform.docker.docker, scope(), 'stream-service', false)).length === 1);
   const mark2 = traffic.answers.length;
@@ -65,7 +49,7 @@ test('a redeploy and then a rollback under a steady stream of gateway requests f
   expect(only('1', rolledBack + 2, versions.length)).toEqual([]);
   expect(beforeRollback - (redeployed + 2)).toBeGreaterThan(15);
 
-  const history = await call(thisFile.api.url, 'GET', '/api/infra/services/stream-service/deployments', { token: admin });
+  const history = await call(thisFile.api.url, 'GET', '/api/infra/services/stream-service/deployments', { token: tokens.admin });
   expect(history.body.items).toEqual([
     expect.objectContaining({
       deploymentId: rollback.body.deploymentId,
@@ -87,9 +71,9 @@ test("a version's image is pruned once five newer deploys succeeded, from the en
       mainClass: 'HelloServer',
       entries: { 'application.properties': 'spring.application.name=keeper-service\n', 'version.txt': String(version) },
     });
-    const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar, fields: version > 1 ? { redeploy: 'true' } : {} });
+    const accepted = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar, fields: version > 1 ? { redeploy: 'true' } : {} });
     expect(accepted.status).toBe(202);
-    expect(await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+    expect(await deploymentOutcome(thisFile.api.url, tokens.admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
     await deployClosed(thisFile.platform.temporal, accepted.body);
   }
   const tags = (versions: number[]) => versions.map((version) => `${scope()}/keeper-service:${version}`).sort();
@@ -116,7 +100,7 @@ test("a version's image is pruned once five newer deploys succeeded, from the en
     );
   }
 
-  const undeploy = await call(thisFile.api.url, 'DELETE', '/api/infra/services/keeper-service', { token: admin });
+  const undeploy = await call(thisFile.api.url, 'DELETE', '/api/infra/services/keeper-service', { token: tokens.admin });
   expect(undeploy.status).toBe(202);
   await thisFile.platform.temporal.client.workflow.getHandle(undeploy.body.workflowId, undeploy.body.runId).result();
   expect(await imagesOf(thisFile.platform.docker.docker, scope(), 'keeper-service')).toEqual([]);
@@ -125,20 +109,24 @@ test("a version's image is pruned once five newer deploys succeeded, from the en
 
 test('rollback without an earlier successful deploy -> 409 NO_PREVIOUS_VERSION; with its image gone -> 409 NO_PREVIOUS_VERSION', async () => {
   const only = await deployJar('lone-service');
-  expect(await deploymentOutcome(thisFile.api.url, admin, only.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: admin, body: {} }), 409, 'NO_PREVIOUS_VERSION');
+  await expectRunning(only);
+  expectProblem(
+    await call(thisFile.api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: tokens.admin, body: {} }),
+    409,
+    'NO_PREVIOUS_VERSION',
+  );
 
   await deployClosed(thisFile.platform.temporal, only);
-  const second = await deployJar('lone-service', { redeploy: 'true', ENV_VERSION: '2' });
-  expect(await deploymentOutcome(thisFile.api.url, admin, second.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  const second = await deployJar('lone-service', 'HelloServer', { redeploy: 'true', ENV_VERSION: '2' });
+  await expectRunning(second);
   await waitUntil('the first instance stopped', async () => (await containersOf(thisFile.platform.docker.docker, scope(), 'lone-service', false)).length === 1);
   await thisFile.platform.docker.docker.getImage(`${scope()}/lone-service:1`).remove({ force: true });
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: admin }), 409, 'NO_PREVIOUS_VERSION');
+  expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/lone-service/rollback', { token: tokens.admin }), 409, 'NO_PREVIOUS_VERSION');
 });
 
 test("a container killed behind the platform's back is replaced by the reconcile schedule", async () => {
   const accepted = await deployJar('phoenix-service');
-  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(accepted);
   const [victim] = await containersOf(thisFile.platform.docker.docker, scope(), 'phoenix-service');
   await thisFile.platform.docker.docker.getContainer(victim.Id).remove({ force: true });
 
@@ -152,15 +140,15 @@ test("a container killed behind the platform's back is replaced by the reconcile
   });
   await waitUntil(
     'the gateway routes to the replacement',
-    async () => (await call(thisFile.api.url, 'GET', '/api/phoenix/x', { token: viewer })).status === 200,
+    async () => (await call(thisFile.api.url, 'GET', '/api/phoenix/x', { token: tokens.viewer })).status === 200,
   );
-  const service = await call(thisFile.api.url, 'GET', '/api/infra/services/phoenix-service', { token: admin });
+  const service = await call(thisFile.api.url, 'GET', '/api/infra/services/phoenix-service', { token: tokens.admin });
   expect(service.body.instances).toEqual([expect.objectContaining({ containerId: replacement.Id, state: 'HEALTHY' })]);
   expect(service.body.status).toBe('RUNNING');
 
   // The tick wrote its job-log row: a platform job, with no site of its own.
   const logged = await waitUntil('the reconcile tick in the job log', async () => {
-    const page = await call(thisFile.api.url, 'GET', '/api/settings/scheduler-job-logs?job=deploy-reconcile&siteId=_platform', { token: admin });
+    const page = await call(thisFile.api.url, 'GET', '/api/settings/scheduler-job-logs?job=deploy-reconcile&siteId=_platform', { token: tokens.admin });
     return page.body.items.find((item: { message: string }) => item.message.includes('phoenix-service')) ?? null;
   });
   expect(logged).toEqual(expect.objectContaining({ siteId: '_platform', status: 'SUCCESS', rowsAffected: expect.any(Number), finishedAt: expect.any(String) }));
@@ -184,35 +172,32 @@ underDockerDriver('an image deployment with hostPort answers on that port, bound
   );
 
   const hostPort = await freePort();
-  const accepted = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
-    token: admin,
-    body: { name: 'image-service', image, port: 8080, hostPort, envVars: { GREETING: 'direct' }, healthPath: '/actuator/health' },
-  });
+  const accepted = await deployImage({ name: 'image-service', image, port: 8080, hostPort, envVars: { GREETING: 'direct' }, healthPath: '/actuator/health' });
   expect(accepted.status).toBe(202);
   expect(accepted.body.warnings).toEqual([expect.stringContaining(`hostPort ${hostPort} is published on 127.0.0.1`)]);
-  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  expect(await deploymentOutcome(thisFile.api.url, tokens.admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
 
   const direct = await fetch(`http://127.0.0.1:${hostPort}/x`);
   expect(await direct.json()).toEqual(expect.objectContaining({ path: '/x', greeting: 'direct', userId: null }));
   const [container] = await containersOf(thisFile.platform.docker.docker, scope(), 'image-service', false);
   const details = await thisFile.platform.docker.docker.getContainer(container.Id).inspect();
   expect(details.HostConfig.PortBindings).toEqual({ '8080/tcp': [{ HostIp: '127.0.0.1', HostPort: String(hostPort) }] });
-  expect((await call(thisFile.api.url, 'GET', '/api/image/x', { token: viewer })).body.userId).toBe('vic');
+  expect((await call(thisFile.api.url, 'GET', '/api/image/x', { token: tokens.viewer })).body.userId).toBe('vic');
 });
 
 test('the deployments worker killed during the health check: a new worker finishes the deploy, with exactly one container', async () => {
   const second = await thisFile.platform.startWorker(['deployments']);
-  const accepted = await deployJar('durable-service', { ENV_START_DELAY_MS: '6000' });
+  const accepted = await deployJar('durable-service', 'HelloServer', { ENV_START_DELAY_MS: '6000' });
   await waitUntil(
     'the health check',
-    async () => (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${accepted.deploymentId}`, { token: admin })).body.stage === 'HEALTH_CHECK',
+    async () => (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${accepted.deploymentId}`, { token: tokens.admin })).body.stage === 'HEALTH_CHECK',
   );
   // Both workers die: whichever held the activity is gone mid-poll.
-  await worker.kill();
+  await worker().kill();
   await second.kill();
   await thisFile.platform.startWorker(['deployments']);
 
-  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(accepted);
   expect(await containersOf(thisFile.platform.docker.docker, scope(), 'durable-service')).toHaveLength(1);
-  expect((await call(thisFile.api.url, 'GET', '/api/durable/x', { token: viewer })).status).toBe(200);
+  expect((await call(thisFile.api.url, 'GET', '/api/durable/x', { token: tokens.viewer })).status).toBe(200);
 });

@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { platformWithApi } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { SecondNode, startSecondNode } from '../support/second-node';
 import { waitUntil } from '../support/wait';
-import { containersOf, deployClosed, deploymentOutcome, steadyTraffic } from './harness';
-import { buildJar, deployNamedJar, postJar } from './jars';
+import { containersOf, deployClosed, deploymentOutcome, deployTestFile } from './harness';
+import { buildJar, postJar } from './jars';
 
 /**
  * What only the swarm driver does: the swarm rolls a failing update back by itself, replaces a task that
@@ -13,27 +12,17 @@ import { buildJar, deployNamedJar, postJar } from './jars';
  * drivers (`npm test` runs test/deploy again with DEPLOY_DRIVER=swarm).
  */
 // A short health timeout: the swarm gives up on a never-healthy task after it and three failed checks.
-const thisFile = platformWithApi({ env: { DEPLOY_DRIVER: 'swarm', DEPLOY_HEALTH_TIMEOUT_SECONDS: '12' } });
+const { thisFile, tokens, scope, deployJar, expectRunning, trafficTo, deployImage } = deployTestFile({
+  DEPLOY_DRIVER: 'swarm',
+  DEPLOY_HEALTH_TIMEOUT_SECONDS: '12',
+});
 const execFileAsync = promisify(execFile);
 
-let admin: string;
-let viewer: string;
-
-beforeAll(async () => {
-  await thisFile.platform.startWorker(['deployments']);
-  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  viewer = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'] });
-});
-
-const scope = () => thisFile.platform.config.deployScope;
 const swarmServiceOf = (name: string) => thisFile.platform.docker.docker.getService(`${scope()}-${name}`).inspect();
-
-const deployJar = (name: string, mainClass: string, fields: Record<string, string> = {}) =>
-  deployNamedJar({ apiUrl: thisFile.api.url, token: admin, name, mainClass, fields });
 
 test('a JAR image runs from the registry by digest: every node pulls the same bytes', async () => {
   const accepted = await deployJar('pinned-service', 'HelloServer');
-  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(accepted);
   const service = await swarmServiceOf('pinned-service');
   const registry = thisFile.platform.config.deployRegistry!;
   expect(service.Spec.TaskTemplate.ContainerSpec.Image).toMatch(
@@ -56,13 +45,12 @@ test('a JAR image runs from the registry by digest: every node pulls the same by
 
 test('a redeploy whose new version never passes its health check is rolled back by the swarm: the old version serves throughout, and the deployment ends FAILED with the reason', async () => {
   const first = await deployJar('sturdy-service', 'HelloServer', { ENV_VERSION: '1' });
-  expect(await deploymentOutcome(thisFile.api.url, admin, first.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(first);
   await deployClosed(thisFile.platform.temporal, first);
-  const traffic = steadyTraffic({ apiUrl: thisFile.api.url, token: viewer, slug: 'sturdy' });
-  await waitUntil('traffic', async () => traffic.answers.length > 20);
+  const traffic = await trafficTo('sturdy');
 
   const broken = await deployJar('sturdy-service', 'NeverHealthy', { ENV_VERSION: '2', redeploy: 'true' });
-  const outcome = await deploymentOutcome(thisFile.api.url, admin, broken.deploymentId);
+  const outcome = await deploymentOutcome(thisFile.api.url, tokens.admin, broken.deploymentId);
   const mark = traffic.answers.length;
   await waitUntil('traffic after the rollback', async () => traffic.answers.length > mark + 20);
   const answers = await traffic.stop();
@@ -79,15 +67,15 @@ test('a redeploy whose new version never passes its health check is rolled back 
   const service = await swarmServiceOf('sturdy-service');
   expect(service.Spec.Labels['opsflow.deployment']).toBe(first.deploymentId);
   expect(service.UpdateStatus?.State).toMatch(/^rollback_/);
-  const registered = await call(thisFile.api.url, 'GET', '/api/infra/services/sturdy-service', { token: admin });
+  const registered = await call(thisFile.api.url, 'GET', '/api/infra/services/sturdy-service', { token: tokens.admin });
   expect(registered.body).toEqual(expect.objectContaining({ status: 'RUNNING', runningInstances: 1 }));
 });
 
 test("a task killed behind the platform's back is replaced by the swarm, and the gateway follows the task list with no reconcile", async () => {
   const accepted = await deployJar('phoenix-swarm-service', 'HelloServer');
-  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(accepted);
   await deployClosed(thisFile.platform.temporal, accepted);
-  const scaled = await call(thisFile.api.url, 'POST', '/api/infra/services/phoenix-swarm-service/scale', { token: admin, body: { instances: 2 } });
+  const scaled = await call(thisFile.api.url, 'POST', '/api/infra/services/phoenix-swarm-service/scale', { token: tokens.admin, body: { instances: 2 } });
   expect(scaled.status).toBe(202);
   await thisFile.platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
   const before = await containersOf(thisFile.platform.docker.docker, scope(), 'phoenix-swarm-service', false);
@@ -103,7 +91,7 @@ test("a task killed behind the platform's back is replaced by the swarm, and the
 
   // The reconcile schedule runs every DEPLOY_RECONCILE_SECONDS (a day in the tests): the deployments worker's task-list follower does this.
   await waitUntil('the registry to follow the swarm', async () => {
-    const service = await call(thisFile.api.url, 'GET', '/api/infra/services/phoenix-swarm-service', { token: admin });
+    const service = await call(thisFile.api.url, 'GET', '/api/infra/services/phoenix-swarm-service', { token: tokens.admin });
     const ids = (service.body.instances as Array<{ containerId: string; state: string }>)
       .filter((instance) => instance.state === 'HEALTHY')
       .map((instance) => instance.containerId);
@@ -112,7 +100,7 @@ test("a task killed behind the platform's back is replaced by the swarm, and the
   // Both tasks answer through the gateway; the killed one is not asked.
   const served = new Set<string>();
   for (let i = 0; i < 20; i++) {
-    const answer = await call(thisFile.api.url, 'GET', '/api/phoenix-swarm/who', { token: viewer });
+    const answer = await call(thisFile.api.url, 'GET', '/api/phoenix-swarm/who', { token: tokens.viewer });
     expect(answer.status).toBe(200);
     served.add(answer.body.instance);
   }
@@ -123,8 +111,8 @@ test("a task killed behind the platform's back is replaced by the swarm, and the
 
 test('a container on the default bridge cannot reach a task past the edge: the door into the overlays forwards for the host alone', async () => {
   const accepted = await deployJar('guarded-service', 'HelloServer');
-  expect(await deploymentOutcome(thisFile.api.url, admin, accepted.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
-  const service = await call(thisFile.api.url, 'GET', '/api/infra/services/guarded-service', { token: admin });
+  await expectRunning(accepted);
+  const service = await call(thisFile.api.url, 'GET', '/api/infra/services/guarded-service', { token: tokens.admin });
   const { address } = service.body.instances[0] as { address: string };
   // The host reaches it: the edge runs there.
   expect((await fetch(`http://${address}/x`)).status).toBe(200);
@@ -147,10 +135,7 @@ test('a container on the default bridge cannot reach a task past the edge: the d
 });
 
 test('a host port is refused under the swarm driver: a swarm would publish it on every address of its nodes', async () => {
-  const answer = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
-    token: admin,
-    body: { name: 'ported-service', image: 'opsflow/jre:17', port: 8080, hostPort: 18080 },
-  });
+  const answer = await deployImage({ name: 'ported-service', image: 'opsflow/jre:17', port: 8080, hostPort: 18080 });
   expectProblem(answer, 400, 'VALIDATION_FAILED');
   expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.hostPort' })]);
   expect(await thisFile.platform.db('infra.service').where({ name: 'ported-service' })).toEqual([]);
@@ -199,7 +184,7 @@ describe('two nodes', () => {
   async function answeringInstances(count: number): Promise<Set<string>> {
     const seen = new Set<string>();
     for (let i = 0; i < count; i++) {
-      const answer = await call(thisFile.api.url, 'GET', '/api/spread/who', { token: viewer });
+      const answer = await call(thisFile.api.url, 'GET', '/api/spread/who', { token: tokens.viewer });
       expect(answer.status).toBe(200);
       seen.add(answer.body.instance);
     }
@@ -209,12 +194,12 @@ describe('two nodes', () => {
   test('a service scaled to 2 runs a task on each node, and the gateway reaches both', async () => {
     const managerId = ((await thisFile.platform.docker.docker.info()) as { Swarm: { NodeID: string } }).Swarm.NodeID;
     const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=spread-service\n' } });
-    const accepted = await postJar({ apiUrl: thisFile.api.url, token: admin, jar });
+    const accepted = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar });
     expect(accepted.status).toBe(202);
-    expect(await deploymentOutcome(thisFile.api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+    expect(await deploymentOutcome(thisFile.api.url, tokens.admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
     await deployClosed(thisFile.platform.temporal, accepted.body);
 
-    const scaled = await call(thisFile.api.url, 'POST', '/api/infra/services/spread-service/scale', { token: admin, body: { instances: 2 } });
+    const scaled = await call(thisFile.api.url, 'POST', '/api/infra/services/spread-service/scale', { token: tokens.admin, body: { instances: 2 } });
     expect(scaled.status).toBe(202);
     await thisFile.platform.temporal.client.workflow.getHandle(scaled.body.workflowId, scaled.body.runId).result();
     expect(await runningTaskNodes()).toEqual([managerId, node2.nodeId].sort());
@@ -230,8 +215,7 @@ describe('two nodes', () => {
   test('draining the second node moves its task to the first, with no failed request through the gateway', async () => {
     const managerId = ((await thisFile.platform.docker.docker.info()) as { Swarm: { NodeID: string } }).Swarm.NodeID;
     expect(await runningTaskNodes()).toEqual([managerId, node2.nodeId].sort());
-    const traffic = steadyTraffic({ apiUrl: thisFile.api.url, token: viewer, slug: 'spread' });
-    await waitUntil('traffic', async () => traffic.answers.length > 20);
+    const traffic = await trafficTo('spread');
 
     await setAvailability(node2.nodeId, 'drain');
     try {
@@ -241,7 +225,7 @@ describe('two nodes', () => {
         async () => {
           const nodes = await runningTaskNodes();
           if (nodes.length !== 2 || nodes.some((node) => node !== managerId)) return false;
-          const service = await call(thisFile.api.url, 'GET', '/api/infra/services/spread-service', { token: admin });
+          const service = await call(thisFile.api.url, 'GET', '/api/infra/services/spread-service', { token: tokens.admin });
           return (service.body.instances as unknown[]).length === 2;
         },
         60000,

@@ -5,8 +5,7 @@ import { startWorkflow } from '../../temporal-config/client';
 import { archiveLogs } from '../../workflows/archival/archive-logs';
 import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
-import { call } from '../support/http';
-import { archiveFileIds, archiveOutcome } from '../archival/harness';
+import { archiveFileIds, archiveOutcome, globalRetention } from '../archival/harness';
 import { remainingIds, seedEmailLogs } from '../archival/seed';
 
 /**
@@ -39,10 +38,7 @@ beforeAll(async () => {
   api = await platform.startApi();
   await platform.startWorker(['archival'], { API_INTERNAL_URL: api.url });
   const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-  await call(api.url, 'POST', '/api/settings/archive-policies', {
-    token: admin,
-    body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
-  });
+  await globalRetention(api.url, admin, 'EMAIL_LOG');
 });
 
 afterAll(async () => {

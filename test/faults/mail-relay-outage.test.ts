@@ -4,7 +4,7 @@ import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call } from '../support/http';
 import { recordHistory } from '../support/histories';
 import { waitUntil } from '../support/wait';
-import { publishedTemplate } from '../messaging/harness';
+import { publishedTemplate, smtpChannel } from '../messaging/harness';
 
 /**
  * The mail relay gone in the middle of a role send, and back a minute later: a real SMTP server (the
@@ -68,11 +68,7 @@ test(`the relay gone halfway through a ${COUNT}-recipient role send and back ${O
   await platform
     .db('directory.user')
     .insert(Array.from({ length: COUNT }, (_, i) => ({ email: address(i), name: `O ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: ['site-o'] })));
-  const created = await call(api.url, 'POST', '/api/settings/email', {
-    token: admin,
-    body: { configName: 'relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relayPort, isActive: true },
-  });
-  expect(created.status).toBe(201);
+  await smtpChannel(api.url, admin, 'relay', relayPort);
   const templateId = await publishedTemplate(api.url, editor, 'site-o');
   const sent = await call(api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-o' } });
   expect(sent.body.recipients).toBe(COUNT);

@@ -7,11 +7,11 @@ import { call } from '../support/http';
 import { OwnPostgres, startOwnPostgres } from '../support/own-postgres';
 import { freePort } from '../support/slots';
 import { startMailCapture, RunningMailCapture } from '../../scripts/platform/mail-capture';
-import { publishedTemplate } from '../messaging/harness';
+import { publishedTemplate, smtpChannel } from '../messaging/harness';
 import { containersOf } from '../deploy/harness';
 import { buildJar, postJar } from '../deploy/jars';
 import { waitUntil } from '../support/wait';
-import { archiveFileIds, archiveOutcome } from '../archival/harness';
+import { archiveFileIds, archiveOutcome, globalRetention } from '../archival/harness';
 import { remainingIds, seedManyEmailLogs } from '../archival/seed';
 
 /**
@@ -96,10 +96,7 @@ async function restartPostgres(): Promise<{ downMs: number; whileDown: { readyz:
 }
 
 beforeAll(async () => {
-  await call(api.url, 'POST', '/api/settings/archive-policies', {
-    token: admin,
-    body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
-  });
+  await globalRetention(api.url, admin, 'EMAIL_LOG');
 });
 
 test(`PostgreSQL restarted in the middle of a ${ROWS}-row archive run: the run completes, every row archived exactly once, and the API answers 503 DATABASE_UNAVAILABLE while it is down`, async () => {
@@ -144,11 +141,7 @@ test('PostgreSQL restarted in the middle of a 2,000-recipient role send: every r
   await platform
     .db('directory.user')
     .insert(Array.from({ length: count }, (_, i) => ({ email: address(i), name: `R ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: ['site-r'] })));
-  const created = await call(api.url, 'POST', '/api/settings/email', {
-    token: admin,
-    body: { configName: 'own relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relay.smtpPort, isActive: true },
-  });
-  expect(created.status).toBe(201);
+  await smtpChannel(api.url, admin, 'own relay', relay.smtpPort);
   const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-r'] });
   const templateId = await publishedTemplate(api.url, editor, 'site-r');
   const sent = await call(api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-r' } });

@@ -8,10 +8,10 @@ import { OwnTemporalCluster, startOwnTemporalCluster } from '../support/own-temp
 import { call } from '../support/http';
 import { freePort } from '../support/slots';
 import { waitUntil } from '../support/wait';
-import { publishedTemplate } from '../messaging/harness';
-import { archiveFileIds, archiveOutcome } from '../archival/harness';
+import { publishedTemplate, smtpChannel } from '../messaging/harness';
+import { archiveFileIds, archiveOutcome, globalRetention } from '../archival/harness';
 import { remainingIds, seedManyEmailLogs } from '../archival/seed';
-import { requireApproval } from '../approvals/harness';
+import { pagesNeedApproval, REVIEW_THEN_SIGN_OFF } from '../approvals/harness';
 
 /**
  * Temporal as a cluster of two nodes on PostgreSQL, behind one address, and one node lost (kill -9) in
@@ -36,10 +36,7 @@ beforeAll(async () => {
   await platform.startWorker(['archival', 'messaging', 'approvals'], { API_INTERNAL_URL: api.url });
   admin = await platform.token({ sub: 'ada', name: 'Ada Admin', roles: ['ADMIN'] });
   relay = await startMailCapture({ smtpPort: await freePort(), uiPort: await freePort() });
-  await call(api.url, 'POST', '/api/settings/archive-policies', {
-    token: admin,
-    body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
-  });
+  await globalRetention(api.url, admin, 'EMAIL_LOG');
 }, 300000);
 
 afterAll(async () => {
@@ -52,24 +49,8 @@ let approvalPolicyReady: Promise<void> | null = null;
 /** A two-stage approval for the site's pages (Review by a MANAGER, Sign-off by an ADMIN), once. */
 function twoStagePolicy(): Promise<void> {
   approvalPolicyReady ??= (async () => {
-    const definition = await call(api.url, 'POST', '/api/workflow/definitions', {
-      token: admin,
-      body: {
-        siteId: 'site-node-loss',
-        name: 'review then sign-off',
-        stages: [
-          { name: 'Review', role: 'MANAGER' },
-          { name: 'Sign-off', role: 'ADMIN' },
-        ],
-      },
-    });
-    expect((await call(api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-    await requireApproval(api.url, admin, { componentType: 'PAGE', enabled: true, siteId: 'site-node-loss', workflowDefinitionId: definition.body.id });
-    const created = await call(api.url, 'POST', '/api/settings/email', {
-      token: admin,
-      body: { configName: 'own relay', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relay.smtpPort, isActive: true },
-    });
-    expect(created.status).toBe(201);
+    await pagesNeedApproval(api.url, admin, { siteId: 'site-node-loss', name: 'review then sign-off', stages: REVIEW_THEN_SIGN_OFF });
+    await smtpChannel(api.url, admin, 'own relay', relay.smtpPort);
   })();
   return approvalPolicyReady;
 }

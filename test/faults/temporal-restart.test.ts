@@ -4,9 +4,8 @@ import { archiveLogs } from '../../workflows/archival/archive-logs';
 import { archiveRunWorkflowId, ArchiveRunProgress } from '../../workflows/archival/definitions';
 import { attachPlatform, TestPlatform } from '../support/platform';
 import { withOwnTemporal } from '../support/own-temporal';
-import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
-import { archiveFileIds } from '../archival/harness';
+import { archiveFileIds, globalRetention } from '../archival/harness';
 import { remainingIds, seedManyEmailLogs } from '../archival/seed';
 
 /**
@@ -32,10 +31,7 @@ test(`the Temporal dev server restarted in the middle of a ${ROWS}-row archive r
 
   await withOwnTemporal(platform, ['archival'], async (own) => {
     const admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
-    await call(own.api.url, 'POST', '/api/settings/archive-policies', {
-      token: admin,
-      body: { logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true },
-    });
+    await globalRetention(own.api.url, admin, 'EMAIL_LOG');
     const run = await startWorkflow(own.temporal, archiveLogs, {
       workflowId: archiveRunWorkflowId('EMAIL_LOG'),
       taskQueue: 'archival',

@@ -5,7 +5,7 @@ import path from 'node:path';
 import Docker from 'dockerode';
 import { call } from '../support/http';
 import { freePort, freePortRun } from '../support/slots';
-import { waitUntil } from '../support/wait';
+import { waitUntil, succeeds } from '../support/wait';
 import { removeScopedDockerObjects } from '../support/docker-cleanup';
 import { buildJar, postJar } from '../deploy/jars';
 import { ctrlC, npmStart, NpmStarted } from '../support/npm-start';
@@ -26,14 +26,7 @@ interface Started extends NpmStarted {
 }
 
 /** Whether the engine has the JRE image this test builds. */
-const imageExists = () =>
-  docker
-    .getImage(IMAGE)
-    .inspect()
-    .then(
-      () => true,
-      () => false,
-    );
+const imageExists = () => succeeds(docker.getImage(IMAGE).inspect());
 
 let copy: string;
 const running: Started[] = [];

@@ -5,7 +5,7 @@ import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
 import { startMailCapture } from '../../scripts/platform/mail-capture';
 import { waitUntil } from '../support/wait';
-import { finalLog, mailTo, publishedTemplate } from './harness';
+import { finalLog, mailTo, publishedTemplate, smtpChannel } from './harness';
 import { recordHistory } from '../support/histories';
 
 const thisFile = platformWithApi();
@@ -26,12 +26,7 @@ beforeAll(async () => {
 const address = (local: string) => `${local}@send-test.example`;
 
 async function activateCapture() {
-  const created = await call(thisFile.api.url, 'POST', '/api/settings/email', {
-    token: admin,
-    body: { configName: 'capture', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: thisFile.platform.info.mail.smtpPort, isActive: true },
-  });
-  expect(created.status).toBe(201);
-  return created.body.id as string;
+  return (await smtpChannel(thisFile.api.url, admin, 'capture', thisFile.platform.info.mail.smtpPort)).id;
 }
 
 test('no active configuration -> 409 NO_ACTIVE_CONFIG, and no log row is written', async () => {

@@ -73,3 +73,13 @@ export async function finalLog(apiUrl: string, token: string, templateId: string
     return log && log.status !== 'PENDING' ? log : null;
   });
 }
+
+/** The site's active email channel: the SMTP relay on 127.0.0.1:`smtpPort`, created through the API as an ADMIN's `token`. */
+export async function smtpChannel(apiUrl: string, token: string, configName: string, smtpPort: number): Promise<{ id: string }> {
+  const created = await call(apiUrl, 'POST', '/api/settings/email', {
+    token,
+    body: { configName, transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort, isActive: true },
+  });
+  expect(created.status).toBe(201);
+  return created.body;
+}

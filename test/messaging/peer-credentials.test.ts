@@ -1,6 +1,6 @@
 import { platformWithApi } from '../support/platform';
 import { call } from '../support/http';
-import { archiveOutcome } from '../archival/harness';
+import { archiveOutcome, globalRetention } from '../archival/harness';
 import { startPeer } from './harness';
 
 /**
@@ -56,14 +56,7 @@ test('a REST peer with ?apikey= in its URL and the password token in its body: t
       .db('integration.integration_log')
       .where({ site_id: 'site-c' })
       .update({ created_at: thisFile.platform.db.raw("'2025-01-01T00:00:00Z'::timestamptz") });
-    expect(
-      (
-        await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', {
-          token: admin,
-          body: { logType: 'INTEGRATION_LOG', siteId: null, retentionDays: 30, enabled: true },
-        })
-      ).status,
-    ).toBe(201);
+    await globalRetention(thisFile.api.url, admin, 'INTEGRATION_LOG');
     const started = await call(thisFile.api.url, 'POST', '/api/settings/archive-policies/run', { token: admin, body: { logType: 'INTEGRATION_LOG' } });
     expect(started.status).toBe(202);
     const outcome = await archiveOutcome(thisFile.platform, started.body.runs[0].workflowId, started.body.runs[0].runId);

@@ -35,6 +35,10 @@ const basicPassword = (authorization: string | string[] | undefined) =>
     .toString('utf8')
     .split(':')[1];
 
+/** A test message to `to` through site-s's active email channel (the process endpoint), sent as the ADMIN. */
+const processEmail = (to: string) =>
+  call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to, content: 'x' } });
+
 test('a ciphertext copied from one configuration into another fails: 500 SECRET_INTEGRITY_FAILED, the send fails permanently, nothing reaches the peer; a truncated tag fails too', async () => {
   const peer = await startPeer(() => ({ status: 200 }));
   try {
@@ -44,19 +48,14 @@ test('a ciphertext copied from one configuration into another fails: 500 SECRET_
       body: { ...restConfig('theirs', `${peer.url}/mail`, 'theirs-Pa55word'), isActive: false },
     });
     expect([mine.status, theirs.status]).toEqual([201, 201]);
+    const storeMyPassword = (stored: string) =>
+      thisFile.platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: stored });
     const table = thisFile.platform.db('settings.email_configuration');
     const own = (await table.clone().where({ id: mine.body.id }).first()).service_password as string;
     const copied = (await table.clone().where({ id: theirs.body.id }).first()).service_password as string;
-    await thisFile.platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: copied });
+    await storeMyPassword(copied);
 
-    expectProblem(
-      await call(thisFile.api.url, 'POST', '/api/settings/communication/process', {
-        token: admin,
-        body: { channel: 'EMAIL', siteId: 'site-s', to: 'a@peer.example', content: 'x' },
-      }),
-      500,
-      'SECRET_INTEGRITY_FAILED',
-    );
+    expectProblem(await processEmail('a@peer.example'), 500, 'SECRET_INTEGRITY_FAILED');
     const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-s');
     const sent = await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: 'b@peer.example', siteId: 'site-s' } });
     expect(sent.status).toBe(202);
@@ -67,23 +66,13 @@ test('a ciphertext copied from one configuration into another fails: 500 SECRET_
     // Its own ciphertext with the tag cut to 4 bytes: a forger needs 2^32 tries at most, so it is refused.
     const [version, iv, tag, ciphertext] = own.split('.');
     const truncated = [version, iv, Buffer.from(tag, 'base64url').subarray(0, 4).toString('base64url'), ciphertext].join('.');
-    await thisFile.platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: truncated });
-    expectProblem(
-      await call(thisFile.api.url, 'POST', '/api/settings/communication/process', {
-        token: admin,
-        body: { channel: 'EMAIL', siteId: 'site-s', to: 'c@peer.example', content: 'x' },
-      }),
-      500,
-      'SECRET_INTEGRITY_FAILED',
-    );
+    await storeMyPassword(truncated);
+    expectProblem(await processEmail('c@peer.example'), 500, 'SECRET_INTEGRITY_FAILED');
     expect(peer.received).toEqual([]);
 
     // Its own, whole: it sends.
-    await thisFile.platform.db('settings.email_configuration').where({ id: mine.body.id }).update({ service_password: own });
-    const processed = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', {
-      token: admin,
-      body: { channel: 'EMAIL', siteId: 'site-s', to: 'd@peer.example', content: 'x' },
-    });
+    await storeMyPassword(own);
+    const processed = await processEmail('d@peer.example');
     expect(processed.body).toEqual({ status: 'SUCCESS', detail: 'sent' });
     expect(basicPassword(peer.received[0].headers.authorization)).toBe('mine-Pa55word');
   } finally {
@@ -144,10 +133,7 @@ test('a version-1 ciphertext (bound to no row, so copyable into any) is refused 
     const legacy = ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
     await thisFile.platform.db('settings.email_configuration').where({ id: created.body.id }).update({ service_password: legacy });
 
-    const refused = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', {
-      token: admin,
-      body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1@peer.example', content: 'x' },
-    });
+    const refused = await processEmail('v1@peer.example');
     expectProblem(refused, 500, 'SECRET_INTEGRITY_FAILED');
     expect(refused.body.detail).toContain('secrets:rotate');
     expect(peer.received).toEqual([]);
@@ -158,10 +144,7 @@ test('a version-1 ciphertext (bound to no row, so copyable into any) is refused 
     expect(rotated.output).toMatch(/Re-encrypted [1-9]\d* stored secret/);
     expect(rotated.output).not.toContain(created.body.id);
     expect((await thisFile.platform.db('settings.email_configuration').where({ id: created.body.id }).first()).service_password).toMatch(/^v2\./);
-    const processed = await call(thisFile.api.url, 'POST', '/api/settings/communication/process', {
-      token: admin,
-      body: { channel: 'EMAIL', siteId: 'site-s', to: 'v1b@peer.example', content: 'x' },
-    });
+    const processed = await processEmail('v1b@peer.example');
     expect(processed.body).toEqual({ status: 'SUCCESS', detail: 'sent' });
     expect(basicPassword(peer.received[0].headers.authorization)).toBe('legacy-Pa55word');
   } finally {

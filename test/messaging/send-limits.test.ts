@@ -1,6 +1,6 @@
 import { platformWithApi } from '../support/platform';
 import { call, expectProblem } from '../support/http';
-import { mailTo, publishedTemplate } from './harness';
+import { mailTo, publishedTemplate, smtpChannel } from './harness';
 
 /** What one user can make the platform send or store: capped, and refused with nothing written. */
 const thisFile = platformWithApi({ apiDeps: (platform) => ({ config: { ...platform.config, sendRateLimit: 10, sendRateWindowSeconds: 3600 } }) });
@@ -11,14 +11,7 @@ beforeAll(async () => {
   await thisFile.platform.startWorker(['messaging', 'approvals']);
   const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
   editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-l'] });
-  expect(
-    (
-      await call(thisFile.api.url, 'POST', '/api/settings/email', {
-        token: admin,
-        body: { configName: 'capture', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: thisFile.platform.info.mail.smtpPort, isActive: true },
-      })
-    ).status,
-  ).toBe(201);
+  await smtpChannel(thisFile.api.url, admin, 'capture', thisFile.platform.info.mail.smtpPort);
   for (const i of [1, 2, 3]) {
     await call(thisFile.api.url, 'POST', '/api/directory/users', {
       token: admin,

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { waitUntil } from './wait';
+import { waitUntil, succeeds } from './wait';
 import { installTools } from '../../scripts/tools';
 import { ensureTemporalServer } from '../../scripts/temporal-server';
 import { ensureBaseImage } from '../../adapters/deploy/jre-base-image';
@@ -27,10 +27,7 @@ async function installWhatTheSuiteNeeds(): Promise<void> {
     say(`the Temporal server of cluster mode was not built (${error.message}): the cluster tests will fail saying so`),
   );
   const docker = new Docker();
-  const engine = await docker.ping().then(
-    () => true,
-    () => false,
-  );
+  const engine = await succeeds(docker.ping());
   if (!engine) {
     say('the Docker engine does not answer: the JRE base image is not built, and the deploy tests will fail saying so');
     return;

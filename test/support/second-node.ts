@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { waitUntil } from './wait';
+import { waitUntil, succeeds } from './wait';
 
 /**
  * A second Docker engine on this machine, as a second swarm node: its own network namespace joined to the
@@ -113,15 +113,7 @@ export async function startSecondNode(args: { manager: Docker; baseImage: string
     fs.rmSync(root, { recursive: true, force: true });
   };
   try {
-    await waitUntil(
-      'the second engine to answer',
-      () =>
-        docker.ping().then(
-          () => true,
-          () => false,
-        ),
-      { timeoutMs: 30000 },
-    );
+    await waitUntil('the second engine to answer', () => succeeds(docker.ping()), { timeoutMs: 30000 });
     // Both engines need the base image; a JAR image comes from the registry.
     execFileSync('sh', ['-c', `docker save ${args.baseImage} | docker -H unix://${socket} load -q`], { stdio: 'pipe' });
 

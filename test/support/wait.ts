@@ -25,3 +25,11 @@ export async function waitUntil<T>(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/** Whether `work` resolves (true) or is rejected (false): for a wait on something that fails until it is ready. */
+export function succeeds(work: Promise<unknown>): Promise<boolean> {
+  return work.then(
+    () => true,
+    () => false,
+  );
+}

@@ -14,7 +14,8 @@ import { clientTlsOf, ensureTemporalTls, TEMPORAL_TLS_SERVER_NAME } from '../../
 import { RunningApi, sharedPostgresAdminUrl, TestPlatform } from '../support/platform';
 import { OwnTemporalCluster, startOwnTemporalCluster } from '../support/own-temporal-cluster';
 import { call } from '../support/http';
-import { requireApproval } from '../approvals/harness';
+import { pagesNeedApproval } from '../approvals/harness';
+import { rejectionOf } from '../support/failures';
 
 /**
  * The cluster's door is locked: Temporal's own authorizer and claim mapper take only tokens signed with the
@@ -42,12 +43,7 @@ beforeAll(async () => {
   admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
   const editor = await platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-door'] });
   // A one-stage approval: the publish run waits with the marked title and comment in its history.
-  const definition = await call(api.url, 'POST', '/api/workflow/definitions', {
-    token: admin,
-    body: { siteId: 'site-door', name: 'one', stages: [{ name: 'Review', role: 'MANAGER' }] },
-  });
-  expect((await call(api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-  await requireApproval(api.url, admin, { componentType: 'PAGE', siteId: 'site-door', enabled: true, workflowDefinitionId: definition.body.id });
+  await pagesNeedApproval(api.url, admin, { siteId: 'site-door', name: 'one', stages: [{ name: 'Review', role: 'MANAGER' }] });
   const page = await call(api.url, 'POST', '/api/content/pages', {
     token: editor,
     body: { siteId: 'site-door', name: `title ${marker}`, slug: 'sealed', title: `title ${marker}`, data: {} },
@@ -87,10 +83,7 @@ const DENIED = /\bcode 7\b.*Request unauthorized/;
 
 /** What a call that must fail failed with: each error of its cause chain, code and message. */
 async function refusal(work: Promise<unknown>): Promise<string> {
-  const error = await work.then(
-    () => null,
-    (failure: unknown) => failure,
-  );
+  const error = await rejectionOf(work);
   if (error === null) return 'it succeeded';
   const chain: string[] = [];
   for (let link = error as { code?: unknown; message?: string; cause?: unknown } | undefined; link; link = link.cause as typeof link)

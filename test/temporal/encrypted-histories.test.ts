@@ -12,9 +12,9 @@ import { findTemporalCli } from '../../temporal-config/temporal-cli';
 import { platformWithApi } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { decodedPayloads, workflowShow } from '../support/observed';
-import { finalLog, publishedTemplate } from '../messaging/harness';
+import { finalLog, publishedTemplate, smtpChannel } from '../messaging/harness';
 import { SEND_EMAIL_WORKFLOW } from '../../workflows/messaging/definitions';
-import { requireApproval } from '../approvals/harness';
+import { pagesNeedApproval } from '../approvals/harness';
 
 /**
  * Temporal's histories are sealed by the payload codec: a page's title, an editor's comment, an email's
@@ -40,12 +40,7 @@ beforeAll(async () => {
   editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: [SITE] });
 
   // A one-stage approval, so that the publish run waits with the title and the comment in its history.
-  const definition = await call(thisFile.api.url, 'POST', '/api/workflow/definitions', {
-    token: admin,
-    body: { siteId: SITE, name: 'one', stages: [{ name: 'Review', role: 'MANAGER' }] },
-  });
-  expect((await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${definition.body.id}/publish`, { token: admin })).status).toBe(200);
-  await requireApproval(thisFile.api.url, admin, { componentType: 'PAGE', siteId: SITE, enabled: true, workflowDefinitionId: definition.body.id });
+  await pagesNeedApproval(thisFile.api.url, admin, { siteId: SITE, name: 'one', stages: [{ name: 'Review', role: 'MANAGER' }] });
   const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
     token: editor,
     body: { siteId: SITE, name: `title ${marker}`, slug: 'sealed', title: `title ${marker}`, data: {} },
@@ -59,11 +54,7 @@ beforeAll(async () => {
   publishRun = { workflowId: submitted.body.workflowId, runId: submitted.body.runId };
 
   // An email to a marked address with marked variables, and a role send with a marked variable.
-  const channel = await call(thisFile.api.url, 'POST', '/api/settings/email', {
-    token: admin,
-    body: { configName: 'capture', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: thisFile.platform.info.mail.smtpPort, isActive: true },
-  });
-  expect(channel.status).toBe(201);
+  await smtpChannel(thisFile.api.url, admin, 'capture', thisFile.platform.info.mail.smtpPort);
   const templateId = await publishedTemplate(thisFile.api.url, editor, SITE, {
     subjectEn: 'Hi {{user.name}} {{team}}',
     bodyEn: '<p>{{user.name}} {{team}}</p>',
