@@ -7,14 +7,16 @@ import { Access, AnyRoute, defineRoute } from './route';
 
 /**
  * The five routes of a plain resource kept in one table: list (a page), create, read, replace and delete
- * by id. Directory users, archive policies and approval policies share this shape to the letter; what
- * differs (schemas, codes, the repository's functions) is named here once, so a change to the shape (a
+ * by id. Directory users, archive policies and approval policies share this shape; what differs (names,
+ * schemas, codes, the repository's functions) is named once per resource, so a change to the shape (a
  * status, a header, a new error every such route may answer) is made in one place.
  */
 export interface ResourceRoutes<Row, ListQuery extends TObject, CreateBody extends TSchema, UpdateBody extends TSchema> {
   /** The collection's path; one item is at `${path}/:id`. */
   path: string;
   tag: string;
+  /** What one item and many are called in the answers' descriptions: `user`, `users`. */
+  noun: { one: string; many: string };
   access: Access<Identity>;
   summaries: { list: string; create: string; read: string; update: string; remove: string };
   schemas: { listQuery: ListQuery; page: TSchema; item: TSchema; create: CreateBody; update: UpdateBody; idParams: TObject<{ id: TString }> };
@@ -35,7 +37,7 @@ export interface ResourceRoutes<Row, ListQuery extends TObject, CreateBody exten
 export function resourceRoutes<Row, ListQuery extends TObject, CreateBody extends TSchema, UpdateBody extends TSchema>(
   resource: ResourceRoutes<Row, ListQuery, CreateBody, UpdateBody>,
 ): AnyRoute[] {
-  const { path, tag, access, summaries, schemas, db, data, present } = resource;
+  const { path, tag, noun, access, summaries, schemas, db, data, present } = resource;
   const itemPath = `${path}/:id`;
   return [
     defineRoute({
@@ -45,7 +47,7 @@ export function resourceRoutes<Row, ListQuery extends TObject, CreateBody extend
       summary: summaries.list,
       access,
       query: schemas.listQuery,
-      responses: { 200: { description: 'a page', schema: schemas.page } },
+      responses: { 200: { description: `a page of ${noun.many}`, schema: schemas.page } },
       errors: [],
       handler: async (ctx, { query }) => {
         ctx.body = presentPage(await data.list(db, query), present);
@@ -73,7 +75,7 @@ export function resourceRoutes<Row, ListQuery extends TObject, CreateBody extend
       summary: summaries.read,
       access,
       params: schemas.idParams,
-      responses: { 200: { description: 'the item', schema: schemas.item } },
+      responses: { 200: { description: `the ${noun.one}`, schema: schemas.item } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         ctx.body = present(await data.read(db, params.id));
@@ -87,7 +89,7 @@ export function resourceRoutes<Row, ListQuery extends TObject, CreateBody extend
       access,
       params: schemas.idParams,
       body: schemas.update,
-      responses: { 200: { description: 'the changed item', schema: schemas.item } },
+      responses: { 200: { description: `the changed ${noun.one}`, schema: schemas.item } },
       errors: ['NOT_FOUND', ...resource.errors.update],
       handler: async (ctx, { params, body }) => {
         ctx.body = present(await data.update(db, params.id, body));

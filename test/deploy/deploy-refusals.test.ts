@@ -5,9 +5,8 @@ import { call, expectProblem } from '../support/http';
 import { containersOf, deploymentOutcome, imagesOf, undoFailuresOf, deployTestFile } from './harness';
 import { buildJar, postJar } from './jars';
 
-const { thisFile, tokens, scope, deployImage } = deployTestFile({ DEPLOY_HEALTH_TIMEOUT_SECONDS: '8' });
-
 // A short health deadline, so the JAR that never answers fails within the test's time.
+const { thisFile, tokens, scope, deployImage } = deployTestFile({ DEPLOY_HEALTH_TIMEOUT_SECONDS: '8' });
 
 const hello = (name: string) => buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': `spring.application.name=${name}\n` } });
 

@@ -74,7 +74,7 @@ export async function finalLog(apiUrl: string, token: string, templateId: string
   });
 }
 
-/** The site's active email channel: the SMTP relay on 127.0.0.1:`smtpPort`, created through the API as an ADMIN's `token`. */
+/** The platform's active email channel (the others are switched off): the SMTP relay on 127.0.0.1:`smtpPort`, created through the API as an ADMIN's `token`. */
 export async function smtpChannel(apiUrl: string, token: string, configName: string, smtpPort: number): Promise<{ id: string }> {
   const created = await call(apiUrl, 'POST', '/api/settings/email', {
     token,

@@ -35,7 +35,7 @@ const basicPassword = (authorization: string | string[] | undefined) =>
     .toString('utf8')
     .split(':')[1];
 
-/** A test message to `to` through site-s's active email channel (the process endpoint), sent as the ADMIN. */
+/** A test message to `to` for site-s through the active email channel (the process endpoint), sent as the ADMIN. */
 const processEmail = (to: string) =>
   call(thisFile.api.url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'EMAIL', siteId: 'site-s', to, content: 'x' } });
 

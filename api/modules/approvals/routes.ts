@@ -100,6 +100,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
     ...resourceRoutes({
       path: '/api/workflow/approvals/policies',
       tag: 'workflow',
+      noun: { one: 'policy', many: 'policies' },
       access: ADMIN,
       summaries: {
         list: 'Approval policies',

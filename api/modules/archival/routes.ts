@@ -157,6 +157,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
     ...resourceRoutes({
       path: '/api/settings/archive-policies',
       tag: 'settings',
+      noun: { one: 'policy', many: 'policies' },
       access: access.roles('ADMIN'),
       summaries: {
         list: 'Archive retention policies (`siteId=global` for the global ones)',

@@ -10,6 +10,7 @@ export function directoryRoutes({ db }: AppDeps): AnyRoute[] {
   return resourceRoutes({
     path: '/api/directory/users',
     tag: 'directory',
+    noun: { one: 'user', many: 'users' },
     access: access.roles('ADMIN'),
     summaries: { list: 'List users, newest first', create: 'Create a user', read: 'One user', update: 'Change a user', remove: 'Remove a user' },
     schemas: { listQuery: ListUsersQuery, page: UserPageSchema, item: UserSchema, create: CreateUserBody, update: UpdateUserBody, idParams: UserIdParams },
