@@ -75,7 +75,11 @@ async function main(): Promise<void> {
       2,
     );
     stops.push(temporal.stop);
-    const mail = await withStage('mail capture (maildev)', ([smtpPort, uiPort]) => startMailCapture({ smtpPort, uiPort }), 2);
+    const mail = await withStage(
+      'mail capture (maildev)',
+      ([smtpPort, uiPort]) => startMailCapture({ smtpPort, uiPort, mailDirectory: path.join(dataDir, 'mail') }),
+      2,
+    );
     stops.push(mail.stop);
     const workflowBundlePath = await withStage('workflow bundle', () => writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js')));
     const swarm = await startSwarmParts(dataDir);
