@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole platform on its embedded defaults. Embedded PostgreSQL, the Temporal dev server with
- * its Web UI, mail capture, migrations, the API and one worker per task queue; Ctrl-C stops them all and a
- * second start finds the data again.
+ * its Web UI, mail capture, migrations, the API and one worker process serving every task queue; Ctrl-C
+ * stops them all and a second start finds the data again.
  */
 import { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,8 +13,7 @@ import { createDb } from '../data/db';
 import { createDocker } from '../adapters/docker';
 import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
-import { writeWorkflowBundle } from '../workers/bundle';
-import { bindsNow, spawnEntry, stopChild, waitForHttp } from './platform/children';
+import { bindsNow, runToEnd, spawnEntry, stopChild, typescriptCommand, waitForHttp } from './platform/children';
 import { startMailCapture } from './platform/mail-capture';
 import { startPostgres } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
@@ -25,7 +24,6 @@ import { seedDevelopment } from './platform/dev-seed';
 import { startEdge } from './platform/edge';
 import { Running, supervise } from './platform/supervise';
 import { ensureSwarm, openEdgeDoor, startRegistry, swarmAdvertiseAddress } from './platform/swarm';
-import { buildConsole, consoleIsStale } from './console';
 import { installTools } from './tools';
 import { findTemporalCli } from '../temporal-config/temporal-cli';
 import { withProgress } from './progress';
@@ -340,15 +338,22 @@ async function main(): Promise<void> {
     step(`Temporal dev server on ${temporal.address} (${temporal.cli})`);
   }
 
-  const mailArgs = { smtpPort: config.smtpCapturePort, uiPort: config.mailCaptureUiPort, logFile: path.join(logs, 'maildev.log') };
+  const mailArgs = {
+    smtpPort: config.smtpCapturePort,
+    uiPort: config.mailCaptureUiPort,
+    logFile: path.join(logs, 'maildev.log'),
+    mailDirectory: path.join(dataDir, 'mail'),
+  };
   const mail = await startMailCapture(mailArgs);
   keepRunning('mail capture', mail, () => startMailCapture(mailArgs), mailArgs.logFile);
   step(`mail capture: SMTP 127.0.0.1:${mail.smtpPort}`);
 
-  const bundlePath = await writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'));
+  // Both builds run as processes of their own: the bundler and the API that the console's build reads its
+  // schema from leave with them, and the supervisor stays small for the rest of the run.
+  const bundlePath = path.join(dataDir, 'workflow-bundle.js');
+  await runToEnd(...typescriptCommand('workers/bundle.ts', [bundlePath]));
   step('workflow bundle built');
-  if (consoleIsStale()) await buildConsole((line) => step(line));
-  else step('console up to date');
+  for (const line of (await runToEnd(...typescriptCommand('scripts/console.ts'))).split('\n').filter(Boolean)) step(line);
 
   const env: NodeJS.ProcessEnv = { ...process.env, WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: dataDir, EDGE_DIR: edgeDir, EDGE_ADMIN_URL: edgeAdminUrl };
   const launch = (name: string, entry: string, argv: string[] = []): ChildProcess => {
@@ -362,7 +367,8 @@ async function main(): Promise<void> {
     keepRunning(name, first.running, async () => run().running, logFile);
     return first.child;
   };
-  for (const queue of ALL_TASK_QUEUES) launch(`worker-${queue}`, 'workers/main.ts', ['--queues', queue]);
+  // One process serves every task queue here; production runs a queue per process (`WORKER_QUEUES`).
+  launch('worker', 'workers/main.ts', ['--queues', ALL_TASK_QUEUES.join(',')]);
   const api = launch('api', 'api/server.ts');
   // The API writes the edge's files before it listens: once it answers, Envoy can start on them.
   await waitForHttp(`http://127.0.0.1:${apiListenPort}/healthz`, {

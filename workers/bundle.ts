@@ -28,3 +28,15 @@ const quietBundlerLogger = {
   error: (message: string) => console.error(message),
   log: () => undefined,
 };
+
+// `node --import tsx workers/bundle.ts <output>`: npm start builds the bundle in a process of its own, so
+// that the bundler's memory goes when it is done instead of staying in the supervisor for the whole run.
+if (require.main === module) {
+  writeWorkflowBundle(process.argv[2]).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
+}

@@ -165,8 +165,8 @@ export function spawnLogged(command: string, argv: string[], logFile?: string, o
   return { child, exit: () => exit, exited, said, stop: () => stopChild(child) };
 }
 
-/** Runs a command to its end, its output kept for the error; rejects naming the command when it fails. */
-export function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/** Runs a command to its end and answers its output; rejects naming the command, with the output's end, when it fails. */
+export function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     let output = '';
@@ -174,7 +174,7 @@ export function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv
     child.stderr.on('data', (chunk) => (output += chunk));
     child.once('error', (error) => reject(new Error(`${command} could not run: ${error.message}`)));
     child.once('exit', (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (code ${code}, signal ${signal}):\n${output.slice(-3000)}`)),
+      code === 0 ? resolve(output) : reject(new Error(`${command} ${args.join(' ')} failed (code ${code}, signal ${signal}):\n${output.slice(-3000)}`)),
     );
   });
 }

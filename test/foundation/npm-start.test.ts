@@ -165,8 +165,8 @@ test('npm start brings up a ready platform, and a second start on its ports stop
     expect((await fetch(`http://127.0.0.1:${ports.mailUi}/api/email`)).status).toBe(200);
 
     // A crashed part is started again by the supervisor, not the end of the platform: the edge killed under
-    // steady traffic through it to a deployed service, then the messaging worker, whose role send below then
-    // still goes out.
+    // steady traffic through it to a deployed service, then the worker (it serves every queue), whose role
+    // send below still goes out.
     const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=steady-service\n' } });
     const accepted = await postJar({ apiUrl: api, token: first.token, jar });
     expect(accepted.status).toBe(202);
@@ -208,8 +208,8 @@ test('npm start brings up a ready platform, and a second start on its ports stop
     expect(childOfSupervisor(first, 'bootstrap.json')).not.toBe(edgePid);
     // Once back, none fails.
     expect(traffic.failed).toBe(failedWhenBack);
-    process.kill(childOfSupervisor(first, '--queues messaging'), 'SIGKILL');
-    await waitUntil('the messaging worker started again', () => first.output().includes('worker-messaging is running again'), { timeoutMs: 30000 });
+    process.kill(childOfSupervisor(first, 'workers/main.ts'), 'SIGKILL');
+    await waitUntil('the worker started again', () => first.output().includes('worker is running again'), { timeoutMs: 30000 });
     // Temporal's dev server and the mail capture too: the role send below runs through both once they are back.
     process.kill(childOfSupervisor(first, 'start-dev'), 'SIGKILL');
     await waitUntil('the Temporal dev server started again', () => first.output().includes('Temporal dev server is running again'), { timeoutMs: 60000 });
