@@ -2,8 +2,8 @@
  * `npx tsx bench/start.ts [--idle-seconds 30]`: what the platform costs at rest. Runs `npm start` on fresh
  * data and ports of its own, waits until it is ready and then `--idle-seconds` more, and sums the memory of
  * every process under it, PostgreSQL included, named by part: resident memory (RSS, as `ps` shows it) and
- * proportional memory (PSS: a page that processes share counts once in all, so the sum is what the machine
- * gives). Then it stops the platform, starts it again on the same data, and prints that second start's
+ * proportional memory (PSS: a page that processes share counts once in all, so the sum is close to what
+ * the machine gives). Then it stops the platform, starts it again on the same data, and prints that second start's
  * time to ready beside the first's. The goal (#32) is printed beside the figures: there is no baseline to
  * run, since the platform's processes are the thing measured.
  */

@@ -19,8 +19,9 @@ const MAILDEV = path.resolve(__dirname, '..', '..', 'node_modules', '.bin', 'mai
 /**
  * Starts maildev: a real SMTP server that captures mail, with its web UI and REST API (`/api/email`). Its
  * mail is kept in `mailDirectory` (and loaded again by a restart on it, which takes longer the more there
- * is: `maxEmails` bounds it); without one, in a folder of its own that `stop()` removes. maildev writes every message to a file even when it keeps them in memory,
- * by default into one `maildev` folder in the system's temporary folder that no run ever empties.
+ * is: `maxEmails` bounds it); without one, in a folder of its own that `stop()` removes. maildev writes
+ * every message to a file even when it keeps them in memory, by default into one `maildev` folder in the
+ * system's temporary folder that no run ever empties.
  */
 export async function startMailCapture(args: {
   smtpPort: number;
