@@ -37,13 +37,11 @@ async function newPage(siteId: string): Promise<string> {
 const RUN_ID = expect.stringMatching(/^[0-9a-f-]{36}$/);
 const secondsAhead = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
 /** The editor asks for the page to be published `seconds` from now: the time asked for and the answer. */
-const publishIn = (id: string, seconds: number) => {
+async function publishIn(id: string, seconds: number) {
   const dueAt = secondsAhead(seconds);
-  return call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } }).then((answer) => ({
-    dueAt,
-    answer,
-  }));
-};
+  const answer = await call(thisFile.api.url, 'POST', `/api/content/pages/${id}/publish`, { token: editor, body: { publishAt: dueAt } });
+  return { dueAt, answer };
+}
 /** Until two seconds past `dueAt`: time for a run that should not publish to have done so. */
 const pastDue = (dueAt: string) => new Promise((resolve) => setTimeout(resolve, Date.parse(dueAt) - Date.now() + 2000));
 const latestRev = async (id: string): Promise<number> =>

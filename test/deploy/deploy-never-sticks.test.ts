@@ -123,7 +123,7 @@ underDockerDriver('a host-port redeploy that fails after stopping the old instan
   const body = { name: 'ported-service', port: 8080, hostPort, envVars: { GREETING: 'old' }, healthPath: '/actuator/health' };
 
   const first = await deployImage({ ...body, image: good });
-  expect(await deploymentOutcome(thisFile.api.url, tokens.admin, first.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(first.body);
   await deployClosed(thisFile.platform.temporal, first.body);
   expect(((await (await fetch(`http://127.0.0.1:${hostPort}/x`)).json()) as { greeting: string }).greeting).toBe('old');
 

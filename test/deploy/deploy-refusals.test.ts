@@ -6,7 +6,7 @@ import { containersOf, deploymentOutcome, imagesOf, undoFailuresOf, deployTestFi
 import { buildJar, postJar } from './jars';
 
 // A short health deadline, so the JAR that never answers fails within the test's time.
-const { thisFile, tokens, scope, deployImage } = deployTestFile({ DEPLOY_HEALTH_TIMEOUT_SECONDS: '8' });
+const { thisFile, tokens, scope, deployImage, expectRunning } = deployTestFile({ DEPLOY_HEALTH_TIMEOUT_SECONDS: '8' });
 
 const hello = (name: string) => buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': `spring.application.name=${name}\n` } });
 
@@ -148,7 +148,7 @@ test('a duplicate name -> 409 SERVICE_EXISTS and a taken slug -> 409 SLUG_TAKEN;
   expect(first.status).toBe(202);
   const again = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar: await hello('dup-service') });
   expect(again).toEqual({ status: 409, body: expect.objectContaining({ code: expect.stringMatching(/^(SERVICE_EXISTS|DEPLOYMENT_IN_PROGRESS)$/) }) });
-  expect(await deploymentOutcome(thisFile.api.url, tokens.admin, first.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(first.body);
 
   const duplicate = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar: await hello('dup-service') });
   expect(duplicate).toEqual({ status: 409, body: expect.objectContaining({ code: 'SERVICE_EXISTS' }) });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
-import { containersOf, deployClosed, deploymentOutcome, imagesOf, deployTestFile } from './harness';
+import { containersOf, deployClosed, imagesOf, deployTestFile } from './harness';
 import { waitUntil } from '../support/wait';
 import { buildJar, postJar } from './jars';
 
@@ -28,7 +28,7 @@ test('a redeploy and then a rollback under a steady stream of gateway requests f
   const beforeRollback = traffic.answers.length;
   const rollback = await call(thisFile.api.url, 'POST', '/api/infra/services/stream-service/rollback', { token: tokens.admin });
   expect(rollback.status).toBe(202);
-  expect(await deploymentOutcome(thisFile.api.url, tokens.admin, rollback.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(rollback.body);
   const rolledBack = traffic.answers.length;
   await waitUntil('old instances stopped', async () => (await containersOf(thisFile.platform.docker.docker, scope(), 'stream-service', false)).length === 1);
   const mark2 = traffic.answers.length;
@@ -73,7 +73,7 @@ test("a version's image is pruned once five newer deploys succeeded, from the en
     });
     const accepted = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar, fields: version > 1 ? { redeploy: 'true' } : {} });
     expect(accepted.status).toBe(202);
-    expect(await deploymentOutcome(thisFile.api.url, tokens.admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+    await expectRunning(accepted.body);
     await deployClosed(thisFile.platform.temporal, accepted.body);
   }
   const tags = (versions: number[]) => versions.map((version) => `${scope()}/keeper-service:${version}`).sort();
@@ -175,7 +175,7 @@ underDockerDriver('an image deployment with hostPort answers on that port, bound
   const accepted = await deployImage({ name: 'image-service', image, port: 8080, hostPort, envVars: { GREETING: 'direct' }, healthPath: '/actuator/health' });
   expect(accepted.status).toBe(202);
   expect(accepted.body.warnings).toEqual([expect.stringContaining(`hostPort ${hostPort} is published on 127.0.0.1`)]);
-  expect(await deploymentOutcome(thisFile.api.url, tokens.admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await expectRunning(accepted.body);
 
   const direct = await fetch(`http://127.0.0.1:${hostPort}/x`);
   expect(await direct.json()).toEqual(expect.objectContaining({ path: '/x', greeting: 'direct', userId: null }));

@@ -196,7 +196,7 @@ describe('two nodes', () => {
     const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=spread-service\n' } });
     const accepted = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar });
     expect(accepted.status).toBe(202);
-    expect(await deploymentOutcome(thisFile.api.url, tokens.admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+    await expectRunning(accepted.body);
     await deployClosed(thisFile.platform.temporal, accepted.body);
 
     const scaled = await call(thisFile.api.url, 'POST', '/api/infra/services/spread-service/scale', { token: tokens.admin, body: { instances: 2 } });
