@@ -55,16 +55,29 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
   const adminUrl = `http://127.0.0.1:${args.adminPort}`;
   const lastOutput = () => (args.logFile ? `${said() || 'it said nothing'} (${args.logFile})` : output.slice(-2000));
   const started = Date.now();
+  const deadlineMs = args.deadlineMs ?? 60000;
+  // What the last probe met: an answer's status, or why there was none (kept for the error).
+  let lastProbe = 'no probe yet';
   for (;;) {
     if (exit !== null) throw new Error(`Envoy exited while starting (${exit}): ${lastOutput()}`);
-    const ready = await fetch(`${adminUrl}/ready`).then(
-      (answer) => answer.status === 200,
-      () => false,
+    // Each probe on a fresh connection with its own timeout: a probe that hangs must not eat the deadline.
+    const ready = await fetch(`${adminUrl}/ready`, { signal: AbortSignal.timeout(2000), headers: { connection: 'close' } }).then(
+      async (answer) => {
+        lastProbe = `${answer.status} ${(await answer.text()).trim().slice(0, 200)}`;
+        return answer.status === 200;
+      },
+      (error: unknown) => {
+        lastProbe = String((error as { cause?: unknown }).cause ?? error);
+        return false;
+      },
     );
     if (ready) break;
-    if (Date.now() - started > (args.deadlineMs ?? 20000)) {
+    if (Date.now() - started > deadlineMs) {
+      const unready = await whyNotReady(adminUrl);
       child.kill('SIGKILL');
-      throw new Error(`Envoy was not ready within ${args.deadlineMs ?? 20000} ms: ${lastOutput()}`);
+      throw new Error(
+        `Envoy (pid ${child.pid}) was not ready within ${deadlineMs} ms; its admin on ${adminUrl} last answered: ${lastProbe}; ${unready}; its output: ${lastOutput() || 'none'}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -81,4 +94,15 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
       clearTimeout(killer);
     },
   };
+}
+
+/** Envoy's own account of a start that never ends: its server state and the init targets still waiting. */
+async function whyNotReady(adminUrl: string): Promise<string> {
+  const read = (endpoint: string) =>
+    fetch(`${adminUrl}${endpoint}`, { signal: AbortSignal.timeout(2000), headers: { connection: 'close' } }).then(
+      (answer) => answer.text(),
+      (error: unknown) => `unanswered (${String((error as { cause?: unknown }).cause ?? error)})`,
+    );
+  const state = /"state":\s*"(\w+)"/.exec(await read('/server_info'))?.[1] ?? 'unknown';
+  return `server state ${state}, init targets still waiting: ${(await read('/init_dump')).replace(/\s+/g, ' ').slice(0, 1000)}`;
 }
