@@ -27,4 +27,4 @@ ENV WORKFLOW_BUNDLE_PATH=/app/workflow-bundle.js
 # the ownership of its mount point in the image when it is first created.
 RUN mkdir -p /data /edge /identity /temporal-tls /temporal-public && chown node:node /data /edge /identity /temporal-tls /temporal-public
 USER node
-CMD ["node", "--import", "tsx", "api/server.ts"]
+CMD ["node", "--require", "tsx/cjs", "api/server.ts"]

@@ -29,7 +29,7 @@ const quietBundlerLogger = {
   log: () => undefined,
 };
 
-// `node --import tsx workers/bundle.ts <output>`: npm start builds the bundle in a process of its own, so
+// `node --require tsx/cjs workers/bundle.ts <output>`: npm start builds the bundle in a process of its own, so
 // that the bundler's memory goes when it is done instead of staying in the supervisor for the whole run.
 if (require.main === module) {
   writeWorkflowBundle(process.argv[2]).then(

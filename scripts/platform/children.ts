@@ -8,10 +8,12 @@ export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 /**
  * The command that runs a TypeScript entry point as one process: node with tsx's loader. Not the `tsx`
  * CLI, which runs the entry in a child of its own: a SIGKILL would kill the CLI and orphan the entry.
+ * Its CommonJS hook (`tsx/cjs`, the project compiles to CommonJS) rather than `--import tsx`, whose
+ * module hooks run on a loader thread of their own: about 23 MiB more per process, measured.
  * Run it with `cwd: PROJECT_ROOT`, where `tsx` resolves.
  */
 export function typescriptCommand(entry: string, argv: string[] = []): [string, string[]] {
-  return [process.execPath, ['--import', 'tsx', path.resolve(PROJECT_ROOT, entry), ...argv]];
+  return [process.execPath, ['--require', 'tsx/cjs', path.resolve(PROJECT_ROOT, entry), ...argv]];
 }
 
 /** Starts a TypeScript entry point of the project as its own process, its output appended to `logFile`. */
