@@ -1,20 +1,28 @@
 /**
  * `npx tsx bench/publish.ts [--count 200] [--concurrency 4] [--temporal dev|cluster|both]`: drives N
  * publishes of pages through the API with no policy, and N with a site policy plus the manager's decide
- * (until the page is PUBLISHED), and prints publishes per second and p50/p95 latency of each beside a
- * baseline: the same database writes done directly through the data functions, without HTTP or a workflow,
- * on the same database in the same run. `--temporal both` measures on the dev server, then on a cluster
- * of two nodes behind its door (tokens required), one after the other.
+ * (until the page is PUBLISHED), and prints publishes per second and p50/p95 latency of each beside two
+ * baselines measured in the same run:
+ * - the same database writes done directly through the data functions, without HTTP or a workflow;
+ * - the Temporal floor on the same server (bench/temporal-floor): a workflow that runs one local activity,
+ *   and one that takes one validated Update and then runs two local activities, each started and awaited
+ *   by a plain client, its worker a process of its own as the platform's is.
+ * The platform's throughput as a share of each floor's is printed last. `--temporal both` measures on the
+ * dev server, then on a cluster of two nodes behind its door (tokens required), one after the other.
  */
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import { Client } from '@temporalio/client';
 import { signToken } from '../api/http/sign-token';
 import { confirmDecision, proposeDecision, submitApproval } from '../data/approvals/approvals';
 import { componentType } from '../data/content/component-types';
 import { createComponent, publishComponentRevision } from '../data/content/components';
 import { latestRevision } from '../data/content/revisions';
 import { publishWorkflowId } from '../workflows/approvals/definitions';
-import { BenchTemporal, benchTemporals, peakMemoryMb, startBenchPlatform } from './support';
+import { typescriptCommand } from '../scripts/platform/children';
+import { BenchPlatform, BenchTemporal, benchTemporals, peakMemoryMb, ROOT, startBenchPlatform } from './support';
+import { decideUpdate, oneLocalActivity, oneValidatedUpdate } from './temporal-floor/workflows';
 
 const PAGE = componentType('PAGE')!;
 
@@ -158,22 +166,58 @@ async function runOn(temporal: BenchTemporal, count: number, concurrency: number
       await new Promise((resolve) => setTimeout(resolve, 5));
   });
 
+  const floor = await temporalFloor(platform, count, concurrency);
+
   console.log(report(baselineOpen));
+  console.log(report(floor.open));
   console.log(report(platformOpen));
   console.log(report(baselineGuarded));
+  console.log(report(floor.guarded));
   console.log(report(platformGuarded));
-  const ratio = (a: Measured, b: Measured) => (b.latenciesMs.length / b.wallMs / (a.latenciesMs.length / a.wallMs)).toFixed(1);
-  console.log(
-    `  baseline / platform throughput: ${ratio(platformOpen, baselineOpen)}x without policy, ${ratio(platformGuarded, baselineGuarded)}x with approval`,
-  );
   const nodes = Object.entries(platform.clusterPeaksMb())
     .map(([name, mb]) => `, ${name} ${mb.toFixed(0)} MiB`)
     .join('');
   console.log(
-    `  peak memory: approvals worker ${peakMemoryMb(worker.pid!).toFixed(0)} MiB, this process (API and baseline) ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB${nodes}`,
+    `  peak memory: approvals worker ${peakMemoryMb(worker.pid!).toFixed(0)} MiB, floor worker ${floor.peakMb.toFixed(0)} MiB, this process (API and baseline) ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB${nodes}`,
+  );
+  const share = (platform: Measured, base: Measured) => (platform.latenciesMs.length / platform.wallMs / (base.latenciesMs.length / base.wallMs)).toFixed(2);
+  console.log(
+    `  baseline / platform throughput: ${share(baselineOpen, platformOpen)}x without policy, ${share(baselineGuarded, platformGuarded)}x with approval`,
+  );
+  console.log(
+    `  platform / Temporal floor throughput: ${share(platformOpen, floor.open)} without policy (goal >= 0.95), ${share(platformGuarded, floor.guarded)} with approval (goal >= 0.8)`,
   );
   await platform.stop();
   return { platformOpen, platformGuarded };
+}
+
+/** Both Temporal floors, on the platform's server and namespace, with a worker process of their own. */
+async function temporalFloor(platform: BenchPlatform, count: number, concurrency: number): Promise<{ open: Measured; guarded: Measured; peakMb: number }> {
+  const taskQueue = 'bench-temporal-floor';
+  const worker = spawn(...typescriptCommand('bench/temporal-floor/worker.ts', [taskQueue]), {
+    cwd: ROOT,
+    env: platform.env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  worker.stdout!.on('data', (chunk) => (out += chunk));
+  while (!out.includes('floor worker running')) {
+    if (worker.exitCode !== null) throw new Error('the floor worker exited at start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // A plain client on the platform's connection: its token where the server wants one, none of its codec.
+  const client = new Client({ connection: platform.temporal.connection, namespace: platform.config.temporalNamespace });
+  const open = await measure('Temporal floor: one local activity', count, concurrency, async (i) => {
+    await client.workflow.execute(oneLocalActivity, { taskQueue, workflowId: `floor-open-${i}-${crypto.randomUUID()}`, args: [String(i)] });
+  });
+  const guarded = await measure('Temporal floor: one validated Update, two local activities', count, concurrency, async (i) => {
+    const handle = await client.workflow.start(oneValidatedUpdate, { taskQueue, workflowId: `floor-update-${i}-${crypto.randomUUID()}`, args: [String(i)] });
+    await handle.executeUpdate(decideUpdate, { args: ['APPROVED'] });
+    await handle.result();
+  });
+  const peakMb = peakMemoryMb(worker.pid!);
+  worker.kill('SIGTERM');
+  return { open, guarded, peakMb };
 }
 
 void main();

@@ -1,0 +1,39 @@
+/**
+ * `node --require tsx/cjs bench/temporal-floor/worker.ts <task queue>`: the floor's worker, a process of
+ * its own as the platform's workers are, on the server and namespace of TEMPORAL_ADDRESS and
+ * TEMPORAL_NAMESPACE, with the platform's service token where the server requires one. Prints
+ * "floor worker running" once it polls.
+ */
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { loadConfig } from '../../lib/config';
+import { connectPlatformTemporal } from '../../temporal-config/client';
+import { clientTlsOf } from '../../temporal-config/server-certificates';
+import * as activities from './activities';
+
+async function main(): Promise<void> {
+  const taskQueue = process.argv[2];
+  if (!taskQueue) throw new Error('usage: worker.ts <task queue>');
+  const config = loadConfig();
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const platform = await connectPlatformTemporal(config, 'bench-floor-worker');
+  const token = platform.serviceToken;
+  const connection = await NativeConnection.connect({
+    address: config.temporalAddress,
+    ...(token ? { apiKey: token() } : {}),
+    tls: clientTlsOf(config.temporalTlsCaFile) ?? false,
+  });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue,
+    workflowsPath: require.resolve('./workflows'),
+    activities,
+  });
+  console.log('floor worker running');
+  await worker.run();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
