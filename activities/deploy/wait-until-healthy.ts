@@ -7,7 +7,10 @@ import { DeployDeps } from './deps';
 import { finalFailure } from '../failures';
 
 const LOG_LINES_KEPT = 30;
-const POLL_MS = 500;
+// The health path is probed every 100 ms: each wait rounds a deploy up to the next probe (a 500 ms pace
+// cost a quarter of a second on average). The engine is asked whether the container still runs less often.
+const POLL_MS = 100;
+const INSPECT_EVERY = 5;
 
 /** One HTTP GET with a short timeout; the status code, or null when nothing answered. */
 function probe(url: string): Promise<number | null> {
@@ -56,12 +59,16 @@ function untilContainerHealthy({ docker }: DeployDeps) {
       return finalFailure(INSTANCE_UNHEALTHY, reason, [{ lastLogLines: lines.map((line) => maskSecretValues(line, env)) }]);
     };
     const deadline = Date.parse(deadlineAt);
-    for (let attempt = 1; ; attempt++) {
+    const failIfExited = async () => {
       const state = (await container.inspect()).State;
       if (!state.Running) throw await unhealthy(`The container exited with code ${state.ExitCode} before it became healthy.`);
+    };
+    for (let attempt = 1; ; attempt++) {
+      if (attempt % INSPECT_EVERY === 1) await failIfExited();
       const status = await probe(`http://${instance.address}${healthPath ?? DEFAULT_HEALTH_PATH}`);
       if (status !== null && ((status >= 200 && status < 300) || healthPath === null)) return;
       if (Date.now() >= deadline) {
+        await failIfExited();
         const answered = status === null ? 'nothing answered' : `it answered ${status}`;
         throw await unhealthy(`The health check of ${healthPath ?? DEFAULT_HEALTH_PATH} did not pass before the deadline (${answered}).`);
       }
