@@ -1,14 +1,15 @@
 /**
  * `npx tsx bench/deploy.ts [--requests 5000] [--concurrency 16] [--rounds 3] [--edge-concurrency 1] [--driver swarm]`: deploys a
  * small JAR (the base image present) through the edge as production runs it (the API as its own process
- * behind Envoy) and prints the seconds from the upload to the first 200 through the edge. With
+ * behind Envoy) and prints the seconds from the upload to the first 200 through the edge, beside the
+ * baseline of a shell script run before and after it (bench/deploy-baseline.sh). With
  * `--driver swarm` it then deploys another under the swarm driver (a worker of its own, the registry and the
  * swarm of the test platform) and prints its seconds beside the docker driver's, with each worker's peak memory. Then three paths to the same
  * container, in alternating rounds so that a machine getting faster or slower during the run weighs on
  * all: direct, Envoy (the edge), and a bare undici proxy (bench/bare-node-proxy.ts), the Node peer. Each
  * is loaded by the Node client (a new connection per request, and kept-alive connections) and by `wrk`
  * (1 thread, 16 connections, kept alive or `Connection: close`); printed are each proxy's median ratio to
- * direct, p50 and p99, CPU time per request, and peak memory.
+ * direct, p50 and p99, CPU time per request, and peak memory. The ratios against the goals come last.
  */
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -172,11 +173,16 @@ async function main(): Promise<void> {
     const edgeUrl = `http://127.0.0.1:${edgePort}`;
     const auth = { authorization: `Bearer ${admin}` };
 
-    /** Seconds from the upload of `jarFile` to the first 200 through the edge at `/api/{slug}/x`. */
+    /**
+     * Seconds from the upload of `jarFile` to the first 200 through the edge at `/api/{slug}/x`; prints the
+     * deploy's stages as its workflow history records them, in seconds from the upload.
+     */
     const untilFirst200 = async (jarFile: string, slug: string) => {
       const uploaded = performance.now();
+      const uploadedAt = Date.now();
       const accepted = await postJar({ apiUrl: edgeUrl, token: admin, jar: jarFile });
       if (accepted.status !== 202) throw new Error(`deploy refused: ${JSON.stringify(accepted.body)}`);
+      const acceptedAfter = (performance.now() - uploaded) / 1000;
       for (;;) {
         const answer = await fetch(`${edgeUrl}/api/${slug}/x`, { headers: auth }).catch(() => null);
         if (answer?.status === 200) break;
@@ -184,12 +190,52 @@ async function main(): Promise<void> {
         if (performance.now() - uploaded > 120000) throw new Error(`no 200 from ${slug} through the edge within two minutes`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      return (performance.now() - uploaded) / 1000;
+      const seconds = (performance.now() - uploaded) / 1000;
+      const { workflowId } = accepted.body as { workflowId: string };
+      const history = await platform.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+      const at = (event: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
+        ((Number(event.eventTime!.seconds) * 1000 + (event.eventTime!.nanos ?? 0) / 1e6 - uploadedAt) / 1000).toFixed(2);
+      const names = new Map<string, string>();
+      const stages: string[] = [`202 at ${acceptedAfter.toFixed(2)}`];
+      for (const event of history.events ?? []) {
+        const scheduled = event.activityTaskScheduledEventAttributes;
+        if (scheduled) names.set(String(event.eventId), scheduled.activityType?.name ?? '?');
+        const completed = event.activityTaskCompletedEventAttributes;
+        if (completed) stages.push(`${names.get(String(completed.scheduledEventId))} done at ${at(event)}`);
+        if (event.workflowExecutionStartedEventAttributes) stages.push(`run started at ${at(event)}`);
+      }
+      console.log(`  ${slug}'s stages (s from the upload): ${stages.join(', ')}; first 200 at ${seconds.toFixed(2)}`);
+      return seconds;
     };
+    /**
+     * The baseline, bench/deploy-baseline.sh: seconds for a shell script to build the same kind of image from
+     * another JAR of the same size (so no build cache is shared), run it, and get its first 200.
+     */
+    const shellScript = async (round: number) => {
+      const baselineJar = await buildJar({
+        mainClass: 'HelloServer',
+        entries: { 'application.properties': `spring.application.name=bench-baseline-${round}\n` },
+      });
+      const started = performance.now();
+      const ran = spawnSync('sh', [path.join(ROOT, 'bench', 'deploy-baseline.sh'), baselineJar, 'opsflow/jre:17', `${SCOPE}-baseline-${round}`, SCOPE], {
+        encoding: 'utf8',
+        timeout: 120000,
+      });
+      if (ran.status !== 0) throw new Error(`the baseline script failed: ${ran.stderr || ran.error}`);
+      return (performance.now() - started) / 1000;
+    };
+    // Baseline, platform, baseline: a machine getting faster or slower during the run weighs on both.
+    const baselineBefore = await shellScript(1);
     const dockerSeconds = await untilFirst200(jar, 'bench');
+    const baselineAfter = await shellScript(2);
+    const baselineSeconds = (baselineBefore + baselineAfter) / 2;
+    console.log(
+      `  baseline (bench/deploy-baseline.sh: docker build, docker run, curl until 200): ${baselineBefore.toFixed(1)} s before, ${baselineAfter.toFixed(1)} s after`,
+    );
     console.log(
       `  upload to first 200 through the edge: ${dockerSeconds.toFixed(1)} s (docker driver; its worker's peak memory ${peakMemoryMb(dockerWorker.pid!).toFixed(0)} MiB)`,
     );
+    const summary: string[] = [`deploy ${(dockerSeconds / baselineSeconds).toFixed(2)}x the baseline script (goal <= 1.3x)`];
     if (values.driver === 'swarm') {
       // The same JAR under another name, deployed by a worker of the swarm driver, the docker driver's stopped.
       if ('error' in platform.info.swarm) throw new Error(platform.info.swarm.error);
@@ -277,9 +323,16 @@ async function main(): Promise<void> {
             `CPU ${median(cpu[proxy]).toFixed(0)} µs per request`,
         );
       }
+      if (client.headers.connection === undefined) {
+        summary.push(
+          `edge kept-alive (wrk) ${ratio('envoy')} of direct (goal >= 0.30), p99 ${median(results.envoy.map((r) => r.p99)).toFixed(2)} ms (goal <= 4), ` +
+            `Envoy CPU ${median(cpu.envoy).toFixed(0)} µs per request (goal <= 70)`,
+        );
+      }
       console.log(`  direct: p50 ${median(results.direct.map((r) => r.p50)).toFixed(2)} ms, p99 ${median(results.direct.map((r) => r.p99)).toFixed(2)} ms`);
     }
     console.log(`  peak memory: bare Node proxy ${peakMemoryMb(nodeProxy.pid!).toFixed(0)} MiB, envoy ${peakMemoryMb(edge.pid).toFixed(0)} MiB`);
+    console.log(`  ratios: ${summary.join('; ')}`);
   } finally {
     await edge?.stop();
     apiProcess?.kill('SIGTERM');
