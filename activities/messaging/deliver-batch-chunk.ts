@@ -1,10 +1,22 @@
 import { Context } from '@temporalio/activity';
-import { allPendingOfBatch, batchVariables, countPendingOfBatch as pendingCount, markFailed, pendingOfBatch } from '../../data/messaging/email-logs';
+import {
+  allPendingOfBatch,
+  batchVariables,
+  countPendingOfBatch as pendingCount,
+  EmailLogRow,
+  markAllDelivered,
+  markFailed,
+  pendingOfBatch,
+  startAttempts,
+} from '../../data/messaging/email-logs';
 import { activeConfig } from '../../data/messaging/channel-configs';
-import { deliverLoggedEmail, loggedTemplate } from './deliver-logged-email';
+import { whenDatabaseIsBack } from '../../data/db-errors';
+import { LoggedDelivery, loggedTemplate, Preloaded, recordFailedAttempt, recordWaitMs, sendLoggedEmail } from './deliver-logged-email';
 import { MessagingDeps } from './deps';
 
-const PARALLEL_SENDS = 10;
+// A slice: sent side by side over the pooled transport, then recorded in one statement. Twenty, not ten,
+// took bench/email from about 0.8 to 0.85 of the baseline; it is also what a killed worker can send twice.
+const PARALLEL_SENDS = 20;
 
 export interface BatchChunkInput {
   batchId: string;
@@ -33,10 +45,12 @@ export interface BatchChunk {
 }
 
 /**
- * Delivers up to `limit` PENDING rows of a bulk send, in id order, a few at a time over the pooled
- * transport. Each row is marked the moment its message is handed over, and the heartbeat carries the last
- * finished id, so a retry after a killed worker goes on where it stopped: only the few messages in flight
- * at that moment can be sent a second time, and every row still ends in exactly one final state.
+ * Delivers up to `limit` PENDING rows of a bulk send, in id order, a slice of a few at a time over the
+ * pooled transport. A slice's rows are marked the moment its messages are handed over, in one statement
+ * (two per slice, not two per row: the database's work was the send's largest cost beside the relay's),
+ * and the heartbeat carries the last finished id, so a retry after a killed worker goes on where it
+ * stopped: only the slice in flight at that moment can be sent a second time, and every row still ends in
+ * exactly one final state.
  */
 export function deliverBatchChunk({ db, config }: MessagingDeps) {
   return async (input: BatchChunkInput): Promise<BatchChunk> => {
@@ -56,10 +70,7 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
         const slice = rows.slice(start, start + PARALLEL_SENDS);
         // Every send of the slice ends before the attempt may: one that fails must not leave the others in
         // flight for a retry to send again.
-        const settled = await Promise.allSettled(slice.map((row) => deliverLoggedEmail(db, config, row, preloaded)));
-        const refused = settled.find((result) => result.status === 'rejected');
-        if (refused) throw refused.reason;
-        const outcomes = settled.map((result) => (result as PromiseFulfilledResult<Awaited<ReturnType<typeof deliverLoggedEmail>>>).value);
+        const outcomes = await deliverSlice(db, config, slice, preloaded);
         for (const { outcome } of outcomes) {
           if (outcome === 'SUCCESS') chunk.delivered++;
           else if (outcome === 'FAILED') chunk.failed++;
@@ -79,6 +90,38 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
     }
     return chunk;
   };
+}
+
+/**
+ * One slice: an attempt counted on every row still PENDING, their messages handed over side by side, then
+ * the delivered rows marked at once and each failure recorded on its row. A row already final is not sent.
+ */
+async function deliverSlice(
+  db: MessagingDeps['db'],
+  config: MessagingDeps['config'],
+  slice: EmailLogRow[],
+  preloaded: Preloaded,
+): Promise<Array<{ outcome: LoggedDelivery; unreachable?: boolean }>> {
+  const claimed = await startAttempts(
+    db,
+    slice.map((row) => row.id),
+  );
+  const sends = await Promise.all(
+    slice.map(async (row) => (claimed.has(String(row.id)) ? { row, sent: await sendLoggedEmail(db, config, row, preloaded) } : { row, sent: null })),
+  );
+  const delivered = sends.flatMap(({ row, sent }) =>
+    sent?.delivered ? [{ id: row.id, subject: sent.rendered.subject, missingVariables: sent.rendered.missingVariables }] : [],
+  );
+  // Sent: the record waits for a database that is away rather than fail the attempt, whose retry would mail
+  // these recipients a second time.
+  await whenDatabaseIsBack(() => markAllDelivered(db, delivered), { maxMs: recordWaitMs() });
+  // Every failure is recorded before the attempt may end: one that fails must not leave the others unrecorded.
+  const recorded = await Promise.allSettled(
+    sends.map(async ({ row, sent }) => (sent && !sent.delivered ? recordFailedAttempt(db, row.id, sent.failure) : { outcome: 'SUCCESS' as const })),
+  );
+  const refused = recorded.find((result) => result.status === 'rejected');
+  if (refused) throw refused.reason;
+  return recorded.map((result) => (result as PromiseFulfilledResult<{ outcome: LoggedDelivery; unreachable?: boolean }>).value);
 }
 
 /** After the last pass: rows still PENDING (temporary failures every time) become FAILED with their last reason. */

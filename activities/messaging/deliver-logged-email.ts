@@ -26,21 +26,22 @@ export async function loggedTemplate(
   return (await rowAtRevision(db, componentType('EMAIL_TEMPLATE')!, log.template_id as string, log.template_revision as number)) as TemplateTexts | undefined;
 }
 
+/** What a bulk send loads once for all its rows. */
+export interface Preloaded {
+  template?: TemplateTexts;
+  channel?: ChannelConfigRow;
+  batchVariables?: Record<string, unknown> | null;
+}
+
+/** One logged message handed over, or why not: `permanent` failures end the row FAILED, the others leave it PENDING. */
+export type SendOutcome = { delivered: true; rendered: ReturnType<typeof renderTemplate> } | { delivered: false; failure: DeliveryFailure };
+
 /**
- * Delivers the message one email log row stands for: the template's logged revision rendered with the
- * logged variables in the logged locale, through the active email configuration. The row ends SUCCESS,
- * FAILED (a permanent failure), or stays PENDING with the reason (a temporary one: answered RETRY).
- * A row that is already final is not sent again.
+ * Renders the message one email log row stands for (the template's logged revision, the logged variables,
+ * the logged locale) and hands it to the active email configuration. Writes nothing to the row: the caller
+ * records the outcome, one row at a time or a bulk send's slice at once. Never rejects.
  */
-export async function deliverLoggedEmail(
-  db: Knex,
-  config: MessagingActivitiesConfig,
-  log: EmailLogRow,
-  /** What a bulk send loads once for all its rows. */
-  preloaded: { template?: TemplateTexts; channel?: ChannelConfigRow; batchVariables?: Record<string, unknown> | null } = {},
-): Promise<{ outcome: LoggedDelivery; reason: string | null; unreachable?: boolean }> {
-  if (!(await startAttempt(db, log.id))) return { outcome: log.status === 'FAILED' ? 'FAILED' : 'SUCCESS', reason: null };
-  let rendered: ReturnType<typeof renderTemplate>;
+export async function sendLoggedEmail(db: Knex, config: MessagingActivitiesConfig, log: EmailLogRow, preloaded: Preloaded = {}): Promise<SendOutcome> {
   try {
     const template = preloaded.template ?? (await loggedTemplate(db, log));
     if (!template) throw new DeliveryFailure(`the template revision ${log.template_revision} is gone`, true);
@@ -48,7 +49,7 @@ export async function deliverLoggedEmail(
     if (!channel) throw new DeliveryFailure('no active email configuration (NO_ACTIVE_CONFIG)', false);
     // A bulk send's variables are stored once with its batch; a single send's (and an older batch's) in the row.
     const variables = log.variables ?? (log.batch_id ? (preloaded.batchVariables ?? (await batchVariables(db, log.batch_id))) : null);
-    rendered = renderTemplate(template, variables ?? {}, log.locale ?? 'en');
+    const rendered = renderTemplate(template, variables ?? {}, log.locale ?? 'en');
     await sendThroughConfig({
       record: integrationLogOf(db),
       config,
@@ -56,17 +57,51 @@ export async function deliverLoggedEmail(
       passwords: openPasswords(channel, secretKeysOf(config), 'EMAIL'),
       message: { channel: 'EMAIL', siteId: log.site_id, to: log.recipient, subject: rendered.subject, content: rendered.html },
     });
+    return { delivered: true, rendered };
   } catch (error) {
     // A secret that fails its integrity check will fail every attempt: say so at once.
-    const failure = error instanceof DeliveryFailure ? error : new DeliveryFailure((error as Error).message, error instanceof SecretTampered);
-    if (failure.permanent) await markFailed(db, log.id, failure.message);
-    else await noteAttemptFailed(db, log.id, failure.message);
-    return { outcome: failure.permanent ? 'FAILED' : 'RETRY', reason: failure.message, unreachable: failure.unreachable };
+    return {
+      delivered: false,
+      failure: error instanceof DeliveryFailure ? error : new DeliveryFailure((error as Error).message, error instanceof SecretTampered),
+    };
   }
-  // Sent: the record of it waits for a database that is away (a restart) rather than fail the attempt, whose
-  // retry would mail the recipient a second time; for as long as the attempt has left, less a margin.
+}
+
+/** Records a failed attempt on its row: FAILED for a permanent failure, still PENDING with the reason otherwise. */
+export async function recordFailedAttempt(
+  db: Knex,
+  id: string | number,
+  failure: DeliveryFailure,
+): Promise<{ outcome: LoggedDelivery; reason: string; unreachable?: boolean }> {
+  if (failure.permanent) await markFailed(db, id, failure.message);
+  else await noteAttemptFailed(db, id, failure.message);
+  return { outcome: failure.permanent ? 'FAILED' : 'RETRY', reason: failure.message, unreachable: failure.unreachable };
+}
+
+/**
+ * How long the record of a message handed over may wait for a database that is away (a restart) rather
+ * than fail the attempt, whose retry would mail the recipient a second time: what the attempt has left,
+ * less a margin, and two minutes at most.
+ */
+export function recordWaitMs(): number {
   const info = Context.current().info;
   const attemptLeftMs = info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs - Date.now() - 5000;
-  await whenDatabaseIsBack(() => markDelivered(db, log.id, rendered), { maxMs: Math.min(120000, Math.max(0, attemptLeftMs)) });
+  return Math.min(120000, Math.max(0, attemptLeftMs));
+}
+
+/**
+ * Delivers the message one email log row stands for, and records it. The row ends SUCCESS, FAILED (a
+ * permanent failure), or stays PENDING with the reason (a temporary one: answered RETRY). A row that is
+ * already final is not sent again.
+ */
+export async function deliverLoggedEmail(
+  db: Knex,
+  config: MessagingActivitiesConfig,
+  log: EmailLogRow,
+): Promise<{ outcome: LoggedDelivery; reason: string | null; unreachable?: boolean }> {
+  if (!(await startAttempt(db, log.id))) return { outcome: log.status === 'FAILED' ? 'FAILED' : 'SUCCESS', reason: null };
+  const sent = await sendLoggedEmail(db, config, log);
+  if (!sent.delivered) return recordFailedAttempt(db, log.id, sent.failure);
+  await whenDatabaseIsBack(() => markDelivered(db, log.id, sent.rendered), { maxMs: recordWaitMs() });
   return { outcome: 'SUCCESS', reason: null };
 }

@@ -187,6 +187,32 @@ export async function markDelivered(db: Knex, id: string | number, rendered: { s
     });
 }
 
+/** `startAttempt` for the rows of one slice of a bulk send, in one statement: the ids it counted an attempt on. */
+export async function startAttempts(db: Knex, ids: ReadonlyArray<string | number>): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await rawRows<{ id: string | number }>(
+    db,
+    `update ${EMAIL_LOG_TABLE} set attempts = attempts + 1, updated_at = now() where id = any(?::bigint[]) and status = 'PENDING' returning id`,
+    [ids.map(Number)],
+  );
+  return new Set(rows.map((row) => String(row.id)));
+}
+
+/** `markDelivered` for the delivered rows of one slice of a bulk send, in one statement. */
+export async function markAllDelivered(
+  db: Knex,
+  delivered: ReadonlyArray<{ id: string | number; subject: string; missingVariables: string[] }>,
+): Promise<void> {
+  if (delivered.length === 0) return;
+  await db.raw(
+    `update ${EMAIL_LOG_TABLE} as log
+        set status = 'SUCCESS', subject = sent.subject, missing_variables = sent.missing::jsonb, error = null, updated_at = now()
+       from unnest(?::bigint[], ?::text[], ?::text[]) as sent(id, subject, missing)
+      where log.id = sent.id and log.status = 'PENDING'`,
+    [delivered.map((row) => Number(row.id)), delivered.map((row) => row.subject), delivered.map((row) => JSON.stringify(row.missingVariables))],
+  );
+}
+
 /** A temporary failure: the row stays PENDING and keeps the reason of its last attempt. */
 export async function noteAttemptFailed(db: Knex, id: string | number, reason: string): Promise<void> {
   await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ error: reason, updated_at: db.fn.now() });
