@@ -61,16 +61,15 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
   for (;;) {
     if (exit !== null) throw new Error(`Envoy exited while starting (${exit}): ${lastOutput()}`);
     // Each probe on a fresh connection with its own timeout: a probe that hangs must not eat the deadline.
-    const ready = await fetch(`${adminUrl}/ready`, { signal: AbortSignal.timeout(2000), headers: { connection: 'close' } }).then(
-      async (answer) => {
+    const ready = await fetch(`${adminUrl}/ready`, { signal: AbortSignal.timeout(2000), headers: { connection: 'close' } })
+      .then(async (answer) => {
         lastProbe = `${answer.status} ${(await answer.text()).trim().slice(0, 200)}`;
         return answer.status === 200;
-      },
-      (error: unknown) => {
+      })
+      .catch((error: unknown) => {
         lastProbe = String((error as { cause?: unknown }).cause ?? error);
         return false;
-      },
-    );
+      });
     if (ready) break;
     if (Date.now() - started > deadlineMs) {
       const unready = await whyNotReady(adminUrl);
@@ -99,10 +98,9 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
 /** Envoy's own account of a start that never ends: its server state and the init targets still waiting. */
 async function whyNotReady(adminUrl: string): Promise<string> {
   const read = (endpoint: string) =>
-    fetch(`${adminUrl}${endpoint}`, { signal: AbortSignal.timeout(2000), headers: { connection: 'close' } }).then(
-      (answer) => answer.text(),
-      (error: unknown) => `unanswered (${String((error as { cause?: unknown }).cause ?? error)})`,
-    );
+    fetch(`${adminUrl}${endpoint}`, { signal: AbortSignal.timeout(2000), headers: { connection: 'close' } })
+      .then((answer) => answer.text())
+      .catch((error: unknown) => `unanswered (${String((error as { cause?: unknown }).cause ?? error)})`);
   const state = /"state":\s*"(\w+)"/.exec(await read('/server_info'))?.[1] ?? 'unknown';
   return `server state ${state}, init targets still waiting: ${(await read('/init_dump')).replace(/\s+/g, ' ').slice(0, 1000)}`;
 }
