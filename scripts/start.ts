@@ -291,9 +291,9 @@ async function main(): Promise<void> {
       user: decodeURIComponent(url.username),
       password: decodeURIComponent(url.password),
       databases: [url.pathname.replace(/^\//, '')],
+      keepSignalHandlers: true,
     });
     stops.push({ name: 'PostgreSQL', stop: postgres.stop });
-    takeShutdownSignals(() => void stopAll(0));
     step(`PostgreSQL on 127.0.0.1:${port}`);
   }
   const db = createDb({ databaseUrl: config.databaseUrl, poolMax: 2 });

