@@ -144,6 +144,7 @@ async function main(): Promise<void> {
   let apiProcess: ChildProcess | null = null;
   let nodeProxy: ChildProcess | null = null;
   let edge: Awaited<ReturnType<typeof startEdge>> | null = null;
+  const edgeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-edge-'));
   try {
     await removeScopedDockerObjects(docker.docker, SCOPE);
     const dockerWorker = await platform.startWorker(['deployments']);
@@ -153,7 +154,6 @@ async function main(): Promise<void> {
     // The edge as production runs it: the API as its own process behind Envoy, writing Envoy's files.
     const edgePort = await freePort();
     const apiListenPort = await freePort();
-    const edgeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-edge-'));
     const edgeAdminPort = await freePort();
     apiProcess = spawn(...typescriptCommand('api/server.ts'), {
       cwd: ROOT,
@@ -335,6 +335,7 @@ async function main(): Promise<void> {
     console.log(`  ratios: ${summary.join('; ')}`);
   } finally {
     await edge?.stop();
+    fs.rmSync(edgeDir, { recursive: true, force: true });
     apiProcess?.kill('SIGTERM');
     nodeProxy?.kill('SIGTERM');
     await removeScopedDockerObjects(docker.docker, SCOPE);

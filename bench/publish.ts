@@ -10,7 +10,6 @@
  * The platform's throughput as a share of each floor's is printed last. `--temporal both` measures on the
  * dev server, then on a cluster of two nodes behind its door (tokens required), one after the other.
  */
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
@@ -20,8 +19,7 @@ import { componentType } from '../data/content/component-types';
 import { createComponent, publishComponentRevision } from '../data/content/components';
 import { latestRevision } from '../data/content/revisions';
 import { publishWorkflowId } from '../workflows/approvals/definitions';
-import { typescriptCommand } from '../scripts/platform/children';
-import { BenchPlatform, BenchTemporal, benchTemporals, peakMemoryMb, ROOT, startBenchPlatform } from './support';
+import { BenchPlatform, BenchTemporal, benchTemporals, peakMemoryMb, startBenchPlatform, startEntryUntil } from './support';
 import { decideUpdate, oneLocalActivity, oneValidatedUpdate } from './temporal-floor/workflows';
 
 const PAGE = componentType('PAGE')!;
@@ -194,17 +192,13 @@ async function runOn(temporal: BenchTemporal, count: number, concurrency: number
 /** Both Temporal floors, on the platform's server and namespace, with a worker process of their own. */
 async function temporalFloor(platform: BenchPlatform, count: number, concurrency: number): Promise<{ open: Measured; guarded: Measured; peakMb: number }> {
   const taskQueue = 'bench-temporal-floor';
-  const worker = spawn(...typescriptCommand('bench/temporal-floor/worker.ts', [taskQueue]), {
-    cwd: ROOT,
+  const worker = await startEntryUntil({
+    entry: 'bench/temporal-floor/worker.ts',
+    argv: [taskQueue],
     env: platform.env,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    says: 'floor worker running',
+    what: 'the floor worker',
   });
-  let out = '';
-  worker.stdout!.on('data', (chunk) => (out += chunk));
-  while (!out.includes('floor worker running')) {
-    if (worker.exitCode !== null) throw new Error('the floor worker exited at start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   // A plain client on the platform's connection: its token where the server wants one, none of its codec.
   const client = new Client({ connection: platform.temporal.connection, namespace: platform.config.temporalNamespace });
   const open = await measure('Temporal floor: one local activity', count, concurrency, async (i) => {

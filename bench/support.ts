@@ -47,6 +47,18 @@ export function peakMemoryMb(pid: number): number {
   return peak;
 }
 
+/** Starts a TypeScript entry point of the project as a process; answers once its output `says` it is ready. */
+export async function startEntryUntil(args: { entry: string; argv: string[]; env: NodeJS.ProcessEnv; says: string; what: string }): Promise<ChildProcess> {
+  const child = spawn(...typescriptCommand(args.entry, args.argv), { cwd: ROOT, env: args.env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (chunk) => (out += chunk));
+  while (!out.includes(args.says)) {
+    if (child.exitCode !== null) throw new Error(`${args.what} exited at start`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return child;
+}
+
 export interface BenchPlatform {
   info: TestPlatformInfo;
   env: NodeJS.ProcessEnv;
@@ -151,17 +163,13 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
     clusterPeaksMb: () =>
       Object.fromEntries((cluster?.nodes ?? []).filter((node) => node.pid() !== null).map((node) => [node.name, peakMemoryMb(node.pid()!)])),
     async startWorker(queues, extraEnv = {}) {
-      const worker = spawn(...typescriptCommand('workers/main.ts', ['--queues', queues.join(',')]), {
-        cwd: ROOT,
+      const worker = await startEntryUntil({
+        entry: 'workers/main.ts',
+        argv: ['--queues', queues.join(',')],
         env: { ...env, LOG_LEVEL: 'info', API_INTERNAL_URL: apiUrl, ...extraEnv },
-        stdio: ['ignore', 'pipe', 'inherit'],
+        says: 'workers running',
+        what: `the ${queues.join(',')} worker`,
       });
-      let out = '';
-      worker.stdout!.on('data', (chunk) => (out += chunk));
-      while (!out.includes('workers running')) {
-        if (worker.exitCode !== null) throw new Error(`the ${queues.join(',')} worker exited at start`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
       workers.push(worker);
       return worker;
     },

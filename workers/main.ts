@@ -1,4 +1,4 @@
-import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, LogLevel, Runtime, Worker } from '@temporalio/worker';
 import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger, Logger } from '../lib/logger';
 import { createDb } from '../data/db';
@@ -6,11 +6,11 @@ import { assertAuditTablesMirror } from '../data/content/revisions';
 import { createDocker } from '../adapters/docker';
 import { connectPlatformTemporal } from '../temporal-config/client';
 import { payloadCodecOf, platformDataConverter } from '../temporal-config/payload-codec';
-import { clientTlsOf } from '../temporal-config/server-certificates';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes';
 import { ALL_TASK_QUEUES, isTaskQueue, TaskQueue } from '../domain/task-queues';
 import { archivalWorker } from './archival';
 import { workflowSource } from './bundle';
+import { connectPollers } from './connection';
 import { WorkerDeps } from './deps';
 import { approvalsWorker } from './approvals';
 import { deploymentsWorker } from './deployments';
@@ -74,11 +74,7 @@ async function main(): Promise<void> {
   await ensureSearchAttributes(temporal.connection, config.temporalNamespace);
   // The pollers' connection carries the client's service token too, renewed well before it expires.
   const token = temporal.serviceToken;
-  const connection = await NativeConnection.connect({
-    address: config.temporalAddress,
-    ...(token ? { apiKey: token() } : {}),
-    tls: clientTlsOf(config.temporalTlsCaFile) ?? false,
-  });
+  const connection = await connectPollers(config, token);
   const renewal = token
     ? setInterval(
         () => void connection.setApiKey(token()).catch((error: unknown) => logger.warn({ err: error }, 'could not renew the Temporal service token')),

@@ -4,10 +4,10 @@
  * TEMPORAL_NAMESPACE, with the platform's service token where the server requires one. Prints
  * "floor worker running" once it polls.
  */
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../lib/config';
 import { connectPlatformTemporal } from '../../temporal-config/client';
-import { clientTlsOf } from '../../temporal-config/server-certificates';
+import { connectPollers } from '../../workers/connection';
 import * as activities from './activities';
 
 async function main(): Promise<void> {
@@ -16,12 +16,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const platform = await connectPlatformTemporal(config, 'bench-floor-worker');
-  const token = platform.serviceToken;
-  const connection = await NativeConnection.connect({
-    address: config.temporalAddress,
-    ...(token ? { apiKey: token() } : {}),
-    tls: clientTlsOf(config.temporalTlsCaFile) ?? false,
-  });
+  // Not renewed: a service token lives 15 minutes, and the floors take about one.
+  const connection = await connectPollers(config, platform.serviceToken);
   const worker = await Worker.create({
     connection,
     namespace: config.temporalNamespace,
