@@ -67,7 +67,7 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
         return answer.status === 200;
       })
       .catch((error: unknown) => {
-        lastProbe = String((error as { cause?: unknown }).cause ?? error);
+        lastProbe = reasonOf(error);
         return false;
       });
     if (ready) break;
@@ -100,7 +100,10 @@ async function whyNotReady(adminUrl: string): Promise<string> {
   const read = (endpoint: string) =>
     fetch(`${adminUrl}${endpoint}`, { signal: AbortSignal.timeout(2000), headers: { connection: 'close' } })
       .then((answer) => answer.text())
-      .catch((error: unknown) => `unanswered (${String((error as { cause?: unknown }).cause ?? error)})`);
+      .catch((error: unknown) => `unanswered (${reasonOf(error)})`);
   const state = /"state":\s*"(\w+)"/.exec(await read('/server_info'))?.[1] ?? 'unknown';
   return `server state ${state}, init targets still waiting: ${(await read('/init_dump')).replace(/\s+/g, ' ').slice(0, 1000)}`;
 }
+
+/** Why a fetch failed: undici's own error (refused, reset, timed out) is its cause. */
+const reasonOf = (error: unknown) => String((error as { cause?: unknown }).cause ?? error);
