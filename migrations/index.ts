@@ -15,6 +15,7 @@ import * as jobLogOutcomes from './014-job-log-outcomes';
 import * as scheduledChanges from './015-scheduled-changes';
 import * as platformEmails from './016-platform-emails';
 import * as registryNotify from './017-registry-notify';
+import * as channelsInOrder from './018-channels-in-order';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -35,4 +36,5 @@ export const migrations = [
   { name: '015-scheduled-changes', ...scheduledChanges },
   { name: '016-platform-emails', ...platformEmails },
   { name: '017-registry-notify', ...registryNotify },
+  { name: '018-channels-in-order', ...channelsInOrder },
 ];

@@ -9,7 +9,7 @@ import {
   pendingOfBatch,
   startAttempts,
 } from '../../data/messaging/email-logs';
-import { activeConfig } from '../../data/messaging/channel-configs';
+import { activeConfigs } from '../../data/messaging/channel-configs';
 import { whenDatabaseIsBack } from '../../data/db-errors';
 import { LoggedDelivery, loggedTemplate, Preloaded, recordFailedAttempt, recordWaitMs, sendLoggedEmail } from './deliver-logged-email';
 import { MessagingDeps } from './deps';
@@ -57,10 +57,10 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
     const resumedAfter = (Context.current().info.heartbeatDetails as string | undefined) ?? input.afterId;
     const rows = await pendingOfBatch(db, { batchId: input.batchId, afterId: resumedAfter, limit: input.limit });
     const chunk: BatchChunk = { lastId: resumedAfter, passDone: rows.length < input.limit, delivered: 0, failed: 0, retrying: 0, relayUnreachable: false };
-    // Every row of a batch has the same template revision; the active configuration is read once a chunk.
+    // Every row of a batch has the same template revision; the active configurations are read once a chunk.
     const preloaded =
       rows.length > 0
-        ? { template: await loggedTemplate(db, rows[0]), channel: await activeConfig(db, 'EMAIL'), batchVariables: await batchVariables(db, input.batchId) }
+        ? { template: await loggedTemplate(db, rows[0]), channels: await activeConfigs(db, 'EMAIL'), batchVariables: await batchVariables(db, input.batchId) }
         : {};
     // A slice can take a while (a relay that does not answer, a database that is away): the heartbeat goes
     // on meanwhile, so that the attempt is not timed out and retried while its sends are still in flight.
@@ -110,7 +110,7 @@ async function deliverSlice(
     slice.map(async (row) => (claimed.has(String(row.id)) ? { row, sent: await sendLoggedEmail(db, config, row, preloaded) } : { row, sent: null })),
   );
   const delivered = sends.flatMap(({ row, sent }) =>
-    sent?.delivered ? [{ id: row.id, subject: sent.rendered.subject, missingVariables: sent.rendered.missingVariables }] : [],
+    sent?.delivered ? [{ id: row.id, subject: sent.rendered.subject, missingVariables: sent.rendered.missingVariables, channel: sent.channel }] : [],
   );
   // Sent: the record waits for a database that is away rather than fail the attempt, whose retry would mail
   // these recipients a second time.

@@ -3,14 +3,14 @@ import { Context } from '@temporalio/activity';
 import { SecretTampered } from '../../lib/secrets';
 import { componentType } from '../../data/content/component-types';
 import { rowAtRevision } from '../../data/content/revisions';
-import { activeConfig, ChannelConfigRow, openPasswords } from '../../data/messaging/channel-configs';
+import { activeConfigs, ChannelConfigRow, openPasswords } from '../../data/messaging/channel-configs';
 import { secretKeysOf } from '../../lib/secrets';
 import { batchVariables, EmailLogRow, markDelivered, markFailed, noteAttemptFailed, startAttempt } from '../../data/messaging/email-logs';
 import { renderTemplate, TemplateTexts } from '../../domain/render-template';
 import { isPlatformTemplate, PLATFORM_TEMPLATES } from '../../data/messaging/platform-templates';
 import { DeliveryFailure } from '../../adapters/messaging/delivery-failure';
 import { whenDatabaseIsBack } from '../../data/db-errors';
-import { sendThroughConfig } from '../../adapters/messaging/send-message';
+import { ChannelInOrder, sendThroughChannels } from '../../adapters/messaging/send-message';
 import { MessagingActivitiesConfig } from './deps';
 import { integrationLogOf } from '../../data/messaging/integration-log';
 
@@ -29,12 +29,17 @@ export async function loggedTemplate(
 /** What a bulk send loads once for all its rows. */
 export interface Preloaded {
   template?: TemplateTexts;
-  channel?: ChannelConfigRow;
+  channels?: ChannelConfigRow[];
   batchVariables?: Record<string, unknown> | null;
 }
 
-/** One logged message handed over, or why not: `permanent` failures end the row FAILED, the others leave it PENDING. */
-export type SendOutcome = { delivered: true; rendered: ReturnType<typeof renderTemplate> } | { delivered: false; failure: DeliveryFailure };
+/** One logged message handed over (and through which configuration), or why not: `permanent` failures end the row FAILED, the others leave it PENDING. */
+export type SendOutcome = { delivered: true; rendered: ReturnType<typeof renderTemplate>; channel: string } | { delivered: false; failure: DeliveryFailure };
+
+/** The active email configurations, in order, each opening its passwords when it is tried. */
+export function emailChannelsInOrder(config: MessagingActivitiesConfig, rows: ChannelConfigRow[]): ChannelInOrder[] {
+  return rows.map((row) => ({ row, passwords: () => openPasswords(row, secretKeysOf(config), 'EMAIL') }));
+}
 
 /**
  * Renders the message one email log row stands for (the template's logged revision, the logged variables,
@@ -45,19 +50,18 @@ export async function sendLoggedEmail(db: Knex, config: MessagingActivitiesConfi
   try {
     const template = preloaded.template ?? (await loggedTemplate(db, log));
     if (!template) throw new DeliveryFailure(`the template revision ${log.template_revision} is gone`, true);
-    const channel = preloaded.channel ?? (await activeConfig(db, 'EMAIL'));
-    if (!channel) throw new DeliveryFailure('no active email configuration (NO_ACTIVE_CONFIG)', false);
+    const channels = preloaded.channels ?? (await activeConfigs(db, 'EMAIL'));
     // A bulk send's variables are stored once with its batch; a single send's (and an older batch's) in the row.
     const variables = log.variables ?? (log.batch_id ? (preloaded.batchVariables ?? (await batchVariables(db, log.batch_id))) : null);
     const rendered = renderTemplate(template, variables ?? {}, log.locale ?? 'en');
-    await sendThroughConfig({
+    const took = await sendThroughChannels({
       record: integrationLogOf(db),
       config,
-      row: channel,
-      passwords: openPasswords(channel, secretKeysOf(config), 'EMAIL'),
+      channels: emailChannelsInOrder(config, channels),
       message: { channel: 'EMAIL', siteId: log.site_id, to: log.recipient, subject: rendered.subject, content: rendered.html },
+      budgetMs: sendBudgetMs(),
     });
-    return { delivered: true, rendered };
+    return { delivered: true, rendered, channel: took.config_name };
   } catch (error) {
     // A secret that fails its integrity check will fail every attempt: say so at once.
     return {
@@ -84,9 +88,21 @@ export async function recordFailedAttempt(
  * less a margin, and two minutes at most.
  */
 export function recordWaitMs(): number {
+  return Math.min(120000, Math.max(0, attemptLeftMs() - 5000));
+}
+
+/** What the current attempt has left before it times out. */
+function attemptLeftMs(): number {
   const info = Context.current().info;
-  const attemptLeftMs = info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs - Date.now() - 5000;
-  return Math.min(120000, Math.max(0, attemptLeftMs));
+  return info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs - Date.now();
+}
+
+/**
+ * How long a message's channels may take between them, in order: what the attempt has left, less the time
+ * its record needs, so that an attempt never times out with a send in flight (its retry would send again).
+ */
+function sendBudgetMs(): number {
+  return Math.max(0, attemptLeftMs() - 15000);
 }
 
 /**
@@ -102,6 +118,6 @@ export async function deliverLoggedEmail(
   if (!(await startAttempt(db, log.id))) return { outcome: log.status === 'FAILED' ? 'FAILED' : 'SUCCESS', reason: null };
   const sent = await sendLoggedEmail(db, config, log);
   if (!sent.delivered) return recordFailedAttempt(db, log.id, sent.failure);
-  await whenDatabaseIsBack(() => markDelivered(db, log.id, sent.rendered), { maxMs: recordWaitMs() });
+  await whenDatabaseIsBack(() => markDelivered(db, log.id, { ...sent.rendered, channel: sent.channel }), { maxMs: recordWaitMs() });
   return { outcome: 'SUCCESS', reason: null };
 }

@@ -79,6 +79,9 @@ const clip = (text: string) => (text.length > MAX_LOGGED_BODY ? `${text.slice(0,
 /** The largest peer answer read: a SOAP or REST answer to a send is small; more is refused. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
+/** The longest a peer is given to answer one message. */
+const PEER_TIMEOUT_MS = 30000;
+
 /**
  * Calls a SOAP or REST peer with the rendered request: basic auth when configured, no redirects followed,
  * a SOAP Fault or a non-2xx answer a failure (5xx and network errors temporary, the rest permanent). Every
@@ -93,6 +96,8 @@ export async function callPeer(args: {
   siteId: string;
   component: string;
   outbound: OutboundPolicy;
+  /** How long the peer has to answer (30 s at most). */
+  timeoutMs?: number;
 }): Promise<{ statusCode: number; body: string }> {
   const { config } = args;
   const url = config.service_url as string;
@@ -109,7 +114,13 @@ export async function callPeer(args: {
     // The socket connects only to an address the policy allows (checked at connect time); the answer is capped.
     const answer = await guardedFetch(
       url,
-      { method: request.method, headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(30000) },
+      {
+        method: request.method,
+        headers,
+        body: request.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(Math.min(args.timeoutMs ?? PEER_TIMEOUT_MS, PEER_TIMEOUT_MS)),
+      },
       args.outbound,
     );
     statusCode = answer.status;

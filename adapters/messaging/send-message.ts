@@ -3,6 +3,7 @@ import type { Channel, ChannelConfigRow } from '../../data/messaging/channel-con
 import type { IntegrationLogEntry } from '../../data/messaging/integration-log';
 import { singleLine } from '../../domain/tokens';
 import { callPeer } from './http-peer';
+import { DeliveryFailure } from './delivery-failure';
 import { checkedAddress, HostResolver, outboundPolicyOf, peerPurpose, smtpRelayUrl } from './outbound';
 import { sendSmtp } from './smtp';
 
@@ -29,6 +30,8 @@ export async function sendThroughConfig(args: {
   passwords: { smtpPassword: string | null; servicePassword: string | null };
   message: OutgoingMessage;
   resolve?: HostResolver;
+  /** How long the relay or peer has to take the message (each transport has its own ceiling). */
+  deadlineMs?: number;
 }): Promise<void> {
   const { row, message } = args;
   const { smtpPassword, servicePassword } = args.passwords;
@@ -38,7 +41,7 @@ export async function sendThroughConfig(args: {
     // connects to that checked address, so an SMTP relay named on a user's word cannot be rebound to a
     // loopback, private or metadata address in production.
     const connectTo = await checkedAddress(smtpRelayUrl(row.smtp_host as string, row.smtp_port), outboundPolicyOf(args.config, 'smtp', args.resolve));
-    await sendSmtp(row, smtpPassword, { from: args.config.mailFrom, to: message.to, subject, html: message.content }, connectTo);
+    await sendSmtp(row, smtpPassword, { from: args.config.mailFrom, to: message.to, subject, html: message.content }, connectTo, args.deadlineMs);
     return;
   }
   const tokens: Record<string, string> =
@@ -53,5 +56,56 @@ export async function sendThroughConfig(args: {
     siteId: message.siteId,
     component: `${message.channel.toLowerCase()}:${row.config_name}`,
     outbound: outboundPolicyOf(args.config, peerPurpose(row.transport), args.resolve),
+    timeoutMs: args.deadlineMs,
   });
+}
+
+/** One active configuration, with its passwords opened only when it is tried (a tampered one throws then). */
+export interface ChannelInOrder {
+  row: ChannelConfigRow;
+  passwords: () => { smtpPassword: string | null; servicePassword: string | null };
+}
+
+/** The least a channel is given to take a message, however little time the caller has left. */
+const LEAST_CHANNEL_MS = 5000;
+
+/**
+ * Sends one message through the first of the channel's active configurations that takes it, in their
+ * order, and answers that configuration. A transient failure (no connection, a timeout, an SMTP 4xx, a
+ * peer's 5xx) or a configuration that cannot be used (a password that fails its integrity check, an
+ * address the outbound guard refuses) moves on to the next; a permanent refusal of the message (an SMTP
+ * 5xx, a peer's 4xx or Fault) does not: another provider would refuse it too, and a message is never
+ * sent twice. With `budgetMs`, the channels share that time, so that trying them all fits the caller's.
+ *
+ * When every configuration failed: one configuration's own error as it was thrown; for several, a
+ * temporary DeliveryFailure naming each one's reason (unreachable when none could be reached).
+ */
+export async function sendThroughChannels(args: {
+  record: (entry: IntegrationLogEntry) => Promise<void>;
+  config: MessagingConfig;
+  channels: readonly ChannelInOrder[];
+  message: OutgoingMessage;
+  resolve?: HostResolver;
+  budgetMs?: number;
+}): Promise<ChannelConfigRow> {
+  if (args.channels.length === 0) throw new DeliveryFailure(`no active ${args.message.channel.toLowerCase()} configuration (NO_ACTIVE_CONFIG)`, false);
+  const endsAt = args.budgetMs === undefined ? undefined : Date.now() + args.budgetMs;
+  const failed: Array<{ name: string; error: unknown }> = [];
+  for (const [index, channel] of args.channels.entries()) {
+    const deadlineMs = endsAt === undefined ? undefined : Math.max(LEAST_CHANNEL_MS, Math.floor((endsAt - Date.now()) / (args.channels.length - index)));
+    try {
+      await sendThroughConfig({ ...args, row: channel.row, passwords: channel.passwords(), deadlineMs });
+      return channel.row;
+    } catch (error) {
+      if (error instanceof DeliveryFailure && error.permanent) throw error;
+      failed.push({ name: channel.row.config_name, error });
+    }
+  }
+  if (failed.length === 1 || failed.every(({ error }) => !(error instanceof DeliveryFailure))) throw failed[0].error;
+  throw new DeliveryFailure(
+    failed.map(({ name, error }) => `${name}: ${(error as Error).message}`).join('; '),
+    false,
+    undefined,
+    failed.every(({ error }) => error instanceof DeliveryFailure && error.unreachable),
+  );
 }

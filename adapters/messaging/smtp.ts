@@ -82,16 +82,24 @@ function failureOf(error: unknown): DeliveryFailure {
 }
 
 /**
- * How long one send may take, under the send activity's one-minute limit: a pooled transporter whose
- * connection broke can leave a send unanswered, and an attempt that ends by timing out is not recorded.
+ * How long one send may take at most, under the send activity's one-minute limit: a pooled transporter
+ * whose connection broke can leave a send unanswered, and an attempt that ends by timing out is not
+ * recorded. A send with channels still to try after it is given less (send-message.ts).
  */
 const SEND_DEADLINE_MS = 40000;
 
-export async function sendSmtp(config: ChannelConfigRow, password: string | null, message: MailMessage, connectTo?: string): Promise<void> {
+export async function sendSmtp(
+  config: ChannelConfigRow,
+  password: string | null,
+  message: MailMessage,
+  connectTo?: string,
+  deadlineMs = SEND_DEADLINE_MS,
+): Promise<void> {
   const transporter = smtpTransporter(config, password, connectTo);
+  const waitMs = Math.min(deadlineMs, SEND_DEADLINE_MS);
   let deadline: NodeJS.Timeout | undefined;
   const stalled = new Promise<never>((_, reject) => {
-    deadline = setTimeout(() => reject(new DeliveryFailure(`SMTP: no answer within ${SEND_DEADLINE_MS / 1000} s`, false, undefined, true)), SEND_DEADLINE_MS);
+    deadline = setTimeout(() => reject(new DeliveryFailure(`SMTP: no answer within ${waitMs / 1000} s`, false, undefined, true)), waitMs);
   });
   try {
     // The subject and recipient were made single-line before; nodemailer gets no chance to be handed a header.

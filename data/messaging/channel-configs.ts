@@ -13,6 +13,8 @@ export interface ChannelConfigRow {
   config_name: string;
   transport: Transport;
   is_active: boolean;
+  /** Among the active configurations of a channel, the lowest is tried first. */
+  priority: number;
   smtp_host?: string | null;
   smtp_port?: number | null;
   smtp_username?: string | null;
@@ -94,16 +96,43 @@ export async function findConfig(db: Knex, channel: Channel, id: string): Promis
   return db<ChannelConfigRow>(CONFIG_TABLES[channel]).where({ id }).first();
 }
 
-export async function activeConfig(db: Knex, channel: Channel): Promise<ChannelConfigRow | undefined> {
-  return db<ChannelConfigRow>(CONFIG_TABLES[channel]).where({ is_active: true }).first();
+/** The active configurations of a channel, in the order a message tries them. */
+export async function activeConfigs(db: Knex, channel: Channel): Promise<ChannelConfigRow[]> {
+  return db<ChannelConfigRow>(CONFIG_TABLES[channel])
+    .where({ is_active: true })
+    .orderBy([{ column: 'priority' }, { column: 'created_at' }, { column: 'id' }]);
 }
 
-/** Activates one configuration of the channel and deactivates the others, in one transaction. */
+/** The first of the channel's active configurations. */
+export async function activeConfig(db: Knex, channel: Channel): Promise<ChannelConfigRow | undefined> {
+  return (await activeConfigs(db, channel))[0];
+}
+
+/** Activates one configuration of the channel, alone: the others are deactivated, in one transaction. */
 export async function activateConfig(db: Knex, channel: Channel, id: string): Promise<ChannelConfigRow> {
+  const [row] = await orderActiveConfigs(db, channel, [id]);
+  return row;
+}
+
+/**
+ * Makes exactly `ids` the channel's active configurations, tried in that order; every other one is
+ * deactivated, in one transaction. Answers them in order; an id that names no configuration is left out.
+ */
+export async function orderActiveConfigs(db: Knex, channel: Channel, ids: readonly string[]): Promise<ChannelConfigRow[]> {
   return db.transaction(async (trx) => {
-    await trx(CONFIG_TABLES[channel]).where({ is_active: true }).whereNot({ id }).update({ is_active: false, updated_at: trx.fn.now() });
-    const [row] = (await trx(CONFIG_TABLES[channel]).where({ id }).update({ is_active: true, updated_at: trx.fn.now() }).returning('*')) as ChannelConfigRow[];
-    return row;
+    await trx(CONFIG_TABLES[channel])
+      .where({ is_active: true })
+      .whereNotIn('id', [...ids])
+      .update({ is_active: false, updated_at: trx.fn.now() });
+    const rows: ChannelConfigRow[] = [];
+    for (const [priority, id] of ids.entries()) {
+      const [row] = (await trx(CONFIG_TABLES[channel])
+        .where({ id })
+        .update({ is_active: true, priority, updated_at: trx.fn.now() })
+        .returning('*')) as ChannelConfigRow[];
+      if (row) rows.push(row);
+    }
+    return rows;
   });
 }
 

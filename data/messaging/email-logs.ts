@@ -27,6 +27,8 @@ export interface EmailLogRow {
   requested_by: string | null;
   /** Set for the platform's own emails (approval notices): the template is the platform's, not a site's. */
   platform_template: string | null;
+  /** The name of the configuration that took the message, once one has. */
+  channel: string | null;
 }
 
 export async function findEmailLog(db: Knex, id: string | number): Promise<EmailLogRow | undefined> {
@@ -175,13 +177,14 @@ export async function startAttempt(db: Knex, id: string | number): Promise<boole
   return updated > 0;
 }
 
-export async function markDelivered(db: Knex, id: string | number, rendered: { subject: string; missingVariables: string[] }): Promise<void> {
+export async function markDelivered(db: Knex, id: string | number, sent: { subject: string; missingVariables: string[]; channel: string }): Promise<void> {
   await db(EMAIL_LOG_TABLE)
     .where({ id, status: 'PENDING' })
     .update({
       status: 'SUCCESS',
-      subject: rendered.subject,
-      missing_variables: JSON.stringify(rendered.missingVariables),
+      channel: sent.channel,
+      subject: sent.subject,
+      missing_variables: JSON.stringify(sent.missingVariables),
       error: null,
       updated_at: db.fn.now(),
     });
@@ -201,15 +204,20 @@ export async function startAttempts(db: Knex, ids: ReadonlyArray<string | number
 /** `markDelivered` for the delivered rows of one slice of a bulk send, in one statement. */
 export async function markAllDelivered(
   db: Knex,
-  delivered: ReadonlyArray<{ id: string | number; subject: string; missingVariables: string[] }>,
+  delivered: ReadonlyArray<{ id: string | number; subject: string; missingVariables: string[]; channel: string }>,
 ): Promise<void> {
   if (delivered.length === 0) return;
   await db.raw(
     `update ${EMAIL_LOG_TABLE} as log
-        set status = 'SUCCESS', subject = sent.subject, missing_variables = sent.missing::jsonb, error = null, updated_at = now()
-       from unnest(?::bigint[], ?::text[], ?::text[]) as sent(id, subject, missing)
+        set status = 'SUCCESS', channel = sent.channel, subject = sent.subject, missing_variables = sent.missing::jsonb, error = null, updated_at = now()
+       from unnest(?::bigint[], ?::text[], ?::text[], ?::text[]) as sent(id, subject, missing, channel)
       where log.id = sent.id and log.status = 'PENDING'`,
-    [delivered.map((row) => Number(row.id)), delivered.map((row) => row.subject), delivered.map((row) => JSON.stringify(row.missingVariables))],
+    [
+      delivered.map((row) => Number(row.id)),
+      delivered.map((row) => row.subject),
+      delivered.map((row) => JSON.stringify(row.missingVariables)),
+      delivered.map((row) => row.channel),
+    ],
   );
 }
 

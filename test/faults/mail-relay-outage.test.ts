@@ -1,10 +1,9 @@
-import { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { call } from '../support/http';
 import { recordHistory } from '../support/histories';
 import { waitUntil } from '../support/wait';
 import { publishedTemplate, smtpChannel } from '../messaging/harness';
+import { startRelay, TestRelay } from '../messaging/relay';
 
 /**
  * The mail relay gone in the middle of a role send, and back a minute later: a real SMTP server (the
@@ -16,48 +15,17 @@ const OUTAGE_MS = 60000;
 
 let platform: TestPlatform;
 let api: RunningApi;
-let relay: SMTPServer | null = null;
-let relayPort = 0;
-/** Every recipient the relay accepted a message for, across both of its lives. */
-const received: string[] = [];
-
-async function openRelay(port: number): Promise<number> {
-  relay = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    closeTimeout: 100,
-    onData: (stream, session, callback) => {
-      stream.on('data', () => undefined);
-      stream.on('end', () => {
-        received.push(...session.envelope.rcptTo.map((to) => to.address));
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => relay!.listen(port, '127.0.0.1', resolve));
-  return (relay.server.address() as AddressInfo).port;
-}
-
-/** Closes the relay and cuts the connections the platform's pool holds: what a relay that goes away does. */
-async function closeRelay(): Promise<void> {
-  const closing = relay!;
-  relay = null;
-  await new Promise<void>((resolve) => {
-    closing.close(() => resolve());
-    for (const connection of (closing as unknown as { connections: Set<{ _socket?: { destroy(): void } }> }).connections) connection._socket?.destroy();
-  });
-}
+let relay: TestRelay;
 
 beforeAll(async () => {
   platform = await attachPlatform();
   api = await platform.startApi();
   await platform.startWorker(['messaging', 'approvals']);
-  relayPort = await openRelay(0);
+  relay = await startRelay();
 });
 
 afterAll(async () => {
-  if (relay) await closeRelay();
+  await relay?.close();
   await platform?.close();
 });
 
@@ -68,28 +36,28 @@ test(`the relay gone halfway through a ${COUNT}-recipient role send and back ${O
   await platform
     .db('directory.user')
     .insert(Array.from({ length: COUNT }, (_, i) => ({ email: address(i), name: `O ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: ['site-o'] })));
-  await smtpChannel(api.url, admin, 'relay', relayPort);
+  await smtpChannel(api.url, admin, 'relay', relay.port);
   const templateId = await publishedTemplate(api.url, editor, 'site-o');
   const sent = await call(api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-o' } });
   expect(sent.body.recipients).toBe(COUNT);
 
-  await waitUntil('a part of the batch received', () => received.length >= COUNT / 4, { timeoutMs: 60000, intervalMs: 20 });
-  await closeRelay();
+  await waitUntil('a part of the batch received', () => relay.received.length >= COUNT / 4, { timeoutMs: 60000, intervalMs: 20 });
+  await relay.close();
   const closedAt = Date.now();
-  const receivedBefore = received.length;
+  const receivedBefore = relay.received.length;
   await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
   const handle = platform.temporal.client.workflow.getHandle(sent.body.workflowId);
   // Waiting, not failing: still the first pass over the batch, however long the relay is away.
   expect(await handle.query('progress')).toEqual(expect.objectContaining({ done: false, pass: 1 }));
-  expect(received.length).toBe(receivedBefore);
-  await openRelay(relayPort);
+  expect(relay.received.length).toBe(receivedBefore);
+  await relay.reopen();
   const reopenedAt = Date.now();
 
   const result = await handle.result();
   expect(result).toEqual(expect.objectContaining({ done: true, failed: 0 }));
   const rows = await platform.db('email.email_log').where({ batch_id: sent.body.batchId }).select('recipient', 'status', 'attempts');
   expect(rows.filter((row) => row.status !== 'SUCCESS')).toEqual([]);
-  const outOf = received.filter((to) => to.endsWith('@relay-outage.example'));
+  const outOf = relay.received.filter((to) => to.endsWith('@relay-outage.example'));
   expect(outOf.length).toBe(COUNT);
   expect(new Set(outOf).size).toBe(COUNT);
   // The rows the outage met count their failed attempts (their last reason is cleared once they go).

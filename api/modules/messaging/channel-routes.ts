@@ -8,6 +8,7 @@ import { passwordDestinationChanges } from '../../../domain/messaging';
 import {
   activateConfig,
   activeConfig,
+  activeConfigs,
   Channel,
   ChannelConfigRow,
   ConfigColumns,
@@ -15,6 +16,7 @@ import {
   findConfig,
   listConfigs,
   openPasswords,
+  orderActiveConfigs,
   saveConfig,
   sealPasswords,
 } from '../../../data/messaging/channel-configs';
@@ -30,7 +32,7 @@ import {
   peerPurpose,
   smtpRelayUrl,
 } from '../../../adapters/messaging/outbound';
-import { sendThroughConfig } from '../../../adapters/messaging/send-message';
+import { sendThroughChannels } from '../../../adapters/messaging/send-message';
 import { verifySmtp } from '../../../adapters/messaging/smtp';
 import { Instant, Nullable, SiteId, timestampsOf } from '../../http/common-schemas';
 import { secretKeysOf } from '../../../lib/secrets';
@@ -69,6 +71,10 @@ const SmsConfigBody = Type.Object({ ...channelFields, transport: Type.Union([Typ
 type ConfigBody = Static<typeof EmailConfigBody>;
 
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const OrderBody = Type.Object(
+  { ids: Type.Array(Type.String({ format: 'uuid' }), { maxItems: 20, uniqueItems: true, description: 'the active configurations, first tried first' }) },
+  { additionalProperties: false },
+);
 const ChannelName = Type.Union([Type.Literal('EMAIL'), Type.Literal('SMS')]);
 const ValidateBody = Type.Object({ channel: ChannelName, configId: Type.Optional(Type.String({ format: 'uuid' })) }, { additionalProperties: false });
 const ProcessBody = Type.Object(
@@ -81,6 +87,7 @@ const ConfigSchema = Type.Object({
   configName: Type.String(),
   transport: Type.Union([Type.Literal('SMTP'), Type.Literal('SOAP'), Type.Literal('REST')]),
   isActive: Type.Boolean(),
+  priority: Type.Integer({ description: 'among the active configurations, the lowest is tried first' }),
   // Email configurations only:
   smtpHost: Type.Optional(Nullable(Type.String())),
   smtpPort: Type.Optional(Nullable(Type.Integer())),
@@ -116,6 +123,7 @@ export function presentConfig(row: ChannelConfigRow) {
     configName: row.config_name,
     transport: row.transport,
     isActive: row.is_active,
+    priority: row.priority,
     ...(row.smtp_host !== undefined
       ? {
           smtpHost: row.smtp_host,
@@ -208,7 +216,10 @@ function columnsOf(body: ConfigBody): ConfigColumns {
   return columns;
 }
 
-/** `/api/settings/email` or `/api/settings/sms`: the channel's configurations, one active at a time. */
+/**
+ * `/api/settings/email` or `/api/settings/sms`: the channel's configurations. `activate` makes one the only
+ * active configuration (as the first wave had it); `order` makes several active, tried in order.
+ */
 function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): AnyRoute[] {
   const base = `/api/settings/${channel.toLowerCase()}`;
   const ADMIN = access.roles('ADMIN');
@@ -238,6 +249,24 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
   };
 
   return [
+    // Before `${base}/:id`, which would take `order` for an id.
+    defineRoute({
+      method: 'put',
+      path: `${base}/order`,
+      tag: 'settings',
+      summary: `Make exactly these ${channel} configurations active, tried in this order; the others are deactivated`,
+      access: ADMIN,
+      body: OrderBody,
+      responses: { 200: { description: 'the active configurations, in order', schema: Type.Object({ items: Type.Array(ConfigSchema) }) } },
+      errors: ['NOT_FOUND'],
+      handler: async (ctx, { body }) => {
+        for (const id of body.ids) await configOr404(id);
+        const ordered = await orderActiveConfigs(db, channel, body.ids);
+        // One deleted between the check and the write: nothing of a half-applied order is left to guess at.
+        if (ordered.length !== body.ids.length) throw notFound(`A ${channel.toLowerCase()} configuration of the order was deleted meanwhile.`);
+        ctx.body = { items: ordered.map(presentConfig) };
+      },
+    }),
     defineRoute({
       method: 'get',
       path: base,
@@ -333,7 +362,7 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
       method: 'post',
       path: `${base}/:id/activate`,
       tag: 'settings',
-      summary: `Make this the active ${channel} configuration`,
+      summary: `Make this the only active ${channel} configuration`,
       access: ADMIN,
       params: IdParams,
       responses: { 200: { description: 'the configuration', schema: ConfigSchema } },
@@ -395,7 +424,7 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
       method: 'post',
       path: '/api/settings/communication/process',
       tag: 'settings',
-      summary: 'Send one message through the active configuration of a channel',
+      summary: 'Send one message through the active configurations of a channel, in order, until one takes it',
       access: access.rolesOrInternal('ADMIN'),
       body: ProcessBody,
       responses: { 200: { description: 'whether the message was sent', schema: ProcessedSchema } },
@@ -406,13 +435,13 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
           throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [
             { path: 'body.to', message: body.channel === 'EMAIL' ? 'must be an email address' : 'must be an E.164 number' },
           ]);
-        const row = await configFor(body.channel);
+        const rows = await activeConfigs(db, body.channel);
+        if (rows.length === 0) throw conflict('NO_ACTIVE_CONFIG', `No ${body.channel.toLowerCase()} configuration is active.`);
         try {
-          await sendThroughConfig({
+          await sendThroughChannels({
             record: integrationLogOf(db),
             config,
-            row,
-            passwords: openPasswords(row, secretKeysOf(config), body.channel),
+            channels: rows.map((row) => ({ row, passwords: () => openPasswords(row, secretKeysOf(config), body.channel) })),
             message: { channel: body.channel, siteId: body.siteId, to: body.to, subject: body.subject ?? '', content: body.content },
             resolve: deps.resolveHost,
           });

@@ -68,6 +68,7 @@ const EmailLogSchema = Type.Object({
   status: Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')]),
   error: Nullable(Type.String()),
   attempts: Type.Integer(),
+  channel: Nullable(Type.String({ description: 'the configuration that took the message' })),
   missingVariables: Nullable(Type.Array(Type.String())),
   createdAt: Instant,
   updatedAt: Instant,
@@ -112,6 +113,7 @@ export function presentEmailLog(row: EmailLogRow) {
     status: row.status,
     error: row.error,
     attempts: row.attempts,
+    channel: row.channel,
     missingVariables: row.missing_variables,
     ...timestampsOf(row),
   };

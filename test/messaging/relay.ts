@@ -1,0 +1,63 @@
+import { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface TestRelay {
+  port: number;
+  /** Every recipient the relay accepted a message for, in order, across its lives. */
+  received: string[];
+  /** Closes the relay and cuts the connections the platform's pool holds: what a relay that goes away does. */
+  close(): Promise<void>;
+  /** Opens it again on the same port. */
+  reopen(): Promise<void>;
+}
+
+/**
+ * A real SMTP relay on loopback (the `smtp-server` package) that records whom it accepted mail for, and
+ * refuses with 550 the recipients `refuses` names (a permanent failure for that address).
+ */
+export async function startRelay(args: { port?: number; refuses?: (address: string) => boolean } = {}): Promise<TestRelay> {
+  const received: string[] = [];
+  let server: SMTPServer | null = null;
+  const open = async (port: number): Promise<number> => {
+    server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      closeTimeout: 100,
+      onRcptTo: (address, _session, callback) => {
+        if (args.refuses?.(address.address)) {
+          const refusal = new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`) as Error & { responseCode: number };
+          refusal.responseCode = 550;
+          return callback(refusal);
+        }
+        callback();
+      },
+      onData: (stream, session, callback) => {
+        stream.on('data', () => undefined);
+        stream.on('end', () => {
+          received.push(...session.envelope.rcptTo.map((to) => to.address));
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    return (server!.server.address() as AddressInfo).port;
+  };
+  const port = await open(args.port ?? 0);
+  return {
+    port,
+    received,
+    close: async () => {
+      const closing = server;
+      server = null;
+      if (!closing) return;
+      await new Promise<void>((resolve) => {
+        closing.close(() => resolve());
+        for (const connection of (closing as unknown as { connections: Set<{ _socket?: { destroy(): void } }> }).connections) connection._socket?.destroy();
+      });
+    },
+    reopen: async () => {
+      await open(port);
+    },
+  };
+}
