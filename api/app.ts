@@ -59,7 +59,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   assertPlatformPathsReserved(routes.map((route) => route.path));
 
   const router = new Router();
-  mountRoutes(router, routes, { onContractBreach: options.onContractBreach });
+  mountRoutes(router, routes, { onContractBreach: options.onContractBreach, db: deps.db });
 
   koa.use(requestContext({ logger: deps.logger, metrics }));
   const breach = options.onContractBreach;

@@ -24,6 +24,8 @@ export const ErrorCatalogue = {
   QUOTA_EXCEEDED: entry(413, 'Quota exceeded'),
   UNSUPPORTED_MEDIA_TYPE: entry(415, 'Unsupported media type'),
   RATE_LIMITED: entry(429, 'Too many requests'),
+  IDEMPOTENCY_KEY_IN_USE: entry(409, 'A request with this Idempotency-Key is in flight'),
+  IDEMPOTENCY_KEY_REUSED: entry(422, 'This Idempotency-Key named another request'),
   INTERNAL_ERROR: entry(500, 'Internal error'),
   BAD_GATEWAY: entry(502, 'Bad gateway'),
   SERVICE_UNAVAILABLE: entry(503, 'Service unavailable'),

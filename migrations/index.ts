@@ -16,6 +16,7 @@ import * as scheduledChanges from './015-scheduled-changes';
 import * as platformEmails from './016-platform-emails';
 import * as registryNotify from './017-registry-notify';
 import * as channelsInOrder from './018-channels-in-order';
+import * as idempotencyKeys from './019-idempotency-keys';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   { name: '016-platform-emails', ...platformEmails },
   { name: '017-registry-notify', ...registryNotify },
   { name: '018-channels-in-order', ...channelsInOrder },
+  { name: '019-idempotency-keys', ...idempotencyKeys },
 ];

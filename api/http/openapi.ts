@@ -1,6 +1,7 @@
 import { TSchema } from '@sinclair/typebox';
 import { ErrorCatalogue, ErrorCode } from '../../lib/errors';
 import { AnyRoute, declaredErrors } from './route';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_SCHEMA } from './idempotency';
 
 const PROBLEM_SCHEMA = {
   type: 'object',
@@ -112,7 +113,21 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
       summary: route.summary,
       description: `${route.summary}.${who}`,
       security: security(route),
-      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+      parameters: [
+        ...parameters(route.params, 'path'),
+        ...parameters(route.query, 'query'),
+        ...(route.idempotent
+          ? [
+              {
+                name: IDEMPOTENCY_HEADER,
+                in: 'header',
+                required: false,
+                description: 'the same key and request within 24 h replays the first answer; another request 422; one still in flight 409',
+                schema: IDEMPOTENCY_KEY_SCHEMA,
+              },
+            ]
+          : []),
+      ],
       ...(route.body
         ? {
             requestBody: {

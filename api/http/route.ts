@@ -5,6 +5,8 @@ import { koaBody } from 'koa-body';
 import { ErrorCode, PlatformError } from '../../lib/errors';
 import { Identity, requireInternal, requireRole, requireRoleOrInternal, requireUser, Role } from './identity';
 import { answerMismatch, validate } from './validate';
+import { answerOncePerKey } from './idempotency';
+import { Db } from '../../data/db';
 
 /**
  * Who may call a route; checked before the body is even parsed. `I` is who the handler then has: a user
@@ -67,6 +69,11 @@ export interface RouteDefinition<B = undefined, Q = undefined, P = undefined, I 
    * test platform fails a test file whose requests drew an undeclared code.
    */
   errors: readonly ErrorCode[];
+  /**
+   * Takes an `Idempotency-Key` header: the same key and request from the same caller replays the first
+   * answer (api/http/idempotency.ts). For routes that send or start something.
+   */
+  idempotent?: boolean;
   // A method, so that a route of any schemas is an AnyRoute (method parameters are compared bivariantly).
   handler(ctx: Context, input: RouteInput<B, Q, P, I>): Promise<void>;
 }
@@ -93,6 +100,7 @@ export function declaredErrors(route: AnyRoute): ErrorCode[] {
   if (route.params || route.query || route.body) codes.push('VALIDATION_FAILED');
   if (route.query && 'cursor' in ((route.query.properties ?? {}) as Record<string, unknown>)) codes.push('INVALID_CURSOR');
   if (route.body) codes.push('BAD_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', route.tooLargeCode ?? 'PAYLOAD_TOO_LARGE');
+  if (route.idempotent) codes.push('VALIDATION_FAILED', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED');
   for (const code of route.errors) if (!codes.includes(code)) codes.push(code);
   return codes;
 }
@@ -161,6 +169,8 @@ export interface ContractBreach {
 export interface MountOptions {
   /** Checks every answer against the route's declared responses (the test platform does; production does not). */
   onContractBreach?: (breach: ContractBreach) => void;
+  /** Where idempotent routes keep their keys and answers. */
+  db?: Db;
 }
 
 function checkAnswer(ctx: Context, route: AnyRoute, report: (breach: ContractBreach) => void): void {
@@ -197,7 +207,14 @@ export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOp
       const params = route.params ? validate(route.params, { ...ctx.params }, 'params') : undefined;
       const query = route.query ? validate(route.query, { ...ctx.query }, 'query') : undefined;
       const body = route.body ? validate(route.body, ctx.request.body ?? {}, 'body') : undefined;
-      await route.handler(ctx, { body, query, params, identity: ctx.state.identity as Identity | null });
+      const identity = ctx.state.identity as Identity | null;
+      const answer = () => route.handler(ctx, { body, query, params, identity });
+      if (route.idempotent) {
+        if (!options.db) throw new Error(`${route.method.toUpperCase()} ${route.path} is idempotent: mountRoutes needs the database`);
+        // One caller's keys are theirs alone: another caller's same key is another request.
+        const scope = `${identity ? `user:${identity.id}` : 'internal'} ${route.method.toUpperCase()} ${route.path}`;
+        await answerOncePerKey(options.db, ctx, { scope, params: params ?? null, query: query ?? null, body: body ?? null }, answer);
+      } else await answer();
       if (options.onContractBreach) checkAnswer(ctx, route, options.onContractBreach);
     });
     router[route.method](route.path, ...stages);

@@ -429,6 +429,7 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
       body: ProcessBody,
       responses: { 200: { description: 'whether the message was sent', schema: ProcessedSchema } },
       errors: ['NO_ACTIVE_CONFIG', 'SECRET_INTEGRITY_FAILED', 'OUTBOUND_NOT_ALLOWED'],
+      idempotent: true,
       handler: async (ctx, { body }) => {
         const valid = body.channel === 'EMAIL' ? isEmailAddress(body.to) : isPhoneNumber(body.to);
         if (!valid)

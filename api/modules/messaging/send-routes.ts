@@ -176,6 +176,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       body: SendBody,
       responses: { 202: { description: 'the log row, PENDING, and the run that delivers it', schema: SendAcceptedSchema } },
       errors: SEND_REFUSALS,
+      idempotent: true,
       handler: async (ctx, { body, identity }) => {
         if (!isEmailAddress(body.to))
           throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: 'must be one email address' }]);
@@ -207,6 +208,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       body: RoleSendBody,
       responses: { 202: { description: 'the batch, how many recipients it has, and the run that sends it', schema: RoleSendAcceptedSchema } },
       errors: SEND_REFUSALS,
+      idempotent: true,
       handler: async (ctx, { body, identity }) => {
         variablesFit(body.variables);
         const template = await sendableTemplate(identity, body.templateId, body.siteId);
@@ -299,6 +301,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       params: LogParams,
       responses: { 202: { description: 'the log row, PENDING, and the run that delivers it', schema: SendAcceptedSchema } },
       errors: ['NOT_FOUND', 'LOG_NOT_FAILED', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
+      idempotent: true,
       handler: async (ctx, { params }) => {
         const log = await findEmailLog(db, params.id);
         if (!log) throw notFound(`No email log ${params.id}.`);
