@@ -11,6 +11,7 @@ import { connectPlatformTemporal } from '../temporal-config/client';
 import { createApp } from './app';
 import { edgeSettingsOf, startEdgeControlPlane } from '../edge/control-plane';
 import { registryForEdge } from '../data/deploy/registry-changes';
+import { startBounceIntake } from './modules/messaging/bounce-intake';
 
 /**
  * Starts the API process: every platform module on API_LISTEN_PORT and, with EDGE_DIR set, the edge's
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
     ? startEdgeControlPlane({ registry: registryForEdge(db, config.databaseUrl), config, logger, edge: edgeSettingsOf(config, config.edgeDir) })
     : null;
   if (edge) await edge.ready;
+  const bounces = await startBounceIntake({ db, config, logger });
+  if (bounces) logger.info({ host: config.bounceSmtp?.host, port: bounces.port }, 'delivery reports: listening by SMTP');
   const server = http.createServer(app.koa.callback());
   server.listen(config.apiListenPort, config.apiHost, () =>
     logger.info({ host: config.apiHost, port: config.apiListenPort, edge: config.edgeDir !== null }, 'api listening'),
@@ -50,6 +53,7 @@ async function main(): Promise<void> {
     server.close();
     app.close();
     void edge?.close();
+    void bounces?.close();
     void Promise.allSettled([db.destroy(), temporal.connection.close()]).then(() => process.exit(0));
   };
   process.once('SIGINT', shutdown);

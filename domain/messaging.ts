@@ -1,6 +1,19 @@
 /** The messaging vocabulary the workflows check their input with. Imports only its own layer. */
 import { check, firstProblem, Problem } from './workflow-input';
 
+/**
+ * Where a message is (GOV.UK Notify's statuses): written `created`; `sending` once an attempt starts;
+ * `delivered` once a relay or peer took it. It ends `permanent-failure` (refused for good, or a hard bounce),
+ * `temporary-failure` (every attempt failed for a passing reason, or a soft bounce), `technical-failure`
+ * (the platform could not send it: its template gone, a channel's secret unreadable) or `suppressed` (the
+ * address is on its site's suppression list: not sent).
+ */
+export const DELIVERY_STATUSES = ['created', 'sending', 'delivered', 'temporary-failure', 'permanent-failure', 'technical-failure', 'suppressed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Why an address is on a site's suppression list. */
+export type SuppressionReason = 'hard-bounce' | 'complaint';
+
 /** Why a send's input is refused, or null: a send carries its log row's id (a bigint, as text) and nothing else. */
 export const sendEmailInputProblem = (input: unknown): Problem => firstProblem(input, (given) => [check.pattern('logId', given.logId, '^[1-9][0-9]{0,18}$')]);
 

@@ -113,6 +113,13 @@ export interface Config {
   mailCaptureUiPort: number;
   /** The From of every email sent. */
   mailFrom: string;
+  /**
+   * The domain of every email's envelope sender, `bounces+{logId}@{domain}` (VERP), whose mail reaches the
+   * bounce listener; unset: the envelope sender is MAIL_FROM's address and no report names its message.
+   */
+  bounceDomain: string | null;
+  /** Where the API takes delivery and complaint reports by SMTP; null (BOUNCE_SMTP_PORT unset): nowhere. */
+  bounceSmtp: { host: string; port: number } | null;
   /** The peers outbound calls may reach in production although they are private: each for one purpose, on one port. */
   outboundAllow: OutboundAllowance[];
   archiveCron: string;
@@ -395,6 +402,16 @@ function jwksSettings(
   return { jwtJwksUrl, jwtJwksCaFile, jwtIssuer, jwtAudience, oidcClientId, oidcScope: optional(env, 'OIDC_SCOPE') ?? 'openid profile email' };
 }
 
+/** VERP's domain and the bounce listener: the listener takes reports only for that domain's addresses. */
+function bounceSettings(env: Env): Pick<Config, 'bounceDomain' | 'bounceSmtp'> {
+  const bounceDomain =
+    optional(env, 'BOUNCE_DOMAIN') &&
+    matching(env, 'BOUNCE_DOMAIN', '', /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i, 'a domain name');
+  if (optional(env, 'BOUNCE_SMTP_PORT') === null) return { bounceDomain, bounceSmtp: null };
+  if (!bounceDomain) throw new ConfigError('BOUNCE_DOMAIN', 'is required with BOUNCE_SMTP_PORT (the domain of the addresses reports come to)');
+  return { bounceDomain, bounceSmtp: { host: text(env, 'BOUNCE_SMTP_HOST', '127.0.0.1'), port: port(env, 'BOUNCE_SMTP_PORT', 0) } };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = text(env, 'NODE_ENV', '');
   const production = !DEVELOPMENT_ENVS.includes(nodeEnv);
@@ -458,6 +475,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpCapturePort: port(env, 'SMTP_CAPTURE_PORT', 1025),
     mailCaptureUiPort: port(env, 'MAIL_CAPTURE_UI_PORT', 8025),
     mailFrom: text(env, 'MAIL_FROM', 'Opsflow <no-reply@opsflow.local>'),
+    ...bounceSettings(env),
     outboundAllow: outboundAllowances(env),
     archiveCron: cron(env, 'ARCHIVE_CRON', '0 2 * * *'),
     logLevel: text(env, 'LOG_LEVEL', 'info'),

@@ -17,6 +17,7 @@ import * as platformEmails from './016-platform-emails';
 import * as registryNotify from './017-registry-notify';
 import * as channelsInOrder from './018-channels-in-order';
 import * as idempotencyKeys from './019-idempotency-keys';
+import * as deliveryStatus from './020-delivery-status';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   { name: '017-registry-notify', ...registryNotify },
   { name: '018-channels-in-order', ...channelsInOrder },
   { name: '019-idempotency-keys', ...idempotencyKeys },
+  { name: '020-delivery-status', ...deliveryStatus },
 ];

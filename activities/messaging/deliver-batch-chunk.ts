@@ -94,7 +94,8 @@ export function deliverBatchChunk({ db, config }: MessagingDeps) {
 
 /**
  * One slice: an attempt counted on every row still PENDING, their messages handed over side by side, then
- * the delivered rows marked at once and each failure recorded on its row. A row already final is not sent.
+ * the delivered rows marked at once and each failure recorded on its row. A row already final is not sent,
+ * nor one to an address on its site's suppression list (that one ends `suppressed` as the attempt starts).
  */
 async function deliverSlice(
   db: MessagingDeps['db'],
@@ -102,12 +103,16 @@ async function deliverSlice(
   slice: EmailLogRow[],
   preloaded: Preloaded,
 ): Promise<Array<{ outcome: LoggedDelivery; unreachable?: boolean }>> {
-  const claimed = await startAttempts(
+  const { claimed, suppressed } = await startAttempts(
     db,
     slice.map((row) => row.id),
+    preloaded.channels?.[0]?.config_name ?? null,
   );
   const sends = await Promise.all(
-    slice.map(async (row) => (claimed.has(String(row.id)) ? { row, sent: await sendLoggedEmail(db, config, row, preloaded) } : { row, sent: null })),
+    slice.map(async (row) => {
+      const attempt = claimed.get(String(row.id));
+      return attempt ? { row, attempt, sent: await sendLoggedEmail(db, config, row, preloaded, attempt.boundTo) } : { row, attempt, sent: null };
+    }),
   );
   const delivered = sends.flatMap(({ row, sent }) =>
     sent?.delivered ? [{ id: row.id, subject: sent.rendered.subject, missingVariables: sent.rendered.missingVariables, channel: sent.channel }] : [],
@@ -117,18 +122,22 @@ async function deliverSlice(
   await whenDatabaseIsBack(() => markAllDelivered(db, delivered), { maxMs: recordWaitMs() });
   // Every failure is recorded before the attempt may end: one that fails must not leave the others unrecorded.
   const recorded = await Promise.allSettled(
-    sends.map(async ({ row, sent }) => (sent && !sent.delivered ? recordFailedAttempt(db, row.id, sent.failure) : { outcome: 'SUCCESS' as const })),
+    sends.map(async ({ row, attempt, sent }) =>
+      sent && !sent.delivered
+        ? recordFailedAttempt(db, row.id, sent.failure, (attempt?.boundTo ?? null) !== null)
+        : { outcome: suppressed.has(String(row.id)) ? ('FAILED' as const) : ('SUCCESS' as const) },
+    ),
   );
   const refused = recorded.find((result) => result.status === 'rejected');
   if (refused) throw refused.reason;
   return recorded.map((result) => (result as PromiseFulfilledResult<{ outcome: LoggedDelivery; unreachable?: boolean }>).value);
 }
 
-/** After the last pass: rows still PENDING (temporary failures every time) become FAILED with their last reason. */
+/** After the last pass: rows still PENDING (temporary failures every time) become FAILED (`temporary-failure`) with their last reason. */
 export function failRemainingOfBatch({ db }: MessagingDeps) {
   return async (input: { batchId: string }): Promise<number> => {
     const rows = await allPendingOfBatch(db, input.batchId);
-    for (const row of rows) await markFailed(db, row.id, row.error ?? 'not delivered after every attempt');
+    for (const row of rows) await markFailed(db, row.id, row.error ?? 'not delivered after every attempt', 'temporary-failure');
     return rows.length;
   };
 }

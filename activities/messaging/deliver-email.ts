@@ -14,9 +14,9 @@ export function deliverEmail({ db, config }: MessagingDeps) {
   };
 }
 
-/** Once the retries are spent: the row becomes FAILED with the last reason. */
+/** Once the retries are spent: the row becomes FAILED (`temporary-failure`) with the last reason. */
 export function failEmailLog({ db }: MessagingDeps) {
   return async (input: { logId: string; reason: string }): Promise<void> => {
-    await markFailed(db, input.logId, input.reason);
+    await markFailed(db, input.logId, input.reason, 'temporary-failure');
   };
 }

@@ -5,12 +5,13 @@ import { componentType } from '../../data/content/component-types';
 import { rowAtRevision } from '../../data/content/revisions';
 import { activeConfigs, ChannelConfigRow, openPasswords } from '../../data/messaging/channel-configs';
 import { secretKeysOf } from '../../lib/secrets';
-import { batchVariables, EmailLogRow, markDelivered, markFailed, noteAttemptFailed, startAttempt } from '../../data/messaging/email-logs';
+import { batchVariables, EmailLogRow, markDelivered, markFailed, noteAttemptFailed, noteSendingThrough, startAttempt } from '../../data/messaging/email-logs';
 import { renderTemplate, TemplateTexts } from '../../domain/render-template';
 import { isPlatformTemplate, PLATFORM_TEMPLATES } from '../../data/messaging/platform-templates';
 import { DeliveryFailure } from '../../adapters/messaging/delivery-failure';
 import { whenDatabaseIsBack } from '../../data/db-errors';
 import { ChannelInOrder, sendThroughChannels } from '../../adapters/messaging/send-message';
+import { verpAddress } from '../../adapters/messaging/verp';
 import { MessagingActivitiesConfig } from './deps';
 import { integrationLogOf } from '../../data/messaging/integration-log';
 
@@ -43,14 +44,24 @@ export function emailChannelsInOrder(config: MessagingActivitiesConfig, rows: Ch
 
 /**
  * Renders the message one email log row stands for (the template's logged revision, the logged variables,
- * the logged locale) and hands it to the active email configuration. Writes nothing to the row: the caller
- * records the outcome, one row at a time or a bulk send's slice at once. Never rejects.
+ * the logged locale) and hands it to the active email configurations in order, or to `boundTo` alone (the
+ * one a killed attempt was handing it to). Writes to the row only which configuration has it when it moves
+ * on: the caller records the outcome, one row at a time or a bulk send's slice at once. Never rejects.
  */
-export async function sendLoggedEmail(db: Knex, config: MessagingActivitiesConfig, log: EmailLogRow, preloaded: Preloaded = {}): Promise<SendOutcome> {
+export async function sendLoggedEmail(
+  db: Knex,
+  config: MessagingActivitiesConfig,
+  log: EmailLogRow,
+  preloaded: Preloaded = {},
+  boundTo: string | null = null,
+): Promise<SendOutcome> {
   try {
     const template = preloaded.template ?? (await loggedTemplate(db, log));
-    if (!template) throw new DeliveryFailure(`the template revision ${log.template_revision} is gone`, true);
-    const channels = preloaded.channels ?? (await activeConfigs(db, 'EMAIL'));
+    if (!template) throw new DeliveryFailure(`the template revision ${log.template_revision} is gone`, true, undefined, false, true);
+    const active = preloaded.channels ?? (await activeConfigs(db, 'EMAIL'));
+    // Bound: that configuration alone, while it is still active (one removed since cannot be asked again).
+    const bound = boundTo === null ? [] : active.filter((channel) => channel.config_name === boundTo);
+    const channels = bound.length > 0 ? bound : active;
     // A bulk send's variables are stored once with its batch; a single send's (and an older batch's) in the row.
     const variables = log.variables ?? (log.batch_id ? (preloaded.batchVariables ?? (await batchVariables(db, log.batch_id))) : null);
     const rendered = renderTemplate(template, variables ?? {}, log.locale ?? 'en');
@@ -58,27 +69,40 @@ export async function sendLoggedEmail(db: Knex, config: MessagingActivitiesConfi
       record: integrationLogOf(db),
       config,
       channels: emailChannelsInOrder(config, channels),
-      message: { channel: 'EMAIL', siteId: log.site_id, to: log.recipient, subject: rendered.subject, content: rendered.html },
+      message: {
+        channel: 'EMAIL',
+        siteId: log.site_id,
+        to: log.recipient,
+        subject: rendered.subject,
+        content: rendered.html,
+        // Delivery reports come back to an address that names this row (BOUNCE_DOMAIN set).
+        returnPath: config.bounceDomain ? verpAddress(log.id, config.bounceDomain, secretKeysOf(config)) : undefined,
+      },
       budgetMs: sendBudgetMs(),
+      onMoveOn: (next) => noteSendingThrough(db, log.id, next.config_name),
     });
     return { delivered: true, rendered, channel: took.config_name };
   } catch (error) {
     // A secret that fails its integrity check will fail every attempt: say so at once.
     return {
       delivered: false,
-      failure: error instanceof DeliveryFailure ? error : new DeliveryFailure((error as Error).message, error instanceof SecretTampered),
+      failure:
+        error instanceof DeliveryFailure
+          ? error
+          : new DeliveryFailure((error as Error).message, error instanceof SecretTampered, undefined, false, error instanceof SecretTampered),
     };
   }
 }
 
-/** Records a failed attempt on its row: FAILED for a permanent failure, still PENDING with the reason otherwise. */
+/** Records a failed attempt on its row: FAILED for a permanent failure, still PENDING with the reason otherwise (and still `bound` to its configuration). */
 export async function recordFailedAttempt(
   db: Knex,
   id: string | number,
   failure: DeliveryFailure,
+  bound = false,
 ): Promise<{ outcome: LoggedDelivery; reason: string; unreachable?: boolean }> {
-  if (failure.permanent) await markFailed(db, id, failure.message);
-  else await noteAttemptFailed(db, id, failure.message);
+  if (failure.permanent) await markFailed(db, id, failure.message, failure.technical ? 'technical-failure' : 'permanent-failure');
+  else await noteAttemptFailed(db, id, failure.message, bound);
   return { outcome: failure.permanent ? 'FAILED' : 'RETRY', reason: failure.message, unreachable: failure.unreachable };
 }
 
@@ -108,16 +132,19 @@ function sendBudgetMs(): number {
 /**
  * Delivers the message one email log row stands for, and records it. The row ends SUCCESS, FAILED (a
  * permanent failure), or stays PENDING with the reason (a temporary one: answered RETRY). A row that is
- * already final is not sent again.
+ * already final is not sent again; one to a suppressed address is not sent at all (FAILED, `suppressed`).
  */
 export async function deliverLoggedEmail(
   db: Knex,
   config: MessagingActivitiesConfig,
   log: EmailLogRow,
 ): Promise<{ outcome: LoggedDelivery; reason: string | null; unreachable?: boolean }> {
-  if (!(await startAttempt(db, log.id))) return { outcome: log.status === 'FAILED' ? 'FAILED' : 'SUCCESS', reason: null };
-  const sent = await sendLoggedEmail(db, config, log);
-  if (!sent.delivered) return recordFailedAttempt(db, log.id, sent.failure);
+  const channels = await activeConfigs(db, 'EMAIL');
+  const started = await startAttempt(db, log.id, channels[0]?.config_name ?? null);
+  if (started.kind === 'suppressed') return { outcome: 'FAILED', reason: "the address is on the site's suppression list" };
+  if (started.kind === 'final') return { outcome: log.status === 'FAILED' ? 'FAILED' : 'SUCCESS', reason: null };
+  const sent = await sendLoggedEmail(db, config, log, { channels }, started.boundTo);
+  if (!sent.delivered) return recordFailedAttempt(db, log.id, sent.failure, started.boundTo !== null);
   await whenDatabaseIsBack(() => markDelivered(db, log.id, { ...sent.rendered, channel: sent.channel }), { maxMs: recordWaitMs() });
   return { outcome: 'SUCCESS', reason: null };
 }

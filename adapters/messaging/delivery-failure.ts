@@ -10,6 +10,8 @@ export class DeliveryFailure extends Error {
     readonly fault?: { code: string | null; string: string },
     /** The relay or peer itself could not be reached (refused, timed out): no message would get through now. */
     readonly unreachable = false,
+    /** The platform's own fault, not the recipient's or the provider's: its template gone, a secret unreadable. */
+    readonly technical = false,
   ) {
     super(message);
     this.name = 'DeliveryFailure';

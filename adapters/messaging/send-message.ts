@@ -15,9 +15,11 @@ export interface OutgoingMessage {
   subject: string;
   /** The email's HTML, or the SMS text. */
   content: string;
+  /** Email over SMTP: the envelope sender, where delivery reports go (the From's address when unset). */
+  returnPath?: string;
 }
 
-export type MessagingConfig = Pick<Config, 'mailFrom' | 'production' | 'outboundAllow'>;
+export type MessagingConfig = Pick<Config, 'mailFrom' | 'production' | 'outboundAllow' | 'bounceDomain'>;
 
 /**
  * Sends one message through a channel configuration, whatever its transport, with the configuration's
@@ -41,7 +43,13 @@ export async function sendThroughConfig(args: {
     // connects to that checked address, so an SMTP relay named on a user's word cannot be rebound to a
     // loopback, private or metadata address in production.
     const connectTo = await checkedAddress(smtpRelayUrl(row.smtp_host as string, row.smtp_port), outboundPolicyOf(args.config, 'smtp', args.resolve));
-    await sendSmtp(row, smtpPassword, { from: args.config.mailFrom, to: message.to, subject, html: message.content }, connectTo, args.deadlineMs);
+    await sendSmtp(
+      row,
+      smtpPassword,
+      { from: args.config.mailFrom, to: message.to, subject, html: message.content, returnPath: message.returnPath },
+      connectTo,
+      args.deadlineMs,
+    );
     return;
   }
   const tokens: Record<string, string> =
@@ -87,12 +95,16 @@ export async function sendThroughChannels(args: {
   message: OutgoingMessage;
   resolve?: HostResolver;
   budgetMs?: number;
+  /** Before the message is handed to the next configuration after the first: the caller records which one has it now. */
+  onMoveOn?: (next: ChannelConfigRow) => Promise<void>;
 }): Promise<ChannelConfigRow> {
   if (args.channels.length === 0) throw new DeliveryFailure(`no active ${args.message.channel.toLowerCase()} configuration (NO_ACTIVE_CONFIG)`, false);
   const endsAt = args.budgetMs === undefined ? undefined : Date.now() + args.budgetMs;
   const failed: Array<{ name: string; error: unknown }> = [];
   for (const [index, channel] of args.channels.entries()) {
     const deadlineMs = endsAt === undefined ? undefined : Math.max(LEAST_CHANNEL_MS, Math.floor((endsAt - Date.now()) / (args.channels.length - index)));
+    // Outside the try: a record that fails stops the message here, before it reaches a configuration unrecorded.
+    if (index > 0) await args.onMoveOn?.(channel.row);
     try {
       await sendThroughConfig({ ...args, row: channel.row, passwords: channel.passwords(), deadlineMs });
       return channel.row;

@@ -7,6 +7,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   html: string;
+  /** The envelope sender (MAIL FROM), where delivery reports go; the From's address when unset. */
+  returnPath?: string;
 }
 
 // One pooled transporter per configuration version: a changed configuration gets a new pool.
@@ -103,7 +105,9 @@ export async function sendSmtp(
   });
   try {
     // The subject and recipient were made single-line before; nodemailer gets no chance to be handed a header.
-    await Promise.race([transporter.sendMail({ ...message, disableFileAccess: true, disableUrlAccess: true }), stalled]);
+    const { returnPath, ...mail } = message;
+    const envelope = returnPath ? { envelope: { from: returnPath, to: [message.to] } } : {};
+    await Promise.race([transporter.sendMail({ ...mail, ...envelope, disableFileAccess: true, disableUrlAccess: true }), stalled]);
   } catch (error) {
     if (!(error instanceof DeliveryFailure)) throw failureOf(error);
     // The next attempt gets a new pool rather than the one that stalled.

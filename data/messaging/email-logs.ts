@@ -2,6 +2,8 @@ import { Knex } from 'knex';
 import { PlatformError } from '../../lib/errors';
 import { jsonb, rawRows, serializedOn } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
+import { DeliveryStatus } from '../../domain/messaging';
+import { SUPPRESSION_TABLE } from './suppressions';
 
 export const EMAIL_LOG_TABLE = 'email.email_log';
 export const EMAIL_BATCH_TABLE = 'email.email_batch';
@@ -20,6 +22,8 @@ export interface EmailLogRow {
   locale: 'en' | 'ar' | null;
   subject: string | null;
   status: EmailLogStatus;
+  /** Where the message is, GOV.UK Notify's way (domain/messaging.ts). */
+  delivery_status: DeliveryStatus;
   error: string | null;
   attempts: number;
   missing_variables: string[];
@@ -29,6 +33,12 @@ export interface EmailLogRow {
   platform_template: string | null;
   /** The name of the configuration that took the message, once one has. */
   channel: string | null;
+  /**
+   * The configuration an attempt is handing the message to, until its outcome is recorded. Set when an
+   * attempt starts: the last one ended without a record (a killed worker), and that configuration may have
+   * the message; the next attempt sends through it alone, so that no other provider sends it a second time.
+   */
+  sending_through: string | null;
 }
 
 export async function findEmailLog(db: Knex, id: string | number): Promise<EmailLogRow | undefined> {
@@ -169,12 +179,59 @@ export async function withinSendLimit<T>(
   });
 }
 
-/** Counts one delivery attempt of a PENDING row; answers false when the row is already final. */
-export async function startAttempt(db: Knex, id: string | number): Promise<boolean> {
-  const updated = await db(EMAIL_LOG_TABLE)
-    .where({ id, status: 'PENDING' })
-    .update({ attempts: db.raw('attempts + 1'), updated_at: db.fn.now() });
-  return updated > 0;
+/**
+ * Starts a delivery attempt on each PENDING row of `ids` (`sending`, one more attempt counted, handed first
+ * to `firstChannel`), except those whose address is on their site's suppression list: those end FAILED,
+ * `suppressed`, unsent. One statement for a bulk send's whole slice. Rows already final are neither. A
+ * claimed row whose last attempt ended unrecorded answers the configuration it was being handed to
+ * (`boundTo`): it goes through that one alone.
+ */
+export async function startAttempts(
+  db: Knex,
+  ids: ReadonlyArray<string | number>,
+  firstChannel: string | null,
+): Promise<{ claimed: Map<string, { boundTo: string | null }>; suppressed: Set<string> }> {
+  if (ids.length === 0) return { claimed: new Map(), suppressed: new Set() };
+  const rows = await rawRows<{ id: string | number; outcome: 'claimed' | 'suppressed'; bound_to: string | null }>(
+    db,
+    `with suppressed as (
+       update ${EMAIL_LOG_TABLE} as log
+          set status = 'FAILED', delivery_status = 'suppressed', sending_through = null, updated_at = now(),
+              error = 'not sent: the address is on the site''s suppression list (' || listed.reason || ')'
+         from ${SUPPRESSION_TABLE} as listed
+        where log.id = any(?::bigint[]) and log.status = 'PENDING'
+          and listed.site_id = log.site_id and listed.address = lower(log.recipient) and listed.lifted_at is null
+       returning log.id
+     ), claimed as (
+       update ${EMAIL_LOG_TABLE} as log
+          set attempts = log.attempts + 1, delivery_status = 'sending', updated_at = now(),
+              sending_through = coalesce(before.sending_through, ?)
+         from (select id, sending_through from ${EMAIL_LOG_TABLE} where id = any(?::bigint[])) as before
+        where log.id = before.id and log.status = 'PENDING' and log.id not in (select id from suppressed)
+       returning log.id, before.sending_through as bound_to
+     )
+     select id, 'claimed' as outcome, bound_to from claimed union all select id, 'suppressed', null from suppressed`,
+    [ids.map(Number), firstChannel, ids.map(Number)],
+  );
+  const claimed = new Map(rows.filter((row) => row.outcome === 'claimed').map((row) => [String(row.id), { boundTo: row.bound_to }]));
+  return { claimed, suppressed: new Set(rows.filter((row) => row.outcome === 'suppressed').map((row) => String(row.id))) };
+}
+
+/** `startAttempts` for one row: whether it is to be sent (and through which configuration alone, if bound), was suppressed, or is already final. */
+export async function startAttempt(
+  db: Knex,
+  id: string | number,
+  firstChannel: string | null,
+): Promise<{ kind: 'claimed'; boundTo: string | null } | { kind: 'suppressed' } | { kind: 'final' }> {
+  const started = await startAttempts(db, [id], firstChannel);
+  const claimed = started.claimed.get(String(id));
+  if (claimed) return { kind: 'claimed', boundTo: claimed.boundTo };
+  return { kind: started.suppressed.size > 0 ? 'suppressed' : 'final' };
+}
+
+/** An attempt moves on to the next configuration: the row says which one has the message now. */
+export async function noteSendingThrough(db: Knex, id: string | number, channel: string): Promise<void> {
+  await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ sending_through: channel });
 }
 
 export async function markDelivered(db: Knex, id: string | number, sent: { subject: string; missingVariables: string[]; channel: string }): Promise<void> {
@@ -182,23 +239,14 @@ export async function markDelivered(db: Knex, id: string | number, sent: { subje
     .where({ id, status: 'PENDING' })
     .update({
       status: 'SUCCESS',
+      delivery_status: 'delivered',
       channel: sent.channel,
+      sending_through: null,
       subject: sent.subject,
       missing_variables: JSON.stringify(sent.missingVariables),
       error: null,
       updated_at: db.fn.now(),
     });
-}
-
-/** `startAttempt` for the rows of one slice of a bulk send, in one statement: the ids it counted an attempt on. */
-export async function startAttempts(db: Knex, ids: ReadonlyArray<string | number>): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await rawRows<{ id: string | number }>(
-    db,
-    `update ${EMAIL_LOG_TABLE} set attempts = attempts + 1, updated_at = now() where id = any(?::bigint[]) and status = 'PENDING' returning id`,
-    [ids.map(Number)],
-  );
-  return new Set(rows.map((row) => String(row.id)));
 }
 
 /** `markDelivered` for the delivered rows of one slice of a bulk send, in one statement. */
@@ -209,7 +257,7 @@ export async function markAllDelivered(
   if (delivered.length === 0) return;
   await db.raw(
     `update ${EMAIL_LOG_TABLE} as log
-        set status = 'SUCCESS', channel = sent.channel, subject = sent.subject, missing_variables = sent.missing::jsonb, error = null, updated_at = now()
+        set status = 'SUCCESS', delivery_status = 'delivered', channel = sent.channel, sending_through = null, subject = sent.subject, missing_variables = sent.missing::jsonb, error = null, updated_at = now()
        from unnest(?::bigint[], ?::text[], ?::text[], ?::text[]) as sent(id, subject, missing, channel)
       where log.id = sent.id and log.status = 'PENDING'`,
     [
@@ -221,13 +269,26 @@ export async function markAllDelivered(
   );
 }
 
-/** A temporary failure: the row stays PENDING and keeps the reason of its last attempt. */
-export async function noteAttemptFailed(db: Knex, id: string | number, reason: string): Promise<void> {
-  await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ error: reason, updated_at: db.fn.now() });
+/**
+ * A temporary failure: the row stays PENDING and keeps the reason of its last attempt. A row bound to the
+ * configuration a killed attempt was handing it to stays bound (`keepBinding`): that one may still have it.
+ */
+export async function noteAttemptFailed(db: Knex, id: string | number, reason: string, keepBinding = false): Promise<void> {
+  await db(EMAIL_LOG_TABLE)
+    .where({ id, status: 'PENDING' })
+    .update({ error: reason, updated_at: db.fn.now(), ...(keepBinding ? {} : { sending_through: null }) });
 }
 
-export async function markFailed(db: Knex, id: string | number, reason: string): Promise<void> {
-  await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ status: 'FAILED', error: reason, updated_at: db.fn.now() });
+/** A PENDING row's end without a delivery: FAILED, with the reason and which failure it was. */
+export async function markFailed(
+  db: Knex,
+  id: string | number,
+  reason: string,
+  deliveryStatus: Extract<DeliveryStatus, 'temporary-failure' | 'permanent-failure' | 'technical-failure'>,
+): Promise<void> {
+  await db(EMAIL_LOG_TABLE)
+    .where({ id, status: 'PENDING' })
+    .update({ status: 'FAILED', delivery_status: deliveryStatus, error: reason, updated_at: db.fn.now() });
 }
 
 /** Up to `limit` PENDING rows of a bulk send after `afterId`, in id order: one chunk's work. */
@@ -260,20 +321,28 @@ export async function dropSendLogs(db: Knex, args: { logId: string | number } | 
 }
 
 /** A template's send logs, newest first, in one status when asked. */
-export async function listTemplateLogs(db: Knex, args: { templateId: string; status?: string; page: PageRequest }): Promise<Page<EmailLogRow>> {
+export async function listTemplateLogs(
+  db: Knex,
+  args: { templateId: string; status?: string; deliveryStatus?: DeliveryStatus; page: PageRequest },
+): Promise<Page<EmailLogRow>> {
   const rows = db(EMAIL_LOG_TABLE).select('*').where({ template_id: args.templateId });
   if (args.status) rows.andWhere({ status: args.status });
+  if (args.deliveryStatus) rows.andWhere({ delivery_status: args.deliveryStatus });
   return paginate<EmailLogRow>({ query: rows, ...args.page, timeColumn: 'created_at', idColumn: 'id' });
 }
 
 /** A FAILED log goes back to PENDING for a retry; false when it was not FAILED. */
 export async function reopenFailedLog(db: Knex, id: string | number): Promise<boolean> {
-  return (await db(EMAIL_LOG_TABLE).where({ id, status: 'FAILED' }).update({ status: 'PENDING', error: null, updated_at: db.fn.now() })) > 0;
+  return (
+    (await db(EMAIL_LOG_TABLE)
+      .where({ id, status: 'FAILED' })
+      .update({ status: 'PENDING', delivery_status: 'created', error: null, updated_at: db.fn.now() })) > 0
+  );
 }
 
 /** A retry that could not start: the log is FAILED again with its earlier reason. */
-export async function restoreFailedLog(db: Knex, args: { id: string | number; error: string | null }): Promise<void> {
-  await db(EMAIL_LOG_TABLE).where({ id: args.id }).update({ status: 'FAILED', error: args.error });
+export async function restoreFailedLog(db: Knex, args: { id: string | number; error: string | null; deliveryStatus: DeliveryStatus }): Promise<void> {
+  await db(EMAIL_LOG_TABLE).where({ id: args.id }).update({ status: 'FAILED', delivery_status: args.deliveryStatus, error: args.error });
 }
 
 /** A bulk send's progress: its site, who asked, and how many of its rows are in each status; null for an unknown batch. */

@@ -1,4 +1,4 @@
-import { platformWithApi } from '../support/platform';
+import { platformWithApi, RunningWorker } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { finalLog, publishedTemplate } from './harness';
@@ -9,6 +9,7 @@ import { startRelay, TestRelay } from './relay';
  * loopback, the first stopped in the middle of a role send.
  */
 const thisFile = platformWithApi();
+let worker: RunningWorker;
 let admin: string;
 let editor: string;
 let primary: TestRelay;
@@ -18,12 +19,14 @@ let secondaryId: string;
 
 const address = (local: string) => `${local}@in-order.example`;
 const REFUSED = address('gone');
+/** The first relay takes this one's message whole and never answers: the worker is killed meanwhile. */
+const HELD = address('held');
 
 beforeAll(async () => {
-  await thisFile.platform.startWorker(['messaging', 'approvals']);
+  worker = await thisFile.platform.startWorker(['messaging', 'approvals']);
   admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
   editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-f'] });
-  primary = await startRelay({ refuses: (to) => to === REFUSED });
+  primary = await startRelay({ refuses: (to) => to === REFUSED, holds: (to) => to === HELD });
   secondary = await startRelay();
   const create = async (configName: string, smtpPort: number) =>
     (
@@ -131,3 +134,32 @@ test('a recipient the first relay refuses with 550 is not tried on the second: t
   );
   expect(secondary.received.filter((to) => to === REFUSED)).toEqual([]);
 });
+
+test('a worker killed while the first relay has the message and before its row is written: the message never goes through the second relay', async () => {
+  const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-f');
+  const sent = await call(thisFile.api.url, 'POST', '/api/email/send', {
+    token: editor,
+    body: { templateId, to: HELD, siteId: 'site-f', variables: { user: { name: 'H' }, orders: [{ id: 1 }] } },
+  });
+  expect(sent.status).toBe(202);
+  expect(await primary.held).toBe(HELD);
+  await worker.kill();
+  // The first relay is gone too: the second is up, and the message is still never sent through it.
+  await primary.close();
+  worker = await thisFile.platform.startWorker(['messaging', 'approvals']);
+
+  // The killed attempt times out (a minute), and the retries go to the first relay alone until they are spent.
+  const failed = await finalLog(thisFile.api.url, editor, templateId, sent.body.logId);
+  expect(failed).toEqual(
+    expect.objectContaining({
+      status: 'FAILED',
+      deliveryStatus: 'temporary-failure',
+      attempts: 4,
+      channel: null,
+      error: expect.stringMatching(/ECONNREFUSED|connect/i),
+    }),
+  );
+  expect(secondary.received).not.toContain(HELD);
+  expect(primary.received.filter((to) => to === HELD)).toHaveLength(1);
+  await primary.reopen();
+}, 300000);

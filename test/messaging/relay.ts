@@ -9,14 +9,22 @@ export interface TestRelay {
   close(): Promise<void>;
   /** Opens it again on the same port. */
   reopen(): Promise<void>;
+  /** Resolves once a message for a recipient `holds` names has arrived whole (and is never answered). */
+  held: Promise<string>;
 }
 
 /**
  * A real SMTP relay on loopback (the `smtp-server` package) that records whom it accepted mail for, and
- * refuses with 550 the recipients `refuses` names (a permanent failure for that address).
+ * refuses with 550 the recipients `refuses` names (a permanent failure for that address). A message for a
+ * recipient `holds` names is taken whole and recorded, and then never answered: the sender cannot know
+ * whether it went.
  */
-export async function startRelay(args: { port?: number; refuses?: (address: string) => boolean } = {}): Promise<TestRelay> {
+export async function startRelay(
+  args: { port?: number; refuses?: (address: string) => boolean; holds?: (address: string) => boolean } = {},
+): Promise<TestRelay> {
   const received: string[] = [];
+  let heldOne: (address: string) => void = () => undefined;
+  const held = new Promise<string>((resolve) => (heldOne = resolve));
   let server: SMTPServer | null = null;
   const open = async (port: number): Promise<number> => {
     server = new SMTPServer({
@@ -35,7 +43,10 @@ export async function startRelay(args: { port?: number; refuses?: (address: stri
       onData: (stream, session, callback) => {
         stream.on('data', () => undefined);
         stream.on('end', () => {
-          received.push(...session.envelope.rcptTo.map((to) => to.address));
+          const recipients = session.envelope.rcptTo.map((to) => to.address);
+          received.push(...recipients);
+          const heldFor = recipients.find((to) => args.holds?.(to));
+          if (heldFor) return heldOne(heldFor);
           callback();
         });
       },
@@ -47,6 +58,7 @@ export async function startRelay(args: { port?: number; refuses?: (address: stri
   return {
     port,
     received,
+    held,
     close: async () => {
       const closing = server;
       server = null;

@@ -22,6 +22,7 @@ import {
   restoreFailedLog,
 } from '../../../data/messaging/email-logs';
 import { isEmailAddress } from '../../../domain/recipients';
+import { DELIVERY_STATUSES } from '../../../domain/messaging';
 import { startWorkflow, StartedWorkflow, workflowUiUrl } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import {
@@ -53,9 +54,11 @@ const RoleSendBody = Type.Object(
 );
 const TemplateParams = Type.Object({ templateId: Type.String({ format: 'uuid' }) });
 const LogParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,18}$' }) });
+const DeliveryStatusSchema = Type.Union(DELIVERY_STATUSES.map((status) => Type.Literal(status)));
 const LogsQuery = Type.Object({
   ...pageQueryFields,
   status: Type.Optional(Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')])),
+  deliveryStatus: Type.Optional(DeliveryStatusSchema),
 });
 
 const EmailLogSchema = Type.Object({
@@ -66,6 +69,7 @@ const EmailLogSchema = Type.Object({
   recipient: Type.String(),
   locale: Type.String(),
   status: Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')]),
+  deliveryStatus: DeliveryStatusSchema,
   error: Nullable(Type.String()),
   attempts: Type.Integer(),
   channel: Nullable(Type.String({ description: 'the configuration that took the message' })),
@@ -111,6 +115,7 @@ export function presentEmailLog(row: EmailLogRow) {
     recipient: row.recipient,
     locale: row.locale,
     status: row.status,
+    deliveryStatus: row.delivery_status,
     error: row.error,
     attempts: row.attempts,
     channel: row.channel,
@@ -289,7 +294,10 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         const template = await findComponent(db, EMAIL_TEMPLATE, params.templateId);
         if (!template) throw notFound(`No email template ${params.templateId}.`);
         requireSiteMember(identity, template.site_id);
-        ctx.body = presentPage(await listTemplateLogs(db, { templateId: params.templateId, status: query.status, page: query }), presentEmailLog);
+        ctx.body = presentPage(
+          await listTemplateLogs(db, { templateId: params.templateId, status: query.status, deliveryStatus: query.deliveryStatus, page: query }),
+          presentEmailLog,
+        );
       },
     }),
     defineRoute({
@@ -307,7 +315,9 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         if (!log) throw notFound(`No email log ${params.id}.`);
         if (!(await reopenFailedLog(db, log.id))) throw conflict('LOG_NOT_FAILED', `Email log ${params.id} is ${log.status}; only a FAILED one is retried.`);
         const logId = String(log.id);
-        const started = await startDelivery(logId, log.site_id, () => restoreFailedLog(db, { id: log.id, error: log.error }));
+        const started = await startDelivery(logId, log.site_id, () =>
+          restoreFailedLog(db, { id: log.id, error: log.error, deliveryStatus: log.delivery_status }),
+        );
         ctx.status = 202;
         ctx.body = { logId, status: 'PENDING', ...started };
       },

@@ -1,0 +1,172 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import { platformWithApi } from '../support/platform';
+import { call, expectProblem } from '../support/http';
+import { waitUntil } from '../support/wait';
+import { startPostfix, RunningPostfix } from '../support/postfix';
+import { finalLog, publishedTemplate } from './harness';
+import { startRelay, TestRelay } from './relay';
+import { startBounceIntake } from '../../api/modules/messaging/bounce-intake';
+import { RunningBounceListener } from '../../adapters/messaging/bounce-listener';
+import { verpAddress } from '../../adapters/messaging/verp';
+import { secretKeysOf } from '../../lib/secrets';
+
+/**
+ * Bounces and complaints from a real MTA (messaging, third wave): the platform sends through Debian's
+ * Postfix on loopback, which relays to a peer that refuses one recipient with 550 and sends its delivery
+ * status notification to the message's envelope sender, `bounces+{logId}.{tag}@bounce.example`, routed to
+ * the platform's bounce listener.
+ */
+const DOMAIN = 'bounce.example';
+const thisFile = platformWithApi({ env: { BOUNCE_DOMAIN: DOMAIN } });
+const GONE = 'gone@far.example';
+const KEPT = 'kept@far.example';
+let admin: string;
+let editor: string;
+let far: TestRelay;
+let intake: RunningBounceListener;
+let postfix: RunningPostfix;
+let templateId: string;
+
+const send = async (to: string) =>
+  (
+    await call(thisFile.api.url, 'POST', '/api/email/send', {
+      token: editor,
+      body: { templateId, to, siteId: 'site-b', variables: { user: { name: 'B' }, orders: [{ id: 1 }] } },
+    })
+  ).body.logId as string;
+const logRow = (logId: string) =>
+  thisFile.platform
+    .db('email.email_log')
+    .where({ id: Number(logId) })
+    .first();
+const suppressions = async (query = '') =>
+  (await call(thisFile.api.url, 'GET', `/api/email/suppressions?siteId=site-b${query}`, { token: admin })).body.items as Array<Record<string, unknown>>;
+
+/** Hands a raw message to the bounce listener, as a mail system would. */
+async function report(to: string, raw: string): Promise<void> {
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: intake.port, ignoreTLS: true });
+  try {
+    await transport.sendMail({ envelope: { from: 'mailer-daemon@mailbox.example', to: [to] }, raw });
+  } finally {
+    transport.close();
+  }
+}
+
+const complaintAbout = (returnPath: string) =>
+  [
+    'From: feedback@mailbox.example',
+    `To: complaints@${DOMAIN}`,
+    'Subject: FW: Welcome',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/report; report-type=feedback-report; boundary="ARF"',
+    '',
+    '--ARF',
+    'Content-Type: text/plain',
+    '',
+    'This is an email abuse report.',
+    '--ARF',
+    'Content-Type: message/feedback-report',
+    '',
+    'Feedback-Type: abuse',
+    'User-Agent: MailboxFBL/1.0',
+    'Version: 1',
+    '--ARF',
+    'Content-Type: message/rfc822',
+    '',
+    `Return-Path: <${returnPath}>`,
+    `To: ${KEPT}`,
+    'Subject: Welcome B',
+    '',
+    'Hello',
+    '--ARF--',
+    '',
+  ].join('\r\n');
+
+beforeAll(async () => {
+  await thisFile.platform.startWorker(['messaging', 'approvals']);
+  admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-b'] });
+  far = await startRelay({ refuses: (to) => to === GONE });
+  const listening = await startBounceIntake({
+    db: thisFile.platform.db,
+    config: { ...thisFile.platform.config, bounceSmtp: { host: '127.0.0.1', port: 0 } },
+    logger: thisFile.platform.deps.logger,
+  });
+  if (!listening) throw new Error('the bounce intake did not start');
+  intake = listening;
+  postfix = await startPostfix({
+    dir: fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-postfix-')),
+    routes: { 'far.example': { host: '127.0.0.1', port: far.port }, [DOMAIN]: { host: '127.0.0.1', port: intake.port } },
+  });
+  const created = await call(thisFile.api.url, 'POST', '/api/settings/email', {
+    token: admin,
+    body: { configName: 'postfix', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: postfix.smtpPort, isActive: true },
+  });
+  expect(created.status).toBe(201);
+  templateId = await publishedTemplate(thisFile.api.url, editor, 'site-b');
+}, 120000);
+
+afterAll(async () => {
+  await postfix?.stop();
+  await intake?.close();
+  await far?.close();
+});
+
+test('a 550 from the far side comes back through Postfix as a DSN: the message ends permanent-failure, the address is suppressed, and the next send to it is not sent', async () => {
+  const logId = await send(GONE);
+  // Postfix took it: the platform's part ended well.
+  expect(await finalLog(thisFile.api.url, editor, templateId, logId)).toEqual(expect.objectContaining({ status: 'SUCCESS', channel: 'postfix' }));
+  const bounced = await waitUntil(
+    'the DSN recorded',
+    async () => {
+      const row = await logRow(logId);
+      return row.delivery_status === 'permanent-failure' ? row : null;
+    },
+    { timeoutMs: 60000 },
+  );
+  expect(bounced).toEqual(expect.objectContaining({ status: 'FAILED', error: expect.stringMatching(/^bounced: 5\.1\.1/) }));
+  expect(postfix.maillog()).toMatch(new RegExp(`to=<bounces\\+${logId}\\.[0-9a-f]{16}@${DOMAIN.replace('.', '\\.')}>.*status=sent`));
+  expect(await suppressions()).toEqual([expect.objectContaining({ address: GONE, reason: 'hard-bounce', logId, liftedAt: null })]);
+
+  const next = await send(GONE);
+  const skipped = await finalLog(thisFile.api.url, editor, templateId, next);
+  expect(skipped).toEqual(expect.objectContaining({ status: 'FAILED', deliveryStatus: 'suppressed', attempts: 0, channel: null }));
+  expect(postfix.maillog().match(/to=<gone@far\.example>/g)).toHaveLength(1);
+}, 120000);
+
+test('a forged report (a wrong tag) is refused at RCPT and changes nothing; a complaint quoting a message of ours suppresses its address', async () => {
+  const logId = await send(KEPT);
+  expect(await finalLog(thisFile.api.url, editor, templateId, logId)).toEqual(expect.objectContaining({ status: 'SUCCESS' }));
+  await waitUntil('the message at the far side', () => far.received.includes(KEPT));
+
+  const forged = `bounces+${logId}.0000000000000000@${DOMAIN}`;
+  await expect(report(forged, complaintAbout(forged))).rejects.toThrow(/550/);
+  // Accepted for the fixed address, but it names no message of ours with a right tag: dropped.
+  await report(`complaints@${DOMAIN}`, complaintAbout(forged));
+  expect((await logRow(logId)).delivery_status).toBe('delivered');
+  expect((await suppressions()).map((entry) => entry.address)).not.toContain(KEPT);
+
+  await report(`complaints@${DOMAIN}`, complaintAbout(verpAddress(logId, DOMAIN, secretKeysOf(thisFile.platform.config))));
+  expect((await suppressions()).find((entry) => entry.address === KEPT)).toEqual(expect.objectContaining({ reason: 'complaint', logId }));
+  // A complaint does not undo the delivery.
+  expect((await logRow(logId)).delivery_status).toBe('delivered');
+});
+
+test('an ADMIN lifts an entry: it stays listed as lifted, by whom, and the address is sent to again', async () => {
+  const entry = (await suppressions()).find((listed) => listed.address === KEPT) as { id: string };
+  expectProblem(await call(thisFile.api.url, 'DELETE', `/api/email/suppressions/${entry.id}`, { token: editor }), 403, 'FORBIDDEN');
+  const lifted = await call(thisFile.api.url, 'DELETE', `/api/email/suppressions/${entry.id}`, { token: admin });
+  expect(lifted.status).toBe(200);
+  expect(lifted.body).toEqual(expect.objectContaining({ address: KEPT, liftedBy: 'ada', liftedAt: expect.any(String) }));
+  expectProblem(await call(thisFile.api.url, 'DELETE', `/api/email/suppressions/${entry.id}`, { token: admin }), 404, 'NOT_FOUND');
+  expect((await suppressions()).map((listed) => listed.address)).not.toContain(KEPT);
+  expect((await suppressions('&lifted=true')).map((listed) => listed.address)).toContain(KEPT);
+
+  const before = far.received.filter((to) => to === KEPT).length;
+  const logId = await send(KEPT);
+  expect(await finalLog(thisFile.api.url, editor, templateId, logId)).toEqual(expect.objectContaining({ status: 'SUCCESS', deliveryStatus: 'delivered' }));
+  await waitUntil('the message at the far side again', () => far.received.filter((to) => to === KEPT).length === before + 1);
+});
