@@ -11,6 +11,9 @@ import { check, firstProblem, Problem } from './workflow-input';
 export const DELIVERY_STATUSES = ['created', 'sending', 'delivered', 'temporary-failure', 'permanent-failure', 'technical-failure', 'suppressed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+/** What kind of mail a message is: bulk mail carries one-click unsubscribe; transactional mail never, and is never held back by it. */
+export type EmailCategory = 'transactional' | 'bulk';
+
 /** Why an address is on a site's suppression list. */
 export type SuppressionReason = 'hard-bounce' | 'complaint';
 

@@ -98,6 +98,7 @@ export const ErrorCatalogue = {
   // Messaging
   TEMPLATE_NOT_PUBLISHED: entry(409, 'Template not published'),
   NO_ACTIVE_CONFIG: entry(409, 'No active configuration'),
+  UNSUBSCRIBE_LINK_INVALID: entry(400, 'Not a valid unsubscribe link'),
   CONFIG_NAME_TAKEN: entry(409, 'Configuration name taken'),
   LOG_NOT_FAILED: entry(409, 'Log not failed'),
   OUTBOUND_NOT_ALLOWED: entry(400, 'Outbound address not allowed'),

@@ -18,6 +18,7 @@ import * as registryNotify from './017-registry-notify';
 import * as channelsInOrder from './018-channels-in-order';
 import * as idempotencyKeys from './019-idempotency-keys';
 import * as deliveryStatus from './020-delivery-status';
+import * as unsubscribe from './021-unsubscribe';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   { name: '018-channels-in-order', ...channelsInOrder },
   { name: '019-idempotency-keys', ...idempotencyKeys },
   { name: '020-delivery-status', ...deliveryStatus },
+  { name: '021-unsubscribe', ...unsubscribe },
 ];

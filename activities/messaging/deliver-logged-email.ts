@@ -12,6 +12,7 @@ import { DeliveryFailure } from '../../adapters/messaging/delivery-failure';
 import { whenDatabaseIsBack } from '../../data/db-errors';
 import { ChannelInOrder, sendThroughChannels } from '../../adapters/messaging/send-message';
 import { verpAddress } from '../../adapters/messaging/verp';
+import { UnsubscribeGrant, unsubscribeToken } from '../../adapters/messaging/unsubscribe-token';
 import { MessagingActivitiesConfig } from './deps';
 import { integrationLogOf } from '../../data/messaging/integration-log';
 
@@ -36,6 +37,14 @@ export interface Preloaded {
 
 /** One logged message handed over (and through which configuration), or why not: `permanent` failures end the row FAILED, the others leave it PENDING. */
 export type SendOutcome = { delivered: true; rendered: ReturnType<typeof renderTemplate>; channel: string } | { delivered: false; failure: DeliveryFailure };
+
+/** RFC 8058's headers: a link that unsubscribes the recipient from the category with one POST, no sign-in. */
+function oneClickUnsubscribe(config: MessagingActivitiesConfig, grant: UnsubscribeGrant): Record<string, string> {
+  return {
+    'List-Unsubscribe': `<${config.publicUrl}/u/${unsubscribeToken(grant, secretKeysOf(config))}>`,
+    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+  };
+}
 
 /** The active email configurations, in order, each opening its passwords when it is tried. */
 export function emailChannelsInOrder(config: MessagingActivitiesConfig, rows: ChannelConfigRow[]): ChannelInOrder[] {
@@ -77,6 +86,7 @@ export async function sendLoggedEmail(
         content: rendered.html,
         // Delivery reports come back to an address that names this row (BOUNCE_DOMAIN set).
         returnPath: config.bounceDomain ? verpAddress(log.id, config.bounceDomain, secretKeysOf(config)) : undefined,
+        headers: log.category === 'bulk' ? oneClickUnsubscribe(config, { siteId: log.site_id, address: log.recipient, category: 'bulk' }) : undefined,
       },
       budgetMs: sendBudgetMs(),
       onMoveOn: (next) => noteSendingThrough(db, log.id, next.config_name),

@@ -17,9 +17,11 @@ export interface OutgoingMessage {
   content: string;
   /** Email over SMTP: the envelope sender, where delivery reports go (the From's address when unset). */
   returnPath?: string;
+  /** Email over SMTP: headers of the message's own (List-Unsubscribe), beside those the transport writes. */
+  headers?: Record<string, string>;
 }
 
-export type MessagingConfig = Pick<Config, 'mailFrom' | 'production' | 'outboundAllow' | 'bounceDomain'>;
+export type MessagingConfig = Pick<Config, 'mailFrom' | 'production' | 'outboundAllow' | 'bounceDomain' | 'publicUrl'>;
 
 /**
  * Sends one message through a channel configuration, whatever its transport, with the configuration's
@@ -46,7 +48,7 @@ export async function sendThroughConfig(args: {
     await sendSmtp(
       row,
       smtpPassword,
-      { from: args.config.mailFrom, to: message.to, subject, html: message.content, returnPath: message.returnPath },
+      { from: args.config.mailFrom, to: message.to, subject, html: message.content, returnPath: message.returnPath, headers: message.headers },
       connectTo,
       args.deadlineMs,
     );

@@ -9,6 +9,8 @@ export interface MailMessage {
   html: string;
   /** The envelope sender (MAIL FROM), where delivery reports go; the From's address when unset. */
   returnPath?: string;
+  /** Headers of the message's own; values single-line already. */
+  headers?: Record<string, string>;
 }
 
 // One pooled transporter per configuration version: a changed configuration gets a new pool.

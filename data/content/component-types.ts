@@ -97,6 +97,8 @@ export const COMPONENT_TYPES: readonly ComponentType[] = [
     content: false,
     fields: [
       { name: 'roleKey', schema: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()]), writable: true, default: null },
+      // Bulk mail carries one-click unsubscribe (RFC 8058) and is not sent to whoever used it; transactional never.
+      { name: 'category', schema: Type.Union([Type.Literal('transactional'), Type.Literal('bulk')]), writable: true, default: 'transactional' },
       { name: 'subjectEn', schema: Text(998), writable: true },
       { name: 'bodyEn', schema: Text(1_000_000), writable: true },
       { name: 'subjectAr', schema: Text(998), writable: true },

@@ -2,8 +2,8 @@ import { Knex } from 'knex';
 import { PlatformError } from '../../lib/errors';
 import { jsonb, rawRows, serializedOn } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
-import { DeliveryStatus } from '../../domain/messaging';
-import { SUPPRESSION_TABLE } from './suppressions';
+import { DeliveryStatus, EmailCategory } from '../../domain/messaging';
+import { SUPPRESSION_TABLE, UNSUBSCRIPTION_TABLE } from './suppressions';
 
 export const EMAIL_LOG_TABLE = 'email.email_log';
 export const EMAIL_BATCH_TABLE = 'email.email_batch';
@@ -33,6 +33,8 @@ export interface EmailLogRow {
   platform_template: string | null;
   /** The name of the configuration that took the message, once one has. */
   channel: string | null;
+  /** Bulk (a role send, or a bulk template's) or transactional, as it was sent. */
+  category: EmailCategory;
   /**
    * The configuration an attempt is handing the message to, until its outcome is recorded. Set when an
    * attempt starts: the last one ended without a record (a killed worker), and that configuration may have
@@ -55,6 +57,8 @@ export interface NewEmailLog {
   locale: 'en' | 'ar';
   variables: Record<string, unknown>;
   requestedBy: string;
+  /** The sent revision's category. */
+  category: EmailCategory;
 }
 
 /** The PENDING row written before any delivery starts. */
@@ -68,6 +72,7 @@ export async function insertEmailLog(db: Knex, log: NewEmailLog): Promise<EmailL
       locale: log.locale,
       variables: JSON.stringify(log.variables),
       requested_by: log.requestedBy,
+      category: log.category,
       status: 'PENDING',
     })
     .returning('*')) as EmailLogRow[];
@@ -96,8 +101,8 @@ export async function insertRoleBatchLogs(
     .onConflict('batch_id')
     .ignore();
   await db.raw(
-    `insert into ${EMAIL_LOG_TABLE} (site_id, template_id, template_revision, batch_id, recipient, locale, variables, requested_by, status)
-     select ?, ?, ?, ?, u.email, u.locale, null, ?, 'PENDING'
+    `insert into ${EMAIL_LOG_TABLE} (site_id, template_id, template_revision, batch_id, recipient, locale, variables, requested_by, category, status)
+     select ?, ?, ?, ?, u.email, u.locale, null, ?, 'bulk', 'PENDING'
      from directory."user" u
      where ? = any(u.roles) and ? = any(u.site_ids)
      order by u.email
@@ -181,8 +186,8 @@ export async function withinSendLimit<T>(
 
 /**
  * Starts a delivery attempt on each PENDING row of `ids` (`sending`, one more attempt counted, handed first
- * to `firstChannel`), except those whose address is on their site's suppression list: those end FAILED,
- * `suppressed`, unsent. One statement for a bulk send's whole slice. Rows already final are neither. A
+ * to `firstChannel`), except those whose address is on their site's suppression list, or unsubscribed from
+ * their (bulk) category: those end FAILED, `suppressed`, unsent. One statement for a bulk send's whole slice. Rows already final are neither. A
  * claimed row whose last attempt ended unrecorded answers the configuration it was being handed to
  * (`boundTo`): it goes through that one alone.
  */
@@ -197,10 +202,15 @@ export async function startAttempts(
     `with suppressed as (
        update ${EMAIL_LOG_TABLE} as log
           set status = 'FAILED', delivery_status = 'suppressed', sending_through = null, updated_at = now(),
-              error = 'not sent: the address is on the site''s suppression list (' || listed.reason || ')'
-         from ${SUPPRESSION_TABLE} as listed
+              error = coalesce(
+                (select 'not sent: the address is on the site''s suppression list (' || listed.reason || ')' from ${SUPPRESSION_TABLE} as listed
+                  where listed.site_id = log.site_id and listed.address = lower(log.recipient) and listed.lifted_at is null),
+                'not sent: the recipient unsubscribed from ' || log.category || ' mail')
         where log.id = any(?::bigint[]) and log.status = 'PENDING'
-          and listed.site_id = log.site_id and listed.address = lower(log.recipient) and listed.lifted_at is null
+          and (exists (select 1 from ${SUPPRESSION_TABLE} as listed
+                        where listed.site_id = log.site_id and listed.address = lower(log.recipient) and listed.lifted_at is null)
+               or (log.category <> 'transactional' and exists (select 1 from ${UNSUBSCRIPTION_TABLE} as left_
+                        where left_.site_id = log.site_id and left_.address = lower(log.recipient) and left_.category = log.category)))
        returning log.id
      ), claimed as (
        update ${EMAIL_LOG_TABLE} as log

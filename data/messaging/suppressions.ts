@@ -1,8 +1,9 @@
 import { Knex } from 'knex';
-import { SuppressionReason } from '../../domain/messaging';
+import { EmailCategory, SuppressionReason } from '../../domain/messaging';
 import { Page, PageRequest, paginate } from '../paging';
 
 export const SUPPRESSION_TABLE = 'email.suppression';
+export const UNSUBSCRIPTION_TABLE = 'email.unsubscription';
 
 export interface SuppressionRow {
   id: string;
@@ -49,4 +50,16 @@ export async function liftSuppression(db: Knex, args: { id: string; by: string }
     .update({ lifted_at: db.fn.now(), lifted_by: args.by })
     .returning('*')) as SuppressionRow[];
   return row;
+}
+
+/** The address leaves the category in the site (a one-click unsubscribe); doing it again changes nothing. */
+export async function unsubscribeAddress(
+  db: Knex,
+  grant: { siteId: string; address: string; category: Exclude<EmailCategory, 'transactional'> },
+): Promise<void> {
+  await db.raw(`insert into ${UNSUBSCRIPTION_TABLE} (site_id, address, category) values (?, lower(?), ?) on conflict do nothing`, [
+    grant.siteId,
+    grant.address,
+    grant.category,
+  ]);
 }

@@ -4,6 +4,7 @@ import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 
 export interface CapturedMail {
+  id: string;
   subject: string;
   html: string;
   to: Array<{ address: string }>;
@@ -14,6 +15,17 @@ export interface CapturedMail {
 export async function mailTo(apiUrl: string, address: string): Promise<CapturedMail[]> {
   const all = (await (await fetch(apiUrl)).json()) as CapturedMail[];
   return all.filter((mail) => mail.to.some((to) => to.address === address));
+}
+
+/**
+ * One header of a captured message as it was sent, read from its raw source (maildev's parsed `headers`
+ * leave some out); folded lines unfolded. Undefined when the message has none.
+ */
+export async function sentHeader(apiUrl: string, mail: CapturedMail, name: string): Promise<string | undefined> {
+  const source = await (await fetch(`${apiUrl}/${mail.id}/source`)).text();
+  const head = source.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
+  const line = head.split(/\r?\n/).find((candidate) => candidate.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+  return line?.slice(name.length + 1).trim();
 }
 
 export interface ReceivedRequest {

@@ -10,22 +10,23 @@ export const Status = Type.Union(['DRAFT', 'PENDING_APPROVAL', 'PUBLISHED', 'REJ
 export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const RevisionParams = Type.Object({ id: Type.String({ format: 'uuid' }), rev: Revision });
 
-function writableFields(type: ComponentType, forCreate: boolean): Record<string, TSchema> {
+/** Every writable field; those with a default may be left out (a create takes the default, an edit keeps the value). */
+function writableFields(type: ComponentType): Record<string, TSchema> {
   const properties: Record<string, TSchema> = {};
   for (const field of type.fields.filter((candidate) => candidate.writable)) {
-    properties[field.name] = forCreate && field.default !== undefined ? Type.Optional(field.schema) : field.schema;
+    properties[field.name] = field.default !== undefined ? Type.Optional(field.schema) : field.schema;
   }
   return properties;
 }
 
 /** `POST {collection}`: the site, the name and every writable field (those with a default may be left out). */
 export function createBody(type: ComponentType): TObject {
-  return Type.Object({ siteId: SiteId, name: Name, ...writableFields(type, true) }, { additionalProperties: false });
+  return Type.Object({ siteId: SiteId, name: Name, ...writableFields(type) }, { additionalProperties: false });
 }
 
-/** `PUT {collection}/{id}`: the whole draft again; the site does not change. */
+/** `PUT {collection}/{id}`: the whole draft again (a field with a default left out keeps its value); the site does not change. */
 export function editBody(type: ComponentType): TObject {
-  return Type.Object({ name: Name, ...writableFields(type, false) }, { additionalProperties: false });
+  return Type.Object({ name: Name, ...writableFields(type) }, { additionalProperties: false });
 }
 
 export const ListQuery = Type.Object({ ...pageQueryFields, siteId: SiteId, status: Type.Optional(Status) });

@@ -3,8 +3,9 @@ import { apiModule } from '../../http/module';
 import { communicationRoutes } from './channel-routes';
 import { emailRoutes } from './send-routes';
 import { suppressionRoutes } from './suppression-routes';
+import { unsubscribeRoutes } from './unsubscribe-routes';
 
-/** Messaging: sends and their logs, the suppression lists, the email and SMS channel configurations, validate and process. */
+/** Messaging: sends and their logs, the suppression lists and unsubscribe links, the email and SMS channel configurations, validate and process. */
 export const messagingModule = (deps: AppDeps) =>
   apiModule(
     'messaging',
@@ -16,6 +17,7 @@ export const messagingModule = (deps: AppDeps) =>
       '/api/settings/email',
       '/api/settings/sms',
       '/api/settings/communication',
+      '/u',
     ],
-    [...communicationRoutes(deps), ...emailRoutes(deps), ...suppressionRoutes(deps)],
+    [...communicationRoutes(deps), ...emailRoutes(deps), ...suppressionRoutes(deps), ...unsubscribeRoutes(deps)],
   );

@@ -22,7 +22,7 @@ import {
   restoreFailedLog,
 } from '../../../data/messaging/email-logs';
 import { isEmailAddress } from '../../../domain/recipients';
-import { DELIVERY_STATUSES } from '../../../domain/messaging';
+import { DELIVERY_STATUSES, EmailCategory } from '../../../domain/messaging';
 import { startWorkflow, StartedWorkflow, workflowUiUrl } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import {
@@ -136,8 +136,8 @@ function variablesFit(variables: Record<string, unknown> | undefined): void {
 
 export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
   const sendLimit = (identity: Identity) => ({ userId: identity.id, limit: config.sendRateLimit, windowSeconds: config.sendRateWindowSeconds });
-  /** The checks every send makes before it writes anything: template, publication, role, site, channel. */
-  const sendableTemplate = async (identity: Identity, templateId: string, siteId: string): Promise<ComponentRow> => {
+  /** The checks every send makes before it writes anything: template, publication, role, site, channel. Answers the template and its sent revision's category. */
+  const sendableTemplate = async (identity: Identity, templateId: string, siteId: string): Promise<ComponentRow & { sentCategory: EmailCategory }> => {
     requireSiteMember(identity, siteId);
     const template = await findComponent(db, EMAIL_TEMPLATE, templateId);
     if (!template || template.site_id !== siteId) throw notFound(`Site ${siteId} has no email template ${templateId}.`);
@@ -147,7 +147,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
     const roleKey = (published?.role_key ?? null) as string | null;
     if (roleKey && !hasRole(identity, [roleKey])) throw forbidden(`Email template ${templateId} may be sent only by holders of ${roleKey}.`);
     if (!(await activeConfig(db, 'EMAIL'))) throw conflict('NO_ACTIVE_CONFIG', 'No email configuration is active.');
-    return template;
+    return { ...template, sentCategory: published?.category === 'bulk' ? 'bulk' : 'transactional' };
   };
   const start = async (run: () => Promise<StartedWorkflow>, undo: () => Promise<unknown>): Promise<StartedWorkflow> => {
     try {
@@ -196,6 +196,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
             locale: body.locale ?? 'en',
             variables: body.variables ?? {},
             requestedBy: identity.id,
+            category: template.sentCategory,
           }),
         );
         const logId = String(log.id);
