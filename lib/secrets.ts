@@ -49,14 +49,21 @@ export const secretKeysOf = (config: { secretsKey: string; secretsKeyPrevious: s
 });
 
 const derived = new Map<string, Buffer>();
-function keyOf(secretsKey: string): Buffer {
-  let key = derived.get(secretsKey);
+/**
+ * A 32-byte key for one purpose, derived from SECRETS_KEY with HKDF-SHA256 (`salt` and `info` name the
+ * purpose), so that no two uses of the root key share a key. Derived once per process and purpose.
+ */
+export function keyDerivedFrom(secretsKey: string, salt: string, info: string): Buffer {
+  const name = `${salt}\u0000${info}\u0000${secretsKey}`;
+  let key = derived.get(name);
   if (!key) {
-    key = Buffer.from(hkdfSync('sha256', secretsKey, 'opsflow-secrets', 'aes-256-gcm v2', 32));
-    derived.set(secretsKey, key);
+    key = Buffer.from(hkdfSync('sha256', secretsKey, salt, info, 32));
+    derived.set(name, key);
   }
   return key;
 }
+
+const keyOf = (secretsKey: string) => keyDerivedFrom(secretsKey, 'opsflow-secrets', 'aes-256-gcm v2');
 
 const legacyKeyOf = (secretsKey: string) => createHash('sha256').update(`opsflow-secrets:${secretsKey}`).digest();
 const associatedData = (place: SecretPlace) => Buffer.from(`${place.table}\u0000${place.column}\u0000${place.rowId}`, 'utf8');

@@ -8,7 +8,7 @@ import { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
-    -- The configuration an attempt is handing the message to: set before each try, cleared once its outcome
+    -- The id of the configuration an attempt is handing the message to: set before each try, cleared once its outcome
     -- is recorded. Still set when an attempt starts, the last one ended unrecorded (a killed worker).
     alter table email.email_log add column sending_through text;
     alter table email.email_log add column delivery_status text not null default 'created'

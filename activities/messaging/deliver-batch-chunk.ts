@@ -106,7 +106,7 @@ async function deliverSlice(
   const { claimed, suppressed } = await startAttempts(
     db,
     slice.map((row) => row.id),
-    preloaded.channels?.[0]?.config_name ?? null,
+    preloaded.channels?.[0]?.id ?? null,
   );
   const sends = await Promise.all(
     slice.map(async (row) => {

@@ -69,8 +69,10 @@ export async function sendLoggedEmail(
     if (!template) throw new DeliveryFailure(`the template revision ${log.template_revision} is gone`, true, undefined, false, true);
     const active = preloaded.channels ?? (await activeConfigs(db, 'EMAIL'));
     // Bound: that configuration alone, while it is still active (one removed since cannot be asked again).
-    const bound = boundTo === null ? [] : active.filter((channel) => channel.config_name === boundTo);
+    const bound = boundTo === null ? [] : active.filter((channel) => channel.id === boundTo);
     const channels = bound.length > 0 ? bound : active;
+    // What the row names now (the attempt's start wrote the first of the order where it was not bound).
+    let handedTo = boundTo ?? active[0]?.id ?? null;
     // A bulk send's variables are stored once with its batch; a single send's (and an older batch's) in the row.
     const variables = log.variables ?? (log.batch_id ? (preloaded.batchVariables ?? (await batchVariables(db, log.batch_id))) : null);
     const rendered = renderTemplate(template, variables ?? {}, log.locale ?? 'en');
@@ -89,7 +91,11 @@ export async function sendLoggedEmail(
         headers: log.category === 'bulk' ? oneClickUnsubscribe(config, { siteId: log.site_id, address: log.recipient, category: 'bulk' }) : undefined,
       },
       budgetMs: sendBudgetMs(),
-      onMoveOn: (next) => noteSendingThrough(db, log.id, next.config_name),
+      beforeTry: async (next) => {
+        if (next.id === handedTo) return;
+        await noteSendingThrough(db, log.id, next.id);
+        handedTo = next.id;
+      },
     });
     return { delivered: true, rendered, channel: took.config_name };
   } catch (error) {
@@ -150,7 +156,7 @@ export async function deliverLoggedEmail(
   log: EmailLogRow,
 ): Promise<{ outcome: LoggedDelivery; reason: string | null; unreachable?: boolean }> {
   const channels = await activeConfigs(db, 'EMAIL');
-  const started = await startAttempt(db, log.id, channels[0]?.config_name ?? null);
+  const started = await startAttempt(db, log.id, channels[0]?.id ?? null);
   if (started.kind === 'suppressed') return { outcome: 'FAILED', reason: "the address is on the site's suppression list" };
   if (started.kind === 'final') return { outcome: log.status === 'FAILED' ? 'FAILED' : 'SUCCESS', reason: null };
   const sent = await sendLoggedEmail(db, config, log, { channels }, started.boundTo);

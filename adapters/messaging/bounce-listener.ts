@@ -10,12 +10,15 @@ export interface RunningBounceListener {
 const MAX_REPORT_BYTES = 1024 * 1024;
 /** Reports name one recipient (the message's envelope sender); a few are allowed. */
 const MAX_RECIPIENTS = 5;
+/** Connections at once: the mail systems beside the platform, not the world. */
+const MAX_CLIENTS = 20;
 
 const refusal = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code });
 
 /**
  * The inbound SMTP listener delivery and complaint reports come to. It takes mail only for the addresses
- * `accepts` says are ours (anything else is 550: it relays nothing), no login, no TLS, at most 1 MiB, and
+ * `accepts` says are ours (anything else is 550: it relays nothing), no login, no TLS, at most 1 MiB kept
+ * of a message and 20 connections at once, and
  * answers 250 only once `take` has recorded the message: a 451 while it cannot (the database away) makes
  * the sending mail system try again later, as SMTP does, so no report is lost.
  */
@@ -31,6 +34,9 @@ export async function startBounceListener(args: {
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: MAX_REPORT_BYTES,
+    // Past the limit the rest is refused as it arrives, not gathered first.
+    rejectOversized: true,
+    maxClients: MAX_CLIENTS,
     logger: false,
     closeTimeout: 1000,
     onRcptTo: (address: SMTPServerAddress, session, callback) => {
@@ -40,9 +46,14 @@ export async function startBounceListener(args: {
     },
     onData: (stream, session, callback) => {
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let bytes = 0;
+      stream.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        // Nothing past the limit is kept, whatever the client goes on sending.
+        if (bytes <= MAX_REPORT_BYTES) chunks.push(chunk);
+      });
       stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) return callback(refusal(552, '5.3.4 Message too big'));
+        if (bytes > MAX_REPORT_BYTES || (stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) return callback(refusal(552, '5.3.4 Message too big'));
         args
           .take(
             Buffer.concat(chunks),

@@ -12,6 +12,11 @@ export class DeliveryFailure extends Error {
     readonly unreachable = false,
     /** The platform's own fault, not the recipient's or the provider's: its template gone, a secret unreadable. */
     readonly technical = false,
+    /**
+     * A permanent refusal of the configuration, not of the message (a relay that refuses the login or the
+     * sender): another configuration may still take the message.
+     */
+    readonly ofConfiguration = false,
   ) {
     super(message);
     this.name = 'DeliveryFailure';

@@ -82,13 +82,15 @@ const LEAST_CHANNEL_MS = 5000;
 /**
  * Sends one message through the first of the channel's active configurations that takes it, in their
  * order, and answers that configuration. A transient failure (no connection, a timeout, an SMTP 4xx, a
- * peer's 5xx) or a configuration that cannot be used (a password that fails its integrity check, an
- * address the outbound guard refuses) moves on to the next; a permanent refusal of the message (an SMTP
- * 5xx, a peer's 4xx or Fault) does not: another provider would refuse it too, and a message is never
- * sent twice. With `budgetMs`, the channels share that time, so that trying them all fits the caller's.
+ * peer's 5xx), or a configuration that cannot be used (a password that fails its integrity check, an
+ * address the outbound guard refuses, a relay that refuses its login or the sender), moves on to the next;
+ * a permanent refusal of the message itself (an SMTP 5xx to the recipient or the message, a peer's 4xx or
+ * Fault) does not: another provider would refuse it too. With `budgetMs`, the configurations share that
+ * time, and none is tried once too little of it is left, so that trying them fits the caller's attempt.
  *
- * When every configuration failed: one configuration's own error as it was thrown; for several, a
- * temporary DeliveryFailure naming each one's reason (unreachable when none could be reached).
+ * When every configuration tried failed: one configuration's own error as it was thrown; for several, a
+ * DeliveryFailure naming each one's reason, temporary unless each was a permanent refusal (unreachable
+ * when none could be reached).
  */
 export async function sendThroughChannels(args: {
   record: (entry: IntegrationLogEntry) => Promise<void>;
@@ -97,29 +99,32 @@ export async function sendThroughChannels(args: {
   message: OutgoingMessage;
   resolve?: HostResolver;
   budgetMs?: number;
-  /** Before the message is handed to the next configuration after the first: the caller records which one has it now. */
-  onMoveOn?: (next: ChannelConfigRow) => Promise<void>;
+  /** Before the message is handed to a configuration: the caller records which one may have it. */
+  beforeTry?: (next: ChannelConfigRow) => Promise<void>;
 }): Promise<ChannelConfigRow> {
   if (args.channels.length === 0) throw new DeliveryFailure(`no active ${args.message.channel.toLowerCase()} configuration (NO_ACTIVE_CONFIG)`, false);
   const endsAt = args.budgetMs === undefined ? undefined : Date.now() + args.budgetMs;
   const failed: Array<{ name: string; error: unknown }> = [];
   for (const [index, channel] of args.channels.entries()) {
-    const deadlineMs = endsAt === undefined ? undefined : Math.max(LEAST_CHANNEL_MS, Math.floor((endsAt - Date.now()) / (args.channels.length - index)));
+    const leftMs = endsAt === undefined ? undefined : endsAt - Date.now();
+    if (index > 0 && leftMs !== undefined && leftMs < LEAST_CHANNEL_MS) break;
+    const deadlineMs = leftMs === undefined ? undefined : Math.max(LEAST_CHANNEL_MS, Math.floor(leftMs / (args.channels.length - index)));
     // Outside the try: a record that fails stops the message here, before it reaches a configuration unrecorded.
-    if (index > 0) await args.onMoveOn?.(channel.row);
+    await args.beforeTry?.(channel.row);
     try {
       await sendThroughConfig({ ...args, row: channel.row, passwords: channel.passwords(), deadlineMs });
       return channel.row;
     } catch (error) {
-      if (error instanceof DeliveryFailure && error.permanent) throw error;
+      if (error instanceof DeliveryFailure && error.permanent && !error.ofConfiguration) throw error;
       failed.push({ name: channel.row.config_name, error });
     }
   }
   if (failed.length === 1 || failed.every(({ error }) => !(error instanceof DeliveryFailure))) throw failed[0].error;
+  const failures = failed.map(({ error }) => error);
   throw new DeliveryFailure(
     failed.map(({ name, error }) => `${name}: ${(error as Error).message}`).join('; '),
-    false,
+    failures.every((error) => error instanceof DeliveryFailure && error.permanent),
     undefined,
-    failed.every(({ error }) => error instanceof DeliveryFailure && error.unreachable),
+    failures.every((error) => error instanceof DeliveryFailure && error.unreachable),
   );
 }

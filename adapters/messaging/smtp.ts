@@ -82,7 +82,9 @@ function failureOf(error: unknown): DeliveryFailure {
     (UNREACHABLE_CODES.has(smtp.code ?? '') ||
       (CONNECTING_CODES.has(smtp.code ?? '') && smtp.command === 'CONN') ||
       /ECONNREFUSED|EHOSTUNREACH/.test(smtp.message ?? ''));
-  return new DeliveryFailure(reason, smtp.responseCode !== undefined && smtp.responseCode >= 500, undefined, unreachable);
+  // Refused before the recipient was named (the greeting, the login, the sender): the relay's refusal, not the message's.
+  const ofConfiguration = /^(EHLO|HELO|AUTH|MAIL FROM)/i.test(smtp.command ?? '');
+  return new DeliveryFailure(reason, smtp.responseCode !== undefined && smtp.responseCode >= 500, undefined, unreachable, false, ofConfiguration);
 }
 
 /**

@@ -1,5 +1,5 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import type { SecretKeys } from '../../lib/secrets';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { keyDerivedFrom, SecretKeys } from '../../lib/secrets';
 import type { EmailCategory } from '../../domain/messaging';
 
 /**
@@ -16,17 +16,11 @@ export interface UnsubscribeGrant {
 
 const SIGNATURE_BYTES = 16;
 
-const keysByRoot = new Map<string, Buffer>();
-function keyOf(secretsKey: string): Buffer {
-  let key = keysByRoot.get(secretsKey);
-  if (!key) {
-    key = Buffer.from(hkdfSync('sha256', secretsKey, 'opsflow', 'unsubscribe-link', 32));
-    keysByRoot.set(secretsKey, key);
-  }
-  return key;
-}
-
-const signatureOf = (payload: string, secretsKey: string) => createHmac('sha256', keyOf(secretsKey)).update(payload).digest().subarray(0, SIGNATURE_BYTES);
+const signatureOf = (payload: string, secretsKey: string) =>
+  createHmac('sha256', keyDerivedFrom(secretsKey, 'opsflow', 'unsubscribe-link'))
+    .update(payload)
+    .digest()
+    .subarray(0, SIGNATURE_BYTES);
 
 export function unsubscribeToken(grant: UnsubscribeGrant, keys: SecretKeys): string {
   const payload = Buffer.from(JSON.stringify([grant.siteId, grant.address.toLowerCase(), grant.category])).toString('base64url');

@@ -1,5 +1,5 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import type { SecretKeys } from '../../lib/secrets';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { keyDerivedFrom, SecretKeys } from '../../lib/secrets';
 
 /**
  * VERP: each email's envelope sender names its log row, `bounces+{logId}.{tag}@{domain}`, so the delivery
@@ -9,17 +9,11 @@ import type { SecretKeys } from '../../lib/secrets';
  */
 const TAG_HEX = 16;
 
-const tagKeys = new Map<string, Buffer>();
-function tagKeyOf(secretsKey: string): Buffer {
-  let key = tagKeys.get(secretsKey);
-  if (!key) {
-    key = Buffer.from(hkdfSync('sha256', secretsKey, 'opsflow', 'verp-tag', 32));
-    tagKeys.set(secretsKey, key);
-  }
-  return key;
-}
-
-const tagOf = (logId: string, secretsKey: string) => createHmac('sha256', tagKeyOf(secretsKey)).update(logId).digest('hex').slice(0, TAG_HEX);
+const tagOf = (logId: string, secretsKey: string) =>
+  createHmac('sha256', keyDerivedFrom(secretsKey, 'opsflow', 'verp-tag'))
+    .update(logId)
+    .digest('hex')
+    .slice(0, TAG_HEX);
 
 /** The envelope sender of log row `logId`'s message. */
 export function verpAddress(logId: string | number, domain: string, keys: SecretKeys): string {

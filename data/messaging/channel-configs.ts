@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { decryptSecret, encryptSecret, reencryptedSecret, SecretKeys, SecretTampered } from '../../lib/secrets';
 import { uniqueOr409 } from '../db-errors';
+import { notFound } from '../../lib/errors';
 import { Page, PageRequest, paginate } from '../paging';
 
 export type Channel = 'EMAIL' | 'SMS';
@@ -116,10 +117,15 @@ export async function activateConfig(db: Knex, channel: Channel, id: string): Pr
 
 /**
  * Makes exactly `ids` the channel's active configurations, tried in that order; every other one is
- * deactivated, in one transaction. Answers them in order; an id that names no configuration is left out.
+ * deactivated, in one transaction. Answers them in order; an id that names no configuration is 404 and
+ * changes nothing.
  */
 export async function orderActiveConfigs(db: Knex, channel: Channel, ids: readonly string[]): Promise<ChannelConfigRow[]> {
   return db.transaction(async (trx) => {
+    // Every configuration of the channel locked: two orders given at once apply one after the other, whole.
+    const known = new Set((await trx(CONFIG_TABLES[channel]).select('id').forUpdate()).map((row: { id: string }) => row.id));
+    const unknown = ids.find((id) => !known.has(id));
+    if (unknown) throw notFound(`No ${channel.toLowerCase()} configuration ${unknown}.`);
     await trx(CONFIG_TABLES[channel])
       .where({ is_active: true })
       .whereNotIn('id', [...ids])

@@ -36,7 +36,7 @@ export interface EmailLogRow {
   /** Bulk (a role send, or a bulk template's) or transactional, as it was sent. */
   category: EmailCategory;
   /**
-   * The configuration an attempt is handing the message to, until its outcome is recorded. Set when an
+   * The id of the configuration an attempt is handing the message to, until its outcome is recorded. Set when an
    * attempt starts: the last one ended without a record (a killed worker), and that configuration may have
    * the message; the next attempt sends through it alone, so that no other provider sends it a second time.
    */
@@ -194,6 +194,7 @@ export async function withinSendLimit<T>(
 export async function startAttempts(
   db: Knex,
   ids: ReadonlyArray<string | number>,
+  /** The id of the first configuration of the order. */
   firstChannel: string | null,
 ): Promise<{ claimed: Map<string, { boundTo: string | null }>; suppressed: Set<string> }> {
   if (ids.length === 0) return { claimed: new Map(), suppressed: new Set() };
@@ -205,7 +206,7 @@ export async function startAttempts(
               error = coalesce(
                 (select 'not sent: the address is on the site''s suppression list (' || listed.reason || ')' from ${SUPPRESSION_TABLE} as listed
                   where listed.site_id = log.site_id and listed.address = lower(log.recipient) and listed.lifted_at is null),
-                'not sent: the recipient unsubscribed from ' || log.category || ' mail')
+                'not sent: the recipient left ' || log.category || ' mail (one-click unsubscribe)')
         where log.id = any(?::bigint[]) and log.status = 'PENDING'
           and (exists (select 1 from ${SUPPRESSION_TABLE} as listed
                         where listed.site_id = log.site_id and listed.address = lower(log.recipient) and listed.lifted_at is null)
@@ -216,7 +217,8 @@ export async function startAttempts(
        update ${EMAIL_LOG_TABLE} as log
           set attempts = log.attempts + 1, delivery_status = 'sending', updated_at = now(),
               sending_through = coalesce(before.sending_through, ?)
-         from (select id, sending_through from ${EMAIL_LOG_TABLE} where id = any(?::bigint[])) as before
+         -- Locked and read as last committed: an attempt overlapping an earlier one of the same row sees its binding.
+         from (select id, sending_through from ${EMAIL_LOG_TABLE} where id = any(?::bigint[]) for update) as before
         where log.id = before.id and log.status = 'PENDING' and log.id not in (select id from suppressed)
        returning log.id, before.sending_through as bound_to
      )
@@ -239,9 +241,9 @@ export async function startAttempt(
   return { kind: started.suppressed.size > 0 ? 'suppressed' : 'final' };
 }
 
-/** An attempt moves on to the next configuration: the row says which one has the message now. */
-export async function noteSendingThrough(db: Knex, id: string | number, channel: string): Promise<void> {
-  await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ sending_through: channel });
+/** An attempt hands the message to another configuration than the row names: the row says which one may have it now. */
+export async function noteSendingThrough(db: Knex, id: string | number, configurationId: string): Promise<void> {
+  await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ sending_through: configurationId });
 }
 
 export async function markDelivered(db: Knex, id: string | number, sent: { subject: string; missingVariables: string[]; channel: string }): Promise<void> {
@@ -298,7 +300,7 @@ export async function markFailed(
 ): Promise<void> {
   await db(EMAIL_LOG_TABLE)
     .where({ id, status: 'PENDING' })
-    .update({ status: 'FAILED', delivery_status: deliveryStatus, error: reason, updated_at: db.fn.now() });
+    .update({ status: 'FAILED', delivery_status: deliveryStatus, sending_through: null, error: reason, updated_at: db.fn.now() });
 }
 
 /** Up to `limit` PENDING rows of a bulk send after `afterId`, in id order: one chunk's work. */

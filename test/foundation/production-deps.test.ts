@@ -8,7 +8,7 @@ import path from 'node:path';
  * serve development alone (embedded PostgreSQL, maildev, the Temporal test server) must not.
  */
 const ROOT = path.resolve(__dirname, '..', '..');
-const PRODUCTION_FOLDERS = ['api', 'activities', 'data', 'domain', 'lib', 'migrations', 'temporal-config', 'workers', 'workflows'];
+const PRODUCTION_FOLDERS = ['adapters', 'api', 'activities', 'data', 'domain', 'edge', 'lib', 'migrations', 'temporal-config', 'workers', 'workflows'];
 const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;

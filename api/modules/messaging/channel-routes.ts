@@ -260,11 +260,7 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
       responses: { 200: { description: 'the active configurations, in order', schema: Type.Object({ items: Type.Array(ConfigSchema) }) } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { body }) => {
-        for (const id of body.ids) await configOr404(id);
-        const ordered = await orderActiveConfigs(db, channel, body.ids);
-        // One deleted between the check and the write: nothing of a half-applied order is left to guess at.
-        if (ordered.length !== body.ids.length) throw notFound(`A ${channel.toLowerCase()} configuration of the order was deleted meanwhile.`);
-        ctx.body = { items: ordered.map(presentConfig) };
+        ctx.body = { items: (await orderActiveConfigs(db, channel, body.ids)).map(presentConfig) };
       },
     }),
     defineRoute({
