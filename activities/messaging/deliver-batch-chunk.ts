@@ -124,7 +124,7 @@ async function deliverSlice(
   const recorded = await Promise.allSettled(
     sends.map(async ({ row, attempt, sent }) =>
       sent && !sent.delivered
-        ? recordFailedAttempt(db, row.id, sent.failure, (attempt?.boundTo ?? null) !== null)
+        ? recordFailedAttempt(db, row.id, sent.failure, Boolean(attempt?.boundTo))
         : { outcome: suppressed.has(String(row.id)) ? ('FAILED' as const) : ('SUCCESS' as const) },
     ),
   );

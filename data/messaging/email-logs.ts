@@ -36,9 +36,9 @@ export interface EmailLogRow {
   /** Bulk (a role send, or a bulk template's) or transactional, as it was sent. */
   category: EmailCategory;
   /**
-   * The id of the configuration an attempt is handing the message to, until its outcome is recorded. Set when an
-   * attempt starts: the last one ended without a record (a killed worker), and that configuration may have
-   * the message; the next attempt sends through it alone, so that no other provider sends it a second time.
+   * The id of the configuration an attempt is handing the message to, until its outcome is recorded. Set
+   * when an attempt starts: the last one ended without a record (a killed worker), and that configuration
+   * may have the message; the next attempt sends through it alone, so no other provider sends it again.
    */
   sending_through: string | null;
 }
@@ -187,9 +187,9 @@ export async function withinSendLimit<T>(
 /**
  * Starts a delivery attempt on each PENDING row of `ids` (`sending`, one more attempt counted, handed first
  * to `firstChannel`), except those whose address is on their site's suppression list, or unsubscribed from
- * their (bulk) category: those end FAILED, `suppressed`, unsent. One statement for a bulk send's whole slice. Rows already final are neither. A
- * claimed row whose last attempt ended unrecorded answers the configuration it was being handed to
- * (`boundTo`): it goes through that one alone.
+ * their (bulk) category: those end FAILED, `suppressed`, unsent. One statement for a bulk send's whole
+ * slice. Rows already final are neither. A claimed row whose last attempt ended unrecorded answers the
+ * configuration it was being handed to (`boundTo`): it goes through that one alone.
  */
 export async function startAttempts(
   db: Knex,
@@ -200,18 +200,22 @@ export async function startAttempts(
   if (ids.length === 0) return { claimed: new Map(), suppressed: new Set() };
   const rows = await rawRows<{ id: string | number; outcome: 'claimed' | 'suppressed'; bound_to: string | null }>(
     db,
-    `with suppressed as (
+    `with why_not as (
+       -- Why each row may not be sent: the reason of its address's suppression entry, or the category it left.
+       select log.id,
+              (select listed.reason from ${SUPPRESSION_TABLE} as listed
+                where listed.site_id = log.site_id and listed.address = lower(log.recipient) and listed.lifted_at is null) as suppression,
+              log.category <> 'transactional' and exists (select 1 from ${UNSUBSCRIPTION_TABLE} as left_
+                where left_.site_id = log.site_id and left_.address = lower(log.recipient) and left_.category = log.category) as unsubscribed
+         from ${EMAIL_LOG_TABLE} as log
+        where log.id = any(?::bigint[]) and log.status = 'PENDING'
+     ), suppressed as (
        update ${EMAIL_LOG_TABLE} as log
           set status = 'FAILED', delivery_status = 'suppressed', sending_through = null, updated_at = now(),
-              error = coalesce(
-                (select 'not sent: the address is on the site''s suppression list (' || listed.reason || ')' from ${SUPPRESSION_TABLE} as listed
-                  where listed.site_id = log.site_id and listed.address = lower(log.recipient) and listed.lifted_at is null),
-                'not sent: the recipient left ' || log.category || ' mail (one-click unsubscribe)')
-        where log.id = any(?::bigint[]) and log.status = 'PENDING'
-          and (exists (select 1 from ${SUPPRESSION_TABLE} as listed
-                        where listed.site_id = log.site_id and listed.address = lower(log.recipient) and listed.lifted_at is null)
-               or (log.category <> 'transactional' and exists (select 1 from ${UNSUBSCRIPTION_TABLE} as left_
-                        where left_.site_id = log.site_id and left_.address = lower(log.recipient) and left_.category = log.category)))
+              error = coalesce('not sent: the address is on the site''s suppression list (' || why_not.suppression || ')',
+                               'not sent: the recipient left ' || log.category || ' mail (one-click unsubscribe)')
+         from why_not
+        where log.id = why_not.id and log.status = 'PENDING' and (why_not.suppression is not null or why_not.unsubscribed)
        returning log.id
      ), claimed as (
        update ${EMAIL_LOG_TABLE} as log
@@ -246,22 +250,12 @@ export async function noteSendingThrough(db: Knex, id: string | number, configur
   await db(EMAIL_LOG_TABLE).where({ id, status: 'PENDING' }).update({ sending_through: configurationId });
 }
 
+/** A PENDING row's message was taken: SUCCESS, `delivered`, through `sent.channel`. */
 export async function markDelivered(db: Knex, id: string | number, sent: { subject: string; missingVariables: string[]; channel: string }): Promise<void> {
-  await db(EMAIL_LOG_TABLE)
-    .where({ id, status: 'PENDING' })
-    .update({
-      status: 'SUCCESS',
-      delivery_status: 'delivered',
-      channel: sent.channel,
-      sending_through: null,
-      subject: sent.subject,
-      missing_variables: JSON.stringify(sent.missingVariables),
-      error: null,
-      updated_at: db.fn.now(),
-    });
+  await markAllDelivered(db, [{ id, ...sent }]);
 }
 
-/** `markDelivered` for the delivered rows of one slice of a bulk send, in one statement. */
+/** The delivered rows of one slice of a bulk send (or one single send's), in one statement. */
 export async function markAllDelivered(
   db: Knex,
   delivered: ReadonlyArray<{ id: string | number; subject: string; missingVariables: string[]; channel: string }>,
