@@ -1,8 +1,11 @@
 /**
- * `npx tsx bench/email.ts [--users 10000]`: sends one template by role to that many directory users through
- * the platform (API, the messaging worker as its own process, the mail capture server) and prints messages
- * per second and the worker's peak memory, beside a baseline measured in the same run: raw nodemailer,
- * pooled the same way, sending the same rendered messages to the same server.
+ * `npx tsx bench/email.ts [--users 10000] [--channels 2] [--rate R [--burst B]]`: sends one template by role
+ * to that many directory users through the platform (API, the messaging worker as its own process, the mail
+ * capture server) and prints messages per second and the worker's peak memory, beside a baseline measured in
+ * the same run: raw nodemailer, pooled the same way, sending the same rendered messages to the same server.
+ * The platform has `--channels` active configurations, in order (the second a standby the first never
+ * fails over to here: it costs what being ready to fail over costs). With `--rate`, the first is limited to
+ * R messages a second (burst B): the run's time is then printed beside the time that limit sets.
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -20,9 +23,16 @@ const TEMPLATE = {
 };
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { users: { type: 'string', default: '10000' } } });
+  const { values } = parseArgs({
+    options: { users: { type: 'string', default: '10000' }, channels: { type: 'string', default: '2' }, rate: { type: 'string' }, burst: { type: 'string' } },
+  });
   const users = Number(values.users);
-  console.log(`bench/email: one template by role to ${users} directory users (${os.cpus().length} cores)`);
+  const channels = Number(values.channels);
+  const rate = values.rate === undefined ? null : Number(values.rate);
+  const burst = values.burst === undefined ? null : Number(values.burst);
+  console.log(
+    `bench/email: one template by role to ${users} directory users, ${channels} active channel(s)${rate === null ? '' : `, the first limited to ${rate}/s (burst ${burst ?? 'one second of it'})`} (${os.cpus().length} cores)`,
+  );
   const platform = await startBenchPlatform();
   const { db, apiUrl, config, info, temporal } = platform;
   const recipients = Array.from({ length: users }, (_, i) => ({ email: `user${i}@bench.example`, name: `User ${i}`, locale: i % 4 === 0 ? 'ar' : 'en' }));
@@ -59,7 +69,19 @@ async function main(): Promise<void> {
     });
     return (await answer.json()) as Record<string, unknown>;
   };
-  await post('/api/settings/email', { configName: 'capture', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: info.mail.smtpPort, isActive: true });
+  const ids: string[] = [];
+  for (let i = 0; i < channels; i++) {
+    const limit = i === 0 && rate !== null ? { ratePerSecond: rate, burst } : {};
+    ids.push(
+      (await post('/api/settings/email', { configName: `capture-${i + 1}`, transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: info.mail.smtpPort, ...limit }))
+        .id as string,
+    );
+  }
+  await fetch(`${apiUrl}/api/settings/email/order`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ids }),
+  });
   const template = await post('/api/email/templates', {
     siteId: SITE,
     name: 'report',
@@ -86,7 +108,15 @@ async function main(): Promise<void> {
     `  ${name.padEnd(34)} ${users} messages  ${(ms / 1000).toFixed(2).padStart(7)} s  ${(users / (ms / 1000)).toFixed(1).padStart(8)} messages/s  peak ${mb.toFixed(0)} MiB`;
   console.log(line('baseline: pooled nodemailer', baselineMs, baselinePeakMb) + ' (this process)');
   console.log(line('platform: POST /api/email/send/role', platformMs, workerPeakMb) + ' (worker process)');
-  console.log(`  platform / baseline rate: ${(baselineMs / platformMs).toFixed(2)}; logs: ${logged.map((row) => `${row.status} ${row.n}`).join(', ')}`);
+  const logs = logged.map((row) => `${row.status} ${row.n}`).join(', ');
+  if (rate !== null) {
+    // The limit's own time: the burst goes at once, each further message 1/rate after the one before.
+    const limitMs = ((users - (burst ?? Math.ceil(rate))) / rate) * 1000;
+    console.log(`  the limit alone: ${(limitMs / 1000).toFixed(2)} s for ${users} messages at ${rate}/s; logs: ${logs}`);
+    console.log(`  platform / the limit's time: ${(platformMs / limitMs).toFixed(3)} (goal 0.95 to 1.05)`);
+  } else {
+    console.log(`  platform / baseline rate: ${(baselineMs / platformMs).toFixed(2)}; logs: ${logs}`);
+  }
   await platform.stop();
   process.exit(0);
 }

@@ -19,6 +19,8 @@ import * as channelsInOrder from './018-channels-in-order';
 import * as idempotencyKeys from './019-idempotency-keys';
 import * as deliveryStatus from './020-delivery-status';
 import * as unsubscribe from './021-unsubscribe';
+import * as statusCallbacks from './022-status-callbacks';
+import * as channelRateLimits from './023-channel-rate-limits';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -43,4 +45,6 @@ export const migrations = [
   { name: '019-idempotency-keys', ...idempotencyKeys },
   { name: '020-delivery-status', ...deliveryStatus },
   { name: '021-unsubscribe', ...unsubscribe },
+  { name: '022-status-callbacks', ...statusCallbacks },
+  { name: '023-channel-rate-limits', ...channelRateLimits },
 ];

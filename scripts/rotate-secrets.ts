@@ -7,12 +7,16 @@ import { loadConfig } from '../lib/config';
 import { secretKeysOf } from '../lib/secrets';
 import { createDb } from '../data/db';
 import { reencryptPasswords } from '../data/messaging/channel-configs';
+import { reencryptCallbackSecrets } from '../data/messaging/status-callbacks';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = createDb({ databaseUrl: config.databaseUrl, poolMax: 2 });
   try {
-    const { rewritten, unreadable } = await reencryptPasswords(db, secretKeysOf(config));
+    const passwords = await reencryptPasswords(db, secretKeysOf(config));
+    const callbacks = await reencryptCallbackSecrets(db, secretKeysOf(config));
+    const rewritten = passwords.rewritten + callbacks.rewritten;
+    const unreadable = [...passwords.unreadable, ...callbacks.unreadable];
     console.log(`Re-encrypted ${rewritten} stored secret(s) under SECRETS_KEY.`);
     if (unreadable.length > 0) {
       // Left as they were: neither key reads them (tampered, or written under a key that is gone). Set them again.

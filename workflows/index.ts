@@ -10,3 +10,4 @@ export { reconcileServices } from './deploy/reconcile-services';
 export { publishComponent } from './approvals/publish-component';
 export { sendEmail } from './messaging/send-email';
 export { sendEmailToRole } from './messaging/send-email-to-role';
+export { deliverStatusCallbacks } from './messaging/deliver-status-callbacks';

@@ -15,6 +15,7 @@ import { verpAddress } from '../../adapters/messaging/verp';
 import { UnsubscribeGrant, unsubscribeToken } from '../../adapters/messaging/unsubscribe-token';
 import { MessagingActivitiesConfig } from './deps';
 import { integrationLogOf } from '../../data/messaging/integration-log';
+import { awaitTurnOn } from '../../data/messaging/channel-pace';
 
 export type LoggedDelivery = 'SUCCESS' | 'FAILED' | 'RETRY';
 
@@ -91,6 +92,7 @@ export async function sendLoggedEmail(
         headers: log.category === 'bulk' ? oneClickUnsubscribe(config, { siteId: log.site_id, address: log.recipient, category: 'bulk' }) : undefined,
       },
       budgetMs: sendBudgetMs(),
+      awaitTurn: awaitTurnOn(db),
       beforeTry: async (next) => {
         if (next.id === handedTo) return;
         await noteSendingThrough(db, log.id, next.id);

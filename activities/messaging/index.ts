@@ -1,8 +1,9 @@
 import { countPendingOfBatch, deliverBatchChunk, failRemainingOfBatch } from './deliver-batch-chunk';
 import { deliverEmail, failEmailLog } from './deliver-email';
+import { deliverStatusCallbacks } from './deliver-status-callbacks';
 import { MessagingDeps } from './deps';
 
-/** The email sends' activities, each safe to repeat: a row already final is never sent again. */
+/** The email sends' activities and the status callbacks', each safe to repeat: a row already final is never sent again. */
 export function createMessagingActivities(deps: MessagingDeps) {
   return {
     deliverEmail: deliverEmail(deps),
@@ -10,6 +11,7 @@ export function createMessagingActivities(deps: MessagingDeps) {
     deliverBatchChunk: deliverBatchChunk(deps),
     countPendingOfBatch: countPendingOfBatch(deps),
     failRemainingOfBatch: failRemainingOfBatch(deps),
+    deliverStatusCallbacks: deliverStatusCallbacks(deps),
   };
 }
 

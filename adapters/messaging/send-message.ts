@@ -78,6 +78,8 @@ export interface ChannelInOrder {
 
 /** The least a channel is given to take a message, however little time the caller has left. */
 const LEAST_CHANNEL_MS = 5000;
+/** The longest a message waits for its turn under a rate limit when the caller gives no budget (a caller waiting on an answer). */
+const LONGEST_TURN_WAIT_MS = 10000;
 
 /**
  * Sends one message through the first of the channel's active configurations that takes it, in their
@@ -101,13 +103,25 @@ export async function sendThroughChannels(args: {
   budgetMs?: number;
   /** Before the message is handed to a configuration: the caller records which one may have it. */
   beforeTry?: (next: ChannelConfigRow) => Promise<void>;
+  /**
+   * Waits for the configuration's turn under its rate limit, if it has one, for `maxWaitMs` at most:
+   * false when its turn is further off (that configuration is then passed over, as if it were busy).
+   */
+  awaitTurn?: (next: ChannelConfigRow, maxWaitMs: number) => Promise<boolean>;
 }): Promise<ChannelConfigRow> {
   if (args.channels.length === 0) throw new DeliveryFailure(`no active ${args.message.channel.toLowerCase()} configuration (NO_ACTIVE_CONFIG)`, false);
   const endsAt = args.budgetMs === undefined ? undefined : Date.now() + args.budgetMs;
   const failed: Array<{ name: string; error: unknown }> = [];
   for (const [index, channel] of args.channels.entries()) {
+    if (index > 0 && endsAt !== undefined && endsAt - Date.now() < LEAST_CHANNEL_MS) break;
+    if (args.awaitTurn) {
+      const turnWithinMs = endsAt === undefined ? LONGEST_TURN_WAIT_MS : Math.max(0, endsAt - Date.now() - LEAST_CHANNEL_MS);
+      if (!(await args.awaitTurn(channel.row, turnWithinMs))) {
+        failed.push({ name: channel.row.config_name, error: new DeliveryFailure('its rate limit gives it no turn within the time left', false) });
+        continue;
+      }
+    }
     const leftMs = endsAt === undefined ? undefined : endsAt - Date.now();
-    if (index > 0 && leftMs !== undefined && leftMs < LEAST_CHANNEL_MS) break;
     const deadlineMs = leftMs === undefined ? undefined : Math.max(LEAST_CHANNEL_MS, Math.floor(leftMs / (args.channels.length - index)));
     // Outside the try: a record that fails stops the message here, before it reaches a configuration unrecorded.
     await args.beforeTry?.(channel.row);

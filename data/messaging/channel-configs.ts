@@ -30,6 +30,10 @@ export interface ChannelConfigRow {
   service_password: string | null;
   soap_method_name: string | null;
   rest_method_type: 'POST' | 'PUT' | 'PATCH' | 'GET' | null;
+  /** Messages a second, across every worker (numeric: read as a string); null is no limit. */
+  rate_per_second?: string | number | null;
+  /** Messages that may go at once; null is one second of the rate. */
+  burst?: number | null;
   created_at: Date;
   updated_at: Date;
 }

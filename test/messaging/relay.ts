@@ -5,6 +5,8 @@ export interface TestRelay {
   port: number;
   /** Every recipient the relay accepted a message for, in order, across its lives. */
   received: string[];
+  /** When each of `received` arrived (Date.now()), in the same order. */
+  receivedAt: number[];
   /** Closes the relay and cuts the connections the platform's pool holds: what a relay that goes away does. */
   close(): Promise<void>;
   /** Opens it again on the same port. */
@@ -23,6 +25,7 @@ export async function startRelay(
   args: { port?: number; refuses?: (address: string) => boolean; holds?: (address: string) => boolean } = {},
 ): Promise<TestRelay> {
   const received: string[] = [];
+  const receivedAt: number[] = [];
   let heldOne: (address: string) => void = () => undefined;
   const held = new Promise<string>((resolve) => (heldOne = resolve));
   let server: SMTPServer | null = null;
@@ -45,6 +48,7 @@ export async function startRelay(
         stream.on('end', () => {
           const recipients = session.envelope.rcptTo.map((to) => to.address);
           received.push(...recipients);
+          receivedAt.push(...recipients.map(() => Date.now()));
           const heldFor = recipients.find((to) => args.holds?.(to));
           if (heldFor) return heldOne(heldFor);
           callback();
@@ -58,6 +62,7 @@ export async function startRelay(
   return {
     port,
     received,
+    receivedAt,
     held,
     close: async () => {
       const closing = server;

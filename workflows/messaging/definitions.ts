@@ -36,3 +36,7 @@ export const SEND_EMAIL_WORKFLOW = 'sendEmail';
 export type SendEmailWorkflow = (input: SendEmailInput) => Promise<'SUCCESS' | 'FAILED'>;
 export const SEND_EMAIL_TO_ROLE_WORKFLOW = 'sendEmailToRole';
 export type SendEmailToRoleWorkflow = (input: SendEmailToRoleInput) => Promise<RoleSendProgress>;
+
+/** The one status-callback dispatcher's workflow id: started at every messaging worker's start, once. */
+export const STATUS_CALLBACKS_WORKFLOW_ID = 'status-callbacks';
+export const DELIVER_STATUS_CALLBACKS_WORKFLOW = 'deliverStatusCallbacks';

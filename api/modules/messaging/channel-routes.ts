@@ -38,6 +38,7 @@ import { Instant, Nullable, SiteId, timestampsOf } from '../../http/common-schem
 import { secretKeysOf } from '../../../lib/secrets';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { integrationLogOf } from '../../../data/messaging/integration-log';
+import { awaitTurnOn } from '../../../data/messaging/channel-pace';
 
 const Text = (maxLength: number) => Type.String({ maxLength });
 const OptionalNullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Nullable(schema));
@@ -51,6 +52,10 @@ const channelFields = {
   servicePassword: OptionalNullable(Text(1000)),
   soapMethodName: OptionalNullable(Text(200)),
   restMethodType: Type.Optional(Type.Union([Type.Literal('POST'), Type.Literal('PUT'), Type.Literal('PATCH'), Type.Literal('GET'), Type.Null()])),
+  ratePerSecond: Type.Optional(
+    Nullable(Type.Number({ minimum: 0.1, maximum: 10000, description: 'messages a second through this configuration, across every worker (null: no limit)' })),
+  ),
+  burst: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 10000, description: 'messages that may go at once (null: one second of the rate)' }))),
 };
 
 const EmailConfigBody = Type.Object(
@@ -102,6 +107,8 @@ const ConfigSchema = Type.Object({
   hasServicePassword: Type.Boolean(),
   soapMethodName: OptionalNullable(Type.String()),
   restMethodType: Nullable(Type.String()),
+  ratePerSecond: Nullable(Type.Number()),
+  burst: Nullable(Type.Integer()),
   createdAt: Instant,
   updatedAt: Instant,
 });
@@ -141,6 +148,8 @@ export function presentConfig(row: ChannelConfigRow) {
     hasServicePassword: Boolean(row.service_password),
     soapMethodName: row.soap_method_name,
     restMethodType: row.rest_method_type,
+    ratePerSecond: row.rate_per_second === null || row.rate_per_second === undefined ? null : Number(row.rate_per_second),
+    burst: row.burst ?? null,
     ...timestampsOf(row),
   };
 }
@@ -201,6 +210,8 @@ function columnsOf(body: ConfigBody): ConfigColumns {
     service_password: body.servicePassword ?? undefined,
     soap_method_name: body.soapMethodName ?? null,
     rest_method_type: body.restMethodType ?? null,
+    rate_per_second: body.ratePerSecond ?? null,
+    burst: body.burst ?? null,
   };
   if (body.transport === 'SMTP' || body.smtpHost !== undefined) {
     Object.assign(columns, {
@@ -441,6 +452,8 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
             channels: rows.map((row) => ({ row, passwords: () => openPasswords(row, secretKeysOf(config), body.channel) })),
             message: { channel: body.channel, siteId: body.siteId, to: body.to, subject: body.subject ?? '', content: body.content },
             resolve: deps.resolveHost,
+            // A caller waits on this answer: a configuration's rate limit holds it for 10 seconds at most.
+            awaitTurn: awaitTurnOn(db),
           });
           ctx.body = { status: 'SUCCESS', detail: 'sent' };
         } catch (error) {

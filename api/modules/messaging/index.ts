@@ -1,11 +1,12 @@
 import { AppDeps } from '../../deps';
 import { apiModule } from '../../http/module';
+import { callbackRoutes } from './callback-routes';
 import { communicationRoutes } from './channel-routes';
 import { emailRoutes } from './send-routes';
 import { suppressionRoutes } from './suppression-routes';
 import { unsubscribeRoutes } from './unsubscribe-routes';
 
-/** Messaging: sends and their logs, the suppression lists and unsubscribe links, the email and SMS channel configurations, validate and process. */
+/** Messaging: sends and their logs, the suppression lists and unsubscribe links, the email and SMS channel configurations, validate and process, each site's status callback. */
 export const messagingModule = (deps: AppDeps) =>
   apiModule(
     'messaging',
@@ -17,7 +18,8 @@ export const messagingModule = (deps: AppDeps) =>
       '/api/settings/email',
       '/api/settings/sms',
       '/api/settings/communication',
+      '/api/settings/callbacks',
       '/u',
     ],
-    [...communicationRoutes(deps), ...emailRoutes(deps), ...suppressionRoutes(deps), ...unsubscribeRoutes(deps)],
+    [...communicationRoutes(deps), ...emailRoutes(deps), ...suppressionRoutes(deps), ...unsubscribeRoutes(deps), ...callbackRoutes(deps)],
   );

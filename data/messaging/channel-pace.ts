@@ -1,0 +1,41 @@
+import { Knex } from 'knex';
+
+export const CHANNEL_PACE_TABLE = 'settings.channel_pace';
+
+/**
+ * Reserves one message's moment on a configuration limited to `ratePerSecond` with `burst`, shared by every
+ * worker (the generic cell rate algorithm, one atomic upsert on the configuration's pace row): answers how
+ * long to wait before sending it (0: now), or null when that moment is more than `maxWaitMs` away, in which
+ * case nothing is reserved. The database's clock decides, so workers whose clocks differ still agree.
+ */
+export async function reserveTurn(db: Knex, args: { configId: string; ratePerSecond: number; burst: number; maxWaitMs: number }): Promise<number | null> {
+  const interval = 1 / args.ratePerSecond;
+  // How far ahead of the steady rate a burst may run.
+  const tolerance = (Math.max(1, args.burst) - 1) * interval;
+  const { rows } = await db.raw<{ rows: Array<{ wait_seconds: number }> }>(
+    `with clock as (select clock_timestamp() as now)
+     insert into ${CHANNEL_PACE_TABLE} as pace (config_id, theoretical_arrival)
+       select ?, clock.now + make_interval(secs => ?) from clock
+     on conflict (config_id) do update
+       set theoretical_arrival = greatest(pace.theoretical_arrival, (select now from clock)) + make_interval(secs => ?)
+       where pace.theoretical_arrival - make_interval(secs => ?) - (select now from clock) <= make_interval(secs => ?)
+     returning greatest(0, extract(epoch from pace.theoretical_arrival - make_interval(secs => ?) - (select now from clock)))::float as wait_seconds`,
+    [args.configId, interval, interval, tolerance, args.maxWaitMs / 1000, interval + tolerance],
+  );
+  return rows.length === 0 ? null : Math.ceil(rows[0].wait_seconds * 1000);
+}
+
+/**
+ * A configuration's turn under its rate limit, waited for (no limit: at once); false when it is more than
+ * `maxWaitMs` away (nothing reserved then). A burst left unset is one second of the rate.
+ */
+export function awaitTurnOn(db: Knex) {
+  return async (row: { id: string; rate_per_second?: string | number | null; burst?: number | null }, maxWaitMs: number): Promise<boolean> => {
+    if (row.rate_per_second === null || row.rate_per_second === undefined) return true;
+    const ratePerSecond = Number(row.rate_per_second);
+    const waitMs = await reserveTurn(db, { configId: row.id, ratePerSecond, burst: row.burst ?? Math.max(1, Math.ceil(ratePerSecond)), maxWaitMs });
+    if (waitMs === null) return false;
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    return true;
+  };
+}
