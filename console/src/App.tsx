@@ -18,6 +18,7 @@ const ApprovalsScreen = lazy(() => import('./approvals/ApprovalsScreen').then((m
 const ContentScreen = lazy(() => import('./content/ContentScreen').then((module) => ({ default: module.ContentScreen })));
 const EmailScreen = lazy(() => import('./messaging/EmailScreen').then((module) => ({ default: module.EmailScreen })));
 const ChannelsScreen = lazy(() => import('./messaging/ChannelsScreen').then((module) => ({ default: module.ChannelsScreen })));
+const SuppressionsScreen = lazy(() => import('./messaging/SuppressionsScreen').then((module) => ({ default: module.SuppressionsScreen })));
 
 const SECTIONS = {
   en: {
@@ -28,6 +29,7 @@ const SECTIONS = {
     content: 'Content',
     email: 'Email templates',
     channels: 'Email and SMS channels',
+    suppressions: 'Suppression list',
     notFound: 'No such screen.',
   },
   ar: {
@@ -38,6 +40,7 @@ const SECTIONS = {
     content: 'المحتوى',
     email: 'قوالب البريد',
     channels: 'قنوات البريد والرسائل',
+    suppressions: 'قائمة العناوين الموقوفة',
     notFound: 'لا توجد شاشة كهذه.',
   },
 };
@@ -54,7 +57,7 @@ function sectionsFor(session: Session): Section[] {
   if (session.isAdmin) shown.push('services', 'deploy', 'archiving');
   if (session.canDecide || session.canEdit) shown.push('approvals');
   shown.push('content', 'email');
-  if (session.isAdmin) shown.push('channels');
+  if (session.isAdmin) shown.push('channels', 'suppressions');
   return shown;
 }
 
@@ -66,6 +69,7 @@ const PATHS: Record<Section, string> = {
   content: '/content',
   email: '/email',
   channels: '/channels',
+  suppressions: '/suppressions',
 };
 
 function Screen({ path, session, notFound }: { path: string; session: Session; notFound: string }): ReactNode {
@@ -83,6 +87,7 @@ function Screen({ path, session, notFound }: { path: string; session: Session; n
   if (path === '/email') return <EmailScreen />;
   if ((params = match('/email/:id', path))) return <EmailScreen id={params.id} />;
   if (path === '/channels') return <ChannelsScreen />;
+  if (path === '/suppressions') return <SuppressionsScreen />;
   return <Text>{notFound}</Text>;
 }
 

@@ -17,6 +17,14 @@ export function useWords<K extends string>(dictionary: Dictionary<K>): Record<K,
   return dictionary[useLanguage()];
 }
 
+/**
+ * A sentence with its `{slots}` filled: the languages put a name in different places ("Move relay-a up",
+ * "انقل relay-a إلى الأعلى"), so each sentence says where.
+ */
+export function fill(sentence: string, values: Record<string, string | number>): string {
+  return sentence.replace(/\{(\w+)\}/g, (slot, name: string) => (name in values ? String(values[name]) : slot));
+}
+
 /** Words every screen uses. */
 export const COMMON = {
   en: {

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Badge, Button, Group, NativeSelect, SegmentedControl, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, usePagedList } from '../api/client';
+import type { paths } from '../api/schema';
 import { useLocalised, useWords } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
@@ -36,6 +37,9 @@ const WORDS = {
     attempts: 'Attempts',
     error: 'Error',
     retry: 'Retry',
+    deliveryStatus: 'Delivery status',
+    allStatuses: 'All',
+    channel: 'Channel',
     back: 'Back to the templates',
     newTemplate: 'New template',
     create: 'Create the draft',
@@ -66,6 +70,9 @@ const WORDS = {
     attempts: 'المحاولات',
     error: 'الخطأ',
     retry: 'أعد المحاولة',
+    deliveryStatus: 'حالة التسليم',
+    allStatuses: 'الكل',
+    channel: 'القناة',
     back: 'عودة إلى القوالب',
     newTemplate: 'قالب جديد',
     create: 'أنشئ المسودة',
@@ -197,11 +204,21 @@ function SendTest({ id, siteId, samples }: { id: string; siteId: string; samples
   );
 }
 
+type DeliveryStatus = paths['/api/email/send/{templateId}/logs']['get']['responses'][200]['content']['application/json']['items'][number]['deliveryStatus'];
+
+/** GOV.UK Notify's statuses, in the order a message goes through them; typed, so one the API drops fails the build. */
+const DELIVERY_STATUSES: DeliveryStatus[] = ['created', 'sending', 'delivered', 'temporary-failure', 'permanent-failure', 'technical-failure', 'suppressed'];
+
 function SendLogs({ id }: { id: string }) {
   const { words, common, time } = useLocalised(WORDS);
   const session = useSession();
-  const logs = usePagedList(['email-logs', id], async (cursor) =>
-    dataOr(await api.GET('/api/email/send/{templateId}/logs', { params: { path: { templateId: id }, query: { limit: 20, cursor } } })),
+  const [deliveryStatus, setDeliveryStatus] = useState<DeliveryStatus | ''>('');
+  const logs = usePagedList(['email-logs', id, deliveryStatus], async (cursor) =>
+    dataOr(
+      await api.GET('/api/email/send/{templateId}/logs', {
+        params: { path: { templateId: id }, query: { limit: 20, cursor, deliveryStatus: deliveryStatus || undefined } },
+      }),
+    ),
   );
   const retry = useMutation({
     mutationFn: async (logId: string) => dataOr(await api.POST('/api/email/logs/{id}/retry', { params: { path: { id: logId } } })),
@@ -209,6 +226,13 @@ function SendLogs({ id }: { id: string }) {
   });
   return (
     <Section title={words.logs} onRefresh={() => void logs.refetch()} gap="xs">
+      <NativeSelect
+        label={words.deliveryStatus}
+        data={[{ value: '', label: words.allStatuses }, ...DELIVERY_STATUSES]}
+        value={deliveryStatus}
+        onChange={(event) => setDeliveryStatus(event.currentTarget.value as DeliveryStatus | '')}
+        w={240}
+      />
       {retry.error && <ProblemAlert error={retry.error} />}
       <PagedTable
         list={logs}
@@ -218,6 +242,8 @@ function SendLogs({ id }: { id: string }) {
           { header: words.recipient, cell: (log) => log.recipient, ltr: true },
           { header: words.locale, cell: (log) => log.locale },
           { header: common.status, cell: (log) => <StatusBadge status={log.status} /> },
+          { header: words.deliveryStatus, cell: (log) => <StatusBadge status={log.deliveryStatus} /> },
+          { header: words.channel, cell: (log) => log.channel ?? '—' },
           { header: words.attempts, cell: (log) => log.attempts },
           { header: common.when, cell: (log) => time(log.createdAt) },
           { header: words.error, cell: (log) => log.error ?? '' },

@@ -30,6 +30,14 @@ const STATUS_COLOURS: Record<string, string> = {
   DEPLOYING: 'blue',
   DRAFT: 'gray',
   ARCHIVED: 'gray',
+  // An email's delivery status (GOV.UK Notify's words, lower case as the API gives them).
+  created: 'gray',
+  sending: 'blue',
+  delivered: 'green',
+  'temporary-failure': 'yellow',
+  'permanent-failure': 'red',
+  'technical-failure': 'red',
+  suppressed: 'gray',
 };
 
 export function StatusBadge({ status }: { status: string }) {
@@ -53,6 +61,12 @@ export function MoreButton({ hasMore, loading, onMore }: { hasMore: boolean; loa
     </Group>
   );
 }
+
+/**
+ * An input's `descriptionProps`: Mantine writes descriptions in its dimmed grey, under AA contrast on white
+ * (axe flags it); gray.7, like the console's other small print, keeps it.
+ */
+export const READABLE_DESCRIPTION = { c: 'gray.7' };
 
 export function ReadOnlyNote({ show }: { show: boolean }) {
   const words = useWords(COMMON);
