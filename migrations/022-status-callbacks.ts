@@ -38,6 +38,10 @@ export async function up(knex: Knex): Promise<void> {
     -- Once per statement, from its transition tables: a bulk send's slice of rows is one insert, not one per row.
     create function email.note_status_changes() returns trigger language plpgsql as $$
     begin
+      -- No site has a callback (the usual case): nothing to note, and no join of the statement's rows.
+      if not exists (select 1 from settings.status_callback) then
+        return null;
+      end if;
       insert into email.status_event (site_id, log_id, status, previous_status)
         select changed.site_id, changed.id, changed.delivery_status, before.delivery_status
         from changed_rows changed join rows_before before on before.id = changed.id

@@ -3,6 +3,7 @@ import { outboundPolicyOf } from '../../adapters/messaging/outbound';
 import { postStatusCallback, StatusCallbackEvent } from '../../adapters/messaging/status-callback';
 import {
   DueStatusEvent,
+  forgetOldStatusEvents,
   leaseDueStatusEvents,
   listenForStatusEvents,
   markStatusEventDelivered,
@@ -17,6 +18,8 @@ import { MessagingDeps } from './deps';
 const PARALLEL_CALLBACKS = 10;
 /** How long a try holds its event: longer than a callback may take (10 s), so that no two tries overlap. */
 const LEASE_SECONDS = 20;
+/** How long delivered and given-up events stay in the outbox, for an operator to look into. */
+const KEEP_EVENTS_DAYS = 7;
 /** How long an idle dispatcher waits without word of a new event before it looks again. */
 const IDLE_LOOK_MS = 5000;
 
@@ -36,6 +39,7 @@ export function deliverStatusCallbacks({ db, config }: MessagingDeps) {
   return async (input: { forMs: number }): Promise<{ delivered: number; failed: number }> => {
     const until = Date.now() + input.forMs;
     const outcome = { delivered: 0, failed: 0 };
+    await forgetOldStatusEvents(db, KEEP_EVENTS_DAYS);
     const listener = await listenForStatusEvents(config.databaseUrl);
     const heartbeat = setInterval(() => Context.current().heartbeat(), 5000);
     try {

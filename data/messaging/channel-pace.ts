@@ -39,3 +39,11 @@ export function awaitTurnOn(db: Knex) {
     return true;
   };
 }
+
+/**
+ * Forgets a configuration's pace: after its limit changes, turns booked under the old limit (a large burst,
+ * a slow rate) must not hold the new one back.
+ */
+export async function forgetPace(db: Knex, configId: string): Promise<void> {
+  await db(CHANNEL_PACE_TABLE).where({ config_id: configId }).delete();
+}

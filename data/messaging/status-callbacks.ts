@@ -42,8 +42,26 @@ export async function saveStatusCallback(
   return row;
 }
 
+/** Removes a site's callback, and gives up its events not yet delivered: a callback set later never hears of them. */
 export async function deleteStatusCallback(db: Knex, siteId: string): Promise<boolean> {
-  return (await db(STATUS_CALLBACK_TABLE).where({ site_id: siteId }).delete()) > 0;
+  return db.transaction(async (trx) => {
+    const removed = await trx(STATUS_CALLBACK_TABLE).where({ site_id: siteId }).delete();
+    await trx(STATUS_EVENT_TABLE)
+      .where({ site_id: siteId })
+      .whereNull('delivered_at')
+      .whereNull('given_up_at')
+      .update({ given_up_at: trx.fn.now(), last_error: "the site's callback was removed" });
+    return removed > 0;
+  });
+}
+
+/** Forgets events delivered or given up more than `days` ago: the outbox keeps a week of history, not all of it. */
+export async function forgetOldStatusEvents(db: Knex, days: number): Promise<number> {
+  const { rowCount } = await db.raw<{ rowCount: number }>(
+    `delete from ${STATUS_EVENT_TABLE} where coalesce(delivered_at, given_up_at) < now() - make_interval(days => ?)`,
+    [days],
+  );
+  return rowCount;
 }
 
 /** The plain signing secret, for the request about to be signed; a tampered or moved one throws. */
@@ -144,7 +162,8 @@ export async function secondsToNextStatusEvent(db: Knex): Promise<number | null>
  * comes first. A lost connection only makes the waits run to `ms`.
  */
 export async function listenForStatusEvents(databaseUrl: string): Promise<{ wait(ms: number): Promise<void>; close(): Promise<void> }> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  // A database that does not answer fails the attempt (retried) rather than hang it before its first heartbeat.
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10000 });
   let notified = false;
   let wake: (() => void) | null = null;
   const notice = () => {

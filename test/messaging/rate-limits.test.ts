@@ -69,4 +69,11 @@ test('a role send through a configuration limited to 5 a second, burst 1, by two
   expect(times[times.length - 1] - times[0]).toBeGreaterThanOrEqual(1700);
   // The pace is the configuration's, kept where every worker reads it.
   expect(await thisFile.platform.db('settings.channel_pace').where({ config_id: limitedId }).first()).toBeDefined();
+  // A changed limit starts afresh: turns booked under the old one do not hold the new one back.
+  const changed = await call(thisFile.api.url, 'PUT', `/api/settings/email/${limitedId}`, {
+    token: admin,
+    body: { configName: 'limited', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relay.port, ratePerSecond: 50, burst: 10 },
+  });
+  expect(changed.body).toEqual(expect.objectContaining({ ratePerSecond: 50, burst: 10 }));
+  expect(await thisFile.platform.db('settings.channel_pace').where({ config_id: limitedId }).first()).toBeUndefined();
 }, 120000);

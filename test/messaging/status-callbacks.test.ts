@@ -90,6 +90,11 @@ test("a site's callback is set by an ADMIN with a secret that is never shown aga
   expectProblem(await call(thisFile.api.url, 'PUT', path, { token: admin, body: { url: 'http://127.0.0.1:9/x' } }), 400, 'VALIDATION_FAILED');
   expectProblem(await call(thisFile.api.url, 'PUT', path, { token: admin, body: { url: 'ftp://example.test/x', secret: SECRET } }), 400, 'VALIDATION_FAILED');
   expectProblem(await call(thisFile.api.url, 'PUT', path, { token: admin, body: { url: 'http://127.0.0.1:9/x', secret: 'short' } }), 400, 'VALIDATION_FAILED');
+  expectProblem(
+    await call(thisFile.api.url, 'PUT', path, { token: admin, body: { url: 'http://user:pass@127.0.0.1:9/x', secret: SECRET } }),
+    400,
+    'VALIDATION_FAILED',
+  );
   expectProblem(await call(thisFile.api.url, 'PUT', path, { token: editor, body: { url: 'http://127.0.0.1:9/x', secret: SECRET } }), 403, 'FORBIDDEN');
   expectProblem(await call(thisFile.api.url, 'GET', path, { token: admin }), 404, 'NOT_FOUND');
 

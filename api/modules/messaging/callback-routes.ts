@@ -70,11 +70,17 @@ export function callbackRoutes({ db, config, resolveHost }: AppDeps): AnyRoute[]
       errors: ['OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { params, body, identity }) => {
         let protocol = '';
+        let credentials = false;
         try {
-          protocol = new URL(body.url).protocol;
+          const parsed = new URL(body.url);
+          protocol = parsed.protocol;
+          credentials = parsed.username !== '' || parsed.password !== '';
         } catch {
           // not a URL at all
         }
+        // A password in the URL would be kept in clear, and no fetch sends one: the signature is the credential.
+        if (credentials)
+          throw badRequest('VALIDATION_FAILED', 'The callback is not valid.', [{ path: 'body.url', message: 'must not carry a user name or password' }]);
         // In production the receiver hears of recipients' addresses: only over TLS.
         const schemes = config.production ? ['https:'] : ['http:', 'https:'];
         if (!schemes.includes(protocol))

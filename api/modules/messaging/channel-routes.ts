@@ -38,7 +38,7 @@ import { Instant, Nullable, SiteId, timestampsOf } from '../../http/common-schem
 import { secretKeysOf } from '../../../lib/secrets';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { integrationLogOf } from '../../../data/messaging/integration-log';
-import { awaitTurnOn } from '../../../data/messaging/channel-pace';
+import { awaitTurnOn, forgetPace } from '../../../data/messaging/channel-pace';
 
 const Text = (maxLength: number) => Type.String({ maxLength });
 const OptionalNullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Nullable(schema));
@@ -347,7 +347,10 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
           );
         }
         const columns = sealPasswords(replaced, secretKeysOf(config), { channel, rowId: params.id });
-        ctx.body = presentConfig(await saveConfig(db, { channel, id: params.id, create: false, columns, activate: body.isActive }));
+        const saved = await saveConfig(db, { channel, id: params.id, create: false, columns, activate: body.isActive });
+        const limitOf = (row: Pick<ChannelConfigRow, 'rate_per_second' | 'burst'>) => `${Number(row.rate_per_second ?? 0)}/${row.burst ?? ''}`;
+        if (limitOf(stored) !== limitOf(saved)) await forgetPace(db, params.id);
+        ctx.body = presentConfig(saved);
       },
     }),
     defineRoute({
