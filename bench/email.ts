@@ -108,7 +108,12 @@ async function main(): Promise<void> {
     `  ${name.padEnd(34)} ${users} messages  ${(ms / 1000).toFixed(2).padStart(7)} s  ${(users / (ms / 1000)).toFixed(1).padStart(8)} messages/s  peak ${mb.toFixed(0)} MiB`;
   console.log(line('baseline: pooled nodemailer', baselineMs, baselinePeakMb) + ' (this process)');
   console.log(line('platform: POST /api/email/send/role', platformMs, workerPeakMb) + ' (worker process)');
-  const logs = logged.map((row) => `${row.status} ${row.n}`).join(', ');
+  // How many of the log rows' updates PostgreSQL wrote in place, touching no index (HOT).
+  const updates = (await db.raw(
+    `select n_tup_upd::int as updated, n_tup_hot_upd::int as hot from pg_stat_user_tables where schemaname = 'email' and relname = 'email_log'`,
+  )) as { rows: Array<{ updated: number; hot: number }> };
+  const { updated, hot } = updates.rows[0];
+  const logs = `${logged.map((row) => `${row.status} ${row.n}`).join(', ')}; row updates ${updated}, in place (HOT) ${((100 * hot) / Math.max(1, updated)).toFixed(0)}%`;
   if (rate !== null) {
     // The limit's own time: the burst goes at once, each further message 1/rate after the one before.
     const limitMs = ((users - (burst ?? Math.ceil(rate))) / rate) * 1000;
