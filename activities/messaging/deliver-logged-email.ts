@@ -19,6 +19,9 @@ import { awaitTurnOn } from '../../data/messaging/channel-pace';
 
 export type LoggedDelivery = 'SUCCESS' | 'FAILED' | 'RETRY';
 
+/** How far ahead a bulk send's message may book its configuration's turn under a rate limit. */
+const BULK_BOOK_AHEAD_MS = 2000;
+
 /** The template revision a log row was written for (sends use exactly that published revision), or the platform's own. */
 export async function loggedTemplate(
   db: Knex,
@@ -92,7 +95,8 @@ export async function sendLoggedEmail(
         headers: log.category === 'bulk' ? oneClickUnsubscribe(config, { siteId: log.site_id, address: log.recipient, category: 'bulk' }) : undefined,
       },
       budgetMs: sendBudgetMs(),
-      awaitTurn: awaitTurnOn(db),
+      // A bulk send books turns a little ahead only, so that single sends are not queued behind it.
+      awaitTurn: awaitTurnOn(db, log.batch_id ? { bookAheadMs: BULK_BOOK_AHEAD_MS } : {}),
       beforeTry: async (next) => {
         if (next.id === handedTo) return;
         await noteSendingThrough(db, log.id, next.id);

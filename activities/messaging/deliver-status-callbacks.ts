@@ -53,7 +53,7 @@ export function deliverStatusCallbacks({ db, config }: MessagingDeps) {
         }
         const nextInSeconds = await secondsToNextStatusEvent(db);
         const waitMs = Math.min(IDLE_LOOK_MS, until - Date.now(), nextInSeconds === null ? Infinity : Math.max(50, nextInSeconds * 1000));
-        if (waitMs > 0) await listener.wait(waitMs);
+        if (waitMs > 0) await listener.wait(waitMs, Context.current().cancellationSignal);
       }
     } finally {
       clearInterval(heartbeat);

@@ -78,8 +78,11 @@ export interface ChannelInOrder {
 
 /** The least a channel is given to take a message, however little time the caller has left. */
 const LEAST_CHANNEL_MS = 5000;
-/** The longest a message waits for its turn under a rate limit when the caller gives no budget (a caller waiting on an answer). */
-const LONGEST_TURN_WAIT_MS = 10000;
+/**
+ * The longest a message waits for its turn under a rate limit when the caller gives no budget: a direct send,
+ * whose caller waits on the answer; a configuration whose turn is further off is passed over.
+ */
+const LONGEST_TURN_WAIT_MS = 1000;
 
 /**
  * Sends one message through the first of the channel's active configurations that takes it, in their

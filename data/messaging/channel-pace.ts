@@ -26,19 +26,34 @@ export async function reserveTurn(db: Knex, args: { configId: string; ratePerSec
 }
 
 /**
- * A configuration's turn under its rate limit, waited for (no limit: at once); false when it is more than
- * `maxWaitMs` away (nothing reserved then). A burst left unset is one second of the rate.
+ * A configuration's turn under its rate limit, waited for (no limit: at once); false when none can be had
+ * within `maxWaitMs` (nothing reserved then). A burst left unset is one second of the rate.
+ *
+ * With `bookAheadMs` (bulk sends), a turn is booked no further ahead than that: while the configuration's
+ * turns are taken beyond it, the message waits and asks again. So bulk sends never hold more than that much
+ * of the configuration's future, and a single send, which books as far as its attempt allows, gets a turn
+ * soon after them rather than behind a whole batch.
  */
-export function awaitTurnOn(db: Knex) {
+export function awaitTurnOn(db: Knex, options: { bookAheadMs?: number } = {}) {
   return async (row: { id: string; rate_per_second?: string | number | null; burst?: number | null }, maxWaitMs: number): Promise<boolean> => {
     if (row.rate_per_second === null || row.rate_per_second === undefined) return true;
     const ratePerSecond = Number(row.rate_per_second);
-    const waitMs = await reserveTurn(db, { configId: row.id, ratePerSecond, burst: row.burst ?? Math.max(1, Math.ceil(ratePerSecond)), maxWaitMs });
-    if (waitMs === null) return false;
-    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-    return true;
+    const burst = row.burst ?? Math.max(1, Math.ceil(ratePerSecond));
+    const until = Date.now() + maxWaitMs;
+    for (;;) {
+      const leftMs = until - Date.now();
+      const waitMs = await reserveTurn(db, { configId: row.id, ratePerSecond, burst, maxWaitMs: Math.min(leftMs, options.bookAheadMs ?? leftMs) });
+      if (waitMs !== null) {
+        if (waitMs > 0) await sleep(waitMs);
+        return true;
+      }
+      if (options.bookAheadMs === undefined || leftMs <= 0) return false;
+      await sleep(Math.min(options.bookAheadMs, leftMs));
+    }
   };
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Forgets a configuration's pace: after its limit changes, turns booked under the old limit (a large burst,

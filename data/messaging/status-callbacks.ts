@@ -158,10 +158,10 @@ export async function secondsToNextStatusEvent(db: Knex): Promise<number | null>
 
 /**
  * A connection that listens for new status events (the trigger's notification): `wait` resolves at the next
- * one, at once if one came since the last wait ended (while its caller was busy), or after `ms`, whichever
- * comes first. A lost connection only makes the waits run to `ms`.
+ * one, at once if one came since the last wait ended (while its caller was busy), after `ms`, or when
+ * `signal` aborts (a worker shutting down), whichever comes first. A lost connection only makes the waits run to `ms`.
  */
-export async function listenForStatusEvents(databaseUrl: string): Promise<{ wait(ms: number): Promise<void>; close(): Promise<void> }> {
+export async function listenForStatusEvents(databaseUrl: string): Promise<{ wait(ms: number, signal?: AbortSignal): Promise<void>; close(): Promise<void> }> {
   // A database that does not answer fails the attempt (retried) rather than hang it before its first heartbeat.
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10000 });
   let notified = false;
@@ -175,15 +175,17 @@ export async function listenForStatusEvents(databaseUrl: string): Promise<{ wait
   await client.connect();
   await client.query(`listen ${STATUS_EVENT_CHANNEL}`);
   return {
-    wait: (ms) =>
+    wait: (ms, signal) =>
       new Promise<void>((resolve) => {
-        const timer = setTimeout(done, notified ? 0 : ms);
+        const timer = setTimeout(done, notified || signal?.aborted ? 0 : ms);
         function done() {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
           wake = null;
           notified = false;
           resolve();
         }
+        signal?.addEventListener('abort', done);
         wake = done;
       }),
     close: () => client.end().catch(() => undefined),

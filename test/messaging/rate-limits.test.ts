@@ -1,5 +1,6 @@
 import { platformWithApi } from '../support/platform';
 import { call, expectProblem } from '../support/http';
+import { waitUntil } from '../support/wait';
 import { publishedTemplate } from './harness';
 import { startRelay, TestRelay } from './relay';
 
@@ -77,3 +78,39 @@ test('a role send through a configuration limited to 5 a second, burst 1, by two
   expect(changed.body).toEqual(expect.objectContaining({ ratePerSecond: 50, burst: 10 }));
   expect(await thisFile.platform.db('settings.channel_pace').where({ config_id: limitedId }).first()).toBeUndefined();
 }, 120000);
+
+test('a single send during a role send on a slow limit is not queued behind the whole batch: bulk sends book their turns only a little ahead', async () => {
+  await call(thisFile.api.url, 'PUT', `/api/settings/email/${limitedId}`, {
+    token: admin,
+    body: { configName: 'limited', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: relay.port, ratePerSecond: 0.5, burst: 1 },
+  });
+  const count = 12;
+  await thisFile.platform
+    .db('directory.user')
+    .insert(
+      Array.from({ length: count }, (_, i) => ({ email: `slow${i}@slow.example`, name: `S ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: ['site-r'] })),
+    );
+  const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-r');
+  const arrivedHere = () => relay.received.filter((to) => to.endsWith('@slow.example'));
+  const sent = await call(thisFile.api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-r' } });
+  expect(sent.body.recipients).toBeGreaterThanOrEqual(count);
+  await waitUntil('the role send under way', () => arrivedHere().length >= 1, { timeoutMs: 60000 });
+
+  const single = await call(thisFile.api.url, 'POST', '/api/email/send', {
+    token: editor,
+    body: { templateId, to: 'single@slow.example', siteId: 'site-r', variables: { user: { name: 'One' }, orders: [{ id: 1 }] } },
+  });
+  expect(single.status).toBe(202);
+  await waitUntil('the single send arrived', () => arrivedHere().includes('single@slow.example'), { timeoutMs: 60000 });
+  // Twelve bulk messages at one every 2 s: behind the whole batch, the single one would come last. Bulk
+  // turns are booked 2 s ahead at most, so it comes within the first few.
+  expect(arrivedHere().indexOf('single@slow.example')).toBeLessThan(5);
+  const log = await thisFile.platform
+    .db('email.email_log')
+    .where({ id: Number(single.body.logId) })
+    .first();
+  await waitUntil('its row recorded', async () =>
+    (await thisFile.platform.db('email.email_log').where({ id: log.id }).first()).status === 'SUCCESS' ? true : null,
+  );
+  expect((await thisFile.platform.db('email.email_log').where({ id: log.id }).first()).attempts).toBe(1);
+}, 180000);

@@ -455,7 +455,7 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
             channels: rows.map((row) => ({ row, passwords: () => openPasswords(row, secretKeysOf(config), body.channel) })),
             message: { channel: body.channel, siteId: body.siteId, to: body.to, subject: body.subject ?? '', content: body.content },
             resolve: deps.resolveHost,
-            // A caller waits on this answer: a configuration's rate limit holds it for 10 seconds at most.
+            // A caller waits on this answer: a configuration's rate limit holds it for a second at most.
             awaitTurn: awaitTurnOn(db),
           });
           ctx.body = { status: 'SUCCESS', detail: 'sent' };
