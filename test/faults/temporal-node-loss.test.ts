@@ -120,15 +120,22 @@ async function round(round: number, victim: number): Promise<void> {
     after(
       (async () => {
         // The sign-off, as a person would give it: tried again until the platform takes it.
+        let lastRefusal: unknown = null;
         const decided = await waitUntil(
           'the sign-off taken with a node down',
           async () => {
             const answer = await decide(admin);
-            if (answer.status !== 200) signOffRefused++;
+            if (answer.status !== 200) {
+              signOffRefused++;
+              lastRefusal = { status: answer.status, body: answer.body };
+            }
             return answer.status === 200 ? answer : null;
           },
           { timeoutMs: 120000, intervalMs: 500 },
-        );
+        ).catch((error: Error) => {
+          // Said with the failure: what the platform last answered, so a run that waits in vain says why.
+          throw new Error(`${error.message}; refused ${signOffRefused} times, the last answer: ${JSON.stringify(lastRefusal)}`);
+        });
         expect(decided.body.status).toBe('APPROVED');
         return platform.temporal.client.workflow.getHandle(publishRun).result();
       })(),
