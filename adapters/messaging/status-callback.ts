@@ -21,6 +21,14 @@ export const SIGNATURE_HEADER = 'X-Opsflow-Signature';
 export const TIMESTAMP_HEADER = 'X-Opsflow-Timestamp';
 export const EVENT_ID_HEADER = 'X-Opsflow-Event-Id';
 
+/** The receiver answered, but not with a 2xx. */
+export class CallbackRefused extends Error {
+  constructor(readonly status: number) {
+    super(`the callback URL answered ${status}`);
+    this.name = 'CallbackRefused';
+  }
+}
+
 const CALLBACK_TIMEOUT_MS = 10000;
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -62,6 +70,6 @@ export async function postStatusCallback(args: { url: string; secret: string; ev
   });
   // Read (and capped) so the connection is free again; what it says is not kept.
   await readCapped(answer.body as ReadableStream<Uint8Array> | null, MAX_ANSWER_BYTES).catch(() => '');
-  if (answer.status < 200 || answer.status >= 300) throw new Error(`the callback URL answered ${answer.status}`);
+  if (answer.status < 200 || answer.status >= 300) throw new CallbackRefused(answer.status);
   return answer.status;
 }

@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
-import { decryptSecret, encryptSecret, reencryptedSecret, SecretKeys, SecretTampered } from '../../lib/secrets';
+import { decryptSecret, encryptSecret, SecretKeys } from '../../lib/secrets';
 import { uniqueOr409 } from '../db-errors';
+import { reencryptColumns } from '../sealed-columns';
 import { notFound } from '../../lib/errors';
 import { Page, PageRequest, paginate } from '../paging';
 
@@ -73,26 +74,9 @@ export async function reencryptPasswords(db: Knex, keys: SecretKeys): Promise<{ 
   const unreadable: string[] = [];
   for (const [channel, table] of Object.entries(CONFIG_TABLES) as Array<[Channel, string]>) {
     const columns = channel === 'EMAIL' ? PASSWORD_COLUMNS : (['service_password'] as const);
-    const rows = await db<ChannelConfigRow>(table).select('id', ...columns);
-    for (const row of rows) {
-      for (const column of columns) {
-        const stored = row[column];
-        if (!stored) continue;
-        let fresh: string | null;
-        try {
-          fresh = reencryptedSecret(stored, keys, { table, column, rowId: row.id });
-        } catch (error) {
-          if (!(error instanceof SecretTampered)) throw error;
-          unreadable.push(`${table}.${column} of ${row.id}`);
-          continue;
-        }
-        if (fresh === null) continue;
-        await db<ChannelConfigRow>(table)
-          .where({ id: row.id, [column]: stored })
-          .update({ [column]: fresh });
-        rewritten++;
-      }
-    }
+    const done = await reencryptColumns(db, keys, { table, idColumn: 'id', columns });
+    rewritten += done.rewritten;
+    unreadable.push(...done.unreadable);
   }
   return { rewritten, unreadable };
 }

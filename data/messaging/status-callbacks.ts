@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Knex } from 'knex';
-import { decryptSecret, encryptSecret, reencryptedSecret, SecretKeys } from '../../lib/secrets';
+import { decryptSecret, encryptSecret, SecretKeys } from '../../lib/secrets';
+import { reencryptColumns } from '../sealed-columns';
 
 export const STATUS_CALLBACK_TABLE = 'settings.status_callback';
 export const STATUS_EVENT_TABLE = 'email.status_event';
@@ -69,23 +70,9 @@ export function openCallbackSecret(row: Pick<StatusCallbackRow, 'site_id' | 'sec
   return decryptSecret(row.secret, keys, secretPlace(row.site_id));
 }
 
-/** Re-encrypts every callback secret the current key did not write; answers how many, and the unreadable ones' sites. */
-export async function reencryptCallbackSecrets(db: Knex, keys: SecretKeys): Promise<{ rewritten: number; unreadable: string[] }> {
-  let rewritten = 0;
-  const unreadable: string[] = [];
-  for (const row of await db<StatusCallbackRow>(STATUS_CALLBACK_TABLE).select('site_id', 'secret')) {
-    let fresh: string | null;
-    try {
-      fresh = reencryptedSecret(row.secret, keys, secretPlace(row.site_id));
-    } catch {
-      unreadable.push(`${STATUS_CALLBACK_TABLE}.secret of site ${row.site_id}`);
-      continue;
-    }
-    if (fresh === null) continue;
-    await db(STATUS_CALLBACK_TABLE).where({ site_id: row.site_id, secret: row.secret }).update({ secret: fresh });
-    rewritten++;
-  }
-  return { rewritten, unreadable };
+/** Re-encrypts every callback secret the current key did not write (`secrets:rotate`). */
+export function reencryptCallbackSecrets(db: Knex, keys: SecretKeys): Promise<{ rewritten: number; unreadable: string[] }> {
+  return reencryptColumns(db, keys, { table: STATUS_CALLBACK_TABLE, idColumn: 'site_id', columns: ['secret'] });
 }
 
 /** One status change to tell a site about, with what its callback needs: where, the sealed secret, the message. */

@@ -4,7 +4,7 @@ import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, notFound } from '../../../lib/errors';
 import { assertOutboundAllowed, outboundPolicyOf } from '../../../adapters/messaging/outbound';
-import { postStatusCallback } from '../../../adapters/messaging/status-callback';
+import { CallbackRefused, postStatusCallback } from '../../../adapters/messaging/status-callback';
 import { deleteStatusCallback, findStatusCallback, openCallbackSecret, saveStatusCallback, StatusCallbackRow } from '../../../data/messaging/status-callbacks';
 import { secretKeysOf } from '../../../lib/secrets';
 import { Instant, SiteId } from '../../http/common-schemas';
@@ -141,8 +141,7 @@ export function callbackRoutes({ db, config, resolveHost }: AppDeps): AnyRoute[]
           const status = await postStatusCallback({ url: row.url, secret, event, policy: policy() });
           ctx.body = { delivered: true, status, detail: `the receiver answered ${status}` };
         } catch (error) {
-          const status = /answered (\d{3})$/.exec((error as Error).message);
-          ctx.body = { delivered: false, status: status ? Number(status[1]) : null, detail: (error as Error).message };
+          ctx.body = { delivered: false, status: error instanceof CallbackRefused ? error.status : null, detail: (error as Error).message };
         }
       },
     }),
