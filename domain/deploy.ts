@@ -21,8 +21,9 @@ export const DEFAULT_HEALTH_PATH = '/actuator/health';
 
 export type ServiceKind = 'CORE' | 'JAR' | 'IMAGE';
 export type ServiceStatus = 'DEPLOYING' | 'RUNNING' | 'DEGRADED' | 'FAILED' | 'UNDEPLOYING';
-export type DeploymentStatus = 'DEPLOYING' | 'RUNNING' | 'SUPERSEDED' | 'FAILED';
-export type DeployStage = 'VALIDATED' | 'BUILDING_IMAGE' | 'STARTING' | 'HEALTH_CHECK' | 'REGISTERING' | 'RUNNING' | 'FAILED';
+/** REVERTED: a rollout whose canary failed its judgement (or was aborted); the previous version kept serving. */
+export type DeploymentStatus = 'DEPLOYING' | 'RUNNING' | 'SUPERSEDED' | 'FAILED' | 'REVERTED';
+export type DeployStage = 'VALIDATED' | 'BUILDING_IMAGE' | 'STARTING' | 'HEALTH_CHECK' | 'CANARY' | 'REGISTERING' | 'RUNNING' | 'FAILED' | 'REVERTED';
 
 export interface DeployEvent {
   at: string;
@@ -82,4 +83,146 @@ export interface EdgeService {
   healthPath: string;
   /** Every registered instance: the health checks decide which get traffic. */
   instances: EdgeInstance[];
+  /** A rollout's new version beside them, on a cluster of its own, and its share of requests in percent (0 to 100). */
+  canary?: { instances: EdgeInstance[]; weight: number };
+}
+
+/**
+ * A canary rollout, as a redeploy asks for it: the new version takes each step's share of requests in turn
+ * (percent, ascending, the last 100); after each pause the step is judged from the edge's statistics.
+ */
+export interface RolloutPlan {
+  steps: number[];
+  pauseSeconds: number;
+  /** The highest share of the canary's answers that may be 5xx. */
+  maxErrorRate: number;
+  /** The slowest p99 the canary may show, in ms; null: latency is not judged. */
+  maxP99Ms: number | null;
+  /** Requests the canary must have answered in a step before it is judged. */
+  minRequests: number;
+}
+
+export const MAX_ROLLOUT_STEPS = 10;
+/** A step with too few requests is judged again after each further pause, this many times, and then reverts. */
+export const ROLLOUT_WAITS_FOR_TRAFFIC = 10;
+
+/** Why a rollout plan is refused, or null. */
+export const rolloutProblem = (rollout: unknown): Problem =>
+  firstProblem(rollout, (given) => {
+    const steps = given.steps;
+    const stepsProblem =
+      !Array.isArray(steps) || steps.length === 0 || steps.length > MAX_ROLLOUT_STEPS
+        ? `steps must be a list of 1 to ${MAX_ROLLOUT_STEPS} shares`
+        : steps.some((step, at) => !Number.isInteger(step) || step < 1 || step > 100 || (at > 0 && step <= steps[at - 1]))
+          ? 'steps must be whole percentages from 1 to 100, each above the one before'
+          : steps[steps.length - 1] !== 100
+            ? 'steps must end at 100'
+            : null;
+    return [
+      stepsProblem,
+      check.integer('pauseSeconds', given.pauseSeconds, 1, 3600),
+      typeof given.maxErrorRate === 'number' && given.maxErrorRate >= 0 && given.maxErrorRate <= 1 ? null : 'maxErrorRate must be a number from 0 to 1',
+      given.maxP99Ms === null || given.maxP99Ms === undefined ? null : check.integer('maxP99Ms', given.maxP99Ms, 1, 600000),
+      check.integer('minRequests', given.minRequests, 0, 1000000),
+    ];
+  });
+
+/** What Envoy counted on one version's cluster since it created it: the raw material of a canary's judgement. */
+export interface VersionCounters {
+  completed: number;
+  errors5xx: number;
+  /** The latency histogram, cumulative: [upper bound in ms, requests at or under it], ascending, finite bounds only (these travel as JSON). */
+  latencyBuckets: Array<[number, number]>;
+  /** Every request the histogram counted (its +Inf bucket). */
+  latencyCount: number;
+  healthyHosts: number;
+  hosts: number;
+}
+
+/**
+ * The 99th percentile of the latencies counted between two readings of a histogram, interpolated inside its
+ * bucket as Prometheus' histogram_quantile does; the highest bound when it lies past every bucket; null with
+ * no request between them.
+ */
+export function p99Between(
+  before: Pick<VersionCounters, 'latencyBuckets' | 'latencyCount'>,
+  after: Pick<VersionCounters, 'latencyBuckets' | 'latencyCount'>,
+): number | null {
+  const earlier = new Map(before.latencyBuckets);
+  const total = after.latencyCount - before.latencyCount;
+  if (total <= 0) return null;
+  const rank = 0.99 * total;
+  let lower = 0;
+  let below = 0;
+  for (const [bound, cumulative] of after.latencyBuckets) {
+    const count = cumulative - (earlier.get(bound) ?? 0);
+    if (count >= rank) return lower + ((bound - lower) * (rank - below)) / Math.max(count - below, 1);
+    lower = bound;
+    below = count;
+  }
+  return lower;
+}
+
+/** One version's figures over a step: the difference of two readings of its counters, and its hosts' health now. */
+export function figuresBetween(before: VersionCounters, after: VersionCounters): VersionFigures {
+  // A cluster Envoy created anew between the readings counts from zero: the later reading is the whole step.
+  const restarted = after.completed < before.completed;
+  const from = restarted ? { completed: 0, errors5xx: 0, latencyBuckets: [] as Array<[number, number]>, latencyCount: 0 } : before;
+  const requests = after.completed - from.completed;
+  const errors5xx = Math.max(0, after.errors5xx - from.errors5xx);
+  return {
+    requests,
+    errors5xx,
+    errorRate: requests > 0 ? errors5xx / requests : 0,
+    p99Ms: p99Between(from, after),
+    healthyHosts: after.healthyHosts,
+    hosts: after.hosts,
+  };
+}
+
+/** One version's answers through the edge during a step: counted by Envoy on its cluster. */
+export interface VersionFigures {
+  requests: number;
+  errors5xx: number;
+  /** errors5xx / requests; 0 with no request. */
+  errorRate: number;
+  /** Estimated from Envoy's latency histogram; null with no request. */
+  p99Ms: number | null;
+  /** Its hosts that pass the edge's health checks, of all its hosts, when judged. */
+  healthyHosts: number;
+  hosts: number;
+}
+
+/** Where a canary rollout stands: its step and share, and the figures it was last judged on. */
+export interface RolloutState {
+  steps: number[];
+  /** The step being run (0-based); -1 before the canary takes requests. */
+  step: number;
+  weight: number;
+  canary: VersionFigures | null;
+  stable: VersionFigures | null;
+  verdict: 'PASS' | 'FAIL' | 'WAIT' | 'PROMOTED' | 'ABORTED' | null;
+  reasons: string[];
+  at: string;
+}
+
+export interface StepJudgement {
+  verdict: 'PASS' | 'FAIL' | 'WAIT';
+  /** What failed the step, or why it waits: each a sentence with the figure and its threshold. */
+  reasons: string[];
+}
+
+/** The rule of a canary step: its 5xx ratio, its p99 and its health checks against the plan's thresholds. */
+export function judgeCanaryStep(plan: RolloutPlan, canary: VersionFigures): StepJudgement {
+  // A failing health check fails the step at once; rates are only judged over enough requests to mean something.
+  if (canary.healthyHosts < canary.hosts)
+    return { verdict: 'FAIL', reasons: [`${canary.hosts - canary.healthyHosts} of ${canary.hosts} new instance(s) fail the edge's health check`] };
+  if (canary.requests < plan.minRequests)
+    return { verdict: 'WAIT', reasons: [`${canary.requests} request(s), fewer than the ${plan.minRequests} needed to judge`] };
+  const failures: string[] = [];
+  if (canary.errorRate > plan.maxErrorRate)
+    failures.push(`5xx ratio ${canary.errorRate.toFixed(3)} (${canary.errors5xx} of ${canary.requests}) above ${plan.maxErrorRate}`);
+  if (plan.maxP99Ms !== null && canary.p99Ms !== null && canary.p99Ms > plan.maxP99Ms)
+    failures.push(`p99 ${Math.round(canary.p99Ms)} ms above ${plan.maxP99Ms} ms`);
+  return failures.length > 0 ? { verdict: 'FAIL', reasons: failures } : { verdict: 'PASS', reasons: [] };
 }

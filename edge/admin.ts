@@ -1,4 +1,5 @@
-import { clusterOf } from './envoy-config';
+import { VersionCounters } from '../domain/deploy';
+import { canaryClusterOf, clusterOf } from './envoy-config';
 
 /** How the running edge holds one host of a service: routed (it takes requests) or not yet (its first check pending, failed or ejected). */
 export type EdgeHosts = Map<string, 'ROUTED' | 'NOT_ROUTED'>;
@@ -15,11 +16,15 @@ function isRouted(status: Record<string, unknown> = {}): boolean {
   return Object.entries(status).every(([flag, value]) => (flag === 'eds_health_status' ? value === 'HEALTHY' : value !== true));
 }
 
+/** A service's own cluster, or its rollout's canary cluster. */
+export type EdgeVersion = 'current' | 'canary';
+const clusterOfVersion = (serviceName: string, version: EdgeVersion) => (version === 'current' ? clusterOf(serviceName) : canaryClusterOf(serviceName));
+
 /**
- * The hosts the edge (Envoy, through its admin) holds for a service, by `host:port`; empty when it has no
- * cluster for it; null when the admin does not answer (the edge is not running).
+ * The hosts the edge (Envoy, through its admin) holds for a service (or its canary), by `host:port`; empty
+ * when it has no cluster for it; null when the admin does not answer (the edge is not running).
  */
-export async function edgeHostsOf(adminUrl: string, serviceName: string): Promise<EdgeHosts | null> {
+export async function edgeHostsOf(adminUrl: string, serviceName: string, version: EdgeVersion = 'current'): Promise<EdgeHosts | null> {
   let statuses: ClusterStatuses;
   try {
     const answer = await fetch(`${adminUrl}/clusters?format=json`, { signal: AbortSignal.timeout(2000) });
@@ -28,7 +33,7 @@ export async function edgeHostsOf(adminUrl: string, serviceName: string): Promis
   } catch {
     return null;
   }
-  const cluster = statuses.cluster_statuses?.find((candidate) => candidate.name === clusterOf(serviceName));
+  const cluster = statuses.cluster_statuses?.find((candidate) => candidate.name === clusterOfVersion(serviceName, version));
   const hosts: EdgeHosts = new Map();
   for (const host of cluster?.host_statuses ?? []) {
     const socket = host.address?.socket_address;
@@ -51,4 +56,91 @@ export async function edgeMetrics(adminUrl: string): Promise<string | null> {
   } catch {
     return null;
   }
+}
+
+const SAMPLE = /^(\w+)\{([^}]*)\} (\S+)$/;
+const LABEL = /(\w+)="([^"]*)"/g;
+
+/**
+ * The counters of a service's two versions (its own cluster and its canary's), from Envoy's Prometheus
+ * statistics; a version Envoy has no cluster for counts zero. Null when the admin does not answer.
+ */
+export async function edgeVersionCounters(adminUrl: string, serviceName: string): Promise<Record<EdgeVersion, VersionCounters> | null> {
+  const text = await edgeMetrics(adminUrl);
+  if (text === null) return null;
+  const empty = (): VersionCounters => ({ completed: 0, errors5xx: 0, latencyBuckets: [], latencyCount: 0, healthyHosts: 0, hosts: 0 });
+  const counters: Record<EdgeVersion, VersionCounters> = { current: empty(), canary: empty() };
+  const versionOf = new Map<string, EdgeVersion>([
+    [clusterOf(serviceName), 'current'],
+    [canaryClusterOf(serviceName), 'canary'],
+  ]);
+  for (const line of text.split('\n')) {
+    const sample = SAMPLE.exec(line);
+    if (!sample) continue;
+    const labels = Object.fromEntries([...sample[2].matchAll(LABEL)].map((match) => [match[1], match[2]]));
+    const version = versionOf.get(labels.envoy_cluster_name);
+    if (!version) continue;
+    const value = Number(sample[3]);
+    const into = counters[version];
+    switch (sample[1]) {
+      case 'envoy_cluster_upstream_rq_completed':
+        into.completed = value;
+        break;
+      case 'envoy_cluster_upstream_rq_xx':
+        if (labels.envoy_response_code_class === '5') into.errors5xx = value;
+        break;
+      case 'envoy_cluster_membership_healthy':
+        into.healthyHosts = value;
+        break;
+      case 'envoy_cluster_membership_total':
+        into.hosts = value;
+        break;
+      case 'envoy_cluster_upstream_rq_time_bucket':
+        if (labels.le !== '+Inf') into.latencyBuckets.push([Number(labels.le), value]);
+        break;
+      case 'envoy_cluster_upstream_rq_time_count':
+        into.latencyCount = value;
+        break;
+    }
+  }
+  for (const version of Object.values(counters)) version.latencyBuckets.sort((a, b) => a[0] - b[0]);
+  return counters;
+}
+
+interface RouteDump {
+  configs?: Array<{ route_config?: { virtual_hosts?: Array<{ routes?: Array<{ route?: RouteAction }> }> } }>;
+}
+interface RouteAction {
+  cluster?: string;
+  weighted_clusters?: { clusters?: Array<{ name: string; weight?: number }> };
+}
+
+/**
+ * The share of a service's requests, in percent, that the routes Envoy runs now give its canary: 0 when no
+ * route names the canary's cluster. Null when the admin does not answer.
+ */
+export async function edgeCanaryWeightOf(adminUrl: string, serviceName: string): Promise<number | null> {
+  let dump: RouteDump;
+  try {
+    const answer = await fetch(`${adminUrl}/config_dump?resource=dynamic_route_configs`, { signal: AbortSignal.timeout(2000) });
+    if (!answer.ok) return null;
+    dump = (await answer.json()) as RouteDump;
+  } catch {
+    return null;
+  }
+  const canary = canaryClusterOf(serviceName);
+  const own = clusterOf(serviceName);
+  for (const config of dump.configs ?? []) {
+    for (const host of config.route_config?.virtual_hosts ?? []) {
+      for (const route of host.routes ?? []) {
+        const action = route.route;
+        if (!action) continue;
+        if (action.cluster === canary) return 100;
+        const clusters = action.weighted_clusters?.clusters ?? [];
+        const share = clusters.find((cluster) => cluster.name === canary);
+        if (share && clusters.some((cluster) => cluster.name === own)) return share.weight ?? 0;
+      }
+    }
+  }
+  return 0;
 }

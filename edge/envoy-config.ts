@@ -40,6 +40,8 @@ const API_CLUSTER = 'opsflow_api';
 const ROUTES = 'opsflow_routes';
 const LISTENER = 'opsflow_edge';
 export const clusterOf = (service: string) => `service_${service}`;
+/** A rollout's new version: a cluster of its own, so Envoy counts its answers apart (names hold no `_`: no clash). */
+export const canaryClusterOf = (service: string) => `canary_${service}`;
 
 const duration = (ms: number) => `${(ms / 1000).toFixed(3)}s`;
 const type = (name: string) => `type.googleapis.com/${name}`;
@@ -209,6 +211,24 @@ const problemRoute = (match: Record<string, unknown>, code: ErrorCode, detail: s
   typed_per_filter_config: filters,
 });
 
+/**
+ * Where a service's requests go: its cluster; in a rollout, the canary's share to the canary's cluster (all
+ * of them at 100), by Envoy's weighted clusters. A canary with no share yet, or no instance, takes none.
+ */
+function clusterChoice(service: EdgeService): Record<string, unknown> {
+  const canary = service.canary;
+  if (!canary || canary.instances.length === 0 || canary.weight === 0) return { cluster: clusterOf(service.name) };
+  if (canary.weight >= 100) return { cluster: canaryClusterOf(service.name) };
+  return {
+    weighted_clusters: {
+      clusters: [
+        { name: clusterOf(service.name), weight: 100 - canary.weight },
+        { name: canaryClusterOf(service.name), weight: canary.weight },
+      ],
+    },
+  };
+}
+
 /** The routes: the platform's reserved slugs and everything outside `/api/` to the API, each service's slug to its cluster. */
 export function edgeRoutes(plan: EdgePlan) {
   const toApi = (match: Record<string, string>) => ({ match, route: { cluster: API_CLUSTER, timeout: '0s' }, typed_per_filter_config: PLATFORM_ROUTE });
@@ -218,7 +238,7 @@ export function edgeRoutes(plan: EdgePlan) {
   const toService = (service: EdgeService, match: Record<string, unknown>, how: { bodyless: boolean }) => ({
     match: how.bodyless ? { ...match, headers: [BODYLESS_METHOD] } : match,
     route: {
-      cluster: clusterOf(service.name),
+      ...clusterChoice(service),
       prefix_rewrite: '/',
       timeout: '0s',
       idle_timeout: duration(plan.idleTimeoutMs),
@@ -354,11 +374,11 @@ export function edgeListeners(plan: EdgePlan) {
 
 /** The clusters: the API, and one per service whose endpoints come from its own file. */
 export function edgeClusters(plan: EdgePlan) {
-  const serviceCluster = (service: EdgeService) => ({
+  const serviceCluster = (service: EdgeService, version: 'current' | 'canary') => ({
     '@type': type('envoy.config.cluster.v3.Cluster'),
-    name: clusterOf(service.name),
+    name: version === 'current' ? clusterOf(service.name) : canaryClusterOf(service.name),
     type: 'EDS',
-    eds_cluster_config: { eds_config: watchedFile(plan.dir, endpointsFileOf(service.name)) },
+    eds_cluster_config: { eds_config: watchedFile(plan.dir, endpointsFileOf(service.name, version)) },
     connect_timeout: duration(plan.connectTimeoutMs),
     lb_policy: 'ROUND_ROBIN',
     // With no instance healthy, answer 503 rather than spread traffic over unhealthy ones.
@@ -387,7 +407,8 @@ export function edgeClusters(plan: EdgePlan) {
       connect_timeout: duration(plan.connectTimeoutMs),
       load_assignment: { cluster_name: API_CLUSTER, endpoints: [{ lb_endpoints: [{ endpoint: { address: address(plan.api) } }] }] },
     },
-    ...plan.services.filter((service) => service.instances.length > 0).map(serviceCluster),
+    ...plan.services.filter((service) => service.instances.length > 0).map((service) => serviceCluster(service, 'current')),
+    ...plan.services.filter((service) => (service.canary?.instances.length ?? 0) > 0).map((service) => serviceCluster(service, 'canary')),
   ];
   if (plan.jwt.jwks) {
     const url = new URL(plan.jwt.jwks.url);
@@ -406,16 +427,18 @@ export function edgeClusters(plan: EdgePlan) {
   return { resources };
 }
 
-export const endpointsFileOf = (service: string) => `eds-${service}.json`;
+/** The file of a service's endpoints, or of its canary's (names hold no `.`: no clash). */
+export const endpointsFileOf = (service: string, version: 'current' | 'canary' = 'current') =>
+  version === 'current' ? `eds-${service}.json` : `eds-canary.${service}.json`;
 
-/** One service's endpoints: every registered instance, for the health checks to judge. */
-export function edgeEndpoints(service: EdgeService) {
+/** One cluster's endpoints: every instance registered to it, for the health checks to judge. */
+export function edgeEndpoints(cluster: string, instances: EdgeInstance[]) {
   return {
     resources: [
       {
         '@type': type('envoy.config.endpoint.v3.ClusterLoadAssignment'),
-        cluster_name: clusterOf(service.name),
-        endpoints: [{ lb_endpoints: service.instances.map((instance) => ({ endpoint: { address: address(instance) } })) }],
+        cluster_name: cluster,
+        endpoints: [{ lb_endpoints: instances.map((instance) => ({ endpoint: { address: address(instance) } })) }],
       },
     ],
   };
@@ -430,6 +453,8 @@ export function edgeBootstrap(args: { dir: string; adminPort: number; adminHost?
     node: { id: 'opsflow-edge', cluster: 'opsflow' },
     admin: { address: address({ host: args.adminHost ?? '127.0.0.1', port: args.adminPort }) },
     dynamic_resources: { lds_config: watchedFile(args.dir, 'lds.json'), cds_config: watchedFile(args.dir, 'cds.json') },
+    // Histograms (the latency a canary step is judged on) reach the admin at each flush: every second, not five.
+    stats_flush_interval: '1s',
     // A ceiling on open client connections, so a flood exhausts no file descriptors.
     overload_manager: {
       resource_monitors: [

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { edgeBootstrap, edgeClusters, edgeEndpoints, edgeListeners, edgeRoutes, EdgePlan, endpointsFileOf } from './envoy-config';
+import { canaryClusterOf, clusterOf, edgeBootstrap, edgeClusters, edgeEndpoints, edgeListeners, edgeRoutes, EdgePlan, endpointsFileOf } from './envoy-config';
 
 /**
  * Writes a file whole or not at all: Envoy, watching the folder, never reads half of one. Owner-only: the
@@ -52,7 +52,11 @@ export function writeEdgeConfig(given: EdgePlan): void {
   };
   const { jwks } = given.jwt;
   const plan = jwks ? { ...given, jwt: { ...given.jwt, jwks: { ...jwks, caFile: copyCaBundle(given.dir, jwks.caFile) } } } : given;
-  for (const service of plan.services) if (service.instances.length > 0) write(endpointsFileOf(service.name), edgeEndpoints(service));
+  for (const service of plan.services) {
+    if (service.instances.length > 0) write(endpointsFileOf(service.name), edgeEndpoints(clusterOf(service.name), service.instances));
+    const canary = service.canary?.instances ?? [];
+    if (canary.length > 0) write(endpointsFileOf(service.name, 'canary'), edgeEndpoints(canaryClusterOf(service.name), canary));
+  }
   write('cds.json', edgeClusters(plan));
   write('rds.json', edgeRoutes(plan));
   write('lds.json', edgeListeners(plan));

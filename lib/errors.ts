@@ -55,6 +55,7 @@ export const ErrorCatalogue = {
   DEPLOYMENT_IN_PROGRESS: entry(409, 'Deployment in progress'),
   SERVICE_NOT_DYNAMIC: entry(409, 'Core service'),
   NO_PREVIOUS_VERSION: entry(409, 'No previous version'),
+  NO_ROLLOUT_IN_PROGRESS: entry(409, 'No rollout in progress'),
   // Deploy run failures (workers; the types of their ApplicationFailures)
   DEPLOY_FAILED: entry(500, 'Deploy failed'),
   INSTANCE_UNHEALTHY: entry(500, 'Instance unhealthy'),
@@ -63,6 +64,7 @@ export const ErrorCatalogue = {
   IMAGE_NOT_FOUND: entry(500, 'Image not found'),
   JAR_MISSING: entry(500, 'JAR missing'),
   EDGE_NOT_ROUTING: entry(500, 'The edge does not route to the new instances'),
+  EDGE_STATS_UNAVAILABLE: entry(500, "The edge's statistics cannot be read"),
   // Versioning and approvals
   REVISION_NOT_FOUND: entry(404, 'Revision not found'),
   APPROVAL_PENDING: entry(409, 'Approval pending'),

@@ -21,6 +21,7 @@ import * as deliveryStatus from './020-delivery-status';
 import * as unsubscribe from './021-unsubscribe';
 import * as statusCallbacks from './022-status-callbacks';
 import * as channelRateLimits from './023-channel-rate-limits';
+import * as rollouts from './024-rollouts';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   { name: '021-unsubscribe', ...unsubscribe },
   { name: '022-status-callbacks', ...statusCallbacks },
   { name: '023-channel-rate-limits', ...channelRateLimits },
+  { name: '024-rollouts', ...rollouts },
 ];

@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
-import { edgeHostsOf } from '../../edge/admin';
-import { finalFailure } from '../failures';
+import { edgeCanaryWeightOf, edgeHostsOf, EdgeVersion } from '../../edge/admin';
+import { finalFailure, retryableFailure } from '../failures';
 
 /** How long a registry change may take to show at the edge before the run goes on without its confirmation. */
 const EDGE_CONFIRM_MS = 15000;
@@ -17,7 +17,7 @@ const POLL_MS = 100;
  */
 export async function untilEdgeRoutes(
   adminUrl: string | null,
-  args: { serviceName: string; routed?: string[]; gone?: string[]; emptied?: boolean; withinMs?: number },
+  args: { serviceName: string; version?: EdgeVersion; routed?: string[]; gone?: string[]; emptied?: boolean; withinMs?: number },
 ): Promise<void> {
   if (!adminUrl) return;
   const routed = args.routed ?? [];
@@ -26,7 +26,7 @@ export async function untilEdgeRoutes(
   const withinMs = args.withinMs ?? EDGE_CONFIRM_MS;
   const deadline = Date.now() + withinMs;
   for (;;) {
-    const hosts = await edgeHostsOf(adminUrl, args.serviceName);
+    const hosts = await edgeHostsOf(adminUrl, args.serviceName, args.version);
     if (hosts === null) {
       log.warn(`the edge's admin at ${adminUrl} does not answer; ${args.serviceName}'s routing change is not confirmed`);
       return;
@@ -46,6 +46,31 @@ export async function untilEdgeRoutes(
       });
       return;
     }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/**
+ * Waits until the routes the edge runs give a service's canary `weight` percent of its requests, so a step
+ * is judged on the share it was given, and a revert is over once it answers. Without an edge there is
+ * nothing to wait for; an edge that has not taken the change within the bound fails this try (retried).
+ */
+export async function untilEdgeShares(adminUrl: string | null, args: { serviceName: string; weight: number; withinMs?: number }): Promise<void> {
+  if (!adminUrl) return;
+  const withinMs = args.withinMs ?? EDGE_CONFIRM_MS;
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const weight = await edgeCanaryWeightOf(adminUrl, args.serviceName);
+    if (weight === null) {
+      log.warn(`the edge's admin at ${adminUrl} does not answer; ${args.serviceName}'s canary share is not confirmed`);
+      return;
+    }
+    if (weight === args.weight) return;
+    if (Date.now() > deadline)
+      throw retryableFailure(
+        'EDGE_NOT_ROUTING',
+        `The edge gives ${args.serviceName}'s canary ${weight}% of requests, not ${args.weight}%, after ${withinMs / 1000} s.`,
+      );
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

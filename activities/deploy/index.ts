@@ -1,4 +1,5 @@
 import { recordJobRun } from '../job-log';
+import { finishRevert, judgeCanaryStep, readVersionCounters, recordRolloutState, registerCanary, retireCanary, shareWithCanary } from './canary';
 import { buildServiceImage } from './build-service-image';
 import { deleteService } from './delete-service';
 import { DeployDeps } from './deps';
@@ -38,6 +39,13 @@ export function createDeployActivities(deps: DeployDeps) {
     ...driver,
     registerDeployment: registerDeployment(deps),
     registerInstances: registerInstances(deps),
+    registerCanary: registerCanary(deps),
+    shareWithCanary: shareWithCanary(deps),
+    readVersionCounters: readVersionCounters(deps),
+    judgeCanaryStep: judgeCanaryStep(deps),
+    recordRolloutState: recordRolloutState(deps),
+    finishRevert: finishRevert(deps),
+    retireCanary: retireCanary(deps),
     removeImage: removeImage(deps),
     pruneServiceImages: pruneServiceImages(deps),
     finishDeployment: finishDeployment(deps),

@@ -2,6 +2,7 @@ import { hadSuccessfulDeployBefore, liveInstanceIds } from '../../data/deploy/in
 import { DeploymentRow, findDeployment, findService } from '../../data/deploy/registry';
 import { DeployDeps } from './deps';
 import { finalFailure } from '../failures';
+import { RolloutPlan } from '../../domain/deploy';
 
 export interface DeployPlan {
   serviceName: string;
@@ -16,6 +17,8 @@ export interface DeployPlan {
   currentInstanceIds: string[];
   /** The deployment serving now, if any: what a failed host-port redeploy brings back. */
   currentDeploymentId?: string | null;
+  /** A canary rollout asked for with this redeploy; absent otherwise (and in runs from before rollouts). */
+  rollout?: RolloutPlan;
 }
 
 /** Reads what a deploy will do from its row; the workflow carries only ids, never env values. */
@@ -36,6 +39,7 @@ export function loadDeployPlan({ db }: DeployDeps) {
       hostPort: deployment.settings.hostPort,
       currentInstanceIds: current,
       currentDeploymentId: service.current_deployment_id,
+      ...(deployment.rollout ? { rollout: deployment.rollout } : {}),
     };
   };
 }

@@ -18,7 +18,7 @@ import {
 /** The rows of the instances the gateway routes to, and of those it stopped routing to: one query each. */
 
 /** Rows for started instances, HEALTHY from now; an instance already recorded is left as it is. */
-async function insertHealthyInstances(db: Knex, args: { serviceId: string; deploymentId: string; instances: StartedInstance[] }): Promise<void> {
+export async function insertHealthyInstances(db: Knex, args: { serviceId: string; deploymentId: string; instances: StartedInstance[] }): Promise<void> {
   if (args.instances.length === 0) return;
   const rows = args.instances.map((instance) => ({
     id: instance.instanceId,
@@ -89,6 +89,10 @@ export async function switchToDeployment(db: Knex, args: { deploymentId: string;
         health_path: settings.healthPath,
         status: 'RUNNING',
         current_deployment_id: deployment.id,
+        // A rollout's canary is the current version from here: no share of its own (its cluster is retired
+        // after the drain); any other deployment's canary is gone.
+        canary_deployment_id: service.canary_deployment_id === deployment.id ? deployment.id : null,
+        canary_weight: 0,
         updated_at: trx.fn.now(),
       });
     await trx<DeploymentRow>(DEPLOYMENT_TABLE)

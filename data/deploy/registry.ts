@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { conflict } from '../../lib/errors';
+import { badRequest, conflict } from '../../lib/errors';
 import { isUniqueViolation } from '../db-errors';
 import { jsonb } from '../db';
 import {
@@ -10,6 +10,8 @@ import {
   DeployEvent,
   DeploymentStatus,
   DeployStage,
+  RolloutPlan,
+  RolloutState,
   ServiceKind,
   ServiceStatus,
   slugOf,
@@ -35,6 +37,9 @@ export interface ServiceRow {
   status: ServiceStatus;
   health_path: string | null;
   current_deployment_id: string | null;
+  /** A rollout's deployment, whose instances the edge routes on a cluster of their own, `canary_weight` percent of requests. */
+  canary_deployment_id: string | null;
+  canary_weight: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -78,6 +83,9 @@ export interface DeploymentRow {
   events: DeployEvent[];
   error: DeployError | null;
   requested_by: string;
+  /** The canary rollout asked for (a redeploy only), and where it stands. */
+  rollout: RolloutPlan | null;
+  rollout_state: RolloutState | null;
   workflow_id: string | null;
   run_id: string | null;
   started_at: Date;
@@ -95,26 +103,48 @@ export async function findDeployment(db: Knex, id: string): Promise<DeploymentRo
   return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ id }).first();
 }
 
-/** Every deployed service as the edge routes it: slug, health path, and its healthy instances' addresses. */
+/**
+ * Every deployed service as the edge routes it: slug, health path, and its healthy instances' addresses. In a
+ * rollout the new deployment's instances are its canary, on a cluster of their own. At a share of 100 they
+ * are also among the service's own instances (taking no requests there), so that the switch that ends the
+ * rollout finds them health-checked on the cluster it routes to; after the switch (the canary is the current
+ * deployment) the canary's cluster stays until it is retired, so no route ever names a cluster being removed.
+ */
 export async function edgeServices(db: Knex): Promise<EdgeService[]> {
   const rows = (await db(`${SERVICE_TABLE} as s`)
     .leftJoin(`${INSTANCE_TABLE} as i`, function () {
       this.on('i.service_id', '=', 's.id').andOnVal('i.state', '=', 'HEALTHY');
     })
     .where('s.dynamic', true)
-    .select('s.slug', 's.name', 's.health_path', 'i.address')
+    .select('s.slug', 's.name', 's.health_path', 's.current_deployment_id', 's.canary_deployment_id', 's.canary_weight', 'i.address', 'i.deployment_id')
     .orderBy([{ column: 's.slug' }, { column: 'i.created_at' }, { column: 'i.id' }])) as Array<{
     slug: string;
     name: string;
     health_path: string | null;
+    current_deployment_id: string | null;
+    canary_deployment_id: string | null;
+    canary_weight: number;
     address: string | null;
+    deployment_id: string | null;
   }>;
   const services = new Map<string, EdgeService>();
   for (const row of rows) {
-    const service = services.get(row.slug) ?? { name: row.name, slug: row.slug, healthPath: row.health_path ?? DEFAULT_HEALTH_PATH, instances: [] };
-    const at = row.address ? /^(.+):(\d+)$/.exec(row.address) : null;
-    if (at) service.instances.push({ host: at[1], port: Number(at[2]) });
+    const service: EdgeService = services.get(row.slug) ?? {
+      name: row.name,
+      slug: row.slug,
+      healthPath: row.health_path ?? DEFAULT_HEALTH_PATH,
+      instances: [],
+      ...(row.canary_deployment_id
+        ? { canary: { instances: [], weight: row.canary_deployment_id === row.current_deployment_id ? 0 : row.canary_weight } }
+        : {}),
+    };
     services.set(row.slug, service);
+    const at = row.address ? /^(.+):(\d+)$/.exec(row.address) : null;
+    if (!at) continue;
+    const instance = { host: at[1], port: Number(at[2]) };
+    const isCanary = service.canary !== undefined && row.deployment_id === row.canary_deployment_id;
+    if (isCanary) service.canary!.instances.push(instance);
+    if (!isCanary || row.canary_weight === 100 || row.canary_deployment_id === row.current_deployment_id) service.instances.push(instance);
   }
   return [...services.values()];
 }
@@ -160,6 +190,8 @@ export async function recordDeployFailure(db: Knex, args: { deploymentId: string
     if (Number(failed) === 0) return;
     const service = await trx<ServiceRow>(SERVICE_TABLE).where({ name: deployment.service_name }).forUpdate().first();
     if (!service) return;
+    if (service.canary_deployment_id === deployment.id)
+      await trx<ServiceRow>(SERVICE_TABLE).where({ id: service.id }).update({ canary_deployment_id: null, canary_weight: 0 });
     if (service.current_deployment_id === null) await trx<ServiceRow>(SERVICE_TABLE).where({ id: service.id }).delete();
     else if (service.status === 'DEPLOYING')
       await trx<ServiceRow>(SERVICE_TABLE).where({ id: service.id }).update({ status: 'RUNNING', updated_at: trx.fn.now() });
@@ -224,6 +256,7 @@ export async function registerDeployRequest(
     redeploy: boolean;
     rollbackOf: string | null;
     requestedBy: string;
+    rollout?: RolloutPlan | null;
     beforeCommit?: () => Promise<void>;
   },
 ): Promise<RegisteredDeploy> {
@@ -236,6 +269,11 @@ export async function registerDeployRequest(
       if (!existing && (await trx<ServiceRow>(SERVICE_TABLE).where({ slug: args.slug }).first('name')))
         throw conflict('SLUG_TAKEN', `Another service already has the slug ${args.slug}.`);
       if (await deployInProgress(trx, { name, status: existing?.status })) throw inProgress(name);
+      if (args.rollout && !existing?.current_deployment_id) {
+        throw badRequest('VALIDATION_FAILED', 'A rollout needs a running version to compare the new one with.', [
+          { path: 'body.rollout', message: `${name} has no running version: deploy it first, then redeploy with a rollout` },
+        ]);
+      }
       const { seq } = (await trx<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: name }).max({ seq: 'seq' }).first()) as { seq: number | null };
       const nextSeq = (seq ?? 0) + 1;
       const image = args.image ?? `${args.imagePrefix}/${name}:${nextSeq}`;
@@ -273,6 +311,7 @@ export async function registerDeployRequest(
           { at: new Date().toISOString(), stage: 'VALIDATED', message: `Accepted: ${args.kind === 'JAR' ? 'JAR' : 'image'} deploy of ${name}.` },
         ]),
         requested_by: args.requestedBy,
+        rollout: args.rollout ? jsonb(trx, args.rollout) : null,
       });
       await args.beforeCommit?.();
       return { firstDeploy, image };

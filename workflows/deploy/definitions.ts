@@ -1,5 +1,5 @@
-import { defineQuery } from '@temporalio/workflow';
-import { DeployError, DeployEvent, DeploymentStatus, DeployStage } from '../../domain/deploy';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { DeployError, DeployEvent, DeploymentStatus, DeployStage, RolloutState } from '../../domain/deploy';
 
 /** The deploy workflows' contract between the API, the workers and the Web UI: ids, inputs, progress. */
 
@@ -28,7 +28,17 @@ export interface DeployProgress {
   status: DeploymentStatus;
   events: DeployEvent[];
   error: DeployError | null;
+  /** A canary rollout's progress; absent for a deploy without one. */
+  rollout?: RolloutState;
 }
+
+/** An operator acting on a rollout before its judge does: promote the canary to all requests now, or revert it. */
+export interface RolloutDecision {
+  /** Who decided (the API's caller), for the deploy's events. */
+  by: string;
+}
+export const promoteRolloutUpdate = defineUpdate<RolloutState, [RolloutDecision]>('promoteRollout');
+export const abortRolloutUpdate = defineUpdate<RolloutState, [RolloutDecision]>('abortRollout');
 
 export const deployProgressQuery = defineQuery<DeployProgress>('progress');
 

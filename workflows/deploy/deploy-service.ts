@@ -4,6 +4,7 @@ import { DeployStage } from '../../domain/deploy';
 import { DeployProgress, deployProgressQuery, DeployServiceInput } from './definitions';
 import { deployInputProblem } from '../../domain/deploy';
 import { refuseInvalidInput } from '../valid-input';
+import { runCanary } from './rollout';
 
 /** Runs started before these markers did not remove a dead run's leftovers first, nor undo a host-port redeploy's stop. */
 export const ORPHANS_REMOVED_FIRST = 'deploy-orphans-removed-first';
@@ -65,6 +66,23 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
     const started = await startInstances(act, { deploymentId: input.deploymentId, count: plan.instances, undo });
     await enter('HEALTH_CHECK', `Waiting up to ${input.healthTimeoutSeconds} s for the health check.`);
     const instances = await waitAllHealthy(act, { deploymentId: input.deploymentId, instances: started, healthTimeoutSeconds: input.healthTimeoutSeconds });
+    if (plan.rollout) {
+      const { steps, pauseSeconds } = plan.rollout;
+      await enter('CANARY', `Rolling out beside the current version: ${steps.join(', ')}% of requests, each step judged after ${pauseSeconds} s.`);
+      progress.rollout = { steps, step: -1, weight: 0, canary: null, stable: null, verdict: null, reasons: [], at: new Date().toISOString() };
+      const rolled = await runCanary(act, { ...input, rollout: plan.rollout, instances, undo, state: progress.rollout });
+      if (rolled.outcome === 'REVERTED') {
+        // The previous version serves every request again: what this run created goes, as after a failure.
+        for (const reason of await undo.run()) wf.log.warn('an undo step of a reverted rollout failed: something it created may be left', { reason });
+        const at = new Date().toISOString();
+        await act.finishRevert({ deploymentId: input.deploymentId, at, reason: rolled.reason });
+        progress.stage = 'REVERTED';
+        progress.status = 'REVERTED';
+        progress.error = { stage: 'CANARY', reason: rolled.reason, lastLogLines: [] };
+        progress.events.push({ at, stage: 'REVERTED', message: rolled.reason });
+        return progress;
+      }
+    }
     await enter('REGISTERING', 'Switching the gateway to the new instances.');
     const { replacedInstanceIds } = await act.registerDeployment({ deploymentId: input.deploymentId, instances });
     undo.clear();
@@ -79,6 +97,7 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
         await wf.sleep(input.drainSeconds * 1000);
         await act.removeInstances({ instanceIds: replacedInstanceIds });
       }
+      if (plan.rollout) await act.retireCanary({ deploymentId: input.deploymentId });
       await act.pruneServiceImages({ serviceName: input.serviceName });
     } catch (error) {
       wf.log.warn('cleanup after the switch failed: replaced instances or old images may be left', { reason: failureOf(error).reason });

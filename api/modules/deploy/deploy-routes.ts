@@ -3,10 +3,20 @@ import { access, AnyRoute, defineRoute } from '../../http/route';
 import { removeUploads, uploadedFile } from '../../http/uploads';
 import { badRequest, notFound, PlatformError } from '../../../lib/errors';
 import { findDeployment } from '../../../data/deploy/registry';
-import { DEFAULT_HEALTH_PATH, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
+import { DEFAULT_HEALTH_PATH, RolloutPlan, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { inspectJar } from './inspect-jar';
 import { presentDeployment } from './presenters';
-import { DeployAcceptedSchema, DeploymentParams, DeploymentSchema, ImageDeployBody, JarDeployFields, JarFactsSchema, JarInspectFields } from './schemas';
+import {
+  DeployAcceptedSchema,
+  DeploymentParams,
+  DeploymentSchema,
+  ImageDeployBody,
+  JarDeployFields,
+  JarFactsSchema,
+  JarInspectFields,
+  RolloutBody,
+} from './schemas';
 import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
 
 const SPRING_BOOT_DEFAULT_PORT = 8080;
@@ -19,6 +29,23 @@ function envFromFields(fields: Record<string, unknown>): Record<string, string> 
       .map(([key, value]) => [key.slice('ENV_'.length), String(value)]),
   );
 }
+
+/** The JAR form's `rollout` field: JSON of RolloutBody's shape, checked as the image deploy's body is. */
+function rolloutFromField(field: string | undefined): RolloutPlan | null {
+  if (!field) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(field);
+  } catch {
+    throw badRequest('VALIDATION_FAILED', 'The rollout is not JSON.', [{ path: 'body.rollout', message: 'must be a JSON object' }]);
+  }
+  if (!rolloutShape.Check(parsed)) {
+    const issue = [...rolloutShape.Errors(parsed)][0];
+    throw badRequest('VALIDATION_FAILED', 'The rollout is not valid.', [{ path: `body.rollout${issue.path.replace(/\//g, '.')}`, message: issue.message }]);
+  }
+  return { ...parsed, maxP99Ms: parsed.maxP99Ms ?? null };
+}
+const rolloutShape = TypeCompiler.Compile(RolloutBody);
 
 const hostPortWarning = (bind: string, hostPort: number) =>
   `hostPort ${hostPort} is published on ${bind}: requests there reach the service directly, bypassing the gateway and its X-User-* identity.`;
@@ -78,6 +105,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
             rollbackOf: null,
             requestedBy: identity.id,
             warnings: [],
+            rollout: rolloutFromField(body.rollout),
           });
         } finally {
           await removeUploads(ctx);
@@ -153,6 +181,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
           rollbackOf: null,
           requestedBy: identity.id,
           warnings: hostPort === null ? [] : [hostPortWarning(config.deployHostBind, hostPort)],
+          rollout: body.rollout ?? null,
         });
       },
     }),

@@ -15,6 +15,7 @@ export function presentDeployment(row: DeploymentRow): Static<typeof DeploymentS
     status: row.status,
     events: row.events.map((event) => ({ at: event.at, stage: event.stage, message: event.message })),
     ...(row.error ? { error: { stage: row.error.stage, reason: row.error.reason, lastLogLines: row.error.lastLogLines } } : {}),
+    ...(row.rollout ? { rollout: row.rollout, rolloutState: row.rollout_state } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
-import { MAX_INSTANCES, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
+import { MAX_INSTANCES, MAX_ROLLOUT_STEPS, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
 
 const ServiceName = Type.String({ pattern: SERVICE_NAME_PATTERN });
 const Group = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$' });
@@ -12,6 +12,18 @@ const ImageRef = Type.String({ maxLength: 255, pattern: '^[a-z0-9]+([._/:-][a-z0
 const PortNumber = Type.Integer({ minimum: 1, maximum: 65535 });
 const blankOr = (schema: ReturnType<typeof Type.String>) => Type.Union([Type.Literal(''), schema]);
 
+/** A canary rollout (spec: deployment, third wave); that the steps ascend and end at 100 is checked beside it. */
+export const RolloutBody = Type.Object(
+  {
+    steps: Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), { minItems: 1, maxItems: MAX_ROLLOUT_STEPS }),
+    pauseSeconds: Type.Integer({ minimum: 1, maximum: 3600 }),
+    maxErrorRate: Type.Number({ minimum: 0, maximum: 1 }),
+    maxP99Ms: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 600000 }), Type.Null()])),
+    minRequests: Type.Integer({ minimum: 0, maximum: 1000000 }),
+  },
+  { additionalProperties: false },
+);
+
 /** The JAR deploy's multipart fields (the `file` part travels beside them); `ENV_<NAME>` fields become env vars. */
 export const JarDeployFields = Type.Object(
   {
@@ -20,6 +32,8 @@ export const JarDeployFields = Type.Object(
     group: Type.Optional(blankOr(Group)),
     healthPath: Type.Optional(blankOr(HealthPath)),
     redeploy: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('')])),
+    /** A canary rollout, as JSON (the shape of RolloutBody). */
+    rollout: Type.Optional(Type.String({ maxLength: 2000 })),
   },
   { additionalProperties: false, patternProperties: { [`^ENV_${EnvName.slice(1)}`]: EnvValue } },
 );
@@ -35,6 +49,7 @@ export const ImageDeployBody = Type.Object(
     group: Type.Optional(Group),
     healthPath: Type.Optional(HealthPath),
     redeploy: Type.Optional(Type.Boolean()),
+    rollout: Type.Optional(RolloutBody),
   },
   { additionalProperties: false },
 );
@@ -82,6 +97,26 @@ export const DeployAcceptedSchema = Type.Object({
 
 const DeployEventSchema = Type.Object({ at: Type.String(), stage: Type.String(), message: Type.String() });
 
+const VersionFiguresSchema = Type.Object({
+  requests: Type.Integer(),
+  errors5xx: Type.Integer(),
+  errorRate: Type.Number(),
+  p99Ms: Type.Union([Type.Number(), Type.Null()]),
+  healthyHosts: Type.Integer(),
+  hosts: Type.Integer(),
+});
+
+export const RolloutStateSchema = Type.Object({
+  steps: Type.Array(Type.Integer()),
+  step: Type.Integer(),
+  weight: Type.Integer(),
+  canary: Type.Union([VersionFiguresSchema, Type.Null()]),
+  stable: Type.Union([VersionFiguresSchema, Type.Null()]),
+  verdict: Type.Union([Type.String(), Type.Null()]),
+  reasons: Type.Array(Type.String()),
+  at: Type.String(),
+});
+
 export const DeploymentSchema = Type.Object({
   deploymentId: Type.String(),
   serviceName: Type.String(),
@@ -89,6 +124,9 @@ export const DeploymentSchema = Type.Object({
   status: Type.String(),
   events: Type.Array(DeployEventSchema),
   error: Type.Optional(Type.Object({ stage: Type.String(), reason: Type.String(), lastLogLines: Type.Array(Type.String()) })),
+  /** The rollout asked for, and where it stands; absent for a deploy without one. */
+  rollout: Type.Optional(RolloutBody),
+  rolloutState: Type.Optional(Type.Union([RolloutStateSchema, Type.Null()])),
 });
 
 export const HistoryItemSchema = Type.Object({
@@ -155,3 +193,5 @@ export const ServiceDetailSchema = Type.Composite([
 ]);
 
 export const DocsServiceSchema = Type.Object({ name: Type.String(), slug: Type.String(), openapiUrl: Type.String() });
+
+export const RolloutDecisionAnswer = Type.Object({ deploymentId: Type.String(), rollout: RolloutStateSchema });

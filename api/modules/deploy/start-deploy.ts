@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import { Static } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
-import { conflict, ErrorCode, unavailable } from '../../../lib/errors';
+import { badRequest, conflict, ErrorCode, unavailable } from '../../../lib/errors';
 import { discardUploadedJar, keepUploadedJar } from '../../../data/deploy/jar-uploads';
 import { DeploySettings, dropDeployRequest, recordDeploymentRun, RegisteredDeploy, registerDeployRequest } from '../../../data/deploy/registry';
 import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
-import { RESERVED_SLUGS, slugOf } from '../../../domain/deploy';
+import { RESERVED_SLUGS, RolloutPlan, rolloutProblem, slugOf } from '../../../domain/deploy';
 import { DEPLOY_SERVICE_WORKFLOW, DeployServiceWorkflow, deployWorkflowId } from '../../../workflows/deploy/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { DeployAcceptedSchema } from './schemas';
@@ -26,6 +26,8 @@ export interface DeployRequest {
   rollbackOf: string | null;
   requestedBy: string;
   warnings: string[];
+  /** A canary rollout (a redeploy only); no maxP99Ms: latency is not judged. */
+  rollout?: (Omit<RolloutPlan, 'maxP99Ms'> & { maxP99Ms?: number | null }) | null;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
   const name = request.serviceName;
   const slug = slugOf(name);
   if (RESERVED_SLUGS.includes(slug)) throw conflict('SLUG_RESERVED', `The slug ${slug} belongs to the platform.`);
+  if (request.rollout) refuseRollout(config.deployDriver, request);
   if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', DOCKER_UNAVAILABLE_DETAIL);
   // A JAR deploy on a machine that builds its base image and cannot: refused now, naming the fix, rather
   // than failing later in the build.
@@ -75,6 +78,7 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
       redeploy: request.redeploy,
       rollbackOf: request.rollbackOf,
       requestedBy: request.requestedBy,
+      rollout: request.rollout ? { ...request.rollout, maxP99Ms: request.rollout.maxP99Ms ?? null } : null,
       // The JAR moves into place inside the transaction: a refused deploy keeps none.
       beforeCommit: request.jarFile ? () => keepUploadedJar({ dataDir: config.dataDir, deploymentId, from: request.jarFile! }) : undefined,
     });
@@ -107,4 +111,20 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
     ...started,
     ...(request.warnings.length > 0 ? { warnings: request.warnings } : {}),
   };
+}
+
+/**
+ * Refuses a rollout the platform cannot run (400 VALIDATION_FAILED on `body.rollout`): steps that do not
+ * ascend to 100, a host-port service (its old instances stop before new ones can bind), the swarm driver (a
+ * swarm service updates its tasks in place: a canary beside them is not built yet, see the README).
+ */
+function refuseRollout(driver: string, request: DeployRequest): void {
+  const refuse = (message: string) => {
+    throw badRequest('VALIDATION_FAILED', 'The rollout cannot be run.', [{ path: 'body.rollout', message }]);
+  };
+  const problem = rolloutProblem(request.rollout);
+  if (problem) refuse(problem);
+  if (!request.redeploy) refuse('a rollout is a redeploy of a running service: send redeploy=true');
+  if (request.settings.hostPort !== null) refuse('a service on a host port cannot run two versions side by side');
+  if (driver === 'swarm') refuse('canary rollouts run under DEPLOY_DRIVER=docker only');
 }

@@ -39,6 +39,10 @@ public class HelloServer {
     String instance = InetAddress.getLocalHost().getHostName();
     HttpServer server = HttpServer.create(new InetSocketAddress(port), 64);
     server.setExecutor(Executors.newFixedThreadPool(8));
+    // FAIL_EVERY=n: every n-th request (health checks aside) answers 500, as a version that is healthy but wrong.
+    String failEveryEnv = System.getenv("FAIL_EVERY");
+    int failEvery = failEveryEnv == null || failEveryEnv.isEmpty() ? 0 : Integer.parseInt(failEveryEnv);
+    java.util.concurrent.atomic.AtomicLong served = new java.util.concurrent.atomic.AtomicLong();
     server.createContext("/", exchange -> {
       byte[] body = exchange.getRequestBody().readAllBytes();
       String path = exchange.getRequestURI().toString();
@@ -59,6 +63,7 @@ public class HelloServer {
               + ",\"bodyBytes\":" + body.length + "}";
       // /status/{code} answers with that status, to show that the gateway relays a service's own errors.
       int status = path.startsWith("/status/") ? Integer.parseInt(path.substring("/status/".length())) : 200;
+      if (failEvery > 0 && !path.equals("/actuator/health") && served.incrementAndGet() % failEvery == 0) status = 500;
       byte[] out = json.getBytes(StandardCharsets.UTF_8);
       exchange.getResponseHeaders().set("Content-Type", "application/json");
       exchange.getResponseHeaders().set("X-Hello-Instance", instance);

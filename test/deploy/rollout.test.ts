@@ -1,0 +1,183 @@
+import { call, expectProblem } from '../support/http';
+import { waitUntil } from '../support/wait';
+import { containersOf, deployClosed, deployTestFile, deploymentOutcome } from './harness';
+import { buildJar, postJar } from './jars';
+import { recordHistory } from '../support/histories';
+
+/**
+ * Canary rollouts through the edge (spec: deployment, third wave): the new version takes each step's share
+ * of requests beside the current one, judged from Envoy's own statistics for the two versions.
+ */
+const { thisFile, tokens, scope, deployJar, worker, expectRunning, trafficTo } = deployTestFile();
+// A swarm service updates its tasks in place: canaries beside them run under the docker driver only, and the
+// swarm driver refuses a rollout (the last test).
+const underSwarm = process.env.DEPLOY_DRIVER === 'swarm';
+const dockerDriverOnly = underSwarm ? test.skip : test;
+
+const rollout = (overrides: Record<string, unknown> = {}) =>
+  JSON.stringify({ steps: [10, 50, 100], pauseSeconds: 3, maxErrorRate: 0.02, maxP99Ms: 2000, minRequests: 15, ...overrides });
+/** The deploy once it has ended. */
+const outcome = (deploymentId: string) => deploymentOutcome(thisFile.api.url, tokens.admin, deploymentId);
+/** The deploy as it stands now. */
+const deployment = async (deploymentId: string) =>
+  (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${deploymentId}`, { token: tokens.admin })).body;
+/** Waits until a rollout runs step `step`, or has ended; answers the deploy as it then stands. */
+const atStep = (deploymentId: string, step: number) =>
+  waitUntil(
+    `step ${step} of the rollout`,
+    async () => {
+      const now = await deployment(deploymentId);
+      return now.rolloutState?.step === step || now.status !== 'DEPLOYING' ? now : null;
+    },
+    180000,
+  );
+const running = (name: string) => containersOf(thisFile.platform.docker.docker, scope(), name, false);
+
+async function firstVersion(name: string, slug: string) {
+  const first = await deployJar(name, 'HelloServer', { ENV_VERSION: '1' });
+  await expectRunning(first);
+  await deployClosed(thisFile.platform.temporal, first);
+  return { first, traffic: await trafficTo(slug) };
+}
+
+dockerDriverOnly(
+  'a canary of a good version promotes through 10/50/100, with the deployments worker killed between two steps, and ends RUNNING on the new version; no request fails',
+  async () => {
+    const { traffic } = await firstVersion('canary-good-service', 'canary-good');
+    const second = await thisFile.platform.startWorker(['deployments']);
+    const accepted = await deployJar('canary-good-service', 'HelloServer', { ENV_VERSION: '2', redeploy: 'true', rollout: rollout() });
+
+    // The first step passed and the second has begun: both workers die there, and a new one carries on.
+    const atSecondStep = await atStep(accepted.deploymentId, 1);
+    expect(atSecondStep).toEqual(expect.objectContaining({ status: 'DEPLOYING', stage: 'CANARY' }));
+    expect(atSecondStep.rolloutState).toEqual(expect.objectContaining({ steps: [10, 50, 100], step: 1, weight: 50 }));
+    await worker().kill();
+    await second.kill();
+    await thisFile.platform.startWorker(['deployments']);
+
+    const done = await outcome(accepted.deploymentId);
+    expect(done.status).toBe('RUNNING');
+    expect(done.events.map((event: { stage: string }) => event.stage)).toEqual(expect.arrayContaining(['CANARY', 'REGISTERING', 'RUNNING']));
+    // The last judgement, at 100%: the canary answered enough requests, none of them 5xx.
+    expect(done.rolloutState).toEqual(expect.objectContaining({ step: 2, weight: 100, verdict: 'PASS' }));
+    expect(done.rolloutState.canary.requests).toBeGreaterThanOrEqual(15);
+    expect(done.rolloutState.canary.errors5xx).toBe(0);
+    await waitUntil('the old instance stopped', async () => (await running('canary-good-service')).length === 1);
+    const mark = traffic.answers.length;
+    await waitUntil('traffic after the rollout', async () => traffic.answers.length > mark + 30);
+    const answers = await traffic.stop();
+
+    expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+    expect(answers.slice(mark + 2).filter((answer) => answer.version !== '2')).toEqual([]);
+    const service = await call(thisFile.api.url, 'GET', '/api/infra/services/canary-good-service', { token: tokens.admin });
+    expect(service.body).toEqual(expect.objectContaining({ status: 'RUNNING', currentDeploymentId: accepted.deploymentId }));
+    await deployClosed(thisFile.platform.temporal, accepted);
+    await recordHistory(thisFile.platform.temporal, { workflowId: accepted.workflowId, runId: accepted.runId, name: 'deploy-canary-promoted' });
+  },
+  300000,
+);
+
+dockerDriverOnly(
+  'a canary of a version that answers 500 to a third of requests reverts at the first step with the figures that failed it; then every request goes to the old version, and no other request fails',
+  async () => {
+    const { traffic } = await firstVersion('canary-bad-service', 'canary-bad');
+    const accepted = await deployJar('canary-bad-service', 'HelloServer', { ENV_VERSION: '2', ENV_FAIL_EVERY: '3', redeploy: 'true', rollout: rollout() });
+
+    const done = await outcome(accepted.deploymentId);
+    expect(done.status).toBe('REVERTED');
+    expect(done.stage).toBe('REVERTED');
+    expect(done.rolloutState).toEqual(expect.objectContaining({ step: 0, weight: 10, verdict: 'FAIL' }));
+    expect(done.rolloutState.canary.errorRate).toBeGreaterThan(0.2);
+    expect(done.error.reason).toMatch(/failed at 10%: 5xx ratio 0\.[0-9]+ \([0-9]+ of [0-9]+\) above 0\.02/);
+    await waitUntil('the canary removed', async () => (await running('canary-bad-service')).length === 1);
+    const mark = traffic.answers.length;
+    await waitUntil('traffic after the revert', async () => traffic.answers.length > mark + 50);
+    const answers = await traffic.stop();
+
+    const afterRevert = answers.slice(mark);
+    expect(afterRevert.filter((answer) => answer.version !== '1')).toEqual([]);
+    // The bad version's own 500s are its answers, counted apart; any other answer that is not 2xx is a failure of the platform.
+    const badVersionOwn = answers.filter((answer) => answer.status === 500 && answer.version === '2');
+    expect(badVersionOwn.length).toBeGreaterThan(0);
+    expect(answers.filter((answer) => answer.status !== 200 && !(answer.status === 500 && answer.version === '2'))).toEqual([]);
+    const service = await call(thisFile.api.url, 'GET', '/api/infra/services/canary-bad-service', { token: tokens.admin });
+    expect(service.body.currentDeploymentId).not.toBe(accepted.deploymentId);
+    expect(service.body.status).toBe('RUNNING');
+    await deployClosed(thisFile.platform.temporal, accepted);
+    await recordHistory(thisFile.platform.temporal, { workflowId: accepted.workflowId, runId: accepted.runId, name: 'deploy-canary-reverted' });
+  },
+  300000,
+);
+
+dockerDriverOnly(
+  'an operator promotes a canary early, or aborts one: promote ends RUNNING on the new version, abort ends REVERTED on the old one; neither is taken without a rollout in progress',
+  async () => {
+    const { traffic } = await firstVersion('canary-hand-service', 'canary-hand');
+    const decide = (kind: string) => call(thisFile.api.url, 'POST', `/api/infra/services/canary-hand-service/rollout/${kind}`, { token: tokens.admin });
+    expectProblem(await decide('promote'), 409, 'NO_ROLLOUT_IN_PROGRESS');
+    expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/canary-hand-service/rollout/abort', { token: tokens.viewer }), 403, 'FORBIDDEN');
+    const patient = rollout({ steps: [10, 100], pauseSeconds: 600 });
+
+    const aborted = await deployJar('canary-hand-service', 'HelloServer', { ENV_VERSION: '2', redeploy: 'true', rollout: patient });
+    expect((await atStep(aborted.deploymentId, 0)).status).toBe('DEPLOYING');
+    const abort = await waitUntil('the abort taken', async () => {
+      const answer = await decide('abort');
+      return answer.status === 200 ? answer : null;
+    });
+    expect(abort.body.deploymentId).toBe(aborted.deploymentId);
+    expect(await outcome(aborted.deploymentId)).toEqual(
+      expect.objectContaining({ status: 'REVERTED', error: expect.objectContaining({ reason: 'The rollout was aborted by ada at 10%.' }) }),
+    );
+    await deployClosed(thisFile.platform.temporal, aborted);
+    await recordHistory(thisFile.platform.temporal, { workflowId: aborted.workflowId, runId: aborted.runId, name: 'deploy-canary-aborted' });
+
+    const promoted = await deployJar('canary-hand-service', 'HelloServer', { ENV_VERSION: '3', redeploy: 'true', rollout: patient });
+    expect((await atStep(promoted.deploymentId, 0)).status).toBe('DEPLOYING');
+    await waitUntil('the promote taken', async () => (await decide('promote')).status === 200);
+    expect((await outcome(promoted.deploymentId)).status).toBe('RUNNING');
+    await deployClosed(thisFile.platform.temporal, promoted);
+    const mark = traffic.answers.length;
+    await waitUntil('traffic after the promote', async () => traffic.answers.length > mark + 30);
+    const answers = await traffic.stop();
+    expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+    expect(answers.slice(mark + 2).filter((answer) => answer.version !== '3')).toEqual([]);
+    expectProblem(await decide('abort'), 409, 'NO_ROLLOUT_IN_PROGRESS');
+  },
+  300000,
+);
+
+test('a rollout the platform cannot run is refused with 400 and deploys nothing: on a first deploy, with steps that do not ascend to 100, or a field that is not its JSON', async () => {
+  const first = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
+    token: tokens.admin,
+    body: {
+      name: 'canary-none-service',
+      image: 'opsflow/none:1',
+      port: 8080,
+      redeploy: true,
+      rollout: { steps: [10, 100], pauseSeconds: 5, maxErrorRate: 0.01, minRequests: 10 },
+    },
+  });
+  expectProblem(first, 400, 'VALIDATION_FAILED');
+  expect(first.body.errors).toEqual([expect.objectContaining({ path: 'body.rollout' })]);
+  const running = await deployJar('canary-none-service', 'HelloServer', { ENV_VERSION: '1' });
+  await expectRunning(running);
+  await deployClosed(thisFile.platform.temporal, running);
+  const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=canary-none-service\n' } });
+  if (underSwarm) {
+    const refused = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar, fields: { redeploy: 'true', rollout: rollout() } });
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(refused.body.errors).toEqual([{ path: 'body.rollout', message: 'canary rollouts run under DEPLOY_DRIVER=docker only' }]);
+  }
+  for (const field of [
+    rollout({ steps: [10, 50] }),
+    rollout({ steps: [50, 10, 100] }),
+    rollout({ pauseSeconds: 0 }),
+    '{"steps":',
+    rollout({ hostile: true }),
+  ]) {
+    const refused = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar, fields: { redeploy: 'true', rollout: field } });
+    expect({ field, status: refused.status, code: refused.body?.code }).toEqual({ field, status: 400, code: 'VALIDATION_FAILED' });
+  }
+  const history = await call(thisFile.api.url, 'GET', '/api/infra/services/canary-none-service/deployments', { token: tokens.admin });
+  expect(history.body.items).toHaveLength(1);
+});

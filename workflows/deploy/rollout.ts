@@ -1,0 +1,86 @@
+import * as wf from '@temporalio/workflow';
+import { RolloutPlan, RolloutState, ROLLOUT_WAITS_FOR_TRAFFIC, StartedInstance } from '../../domain/deploy';
+import { DeployActs, Undo } from './activities';
+import { abortRolloutUpdate, promoteRolloutUpdate, RolloutDecision } from './definitions';
+
+export type RolloutOutcome = { outcome: 'PROMOTED' } | { outcome: 'REVERTED'; reason: string };
+
+/**
+ * A canary rollout of healthy new instances beside the current ones: each step gives the canary its share
+ * of requests at the edge, waits the pause, and is judged on what Envoy counted for the two versions. A step
+ * that passes moves on; one that fails, or an operator's abort, reverts: the canary's share goes back to 0,
+ * and its instances drain and go. An operator's promote gives it every request at once. Answers PROMOTED with
+ * the canary at 100 (the deploy then switches to it), or REVERTED with the reason, the previous version serving.
+ */
+export async function runCanary(
+  act: DeployActs,
+  args: {
+    deploymentId: string;
+    serviceName: string;
+    rollout: RolloutPlan;
+    instances: StartedInstance[];
+    drainSeconds: number;
+    undo: Undo;
+    state: RolloutState;
+  },
+): Promise<RolloutOutcome> {
+  const { deploymentId, serviceName, rollout, state } = args;
+  let decision: ({ kind: 'PROMOTE' | 'ABORT' } & RolloutDecision) | null = null;
+  let judging = false;
+  // Refused before it is written to the history: a decision outside a step, a second one, or a malformed one (an
+  // update sent to Temporal directly, past the API).
+  const acceptsDecision = (given: RolloutDecision) => {
+    if (typeof given?.by !== 'string' || given.by.length === 0 || given.by.length > 200)
+      throw wf.ApplicationFailure.nonRetryable('A rollout decision names who made it.', 'VALIDATION_FAILED');
+    if (!judging || decision) throw wf.ApplicationFailure.nonRetryable('No rollout step is in progress.', 'NO_ROLLOUT_IN_PROGRESS');
+  };
+  const decide = (kind: 'PROMOTE' | 'ABORT') => (given: RolloutDecision) => {
+    decision = { kind, by: given.by };
+    return state;
+  };
+  wf.setHandler(promoteRolloutUpdate, decide('PROMOTE'), { validator: acceptsDecision });
+  wf.setHandler(abortRolloutUpdate, decide('ABORT'), { validator: acceptsDecision });
+
+  const record = async (change: Partial<RolloutState>) => {
+    Object.assign(state, change, { at: new Date().toISOString() });
+    await act.recordRolloutState({ deploymentId, state });
+  };
+  const revert = async (reason: string): Promise<RolloutOutcome> => {
+    judging = false;
+    await act.shareWithCanary({ deploymentId, serviceName, weight: 0 });
+    // What was routed to the canary finishes before its instances go (with the image it ran, through the undo).
+    await wf.sleep(args.drainSeconds * 1000);
+    return { outcome: 'REVERTED', reason };
+  };
+
+  await act.registerCanary({ deploymentId, instances: args.instances });
+  // Should the run fail from here, the canary loses its share before its instances are withdrawn.
+  args.undo.push(() => act.shareWithCanary({ deploymentId, serviceName, weight: 0 }));
+  for (const [step, weight] of rollout.steps.entries()) {
+    await act.shareWithCanary({ deploymentId, serviceName, weight });
+    await record({ step, weight, verdict: null, reasons: [] });
+    const since = await act.readVersionCounters({ serviceName });
+    judging = true;
+    for (let waited = 0; ; waited++) {
+      if (await wf.condition(() => decision !== null, rollout.pauseSeconds * 1000)) break;
+      const { canary, stable, judgement } = await act.judgeCanaryStep({ serviceName, rollout, since });
+      await record({ canary, stable, verdict: judgement.verdict, reasons: judgement.reasons });
+      if (judgement.verdict === 'PASS') break;
+      if (judgement.verdict === 'FAIL') return revert(`The canary failed at ${weight}%: ${judgement.reasons.join('; ')}.`);
+      if (waited >= ROLLOUT_WAITS_FOR_TRAFFIC)
+        return revert(`The canary could not be judged at ${weight}%: ${judgement.reasons.join('; ')} after ${waited + 1} pauses.`);
+    }
+    judging = false;
+    const decided = decision as ({ kind: 'PROMOTE' | 'ABORT' } & RolloutDecision) | null;
+    if (decided?.kind === 'ABORT') {
+      await record({ verdict: 'ABORTED', reasons: [`aborted by ${decided.by}`] });
+      return revert(`The rollout was aborted by ${decided.by} at ${weight}%.`);
+    }
+    if (decided?.kind === 'PROMOTE') {
+      await act.shareWithCanary({ deploymentId, serviceName, weight: 100 });
+      await record({ weight: 100, verdict: 'PROMOTED', reasons: [`promoted by ${decided.by}`] });
+      return { outcome: 'PROMOTED' };
+    }
+  }
+  return { outcome: 'PROMOTED' };
+}
