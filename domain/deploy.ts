@@ -69,6 +69,41 @@ export const undeployInputProblem = (input: unknown): Problem =>
   firstProblem(input, (given) => [check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN)]);
 export const reconcileInputProblem = (input: unknown): Problem => firstProblem(input, timingProblems);
 
+/** What one instance of a service may use: memory (MiB, no swap beyond it), CPUs, and processes. */
+export interface ServiceLimits {
+  memoryMb: number;
+  cpus: number;
+  pids: number;
+}
+export const LIMIT_BOUNDS: Record<keyof ServiceLimits, { min: number; max: number }> = {
+  memoryMb: { min: 32, max: 65536 },
+  cpus: { min: 0.05, max: 64 },
+  pids: { min: 16, max: 65536 },
+};
+
+/**
+ * The limits an instance of a deployment starts with: the current deployment's (a scale, a replacement) are
+ * the service's own; a new deployment's are those it was asked with, else the service's; else the defaults.
+ */
+export function effectiveLimits(args: {
+  service: ServiceLimits | null;
+  deployment: ServiceLimits | undefined;
+  isCurrent: boolean;
+  defaults: ServiceLimits;
+}): ServiceLimits {
+  return (args.isCurrent ? args.service : (args.deployment ?? args.service)) ?? args.defaults;
+}
+
+/** What became of a service's instances, as its history of events says. */
+export type ServiceEventKind = 'STARTED' | 'HEALTHY' | 'UNHEALTHY' | 'EXITED' | 'OOM_KILLED' | 'RESTARTED' | 'ROLLED_BACK' | 'LIMITS_CHANGED';
+export interface ServiceEvent {
+  kind: ServiceEventKind;
+  instanceId: string | null;
+  detail: string;
+  /** Makes recording it again change nothing (a retried activity, a second survey of the same death). */
+  dedupeKey: string;
+}
+
 /** Where the edge reaches something: an instance of a service, the API behind it, its own listener. */
 export interface EdgeInstance {
   host: string;

@@ -56,6 +56,7 @@ export const ErrorCatalogue = {
   SERVICE_NOT_DYNAMIC: entry(409, 'Core service'),
   NO_PREVIOUS_VERSION: entry(409, 'No previous version'),
   NO_ROLLOUT_IN_PROGRESS: entry(409, 'No rollout in progress'),
+  LIMITS_NOT_APPLIED: entry(409, 'The engine refused the limits'),
   // Deploy run failures (workers; the types of their ApplicationFailures)
   DEPLOY_FAILED: entry(500, 'Deploy failed'),
   INSTANCE_UNHEALTHY: entry(500, 'Instance unhealthy'),

@@ -22,6 +22,7 @@ import * as unsubscribe from './021-unsubscribe';
 import * as statusCallbacks from './022-status-callbacks';
 import * as channelRateLimits from './023-channel-rate-limits';
 import * as rollouts from './024-rollouts';
+import * as serviceLimitsAndEvents from './025-service-limits-and-events';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   { name: '022-status-callbacks', ...statusCallbacks },
   { name: '023-channel-rate-limits', ...channelRateLimits },
   { name: '024-rollouts', ...rollouts },
+  { name: '025-service-limits-and-events', ...serviceLimitsAndEvents },
 ];

@@ -47,6 +47,8 @@ export function containerSpec(args: ContainerSpecArgs): Docker.ContainerCreateOp
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges:true'],
       Memory: args.memoryMb * 1024 * 1024,
+      // No swap beyond the limit: past it the kernel kills the process, which the platform reports (OOM_KILLED).
+      MemorySwap: args.memoryMb * 1024 * 1024,
       PidsLimit: args.pidsLimit,
       NanoCpus: Math.round(args.cpus * 1e9),
       // A service that logs without end fills its rotated files, never the host's disk.

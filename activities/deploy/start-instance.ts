@@ -1,5 +1,6 @@
-import { DeploymentRow, findDeployment } from '../../data/deploy/registry';
-import { StartedInstance } from '../../domain/deploy';
+import { DeploymentRow, findDeployment, findService } from '../../data/deploy/registry';
+import { recordServiceEvents } from '../../data/deploy/events';
+import { effectiveLimits, ServiceLimits, StartedInstance } from '../../domain/deploy';
 import { containerName, containerSpec } from './container-spec';
 import { DeployDeps } from './deps';
 import { ensureServiceNetwork } from './service-network';
@@ -28,8 +29,20 @@ export function startInstance(deps: DeployDeps) {
   };
 }
 
-function startContainer({ docker, config }: DeployDeps) {
+/** The limits a deployment's new instances start with (see effectiveLimits). */
+export async function limitsForDeployment({ db, config }: Pick<DeployDeps, 'db' | 'config'>, deployment: DeploymentRow): Promise<ServiceLimits> {
+  const service = await findService(db, deployment.service_name);
+  return effectiveLimits({
+    service: service?.limits ?? null,
+    deployment: deployment.settings.limits,
+    isCurrent: service?.current_deployment_id === deployment.id,
+    defaults: { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit },
+  });
+}
+
+function startContainer({ db, docker, config }: DeployDeps) {
   return async (deployment: DeploymentRow, instanceId: string): Promise<StartedInstance> => {
+    const limits = await limitsForDeployment({ db, config }, deployment);
     const network = await ensureServiceNetwork(docker, {
       network: config.deployNetwork,
       serviceName: deployment.service_name,
@@ -45,9 +58,9 @@ function startContainer({ docker, config }: DeployDeps) {
       settings: deployment.settings,
       network,
       hostBind: config.deployHostBind,
-      memoryMb: config.deployMemoryMb,
-      pidsLimit: config.deployPidsLimit,
-      cpus: config.deployCpus,
+      memoryMb: limits.memoryMb,
+      pidsLimit: limits.pids,
+      cpus: limits.cpus,
       log: { maxSize: config.deployLogMaxSize, maxFiles: config.deployLogMaxFiles },
     });
     const name = containerName({ scope: config.deployScope, serviceName: deployment.service_name, instanceId });
@@ -74,6 +87,14 @@ function startContainer({ docker, config }: DeployDeps) {
       details = await container.inspect();
     }
     const ip = details.NetworkSettings.Networks[network]?.IPAddress;
+    await recordServiceEvents(db, deployment.service_name, [
+      {
+        kind: 'STARTED',
+        instanceId,
+        detail: `Started from ${deployment.image} with ${limits.memoryMb} MiB, ${limits.cpus} CPU(s), ${limits.pids} processes at most.`,
+        dedupeKey: `started:${instanceId}`,
+      },
+    ]);
     return { instanceId, containerId: details.Id, address: ip ? `${ip}:${deployment.settings.port}` : '' };
   };
 }

@@ -89,6 +89,7 @@ export async function switchToDeployment(db: Knex, args: { deploymentId: string;
         health_path: settings.healthPath,
         status: 'RUNNING',
         current_deployment_id: deployment.id,
+        limits: settings.limits ? jsonb(trx, settings.limits) : service.limits ? jsonb(trx, service.limits) : null,
         // A rollout's canary is the current version from here: no share of its own (its cluster is retired
         // after the drain); any other deployment's canary is gone.
         canary_deployment_id: service.canary_deployment_id === deployment.id ? deployment.id : null,
@@ -120,7 +121,7 @@ export async function orphanInstanceIds(db: Knex, args: { serviceId: string; kee
 
 /** The instances of a service not stopped yet, for a deploy that replaces them. */
 export async function liveInstanceIds(db: Knex, serviceId: string): Promise<string[]> {
-  return db<InstanceRow>(INSTANCE_TABLE).where({ service_id: serviceId }).whereNot({ state: 'DEAD' }).pluck('id');
+  return db<InstanceRow>(INSTANCE_TABLE).where({ service_id: serviceId }).whereNotIn('state', ['DEAD', 'OOM_KILLED']).pluck('id');
 }
 
 /** Whether a service had a successful deploy before this one (sequence number `seq`). */
@@ -155,14 +156,17 @@ export async function serviceToSurvey(db: Knex, serviceName: string): Promise<{ 
   if (!service || !['RUNNING', 'DEGRADED'].includes(service.status) || !service.current_deployment_id) return null;
   const instances: InstanceRow[] = await db<InstanceRow>(INSTANCE_TABLE)
     .where({ service_id: service.id })
-    .whereIn('state', ['HEALTHY', 'DEAD'])
+    .whereIn('state', ['HEALTHY', 'DEAD', 'OOM_KILLED'])
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return { service, instances };
 }
 
-/** Records a survey: dead instances leave the gateway at once; the live ones were seen healthy now. */
-export async function recordSurvey(db: Knex, args: { alive: string[]; dead: string[] }): Promise<void> {
-  if (args.dead.length > 0) await db<InstanceRow>(INSTANCE_TABLE).whereIn('id', args.dead).update({ state: 'DEAD' });
+/** Records a survey: dead instances leave the gateway at once (those killed for memory say so); the live ones were seen healthy now. */
+export async function recordSurvey(db: Knex, args: { alive: string[]; dead: string[]; oomKilled?: string[] }): Promise<void> {
+  const oomKilled = args.oomKilled ?? [];
+  const dead = args.dead.filter((id) => !oomKilled.includes(id));
+  if (dead.length > 0) await db<InstanceRow>(INSTANCE_TABLE).whereIn('id', dead).update({ state: 'DEAD' });
+  if (oomKilled.length > 0) await db<InstanceRow>(INSTANCE_TABLE).whereIn('id', oomKilled).update({ state: 'OOM_KILLED' });
   await db<InstanceRow>(INSTANCE_TABLE).whereIn('id', args.alive).update({ last_health_at: db.fn.now() });
 }
 

@@ -12,6 +12,7 @@ import {
   DeployStage,
   RolloutPlan,
   RolloutState,
+  ServiceLimits,
   ServiceKind,
   ServiceStatus,
   slugOf,
@@ -40,11 +41,14 @@ export interface ServiceRow {
   /** A rollout's deployment, whose instances the edge routes on a cluster of their own, `canary_weight` percent of requests. */
   canary_deployment_id: string | null;
   canary_weight: number;
+  /** What each instance may use; null: the platform's defaults (DEPLOY_MEMORY_MB, DEPLOY_CPUS, DEPLOY_PIDS_LIMIT). */
+  limits: ServiceLimits | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export type InstanceState = 'HEALTHY' | 'DRAINING' | 'DEAD';
+/** DEAD and OOM_KILLED (killed by the kernel for memory): found so by a survey, until the reconcile replaces them. */
+export type InstanceState = 'HEALTHY' | 'DRAINING' | 'DEAD' | 'OOM_KILLED';
 
 export interface InstanceRow {
   id: string;
@@ -66,6 +70,8 @@ export interface DeploySettings {
   group: string;
   description: string | null;
   env: Record<string, string>;
+  /** Limits asked for with this deploy; absent: the service keeps the ones it has. */
+  limits?: ServiceLimits;
 }
 
 export interface DeploymentRow {
@@ -257,6 +263,9 @@ export async function registerDeployRequest(
     rollbackOf: string | null;
     requestedBy: string;
     rollout?: RolloutPlan | null;
+    /** Limits asked for with this deploy, any of them; the rest are the service's (or `defaultLimits`). */
+    limits?: Partial<ServiceLimits>;
+    defaultLimits?: ServiceLimits;
     beforeCommit?: () => Promise<void>;
   },
 ): Promise<RegisteredDeploy> {
@@ -278,6 +287,9 @@ export async function registerDeployRequest(
       const nextSeq = (seq ?? 0) + 1;
       const image = args.image ?? `${args.imagePrefix}/${name}:${nextSeq}`;
       const firstDeploy = !existing;
+      const asked = Object.fromEntries(Object.entries(args.limits ?? {}).filter(([, value]) => value !== undefined));
+      const base = existing?.limits ?? args.defaultLimits;
+      const settings: DeploySettings = Object.keys(asked).length > 0 && base ? { ...args.settings, limits: { ...base, ...asked } } : args.settings;
       if (firstDeploy) {
         await trx<ServiceRow>(SERVICE_TABLE).insert({
           name,
@@ -302,7 +314,7 @@ export async function registerDeployRequest(
         kind: args.kind,
         image,
         build_from_jar: args.buildFromJar,
-        settings: jsonb(trx, args.settings),
+        settings: jsonb(trx, settings),
         redeploy: !firstDeploy,
         rollback_of: args.rollbackOf,
         status: 'DEPLOYING',

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
-import { ServiceStatus } from '../../domain/deploy';
+import { ServiceLimits, ServiceStatus } from '../../domain/deploy';
+import { jsonb } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
 import { DEPLOYMENT_TABLE, DeploymentRow, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow, SUCCESSFUL_DEPLOYS } from './registry';
 
@@ -63,4 +64,9 @@ export async function runningServiceAddresses(db: Knex): Promise<Array<{ name: s
     .distinctOn('s.name')
     .orderBy([{ column: 's.name' }, { column: 'i.created_at' }])
     .select('s.name', 's.slug', 'i.address');
+}
+
+/** The limits a service's instances are to have from now. */
+export async function setServiceLimits(db: Knex, args: { serviceId: string; limits: ServiceLimits }): Promise<void> {
+  await db<ServiceRow>(SERVICE_TABLE).where({ id: args.serviceId }).update({ limits: jsonb(db, args.limits), updated_at: db.fn.now() });
 }

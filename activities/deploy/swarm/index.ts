@@ -1,3 +1,4 @@
+import { limitsForDeployment } from '../start-instance';
 import { Context, log, sleep } from '@temporalio/activity';
 import Docker from 'dockerode';
 import { deleteInstanceRows, instanceAddressesByService, orphanInstanceIds, serviceToSurvey } from '../../../data/deploy/instances';
@@ -146,6 +147,7 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
         attach: config.deployAttachContainers,
         driver: 'overlay',
       });
+      const limits = await limitsForDeployment(deps, deployment);
       const spec = swarmServiceSpec({
         serviceName: deployment.service_name,
         scope: config.deployScope,
@@ -154,9 +156,9 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
         settings: deployment.settings,
         network,
         replicas: service.desired_instances,
-        memoryMb: config.deployMemoryMb,
-        pidsLimit: config.deployPidsLimit,
-        cpus: config.deployCpus,
+        memoryMb: limits.memoryMb,
+        pidsLimit: limits.pids,
+        cpus: limits.cpus,
         log: { maxSize: config.deployLogMaxSize, maxFiles: config.deployLogMaxFiles },
         healthTimeoutSeconds: config.deployHealthTimeoutSeconds,
         command,

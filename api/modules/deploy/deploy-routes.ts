@@ -3,7 +3,7 @@ import { access, AnyRoute, defineRoute } from '../../http/route';
 import { removeUploads, uploadedFile } from '../../http/uploads';
 import { badRequest, notFound, PlatformError } from '../../../lib/errors';
 import { findDeployment } from '../../../data/deploy/registry';
-import { DEFAULT_HEALTH_PATH, RolloutPlan, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
+import { DEFAULT_HEALTH_PATH, LIMIT_BOUNDS, RolloutPlan, SERVICE_NAME_PATTERN, ServiceLimits } from '../../../domain/deploy';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { inspectJar } from './inspect-jar';
 import { presentDeployment } from './presenters';
@@ -46,6 +46,19 @@ function rolloutFromField(field: string | undefined): RolloutPlan | null {
   return { ...parsed, maxP99Ms: parsed.maxP99Ms ?? null };
 }
 const rolloutShape = TypeCompiler.Compile(RolloutBody);
+
+/** The JAR form's `memoryMb`, `cpus` and `pids` fields, within the bounds the image deploy's body has. */
+function limitsFromFields(fields: { memoryMb?: string; cpus?: string; pids?: string }): Partial<ServiceLimits> {
+  const limits: Partial<ServiceLimits> = {};
+  for (const key of ['memoryMb', 'cpus', 'pids'] as const) {
+    if (!fields[key]) continue;
+    const value = Number(fields[key]);
+    const { min, max } = LIMIT_BOUNDS[key];
+    if (!(value >= min && value <= max)) throw badRequest('VALIDATION_FAILED', 'A limit is out of bounds.', [{ path: `body.${key}`, message: `must be from ${min} to ${max}` }]);
+    limits[key] = value;
+  }
+  return limits;
+}
 
 const hostPortWarning = (bind: string, hostPort: number) =>
   `hostPort ${hostPort} is published on ${bind}: requests there reach the service directly, bypassing the gateway and its X-User-* identity.`;
@@ -106,6 +119,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
             requestedBy: identity.id,
             warnings: [],
             rollout: rolloutFromField(body.rollout),
+            limits: limitsFromFields(body),
           });
         } finally {
           await removeUploads(ctx);
@@ -182,6 +196,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
           requestedBy: identity.id,
           warnings: hostPort === null ? [] : [hostPortWarning(config.deployHostBind, hostPort)],
           rollout: body.rollout ?? null,
+          limits: { memoryMb: body.memoryMb, cpus: body.cpus, pids: body.pids },
         });
       },
     }),

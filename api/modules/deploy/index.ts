@@ -3,8 +3,9 @@ import { apiModule } from '../../http/module';
 import { deployRoutes } from './deploy-routes';
 import { docsRoutes } from './docs-routes';
 import { rolloutRoutes } from './rollout-routes';
+import { limitsRoutes } from './limits-routes';
 import { serviceRoutes } from './service-routes';
 
 /** Deploy: deploys, the service registry, and the docs of deployed services. The gateway is `gateway.ts`. */
 export const deployModule = (deps: AppDeps) =>
-  apiModule('deploy', ['/api/infra', '/api/docs'], [...deployRoutes(deps), ...serviceRoutes(deps), ...rolloutRoutes(deps), ...docsRoutes(deps)]);
+  apiModule('deploy', ['/api/infra', '/api/docs'], [...deployRoutes(deps), ...serviceRoutes(deps), ...rolloutRoutes(deps), ...limitsRoutes(deps), ...docsRoutes(deps)]);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
-import { MAX_INSTANCES, MAX_ROLLOUT_STEPS, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
+import { LIMIT_BOUNDS, MAX_INSTANCES, MAX_ROLLOUT_STEPS, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
 
 const ServiceName = Type.String({ pattern: SERVICE_NAME_PATTERN });
 const Group = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$' });
@@ -11,6 +11,25 @@ const EnvValue = Type.String({ maxLength: 32768 });
 const ImageRef = Type.String({ maxLength: 255, pattern: '^[a-z0-9]+([._/:-][a-z0-9]+)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$' });
 const PortNumber = Type.Integer({ minimum: 1, maximum: 65535 });
 const blankOr = (schema: ReturnType<typeof Type.String>) => Type.Union([Type.Literal(''), schema]);
+
+/** Limits per instance (spec: deployment, third wave), each optional: what is left out stays as it was. */
+const limitFields = {
+  memoryMb: Type.Optional(Type.Integer({ minimum: LIMIT_BOUNDS.memoryMb.min, maximum: LIMIT_BOUNDS.memoryMb.max })),
+  cpus: Type.Optional(Type.Number({ minimum: LIMIT_BOUNDS.cpus.min, maximum: LIMIT_BOUNDS.cpus.max })),
+  pids: Type.Optional(Type.Integer({ minimum: LIMIT_BOUNDS.pids.min, maximum: LIMIT_BOUNDS.pids.max })),
+};
+export const LimitsBody = Type.Object(limitFields, { additionalProperties: false, minProperties: 1 });
+const LimitsSchema = Type.Object({ memoryMb: Type.Number(), cpus: Type.Number(), pids: Type.Integer() });
+export const LimitsAnswer = Type.Object({
+  /** The limits the service's instances are to have. */
+  limits: LimitsSchema,
+  /** Each running instance's limits as the engine reports them. */
+  instances: Type.Array(Type.Object({ id: Type.String(), containerId: Type.String(), limits: Type.Union([LimitsSchema, Type.Null()]) })),
+});
+export const ServiceEventsQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }) });
+export const ServiceEventsAnswer = Type.Object({
+  items: Type.Array(Type.Object({ at: Type.String(), kind: Type.String(), instanceId: Type.Union([Type.String(), Type.Null()]), detail: Type.String() })),
+});
 
 /** A canary rollout (spec: deployment, third wave); that the steps ascend and end at 100 is checked beside it. */
 export const RolloutBody = Type.Object(
@@ -34,6 +53,9 @@ export const JarDeployFields = Type.Object(
     redeploy: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('')])),
     /** A canary rollout, as JSON (the shape of RolloutBody). */
     rollout: Type.Optional(Type.String({ maxLength: 2000 })),
+    memoryMb: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$' })),
+    cpus: Type.Optional(Type.String({ pattern: '^[0-9]{1,2}(\\.[0-9]{1,3})?$' })),
+    pids: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$' })),
   },
   { additionalProperties: false, patternProperties: { [`^ENV_${EnvName.slice(1)}`]: EnvValue } },
 );
@@ -50,6 +72,7 @@ export const ImageDeployBody = Type.Object(
     healthPath: Type.Optional(HealthPath),
     redeploy: Type.Optional(Type.Boolean()),
     rollout: Type.Optional(RolloutBody),
+    ...limitFields,
   },
   { additionalProperties: false },
 );

@@ -6,7 +6,7 @@ import { discardUploadedJar, keepUploadedJar } from '../../../data/deploy/jar-up
 import { DeploySettings, dropDeployRequest, recordDeploymentRun, RegisteredDeploy, registerDeployRequest } from '../../../data/deploy/registry';
 import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
-import { RESERVED_SLUGS, RolloutPlan, rolloutProblem, slugOf } from '../../../domain/deploy';
+import { RESERVED_SLUGS, RolloutPlan, rolloutProblem, ServiceLimits, slugOf } from '../../../domain/deploy';
 import { DEPLOY_SERVICE_WORKFLOW, DeployServiceWorkflow, deployWorkflowId } from '../../../workflows/deploy/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { DeployAcceptedSchema } from './schemas';
@@ -26,6 +26,8 @@ export interface DeployRequest {
   rollbackOf: string | null;
   requestedBy: string;
   warnings: string[];
+  /** Limits asked for with this deploy, any of them (the rest stay as the service has them). */
+  limits?: Partial<ServiceLimits>;
   /** A canary rollout (a redeploy only); no maxP99Ms: latency is not judged. */
   rollout?: (Omit<RolloutPlan, 'maxP99Ms'> & { maxP99Ms?: number | null }) | null;
 }
@@ -79,6 +81,8 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
       rollbackOf: request.rollbackOf,
       requestedBy: request.requestedBy,
       rollout: request.rollout ? { ...request.rollout, maxP99Ms: request.rollout.maxP99Ms ?? null } : null,
+      limits: request.limits,
+      defaultLimits: { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit },
       // The JAR moves into place inside the transaction: a refused deploy keeps none.
       beforeCommit: request.jarFile ? () => keepUploadedJar({ dataDir: config.dataDir, deploymentId, from: request.jarFile! }) : undefined,
     });

@@ -43,9 +43,19 @@ public class HelloServer {
     String failEveryEnv = System.getenv("FAIL_EVERY");
     int failEvery = failEveryEnv == null || failEveryEnv.isEmpty() ? 0 : Integer.parseInt(failEveryEnv);
     java.util.concurrent.atomic.AtomicLong served = new java.util.concurrent.atomic.AtomicLong();
+    // /allocate/{mb} holds on to that many MiB, every page touched: a service that outgrows its memory limit.
+    java.util.List<byte[]> held = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     server.createContext("/", exchange -> {
       byte[] body = exchange.getRequestBody().readAllBytes();
       String path = exchange.getRequestURI().toString();
+      if (path.startsWith("/allocate/")) {
+        int megabytes = Integer.parseInt(path.substring("/allocate/".length()));
+        for (int i = 0; i < megabytes; i++) {
+          byte[] block = new byte[1024 * 1024];
+          for (int at = 0; at < block.length; at += 4096) block[at] = 1;
+          held.add(block);
+        }
+      }
       String json = path.equals("/actuator/health")
           ? "{\"status\":\"UP\"}"
           : "{\"path\":" + q(path)

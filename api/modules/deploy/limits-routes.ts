@@ -1,0 +1,114 @@
+import crypto from 'node:crypto';
+import { AppDeps } from '../../deps';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors';
+import { deployInProgress, findService, ServiceRow } from '../../../data/deploy/registry';
+import { instancesOf, setServiceLimits } from '../../../data/deploy/services';
+import { recordServiceEvents, serviceEvents } from '../../../data/deploy/events';
+import { readContainerLimits, updateContainerLimits } from '../../../adapters/deploy/container-limits';
+import { DOCKER_UNAVAILABLE_DETAIL } from '../../../adapters/docker';
+import { ServiceLimits } from '../../../domain/deploy';
+import { LimitsAnswer, LimitsBody, ServiceEventsAnswer, ServiceEventsQuery, ServiceParams } from './schemas';
+
+/** A service's limits (read back from the engine, changed in place) and the history of its instances' events. */
+export function limitsRoutes(deps: AppDeps): AnyRoute[] {
+  const { db, config, docker } = deps;
+  const defaults: ServiceLimits = { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit };
+  const dynamicService = async (name: string): Promise<ServiceRow> => {
+    const service = await findService(db, name);
+    if (!service) throw notFound(`No service ${name}.`, 'SERVICE_NOT_FOUND');
+    if (!service.dynamic) throw conflict('SERVICE_NOT_DYNAMIC', `${name} is a core service, managed through docker compose.`);
+    return service;
+  };
+  /** The service's running instances with the limits the engine reports for each. */
+  const readBack = async (service: ServiceRow) => {
+    const instances = (await instancesOf(db, service.id)).filter((instance) => instance.state === 'HEALTHY' || instance.state === 'DRAINING');
+    return Promise.all(
+      instances.map(async (instance) => ({
+        id: instance.id,
+        containerId: instance.container_id,
+        limits: await readContainerLimits(docker.docker, instance.container_id),
+      })),
+    );
+  };
+  const engineAnswers = async () => {
+    if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', DOCKER_UNAVAILABLE_DETAIL);
+  };
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/infra/services/:name/limits',
+      tag: 'infra',
+      summary: "A service's limits, and each running instance's as the engine reports them",
+      access: access.roles('ADMIN'),
+      params: ServiceParams,
+      responses: { 200: { description: 'the limits', schema: LimitsAnswer } },
+      errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DOCKER_UNAVAILABLE'],
+      handler: async (ctx, { params }) => {
+        const service = await dynamicService(params.name);
+        await engineAnswers();
+        ctx.body = { limits: service.limits ?? defaults, instances: await readBack(service) };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/api/infra/services/:name/limits',
+      tag: 'infra',
+      summary: "Change a service's limits: applied to its running containers in place, kept for the instances it starts later",
+      access: access.roles('ADMIN'),
+      params: ServiceParams,
+      body: LimitsBody,
+      responses: { 200: { description: 'the limits, read back from the engine', schema: LimitsAnswer } },
+      errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DEPLOYMENT_IN_PROGRESS', 'LIMITS_NOT_APPLIED', 'DOCKER_UNAVAILABLE'],
+      handler: async (ctx, { params, body, identity }) => {
+        const service = await dynamicService(params.name);
+        if (config.deployDriver === 'swarm') {
+          throw badRequest('VALIDATION_FAILED', 'Limits change with a redeploy under the swarm driver.', [
+            { path: 'body', message: 'under DEPLOY_DRIVER=swarm a swarm applies limits by replacing tasks: redeploy with memoryMb, cpus or pids' },
+          ]);
+        }
+        if (await deployInProgress(db, service)) throw conflict('DEPLOYMENT_IN_PROGRESS', `A deploy, scale or undeploy of ${service.name} is in progress.`);
+        await engineAnswers();
+        const limits: ServiceLimits = { ...(service.limits ?? defaults), ...body };
+        // All the running containers take the limits, or none does: the first the engine refuses puts back the ones before it.
+        const changed: Array<{ containerId: string; before: ServiceLimits }> = [];
+        for (const instance of await readBack(service)) {
+          if (!instance.limits) continue;
+          try {
+            await updateContainerLimits(docker.docker, instance.containerId, limits);
+            changed.push({ containerId: instance.containerId, before: instance.limits });
+          } catch (error) {
+            for (const done of changed) await updateContainerLimits(docker.docker, done.containerId, done.before).catch(() => undefined);
+            throw conflict('LIMITS_NOT_APPLIED', `The engine refused the limits for instance ${instance.id.slice(0, 8)}: ${(error as Error).message}`);
+          }
+        }
+        await setServiceLimits(db, { serviceId: service.id, limits });
+        await recordServiceEvents(db, service.name, [
+          {
+            kind: 'LIMITS_CHANGED',
+            instanceId: null,
+            detail: `${identity.id} set ${limits.memoryMb} MiB, ${limits.cpus} CPU(s), ${limits.pids} processes at most.`,
+            dedupeKey: `limits:${crypto.randomUUID()}`,
+          },
+        ]);
+        ctx.body = { limits, instances: await readBack(service) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/infra/services/:name/events',
+      tag: 'infra',
+      summary: "What became of a service's instances, newest first: started, exited, killed for memory, limits changed",
+      access: access.roles('ADMIN'),
+      params: ServiceParams,
+      query: ServiceEventsQuery,
+      responses: { 200: { description: 'the events', schema: ServiceEventsAnswer } },
+      errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC'],
+      handler: async (ctx, { params, query }) => {
+        const service = await dynamicService(params.name);
+        const rows = await serviceEvents(db, { serviceName: service.name, limit: query.limit });
+        ctx.body = { items: rows.map((row) => ({ at: new Date(row.at).toISOString(), kind: row.kind, instanceId: row.instance_id, detail: row.detail })) };
+      },
+    }),
+  ];
+}
