@@ -118,8 +118,8 @@ export interface EdgeService {
   healthPath: string;
   /** Every registered instance: the health checks decide which get traffic. */
   instances: EdgeInstance[];
-  /** A rollout's new version beside them, on a cluster of its own, and its share of requests in percent (0 to 100). */
-  canary?: { instances: EdgeInstance[]; weight: number };
+  /** A rollout's new version beside them, on a cluster of its own (checked on its own health path), and its share of requests in percent (0 to 100). */
+  canary?: { instances: EdgeInstance[]; weight: number; healthPath: string };
 }
 
 /**
@@ -158,7 +158,7 @@ export const rolloutProblem = (rollout: unknown): Problem =>
       check.integer('pauseSeconds', given.pauseSeconds, 1, 3600),
       typeof given.maxErrorRate === 'number' && given.maxErrorRate >= 0 && given.maxErrorRate <= 1 ? null : 'maxErrorRate must be a number from 0 to 1',
       given.maxP99Ms === null || given.maxP99Ms === undefined ? null : check.integer('maxP99Ms', given.maxP99Ms, 1, 600000),
-      check.integer('minRequests', given.minRequests, 0, 1000000),
+      check.integer('minRequests', given.minRequests, 1, 1000000),
     ];
   });
 
@@ -200,8 +200,8 @@ export function p99Between(
 
 /** One version's figures over a step: the difference of two readings of its counters, and its hosts' health now. */
 export function figuresBetween(before: VersionCounters, after: VersionCounters): VersionFigures {
-  // A cluster Envoy created anew between the readings counts from zero: the later reading is the whole step.
-  const restarted = after.completed < before.completed;
+  // A cluster (or an Envoy) created anew between the readings counts from zero: the later reading is the whole step.
+  const restarted = after.completed < before.completed || after.errors5xx < before.errors5xx || after.latencyCount < before.latencyCount;
   const from = restarted ? { completed: 0, errors5xx: 0, latencyBuckets: [] as Array<[number, number]>, latencyCount: 0 } : before;
   const requests = after.completed - from.completed;
   const errors5xx = Math.max(0, after.errors5xx - from.errors5xx);
@@ -254,6 +254,9 @@ export function judgeCanaryStep(plan: RolloutPlan, canary: VersionFigures): Step
     return { verdict: 'FAIL', reasons: [`${canary.hosts - canary.healthyHosts} of ${canary.hosts} new instance(s) fail the edge's health check`] };
   if (canary.requests < plan.minRequests)
     return { verdict: 'WAIT', reasons: [`${canary.requests} request(s), fewer than the ${plan.minRequests} needed to judge`] };
+  // Envoy's histograms reach its admin at its flush, after its counters: latency is judged once it has them.
+  if (plan.maxP99Ms !== null && canary.p99Ms === null)
+    return { verdict: 'WAIT', reasons: ["the edge's latency histogram has not counted the step's requests yet"] };
   const failures: string[] = [];
   if (canary.errorRate > plan.maxErrorRate)
     failures.push(`5xx ratio ${canary.errorRate.toFixed(3)} (${canary.errors5xx} of ${canary.requests}) above ${plan.maxErrorRate}`);

@@ -394,7 +394,7 @@ export function edgeClusters(plan: EdgePlan) {
         no_traffic_interval: '2s',
         unhealthy_threshold: 2,
         healthy_threshold: 1,
-        http_health_check: { path: service.healthPath },
+        http_health_check: { path: version === 'canary' && service.canary ? service.canary.healthPath : service.healthPath },
       },
     ],
     outlier_detection: { consecutive_gateway_failure: 3, consecutive_5xx: 5, interval: '2s', base_ejection_time: '10s' },

@@ -38,6 +38,28 @@ function copyCaBundle(dir: string, source: string): string {
   return copy;
 }
 
+/** How long a cluster the registry dropped is still written: past the moment Envoy has read routes that no longer name it. */
+const LINGER_MS = 5000;
+type ClusterResource = { name: string } & Record<string, unknown>;
+type Lingering = Map<string, { cluster: ClusterResource; until: number }>;
+/** By folder: the clusters last written, and those dropped since that still linger (with when they go). */
+const writtenClusters = new Map<string, { current: ClusterResource[]; lingering: Lingering }>();
+
+/**
+ * Break after make: Envoy reads the clusters and the routes from two files, and routes that still name a
+ * cluster it has dropped answer 503 for that share of requests (a canary's, when its run is settled). A
+ * dropped cluster is written on for LINGER_MS, named by no route; the control plane's next rewrite drops it.
+ */
+function withLingering(dir: string, clusters: ClusterResource[]): ClusterResource[] {
+  const now = Date.now();
+  const state = writtenClusters.get(dir) ?? { current: [] as ClusterResource[], lingering: new Map() as Lingering };
+  const names = new Set(clusters.map((cluster) => cluster.name));
+  for (const cluster of state.current) if (!names.has(cluster.name)) state.lingering.set(cluster.name, { cluster, until: now + LINGER_MS });
+  for (const [name, { until }] of state.lingering) if (names.has(name) || until <= now) state.lingering.delete(name);
+  writtenClusters.set(dir, { current: clusters, lingering: state.lingering });
+  return [...clusters, ...[...state.lingering.values()].map((entry) => entry.cluster)];
+}
+
 /**
  * Writes the edge's xDS files for a plan: each service's endpoints first, then the clusters, the routes and
  * the listener, so that nothing is named before it exists. A file whose content is unchanged is left alone.
@@ -57,7 +79,7 @@ export function writeEdgeConfig(given: EdgePlan): void {
     const canary = service.canary?.instances ?? [];
     if (canary.length > 0) write(endpointsFileOf(service.name, 'canary'), edgeEndpoints(canaryClusterOf(service.name), canary));
   }
-  write('cds.json', edgeClusters(plan));
+  write('cds.json', { resources: withLingering(plan.dir, edgeClusters(plan).resources as ClusterResource[]) });
   write('rds.json', edgeRoutes(plan));
   write('lds.json', edgeListeners(plan));
 }

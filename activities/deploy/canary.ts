@@ -17,6 +17,7 @@ import {
   VersionFigures,
 } from '../../domain/deploy';
 import { finalFailure, retryableFailure } from '../failures';
+import { discardUploadedJar } from '../../data/deploy/jar-uploads';
 import { refusalsAreFinal } from '../final-refusals';
 import { DeployDeps } from './deps';
 import { untilEdgeRoutes, untilEdgeShares } from './edge-routing';
@@ -71,8 +72,11 @@ export function recordRolloutState({ db }: DeployDeps) {
 }
 
 /** The rollout reverted: the deployment ends REVERTED with its reason; the service has no canary any more. */
-export function finishRevert({ db }: DeployDeps) {
-  return async (input: { deploymentId: string; at: string; reason: string }): Promise<void> => recordRolloutReverted(db, input);
+export function finishRevert({ db, config }: DeployDeps) {
+  return async (input: { deploymentId: string; at: string; reason: string }): Promise<void> => {
+    await recordRolloutReverted(db, input);
+    await discardUploadedJar({ dataDir: config.dataDir, deploymentId: input.deploymentId });
+  };
 }
 
 /** The promoted canary's own cluster goes, now that the service's cluster routes to its instances. */

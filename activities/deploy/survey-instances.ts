@@ -42,7 +42,12 @@ export function surveyInstances({ db, docker }: DeployDeps) {
               dedupeKey: `oom:${instance.id}`,
             });
           } else if (!running) {
-            events.push({ kind: 'EXITED', instanceId: instance.id, detail: `Exited with code ${State.ExitCode} at ${State.FinishedAt}.`, dedupeKey: `exit:${instance.id}` });
+            events.push({
+              kind: 'EXITED',
+              instanceId: instance.id,
+              detail: `Exited with code ${State.ExitCode} at ${State.FinishedAt}.`,
+              dedupeKey: `exit:${instance.id}`,
+            });
           }
         } catch (error) {
           if (!isGone(error)) throw error;

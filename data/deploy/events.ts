@@ -17,7 +17,13 @@ export async function recordServiceEvents(db: Knex, serviceName: string, events:
   if (events.length === 0) return;
   await db(SERVICE_EVENT_TABLE)
     .insert(
-      events.map((event) => ({ service_name: serviceName, instance_id: event.instanceId, kind: event.kind, detail: event.detail, dedupe_key: event.dedupeKey })),
+      events.map((event) => ({
+        service_name: serviceName,
+        instance_id: event.instanceId,
+        kind: event.kind,
+        detail: event.detail,
+        dedupe_key: event.dedupeKey,
+      })),
     )
     .onConflict('dedupe_key')
     .ignore();

@@ -154,6 +154,9 @@ export async function builtImages(db: Knex, serviceName: string): Promise<string
 export async function serviceToSurvey(db: Knex, serviceName: string): Promise<{ service: ServiceRow; instances: InstanceRow[] } | null> {
   const service: ServiceRow | undefined = await db<ServiceRow>(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).first();
   if (!service || !['RUNNING', 'DEGRADED'].includes(service.status) || !service.current_deployment_id) return null;
+  // A deploy in progress (a rollout's canary among them) registers instances of its own: they are its to
+  // keep or let go, never a scale's to count (a scale run started on Temporal directly could otherwise drain them).
+  if (await deployInProgress(db, service)) return null;
   const instances: InstanceRow[] = await db<InstanceRow>(INSTANCE_TABLE)
     .where({ service_id: service.id })
     .whereIn('state', ['HEALTHY', 'DEAD', 'OOM_KILLED'])

@@ -121,8 +121,19 @@ export async function edgeServices(db: Knex): Promise<EdgeService[]> {
     .leftJoin(`${INSTANCE_TABLE} as i`, function () {
       this.on('i.service_id', '=', 's.id').andOnVal('i.state', '=', 'HEALTHY');
     })
+    .leftJoin(`${DEPLOYMENT_TABLE} as c`, 'c.id', 's.canary_deployment_id')
     .where('s.dynamic', true)
-    .select('s.slug', 's.name', 's.health_path', 's.current_deployment_id', 's.canary_deployment_id', 's.canary_weight', 'i.address', 'i.deployment_id')
+    .select(
+      's.slug',
+      's.name',
+      's.health_path',
+      's.current_deployment_id',
+      's.canary_deployment_id',
+      's.canary_weight',
+      db.raw(`c.settings->>'healthPath' as canary_health_path`),
+      'i.address',
+      'i.deployment_id',
+    )
     .orderBy([{ column: 's.slug' }, { column: 'i.created_at' }, { column: 'i.id' }])) as Array<{
     slug: string;
     name: string;
@@ -130,6 +141,7 @@ export async function edgeServices(db: Knex): Promise<EdgeService[]> {
     current_deployment_id: string | null;
     canary_deployment_id: string | null;
     canary_weight: number;
+    canary_health_path: string | null;
     address: string | null;
     deployment_id: string | null;
   }>;
@@ -141,7 +153,13 @@ export async function edgeServices(db: Knex): Promise<EdgeService[]> {
       healthPath: row.health_path ?? DEFAULT_HEALTH_PATH,
       instances: [],
       ...(row.canary_deployment_id
-        ? { canary: { instances: [], weight: row.canary_deployment_id === row.current_deployment_id ? 0 : row.canary_weight } }
+        ? {
+            canary: {
+              instances: [],
+              weight: row.canary_deployment_id === row.current_deployment_id ? 0 : row.canary_weight,
+              healthPath: row.canary_health_path ?? DEFAULT_HEALTH_PATH,
+            },
+          }
         : {}),
     };
     services.set(row.slug, service);
@@ -194,6 +212,9 @@ export async function recordDeployFailure(db: Knex, args: { deploymentId: string
         events: trx.raw('events || ?::jsonb', [JSON.stringify([event])]),
       });
     if (Number(failed) === 0) return;
+    // Instances a dead run left registered (a canary's, a redeploy's before its switch) never serve as the
+    // service's own: the edge stops routing to them at once; their containers go with the run's leftovers.
+    await trx<InstanceRow>(INSTANCE_TABLE).where({ deployment_id: deployment.id }).update({ state: 'DRAINING' });
     const service = await trx<ServiceRow>(SERVICE_TABLE).where({ name: deployment.service_name }).forUpdate().first();
     if (!service) return;
     if (service.canary_deployment_id === deployment.id)

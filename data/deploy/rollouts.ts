@@ -3,7 +3,7 @@ import { RolloutState, StartedInstance } from '../../domain/deploy';
 import { notFound } from '../../lib/errors';
 import { jsonb } from '../db';
 import { insertHealthyInstances } from './instances';
-import { DEPLOYMENT_TABLE, DeploymentRow, findDeployment, SERVICE_TABLE, ServiceRow } from './registry';
+import { DEPLOYMENT_TABLE, DeploymentRow, findDeployment, INSTANCE_TABLE, InstanceRow, SERVICE_TABLE, ServiceRow } from './registry';
 
 /** A canary rollout's rows: the new instances beside the current ones, their share of requests, the outcome. */
 
@@ -59,6 +59,7 @@ export async function recordRolloutReverted(db: Knex, args: { deploymentId: stri
       })
       .returning('service_name');
     if (reverted.length === 0) return;
+    await trx<InstanceRow>(INSTANCE_TABLE).where({ deployment_id: args.deploymentId }).update({ state: 'DRAINING' });
     await trx<ServiceRow>(SERVICE_TABLE)
       .where({ canary_deployment_id: args.deploymentId })
       .update({ canary_deployment_id: null, canary_weight: 0, updated_at: trx.fn.now() });

@@ -68,5 +68,7 @@ export async function runningServiceAddresses(db: Knex): Promise<Array<{ name: s
 
 /** The limits a service's instances are to have from now. */
 export async function setServiceLimits(db: Knex, args: { serviceId: string; limits: ServiceLimits }): Promise<void> {
-  await db<ServiceRow>(SERVICE_TABLE).where({ id: args.serviceId }).update({ limits: jsonb(db, args.limits), updated_at: db.fn.now() });
+  await db<ServiceRow>(SERVICE_TABLE)
+    .where({ id: args.serviceId })
+    .update({ limits: jsonb(db, args.limits), updated_at: db.fn.now() });
 }

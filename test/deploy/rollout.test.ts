@@ -146,6 +146,33 @@ dockerDriverOnly(
   300000,
 );
 
+dockerDriverOnly(
+  "a rollout whose run is terminated mid-step, past the API: once the platform settles it, the canary's version never serves again, and no request fails",
+  async () => {
+    const { traffic } = await firstVersion('canary-dead-service', 'canary-dead');
+    const accepted = await deployJar('canary-dead-service', 'HelloServer', {
+      ENV_VERSION: '2',
+      redeploy: 'true',
+      rollout: rollout({ steps: [50, 100], pauseSeconds: 600 }),
+    });
+    expect((await atStep(accepted.deploymentId, 0)).status).toBe('DEPLOYING');
+    await waitUntil('the canary answers', async () => traffic.answers.some((answer) => answer.version === '2'));
+    await thisFile.platform.temporal.client.workflow.getHandle(accepted.workflowId, accepted.runId).terminate('an operator in the Web UI');
+    // The next operation on the service settles the dead run: here a scale to two instances.
+    const scale = await call(thisFile.api.url, 'POST', '/api/infra/services/canary-dead-service/scale', { token: tokens.admin, body: { instances: 2 } });
+    expect(scale.status).toBe(202);
+    expect((await deployment(accepted.deploymentId)).status).toBe('FAILED');
+    const settled = traffic.answers.length;
+    await thisFile.platform.temporal.client.workflow.getHandle(scale.body.workflowId, scale.body.runId).result();
+    const mark = traffic.answers.length;
+    await waitUntil('traffic after the settle', async () => traffic.answers.length > mark + 100);
+    const answers = await traffic.stop();
+    expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+    expect(answers.slice(settled + 2).filter((answer) => answer.version !== '1')).toEqual([]);
+  },
+  300000,
+);
+
 test('a rollout the platform cannot run is refused with 400 and deploys nothing: on a first deploy, with steps that do not ascend to 100, or a field that is not its JSON', async () => {
   const first = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
     token: tokens.admin,

@@ -1,5 +1,5 @@
 import * as wf from '@temporalio/workflow';
-import { RolloutPlan, RolloutState, ROLLOUT_WAITS_FOR_TRAFFIC, StartedInstance } from '../../domain/deploy';
+import { RolloutPlan, RolloutState, ROLLOUT_WAITS_FOR_TRAFFIC, StartedInstance, StepJudgement } from '../../domain/deploy';
 import { DeployActs, Undo } from './activities';
 import { abortRolloutUpdate, promoteRolloutUpdate, RolloutDecision } from './definitions';
 
@@ -54,21 +54,36 @@ export async function runCanary(
   };
 
   await act.registerCanary({ deploymentId, instances: args.instances });
-  // Should the run fail from here, the canary loses its share before its instances are withdrawn.
-  args.undo.push(() => act.shareWithCanary({ deploymentId, serviceName, weight: 0 }));
+  // Should the run fail from here, the canary loses its share, and what was routed to it finishes, before
+  // its instances are withdrawn.
+  args.undo.push(async () => {
+    await act.shareWithCanary({ deploymentId, serviceName, weight: 0 });
+    await wf.sleep(args.drainSeconds * 1000);
+  });
+  const pauseMs = rollout.pauseSeconds * 1000;
+  // Judged along the pause, not only at its end: a canary that fails early (its health checks, its errors
+  // over enough requests) reverts at once. At most ten looks a pause, so a long pause keeps a short history.
+  const lookEveryMs = Math.min(pauseMs, Math.max(5000, Math.ceil(pauseMs / 10)));
   for (const [step, weight] of rollout.steps.entries()) {
     await act.shareWithCanary({ deploymentId, serviceName, weight });
     await record({ step, weight, verdict: null, reasons: [] });
     const since = await act.readVersionCounters({ serviceName });
     judging = true;
-    for (let waited = 0; ; waited++) {
-      if (await wf.condition(() => decision !== null, rollout.pauseSeconds * 1000)) break;
-      const { canary, stable, judgement } = await act.judgeCanaryStep({ serviceName, rollout, since });
-      await record({ canary, stable, verdict: judgement.verdict, reasons: judgement.reasons });
-      if (judgement.verdict === 'PASS') break;
-      if (judgement.verdict === 'FAIL') return revert(`The canary failed at ${weight}%: ${judgement.reasons.join('; ')}.`);
-      if (waited >= ROLLOUT_WAITS_FOR_TRAFFIC)
-        return revert(`The canary could not be judged at ${weight}%: ${judgement.reasons.join('; ')} after ${waited + 1} pauses.`);
+    let passed = false;
+    for (let pauses = 1; !passed && decision === null; pauses++) {
+      let verdict: StepJudgement | null = null;
+      for (let spent = 0; spent < pauseMs && decision === null; spent += lookEveryMs) {
+        if (await wf.condition(() => decision !== null, Math.min(lookEveryMs, pauseMs - spent))) break;
+        const { canary, stable, judgement } = await act.judgeCanaryStep({ serviceName, rollout, since });
+        await record({ canary, stable, verdict: judgement.verdict, reasons: judgement.reasons });
+        verdict = judgement;
+        // An operator's decision, taken while the judge looked, is carried out as it was answered.
+        if (decision === null && judgement.verdict === 'FAIL') return revert(`The canary failed at ${weight}%: ${judgement.reasons.join('; ')}.`);
+      }
+      if (decision !== null) break;
+      passed = verdict?.verdict === 'PASS';
+      if (!passed && pauses > ROLLOUT_WAITS_FOR_TRAFFIC)
+        return revert(`The canary could not be judged at ${weight}%: ${verdict?.reasons.join('; ')} after ${pauses} pauses.`);
     }
     judging = false;
     const decided = decision as ({ kind: 'PROMOTE' | 'ABORT' } & RolloutDecision) | null;

@@ -54,7 +54,8 @@ function limitsFromFields(fields: { memoryMb?: string; cpus?: string; pids?: str
     if (!fields[key]) continue;
     const value = Number(fields[key]);
     const { min, max } = LIMIT_BOUNDS[key];
-    if (!(value >= min && value <= max)) throw badRequest('VALIDATION_FAILED', 'A limit is out of bounds.', [{ path: `body.${key}`, message: `must be from ${min} to ${max}` }]);
+    if (!(value >= min && value <= max))
+      throw badRequest('VALIDATION_FAILED', 'A limit is out of bounds.', [{ path: `body.${key}`, message: `must be from ${min} to ${max}` }]);
     limits[key] = value;
   }
   return limits;

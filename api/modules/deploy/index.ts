@@ -8,4 +8,8 @@ import { serviceRoutes } from './service-routes';
 
 /** Deploy: deploys, the service registry, and the docs of deployed services. The gateway is `gateway.ts`. */
 export const deployModule = (deps: AppDeps) =>
-  apiModule('deploy', ['/api/infra', '/api/docs'], [...deployRoutes(deps), ...serviceRoutes(deps), ...rolloutRoutes(deps), ...limitsRoutes(deps), ...docsRoutes(deps)]);
+  apiModule(
+    'deploy',
+    ['/api/infra', '/api/docs'],
+    [...deployRoutes(deps), ...serviceRoutes(deps), ...rolloutRoutes(deps), ...limitsRoutes(deps), ...docsRoutes(deps)],
+  );

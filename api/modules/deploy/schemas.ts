@@ -38,7 +38,7 @@ export const RolloutBody = Type.Object(
     pauseSeconds: Type.Integer({ minimum: 1, maximum: 3600 }),
     maxErrorRate: Type.Number({ minimum: 0, maximum: 1 }),
     maxP99Ms: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 600000 }), Type.Null()])),
-    minRequests: Type.Integer({ minimum: 0, maximum: 1000000 }),
+    minRequests: Type.Integer({ minimum: 1, maximum: 1000000 }),
   },
   { additionalProperties: false },
 );

@@ -54,7 +54,7 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
   const name = request.serviceName;
   const slug = slugOf(name);
   if (RESERVED_SLUGS.includes(slug)) throw conflict('SLUG_RESERVED', `The slug ${slug} belongs to the platform.`);
-  if (request.rollout) refuseRollout(config.deployDriver, request);
+  if (request.rollout) refuseRollout(config, request);
   if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', DOCKER_UNAVAILABLE_DETAIL);
   // A JAR deploy on a machine that builds its base image and cannot: refused now, naming the fix, rather
   // than failing later in the build.
@@ -120,9 +120,10 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
 /**
  * Refuses a rollout the platform cannot run (400 VALIDATION_FAILED on `body.rollout`): steps that do not
  * ascend to 100, a host-port service (its old instances stop before new ones can bind), the swarm driver (a
- * swarm service updates its tasks in place: a canary beside them is not built yet, see the README).
+ * swarm service updates its tasks in place: a canary beside them is not built yet, see the README), and an
+ * edge whose statistics cannot be read (no EDGE_ADMIN_URL).
  */
-function refuseRollout(driver: string, request: DeployRequest): void {
+function refuseRollout(config: Pick<AppDeps['config'], 'deployDriver' | 'edgeAdminUrl'>, request: DeployRequest): void {
   const refuse = (message: string) => {
     throw badRequest('VALIDATION_FAILED', 'The rollout cannot be run.', [{ path: 'body.rollout', message }]);
   };
@@ -130,5 +131,6 @@ function refuseRollout(driver: string, request: DeployRequest): void {
   if (problem) refuse(problem);
   if (!request.redeploy) refuse('a rollout is a redeploy of a running service: send redeploy=true');
   if (request.settings.hostPort !== null) refuse('a service on a host port cannot run two versions side by side');
-  if (driver === 'swarm') refuse('canary rollouts run under DEPLOY_DRIVER=docker only');
+  if (config.deployDriver === 'swarm') refuse('canary rollouts run under DEPLOY_DRIVER=docker only');
+  if (!config.edgeAdminUrl) refuse("a rollout is judged on the edge's statistics: EDGE_ADMIN_URL must be set");
 }
