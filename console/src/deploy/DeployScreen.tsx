@@ -6,6 +6,7 @@ import { api, authorizedFetch, dataOr, problemOf } from '../api/client';
 import { useWords } from '../i18n';
 import { WarningAlert, ActionButton } from '../ui/bits';
 import { ProblemAlert } from '../ui/ProblemAlert';
+import { CANARY_DEFAULTS, CanaryDraft, CanaryFields, rolloutOf } from './CanaryFields';
 import { DeploymentTimeline } from './DeploymentTimeline';
 
 const WORDS = {
@@ -63,6 +64,31 @@ interface EnvRow {
   key: number;
   name: string;
   value: string;
+}
+
+/** The redeploy switch (a pressed button), and under it, once chosen, the canary rollout section. */
+function RedeployFields({
+  redeploy,
+  onRedeploy,
+  canary,
+  onCanary,
+}: {
+  redeploy: boolean;
+  onRedeploy: (redeploy: boolean) => void;
+  canary: CanaryDraft;
+  onCanary: (canary: CanaryDraft) => void;
+}) {
+  const words = useWords(WORDS);
+  return (
+    <>
+      <Group>
+        <Button variant={redeploy ? 'filled' : 'default'} onClick={() => onRedeploy(!redeploy)} aria-pressed={redeploy}>
+          {words.redeploy}
+        </Button>
+      </Group>
+      {redeploy && <CanaryFields draft={canary} onChange={onCanary} />}
+    </>
+  );
 }
 
 /** Environment variable rows; values are typed masked, as secrets often are, and stay masked once saved. */
@@ -125,7 +151,10 @@ function JarForm({ onStarted }: { onStarted: (started: Started) => void }) {
   const [group, setGroup] = useState('platform');
   const [healthPath, setHealthPath] = useState('');
   const [redeploy, setRedeploy] = useState(false);
+  const [canary, setCanary] = useState(CANARY_DEFAULTS);
   const [env, setEnv] = useState<EnvRow[]>([]);
+  // A rollout is a redeploy's: the section is offered, and sent, only with redeploy chosen.
+  const rollout = redeploy ? rolloutOf(canary) : undefined;
   // What the JAR says of itself, read by the API as a deploy would: the placeholders of name and port.
   const facts = useMutation({
     mutationFn: async (jar: File) => {
@@ -144,6 +173,7 @@ function JarForm({ onStarted }: { onStarted: (started: Started) => void }) {
       form.append('group', group.trim());
       form.append('healthPath', healthPath.trim());
       form.append('redeploy', String(redeploy));
+      if (rollout) form.append('rollout', JSON.stringify(rollout));
       for (const [name, value] of Object.entries(envOf(env))) form.append(`ENV_${name}`, value);
       form.append('file', file!);
       const response = await authorizedFetch('/api/infra/deploy/jar', { method: 'POST', body: form });
@@ -193,14 +223,10 @@ function JarForm({ onStarted }: { onStarted: (started: Started) => void }) {
         dir="ltr"
       />
       <EnvRows rows={env} onChange={setEnv} />
-      <Group>
-        <Button variant={redeploy ? 'filled' : 'default'} onClick={() => setRedeploy(!redeploy)} aria-pressed={redeploy}>
-          {words.redeploy}
-        </Button>
-      </Group>
+      <RedeployFields redeploy={redeploy} onRedeploy={setRedeploy} canary={canary} onCanary={setCanary} />
       {deploy.error && <ProblemAlert error={deploy.error} />}
       <Group>
-        <ActionButton action={deploy} disabled={!file}>
+        <ActionButton action={deploy} disabled={!file || rollout === null}>
           {words.deploy}
         </ActionButton>
       </Group>
@@ -217,6 +243,9 @@ function ImageForm({ onStarted }: { onStarted: (started: Started) => void }) {
   const [group, setGroup] = useState('platform');
   const [description, setDescription] = useState('');
   const [env, setEnv] = useState<EnvRow[]>([]);
+  const [redeploy, setRedeploy] = useState(false);
+  const [canary, setCanary] = useState(CANARY_DEFAULTS);
+  const rollout = redeploy ? rolloutOf(canary) : undefined;
   const deploy = useMutation({
     mutationFn: async () =>
       dataOr(
@@ -229,6 +258,8 @@ function ImageForm({ onStarted }: { onStarted: (started: Started) => void }) {
             envVars: envOf(env),
             ...(description.trim() ? { description: description.trim() } : {}),
             group: group.trim() || 'platform',
+            ...(redeploy ? { redeploy: true } : {}),
+            ...(rollout ? { rollout } : {}),
           },
         }),
       ),
@@ -244,9 +275,12 @@ function ImageForm({ onStarted }: { onStarted: (started: Started) => void }) {
       <TextInput label={words.group} value={group} onChange={(event) => setGroup(event.currentTarget.value)} dir="ltr" />
       <Textarea label={words.description} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
       <EnvRows rows={env} onChange={setEnv} />
+      <RedeployFields redeploy={redeploy} onRedeploy={setRedeploy} canary={canary} onCanary={setCanary} />
       {deploy.error && <ProblemAlert error={deploy.error} />}
       <Group>
-        <ActionButton action={deploy}>{words.deploy}</ActionButton>
+        <ActionButton action={deploy} disabled={rollout === null}>
+          {words.deploy}
+        </ActionButton>
       </Group>
     </Stack>
   );

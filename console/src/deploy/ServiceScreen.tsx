@@ -6,6 +6,7 @@ import { useLocalised, useWords } from '../i18n';
 import { ListHeading, StatusBadge, TemporalLink, ActionButton } from '../ui/bits';
 import { DataTable, PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
+import { ServiceRollout } from './ServiceRollout';
 
 const WORDS = {
   en: {
@@ -284,6 +285,7 @@ export function ServiceScreen({ name }: { name: string }) {
         {detail.group} · {detail.kind} · {detail.image ?? '—'} · :{detail.port ?? '—'} {detail.description ? `· ${detail.description}` : ''}
       </Text>
       {!detail.dynamic && <Text c="gray.7">{words.core}</Text>}
+      {detail.dynamic && <ServiceRollout name={detail.name} />}
       <Paper withBorder p="sm">
         <Title order={3}>{words.instances}</Title>
         <DataTable

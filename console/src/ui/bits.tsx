@@ -23,6 +23,14 @@ const STATUS_COLOURS: Record<string, string> = {
   COMPLETED: 'green',
   HEALTHY: 'green',
   FAILED: 'red',
+  // A rollout reverted: the new version never took over, so never green; orange beside FAILED's red.
+  REVERTED: 'orange',
+  ABORTED: 'orange',
+  // A canary step's verdict.
+  PASS: 'green',
+  PROMOTED: 'green',
+  FAIL: 'red',
+  WAIT: 'yellow',
   REJECTED: 'red',
   UNHEALTHY: 'red',
   PENDING: 'yellow',
