@@ -21,8 +21,13 @@ export const DEFAULT_HEALTH_PATH = '/actuator/health';
 
 export type ServiceKind = 'CORE' | 'JAR' | 'IMAGE';
 export type ServiceStatus = 'DEPLOYING' | 'RUNNING' | 'DEGRADED' | 'FAILED' | 'UNDEPLOYING';
-/** REVERTED: a rollout whose canary failed its judgement (or was aborted); the previous version kept serving. */
-export type DeploymentStatus = 'DEPLOYING' | 'RUNNING' | 'SUPERSEDED' | 'FAILED' | 'REVERTED';
+/**
+ * REVERTED: a rollout whose canary failed its judgement (or was aborted); ROLLED_BACK: an update the swarm
+ * rolled back by itself. In both the previous version kept serving.
+ */
+export type DeploymentStatus = 'DEPLOYING' | 'RUNNING' | 'SUPERSEDED' | 'FAILED' | 'REVERTED' | 'ROLLED_BACK';
+/** The failure type of an update the swarm rolled back: the deploy ends ROLLED_BACK, not FAILED. */
+export const ROLLED_BACK_BY_SWARM = 'ROLLED_BACK_BY_SWARM';
 export type DeployStage = 'VALIDATED' | 'BUILDING_IMAGE' | 'STARTING' | 'HEALTH_CHECK' | 'CANARY' | 'REGISTERING' | 'RUNNING' | 'FAILED' | 'REVERTED';
 
 export interface DeployEvent {

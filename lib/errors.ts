@@ -60,6 +60,7 @@ export const ErrorCatalogue = {
   // Deploy run failures (workers; the types of their ApplicationFailures)
   DEPLOY_FAILED: entry(500, 'Deploy failed'),
   INSTANCE_UNHEALTHY: entry(500, 'Instance unhealthy'),
+  ROLLED_BACK_BY_SWARM: entry(500, 'The swarm rolled the update back'),
   CONTAINER_START_FAILED: entry(500, 'Container did not start'),
   IMAGE_BUILD_FAILED: entry(500, 'Image build failed'),
   IMAGE_NOT_FOUND: entry(500, 'Image not found'),

@@ -1,6 +1,8 @@
 import { discardUploadedJar } from '../../data/deploy/jar-uploads';
 import { recordDeployFailure } from '../../data/deploy/registry';
-import { DeployError } from '../../domain/deploy';
+import { DeployError, DeploymentStatus } from '../../domain/deploy';
+import { recordServiceEvents } from '../../data/deploy/events';
+import { findDeployment } from '../../data/deploy/registry';
 import { DeployDeps } from './deps';
 
 /**
@@ -8,8 +10,19 @@ import { DeployDeps } from './deps';
  * that did keeps serving its previous version.
  */
 export function failDeployment({ db, config }: DeployDeps) {
-  return async (input: { deploymentId: string; at: string; error: DeployError }): Promise<void> => {
+  return async (input: {
+    deploymentId: string;
+    at: string;
+    error: DeployError;
+    status?: Extract<DeploymentStatus, 'FAILED' | 'ROLLED_BACK'>;
+  }): Promise<void> => {
     await recordDeployFailure(db, input);
+    const deployment = await findDeployment(db, input.deploymentId);
+    if (input.status === 'ROLLED_BACK' && deployment) {
+      await recordServiceEvents(db, deployment.service_name, [
+        { kind: 'ROLLED_BACK', instanceId: null, detail: input.error.reason, dedupeKey: `rolled-back:${input.deploymentId}` },
+      ]);
+    }
     await discardUploadedJar({ dataDir: config.dataDir, deploymentId: input.deploymentId });
   };
 }

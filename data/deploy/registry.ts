@@ -197,7 +197,10 @@ export async function registerCoreServices(db: Knex): Promise<void> {
  * again as new), and one that did keeps serving its previous version. Only a DEPLOYING row changes, so
  * repeating it, or a late call after the run ended otherwise, changes nothing.
  */
-export async function recordDeployFailure(db: Knex, args: { deploymentId: string; at: string; error: DeployError }): Promise<void> {
+export async function recordDeployFailure(
+  db: Knex,
+  args: { deploymentId: string; at: string; error: DeployError; status?: Extract<DeploymentStatus, 'FAILED' | 'ROLLED_BACK'> },
+): Promise<void> {
   await db.transaction(async (trx) => {
     const deployment = await findDeployment(trx, args.deploymentId);
     if (!deployment) return;
@@ -205,7 +208,7 @@ export async function recordDeployFailure(db: Knex, args: { deploymentId: string
     const failed = await trx<DeploymentRow>(DEPLOYMENT_TABLE)
       .where({ id: deployment.id, status: 'DEPLOYING' })
       .update({
-        status: 'FAILED',
+        status: args.status ?? 'FAILED',
         stage: 'FAILED',
         error: jsonb(trx, args.error),
         finished_at: trx.fn.now(),

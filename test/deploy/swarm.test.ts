@@ -43,7 +43,7 @@ test('a JAR image runs from the registry by digest: every node pulls the same by
   ]);
 });
 
-test('a redeploy whose new version never passes its health check is rolled back by the swarm: the old version serves throughout, and the deployment ends FAILED with the reason', async () => {
+test("a redeploy whose new version never passes its health check is rolled back by the swarm: the old version serves throughout, and the deployment ends ROLLED_BACK (never RUNNING) with the reason, in the service's events too", async () => {
   const first = await deployJar('sturdy-service', 'HelloServer', { ENV_VERSION: '1' });
   await expectRunning(first);
   await deployClosed(thisFile.platform.temporal, first);
@@ -55,7 +55,7 @@ test('a redeploy whose new version never passes its health check is rolled back 
   await waitUntil('traffic after the rollback', async () => traffic.answers.length > mark + 20);
   const answers = await traffic.stop();
 
-  expect(outcome).toEqual(expect.objectContaining({ status: 'FAILED' }));
+  expect(outcome).toEqual(expect.objectContaining({ status: 'ROLLED_BACK' }));
   expect(outcome.error).toEqual({
     stage: 'HEALTH_CHECK',
     reason: expect.stringContaining('The swarm rolled the update back'),
@@ -68,7 +68,13 @@ test('a redeploy whose new version never passes its health check is rolled back 
   expect(service.Spec.Labels['opsflow.deployment']).toBe(first.deploymentId);
   expect(service.UpdateStatus?.State).toMatch(/^rollback_/);
   const registered = await call(thisFile.api.url, 'GET', '/api/infra/services/sturdy-service', { token: tokens.admin });
-  expect(registered.body).toEqual(expect.objectContaining({ status: 'RUNNING', runningInstances: 1 }));
+  expect(registered.body).toEqual(expect.objectContaining({ status: 'RUNNING', runningInstances: 1, currentDeploymentId: first.deploymentId }));
+  const events = await call(thisFile.api.url, 'GET', '/api/infra/services/sturdy-service/events', { token: tokens.admin });
+  expect(events.body.items).toEqual(
+    expect.arrayContaining([expect.objectContaining({ kind: 'ROLLED_BACK', detail: expect.stringContaining('The swarm rolled the update back') })]),
+  );
+  const history = await call(thisFile.api.url, 'GET', '/api/infra/services/sturdy-service/deployments', { token: tokens.admin });
+  expect(history.body.items[0]).toEqual(expect.objectContaining({ deploymentId: broken.deploymentId, status: 'ROLLED_BACK' }));
 });
 
 test("a task killed behind the platform's back is replaced by the swarm, and the gateway follows the task list with no reconcile", async () => {

@@ -2,7 +2,7 @@ import * as wf from '@temporalio/workflow';
 import { deployActivities, failureOf, restoreInstances, startInstances, Undo, waitAllHealthy } from './activities';
 import { DeployStage } from '../../domain/deploy';
 import { DeployProgress, deployProgressQuery, DeployServiceInput } from './definitions';
-import { deployInputProblem } from '../../domain/deploy';
+import { deployInputProblem, ROLLED_BACK_BY_SWARM } from '../../domain/deploy';
 import { refuseInvalidInput } from '../valid-input';
 import { runCanary } from './rollout';
 
@@ -106,14 +106,17 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
   } catch (error) {
     const failure = failureOf(error);
     progress.error = { stage: progress.stage, ...failure };
+    // An update the swarm rolled back by itself says so: the previous version serves, and not by this run's undo.
+    const cause = error instanceof wf.ActivityFailure ? error.cause : error;
+    const status = cause instanceof wf.ApplicationFailure && cause.type === ROLLED_BACK_BY_SWARM ? 'ROLLED_BACK' : 'FAILED';
     const undoFailures = await undo.run();
     // What could not be undone is logged; the deploy still ends FAILED with its own reason.
     for (const reason of undoFailures) wf.log.warn('an undo step of a failed deploy failed: something it created may be left', { reason });
     await wf.CancellationScope.nonCancellable(() =>
-      act.failDeployment({ deploymentId: input.deploymentId, at: new Date().toISOString(), error: progress.error! }),
+      act.failDeployment({ deploymentId: input.deploymentId, at: new Date().toISOString(), error: progress.error!, status }),
     );
     progress.stage = 'FAILED';
-    progress.status = 'FAILED';
+    progress.status = status;
     throw wf.ApplicationFailure.create({
       message: `Deploy of ${input.serviceName} failed at ${progress.error.stage}: ${failure.reason}`,
       type: 'DEPLOY_FAILED',

@@ -5,7 +5,7 @@ import { deleteInstanceRows, instanceAddressesByService, orphanInstanceIds, serv
 import { LABELS, labelFilters, serviceFilters } from '../../../data/deploy/labels';
 import { DeploymentRow, findDeployment, findService } from '../../../data/deploy/registry';
 import { lastLogLines, lastServiceLogLines, maskSecretValues } from '../../../adapters/deploy/container-logs';
-import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../../domain/deploy';
+import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, ROLLED_BACK_BY_SWARM, StartedInstance } from '../../../domain/deploy';
 import type { DeployDriverActivities } from '../docker-driver';
 import { DeployDeps } from '../deps';
 import { isGone } from '../docker-errors';
@@ -179,9 +179,9 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
     waitInstancesHealthy: async (input: { deploymentId: string; instances: StartedInstance[]; deadline: string }): Promise<StartedInstance[]> => {
       const deployment = await requireDeployment(deps, input.deploymentId);
       const { swarmService } = names(deps, deployment.service_name);
-      const unhealthy = async (reason: string) => {
+      const unhealthy = async (reason: string, type: typeof INSTANCE_UNHEALTHY | typeof ROLLED_BACK_BY_SWARM = INSTANCE_UNHEALTHY) => {
         const lines = await lastTaskLogLines(deps, { swarmService, deploymentId: deployment.id }).catch(() => []);
-        return finalFailure(INSTANCE_UNHEALTHY, reason, [{ lastLogLines: lines.map((line) => maskSecretValues(line, deployment.settings.env)) }]);
+        return finalFailure(type, reason, [{ lastLogLines: lines.map((line) => maskSecretValues(line, deployment.settings.env)) }]);
       };
       const deadline = Date.parse(input.deadline);
       const healthPath = deployment.settings.healthPath ?? DEFAULT_HEALTH_PATH;
@@ -196,7 +196,7 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
         const update = service.UpdateStatus?.State;
         if (newVersion && service.Spec.Labels?.[LABELS.deployment] !== deployment.id) {
           const reasons = [service.UpdateStatus?.Message, ...taskFailures(tasks, { deploymentId: deployment.id, healthPath })].filter(Boolean).join('; ');
-          throw await unhealthy(`The swarm rolled the update back: the new tasks did not pass their health check (${reasons}).`);
+          throw await unhealthy(`The swarm rolled the update back: the new tasks did not pass their health check (${reasons}).`, ROLLED_BACK_BY_SWARM);
         }
         const desired = service.Spec.Mode?.Replicated?.Replicas ?? 0;
         const ours = servingTasks.filter((task) => task.deploymentId === deployment.id);

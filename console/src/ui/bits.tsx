@@ -25,6 +25,9 @@ const STATUS_COLOURS: Record<string, string> = {
   FAILED: 'red',
   // A rollout reverted: the new version never took over, so never green; orange beside FAILED's red.
   REVERTED: 'orange',
+  // The swarm rolled an update back by itself: the previous version serves, the new one never took over.
+  ROLLED_BACK: 'orange',
+  OOM_KILLED: 'red',
   ABORTED: 'orange',
   // A canary step's verdict.
   PASS: 'green',
