@@ -26,6 +26,7 @@ import { peakMemoryMb, ROOT, startBenchPlatform } from './support';
 import { startEdge } from '../scripts/platform/edge';
 import path from 'node:path';
 import { ensureBaseImage } from '../adapters/deploy/jre-base-image';
+import { edgeVersionCounters } from '../edge/admin';
 
 const SCOPE = 'opsflow-bench';
 
@@ -86,21 +87,53 @@ interface WrkLoad {
 
 /** One `wrk` run: 1 thread, 16 connections, for `seconds`; latencies in ms. */
 function wrk(args: { url: string; headers: Record<string, string>; seconds: number; connections: number }): WrkLoad {
+  const out = execFileSync('wrk', wrkArgs(args), { encoding: 'utf8' });
+  return wrkResult(out);
+}
+
+function wrkArgs(args: { url: string; headers: Record<string, string>; seconds: number; connections: number }): string[] {
   const headerArgs = Object.entries(args.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
-  const out = execFileSync('wrk', ['-t1', `-c${args.connections}`, `-d${args.seconds}s`, '--latency', ...headerArgs, args.url], { encoding: 'utf8' });
+  return ['-t1', `-c${args.connections}`, `-d${args.seconds}s`, '--latency', ...headerArgs, args.url];
+}
+
+/** What wrk printed: the rate of good answers, p50 and p99, and every answer that was not 2xx or 3xx plus every socket error. */
+function wrkResult(out: string): WrkLoad & { non2xx: number; socketErrors: number; answered: number } {
   const ms = (text: string) => {
     const [, value, unit] = /([\d.]+)(us|ms|s)/.exec(text)!;
     return Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
   };
   const percentile = (p: string) => ms(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)![1]);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const errors = non2xx + (socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0);
+  const socketErrorsMatch = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const socketErrors = socketErrorsMatch ? socketErrorsMatch.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
   // wrk counts a request only when a whole answer has been parsed (a socket error is counted apart, never as
   // a request); an answer of 400 or more is one, and is taken out: the rate is of good answers only.
   const [, answered, took, unit] = /(\d+) requests in ([\d.]+)(us|ms|s|m)\b/.exec(out)!;
   const seconds = Number(took) * ({ us: 1e-6, ms: 1e-3, s: 1, m: 60 } as Record<string, number>)[unit];
-  return { perSecond: (Number(answered) - non2xx) / seconds, p50: percentile('50'), p99: percentile('99'), errors };
+  return {
+    perSecond: (Number(answered) - non2xx) / seconds,
+    p50: percentile('50'),
+    p99: percentile('99'),
+    errors: non2xx + socketErrors,
+    non2xx,
+    socketErrors,
+    answered: Number(answered),
+  };
+}
+
+/** `wrk` in the background until `stop` (SIGINT: wrk then prints its summary, as at the end of its run). */
+function wrkDuring(args: { url: string; headers: Record<string, string>; connections: number }) {
+  const child = spawn('wrk', wrkArgs({ ...args, seconds: 600 }), { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    stop: async () => {
+      child.kill('SIGINT');
+      await ended;
+      return wrkResult(out);
+    },
+  };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -236,11 +269,85 @@ async function main(): Promise<void> {
       `  upload to first 200 through the edge: ${dockerSeconds.toFixed(1)} s (docker driver; its worker's peak memory ${peakMemoryMb(dockerWorker.pid!).toFixed(0)} MiB)`,
     );
     const summary: string[] = [`deploy ${(dockerSeconds / baselineSeconds).toFixed(2)}x the baseline script (goal <= 1.3x)`];
+
+    // Steady wrk traffic through the edge across a redeploy, a rollback, a canary promote and a canary
+    // revert: every answer that is not 2xx counts, except the 500s the bad version itself gave during its
+    // canary step (counted by Envoy on the canary's cluster, and printed apart). The deploys judge their
+    // canaries on the edge's statistics: this worker reads the edge's admin, as the deployments worker does in production.
+    dockerWorker.kill('SIGTERM');
+    await new Promise((resolve) => dockerWorker.once('exit', resolve));
+    const edgeAdminUrl = `http://127.0.0.1:${edgeAdminPort}`;
+    const loadWorker = await platform.startWorker(['deployments'], { EDGE_ADMIN_URL: edgeAdminUrl });
+    type Accepted = { status: number; body: { workflowId: string; runId: string; deploymentId: string } };
+    const closed = async (accepted: Accepted) => {
+      if (accepted.status !== 202) throw new Error(`refused: ${JSON.stringify(accepted.body)}`);
+      await platform.temporal.client.workflow.getHandle(accepted.body.workflowId, accepted.body.runId).result();
+      return (await (await fetch(`${edgeUrl}/api/infra/deployments/${accepted.body.deploymentId}`, { headers: auth })).json()) as { status: string };
+    };
+    const versionJar = (version: string) =>
+      buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=bench-service\n', 'version.txt': version } });
+    const canary = { steps: [10, 50, 100], pauseSeconds: 3, maxErrorRate: 0.02, minRequests: 20 };
+    const cases: Array<{ name: string; expected: string; run: () => Promise<Accepted> }> = [
+      {
+        name: 'redeploy',
+        expected: 'RUNNING',
+        run: async () => (await postJar({ apiUrl: edgeUrl, token: admin, jar: await versionJar('2'), fields: { redeploy: 'true' } })) as Accepted,
+      },
+      {
+        name: 'rollback',
+        expected: 'RUNNING',
+        run: async () => {
+          const answer = await fetch(`${edgeUrl}/api/infra/services/bench-service/rollback`, { method: 'POST', headers: auth });
+          return { status: answer.status, body: (await answer.json()) as Accepted['body'] };
+        },
+      },
+      {
+        name: 'canary promote',
+        expected: 'RUNNING',
+        run: async () =>
+          (await postJar({
+            apiUrl: edgeUrl,
+            token: admin,
+            jar: await versionJar('3'),
+            fields: { redeploy: 'true', rollout: JSON.stringify(canary) },
+          })) as Accepted,
+      },
+      {
+        name: 'canary revert',
+        expected: 'REVERTED',
+        run: async () =>
+          (await postJar({
+            apiUrl: edgeUrl,
+            token: admin,
+            jar: await versionJar('4'),
+            fields: { redeploy: 'true', ENV_FAIL_EVERY: '3', rollout: JSON.stringify(canary) },
+          })) as Accepted,
+      },
+    ];
+    const failedRequests: string[] = [];
+    for (const operation of cases) {
+      const canaryErrorsBefore = (await edgeVersionCounters(edgeAdminUrl, 'bench-service'))?.canary.errors5xx ?? 0;
+      const traffic = wrkDuring({ url: `${edgeUrl}/api/bench/x`, headers: auth, connections: 4 });
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const started = performance.now();
+      const outcome = await closed(await operation.run());
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const result = await traffic.stop();
+      const badVersionOwn = Math.max(0, ((await edgeVersionCounters(edgeAdminUrl, 'bench-service'))?.canary.errors5xx ?? 0) - canaryErrorsBefore);
+      const platformFailures = result.non2xx - badVersionOwn + result.socketErrors;
+      if (outcome.status !== operation.expected) throw new Error(`the ${operation.name} ended ${outcome.status}, not ${operation.expected}`);
+      console.log(
+        `  wrk across a ${operation.name} (${((performance.now() - started) / 1000).toFixed(1)} s, ended ${outcome.status}): ${result.answered} answers, ` +
+          `${result.non2xx} not 2xx (${badVersionOwn} of them the bad version's own 500s), ${result.socketErrors} socket errors: ${platformFailures} failed by the platform`,
+      );
+      failedRequests.push(`${operation.name} ${platformFailures}`);
+    }
+    summary.push(`requests failed by the platform across deploys (goal 0): ${failedRequests.join(', ')}`);
+    loadWorker.kill('SIGTERM');
+    await new Promise((resolve) => loadWorker.once('exit', resolve));
     if (values.driver === 'swarm') {
       // The same JAR under another name, deployed by a worker of the swarm driver, the docker driver's stopped.
       if ('error' in platform.info.swarm) throw new Error(platform.info.swarm.error);
-      dockerWorker.kill('SIGTERM');
-      await new Promise((resolve) => dockerWorker.once('exit', resolve));
       const swarmWorker = await platform.startWorker(['deployments'], {
         DEPLOY_DRIVER: 'swarm',
         DEPLOY_REGISTRY: platform.info.swarm.registry,
