@@ -34,7 +34,7 @@ async function untilCanaryStep(opsflow: ConsolePlatform, deploymentId: string) {
 // Long pauses: the operator decides before the judge does (with no traffic, the judge would wait for requests).
 const patient = { steps: [10, 100], pauseSeconds: 600, maxErrorRate: 0.02, maxP99Ms: 800, minRequests: 50 };
 
-test("(d) a canary's progress on the service page: its step, both versions' figures against the thresholds; promote now ends RUNNING; abort, after a confirmation, shows REVERTED", async ({
+test("(f) a canary's progress on the service page: its step, both versions' figures against the thresholds; promote now ends RUNNING; abort, after a confirmation, shows REVERTED", async ({
   signIn,
   opsflow,
 }) => {
