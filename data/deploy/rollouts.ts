@@ -25,6 +25,11 @@ export async function registerCanary(db: Knex, args: { deploymentId: string; ins
   });
 }
 
+/** A service's deploy still running with a rollout, if any: the run an operator's promote or abort goes to. */
+export async function openRollout(db: Knex, serviceName: string): Promise<DeploymentRow | undefined> {
+  return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: serviceName, status: 'DEPLOYING' }).whereNotNull('rollout').first();
+}
+
 /** The canary's share of requests, in percent; only while the deployment is the service's canary. */
 export async function setCanaryWeight(db: Knex, args: { deploymentId: string; weight: number }): Promise<void> {
   await db<ServiceRow>(SERVICE_TABLE)

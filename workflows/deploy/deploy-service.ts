@@ -72,7 +72,8 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
       progress.rollout = { steps, step: -1, weight: 0, canary: null, stable: null, verdict: null, reasons: [], at: new Date().toISOString() };
       const rolled = await runCanary(act, { ...input, rollout: plan.rollout, instances, undo, state: progress.rollout });
       if (rolled.outcome === 'REVERTED') {
-        // The previous version serves every request again: what this run created goes, as after a failure.
+        // The undo takes the canary's share back to 0, lets what was routed to it finish, then removes what this
+        // run created, as after a failure: the previous version serves every request again.
         for (const reason of await undo.run()) wf.log.warn('an undo step of a reverted rollout failed: something it created may be left', { reason });
         const at = new Date().toISOString();
         await act.finishRevert({ deploymentId: input.deploymentId, at, reason: rolled.reason });

@@ -8,8 +8,8 @@ export type RolloutOutcome = { outcome: 'PROMOTED' } | { outcome: 'REVERTED'; re
 /**
  * A canary rollout of healthy new instances beside the current ones: each step gives the canary its share
  * of requests at the edge, waits the pause, and is judged on what Envoy counted for the two versions. A step
- * that passes moves on; one that fails, or an operator's abort, reverts: the canary's share goes back to 0,
- * and its instances drain and go. An operator's promote gives it every request at once. Answers PROMOTED with
+ * that passes moves on; one that fails, or an operator's abort, reverts (the deploy runs the undo this pushes:
+ * the canary's share goes back to 0, and its instances drain and go). An operator's promote gives it every request at once. Answers PROMOTED with
  * the canary at 100 (the deploy then switches to it), or REVERTED with the reason, the previous version serving.
  */
 export async function runCanary(
@@ -45,11 +45,10 @@ export async function runCanary(
     Object.assign(state, change, { at: new Date().toISOString() });
     await act.recordRolloutState({ deploymentId, state });
   };
-  const revert = async (reason: string): Promise<RolloutOutcome> => {
+  // The revert itself is the undo pushed below, which the deploy runs: the canary's share back to 0, what was
+  // routed to it finished, then its instances and its image gone.
+  const revert = (reason: string): RolloutOutcome => {
     judging = false;
-    await act.shareWithCanary({ deploymentId, serviceName, weight: 0 });
-    // What was routed to the canary finishes before its instances go (with the image it ran, through the undo).
-    await wf.sleep(args.drainSeconds * 1000);
     return { outcome: 'REVERTED', reason };
   };
 

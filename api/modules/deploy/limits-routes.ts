@@ -1,25 +1,21 @@
 import crypto from 'node:crypto';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors';
-import { deployInProgress, findService, ServiceRow } from '../../../data/deploy/registry';
+import { badRequest, conflict } from '../../../lib/errors';
+import { deployInProgress, ServiceRow } from '../../../data/deploy/registry';
 import { instancesOf, setServiceLimits } from '../../../data/deploy/services';
 import { recordServiceEvents, serviceEvents } from '../../../data/deploy/events';
 import { readContainerLimits, updateContainerLimits } from '../../../adapters/deploy/container-limits';
-import { DOCKER_UNAVAILABLE_DETAIL } from '../../../adapters/docker';
 import { ServiceLimits } from '../../../domain/deploy';
+import { serviceGuards } from './service-guards';
 import { LimitsAnswer, LimitsBody, ServiceEventsAnswer, ServiceEventsQuery, ServiceParams } from './schemas';
 
 /** A service's limits (read back from the engine, changed in place) and the history of its instances' events. */
 export function limitsRoutes(deps: AppDeps): AnyRoute[] {
   const { db, config, docker } = deps;
   const defaults: ServiceLimits = { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit };
-  const dynamicService = async (name: string): Promise<ServiceRow> => {
-    const service = await findService(db, name);
-    if (!service) throw notFound(`No service ${name}.`, 'SERVICE_NOT_FOUND');
-    if (!service.dynamic) throw conflict('SERVICE_NOT_DYNAMIC', `${name} is a core service, managed through docker compose.`);
-    return service;
-  };
+  const { serviceOr404, dynamicOr409, engineAnswers } = serviceGuards(deps);
+  const dynamicService = async (name: string): Promise<ServiceRow> => dynamicOr409(await serviceOr404(name));
   /** The service's running instances with the limits the engine reports for each. */
   const readBack = async (service: ServiceRow) => {
     const instances = (await instancesOf(db, service.id)).filter((instance) => instance.state === 'HEALTHY' || instance.state === 'DRAINING');
@@ -30,9 +26,6 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
         limits: await readContainerLimits(docker.docker, instance.container_id),
       })),
     );
-  };
-  const engineAnswers = async () => {
-    if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', DOCKER_UNAVAILABLE_DETAIL);
   };
   return [
     defineRoute({

@@ -1,7 +1,8 @@
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { conflict, notFound, PlatformError } from '../../../lib/errors';
-import { DEPLOYMENT_TABLE, DeploymentRow, findService } from '../../../data/deploy/registry';
+import { conflict, PlatformError } from '../../../lib/errors';
+import { openRollout } from '../../../data/deploy/rollouts';
+import { serviceGuards } from './service-guards';
 import { answerWithin, temporalCallError } from '../../../temporal-config/temporal-errors';
 import { abortRolloutUpdate, deployWorkflowId, promoteRolloutUpdate } from '../../../workflows/deploy/definitions';
 import { RolloutDecisionAnswer, ServiceParams } from './schemas';
@@ -11,6 +12,7 @@ const ANSWER_WITHIN_MS = 30000;
 /** An operator acting on a canary rollout before its judge does: promote it to every request, or revert it. */
 export function rolloutRoutes(deps: AppDeps): AnyRoute[] {
   const { db, temporal } = deps;
+  const { serviceOr404 } = serviceGuards(deps);
   const decide = (kind: 'promote' | 'abort') =>
     defineRoute({
       method: 'post',
@@ -25,11 +27,8 @@ export function rolloutRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the rollout, as it stood when the decision was taken', schema: RolloutDecisionAnswer } },
       errors: ['SERVICE_NOT_FOUND', 'NO_ROLLOUT_IN_PROGRESS', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params, identity }) => {
-        if (!(await findService(db, params.name))) throw notFound(`No service ${params.name}.`, 'SERVICE_NOT_FOUND');
-        const deployment: DeploymentRow | undefined = await db<DeploymentRow>(DEPLOYMENT_TABLE)
-          .where({ service_name: params.name, status: 'DEPLOYING' })
-          .whereNotNull('rollout')
-          .first();
+        await serviceOr404(params.name);
+        const deployment = await openRollout(db, params.name);
         const none = () => conflict('NO_ROLLOUT_IN_PROGRESS', `${params.name} has no rollout step in progress.`);
         if (!deployment?.run_id) throw none();
         const handle = temporal.client.workflow.getHandle(deployWorkflowId(params.name), deployment.run_id);

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { badRequest, conflict, notFound, unavailable } from '../../../lib/errors';
+import { badRequest, conflict, notFound } from '../../../lib/errors';
 import { followLog, followServiceLog, lastLogLines, lastServiceLogLines, maskSecretValues, taskLogLine } from '../../../adapters/deploy/container-logs';
 import { taskInstanceId } from '../../../data/deploy/instances';
 import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
@@ -36,21 +36,14 @@ import {
   StartedSchema,
 } from './schemas';
 import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
+import { serviceGuards } from './service-guards';
 import { deployHistory, instancesOf, rollbackTarget, servicesWithHealthyCounts, setDesiredInstances, setServiceStatusRow } from '../../../data/deploy/services';
-import { DOCKER_UNAVAILABLE_DETAIL } from '../../../adapters/docker';
 
 /** The registry's services: list, inspect, scale, undeploy, logs, history and rollback. */
 export function serviceRoutes(deps: AppDeps): AnyRoute[] {
   const { db, config, docker, temporal } = deps;
 
-  const serviceOr404 = async (name: string): Promise<ServiceRow> => {
-    const service = await findService(db, name);
-    if (!service) throw notFound(`No service ${name}.`, 'SERVICE_NOT_FOUND');
-    return service;
-  };
-  const dynamicOr409 = (service: ServiceRow) => {
-    if (!service.dynamic) throw conflict('SERVICE_NOT_DYNAMIC', `${service.name} is a core service, managed through docker compose.`);
-  };
+  const { serviceOr404, dynamicOr409, engineAnswers } = serviceGuards(deps);
   const notDeploying = async (service: ServiceRow) => {
     const settled = await settleDeadDeploys(db, { serviceName: service.name, runStatusOf: runStatusOf(temporal) });
     // A settled deploy may have changed the service's status (back to RUNNING, or the row gone).
@@ -58,9 +51,6 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
     if (await deployInProgress(db, { name: service.name, status })) {
       throw conflict('DEPLOYMENT_IN_PROGRESS', `A deploy or undeploy of ${service.name} is in progress.`);
     }
-  };
-  const engineAnswers = async () => {
-    if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', DOCKER_UNAVAILABLE_DETAIL);
   };
   const containersOf = async (name: string) => {
     await engineAnswers();
