@@ -16,6 +16,16 @@ function isRouted(status: Record<string, unknown> = {}): boolean {
   return Object.entries(status).every(([flag, value]) => (flag === 'eds_health_status' ? value === 'HEALTHY' : value !== true));
 }
 
+/** What Envoy's admin answers at `path`, as JSON; null when it does not answer, or not with 2xx. */
+async function adminJson<T>(adminUrl: string, path: string): Promise<T | null> {
+  try {
+    const answer = await fetch(`${adminUrl}${path}`, { signal: AbortSignal.timeout(2000) });
+    return answer.ok ? ((await answer.json()) as T) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A service's own cluster, or its rollout's canary cluster. */
 export type EdgeVersion = 'current' | 'canary';
 const clusterOfVersion = (serviceName: string, version: EdgeVersion) => (version === 'current' ? clusterOf(serviceName) : canaryClusterOf(serviceName));
@@ -25,14 +35,8 @@ const clusterOfVersion = (serviceName: string, version: EdgeVersion) => (version
  * when it has no cluster for it; null when the admin does not answer (the edge is not running).
  */
 export async function edgeHostsOf(adminUrl: string, serviceName: string, version: EdgeVersion = 'current'): Promise<EdgeHosts | null> {
-  let statuses: ClusterStatuses;
-  try {
-    const answer = await fetch(`${adminUrl}/clusters?format=json`, { signal: AbortSignal.timeout(2000) });
-    if (!answer.ok) return null;
-    statuses = (await answer.json()) as ClusterStatuses;
-  } catch {
-    return null;
-  }
+  const statuses = await adminJson<ClusterStatuses>(adminUrl, '/clusters?format=json');
+  if (statuses === null) return null;
   const cluster = statuses.cluster_statuses?.find((candidate) => candidate.name === clusterOfVersion(serviceName, version));
   const hosts: EdgeHosts = new Map();
   for (const host of cluster?.host_statuses ?? []) {
@@ -120,14 +124,8 @@ interface RouteAction {
  * route names the canary's cluster. Null when the admin does not answer.
  */
 export async function edgeCanaryWeightOf(adminUrl: string, serviceName: string): Promise<number | null> {
-  let dump: RouteDump;
-  try {
-    const answer = await fetch(`${adminUrl}/config_dump?resource=dynamic_route_configs`, { signal: AbortSignal.timeout(2000) });
-    if (!answer.ok) return null;
-    dump = (await answer.json()) as RouteDump;
-  } catch {
-    return null;
-  }
+  const dump = await adminJson<RouteDump>(adminUrl, '/config_dump?resource=dynamic_route_configs');
+  if (dump === null) return null;
   const canary = canaryClusterOf(serviceName);
   const own = clusterOf(serviceName);
   for (const config of dump.configs ?? []) {
