@@ -269,3 +269,26 @@ export function judgeCanaryStep(plan: RolloutPlan, canary: VersionFigures): Step
     failures.push(`p99 ${Math.round(canary.p99Ms)} ms above ${plan.maxP99Ms} ms`);
   return failures.length > 0 ? { verdict: 'FAIL', reasons: failures } : { verdict: 'PASS', reasons: [] };
 }
+
+/**
+ * Who hears of a service's deploy that ends FAILED, REVERTED or ROLLED_BACK: the holders of a role in a site,
+ * addresses named outright, or both. The site's mail channels carry the notice, in the platform's own template.
+ */
+export interface DeployNotify {
+  siteId: string;
+  role: string | null;
+  emails: string[];
+}
+
+/** At most this many addresses are told of a service's deploys: a list of owners, not a mailing list. */
+export const MAX_NOTIFY_EMAILS = 20;
+
+/** The deploy outcomes a service's owners are told of. */
+export const NOTICE_OUTCOMES = ['FAILED', 'REVERTED', 'ROLLED_BACK'] as const;
+export type NoticeOutcome = (typeof NOTICE_OUTCOMES)[number];
+
+/** Why a notify setting cannot be kept, or null: it must name someone. */
+export function deployNotifyProblem(notify: DeployNotify): string | null {
+  if (!notify.role && notify.emails.length === 0) return 'name a role, at least one address, or both';
+  return null;
+}

@@ -23,6 +23,8 @@ import * as statusCallbacks from './022-status-callbacks';
 import * as channelRateLimits from './023-channel-rate-limits';
 import * as rollouts from './024-rollouts';
 import * as serviceLimitsAndEvents from './025-service-limits-and-events';
+import * as instanceHealth from './026-instance-health';
+import * as deployNotices from './027-deploy-notices';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -51,4 +53,6 @@ export const migrations = [
   { name: '023-channel-rate-limits', ...channelRateLimits },
   { name: '024-rollouts', ...rollouts },
   { name: '025-service-limits-and-events', ...serviceLimitsAndEvents },
+  { name: '026-instance-health', ...instanceHealth },
+  { name: '027-deploy-notices', ...deployNotices },
 ];

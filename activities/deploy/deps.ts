@@ -28,5 +28,6 @@ export interface DeployDeps {
     | 'deployLogMaxSize'
     | 'deployLogMaxFiles'
     | 'edgeAdminUrl'
+    | 'publicUrl'
   >;
 }

@@ -10,6 +10,8 @@ import { finishDeployment } from './finish-deployment';
 import { loadDeployPlan } from './load-deploy-plan';
 import { pruneServiceImages } from './prune-service-images';
 import { recordDeployStage } from './record-deploy-stage';
+import { recordRestarts } from './record-restarts';
+import { notifyDeployOwners } from './notify-deploy-owners';
 import { registerDeployment } from './register-deployment';
 import { registerInstances } from './register-instances';
 import { removeImage } from './remove-image';
@@ -39,6 +41,7 @@ export function createDeployActivities(deps: DeployDeps) {
     ...driver,
     registerDeployment: registerDeployment(deps),
     registerInstances: registerInstances(deps),
+    recordRestarts: recordRestarts(deps),
     registerCanary: registerCanary(deps),
     shareWithCanary: shareWithCanary(deps),
     readVersionCounters: readVersionCounters(deps),
@@ -50,6 +53,7 @@ export function createDeployActivities(deps: DeployDeps) {
     pruneServiceImages: pruneServiceImages(deps),
     finishDeployment: finishDeployment(deps),
     failDeployment: failDeployment(deps),
+    notifyDeployOwners: notifyDeployOwners(deps),
     setServiceStatus: setServiceStatus(deps),
     deregisterService: deregisterService(deps),
     removeServiceImages: removeServiceImages(deps),

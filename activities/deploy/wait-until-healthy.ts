@@ -1,6 +1,7 @@
-import http from 'node:http';
 import { Context, sleep } from '@temporalio/activity';
 import { lastLogLines, maskSecretValues } from '../../adapters/deploy/container-logs';
+import { healthPasses, probe } from '../../adapters/deploy/health-probe';
+import { recordServiceEvents } from '../../data/deploy/events';
 import { DeploymentRow, findDeployment } from '../../data/deploy/registry';
 import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../domain/deploy';
 import { DeployDeps } from './deps';
@@ -11,18 +12,6 @@ const LOG_LINES_KEPT = 30;
 // cost a quarter of a second on average). The engine is asked whether the container still runs less often.
 const POLL_MS = 100;
 const INSPECT_EVERY = 5;
-
-/** One HTTP GET with a short timeout; the status code, or null when nothing answered. */
-function probe(url: string): Promise<number | null> {
-  return new Promise((resolve) => {
-    const request = http.get(url, { timeout: 2000, agent: false }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? null);
-    });
-    request.on('timeout', () => request.destroy());
-    request.on('error', () => resolve(null));
-  });
-}
 
 /**
  * Polls a new instance until its health path answers 2xx (or, with the default path, until anything answers
@@ -50,7 +39,8 @@ export function waitUntilHealthy(deps: DeployDeps) {
   };
 }
 
-function untilContainerHealthy({ docker }: DeployDeps) {
+function untilContainerHealthy(deps: DeployDeps) {
+  const { docker } = deps;
   return async (deployment: DeploymentRow, instance: StartedInstance, deadlineAt: string): Promise<void> => {
     const { healthPath, env } = deployment.settings;
     const container = docker.getContainer(instance.containerId);
@@ -66,7 +56,17 @@ function untilContainerHealthy({ docker }: DeployDeps) {
     for (let attempt = 1; ; attempt++) {
       if (attempt % INSPECT_EVERY === 1) await failIfExited();
       const status = await probe(`http://${instance.address}${healthPath ?? DEFAULT_HEALTH_PATH}`);
-      if (status !== null && ((status >= 200 && status < 300) || healthPath === null)) return;
+      if (healthPasses(status, healthPath)) {
+        await recordServiceEvents(deps.db, deployment.service_name, [
+          {
+            kind: 'HEALTHY',
+            instanceId: instance.instanceId,
+            detail: `Passed its health check (${healthPath ?? DEFAULT_HEALTH_PATH} answered ${status}).`,
+            dedupeKey: `healthy:${instance.instanceId}`,
+          },
+        ]);
+        return;
+      }
       if (Date.now() >= deadline) {
         await failIfExited();
         const answered = status === null ? 'nothing answered' : `it answered ${status}`;

@@ -6,6 +6,7 @@ import {
   CORE_MODULES,
   DEFAULT_HEALTH_PATH,
   DeployError,
+  DeployNotify,
   EdgeService,
   DeployEvent,
   DeploymentStatus,
@@ -43,6 +44,8 @@ export interface ServiceRow {
   canary_weight: number;
   /** What each instance may use; null: the platform's defaults (DEPLOY_MEMORY_MB, DEPLOY_CPUS, DEPLOY_PIDS_LIMIT). */
   limits: ServiceLimits | null;
+  /** Who hears of a deploy of it that failed, reverted or was rolled back; null: nobody. */
+  notify: DeployNotify | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -58,6 +61,8 @@ export interface InstanceRow {
   address: string;
   state: InstanceState;
   last_health_at: Date | null;
+  /** Since when the survey has seen its health check fail; null while it passes. */
+  failing_since: Date | null;
   created_at: Date;
 }
 

@@ -109,17 +109,16 @@ export async function insertRoleBatchLogs(
      on conflict (batch_id, recipient) where batch_id is not null do nothing`,
     [batch.siteId, batch.templateId, batch.templateRevision, batch.batchId, batch.requestedBy, batch.roleKey, batch.siteId],
   );
-  const { count } = (await db(EMAIL_LOG_TABLE).where({ batch_id: batch.batchId }).count({ count: '*' }).first()) as { count: string };
-  return Number(count);
+  return batchSize(db, batch.batchId);
 }
 
-/** Who a platform email goes to: the holders of a role in a site (the requester aside), or one user. */
-export type PlatformRecipients = { role: string; siteId: string; except?: string } | { userId: string };
+/** Who a platform email goes to: the holders of a role in a site (the requester aside), one user, or addresses named outright. */
+export type PlatformRecipients = { role: string; siteId: string; except?: string } | { userId: string } | { emails: string[] };
 
 /**
- * One platform email (an approval notice) as a batch: its variables stored once, then one PENDING row per
- * recipient in their own locale, in one statement. Keyed by (batch, recipient): repeating it adds no one
- * twice. Answers how many rows the batch has (none when nobody holds the role).
+ * One platform email (an approval or deploy notice) as a batch: its variables stored once, then one PENDING row
+ * per recipient in their own locale, in one statement. Keyed by (batch, recipient): repeating it, or adding a
+ * second kind of recipient to the same batch, adds no one twice. Answers how many rows the batch has.
  */
 export async function insertPlatformBatchLogs(
   db: Knex,
@@ -130,6 +129,18 @@ export async function insertPlatformBatchLogs(
     .onConflict('batch_id')
     .ignore();
   const who = batch.recipients;
+  if ('emails' in who) {
+    // Addresses named outright: a directory user's own locale where one has the address, English otherwise.
+    await db.raw(
+      `insert into ${EMAIL_LOG_TABLE} (site_id, platform_template, batch_id, recipient, locale, variables, requested_by, status)
+       select ?, ?, ?, e.address, coalesce((select u.locale from directory."user" u where lower(u.email) = lower(e.address) limit 1), 'en'), null, ?, 'PENDING'
+       from unnest(?::text[]) as e(address)
+       order by e.address
+       on conflict (batch_id, recipient) where batch_id is not null do nothing`,
+      [batch.siteId, batch.template, batch.batchId, batch.requestedBy, who.emails],
+    );
+    return batchSize(db, batch.batchId);
+  }
   const [where, bindings] =
     'userId' in who
       ? ['u.id::text = ?', [who.userId]]
@@ -143,7 +154,11 @@ export async function insertPlatformBatchLogs(
      on conflict (batch_id, recipient) where batch_id is not null do nothing`,
     [batch.siteId, batch.template, batch.batchId, batch.requestedBy, ...bindings],
   );
-  const { count } = (await db(EMAIL_LOG_TABLE).where({ batch_id: batch.batchId }).count({ count: '*' }).first()) as { count: string };
+  return batchSize(db, batch.batchId);
+}
+
+async function batchSize(db: Knex, batchId: string): Promise<number> {
+  const { count } = (await db(EMAIL_LOG_TABLE).where({ batch_id: batchId }).count({ count: '*' }).first()) as { count: string };
   return Number(count);
 }
 

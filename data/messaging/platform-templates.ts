@@ -1,7 +1,8 @@
 import { TemplateTexts } from '../../domain/render-template';
 
 /**
- * The emails the platform sends of its own, in English and Arabic: approval notices. Rendered like a site's
+ * The emails the platform sends of its own, in English and Arabic: approval notices, and deploy notices to a
+ * service's owners. Rendered like a site's
  * templates (values escaped, `dir="rtl"` for Arabic); the variables are the platform's, never a caller's.
  */
 export const PLATFORM_TEMPLATES = {
@@ -41,6 +42,16 @@ export const PLATFORM_TEMPLATES = {
       '<p>Your request to publish the {{componentType}} “{{title}}” of site {{siteId}} was {{outcomeEn}}.</p><p><a href="{{link}}">See the request</a></p>',
     subject_ar: '{{title}}: {{outcomeAr}}',
     body_ar: '<p>طلبك نشر {{componentType}} «{{title}}» في الموقع {{siteId}}: {{outcomeAr}}.</p><p><a href="{{link}}">عرض الطلب</a></p>',
+  },
+  'deploy-outcome': {
+    subject_en: '{{serviceName}}: deploy {{outcomeEn}}',
+    body_en:
+      '<p>The deploy of {{image}} to service {{serviceName}} {{outcomeEn}} at {{at}}.</p><p>Why: {{reason}}</p>' +
+      '<p>What serves now: {{servingEn}}.</p><p><a href="{{link}}">See the deployment</a></p>',
+    subject_ar: '{{serviceName}}: {{outcomeAr}}',
+    body_ar:
+      '<p>نشر {{image}} على الخدمة {{serviceName}}: {{outcomeAr}} في {{at}}.</p><p>السبب: {{reason}}</p>' +
+      '<p>ما يخدم الآن: {{servingAr}}.</p><p><a href="{{link}}">عرض النشر</a></p>',
   },
 } satisfies Record<string, TemplateTexts>;
 

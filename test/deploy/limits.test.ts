@@ -19,7 +19,7 @@ const engineLimitsOf = async (name: string) =>
 const events = async (name: string) => (await call(thisFile.api.url, 'GET', `/api/infra/services/${name}/events`, { token: tokens.admin })).body.items;
 
 dockerDriverOnly(
-  'limits asked for on deploy hold on the container, as the engine reports them; a PATCH changes them in place; a JAR that allocates past its memory limit is killed and reported OOM_KILLED, and its replacement keeps the limits',
+  'limits asked for on deploy hold on the container, as the engine reports them; a PATCH changes them in place; a JAR that allocates past its memory limit is killed and reported OOM_KILLED, and its replacement keeps the limits and is told as RESTARTED',
   async () => {
     const accepted = await deployJar('hungry-service', 'HelloServer', { memoryMb: '160', cpus: '0.5', pids: '100', ENV_JAVA_TOOL_OPTIONS: '-Xmx700m' });
     await expectRunning(accepted);
@@ -61,6 +61,12 @@ dockerDriverOnly(
       return running.length === 1 && running[0].id !== container.id ? running[0] : null;
     });
     expect(replacement).toEqual(expect.objectContaining({ memory: 192 * MIB, nanoCpus: 0.5e9, pids: 120 }));
+    // The replacement is told as a restart of the instance killed.
+    const restarted = await waitUntil('a RESTARTED event', async () =>
+      (await events('hungry-service')).find((event: { kind: string }) => event.kind === 'RESTARTED'),
+    );
+    expect(restarted.detail).toBe(`Started by the reconcile in place of instance ${instance.id.slice(0, 8)}, which had stopped.`);
+    expect(restarted.instanceId).not.toBe(instance.id);
   },
   300000,
 );

@@ -5,10 +5,35 @@ import { DeployProgress, deployProgressQuery, DeployServiceInput } from './defin
 import { deployInputProblem, ROLLED_BACK_BY_SWARM } from '../../domain/deploy';
 import { refuseInvalidInput } from '../valid-input';
 import { runCanary } from './rollout';
+import { TaskQueues } from '../../domain/task-queues';
+import { emailRoleWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SendEmailToRoleWorkflow } from '../messaging/definitions';
 
 /** Runs started before these markers did not remove a dead run's leftovers first, nor undo a host-port redeploy's stop. */
 export const ORPHANS_REMOVED_FIRST = 'deploy-orphans-removed-first';
 export const HOST_PORT_REDEPLOY_RESTORES = 'deploy-host-port-redeploy-restores';
+/** Runs started before this marker told nobody of a deploy that failed, reverted or was rolled back. */
+export const DEPLOY_NOTICES = 'deploy-notices';
+
+/**
+ * Tells the service's owners how its deploy ended: writes the notice's emails, and hands them to the messaging
+ * worker as a batch of their own. A notice that cannot be sent is logged; it never changes how the deploy ended.
+ */
+async function tellOwners(act: ReturnType<typeof deployActivities>, deploymentId: string): Promise<void> {
+  if (!wf.patched(DEPLOY_NOTICES)) return;
+  try {
+    const batchId = wf.uuid4();
+    const recipients = await act.notifyDeployOwners({ batchId, deploymentId });
+    if (recipients === 0) return;
+    await wf.startChild<SendEmailToRoleWorkflow>(SEND_EMAIL_TO_ROLE_WORKFLOW, {
+      workflowId: emailRoleWorkflowId(batchId),
+      taskQueue: TaskQueues.messaging,
+      args: [{ batchId }],
+      parentClosePolicy: wf.ParentClosePolicy.ABANDON,
+    });
+  } catch (error) {
+    wf.log.warn("the deploy's notice to the service's owners was not sent", { reason: failureOf(error).reason });
+  }
+}
 
 /**
  * Deploys a service (first deploy, redeploy or rollback) as a saga: build the image (JAR deploys), start
@@ -81,6 +106,7 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
         progress.status = 'REVERTED';
         progress.error = { stage: 'CANARY', reason: rolled.reason, lastLogLines: [] };
         progress.events.push({ at, stage: 'REVERTED', message: rolled.reason });
+        await tellOwners(act, input.deploymentId);
         return progress;
       }
     }
@@ -118,6 +144,7 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
     );
     progress.stage = 'FAILED';
     progress.status = status;
+    await wf.CancellationScope.nonCancellable(() => tellOwners(act, input.deploymentId));
     throw wf.ApplicationFailure.create({
       message: `Deploy of ${input.serviceName} failed at ${progress.error.stage}: ${failure.reason}`,
       type: 'DEPLOY_FAILED',

@@ -4,6 +4,9 @@ import { ScaleOutcome, scaleProgressQuery, ScaleServiceInput, ScaleStage } from 
 import { scaleInputProblem } from '../../domain/deploy';
 import { refuseInvalidInput } from '../valid-input';
 
+/** Scales started before this marker replaced stopped instances without a RESTARTED event; they replay as they were. */
+export const SCALE_RESTART_EVENTS = 'scale-restart-events';
+
 /**
  * Brings a running service to its desired instance count: instances that died are removed, missing ones
  * start and join the gateway once healthy, extra ones drain and stop. The reconcile schedule runs this for
@@ -37,6 +40,10 @@ export async function scaleService(input: ScaleServiceInput): Promise<ScaleOutco
       const instances = await waitAllHealthy(act, { deploymentId: survey.deploymentId, instances: started, healthTimeoutSeconds: input.healthTimeoutSeconds });
       await act.registerInstances({ deploymentId: survey.deploymentId, instances });
       outcome.started = missing;
+      if (survey.dead.length > 0 && wf.patched(SCALE_RESTART_EVENTS)) {
+        const startedInstead = instances.map((instance) => instance.instanceId);
+        await act.recordRestarts({ serviceName: input.serviceName, replaced: survey.dead, startedInstead });
+      }
     } catch (error) {
       await undo.run();
       await wf.CancellationScope.nonCancellable(() => act.setServiceStatus({ serviceName: input.serviceName, status: 'DEGRADED' }));

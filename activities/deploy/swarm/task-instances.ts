@@ -2,7 +2,10 @@ import { syncTaskInstances, TaskInstance } from '../../../data/deploy/instances'
 import { LABELS, swarmServiceName } from '../../../data/deploy/labels';
 import { DeployDeps } from '../deps';
 import { serviceNetworkName } from '../service-network';
-import { RoutableTask, routableTasks, SwarmTask, tasksOf } from './tasks';
+import { RoutableTask, routableTasks, SwarmTask, taskEvents, tasksOf } from './tasks';
+import { recordServiceEvents } from '../../../data/deploy/events';
+import { ServiceEvent } from '../../../domain/deploy';
+import { isGone } from '../docker-errors';
 
 /** A deployed service's swarm service and overlay, as the platform names them. */
 export const names = (deps: Pick<DeployDeps, 'config'>, serviceName: string) => ({
@@ -21,6 +24,16 @@ async function syncRoutable(deps: DeployDeps, serviceName: string, routable: Rou
 export async function syncService(deps: DeployDeps, serviceName: string): Promise<{ tasks: SwarmTask[]; serving: TaskInstance[]; left: string[] }> {
   const tasks = await tasksOf(deps.docker, names(deps, serviceName).swarmService);
   return { tasks, ...(await syncRoutable(deps, serviceName, routableOf(deps, serviceName, tasks))) };
+}
+
+/** Whether the engine says the kernel killed the task's container for memory (false once the container is gone). */
+async function killedForMemory(deps: DeployDeps, containerId: string): Promise<boolean> {
+  try {
+    return Boolean((await deps.docker.getContainer(containerId).inspect()).State.OOMKilled);
+  } catch (error) {
+    if (isGone(error)) return false;
+    throw error;
+  }
 }
 
 /** How often the registry catches up with the swarm's task list: the edge lets go of a stopping task within about this. */
@@ -46,8 +59,34 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
   // Per service, the routable tasks this follower last wrote to the registry.
   let written = new Map<string, string>();
   let rounds = 0;
+  // The events this follower has recorded, by key: a quiet swarm writes none. Forgotten with `written`; the
+  // table's key keeps a repeat out.
+  let told = new Set<string>();
+  const tellTaskEvents = async (serviceName: string, tasks: SwarmTask[]) => {
+    const events = taskEvents(tasks).filter((event) => !told.has(event.dedupeKey));
+    if (events.length === 0) return;
+    const recorded: ServiceEvent[] = [];
+    for (const { oomSuspect, ...event } of events) {
+      const oomKilled = oomSuspect ? await killedForMemory(deps, oomSuspect) : false;
+      recorded.push(
+        oomKilled
+          ? {
+              kind: 'OOM_KILLED',
+              instanceId: event.instanceId,
+              detail: `${event.detail} The kernel killed it for using more than its memory limit.`,
+              dedupeKey: `oom:${event.instanceId}`,
+            }
+          : event,
+      );
+    }
+    await recordServiceEvents(deps.db, serviceName, recorded);
+    for (const event of events) told.add(event.dedupeKey);
+  };
   const round = async () => {
-    if (++rounds % REWRITE_EVERY_ROUNDS === 0) written = new Map();
+    if (++rounds % REWRITE_EVERY_ROUNDS === 0) {
+      written = new Map();
+      told = new Set();
+    }
     const services = (await deps.docker.listServices({ filters: { label: [`${LABELS.scope}=${deps.config.deployScope}`] } })) as Array<{
       ID: string;
       Spec: { Labels?: Record<string, string> };
@@ -66,6 +105,10 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
         .map((task) => task.instance.instanceId)
         .sort()
         .join(' ');
+      await tellTaskEvents(
+        serviceName,
+        tasks.filter((task) => task.ServiceID === service.ID),
+      );
       if (written.get(serviceName) === seen) continue;
       await syncRoutable(deps, serviceName, routable);
       written.set(serviceName, seen);

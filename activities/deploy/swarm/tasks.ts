@@ -2,12 +2,16 @@ import Docker from 'dockerode';
 import { TaskInstance, taskInstanceId } from '../../../data/deploy/instances';
 import { LABELS } from '../../../data/deploy/labels';
 import { isGone } from '../docker-errors';
+import { ServiceEvent } from '../../../domain/deploy';
 
 /** A task as the engine answers it: the fields the swarm driver reads. */
 export interface SwarmTask {
   ID: string;
   DesiredState: string;
   ServiceID: string;
+  /** The replica's place: a task the swarm starts to replace a failed one takes the same slot. */
+  Slot?: number;
+  CreatedAt?: string;
   Spec: { ContainerSpec: { Labels?: Record<string, string>; Env?: string[] } };
   Status: { State: string; Err?: string; Message?: string; ContainerStatus?: { ContainerID?: string; ExitCode?: number } };
   NetworksAttachments?: Array<{ Network: { Spec: { Name: string } }; Addresses: string[] }>;
@@ -73,4 +77,56 @@ export function taskFailures(tasks: SwarmTask[], args: { deploymentId: string; h
       return exitCode ? `The container exited with code ${exitCode} before it became healthy (${swarmSays})` : swarmSays;
     });
   return [...new Set(reasons)];
+}
+
+/** A task of a service the swarm started: what it became, as a service event (the key names the task). */
+export interface TaskEvent extends ServiceEvent {
+  /** Set on a task that ended with exit code 137: its container is asked whether the kernel killed it for memory. */
+  oomSuspect?: string;
+}
+
+const FAILED_STATES = ['failed', 'rejected'];
+
+/**
+ * The events the swarm's task list tells of one service: each task started, passed its health check (the swarm
+ * reports a task with a health check `running` only once it passed), or failed (unhealthy, or exited); and a
+ * task the swarm started in a slot whose earlier task failed is a restart. A task the swarm shut down on
+ * purpose (an update, a scale down) is none of these.
+ */
+export function taskEvents(tasks: SwarmTask[]): TaskEvent[] {
+  const events: TaskEvent[] = [];
+  const ordered = [...tasks].sort((a, b) => (a.CreatedAt ?? '').localeCompare(b.CreatedAt ?? ''));
+  const failedSlots = new Map<number, SwarmTask>();
+  for (const task of ordered) {
+    const instanceId = taskInstanceId(task.ID);
+    const short = task.ID.slice(0, 12);
+    const containerId = task.Status.ContainerStatus?.ContainerID;
+    const state = task.Status.State;
+    if (containerId) events.push({ kind: 'STARTED', instanceId, detail: `The swarm started task ${short}.`, dedupeKey: `started:${instanceId}` });
+    if (state === 'running') events.push({ kind: 'HEALTHY', instanceId, detail: `Task ${short} passed its health check.`, dedupeKey: `healthy:${instanceId}` });
+    const previous = task.Slot === undefined ? undefined : failedSlots.get(task.Slot);
+    if (previous && containerId)
+      events.push({
+        kind: 'RESTARTED',
+        instanceId,
+        detail: `Started by the swarm in place of task ${previous.ID.slice(0, 12)}, which failed.`,
+        dedupeKey: `restarted:${instanceId}`,
+      });
+    if (FAILED_STATES.includes(state)) {
+      if (task.Slot !== undefined) failedSlots.set(task.Slot, task);
+      const swarmSays = task.Status.Err ?? task.Status.Message ?? state;
+      const exitCode = task.Status.ContainerStatus?.ExitCode;
+      if (swarmSays.includes('unhealthy container'))
+        events.push({ kind: 'UNHEALTHY', instanceId, detail: `Task ${short} failed its health check: ${swarmSays}.`, dedupeKey: `unhealthy:${instanceId}` });
+      else
+        events.push({
+          kind: 'EXITED',
+          instanceId,
+          detail: `Task ${short} exited${exitCode ? ` with code ${exitCode}` : ''}: ${swarmSays}.`,
+          dedupeKey: `exit:${instanceId}`,
+          ...(exitCode === 137 && containerId ? { oomSuspect: containerId } : {}),
+        });
+    }
+  }
+  return events;
 }

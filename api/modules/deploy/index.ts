@@ -4,6 +4,7 @@ import { deployRoutes } from './deploy-routes';
 import { docsRoutes } from './docs-routes';
 import { rolloutRoutes } from './rollout-routes';
 import { limitsRoutes } from './limits-routes';
+import { notifyRoutes } from './notify-routes';
 import { serviceRoutes } from './service-routes';
 
 /** Deploy: deploys, the service registry, and the docs of deployed services. The gateway is `gateway.ts`. */
@@ -11,5 +12,5 @@ export const deployModule = (deps: AppDeps) =>
   apiModule(
     'deploy',
     ['/api/infra', '/api/docs'],
-    [...deployRoutes(deps), ...serviceRoutes(deps), ...rolloutRoutes(deps), ...limitsRoutes(deps), ...docsRoutes(deps)],
+    [...deployRoutes(deps), ...serviceRoutes(deps), ...rolloutRoutes(deps), ...limitsRoutes(deps), ...notifyRoutes(deps), ...docsRoutes(deps)],
   );

@@ -91,7 +91,8 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
       method: 'get',
       path: '/api/infra/services/:name/events',
       tag: 'infra',
-      summary: "What became of a service's instances, newest first: started, exited, killed for memory, limits changed",
+      summary:
+        "What became of a service's instances, newest first: started, healthy, unhealthy, exited, killed for memory, restarted, rolled back, limits changed",
       access: access.roles('ADMIN'),
       params: ServiceParams,
       query: ServiceEventsQuery,

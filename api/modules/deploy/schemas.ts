@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
-import { LIMIT_BOUNDS, MAX_INSTANCES, MAX_ROLLOUT_STEPS, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
+import { SiteId } from '../../http/common-schemas';
+import { LIMIT_BOUNDS, MAX_INSTANCES, MAX_NOTIFY_EMAILS, MAX_ROLLOUT_STEPS, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
 
 const ServiceName = Type.String({ pattern: SERVICE_NAME_PATTERN });
 const Group = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$' });
@@ -30,6 +31,18 @@ export const ServiceEventsQuery = Type.Object({ limit: Type.Integer({ minimum: 1
 export const ServiceEventsAnswer = Type.Object({
   items: Type.Array(Type.Object({ at: Type.String(), kind: Type.String(), instanceId: Type.Union([Type.String(), Type.Null()]), detail: Type.String() })),
 });
+
+/** Who hears of a deploy of the service that fails, reverts or is rolled back: a role in a site, addresses, or both. */
+export const NotifyBody = Type.Object(
+  {
+    siteId: SiteId,
+    role: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' }), Type.Null()])),
+    emails: Type.Optional(Type.Array(Type.String({ format: 'email', maxLength: 320 }), { maxItems: MAX_NOTIFY_EMAILS, uniqueItems: true })),
+  },
+  { additionalProperties: false },
+);
+const NotifySchema = Type.Object({ siteId: Type.String(), role: Type.Union([Type.String(), Type.Null()]), emails: Type.Array(Type.String()) });
+export const NotifyAnswer = Type.Object({ notify: Type.Union([NotifySchema, Type.Null()]) });
 
 /** A canary rollout (spec: deployment, third wave); that the steps ascend and end at 100 is checked beside it. */
 export const RolloutBody = Type.Object(

@@ -45,9 +45,13 @@ public class HelloServer {
     java.util.concurrent.atomic.AtomicLong served = new java.util.concurrent.atomic.AtomicLong();
     // /allocate/{mb} holds on to that many MiB, every page touched: a service that outgrows its memory limit.
     java.util.List<byte[]> held = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    // /sick makes the health check at /checkup answer 503 until /well: a running instance that turns unhealthy.
+    java.util.concurrent.atomic.AtomicBoolean sick = new java.util.concurrent.atomic.AtomicBoolean();
     server.createContext("/", exchange -> {
       byte[] body = exchange.getRequestBody().readAllBytes();
       String path = exchange.getRequestURI().toString();
+      if (path.equals("/sick")) sick.set(true);
+      if (path.equals("/well")) sick.set(false);
       if (path.startsWith("/allocate/")) {
         int megabytes = Integer.parseInt(path.substring("/allocate/".length()));
         for (int i = 0; i < megabytes; i++) {
@@ -74,6 +78,7 @@ public class HelloServer {
       // /status/{code} answers with that status, to show that the gateway relays a service's own errors.
       int status = path.startsWith("/status/") ? Integer.parseInt(path.substring("/status/".length())) : 200;
       if (failEvery > 0 && !path.equals("/actuator/health") && served.incrementAndGet() % failEvery == 0) status = 500;
+      if (path.equals("/checkup") && sick.get()) status = 503;
       byte[] out = json.getBytes(StandardCharsets.UTF_8);
       exchange.getResponseHeaders().set("Content-Type", "application/json");
       exchange.getResponseHeaders().set("X-Hello-Instance", instance);

@@ -1,0 +1,26 @@
+import http from 'node:http';
+import { DEFAULT_HEALTH_PATH } from '../../domain/deploy';
+
+/** One HTTP GET with a short timeout; the status code, or null when nothing answered. */
+export function probe(url: string, timeoutMs = 2000): Promise<number | null> {
+  return new Promise((resolve) => {
+    const request = http.get(url, { timeout: timeoutMs, agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? null);
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(null));
+  });
+}
+
+/** The instance's health path as a deploy judges it: 2xx, or with no path of its own any HTTP answer. */
+export function healthPasses(status: number | null, healthPath: string | null): boolean {
+  return status !== null && ((status >= 200 && status < 300) || healthPath === null);
+}
+
+/** Probes an instance (`ip:port`) on its deployment's health path. */
+export async function probeHealth(address: string, healthPath: string | null): Promise<{ passing: boolean; status: number | null; path: string }> {
+  const path = healthPath ?? DEFAULT_HEALTH_PATH;
+  const status = await probe(`http://${address}${path}`);
+  return { passing: healthPasses(status, healthPath), status, path };
+}

@@ -1,0 +1,59 @@
+import { Knex } from 'knex';
+import { DeployNotify, NOTICE_OUTCOMES, NoticeOutcome } from '../../domain/deploy';
+import { insertPlatformBatchLogs } from '../messaging/email-logs';
+import { findDeployment, findService, SERVICE_TABLE, ServiceRow } from './registry';
+import { jsonb } from '../db';
+
+const OUTCOME_WORDS: Record<NoticeOutcome, { en: string; ar: string; servingEn: string; servingAr: string }> = {
+  FAILED: { en: 'failed', ar: 'فشل النشر', servingEn: 'the previous version, if there was one', servingAr: 'الإصدار السابق إن وُجد' },
+  REVERTED: {
+    en: 'was reverted by its canary rollout',
+    ar: 'أُلغي النشر التدريجي وأُعيد الإصدار السابق',
+    servingEn: 'the previous version, every request',
+    servingAr: 'الإصدار السابق، كل الطلبات',
+  },
+  ROLLED_BACK: { en: 'was rolled back by the swarm', ar: 'أعاد السرب الإصدار السابق', servingEn: 'the previous version', servingAr: 'الإصدار السابق' },
+};
+
+/** Sets (or, with null, clears) who hears of the service's deploys that fail. */
+export async function setServiceNotify(db: Knex, args: { serviceId: string; notify: DeployNotify | null }): Promise<void> {
+  await db<ServiceRow>(SERVICE_TABLE)
+    .where({ id: args.serviceId })
+    .update({ notify: args.notify === null ? null : jsonb(db, args.notify), updated_at: db.fn.now() });
+}
+
+/**
+ * Writes the notice of a deploy that ended FAILED, REVERTED or ROLLED_BACK as a platform email batch to the
+ * service's owners (each in their own locale). Keyed by the batch id the run chose, so a retry writes it once.
+ * Answers how many recipients it has: none when the deploy ended otherwise, the service names nobody, or it
+ * is gone (a first deploy that failed leaves no service behind).
+ */
+export async function writeDeployNotice(db: Knex, args: { batchId: string; deploymentId: string; publicUrl: string }): Promise<number> {
+  const deployment = await findDeployment(db, args.deploymentId);
+  if (!deployment || !(NOTICE_OUTCOMES as readonly string[]).includes(deployment.status)) return 0;
+  const service = await findService(db, deployment.service_name);
+  const notify = service?.notify;
+  if (!notify) return 0;
+  const words = OUTCOME_WORDS[deployment.status as NoticeOutcome];
+  const batch = {
+    batchId: args.batchId,
+    siteId: notify.siteId,
+    template: 'deploy-outcome',
+    requestedBy: 'platform:deploy',
+    variables: {
+      serviceName: deployment.service_name,
+      image: deployment.image,
+      at: (deployment.finished_at ?? new Date()).toISOString(),
+      reason: deployment.error?.reason ?? 'not recorded',
+      outcomeEn: words.en,
+      outcomeAr: words.ar,
+      servingEn: words.servingEn,
+      servingAr: words.servingAr,
+      link: `${args.publicUrl}/api/infra/deployments/${deployment.id}`,
+    },
+  };
+  let recipients = 0;
+  if (notify.role) recipients = await insertPlatformBatchLogs(db, { ...batch, recipients: { role: notify.role, siteId: notify.siteId } });
+  if (notify.emails.length > 0) recipients = await insertPlatformBatchLogs(db, { ...batch, recipients: { emails: notify.emails } });
+  return recipients;
+}

@@ -1,0 +1,13 @@
+import { Knex } from 'knex';
+
+/**
+ * Who hears of a service's deploy that failed, reverted or was rolled back: the holders of a role in a site,
+ * addresses named outright, or both; the site's mail channels carry the notice. Null: nobody.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.raw(`alter table infra.service add column notify jsonb`);
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`alter table infra.service drop column notify`);
+}
