@@ -6,6 +6,9 @@ import { useLocalised, useWords } from '../i18n';
 import { ListHeading, StatusBadge, TemporalLink, ActionButton } from '../ui/bits';
 import { DataTable, PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
+import { useSession } from '../session';
+import { ServiceEvents } from './ServiceEvents';
+import { ServiceLimits } from './ServiceLimits';
 import { ServiceRollout } from './ServiceRollout';
 
 const WORDS = {
@@ -233,9 +236,10 @@ function ApiDocs({ name, dynamic }: { name: string; dynamic: boolean }) {
   );
 }
 
-/** One service: its instances and health, scale, logs, deploy history with rollback, undeploy, its API docs. */
+/** One service: its instances and health, scale, limits, logs, events, deploy history with rollback, undeploy, its API docs. */
 export function ServiceScreen({ name }: { name: string }) {
   const { words, common, time } = useLocalised(WORDS);
+  const session = useSession();
   const queries = useQueryClient();
   const service = useQuery({
     queryKey: ['service', name],
@@ -316,6 +320,8 @@ export function ServiceScreen({ name }: { name: string }) {
         )}
         {scale.error && <ProblemAlert error={scale.error} />}
       </Paper>
+      {/* A dynamic service's limits and events are ADMIN's (the API answers 403 to anyone else, 409 for a core service). */}
+      {detail.dynamic && session.isAdmin && <ServiceLimits name={detail.name} />}
       {detail.operations && detail.operations.length > 0 && (
         <Stack gap={4}>
           <Title order={3}>{words.operations}</Title>
@@ -340,6 +346,7 @@ export function ServiceScreen({ name }: { name: string }) {
         </Stack>
       )}
       {detail.dynamic && <Logs name={detail.name} />}
+      {detail.dynamic && session.isAdmin && <ServiceEvents name={detail.name} />}
       <History name={detail.name} dynamic={detail.dynamic} currentDeploymentId={detail.currentDeploymentId} />
       {detail.dynamic && (
         <Group>

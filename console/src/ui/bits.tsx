@@ -28,6 +28,11 @@ const STATUS_COLOURS: Record<string, string> = {
   // The swarm rolled an update back by itself: the previous version serves, the new one never took over.
   ROLLED_BACK: 'orange',
   OOM_KILLED: 'red',
+  // A service's events (what became of its instances).
+  STARTED: 'blue',
+  EXITED: 'red',
+  RESTARTED: 'yellow',
+  LIMITS_CHANGED: 'violet',
   ABORTED: 'orange',
   // A canary step's verdict.
   PASS: 'green',
