@@ -19,11 +19,14 @@ import { finalFailure } from '../../failures';
 
 const POLL_MS = 500;
 /**
- * A task's health check gives up on it once the health timeout (its start period) and three failed checks
- * have passed. The wait gives the swarm that long past the run's deadline, so that it is the swarm's own
- * verdict (and its rollback) that fails an update.
+ * A task's health check gives up on it once the health timeout (its start period, counted from the task's
+ * start, which comes after the run's deadline was fixed) and three failed checks have passed; the swarm then
+ * notices and rolls back. The wait gives the swarm that long past the run's deadline, so that it is the
+ * swarm's own verdict (and its rollback) that fails an update. 10 s was too short on a loaded 2-core machine
+ * (a fresh-clone run, 2026-11-27: the run's deadline came first and the reason named it); it fits in the
+ * health-check activity's 60 s beyond the deadline.
  */
-const SWARM_VERDICT_MS = 10000;
+const SWARM_VERDICT_MS = 30000;
 const LOG_LINES_KEPT = 30;
 
 interface SwarmService {
