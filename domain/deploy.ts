@@ -272,7 +272,7 @@ export function judgeCanaryStep(plan: RolloutPlan, canary: VersionFigures): Step
 
 /**
  * Who hears of a service's deploy that ends FAILED, REVERTED or ROLLED_BACK: the holders of a role in a site,
- * addresses named outright, or both. The site's mail channels carry the notice, in the platform's own template.
+ * addresses named outright, or both. The platform's email channels carry the notice, in its own template; its send logs are the site's.
  */
 export interface DeployNotify {
   siteId: string;

@@ -1,15 +1,27 @@
 import http from 'node:http';
 import { DEFAULT_HEALTH_PATH } from '../../domain/deploy';
 
-/** One HTTP GET with a short timeout; the status code, or null when nothing answered. */
+/**
+ * One HTTP GET, over within `timeoutMs` whatever the peer does: the status code, or null when no status line
+ * came in time. The body is never read (a deployed service may answer one that never ends), and no redirect
+ * is followed.
+ */
 export function probe(url: string, timeoutMs = 2000): Promise<number | null> {
   return new Promise((resolve) => {
-    const request = http.get(url, { timeout: timeoutMs, agent: false }, (response) => {
-      response.resume();
+    const request = http.get(url, { agent: false }, (response) => {
+      clearTimeout(deadline);
       resolve(response.statusCode ?? null);
+      response.destroy();
     });
-    request.on('timeout', () => request.destroy());
-    request.on('error', () => resolve(null));
+    // A hard deadline, not the socket's idle timeout: headers trickled a byte at a time must not hold it.
+    const deadline = setTimeout(() => {
+      request.destroy();
+      resolve(null);
+    }, timeoutMs);
+    request.on('error', () => {
+      clearTimeout(deadline);
+      resolve(null);
+    });
   });
 }
 

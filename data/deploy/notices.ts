@@ -4,6 +4,8 @@ import { insertPlatformBatchLogs } from '../messaging/email-logs';
 import { findDeployment, findService, SERVICE_TABLE, ServiceRow } from './registry';
 import { jsonb } from '../db';
 
+const MAX_REASON_CHARACTERS = 500;
+
 const OUTCOME_WORDS: Record<NoticeOutcome, { en: string; ar: string; servingEn: string; servingAr: string }> = {
   FAILED: { en: 'failed', ar: 'فشل النشر', servingEn: 'the previous version, if there was one', servingAr: 'الإصدار السابق إن وُجد' },
   REVERTED: {
@@ -15,7 +17,7 @@ const OUTCOME_WORDS: Record<NoticeOutcome, { en: string; ar: string; servingEn: 
   ROLLED_BACK: { en: 'was rolled back by the swarm', ar: 'أعاد السرب الإصدار السابق', servingEn: 'the previous version', servingAr: 'الإصدار السابق' },
 };
 
-/** Sets (or, with null, clears) who hears of the service's deploys that fail. */
+/** Sets (or, with null, clears) who hears of the service's deploys that fail; addresses are kept in lower case, each once. */
 export async function setServiceNotify(db: Knex, args: { serviceId: string; notify: DeployNotify | null }): Promise<void> {
   await db<ServiceRow>(SERVICE_TABLE)
     .where({ id: args.serviceId })
@@ -28,7 +30,10 @@ export async function setServiceNotify(db: Knex, args: { serviceId: string; noti
  * Answers how many recipients it has: none when the deploy ended otherwise, the service names nobody, or it
  * is gone (a first deploy that failed leaves no service behind).
  */
-export async function writeDeployNotice(db: Knex, args: { batchId: string; deploymentId: string; publicUrl: string }): Promise<number> {
+export async function writeDeployNotice(
+  db: Knex,
+  args: { batchId: string; deploymentId: string; publicUrl: string; redact: (reason: string, env: Record<string, string>) => string },
+): Promise<number> {
   const deployment = await findDeployment(db, args.deploymentId);
   if (!deployment || !(NOTICE_OUTCOMES as readonly string[]).includes(deployment.status)) return 0;
   const service = await findService(db, deployment.service_name);
@@ -44,12 +49,14 @@ export async function writeDeployNotice(db: Knex, args: { batchId: string; deplo
       serviceName: deployment.service_name,
       image: deployment.image,
       at: (deployment.finished_at ?? new Date()).toISOString(),
-      reason: deployment.error?.reason ?? 'not recorded',
+      // The failure's own words, with any secret of the deployment's environment hidden: a notice leaves the platform.
+      reason: args.redact(deployment.error?.reason ?? 'not recorded', deployment.settings.env).slice(0, MAX_REASON_CHARACTERS),
       outcomeEn: words.en,
       outcomeAr: words.ar,
       servingEn: words.servingEn,
       servingAr: words.servingAr,
-      link: `${args.publicUrl}/api/infra/deployments/${deployment.id}`,
+      // The service's page in the console, where the deployment's stages and reason are (the API wants a token).
+      link: `${args.publicUrl}/console/services/${encodeURIComponent(deployment.service_name)}`,
     },
   };
   let recipients = 0;

@@ -133,11 +133,15 @@ export async function insertPlatformBatchLogs(
     // Addresses named outright: a directory user's own locale where one has the address, English otherwise.
     await db.raw(
       `insert into ${EMAIL_LOG_TABLE} (site_id, platform_template, batch_id, recipient, locale, variables, requested_by, status)
-       select ?, ?, ?, e.address, coalesce((select u.locale from directory."user" u where lower(u.email) = lower(e.address) limit 1), 'en'), null, ?, 'PENDING'
+       select ?, ?, ?, e.address,
+              coalesce((select u.locale from directory."user" u where lower(u.email) = lower(e.address) order by u.created_at, u.id limit 1), 'en'),
+              null, ?, 'PENDING'
        from unnest(?::text[]) as e(address)
+       -- Someone the batch already has (a role holder whose address differs only in case) is not mailed twice.
+       where not exists (select 1 from ${EMAIL_LOG_TABLE} l where l.batch_id = ? and lower(l.recipient) = lower(e.address))
        order by e.address
        on conflict (batch_id, recipient) where batch_id is not null do nothing`,
-      [batch.siteId, batch.template, batch.batchId, batch.requestedBy, who.emails],
+      [batch.siteId, batch.template, batch.batchId, batch.requestedBy, who.emails, batch.batchId],
     );
     return batchSize(db, batch.batchId);
   }

@@ -22,6 +22,11 @@ export function deployActivities(args: { healthTimeoutSeconds: number }) {
     heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '1 second', maximumAttempts: 3 },
   });
+  // A notice is a courtesy: it must not keep the deploy's run (and so the service) busy for minutes of retries.
+  const notice = wf.proxyActivities<DeployActivities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  });
   return {
     loadDeployPlan: quickDb.loadDeployPlan,
     recordDeployStage: quickDb.recordDeployStage,
@@ -38,7 +43,7 @@ export function deployActivities(args: { healthTimeoutSeconds: number }) {
     drainInstances: quickDb.drainInstances,
     finishDeployment: quickDb.finishDeployment,
     failDeployment: quickDb.failDeployment,
-    notifyDeployOwners: quickDb.notifyDeployOwners,
+    notifyDeployOwners: notice.notifyDeployOwners,
     setServiceStatus: quickDb.setServiceStatus,
     listReconcilableServices: quickDb.listReconcilableServices,
     deregisterService: quickDb.deregisterService,

@@ -35,19 +35,25 @@ export async function scaleService(input: ScaleServiceInput): Promise<ScaleOutco
   if (missing > 0) {
     stage = 'STARTING';
     const undo = new Undo();
+    let startedInstead: string[];
     try {
       const started = await startInstances(act, { deploymentId: survey.deploymentId, count: missing, undo });
       const instances = await waitAllHealthy(act, { deploymentId: survey.deploymentId, instances: started, healthTimeoutSeconds: input.healthTimeoutSeconds });
       await act.registerInstances({ deploymentId: survey.deploymentId, instances });
       outcome.started = missing;
-      if (survey.dead.length > 0 && wf.patched(SCALE_RESTART_EVENTS)) {
-        const startedInstead = instances.map((instance) => instance.instanceId);
-        await act.recordRestarts({ serviceName: input.serviceName, replaced: survey.dead, startedInstead });
-      }
+      startedInstead = instances.map((instance) => instance.instanceId);
     } catch (error) {
       await undo.run();
       await wf.CancellationScope.nonCancellable(() => act.setServiceStatus({ serviceName: input.serviceName, status: 'DEGRADED' }));
       throw error;
+    }
+    // Told after the replacements serve, outside their undo: an event that cannot be written never takes them down.
+    if (survey.dead.length > 0 && wf.patched(SCALE_RESTART_EVENTS)) {
+      try {
+        await act.recordRestarts({ serviceName: input.serviceName, replaced: survey.dead, startedInstead });
+      } catch (error) {
+        wf.log.warn('the RESTARTED events of a scale were not recorded', { reason: (error as Error).message });
+      }
     }
   } else if (missing < 0) {
     stage = 'DRAINING';

@@ -1,4 +1,4 @@
-import { syncTaskInstances, TaskInstance } from '../../../data/deploy/instances';
+import { syncTaskInstances, TaskInstance, taskInstanceId } from '../../../data/deploy/instances';
 import { LABELS, swarmServiceName } from '../../../data/deploy/labels';
 import { DeployDeps } from '../deps';
 import { serviceNetworkName } from '../service-network';
@@ -48,8 +48,10 @@ const REWRITE_EVERY_ROUNDS = 60;
  * write; its drain window (the task keeps serving for a while after the swarm's SIGTERM, swarmServiceSpec)
  * covers that and the requests in flight. Two calls to the engine a round, for all services; the registry is
  * written only for a service whose routable tasks changed since this follower last wrote it (and every
- * REWRITE_EVERY_ROUNDS rounds), so a quiet swarm costs the database nothing. Each round is safe to repeat
- * and to run beside another worker's: a sync writes only what changed, under the service's lock.
+ * REWRITE_EVERY_ROUNDS rounds), so a quiet swarm costs the database nothing. What the tasks went through
+ * becomes service events (taskEvents), each written once by this follower (one more call to the engine for a
+ * task that exited with 137: was it killed for memory?). Each round is safe to repeat and to run beside
+ * another worker's: a sync writes only what changed, under the service's lock, and an event once by its key.
  */
 export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => void): { stop(): Promise<void> } {
   let running = true;
@@ -59,9 +61,10 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
   // Per service, the routable tasks this follower last wrote to the registry.
   let written = new Map<string, string>();
   let rounds = 0;
-  // The events this follower has recorded, by key: a quiet swarm writes none. Forgotten with `written`; the
-  // table's key keeps a repeat out.
-  let told = new Set<string>();
+  // The events this follower has recorded, by key: a quiet swarm writes none. A key leaves once its task has
+  // left the swarm's task list, so the set holds no more than the tasks the swarm keeps.
+  const told = new Set<string>();
+  let lastEventFailure: string | null = null;
   const tellTaskEvents = async (serviceName: string, tasks: SwarmTask[]) => {
     const events = taskEvents(tasks).filter((event) => !told.has(event.dedupeKey));
     if (events.length === 0) return;
@@ -83,10 +86,7 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
     for (const event of events) told.add(event.dedupeKey);
   };
   const round = async () => {
-    if (++rounds % REWRITE_EVERY_ROUNDS === 0) {
-      written = new Map();
-      told = new Set();
-    }
+    if (++rounds % REWRITE_EVERY_ROUNDS === 0) written = new Map();
     const services = (await deps.docker.listServices({ filters: { label: [`${LABELS.scope}=${deps.config.deployScope}`] } })) as Array<{
       ID: string;
       Spec: { Labels?: Record<string, string> };
@@ -105,14 +105,22 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
         .map((task) => task.instance.instanceId)
         .sort()
         .join(' ');
+      if (written.get(serviceName) !== seen) {
+        await syncRoutable(deps, serviceName, routable);
+        written.set(serviceName, seen);
+      }
+      // After the routing, and apart from it: an event that cannot be recorded now is tried again next round,
+      // and never holds up what the edge routes to.
       await tellTaskEvents(
         serviceName,
         tasks.filter((task) => task.ServiceID === service.ID),
-      );
-      if (written.get(serviceName) === seen) continue;
-      await syncRoutable(deps, serviceName, routable);
-      written.set(serviceName, seen);
+      ).catch((error) => {
+        if ((error as Error).message !== lastEventFailure) onError(error);
+        lastEventFailure = (error as Error).message;
+      });
     }
+    const present = new Set(tasks.map((task) => taskInstanceId(task.ID)));
+    for (const key of told) if (!present.has(key.slice(key.indexOf(':') + 1))) told.delete(key);
   };
   const loop = (async () => {
     while (running) {

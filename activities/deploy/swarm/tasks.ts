@@ -105,13 +105,16 @@ export function taskEvents(tasks: SwarmTask[]): TaskEvent[] {
     if (containerId) events.push({ kind: 'STARTED', instanceId, detail: `The swarm started task ${short}.`, dedupeKey: `started:${instanceId}` });
     if (state === 'running') events.push({ kind: 'HEALTHY', instanceId, detail: `Task ${short} passed its health check.`, dedupeKey: `healthy:${instanceId}` });
     const previous = task.Slot === undefined ? undefined : failedSlots.get(task.Slot);
-    if (previous && containerId)
+    if (previous && containerId) {
       events.push({
         kind: 'RESTARTED',
         instanceId,
         detail: `Started by the swarm in place of task ${previous.ID.slice(0, 12)}, which failed.`,
         dedupeKey: `restarted:${instanceId}`,
       });
+      // Only the task that took the failed one's place is its restart; a later one in the slot (an update) is not.
+      failedSlots.delete(task.Slot!);
+    }
     if (FAILED_STATES.includes(state)) {
       if (task.Slot !== undefined) failedSlots.set(task.Slot, task);
       const swarmSays = task.Status.Err ?? task.Status.Message ?? state;

@@ -29,8 +29,7 @@ export function notifyRoutes(deps: AppDeps): AnyRoute[] {
       method: 'put',
       path: '/api/infra/services/:name/notify',
       tag: 'infra',
-      summary:
-        "Set who hears of the service's deploys that fail, revert or are rolled back: a role in a site, addresses, or both (the site's mail channels carry the notice)",
+      summary: "Set who hears of the service's deploys that fail, revert or are rolled back: a role's holders in a site, addresses, or both",
       access: access.roles('ADMIN'),
       params: ServiceParams,
       body: NotifyBody,
@@ -38,7 +37,9 @@ export function notifyRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC'],
       handler: async (ctx, { params, body }) => {
         const service = dynamicOr409(await serviceOr404(params.name));
-        const notify: DeployNotify = { siteId: body.siteId, role: body.role ?? null, emails: body.emails ?? [] };
+        // Addresses in lower case, each once: `Ops@example.org` and `ops@example.org` are one mailbox to tell.
+        const emails = [...new Set((body.emails ?? []).map((email) => email.toLowerCase()))];
+        const notify: DeployNotify = { siteId: body.siteId, role: body.role ?? null, emails };
         const problem = deployNotifyProblem(notify);
         if (problem) throw badRequest('VALIDATION_FAILED', 'Nobody would be told.', [{ path: 'body', message: problem }]);
         await setServiceNotify(db, { serviceId: service.id, notify });
