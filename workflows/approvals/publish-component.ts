@@ -1,8 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { ApprovalsActivities } from '../../activities/approvals';
 import { Decision, durationMs, NoticeKind, PublishInput } from '../../domain/approvals';
-import { TaskQueues } from '../../domain/task-queues';
-import { emailRoleWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SendEmailToRoleWorkflow } from '../messaging/definitions';
+import { startEmailBatch } from '../messaging/start-email-batch';
 import {
   cancelScheduleUpdate,
   ConfirmedDecision,
@@ -206,12 +205,7 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
     const batchId = wf.uuid4();
     const recipients = await db.notifyApproval({ batchId, correlationId: submitted.correlationId!, kind, stage, outcome: decided });
     if (recipients === 0) return;
-    await wf.startChild<SendEmailToRoleWorkflow>(SEND_EMAIL_TO_ROLE_WORKFLOW, {
-      workflowId: emailRoleWorkflowId(batchId),
-      taskQueue: TaskQueues.messaging,
-      args: [{ batchId }],
-      parentClosePolicy: wf.ParentClosePolicy.ABANDON,
-    });
+    await startEmailBatch(batchId);
   };
   let outcome: Decision = 'APPROVED';
   for (let stage = 0; stage < submitted.stages.length && outcome === 'APPROVED'; stage++) {

@@ -5,8 +5,7 @@ import { DeployProgress, deployProgressQuery, DeployServiceInput } from './defin
 import { deployInputProblem, ROLLED_BACK_BY_SWARM } from '../../domain/deploy';
 import { refuseInvalidInput } from '../valid-input';
 import { runCanary } from './rollout';
-import { TaskQueues } from '../../domain/task-queues';
-import { emailRoleWorkflowId, SEND_EMAIL_TO_ROLE_WORKFLOW, SendEmailToRoleWorkflow } from '../messaging/definitions';
+import { startEmailBatch } from '../messaging/start-email-batch';
 
 /** Runs started before these markers did not remove a dead run's leftovers first, nor undo a host-port redeploy's stop. */
 export const ORPHANS_REMOVED_FIRST = 'deploy-orphans-removed-first';
@@ -24,12 +23,7 @@ async function tellOwners(act: ReturnType<typeof deployActivities>, deploymentId
     const batchId = wf.uuid4();
     const recipients = await act.notifyDeployOwners({ batchId, deploymentId });
     if (recipients === 0) return;
-    await wf.startChild<SendEmailToRoleWorkflow>(SEND_EMAIL_TO_ROLE_WORKFLOW, {
-      workflowId: emailRoleWorkflowId(batchId),
-      taskQueue: TaskQueues.messaging,
-      args: [{ batchId }],
-      parentClosePolicy: wf.ParentClosePolicy.ABANDON,
-    });
+    await startEmailBatch(batchId);
   } catch (error) {
     wf.log.warn("the deploy's notice to the service's owners was not sent", { reason: failureOf(error).reason });
   }
