@@ -17,7 +17,7 @@ const OUTCOME_WORDS: Record<NoticeOutcome, { en: string; ar: string; servingEn: 
   ROLLED_BACK: { en: 'was rolled back by the swarm', ar: 'أعاد السرب الإصدار السابق', servingEn: 'the previous version', servingAr: 'الإصدار السابق' },
 };
 
-/** Sets (or, with null, clears) who hears of the service's deploys that fail; addresses are kept in lower case, each once. */
+/** Sets (or, with null, clears) who hears of the service's deploys that fail (the route has put the addresses in lower case, each once). */
 export async function setServiceNotify(db: Knex, args: { serviceId: string; notify: DeployNotify | null }): Promise<void> {
   await db<ServiceRow>(SERVICE_TABLE)
     .where({ id: args.serviceId })
