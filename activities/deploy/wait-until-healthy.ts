@@ -1,9 +1,9 @@
 import { Context, sleep } from '@temporalio/activity';
 import { lastLogLines, maskSecretValues } from '../../adapters/deploy/container-logs';
-import { healthPasses, probe } from '../../adapters/deploy/health-probe';
+import { probeHealth } from '../../adapters/deploy/health-probe';
 import { recordServiceEvents } from '../../data/deploy/events';
 import { DeploymentRow, findDeployment } from '../../data/deploy/registry';
-import { DEFAULT_HEALTH_PATH, INSTANCE_UNHEALTHY, StartedInstance } from '../../domain/deploy';
+import { INSTANCE_UNHEALTHY, StartedInstance } from '../../domain/deploy';
 import { DeployDeps } from './deps';
 import { finalFailure } from '../failures';
 
@@ -55,13 +55,13 @@ function untilContainerHealthy(deps: DeployDeps) {
     };
     for (let attempt = 1; ; attempt++) {
       if (attempt % INSPECT_EVERY === 1) await failIfExited();
-      const status = await probe(`http://${instance.address}${healthPath ?? DEFAULT_HEALTH_PATH}`);
-      if (healthPasses(status, healthPath)) {
+      const { passing, status, path } = await probeHealth(instance.address, healthPath);
+      if (passing) {
         await recordServiceEvents(deps.db, deployment.service_name, [
           {
             kind: 'HEALTHY',
             instanceId: instance.instanceId,
-            detail: `Passed its health check (${healthPath ?? DEFAULT_HEALTH_PATH} answered ${status}).`,
+            detail: `Passed its health check (${path} answered ${status}).`,
             dedupeKey: `healthy:${instance.instanceId}`,
           },
         ]);
@@ -70,7 +70,7 @@ function untilContainerHealthy(deps: DeployDeps) {
       if (Date.now() >= deadline) {
         await failIfExited();
         const answered = status === null ? 'nothing answered' : `it answered ${status}`;
-        throw await unhealthy(`The health check of ${healthPath ?? DEFAULT_HEALTH_PATH} did not pass before the deadline (${answered}).`);
+        throw await unhealthy(`The health check of ${path} did not pass before the deadline (${answered}).`);
       }
       Context.current().heartbeat({ attempt });
       await sleep(POLL_MS);

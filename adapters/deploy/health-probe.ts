@@ -6,7 +6,7 @@ import { DEFAULT_HEALTH_PATH } from '../../domain/deploy';
  * came in time. The body is never read (a deployed service may answer one that never ends), and no redirect
  * is followed.
  */
-export function probe(url: string, timeoutMs = 2000): Promise<number | null> {
+function probe(url: string, timeoutMs = 2000): Promise<number | null> {
   return new Promise((resolve) => {
     const request = http.get(url, { agent: false }, (response) => {
       clearTimeout(deadline);
@@ -26,7 +26,7 @@ export function probe(url: string, timeoutMs = 2000): Promise<number | null> {
 }
 
 /** The instance's health path as a deploy judges it: 2xx, or with no path of its own any HTTP answer. */
-export function healthPasses(status: number | null, healthPath: string | null): boolean {
+function healthPasses(status: number | null, healthPath: string | null): boolean {
   return status !== null && ((status >= 200 && status < 300) || healthPath === null);
 }
 

@@ -24,6 +24,13 @@ const events = async (name: string): Promise<ServiceEvent[]> =>
   (await call(thisFile.api.url, 'GET', `/api/infra/services/${name}/events`, { token: tokens.admin })).body.items;
 const eventsOf = async (name: string, kind: string, instanceId?: string) =>
   (await events(name)).filter((event) => event.kind === kind && (!instanceId || event.instanceId === instanceId));
+/** The service's events of a kind (of one instance), or null while there are none. */
+const someEventsOf = async (name: string, kind: string, instanceId?: string) => {
+  const found = await eventsOf(name, kind, instanceId);
+  return found.length > 0 ? found : null;
+};
+const eventsAppear = (name: string, kind: string, instanceId?: string) =>
+  waitUntil(`a ${kind} event of ${name}`, () => someEventsOf(name, kind, instanceId), 90000);
 const reconcileSchedule = () => thisFile.platform.temporal.client.schedule.getHandle('deploy-reconcile');
 /**
  * Waits for `what`, asking for a reconcile whenever none runs: the schedule skips a trigger while its last run
@@ -68,10 +75,7 @@ test('a deployed instance is STARTED, then HEALTHY once its health check passes;
   const sick = await call(thisFile.api.url, 'GET', '/api/moody/sick', { token: tokens.viewer });
   expect(sick.status).toBe(200);
   if (!underSwarm) {
-    const [unhealthy] = await reconcileUntil('an UNHEALTHY event', async () => {
-      const found = await eventsOf('moody-service', 'UNHEALTHY', instance.id);
-      return found.length > 0 ? found : null;
-    });
+    const [unhealthy] = await reconcileUntil('an UNHEALTHY event', () => someEventsOf('moody-service', 'UNHEALTHY', instance.id));
     expect(unhealthy.detail).toBe('Its health check of /checkup failed: it answered 503.');
     // The edge no longer routes to it either: the instance is told to get well directly.
     expect((await fetch(`http://${instance.address}/well`)).status).toBe(200);
@@ -83,23 +87,9 @@ test('a deployed instance is STARTED, then HEALTHY once its health check passes;
     expect(await eventsOf('moody-service', 'UNHEALTHY', instance.id)).toHaveLength(1);
   } else {
     // The swarm's own health check (every second, three failures) gives up on the task and starts another in its slot.
-    const [unhealthy] = await waitUntil(
-      'an UNHEALTHY event',
-      async () => {
-        const found = await eventsOf('moody-service', 'UNHEALTHY', instance.id);
-        return found.length > 0 ? found : null;
-      },
-      90000,
-    );
+    const [unhealthy] = await eventsAppear('moody-service', 'UNHEALTHY', instance.id);
     expect(unhealthy.detail).toMatch(/failed its health check/);
-    const [restarted] = await waitUntil(
-      'a RESTARTED event',
-      async () => {
-        const found = await eventsOf('moody-service', 'RESTARTED');
-        return found.length > 0 ? found : null;
-      },
-      90000,
-    );
+    const [restarted] = await eventsAppear('moody-service', 'RESTARTED');
     expect(restarted.instanceId).not.toBe(instance.id);
     expect(restarted.detail).toMatch(/^Started by the swarm in place of task \w+, which failed\.$/);
   }
@@ -193,23 +183,9 @@ test('who is told is refused when it names nobody, is malformed, is asked by a n
     const [instance] = await instancesOf('greedy-service');
     // 400 MiB held by a JVM allowed 700 MiB of heap, in a task allowed 160 MiB: the kernel kills it.
     await call(thisFile.api.url, 'GET', '/api/greedy/allocate/400', { token: tokens.viewer }).catch(() => null);
-    const [oom] = await waitUntil(
-      'an OOM_KILLED event',
-      async () => {
-        const found = await eventsOf('greedy-service', 'OOM_KILLED', instance.id);
-        return found.length > 0 ? found : null;
-      },
-      90000,
-    );
+    const [oom] = await eventsAppear('greedy-service', 'OOM_KILLED', instance.id);
     expect(oom.detail).toMatch(/exited with code 137.*The kernel killed it for using more than its memory limit\.$/);
-    const [restarted] = await waitUntil(
-      'a RESTARTED event',
-      async () => {
-        const found = await eventsOf('greedy-service', 'RESTARTED');
-        return found.length > 0 ? found : null;
-      },
-      90000,
-    );
+    const [restarted] = await eventsAppear('greedy-service', 'RESTARTED');
     expect(restarted.instanceId).not.toBe(instance.id);
     expect(await eventsOf('greedy-service', 'EXITED', instance.id)).toEqual([]);
   },

@@ -1,4 +1,4 @@
-import { syncTaskInstances, TaskInstance, taskInstanceId } from '../../../data/deploy/instances';
+import { syncTaskInstances, TaskInstance } from '../../../data/deploy/instances';
 import { LABELS, swarmServiceName } from '../../../data/deploy/labels';
 import { DeployDeps } from '../deps';
 import { serviceNetworkName } from '../service-network';
@@ -49,8 +49,8 @@ const REWRITE_EVERY_ROUNDS = 60;
  * covers that and the requests in flight. Two calls to the engine a round, for all services; the registry is
  * written only for a service whose routable tasks changed since this follower last wrote it (and every
  * REWRITE_EVERY_ROUNDS rounds), so a quiet swarm costs the database nothing. What the tasks went through
- * becomes service events (taskEvents), each written once by this follower (one more call to the engine for a
- * task that exited with 137: was it killed for memory?). Each round is safe to repeat and to run beside
+ * becomes service events (taskEvents), written when a service's task states changed (one more call to the
+ * engine for a task that exited with 137: was it killed for memory?). Each round is safe to repeat and to run beside
  * another worker's: a sync writes only what changed, under the service's lock, and an event once by its key.
  */
 export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => void): { stop(): Promise<void> } {
@@ -61,15 +61,18 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
   // Per service, the routable tasks this follower last wrote to the registry.
   let written = new Map<string, string>();
   let rounds = 0;
-  // The events this follower has recorded, by key: a quiet swarm writes none. A key leaves once its task has
-  // left the swarm's task list, so the set holds no more than the tasks the swarm keeps.
-  const told = new Set<string>();
+  // Per service, its tasks' states when this follower last recorded their events: a quiet swarm writes none.
+  // A change records the service's events again, each once by its key in the table.
+  const toldStates = new Map<string, string>();
   let lastEventFailure: string | null = null;
   const tellTaskEvents = async (serviceName: string, tasks: SwarmTask[]) => {
-    const events = taskEvents(tasks).filter((event) => !told.has(event.dedupeKey));
-    if (events.length === 0) return;
+    const states = tasks
+      .map((task) => `${task.ID}:${task.Status.State}`)
+      .sort()
+      .join(' ');
+    if (toldStates.get(serviceName) === states) return;
     const recorded: ServiceEvent[] = [];
-    for (const { oomSuspect, ...event } of events) {
+    for (const { oomSuspect, ...event } of taskEvents(tasks)) {
       const oomKilled = oomSuspect ? await killedForMemory(deps, oomSuspect) : false;
       recorded.push(
         oomKilled
@@ -83,7 +86,7 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
       );
     }
     await recordServiceEvents(deps.db, serviceName, recorded);
-    for (const event of events) told.add(event.dedupeKey);
+    toldStates.set(serviceName, states);
   };
   const round = async () => {
     if (++rounds % REWRITE_EVERY_ROUNDS === 0) written = new Map();
@@ -96,11 +99,8 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
     for (const service of services) {
       const serviceName = service.Spec.Labels?.[LABELS.service];
       if (!serviceName) continue;
-      const routable = routableOf(
-        deps,
-        serviceName,
-        tasks.filter((task) => task.ServiceID === service.ID),
-      );
+      const itsTasks = tasks.filter((task) => task.ServiceID === service.ID);
+      const routable = routableOf(deps, serviceName, itsTasks);
       const seen = routable
         .map((task) => task.instance.instanceId)
         .sort()
@@ -111,16 +111,11 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
       }
       // After the routing, and apart from it: an event that cannot be recorded now is tried again next round,
       // and never holds up what the edge routes to.
-      await tellTaskEvents(
-        serviceName,
-        tasks.filter((task) => task.ServiceID === service.ID),
-      ).catch((error) => {
+      await tellTaskEvents(serviceName, itsTasks).catch((error) => {
         if ((error as Error).message !== lastEventFailure) onError(error);
         lastEventFailure = (error as Error).message;
       });
     }
-    const present = new Set(tasks.map((task) => taskInstanceId(task.ID)));
-    for (const key of told) if (!present.has(key.slice(key.indexOf(':') + 1))) told.delete(key);
   };
   const loop = (async () => {
     while (running) {

@@ -14,8 +14,7 @@ import { LimitsAnswer, LimitsBody, ServiceEventsAnswer, ServiceEventsQuery, Serv
 export function limitsRoutes(deps: AppDeps): AnyRoute[] {
   const { db, config, docker } = deps;
   const defaults: ServiceLimits = { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit };
-  const { serviceOr404, dynamicOr409, engineAnswers } = serviceGuards(deps);
-  const dynamicService = async (name: string): Promise<ServiceRow> => dynamicOr409(await serviceOr404(name));
+  const { dynamicService, engineAnswers } = serviceGuards(deps);
   /** The service's running instances with the limits the engine reports for each. */
   const readBack = async (service: ServiceRow) => {
     const instances = (await instancesOf(db, service.id)).filter((instance) => instance.state === 'HEALTHY' || instance.state === 'DRAINING');

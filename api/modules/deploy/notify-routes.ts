@@ -9,7 +9,7 @@ import { NotifyAnswer, NotifyBody, ServiceParams } from './schemas';
 /** Who hears of a service's deploys that fail, revert or are rolled back (spec: deployment, third wave). */
 export function notifyRoutes(deps: AppDeps): AnyRoute[] {
   const { db } = deps;
-  const { serviceOr404, dynamicOr409 } = serviceGuards(deps);
+  const { dynamicService } = serviceGuards(deps);
   return [
     defineRoute({
       method: 'get',
@@ -21,7 +21,7 @@ export function notifyRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the owners told, or null', schema: NotifyAnswer } },
       errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC'],
       handler: async (ctx, { params }) => {
-        const service = dynamicOr409(await serviceOr404(params.name));
+        const service = await dynamicService(params.name);
         ctx.body = { notify: service.notify };
       },
     }),
@@ -36,7 +36,7 @@ export function notifyRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the owners told', schema: NotifyAnswer } },
       errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC'],
       handler: async (ctx, { params, body }) => {
-        const service = dynamicOr409(await serviceOr404(params.name));
+        const service = await dynamicService(params.name);
         // Addresses in lower case, each once: `Ops@example.org` and `ops@example.org` are one mailbox to tell.
         const emails = [...new Set((body.emails ?? []).map((email) => email.toLowerCase()))];
         const notify: DeployNotify = { siteId: body.siteId, role: body.role ?? null, emails };
@@ -56,7 +56,7 @@ export function notifyRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'nobody is told', schema: NotifyAnswer } },
       errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC'],
       handler: async (ctx, { params }) => {
-        const service = dynamicOr409(await serviceOr404(params.name));
+        const service = await dynamicService(params.name);
         await setServiceNotify(db, { serviceId: service.id, notify: null });
         ctx.body = { notify: null };
       },

@@ -14,8 +14,10 @@ export function serviceGuards({ db, docker }: Pick<AppDeps, 'db' | 'docker'>) {
     if (!service.dynamic) throw conflict('SERVICE_NOT_DYNAMIC', `${service.name} is a core service, managed through docker compose.`);
     return service;
   };
+  /** A deployed service by name: 404 when there is none, 409 for a core module. */
+  const dynamicService = async (name: string): Promise<ServiceRow> => dynamicOr409(await serviceOr404(name));
   const engineAnswers = async (): Promise<void> => {
     if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', DOCKER_UNAVAILABLE_DETAIL);
   };
-  return { serviceOr404, dynamicOr409, engineAnswers };
+  return { serviceOr404, dynamicOr409, dynamicService, engineAnswers };
 }
