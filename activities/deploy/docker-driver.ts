@@ -1,3 +1,4 @@
+import { retireCanary } from './canary';
 import { DeployDeps } from './deps';
 import { drainInstances } from './drain-instances';
 import { listReconcilableServices, removeDeploymentContainers } from './list-reconcilable-services';
@@ -23,6 +24,8 @@ export function dockerDriver(deps: DeployDeps) {
     removeOrphanInstances: removeOrphanInstances(deps),
     removeServiceContainers: removeServiceContainers(deps),
     listReconcilableServices: listReconcilableServices(deps, removeDeploymentContainers(deps)),
+    // The promoted canary's containers already serve as the service's own: only its cluster goes.
+    retireCanary: retireCanary(deps),
   };
 }
 

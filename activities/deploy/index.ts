@@ -1,5 +1,5 @@
 import { recordJobRun } from '../job-log';
-import { finishRevert, judgeCanaryStep, readVersionCounters, recordRolloutState, registerCanary, retireCanary, shareWithCanary } from './canary';
+import { finishRevert, judgeCanaryStep, readVersionCounters, recordRolloutState, registerCanary, shareWithCanary } from './canary';
 import { buildServiceImage } from './build-service-image';
 import { deleteService } from './delete-service';
 import { DeployDeps } from './deps';
@@ -48,7 +48,6 @@ export function createDeployActivities(deps: DeployDeps) {
     judgeCanaryStep: judgeCanaryStep(deps),
     recordRolloutState: recordRolloutState(deps),
     finishRevert: finishRevert(deps),
-    retireCanary: retireCanary(deps),
     removeImage: removeImage(deps),
     pruneServiceImages: pruneServiceImages(deps),
     finishDeployment: finishDeployment(deps),

@@ -127,6 +127,7 @@ export async function edgeServices(db: Knex): Promise<EdgeService[]> {
       this.on('i.service_id', '=', 's.id').andOnVal('i.state', '=', 'HEALTHY');
     })
     .leftJoin(`${DEPLOYMENT_TABLE} as c`, 'c.id', 's.canary_deployment_id')
+    .leftJoin(`${DEPLOYMENT_TABLE} as d`, 'd.id', 'i.deployment_id')
     .where('s.dynamic', true)
     .select(
       's.slug',
@@ -138,6 +139,7 @@ export async function edgeServices(db: Knex): Promise<EdgeService[]> {
       db.raw(`c.settings->>'healthPath' as canary_health_path`),
       'i.address',
       'i.deployment_id',
+      db.raw('(d.rollout is not null) as of_rollout'),
     )
     .orderBy([{ column: 's.slug' }, { column: 'i.created_at' }, { column: 'i.id' }])) as Array<{
     slug: string;
@@ -149,6 +151,7 @@ export async function edgeServices(db: Knex): Promise<EdgeService[]> {
     canary_health_path: string | null;
     address: string | null;
     deployment_id: string | null;
+    of_rollout: boolean | null;
   }>;
   const services = new Map<string, EdgeService>();
   for (const row of rows) {
@@ -171,6 +174,9 @@ export async function edgeServices(db: Knex): Promise<EdgeService[]> {
     const at = row.address ? /^(.+):(\d+)$/.exec(row.address) : null;
     if (!at) continue;
     const instance = { host: at[1], port: Number(at[2]) };
+    // A rollout's instances serve only as its canary, or once it is the current version: the swarm's tasks
+    // join the registry as they start, before the rollout names them its canary (and after it ended otherwise).
+    if (row.of_rollout && row.deployment_id !== row.current_deployment_id && row.deployment_id !== row.canary_deployment_id) continue;
     const isCanary = service.canary !== undefined && row.deployment_id === row.canary_deployment_id;
     if (isCanary) service.canary!.instances.push(instance);
     if (!isCanary || row.canary_weight === 100 || row.canary_deployment_id === row.current_deployment_id) service.instances.push(instance);

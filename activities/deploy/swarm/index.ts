@@ -15,7 +15,9 @@ import { imageCommand, imageInRegistry } from './registry-image';
 import { swarmServiceSpec } from './service-spec';
 import { names, syncService } from './task-instances';
 import { deploymentOfTask, taskFailures, tasksOf, taskStillUp } from './tasks';
-import { finalFailure } from '../../failures';
+import { finalFailure, retryableFailure } from '../../failures';
+import { retireCanary as retireCanaryRow } from '../../../data/deploy/rollouts';
+import { ServiceRow } from '../../../data/deploy/registry';
 
 const POLL_MS = 500;
 /**
@@ -45,6 +47,60 @@ async function findSwarmService(docker: Docker, name: string): Promise<SwarmServ
     throw error;
   }
 }
+
+/**
+ * The swarm service that runs a deployment: the service's own, or (`canary`) its canary rollout's beside it.
+ * Pushes the image to the swarm's registry first, so every node runs the same bytes.
+ */
+async function serviceSpecFor(
+  deps: DeployDeps,
+  args: { deployment: DeploymentRow; service: ServiceRow; canary: boolean },
+): Promise<Docker.CreateServiceOptions> {
+  const { docker, config } = deps;
+  const { deployment, service } = args;
+  const image = await imageInRegistry(docker, { registry: config.deployRegistry!, image: deployment.image });
+  const command = await imageCommand(docker, deployment.image);
+  const network = await ensureServiceNetwork(docker, {
+    network: config.deployNetwork,
+    serviceName: deployment.service_name,
+    scope: config.deployScope,
+    attach: config.deployAttachContainers,
+    driver: 'overlay',
+  });
+  const limits = await limitsForDeployment(deps, deployment);
+  return swarmServiceSpec({
+    serviceName: deployment.service_name,
+    scope: config.deployScope,
+    deploymentId: deployment.id,
+    image,
+    settings: deployment.settings,
+    network,
+    replicas: service.desired_instances,
+    memoryMb: limits.memoryMb,
+    pidsLimit: limits.pids,
+    cpus: limits.cpus,
+    log: { maxSize: config.deployLogMaxSize, maxFiles: config.deployLogMaxFiles },
+    healthTimeoutSeconds: config.deployHealthTimeoutSeconds,
+    command,
+    drainSeconds: config.deployDrainSeconds,
+    canary: args.canary,
+  });
+}
+
+/** Removes a swarm service, and waits until the swarm has removed its tasks' containers on this node. */
+async function removeSwarmService(docker: Docker, swarmService: string): Promise<void> {
+  const existing = await findSwarmService(docker, swarmService);
+  if (existing)
+    await docker
+      .getService(existing.ID)
+      .remove()
+      .catch((error) => (isGone(error) ? undefined : Promise.reject(error)));
+  await untilExtraTasksStopped(docker, swarmService, 0);
+}
+
+/** A canary rollout's deployment, while it is not yet the service's current one. */
+const isCanary = (deployment: DeploymentRow, service: ServiceRow | undefined) =>
+  deployment.rollout !== null && service?.current_deployment_id !== deployment.id;
 
 async function requireDeployment(deps: DeployDeps, deploymentId: string): Promise<DeploymentRow> {
   const deployment = await findDeployment(deps.db, deploymentId);
@@ -98,6 +154,91 @@ async function lastTaskLogLines(deps: DeployDeps, args: { swarmService: string; 
 }
 
 /**
+ * Waits until a canary rollout's swarm service runs its desired tasks, each past its health check; the edge
+ * routes them to no one until the rollout names them its canary. A failing task fails the run at once, as
+ * on a first deploy: there is no earlier version of this swarm service to roll back to, and the service's
+ * own has not changed.
+ */
+async function untilCanaryServes(
+  deps: DeployDeps,
+  args: { deployment: DeploymentRow; deadline: number; unhealthy: (reason: string) => Promise<Error> },
+): Promise<StartedInstance[]> {
+  const { deployment } = args;
+  const { canaryService } = names(deps, deployment.service_name);
+  const healthPath = deployment.settings.healthPath ?? DEFAULT_HEALTH_PATH;
+  for (let attempt = 1; ; attempt++) {
+    const canary = await findSwarmService(deps.docker, canaryService);
+    if (!canary) throw await args.unhealthy(`The canary's swarm service ${canaryService} is gone.`);
+    const { tasks, serving } = await syncService(deps, deployment.service_name);
+    const desired = canary.Spec.Mode?.Replicated?.Replicas ?? 0;
+    const ours = serving.filter((task) => task.deploymentId === deployment.id);
+    if (ours.length >= desired) return ours;
+    const failures = taskFailures(tasks, { deploymentId: deployment.id, healthPath });
+    if (failures.length > 0) throw await args.unhealthy(`${failures.join('; ')}.`);
+    if (Date.now() >= args.deadline + SWARM_VERDICT_MS)
+      throw await args.unhealthy(`The health check of ${healthPath} did not pass before the deadline (${ours.length} of ${desired} canary tasks serving).`);
+    Context.current().heartbeat({ attempt });
+    await sleep(POLL_MS);
+  }
+}
+
+/** How long one attempt of a hand-over waits for the service's own swarm service to roll; the next attempt waits on. */
+const HAND_OVER_ATTEMPT_MS = 45000;
+
+/**
+ * A promoted canary hands its place back to the service's own swarm service. That rolls to the canary's
+ * version as any swarm update does (one task at a time, each new one healthy before an old one stops; the old
+ * ones took no requests since the switch); once it runs every desired task of that version, the canary's
+ * swarm service goes, its tasks leaving the edge as the swarm stops them, within their drain window. The
+ * canary serves throughout. Repeating it changes nothing; an attempt that runs out of time leaves the next
+ * one to wait on.
+ */
+async function handOverFromCanary(deps: DeployDeps, args: { deployment: DeploymentRow; service: ServiceRow }): Promise<void> {
+  const { docker } = deps;
+  const { deployment, service } = args;
+  const { swarmService, canaryService } = names(deps, deployment.service_name);
+  const own = await findSwarmService(docker, swarmService);
+  if (own?.Spec.Labels?.[LABELS.deployment] !== deployment.id) {
+    const spec = await serviceSpecFor(deps, { deployment, service, canary: false });
+    if (own) await docker.getService(own.ID).update({ ...spec, version: own.Version.Index });
+    else await docker.createService(spec);
+  }
+  const deadline = Date.now() + HAND_OVER_ATTEMPT_MS;
+  for (let attempt = 1; ; attempt++) {
+    const rolled = await findSwarmService(docker, swarmService);
+    const update = rolled?.UpdateStatus?.State;
+    if (!rolled || update?.startsWith('rollback') || rolled.Spec.Labels?.[LABELS.deployment] !== deployment.id)
+      throw finalFailure(
+        ROLLED_BACK_BY_SWARM,
+        `The swarm rolled ${swarmService} back from the promoted version (${rolled?.UpdateStatus?.Message ?? 'it is gone'}); the canary's tasks keep serving it.`,
+      );
+    const tasks = await tasksOf(docker, swarmService);
+    const ours = tasks.filter((task) => deploymentOfTask(task) === deployment.id && task.Status.State === 'running' && task.DesiredState === 'running');
+    const othersUp = tasks.some((task) => deploymentOfTask(task) !== deployment.id && taskStillUp(task));
+    if ((update === undefined || update === 'completed') && ours.length >= service.desired_instances && !othersUp) break;
+    if (Date.now() > deadline)
+      throw retryableFailure(INSTANCE_UNHEALTHY, `${swarmService} runs ${ours.length} of ${service.desired_instances} tasks of the promoted version so far.`);
+    Context.current().heartbeat({ attempt });
+    await sleep(POLL_MS);
+  }
+  await removeSwarmService(docker, canaryService);
+  await syncService(deps, deployment.service_name);
+}
+
+/**
+ * A canary swarm service outside a rollout (but `running`'s, a deploy's own): a promoted one whose hand-over
+ * did not finish is handed over; one a dead run left (its version never the current one) goes.
+ */
+async function settleCanaryService(deps: DeployDeps, service: ServiceRow, running?: string): Promise<void> {
+  const canary = await findSwarmService(deps.docker, names(deps, service.name).canaryService);
+  const deploymentId = canary?.Spec.Labels?.[LABELS.deployment];
+  if (!canary || deploymentId === running) return;
+  const deployment = deploymentId ? await findDeployment(deps.db, deploymentId) : undefined;
+  if (deployment && deployment.id === service.current_deployment_id) await handOverFromCanary(deps, { deployment, service });
+  else await removeSwarmService(deps.docker, names(deps, service.name).canaryService);
+}
+
+/**
  * Takes back a deployment that is not serving (a deploy that failed, or whose run died): a swarm service
  * still on it goes back to the version before it (the swarm's rollback), or, on a first deploy, away. One
  * the swarm already rolled back, or one serving this deployment (a scale), is left as it is.
@@ -105,15 +246,16 @@ async function lastTaskLogLines(deps: DeployDeps, args: { swarmService: string; 
 async function withdrawDeployment(deps: DeployDeps, deploymentId: string): Promise<void> {
   const deployment = await requireDeployment(deps, deploymentId);
   const service = await findService(deps.db, deployment.service_name);
-  const { swarmService } = names(deps, deployment.service_name);
+  const { swarmService, canaryService } = names(deps, deployment.service_name);
+  // A canary rollout's version ran in a swarm service of its own: withdrawn, it goes.
+  const canary = await findSwarmService(deps.docker, canaryService);
+  if (canary && canary.Spec.Labels?.[LABELS.deployment] === deployment.id && service?.current_deployment_id !== deployment.id)
+    await removeSwarmService(deps.docker, canaryService);
   const existing = await findSwarmService(deps.docker, swarmService);
   if (existing && existing.Spec.Labels?.[LABELS.deployment] === deployment.id && service?.current_deployment_id !== deployment.id) {
     if (existing.PreviousSpec) await deps.docker.getService(existing.ID).update({ ...existing.Spec, version: existing.Version.Index, rollback: 'previous' });
-    else {
-      await deps.docker.getService(existing.ID).remove();
-      // The swarm removes the tasks' containers after it forgets the service: the undo ends when they are gone.
-      await untilExtraTasksStopped(deps.docker, swarmService, 0);
-    }
+    // The swarm removes the tasks' containers after it forgets the service: the undo ends when they are gone.
+    else await removeSwarmService(deps.docker, swarmService);
   }
   await syncService(deps, deployment.service_name);
 }
@@ -128,46 +270,25 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
   return {
     /**
      * Makes the service's swarm service run this deployment (created, or updated as a rolling update) with
-     * the service's desired replicas; repeating it changes nothing. The swarm names its tasks, so no
-     * instance is answered here: waitInstancesHealthy answers the tasks.
+     * the service's desired replicas; a canary rollout's deployment runs in a swarm service of its own
+     * instead, beside the service's (one a dead run left there is replaced). Repeating it changes nothing.
+     * The swarm names its tasks, so no instance is answered here: waitInstancesHealthy answers the tasks.
      */
     startInstances: async (input: { deploymentId: string; instanceIds: string[] }): Promise<StartedInstance[]> => {
       const deployment = await requireDeployment(deps, input.deploymentId);
       const service = await findService(db, deployment.service_name);
       if (!service) throw finalFailure('NOT_FOUND', `Service ${deployment.service_name} is not registered.`);
-      const { swarmService } = names(deps, deployment.service_name);
-      const existing = await findSwarmService(docker, swarmService);
+      const canary = isCanary(deployment, service);
+      const { swarmService, canaryService } = names(deps, deployment.service_name);
+      const name = canary ? canaryService : swarmService;
+      const existing = await findSwarmService(docker, name);
       if (existing?.Spec.Labels?.[LABELS.deployment] === deployment.id) {
-        await setReplicas(docker, swarmService, service.desired_instances);
+        await setReplicas(docker, name, service.desired_instances);
         return [];
       }
-      const image = await imageInRegistry(docker, { registry: config.deployRegistry!, image: deployment.image });
-      const command = await imageCommand(docker, deployment.image);
-      const network = await ensureServiceNetwork(docker, {
-        network: config.deployNetwork,
-        serviceName: deployment.service_name,
-        scope: config.deployScope,
-        attach: config.deployAttachContainers,
-        driver: 'overlay',
-      });
-      const limits = await limitsForDeployment(deps, deployment);
-      const spec = swarmServiceSpec({
-        serviceName: deployment.service_name,
-        scope: config.deployScope,
-        deploymentId: deployment.id,
-        image,
-        settings: deployment.settings,
-        network,
-        replicas: service.desired_instances,
-        memoryMb: limits.memoryMb,
-        pidsLimit: limits.pids,
-        cpus: limits.cpus,
-        log: { maxSize: config.deployLogMaxSize, maxFiles: config.deployLogMaxFiles },
-        healthTimeoutSeconds: config.deployHealthTimeoutSeconds,
-        command,
-        drainSeconds: config.deployDrainSeconds,
-      });
-      if (existing) await docker.getService(existing.ID).update({ ...spec, version: existing.Version.Index });
+      const spec = await serviceSpecFor(deps, { deployment, service, canary });
+      if (existing && canary) await removeSwarmService(docker, canaryService);
+      if (existing && !canary) await docker.getService(existing.ID).update({ ...spec, version: existing.Version.Index });
       else await docker.createService(spec);
       return [];
     },
@@ -181,14 +302,17 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
      */
     waitInstancesHealthy: async (input: { deploymentId: string; instances: StartedInstance[]; deadline: string }): Promise<StartedInstance[]> => {
       const deployment = await requireDeployment(deps, input.deploymentId);
-      const { swarmService } = names(deps, deployment.service_name);
+      const { swarmService, canaryService } = names(deps, deployment.service_name);
+      const registered = await findService(db, deployment.service_name);
+      const canary = isCanary(deployment, registered);
       const unhealthy = async (reason: string, type: typeof INSTANCE_UNHEALTHY | typeof ROLLED_BACK_BY_SWARM = INSTANCE_UNHEALTHY) => {
-        const lines = await lastTaskLogLines(deps, { swarmService, deploymentId: deployment.id }).catch(() => []);
+        const lines = await lastTaskLogLines(deps, { swarmService: canary ? canaryService : swarmService, deploymentId: deployment.id }).catch(() => []);
         return finalFailure(type, reason, [{ lastLogLines: lines.map((line) => maskSecretValues(line, deployment.settings.env)) }]);
       };
       const deadline = Date.parse(input.deadline);
       const healthPath = deployment.settings.healthPath ?? DEFAULT_HEALTH_PATH;
-      const serving = (await findService(db, deployment.service_name))?.current_deployment_id;
+      if (canary) return untilCanaryServes(deps, { deployment, deadline, unhealthy });
+      const serving = registered?.current_deployment_id;
       for (let attempt = 1; ; attempt++) {
         const service = await findSwarmService(docker, swarmService);
         if (!service) throw await unhealthy(`The swarm service ${swarmService} is gone.`);
@@ -233,6 +357,7 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
       const surveyed = await serviceToSurvey(db, input.serviceName);
       if (!surveyed) return null;
       const { service } = surveyed;
+      await settleCanaryService(deps, service);
       const { serving, left } = await syncService(deps, service.name);
       const alive = serving.filter((task) => task.deploymentId === service.current_deployment_id).map((task) => task.instanceId);
       return { deploymentId: service.current_deployment_id!, desired: service.desired_instances, alive, dead: left };
@@ -261,10 +386,15 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
       }
     },
 
-    /** Rows a dead run left of deployments neither serving nor starting now; the swarm service itself is updated by the deploy. */
+    /**
+     * Rows a dead run left of deployments neither serving nor starting now, and a canary swarm service it left;
+     * the service's own swarm service is updated by the deploy.
+     */
     removeOrphanInstances: async (input: { serviceName: string; deploymentId: string }) => {
       const service = await findService(db, input.serviceName);
       if (!service) return { removed: 0 };
+      // A canary swarm service a dead run left would hold this deploy's update back (its tasks still run).
+      await settleCanaryService(deps, service, input.deploymentId);
       const keep = [input.deploymentId, ...(service.current_deployment_id ? [service.current_deployment_id] : [])];
       const orphans = await orphanInstanceIds(db, { serviceId: service.id, keep });
       await deleteInstanceRows(db, orphans);
@@ -273,7 +403,8 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
 
     /** Removes the swarm service, waits until its tasks' containers on this node are gone, then its overlay. */
     removeServiceContainers: async (input: { serviceName: string }) => {
-      const { swarmService } = names(deps, input.serviceName);
+      const { swarmService, canaryService } = names(deps, input.serviceName);
+      await removeSwarmService(docker, canaryService);
       const existing = await findSwarmService(docker, swarmService);
       const removed = existing ? (await tasksOf(docker, swarmService)).filter((task) => task.DesiredState === 'running').length : 0;
       if (existing)
@@ -296,6 +427,17 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
         log.warn(`the overlay of ${input.serviceName} is not removed yet`, { reason: (error as Error).message });
       }
       return { removed };
+    },
+
+    /**
+     * The promoted canary's swarm service hands its place back to the service's own (handOverFromCanary), then
+     * its cluster goes, as under the docker driver.
+     */
+    retireCanary: async (input: { deploymentId: string }): Promise<void> => {
+      const deployment = await requireDeployment(deps, input.deploymentId);
+      const service = await findService(db, deployment.service_name);
+      if (service?.current_deployment_id === deployment.id) await handOverFromCanary(deps, { deployment, service });
+      await retireCanaryRow(db, input);
     },
   };
 }

@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import { LABELS, swarmServiceName } from '../../../data/deploy/labels';
+import { canarySwarmServiceName, LABELS, swarmServiceName } from '../../../data/deploy/labels';
 import { DeploySettings } from '../../../data/deploy/registry';
 import { DEFAULT_HEALTH_PATH } from '../../../domain/deploy';
 
@@ -21,6 +21,8 @@ export interface SwarmServiceArgs {
   command: string[];
   /** How long a stopping task keeps serving after the edge has let go of it (DEPLOY_DRAIN_SECONDS). */
   drainSeconds: number;
+  /** A canary rollout's new version, in a swarm service of its own beside the service's (canarySwarmServiceName). */
+  canary?: boolean;
 }
 
 const SECOND = 1_000_000_000;
@@ -63,7 +65,7 @@ export function swarmServiceSpec(args: SwarmServiceArgs): Docker.CreateServiceOp
   const drainWindow = EDGE_RELEASE_SECONDS + args.drainSeconds;
   const update = { Parallelism: 1, Order: 'start-first', FailureAction: 'rollback', Monitor: 5 * SECOND, MaxFailureRatio: 0 };
   return {
-    Name: swarmServiceName(args),
+    Name: args.canary ? canarySwarmServiceName(args) : swarmServiceName(args),
     Labels: labels,
     TaskTemplate: {
       ContainerSpec: {

@@ -1,5 +1,5 @@
 import { syncTaskInstances, TaskInstance } from '../../../data/deploy/instances';
-import { LABELS, swarmServiceName } from '../../../data/deploy/labels';
+import { canarySwarmServiceName, LABELS, swarmServiceName } from '../../../data/deploy/labels';
 import { DeployDeps } from '../deps';
 import { serviceNetworkName } from '../service-network';
 import { RoutableTask, routableTasks, SwarmTask, taskEvents, tasksOf } from './tasks';
@@ -7,9 +7,10 @@ import { recordServiceEvents } from '../../../data/deploy/events';
 import { ServiceEvent } from '../../../domain/deploy';
 import { isGone } from '../docker-errors';
 
-/** A deployed service's swarm service and overlay, as the platform names them. */
+/** A deployed service's swarm service, its canary rollout's (while one runs), and its overlay, as the platform names them. */
 export const names = (deps: Pick<DeployDeps, 'config'>, serviceName: string) => ({
   swarmService: swarmServiceName({ scope: deps.config.deployScope, serviceName }),
+  canaryService: canarySwarmServiceName({ scope: deps.config.deployScope, serviceName }),
   network: serviceNetworkName({ network: deps.config.deployNetwork, serviceName }),
 });
 
@@ -20,9 +21,14 @@ async function syncRoutable(deps: DeployDeps, serviceName: string, routable: Rou
   return { serving: routable.filter((task) => task.healthy).map((task) => task.instance), left };
 }
 
-/** The registry's rows made what the swarm reports for the service; answers the tasks that passed their health check. */
+/**
+ * The registry's rows made what the swarm reports for the service: the tasks of its swarm service and of its
+ * canary's, one set of instances (the edge tells the versions apart by their deployment). Answers the tasks
+ * that passed their health check.
+ */
 export async function syncService(deps: DeployDeps, serviceName: string): Promise<{ tasks: SwarmTask[]; serving: TaskInstance[]; left: string[] }> {
-  const tasks = await tasksOf(deps.docker, names(deps, serviceName).swarmService);
+  const { swarmService, canaryService } = names(deps, serviceName);
+  const tasks = [...(await tasksOf(deps.docker, swarmService)), ...(await tasksOf(deps.docker, canaryService))];
   return { tasks, ...(await syncRoutable(deps, serviceName, routableOf(deps, serviceName, tasks))) };
 }
 
@@ -96,10 +102,14 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
     }>;
     if (services.length === 0) return;
     const tasks = (await deps.docker.listTasks({ filters: { service: services.map((service) => service.ID) } })) as SwarmTask[];
+    // A service in a canary rollout has two swarm services (its own and its canary's): their tasks are one set of instances.
+    const swarmServicesOf = new Map<string, string[]>();
     for (const service of services) {
       const serviceName = service.Spec.Labels?.[LABELS.service];
-      if (!serviceName) continue;
-      const itsTasks = tasks.filter((task) => task.ServiceID === service.ID);
+      if (serviceName) swarmServicesOf.set(serviceName, [...(swarmServicesOf.get(serviceName) ?? []), service.ID]);
+    }
+    for (const [serviceName, swarmServiceIds] of swarmServicesOf) {
+      const itsTasks = tasks.filter((task) => swarmServiceIds.includes(task.ServiceID));
       const routable = routableOf(deps, serviceName, itsTasks);
       const seen = routable
         .map((task) => task.instance.instanceId)

@@ -2,13 +2,16 @@ import { taskInstanceId } from '../../../data/deploy/instances';
 import { SwarmTask, taskEvents } from './tasks';
 
 /** A task as the engine lists it: in `slot`, created at minute `minute`, in `state`. */
-function task(id: string, args: { slot: number; minute: number; state: string; err?: string; exitCode?: number; desired?: string }): SwarmTask {
+function task(
+  id: string,
+  args: { slot: number; minute: number; state: string; err?: string; exitCode?: number; desired?: string; service?: string },
+): SwarmTask {
   return {
     ID: id,
     Slot: args.slot,
     CreatedAt: `2026-11-27T10:${String(args.minute).padStart(2, '0')}:00Z`,
     DesiredState: args.desired ?? (['failed', 'shutdown'].includes(args.state) ? 'shutdown' : 'running'),
-    ServiceID: 'svc',
+    ServiceID: args.service ?? 'svc',
     Spec: { ContainerSpec: {} },
     Status: { State: args.state, Err: args.err, ContainerStatus: { ContainerID: `container-${id}`, ExitCode: args.exitCode } },
   };
@@ -42,4 +45,13 @@ test('a task that exited with 137 is told EXITED and marked for the memory check
   const [, exited] = taskEvents([task('a', { slot: 1, minute: 1, state: 'failed', err: 'task: non-zero exit (1)', exitCode: 1 })]);
   expect(exited).toEqual(expect.objectContaining({ kind: 'EXITED' }));
   expect(exited.oomSuspect).toBeUndefined();
+});
+
+test("a canary's failed task is not restarted by the service's own task in the slot of the same number", () => {
+  const tasks = [
+    task('a', { slot: 1, minute: 1, state: 'failed', err: 'task: non-zero exit (1)', exitCode: 1, service: 'canary' }),
+    task('b', { slot: 1, minute: 2, state: 'running', service: 'svc' }),
+    task('c', { slot: 1, minute: 3, state: 'running', service: 'canary' }),
+  ];
+  expect(kindsOf(tasks)).toEqual(['STARTED a', 'EXITED a', 'STARTED b', 'HEALTHY b', 'STARTED c', 'HEALTHY c', 'RESTARTED c']);
 });

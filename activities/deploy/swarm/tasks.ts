@@ -96,7 +96,9 @@ const FAILED_STATES = ['failed', 'rejected'];
 export function taskEvents(tasks: SwarmTask[]): TaskEvent[] {
   const events: TaskEvent[] = [];
   const ordered = [...tasks].sort((a, b) => (a.CreatedAt ?? '').localeCompare(b.CreatedAt ?? ''));
-  const failedSlots = new Map<number, SwarmTask>();
+  // A slot is its swarm service's: a service in a canary rollout has two, each with a slot 1.
+  const slotOf = (task: SwarmTask) => (task.Slot === undefined ? undefined : `${task.ServiceID}/${task.Slot}`);
+  const failedSlots = new Map<string, SwarmTask>();
   for (const task of ordered) {
     const instanceId = taskInstanceId(task.ID);
     const short = task.ID.slice(0, 12);
@@ -104,7 +106,8 @@ export function taskEvents(tasks: SwarmTask[]): TaskEvent[] {
     const state = task.Status.State;
     if (containerId) events.push({ kind: 'STARTED', instanceId, detail: `The swarm started task ${short}.`, dedupeKey: `started:${instanceId}` });
     if (state === 'running') events.push({ kind: 'HEALTHY', instanceId, detail: `Task ${short} passed its health check.`, dedupeKey: `healthy:${instanceId}` });
-    const previous = task.Slot === undefined ? undefined : failedSlots.get(task.Slot);
+    const slot = slotOf(task);
+    const previous = slot === undefined ? undefined : failedSlots.get(slot);
     if (previous && containerId) {
       events.push({
         kind: 'RESTARTED',
@@ -113,10 +116,10 @@ export function taskEvents(tasks: SwarmTask[]): TaskEvent[] {
         dedupeKey: `restarted:${instanceId}`,
       });
       // Only the task that took the failed one's place is its restart; a later one in the slot (an update) is not.
-      failedSlots.delete(task.Slot!);
+      failedSlots.delete(slot!);
     }
     if (FAILED_STATES.includes(state)) {
-      if (task.Slot !== undefined) failedSlots.set(task.Slot, task);
+      if (slot !== undefined) failedSlots.set(slot, task);
       const swarmSays = task.Status.Err ?? task.Status.Message ?? state;
       const exitCode = task.Status.ContainerStatus?.ExitCode;
       if (swarmSays.includes('unhealthy container'))

@@ -119,11 +119,11 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
 
 /**
  * Refuses a rollout the platform cannot run (400 VALIDATION_FAILED on `body.rollout`): steps that do not
- * ascend to 100, a host-port service (its old instances stop before new ones can bind), the swarm driver (a
- * swarm service updates its tasks in place: a canary beside them is not built yet, see the README), and an
- * edge whose statistics cannot be read (no EDGE_ADMIN_URL).
+ * ascend to 100, a host-port service (its old instances stop before new ones can bind), and an edge whose
+ * statistics cannot be read (no EDGE_ADMIN_URL). Under either driver the canary runs beside the current version:
+ * containers of its own, or (swarm) a swarm service of its own.
  */
-function refuseRollout(config: Pick<AppDeps['config'], 'deployDriver' | 'edgeAdminUrl'>, request: DeployRequest): void {
+function refuseRollout(config: Pick<AppDeps['config'], 'edgeAdminUrl'>, request: DeployRequest): void {
   const refuse = (message: string) => {
     throw badRequest('VALIDATION_FAILED', 'The rollout cannot be run.', [{ path: 'body.rollout', message }]);
   };
@@ -131,6 +131,5 @@ function refuseRollout(config: Pick<AppDeps['config'], 'deployDriver' | 'edgeAdm
   if (problem) refuse(problem);
   if (!request.redeploy) refuse('a rollout is a redeploy of a running service: send redeploy=true');
   if (request.settings.hostPort !== null) refuse('a service on a host port cannot run two versions side by side');
-  if (config.deployDriver === 'swarm') refuse('canary rollouts run under DEPLOY_DRIVER=docker only');
   if (!config.edgeAdminUrl) refuse("a rollout is judged on the edge's statistics: EDGE_ADMIN_URL must be set");
 }
