@@ -5,10 +5,11 @@ import { AppDeps } from '../../deps';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, notFound } from '../../../lib/errors';
-import { followLog, followServiceLog, lastLogLines, lastServiceLogLines, maskSecretValues, taskLogLine } from '../../../adapters/deploy/container-logs';
+import { followLog, followServiceLog, lastLogLines, lastServiceLogLines, taskLogLine } from '../../../adapters/deploy/container-logs';
+import { maskSecretValues } from '../../../domain/deploy-secrets';
 import { taskInstanceId } from '../../../data/deploy/instances';
 import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
-import { LABELS, serviceFilters, swarmServiceName } from '../../../data/deploy/labels';
+import { LABELS, serviceFilters } from '../../../data/deploy/labels';
 import { deployInProgress, DeploymentRow, findDeployment, findService, ServiceRow } from '../../../data/deploy/registry';
 import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
@@ -71,18 +72,20 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
   > => {
     if (config.deployDriver === 'swarm') {
       await engineAnswers();
-      const swarmService = swarmServiceName({ scope: config.deployScope, serviceName: name });
       const ofTask = (line: { taskId: string | null; text: string }): LogLine => ({
         instance: line.taskId ? taskInstanceId(line.taskId).slice(0, 8) : 'swarm',
         text: line.text,
       });
-      return [
-        {
+      // The service's own swarm service, and in a canary rollout its canary's beside it.
+      const swarmServices = (await docker.docker.listServices({ filters: serviceFilters(config.deployScope, name) })) as Array<{ Spec: { Name: string } }>;
+      return swarmServices
+        .map((swarmService) => swarmService.Spec.Name)
+        .sort()
+        .map((swarmService) => ({
           last: async (tail) => (await lastServiceLogLines(docker.docker, swarmService, tail)).map(ofTask),
           follow: (tail) => followServiceLog(docker.docker, swarmService, tail),
           read: (line) => ofTask(taskLogLine(line)),
-        },
-      ];
+        }));
     }
     return (await containersOf(name)).map((container) => ({
       last: async (tail) => (await lastLogLines(docker.docker, container.id, tail)).map((text) => ({ instance: container.instance, text })),
