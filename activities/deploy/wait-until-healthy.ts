@@ -1,5 +1,6 @@
 import { Context, sleep } from '@temporalio/activity';
-import { lastLogLines, maskSecretValues } from '../../adapters/deploy/container-logs';
+import { lastLogLines } from '../../adapters/deploy/container-logs';
+import { maskSecretValues } from '../../domain/deploy-secrets';
 import { probeHealth } from '../../adapters/deploy/health-probe';
 import { recordServiceEvents } from '../../data/deploy/events';
 import { DeploymentRow, findDeployment } from '../../data/deploy/registry';

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { DeployNotify, NOTICE_OUTCOMES, NoticeOutcome } from '../../domain/deploy';
+import { maskSecretValues } from '../../domain/deploy-secrets';
 import { insertPlatformBatchLogs } from '../messaging/email-logs';
 import { findDeployment, findService, SERVICE_TABLE, ServiceRow } from './registry';
 import { jsonb } from '../db';
@@ -30,10 +31,7 @@ export async function setServiceNotify(db: Knex, args: { serviceId: string; noti
  * Answers how many recipients it has: none when the deploy ended otherwise, the service names nobody, or it
  * is gone (a first deploy that failed leaves no service behind).
  */
-export async function writeDeployNotice(
-  db: Knex,
-  args: { batchId: string; deploymentId: string; publicUrl: string; redact: (reason: string, env: Record<string, string>) => string },
-): Promise<number> {
+export async function writeDeployNotice(db: Knex, args: { batchId: string; deploymentId: string; publicUrl: string }): Promise<number> {
   const deployment = await findDeployment(db, args.deploymentId);
   if (!deployment || !(NOTICE_OUTCOMES as readonly string[]).includes(deployment.status)) return 0;
   const service = await findService(db, deployment.service_name);
@@ -50,7 +48,7 @@ export async function writeDeployNotice(
       image: deployment.image,
       at: (deployment.finished_at ?? new Date()).toISOString(),
       // The failure's own words, with any secret of the deployment's environment hidden: a notice leaves the platform.
-      reason: args.redact(deployment.error?.reason ?? 'not recorded', deployment.settings.env).slice(0, MAX_REASON_CHARACTERS),
+      reason: maskSecretValues(deployment.error?.reason ?? 'not recorded', deployment.settings.env).slice(0, MAX_REASON_CHARACTERS),
       outcomeEn: words.en,
       outcomeAr: words.ar,
       servingEn: words.servingEn,

@@ -1,6 +1,6 @@
 import { ServiceOperation } from './service-operations';
 import { Static } from '@sinclair/typebox';
-import { maskEnv } from '../../../adapters/deploy/container-logs';
+import { maskEnv } from '../../../domain/deploy-secrets';
 import { DeploymentRow, InstanceRow, ServiceRow } from '../../../data/deploy/registry';
 import { DeploymentSchema, HistoryItemSchema, InstanceSchema, ServiceDetailSchema, ServiceSummarySchema } from './schemas';
 
