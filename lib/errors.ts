@@ -91,6 +91,9 @@ export const ErrorCatalogue = {
   ARCHIVE_RUN_NOT_FOUND: entry(404, 'Archive run not found'),
   NOT_AN_ARCHIVE_FILE: entry(409, 'Not an archive file'),
   ARCHIVE_RESTORE_NOT_FOUND: entry(404, 'Archive restore not found'),
+  ARCHIVE_HELD: entry(409, 'Archive file under legal hold'),
+  ARCHIVE_HOLD_NOT_FOUND: entry(404, 'Legal hold not found'),
+  ARCHIVE_HOLD_RELEASED: entry(409, 'Legal hold already released'),
   // Archive run failures (workers)
   ARCHIVE_SITES_FAILED: entry(500, 'Archive failed for some sites'),
   INVALID_PART_SIZE: entry(500, 'Invalid part size'),

@@ -25,6 +25,7 @@ import * as rollouts from './024-rollouts';
 import * as serviceLimitsAndEvents from './025-service-limits-and-events';
 import * as instanceHealth from './026-instance-health';
 import * as deployNotices from './027-deploy-notices';
+import * as archiveHolds from './028-archive-holds';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -55,4 +56,5 @@ export const migrations = [
   { name: '025-service-limits-and-events', ...serviceLimitsAndEvents },
   { name: '026-instance-health', ...instanceHealth },
   { name: '027-deploy-notices', ...deployNotices },
+  { name: '028-archive-holds', ...archiveHolds },
 ];

@@ -2,12 +2,13 @@ import { Knex } from 'knex';
 import { componentType } from '../content/component-types';
 import { deleteComponent } from '../content/components';
 import { Actor } from '../content/revisions';
-import { PlatformError } from '../../lib/errors';
+import { conflict, PlatformError } from '../../lib/errors';
 import { ARCHIVE_FOLDER } from '../../domain/archival';
 import { rawRows, serializedOn } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
 import { isArchiveFolder } from './archive-folder';
 import { recordArchiveDeletion } from './archive-records';
+import { isHeldRefusal } from '../archival/holds';
 
 export const ASSET_TABLE = 'assets.asset';
 
@@ -78,10 +79,17 @@ export async function listAssets(db: Knex, args: { siteId: string; folder?: stri
  * whether another asset still points at the same stored bytes (then the file stays).
  */
 export async function deleteAsset(db: Knex, args: { asset: AssetRow; actor: Actor }): Promise<{ bytesStillUsed: boolean }> {
-  await db.transaction(async (trx) => {
-    if (isArchiveFolder(args.asset.folder)) await recordArchiveDeletion(trx, { asset: args.asset, deletedBy: args.actor });
-    await deleteComponent(trx, { type: componentType('ASSET')!, id: args.asset.id, actor: args.actor });
-  });
+  try {
+    await db.transaction(async (trx) => {
+      if (isArchiveFolder(args.asset.folder)) await recordArchiveDeletion(trx, { asset: args.asset, deletedBy: args.actor });
+      await deleteComponent(trx, { type: componentType('ASSET')!, id: args.asset.id, actor: args.actor });
+    });
+  } catch (error) {
+    // A hold set since the route looked: the database refused, and nothing was deleted.
+    if (isHeldRefusal(error))
+      throw conflict('ARCHIVE_HELD', `Archive file ${args.asset.id} was put under legal hold: no one deletes it until the hold is released.`);
+    throw error;
+  }
   return { bytesStillUsed: Boolean(await db(ASSET_TABLE).where({ storage_key: args.asset.storage_key }).first('id')) };
 }
 

@@ -2,6 +2,10 @@ import { AppDeps } from '../../deps';
 import { apiModule } from '../../http/module';
 import { archivalRoutes } from './routes';
 
-/** Archival: retention policies, on-demand archive runs and their reports, archive restores. */
+/** Archival: retention policies, on-demand archive runs and their reports, archive restores, legal holds. */
 export const archivalModule = (deps: AppDeps) =>
-  apiModule('archival', ['/api/settings/archive-policies', '/api/settings/archive-runs', '/api/settings/archive-restores'], archivalRoutes(deps));
+  apiModule(
+    'archival',
+    ['/api/settings/archive-policies', '/api/settings/archive-runs', '/api/settings/archive-restores', '/api/settings/archive-holds'],
+    archivalRoutes(deps),
+  );

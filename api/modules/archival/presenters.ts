@@ -1,7 +1,8 @@
 import { Static } from '@sinclair/typebox';
 import { timestampsOf } from '../../http/common-schemas';
 import { ArchivePolicyRow } from '../../../data/archival/policies';
-import { PolicySchema } from './schemas';
+import { ArchiveHold } from '../../../data/archival/holds';
+import { HoldSchema, PolicySchema } from './schemas';
 
 export function presentPolicy(row: ArchivePolicyRow): Static<typeof PolicySchema> {
   return {
@@ -11,5 +12,26 @@ export function presentPolicy(row: ArchivePolicyRow): Static<typeof PolicySchema
     retentionDays: row.retention_days,
     enabled: row.enabled,
     ...timestampsOf(row),
+  };
+}
+
+export function presentHold(hold: ArchiveHold): Static<typeof HoldSchema> {
+  return {
+    id: hold.id,
+    assetId: hold.asset_id,
+    siteId: hold.site_id,
+    reason: hold.reason,
+    heldBy: { id: hold.held_by, name: hold.held_by_name },
+    heldAt: hold.held_at.toISOString(),
+    released:
+      hold.released_at && hold.released_by && hold.release_reason
+        ? { by: { id: hold.released_by, name: hold.released_by_name }, at: hold.released_at.toISOString(), reason: hold.release_reason }
+        : null,
+    refusals: hold.refusals.map((refusal) => ({
+      assetId: refusal.asset_id,
+      fileName: refusal.file_name,
+      by: { id: refusal.refused_by, name: refusal.refused_by_name },
+      at: refusal.refused_at.toISOString(),
+    })),
   };
 }

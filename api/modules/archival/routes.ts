@@ -25,9 +25,17 @@ import { archivedFileOfAsset } from '../../../data/archival/restore';
 import { assetExists } from '../../../data/assets/assets';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { archiveRestoreReport, archiveRunReport } from './archive-runs';
-import { presentPolicy } from './presenters';
+import { presentHold, presentPolicy } from './presenters';
+import { findArchiveHold, holdArchives, listArchiveHolds, releaseArchiveHold } from '../../../data/archival/holds';
+import { actorOf } from '../content/collection-routes';
 import {
   ArchiveRestoreSchema,
+  CreateHoldBody,
+  HoldIdParams,
+  HoldPageSchema,
+  HoldSchema,
+  ListHoldsQuery,
+  ReleaseHoldQuery,
   ArchiveRunSchema,
   CreatePolicyBody,
   RestoreBody,
@@ -152,6 +160,63 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       errors: ['ARCHIVE_RESTORE_NOT_FOUND', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params }) => {
         ctx.body = await archiveRestoreReport(temporal, params.workflowId);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/archive-holds',
+      tag: 'settings',
+      summary: "Legal holds on archive files, newest first: on one file, or a site's (its own and its files'), open or released",
+      access: access.roles('ADMIN'),
+      query: ListHoldsQuery,
+      responses: { 200: { description: 'a page of holds', schema: HoldPageSchema } },
+      errors: [],
+      handler: async (ctx, { query }) => {
+        const page = await listArchiveHolds(db, { assetId: query.assetId, siteId: query.siteId, state: query.state, page: query });
+        ctx.body = { items: page.items.map(presentHold), nextCursor: page.nextCursor };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/settings/archive-holds',
+      tag: 'settings',
+      summary:
+        'Put an archive file, or every archive file of a site (those to come included), under legal hold: no one deletes a held file, ADMIN included, and each refusal is recorded on the hold',
+      access: access.roles('ADMIN'),
+      body: CreateHoldBody,
+      responses: { 201: { description: 'held', schema: HoldSchema } },
+      errors: ['NOT_FOUND', 'NOT_AN_ARCHIVE_FILE'],
+      handler: async (ctx, { body, identity }) => {
+        const target = 'assetId' in body ? { assetId: body.assetId } : { siteId: body.siteId };
+        ctx.status = 201;
+        ctx.body = presentHold(await holdArchives(db, { ...target, reason: body.reason, actor: actorOf(identity) }));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/archive-holds/:id',
+      tag: 'settings',
+      summary: 'One legal hold, with the deletions it refused',
+      access: access.roles('ADMIN'),
+      params: HoldIdParams,
+      responses: { 200: { description: 'the hold', schema: HoldSchema } },
+      errors: ['ARCHIVE_HOLD_NOT_FOUND'],
+      handler: async (ctx, { params }) => {
+        ctx.body = presentHold(await findArchiveHold(db, params.id));
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/settings/archive-holds/:id',
+      tag: 'settings',
+      summary: 'Release a legal hold, with a reason; the hold stays on record as released, by whom and when',
+      access: access.roles('ADMIN'),
+      params: HoldIdParams,
+      query: ReleaseHoldQuery,
+      responses: { 200: { description: 'released', schema: HoldSchema } },
+      errors: ['ARCHIVE_HOLD_NOT_FOUND', 'ARCHIVE_HOLD_RELEASED'],
+      handler: async (ctx, { params, query, identity }) => {
+        ctx.body = presentHold(await releaseArchiveHold(db, { id: params.id, reason: query.reason, actor: actorOf(identity) }));
       },
     }),
     ...resourceRoutes({

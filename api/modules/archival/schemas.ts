@@ -99,3 +99,42 @@ export const ArchiveRestoreSchema = Type.Object({
   startedAt: Instant,
   closedAt: Nullable(Instant),
 });
+
+const HoldReason = Type.String({ minLength: 1, maxLength: 1000, description: 'why the hold is set or released; kept on the hold for good' });
+
+/** A hold on one archive file (`assetId`) or on every archive file of a site (`siteId`): one of the two. */
+export const CreateHoldBody = Type.Union(
+  [
+    Type.Object({ assetId: Type.String({ format: 'uuid' }), reason: HoldReason }, { additionalProperties: false }),
+    Type.Object({ siteId: SiteId, reason: HoldReason }, { additionalProperties: false }),
+  ],
+  { description: 'assetId or siteId, and a reason' },
+);
+
+export const HoldIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+export const ReleaseHoldQuery = Type.Object({ reason: HoldReason });
+
+export const ListHoldsQuery = Type.Object({
+  ...pageQueryFields,
+  assetId: Type.Optional(Type.String({ format: 'uuid' })),
+  /** The site's own holds and those on its files. */
+  siteId: Type.Optional(SiteId),
+  state: Type.Optional(Type.Union([Type.Literal('OPEN'), Type.Literal('RELEASED')])),
+});
+
+const ActorSchema = Type.Object({ id: Type.String(), name: Nullable(Type.String()) });
+
+export const HoldSchema = Type.Object({
+  id: Type.String(),
+  assetId: Nullable(Type.String()),
+  siteId: Nullable(Type.String()),
+  reason: Type.String(),
+  heldBy: ActorSchema,
+  heldAt: Instant,
+  released: Nullable(Type.Object({ by: ActorSchema, at: Instant, reason: Type.String() })),
+  /** The deletions this hold refused, newest first (at most 20). */
+  refusals: Type.Array(Type.Object({ assetId: Type.String(), fileName: Type.String(), by: ActorSchema, at: Instant })),
+});
+
+export const HoldPageSchema = pageSchema(HoldSchema);

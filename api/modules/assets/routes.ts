@@ -12,6 +12,7 @@ import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, createComponent, presentComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
 import { actorOf } from '../content/collection-routes';
+import { refuseIfHeld } from '../../../data/archival/holds';
 import { entityPageSchema, entitySchema } from '../content/collection-schemas';
 import { ARCHIVE_FOLDER } from '../../../domain/archival';
 import { presentArchiveStored } from './presenters';
@@ -207,11 +208,12 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
       method: 'delete',
       path: '/api/assets/:id',
       tag: 'assets',
-      summary: 'Delete an asset (ADMIN, or an EDITOR of its site; an archive file: ADMIN only, and an audit row is kept); its history stays in the audit',
+      summary:
+        'Delete an asset (ADMIN, or an EDITOR of its site; an archive file: ADMIN only, never one under legal hold, and an audit row is kept); its history stays in the audit',
       access: access.roles('EDITOR'),
       params: AssetIdParams,
       responses: { 204: { description: 'deleted' } },
-      errors: ['NOT_FOUND', 'ARCHIVE_READ_ONLY', 'APPROVAL_PENDING'],
+      errors: ['NOT_FOUND', 'ARCHIVE_READ_ONLY', 'APPROVAL_PENDING', 'ARCHIVE_HELD'],
       handler: async (ctx, { params, identity }) => {
         const asset = await findAsset(params.id);
         requireSiteMember(identity, asset.site_id);
@@ -220,6 +222,8 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
           throw forbidden('An archive file may be the only copy of its rows: only an ADMIN deletes one.', 'ARCHIVE_READ_ONLY');
         }
         if (await openApprovalOf(db, ASSET.type, asset.id)) throw conflict('APPROVAL_PENDING', `Asset ${asset.id} is waiting for approval.`);
+        // A legal hold binds everyone, ADMIN included; the database refuses the row's deletion as well.
+        await refuseIfHeld(db, { asset, actor: actorOf(identity) });
         const { bytesStillUsed } = await deleteAsset(db, { asset, actor: actorOf(identity) });
         if (!bytesStillUsed) await storage.remove(asset.storage_key);
         ctx.status = 204;
