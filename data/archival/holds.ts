@@ -43,19 +43,21 @@ export type ArchiveHold = ArchiveHoldRow & { refusals: HoldRefusalRow[] };
 
 async function withRefusals(db: Knex, holds: ArchiveHoldRow[]): Promise<ArchiveHold[]> {
   if (holds.length === 0) return [];
-  const refusals = (await db(REFUSAL_TABLE)
+  // The newest REFUSALS_SHOWN of each hold, counted in the database: a hold refused often is read as fast.
+  const ranked = db(REFUSAL_TABLE)
     .whereIn(
       'hold_id',
       holds.map((hold) => hold.id),
     )
+    .select('*', db.raw('row_number() over (partition by hold_id order by refused_at desc, id) as place'));
+  const refusals = (await db
+    .from(ranked.as('ranked'))
+    .where('place', '<=', REFUSALS_SHOWN)
     .orderBy([{ column: 'refused_at', order: 'desc' }, { column: 'id' }])
     .select('hold_id', 'asset_id', 'file_name', 'refused_by', 'refused_by_name', 'refused_at')) as Array<HoldRefusalRow & { hold_id: string }>;
   return holds.map((hold) => ({
     ...hold,
-    refusals: refusals
-      .filter((refusal) => refusal.hold_id === hold.id)
-      .slice(0, REFUSALS_SHOWN)
-      .map(({ hold_id: _holdId, ...refusal }) => refusal),
+    refusals: refusals.filter((refusal) => refusal.hold_id === hold.id).map(({ hold_id: _holdId, ...refusal }) => refusal),
   }));
 }
 
@@ -85,21 +87,24 @@ export async function findArchiveHold(db: Knex, id: string): Promise<ArchiveHold
  * 409 NOT_AN_ARCHIVE_FILE); a site need not have archives yet, its coming ones are held as they are written.
  */
 export async function holdArchives(db: Knex, args: { assetId?: string; siteId?: string; reason: string; actor: Actor }): Promise<ArchiveHold> {
-  if (args.assetId) {
-    const asset = (await db('assets.asset').where({ id: args.assetId }).first('folder')) as { folder: string } | undefined;
-    if (!asset) throw notFound(`No asset ${args.assetId}.`);
-    if (!isArchiveFolder(asset.folder)) throw conflict('NOT_AN_ARCHIVE_FILE', `Asset ${args.assetId} is not an archive file: only archive files are held.`);
-  }
-  const [hold] = (await db(HOLD_TABLE)
-    .insert({
-      asset_id: args.assetId ?? null,
-      site_id: args.assetId ? null : args.siteId,
-      reason: args.reason,
-      held_by: args.actor.id,
-      held_by_name: args.actor.name,
-    })
-    .returning('*')) as ArchiveHoldRow[];
-  return { ...hold, refusals: [] };
+  return db.transaction(async (trx) => {
+    if (args.assetId) {
+      // Locked until the hold is written: a delete of the file waits, then meets the hold (or the hold meets no file).
+      const asset = (await trx('assets.asset').where({ id: args.assetId }).forKeyShare().first('folder')) as { folder: string } | undefined;
+      if (!asset) throw notFound(`No asset ${args.assetId}.`);
+      if (!isArchiveFolder(asset.folder)) throw conflict('NOT_AN_ARCHIVE_FILE', `Asset ${args.assetId} is not an archive file: only archive files are held.`);
+    }
+    const [hold] = (await trx(HOLD_TABLE)
+      .insert({
+        asset_id: args.assetId ?? null,
+        site_id: args.assetId ? null : args.siteId,
+        reason: args.reason,
+        held_by: args.actor.id,
+        held_by_name: args.actor.name,
+      })
+      .returning('*')) as ArchiveHoldRow[];
+    return { ...hold, refusals: [] };
+  });
 }
 
 /** Releases a hold, with the reason; a released hold stays as it was released (409 ARCHIVE_HOLD_RELEASED). */

@@ -20,5 +20,8 @@ export function labelFilters(scope: string, label: 'instance' | 'deployment', va
 /** The swarm service of a deployed service (the swarm driver), named as its containers are under the docker driver. */
 export const swarmServiceName = (args: { scope: string; serviceName: string }) => `${args.scope}-${args.serviceName}`;
 
-/** The swarm service a canary rollout runs its new version in, beside the service's own until the rollout ends. */
-export const canarySwarmServiceName = (args: { scope: string; serviceName: string }) => `${swarmServiceName(args)}-canary`;
+/**
+ * The swarm service a canary rollout runs its new version in, beside the service's own until the rollout ends.
+ * A service name holds no `_`, so no service's own swarm service can be named so.
+ */
+export const canarySwarmServiceName = (args: { scope: string; serviceName: string }) => `${swarmServiceName(args)}_canary`;

@@ -176,7 +176,10 @@ export async function edgeServices(db: Knex): Promise<EdgeService[]> {
     const instance = { host: at[1], port: Number(at[2]) };
     // A rollout's instances serve only as its canary, or once it is the current version: the swarm's tasks
     // join the registry as they start, before the rollout names them its canary (and after it ended otherwise).
-    if (row.of_rollout && row.deployment_id !== row.current_deployment_id && row.deployment_id !== row.canary_deployment_id) continue;
+    // And while a rollout runs, or its canary is being retired, no third version serves: a task of the version
+    // the promote replaced, restarted by the swarm before the service's own swarm service rolled, stays out.
+    const otherVersion = row.deployment_id !== row.current_deployment_id && row.deployment_id !== row.canary_deployment_id;
+    if (otherVersion && (row.of_rollout || row.canary_deployment_id)) continue;
     const isCanary = service.canary !== undefined && row.deployment_id === row.canary_deployment_id;
     if (isCanary) service.canary!.instances.push(instance);
     if (!isCanary || row.canary_weight === 100 || row.canary_deployment_id === row.current_deployment_id) service.instances.push(instance);

@@ -88,11 +88,20 @@ test("a site's hold covers its archive files, those archived after it too; the d
   // Past the API, with the platform's own database role: the row stays.
   await expect(platform.db('assets.asset').where({ id: before }).delete()).rejects.toMatchObject({ code: 'OFH01' });
   await expect(platform.db.raw(`delete from assets.asset where site_id = ? and folder = '/archive'`, [site])).rejects.toMatchObject({ code: 'OFH01' });
+  // Nor moved out of the hold's reach (another site, another folder, other bytes) to be deleted after.
+  for (const change of [{ site_id: 'site-unheld' }, { folder: '/reports' }, { storage_key: 'other-bytes', sha256: 'other-bytes' }])
+    await expect(platform.db('assets.asset').where({ id: before }).update(change)).rejects.toMatchObject({ code: 'OFH01' });
   expect(await fileExists(before)).toBe(true);
-  // A hold is a record: not deleted, not rewritten, even past the API.
+  // A hold is a record: not deleted, not rewritten, even past the API; nor are the refusals it recorded.
   await expect(platform.db('settings.archive_hold').where({ id: held.body.id }).delete()).rejects.toMatchObject({ code: 'OFH02' });
   await expect(platform.db('settings.archive_hold').where({ id: held.body.id }).update({ reason: 'nothing' })).rejects.toMatchObject({ code: 'OFH02' });
   await expect(platform.db('settings.archive_hold').where({ id: held.body.id }).update({ site_id: 'elsewhere' })).rejects.toMatchObject({ code: 'OFH02' });
+
+  await expect(platform.db('settings.archive_hold_refusal').where({ hold_id: held.body.id }).delete()).rejects.toMatchObject({ code: 'OFH02' });
+  await expect(platform.db('settings.archive_hold_refusal').where({ hold_id: held.body.id }).update({ refused_by: 'nobody' })).rejects.toMatchObject({
+    code: 'OFH02',
+  });
+  await expect(platform.db.raw('truncate settings.archive_hold_refusal')).rejects.toMatchObject({ code: 'OFH02' });
 
   const list = await call(api.url, 'GET', `/api/settings/archive-holds?siteId=${site}&state=OPEN`, { token: admin });
   expect(list.body.items.map((item: { id: string }) => item.id)).toEqual([held.body.id]);

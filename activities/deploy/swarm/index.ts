@@ -183,8 +183,16 @@ async function untilCanaryServes(
   }
 }
 
-/** How long one attempt of a hand-over waits for the service's own swarm service to roll; the next attempt waits on. */
-const HAND_OVER_ATTEMPT_MS = 45000;
+/**
+ * How long one attempt of a hand-over may wait for the service's own swarm service to roll, at most: its
+ * activity's own time less what the canary's removal may take after it (STOPPED_WITHIN_MS and some), so that
+ * attempts never overlap. The next attempt waits on.
+ */
+const HAND_OVER_WAIT_MAX_MS = 45000;
+const handOverWaitMs = () => {
+  const { startToCloseTimeoutMs } = Context.current().info;
+  return Math.max(5000, Math.min(HAND_OVER_WAIT_MAX_MS, startToCloseTimeoutMs - STOPPED_WITHIN_MS - 5000));
+};
 
 /**
  * A promoted canary hands its place back to the service's own swarm service. That rolls to the canary's
@@ -204,11 +212,13 @@ async function handOverFromCanary(deps: DeployDeps, args: { deployment: Deployme
     if (own) await docker.getService(own.ID).update({ ...spec, version: own.Version.Index });
     else await docker.createService(spec);
   }
-  const deadline = Date.now() + HAND_OVER_ATTEMPT_MS;
+  const deadline = Date.now() + handOverWaitMs();
   for (let attempt = 1; ; attempt++) {
     const rolled = await findSwarmService(docker, swarmService);
+    // The swarm's rollback puts the previous spec back. (An update status left from an earlier update, a
+    // rollback among them, is not this one's: the update below waits for this one to complete.)
     const update = rolled?.UpdateStatus?.State;
-    if (!rolled || update?.startsWith('rollback') || rolled.Spec.Labels?.[LABELS.deployment] !== deployment.id)
+    if (!rolled || rolled.Spec.Labels?.[LABELS.deployment] !== deployment.id)
       throw finalFailure(
         ROLLED_BACK_BY_SWARM,
         `The swarm rolled ${swarmService} back from the promoted version (${rolled?.UpdateStatus?.Message ?? 'it is gone'}); the canary's tasks keep serving it.`,
@@ -227,16 +237,21 @@ async function handOverFromCanary(deps: DeployDeps, args: { deployment: Deployme
 }
 
 /**
- * A canary swarm service outside a rollout (but `running`'s, a deploy's own): a promoted one whose hand-over
- * did not finish is handed over; one a dead run left (its version never the current one) goes.
+ * A canary swarm service left from a rollout that ended: a promoted one whose hand-over did not finish is
+ * handed over (and its cluster retired); one of a rollout that ended otherwise (reverted, failed, its run
+ * dead and settled) goes. One whose deploy is still open is its run's to keep or withdraw, never this.
  */
-async function settleCanaryService(deps: DeployDeps, service: ServiceRow, running?: string): Promise<void> {
-  const canary = await findSwarmService(deps.docker, names(deps, service.name).canaryService);
-  const deploymentId = canary?.Spec.Labels?.[LABELS.deployment];
-  if (!canary || deploymentId === running) return;
+async function settleCanaryService(deps: DeployDeps, service: ServiceRow): Promise<void> {
+  const { canaryService } = names(deps, service.name);
+  const canary = await findSwarmService(deps.docker, canaryService);
+  if (!canary) return;
+  const deploymentId = canary.Spec.Labels?.[LABELS.deployment];
   const deployment = deploymentId ? await findDeployment(deps.db, deploymentId) : undefined;
-  if (deployment && deployment.id === service.current_deployment_id) await handOverFromCanary(deps, { deployment, service });
-  else await removeSwarmService(deps.docker, names(deps, service.name).canaryService);
+  if (deployment?.status === 'DEPLOYING') return;
+  if (deployment && deployment.id === service.current_deployment_id) {
+    await handOverFromCanary(deps, { deployment, service });
+    await retireCanaryRow(deps.db, { deploymentId: deployment.id });
+  } else await removeSwarmService(deps.docker, canaryService);
 }
 
 /**
@@ -288,7 +303,8 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
         return [];
       }
       const spec = await serviceSpecFor(deps, { deployment, service, canary });
-      if (existing && canary) await removeSwarmService(docker, canaryService);
+      // A canary left from a rollout that ended: handed over if it serves, else gone (settleCanaryService).
+      if (existing && canary) await settleCanaryService(deps, service);
       if (existing && !canary) await docker.getService(existing.ID).update({ ...spec, version: existing.Version.Index });
       else await docker.createService(spec);
       return [];
@@ -395,7 +411,7 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
       const service = await findService(db, input.serviceName);
       if (!service) return { removed: 0 };
       // A canary swarm service a dead run left would hold this deploy's update back (its tasks still run).
-      await settleCanaryService(deps, service, input.deploymentId);
+      await settleCanaryService(deps, service);
       const keep = [input.deploymentId, ...(service.current_deployment_id ? [service.current_deployment_id] : [])];
       const orphans = await orphanInstanceIds(db, { serviceId: service.id, keep });
       await deleteInstanceRows(db, orphans);
