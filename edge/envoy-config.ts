@@ -37,6 +37,8 @@ export interface EdgePlan {
 }
 
 const API_CLUSTER = 'opsflow_api';
+/** Below Node's own keep-alive timeout (5 s), which the API keeps. */
+const API_IDLE_CLOSE_MS = 3000;
 const ROUTES = 'opsflow_routes';
 const LISTENER = 'opsflow_edge';
 export const clusterOf = (service: string) => `service_${service}`;
@@ -231,7 +233,22 @@ function clusterChoice(service: EdgeService): Record<string, unknown> {
 
 /** The routes: the platform's reserved slugs and everything outside `/api/` to the API, each service's slug to its cluster. */
 export function edgeRoutes(plan: EdgePlan) {
-  const toApi = (match: Record<string, string>) => ({ match, route: { cluster: API_CLUSTER, timeout: '0s' }, typed_per_filter_config: PLATFORM_ROUTE });
+  // To the API, as to a service: a request without a body is tried again when its connection was reset before
+  // the answer (a kept-alive connection the API closed a moment before, at its keep-alive timeout); any other
+  // only when nothing of it was sent.
+  const toApi = (match: Record<string, string>) =>
+    SERVICE_ROUTE_KINDS.map((how) => ({
+      match: how.bodyless ? { ...match, headers: [BODYLESS_METHOD] } : match,
+      route: {
+        cluster: API_CLUSTER,
+        timeout: '0s',
+        retry_policy: {
+          retry_on: how.bodyless ? 'connect-failure,refused-stream,reset' : 'connect-failure,refused-stream,reset-before-request',
+          num_retries: 2,
+        },
+      },
+      typed_per_filter_config: PLATFORM_ROUTE,
+    }));
   // Any request may be tried again on another instance when nothing of it was sent; a request without a
   // body (GET, HEAD, OPTIONS) also when its connection was reset before the answer, as a kept-alive
   // connection the instance closed a moment ago is. A request with a body is never sent twice.
@@ -266,7 +283,7 @@ export function edgeRoutes(plan: EdgePlan) {
   const unavailable = (match: Record<string, unknown>, service: EdgeService) =>
     problemRoute(match, 'SERVICE_UNAVAILABLE', `${service.name} has no healthy instance.`, USER_ROUTE);
   const routes = [
-    ...plan.reservedSlugs.flatMap((slug) => [toApi({ path: `/api/${slug}` }), toApi({ prefix: `/api/${slug}/` })]),
+    ...plan.reservedSlugs.flatMap((slug) => [...toApi({ path: `/api/${slug}` }), ...toApi({ prefix: `/api/${slug}/` })]),
     ...plan.services.flatMap((service): Array<Record<string, unknown>> =>
       ([{ path: `/api/${service.slug}` }, { prefix: `/api/${service.slug}/` }] as Array<Record<string, unknown>>).flatMap(
         (match): Array<Record<string, unknown>> =>
@@ -280,7 +297,7 @@ export function edgeRoutes(plan: EdgePlan) {
       'No platform route or deployed service has this path.',
       PLATFORM_ROUTE,
     ),
-    toApi({ prefix: '/' }),
+    ...toApi({ prefix: '/' }),
   ];
   return {
     resources: [{ '@type': type('envoy.config.route.v3.RouteConfiguration'), name: ROUTES, virtual_hosts: [{ name: 'all', domains: ['*'], routes }] }],
@@ -405,6 +422,15 @@ export function edgeClusters(plan: EdgePlan) {
       name: API_CLUSTER,
       type: 'STATIC',
       connect_timeout: duration(plan.connectTimeoutMs),
+      // Envoy lets go of an idle connection to the API before the API does (Node closes one after 5 s idle), so
+      // a request is never written to a connection the API is closing (a fresh-clone run, 2026-11-27: 502).
+      typed_extension_protocol_options: {
+        'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
+          '@type': type('envoy.extensions.upstreams.http.v3.HttpProtocolOptions'),
+          common_http_protocol_options: { idle_timeout: duration(API_IDLE_CLOSE_MS) },
+          explicit_http_config: { http_protocol_options: {} },
+        },
+      },
       load_assignment: { cluster_name: API_CLUSTER, endpoints: [{ lb_endpoints: [{ endpoint: { address: address(plan.api) } }] }] },
     },
     ...plan.services.filter((service) => service.instances.length > 0).map((service) => serviceCluster(service, 'current')),
