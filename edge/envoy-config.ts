@@ -204,6 +204,8 @@ const USER_ROUTE = {
 const BODYLESS_METHOD = { name: ':method', string_match: { safe_regex: { regex: '^(GET|HEAD|OPTIONS)$' } } };
 /** Each service path has a route for requests without a body (retried on a reset), then one for the rest. */
 const SERVICE_ROUTE_KINDS = [{ bodyless: true }, { bodyless: false }];
+/** When a request is tried again: when nothing of it was sent; one without a body also when reset before its answer. */
+const retryOn = (how: { bodyless: boolean }) => (how.bodyless ? 'connect-failure,refused-stream,reset' : 'connect-failure,refused-stream,reset-before-request');
 
 /** A route the edge answers itself, with a problem of the catalogue. */
 const problemRoute = (match: Record<string, unknown>, code: ErrorCode, detail: string, filters: Record<string, unknown>) => ({
@@ -243,7 +245,7 @@ export function edgeRoutes(plan: EdgePlan) {
         cluster: API_CLUSTER,
         timeout: '0s',
         retry_policy: {
-          retry_on: how.bodyless ? 'connect-failure,refused-stream,reset' : 'connect-failure,refused-stream,reset-before-request',
+          retry_on: retryOn(how),
           num_retries: 2,
         },
       },
@@ -260,7 +262,7 @@ export function edgeRoutes(plan: EdgePlan) {
       timeout: '0s',
       idle_timeout: duration(plan.idleTimeoutMs),
       retry_policy: {
-        retry_on: how.bodyless ? 'connect-failure,refused-stream,reset' : 'connect-failure,refused-stream,reset-before-request',
+        retry_on: retryOn(how),
         num_retries: 2,
         // Each try on an instance not tried yet: an instance that just failed is often one that is going away.
         retry_host_predicate: [

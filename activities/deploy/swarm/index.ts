@@ -303,10 +303,12 @@ export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
         return [];
       }
       const spec = await serviceSpecFor(deps, { deployment, service, canary });
-      // A canary left from a rollout that ended: handed over if it serves, else gone (settleCanaryService).
-      if (existing && canary) await settleCanaryService(deps, service);
       if (existing && !canary) await docker.getService(existing.ID).update({ ...spec, version: existing.Version.Index });
-      else await docker.createService(spec);
+      else {
+        // A canary left from a rollout that ended: handed over if it serves, else gone (settleCanaryService).
+        if (existing) await settleCanaryService(deps, service);
+        await docker.createService(spec);
+      }
       return [];
     },
 
