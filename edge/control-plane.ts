@@ -41,6 +41,9 @@ export function edgeSettingsOf(
   };
 }
 
+/** How often the first write is tried, a second apart, before the start fails with its reason. */
+const FIRST_WRITE_ATTEMPTS = 5;
+
 /** A full rewrite this often, whatever was notified: a lost notification is mended within this time. */
 const RESYNC_MS = 10000;
 
@@ -73,6 +76,8 @@ export function startEdgeControlPlane(args: {
 
   let running: Promise<void> | null = null;
   let again = false;
+  // Why the last rewrite failed, or null once one has succeeded.
+  let lastFailure: unknown = null;
   const refresh = (): Promise<void> => {
     if (running) {
       again = true;
@@ -83,7 +88,9 @@ export function startEdgeControlPlane(args: {
         again = false;
         try {
           writeEdgeConfig(await planOf());
+          lastFailure = null;
         } catch (error) {
+          lastFailure = error;
           args.logger.error({ err: error }, 'could not write the edge configuration; the previous one stays');
         }
       } while (again);
@@ -92,7 +99,18 @@ export function startEdgeControlPlane(args: {
   };
 
   if (edge.admin) writeEdgeBootstrap({ dir: edge.dir, adminHost: edge.admin.host, adminPort: edge.admin.port });
-  const ready = refresh();
+  // Envoy cannot start on files never written: the first write is tried a few times, then fails the start
+  // with its reason, instead of an API that answers beside an edge that cannot come up.
+  const ready = (async () => {
+    for (let attempt = 1; ; attempt++) {
+      await refresh();
+      if (lastFailure === null) return;
+      if (attempt === FIRST_WRITE_ATTEMPTS) {
+        throw new Error(`could not write the edge configuration in ${edge.dir}: ${lastFailure instanceof Error ? lastFailure.message : String(lastFailure)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  })();
   const changes = args.registry.onChanges(
     () => void refresh(),
     (error) => args.logger.warn({ err: error }, 'registry notifications interrupted; listening again'),

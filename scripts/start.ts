@@ -13,7 +13,7 @@ import { createDb } from '../data/db';
 import { createDocker } from '../adapters/docker';
 import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
-import { bindsNow, runToEnd, spawnEntry, stopChild, typescriptCommand, waitForHttp } from './platform/children';
+import { bindsNow, reservePorts, runToEnd, spawnEntry, stopChild, typescriptCommand, waitForHttp } from './platform/children';
 import { startMailCapture } from './platform/mail-capture';
 import { startPostgres, takeShutdownSignals } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
@@ -106,6 +106,8 @@ async function refuseTakenPorts(config: Config, edgeAdminPort: number): Promise<
   }
   const taken: string[] = [];
   for (const [port, what, setting] of wanted) if (!(await bindsNow(port))) taken.push(`port ${port} (${what}; ${setting} moves it)`);
+  // Free now, bound later by their own parts: no part started meanwhile (the Temporal Web UI, a node) draws one.
+  reservePorts(wanted.map(([port]) => port));
   if (taken.length > 0) throw new Error(`already in use by another process: ${taken.join(', ')}. Is another Opsflow running?`);
 }
 
@@ -359,10 +361,15 @@ async function main(): Promise<void> {
   // One process serves every task queue here; in production `WORKER_QUEUES` splits them (compose runs the
   // deployments queue apart, the only one with the Docker socket).
   launch('worker', 'workers/main.ts', ['--queues', ALL_TASK_QUEUES.join(',')]);
+  // An earlier start's files would pass for this API's below: gone first, written again by the API.
+  const edgeFiles = ['cds.json', 'rds.json', 'lds.json'].map((name) => path.join(edgeDir, name));
+  for (const file of edgeFiles) fs.rmSync(file, { force: true });
   const api = launch('api', 'api/server.ts');
-  // The API writes the edge's files before it listens: once it answers, Envoy can start on them.
+  // The API writes the edge's files before it listens: once it answers, Envoy can start on them. An answer
+  // alone does not say it is this API's: the files must be there too.
   await waitForHttp(`http://127.0.0.1:${apiListenPort}/healthz`, {
-    what: 'the API',
+    what: "the API (its /healthz, and the edge's files it writes before it listens)",
+    isUp: (status) => status >= 200 && status < 300 && edgeFiles.every((file) => fs.existsSync(file)),
     deadlineMs: 60000,
     stopIf: () => (api.exitCode !== null ? 'exited' : null),
   });

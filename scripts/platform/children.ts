@@ -36,6 +36,15 @@ function ephemeralRange(): [number, number] {
 /** Ports this process has handed out already: not handed again while its holder may still be starting. */
 const handedOut = new Set<number>();
 
+/**
+ * Ports this process's configuration names for its own parts, bound later (the API's, say, once Temporal is
+ * up): `freePort` never draws them. A CI run had the Temporal Web UI draw API_LISTEN_PORT, and its /healthz
+ * answered for the API that had not yet started.
+ */
+export function reservePorts(ports: number[]): void {
+  for (const port of ports) handedOut.add(port);
+}
+
 /** Whether a loopback listen on `port` succeeds at this moment (it is let go at once). */
 export function bindsNow(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { reservePorts } from '../../scripts/platform/children';
 import { startMailCapture, RunningMailCapture } from '../../scripts/platform/mail-capture';
 import { freePort } from '../support/slots';
 import { withStage } from '../support/stages';
@@ -31,4 +32,22 @@ test('a port taken between the pick and the bind: the component is started again
     await mail?.stop();
     holder.close();
   }
+});
+
+/**
+ * `npm start` checks its configured ports free, then binds the API's only after Temporal and its Web UI are
+ * up. A CI run had the UI draw that very port, and its /healthz answered for the API. Reserved, it is never drawn.
+ */
+test("a port the start's configuration names is reserved: no later draw of the same process gets it", async () => {
+  // Drawn by the kernel, not by freePort (which keeps what it hands out): as a port of the configuration is.
+  const configured = await new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  reservePorts([configured]);
+  await expect(freePort({ from: configured, to: configured })).rejects.toThrow(/no free loopback port/);
+  const other = await freePort({ from: configured, to: configured + 1 }).catch(() => null);
+  if (other !== null) expect(other).toBe(configured + 1);
 });
