@@ -19,6 +19,11 @@ async function seed(databaseUrl: string, rows: number): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   await client.query('truncate email.email_log restart identity');
+  // The log is partitioned by month: the seeded months get theirs first.
+  await client.query(
+    `select settings.ensure_log_partitions('email.email_log', date '2025-01-01', (timestamptz '2025-01-01 00:00:00+00' + $1 * interval '1.000001 second')::date)`,
+    [rows],
+  );
   await client.query(
     `insert into email.email_log (site_id, created_at, updated_at, recipient, locale, subject, status, attempts, missing_variables, variables)
      select 'site-' || (g % ${SITES}), timestamptz '2025-01-01 00:00:00.000001+00' + g * interval '1.000001 second',

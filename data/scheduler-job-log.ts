@@ -16,10 +16,16 @@ export interface JobLogEntry {
   message: string | null;
 }
 
-/** Writes one `settings.scheduler_job_log` row per job run and site; the same key twice writes once. */
+/**
+ * Writes one `settings.scheduler_job_log` row per job run and site; the same key twice writes once. The log
+ * is partitioned by month on `created_at`, where no unique key can hold the job key alone: writers of one key
+ * take turns on a transaction lock of it, and the second finds the first's row.
+ */
 export async function writeJobLog(db: Knex, entry: JobLogEntry): Promise<void> {
-  await db(JOB_LOG_TABLE)
-    .insert({
+  const write = async (trx: Knex.Transaction) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`${JOB_LOG_TABLE}:${entry.jobKey}`]);
+    if (await trx(JOB_LOG_TABLE).where({ job_key: entry.jobKey }).first('id')) return;
+    await trx(JOB_LOG_TABLE).insert({
       site_id: entry.siteId,
       job_name: entry.jobName,
       job_key: entry.jobKey,
@@ -28,9 +34,10 @@ export async function writeJobLog(db: Knex, entry: JobLogEntry): Promise<void> {
       finished_at: entry.finishedAt,
       rows_affected: entry.rowsAffected,
       message: entry.message,
-    })
-    .onConflict('job_key')
-    .ignore();
+    });
+  };
+  if (db.isTransaction) await write(db as Knex.Transaction);
+  else await db.transaction(write);
 }
 
 export interface JobLogRow {

@@ -26,6 +26,7 @@ import * as serviceLimitsAndEvents from './025-service-limits-and-events';
 import * as instanceHealth from './026-instance-health';
 import * as deployNotices from './027-deploy-notices';
 import * as archiveHolds from './028-archive-holds';
+import * as partitionedLogTables from './029-partitioned-log-tables';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   { name: '026-instance-health', ...instanceHealth },
   { name: '027-deploy-notices', ...deployNotices },
   { name: '028-archive-holds', ...archiveHolds },
+  { name: '029-partitioned-log-tables', ...partitionedLogTables },
 ];

@@ -1,5 +1,6 @@
 import { recordJobRun } from '../job-log';
 import { countArchivable } from './count-archivable';
+import { createPartitionsAhead } from './create-partitions-ahead';
 import { deleteArchivedRows } from './delete-archived-rows';
 import { ArchivalDeps } from './deps';
 import { exportSiteParts } from './export-site-parts';
@@ -24,6 +25,7 @@ export function createArchivalActivities(deps: ArchivalDeps) {
     describeArchiveFile: describeArchiveFile(deps),
     restoreArchiveFile: restoreArchiveFile(deps),
     recordJobRun: recordJobRun(deps),
+    createPartitionsAhead: createPartitionsAhead(deps),
   };
 }
 

@@ -40,17 +40,17 @@ async function headerColumns(file: string): Promise<string[]> {
 }
 
 /**
- * Loads an archive CSV back into its log table in one transaction: into a temporary table of the same
- * definition with COPY (the archive's own format), then into the log table with the ids it had; rows whose
+ * Loads an archive CSV back into its log table: into a temporary table of the same definition with COPY
+ * (the archive's own format), then, in one transaction, into the log table with the ids it had; rows whose
  * id is there already are skipped, so loading the same file twice inserts nothing the second time. Only
  * the columns the file names, each one the table has, are loaded: a file from before a column was added
- * still loads, and the new column takes its default.
+ * still loads, and the new column takes its default. The months the rows belong to get their partitions
+ * back first, each created in a moment of its own (creating one locks the whole table while it runs).
  */
 export async function loadArchiveCsv(args: { databaseUrl: string; logType: LogType; file: string }): Promise<{ rowsInFile: number; rowsInserted: number }> {
   const table = LOG_TABLES[args.logType];
   const client = await connectForCopy(args.databaseUrl);
   try {
-    await client.query('begin');
     const [schema, name] = table.split('.');
     const { rows: known } = await client.query<{ column_name: string }>(
       'select column_name from information_schema.columns where table_schema = $1 and table_name = $2',
@@ -61,13 +61,21 @@ export async function loadArchiveCsv(args: { databaseUrl: string; logType: LogTy
     if (unknown.length > 0 || !columns.includes('id')) throw new Error(`the file's columns (${columns.join(', ')}) are not those of ${table}`);
     const list = columns.map(quoteIdentifier).join(', ');
 
-    await client.query(`create temporary table restore_rows (like ${table}) on commit drop`);
+    await client.query(`create temporary table restore_rows (like ${table})`);
     const copy = client.query(copyFrom(`copy restore_rows (${list}) from stdin with (format csv, header true)`));
     await pipeline(fs.createReadStream(args.file), copy);
+    await client.query(
+      `select settings.ensure_log_partitions($1::regclass, (min(created_at) at time zone 'UTC')::date, (max(created_at) at time zone 'UTC')::date)
+       from restore_rows having count(*) > 0`,
+      [table],
+    );
+    await client.query('begin');
     const inserted = await client.query(
       `insert into ${table} (${list}) overriding system value
-       select ${list} from restore_rows order by id
-       on conflict (id) do nothing`,
+       select ${list} from restore_rows r
+       where not exists (select 1 from ${table} t where t.id = r.id)
+       order by id
+       on conflict (id, created_at) do nothing`,
     );
     await client.query('commit');
     return { rowsInFile: copy.rowCount, rowsInserted: inserted.rowCount ?? 0 };

@@ -8,6 +8,13 @@ import { SUPPRESSION_TABLE, UNSUBSCRIPTION_TABLE } from './suppressions';
 export const EMAIL_LOG_TABLE = 'email.email_log';
 export const EMAIL_BATCH_TABLE = 'email.email_batch';
 
+/**
+ * A batch's rows all carry its batch's `created_at` (bound to the batch id): the log is partitioned by month on
+ * it, so the key that sends a batch's recipient once is (batch, recipient, created_at), and one time per
+ * batch makes it the (batch, recipient) it was, even for a retry in the next month.
+ */
+const BATCH_CREATED_AT = `(select b.created_at from ${EMAIL_BATCH_TABLE} b where b.batch_id = ?)`;
+
 export type EmailLogStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
 
 export interface EmailLogRow {
@@ -101,13 +108,13 @@ export async function insertRoleBatchLogs(
     .onConflict('batch_id')
     .ignore();
   await db.raw(
-    `insert into ${EMAIL_LOG_TABLE} (site_id, template_id, template_revision, batch_id, recipient, locale, variables, requested_by, category, status)
-     select ?, ?, ?, ?, u.email, u.locale, null, ?, 'bulk', 'PENDING'
+    `insert into ${EMAIL_LOG_TABLE} (site_id, template_id, template_revision, batch_id, recipient, locale, variables, requested_by, category, status, created_at)
+     select ?, ?, ?, ?, u.email, u.locale, null, ?, 'bulk', 'PENDING', ${BATCH_CREATED_AT}
      from directory."user" u
      where ? = any(u.roles) and ? = any(u.site_ids)
      order by u.email
-     on conflict (batch_id, recipient) where batch_id is not null do nothing`,
-    [batch.siteId, batch.templateId, batch.templateRevision, batch.batchId, batch.requestedBy, batch.roleKey, batch.siteId],
+     on conflict (batch_id, recipient, created_at) where batch_id is not null do nothing`,
+    [batch.siteId, batch.templateId, batch.templateRevision, batch.batchId, batch.requestedBy, batch.batchId, batch.roleKey, batch.siteId],
   );
   return batchSize(db, batch.batchId);
 }
@@ -132,16 +139,16 @@ export async function insertPlatformBatchLogs(
   if ('emails' in who) {
     // Addresses named outright: a directory user's own locale where one has the address, English otherwise.
     await db.raw(
-      `insert into ${EMAIL_LOG_TABLE} (site_id, platform_template, batch_id, recipient, locale, variables, requested_by, status)
+      `insert into ${EMAIL_LOG_TABLE} (site_id, platform_template, batch_id, recipient, locale, variables, requested_by, status, created_at)
        select ?, ?, ?, e.address,
               coalesce((select u.locale from directory."user" u where lower(u.email) = lower(e.address) order by u.created_at, u.id limit 1), 'en'),
-              null, ?, 'PENDING'
+              null, ?, 'PENDING', ${BATCH_CREATED_AT}
        from unnest(?::text[]) as e(address)
        -- Someone the batch already has (a role holder whose address differs only in case) is not mailed twice.
        where not exists (select 1 from ${EMAIL_LOG_TABLE} l where l.batch_id = ? and lower(l.recipient) = lower(e.address))
        order by e.address
-       on conflict (batch_id, recipient) where batch_id is not null do nothing`,
-      [batch.siteId, batch.template, batch.batchId, batch.requestedBy, who.emails, batch.batchId],
+       on conflict (batch_id, recipient, created_at) where batch_id is not null do nothing`,
+      [batch.siteId, batch.template, batch.batchId, batch.requestedBy, batch.batchId, who.emails, batch.batchId],
     );
     return batchSize(db, batch.batchId);
   }
@@ -150,13 +157,13 @@ export async function insertPlatformBatchLogs(
       ? ['u.id::text = ?', [who.userId]]
       : ['? = any(u.roles) and ? = any(u.site_ids) and u.id::text <> ?', [who.role, who.siteId, who.except ?? '']];
   await db.raw(
-    `insert into ${EMAIL_LOG_TABLE} (site_id, platform_template, batch_id, recipient, locale, variables, requested_by, status)
-     select ?, ?, ?, u.email, u.locale, null, ?, 'PENDING'
+    `insert into ${EMAIL_LOG_TABLE} (site_id, platform_template, batch_id, recipient, locale, variables, requested_by, status, created_at)
+     select ?, ?, ?, u.email, u.locale, null, ?, 'PENDING', ${BATCH_CREATED_AT}
      from directory."user" u
      where ${where}
      order by u.email
-     on conflict (batch_id, recipient) where batch_id is not null do nothing`,
-    [batch.siteId, batch.template, batch.batchId, batch.requestedBy, ...bindings],
+     on conflict (batch_id, recipient, created_at) where batch_id is not null do nothing`,
+    [batch.siteId, batch.template, batch.batchId, batch.requestedBy, batch.batchId, ...bindings],
   );
   return batchSize(db, batch.batchId);
 }

@@ -6,6 +6,7 @@ import { platformWithApi, RunningWorker } from '../support/platform';
 import { archiveFileIds, archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks, globalRetention } from './harness';
 import { waitUntil } from '../support/wait';
 import { daysAgo, remainingIds, seedEmailLogs } from './seed';
+import { ensureLogPartitions } from '../../data/archival/log-partitions';
 
 const thisFile = platformWithApi();
 let worker: RunningWorker;
@@ -64,6 +65,7 @@ test('a worker killed after the upload and before the delete: the restarted run 
 
 test('rows of a transaction open across the export, and rows inserted during the run, are not deleted by it', async () => {
   const early = await seedEmailLogs(thisFile.platform.db, { siteId: 'site-tx', count: 2, ageDays: 60 });
+  await ensureLogPartitions(thisFile.platform.db, { logType: 'EMAIL_LOG', from: daysAgo(90), to: new Date() });
   const open = new pg.Client({ connectionString: thisFile.platform.config.databaseUrl });
   await open.connect();
   await open.query('begin');

@@ -8,6 +8,7 @@ import { call, expectProblem } from '../support/http';
 import { archiveOutcome, globalRetention } from './harness';
 import { seedEmailLogs } from './seed';
 import { rejectionOf } from '../support/failures';
+import { ensureLogPartitions } from '../../data/archival/log-partitions';
 
 const thisFile = platformWithApi();
 let admin: string;
@@ -50,6 +51,7 @@ async function restore(assetId: string) {
 
 test('archive, then restore: the table is value for value what it was, ids kept; a second restore inserts nothing; the file stays', async () => {
   await seedEmailLogs(thisFile.platform.db, { siteId: 'site-r', count: 5, ageDays: 60 });
+  await ensureLogPartitions(thisFile.platform.db, { logType: 'EMAIL_LOG', from: new Date('2025-03-01T00:00:00Z'), to: new Date('2025-03-01T00:00:00Z') });
   await thisFile.platform.db('email.email_log').insert({
     site_id: 'site-r',
     created_at: thisFile.platform.db.raw("'2025-03-04 05:06:07.123456+00'::timestamptz"),

@@ -12,6 +12,8 @@ import { archiveOutcome, holdDeletes, sessionsWaitingOnLocks, startSinkProxy } f
 import { waitUntil } from '../support/wait';
 import { csvIds, remainingIds, seedEmailLogs } from './seed';
 import { runFailure } from '../support/failures';
+import { ensureLogPartitions } from '../../data/archival/log-partitions';
+import { LogType } from '../../domain/archival';
 
 let platform: TestPlatform;
 let api: RunningApi;
@@ -107,6 +109,7 @@ test('round trip: the CSV loaded back with COPY equals the archived rows value f
     { recipient: 'ar@example.test', subject: 'مرحبا بكم — تقرير شهري', error: 'ünïcödé ✓ 😀' },
     { recipient: 'json@example.test', subject: '', error: 'x' },
   ];
+  await ensureLogPartitions(platform.db, { logType: 'EMAIL_LOG', from: new Date('2025-01-01T00:00:00Z'), to: new Date('2025-01-01T00:00:00Z') });
   for (const [i, row] of tricky.entries()) {
     await platform.db('email.email_log').insert({
       site_id: 'site-r',
@@ -204,6 +207,7 @@ test('INTEGRATION_LOG and SCHEDULER_JOB_LOG round-trip too: each CSV loaded back
     },
   } as const;
   for (const [logType, { table, rows }] of Object.entries(tables)) {
+    await ensureLogPartitions(platform.db, { logType: logType as LogType, from: new Date('2025-02-01T00:00:00Z'), to: new Date('2025-02-01T00:00:00Z') });
     for (const [i, row] of rows.entries()) {
       await platform
         .db(table)

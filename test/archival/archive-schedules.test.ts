@@ -3,6 +3,7 @@ import { attachPlatform, TestPlatform } from '../support/platform';
 import { recordNewestHistory } from '../support/histories';
 import { LOG_TYPES } from '../../domain/archival';
 import { archiveScheduleId } from '../../workflows/archival/definitions';
+import { listLogPartitions, LOG_PARTITION_MONTHS_AHEAD } from '../../data/archival/log-partitions';
 
 let platform: TestPlatform;
 
@@ -38,13 +39,19 @@ test('the archival worker creates one schedule per log type with ARCHIVE_CRON; s
   expect(updated.spec.calendars).toEqual([expect.objectContaining({ hour: [{ start: 2, end: 2, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] })]);
 });
 
-test('a scheduled trigger starts the run under archive:{LOG_TYPE}', async () => {
+test('a scheduled trigger creates the month partitions ahead, then starts the run under archive:{LOG_TYPE}', async () => {
   await platform.startWorker(['archival']);
+  // The worker's start created them; the farthest month is taken away again (empty), for the schedule to restore.
+  const farthest = (await listLogPartitions(platform.db, 'INTEGRATION_LOG')).at(-1)!;
+  const now = new Date();
+  expect(farthest.from.getTime()).toBe(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + LOG_PARTITION_MONTHS_AHEAD, 1));
+  await platform.db.raw(`drop table ${farthest.name}`);
   const handle = platform.temporal.client.schedule.getHandle(archiveScheduleId('INTEGRATION_LOG'));
   await handle.trigger();
   const run = platform.temporal.client.workflow.getHandle('archive:INTEGRATION_LOG');
   await waitUntil('the scheduled run to start archive:INTEGRATION_LOG', () => succeeds(run.describe()), { timeoutMs: 30000, intervalMs: 250 });
   const result = await run.result();
   expect(result).toEqual(expect.objectContaining({ logType: 'INTEGRATION_LOG', status: 'COMPLETED', sites: [] }));
+  expect((await listLogPartitions(platform.db, 'INTEGRATION_LOG')).at(-1)).toEqual(farthest);
   await recordNewestHistory(platform.temporal, { workflowType: 'scheduledArchive', name: 'scheduled-archive-no-sites' });
 });

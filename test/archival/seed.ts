@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { Db } from '../../data/db';
+import { ensureLogPartitions } from '../../data/archival/log-partitions';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -16,6 +17,8 @@ export async function seedEmailLogs(db: Db, args: { siteId: string; count: numbe
     attempts: 1,
     subject: `subject ${i}`,
   }));
+  // Past months have no partition of their own until someone asks: rows of a month without one are refused.
+  await ensureLogPartitions(db, { logType: 'EMAIL_LOG', from: rows[rows.length - 1]?.created_at ?? new Date(), to: new Date() });
   const inserted = await db('email.email_log').insert(rows).returning('id');
   return inserted.map((row: { id: number }) => Number(row.id));
 }
@@ -25,6 +28,7 @@ export async function seedEmailLogs(db: Db, args: { siteId: string; count: numbe
  * insert is held to 65,535 bind parameters); answers their ids in order.
  */
 export async function seedManyEmailLogs(db: Db, args: { databaseUrl: string; siteId: string; count: number }): Promise<number[]> {
+  await ensureLogPartitions(db, { logType: 'EMAIL_LOG', from: daysAgo(61 + Math.ceil(args.count / 86400)), to: new Date() });
   const client = new pg.Client({ connectionString: args.databaseUrl });
   await client.connect();
   try {

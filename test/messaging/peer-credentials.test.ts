@@ -2,6 +2,7 @@ import { platformWithApi } from '../support/platform';
 import { call } from '../support/http';
 import { archiveOutcome, globalRetention } from '../archival/harness';
 import { startPeer } from './harness';
+import { ensureLogPartitions } from '../../data/archival/log-partitions';
 
 /**
  * A peer's credentials (an API key in its URL's query, the stored password substituted into its body) reach
@@ -52,6 +53,11 @@ test('a REST peer with ?apikey= in its URL and the password token in its body: t
     expect(rows[0].url).toBe(`${peer.url}/sms?apikey=***&region=***`);
 
     // Archived: the row is made old, a global policy archives it, and the CSV is downloaded as a site member would.
+    await ensureLogPartitions(thisFile.platform.db, {
+      logType: 'INTEGRATION_LOG',
+      from: new Date('2025-01-01T00:00:00Z'),
+      to: new Date('2025-01-01T00:00:00Z'),
+    });
     await thisFile.platform
       .db('integration.integration_log')
       .where({ site_id: 'site-c' })

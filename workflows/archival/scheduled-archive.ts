@@ -5,6 +5,12 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { SearchAttributeKeys } from '../../domain/search-attributes';
 import { scheduledArchiveInputProblem } from '../../domain/archival';
 import { refuseInvalidInput } from '../valid-input';
+import type { ArchivalActivities } from '../../activities/archival';
+
+const partitions = wf.proxyActivities<ArchivalActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+});
 
 export interface ScheduledArchiveResult {
   started: boolean;
@@ -13,12 +19,15 @@ export interface ScheduledArchiveResult {
 }
 
 /**
- * What the daily schedule starts. Schedules suffix their workflow ids with the time, so this starts the run
+ * What the daily schedule starts. First the log table's month partitions ahead are created when missing (a
+ * row of a month with none is refused). Schedules suffix their workflow ids with the time, so this starts the run
  * under the deterministic id `archive:{LOG_TYPE}` (the one-run-per-log-type lock) and leaves it running on
  * its own; when a run holds the id already, it skips.
  */
 export async function scheduledArchive(input: ScheduledArchiveInput): Promise<ScheduledArchiveResult> {
   refuseInvalidInput(scheduledArchiveInputProblem(input));
+  // Runs started before this step was added (none saved: this workflow lives seconds) replay without it.
+  if (wf.patched('log-partitions-ahead')) await partitions.createPartitionsAhead({ logType: input.logType });
   const workflowId = archiveRunWorkflowId(input.logType);
   try {
     const child = await wf.startChild(archiveLogs, {
