@@ -19,7 +19,9 @@ const TABLES = ['settings.scheduler_job_log', 'email.email_log', 'integration.in
 /** Creates every missing month partition of `parent` from `from_month` to `to_month` (both included); answers how many it created. */
 const ENSURE_FUNCTION = `
   create or replace function settings.ensure_log_partitions(parent regclass, from_month date, to_month date) returns integer
-  language plpgsql as $$
+  -- Behind a lock held long (another DDL), the caller fails and tries again rather than wait unbounded; the
+  -- setting holds inside the function only.
+  language plpgsql set lock_timeout = '10s' as $$
   declare
     parent_schema text;
     parent_name text;
@@ -27,8 +29,6 @@ const ENSURE_FUNCTION = `
     created integer := 0;
     partition_name text;
   begin
-    -- Behind a lock held long (another DDL), the caller fails and tries again rather than wait unbounded.
-    perform set_config('lock_timeout', '10s', true);
     select n.nspname, c.relname into parent_schema, parent_name
       from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = parent;
     while month <= to_month loop
@@ -51,6 +51,13 @@ const ENSURE_FUNCTION = `
           -- Created meanwhile by another caller: there, as wanted.
           null;
         end;
+      elsif not exists (
+        select 1 from pg_inherits
+        where inhrelid = to_regclass(format('%I.%I', parent_schema, partition_name)) and inhparent = parent
+      ) then
+        -- A table of the month's name that holds none of the log's rows (detached, say): the month's writes
+        -- would be refused while this reported it there.
+        raise exception '%.% exists but is not a partition of %', parent_schema, partition_name, parent::text;
       end if;
       month := (month + interval '1 month')::date;
     end loop;
@@ -123,6 +130,10 @@ async function partition(knex: Knex, table: string): Promise<void> {
   const [stood] = await rowsOf<{ last_value: string; is_called: boolean }>(knex, `select last_value, is_called from ${sequences.old_sequence}`);
   await knex.raw(`select setval(?, ?, ?)`, [sequences.new_sequence, stood.last_value, stood.is_called]);
   await knex.raw(`drop table ${schema}.${old}`);
+  // The new identity was named beside the old one's (`…_id_seq1`): it takes the usual name back.
+  await knex.raw(`alter sequence ${sequences.new_sequence} rename to ${name}_id_seq`);
+  // Autovacuum analyzes partitions, never a partitioned table: the planner's figures for the whole come from here.
+  await knex.raw(`analyze ${table}`);
 }
 
 export async function down(): Promise<void> {

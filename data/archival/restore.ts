@@ -77,6 +77,14 @@ export async function loadArchiveCsv(args: { databaseUrl: string; logType: LogTy
        order by id
        on conflict (id, created_at) do nothing`,
     );
+    // Into a database whose identity stands below the file's ids (brought back from an older backup, say),
+    // the identity is moved past them: the key is (id, created_at) and would not refuse an id handed out again.
+    await client.query(
+      `select setval(sequence, newest) from (
+         select pg_get_serial_sequence($1, 'id')::regclass as sequence, (select max(id) from restore_rows) as newest
+       ) identity where newest > coalesce(pg_sequence_last_value(sequence), 0)`,
+      [table],
+    );
     await client.query('commit');
     return { rowsInFile: copy.rowCount, rowsInserted: inserted.rowCount ?? 0 };
   } catch (error) {

@@ -112,9 +112,11 @@ export async function insertRoleBatchLogs(
      select ?, ?, ?, ?, u.email, u.locale, null, ?, 'bulk', 'PENDING', ${BATCH_CREATED_AT}
      from directory."user" u
      where ? = any(u.roles) and ? = any(u.site_ids)
+       -- A row written before the log was partitioned carries its own time, not its batch's: found by this.
+       and not exists (select 1 from ${EMAIL_LOG_TABLE} l where l.batch_id = ? and l.recipient = u.email)
      order by u.email
      on conflict (batch_id, recipient, created_at) where batch_id is not null do nothing`,
-    [batch.siteId, batch.templateId, batch.templateRevision, batch.batchId, batch.requestedBy, batch.batchId, batch.roleKey, batch.siteId],
+    [batch.siteId, batch.templateId, batch.templateRevision, batch.batchId, batch.requestedBy, batch.batchId, batch.roleKey, batch.siteId, batch.batchId],
   );
   return batchSize(db, batch.batchId);
 }
@@ -161,9 +163,10 @@ export async function insertPlatformBatchLogs(
      select ?, ?, ?, u.email, u.locale, null, ?, 'PENDING', ${BATCH_CREATED_AT}
      from directory."user" u
      where ${where}
+       and not exists (select 1 from ${EMAIL_LOG_TABLE} l where l.batch_id = ? and l.recipient = u.email)
      order by u.email
      on conflict (batch_id, recipient, created_at) where batch_id is not null do nothing`,
-    [batch.siteId, batch.template, batch.batchId, batch.requestedBy, batch.batchId, ...bindings],
+    [batch.siteId, batch.template, batch.batchId, batch.requestedBy, batch.batchId, ...bindings, batch.batchId],
   );
   return batchSize(db, batch.batchId);
 }

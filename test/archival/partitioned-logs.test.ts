@@ -97,7 +97,9 @@ test('1,000,000 email-log rows over fourteen months move into month partitions: 
   expect(partitions[partitions.length - 1].from.getTime()).toBe(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + LOG_PARTITION_MONTHS_AHEAD, 1));
   for (let i = 1; i < partitions.length; i++) expect(partitions[i].from.getTime()).toBe(partitions[i - 1].to.getTime());
 
-  // The identity goes on past the deleted ids.
+  // The identity goes on past the deleted ids, under its usual name.
+  const { rows: identity } = await db.raw(`select pg_get_serial_sequence('email.email_log', 'id') as name`);
+  expect(identity[0].name).toBe('email.email_log_id_seq');
   const { rows: next } = await db.raw(
     `insert into email.email_log (site_id, recipient, status) values ('site-new', 'new@example.test', 'PENDING') returning id`,
   );
@@ -121,6 +123,9 @@ test('a row of a month no partition holds is refused, not parked; the months ahe
     `insert into integration.integration_log (site_id, created_at, component, url, method, outcome) values ('site-1', ?, 'sms', 'https://x.test/', 'GET', 'SUCCESS')`,
     [past],
   );
+  // A table of a month's name that is not the log's partition (detached) is not taken for the month.
+  await db.raw(`alter table integration.integration_log detach partition integration.integration_log_p201903`);
+  await expect(ensureLogPartitions(db, { logType: 'INTEGRATION_LOG', from: past, to: past })).rejects.toThrow(/is not a partition of/);
   // Two callers at once: each month created once, neither fails.
   const results = await Promise.all(
     [1, 2].map(() => ensureLogPartitions(db, { logType: 'EMAIL_LOG', from: new Date('2018-01-01T00:00:00Z'), to: new Date('2018-06-01T00:00:00Z') })),
