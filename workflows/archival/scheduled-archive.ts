@@ -26,7 +26,7 @@ export interface ScheduledArchiveResult {
  */
 export async function scheduledArchive(input: ScheduledArchiveInput): Promise<ScheduledArchiveResult> {
   refuseInvalidInput(scheduledArchiveInputProblem(input));
-  // Runs started before this step was added (none saved: this workflow lives seconds) replay without it.
+  // Runs started before this step was added replay without it (scheduled-archive-no-sites-before-log-partitions-ahead).
   if (wf.patched('log-partitions-ahead')) {
     // A failure here does not cost the day's archive (a worker of the release before has no such activity):
     // every archival worker's start creates the months too, and the failed attempts are in this history.
