@@ -204,8 +204,14 @@ const USER_ROUTE = {
 const BODYLESS_METHOD = { name: ':method', string_match: { safe_regex: { regex: '^(GET|HEAD|OPTIONS)$' } } };
 /** Each service path has a route for requests without a body (retried on a reset), then one for the rest. */
 const SERVICE_ROUTE_KINDS = [{ bodyless: true }, { bodyless: false }];
+/** A route kind's match: the one for requests without a body also matches their method. */
+const kindMatch = <Match extends Record<string, unknown>>(match: Match, how: { bodyless: boolean }) =>
+  how.bodyless ? { ...match, headers: [BODYLESS_METHOD] } : match;
 /** When a request is tried again: when nothing of it was sent; one without a body also when reset before its answer. */
-const retryOn = (how: { bodyless: boolean }) => (how.bodyless ? 'connect-failure,refused-stream,reset' : 'connect-failure,refused-stream,reset-before-request');
+const retryPolicy = (how: { bodyless: boolean }) => ({
+  retry_on: how.bodyless ? 'connect-failure,refused-stream,reset' : 'connect-failure,refused-stream,reset-before-request',
+  num_retries: 2,
+});
 
 /** A route the edge answers itself, with a problem of the catalogue. */
 const problemRoute = (match: Record<string, unknown>, code: ErrorCode, detail: string, filters: Record<string, unknown>) => ({
@@ -240,30 +246,22 @@ export function edgeRoutes(plan: EdgePlan) {
   // only when nothing of it was sent.
   const toApi = (match: Record<string, string>) =>
     SERVICE_ROUTE_KINDS.map((how) => ({
-      match: how.bodyless ? { ...match, headers: [BODYLESS_METHOD] } : match,
-      route: {
-        cluster: API_CLUSTER,
-        timeout: '0s',
-        retry_policy: {
-          retry_on: retryOn(how),
-          num_retries: 2,
-        },
-      },
+      match: kindMatch(match, how),
+      route: { cluster: API_CLUSTER, timeout: '0s', retry_policy: retryPolicy(how) },
       typed_per_filter_config: PLATFORM_ROUTE,
     }));
   // Any request may be tried again on another instance when nothing of it was sent; a request without a
   // body (GET, HEAD, OPTIONS) also when its connection was reset before the answer, as a kept-alive
   // connection the instance closed a moment ago is. A request with a body is never sent twice.
   const toService = (service: EdgeService, match: Record<string, unknown>, how: { bodyless: boolean }) => ({
-    match: how.bodyless ? { ...match, headers: [BODYLESS_METHOD] } : match,
+    match: kindMatch(match, how),
     route: {
       ...clusterChoice(service),
       prefix_rewrite: '/',
       timeout: '0s',
       idle_timeout: duration(plan.idleTimeoutMs),
       retry_policy: {
-        retry_on: retryOn(how),
-        num_retries: 2,
+        ...retryPolicy(how),
         // Each try on an instance not tried yet: an instance that just failed is often one that is going away.
         retry_host_predicate: [
           {

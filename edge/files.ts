@@ -60,6 +60,9 @@ function withLingering(dir: string, clusters: ClusterResource[]): ClusterResourc
   return [...clusters, ...[...state.lingering.values()].map((entry) => entry.cluster)];
 }
 
+/** The files Envoy's bootstrap names: written last by each rewrite, so all three there means a whole configuration. */
+export const XDS_FILES = ['cds.json', 'rds.json', 'lds.json'] as const;
+
 /**
  * Writes the edge's xDS files for a plan: each service's endpoints first, then the clusters, the routes and
  * the listener, so that nothing is named before it exists. A file whose content is unchanged is left alone.

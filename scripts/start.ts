@@ -22,6 +22,7 @@ import { serveTemporalUi } from './platform/temporal-ui';
 import { ensureTemporalServer, ensureTemporalUi, PINNED_TEMPORAL_SERVER, PINNED_TEMPORAL_UI } from './temporal-server';
 import { seedDevelopment } from './platform/dev-seed';
 import { startEdge } from './platform/edge';
+import { XDS_FILES } from '../edge/files';
 import { Running, supervise } from './platform/supervise';
 import { ensureSwarm, openEdgeDoor, startRegistry, swarmAdvertiseAddress } from './platform/swarm';
 import { installTools } from './tools';
@@ -362,7 +363,7 @@ async function main(): Promise<void> {
   // deployments queue apart, the only one with the Docker socket).
   launch('worker', 'workers/main.ts', ['--queues', ALL_TASK_QUEUES.join(',')]);
   // An earlier start's files would pass for this API's below: gone first, written again by the API.
-  const edgeFiles = ['cds.json', 'rds.json', 'lds.json'].map((name) => path.join(edgeDir, name));
+  const edgeFiles = XDS_FILES.map((name) => path.join(edgeDir, name));
   for (const file of edgeFiles) fs.rmSync(file, { force: true });
   const api = launch('api', 'api/server.ts');
   // The API writes the edge's files before it listens: once it answers, Envoy can start on them. An answer

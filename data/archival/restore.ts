@@ -45,7 +45,7 @@ async function headerColumns(file: string): Promise<string[]> {
  * id is there already are skipped, so loading the same file twice inserts nothing the second time. Only
  * the columns the file names, each one the table has, are loaded: a file from before a column was added
  * still loads, and the new column takes its default. The months the rows belong to get their partitions
- * back first, each created in a moment of its own (creating one locks the whole table while it runs).
+ * back first, before the transaction, so that it holds no lock of attaching them while it inserts.
  */
 export async function loadArchiveCsv(args: { databaseUrl: string; logType: LogType; file: string }): Promise<{ rowsInFile: number; rowsInserted: number }> {
   const table = LOG_TABLES[args.logType];

@@ -14,6 +14,11 @@ export const EMAIL_BATCH_TABLE = 'email.email_batch';
  * batch makes it the (batch, recipient) it was, even for a retry in the next month.
  */
 const BATCH_CREATED_AT = `(select b.created_at from ${EMAIL_BATCH_TABLE} b where b.batch_id = ?)`;
+/**
+ * A directory user `u` the batch (bound) does not have yet. A row written before the log was partitioned
+ * carries its own time, not its batch's, so the key above would not find it: this does.
+ */
+const NOT_YET_IN_BATCH = `not exists (select 1 from ${EMAIL_LOG_TABLE} l where l.batch_id = ? and l.recipient = u.email)`;
 
 export type EmailLogStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
 
@@ -112,8 +117,7 @@ export async function insertRoleBatchLogs(
      select ?, ?, ?, ?, u.email, u.locale, null, ?, 'bulk', 'PENDING', ${BATCH_CREATED_AT}
      from directory."user" u
      where ? = any(u.roles) and ? = any(u.site_ids)
-       -- A row written before the log was partitioned carries its own time, not its batch's: found by this.
-       and not exists (select 1 from ${EMAIL_LOG_TABLE} l where l.batch_id = ? and l.recipient = u.email)
+       and ${NOT_YET_IN_BATCH}
      order by u.email
      on conflict (batch_id, recipient, created_at) where batch_id is not null do nothing`,
     [batch.siteId, batch.templateId, batch.templateRevision, batch.batchId, batch.requestedBy, batch.batchId, batch.roleKey, batch.siteId, batch.batchId],
@@ -163,7 +167,7 @@ export async function insertPlatformBatchLogs(
      select ?, ?, ?, u.email, u.locale, null, ?, 'PENDING', ${BATCH_CREATED_AT}
      from directory."user" u
      where ${where}
-       and not exists (select 1 from ${EMAIL_LOG_TABLE} l where l.batch_id = ? and l.recipient = u.email)
+       and ${NOT_YET_IN_BATCH}
      order by u.email
      on conflict (batch_id, recipient, created_at) where batch_id is not null do nothing`,
     [batch.siteId, batch.template, batch.batchId, batch.requestedBy, batch.batchId, ...bindings, batch.batchId],
