@@ -128,7 +128,9 @@ test('a 550 from the far side comes back through Postfix as a DSN: the message e
     { timeoutMs: 60000 },
   );
   expect(bounced).toEqual(expect.objectContaining({ status: 'FAILED', error: expect.stringMatching(/^bounced: 5\.1\.1/) }));
-  expect(postfix.maillog()).toMatch(new RegExp(`to=<bounces\\+${logId}\\.[0-9a-f]{16}@${DOMAIN.replace('.', '\\.')}>.*status=sent`));
+  // The intake records the DSN when it accepts it; Postfix logs its delivery only after our 250, so the line can lag.
+  const dsnDelivered = new RegExp(`to=<bounces\\+${logId}\\.[0-9a-f]{16}@${DOMAIN.replace('.', '\\.')}>.*status=sent`);
+  await waitUntil('Postfix logging the DSN as delivered to the intake', () => dsnDelivered.test(postfix.maillog()), 30000);
   expect(await suppressions()).toEqual([expect.objectContaining({ address: GONE, reason: 'hard-bounce', logId, liftedAt: null })]);
 
   const next = await send(GONE);
