@@ -12,6 +12,18 @@ export function archiveFileName(logType: LogType, cutoff: Date, partNo: number):
   return `${logType.toLowerCase()}_${stamp}_${String(partNo).padStart(3, '0')}.csv`;
 }
 
+/** A month archived whole: `{log_type}_month_{YYYYMM}_{part, 3 digits}.csv`, its month in UTC. */
+export function archivePartitionFileName(logType: LogType, monthStart: Date, partNo: number): string {
+  return `${logType.toLowerCase()}_month_${monthStart.toISOString().slice(0, 7).replace('-', '')}_${String(partNo).padStart(3, '0')}.csv`;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The instant before which a site's rows are past its retention, for a run started at `runStart` (epoch ms). */
+export function retentionCutoff(runStart: number, retentionDays: number): Date {
+  return new Date(runStart - retentionDays * DAY_MS);
+}
+
 export const ARCHIVE_FOLDER = '/archive';
 export const MAX_ROWS_PER_PART = 1_000_000;
 

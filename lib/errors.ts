@@ -99,6 +99,7 @@ export const ErrorCatalogue = {
   INVALID_PART_SIZE: entry(500, 'Invalid part size'),
   PART_CHANGED: entry(500, 'Archive part changed'),
   PART_NOT_CONFIRMED: entry(500, 'Archive part not confirmed'),
+  PARTITION_MISSING: entry(500, 'Log partition missing before its detach'),
   UPLOAD_NOT_CONFIRMED: entry(502, 'Upload not confirmed'),
   UPLOAD_REFUSED: entry(502, 'Upload refused'),
   ARCHIVE_FILE_CORRUPT: entry(500, 'Archive file does not match its manifest'),

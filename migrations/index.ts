@@ -27,6 +27,7 @@ import * as instanceHealth from './026-instance-health';
 import * as deployNotices from './027-deploy-notices';
 import * as archiveHolds from './028-archive-holds';
 import * as partitionedLogTables from './029-partitioned-log-tables';
+import * as archivePartitions from './030-archive-partitions';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -59,4 +60,5 @@ export const migrations = [
   { name: '027-deploy-notices', ...deployNotices },
   { name: '028-archive-holds', ...archiveHolds },
   { name: '029-partitioned-log-tables', ...partitionedLogTables },
+  { name: '030-archive-partitions', ...archivePartitions },
 ];

@@ -9,6 +9,11 @@ import { listUnfinishedParts } from './list-unfinished-parts';
 import { recordSiteJobLog } from './record-site-job-log';
 import { resolveSiteRetention } from './resolve-site-retention';
 import { describeArchiveFile, restoreArchiveFile } from './restore-archive-file';
+import { listExpiredPartitions, listUnfinishedPartitionArchives } from './list-expired-partitions';
+import { openPartitionArchive } from './open-partition-archive';
+import { exportPartitionParts } from './export-partition-parts';
+import { detachArchivedPartition } from './detach-archived-partition';
+import { dropArchivedPartition } from './drop-archived-partition';
 import { uploadPart } from './upload-part';
 
 /** The archive run's and the archive restore's activities, each safe to repeat. */
@@ -26,6 +31,12 @@ export function createArchivalActivities(deps: ArchivalDeps) {
     restoreArchiveFile: restoreArchiveFile(deps),
     recordJobRun: recordJobRun(deps),
     createPartitionsAhead: createPartitionsAhead(deps),
+    listExpiredPartitions: listExpiredPartitions(deps),
+    listUnfinishedPartitionArchives: listUnfinishedPartitionArchives(deps),
+    openPartitionArchive: openPartitionArchive(deps),
+    exportPartitionParts: exportPartitionParts(deps),
+    detachArchivedPartition: detachArchivedPartition(deps),
+    dropArchivedPartition: dropArchivedPartition(deps),
   };
 }
 

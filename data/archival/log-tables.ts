@@ -16,6 +16,11 @@ export async function sitesWithRows(db: Knex, args: { logType: LogType; siteId?:
     const row = (await db(table).where({ site_id: args.siteId }).first('id')) as { id: number } | undefined;
     return row ? [args.siteId] : [];
   }
+  return sitesInTable(db, table);
+}
+
+/** The sites with rows in a log table or one of its partitions (a schema-qualified name), by the same skip scan. */
+export async function sitesInTable(db: Knex, table: string): Promise<string[]> {
   const rows = await rawRows<{ site_id: string }>(
     db,
     `with recursive sites as (

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { archiveFileName, LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
+import { archiveFileName, archivePartitionFileName, LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
 import { archivableRowsWhere } from './archivable-rows';
 import { copyCsvParts, CsvPart, takeIdsLiteral } from './csv-parts';
 import { LOG_TABLES } from './log-tables';
@@ -29,8 +29,10 @@ export async function exportPartsInSnapshot(args: {
   siteId: string;
   cutoff: Date;
   rowsPerPart: number;
+  /** A month archived whole: its rows of the site are read from its own table, and its parts are marked with its archive. */
+  partition?: { archiveId: string; table: string; from: Date };
 }): Promise<ExportedPartRecord[]> {
-  const table = LOG_TABLES[args.logType];
+  const table = args.partition?.table ?? LOG_TABLES[args.logType];
   const client = await connectForCopy(args.databaseUrl);
   try {
     await client.query('begin isolation level repeatable read');
@@ -58,10 +60,12 @@ export async function exportPartsInSnapshot(args: {
     for (const [index, csv] of staged.entries()) {
       const partNo = index + 1;
       const partId = partIds[index];
-      const fileName = archiveFileName(args.logType, args.cutoff, partNo);
+      const fileName = args.partition
+        ? archivePartitionFileName(args.logType, args.partition.from, partNo)
+        : archiveFileName(args.logType, args.cutoff, partNo);
       await client.query(
-        `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED')`,
+        `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, partition_archive_id)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED', $14)`,
         [
           partId,
           args.workflowId,
@@ -76,6 +80,7 @@ export async function exportPartsInSnapshot(args: {
           csv.lastId,
           csv.sizeBytes,
           csv.sha256,
+          args.partition?.archiveId ?? null,
         ],
       );
       const { rows: recorded } = await client.query<{ n: number }>(

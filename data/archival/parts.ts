@@ -27,6 +27,8 @@ export interface ArchivePartRow {
   asset_id: string | null;
   rows_deleted: number;
   error: string | null;
+  /** The month archived whole that the part belongs to; null for a part of the row path. */
+  partition_archive_id: string | null;
 }
 
 export async function findPart(db: Knex, partId: string): Promise<ArchivePartRow> {
@@ -35,9 +37,13 @@ export async function findPart(db: Knex, partId: string): Promise<ArchivePartRow
   return part;
 }
 
-/** Parts an earlier run recorded but did not finish, oldest first. */
+/** Row-path parts an earlier run recorded but did not finish, oldest first (a month's parts finish with its archive). */
 export async function unfinishedParts(db: Knex, args: { logType: LogType; siteId?: string }): Promise<ArchivePartRow[]> {
-  const query = db(PART_TABLE).where({ log_type: args.logType }).whereNot({ state: 'DELETED' }).orderBy(['created_at', 'part_no']);
+  const query = db(PART_TABLE)
+    .where({ log_type: args.logType })
+    .whereNot({ state: 'DELETED' })
+    .whereNull('partition_archive_id')
+    .orderBy(['created_at', 'part_no']);
   if (args.siteId) query.andWhere({ site_id: args.siteId });
   return query;
 }
@@ -74,7 +80,12 @@ export async function markPartDeleted(db: Knex, args: { partId: string; rowsDele
   });
 }
 
-/** The parts a run already recorded for a site (its export committed), in order. */
+/** The row-path parts a run already recorded for a site (its export committed), in order. */
 export async function recordedParts(db: Knex, args: { runId: string; siteId: string; logType: LogType }): Promise<ArchivePartRow[]> {
-  return db(PART_TABLE).where({ run_id: args.runId, site_id: args.siteId, log_type: args.logType }).orderBy('part_no');
+  return db(PART_TABLE).where({ run_id: args.runId, site_id: args.siteId, log_type: args.logType }).whereNull('partition_archive_id').orderBy('part_no');
+}
+
+/** The parts a month's archive already recorded for a site (its export committed), in order. */
+export async function recordedPartitionParts(db: Knex, args: { partitionArchiveId: string; siteId: string }): Promise<ArchivePartRow[]> {
+  return db(PART_TABLE).where({ partition_archive_id: args.partitionArchiveId, site_id: args.siteId }).orderBy('part_no');
 }

@@ -63,7 +63,17 @@ async function startEmbedded(args: PostgresArgs): Promise<RunningPostgres> {
   const password = args.password ?? 'opsflow';
   const log = args.log ?? (() => undefined);
   fs.mkdirSync(path.dirname(args.dataDir), { recursive: true });
-  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`, '-c', 'max_connections=300'];
+  // pg_stat_statements is loaded so an operator (and the partition-drop test) can count the statements a run issued.
+  const flags = [
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    `unix_socket_directories=`,
+    '-c',
+    'max_connections=300',
+    '-c',
+    'shared_preload_libraries=pg_stat_statements',
+  ];
   if (args.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const server = new EmbeddedPostgres({
     databaseDir: path.resolve(args.dataDir),

@@ -2,11 +2,9 @@ import * as wf from '@temporalio/workflow';
 import type { ArchivalActivities } from '../../activities/archival';
 import { MAX_ROWS_PER_PART } from '../../domain/archival';
 import { JobOutcome } from '../../domain/job-log';
-import { ArchiveRunInput, ArchiveRunProgress, archiveProgressQuery, SiteProgress } from './definitions';
-import { archiveRunInputProblem } from '../../domain/archival';
+import { ArchiveRunInput, ArchiveRunProgress, archiveProgressQuery, PartitionProgress, SiteProgress } from './definitions';
+import { archiveRunInputProblem, retentionCutoff } from '../../domain/archival';
 import { refuseInvalidInput } from '../valid-input';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 function activities(heartbeatTimeout: string) {
   const quickDb = wf.proxyActivities<ArchivalActivities>({
@@ -24,9 +22,15 @@ function activities(heartbeatTimeout: string) {
     resolveSiteRetention: quickDb.resolveSiteRetention,
     countArchivable: quickDb.countArchivable,
     recordSiteJobLog: quickDb.recordSiteJobLog,
+    listUnfinishedPartitionArchives: quickDb.listUnfinishedPartitionArchives,
+    listExpiredPartitions: quickDb.listExpiredPartitions,
+    openPartitionArchive: quickDb.openPartitionArchive,
     exportSiteParts: longTransfer.exportSiteParts,
     uploadPart: longTransfer.uploadPart,
     deleteArchivedRows: longTransfer.deleteArchivedRows,
+    exportPartitionParts: longTransfer.exportPartitionParts,
+    detachArchivedPartition: longTransfer.detachArchivedPartition,
+    dropArchivedPartition: longTransfer.dropArchivedPartition,
   };
 }
 
@@ -36,14 +40,19 @@ function activities(heartbeatTimeout: string) {
  */
 export const JOB_LOG_EVERY_SITE = 'job-log-every-site';
 
+/** Runs started before this marker archived row by row only; from it on, months past retention go whole first. */
+export const PARTITION_DROP = 'partition-drop';
+
 function reason(error: unknown): string {
   if (error instanceof wf.ActivityFailure && error.cause) return error.cause.message;
   return error instanceof Error ? error.message : String(error);
 }
 
 /**
- * One archive run of one log type. First it finishes the parts earlier runs recorded but did not finish;
- * then, site by site: resolve the retention, export the rows older than the cutoff (recording every part
+ * One archive run of one log type. First it finishes the parts earlier runs recorded but did not finish.
+ * Then, on a run of every site, each month of the log table that is past retention for every site in it is
+ * archived whole: exported per site, every part uploaded and confirmed, the month detached, recorded and
+ * dropped, with no row deleted (months an earlier run left half-way first). Then, site by site: resolve the retention, export the rows older than the cutoff (recording every part
  * before any upload), upload each part and wait for the sink's confirmation, and only then delete exactly
  * the exported rows. A site that fails deletes nothing unconfirmed and does not stop the others; the run
  * fails at the end if any site failed.
@@ -92,18 +101,33 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
     }
   }
 
+  /** What the months dropped whole took of each site: counted into the site's own progress and job-log row. */
+  const wholeMonths = new Map<string, { rowsExported: number; rowsDropped: number; assetIds: string[] }>();
+  if (!input.dryRun && !input.siteId && wf.patched(PARTITION_DROP)) {
+    progress.partitions = [];
+    for (const unfinished of await act.listUnfinishedPartitionArchives({ logType: input.logType })) {
+      progress.resumedParts += await archivePartition(unfinished);
+    }
+    const expired = await act.listExpiredPartitions({ logType: input.logType, runStart, excludeSites: [...blockedSites.keys()] });
+    for (const partition of expired) await archivePartition(await act.openPartitionArchive({ workflowId, runId, logType: input.logType, partition }));
+  }
+
   const siteIds = await act.listSitesWithRows({ logType: input.logType, siteId: input.siteId });
   for (const blocked of blockedSites.keys()) if (!siteIds.includes(blocked)) siteIds.push(blocked);
-  progress.sites = siteIds.map((siteId) => ({
-    siteId,
-    cutoff: null,
-    rowsExported: 0,
-    rowsDeleted: 0,
-    assetId: null,
-    assetIds: [],
-    state: 'PENDING',
-    error: null,
-  }));
+  for (const siteId of wholeMonths.keys()) if (!siteIds.includes(siteId)) siteIds.push(siteId);
+  progress.sites = siteIds.map((siteId) => {
+    const whole = wholeMonths.get(siteId);
+    return {
+      siteId,
+      cutoff: null,
+      rowsExported: whole?.rowsExported ?? 0,
+      rowsDeleted: whole?.rowsDropped ?? 0,
+      assetId: whole?.assetIds[0] ?? null,
+      assetIds: [...(whole?.assetIds ?? [])],
+      state: 'PENDING',
+      error: null,
+    };
+  });
 
   // A few sites at a time: one site's export overlaps another's upload and delete.
   const queue = [...progress.sites];
@@ -121,13 +145,58 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
   };
   await Promise.all(Array.from({ length: input.siteConcurrency ?? 2 }, lane));
 
-  progress.status = progress.sites.some((site) => site.state === 'FAILED') ? 'FAILED' : 'COMPLETED';
+  const failedMonths = (progress.partitions ?? []).filter((partition) => partition.state === 'FAILED').map((partition) => partition.name);
+  progress.status = progress.sites.some((site) => site.state === 'FAILED') || failedMonths.length > 0 ? 'FAILED' : 'COMPLETED';
   progress.closedAt = new Date(Date.now()).toISOString();
   if (progress.status === 'FAILED') {
     const failed = progress.sites.filter((site) => site.state === 'FAILED').map((site) => site.siteId);
-    throw wf.ApplicationFailure.nonRetryable(`archive of ${input.logType} failed for site(s) ${failed.join(', ')}`, 'ARCHIVE_SITES_FAILED', progress);
+    const what = [failed.length > 0 ? `site(s) ${failed.join(', ')}` : '', failedMonths.length > 0 ? `month(s) ${failedMonths.join(', ')}` : ''].filter(
+      Boolean,
+    );
+    throw wf.ApplicationFailure.nonRetryable(`archive of ${input.logType} failed for ${what.join(' and ')}`, 'ARCHIVE_SITES_FAILED', progress);
   }
   return progress;
+
+  /** Archives one month whole; answers how many parts it finished (none when it failed). */
+  async function archivePartition(archive: { partitionArchiveId: string; name: string }): Promise<number> {
+    const month: PartitionProgress = { name: archive.name, state: 'EXPORTING', rowsExported: 0, rowsDropped: 0, rowsReturned: 0, assetIds: [], error: null };
+    progress.partitions!.push(month);
+    const { partitionArchiveId } = archive;
+    try {
+      const parts = await act.exportPartitionParts({ partitionArchiveId, maxRowsPerPart: input.maxRowsPerPart });
+      month.rowsExported = parts.reduce((sum, part) => sum + part.rowCount, 0);
+      month.state = 'UPLOADING';
+      const assetsBySite = new Map<string, string[]>();
+      for (const part of parts) {
+        const { assetId } = await act.uploadPart({ partId: part.partId });
+        month.assetIds.push(assetId);
+        assetsBySite.set(part.siteId, [...(assetsBySite.get(part.siteId) ?? []), assetId]);
+      }
+      month.state = 'DETACHING';
+      await act.detachArchivedPartition({ partitionArchiveId });
+      month.state = 'DROPPING';
+      const dropped = await act.dropArchivedPartition({ partitionArchiveId });
+      month.rowsDropped = dropped.rowsDropped;
+      month.rowsReturned = dropped.rowsReturned;
+      month.state = 'DROPPED';
+      for (const part of parts) {
+        const site = wholeMonths.get(part.siteId) ?? { rowsExported: 0, rowsDropped: 0, assetIds: [] };
+        site.rowsExported += part.rowCount;
+        wholeMonths.set(part.siteId, site);
+      }
+      for (const [siteId, assetIds] of assetsBySite) wholeMonths.get(siteId)!.assetIds.push(...assetIds);
+      for (const [siteId, rows] of Object.entries(dropped.bySite)) {
+        const site = wholeMonths.get(siteId) ?? { rowsExported: 0, rowsDropped: 0, assetIds: [] };
+        site.rowsDropped += rows;
+        wholeMonths.set(siteId, site);
+      }
+      return parts.length;
+    } catch (error) {
+      month.state = 'FAILED';
+      month.error = reason(error);
+      return 0;
+    }
+  }
 
   async function archiveSite(site: SiteProgress): Promise<void> {
     const retention = await act.resolveSiteRetention({ logType: input.logType, siteId: site.siteId });
@@ -142,7 +211,7 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
       }
       return;
     }
-    const cutoff = new Date(runStart - retention.retentionDays * DAY_MS).toISOString();
+    const cutoff = retentionCutoff(runStart, retention.retentionDays).toISOString();
     site.cutoff = cutoff;
     if (input.dryRun) {
       site.rowsExported = await act.countArchivable({ logType: input.logType, siteId: site.siteId, cutoff });
@@ -160,7 +229,7 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
         cutoff,
         maxRowsPerPart: Math.min(input.maxRowsPerPart ?? MAX_ROWS_PER_PART, MAX_ROWS_PER_PART),
       });
-      site.rowsExported = parts.reduce((sum, part) => sum + part.rowCount, 0);
+      site.rowsExported += parts.reduce((sum, part) => sum + part.rowCount, 0);
       site.state = 'UPLOADING';
       for (const part of parts) {
         const uploaded = await act.uploadPart({ partId: part.partId });

@@ -36,6 +36,20 @@ export interface SiteProgress {
 
 export type RunStatus = 'RUNNING' | 'COMPLETED' | 'FAILED';
 
+export type PartitionState = 'EXPORTING' | 'UPLOADING' | 'DETACHING' | 'DROPPING' | 'DROPPED' | 'FAILED';
+
+/** A log-table month past retention for every site in it, archived whole and dropped (no row deleted). */
+export interface PartitionProgress {
+  name: string;
+  state: PartitionState;
+  rowsExported: number;
+  rowsDropped: number;
+  /** Rows written to the month after its export, put back into the log table for the row path. */
+  rowsReturned: number;
+  assetIds: string[];
+  error: string | null;
+}
+
 export interface ArchiveRunProgress {
   workflowId: string;
   logType: LogType;
@@ -45,6 +59,8 @@ export interface ArchiveRunProgress {
   closedAt: string | null;
   /** Parts left by earlier runs that this run finished first. */
   resumedParts: number;
+  /** Months archived whole (earlier runs' unfinished ones first); absent in runs from before partition drops. */
+  partitions?: PartitionProgress[];
   sites: SiteProgress[];
 }
 

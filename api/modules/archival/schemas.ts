@@ -52,8 +52,9 @@ export const RunsStartedSchema = Type.Object({
 export const RunParams = Type.Object({ workflowId: Type.String({ pattern: '^archive:(SCHEDULER_JOB_LOG|EMAIL_LOG|INTEGRATION_LOG)$' }) });
 
 const SITE_STATES = ['PENDING', 'SKIPPED', 'EXPORTING', 'UPLOADING', 'DELETING', 'DONE', 'DRY_RUN', 'FAILED'] as const;
+const MONTH_STATES = ['EXPORTING', 'UPLOADING', 'DETACHING', 'DROPPING', 'DROPPED', 'FAILED'] as const;
 
-/** An archive run's report: per site, what was exported, uploaded (its assets) and deleted. */
+/** An archive run's report: the months it dropped whole, and per site what was exported, uploaded (its assets) and deleted. */
 export const ArchiveRunSchema = Type.Object({
   workflowId: Type.String(),
   logType: LogTypeSchema,
@@ -62,6 +63,19 @@ export const ArchiveRunSchema = Type.Object({
   startedAt: Instant,
   closedAt: Nullable(Instant),
   resumedParts: Type.Integer(),
+  partitions: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String(),
+        state: Type.Union(MONTH_STATES.map((state) => Type.Literal(state))),
+        rowsExported: Type.Integer(),
+        rowsDropped: Type.Integer(),
+        rowsReturned: Type.Integer(),
+        assetIds: Type.Array(Type.String()),
+        error: Nullable(Type.String()),
+      }),
+    ),
+  ),
   sites: Type.Array(
     Type.Object({
       siteId: Type.String(),

@@ -1,0 +1,21 @@
+import fs from 'node:fs';
+import { Context } from '@temporalio/activity';
+import { dropArchivedPartition as drop, DroppedPartition, findPartitionArchive, partsOfPartitionArchive } from '../../data/archival/partition-archives';
+import { stagingFile } from '../../data/archival/staging-files';
+import { ArchivalDeps } from './deps';
+
+/** Drops a detached month and records it, in one transaction (see `dropArchivedPartition`); a repeat answers what was dropped. */
+export function dropArchivedPartition({ db, config }: ArchivalDeps) {
+  return async (input: { partitionArchiveId: string }): Promise<DroppedPartition> => {
+    const archive = await findPartitionArchive(db, input.partitionArchiveId);
+    // The drop may wait on the lock another attempt holds: the heartbeat says the wait is alive.
+    const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'drop' }), 2000);
+    try {
+      const dropped = await drop(db, archive);
+      for (const part of await partsOfPartitionArchive(db, archive.id)) await fs.promises.rm(stagingFile(config.dataDir, part.id), { force: true });
+      return dropped;
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+}

@@ -1,0 +1,55 @@
+import { Context } from '@temporalio/activity';
+import { exportPartsInSnapshot } from '../../data/archival/part-files';
+import { advancePartitionArchive, findPartitionArchive } from '../../data/archival/partition-archives';
+import { recordedPartitionParts } from '../../data/archival/parts';
+import { MAX_ROWS_PER_PART } from '../../domain/archival';
+import { ArchivalDeps } from './deps';
+
+export interface ExportPartitionPartsInput {
+  partitionArchiveId: string;
+  maxRowsPerPart?: number;
+}
+
+export interface PartitionPart {
+  partId: string;
+  siteId: string;
+  rowCount: number;
+}
+
+/**
+ * Exports a month archived whole, site by site, each site's rows in one snapshot read from the month's own
+ * table, recording each site's parts with its export (as the row path does). A repeat finds a site's parts
+ * recorded and exports it again no more. Only the sites judged expired are exported: a row of any other
+ * site written since is found at the drop and put back.
+ */
+export function exportPartitionParts({ db, config }: ArchivalDeps) {
+  return async (input: ExportPartitionPartsInput): Promise<PartitionPart[]> => {
+    const archive = await findPartitionArchive(db, input.partitionArchiveId);
+    const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'export' }), 5000);
+    try {
+      const parts: PartitionPart[] = [];
+      for (const siteId of archive.site_ids) {
+        let recorded = await recordedPartitionParts(db, { partitionArchiveId: archive.id, siteId });
+        if (recorded.length === 0 && archive.state === 'EXPORTING') {
+          await exportPartsInSnapshot({
+            databaseUrl: config.databaseUrl,
+            dataDir: config.dataDir,
+            workflowId: archive.workflow_id,
+            runId: archive.run_id,
+            logType: archive.log_type,
+            siteId,
+            cutoff: archive.range_to,
+            rowsPerPart: Math.min(input.maxRowsPerPart ?? MAX_ROWS_PER_PART, MAX_ROWS_PER_PART),
+            partition: { archiveId: archive.id, table: archive.partition_name, from: archive.range_from },
+          });
+          recorded = await recordedPartitionParts(db, { partitionArchiveId: archive.id, siteId });
+        }
+        parts.push(...recorded.map((part) => ({ partId: part.id, siteId, rowCount: Number(part.row_count) })));
+      }
+      await advancePartitionArchive(db, { id: archive.id, from: 'EXPORTING', to: 'EXPORTED' });
+      return parts;
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+}

@@ -1,0 +1,212 @@
+import { Knex } from 'knex';
+import { LogType, retentionCutoff } from '../../domain/archival';
+import { rawRowCount, rawRows } from '../db';
+import { listLogPartitions } from './log-partitions';
+import { LOG_TABLES, sitesInTable } from './log-tables';
+import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from './parts';
+import { resolveRetention } from './policies';
+
+/** Partition-drop archival's manifest (migration 030): one row per log-table month archived whole. */
+export const PARTITION_ARCHIVE_TABLE = 'settings.archive_partition';
+
+export type PartitionArchiveState = 'EXPORTING' | 'EXPORTED' | 'DETACHED' | 'DROPPED';
+
+export interface PartitionArchiveRow {
+  id: string;
+  workflow_id: string;
+  run_id: string;
+  log_type: LogType;
+  /** Schema-qualified, as `listLogPartitions` names it. */
+  partition_name: string;
+  range_from: Date;
+  range_to: Date;
+  /** The sites whose rows the month held when it was judged expired: the only ones it exports. */
+  site_ids: string[];
+  state: PartitionArchiveState;
+  rows_dropped: number | null;
+  rows_returned: number | null;
+  rows_by_site: Record<string, number> | null;
+}
+
+/** A month every one of whose sites is past retention, with those sites. */
+export interface ExpiredPartition {
+  name: string;
+  from: string;
+  to: string;
+  siteIds: string[];
+}
+
+/**
+ * The log type's months that are past retention whole: months that have ended, hold rows, and whose every
+ * site has an enabled policy whose cutoff (for a run started at `runStart`) is at or after the month's end.
+ * A month with a site in `excludeSites`, or one an open partition archive already holds, is left to the row
+ * path and to that archive. An empty month is left as it is: there is nothing in it to archive.
+ */
+export async function expiredLogPartitions(db: Knex, args: { logType: LogType; runStart: number; excludeSites: string[] }): Promise<ExpiredPartition[]> {
+  const open = new Set(((await db(PARTITION_ARCHIVE_TABLE).whereNot({ state: 'DROPPED' }).pluck('partition_name')) as string[]).map(String));
+  const cutoffs = new Map<string, Date | null>();
+  const cutoffOf = async (siteId: string) => {
+    if (!cutoffs.has(siteId)) {
+      const retention = await resolveRetention(db, args.logType, siteId);
+      cutoffs.set(siteId, retention.enabled && retention.retentionDays !== null ? retentionCutoff(args.runStart, retention.retentionDays) : null);
+    }
+    return cutoffs.get(siteId)!;
+  };
+  const expired: ExpiredPartition[] = [];
+  for (const partition of await listLogPartitions(db, args.logType)) {
+    if (partition.to.getTime() > args.runStart || open.has(partition.name)) continue;
+    const siteIds = await sitesInTable(db, partition.name);
+    if (siteIds.length === 0 || siteIds.some((siteId) => args.excludeSites.includes(siteId))) continue;
+    let whole = true;
+    for (const siteId of siteIds) {
+      const cutoff = await cutoffOf(siteId);
+      if (!cutoff || cutoff.getTime() < partition.to.getTime()) whole = false;
+    }
+    if (whole) expired.push({ name: partition.name, from: partition.from.toISOString(), to: partition.to.toISOString(), siteIds });
+  }
+  return expired;
+}
+
+/**
+ * Opens the archive of an expired month, or answers the one already open for it (one per partition). The
+ * month must be a partition of the log type's table with those bounds, as the catalogue names it: the name
+ * is written into statements later, and a caller that skips the run (a raw activity) names no other table.
+ */
+export async function openPartitionArchive(
+  db: Knex,
+  args: { workflowId: string; runId: string; logType: LogType; partition: ExpiredPartition },
+): Promise<PartitionArchiveRow> {
+  const known = (await listLogPartitions(db, args.logType)).find((partition) => partition.name === args.partition.name);
+  if (
+    !known ||
+    known.from.toISOString() !== new Date(args.partition.from).toISOString() ||
+    known.to.toISOString() !== new Date(args.partition.to).toISOString()
+  ) {
+    throw new Error(`${args.partition.name} is not a month partition of ${LOG_TABLES[args.logType]} from ${args.partition.from} to ${args.partition.to}`);
+  }
+  await rawRows(
+    db,
+    `insert into ${PARTITION_ARCHIVE_TABLE} (workflow_id, run_id, log_type, partition_name, range_from, range_to, site_ids)
+     values (?, ?, ?, ?, ?, ?, ?::text[])
+     on conflict (partition_name) where state <> 'DROPPED' do nothing`,
+    [args.workflowId, args.runId, args.logType, args.partition.name, args.partition.from, args.partition.to, args.partition.siteIds],
+  );
+  return (await db(PARTITION_ARCHIVE_TABLE).where({ partition_name: args.partition.name }).whereNot({ state: 'DROPPED' }).first()) as PartitionArchiveRow;
+}
+
+export async function findPartitionArchive(db: Knex, id: string): Promise<PartitionArchiveRow> {
+  const archive = (await db(PARTITION_ARCHIVE_TABLE).where({ id }).first()) as PartitionArchiveRow | undefined;
+  if (!archive) throw new Error(`partition archive ${id} is not in the manifest`);
+  return archive;
+}
+
+/** Partition archives an earlier run opened and did not finish, oldest first. */
+export async function unfinishedPartitionArchives(db: Knex, logType: LogType): Promise<PartitionArchiveRow[]> {
+  return db(PARTITION_ARCHIVE_TABLE).where({ log_type: logType }).whereNot({ state: 'DROPPED' }).orderBy('created_at');
+}
+
+export async function partsOfPartitionArchive(db: Knex, id: string): Promise<ArchivePartRow[]> {
+  return db(PART_TABLE).where({ partition_archive_id: id }).orderBy(['site_id', 'part_no']);
+}
+
+/** Moves an archive on, from the state it must be in (a repeat finds it moved and changes nothing). */
+export async function advancePartitionArchive(db: Knex, args: { id: string; from: PartitionArchiveState; to: PartitionArchiveState }): Promise<void> {
+  await db(PARTITION_ARCHIVE_TABLE).where({ id: args.id, state: args.from }).update({ state: args.to, updated_at: db.fn.now() });
+}
+
+export type PartitionAttachment = 'ATTACHED' | 'DETACH_PENDING' | 'DETACHED' | 'MISSING';
+
+/** Where a month's table stands: a partition of its log table, half detached (an interrupted DETACH CONCURRENTLY), a table of its own, or gone. */
+export async function partitionAttachment(db: Knex, name: string): Promise<PartitionAttachment> {
+  const [row] = await rawRows<{ exists: boolean; pending: boolean | null }>(
+    db,
+    `select to_regclass(?) is not null as exists,
+            (select i.inhdetachpending from pg_inherits i where i.inhrelid = to_regclass(?)) as pending`,
+    [name, name],
+  );
+  if (!row.exists) return 'MISSING';
+  if (row.pending === null) return 'DETACHED';
+  return row.pending ? 'DETACH_PENDING' : 'ATTACHED';
+}
+
+/**
+ * Detaches a month from its log table without blocking its writers or readers (DETACH … CONCURRENTLY, which
+ * waits for the queries that use the table to end), or finishes a detach that was interrupted half-way.
+ * Runs outside a transaction, as PostgreSQL requires.
+ */
+export async function detachPartition(db: Knex, args: { logType: LogType; name: string; finalize: boolean }): Promise<void> {
+  await db.raw(`alter table ${LOG_TABLES[args.logType]} detach partition ${args.name} ${args.finalize ? 'finalize' : 'concurrently'}`);
+}
+
+export interface DroppedPartition {
+  rowsDropped: number;
+  /** Rows written to the month after its export (a late write, a restore), put back into the log table. */
+  rowsReturned: number;
+  /** Rows dropped per site. */
+  bySite: Record<string, number>;
+}
+
+/** The advisory lock a drop of one partition holds: one drop at a time, whichever attempt or worker runs it. */
+export const partitionDropLock = (name: string) => `archive-partition-drop:${name}`;
+
+/**
+ * Drops a detached month whose parts are all confirmed by the sink, in one transaction that also records it:
+ * the parts DELETED, the archive DROPPED. Only rows some part of this archive holds are dropped: a row
+ * written to the month after its export is put back into the log table first (its month created again), for
+ * the row path to archive. No row is deleted by a DELETE.
+ */
+export async function dropArchivedPartition(db: Knex, archive: PartitionArchiveRow): Promise<DroppedPartition> {
+  const parent = LOG_TABLES[archive.log_type];
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [partitionDropLock(archive.partition_name)]);
+    const current = (await trx(PARTITION_ARCHIVE_TABLE).where({ id: archive.id }).forUpdate().first()) as PartitionArchiveRow;
+    if (current.state === 'DROPPED') {
+      return { rowsDropped: Number(current.rows_dropped), rowsReturned: Number(current.rows_returned), bySite: current.rows_by_site ?? {} };
+    }
+    if (current.state !== 'DETACHED') throw new Error(`${archive.partition_name} is ${current.state}, not DETACHED: it is not dropped`);
+    let table = archive.partition_name;
+    await trx.raw(`lock table ${table} in access exclusive mode`);
+    await trx.raw(
+      `create temp table archived_ids on commit drop as
+       select u.id from ${PART_TABLE} p join ${PART_IDS_TABLE} held on held.part_id = p.id cross join unnest(held.ids) as u(id)
+       where p.partition_archive_id = ?`,
+      [archive.id],
+    );
+    await trx.raw('create index on archived_ids (id)');
+    const strays = `from ${table} t where not exists (select 1 from archived_ids a where a.id = t.id)`;
+    const [{ n: returning }] = await rawRows<{ n: number }>(trx, `select count(*)::int as n ${strays}`);
+    if (returning > 0) {
+      // The month's name is taken by this table until it is dropped: it steps aside for the month made again.
+      const [schema, relation] = table.split('.');
+      const aside = `${relation}_detached`;
+      await trx.raw(`alter table ${table} rename to ${aside}`);
+      table = `${schema}.${aside}`;
+      await trx.raw('select settings.ensure_log_partitions(?::regclass, ?::date, ?::date)', [
+        parent,
+        archive.range_from.toISOString().slice(0, 10),
+        archive.range_from.toISOString().slice(0, 10),
+      ]);
+      await rawRowCount(
+        trx,
+        `insert into ${parent} overriding system value select t.* from ${table} t where not exists (select 1 from archived_ids a where a.id = t.id)`,
+      );
+    }
+    const perSite = await rawRows<{ site_id: string; n: number }>(
+      trx,
+      `select t.site_id, count(*)::int as n from ${table} t where exists (select 1 from archived_ids a where a.id = t.id) group by t.site_id`,
+    );
+    const bySite = Object.fromEntries(perSite.map((row) => [row.site_id, row.n]));
+    const rowsDropped = perSite.reduce((sum, row) => sum + row.n, 0);
+    await trx.raw(`drop table ${table}`);
+    await trx(PART_TABLE)
+      .where({ partition_archive_id: archive.id })
+      .update({ state: 'DELETED', rows_deleted: trx.ref('row_count'), updated_at: trx.fn.now() });
+    await trx(PART_IDS_TABLE)
+      .whereIn('part_id', trx(PART_TABLE).where({ partition_archive_id: archive.id }).select('id'))
+      .delete();
+    await trx(PARTITION_ARCHIVE_TABLE)
+      .where({ id: archive.id })
+      .update({ state: 'DROPPED', rows_dropped: rowsDropped, rows_returned: returning, rows_by_site: JSON.stringify(bySite), updated_at: trx.fn.now() });
+    return { rowsDropped, rowsReturned: returning, bySite };
+  });
+}
