@@ -1,9 +1,14 @@
 /**
- * `npx tsx bench/archive.ts [--rows 1000000] [--temporal dev|cluster|both]`: seeds email log rows over 10 sites, archives them through the
- * platform (API, Temporal, the archival worker as its own process, the asset sink), and prints rows per
- * second, wall time and the worker's peak memory beside a baseline on the same data in the same run
- * (plain COPY to a file plus DELETE, bench/archive-baseline.ts). `--temporal both` measures on the dev server,
- * then on a cluster of two nodes behind its door (tokens required), one after the other.
+ * `npx tsx bench/archive.ts [--rows 1000000] [--path both|partitions|rows] [--temporal dev|cluster|both]`: seeds
+ * email log rows over 10 sites, archives them through the platform (API, Temporal, the archival worker as its
+ * own process, the asset sink), and prints rows per second, wall time and the worker's peak memory beside
+ * baselines on the same data in the same run (bench/archive-baseline.ts):
+ * - the partition path (every seeded month past retention for every site: archived whole and dropped)
+ *   beside plain COPY to a file plus DETACH and DROP of each month;
+ * - the row path (one row a month of an eleventh site whose policy keeps ten years, so no month goes whole)
+ *   beside plain COPY to a file plus DELETE.
+ * `--temporal both` measures on the dev server, then on a cluster of two nodes behind its door (tokens
+ * required), one after the other.
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -15,7 +20,10 @@ import { BenchPlatform, BenchTemporal, benchTemporals, peakMemoryMb, ROOT, start
 
 const SITES = 10;
 
-async function seed(databaseUrl: string, rows: number): Promise<void> {
+/** The eleventh site of the row path: one row a month, kept ten years, so that no month is past retention whole. */
+const KEEPER = 'site-keep';
+
+async function seed(databaseUrl: string, rows: number, keeper: boolean): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   await client.query('truncate email.email_log restart identity');
@@ -33,6 +41,14 @@ async function seed(databaseUrl: string, rows: number): Promise<void> {
      from generate_series(1, $1) g`,
     [rows],
   );
+  if (keeper) {
+    await client.query(
+      `insert into email.email_log (site_id, created_at, updated_at, recipient, status, attempts)
+       select '${KEEPER}', m + interval '1 day', m + interval '1 day', 'keep@example.test', 'SUCCESS', 1
+       from generate_series(date '2025-01-01', (timestamptz '2025-01-01 00:00:00+00' + $1 * interval '1.000001 second')::date, interval '1 month') m`,
+      [rows],
+    );
+  }
   await client.query('vacuum analyze email.email_log');
   await client.end();
 }
@@ -54,39 +70,49 @@ async function activityTimes(temporal: BenchPlatform['temporal'], workflowId: st
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, temporal: { type: 'string', default: 'dev' } } });
+  const { values } = parseArgs({
+    options: { rows: { type: 'string', default: '1000000' }, temporal: { type: 'string', default: 'dev' }, path: { type: 'string', default: 'both' } },
+  });
   const rows = Number(values.rows);
+  const paths = (values.path === 'both' ? ['partitions', 'rows'] : [values.path]) as ArchivePath[];
+  if (!paths.every((one) => one === 'partitions' || one === 'rows')) throw new Error('--path is both, partitions or rows');
   const temporals = benchTemporals(values.temporal);
   console.log(`bench/archive: ${rows} email log rows over ${SITES} sites, Temporal: ${temporals.join(', then ')}`);
   const runs: string[] = [];
   for (const temporal of temporals) {
     console.log(`Temporal ${temporal === 'dev' ? 'dev server' : 'cluster (two nodes behind the door, tokens required)'}:`);
-    runs.push(await runOn(temporal, rows));
+    for (const path of paths) runs.push(await runOn(temporal, rows, path));
   }
   if (runs.length > 1) {
     console.log('  side by side (platform archive run):');
-    for (const [index, run] of runs.entries()) console.log(`  ${temporals[index].padEnd(8)}${run}`);
+    for (const run of runs) console.log(run);
   }
   process.exit(0);
 }
 
-/** One baseline and one platform run on this Temporal; answers the platform's line. */
-async function runOn(temporal: BenchTemporal, rows: number): Promise<string> {
+type ArchivePath = 'partitions' | 'rows';
+
+/** One baseline and one platform run of one path on this Temporal; answers the platform's line. */
+async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath): Promise<string> {
   const platform = await startBenchPlatform({ ARCHIVE_CRON: '0 3 1 1 *' }, { temporal });
   const { config, db, apiUrl } = platform;
-  const cutoffNote = 'retention 30 days: every seeded row (2025) is older';
+  const keeper = path === 'rows';
+  const cutoffNote = `${path} path; retention 30 days: every seeded row (2025) is older${keeper ? `, but ${KEEPER} keeps ten years` : ''}`;
   const cutoff = new Date(Date.now() - 30 * 86400000).toISOString();
+  const baselineName = keeper ? 'baseline COPY + DELETE' : 'baseline COPY + DETACH + DROP';
 
-  // Baseline.
-  await seed(config.databaseUrl, rows);
-  const baseline = JSON.parse(execFileSync(...typescriptCommand('bench/archive-baseline.ts', [config.databaseUrl, cutoff]), { cwd: ROOT }).toString()) as {
+  // Baseline (the keeper's rows are not archived by it either: it copies and deletes only the ten sites').
+  await seed(config.databaseUrl, rows, false);
+  const baseline = JSON.parse(
+    execFileSync(...typescriptCommand('bench/archive-baseline.ts', [config.databaseUrl, cutoff, keeper ? 'delete' : 'drop']), { cwd: ROOT }).toString(),
+  ) as {
     wallMs: number;
     rows: number;
     peakRssMb: number;
   };
 
   // Platform.
-  await seed(config.databaseUrl, rows);
+  await seed(config.databaseUrl, rows, keeper);
   const worker = await platform.startWorker(['archival']);
   const token = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench', roles: ['ADMIN'] } });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -95,6 +121,13 @@ async function runOn(temporal: BenchTemporal, rows: number): Promise<string> {
     headers,
     body: JSON.stringify({ logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true }),
   });
+  if (keeper) {
+    await fetch(`${apiUrl}/api/settings/archive-policies`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ logType: 'EMAIL_LOG', siteId: KEEPER, retentionDays: 3650, enabled: true }),
+    });
+  }
 
   const started = process.hrtime.bigint();
   const run = (await (
@@ -102,6 +135,7 @@ async function runOn(temporal: BenchTemporal, rows: number): Promise<string> {
   ).json()) as { runs: { workflowId: string; runId: string }[] };
   const result = (await platform.temporal.client.workflow.getHandle(run.runs[0].workflowId, run.runs[0].runId).result()) as {
     sites: { rowsDeleted: number }[];
+    partitions?: { state: string }[];
   };
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   const workerPeakMb = peakMemoryMb(worker.pid!);
@@ -113,20 +147,22 @@ async function runOn(temporal: BenchTemporal, rows: number): Promise<string> {
       .toString()
       .padStart(8)} rows/s  peak ${mb.toFixed(0)} MiB`;
   console.log(`(${cutoffNote}; ${os.cpus().length} cores)`);
-  console.log(line('baseline COPY + DELETE', baseline.wallMs, baseline.rows, baseline.peakRssMb));
+  console.log(line(baselineName, baseline.wallMs, baseline.rows, baseline.peakRssMb));
   const nodes = Object.entries(platform.clusterPeaksMb())
     .map(([name, mb]) => `, ${name} ${mb.toFixed(0)} MiB`)
     .join('');
-  const platformLine = line('platform archive run', wallMs, archived, workerPeakMb) + ` (worker process${nodes})`;
+  const platformLine = line(`platform, ${path} path`, wallMs, archived, workerPeakMb) + ` (worker process${nodes})`;
+  const dropped = (result.partitions ?? []).filter((month) => month.state === 'DROPPED').length;
   console.log(platformLine);
-  console.log(`  platform / baseline wall time: ${(wallMs / baseline.wallMs).toFixed(2)}x; rows left in the table: ${count}`);
+  console.log(`  months dropped whole: ${dropped}; rows left in the table: ${count}${keeper ? ` (${KEEPER}'s)` : ''}`);
+  console.log(`  platform / ${baselineName.replace('baseline ', '')} wall time: ${(wallMs / baseline.wallMs).toFixed(2)}x`);
   console.log('  platform time per activity type (summed over sites; sites run two at a time):');
   for (const [name, ms] of await activityTimes(platform.temporal, run.runs[0].workflowId, run.runs[0].runId)) {
     console.log(`    ${name.padEnd(26)} ${(ms / 1000).toFixed(2).padStart(7)} s`);
   }
 
   await platform.stop();
-  return platformLine;
+  return `  ${temporal.padEnd(8)}${platformLine.trimStart()}  ${(wallMs / baseline.wallMs).toFixed(2)}x of ${baselineName.replace('baseline ', '')}`;
 }
 
 void main();

@@ -166,15 +166,16 @@ export async function dropArchivedPartition(db: Knex, archive: PartitionArchiveR
     if (current.state !== 'DETACHED') throw new Error(`${archive.partition_name} is ${current.state}, not DETACHED: it is not dropped`);
     let table = archive.partition_name;
     await trx.raw(`lock table ${table} in access exclusive mode`);
-    await trx.raw(
-      `create temp table archived_ids on commit drop as
-       select u.id from ${PART_TABLE} p join ${PART_IDS_TABLE} held on held.part_id = p.id cross join unnest(held.ids) as u(id)
-       where p.partition_archive_id = ?`,
+    // One hash join of the month's rows with the ids its parts hold: per site, the rows archived and the strays.
+    const archivedIds = `select u.id from ${PART_TABLE} p join ${PART_IDS_TABLE} held on held.part_id = p.id cross join unnest(held.ids) as u(id)
+                         where p.partition_archive_id = ?::uuid`;
+    const perSite = await rawRows<{ site_id: string; archived: number; strays: number }>(
+      trx,
+      `select t.site_id, count(a.id)::int as archived, (count(*) - count(a.id))::int as strays
+       from ${table} t left join (${archivedIds}) a on a.id = t.id group by t.site_id`,
       [archive.id],
     );
-    await trx.raw('create index on archived_ids (id)');
-    const strays = `from ${table} t where not exists (select 1 from archived_ids a where a.id = t.id)`;
-    const [{ n: returning }] = await rawRows<{ n: number }>(trx, `select count(*)::int as n ${strays}`);
+    const returning = perSite.reduce((sum, row) => sum + row.strays, 0);
     if (returning > 0) {
       // The month's name is taken by this table until it is dropped: it steps aside for the month made again.
       const [schema, relation] = table.split('.');
@@ -188,15 +189,12 @@ export async function dropArchivedPartition(db: Knex, archive: PartitionArchiveR
       ]);
       await rawRowCount(
         trx,
-        `insert into ${parent} overriding system value select t.* from ${table} t where not exists (select 1 from archived_ids a where a.id = t.id)`,
+        `insert into ${parent} overriding system value select t.* from ${table} t where not exists (select 1 from (${archivedIds}) a where a.id = t.id)`,
+        [archive.id],
       );
     }
-    const perSite = await rawRows<{ site_id: string; n: number }>(
-      trx,
-      `select t.site_id, count(*)::int as n from ${table} t where exists (select 1 from archived_ids a where a.id = t.id) group by t.site_id`,
-    );
-    const bySite = Object.fromEntries(perSite.map((row) => [row.site_id, row.n]));
-    const rowsDropped = perSite.reduce((sum, row) => sum + row.n, 0);
+    const bySite = Object.fromEntries(perSite.filter((row) => row.archived > 0).map((row) => [row.site_id, row.archived]));
+    const rowsDropped = perSite.reduce((sum, row) => sum + row.archived, 0);
     await trx.raw(`drop table ${table}`);
     await trx(PART_TABLE)
       .where({ partition_archive_id: archive.id })
