@@ -43,6 +43,16 @@ export const JOB_LOG_EVERY_SITE = 'job-log-every-site';
 /** Runs started before this marker archived row by row only; from it on, months past retention go whole first. */
 export const PARTITION_DROP = 'partition-drop';
 
+const monthNotStarted = (name: string): PartitionProgress => ({
+  name,
+  state: 'EXPORTING',
+  rowsExported: 0,
+  rowsDropped: 0,
+  rowsReturned: 0,
+  assetIds: [],
+  error: null,
+});
+
 function reason(error: unknown): string {
   if (error instanceof wf.ActivityFailure && error.cause) return error.cause.message;
   return error instanceof Error ? error.message : String(error);
@@ -52,8 +62,8 @@ function reason(error: unknown): string {
  * One archive run of one log type. First it finishes the parts earlier runs recorded but did not finish.
  * Then, on a run of every site, each month of the log table that is past retention for every site in it is
  * archived whole: exported per site, every part uploaded and confirmed, the month detached, recorded and
- * dropped, with no row deleted (months an earlier run left half-way first). Then, site by site: resolve the retention, export the rows older than the cutoff (recording every part
- * before any upload), upload each part and wait for the sink's confirmation, and only then delete exactly
+ * dropped, with no row deleted (months an earlier run left half-way first). Then, site by site: resolve the
+ * retention, export the rows older than the cutoff (recording every part before any upload), upload each part and wait for the sink's confirmation, and only then delete exactly
  * the exported rows. A site that fails deletes nothing unconfirmed and does not stop the others; the run
  * fails at the end if any site failed.
  */
@@ -109,7 +119,13 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
       progress.resumedParts += await archivePartition(unfinished);
     }
     const expired = await act.listExpiredPartitions({ logType: input.logType, runStart, excludeSites: [...blockedSites.keys()] });
-    for (const partition of expired) await archivePartition(await act.openPartitionArchive({ workflowId, runId, logType: input.logType, partition }));
+    for (const partition of expired) {
+      const opened = await act.openPartitionArchive({ workflowId, runId, logType: input.logType, partition }).catch((error: unknown) => {
+        progress.partitions!.push({ ...monthNotStarted(partition.name), state: 'FAILED', error: reason(error) });
+        return null;
+      });
+      if (opened) await archivePartition(opened);
+    }
   }
 
   const siteIds = await act.listSitesWithRows({ logType: input.logType, siteId: input.siteId });
@@ -159,7 +175,7 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
 
   /** Archives one month whole; answers how many parts it finished (none when it failed). */
   async function archivePartition(archive: { partitionArchiveId: string; name: string }): Promise<number> {
-    const month: PartitionProgress = { name: archive.name, state: 'EXPORTING', rowsExported: 0, rowsDropped: 0, rowsReturned: 0, assetIds: [], error: null };
+    const month = monthNotStarted(archive.name);
     progress.partitions!.push(month);
     const { partitionArchiveId } = archive;
     try {
