@@ -12,9 +12,13 @@ export function archiveFileName(logType: LogType, cutoff: Date, partNo: number):
   return `${logType.toLowerCase()}_${stamp}_${String(partNo).padStart(3, '0')}.csv`;
 }
 
-/** A month archived whole: `{log_type}_month_{YYYYMM}_{part, 3 digits}.csv`, its month in UTC. */
-export function archivePartitionFileName(logType: LogType, monthStart: Date, partNo: number): string {
-  return `${logType.toLowerCase()}_month_${monthStart.toISOString().slice(0, 7).replace('-', '')}_${String(partNo).padStart(3, '0')}.csv`;
+/**
+ * A month archived whole: `{log_type}_month_{YYYYMM}_{archive id, first 8}_{part, 3 digits}.csv`, its month in
+ * UTC. The archive's id keeps apart the files of a month archived again (its rows restored, then past retention).
+ */
+export function archivePartitionFileName(logType: LogType, monthStart: Date, archiveId: string, partNo: number): string {
+  const month = monthStart.toISOString().slice(0, 7).replace('-', '');
+  return `${logType.toLowerCase()}_month_${month}_${archiveId.slice(0, 8)}_${String(partNo).padStart(3, '0')}.csv`;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

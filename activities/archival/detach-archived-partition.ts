@@ -27,7 +27,7 @@ export function detachArchivedPartition({ db }: ArchivalDeps) {
     }
     if (attachment !== 'DETACHED') {
       // DETACH CONCURRENTLY waits for every query that uses the log table: the heartbeat says the wait is alive.
-      const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'detach' }), 2000);
+      const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'detach' }), 1000);
       try {
         await detachPartition(db, { logType: archive.log_type, name: archive.partition_name, finalize: attachment === 'DETACH_PENDING' });
       } finally {

@@ -9,7 +9,7 @@ export function dropArchivedPartition({ db, config }: ArchivalDeps) {
   return async (input: { partitionArchiveId: string }): Promise<DroppedPartition> => {
     const archive = await findPartitionArchive(db, input.partitionArchiveId);
     // The drop may wait on the lock another attempt holds: the heartbeat says the wait is alive.
-    const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'drop' }), 2000);
+    const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'drop' }), 1000);
     try {
       const dropped = await drop(db, archive);
       for (const part of await partsOfPartitionArchive(db, archive.id)) await fs.promises.rm(stagingFile(config.dataDir, part.id), { force: true });

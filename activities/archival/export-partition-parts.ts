@@ -25,7 +25,7 @@ export interface PartitionPart {
 export function exportPartitionParts({ db, config }: ArchivalDeps) {
   return async (input: ExportPartitionPartsInput): Promise<PartitionPart[]> => {
     const archive = await findPartitionArchive(db, input.partitionArchiveId);
-    const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'export' }), 5000);
+    const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'export' }), 1000);
     try {
       const bySite = new Map<string, PartitionPart[]>();
       const exportSite = async (siteId: string) => {

@@ -4,6 +4,7 @@ import { archivableRowsWhere } from './archivable-rows';
 import { copyCsvParts, CsvPart, takeIdsLiteral } from './csv-parts';
 import { LOG_TABLES } from './log-tables';
 import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from './parts';
+import { PARTITION_ARCHIVE_TABLE } from './partition-archive-table';
 import { connectForCopy, stagingFile } from './staging-files';
 
 export interface ExportedPartRecord {
@@ -36,6 +37,14 @@ export async function exportPartsInSnapshot(args: {
   const client = await connectForCopy(args.databaseUrl);
   try {
     await client.query('begin isolation level repeatable read');
+    if (args.partition) {
+      // Held until the commit: a month's archive moves past EXPORTING only after every export that began under it.
+      const { rows } = await client.query<{ state: string }>(`select state from ${PARTITION_ARCHIVE_TABLE} where id = $1 for share`, [
+        args.partition.archiveId,
+      ]);
+      if (rows[0]?.state !== 'EXPORTING')
+        throw new Error(`the month's archive ${args.partition.archiveId} is ${rows[0]?.state ?? 'gone'}: nothing more is exported into it`);
+    }
     // COPY takes no parameters: the literals are escaped by the driver.
     const where = archivableRowsWhere(args.logType, {
       siteId: client.escapeLiteral(args.siteId),
@@ -61,7 +70,7 @@ export async function exportPartsInSnapshot(args: {
       const partNo = index + 1;
       const partId = partIds[index];
       const fileName = args.partition
-        ? archivePartitionFileName(args.logType, args.partition.from, partNo)
+        ? archivePartitionFileName(args.logType, args.partition.from, args.partition.archiveId, partNo)
         : archiveFileName(args.logType, args.cutoff, partNo);
       await client.query(
         `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, partition_archive_id)

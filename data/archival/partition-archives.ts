@@ -6,8 +6,9 @@ import { LOG_TABLES, sitesInTable } from './log-tables';
 import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from './parts';
 import { resolveRetention } from './policies';
 
-/** Partition-drop archival's manifest (migration 030): one row per log-table month archived whole. */
-export const PARTITION_ARCHIVE_TABLE = 'settings.archive_partition';
+import { PARTITION_ARCHIVE_TABLE } from './partition-archive-table';
+
+export { PARTITION_ARCHIVE_TABLE };
 
 export type PartitionArchiveState = 'EXPORTING' | 'EXPORTED' | 'DETACHED' | 'DROPPED';
 
@@ -164,6 +165,13 @@ export async function dropArchivedPartition(db: Knex, archive: PartitionArchiveR
       return { rowsDropped: Number(current.rows_dropped), rowsReturned: Number(current.rows_returned), bySite: current.rows_by_site ?? {} };
     }
     if (current.state !== 'DETACHED') throw new Error(`${archive.partition_name} is ${current.state}, not DETACHED: it is not dropped`);
+    // Only the rows of parts the sink confirmed may go: a part that is not (an export attempt that outlived its turn) stops the drop.
+    const [{ n: unconfirmed }] = await rawRows<{ n: number }>(
+      trx,
+      `select count(*)::int as n from ${PART_TABLE} where partition_archive_id = ? and (state <> 'CONFIRMED' or asset_id is null)`,
+      [archive.id],
+    );
+    if (unconfirmed > 0) throw new Error(`${unconfirmed} part(s) of ${archive.partition_name} are not confirmed by the sink: it is not dropped`);
     let table = archive.partition_name;
     await trx.raw(`lock table ${table} in access exclusive mode`);
     // One hash join of the month's rows with the ids its parts hold: per site, the rows archived and the strays.
@@ -187,9 +195,20 @@ export async function dropArchivedPartition(db: Knex, archive: PartitionArchiveR
         archive.range_from.toISOString().slice(0, 10),
         archive.range_from.toISOString().slice(0, 10),
       ]);
+      // Named columns, not positions: the log table may have gained a column since the month was made.
+      const columns = (
+        await rawRows<{ name: string }>(
+          trx,
+          `select quote_ident(attname) as name from pg_attribute where attrelid = ?::regclass and attnum > 0 and not attisdropped order by attnum`,
+          [table],
+        )
+      )
+        .map((column) => column.name)
+        .join(', ');
       await rawRowCount(
         trx,
-        `insert into ${parent} overriding system value select t.* from ${table} t where not exists (select 1 from (${archivedIds}) a where a.id = t.id)`,
+        `insert into ${parent} (${columns}) overriding system value
+         select ${columns} from ${table} t where not exists (select 1 from (${archivedIds}) a where a.id = t.id)`,
         [archive.id],
       );
     }

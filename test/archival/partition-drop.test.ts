@@ -102,9 +102,10 @@ test('a month past retention for every site in it is archived whole: parts per s
   expect(await archivedIds('pd-b')).toEqual(ids['pd-b']);
   const [archive] = await archiveOf(name);
   expect(archive).toEqual(expect.objectContaining({ state: 'DROPPED', rows_dropped: 65, rows_returned: 0 }));
+  const fileName = `email_log_month_${name.slice(-6)}_${archive.id.slice(0, 8)}_001.csv`;
   expect((await partsOf(archive.id)).map((part) => [part.site_id, part.state, part.file_name])).toEqual([
-    ['pd-a', 'DELETED', `email_log_month_${name.slice(-6)}_001.csv`],
-    ['pd-b', 'DELETED', `email_log_month_${name.slice(-6)}_001.csv`],
+    ['pd-a', 'DELETED', fileName],
+    ['pd-b', 'DELETED', fileName],
   ]);
   // Each site's job-log row counts what went with the month.
   const jobLog = await call(thisFile.api.url, 'GET', '/api/settings/scheduler-job-logs?siteId=pd-a', { token: admin });
@@ -171,6 +172,8 @@ test('a worker killed between the upload and the detach: the run resumes, the mo
   expect(outcome.status).toBe('COMPLETED');
   expect(outcome.partitions).toEqual([expect.objectContaining({ name, state: 'DROPPED', rowsExported: 30, rowsDropped: 30, rowsReturned: 1 })]);
   expect((await partsOf(archive.id)).map((part) => [part.id, part.asset_id])).toEqual(partsBefore);
+  // Uploaded once: the month's one part is the site's one month file in the sink.
+  expect(await thisFile.platform.db('assets.asset').where({ site_id: 'pd-k1' }).where('name', 'like', 'email_log_month_%')).toHaveLength(partsBefore.length);
   // The late row was put back into its month, made again, and the same run's row path archived it.
   expect(outcome.sites).toEqual(expect.arrayContaining([expect.objectContaining({ siteId: 'pd-k1', state: 'DONE', rowsExported: 31, rowsDeleted: 31 })]));
   expect(await archivedIds('pd-k1')).toEqual([...ids, Number(late.id)]);
@@ -207,6 +210,7 @@ test('a worker killed between the detach and the drop: the run resumes, drops th
   expect(outcome.partitions).toEqual([expect.objectContaining({ name, state: 'DROPPED', rowsExported: 30, rowsDropped: 30, rowsReturned: 0 })]);
   expect((await partsOf(archive.id)).map((part) => [part.id, part.asset_id, part.state])).toEqual(partsBefore.map((part) => [...part, 'DELETED']));
   expect(await isTable(name)).toBe(false);
+  expect(await thisFile.platform.db('assets.asset').where({ site_id: 'pd-k2' })).toHaveLength(partsBefore.length);
   expect(await archivedIds('pd-k2')).toEqual(ids);
   expect(await emailLogDeletes()).toBe(0);
 });

@@ -97,6 +97,17 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
       error: why,
     });
 
+  /** What the months dropped whole took of each site: counted into the site's own progress and job-log row. */
+  const wholeMonths = new Map<string, { rowsExported: number; rowsDropped: number; assetIds: string[] }>();
+  const monthsGoWhole = !input.dryRun && !input.siteId && wf.patched(PARTITION_DROP);
+  if (monthsGoWhole) {
+    // Months an earlier run left half-way go first: a detached month's late rows are back before any row-path part deletes.
+    progress.partitions = [];
+    for (const unfinished of await act.listUnfinishedPartitionArchives({ logType: input.logType })) {
+      progress.resumedParts += await archivePartition(unfinished);
+    }
+  }
+
   const blockedSites = new Map<string, string>();
   if (!input.dryRun) {
     for (const part of await act.listUnfinishedParts({ logType: input.logType, siteId: input.siteId })) {
@@ -111,13 +122,7 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
     }
   }
 
-  /** What the months dropped whole took of each site: counted into the site's own progress and job-log row. */
-  const wholeMonths = new Map<string, { rowsExported: number; rowsDropped: number; assetIds: string[] }>();
-  if (!input.dryRun && !input.siteId && wf.patched(PARTITION_DROP)) {
-    progress.partitions = [];
-    for (const unfinished of await act.listUnfinishedPartitionArchives({ logType: input.logType })) {
-      progress.resumedParts += await archivePartition(unfinished);
-    }
+  if (monthsGoWhole) {
     const expired = await act.listExpiredPartitions({ logType: input.logType, runStart, excludeSites: [...blockedSites.keys()] });
     for (const partition of expired) {
       const opened = await act.openPartitionArchive({ workflowId, runId, logType: input.logType, partition }).catch((error: unknown) => {
