@@ -4,7 +4,7 @@ import { archivableRowsWhere } from './archivable-rows';
 import { copyCsvParts, CsvPart, takeIdsLiteral } from './csv-parts';
 import { LOG_TABLES } from './log-tables';
 import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from './parts';
-import { PARTITION_ARCHIVE_TABLE } from './partition-archive-table';
+import { PARTITION_ARCHIVE_TABLE } from './partition-archives';
 import { connectForCopy, stagingFile } from './staging-files';
 
 export interface ExportedPartRecord {

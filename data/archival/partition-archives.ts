@@ -6,9 +6,8 @@ import { LOG_TABLES, sitesInTable } from './log-tables';
 import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from './parts';
 import { resolveRetention } from './policies';
 
-import { PARTITION_ARCHIVE_TABLE } from './partition-archive-table';
-
-export { PARTITION_ARCHIVE_TABLE };
+/** Partition-drop archival's manifest (migration 030): one row per log-table month archived whole. */
+export const PARTITION_ARCHIVE_TABLE = 'settings.archive_partition';
 
 export type PartitionArchiveState = 'EXPORTING' | 'EXPORTED' | 'DETACHED' | 'DROPPED';
 
@@ -44,7 +43,7 @@ export interface ExpiredPartition {
  * path and to that archive. An empty month is left as it is: there is nothing in it to archive.
  */
 export async function expiredLogPartitions(db: Knex, args: { logType: LogType; runStart: number; excludeSites: string[] }): Promise<ExpiredPartition[]> {
-  const open = new Set(((await db(PARTITION_ARCHIVE_TABLE).whereNot({ state: 'DROPPED' }).pluck('partition_name')) as string[]).map(String));
+  const open = new Set((await db(PARTITION_ARCHIVE_TABLE).whereNot({ state: 'DROPPED' }).pluck('partition_name')) as string[]);
   const cutoffs = new Map<string, Date | null>();
   const cutoffOf = async (siteId: string) => {
     if (!cutoffs.has(siteId)) {

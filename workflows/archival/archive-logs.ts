@@ -99,6 +99,10 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
 
   /** What the months dropped whole took of each site: counted into the site's own progress and job-log row. */
   const wholeMonths = new Map<string, { rowsExported: number; rowsDropped: number; assetIds: string[] }>();
+  const siteOfWholeMonths = (siteId: string) => {
+    if (!wholeMonths.has(siteId)) wholeMonths.set(siteId, { rowsExported: 0, rowsDropped: 0, assetIds: [] });
+    return wholeMonths.get(siteId)!;
+  };
   const monthsGoWhole = !input.dryRun && !input.siteId && wf.patched(PARTITION_DROP);
   if (monthsGoWhole) {
     // Months an earlier run left half-way go first: a detached month's late rows are back before any row-path part deletes.
@@ -194,11 +198,7 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
         for (let part = queue.shift(); part; part = queue.shift()) assets.set(part.partId, (await act.uploadPart({ partId: part.partId })).assetId);
       };
       await Promise.all([lane(), lane()]);
-      const assetsBySite = new Map<string, string[]>();
-      for (const part of parts) {
-        month.assetIds.push(assets.get(part.partId)!);
-        assetsBySite.set(part.siteId, [...(assetsBySite.get(part.siteId) ?? []), assets.get(part.partId)!]);
-      }
+      month.assetIds.push(...parts.map((part) => assets.get(part.partId)!));
       month.state = 'DETACHING';
       await act.detachArchivedPartition({ partitionArchiveId });
       month.state = 'DROPPING';
@@ -207,16 +207,11 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
       month.rowsReturned = dropped.rowsReturned;
       month.state = 'DROPPED';
       for (const part of parts) {
-        const site = wholeMonths.get(part.siteId) ?? { rowsExported: 0, rowsDropped: 0, assetIds: [] };
+        const site = siteOfWholeMonths(part.siteId);
         site.rowsExported += part.rowCount;
-        wholeMonths.set(part.siteId, site);
+        site.assetIds.push(assets.get(part.partId)!);
       }
-      for (const [siteId, assetIds] of assetsBySite) wholeMonths.get(siteId)!.assetIds.push(...assetIds);
-      for (const [siteId, rows] of Object.entries(dropped.bySite)) {
-        const site = wholeMonths.get(siteId) ?? { rowsExported: 0, rowsDropped: 0, assetIds: [] };
-        site.rowsDropped += rows;
-        wholeMonths.set(siteId, site);
-      }
+      for (const [siteId, rows] of Object.entries(dropped.bySite)) siteOfWholeMonths(siteId).rowsDropped += rows;
       return parts.length;
     } catch (error) {
       month.state = 'FAILED';
