@@ -142,3 +142,17 @@ export async function edgeCanaryWeightOf(adminUrl: string, serviceName: string):
   }
   return 0;
 }
+
+/**
+ * Whether the edge has let go of what a dead deploy run left: no route gives the service's canary a share of
+ * its requests, and none of `addresses` (the run's instances) is a host of the service's own cluster. Null
+ * when the admin does not answer.
+ */
+export async function edgeLetGo(adminUrl: string, args: { serviceName: string; addresses: string[] }): Promise<boolean | null> {
+  const weight = await edgeCanaryWeightOf(adminUrl, args.serviceName);
+  if (weight === null) return null;
+  if (weight > 0) return false;
+  const hosts = await edgeHostsOf(adminUrl, args.serviceName);
+  if (hosts === null) return null;
+  return args.addresses.every((address) => !hosts.has(address));
+}

@@ -55,6 +55,12 @@ export async function instanceAddressesByService(db: Knex, instanceIds: string[]
   return byService;
 }
 
+/** Where the instances of these deployments listen (`host:port`), whatever their state. */
+export async function instanceAddressesOfDeployments(db: Knex, deploymentIds: string[]): Promise<string[]> {
+  if (deploymentIds.length === 0) return [];
+  return db<InstanceRow>(INSTANCE_TABLE).whereIn('deployment_id', deploymentIds).whereNotNull('address').pluck('address');
+}
+
 /**
  * The switch: in one transaction the new instances become the ones the gateway routes to, the instances
  * they replace start draining, and the service takes the deploy's image and settings. Repeating it changes

@@ -4,7 +4,7 @@ import { waitUntil } from '../support/wait';
 import { containersOf, deployClosed, deployTestFile, deploymentOutcome } from './harness';
 import { buildJar, postJar } from './jars';
 import { recordHistory } from '../support/histories';
-import { edgeHostsOf } from '../../edge/admin';
+import { edgeCanaryWeightOf, edgeHostsOf } from '../../edge/admin';
 
 /**
  * Canary rollouts through the edge (spec: deployment, third wave): the new version takes each step's share
@@ -165,8 +165,10 @@ test("a rollout whose run is terminated mid-step, past the API: once the platfor
   // The next operation on the service settles the dead run: here a scale to two instances.
   const scale = await call(thisFile.api.url, 'POST', '/api/infra/services/canary-dead-service/scale', { token: tokens.admin, body: { instances: 2 } });
   expect(scale.status).toBe(202);
-  expect((await deployment(accepted.deploymentId)).status).toBe('FAILED');
+  // Settled means settled at the edge too: by the time the API answers, Envoy gives the canary no share.
+  expect(await edgeCanaryWeightOf(thisFile.platform.config.edgeAdminUrl!, 'canary-dead-service')).toBe(0);
   const settled = traffic.answers.length;
+  expect((await deployment(accepted.deploymentId)).status).toBe('FAILED');
   await thisFile.platform.temporal.client.workflow.getHandle(scale.body.workflowId, scale.body.runId).result();
   // Under swarm the scale's survey removed the canary's swarm service that the dead run left.
   if (underSwarm) expect(await swarmServicesOf('canary-dead-service')).toEqual([{ name: `${scope()}-canary-dead-service`, deploymentId: first.deploymentId }]);

@@ -8,10 +8,10 @@ import { badRequest, conflict, notFound } from '../../../lib/errors';
 import { followLog, followServiceLog, lastLogLines, lastServiceLogLines, taskLogLine } from '../../../adapters/deploy/container-logs';
 import { maskSecretValues } from '../../../domain/deploy-secrets';
 import { taskInstanceId } from '../../../data/deploy/instances';
-import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
+import { settleDeadDeploysAtEdge } from './dead-deploys';
 import { LABELS, serviceFilters } from '../../../data/deploy/labels';
 import { deployInProgress, DeploymentRow, findDeployment, findService, ServiceRow } from '../../../data/deploy/registry';
-import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
+import { startWorkflow } from '../../../temporal-config/client';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { TaskQueues } from '../../../domain/task-queues';
 import {
@@ -46,7 +46,7 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
 
   const { serviceOr404, dynamicOr409, engineAnswers } = serviceGuards(deps);
   const notDeploying = async (service: ServiceRow) => {
-    const settled = await settleDeadDeploys(db, { serviceName: service.name, runStatusOf: runStatusOf(temporal) });
+    const settled = await settleDeadDeploysAtEdge(deps, service.name);
     // A settled deploy may have changed the service's status (back to RUNNING, or the row gone).
     const status = settled.length > 0 ? (await findService(db, service.name))?.status : service.status;
     if (await deployInProgress(db, { name: service.name, status })) {

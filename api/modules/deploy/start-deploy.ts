@@ -4,13 +4,13 @@ import { AppDeps } from '../../deps';
 import { badRequest, conflict, ErrorCode, unavailable } from '../../../lib/errors';
 import { discardUploadedJar, keepUploadedJar } from '../../../data/deploy/jar-uploads';
 import { DeploySettings, dropDeployRequest, recordDeploymentRun, RegisteredDeploy, registerDeployRequest } from '../../../data/deploy/registry';
-import { runStatusOf, startWorkflow } from '../../../temporal-config/client';
+import { startWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import { RESERVED_SLUGS, RolloutPlan, rolloutProblem, ServiceLimits, slugOf } from '../../../domain/deploy';
 import { DEPLOY_SERVICE_WORKFLOW, DeployServiceWorkflow, deployWorkflowId } from '../../../workflows/deploy/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { DeployAcceptedSchema } from './schemas';
-import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
+import { settleDeadDeploysAtEdge } from './dead-deploys';
 import { DOCKER_UNAVAILABLE_DETAIL } from '../../../adapters/docker';
 import { baseImageState } from '../../../adapters/deploy/jre-base-image';
 
@@ -63,7 +63,7 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
     if (base.state === 'unavailable') throw unavailable('BASE_IMAGE_UNAVAILABLE', base.reason);
   }
 
-  await settleDeadDeploys(db, { serviceName: name, runStatusOf: runStatusOf(temporal) });
+  await settleDeadDeploysAtEdge(deps, name);
 
   const deploymentId = crypto.randomUUID();
   let registered: RegisteredDeploy;

@@ -1,0 +1,33 @@
+import { AppDeps } from '../../deps';
+import { settleDeadDeploys } from '../../../data/deploy/dead-deploys';
+import { instanceAddressesOfDeployments } from '../../../data/deploy/instances';
+import { edgeLetGo } from '../../../edge/admin';
+import { runStatusOf } from '../../../temporal-config/client';
+
+/** How long the API waits for the edge to stop routing to what a settled run left, before it answers anyway. */
+const EDGE_LET_GO_MS = 5000;
+const POLL_MS = 50;
+
+/**
+ * Settles the service's deploy runs that died unfinished (data/deploy/dead-deploys) and answers once the
+ * edge no longer routes to what they left (a canary's share, instances registered before a switch): the
+ * registry drops them in the settle's transaction, but Envoy takes the rewrite a moment later, and an
+ * operation answered in between would let the dead run's version serve after the platform said it was
+ * settled. An edge that does not confirm within the bound is logged, and the operation goes on.
+ */
+export async function settleDeadDeploysAtEdge(deps: Pick<AppDeps, 'db' | 'temporal' | 'config' | 'logger'>, serviceName: string): Promise<string[]> {
+  const settled = await settleDeadDeploys(deps.db, { serviceName, runStatusOf: runStatusOf(deps.temporal) });
+  const adminUrl = deps.config.edgeAdminUrl;
+  if (settled.length === 0 || !adminUrl) return settled;
+  const addresses = await instanceAddressesOfDeployments(deps.db, settled);
+  const deadline = Date.now() + EDGE_LET_GO_MS;
+  for (;;) {
+    const letGo = await edgeLetGo(adminUrl, { serviceName, addresses });
+    if (letGo === true) return settled;
+    if (letGo === null || Date.now() > deadline) {
+      deps.logger.warn({ serviceName, settled }, `the edge has not confirmed it stopped routing to the settled deploys of ${serviceName}; going on`);
+      return settled;
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
