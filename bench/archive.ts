@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/archive.ts [--rows 1000000] [--path both|partitions|rows] [--temporal dev|cluster|both]`: seeds
+ * `npx tsx bench/archive.ts [--rows 1000000] [--path both|partitions|rows] [--format csv|parquet|both] [--temporal dev|cluster|both]`: seeds
  * email log rows over 10 sites, archives them through the platform (API, Temporal, the archival worker as its
  * own process, the asset sink), and prints rows per second, wall time and the worker's peak memory beside
  * baselines on the same data in the same run (bench/archive-baseline.ts):
@@ -7,6 +7,8 @@
  *   beside plain COPY to a file plus DETACH and DROP of each month;
  * - the row path (one row a month of an eleventh site whose policy keeps ten years, so no month goes whole)
  *   beside plain COPY to a file plus DELETE.
+ * `--format` is the archive files' format (the global policy's); `both` runs each path in CSV, then in
+ * Parquet, and prints the Parquet archive's size as a share of the CSV's, last.
  * `--temporal both` measures on the dev server, then on a cluster of two nodes behind its door (tokens
  * required), one after the other.
  */
@@ -71,33 +73,54 @@ async function activityTimes(temporal: BenchPlatform['temporal'], workflowId: st
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { rows: { type: 'string', default: '1000000' }, temporal: { type: 'string', default: 'dev' }, path: { type: 'string', default: 'both' } },
+    options: {
+      rows: { type: 'string', default: '1000000' },
+      temporal: { type: 'string', default: 'dev' },
+      path: { type: 'string', default: 'both' },
+      format: { type: 'string', default: 'csv' },
+    },
   });
+  const formats = (values.format === 'both' ? ['csv', 'parquet'] : [values.format]) as ArchiveFormat[];
+  if (!formats.every((one) => one === 'csv' || one === 'parquet')) throw new Error('--format is csv, parquet or both');
   const rows = Number(values.rows);
   const paths = (values.path === 'both' ? ['partitions', 'rows'] : [values.path]) as ArchivePath[];
   if (!paths.every((one) => one === 'partitions' || one === 'rows')) throw new Error('--path is both, partitions or rows');
   const temporals = benchTemporals(values.temporal);
   console.log(`bench/archive: ${rows} email log rows over ${SITES} sites, Temporal: ${temporals.join(', then ')}`);
   const runs: string[] = [];
+  const archiveBytes = new Map<string, number>();
   for (const temporal of temporals) {
     console.log(`Temporal ${temporal === 'dev' ? 'dev server' : 'cluster (two nodes behind the door, tokens required)'}:`);
-    for (const path of paths) runs.push(await runOn(temporal, rows, path));
+    for (const path of paths)
+      for (const format of formats) {
+        const run = await runOn(temporal, rows, path, format);
+        runs.push(run.line);
+        archiveBytes.set(`${temporal} ${path} ${format}`, run.archiveBytes);
+      }
   }
   if (runs.length > 1) {
     console.log('  side by side (platform archive run):');
     for (const run of runs) console.log(run);
   }
+  for (const temporal of temporals)
+    for (const path of paths) {
+      const csv = archiveBytes.get(`${temporal} ${path} csv`);
+      const parquet = archiveBytes.get(`${temporal} ${path} parquet`);
+      if (csv && parquet)
+        console.log(`  archive size, ${path} path: Parquet+zstd ${parquet} bytes / CSV ${csv} bytes = ${((100 * parquet) / csv).toFixed(1)}%`);
+    }
   process.exit(0);
 }
 
 type ArchivePath = 'partitions' | 'rows';
+type ArchiveFormat = 'csv' | 'parquet';
 
 /** One baseline and one platform run of one path on this Temporal; answers the platform's line. */
-async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath): Promise<string> {
+async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath, format: ArchiveFormat): Promise<{ line: string; archiveBytes: number }> {
   const platform = await startBenchPlatform({ ARCHIVE_CRON: '0 3 1 1 *' }, { temporal });
   const { config, db, apiUrl } = platform;
   const keeper = path === 'rows';
-  const cutoffNote = `${path} path; retention 30 days: every seeded row (2025) is older${keeper ? `, but ${KEEPER} keeps ten years` : ''}`;
+  const cutoffNote = `${path} path, ${format}; retention 30 days: every seeded row (2025) is older${keeper ? `, but ${KEEPER} keeps ten years` : ''}`;
   const cutoff = new Date(Date.now() - 30 * 86400000).toISOString();
   const baselineName = keeper ? 'baseline COPY + DELETE' : 'baseline COPY + DETACH + DROP';
 
@@ -119,7 +142,7 @@ async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath): 
   await fetch(`${apiUrl}/api/settings/archive-policies`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true }),
+    body: JSON.stringify({ logType: 'EMAIL_LOG', siteId: null, retentionDays: 30, enabled: true, format }),
   });
   if (keeper) {
     await fetch(`${apiUrl}/api/settings/archive-policies`, {
@@ -151,10 +174,12 @@ async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath): 
   const nodes = Object.entries(platform.clusterPeaksMb())
     .map(([name, mb]) => `, ${name} ${mb.toFixed(0)} MiB`)
     .join('');
-  const platformLine = line(`platform, ${path} path`, wallMs, archived, workerPeakMb) + ` (worker process${nodes})`;
+  const platformLine = line(`platform, ${path} path, ${format}`, wallMs, archived, workerPeakMb) + ` (worker process${nodes})`;
   const dropped = (result.partitions ?? []).filter((month) => month.state === 'DROPPED').length;
   console.log(platformLine);
-  console.log(`  months dropped whole: ${dropped}; rows left in the table: ${count}${keeper ? ` (${KEEPER}'s)` : ''}`);
+  const { bytes } = (await db('assets.asset').where({ folder: '/archive' }).sum({ bytes: 'size_bytes' }).first()) as { bytes: string | null };
+  const archiveBytes = Number(bytes ?? 0);
+  console.log(`  months dropped whole: ${dropped}; rows left in the table: ${count}${keeper ? ` (${KEEPER}'s)` : ''}; archive files: ${archiveBytes} bytes`);
   console.log(`  platform / ${baselineName.replace('baseline ', '')} wall time: ${(wallMs / baseline.wallMs).toFixed(2)}x`);
   console.log('  platform time per activity type (summed over sites; sites run two at a time):');
   for (const [name, ms] of await activityTimes(platform.temporal, run.runs[0].workflowId, run.runs[0].runId)) {
@@ -162,7 +187,10 @@ async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath): 
   }
 
   await platform.stop();
-  return `  ${temporal.padEnd(8)}${platformLine.trimStart()}  ${(wallMs / baseline.wallMs).toFixed(2)}x of ${baselineName.replace('baseline ', '')}`;
+  return {
+    line: `  ${temporal.padEnd(8)}${platformLine.trimStart()}  ${(wallMs / baseline.wallMs).toFixed(2)}x of ${baselineName.replace('baseline ', '')}`,
+    archiveBytes,
+  };
 }
 
 void main();

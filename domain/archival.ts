@@ -3,23 +3,34 @@ import { check, firstProblem, Problem } from './workflow-input';
 export const LOG_TYPES = ['SCHEDULER_JOB_LOG', 'EMAIL_LOG', 'INTEGRATION_LOG'] as const;
 export type LogType = (typeof LOG_TYPES)[number];
 
-/** Archive files: `{log_type}_{cutoff as YYYYMMDDTHHmmssZ}_{part, 3 digits}.csv`. */
-export function archiveFileName(logType: LogType, cutoff: Date, partNo: number): string {
+/** What an archive file is written in: RFC 4180 CSV, or Parquet (zstd) holding each column as PostgreSQL's CSV text. */
+export const ARCHIVE_FORMATS = ['csv', 'parquet'] as const;
+export type ArchiveFormat = (typeof ARCHIVE_FORMATS)[number];
+
+/** Archive files: `{log_type}_{cutoff as YYYYMMDDTHHmmssZ}_{part, 3 digits}.{csv|parquet}`. */
+export function archiveFileName(logType: LogType, cutoff: Date, partNo: number, format: ArchiveFormat = 'csv'): string {
   const stamp = cutoff
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')
     .replace(/[-:]/g, '');
-  return `${logType.toLowerCase()}_${stamp}_${String(partNo).padStart(3, '0')}.csv`;
+  return `${logType.toLowerCase()}_${stamp}_${String(partNo).padStart(3, '0')}.${format}`;
 }
 
 /**
- * A month archived whole: `{log_type}_month_{YYYYMM}_{archive id, first 8}_{part, 3 digits}.csv`, its month in
- * UTC. The archive's id keeps apart the files of a month archived again (its rows restored, then past retention).
+ * A month archived whole: `{log_type}_month_{YYYYMM}_{archive id, first 8}_{part, 3 digits}.{csv|parquet}`, its
+ * month in UTC. The archive's id keeps apart the files of a month archived again (its rows restored, then past
+ * retention).
  */
-export function archivePartitionFileName(logType: LogType, monthStart: Date, archiveId: string, partNo: number): string {
+export function archivePartitionFileName(logType: LogType, monthStart: Date, archiveId: string, partNo: number, format: ArchiveFormat = 'csv'): string {
   const month = monthStart.toISOString().slice(0, 7).replace('-', '');
-  return `${logType.toLowerCase()}_month_${month}_${archiveId.slice(0, 8)}_${String(partNo).padStart(3, '0')}.csv`;
+  return `${logType.toLowerCase()}_month_${month}_${archiveId.slice(0, 8)}_${String(partNo).padStart(3, '0')}.${format}`;
 }
+
+/** The content type an archive file is stored and served with. */
+export const ARCHIVE_CONTENT_TYPES: Record<ArchiveFormat, string> = { csv: 'text/csv', parquet: 'application/vnd.apache.parquet' };
+
+/** An archive file's content type, by its name's extension (`.parquet`, else CSV). */
+export const archiveContentTypeOf = (fileName: string): string => ARCHIVE_CONTENT_TYPES[fileName.endsWith('.parquet') ? 'parquet' : 'csv'];
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

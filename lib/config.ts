@@ -123,6 +123,8 @@ export interface Config {
   /** The peers outbound calls may reach in production although they are private: each for one purpose, on one port. */
   outboundAllow: OutboundAllowance[];
   archiveCron: string;
+  /** The format of archive files for a policy that names none (ARCHIVE_FORMAT). */
+  archiveFormat: (typeof ARCHIVE_FORMAT_NAMES)[number];
   logLevel: string;
   workflowBundlePath: string | null;
 }
@@ -340,6 +342,8 @@ function attachList(env: Env, name: string): string[] {
 }
 
 export const DEPLOY_DRIVERS = ['docker', 'swarm'] as const;
+/** The formats an archive file can be written in (domain/archival names them for every layer). */
+const ARCHIVE_FORMAT_NAMES = ['csv', 'parquet'] as const;
 export type DeployDriverName = (typeof DEPLOY_DRIVERS)[number];
 
 /** The deploy driver, and the registry the swarm driver cannot work without: a node pulls its image from there. */
@@ -478,6 +482,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...bounceSettings(env),
     outboundAllow: outboundAllowances(env),
     archiveCron: cron(env, 'ARCHIVE_CRON', '0 2 * * *'),
+    archiveFormat: oneOf(env, 'ARCHIVE_FORMAT', 'csv', ARCHIVE_FORMAT_NAMES),
     logLevel: text(env, 'LOG_LEVEL', 'info'),
     workflowBundlePath: optional(env, 'WORKFLOW_BUNDLE_PATH'),
   };

@@ -28,6 +28,7 @@ import * as deployNotices from './027-deploy-notices';
 import * as archiveHolds from './028-archive-holds';
 import * as partitionedLogTables from './029-partitioned-log-tables';
 import * as archivePartitions from './030-archive-partitions';
+import * as archiveFormats from './031-archive-formats';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -61,4 +62,5 @@ export const migrations = [
   { name: '028-archive-holds', ...archiveHolds },
   { name: '029-partitioned-log-tables', ...partitionedLogTables },
   { name: '030-archive-partitions', ...archivePartitions },
+  { name: '031-archive-formats', ...archiveFormats },
 ];

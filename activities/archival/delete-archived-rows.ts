@@ -54,7 +54,7 @@ export function deleteArchivedRows({ db, config }: ArchivalDeps) {
     }
 
     await markPartDeleted(db, { partId: part.id, rowsDeleted: rowCount });
-    await fs.promises.rm(stagingFile(config.dataDir, part.id), { force: true });
+    await fs.promises.rm(stagingFile(config.dataDir, part.id, part.format), { force: true });
     return { partId: part.id, rowsDeleted: rowCount };
   };
 }

@@ -12,7 +12,8 @@ export function dropArchivedPartition({ db, config }: ArchivalDeps) {
     const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'drop' }), 1000);
     try {
       const dropped = await drop(db, archive);
-      for (const part of await partsOfPartitionArchive(db, archive.id)) await fs.promises.rm(stagingFile(config.dataDir, part.id), { force: true });
+      for (const part of await partsOfPartitionArchive(db, archive.id))
+        await fs.promises.rm(stagingFile(config.dataDir, part.id, part.format), { force: true });
       return dropped;
     } finally {
       clearInterval(heartbeat);

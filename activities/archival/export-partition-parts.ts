@@ -4,6 +4,7 @@ import { advancePartitionArchive, findPartitionArchive } from '../../data/archiv
 import { recordedPartitionParts } from '../../data/archival/parts';
 import { MAX_ROWS_PER_PART } from '../../domain/archival';
 import { ArchivalDeps } from './deps';
+import { siteEncoding } from './archive-formats';
 
 export interface ExportPartitionPartsInput {
   partitionArchiveId: string;
@@ -22,7 +23,8 @@ export interface PartitionPart {
  * recorded and exports it again no more. Only the sites judged expired are exported: a row of any other
  * site written since is found at the drop and put back.
  */
-export function exportPartitionParts({ db, config }: ArchivalDeps) {
+export function exportPartitionParts(deps: ArchivalDeps) {
+  const { db, config } = deps;
   return async (input: ExportPartitionPartsInput): Promise<PartitionPart[]> => {
     const archive = await findPartitionArchive(db, input.partitionArchiveId);
     const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'export' }), 1000);
@@ -41,6 +43,7 @@ export function exportPartitionParts({ db, config }: ArchivalDeps) {
             cutoff: archive.range_to,
             rowsPerPart: Math.min(input.maxRowsPerPart ?? MAX_ROWS_PER_PART, MAX_ROWS_PER_PART),
             partition: { archiveId: archive.id, table: archive.partition_name, from: archive.range_from },
+            encoding: await siteEncoding(deps, { logType: archive.log_type, siteId }),
           });
           recorded = await recordedPartitionParts(db, { partitionArchiveId: archive.id, siteId });
         }

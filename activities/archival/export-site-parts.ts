@@ -4,6 +4,7 @@ import { ExportedPartRecord, exportPartsInSnapshot } from '../../data/archival/p
 import { ArchivePartRow, recordedParts } from '../../data/archival/parts';
 import { LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
 import { ArchivalDeps } from './deps';
+import { siteEncoding } from './archive-formats';
 
 export interface ExportSitePartsInput {
   workflowId: string;
@@ -25,14 +26,15 @@ const present = (part: Pick<ArchivePartRow, 'id' | 'part_no' | 'file_name' | 'ro
 });
 
 /**
- * Exports one site's archivable rows as CSV parts and records the manifest, all in one REPEATABLE READ
+ * Exports one site's archivable rows as parts (CSV, or Parquet by the site's policy) and records the manifest, all in one REPEATABLE READ
  * snapshot: the rows exported are exactly the rows the snapshot sees (a transaction still open keeps its
  * rows out, whatever their ids), and each part records the ids it holds. Parts are consecutive stretches of
  * that set in id order, cut from one COPY as it streams, each with the ids it holds recorded as one array.
  * The manifest commits with the export or not at all; a retry after the commit finds the parts it already
  * recorded.
  */
-export function exportSiteParts({ db, config }: ArchivalDeps) {
+export function exportSiteParts(deps: ArchivalDeps) {
+  const { db, config } = deps;
   return async (input: ExportSitePartsInput): Promise<ExportedPart[]> => {
     const recorded = await recordedParts(db, input);
     if (recorded.length > 0) return recorded.map(present);
@@ -49,6 +51,7 @@ export function exportSiteParts({ db, config }: ArchivalDeps) {
         dataDir: config.dataDir,
         cutoff: new Date(input.cutoff),
         rowsPerPart: perPart,
+        encoding: await siteEncoding(deps, input),
       });
     } finally {
       clearInterval(heartbeat);

@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import { finalFailure } from '../failures';
 import { archivedFileOfAsset, ArchivedFile, loadArchiveCsv } from '../../data/archival/restore';
 import { ArchivalDeps } from './deps';
+import { parquetToCsv } from '../../adapters/archival/parquet';
 
 export interface RestoreArchiveFileInput {
   assetId: string;
@@ -25,7 +26,7 @@ async function archivedFile(db: ArchivalDeps['db'], assetId: string): Promise<Ar
   return file;
 }
 
-/** What the archive run's manifest says of an asset: its log type, site, name, rows and sha256. */
+/** What the archive run's manifest says of an asset: its log type, site, name, rows, sha256 and format. */
 export function describeArchiveFile({ db }: ArchivalDeps) {
   return async (input: { assetId: string }): Promise<ArchivedFile> => archivedFile(db, input.assetId);
 }
@@ -39,7 +40,9 @@ export function restoreArchiveFile({ db, config }: ArchivalDeps) {
   return async (input: RestoreArchiveFileInput): Promise<RestoredArchiveFile> => {
     const file = await archivedFile(db, input.assetId);
 
-    const staged = path.join(config.dataDir, 'archive-staging', `restore-${input.runId}.csv`);
+    const staged = path.join(config.dataDir, 'archive-staging', `restore-${input.runId}.${file.format}`);
+    // A Parquet file is loaded as the CSV it was made from, once its own bytes passed the sha256 gate.
+    const csv = file.format === 'csv' ? staged : `${staged}.csv`;
     await fs.promises.mkdir(path.dirname(staged), { recursive: true });
     const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'restore' }), 5000);
     try {
@@ -65,10 +68,12 @@ export function restoreArchiveFile({ db, config }: ArchivalDeps) {
       if (sha256 !== file.sha256) {
         throw finalFailure('ARCHIVE_FILE_CORRUPT', `${file.fileName} hashes to ${sha256}, not to the ${file.sha256} its archive run recorded`);
       }
-      return await loadArchiveCsv({ databaseUrl: config.databaseUrl, logType: file.logType, file: staged });
+      if (csv !== staged) await parquetToCsv(staged, csv);
+      return await loadArchiveCsv({ databaseUrl: config.databaseUrl, logType: file.logType, file: csv });
     } finally {
       clearInterval(heartbeat);
       await fs.promises.rm(staged, { force: true });
+      await fs.promises.rm(csv, { force: true });
     }
   };
 }

@@ -5,6 +5,8 @@ import { rewritePartFile } from '../../data/archival/part-files';
 import { findPart, markPartConfirmed } from '../../data/archival/parts';
 import { ArchivalDeps } from './deps';
 import { stagingFile } from '../../data/archival/staging-files';
+import { ARCHIVE_CONTENT_TYPES } from '../../domain/archival';
+import { encodingFor } from './archive-formats';
 
 export interface UploadPartInput {
   partId: string;
@@ -35,10 +37,10 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     const part = await findPart(db, input.partId);
     if (part.state !== 'EXPORTED') return { partId: part.id, assetId: part.asset_id as string };
 
-    const file = stagingFile(config.dataDir, part.id);
+    const file = stagingFile(config.dataDir, part.id, part.format);
     const staged = await fs.promises.stat(file).catch(() => null);
     if (staged?.size !== Number(part.size_bytes)) {
-      const rewritten = await rewritePartFile({ databaseUrl: config.databaseUrl, part, file });
+      const rewritten = await rewritePartFile({ databaseUrl: config.databaseUrl, part, file, encoding: encodingFor(part.format) });
       if (rewritten?.sha256 !== part.sha256) {
         throw finalFailure('PART_CHANGED', `the rows of ${part.file_name} changed since they were exported`);
       }
@@ -50,7 +52,7 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     form.set('fileName', part.file_name);
     form.set('rowCount', String(part.row_count));
     form.set('sha256', part.sha256);
-    form.set('file', await fs.openAsBlob(file, { type: 'text/csv' }), part.file_name);
+    form.set('file', await fs.openAsBlob(file, { type: ARCHIVE_CONTENT_TYPES[part.format] }), part.file_name);
 
     const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'upload' }), 5000);
     let status: number;

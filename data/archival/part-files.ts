@@ -1,11 +1,21 @@
 import crypto from 'node:crypto';
-import { archiveFileName, archivePartitionFileName, LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
+import { ArchiveFormat, archiveFileName, archivePartitionFileName, LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
 import { archivableRowsWhere } from './archivable-rows';
-import { copyCsvParts, CsvPart, takeIdsLiteral } from './csv-parts';
+import { copyCsvParts, takeIdsLiteral } from './csv-parts';
 import { LOG_TABLES } from './log-tables';
 import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from './parts';
 import { PARTITION_ARCHIVE_TABLE } from './partition-archives';
 import { connectForCopy, stagingFile } from './staging-files';
+
+/**
+ * Turns a part's CSV into the file archived in another format: writes `target` from `csvFile`, always the
+ * same bytes for the same CSV (a part written again must hash as it did), removes `csvFile`, and answers
+ * the target's size and sha256.
+ */
+export interface PartEncoding {
+  format: Exclude<ArchiveFormat, 'csv'>;
+  encode(csvFile: string, target: string): Promise<{ sizeBytes: number; sha256: string }>;
+}
 
 export interface ExportedPartRecord {
   partId: string;
@@ -32,6 +42,8 @@ export async function exportPartsInSnapshot(args: {
   rowsPerPart: number;
   /** A month archived whole: its rows of the site are read from its own table, and its parts are marked with its archive. */
   partition?: { archiveId: string; table: string; from: Date };
+  /** How each part's CSV becomes the file archived (Parquet); none: the CSV is the file. */
+  encoding?: PartEncoding;
 }): Promise<ExportedPartRecord[]> {
   const table = args.partition?.table ?? LOG_TABLES[args.logType];
   const client = await connectForCopy(args.databaseUrl);
@@ -65,16 +77,18 @@ export async function exportPartsInSnapshot(args: {
       recordIds: true,
     });
 
+    const format = args.encoding?.format ?? 'csv';
     const parts: ExportedPartRecord[] = [];
     for (const [index, csv] of staged.entries()) {
       const partNo = index + 1;
       const partId = partIds[index];
       const fileName = args.partition
-        ? archivePartitionFileName(args.logType, args.partition.from, args.partition.archiveId, partNo)
-        : archiveFileName(args.logType, args.cutoff, partNo);
+        ? archivePartitionFileName(args.logType, args.partition.from, args.partition.archiveId, partNo, format)
+        : archiveFileName(args.logType, args.cutoff, partNo, format);
+      const file = args.encoding ? await args.encoding.encode(csv.file, stagingFile(args.dataDir, partId, format)) : csv;
       await client.query(
-        `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, partition_archive_id)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED', $14)`,
+        `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, partition_archive_id, format)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED', $14, $15)`,
         [
           partId,
           args.workflowId,
@@ -87,9 +101,10 @@ export async function exportPartsInSnapshot(args: {
           csv.rowCount,
           csv.firstId,
           csv.lastId,
-          csv.sizeBytes,
-          csv.sha256,
+          file.sizeBytes,
+          file.sha256,
           args.partition?.archiveId ?? null,
+          format,
         ],
       );
       const { rows: recorded } = await client.query<{ n: number }>(
@@ -109,19 +124,31 @@ export async function exportPartsInSnapshot(args: {
   }
 }
 
-/** Writes a recorded part's CSV again from the ids its manifest holds (its ids are not recorded again). */
-export async function rewritePartFile(args: { databaseUrl: string; part: ArchivePartRow; file: string }): Promise<CsvPart | undefined> {
+/**
+ * Writes a recorded part's file again from the ids its manifest holds (its ids are not recorded again):
+ * its CSV, encoded as the part was (`encoding`, for a part not in CSV). Answers the file's size and sha256.
+ */
+export async function rewritePartFile(args: {
+  databaseUrl: string;
+  part: ArchivePartRow;
+  file: string;
+  encoding?: PartEncoding;
+}): Promise<{ sizeBytes: number; sha256: string } | undefined> {
+  if (args.part.format !== 'csv' && args.encoding?.format !== args.part.format)
+    throw new Error(`no encoding given for the ${args.part.format} part ${args.part.file_name}`);
   const client = await connectForCopy(args.databaseUrl);
   try {
+    const csvFile = args.encoding ? `${args.file}.csv` : args.file;
     const [rewritten] = await copyCsvParts({
       client,
       select: `select t.* from ${LOG_TABLES[args.part.log_type]} t
                 where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ${client.escapeLiteral(args.part.id)})::bigint[]) order by t.id`,
       rowsPerPart: MAX_ROWS_PER_PART,
-      nextFile: () => args.file,
+      nextFile: () => csvFile,
       recordIds: false,
     });
-    return rewritten;
+    if (!rewritten || !args.encoding) return rewritten;
+    return await args.encoding.encode(csvFile, args.file);
   } finally {
     await client.end();
   }

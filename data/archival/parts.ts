@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { rawRowCount, rawRows } from '../db';
-import { LogType } from '../../domain/archival';
+import { ArchiveFormat, LogType } from '../../domain/archival';
 
 export const PART_TABLE = 'settings.archive_part';
 /** Each part's exact ids, one sorted array per part. */
@@ -8,7 +8,7 @@ export const PART_IDS_TABLE = 'settings.archive_part_ids';
 
 export type PartState = 'EXPORTED' | 'CONFIRMED' | 'DELETED';
 
-/** One CSV of an archive run, recorded before it is uploaded. */
+/** One file of an archive run, recorded before it is uploaded. */
 export interface ArchivePartRow {
   id: string;
   workflow_id: string;
@@ -29,6 +29,8 @@ export interface ArchivePartRow {
   error: string | null;
   /** The month archived whole that the part belongs to; null for a part of the row path. */
   partition_archive_id: string | null;
+  /** What its file is written in; its size and sha256 are the file's as written. */
+  format: ArchiveFormat;
 }
 
 export async function findPart(db: Knex, partId: string): Promise<ArchivePartRow> {

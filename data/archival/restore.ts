@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import { LogType } from '../../domain/archival';
+import { ArchiveFormat, LogType } from '../../domain/archival';
 import { LOG_TABLES } from './log-tables';
 import { PART_TABLE } from './parts';
 import { connectForCopy } from './staging-files';
@@ -15,14 +15,26 @@ export interface ArchivedFile {
   fileName: string;
   rowCount: number;
   sha256: string;
+  format: ArchiveFormat;
 }
 
 /** The manifest's record of an asset: undefined when no archive run stored it (not an archive file). */
 export async function archivedFileOfAsset(db: Knex, assetId: string): Promise<ArchivedFile | undefined> {
-  const part = (await db(PART_TABLE).where({ asset_id: assetId }).orderBy('created_at').first('log_type', 'site_id', 'file_name', 'row_count', 'sha256')) as
-    { log_type: LogType; site_id: string; file_name: string; row_count: number | string; sha256: string } | undefined;
+  const part = (await db(PART_TABLE)
+    .where({ asset_id: assetId })
+    .orderBy('created_at')
+    .first('log_type', 'site_id', 'file_name', 'row_count', 'sha256', 'format')) as
+    { log_type: LogType; site_id: string; file_name: string; row_count: number | string; sha256: string; format: ArchiveFormat } | undefined;
   if (!part) return undefined;
-  return { assetId, logType: part.log_type, siteId: part.site_id, fileName: part.file_name, rowCount: Number(part.row_count), sha256: part.sha256 };
+  return {
+    assetId,
+    logType: part.log_type,
+    siteId: part.site_id,
+    fileName: part.file_name,
+    rowCount: Number(part.row_count),
+    sha256: part.sha256,
+    format: part.format,
+  };
 }
 
 const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;

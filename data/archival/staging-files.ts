@@ -1,9 +1,10 @@
 import path from 'node:path';
 import pg from 'pg';
+import { ArchiveFormat } from '../../domain/archival';
 
-/** Where a part's CSV waits between export and upload. */
-export function stagingFile(dataDir: string, partId: string): string {
-  return path.join(dataDir, 'archive-staging', `${partId}.csv`);
+/** Where a part's file waits between export and upload (a Parquet part's CSV first waits beside it). */
+export function stagingFile(dataDir: string, partId: string, format: ArchiveFormat = 'csv'): string {
+  return path.join(dataDir, 'archive-staging', `${partId}.${format}`);
 }
 
 /** A client of its own for COPY, in UTC so timestamps are written with a `+00` offset. */

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -9,6 +10,7 @@ import { archiveOutcome, globalRetention } from './harness';
 import { seedEmailLogs } from './seed';
 import { rejectionOf } from '../support/failures';
 import { ensureLogPartitions } from '../../data/archival/log-partitions';
+import { DuckDBInstance } from '@duckdb/node-api';
 
 const thisFile = platformWithApi();
 let admin: string;
@@ -102,6 +104,76 @@ test('archive, then restore: the table is value for value what it was, ids kept;
     ['SUCCESS', 6],
   ]);
   expect(logs.body.items[1].message).toContain('6 rows inserted, 0 already present');
+});
+
+/** Where the file sink keeps an asset's bytes. */
+const storedFile = (storageKey: string) => path.join(thisFile.platform.config.dataDir, 'assets', storageKey.slice(0, 2), storageKey.slice(2, 4), storageKey);
+
+test('a site whose policy says parquet is archived as Parquet with zstd, passes the sha256 gate, and restores value for value: NULL and "", Arabic, new lines, timestamps with their offsets', async () => {
+  const created = await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', {
+    token: admin,
+    body: { logType: 'EMAIL_LOG', siteId: 'site-pq', retentionDays: 30, enabled: true, format: 'parquet' },
+  });
+  expect(created.status).toBe(201);
+  expect(created.body.format).toBe('parquet');
+  await seedEmailLogs(thisFile.platform.db, { siteId: 'site-pq', count: 3, ageDays: 60 });
+  await ensureLogPartitions(thisFile.platform.db, { logType: 'EMAIL_LOG', from: new Date('2025-03-01T00:00:00Z'), to: new Date('2025-03-01T00:00:00Z') });
+  const db = thisFile.platform.db;
+  await db('email.email_log').insert([
+    {
+      site_id: 'site-pq',
+      created_at: db.raw("'2025-03-04 05:06:07.123456+00'::timestamptz"),
+      updated_at: db.raw("'2025-03-04 05:06:07.000001+02'::timestamptz"),
+      recipient: '"quoted", <q@example.test>',
+      subject: 'سطر أول\r\nسطر ثان, "مقتبس" — مرحبا',
+      error: '',
+      status: 'FAILED',
+      attempts: 3,
+      missing_variables: JSON.stringify(['a.b']),
+      variables: JSON.stringify({ name: 'زينب', list: [1, null, true] }),
+    },
+    {
+      site_id: 'site-pq',
+      created_at: db.raw("'2025-03-05 23:59:59.999999-05'::timestamptz"),
+      updated_at: db.raw("'2025-03-05 00:00:00+00'::timestamptz"),
+      recipient: 'r@example.test',
+      subject: '',
+      error: null,
+      status: 'SUCCESS',
+      attempts: 1,
+    },
+  ]);
+  const before = await rowsOf('site-pq');
+  expect(before).toHaveLength(5);
+
+  const assetId = await archiveSite('site-pq');
+  expect(await rowsOf('site-pq')).toEqual([]);
+  const asset = await db('assets.asset').where({ id: assetId }).first();
+  expect(asset.name).toMatch(/^email_log_.*_001\.parquet$/);
+  expect(asset.content_type).toBe('application/vnd.apache.parquet');
+  const part = await db('settings.archive_part').where({ asset_id: assetId }).first();
+  expect(part.format).toBe('parquet');
+  // The gate is the Parquet file's own sha256: the manifest's, the asset's, and the stored bytes' agree.
+  const bytes = fs.readFileSync(storedFile(asset.storage_key));
+  expect(bytes.subarray(0, 4).toString()).toBe('PAR1');
+  expect([part.sha256, asset.sha256]).toEqual([
+    crypto.createHash('sha256').update(bytes).digest('hex'),
+    crypto.createHash('sha256').update(bytes).digest('hex'),
+  ]);
+  const duck = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+  const connection = await duck.connect();
+  const file = storedFile(asset.storage_key);
+  const compression = await connection.runAndReadAll(`select distinct compression from parquet_metadata('${file}')`);
+  const counted = await connection.runAndReadAll(`select count(*)::integer as n from read_parquet('${file}')`);
+  connection.closeSync();
+  duck.closeSync();
+  expect(compression.getRowObjects()).toEqual([{ compression: 'ZSTD' }]);
+  expect(counted.getRowObjects()).toEqual([{ n: 5 }]);
+
+  const restored = await restore(assetId);
+  expect(restored.failure).toBeNull();
+  expect(restored.report).toEqual(expect.objectContaining({ status: 'COMPLETED', fileName: asset.name, rowsInFile: 5, rowsInserted: 5 }));
+  expect(await rowsOf('site-pq')).toEqual(before);
 });
 
 test('a file whose bytes no longer hash to its manifest is not loaded: the restore fails ARCHIVE_FILE_CORRUPT, nothing is inserted', async () => {

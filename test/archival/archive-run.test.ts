@@ -301,20 +301,34 @@ test('a failing sink deletes nothing for its site, marks it failed, the others a
   expect(csvIds(await download(assets[0].id, 'site-f'))).toEqual(failing);
 });
 
-test('a staged CSV that is gone, or whose bytes changed on disk, is written again from the manifest before it is uploaded', async () => {
+test('a staged file that is gone (CSV or Parquet), or whose bytes changed on disk, is written again from the manifest before it is uploaded, hashing as it did', async () => {
   await platform.db('settings.archive_policy').where({ log_type: 'EMAIL_LOG' }).delete();
   await policy(null, 90);
   const gone = await seedEmailLogs(platform.db, { siteId: 'site-gone', count: 3, ageDays: 120 });
   const changed = await seedEmailLogs(platform.db, { siteId: 'site-changed', count: 4, ageDays: 120 });
+  // A Parquet part written again must give the very bytes recorded: the same CSV encodes the same way.
+  const createdParquet = await call(api.url, 'POST', '/api/settings/archive-policies', {
+    token: admin,
+    body: { logType: 'EMAIL_LOG', siteId: 'site-gone-pq', retentionDays: 90, enabled: true, format: 'parquet' },
+  });
+  expect(createdParquet.status).toBe(201);
+  const goneParquet = await seedEmailLogs(platform.db, { siteId: 'site-gone-pq', count: 5, ageDays: 120 });
   proxy.failSites.add('site-gone');
   proxy.failSites.add('site-changed');
+  proxy.failSites.add('site-gone-pq');
   expect((await runEmailArchive()).report.status).toBe('FAILED');
   proxy.failSites.clear();
 
   const exported = async (siteId: string) => platform.db('settings.archive_part').where({ site_id: siteId, state: 'EXPORTED' }).first();
-  const staged = async (siteId: string) => stagingFile(platform.config.dataDir, (await exported(siteId)).id);
-  const recordedSha256 = { 'site-gone': (await exported('site-gone')).sha256, 'site-changed': (await exported('site-changed')).sha256 };
+  const staged = async (siteId: string) => stagingFile(platform.config.dataDir, (await exported(siteId)).id, (await exported(siteId)).format);
+  const recordedSha256 = {
+    'site-gone': (await exported('site-gone')).sha256,
+    'site-changed': (await exported('site-changed')).sha256,
+    'site-gone-pq': (await exported('site-gone-pq')).sha256,
+  };
+  expect(await staged('site-gone-pq')).toMatch(/\.parquet$/);
   fs.rmSync(await staged('site-gone'));
+  fs.rmSync(await staged('site-gone-pq'));
   const bytes = fs.readFileSync(await staged('site-changed'));
   const at = bytes.lastIndexOf('@');
   expect(at).toBeGreaterThan(0);
@@ -323,7 +337,7 @@ test('a staged CSV that is gone, or whose bytes changed on disk, is written agai
 
   // Every part the failed run left (its two sites', and any other site's in the same month) is finished first.
   const left = await platform.db('settings.archive_part').where({ log_type: 'EMAIL_LOG' }).whereNot({ state: 'DELETED' }).select('site_id');
-  expect(left.map((part) => part.site_id)).toEqual(expect.arrayContaining(['site-gone', 'site-changed']));
+  expect(left.map((part) => part.site_id)).toEqual(expect.arrayContaining(['site-gone', 'site-changed', 'site-gone-pq']));
   const second = await runEmailArchive();
   expect(second.report.status).toBe('COMPLETED');
   expect(second.report.resumedParts).toBe(left.length);
@@ -338,6 +352,16 @@ test('a staged CSV that is gone, or whose bytes changed on disk, is written agai
     expect(csvIds(csv)).toEqual(ids);
     expect(crypto.createHash('sha256').update(csv).digest('hex')).toBe(recordedSha256[siteId]);
   }
+  expect(await remainingIds(platform.db, 'site-gone-pq')).toEqual([]);
+  const [parquet] = await platform.db('assets.asset').where({ site_id: 'site-gone-pq' });
+  expect(parquet).toEqual(expect.objectContaining({ sha256: recordedSha256['site-gone-pq'], content_type: 'application/vnd.apache.parquet' }));
+  const viewer = await platform.token({ sub: 'm', roles: ['VIEWER'], sites: ['site-gone-pq'] });
+  const parquetBytes = Buffer.from(
+    await (await fetch(`${api.url}/api/assets/${parquet.id}/download`, { headers: { authorization: `Bearer ${viewer}` } })).arrayBuffer(),
+  );
+  expect(crypto.createHash('sha256').update(parquetBytes).digest('hex')).toBe(recordedSha256['site-gone-pq']);
+  const parquetPart = await platform.db('settings.archive_part').where({ asset_id: parquet.id }).first();
+  expect([Number(parquetPart.row_count), Number(parquetPart.min_id), Number(parquetPart.max_id)]).toEqual([5, goneParquet[0], goneParquet[4]]);
 });
 
 test('dryRun counts what would be archived and changes nothing', async () => {

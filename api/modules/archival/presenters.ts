@@ -11,6 +11,7 @@ export function presentPolicy(row: ArchivePolicyRow): Static<typeof PolicySchema
     siteId: row.site_id,
     retentionDays: row.retention_days,
     enabled: row.enabled,
+    format: row.format,
     ...timestampsOf(row),
   };
 }

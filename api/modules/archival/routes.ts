@@ -228,7 +228,7 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         list: 'Archive retention policies (`siteId=global` for the global ones)',
         create: 'Create a retention policy for a log type and a site (siteId null: the global one)',
         read: 'One retention policy',
-        update: 'Change the retention or the enabled flag of a policy',
+        update: 'Change the retention, the enabled flag or the archive format of a policy',
         remove: 'Delete a policy',
       },
       schemas: {

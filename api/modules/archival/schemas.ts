@@ -8,12 +8,25 @@ const RetentionDays = Type.Integer({ minimum: 1, maximum: 3650 });
 
 export const PolicyIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
+/** The format of the policy's archive files; null: the platform's (ARCHIVE_FORMAT, csv unless set). */
+const PolicyFormat = Type.Union([Type.Literal('csv'), Type.Literal('parquet'), Type.Null()]);
+
 export const CreatePolicyBody = Type.Object(
-  { logType: LogTypeSchema, siteId: Type.Union([SiteId, Type.Null()]), retentionDays: RetentionDays, enabled: Type.Boolean() },
+  {
+    logType: LogTypeSchema,
+    siteId: Type.Union([SiteId, Type.Null()]),
+    retentionDays: RetentionDays,
+    enabled: Type.Boolean(),
+    format: Type.Optional(PolicyFormat),
+  },
   { additionalProperties: false },
 );
 
-export const UpdatePolicyBody = Type.Object({ retentionDays: RetentionDays, enabled: Type.Boolean() }, { additionalProperties: false });
+/** A `format` left out stays as it is. */
+export const UpdatePolicyBody = Type.Object(
+  { retentionDays: RetentionDays, enabled: Type.Boolean(), format: Type.Optional(PolicyFormat) },
+  { additionalProperties: false },
+);
 
 export const ListPoliciesQuery = Type.Object({
   ...pageQueryFields,
@@ -30,6 +43,7 @@ export const PolicySchema = Type.Object({
   siteId: Type.Union([Type.String(), Type.Null()]),
   retentionDays: Type.Integer(),
   enabled: Type.Boolean(),
+  format: PolicyFormat,
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });

@@ -14,7 +14,7 @@ import { rowAtRevision } from '../../../data/content/revisions';
 import { actorOf } from '../content/collection-routes';
 import { refuseIfHeld } from '../../../data/archival/holds';
 import { entityPageSchema, entitySchema } from '../content/collection-schemas';
-import { ARCHIVE_FOLDER } from '../../../domain/archival';
+import { ARCHIVE_FOLDER, archiveContentTypeOf } from '../../../domain/archival';
 import { presentArchiveStored } from './presenters';
 import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetUploadFields, ListAssetsQuery } from './schemas';
 
@@ -42,7 +42,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
       method: 'post',
       path: '/api/assets/internal/archive',
       tag: 'assets',
-      summary: "Store an archive CSV as a published asset in the site's /archive folder (archivers only)",
+      summary: "Store an archive file (CSV or Parquet) as a published asset in the site's /archive folder (archivers only)",
       access: access.internal,
       body: ArchiveUploadFields,
       bodyType: 'multipart',
@@ -80,7 +80,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
               type: ASSET,
               siteId: body.siteId,
               values: { name: body.fileName, fields: { folder: ARCHIVE_FOLDER } },
-              readOnlyColumns: { content_type: 'text/csv', size_bytes: stored.sizeBytes, sha256, storage_key: stored.key },
+              readOnlyColumns: { content_type: archiveContentTypeOf(body.fileName), size_bytes: stored.sizeBytes, sha256, storage_key: stored.key },
               actor: { id: `archiver:${body.logType}`, name: null },
               publish: true,
             });
@@ -174,12 +174,12 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
       summary: 'The bytes of an archive file, for the restore that loads it back (archivers only)',
       access: access.internal,
       params: AssetIdParams,
-      responses: { 200: { description: 'the CSV', contentType: 'text/csv' } },
+      responses: { 200: { description: 'the file, CSV or Parquet', contentType: 'application/octet-stream' } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params }) => {
         const asset = await findAsset(params.id);
         if (!isArchiveFolder(asset.folder)) throw notFound(`Asset ${params.id} is not an archive file.`);
-        ctx.type = 'text/csv';
+        ctx.type = asset.content_type ?? 'application/octet-stream';
         ctx.length = Number(asset.size_bytes);
         ctx.body = storage.read(asset.storage_key);
       },

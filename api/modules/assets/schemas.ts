@@ -13,7 +13,7 @@ export const ArchiveUploadFields = Type.Object(
   {
     siteId: SiteId,
     logType: Type.Union(LOG_TYPES.map((t) => Type.Literal(t))),
-    fileName: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\\.csv$' }),
+    fileName: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\\.(csv|parquet)$' }),
     rowCount: Type.String({ pattern: '^[0-9]{1,12}$' }),
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
   },
