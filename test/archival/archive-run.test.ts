@@ -490,3 +490,27 @@ describe('archive files are read-only records', () => {
     ]);
   });
 });
+
+test('a site under legal hold: while its sink fails, not one of its rows is deleted; once the sink answers, its rows go only with their file confirmed, and that file is held', async () => {
+  expect((await policy('site-held-run', 30)).status).toBe(201);
+  const ids = await seedEmailLogs(platform.db, { siteId: 'site-held-run', count: 3, ageDays: 60 });
+  const held = await call(api.url, 'POST', '/api/settings/archive-holds', { token: admin, body: { siteId: 'site-held-run', reason: 'litigation' } });
+  expect(held.status).toBe(201);
+
+  proxy.failSites.add('site-held-run');
+  const failed = await runEmailArchive({ siteId: 'site-held-run' });
+  proxy.failSites.clear();
+  expect(failed.report.status).toBe('FAILED');
+  expect(await remainingIds(platform.db, 'site-held-run')).toEqual(ids);
+  expect(await platform.db('assets.asset').where({ site_id: 'site-held-run' })).toEqual([]);
+  expect((await platform.db('settings.archive_part').where({ site_id: 'site-held-run' })).map((part) => part.state)).toEqual(['EXPORTED']);
+
+  const second = await runEmailArchive({ siteId: 'site-held-run' });
+  expect(second.report.status).toBe('COMPLETED');
+  expect(await remainingIds(platform.db, 'site-held-run')).toEqual([]);
+  const [part] = await platform.db('settings.archive_part').where({ site_id: 'site-held-run' });
+  const [asset] = await platform.db('assets.asset').where({ site_id: 'site-held-run' });
+  expect(part).toEqual(expect.objectContaining({ state: 'DELETED', asset_id: asset.id, sha256: asset.sha256 }));
+  expect(csvIds(await download(asset.id, 'site-held-run'))).toEqual(ids);
+  expectProblem(await call(api.url, 'DELETE', `/api/assets/${asset.id}`, { token: admin }), 409, 'ARCHIVE_HELD');
+});
