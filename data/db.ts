@@ -6,6 +6,28 @@ export type Db = Knex;
 // bigint ids (identity columns) fit in a JS number for any realistic table; counts come back as bigint too.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/**
+ * Run on every session that runs the platform's statements (the pool's, and each COPY client's; the LISTEN
+ * clients only wait for notifications): PostgreSQL checks each second, while a statement runs or waits
+ * for a lock, that its client is still there, and ends the statement when it is not. A worker killed while
+ * its statement waits (a DETACH … CONCURRENTLY, a DELETE behind a lock) takes its statement with it,
+ * instead of leaving it to run on later, out of its activity's hands. Set after connecting rather than as a
+ * startup option, so that a connection pooler passes it and a server before 14 (which lacks it) still serves.
+ */
+export const SESSION_SETTINGS_SQL =
+  "select set_config('client_connection_check_interval', '1000', false) where current_setting('server_version_num')::int >= 140000";
+
+/** A client of its own (COPY, LISTEN), connected with the platform's session settings. */
+export async function connectClient(config: pg.ClientConfig): Promise<pg.Client> {
+  const client = new pg.Client(config);
+  // A dropped connection (a restart, a failover) rejects the query in flight where it is awaited; the
+  // client's own 'error' event, idle or not, must not take the process down.
+  client.on('error', () => undefined);
+  await client.connect();
+  await client.query(SESSION_SETTINGS_SQL);
+  return client;
+}
+
 /** The knex instance every module's queries use. */
 export function createDb(args: { databaseUrl: string; poolMax?: number }): Db {
   const db = knex({
@@ -14,7 +36,13 @@ export function createDb(args: { databaseUrl: string; poolMax?: number }): Db {
     // under the 30 s heartbeat of the activities that wait for it to come back.
     connection: { connectionString: args.databaseUrl, connectionTimeoutMillis: 10000 },
     acquireConnectionTimeout: 20000,
-    pool: { min: 0, max: args.poolMax ?? 10 },
+    pool: {
+      min: 0,
+      max: args.poolMax ?? 10,
+      afterCreate: (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => {
+        connection.query(SESSION_SETTINGS_SQL, (error: Error | null) => done(error, connection));
+      },
+    },
   });
   return db;
 }

@@ -1,3 +1,5 @@
+import crypto from 'node:crypto';
+import { log } from '@temporalio/activity';
 import fs from 'node:fs';
 import { csvToParquet } from '../../adapters/archival/parquet';
 import { PartEncoding } from '../../data/archival/part-files';
@@ -5,15 +7,26 @@ import { resolveArchiveFormat } from '../../data/archival/policies';
 import { ArchiveFormat, LogType } from '../../domain/archival';
 import { ArchivalDeps } from './deps';
 
-/** A part's CSV as Parquet (zstd), the CSV removed once the Parquet file is whole. */
+/**
+ * A part's CSV as Parquet (zstd), proven to read back to the CSV, which is then removed. A CSV DuckDB cannot
+ * take (a record over its line limit, memory) or that does not read back the same is kept as it is: the
+ * part stays CSV (its rows archived all the same), and the reason is logged.
+ */
 const PARQUET: PartEncoding = {
   format: 'parquet',
-  encode: async (csvFile, target) => {
-    const temporary = `${target}.tmp`;
-    const written = await csvToParquet(csvFile, temporary);
-    await fs.promises.rename(temporary, target);
-    await fs.promises.rm(csvFile, { force: true });
-    return written;
+  encode: async (csv, target) => {
+    const temporary = `${target}.${crypto.randomUUID()}.tmp`;
+    try {
+      const written = await csvToParquet({ csvFile: csv.file, csvSha256: csv.sha256, rowCount: csv.rowCount, parquetFile: temporary });
+      await fs.promises.rename(temporary, target);
+      await fs.promises.rm(csv.file, { force: true });
+      return written;
+    } catch (error) {
+      log.warn('a part is kept as CSV: it could not be written as Parquet', { file: csv.file, error: error instanceof Error ? error.message : String(error) });
+      return null;
+    } finally {
+      await fs.promises.rm(temporary, { force: true });
+    }
   },
 };
 

@@ -21,9 +21,8 @@ async function convertAlone<T>(work: (run: (sql: string) => Promise<void>) => Pr
   const instance = await DuckDBInstance.create(':memory:', {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
-    enable_external_access: 'true',
     threads: '1',
-    memory_limit: '160MB',
+    memory_limit: MEMORY_LIMIT,
     preserve_insertion_order: 'true',
   });
   try {
@@ -38,23 +37,71 @@ async function convertAlone<T>(work: (run: (sql: string) => Promise<void>) => Pr
   }
 }
 
+const MEMORY_LIMIT = '160MB';
+/** What a row group may hold, about: a quarter of the memory limit, so a part of wide rows fits too. */
+const ROW_GROUP_BYTES = 40 * 1024 * 1024;
+/** The longest CSV record read (a log row with large bodies); DuckDB's own default is 2 MB. */
+const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
+/** The column names of a CSV's header line (PostgreSQL quotes a name only when it must). */
+async function headerNames(csvFile: string): Promise<string[]> {
+  const handle = await fs.promises.open(csvFile);
+  try {
+    const { buffer, bytesRead } = await handle.read({ buffer: Buffer.alloc(65536), position: 0 });
+    const line = buffer.subarray(0, bytesRead).toString('utf8').split('\n')[0];
+    const names: string[] = [];
+    for (const match of line.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)) {
+      const field = match[1];
+      names.push(field.startsWith('"') ? field.slice(1, -1).replace(/""/g, '"') : field);
+      if (match[2] === '') break;
+    }
+    return names;
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
- * Writes a CSV archive file (PostgreSQL's `FORMAT csv, HEADER true`) as Parquet with zstd: one column per CSV
- * column, by its name, each value PostgreSQL's text for it and NULL where the CSV's field is an unquoted
- * empty one, so that the file reads back to the very same CSV (parquetToCsv). Rows keep their order. The
- * same CSV always gives the same bytes. Answers the Parquet file's size and sha256.
+ * Writes a CSV archive file (PostgreSQL's `FORMAT csv, HEADER true`) as Parquet with zstd: one text column
+ * per CSV column, by its name, each value PostgreSQL's text for it and NULL where the CSV's field is an
+ * unquoted empty one. Nothing is guessed (no format sniffing, no comment lines, no rows skipped), rows keep
+ * their order, and the same CSV always gives the same bytes. The file is then read back to CSV and must
+ * hash to `csvSha256`, or no Parquet file is answered: what is archived is proven to be the CSV's rows.
+ * Answers the Parquet file's size and sha256.
  */
-export async function csvToParquet(csvFile: string, parquetFile: string): Promise<{ sizeBytes: number; sha256: string }> {
+export async function csvToParquet(args: {
+  csvFile: string;
+  csvSha256: string;
+  rowCount: number;
+  parquetFile: string;
+}): Promise<{ sizeBytes: number; sha256: string }> {
+  const names = await headerNames(args.csvFile);
+  const columns = `{${names.map((name) => `${literal(name)}: 'VARCHAR'`).join(', ')}}`;
+  const { size } = await fs.promises.stat(args.csvFile);
+  const rowBytes = Math.max(1, Math.ceil(size / Math.max(1, args.rowCount)));
+  const rowGroupSize = Math.min(65536, Math.max(1024, Math.floor(ROW_GROUP_BYTES / rowBytes)));
   await withDuckDb((run) =>
     run(
-      `copy (select * from read_csv(${literal(csvFile)}, header = true, all_varchar = true, delim = ',', quote = '"', escape = '"',
-              new_line = '\\n', allow_quoted_nulls = false, strict_mode = true, auto_detect = true, sample_size = -1))
-       to ${literal(parquetFile)} (format parquet, compression zstd, row_group_size 65536)`,
+      `copy (select * from read_csv(${literal(args.csvFile)}, header = true, auto_detect = false, columns = ${columns}, skip = 0,
+              delim = ',', quote = '"', escape = '"', comment = '', new_line = '\\n', allow_quoted_nulls = false, strict_mode = true,
+              max_line_size = ${MAX_RECORD_BYTES}, buffer_size = ${2 * MAX_RECORD_BYTES}))
+       to ${literal(args.parquetFile)} (format parquet, compression zstd, row_group_size ${rowGroupSize})`,
     ),
   );
-  return fileDigest(parquetFile);
+  const readBack = `${args.parquetFile}.${crypto.randomUUID()}.csv`;
+  try {
+    await parquetToCsv(args.parquetFile, readBack);
+    const { sha256 } = await fileDigest(readBack);
+    if (sha256 !== args.csvSha256) {
+      await fs.promises.rm(args.parquetFile, { force: true });
+      throw new Error(`${args.parquetFile} does not read back to the CSV it was written from (${sha256}, not ${args.csvSha256})`);
+    }
+  } finally {
+    await fs.promises.rm(readBack, { force: true });
+  }
+  return fileDigest(args.parquetFile);
 }
 
 /**

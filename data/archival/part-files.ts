@@ -1,20 +1,22 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { ArchiveFormat, archiveFileName, archivePartitionFileName, LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
 import { archivableRowsWhere } from './archivable-rows';
-import { copyCsvParts, takeIdsLiteral } from './csv-parts';
+import { copyCsvParts, CsvPart, takeIdsLiteral } from './csv-parts';
 import { LOG_TABLES } from './log-tables';
 import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from './parts';
 import { PARTITION_ARCHIVE_TABLE } from './partition-archives';
 import { connectForCopy, stagingFile } from './staging-files';
 
 /**
- * Turns a part's CSV into the file archived in another format: writes `target` from `csvFile`, always the
- * same bytes for the same CSV (a part written again must hash as it did), removes `csvFile`, and answers
- * the target's size and sha256.
+ * Turns a part's CSV into the file archived in another format: writes `target` from the CSV, always the
+ * same bytes for the same CSV (a part written again must hash as it did), proven to hold the CSV's rows,
+ * removes the CSV, and answers the target's size and sha256. Null: this CSV cannot be encoded, and is left
+ * as it is (the export keeps that part as CSV).
  */
 export interface PartEncoding {
   format: Exclude<ArchiveFormat, 'csv'>;
-  encode(csvFile: string, target: string): Promise<{ sizeBytes: number; sha256: string }>;
+  encode(csv: Pick<CsvPart, 'file' | 'sha256' | 'rowCount'>, target: string): Promise<{ sizeBytes: number; sha256: string } | null>;
 }
 
 export interface ExportedPartRecord {
@@ -47,6 +49,7 @@ export async function exportPartsInSnapshot(args: {
 }): Promise<ExportedPartRecord[]> {
   const table = args.partition?.table ?? LOG_TABLES[args.logType];
   const client = await connectForCopy(args.databaseUrl);
+  const partIds: string[] = [];
   try {
     await client.query('begin isolation level repeatable read');
     if (args.partition) {
@@ -63,7 +66,6 @@ export async function exportPartsInSnapshot(args: {
       cutoff: `${client.escapeLiteral(args.cutoff.toISOString())}::timestamptz`,
     });
     // One COPY of the snapshot's set in id order, cut into parts as it streams.
-    const partIds: string[] = [];
     const nextFile = () => {
       const partId = crypto.randomUUID();
       partIds.push(partId);
@@ -77,15 +79,16 @@ export async function exportPartsInSnapshot(args: {
       recordIds: true,
     });
 
-    const format = args.encoding?.format ?? 'csv';
     const parts: ExportedPartRecord[] = [];
     for (const [index, csv] of staged.entries()) {
       const partNo = index + 1;
       const partId = partIds[index];
+      const encoded = args.encoding ? await args.encoding.encode(csv, stagingFile(args.dataDir, partId, args.encoding.format)) : null;
+      const format = encoded && args.encoding ? args.encoding.format : 'csv';
+      const file = encoded ?? csv;
       const fileName = args.partition
         ? archivePartitionFileName(args.logType, args.partition.from, args.partition.archiveId, partNo, format)
         : archiveFileName(args.logType, args.cutoff, partNo, format);
-      const file = args.encoding ? await args.encoding.encode(csv.file, stagingFile(args.dataDir, partId, format)) : csv;
       await client.query(
         `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, partition_archive_id, format)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED', $14, $15)`,
@@ -118,6 +121,10 @@ export async function exportPartsInSnapshot(args: {
     return parts;
   } catch (error) {
     await client.query('rollback').catch(() => undefined);
+    // No part of an export that did not commit exists: its staged files go too (a retry writes its own).
+    for (const partId of partIds)
+      for (const file of [stagingFile(args.dataDir, partId), `${stagingFile(args.dataDir, partId)}.ids`, stagingFile(args.dataDir, partId, 'parquet')])
+        await fs.promises.rm(file, { force: true });
     throw error;
   } finally {
     await client.end();
@@ -148,7 +155,12 @@ export async function rewritePartFile(args: {
       recordIds: false,
     });
     if (!rewritten || !args.encoding) return rewritten;
-    return await args.encoding.encode(csvFile, args.file);
+    const encoded = await args.encoding.encode(rewritten, args.file);
+    if (!encoded) {
+      await fs.promises.rm(csvFile, { force: true });
+      throw new Error(`${args.part.file_name} could not be written again as ${args.part.format}`);
+    }
+    return encoded;
   } finally {
     await client.end();
   }

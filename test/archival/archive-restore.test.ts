@@ -176,6 +176,27 @@ test('a site whose policy says parquet is archived as Parquet with zstd, passes 
   expect(await rowsOf('site-pq')).toEqual(before);
 });
 
+test('a part Parquet cannot take (a record past its 16 MiB line limit) is kept as CSV: archived, gated and restored all the same', async () => {
+  const created = await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', {
+    token: admin,
+    body: { logType: 'EMAIL_LOG', siteId: 'site-pq-wide', retentionDays: 30, enabled: true, format: 'parquet' },
+  });
+  expect(created.status).toBe(201);
+  await seedEmailLogs(thisFile.platform.db, { siteId: 'site-pq-wide', count: 2, ageDays: 60 });
+  await thisFile.platform.db.raw(
+    `update email.email_log set subject = repeat('long line, ', 1700000) where site_id = 'site-pq-wide' and id = (select min(id) from email.email_log where site_id = 'site-pq-wide')`,
+  );
+  const before = await rowsOf('site-pq-wide');
+
+  const assetId = await archiveSite('site-pq-wide');
+  const asset = await thisFile.platform.db('assets.asset').where({ id: assetId }).first();
+  expect(asset).toEqual(expect.objectContaining({ content_type: 'text/csv', name: expect.stringMatching(/_001\.csv$/) }));
+  expect((await thisFile.platform.db('settings.archive_part').where({ asset_id: assetId }).first()).format).toBe('csv');
+  expect(await rowsOf('site-pq-wide')).toEqual([]);
+  expect((await restore(assetId)).report).toEqual(expect.objectContaining({ status: 'COMPLETED', rowsInserted: 2 }));
+  expect(await rowsOf('site-pq-wide')).toEqual(before);
+});
+
 test('a file whose bytes no longer hash to its manifest is not loaded: the restore fails ARCHIVE_FILE_CORRUPT, nothing is inserted', async () => {
   await seedEmailLogs(thisFile.platform.db, { siteId: 'site-x', count: 3, ageDays: 60 });
   const assetId = await archiveSite('site-x');

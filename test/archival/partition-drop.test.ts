@@ -3,7 +3,7 @@ import { startWorkflow } from '../../temporal-config/client';
 import { archiveLogs } from '../../workflows/archival/archive-logs';
 import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
 import { ensureLogPartitions, listLogPartitions } from '../../data/archival/log-partitions';
-import { partitionDropLock } from '../../data/archival/partition-archives';
+import { partitionAttachment, partitionDropLock } from '../../data/archival/partition-archives';
 import { platformWithApi, RunningWorker } from '../support/platform';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
@@ -213,4 +213,47 @@ test('a worker killed between the detach and the drop: the run resumes, drops th
   expect(await thisFile.platform.db('assets.asset').where({ site_id: 'pd-k2' })).toHaveLength(partsBefore.length);
   expect(await archivedIds('pd-k2')).toEqual(ids);
   expect(await emailLogDeletes()).toBe(0);
+});
+
+/** Sessions other than this one running a DETACH PARTITION, waiting or not. */
+async function detachSessions(): Promise<number> {
+  const { rows } = (await thisFile.platform.db.raw(
+    `select count(*)::int as n from pg_stat_activity
+     where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and query ~* 'detach\\s+partition'`,
+  )) as { rows: Array<{ n: number }> };
+  return rows[0].n;
+}
+
+test('a worker killed while its detach waits: the detach ends with it (PostgreSQL sees its client gone), the month is left pending; the run resumes, finishes the detach (FINALIZE) and drops the month once', async () => {
+  const month = monthsBack(9);
+  const name = partitionName(month);
+  const ids = await seedMonth('pd-k3', month, 20);
+  // A reader of the log table in an open transaction: the detach's first step commits (the month pending
+  // detach), its second waits for every transaction that uses the table, this one included.
+  const reader = new pg.Client({ connectionString: thisFile.platform.config.databaseUrl });
+  await reader.connect();
+  await reader.query('begin');
+  await reader.query(`select count(*) from email.email_log where site_id = 'nobody'`);
+
+  const run = await startRun();
+  await waitUntil(
+    'the month pending detach, its detach waiting',
+    async () => (await partitionAttachment(thisFile.platform.db, name)) === 'DETACH_PENDING' && (await detachSessions()) > 0,
+  );
+
+  await worker.kill();
+  // Nothing here ends the killed worker's session: PostgreSQL does, once it sees its client gone.
+  await waitUntil("the killed worker's detach to end", async () => (await detachSessions()) === 0, { timeoutMs: 15000 });
+  expect(await partitionAttachment(thisFile.platform.db, name)).toBe('DETACH_PENDING');
+  await reader.query('commit');
+  await reader.end();
+  worker = await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url });
+
+  const outcome = await archiveOutcome(thisFile.platform, run.workflowId, run.runId);
+  expect(outcome.status).toBe('COMPLETED');
+  expect(outcome.partitions).toEqual([expect.objectContaining({ name, state: 'DROPPED', rowsExported: 20, rowsDropped: 20, rowsReturned: 0 })]);
+  expect(await isTable(name)).toBe(false);
+  expect(await monthsOfTable()).not.toContain(name);
+  expect(await archivedIds('pd-k3')).toEqual(ids);
+  expect(await remainingIds(thisFile.platform.db, 'pd-k3')).toEqual([]);
 });

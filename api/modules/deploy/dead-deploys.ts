@@ -6,7 +6,7 @@ import { runStatusOf } from '../../../temporal-config/client';
 
 /** How long the API waits for the edge to stop routing to what a settled run left, before it answers anyway. */
 const EDGE_LET_GO_MS = 5000;
-const POLL_MS = 50;
+const POLL_MS = 200;
 
 /**
  * Settles the service's deploy runs that died unfinished (data/deploy/dead-deploys) and answers once the
