@@ -29,6 +29,19 @@ test('(b) a retention policy saved on Governance → Archiving; a dry run, then 
   await expect(saved.getByRole('button', { name: 'Enable EMAIL_LOG site-arch' })).toBeVisible();
   await saved.getByRole('button', { name: 'Enable EMAIL_LOG site-arch' }).click();
   await expect(saved.getByRole('button', { name: 'Disable EMAIL_LOG site-arch' })).toBeVisible();
+  // The archive format: the platform's unless the policy names one; named Parquet, then given back to the platform.
+  await expect(saved).toHaveText(/EMAIL_LOG\s*site-arch\s*30\s*—/);
+  for (const [option, shown] of [
+    ['Parquet (zstd)', 'parquet'],
+    ["the platform's (ARCHIVE_FORMAT)", '—'],
+  ] as const) {
+    await saved.getByRole('button', { name: 'Edit EMAIL_LOG site-arch' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit the policy' });
+    await dialog.getByLabel('Archive format').selectOption({ label: option });
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(saved.getByRole('cell').nth(3)).toHaveText(shown);
+  }
 
   const resolve = page.getByRole('heading', { name: 'Which policy applies to a site?' }).locator('..');
   await resolve.getByLabel('Site').fill('site-arch');

@@ -19,6 +19,8 @@ const WORDS = {
     global: 'global',
     retention: 'Retention (days)',
     enabled: 'Enabled',
+    format: 'Archive format',
+    platformFormat: "the platform's (ARCHIVE_FORMAT)",
     add: 'Add policy',
     edit: 'Edit',
     editTitle: 'Edit the policy',
@@ -57,6 +59,8 @@ const WORDS = {
     global: 'عام',
     retention: 'مدة الاحتفاظ (أيام)',
     enabled: 'مفعّلة',
+    format: 'صيغة الأرشيف',
+    platformFormat: 'صيغة المنصة (ARCHIVE_FORMAT)',
     add: 'أضف سياسة',
     edit: 'تعديل',
     editTitle: 'تعديل السياسة',
@@ -89,7 +93,25 @@ const WORDS = {
   },
 };
 
-type Policy = { id: string; logType: LogType; siteId: string | null; retentionDays: number; enabled: boolean };
+type ArchiveFormat = 'csv' | 'parquet';
+type Policy = { id: string; logType: LogType; siteId: string | null; retentionDays: number; enabled: boolean; format: ArchiveFormat | null };
+
+/** A policy's archive format: CSV, Parquet (zstd), or none of its own (blank: the platform's). */
+function FormatSelect({ value, onChange }: { value: ArchiveFormat | null; onChange: (format: ArchiveFormat | null) => void }) {
+  const words = useWords(WORDS);
+  return (
+    <NativeSelect
+      label={words.format}
+      data={[
+        { value: '', label: words.platformFormat },
+        { value: 'csv', label: 'CSV' },
+        { value: 'parquet', label: 'Parquet (zstd)' },
+      ]}
+      value={value ?? ''}
+      onChange={(event) => onChange((event.currentTarget.value || null) as ArchiveFormat | null)}
+    />
+  );
+}
 
 function PolicyForm({ onSaved }: { onSaved: () => void }) {
   const words = useWords(WORDS);
@@ -97,10 +119,13 @@ function PolicyForm({ onSaved }: { onSaved: () => void }) {
   const [siteId, setSiteId] = useState('');
   const [retentionDays, setRetentionDays] = useState<string | number>(90);
   const [enabled, setEnabled] = useState(true);
+  const [format, setFormat] = useState<ArchiveFormat | null>(null);
   const create = useMutation({
     mutationFn: async () =>
       dataOr(
-        await api.POST('/api/settings/archive-policies', { body: { logType, siteId: siteId.trim() || null, retentionDays: Number(retentionDays), enabled } }),
+        await api.POST('/api/settings/archive-policies', {
+          body: { logType, siteId: siteId.trim() || null, retentionDays: Number(retentionDays), enabled, format },
+        }),
       ),
     onSuccess: onSaved,
   });
@@ -115,6 +140,7 @@ function PolicyForm({ onSaved }: { onSaved: () => void }) {
         dir="ltr"
       />
       <NumberInput label={words.retention} value={retentionDays} onChange={setRetentionDays} error={fieldError(create.error, 'retentionDays')} w={150} />
+      <FormatSelect value={format} onChange={setFormat} />
       <Switch label={words.enabled} checked={enabled} onChange={(event) => setEnabled(event.currentTarget.checked)} mt={32} />
       <ActionButton action={create} mt={24}>
         {words.add}
@@ -128,12 +154,13 @@ function EditPolicy({ policy, onClose }: { policy: Policy; onClose: () => void }
   const { words, common } = useLocalised(WORDS);
   const queries = useQueryClient();
   const [retentionDays, setRetentionDays] = useState<string | number>(policy.retentionDays);
+  const [format, setFormat] = useState<ArchiveFormat | null>(policy.format);
   const save = useMutation({
     mutationFn: async () =>
       dataOr(
         await api.PUT('/api/settings/archive-policies/{id}', {
           params: { path: { id: policy.id } },
-          body: { retentionDays: Number(retentionDays), enabled: policy.enabled },
+          body: { retentionDays: Number(retentionDays), enabled: policy.enabled, format },
         }),
       ),
     onSuccess: () => {
@@ -148,6 +175,7 @@ function EditPolicy({ policy, onClose }: { policy: Policy; onClose: () => void }
           {policy.logType} · {policy.siteId ?? words.global}
         </Text>
         <NumberInput label={words.retention} value={retentionDays} onChange={setRetentionDays} error={fieldError(save.error, 'retentionDays')} />
+        <FormatSelect value={format} onChange={setFormat} />
         {save.error && !fieldError(save.error, 'retentionDays') && <ProblemAlert error={save.error} />}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
@@ -189,6 +217,7 @@ function Policies() {
           { header: words.logType, cell: (policy) => policy.logType },
           { header: common.site, cell: (policy) => policy.siteId ?? words.global },
           { header: words.retention, cell: (policy) => policy.retentionDays },
+          { header: words.format, cell: (policy) => policy.format ?? '—' },
           { header: words.enabled, cell: (policy) => (policy.enabled ? '✓' : '—') },
           {
             header: '',
