@@ -12,12 +12,13 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
  * for a lock, that its client is still there, and ends the statement when it is not. A worker killed while
  * its statement waits (a DETACH … CONCURRENTLY, a DELETE behind a lock) takes its statement with it,
  * instead of leaving it to run on later, out of its activity's hands. Set after connecting rather than as a
- * startup option, so that a connection pooler passes it and a server before 14 (which lacks it) still serves.
+ * startup option, so that a server before 14 (which lacks it) still serves and a pooler that refuses startup
+ * options still connects (in transaction pooling the setting does not hold: connect to PostgreSQL itself).
  */
 export const SESSION_SETTINGS_SQL =
   "select set_config('client_connection_check_interval', '1000', false) where current_setting('server_version_num')::int >= 140000";
 
-/** A client of its own (COPY, LISTEN), connected with the platform's session settings. */
+/** A client of its own (a COPY's), connected with the platform's session settings. */
 export async function connectClient(config: pg.ClientConfig): Promise<pg.Client> {
   const client = new pg.Client(config);
   // A dropped connection (a restart, a failover) rejects the query in flight where it is awaited; the
