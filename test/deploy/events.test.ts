@@ -176,11 +176,15 @@ test('who is told is refused when it names nobody, is malformed, is asked by a n
 });
 
 (underSwarm ? test : test.skip)(
-  'under the swarm, a task that allocates past its memory limit is killed and told OOM_KILLED, and the task the swarm starts in its place RESTARTED',
+  'under the swarm, a task holds its memory limit as the engine reports it; allocating past it, it is killed and told OOM_KILLED, and the task the swarm starts in its place RESTARTED',
   async () => {
     const accepted = await deployJar('greedy-service', 'HelloServer', { memoryMb: '160', ENV_JAVA_TOOL_OPTIONS: '-Xmx700m' });
     await expectRunning(accepted);
     const [instance] = await instancesOf('greedy-service');
+    // The limit as the engine reports it on the task's container, not as it was asked for.
+    const limits = await call(thisFile.api.url, 'GET', '/api/infra/services/greedy-service/limits', { token: tokens.admin });
+    expect(limits.status).toBe(200);
+    expect(limits.body.instances).toEqual([expect.objectContaining({ id: instance.id, limits: expect.objectContaining({ memoryMb: 160 }) })]);
     // 400 MiB held by a JVM allowed 700 MiB of heap, in a task allowed 160 MiB: the kernel kills it.
     await call(thisFile.api.url, 'GET', '/api/greedy/allocate/400', { token: tokens.viewer }).catch(() => null);
     const [oom] = await eventsAppear('greedy-service', 'OOM_KILLED', instance.id);
