@@ -1,31 +1,39 @@
 import crypto from 'node:crypto';
 import { log } from '@temporalio/activity';
 import fs from 'node:fs';
-import { csvToParquet } from '../../adapters/archival/parquet';
+import { csvToParquet, parquetToCsv } from '../../adapters/archival/parquet';
+import { sha256OfFile } from '../../data/assets/storage';
+import { csvHeaderColumns } from '../../data/archival/csv-parts';
 import { PartEncoding } from '../../data/archival/part-files';
 import { resolveArchiveFormat } from '../../data/archival/policies';
 import { ArchiveFormat, LogType } from '../../domain/archival';
 import { ArchivalDeps } from './deps';
 
 /**
- * A part's CSV as Parquet (zstd), proven to read back to the CSV, which is then removed. A CSV DuckDB cannot
- * take (a record over its line limit, memory) or that does not read back the same is kept as it is: the
- * part stays CSV (its rows archived all the same), and the reason is logged.
+ * A part's CSV as Parquet (zstd), then read back to CSV, which must hash exactly as the part's CSV did: the
+ * rows deleted are the CSV's, so the Parquet file is proven to hold them before it is recorded. The CSV is
+ * then removed. A CSV DuckDB cannot take (a record over its line limit, memory) or that does not read back
+ * the same is kept as it is: the part stays CSV (its rows archived all the same), and the reason is logged.
  */
 const PARQUET: PartEncoding = {
   format: 'parquet',
   encode: async (csv, target) => {
     const temporary = `${target}.${crypto.randomUUID()}.tmp`;
+    const readBack = `${temporary}.csv`;
     try {
-      const written = await csvToParquet({ csvFile: csv.file, csvSha256: csv.sha256, rowCount: csv.rowCount, parquetFile: temporary });
+      await csvToParquet({ csvFile: csv.file, columns: await csvHeaderColumns(csv.file), rowCount: csv.rowCount, parquetFile: temporary });
+      await parquetToCsv(temporary, readBack);
+      const { sha256 } = await sha256OfFile(readBack);
+      if (sha256 !== csv.sha256) throw new Error(`the Parquet file reads back to a CSV hashing ${sha256}, not the part's ${csv.sha256}`);
       await fs.promises.rename(temporary, target);
       await fs.promises.rm(csv.file, { force: true });
-      return written;
+      return await sha256OfFile(target);
     } catch (error) {
       log.warn('a part is kept as CSV: it could not be written as Parquet', { file: csv.file, error: error instanceof Error ? error.message : String(error) });
       return null;
     } finally {
       await fs.promises.rm(temporary, { force: true });
+      await fs.promises.rm(readBack, { force: true });
     }
   },
 };

@@ -260,3 +260,21 @@ export async function copyCsvParts(args: {
   if (counted !== copy.rowCount) throw new Error(`${counted} rows were cut into parts of ${copy.rowCount} copied`);
   return parts;
 }
+
+/** The column names of a CSV archive file's header line, in order (PostgreSQL quotes a name only when it must). */
+export async function csvHeaderColumns(file: string): Promise<string[]> {
+  const handle = await fs.promises.open(file);
+  try {
+    const { buffer, bytesRead } = await handle.read({ buffer: Buffer.alloc(65536), position: 0 });
+    const line = buffer.subarray(0, bytesRead).toString('utf8').split('\n')[0].replace(/\r$/, '');
+    const names: string[] = [];
+    for (const match of line.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)) {
+      const field = match[1];
+      names.push(field.startsWith('"') ? field.slice(1, -1).replace(/""/g, '"') : field);
+      if (match[2] === '') break;
+    }
+    return names;
+  } finally {
+    await handle.close();
+  }
+}

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import { ArchiveFormat, LogType } from '../../domain/archival';
+import { csvHeaderColumns } from './csv-parts';
 import { LOG_TABLES } from './log-tables';
 import { PART_TABLE } from './parts';
 import { connectForCopy } from './staging-files';
@@ -39,18 +40,6 @@ export async function archivedFileOfAsset(db: Knex, assetId: string): Promise<Ar
 
 const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-/** The CSV's header line: its column names, in the order the archive run wrote them. */
-async function headerColumns(file: string): Promise<string[]> {
-  const handle = await fs.promises.open(file);
-  try {
-    const { buffer, bytesRead } = await handle.read({ buffer: Buffer.alloc(8192), position: 0 });
-    const line = buffer.subarray(0, bytesRead).toString('utf8').split('\n')[0].replace(/\r$/, '');
-    return line.split(',');
-  } finally {
-    await handle.close();
-  }
-}
-
 /**
  * Loads an archive CSV back into its log table: into a temporary table of the same definition with COPY
  * (the archive's own format), then, in one transaction, into the log table with the ids it had; rows whose
@@ -68,7 +57,7 @@ export async function loadArchiveCsv(args: { databaseUrl: string; logType: LogTy
       'select column_name from information_schema.columns where table_schema = $1 and table_name = $2',
       [schema, name],
     );
-    const columns = await headerColumns(args.file);
+    const columns = await csvHeaderColumns(args.file);
     const unknown = columns.filter((column) => !known.some((k) => k.column_name === column));
     if (unknown.length > 0 || !columns.includes('id')) throw new Error(`the file's columns (${columns.join(', ')}) are not those of ${table}`);
     const list = columns.map(quoteIdentifier).join(', ');
