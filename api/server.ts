@@ -1,12 +1,11 @@
 import http from 'node:http';
-import path from 'node:path';
 import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createDb } from '../data/db';
 import { createDocker } from '../adapters/docker';
 import { registerCoreServices } from '../data/deploy/registry';
 import { assertAuditTablesMirror } from '../data/content/revisions';
-import { createFileStorage } from '../data/assets/storage';
+import { platformStorage } from './storage';
 import { connectPlatformTemporal } from '../temporal-config/client';
 import { createApp } from './app';
 import { edgeSettingsOf, startEdgeControlPlane } from '../edge/control-plane';
@@ -35,8 +34,8 @@ async function main(): Promise<void> {
   await assertAuditTablesMirror(db);
   await registerCoreServices(db);
   const docker = createDocker({ dockerHost: config.dockerHost });
-  const storage = createFileStorage(path.join(config.dataDir, 'assets'));
-  const app = createApp({ config, db, temporal, docker, storage, logger });
+  const { storage, archives } = platformStorage({ config, db });
+  const app = createApp({ config, db, temporal, docker, storage, archives, logger });
   const edge = config.edgeDir
     ? startEdgeControlPlane({ registry: registryForEdge(db, config.databaseUrl), config, logger, edge: edgeSettingsOf(config, config.edgeDir) })
     : null;

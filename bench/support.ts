@@ -11,7 +11,7 @@ import { Config, loadConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createDb, Db } from '../data/db';
 import { createDocker } from '../adapters/docker';
-import { createFileStorage } from '../data/assets/storage';
+import { platformStorage } from '../api/storage';
 import { connectPlatformTemporal, TemporalHandle } from '../temporal-config/client';
 import { typescriptCommand } from '../scripts/platform/children';
 import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from '../test/support/slots';
@@ -145,7 +145,7 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
     db,
     temporal,
     docker: createDocker({ dockerHost: null }),
-    storage: createFileStorage(path.join(dataDir, 'assets')),
+    ...platformStorage({ config, db }),
     logger: createLogger({ level: 'warn', name: 'bench-api' }),
   });
   const server = http.createServer(app.koa.callback());

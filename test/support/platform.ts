@@ -12,7 +12,7 @@ import { Config, loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { createDb, Db } from '../../data/db';
 import { createDocker, DockerHandle } from '../../adapters/docker';
-import { createFileStorage } from '../../data/assets/storage';
+import { platformStorage } from '../../api/storage';
 import { registerCoreServices } from '../../data/deploy/registry';
 import { assertAuditTablesMirror } from '../../data/content/revisions';
 import { connectPlatformTemporal, TemporalHandle } from '../../temporal-config/client';
@@ -182,8 +182,8 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     throw new Error(`Temporal of the test platform is unreachable at ${config.temporalAddress}: ${error}`, { cause: error });
   }
   const docker = createDocker({ dockerHost: config.dockerHost });
-  const storage = createFileStorage(path.join(dataDir, 'assets'));
-  const deps: AppDeps = { config, db, temporal, docker, storage, logger };
+  const stores = platformStorage({ config, db });
+  const deps: AppDeps = { config, db, temporal, docker, storage: stores.storage, archives: stores.archives, logger };
   const apis: RunningApi[] = [];
   // Every answer outside its route's declared contract (code, status, schema); close() fails the test file on any.
   const breaches = new Set<string>();
@@ -326,6 +326,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
       await Promise.all(workers.map((worker) => worker.stop()));
       await Promise.all(apis.map((api) => api.close()));
       await edge?.stop();
+      stores.close();
       await temporal.connection.close();
       await db.destroy();
       if (await docker.ping()) await removeScopedDockerObjects(docker.docker, config.deployScope);

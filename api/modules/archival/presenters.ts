@@ -2,7 +2,8 @@ import { Static } from '@sinclair/typebox';
 import { timestampsOf } from '../../http/common-schemas';
 import { ArchivePolicyRow } from '../../../data/archival/policies';
 import { ArchiveHold } from '../../../data/archival/holds';
-import { HoldSchema, PolicySchema } from './schemas';
+import { SinkCredentialsSummary } from '../../../data/archival/sink-credentials';
+import { HoldSchema, PolicySchema, SinkCredentialsSchema } from './schemas';
 
 export function presentPolicy(row: ArchivePolicyRow): Static<typeof PolicySchema> {
   return {
@@ -34,5 +35,15 @@ export function presentHold(hold: ArchiveHold): Static<typeof HoldSchema> {
       by: { id: refusal.refused_by, name: refusal.refused_by_name },
       at: refusal.refused_at.toISOString(),
     })),
+  };
+}
+
+export function presentSinkCredentials(summary: SinkCredentialsSummary): Static<typeof SinkCredentialsSchema> {
+  return {
+    accessKeyId: summary.accessKeyId,
+    secretAccessKeySet: true,
+    updatedBy: summary.updatedBy,
+    updatedByName: summary.updatedByName,
+    updatedAt: summary.updatedAt.toISOString(),
   };
 }

@@ -25,11 +25,16 @@ import { archivedFileOfAsset } from '../../../data/archival/restore';
 import { assetExists } from '../../../data/assets/assets';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { archiveRestoreReport, archiveRunReport } from './archive-runs';
-import { presentHold, presentPolicy } from './presenters';
+import { presentHold, presentPolicy, presentSinkCredentials } from './presenters';
+import { setSinkCredentials, sinkCredentialsSummary } from '../../../data/archival/sink-credentials';
+import { secretKeysOf } from '../../../lib/secrets';
 import { findArchiveHold, holdArchives, listArchiveHolds, releaseArchiveHold } from '../../../data/archival/holds';
 import { actorOf } from '../content/collection-routes';
 import {
   ArchiveRestoreSchema,
+  ArchiveSinkSchema,
+  SinkCredentialsBody,
+  SinkCredentialsSchema,
   CreateHoldBody,
   HoldIdParams,
   HoldPageSchema,
@@ -56,7 +61,7 @@ import {
 const RUN_IN_PROGRESS = 'ARCHIVE_RUN_IN_PROGRESS';
 
 /** Settings: archive retention policies, on-demand archive runs and their reports. */
-export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
+export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
   const isRunning = async (logType: LogType): Promise<boolean> => {
     try {
       return (await temporal.client.workflow.getHandle(archiveRunWorkflowId(logType)).describe()).status.name === 'RUNNING';
@@ -217,6 +222,33 @@ export function archivalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       errors: ['ARCHIVE_HOLD_NOT_FOUND', 'ARCHIVE_HOLD_RELEASED'],
       handler: async (ctx, { params, query, identity }) => {
         ctx.body = presentHold(await releaseArchiveHold(db, { id: params.id, reason: query.reason, actor: actorOf(identity) }));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/archive-sink',
+      tag: 'settings',
+      summary: 'Where archive files go (ARCHIVE_SINK), the S3 store if one is configured, and who set its credentials (never the secret key)',
+      access: access.roles('ADMIN'),
+      responses: { 200: { description: 'the archive sink', schema: ArchiveSinkSchema } },
+      errors: [],
+      handler: async (ctx) => {
+        const credentials = await sinkCredentialsSummary(db);
+        ctx.body = { sink: config.archiveSink, s3: config.archiveS3, credentials: credentials && presentSinkCredentials(credentials) };
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/api/settings/archive-sink/credentials',
+      tag: 'settings',
+      summary: "Set the S3 archive store's access key; the secret key is kept encrypted (SECRETS_KEY) and never answered",
+      access: access.roles('ADMIN'),
+      body: SinkCredentialsBody,
+      responses: { 200: { description: 'set', schema: SinkCredentialsSchema } },
+      errors: [],
+      handler: async (ctx, { body, identity }) => {
+        const summary = await setSinkCredentials(db, secretKeysOf(config), { ...body, actor: actorOf(identity) });
+        ctx.body = presentSinkCredentials(summary);
       },
     }),
     ...resourceRoutes({

@@ -166,3 +166,30 @@ export const HoldSchema = Type.Object({
 });
 
 export const HoldPageSchema = pageSchema(HoldSchema);
+
+/** The archive store's keys: the secret is written, never read back. */
+export const SinkCredentialsBody = Type.Object(
+  {
+    accessKeyId: Type.String({ minLength: 1, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' }),
+    /** Left out: the stored secret stays (only with the same accessKeyId). */
+    secretAccessKey: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^[\\x21-\\x7e]+$' })),
+  },
+  { additionalProperties: false },
+);
+
+export const SinkCredentialsSchema = Type.Object({
+  accessKeyId: Type.String(),
+  /** Always true: a secret key is stored, and it is never answered. */
+  secretAccessKeySet: Type.Literal(true),
+  updatedBy: Type.String(),
+  updatedByName: Nullable(Type.String()),
+  updatedAt: Instant,
+});
+
+export const ArchiveSinkSchema = Type.Object({
+  /** Where new archive files go (ARCHIVE_SINK). */
+  sink: Type.Union([Type.Literal('file'), Type.Literal('s3')]),
+  /** The S3 store (ARCHIVE_S3_*), when one is configured. */
+  s3: Nullable(Type.Object({ endpoint: Type.String(), bucket: Type.String(), prefix: Type.String(), region: Type.String(), forcePathStyle: Type.Boolean() })),
+  credentials: Nullable(SinkCredentialsSchema),
+});

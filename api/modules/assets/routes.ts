@@ -2,12 +2,11 @@ import { AppDeps } from '../../deps';
 import { requireSiteMember } from '../../http/identity';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { removeUploads, uploadedDigest, uploadedFile } from '../../http/uploads';
-import { badRequest, conflict, forbidden, notFound, PlatformError } from '../../../lib/errors';
+import { badRequest, conflict, forbidden, notFound } from '../../../lib/errors';
 import { archiveWriteRefusal, isArchiveFolder } from '../../../data/assets/archive-folder';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { uniqueOr409 } from '../../../data/db-errors';
 import { AssetRow, deleteAsset, findArchiveFile, findAsset as findAssetRow, listAssets, withinSiteQuota } from '../../../data/assets/assets';
-import { StorageFull } from '../../../data/assets/storage';
 import { componentType } from '../../../data/content/component-types';
 import { ComponentRow, createComponent, presentComponent } from '../../../data/content/components';
 import { rowAtRevision } from '../../../data/content/revisions';
@@ -25,7 +24,7 @@ const MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024;
  * internal archive sink, upload (create), the list (with the pickers' `selectable`), download of the
  * published revision, and delete.
  */
-export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
+export function assetRoutes({ db, storage, archives, config }: AppDeps): AnyRoute[] {
   const ASSET = componentType('ASSET')!;
   const findAsset = async (id: string): Promise<AssetRow> => {
     const row = await findAssetRow(db, id);
@@ -51,7 +50,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
         201: { description: 'stored', schema: ArchiveStoredSchema },
         200: { description: 'the same file (site, name, sha256) was stored before', schema: ArchiveStoredSchema },
       },
-      errors: ['CHECKSUM_MISMATCH', 'ARCHIVE_SINK_FULL'],
+      errors: ['CHECKSUM_MISMATCH', 'ARCHIVE_SINK_FULL', 'ARCHIVE_SINK_UNAVAILABLE', 'ARCHIVE_SINK_UNVERIFIED', 'ASSET_EXISTS'],
       handler: async (ctx, { body }) => {
         try {
           const file = uploadedFile(ctx);
@@ -67,14 +66,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
             ctx.body = presentArchiveStored(earlier);
             return;
           }
-          const stored = await storage.moveFile(file.filepath, hashed).catch((error: unknown) => {
-            if (error instanceof StorageFull)
-              throw new PlatformError(
-                'ARCHIVE_SINK_FULL',
-                `${body.fileName} was not stored: ${error.message}. Free space where the assets are kept; the archive run resumes it.`,
-              );
-            throw error;
-          });
+          const stored = await archives.store(file.filepath, hashed, { siteId: body.siteId, fileName: body.fileName });
           try {
             const created = await createComponent(db, {
               type: ASSET,
@@ -213,7 +205,7 @@ export function assetRoutes({ db, storage, config }: AppDeps): AnyRoute[] {
       access: access.roles('EDITOR'),
       params: AssetIdParams,
       responses: { 204: { description: 'deleted' } },
-      errors: ['NOT_FOUND', 'ARCHIVE_READ_ONLY', 'APPROVAL_PENDING', 'ARCHIVE_HELD'],
+      errors: ['NOT_FOUND', 'ARCHIVE_READ_ONLY', 'APPROVAL_PENDING', 'ARCHIVE_HELD', 'ARCHIVE_SINK_UNAVAILABLE'],
       handler: async (ctx, { params, identity }) => {
         const asset = await findAsset(params.id);
         requireSiteMember(identity, asset.site_id);

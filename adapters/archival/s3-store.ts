@@ -1,0 +1,169 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { PassThrough, Readable } from 'node:stream';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+
+/** Where archive files go in an S3-compatible store (the deployment's ARCHIVE_S3_* settings). */
+export interface S3Location {
+  endpoint: string;
+  bucket: string;
+  prefix: string;
+  region: string;
+  forcePathStyle: boolean;
+}
+
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** The store cannot be reached, or refuses the platform's credentials, or none are set: nothing was kept. */
+export class S3Unavailable extends Error {}
+/** The store gave back other bytes (or another length) than it was sent: the object was removed. */
+export class S3Unverified extends Error {}
+/** Another file is already stored under this key with other bytes: it is never overwritten. */
+export class S3KeyTaken extends Error {}
+
+/** Multipart from 8 MiB (S3's least part is 5 MiB), two parts in flight: a few tens of MiB at most in the API. */
+const PART_BYTES = 8 * 1024 * 1024;
+const PARTS_IN_FLIGHT = 2;
+const STORAGE_KEY = /^s3:\/\/([^/]+)\/(.+)$/;
+
+/** How the platform records an object: `s3://{bucket}/{key}`, readable whatever the prefix is later. */
+export const isS3StorageKey = (storageKey: string) => STORAGE_KEY.test(storageKey);
+
+/**
+ * Archive files in an S3-compatible store. Each file goes up by multipart upload and counts as stored only
+ * once the platform has read it back and its SHA-256 and length are the ones the platform computed before
+ * sending: the store's own checksums are not trusted (a multipart ETag is no digest of the file). The
+ * credentials are asked for at each use, so that new ones set by an ADMIN apply at once; the client is kept
+ * while they are the same.
+ */
+export function createS3Store(location: S3Location, credentials: () => Promise<S3Credentials | null>) {
+  let current: { fingerprint: string; client: S3Client } | null = null;
+
+  const client = async (): Promise<S3Client> => {
+    const keys = await credentials();
+    if (!keys) throw new S3Unavailable('no credentials are set for the archive store (PUT /api/settings/archive-sink/credentials)');
+    const fingerprint = crypto.createHash('sha256').update(`${keys.accessKeyId}\u0000${keys.secretAccessKey}`).digest('hex');
+    if (current?.fingerprint !== fingerprint) {
+      current?.client.destroy();
+      current = {
+        fingerprint,
+        client: new S3Client({
+          endpoint: location.endpoint,
+          region: location.region,
+          forcePathStyle: location.forcePathStyle,
+          credentials: { accessKeyId: keys.accessKeyId, secretAccessKey: keys.secretAccessKey },
+          maxAttempts: 3,
+          // Checksums only where S3 requires them: many S3-compatible stores refuse the SDK's default trailers,
+          // and the platform proves every object by reading it back anyway.
+          requestChecksumCalculation: 'WHEN_REQUIRED',
+          responseChecksumValidation: 'WHEN_REQUIRED',
+        }),
+      };
+    }
+    return current.client;
+  };
+
+  const located = (storageKey: string): { Bucket: string; Key: string } => {
+    const parsed = STORAGE_KEY.exec(storageKey);
+    if (!parsed) throw new Error(`not an S3 storage key: ${storageKey}`);
+    return { Bucket: parsed[1], Key: parsed[2] };
+  };
+
+  /** The SHA-256 and length of the object as the store gives it back; null when there is none. */
+  const readBack = async (object: { Bucket: string; Key: string }): Promise<{ sha256: string; sizeBytes: number } | null> => {
+    const answer = await (await client()).send(new GetObjectCommand(object)).catch((error: unknown) => {
+      if (isMissing(error)) return null;
+      throw error;
+    });
+    if (!answer) return null;
+    const hash = crypto.createHash('sha256');
+    let sizeBytes = 0;
+    for await (const chunk of answer.Body as Readable) {
+      hash.update(chunk as Buffer);
+      sizeBytes += (chunk as Buffer).length;
+    }
+    return { sha256: hash.digest('hex'), sizeBytes };
+  };
+
+  const unavailable = (doing: string) => (error: unknown) => {
+    if (error instanceof S3Unavailable || error instanceof S3Unverified || error instanceof S3KeyTaken) throw error;
+    // The SDK's message names the store's code and the key, never the credentials.
+    const reason = error instanceof S3ServiceException ? `${error.name} (${error.$metadata.httpStatusCode ?? 'no status'})` : (error as Error).message;
+    throw new S3Unavailable(`the archive store at ${location.endpoint} failed to ${doing}: ${reason}`);
+  };
+
+  return {
+    /**
+     * Stores a local file as `{prefix}{siteId}/{fileName}` and answers its storage key. Repeating it is safe:
+     * an object already there with the same bytes is the file, and one with other bytes is never replaced.
+     */
+    async put(filePath: string, known: { sha256: string; sizeBytes: number }, place: { siteId: string; fileName: string }): Promise<string> {
+      const object = { Bucket: location.bucket, Key: `${location.prefix}${place.siteId}/${place.fileName}` };
+      const storageKey = `s3://${object.Bucket}/${object.Key}`;
+      const same = (found: { sha256: string; sizeBytes: number } | null) => found?.sha256 === known.sha256 && found.sizeBytes === known.sizeBytes;
+      try {
+        const earlier = await readBack(object);
+        if (earlier) {
+          if (same(earlier)) return storageKey;
+          throw new S3KeyTaken(`${storageKey} already holds other bytes (sha256 ${earlier.sha256})`);
+        }
+        const upload = new Upload({
+          client: await client(),
+          params: { ...object, Body: fs.createReadStream(filePath), Metadata: { sha256: known.sha256 } },
+          partSize: PART_BYTES,
+          queueSize: PARTS_IN_FLIGHT,
+          leavePartsOnError: false,
+        });
+        await upload.done();
+        const stored = await readBack(object);
+        if (!same(stored)) {
+          await (await client()).send(new DeleteObjectCommand(object)).catch(() => undefined);
+          throw new S3Unverified(
+            `${storageKey} read back as ${stored ? `sha256 ${stored.sha256}, ${stored.sizeBytes} bytes` : 'nothing'}, not the ${known.sha256} (${known.sizeBytes} bytes) sent; it was removed`,
+          );
+        }
+        return storageKey;
+      } catch (error) {
+        return unavailable(`store ${storageKey}`)(error);
+      }
+    },
+
+    /** The object's bytes as a stream; a failure to fetch them ends the stream with the error. */
+    read(storageKey: string): Readable {
+      const out = new PassThrough();
+      void client()
+        .then((s3) => s3.send(new GetObjectCommand(located(storageKey))))
+        .then((answer) => (answer.Body as Readable).on('error', (error) => out.destroy(error)).pipe(out))
+        .catch((error: unknown) => out.destroy(error as Error));
+      return out;
+    },
+
+    async exists(storageKey: string): Promise<boolean> {
+      try {
+        await (await client()).send(new HeadObjectCommand(located(storageKey)));
+        return true;
+      } catch (error) {
+        if (isMissing(error)) return false;
+        return unavailable(`look up ${storageKey}`)(error);
+      }
+    },
+
+    async remove(storageKey: string): Promise<void> {
+      await (await client()).send(new DeleteObjectCommand(located(storageKey))).catch(unavailable(`delete ${storageKey}`));
+    },
+
+    close(): void {
+      current?.client.destroy();
+      current = null;
+    },
+  };
+}
+
+export type S3Store = ReturnType<typeof createS3Store>;
+
+const isMissing = (error: unknown) =>
+  error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404);
