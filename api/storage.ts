@@ -1,39 +1,101 @@
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { Config } from '../lib/config';
 import { PlatformError } from '../lib/errors';
 import { secretKeysOf } from '../lib/secrets';
+import { LogType } from '../domain/archival';
 import { Db } from '../data/db';
 import { AssetStorage, createFileStorage, StorageFull, StoredObject } from '../data/assets/storage';
-import { openSinkCredentials } from '../data/archival/sink-credentials';
-import { createS3Store, isS3StorageKey, S3KeyTaken, S3Store, S3Unavailable, S3Unverified } from '../adapters/archival/s3-store';
+import { ArchiveStoreRow, ensureArchiveStore, findArchiveStore, openStoreKeys, resolveArchiveSink } from '../data/archival/archive-stores';
+import { createS3Store, S3KeyTaken, S3Store, S3Unavailable, S3Unverified } from '../adapters/archival/s3-store';
+import { assertOutboundAllowed, OutboundRefused, outboundPolicyOf } from '../adapters/messaging/outbound';
 
-/** Where the archive sink puts a file the worker uploaded (ARCHIVE_SINK): the asset folder, or the S3 store. */
+/** Where the archive sink puts a file a worker uploaded: the asset folder, or an S3 store, as the site's policy says. */
 export interface ArchiveSink {
   /** Takes over the uploaded file and answers where its bytes now are; a refusal is a PlatformError saying why. */
-  store(filePath: string, known: { sha256: string; sizeBytes: number }, place: { siteId: string; fileName: string }): Promise<StoredObject>;
+  store(filePath: string, known: { sha256: string; sizeBytes: number }, place: { logType: LogType; siteId: string; fileName: string }): Promise<StoredObject>;
 }
 
+/** An archive file in a store: `s3://{store id}/{key}`, read with that store's endpoint and keys whatever the policy says later. */
+const S3_KEY = /^s3:\/\/([0-9a-f-]{36})\/(.+)$/;
+
 /**
- * The API's storage: asset bytes in the data folder, archive files where ARCHIVE_SINK says. Reading and
- * removing follow each asset's own storage key, so files stored before a change of sink stay readable.
+ * The API's storage: asset bytes in the data folder, archive files where the site's policy (else
+ * ARCHIVE_SINK) says. Reading and removing follow each asset's own storage key, so files stored before a
+ * change of sink stay readable. Each store's endpoint passes the outbound guard at every use, as at save.
  */
 export function platformStorage({ config, db }: { config: Config; db: Db }): { storage: AssetStorage; archives: ArchiveSink; close(): void } {
   const files = createFileStorage(path.join(config.dataDir, 'assets'));
-  const s3: S3Store | null = config.archiveS3 ? createS3Store(config.archiveS3, () => openSinkCredentials(db, secretKeysOf(config))) : null;
-  const s3For = (storageKey: string): S3Store => {
-    if (!s3) throw new PlatformError('ARCHIVE_SINK_UNAVAILABLE', `${storageKey} is in an S3 store, and no ARCHIVE_S3_ENDPOINT is set.`);
-    return s3;
+  const secrets = secretKeysOf(config);
+  const guard = outboundPolicyOf(config, 's3');
+  const clients = new Map<string, S3Store>();
+
+  const objectsOf = async (storeId: string): Promise<S3Store> => {
+    const store = await findArchiveStore(db, storeId);
+    if (!store) throw new PlatformError('ARCHIVE_SINK_UNAVAILABLE', `No archive store ${storeId}.`);
+    await assertOutboundAllowed(store.endpoint, guard).catch((error: unknown) => {
+      throw new PlatformError('ARCHIVE_SINK_UNAVAILABLE', error instanceof OutboundRefused ? error.message : `${store.endpoint}: ${(error as Error).message}`);
+    });
+    // One client per store and way of reaching it; the keys are read at each use, so new ones apply at once.
+    const reach = `${store.id}|${store.endpoint}|${store.region}|${store.path_style}`;
+    let objects = clients.get(reach);
+    if (!objects) {
+      objects = createS3Store({ endpoint: store.endpoint, bucket: store.bucket, region: store.region, forcePathStyle: store.path_style }, async () => {
+        const current = await findArchiveStore(db, store.id);
+        return current ? openStoreKeys(current, secrets) : null;
+      });
+      clients.set(reach, objects);
+    }
+    return objects;
   };
+
+  /** The platform's own store (ARCHIVE_S3_*), recorded on first use so that its files can name it. */
+  const platformStore = async (): Promise<ArchiveStoreRow> => {
+    if (!config.archiveS3) throw new PlatformError('ARCHIVE_SINK_UNAVAILABLE', "The sink is s3 with the platform's store, and no ARCHIVE_S3_ENDPOINT is set.");
+    const { endpoint, bucket, region, forcePathStyle } = config.archiveS3;
+    return ensureArchiveStore(db, secrets, {
+      location: { endpoint, bucket, region, pathStyle: forcePathStyle },
+      actor: { id: 'platform', name: null },
+      keysRequired: false,
+    });
+  };
+
+  const inStore = <T>(key: string, use: (objects: S3Store, objectKey: string) => Promise<T>): Promise<T> => {
+    const [, storeId, objectKey] = S3_KEY.exec(key)!;
+    return objectsOf(storeId)
+      .then((objects) => use(objects, objectKey))
+      .catch(refusal);
+  };
+
   const storage: AssetStorage = {
     moveFile: (filePath, known) => files.moveFile(filePath, known),
-    read: (key) => (isS3StorageKey(key) ? s3For(key).read(key) : files.read(key)),
-    exists: (key) => (isS3StorageKey(key) ? s3For(key).exists(key).catch(refusal) : files.exists(key)),
-    remove: (key) => (isS3StorageKey(key) ? s3For(key).remove(key).catch(refusal) : files.remove(key)),
+    read: (key) => {
+      if (!S3_KEY.test(key)) return files.read(key);
+      const [, storeId, objectKey] = S3_KEY.exec(key)!;
+      // The stream is answered at once; a store that cannot be reached ends it with the reason.
+      const out = new PassThrough();
+      void objectsOf(storeId).then(
+        (objects) =>
+          objects
+            .read(objectKey)
+            .on('error', (error) => out.destroy(error))
+            .pipe(out),
+        (error: Error) => out.destroy(error),
+      );
+      return out;
+    },
+    exists: (key) => (S3_KEY.test(key) ? inStore(key, (objects, objectKey) => objects.exists(objectKey)) : files.exists(key)),
+    remove: (key) => (S3_KEY.test(key) ? inStore(key, (objects, objectKey) => objects.remove(objectKey)) : files.remove(key)),
   };
+
   const archives: ArchiveSink = {
     async store(filePath, known, place) {
-      if (config.archiveSink === 's3') {
-        const key = await s3For('the archive sink').put(filePath, known, place).catch(refusal);
+      const sink = await resolveArchiveSink(db, { logType: place.logType, siteId: place.siteId, fallback: config.archiveSink });
+      if (sink.sink === 's3') {
+        const storeId = sink.storeId ?? (await platformStore()).id;
+        const objectKey = `${sink.prefix ?? config.archiveS3?.prefix ?? ''}${place.siteId}/${place.fileName}`;
+        const key = `s3://${storeId}/${objectKey}`;
+        await inStore(key, (objects) => objects.put(filePath, known, objectKey));
         return { key, ...known };
       }
       return files.moveFile(filePath, known).catch((error: unknown) => {
@@ -46,10 +108,18 @@ export function platformStorage({ config, db }: { config: Config; db: Db }): { s
       });
     },
   };
-  return { storage, archives, close: () => s3?.close() };
+
+  return {
+    storage,
+    archives,
+    close: () => {
+      for (const objects of clients.values()) objects.close();
+      clients.clear();
+    },
+  };
 }
 
-/** The S3 store's failures in the platform's vocabulary; the worker retries a 5xx, and a site's rows stay until a file is confirmed. */
+/** A store's failures in the platform's vocabulary; the worker retries a 5xx, and a site's rows stay until a file is confirmed. */
 function refusal(error: unknown): never {
   if (error instanceof S3Unavailable) throw new PlatformError('ARCHIVE_SINK_UNAVAILABLE', error.message);
   if (error instanceof S3Unverified) throw new PlatformError('ARCHIVE_SINK_UNVERIFIED', error.message);

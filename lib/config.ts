@@ -160,9 +160,10 @@ export class ConfigError extends Error {
 
 /**
  * What an outbound call is for: an SMTP relay, a REST or SOAP peer (a channel's or a SOAP component's), the
- * identity provider (its JWKS, and for OIDC sign-in its discovery and token endpoints), a site's status callback.
+ * identity provider (its JWKS, and for OIDC sign-in its discovery and token endpoints), a site's status callback,
+ * an S3-compatible archive store.
  */
-export const OUTBOUND_PURPOSES = ['smtp', 'rest', 'soap', 'jwks', 'callback'] as const;
+export const OUTBOUND_PURPOSES = ['smtp', 'rest', 'soap', 'jwks', 'callback', 's3'] as const;
 export type OutboundPurpose = (typeof OUTBOUND_PURPOSES)[number];
 
 /** One OUTBOUND_ALLOW entry: `purpose:host:port`, an IPv6 host in brackets. */

@@ -29,7 +29,7 @@ import * as archiveHolds from './028-archive-holds';
 import * as partitionedLogTables from './029-partitioned-log-tables';
 import * as archivePartitions from './030-archive-partitions';
 import * as archiveFormats from './031-archive-formats';
-import * as archiveSinkCredentials from './032-archive-sink-credentials';
+import * as archiveStores from './032-archive-stores';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -64,5 +64,5 @@ export const migrations = [
   { name: '029-partitioned-log-tables', ...partitionedLogTables },
   { name: '030-archive-partitions', ...archivePartitions },
   { name: '031-archive-formats', ...archiveFormats },
-  { name: '032-archive-sink-credentials', ...archiveSinkCredentials },
+  { name: '032-archive-stores', ...archiveStores },
 ];

@@ -8,7 +8,7 @@ import { secretKeysOf } from '../lib/secrets';
 import { createDb } from '../data/db';
 import { reencryptPasswords } from '../data/messaging/channel-configs';
 import { reencryptCallbackSecrets } from '../data/messaging/status-callbacks';
-import { reencryptSinkCredentials } from '../data/archival/sink-credentials';
+import { reencryptStoreSecrets } from '../data/archival/archive-stores';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   try {
     const passwords = await reencryptPasswords(db, secretKeysOf(config));
     const callbacks = await reencryptCallbackSecrets(db, secretKeysOf(config));
-    const sinkKeys = await reencryptSinkCredentials(db, secretKeysOf(config));
+    const sinkKeys = await reencryptStoreSecrets(db, secretKeysOf(config));
     const rewritten = passwords.rewritten + callbacks.rewritten + sinkKeys.rewritten;
     const unreadable = [...passwords.unreadable, ...callbacks.unreadable, ...sinkKeys.unreadable];
     console.log(`Re-encrypted ${rewritten} stored secret(s) under SECRETS_KEY.`);

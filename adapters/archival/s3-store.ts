@@ -4,11 +4,10 @@ import { PassThrough, Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 
-/** Where archive files go in an S3-compatible store (the deployment's ARCHIVE_S3_* settings). */
+/** An S3-compatible store's bucket and how to reach it. */
 export interface S3Location {
   endpoint: string;
   bucket: string;
-  prefix: string;
   region: string;
   forcePathStyle: boolean;
 }
@@ -28,13 +27,9 @@ export class S3KeyTaken extends Error {}
 /** Multipart from 8 MiB (S3's least part is 5 MiB), two parts in flight: a few tens of MiB at most in the API. */
 const PART_BYTES = 8 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
-const STORAGE_KEY = /^s3:\/\/([^/]+)\/(.+)$/;
-
-/** How the platform records an object: `s3://{bucket}/{key}`, readable whatever the prefix is later. */
-export const isS3StorageKey = (storageKey: string) => STORAGE_KEY.test(storageKey);
 
 /**
- * Archive files in an S3-compatible store. Each file goes up by multipart upload and counts as stored only
+ * Archive files in one bucket of an S3-compatible store. Each file goes up by multipart upload and counts as stored only
  * once the platform has read it back and its SHA-256 and length are the ones the platform computed before
  * sending: the store's own checksums are not trusted (a multipart ETag is no digest of the file). The
  * credentials are asked for at each use, so that new ones set by an ADMIN apply at once; the client is kept
@@ -45,7 +40,7 @@ export function createS3Store(location: S3Location, credentials: () => Promise<S
 
   const client = async (): Promise<S3Client> => {
     const keys = await credentials();
-    if (!keys) throw new S3Unavailable('no credentials are set for the archive store (PUT /api/settings/archive-sink/credentials)');
+    if (!keys) throw new S3Unavailable(`no keys are set for the archive store ${location.bucket} at ${location.endpoint}`);
     const fingerprint = crypto.createHash('sha256').update(`${keys.accessKeyId}\u0000${keys.secretAccessKey}`).digest('hex');
     if (current?.fingerprint !== fingerprint) {
       current?.client.destroy();
@@ -67,11 +62,7 @@ export function createS3Store(location: S3Location, credentials: () => Promise<S
     return current.client;
   };
 
-  const located = (storageKey: string): { Bucket: string; Key: string } => {
-    const parsed = STORAGE_KEY.exec(storageKey);
-    if (!parsed) throw new Error(`not an S3 storage key: ${storageKey}`);
-    return { Bucket: parsed[1], Key: parsed[2] };
-  };
+  const located = (key: string): { Bucket: string; Key: string } => ({ Bucket: location.bucket, Key: key });
 
   /** The SHA-256 and length of the object as the store gives it back; null when there is none. */
   const readBack = async (object: { Bucket: string; Key: string }): Promise<{ sha256: string; sizeBytes: number } | null> => {
@@ -98,17 +89,17 @@ export function createS3Store(location: S3Location, credentials: () => Promise<S
 
   return {
     /**
-     * Stores a local file as `{prefix}{siteId}/{fileName}` and answers its storage key. Repeating it is safe:
-     * an object already there with the same bytes is the file, and one with other bytes is never replaced.
+     * Stores a local file under `key` in the bucket. Repeating it is safe: an object already there with the
+     * same bytes is the file, and one with other bytes is never replaced.
      */
-    async put(filePath: string, known: { sha256: string; sizeBytes: number }, place: { siteId: string; fileName: string }): Promise<string> {
-      const object = { Bucket: location.bucket, Key: `${location.prefix}${place.siteId}/${place.fileName}` };
-      const storageKey = `s3://${object.Bucket}/${object.Key}`;
+    async put(filePath: string, known: { sha256: string; sizeBytes: number }, key: string): Promise<void> {
+      const object = located(key);
+      const storageKey = `${object.Bucket}/${object.Key}`;
       const same = (found: { sha256: string; sizeBytes: number } | null) => found?.sha256 === known.sha256 && found.sizeBytes === known.sizeBytes;
       try {
         const earlier = await readBack(object);
         if (earlier) {
-          if (same(earlier)) return storageKey;
+          if (same(earlier)) return;
           throw new S3KeyTaken(`${storageKey} already holds other bytes (sha256 ${earlier.sha256})`);
         }
         const upload = new Upload({
@@ -126,34 +117,33 @@ export function createS3Store(location: S3Location, credentials: () => Promise<S
             `${storageKey} read back as ${stored ? `sha256 ${stored.sha256}, ${stored.sizeBytes} bytes` : 'nothing'}, not the ${known.sha256} (${known.sizeBytes} bytes) sent; it was removed`,
           );
         }
-        return storageKey;
       } catch (error) {
-        return unavailable(`store ${storageKey}`)(error);
+        unavailable(`store ${storageKey}`)(error);
       }
     },
 
     /** The object's bytes as a stream; a failure to fetch them ends the stream with the error. */
-    read(storageKey: string): Readable {
+    read(key: string): Readable {
       const out = new PassThrough();
       void client()
-        .then((s3) => s3.send(new GetObjectCommand(located(storageKey))))
+        .then((s3) => s3.send(new GetObjectCommand(located(key))))
         .then((answer) => (answer.Body as Readable).on('error', (error) => out.destroy(error)).pipe(out))
         .catch((error: unknown) => out.destroy(error as Error));
       return out;
     },
 
-    async exists(storageKey: string): Promise<boolean> {
+    async exists(key: string): Promise<boolean> {
       try {
-        await (await client()).send(new HeadObjectCommand(located(storageKey)));
+        await (await client()).send(new HeadObjectCommand(located(key)));
         return true;
       } catch (error) {
         if (isMissing(error)) return false;
-        return unavailable(`look up ${storageKey}`)(error);
+        return unavailable(`look up ${location.bucket}/${key}`)(error);
       }
     },
 
-    async remove(storageKey: string): Promise<void> {
-      await (await client()).send(new DeleteObjectCommand(located(storageKey))).catch(unavailable(`delete ${storageKey}`));
+    async remove(key: string): Promise<void> {
+      await (await client()).send(new DeleteObjectCommand(located(key))).catch(unavailable(`delete ${location.bucket}/${key}`));
     },
 
     close(): void {

@@ -26,9 +26,10 @@ export interface ResourceRoutes<Row, ListQuery extends TObject, CreateBody exten
   /** The table's repository (in data/): each function takes the database first. */
   data: {
     list(db: Db, query: Static<ListQuery>): Promise<Page<Row>>;
-    create(db: Db, body: Static<CreateBody>): Promise<Row>;
+    /** `identity`: who asks, for a repository that records it. */
+    create(db: Db, body: Static<CreateBody>, identity: Identity): Promise<Row>;
     read(db: Db, id: string): Promise<Row>;
-    update(db: Db, id: string, body: Static<UpdateBody>): Promise<Row>;
+    update(db: Db, id: string, body: Static<UpdateBody>, identity: Identity): Promise<Row>;
     remove(db: Db, id: string): Promise<void>;
   };
   present(row: Row): unknown;
@@ -62,8 +63,8 @@ export function resourceRoutes<Row, ListQuery extends TObject, CreateBody extend
       body: schemas.create,
       responses: { 201: { description: 'created', schema: schemas.item } },
       errors: resource.errors.create,
-      handler: async (ctx, { body }) => {
-        const row = await data.create(db, body);
+      handler: async (ctx, { body, identity }) => {
+        const row = await data.create(db, body, identity);
         ctx.status = 201;
         ctx.body = present(row);
       },
@@ -91,8 +92,8 @@ export function resourceRoutes<Row, ListQuery extends TObject, CreateBody extend
       body: schemas.update,
       responses: { 200: { description: `the changed ${noun.one}`, schema: schemas.item } },
       errors: ['NOT_FOUND', ...resource.errors.update],
-      handler: async (ctx, { params, body }) => {
-        ctx.body = present(await data.update(db, params.id, body));
+      handler: async (ctx, { params, body, identity }) => {
+        ctx.body = present(await data.update(db, params.id, body, identity));
       },
     }),
     defineRoute({

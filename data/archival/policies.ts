@@ -14,8 +14,41 @@ export interface ArchivePolicyRow {
   enabled: boolean;
   /** Null: the platform's format (ARCHIVE_FORMAT). */
   format: ArchiveFormat | null;
+  /** Null: the platform's sink (ARCHIVE_SINK). */
+  sink: 'file' | 's3' | null;
+  /** With `s3`: the store (null: the platform's, ARCHIVE_S3_*) and the key prefix (null: the platform's). */
+  s3_store_id: string | null;
+  s3_prefix: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A policy with what may be shown of its store (never the secret key). */
+export interface ArchivePolicyView extends ArchivePolicyRow {
+  store: { endpoint: string; bucket: string; region: string; path_style: boolean; access_key_id: string | null } | null;
+}
+
+/** What a policy's sink columns are set to: a sink left undefined stays as it is. */
+export interface PolicySinkValues {
+  sink?: 'file' | 's3' | null;
+  s3StoreId?: string | null;
+  s3Prefix?: string | null;
+}
+
+const sinkColumns = (values: PolicySinkValues) =>
+  values.sink === undefined ? {} : { sink: values.sink, s3_store_id: values.s3StoreId ?? null, s3_prefix: values.s3Prefix ?? null };
+
+/** Policies with their store's shown columns, as one relation (a page or a row of it). */
+function policyViews(db: Knex): Knex.QueryBuilder {
+  const joined = db(`${POLICY_TABLE} as p`)
+    .leftJoin('settings.archive_store as s', 's.id', 'p.s3_store_id')
+    .select(
+      'p.*',
+      db.raw(
+        "case when s.id is null then null else json_build_object('endpoint', s.endpoint, 'bucket', s.bucket, 'region', s.region, 'path_style', s.path_style, 'access_key_id', s.access_key_id) end as store",
+      ),
+    );
+  return db.select('*').from(joined.as('policy'));
 }
 
 export interface ResolvedRetention {
@@ -48,16 +81,16 @@ export async function resolveArchiveFormat(db: Knex, args: { logType: LogType; s
 }
 
 /** Retention policies, newest first: of one log type, and global (`siteId` 'global') or of one site, when asked. */
-export async function listArchivePolicies(db: Knex, args: { logType?: LogType; siteId?: string; page: PageRequest }): Promise<Page<ArchivePolicyRow>> {
-  const rows = db(POLICY_TABLE).select('*');
+export async function listArchivePolicies(db: Knex, args: { logType?: LogType; siteId?: string; page: PageRequest }): Promise<Page<ArchivePolicyView>> {
+  const rows = policyViews(db);
   if (args.logType) rows.where({ log_type: args.logType });
   if (args.siteId === 'global') rows.whereNull('site_id');
   else if (args.siteId) rows.where({ site_id: args.siteId });
-  return paginate<ArchivePolicyRow>({ query: rows, ...args.page, timeColumn: 'created_at', idColumn: 'id' });
+  return paginate<ArchivePolicyView>({ query: rows, ...args.page, timeColumn: 'created_at', idColumn: 'id' });
 }
 
-export async function findArchivePolicy(db: Knex, id: string): Promise<ArchivePolicyRow> {
-  const row = (await db(POLICY_TABLE).where({ id }).first()) as ArchivePolicyRow | undefined;
+export async function findArchivePolicy(db: Knex, id: string): Promise<ArchivePolicyView> {
+  const row = (await policyViews(db).where({ id }).first()) as ArchivePolicyView | undefined;
   if (!row) throw notFound(`No archive policy ${id}.`);
   return row;
 }
@@ -65,8 +98,8 @@ export async function findArchivePolicy(db: Knex, id: string): Promise<ArchivePo
 /** 409 ARCHIVE_POLICY_EXISTS for a second policy of a log type and site (or a second global one). */
 export async function createArchivePolicy(
   db: Knex,
-  values: { logType: LogType; siteId: string | null; retentionDays: number; enabled: boolean; format?: ArchiveFormat | null },
-): Promise<ArchivePolicyRow> {
+  values: { logType: LogType; siteId: string | null; retentionDays: number; enabled: boolean; format?: ArchiveFormat | null } & PolicySinkValues,
+): Promise<ArchivePolicyView> {
   const [row] = (await uniqueOr409(
     () =>
       db(POLICY_TABLE)
@@ -76,30 +109,31 @@ export async function createArchivePolicy(
           retention_days: values.retentionDays,
           enabled: values.enabled,
           format: values.format ?? null,
+          ...sinkColumns(values),
         })
         .returning('*'),
     'ARCHIVE_POLICY_EXISTS',
     `A ${values.siteId === null ? 'global' : `site ${values.siteId}`} policy for ${values.logType} exists.`,
   )) as ArchivePolicyRow[];
-  return row;
+  return findArchivePolicy(db, row.id);
 }
 
 export async function updateArchivePolicy(
   db: Knex,
   id: string,
-  values: { retentionDays: number; enabled: boolean; format?: ArchiveFormat | null },
-): Promise<ArchivePolicyRow> {
+  values: { retentionDays: number; enabled: boolean; format?: ArchiveFormat | null } & PolicySinkValues,
+): Promise<ArchivePolicyView> {
   await findArchivePolicy(db, id);
-  const [row] = (await db(POLICY_TABLE)
+  await db(POLICY_TABLE)
     .where({ id })
     .update({
       retention_days: values.retentionDays,
       enabled: values.enabled,
       ...(values.format !== undefined ? { format: values.format } : {}),
+      ...sinkColumns(values),
       updated_at: db.fn.now(),
-    })
-    .returning('*')) as ArchivePolicyRow[];
-  return row;
+    });
+  return findArchivePolicy(db, id);
 }
 
 export async function deleteArchivePolicy(db: Knex, id: string): Promise<void> {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { startSeaweedfs, RunningSeaweedfs } from '../support/seaweedfs';
 import { call, expectProblem } from '../support/http';
@@ -11,10 +11,10 @@ import { seedEmailLogs } from './seed';
 import { createS3Store, S3KeyTaken, S3Unverified } from '../../adapters/archival/s3-store';
 
 /**
- * The S3-compatible archive sink (ARCHIVE_SINK=s3), against a real SeaweedFS started for this file: the
- * store's credentials are set by an ADMIN and kept encrypted, a file is stored by multipart upload and
- * counts only once read back to the SHA-256 the platform computed, restore and download read it from the
- * store, and a legal hold is kept by the platform, not by the store.
+ * The S3-compatible archive sink, against a real SeaweedFS started for this file: the platform's store
+ * (ARCHIVE_SINK=s3, ARCHIVE_S3_*) and a policy's own; the keys set by an ADMIN and kept encrypted; a file
+ * stored by multipart upload and counted only once read back to the SHA-256 the platform computed; restore
+ * and download reading it from the store; and a legal hold kept by the platform, not by the store.
  */
 
 const PREFIX = 'opsflow/archive/';
@@ -76,7 +76,7 @@ test('the store refuses wrong credentials: the site fails saying ARCHIVE_SINK_UN
   const editor = await platform.token({ sub: 'ed', roles: ['EDITOR'], sites: ['site-s3-a'] });
   expectProblem(await setCredentials({ accessKeyId: store.accessKeyId, secretAccessKey: SECRET }, editor), 403, 'FORBIDDEN');
   expectProblem(await setCredentials({ accessKeyId: store.accessKeyId }), 400, 'VALIDATION_FAILED');
-  expect(await platform.db('settings.archive_sink_credentials').select('id')).toEqual([]);
+  expect(await platform.db('settings.archive_store').select('id')).toEqual([]);
 
   const wrong = await setCredentials({ accessKeyId: store.accessKeyId, secretAccessKey: 'not-the-secret-of-this-store' });
   expect(wrong.status).toBe(200);
@@ -99,7 +99,7 @@ test('the store refuses wrong credentials: the site fails saying ARCHIVE_SINK_UN
   });
   const shown = await call(api.url, 'GET', '/api/settings/archive-sink', { token: admin });
   expect(JSON.stringify(shown.body)).not.toContain(SECRET);
-  const stored = await platform.db('settings.archive_sink_credentials').first();
+  const stored = await platform.db('settings.archive_store').where({ bucket: store.bucket }).first();
   expect(stored.secret_access_key).toMatch(/^v2\./);
   expect(stored.secret_access_key).not.toContain(SECRET);
   // The same key id again without a secret keeps the stored secret.
@@ -122,7 +122,8 @@ test('a file larger than a part goes up in several parts, and the manifest, the 
   expect(site).toEqual(expect.objectContaining({ state: 'DONE', rowsDeleted: 40 }));
   const asset = await platform.db('assets.asset').where({ id: site.assetId }).first();
   const key = `${PREFIX}site-s3-b/${asset.name}`;
-  expect(asset.storage_key).toBe(`s3://${store.bucket}/${key}`);
+  const platformStore = await platform.db('settings.archive_store').where({ endpoint: store.endpoint, bucket: store.bucket }).first();
+  expect(asset.storage_key).toBe(`s3://${platformStore.id}/${key}`);
   expect(await objectsUnder(`${PREFIX}site-s3-b/`)).toEqual([key]);
   // Nothing of it in the API's own asset folder.
   expect(fs.existsSync(path.join(platform.config.dataDir, 'assets', asset.sha256.slice(0, 2), asset.sha256.slice(2, 4), asset.sha256))).toBe(false);
@@ -169,6 +170,75 @@ test('a Parquet policy on the S3 sink: the object is the Parquet file, gated by 
   expect(crypto.createHash('sha256').update(bytes).digest('hex')).toBe(asset.sha256);
 });
 
+test("a policy names its own store and prefix, or the file sink: each site's files go where its policy says, the store's secret sealed and never answered", async () => {
+  await store.client.send(new CreateBucketCommand({ Bucket: 'opsflow-site-own' }));
+  const policy = (siteId: string, extra: Record<string, unknown>) =>
+    call(api.url, 'POST', '/api/settings/archive-policies', {
+      token: admin,
+      body: { logType: 'EMAIL_LOG', siteId, retentionDays: 30, enabled: true, ...extra },
+    });
+  const own = { endpoint: `${store.endpoint}/`, bucket: 'opsflow-site-own', prefix: 'own/', accessKeyId: store.accessKeyId };
+
+  // Refused, changing nothing: a store beside another sink, a new store without its keys, a secret without its key id.
+  expectProblem(await policy('site-s3-own', { sink: 'file', s3: own }), 400, 'VALIDATION_FAILED');
+  expectProblem(await policy('site-s3-own', { sink: 's3', s3: own }), 400, 'VALIDATION_FAILED');
+  const { accessKeyId: _keyId, ...withoutKeyId } = own;
+  expectProblem(await policy('site-s3-own', { sink: 's3', s3: { ...withoutKeyId, secretAccessKey: SECRET } }), 400, 'VALIDATION_FAILED');
+  expect(await platform.db('settings.archive_store').where({ bucket: 'opsflow-site-own' }).select('id')).toEqual([]);
+  expect(await platform.db('settings.archive_policy').where({ site_id: 'site-s3-own' }).select('id')).toEqual([]);
+
+  const created = await policy('site-s3-own', { sink: 's3', s3: { ...own, secretAccessKey: SECRET } });
+  expect(created.status).toBe(201);
+  expect(created.body).toEqual(
+    expect.objectContaining({
+      sink: 's3',
+      s3: {
+        endpoint: store.endpoint,
+        bucket: 'opsflow-site-own',
+        prefix: 'own/',
+        region: 'us-east-1',
+        forcePathStyle: true,
+        accessKeyId: store.accessKeyId,
+        secretAccessKeySet: true,
+      },
+    }),
+  );
+  expect(JSON.stringify((await call(api.url, 'GET', `/api/settings/archive-policies/${created.body.id}`, { token: admin })).body)).not.toContain(SECRET);
+  const sealed = await platform.db('settings.archive_store').where({ bucket: 'opsflow-site-own' }).first();
+  expect(sealed.secret_access_key).toMatch(/^v2\./);
+  expect(sealed.secret_access_key).not.toContain(SECRET);
+  expect((await policy('site-s3-file', { sink: 'file' })).status).toBe(201);
+
+  await seedEmailLogs(platform.db, { siteId: 'site-s3-own', count: 3, ageDays: 60 });
+  await seedEmailLogs(platform.db, { siteId: 'site-s3-file', count: 2, ageDays: 60 });
+  const ownSite = await archive('site-s3-own');
+  const fileSite = await archive('site-s3-file');
+  expect([ownSite.state, fileSite.state]).toEqual(['DONE', 'DONE']);
+
+  const ownAsset = await platform.db('assets.asset').where({ id: ownSite.assetId }).first();
+  const ownKey = `own/site-s3-own/${ownAsset.name}`;
+  expect(ownAsset.storage_key).toBe(`s3://${sealed.id}/${ownKey}`);
+  const inOwnBucket = (await store.client.send(new ListObjectsV2Command({ Bucket: 'opsflow-site-own' }))).Contents?.map((object) => object.Key);
+  expect(inOwnBucket).toEqual([ownKey]);
+  expect(await objectsUnder(`${PREFIX}site-s3-own/`)).toEqual([]);
+  // The file sink: the bytes in the API's asset folder, under their sha256, and nothing in the platform's bucket.
+  const fileAsset = await platform.db('assets.asset').where({ id: fileSite.assetId }).first();
+  expect(fileAsset.storage_key).toBe(fileAsset.sha256);
+  expect(fs.existsSync(path.join(platform.config.dataDir, 'assets', fileAsset.sha256.slice(0, 2), fileAsset.sha256.slice(2, 4), fileAsset.sha256))).toBe(true);
+  expect(await objectsUnder(`${PREFIX}site-s3-file/`)).toEqual([]);
+
+  // A file stays where it was written when its policy changes: the restore reads it from its own store.
+  const changed = await call(api.url, 'PUT', `/api/settings/archive-policies/${created.body.id}`, {
+    token: admin,
+    body: { retentionDays: 30, enabled: true, sink: 'file' },
+  });
+  expect(changed.body).toEqual(expect.objectContaining({ sink: 'file', s3: null }));
+  const restore = await call(api.url, 'POST', '/api/settings/archive-restores', { token: admin, body: { assetId: ownAsset.id } });
+  expect(restore.status).toBe(202);
+  await platform.temporal.client.workflow.getHandle(restore.body.workflowId, restore.body.runId).result();
+  expect(await rowsOf('site-s3-own')).toHaveLength(3);
+});
+
 test('a held archive file stays in the store: the platform refuses its deletion to an ADMIN, whatever the store would allow; released, it is deleted from the store', async () => {
   await seedEmailLogs(platform.db, { siteId: 'site-s3-h', count: 3, ageDays: 60 });
   const site = await archive('site-s3-h');
@@ -186,7 +256,10 @@ test('a held archive file stays in the store: the platform refuses its deletion 
 });
 
 test('the checksum gate: bytes that do not read back to the SHA-256 the platform computed are not counted and not left in the store; an object of other bytes under the same key is never overwritten', async () => {
-  const s3 = createS3Store(platform.config.archiveS3!, async () => ({ accessKeyId: store.accessKeyId, secretAccessKey: SECRET }));
+  const s3 = createS3Store({ endpoint: store.endpoint, bucket: store.bucket, region: 'us-east-1', forcePathStyle: true }, async () => ({
+    accessKeyId: store.accessKeyId,
+    secretAccessKey: SECRET,
+  }));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-s3-gate-'));
   try {
     const file = path.join(dir, 'part.csv');
@@ -194,19 +267,19 @@ test('the checksum gate: bytes that do not read back to the SHA-256 the platform
     const bytes = fs.readFileSync(file);
     // What the platform computed was for other bytes (one changed between hashing and sending).
     const claimed = { sha256: crypto.createHash('sha256').update('id,site_id\n1,site-s3-X\n').digest('hex'), sizeBytes: bytes.length };
-    await expect(s3.put(file, claimed, { siteId: 'site-s3-g', fileName: 'gate_001.csv' })).rejects.toBeInstanceOf(S3Unverified);
+    await expect(s3.put(file, claimed, `${PREFIX}site-s3-g/gate_001.csv`)).rejects.toBeInstanceOf(S3Unverified);
     expect(await objectsUnder(`${PREFIX}site-s3-g/`)).toEqual([]);
 
     // Another file already under the name: kept as it was, the put refused.
     const key = `${PREFIX}site-s3-g/taken_001.csv`;
     await store.client.send(new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: 'someone else' }));
     const known = { sha256: crypto.createHash('sha256').update(bytes).digest('hex'), sizeBytes: bytes.length };
-    await expect(s3.put(file, known, { siteId: 'site-s3-g', fileName: 'taken_001.csv' })).rejects.toBeInstanceOf(S3KeyTaken);
+    await expect(s3.put(file, known, key)).rejects.toBeInstanceOf(S3KeyTaken);
     expect(await objectSha256(key)).toBe(crypto.createHash('sha256').update('someone else').digest('hex'));
 
     // The right bytes: stored, and a repeat answers the same object.
-    expect(await s3.put(file, known, { siteId: 'site-s3-g', fileName: 'gate_001.csv' })).toBe(`s3://${store.bucket}/${PREFIX}site-s3-g/gate_001.csv`);
-    expect(await s3.put(file, known, { siteId: 'site-s3-g', fileName: 'gate_001.csv' })).toBe(`s3://${store.bucket}/${PREFIX}site-s3-g/gate_001.csv`);
+    await s3.put(file, known, `${PREFIX}site-s3-g/gate_001.csv`);
+    await s3.put(file, known, `${PREFIX}site-s3-g/gate_001.csv`);
     expect(await objectSha256(`${PREFIX}site-s3-g/gate_001.csv`)).toBe(known.sha256);
   } finally {
     s3.close();

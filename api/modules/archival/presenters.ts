@@ -1,11 +1,11 @@
 import { Static } from '@sinclair/typebox';
 import { timestampsOf } from '../../http/common-schemas';
-import { ArchivePolicyRow } from '../../../data/archival/policies';
+import { ArchivePolicyView } from '../../../data/archival/policies';
 import { ArchiveHold } from '../../../data/archival/holds';
-import { SinkCredentialsSummary } from '../../../data/archival/sink-credentials';
+import { ArchiveStoreRow } from '../../../data/archival/archive-stores';
 import { HoldSchema, PolicySchema, SinkCredentialsSchema } from './schemas';
 
-export function presentPolicy(row: ArchivePolicyRow): Static<typeof PolicySchema> {
+export function presentPolicy(row: ArchivePolicyView): Static<typeof PolicySchema> {
   return {
     id: row.id,
     logType: row.log_type,
@@ -13,6 +13,16 @@ export function presentPolicy(row: ArchivePolicyRow): Static<typeof PolicySchema
     retentionDays: row.retention_days,
     enabled: row.enabled,
     format: row.format,
+    sink: row.sink,
+    s3: row.store && {
+      endpoint: row.store.endpoint,
+      bucket: row.store.bucket,
+      prefix: row.s3_prefix,
+      region: row.store.region,
+      forcePathStyle: row.store.path_style,
+      accessKeyId: row.store.access_key_id,
+      secretAccessKeySet: row.store.access_key_id !== null,
+    },
     ...timestampsOf(row),
   };
 }
@@ -38,12 +48,14 @@ export function presentHold(hold: ArchiveHold): Static<typeof HoldSchema> {
   };
 }
 
-export function presentSinkCredentials(summary: SinkCredentialsSummary): Static<typeof SinkCredentialsSchema> {
+/** A store's keys as they may be shown: who set them and when, never the secret; null when none are set. */
+export function presentStoreKeys(store: ArchiveStoreRow | undefined): Static<typeof SinkCredentialsSchema> | null {
+  if (!store?.access_key_id) return null;
   return {
-    accessKeyId: summary.accessKeyId,
+    accessKeyId: store.access_key_id,
     secretAccessKeySet: true,
-    updatedBy: summary.updatedBy,
-    updatedByName: summary.updatedByName,
-    updatedAt: summary.updatedAt.toISOString(),
+    updatedBy: store.updated_by,
+    updatedByName: store.updated_by_name,
+    updatedAt: store.updated_at.toISOString(),
   };
 }

@@ -1,15 +1,17 @@
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { resourceRoutes } from '../../http/resource-routes';
-import { conflict, notFound } from '../../../lib/errors';
+import { badRequest, conflict, notFound } from '../../../lib/errors';
 import {
   createArchivePolicy,
   deleteArchivePolicy,
   findArchivePolicy,
   listArchivePolicies,
+  PolicySinkValues,
   resolveRetention,
   updateArchivePolicy,
 } from '../../../data/archival/policies';
+import { Identity } from '../../http/identity';
 import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import { LOG_TYPES, LogType } from '../../../domain/archival';
@@ -25,8 +27,10 @@ import { archivedFileOfAsset } from '../../../data/archival/restore';
 import { assetExists } from '../../../data/assets/assets';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { archiveRestoreReport, archiveRunReport } from './archive-runs';
-import { presentHold, presentPolicy, presentSinkCredentials } from './presenters';
-import { setSinkCredentials, sinkCredentialsSummary } from '../../../data/archival/sink-credentials';
+import { presentHold, presentPolicy, presentStoreKeys } from './presenters';
+import { ensureArchiveStore, findArchiveStoreAt, normalizedEndpoint } from '../../../data/archival/archive-stores';
+import { assertOutboundAllowed, OutboundRefused, outboundPolicyOf } from '../../../adapters/messaging/outbound';
+import { Static } from '@sinclair/typebox';
 import { secretKeysOf } from '../../../lib/secrets';
 import { findArchiveHold, holdArchives, listArchiveHolds, releaseArchiveHold } from '../../../data/archival/holds';
 import { actorOf } from '../content/collection-routes';
@@ -68,6 +72,36 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
     } catch {
       return false;
     }
+  };
+  /**
+   * A policy's sink columns from its body: `s3` only beside `sink: "s3"`; a store named is checked by the
+   * outbound guard and recorded (its keys sealed) before the policy names it; none named is the platform's.
+   */
+  const sinkOf = async (body: { sink?: 'file' | 's3' | null; s3?: Static<typeof CreatePolicyBody>['s3'] }, identity: Identity): Promise<PolicySinkValues> => {
+    if (body.sink !== 's3') {
+      if (body.s3) throw badRequest('VALIDATION_FAILED', 'An s3 store is given only with "sink": "s3".');
+      return body.sink === undefined ? {} : { sink: body.sink };
+    }
+    if (!body.s3) {
+      if (!config.archiveS3)
+        throw badRequest('VALIDATION_FAILED', "With no s3 store given the policy uses the platform's, and none is configured (ARCHIVE_S3_ENDPOINT): give one.");
+      return { sink: 's3', s3StoreId: null, s3Prefix: null };
+    }
+    const { endpoint, bucket, region, forcePathStyle, accessKeyId, secretAccessKey, prefix } = body.s3;
+    if (accessKeyId === undefined && secretAccessKey !== undefined) throw badRequest('VALIDATION_FAILED', 'secretAccessKey goes with its accessKeyId.');
+    try {
+      await assertOutboundAllowed(normalizedEndpoint(endpoint), outboundPolicyOf(config, 's3'));
+    } catch (error) {
+      if (error instanceof OutboundRefused) throw badRequest('OUTBOUND_NOT_ALLOWED', error.message);
+      throw error;
+    }
+    const store = await ensureArchiveStore(db, secretKeysOf(config), {
+      location: { endpoint, bucket, region: region ?? 'us-east-1', pathStyle: forcePathStyle ?? true },
+      keys: accessKeyId === undefined ? undefined : { accessKeyId, secretAccessKey },
+      actor: actorOf(identity),
+      keysRequired: true,
+    });
+    return { sink: 's3', s3StoreId: store.id, s3Prefix: prefix || null };
   };
   return [
     defineRoute({
@@ -228,27 +262,34 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       method: 'get',
       path: '/api/settings/archive-sink',
       tag: 'settings',
-      summary: 'Where archive files go (ARCHIVE_SINK), the S3 store if one is configured, and who set its credentials (never the secret key)',
+      summary: "The platform's archive sink (ARCHIVE_SINK), its S3 store if one is configured, and who set the store's keys (never the secret key)",
       access: access.roles('ADMIN'),
       responses: { 200: { description: 'the archive sink', schema: ArchiveSinkSchema } },
       errors: [],
       handler: async (ctx) => {
-        const credentials = await sinkCredentialsSummary(db);
-        ctx.body = { sink: config.archiveSink, s3: config.archiveS3, credentials: credentials && presentSinkCredentials(credentials) };
+        const store = config.archiveS3 && (await findArchiveStoreAt(db, config.archiveS3));
+        ctx.body = { sink: config.archiveSink, s3: config.archiveS3, credentials: presentStoreKeys(store || undefined) };
       },
     }),
     defineRoute({
       method: 'put',
       path: '/api/settings/archive-sink/credentials',
       tag: 'settings',
-      summary: "Set the S3 archive store's access key; the secret key is kept encrypted (SECRETS_KEY) and never answered",
+      summary: "Set the keys of the platform's S3 store (ARCHIVE_S3_*); the secret key is kept encrypted (SECRETS_KEY) and never answered",
       access: access.roles('ADMIN'),
       body: SinkCredentialsBody,
       responses: { 200: { description: 'set', schema: SinkCredentialsSchema } },
-      errors: [],
+      errors: ['CONFLICT'],
       handler: async (ctx, { body, identity }) => {
-        const summary = await setSinkCredentials(db, secretKeysOf(config), { ...body, actor: actorOf(identity) });
-        ctx.body = presentSinkCredentials(summary);
+        if (!config.archiveS3) throw conflict('CONFLICT', 'The platform has no S3 store: set ARCHIVE_S3_ENDPOINT and ARCHIVE_S3_BUCKET first.');
+        const { endpoint, bucket, region, forcePathStyle } = config.archiveS3;
+        const store = await ensureArchiveStore(db, secretKeysOf(config), {
+          location: { endpoint, bucket, region, pathStyle: forcePathStyle },
+          keys: body,
+          actor: actorOf(identity),
+          keysRequired: true,
+        });
+        ctx.body = presentStoreKeys(store);
       },
     }),
     ...resourceRoutes({
@@ -260,7 +301,7 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         list: 'Archive retention policies (`siteId=global` for the global ones)',
         create: 'Create a retention policy for a log type and a site (siteId null: the global one)',
         read: 'One retention policy',
-        update: 'Change the retention, the enabled flag or the archive format of a policy',
+        update: 'Change the retention, the enabled flag, the archive format or the sink of a policy',
         remove: 'Delete a policy',
       },
       schemas: {
@@ -271,13 +312,13 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         update: UpdatePolicyBody,
         idParams: PolicyIdParams,
       },
-      errors: { create: ['ARCHIVE_POLICY_EXISTS'], update: [] },
+      errors: { create: ['ARCHIVE_POLICY_EXISTS', 'OUTBOUND_NOT_ALLOWED'], update: ['OUTBOUND_NOT_ALLOWED'] },
       db,
       data: {
         list: (db, query) => listArchivePolicies(db, { logType: query.logType, siteId: query.siteId, page: query }),
-        create: createArchivePolicy,
+        create: async (db, body, identity) => createArchivePolicy(db, { ...body, ...(await sinkOf(body, identity)) }),
         read: findArchivePolicy,
-        update: updateArchivePolicy,
+        update: async (db, id, body, identity) => updateArchivePolicy(db, id, { ...body, ...(await sinkOf(body, identity)) }),
         remove: deleteArchivePolicy,
       },
       present: presentPolicy,

@@ -11,6 +11,30 @@ export const PolicyIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) 
 /** The format of the policy's archive files; null: the platform's (ARCHIVE_FORMAT, csv unless set). */
 const PolicyFormat = Type.Union([Type.Literal('csv'), Type.Literal('parquet'), Type.Null()]);
 
+/** Where the policy's archive files go; null: the platform's sink (ARCHIVE_SINK, file unless set). */
+const PolicySink = Type.Union([Type.Literal('file'), Type.Literal('s3'), Type.Null()]);
+const Printable = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '^[\\x21-\\x7e]+$' });
+const S3Prefix = Type.String({ maxLength: 512, pattern: "^$|^(?!(.*/)?\\.{1,2}/)[A-Za-z0-9!_.*'()-]+(/[A-Za-z0-9!_.*'()-]+)*/$" });
+
+/**
+ * The store of an `s3` policy. Left out (or null): the platform's (ARCHIVE_S3_*). The keys are needed the first
+ * time a store is named; the secret is written, never answered, and kept with the same key id when left out.
+ */
+const PolicyS3Body = Type.Object(
+  {
+    endpoint: Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$' }),
+    bucket: Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' }),
+    prefix: Type.Optional(S3Prefix),
+    region: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9-]+$' })),
+    forcePathStyle: Type.Optional(Type.Boolean()),
+    accessKeyId: Type.Optional(Printable(256)),
+    secretAccessKey: Type.Optional(Printable(1024)),
+  },
+  { additionalProperties: false },
+);
+
+const sinkFields = { sink: Type.Optional(PolicySink), s3: Type.Optional(Type.Union([PolicyS3Body, Type.Null()])) };
+
 export const CreatePolicyBody = Type.Object(
   {
     logType: LogTypeSchema,
@@ -18,13 +42,14 @@ export const CreatePolicyBody = Type.Object(
     retentionDays: RetentionDays,
     enabled: Type.Boolean(),
     format: Type.Optional(PolicyFormat),
+    ...sinkFields,
   },
   { additionalProperties: false },
 );
 
-/** A `format` left out stays as it is. */
+/** A `format` or `sink` left out stays as it is. */
 export const UpdatePolicyBody = Type.Object(
-  { retentionDays: RetentionDays, enabled: Type.Boolean(), format: Type.Optional(PolicyFormat) },
+  { retentionDays: RetentionDays, enabled: Type.Boolean(), format: Type.Optional(PolicyFormat), ...sinkFields },
   { additionalProperties: false },
 );
 
@@ -44,6 +69,19 @@ export const PolicySchema = Type.Object({
   retentionDays: Type.Integer(),
   enabled: Type.Boolean(),
   format: PolicyFormat,
+  sink: PolicySink,
+  /** The policy's own store, when it names one (the secret key never shown). */
+  s3: Nullable(
+    Type.Object({
+      endpoint: Type.String(),
+      bucket: Type.String(),
+      prefix: Nullable(Type.String()),
+      region: Type.String(),
+      forcePathStyle: Type.Boolean(),
+      accessKeyId: Nullable(Type.String()),
+      secretAccessKeySet: Type.Boolean(),
+    }),
+  ),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });
@@ -170,9 +208,9 @@ export const HoldPageSchema = pageSchema(HoldSchema);
 /** The archive store's keys: the secret is written, never read back. */
 export const SinkCredentialsBody = Type.Object(
   {
-    accessKeyId: Type.String({ minLength: 1, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' }),
+    accessKeyId: Printable(256),
     /** Left out: the stored secret stays (only with the same accessKeyId). */
-    secretAccessKey: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^[\\x21-\\x7e]+$' })),
+    secretAccessKey: Type.Optional(Printable(1024)),
   },
   { additionalProperties: false },
 );
@@ -181,7 +219,7 @@ export const SinkCredentialsSchema = Type.Object({
   accessKeyId: Type.String(),
   /** Always true: a secret key is stored, and it is never answered. */
   secretAccessKeySet: Type.Literal(true),
-  updatedBy: Type.String(),
+  updatedBy: Nullable(Type.String()),
   updatedByName: Nullable(Type.String()),
   updatedAt: Instant,
 });

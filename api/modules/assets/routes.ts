@@ -66,7 +66,7 @@ export function assetRoutes({ db, storage, archives, config }: AppDeps): AnyRout
             ctx.body = presentArchiveStored(earlier);
             return;
           }
-          const stored = await archives.store(file.filepath, hashed, { siteId: body.siteId, fileName: body.fileName });
+          const stored = await archives.store(file.filepath, hashed, { logType: body.logType, siteId: body.siteId, fileName: body.fileName });
           try {
             const created = await createComponent(db, {
               type: ASSET,
