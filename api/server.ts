@@ -34,8 +34,8 @@ async function main(): Promise<void> {
   await assertAuditTablesMirror(db);
   await registerCoreServices(db);
   const docker = createDocker({ dockerHost: config.dockerHost });
-  const { storage, archives } = platformStorage({ config, db });
-  const app = createApp({ config, db, temporal, docker, storage, archives, logger });
+  const stores = platformStorage({ config, db });
+  const app = createApp({ config, db, temporal, docker, storage: stores.storage, archives: stores.archives, logger });
   const edge = config.edgeDir
     ? startEdgeControlPlane({ registry: registryForEdge(db, config.databaseUrl), config, logger, edge: edgeSettingsOf(config, config.edgeDir) })
     : null;
@@ -53,6 +53,7 @@ async function main(): Promise<void> {
     app.close();
     void edge?.close();
     void bounces?.close();
+    stores.close();
     void Promise.allSettled([db.destroy(), temporal.connection.close()]).then(() => process.exit(0));
   };
   process.once('SIGINT', shutdown);

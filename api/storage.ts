@@ -1,14 +1,14 @@
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, pipeline } from 'node:stream';
 import { Config } from '../lib/config';
 import { PlatformError } from '../lib/errors';
-import { secretKeysOf } from '../lib/secrets';
+import { secretKeysOf, SecretTampered } from '../lib/secrets';
 import { LogType } from '../domain/archival';
 import { Db } from '../data/db';
 import { AssetStorage, createFileStorage, StorageFull, StoredObject } from '../data/assets/storage';
-import { ArchiveStoreRow, ensureArchiveStore, findArchiveStore, openStoreKeys, resolveArchiveSink } from '../data/archival/archive-stores';
+import { ArchiveStoreRow, ensureArchiveStore, findArchiveStore, findArchiveStoreAt, openStoreKeys, resolveArchiveSink } from '../data/archival/archive-stores';
 import { createS3Store, S3KeyTaken, S3Store, S3Unavailable, S3Unverified } from '../adapters/archival/s3-store';
-import { assertOutboundAllowed, OutboundRefused, outboundPolicyOf } from '../adapters/messaging/outbound';
+import { allowedHostOf, assertOutboundAllowed, guardedLookup, OutboundRefused, outboundPolicyOf } from '../adapters/messaging/outbound';
 
 /** Where the archive sink puts a file a worker uploaded: the asset folder, or an S3 store, as the site's policy says. */
 export interface ArchiveSink {
@@ -40,23 +40,36 @@ export function platformStorage({ config, db }: { config: Config; db: Db }): { s
     const reach = `${store.id}|${store.endpoint}|${store.region}|${store.path_style}`;
     let objects = clients.get(reach);
     if (!objects) {
-      objects = createS3Store({ endpoint: store.endpoint, bucket: store.bucket, region: store.region, forcePathStyle: store.path_style }, async () => {
-        const current = await findArchiveStore(db, store.id);
-        return current ? openStoreKeys(current, secrets) : null;
-      });
+      objects = createS3Store(
+        { endpoint: store.endpoint, bucket: store.bucket, region: store.region, forcePathStyle: store.path_style },
+        async () => {
+          const current = await findArchiveStore(db, store.id);
+          try {
+            return current ? openStoreKeys(current, secrets) : null;
+          } catch (error) {
+            if (error instanceof SecretTampered) throw new PlatformError('SECRET_INTEGRITY_FAILED', `The keys of archive store ${store.id}: ${error.message}`);
+            throw error;
+          }
+        },
+        // Every socket's address checked as it connects (a name that rebinds after the check above included).
+        { lookup: guardedLookup(guard, allowedHostOf(store.endpoint, guard)) },
+      );
       clients.set(reach, objects);
     }
     return objects;
   };
 
-  /** The platform's own store (ARCHIVE_S3_*), recorded on first use so that its files can name it. */
+  /** The platform's own store (ARCHIVE_S3_*), recorded on first use so that its files can name it; its configuration is its truth. */
   const platformStore = async (): Promise<ArchiveStoreRow> => {
     if (!config.archiveS3) throw new PlatformError('ARCHIVE_SINK_UNAVAILABLE', "The sink is s3 with the platform's store, and no ARCHIVE_S3_ENDPOINT is set.");
     const { endpoint, bucket, region, forcePathStyle } = config.archiveS3;
+    const known = await findArchiveStoreAt(db, { endpoint, bucket });
+    if (known && known.region === region && known.path_style === forcePathStyle) return known;
     return ensureArchiveStore(db, secrets, {
       location: { endpoint, bucket, region, pathStyle: forcePathStyle },
       actor: { id: 'platform', name: null },
       keysRequired: false,
+      fromConfig: true,
     });
   };
 
@@ -75,11 +88,7 @@ export function platformStorage({ config, db }: { config: Config; db: Db }): { s
       // The stream is answered at once; a store that cannot be reached ends it with the reason.
       const out = new PassThrough();
       void objectsOf(storeId).then(
-        (objects) =>
-          objects
-            .read(objectKey)
-            .on('error', (error) => out.destroy(error))
-            .pipe(out),
+        (objects) => pipeline(objects.read(objectKey), out, () => undefined),
         (error: Error) => out.destroy(error),
       );
       return out;

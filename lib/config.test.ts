@@ -111,6 +111,18 @@ test('JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE, and https outside developm
 
 test('the archive sink: the file sink unless ARCHIVE_SINK=s3, which names its store in full; nothing is guessed', () => {
   expect(loadConfig({ NODE_ENV: 'development' })).toEqual(expect.objectContaining({ archiveSink: 'file', archiveS3: null }));
+  // In production the store is reached over https only: its keys sign every request and the archives travel there.
+  expect(() =>
+    loadConfig({
+      NODE_ENV: 'production',
+      JWT_SECRET: 'a'.repeat(32),
+      INTERNAL_TOKEN: 'b'.repeat(32),
+      SECRETS_KEY: 'c'.repeat(32),
+      TEMPORAL_PAYLOAD_KEYS: `k1:${'d'.repeat(32)}`,
+      ARCHIVE_S3_ENDPOINT: 'http://s3.internal:8333',
+      ARCHIVE_S3_BUCKET: 'opsflow-archive',
+    }),
+  ).toThrow(/^ARCHIVE_S3_ENDPOINT: /);
   const s3 = { NODE_ENV: 'development', ARCHIVE_SINK: 's3', ARCHIVE_S3_ENDPOINT: 'http://seaweedfs:8333', ARCHIVE_S3_BUCKET: 'opsflow-archive' };
   expect(loadConfig({ ...s3, ARCHIVE_S3_PREFIX: 'logs/opsflow/' }).archiveS3).toEqual({
     endpoint: 'http://seaweedfs:8333',
@@ -128,6 +140,9 @@ test('the archive sink: the file sink unless ARCHIVE_SINK=s3, which names its st
     ['ARCHIVE_S3_PREFIX', 'no-slash'],
     ['ARCHIVE_S3_PREFIX', '../up/'],
     ['ARCHIVE_S3_PATH_STYLE', 'yes'],
+    ['ARCHIVE_S3_ENDPOINT', 'https://KEY:SECRET@s3.example.org'],
+    ['ARCHIVE_S3_ENDPOINT', 'https://s3.example.org/?X-Amz-Credential=KEY'],
+    ['ARCHIVE_S3_REGION', 'EU West'],
   ]) {
     expect(() => loadConfig({ ...s3, [variable]: value })).toThrow(new RegExp(`^${variable}: `));
   }

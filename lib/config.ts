@@ -436,12 +436,21 @@ function bounceSettings(env: Env): Pick<Config, 'bounceDomain' | 'bounceSmtp'> {
   return { bounceDomain, bounceSmtp: { host: text(env, 'BOUNCE_SMTP_HOST', '127.0.0.1'), port: port(env, 'BOUNCE_SMTP_PORT', 0) } };
 }
 
-/** ARCHIVE_SINK and, for `s3`, the store it names: an endpoint and bucket are required, nothing is guessed. */
-function archiveSinkSettings(env: Env): Pick<Config, 'archiveSink' | 'archiveS3'> {
+/**
+ * ARCHIVE_SINK, and the platform's S3 store (ARCHIVE_S3_*) when an endpoint is set: for ARCHIVE_SINK=s3, which
+ * requires it, and for `s3` policies that name no store of their own. Nothing is guessed: an endpoint is an
+ * http(s) origin and path with no user info, query or fragment (https in production), and needs its bucket.
+ */
+function archiveSinkSettings(env: Env, production: boolean): Pick<Config, 'archiveSink' | 'archiveS3'> {
   const archiveSink = oneOf(env, 'ARCHIVE_SINK', 'file', ['file', 's3'] as const);
-  if (archiveSink === 'file') return { archiveSink, archiveS3: null };
-  const endpoint = url(env, 'ARCHIVE_S3_ENDPOINT', null, ['http:', 'https:']);
-  if (endpoint === null) throw new ConfigError('ARCHIVE_S3_ENDPOINT', "is required when ARCHIVE_SINK is s3 (the store's URL)");
+  const endpoint = url(env, 'ARCHIVE_S3_ENDPOINT', null, production ? ['https:'] : ['http:', 'https:']);
+  if (endpoint === null) {
+    if (archiveSink === 's3') throw new ConfigError('ARCHIVE_S3_ENDPOINT', "is required when ARCHIVE_SINK is s3 (the store's URL)");
+    return { archiveSink, archiveS3: null };
+  }
+  const parsed = new URL(endpoint);
+  if (parsed.username || parsed.password || parsed.search || parsed.hash)
+    throw new ConfigError('ARCHIVE_S3_ENDPOINT', 'must carry no user info, query or fragment (the keys are set through the API, kept encrypted)');
   // S3's own rule for bucket names: 3 to 63 lower-case letters, digits, dots and dashes.
   const bucket = matching(env, 'ARCHIVE_S3_BUCKET', '', /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name (3-63 of a-z, 0-9, . and -)');
   const prefix = matching(
@@ -454,10 +463,10 @@ function archiveSinkSettings(env: Env): Pick<Config, 'archiveSink' | 'archiveS3'
   return {
     archiveSink,
     archiveS3: {
-      endpoint,
+      endpoint: `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, ''),
       bucket,
       prefix,
-      region: text(env, 'ARCHIVE_S3_REGION', 'us-east-1'),
+      region: matching(env, 'ARCHIVE_S3_REGION', 'us-east-1', /^[a-z0-9-]{1,64}$/, 'a region name (e.g. eu-west-1)'),
       forcePathStyle: oneOf(env, 'ARCHIVE_S3_PATH_STYLE', 'true', ['true', 'false'] as const) === 'true',
     },
   };
@@ -530,7 +539,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboundAllow: outboundAllowances(env),
     archiveCron: cron(env, 'ARCHIVE_CRON', '0 2 * * *'),
     archiveFormat: oneOf(env, 'ARCHIVE_FORMAT', 'csv', ARCHIVE_FORMAT_NAMES),
-    ...archiveSinkSettings(env),
+    ...archiveSinkSettings(env, production),
     logLevel: text(env, 'LOG_LEVEL', 'info'),
     workflowBundlePath: optional(env, 'WORKFLOW_BUNDLE_PATH'),
   };

@@ -13,6 +13,7 @@ const REDACTED_PATHS = [
   '*.token',
   '*.secret',
   '*.secretAccessKey',
+  '*.*.secretAccessKey',
 ];
 
 /**

@@ -1,8 +1,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { PassThrough, Readable } from 'node:stream';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import { PassThrough, pipeline, Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { PlatformError } from '../../lib/errors';
 
 /** An S3-compatible store's bucket and how to reach it. */
 export interface S3Location {
@@ -35,15 +40,31 @@ const PARTS_IN_FLIGHT = 2;
  * credentials are asked for at each use, so that new ones set by an ADMIN apply at once; the client is kept
  * while they are the same.
  */
-export function createS3Store(location: S3Location, credentials: () => Promise<S3Credentials | null>) {
+export function createS3Store(
+  location: S3Location,
+  credentials: () => Promise<S3Credentials | null>,
+  /** How the client's sockets resolve names: the outbound guard's, so that the address connected to is the one checked. */
+  options: { lookup?: net.LookupFunction } = {},
+) {
   let current: { fingerprint: string; client: S3Client } | null = null;
+  // Clients of earlier keys are kept until close(): an upload in flight may still use one.
+  const retired: S3Client[] = [];
+  const agentOptions = { keepAlive: true, maxSockets: 16, lookup: options.lookup };
+  const requestHandler = new NodeHttpHandler({
+    httpAgent: new http.Agent(agentOptions),
+    httpsAgent: new https.Agent(agentOptions),
+    connectionTimeout: 10_000,
+    // A socket idle this long fails the request (then retried by the worker): a store that stops answering
+    // mid-transfer cannot hold a socket, nor an upload's temporary file, for good.
+    requestTimeout: 120_000,
+  });
 
   const client = async (): Promise<S3Client> => {
     const keys = await credentials();
     if (!keys) throw new S3Unavailable(`no keys are set for the archive store ${location.bucket} at ${location.endpoint}`);
     const fingerprint = crypto.createHash('sha256').update(`${keys.accessKeyId}\u0000${keys.secretAccessKey}`).digest('hex');
     if (current?.fingerprint !== fingerprint) {
-      current?.client.destroy();
+      if (current) retired.push(current.client);
       current = {
         fingerprint,
         client: new S3Client({
@@ -51,6 +72,7 @@ export function createS3Store(location: S3Location, credentials: () => Promise<S
           region: location.region,
           forcePathStyle: location.forcePathStyle,
           credentials: { accessKeyId: keys.accessKeyId, secretAccessKey: keys.secretAccessKey },
+          requestHandler,
           maxAttempts: 3,
           // Checksums only where S3 requires them: many S3-compatible stores refuse the SDK's default trailers,
           // and the platform proves every object by reading it back anyway.
@@ -81,7 +103,8 @@ export function createS3Store(location: S3Location, credentials: () => Promise<S
   };
 
   const unavailable = (doing: string) => (error: unknown) => {
-    if (error instanceof S3Unavailable || error instanceof S3Unverified || error instanceof S3KeyTaken) throw error;
+    // The store's own refusals, and the platform's (a secret that fails its integrity check), keep their names.
+    if (error instanceof S3Unavailable || error instanceof S3Unverified || error instanceof S3KeyTaken || error instanceof PlatformError) throw error;
     // The SDK's message names the store's code and the key, never the credentials.
     const reason = error instanceof S3ServiceException ? `${error.name} (${error.$metadata.httpStatusCode ?? 'no status'})` : (error as Error).message;
     throw new S3Unavailable(`the archive store at ${location.endpoint} failed to ${doing}: ${reason}`);
@@ -127,7 +150,8 @@ export function createS3Store(location: S3Location, credentials: () => Promise<S
       const out = new PassThrough();
       void client()
         .then((s3) => s3.send(new GetObjectCommand(located(key))))
-        .then((answer) => (answer.Body as Readable).on('error', (error) => out.destroy(error)).pipe(out))
+        // pipeline: a reader that goes away ends the store's body too, and frees its socket.
+        .then((answer) => pipeline(answer.Body as Readable, out, () => undefined))
         .catch((error: unknown) => out.destroy(error as Error));
       return out;
     },
@@ -147,8 +171,10 @@ export function createS3Store(location: S3Location, credentials: () => Promise<S
     },
 
     close(): void {
+      for (const old of retired.splice(0)) old.destroy();
       current?.client.destroy();
       current = null;
+      requestHandler.destroy();
     },
   };
 }

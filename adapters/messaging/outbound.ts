@@ -187,17 +187,12 @@ export async function checkedAddress(url: string, policy: OutboundPolicy): Promi
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
 /**
- * An HTTP agent whose sockets connect only to addresses the policy allows: the name is resolved once, at
- * connect time, and the address checked is the address connected to, so a name that changes its answer
- * between a check and the call (DNS rebinding) cannot slip through.
+ * A socket's `lookup` that lets it connect only to addresses the policy allows: the name is resolved once, at
+ * connect time, and the address checked is the address connected to (see `guardedAgent`). For clients that
+ * take Node's own agents (the S3 client).
  */
-export function guardedAgent(policy: OutboundPolicy, allowedHost: string | null): Agent {
+export function guardedLookup(policy: OutboundPolicy, allowedHost: string | null): net.LookupFunction {
   const resolve = policy.resolve ?? systemResolver;
-  const byPolicy = agents.get(resolve) ?? new Map<string, Agent>();
-  agents.set(resolve, byPolicy);
-  const key = `${policy.production}|${allowedHost ?? ''}`;
-  const known = byPolicy.get(key);
-  if (known) return known;
   const lookup = (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
     const host = hostname.toLowerCase();
     resolve(hostname).then(
@@ -212,7 +207,29 @@ export function guardedAgent(policy: OutboundPolicy, allowedHost: string | null)
         callback(policy.production ? (new DeliveryFailure(`${host} does not resolve`, true) as unknown as NodeJS.ErrnoException) : error, []),
     );
   };
-  const agent = new Agent({ connect: { lookup: lookup as unknown as net.LookupFunction }, pipelining: 0 });
+  return lookup as unknown as net.LookupFunction;
+}
+
+/** The URL's host when OUTBOUND_ALLOW lets the policy's purpose reach it on the URL's port, else null. */
+export function allowedHostOf(url: string, policy: OutboundPolicy): string | null {
+  const { host, port } = peerOf(url);
+  return isAllowed(policy, host, port) ? host : null;
+}
+
+/**
+ * An HTTP agent whose sockets connect only to addresses the policy allows: the name is resolved once, at
+ * connect time, and the address checked is the address connected to, so a name that changes its answer
+ * between a check and the call (DNS rebinding) cannot slip through.
+ */
+export function guardedAgent(policy: OutboundPolicy, allowedHost: string | null): Agent {
+  const resolve = policy.resolve ?? systemResolver;
+  const byPolicy = agents.get(resolve) ?? new Map<string, Agent>();
+  agents.set(resolve, byPolicy);
+  const key = `${policy.production}|${allowedHost ?? ''}`;
+  const known = byPolicy.get(key);
+  if (known) return known;
+  const lookup = guardedLookup(policy, allowedHost);
+  const agent = new Agent({ connect: { lookup }, pipelining: 0 });
   byPolicy.set(key, agent);
   return agent;
 }

@@ -66,24 +66,47 @@ export async function findArchiveStoreAt(db: Knex, at: { endpoint: string; bucke
 }
 
 /**
- * The store at this endpoint and bucket, made if new, its region and path style as given; `keys` set its keys
- * (sealed). A new key id without its secret is refused (400), and so is a store left without keys when none
- * are given: a key id and its secret go together, and a store nobody can reach is not a sink.
+ * The store at this endpoint and bucket, made if new; `keys` set its keys (sealed). A store's region and path
+ * style are set when it is made, and changed only by the platform's own configuration (`fromConfig`): a
+ * policy that names a known store with others is refused (400), so that no one re-points a store's keys. A new
+ * key id without its secret is refused (400), and so is a store left without keys when `keysRequired`.
  */
 export async function ensureArchiveStore(
   db: Knex,
   secrets: SecretKeys,
-  args: { location: StoreLocation; keys?: StoreKeys; actor: Actor; keysRequired: boolean },
+  args: {
+    location: Partial<Pick<StoreLocation, 'region' | 'pathStyle'>> & Pick<StoreLocation, 'endpoint' | 'bucket'>;
+    keys?: StoreKeys;
+    actor: Actor;
+    keysRequired: boolean;
+    fromConfig?: boolean;
+  },
 ): Promise<ArchiveStoreRow> {
-  return db.transaction(async (trx) => {
-    const { bucket, region, pathStyle } = args.location;
+  const run = async (trx: Knex): Promise<ArchiveStoreRow> => {
+    const { bucket } = args.location;
     const endpoint = normalizedEndpoint(args.location.endpoint);
-    await trx.raw(
-      `insert into ${STORE_TABLE} (endpoint, bucket, region, path_style) values (?, ?, ?, ?)
-       on conflict (endpoint, bucket) do update set region = excluded.region, path_style = excluded.path_style`,
-      [endpoint, bucket, region, pathStyle],
-    );
-    const store = (await trx(STORE_TABLE).where({ endpoint, bucket }).forUpdate().first()) as ArchiveStoreRow;
+    const region = args.location.region ?? 'us-east-1';
+    const pathStyle = args.location.pathStyle ?? true;
+    await trx.raw(`insert into ${STORE_TABLE} (endpoint, bucket, region, path_style) values (?, ?, ?, ?) on conflict (endpoint, bucket) do nothing`, [
+      endpoint,
+      bucket,
+      region,
+      pathStyle,
+    ]);
+    let store = (await trx(STORE_TABLE).where({ endpoint, bucket }).forUpdate().first()) as ArchiveStoreRow;
+    const differs =
+      (args.location.region !== undefined && store.region !== args.location.region) ||
+      (args.location.pathStyle !== undefined && store.path_style !== args.location.pathStyle);
+    if (differs && !args.fromConfig)
+      throw badRequest(
+        'VALIDATION_FAILED',
+        `The store ${bucket} at ${endpoint} exists with region ${store.region} and path style ${store.path_style}: name it with those.`,
+      );
+    if (differs)
+      [store] = (await trx(STORE_TABLE)
+        .where({ id: store.id })
+        .update({ region, path_style: pathStyle, updated_at: trx.fn.now() })
+        .returning('*')) as ArchiveStoreRow[];
     if (!args.keys) {
       if (args.keysRequired && !store.access_key_id)
         throw badRequest('VALIDATION_FAILED', `The store ${bucket} at ${endpoint} has no keys yet: give accessKeyId and secretAccessKey.`);
@@ -106,7 +129,9 @@ export async function ensureArchiveStore(
       })
       .returning('*')) as ArchiveStoreRow[];
     return updated;
-  });
+  };
+  // Inside the caller's transaction when there is one (a policy's write), so that a refusal there undoes this too.
+  return db.isTransaction ? run(db) : db.transaction(run);
 }
 
 /** The store's keys in the clear, for the S3 client about to use them; null when none are set. A tampered secret throws. */

@@ -207,6 +207,16 @@ test("a policy names its own store and prefix, or the file sink: each site's fil
   const sealed = await platform.db('settings.archive_store').where({ bucket: 'opsflow-site-own' }).first();
   expect(sealed.secret_access_key).toMatch(/^v2\./);
   expect(sealed.secret_access_key).not.toContain(SECRET);
+  // A second policy of the site is 409 and leaves no store behind: the policy and its store are one transaction.
+  expectProblem(
+    await policy('site-s3-own', { sink: 's3', s3: { ...own, bucket: 'opsflow-site-other', secretAccessKey: SECRET } }),
+    409,
+    'ARCHIVE_POLICY_EXISTS',
+  );
+  expect(await platform.db('settings.archive_store').where({ bucket: 'opsflow-site-other' }).select('id')).toEqual([]);
+  // A known store named with another region is refused: no policy re-points a store's keys.
+  expectProblem(await policy('site-s3-other', { sink: 's3', s3: { ...own, region: 'eu-west-1' } }), 400, 'VALIDATION_FAILED');
+  expect((await platform.db('settings.archive_store').where({ id: sealed.id }).first()).region).toBe('us-east-1');
   expect((await policy('site-s3-file', { sink: 'file' })).status).toBe(201);
 
   await seedEmailLogs(platform.db, { siteId: 'site-s3-own', count: 3, ageDays: 60 });

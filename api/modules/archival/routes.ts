@@ -29,7 +29,9 @@ import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { archiveRestoreReport, archiveRunReport } from './archive-runs';
 import { presentHold, presentPolicy, presentStoreKeys } from './presenters';
 import { ensureArchiveStore, findArchiveStoreAt, normalizedEndpoint } from '../../../data/archival/archive-stores';
-import { assertOutboundAllowed, OutboundRefused, outboundPolicyOf } from '../../../adapters/messaging/outbound';
+import { assertOutboundAllowed, outboundPolicyOf } from '../../../adapters/messaging/outbound';
+import { DeliveryFailure } from '../../../adapters/messaging/delivery-failure';
+import { Db } from '../../../data/db';
 import { Static } from '@sinclair/typebox';
 import { secretKeysOf } from '../../../lib/secrets';
 import { findArchiveHold, holdArchives, listArchiveHolds, releaseArchiveHold } from '../../../data/archival/holds';
@@ -74,10 +76,15 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
     }
   };
   /**
-   * A policy's sink columns from its body: `s3` only beside `sink: "s3"`; a store named is checked by the
-   * outbound guard and recorded (its keys sealed) before the policy names it; none named is the platform's.
+   * A policy's sink columns from its body, in the policy's own transaction: `s3` only beside `sink: "s3"`; a
+   * store named is checked by the outbound guard and recorded (its keys sealed) with the policy, or not at
+   * all; none named is the platform's.
    */
-  const sinkOf = async (body: { sink?: 'file' | 's3' | null; s3?: Static<typeof CreatePolicyBody>['s3'] }, identity: Identity): Promise<PolicySinkValues> => {
+  const sinkOf = async (
+    trx: Db,
+    body: { sink?: 'file' | 's3' | null; s3?: Static<typeof CreatePolicyBody>['s3'] },
+    identity: Identity,
+  ): Promise<PolicySinkValues> => {
     if (body.sink !== 's3') {
       if (body.s3) throw badRequest('VALIDATION_FAILED', 'An s3 store is given only with "sink": "s3".');
       return body.sink === undefined ? {} : { sink: body.sink };
@@ -89,19 +96,23 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
     }
     const { endpoint, bucket, region, forcePathStyle, accessKeyId, secretAccessKey, prefix } = body.s3;
     if (accessKeyId === undefined && secretAccessKey !== undefined) throw badRequest('VALIDATION_FAILED', 'secretAccessKey goes with its accessKeyId.');
+    const url = normalizedEndpoint(endpoint);
+    if (config.production && !url.startsWith('https:'))
+      throw badRequest('VALIDATION_FAILED', 'In production a store is reached over https: its keys sign every request and the archives travel there.');
     try {
-      await assertOutboundAllowed(normalizedEndpoint(endpoint), outboundPolicyOf(config, 's3'));
+      await assertOutboundAllowed(url, outboundPolicyOf(config, 's3'));
     } catch (error) {
-      if (error instanceof OutboundRefused) throw badRequest('OUTBOUND_NOT_ALLOWED', error.message);
+      // Refused, or a name that does not resolve: either way the policy cannot use it.
+      if (error instanceof DeliveryFailure) throw badRequest('OUTBOUND_NOT_ALLOWED', error.message);
       throw error;
     }
-    const store = await ensureArchiveStore(db, secretKeysOf(config), {
-      location: { endpoint, bucket, region: region ?? 'us-east-1', pathStyle: forcePathStyle ?? true },
+    const store = await ensureArchiveStore(trx, secretKeysOf(config), {
+      location: { endpoint, bucket, region, pathStyle: forcePathStyle },
       keys: accessKeyId === undefined ? undefined : { accessKeyId, secretAccessKey },
       actor: actorOf(identity),
       keysRequired: true,
     });
-    return { sink: 's3', s3StoreId: store.id, s3Prefix: prefix || null };
+    return { sink: 's3', s3StoreId: store.id, s3Prefix: prefix ?? null };
   };
   return [
     defineRoute({
@@ -316,9 +327,9 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       db,
       data: {
         list: (db, query) => listArchivePolicies(db, { logType: query.logType, siteId: query.siteId, page: query }),
-        create: async (db, body, identity) => createArchivePolicy(db, { ...body, ...(await sinkOf(body, identity)) }),
+        create: (db, body, identity) => db.transaction(async (trx) => createArchivePolicy(trx, { ...body, ...(await sinkOf(trx, body, identity)) })),
         read: findArchivePolicy,
-        update: async (db, id, body, identity) => updateArchivePolicy(db, id, { ...body, ...(await sinkOf(body, identity)) }),
+        update: (db, id, body, identity) => db.transaction(async (trx) => updateArchivePolicy(trx, id, { ...body, ...(await sinkOf(trx, body, identity)) })),
         remove: deleteArchivePolicy,
       },
       present: presentPolicy,
