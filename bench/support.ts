@@ -166,7 +166,7 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
       const worker = await startEntryUntil({
         entry: 'workers/main.ts',
         argv: ['--queues', queues.join(',')],
-        env: { ...env, LOG_LEVEL: 'info', API_INTERNAL_URL: apiUrl, ...extraEnv },
+        env: { ...env, MALLOC_ARENA_MAX: '2', LOG_LEVEL: 'info', API_INTERNAL_URL: apiUrl, ...extraEnv },
         says: 'workers running',
         what: `the ${queues.join(',')} worker`,
       });

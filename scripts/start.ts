@@ -347,7 +347,15 @@ async function main(): Promise<void> {
   step('workflow bundle built');
   for (const line of (await runToEnd(...typescriptCommand('scripts/console.ts'))).split('\n').filter(Boolean)) step(line);
 
-  const env: NodeJS.ProcessEnv = { ...process.env, WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: dataDir, EDGE_DIR: edgeDir, EDGE_ADMIN_URL: edgeAdminUrl };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    // Fewer glibc arenas: less freed native memory held (DuckDB's conversions), as compose sets.
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    WORKFLOW_BUNDLE_PATH: bundlePath,
+    DATA_DIR: dataDir,
+    EDGE_DIR: edgeDir,
+    EDGE_ADMIN_URL: edgeAdminUrl,
+  };
   const launch = (name: string, entry: string, argv: string[] = []): ChildProcess => {
     const logFile = path.join(logs, `${name}.log`);
     const run = (): { child: ChildProcess; running: Running } => {
