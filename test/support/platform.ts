@@ -285,7 +285,12 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   };
 
   const startWorker = async (queues: TaskQueue[], extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningWorker> => {
-    const { child, output, end } = spawnEntryKept('workers/main.ts', ['--queues', queues.join(',')], { ...env, MALLOC_ARENA_MAX: '2', LOG_LEVEL: 'info', ...extraEnv });
+    const { child, output, end } = spawnEntryKept('workers/main.ts', ['--queues', queues.join(',')], {
+      ...env,
+      MALLOC_ARENA_MAX: '2',
+      LOG_LEVEL: 'info',
+      ...extraEnv,
+    });
     await waitUntil(`worker (${queues.join(',')}) to start`, () => output().includes('workers running'), {
       timeoutMs: 60000,
       intervalMs: 100,
