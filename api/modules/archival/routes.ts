@@ -299,6 +299,8 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
           keys: body,
           actor: actorOf(identity),
           keysRequired: true,
+          // The platform's store is what its configuration says, whatever a policy recorded before.
+          fromConfig: true,
         });
         ctx.body = presentStoreKeys(store);
       },

@@ -50,7 +50,7 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
         201: { description: 'stored', schema: ArchiveStoredSchema },
         200: { description: 'the same file (site, name, sha256) was stored before', schema: ArchiveStoredSchema },
       },
-      errors: ['CHECKSUM_MISMATCH', 'ARCHIVE_SINK_FULL', 'ARCHIVE_SINK_UNAVAILABLE', 'ARCHIVE_SINK_UNVERIFIED', 'ASSET_EXISTS'],
+      errors: ['CHECKSUM_MISMATCH', 'ARCHIVE_SINK_FULL', 'ARCHIVE_SINK_UNAVAILABLE', 'ARCHIVE_SINK_UNVERIFIED', 'ASSET_EXISTS', 'SECRET_INTEGRITY_FAILED'],
       handler: async (ctx, { body }) => {
         try {
           const file = uploadedFile(ctx);
