@@ -136,6 +136,21 @@ export async function updateArchivePolicy(
   return findArchivePolicy(db, id);
 }
 
+/**
+ * A policy created or replaced with the sink columns `sinkOf` works out in the same transaction: a store it
+ * records goes with the policy, or, when the policy is refused (409, 404), not at all.
+ */
+export async function savePolicyWithSink(
+  db: Knex,
+  save: { id?: string; values: Parameters<typeof createArchivePolicy>[1] | Parameters<typeof updateArchivePolicy>[2] },
+  sinkOf: (trx: Knex) => Promise<PolicySinkValues>,
+): Promise<ArchivePolicyView> {
+  return db.transaction(async (trx) => {
+    const values = { ...save.values, ...(await sinkOf(trx)) };
+    return save.id === undefined ? createArchivePolicy(trx, values as Parameters<typeof createArchivePolicy>[1]) : updateArchivePolicy(trx, save.id, values);
+  });
+}
+
 export async function deleteArchivePolicy(db: Knex, id: string): Promise<void> {
   if ((await db(POLICY_TABLE).where({ id }).delete()) === 0) throw notFound(`No archive policy ${id}.`);
 }

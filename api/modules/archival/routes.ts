@@ -3,13 +3,12 @@ import { access, AnyRoute, defineRoute } from '../../http/route';
 import { resourceRoutes } from '../../http/resource-routes';
 import { badRequest, conflict, notFound } from '../../../lib/errors';
 import {
-  createArchivePolicy,
   deleteArchivePolicy,
   findArchivePolicy,
   listArchivePolicies,
   PolicySinkValues,
   resolveRetention,
-  updateArchivePolicy,
+  savePolicyWithSink,
 } from '../../../data/archival/policies';
 import { Identity } from '../../http/identity';
 import { startWorkflow, StartedWorkflow } from '../../../temporal-config/client';
@@ -329,9 +328,9 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       db,
       data: {
         list: (db, query) => listArchivePolicies(db, { logType: query.logType, siteId: query.siteId, page: query }),
-        create: (db, body, identity) => db.transaction(async (trx) => createArchivePolicy(trx, { ...body, ...(await sinkOf(trx, body, identity)) })),
+        create: (db, body, identity) => savePolicyWithSink(db, { values: body }, (trx) => sinkOf(trx, body, identity)),
         read: findArchivePolicy,
-        update: (db, id, body, identity) => db.transaction(async (trx) => updateArchivePolicy(trx, id, { ...body, ...(await sinkOf(trx, body, identity)) })),
+        update: (db, id, body, identity) => savePolicyWithSink(db, { id, values: body }, (trx) => sinkOf(trx, body, identity)),
         remove: deleteArchivePolicy,
       },
       present: presentPolicy,
