@@ -30,6 +30,7 @@ import * as partitionedLogTables from './029-partitioned-log-tables';
 import * as archivePartitions from './030-archive-partitions';
 import * as archiveFormats from './031-archive-formats';
 import * as archiveStores from './032-archive-stores';
+import * as archiveLateRows from './033-archive-late-rows';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -65,4 +66,5 @@ export const migrations = [
   { name: '030-archive-partitions', ...archivePartitions },
   { name: '031-archive-formats', ...archiveFormats },
   { name: '032-archive-stores', ...archiveStores },
+  { name: '033-archive-late-rows', ...archiveLateRows },
 ];

@@ -50,6 +50,7 @@ export async function exportPartsInSnapshot(args: {
   const table = args.partition?.table ?? LOG_TABLES[args.logType];
   const client = await connectForCopy(args.databaseUrl);
   const partIds: string[] = [];
+  let exportSnapshot: string | null = null;
   try {
     await client.query('begin isolation level repeatable read');
     if (args.partition) {
@@ -59,6 +60,10 @@ export async function exportPartsInSnapshot(args: {
       ]);
       if (rows[0]?.state !== 'EXPORTING')
         throw new Error(`the month's archive ${args.partition.archiveId} is ${rows[0]?.state ?? 'gone'}: nothing more is exported into it`);
+      // The snapshot every statement of this export reads (REPEATABLE READ): its parts record it, and the drop
+      // tells a late row by its writer not being visible in it.
+      const { rows: taken } = await client.query<{ snapshot: string }>('select pg_current_snapshot()::text as snapshot');
+      exportSnapshot = taken[0].snapshot;
     }
     // COPY takes no parameters: the literals are escaped by the driver.
     const where = archivableRowsWhere(args.logType, {
@@ -90,8 +95,8 @@ export async function exportPartsInSnapshot(args: {
         ? archivePartitionFileName(args.logType, args.partition.from, args.partition.archiveId, partNo, format)
         : archiveFileName(args.logType, args.cutoff, partNo, format);
       await client.query(
-        `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, partition_archive_id, format)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED', $14, $15)`,
+        `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, partition_archive_id, format, export_snapshot)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED', $14, $15, $16::pg_snapshot)`,
         [
           partId,
           args.workflowId,
@@ -108,6 +113,7 @@ export async function exportPartsInSnapshot(args: {
           file.sha256,
           args.partition?.archiveId ?? null,
           format,
+          exportSnapshot,
         ],
       );
       const { rows: recorded } = await client.query<{ n: number }>(

@@ -26,6 +26,10 @@ export interface PartitionArchiveRow {
   rows_dropped: number | null;
   rows_returned: number | null;
   rows_by_site: Record<string, number> | null;
+  /** The month's writes are noted from its opening on (migration 033): its drop may judge late rows by the ledger. */
+  late_rows_noted: boolean;
+  /** How its drop told the rows archived from the late ones: by the late-row ledger, or by joining the parts' ids. */
+  stray_check: 'ledger' | 'ids' | null;
 }
 
 /** A month every one of whose sites is past retention, with those sites. */
@@ -84,14 +88,34 @@ export async function openPartitionArchive(
   ) {
     throw new Error(`${args.partition.name} is not a month partition of ${LOG_TABLES[args.logType]} from ${args.partition.from} to ${args.partition.to}`);
   }
-  await rawRows(
-    db,
-    `insert into ${PARTITION_ARCHIVE_TABLE} (workflow_id, run_id, log_type, partition_name, range_from, range_to, site_ids)
-     values (?, ?, ?, ?, ?, ?, ?::text[])
-     on conflict (partition_name) where state <> 'DROPPED' do nothing`,
-    [args.workflowId, args.runId, args.logType, args.partition.name, args.partition.from, args.partition.to, args.partition.siteIds],
-  );
+  await db.transaction(async (trx) => {
+    const [opened] = await rawRows<{ id: string }>(
+      trx,
+      `insert into ${PARTITION_ARCHIVE_TABLE} (workflow_id, run_id, log_type, partition_name, range_from, range_to, site_ids, late_rows_noted)
+       values (?, ?, ?, ?, ?, ?, ?::text[], true)
+       on conflict (partition_name) where state <> 'DROPPED' do nothing
+       returning id`,
+      [args.workflowId, args.runId, args.logType, args.partition.name, args.partition.from, args.partition.to, args.partition.siteIds],
+    );
+    if (opened) await noteLateRows(trx, { table: args.partition.name, archiveId: opened.id });
+  });
   return (await db(PARTITION_ARCHIVE_TABLE).where({ partition_name: args.partition.name }).whereNot({ state: 'DROPPED' }).first()) as PartitionArchiveRow;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Puts the late-row ledger's trigger on a month (migration 033), in the transaction that opens its archive:
+ * every row written to the month once that commits is noted with its writer. Creating the trigger waits for
+ * the month's open writers to end, so a row written before it is committed before any export's snapshot.
+ * Enabled always: a session in replica mode (a restore tool) is noted too.
+ */
+async function noteLateRows(trx: Knex.Transaction, args: { table: string; archiveId: string }): Promise<void> {
+  // DDL takes no parameters: the archive id is the database's own uuid, checked before it is written in.
+  if (!UUID.test(args.archiveId)) throw new Error(`not an archive id: ${args.archiveId}`);
+  await trx.raw(`create or replace trigger archive_late_rows after insert on ${args.table}
+                 for each row execute function settings.note_archive_late_row('${args.archiveId}')`);
+  await trx.raw(`alter table ${args.table} enable always trigger archive_late_rows`);
 }
 
 export async function findPartitionArchive(db: Knex, id: string): Promise<PartitionArchiveRow> {
@@ -173,16 +197,8 @@ export async function dropArchivedPartition(db: Knex, archive: PartitionArchiveR
     if (unconfirmed > 0) throw new Error(`${unconfirmed} part(s) of ${archive.partition_name} are not confirmed by the sink: it is not dropped`);
     let table = archive.partition_name;
     await trx.raw(`lock table ${table} in access exclusive mode`);
-    // One hash join of the month's rows with the ids its parts hold: per site, the rows archived and the strays.
-    const archivedIds = `select u.id from ${PART_TABLE} p join ${PART_IDS_TABLE} held on held.part_id = p.id cross join unnest(held.ids) as u(id)
-                         where p.partition_archive_id = ?::uuid`;
-    const perSite = await rawRows<{ site_id: string; archived: number; strays: number }>(
-      trx,
-      `select t.site_id, count(a.id)::int as archived, (count(*) - count(a.id))::int as strays
-       from ${table} t left join (${archivedIds}) a on a.id = t.id group by t.site_id`,
-      [archive.id],
-    );
-    const returning = perSite.reduce((sum, row) => sum + row.strays, 0);
+    const judged = await judgeMonthRows(trx, { archive: current, table });
+    const returning = judged.perSite.reduce((sum, row) => sum + row.strays, 0);
     if (returning > 0) {
       // The month's name is taken by this table until it is dropped: it steps aside for the month made again.
       const [schema, relation] = table.split('.');
@@ -201,18 +217,15 @@ export async function dropArchivedPartition(db: Knex, archive: PartitionArchiveR
           `select quote_ident(attname) as name from pg_attribute where attrelid = ?::regclass and attnum > 0 and not attisdropped order by attnum`,
           [table],
         )
-      )
-        .map((column) => column.name)
-        .join(', ');
+      ).map((column) => column.name);
       await rawRowCount(
         trx,
-        `insert into ${parent} (${columns}) overriding system value
-         select ${columns} from ${table} t where not exists (select 1 from (${archivedIds}) a where a.id = t.id)`,
-        [archive.id],
+        `insert into ${parent} (${columns.join(', ')}) overriding system value ${judged.selectStrays(table, columns.map((name) => `t.${name}`).join(', '))}`,
+        judged.strayBindings,
       );
     }
-    const bySite = Object.fromEntries(perSite.filter((row) => row.archived > 0).map((row) => [row.site_id, row.archived]));
-    const rowsDropped = perSite.reduce((sum, row) => sum + row.archived, 0);
+    const bySite = Object.fromEntries(judged.perSite.filter((row) => row.archived > 0).map((row) => [row.site_id, row.archived]));
+    const rowsDropped = judged.perSite.reduce((sum, row) => sum + row.archived, 0);
     await trx.raw(`drop table ${table}`);
     await trx(PART_TABLE)
       .where({ partition_archive_id: archive.id })
@@ -222,7 +235,89 @@ export async function dropArchivedPartition(db: Knex, archive: PartitionArchiveR
       .delete();
     await trx(PARTITION_ARCHIVE_TABLE)
       .where({ id: archive.id })
-      .update({ state: 'DROPPED', rows_dropped: rowsDropped, rows_returned: returning, rows_by_site: JSON.stringify(bySite), updated_at: trx.fn.now() });
+      .update({
+        state: 'DROPPED',
+        rows_dropped: rowsDropped,
+        rows_returned: returning,
+        rows_by_site: JSON.stringify(bySite),
+        stray_check: judged.check,
+        updated_at: trx.fn.now(),
+      });
+    await trx(LATE_ROW_TABLE).where({ partition_archive_id: archive.id }).delete();
     return { rowsDropped, rowsReturned: returning, bySite };
   });
+}
+
+/** The late-row ledger (migration 033): rows written to a month once its archive opened, with their writer. */
+export const LATE_ROW_TABLE = 'settings.archive_partition_late_row';
+
+interface JudgedMonth {
+  check: 'ledger' | 'ids';
+  /** Per site of the month's table: rows some part of the archive holds, and the strays to put back. */
+  perSite: Array<{ site_id: string; archived: number; strays: number }>;
+  /** The statement that selects the strays' `columns` from the month's `table` (as `t`), with its bindings. */
+  selectStrays(table: string, columns: string): string;
+  strayBindings: readonly Knex.RawBinding[] | Knex.ValueDict;
+}
+
+/**
+ * Tells the rows of a detached month that its parts hold from the strays to put back: rows of a site the
+ * archive did not export, rows a part of another archive or run holds (never exported twice), and rows
+ * written after their site's export. The ledger answers the last from the handful of rows noted since the
+ * archive opened, so the month's rows are only counted. It is used only when every part recorded its
+ * export's snapshot, and trusted only when each site's rows left in the month are exactly the rows its parts
+ * hold; otherwise (an archive opened before the ledger, a row deleted from the month meanwhile) the rows are
+ * judged by joining them with every id the parts hold, as exact and slower.
+ */
+async function judgeMonthRows(trx: Knex.Transaction, args: { archive: PartitionArchiveRow; table: string }): Promise<JudgedMonth> {
+  const { archive, table } = args;
+  const parts = (await trx(PART_TABLE).where({ partition_archive_id: archive.id }).select('site_id', 'row_count', 'export_snapshot')) as Array<
+    Pick<ArchivePartRow, 'site_id' | 'row_count' | 'export_snapshot'>
+  >;
+  if (archive.late_rows_noted && parts.every((part) => part.export_snapshot !== null)) {
+    // Written late (its writer not visible to its site's export, or its site not exported), or held by a row-path part.
+    const candidates = `select l.row_id as id from ${LATE_ROW_TABLE} l
+                          left join (select distinct site_id, export_snapshot::text as snapshot from ${PART_TABLE} where partition_archive_id = cast(:archiveId as uuid)) s
+                            on s.site_id = l.site_id
+                         where l.partition_archive_id = cast(:archiveId as uuid)
+                           and (s.snapshot is null or not pg_visible_in_snapshot(l.xid, cast(s.snapshot as pg_snapshot)))
+                        union
+                        select u.id from ${PART_TABLE} p join ${PART_IDS_TABLE} held on held.part_id = p.id cross join unnest(held.ids) as u(id)
+                         where p.log_type = :logType and p.state <> 'DELETED' and p.partition_archive_id is null and p.site_id = any(cast(:siteIds as text[]))`;
+    const strayBindings = { archiveId: archive.id, logType: archive.log_type, siteIds: archive.site_ids };
+    const stray = `(c.id is not null or not (t.site_id = any(cast(:siteIds as text[]))))`;
+    const perSite = await rawRows<{ site_id: string; archived: number; strays: number }>(
+      trx,
+      `select site_id, (count(*) - count(*) filter (where stray))::int as archived, (count(*) filter (where stray))::int as strays
+         from (select t.site_id, ${stray} as stray from ${table} t left join (${candidates}) c on c.id = t.id) judged
+        group by site_id`,
+      strayBindings,
+    );
+    const exported = new Map<string, number>();
+    for (const part of parts) exported.set(part.site_id, (exported.get(part.site_id) ?? 0) + Number(part.row_count));
+    const archivedIn = new Map(perSite.map((row) => [row.site_id, row.archived]));
+    if (archive.site_ids.every((siteId) => (archivedIn.get(siteId) ?? 0) === (exported.get(siteId) ?? 0))) {
+      return {
+        check: 'ledger',
+        perSite,
+        selectStrays: (from, columns) => `select ${columns} from ${from} t left join (${candidates}) c on c.id = t.id where ${stray}`,
+        strayBindings,
+      };
+    }
+  }
+  // One hash join of the month's rows with the ids its parts hold: per site, the rows archived and the strays.
+  const archivedIds = `select u.id from ${PART_TABLE} p join ${PART_IDS_TABLE} held on held.part_id = p.id cross join unnest(held.ids) as u(id)
+                       where p.partition_archive_id = ?::uuid`;
+  const perSite = await rawRows<{ site_id: string; archived: number; strays: number }>(
+    trx,
+    `select t.site_id, count(a.id)::int as archived, (count(*) - count(a.id))::int as strays
+     from ${table} t left join (${archivedIds}) a on a.id = t.id group by t.site_id`,
+    [archive.id],
+  );
+  return {
+    check: 'ids',
+    perSite,
+    selectStrays: (from, columns) => `select ${columns} from ${from} t where not exists (select 1 from (${archivedIds}) a where a.id = t.id)`,
+    strayBindings: [archive.id],
+  };
 }

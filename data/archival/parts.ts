@@ -31,6 +31,8 @@ export interface ArchivePartRow {
   partition_archive_id: string | null;
   /** What its file is written in; its size and sha256 are the file's as written. */
   format: ArchiveFormat;
+  /** A month's part: the snapshot its site's export read (`pg_snapshot` as text); null on the row path. */
+  export_snapshot: string | null;
 }
 
 export async function findPart(db: Knex, partId: string): Promise<ArchivePartRow> {

@@ -58,14 +58,16 @@ export async function archiveOutcome(platform: TestPlatform, workflowId: string,
 }
 
 /**
- * Holds a SHARE lock on a log table: reads (the export) go on, deletes wait. This pins a run between its
- * confirmed upload and its delete, where the durability tests strike.
+ * Holds a SHARE lock on a log table itself, not its months: reads (the export) go on, deletes through the
+ * table wait, and so does a month's detach. This pins a run between its confirmed upload and its delete (or
+ * detach), where the durability tests strike. Its months stay unlocked, so a month's archive still opens
+ * (it puts its late-row trigger on the month alone).
  */
 export async function holdDeletes(databaseUrl: string, table: string): Promise<{ client: pg.Client; release(): Promise<void> }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   await client.query('begin');
-  await client.query(`lock table ${table} in share mode`);
+  await client.query(`lock table only ${table} in share mode`);
   return {
     client,
     release: async () => {

@@ -3,7 +3,8 @@ import { startWorkflow } from '../../temporal-config/client';
 import { archiveLogs } from '../../workflows/archival/archive-logs';
 import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
 import { ensureLogPartitions, listLogPartitions } from '../../data/archival/log-partitions';
-import { partitionAttachment, partitionDropLock } from '../../data/archival/partition-archives';
+import { openPartitionArchive, partitionAttachment, partitionDropLock } from '../../data/archival/partition-archives';
+import { exportPartsInSnapshot } from '../../data/archival/part-files';
 import { platformWithApi, RunningWorker } from '../support/platform';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
@@ -101,7 +102,8 @@ test('a month past retention for every site in it is archived whole: parts per s
   expect(await archivedIds('pd-a')).toEqual(ids['pd-a']);
   expect(await archivedIds('pd-b')).toEqual(ids['pd-b']);
   const [archive] = await archiveOf(name);
-  expect(archive).toEqual(expect.objectContaining({ state: 'DROPPED', rows_dropped: 65, rows_returned: 0 }));
+  // No late row: the ledger judged the month, without joining its rows with the parts' ids.
+  expect(archive).toEqual(expect.objectContaining({ state: 'DROPPED', rows_dropped: 65, rows_returned: 0, stray_check: 'ledger' }));
   const fileName = `email_log_month_${name.slice(-6)}_${archive.id.slice(0, 8)}_001.csv`;
   expect((await partsOf(archive.id)).map((part) => [part.site_id, part.state, part.file_name])).toEqual([
     ['pd-a', 'DELETED', fileName],
@@ -140,11 +142,12 @@ test('a worker killed between the upload and the detach: the run resumes, the mo
   const month = monthsBack(7);
   const name = partitionName(month);
   const ids = await seedMonth('pd-k1', month, 30);
-  // SHARE UPDATE EXCLUSIVE on the month: its export reads on, its detach waits.
+  // SHARE UPDATE EXCLUSIVE on the log table itself (not its months): the month's archive opens and its
+  // export reads on, its detach waits.
   const holder = new pg.Client({ connectionString: thisFile.platform.config.databaseUrl });
   await holder.connect();
   await holder.query('begin');
-  await holder.query(`lock table ${name} in share update exclusive mode`);
+  await holder.query(`lock table only email.email_log in share update exclusive mode`);
 
   const run = await startRun();
   const archive = await waitUntil('every part confirmed and the detach waiting', async () => {
@@ -179,6 +182,7 @@ test('a worker killed between the upload and the detach: the run resumes, the mo
   expect(await archivedIds('pd-k1')).toEqual([...ids, Number(late.id)]);
   expect(await remainingIds(thisFile.platform.db, 'pd-k1')).toEqual([]);
   expect(await isTable(`${name}_detached`)).toBe(false);
+  expect((await archiveOf(name))[0]).toEqual(expect.objectContaining({ rows_returned: 1, stray_check: 'ledger' }));
 });
 
 test('a worker killed between the detach and the drop: the run resumes, drops the month once, every row in exactly one file', async () => {
@@ -256,4 +260,99 @@ test('a worker killed while its detach waits: the detach ends with it (PostgreSQ
   expect(await monthsOfTable()).not.toContain(name);
   expect(await archivedIds('pd-k3')).toEqual(ids);
   expect(await remainingIds(thisFile.platform.db, 'pd-k3')).toEqual([]);
+});
+
+test("rows written while a site's export reads, and a site the month did not list: the late-row ledger finds both, and they are put back, into the month made again, which the same run then archives whole", async () => {
+  const month = monthsBack(10);
+  const name = partitionName(month);
+  const ids = await seedMonth('pd-w', month, 25);
+  const from = month.toISOString();
+  const to = new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1)).toISOString();
+  // A worker that got as far as the month's export, through the same data functions as its activities.
+  const archive = await openPartitionArchive(thisFile.platform.db, {
+    workflowId: 'pd-w-earlier-run',
+    runId: 'pd-w-earlier-run',
+    logType: 'EMAIL_LOG',
+    partition: { name, from, to, siteIds: ['pd-w'] },
+  });
+  expect(archive.late_rows_noted).toBe(true);
+  const lateRow = (siteId: string, recipient: string) => ({
+    site_id: siteId,
+    created_at: new Date(month.getTime() + 4 * 86400000),
+    recipient,
+    status: 'SUCCESS',
+    attempts: 1,
+  });
+  // A writer whose transaction is open while the export takes its snapshot: its row is not in the export.
+  const writer = new pg.Client({ connectionString: thisFile.platform.config.databaseUrl });
+  await writer.connect();
+  await writer.query('begin');
+  const { rows: written } = await writer.query<{ id: string }>(
+    `insert into email.email_log (site_id, created_at, recipient, status, attempts) values ('pd-w', $1, 'open@example.test', 'SUCCESS', 1) returning id`,
+    [new Date(month.getTime() + 5 * 86400000)],
+  );
+  // A site the month did not hold when it was judged expired: never exported by this archive.
+  const [otherSite] = (await thisFile.platform.db('email.email_log').insert(lateRow('pd-w-other', 'other@example.test')).returning('id')) as Array<{
+    id: number;
+  }>;
+  const exported = await exportPartsInSnapshot({
+    databaseUrl: thisFile.platform.config.databaseUrl,
+    dataDir: thisFile.platform.config.dataDir,
+    workflowId: archive.workflow_id,
+    runId: archive.run_id,
+    logType: 'EMAIL_LOG',
+    siteId: 'pd-w',
+    cutoff: new Date(to),
+    rowsPerPart: 1000,
+    partition: { archiveId: archive.id, table: name, from: new Date(from) },
+  });
+  expect(exported.map((part) => part.rowCount)).toEqual([25]);
+  await writer.query('commit');
+  await writer.end();
+  // Committed after the export, before the detach: late as well.
+  const [afterExport] = (await thisFile.platform.db('email.email_log').insert(lateRow('pd-w', 'after@example.test')).returning('id')) as Array<{ id: number }>;
+
+  // The next run finishes the month the earlier one left EXPORTING. What came back is a month of its own,
+  // past retention for both its sites: the same run archives it whole in turn.
+  const run = await startRun();
+  const outcome = await archiveOutcome(thisFile.platform, run.workflowId, run.runId);
+  expect(outcome.status).toBe('COMPLETED');
+  expect(outcome.partitions).toEqual([
+    expect.objectContaining({ name, state: 'DROPPED', rowsExported: 25, rowsDropped: 25, rowsReturned: 3 }),
+    expect.objectContaining({ name, state: 'DROPPED', rowsExported: 3, rowsDropped: 3, rowsReturned: 0 }),
+  ]);
+  expect(await archiveOf(name)).toEqual([
+    expect.objectContaining({ id: archive.id, rows_dropped: 25, rows_returned: 3, stray_check: 'ledger' }),
+    expect.objectContaining({ rows_dropped: 3, rows_returned: 0, stray_check: 'ledger' }),
+  ]);
+  expect(await isTable(name)).toBe(false);
+  expect(await archivedIds('pd-w')).toEqual([...ids, Number(written[0].id), Number(afterExport.id)].sort((a, b) => a - b));
+  expect(await archivedIds('pd-w-other')).toEqual([Number(otherSite.id)]);
+  expect(await remainingIds(thisFile.platform.db, 'pd-w')).toEqual([]);
+  expect(await thisFile.platform.db('settings.archive_partition_late_row').where({ partition_archive_id: archive.id })).toEqual([]);
+});
+
+test('an exported row gone from the month before its drop: the ledger does not account for the month, so the drop joins its rows with the ids, and drops only the rows archived', async () => {
+  const month = monthsBack(11);
+  const name = partitionName(month);
+  const ids = await seedMonth('pd-g', month, 20);
+  // The drop takes this advisory lock first: holding it pins the run after its detach.
+  const holder = new pg.Client({ connectionString: thisFile.platform.config.databaseUrl });
+  await holder.connect();
+  await holder.query('select pg_advisory_lock(hashtext($1))', [partitionDropLock(name)]);
+  const run = await startRun();
+  await waitUntil('the month detached and its drop waiting', async () => {
+    const [open] = await archiveOf(name);
+    return open?.state === 'DETACHED' && (await sessionsWaitingOnLocks(thisFile.platform.config.databaseUrl)) > 0;
+  });
+  // The detached month is a table of its own: one archived row goes from it.
+  await thisFile.platform.db.raw(`delete from ${name} where id = ?`, [ids[0]]);
+  await holder.end();
+
+  const outcome = await archiveOutcome(thisFile.platform, run.workflowId, run.runId);
+  expect(outcome.status).toBe('COMPLETED');
+  expect(outcome.partitions).toEqual([expect.objectContaining({ name, state: 'DROPPED', rowsExported: 20, rowsDropped: 19, rowsReturned: 0 })]);
+  expect((await archiveOf(name))[0]).toEqual(expect.objectContaining({ rows_dropped: 19, rows_returned: 0, stray_check: 'ids' }));
+  expect(await archivedIds('pd-g')).toEqual(ids);
+  expect(await isTable(name)).toBe(false);
 });
