@@ -119,17 +119,24 @@ async function round(round: number, victim: number): Promise<void> {
     after(platform.temporal.client.workflow.getHandle(sent.body.workflowId).result()),
     after(
       (async () => {
-        // The sign-off, as a person would give it: tried again until the platform takes it.
+        // The sign-off, as a person would give it: tried again until the platform takes it. An attempt whose
+        // answer was lost (the node died under it) may still have been taken: the retry then hears 409
+        // ALREADY_DECIDED, and the person reads the approval to see whether the decision that stands is theirs.
         let lastRefusal: unknown = null;
         const decided = await waitUntil(
           'the sign-off taken with a node down',
           async () => {
             const answer = await decide(admin);
-            if (answer.status !== 200) {
-              signOffRefused++;
-              lastRefusal = { status: answer.status, body: answer.body };
-            }
-            return answer.status === 200 ? answer : null;
+            if (answer.status === 200) return answer;
+            signOffRefused++;
+            lastRefusal = { status: answer.status, body: answer.body };
+            if (answer.status !== 409 || answer.body.code !== 'ALREADY_DECIDED') return null;
+            const standing = await call(api.url, 'GET', `/api/workflow/approvals/${correlationId}`, { token: admin });
+            const signOff = (standing.body.decisions as Array<{ stage: number; decision: string; decidedBy: string }>).find((d) => d.stage === 1);
+            if (!signOff) return null;
+            if (signOff.decidedBy !== 'ada' || signOff.decision !== 'APPROVED')
+              throw new Error(`stage 1 was decided by someone else: ${JSON.stringify(signOff)}`);
+            return standing;
           },
           { timeoutMs: 120000, intervalMs: 500 },
         ).catch((error: Error) => {
