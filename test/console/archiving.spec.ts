@@ -42,6 +42,32 @@ test('(b) a retention policy saved on Governance → Archiving; a dry run, then 
     await expect(dialog).toBeHidden();
     await expect(saved.getByRole('cell').nth(3)).toHaveText(shown);
   }
+  // The sink: S3 with no store named and none configured is refused with the API's reason, and nothing changes;
+  // a store of its own is saved with its keys, the secret never shown again; then back to the platform's.
+  const secret = 'console-secret-0a9f7c2e';
+  await saved.getByRole('button', { name: 'Edit EMAIL_LOG site-arch' }).click();
+  let dialog = page.getByRole('dialog', { name: 'Edit the policy' });
+  await dialog.getByLabel('Archive sink').selectOption({ label: 'S3-compatible store' });
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog.getByText(/none is configured \(ARCHIVE_S3_ENDPOINT\)/)).toBeVisible();
+  await dialog.getByLabel("Endpoint (blank: the platform's store, ARCHIVE_S3_*)").fill('http://127.0.0.1:9');
+  await dialog.getByLabel('Bucket').fill('console-archive');
+  await dialog.getByLabel('Prefix (ends with /)').fill('arch/');
+  await dialog.getByLabel('Access key id').fill('console-key');
+  await dialog.getByLabel('Secret access key').fill(secret);
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(saved.getByRole('cell').nth(4)).toHaveText('s3 · console-archive @ 127.0.0.1:9 / arch/');
+  await saved.getByRole('button', { name: 'Edit EMAIL_LOG site-arch' }).click();
+  dialog = page.getByRole('dialog', { name: 'Edit the policy' });
+  await expect(dialog.getByLabel('Access key id')).toHaveValue('console-key');
+  await expect(dialog.getByLabel('Secret access key')).toHaveValue('');
+  await expect(dialog.getByLabel('Secret access key')).toHaveAttribute('placeholder', 'Stored: leave blank to keep it');
+  expect(await page.content()).not.toContain(secret);
+  await dialog.getByLabel('Archive sink').selectOption({ label: "the platform's (ARCHIVE_SINK)" });
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(saved.getByRole('cell').nth(4)).toHaveText('—');
 
   const resolve = page.getByRole('heading', { name: 'Which policy applies to a site?' }).locator('..');
   await resolve.getByLabel('Site').fill('site-arch');

@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { Button, Checkbox, Group, Modal, NativeSelect, NumberInput, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { useState, type ChangeEvent } from 'react';
+import { Button, Checkbox, Group, Modal, NativeSelect, NumberInput, PasswordInput, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, download, usePagedList } from '../api/client';
 import { useLocalised, useWords } from '../i18n';
@@ -21,6 +21,18 @@ const WORDS = {
     enabled: 'Enabled',
     format: 'Archive format',
     platformFormat: "the platform's (ARCHIVE_FORMAT)",
+    sink: 'Archive sink',
+    platformSink: "the platform's (ARCHIVE_SINK)",
+    fileSink: 'Files (the asset folder)',
+    s3Sink: 'S3-compatible store',
+    endpoint: "Endpoint (blank: the platform's store, ARCHIVE_S3_*)",
+    bucket: 'Bucket',
+    prefix: 'Prefix (ends with /)',
+    region: 'Region',
+    pathStyle: 'Path-style addresses',
+    accessKeyId: 'Access key id',
+    secretAccessKey: 'Secret access key',
+    secretKept: 'Stored: leave blank to keep it',
     add: 'Add policy',
     edit: 'Edit',
     editTitle: 'Edit the policy',
@@ -61,6 +73,18 @@ const WORDS = {
     enabled: 'مفعّلة',
     format: 'صيغة الأرشيف',
     platformFormat: 'صيغة المنصة (ARCHIVE_FORMAT)',
+    sink: 'وجهة الأرشيف',
+    platformSink: 'وجهة المنصة (ARCHIVE_SINK)',
+    fileSink: 'ملفات (مجلد الأصول)',
+    s3Sink: 'مخزن متوافق مع S3',
+    endpoint: 'نقطة الوصول (فارغة: مخزن المنصة، ARCHIVE_S3_*)',
+    bucket: 'الحاوية',
+    prefix: 'البادئة (تنتهي بـ /)',
+    region: 'المنطقة',
+    pathStyle: 'عناوين بنمط المسار',
+    accessKeyId: 'معرّف مفتاح الوصول',
+    secretAccessKey: 'مفتاح الوصول السري',
+    secretKept: 'محفوظ: اتركه فارغًا للإبقاء عليه',
     add: 'أضف سياسة',
     edit: 'تعديل',
     editTitle: 'تعديل السياسة',
@@ -94,7 +118,117 @@ const WORDS = {
 };
 
 type ArchiveFormat = 'csv' | 'parquet';
-type Policy = { id: string; logType: LogType; siteId: string | null; retentionDays: number; enabled: boolean; format: ArchiveFormat | null };
+type ArchiveSink = 'file' | 's3';
+type PolicyStore = {
+  endpoint: string;
+  bucket: string;
+  prefix: string | null;
+  region: string;
+  forcePathStyle: boolean;
+  accessKeyId: string | null;
+  secretAccessKeySet: boolean;
+};
+type Policy = {
+  id: string;
+  logType: LogType;
+  siteId: string | null;
+  retentionDays: number;
+  enabled: boolean;
+  format: ArchiveFormat | null;
+  sink: ArchiveSink | null;
+  s3: PolicyStore | null;
+};
+
+/** Where a policy's files go, as its row says it: the sink, and an S3 policy's own store (bucket at host). */
+function sinkOf(policy: Policy): string {
+  if (!policy.sink) return '—';
+  if (policy.sink === 'file' || !policy.s3) return policy.sink;
+  return `s3 · ${policy.s3.bucket} @ ${new URL(policy.s3.endpoint).host}${policy.s3.prefix ? ` / ${policy.s3.prefix}` : ''}`;
+}
+
+/** The store fields of an `s3` policy as edited; a blank endpoint is the platform's store. */
+type StoreDraft = { endpoint: string; bucket: string; prefix: string; region: string; forcePathStyle: boolean; accessKeyId: string; secretAccessKey: string };
+
+const draftOf = (store: PolicyStore | null): StoreDraft => ({
+  endpoint: store?.endpoint ?? '',
+  bucket: store?.bucket ?? '',
+  prefix: store?.prefix ?? '',
+  region: store?.region ?? 'us-east-1',
+  forcePathStyle: store?.forcePathStyle ?? true,
+  accessKeyId: store?.accessKeyId ?? '',
+  secretAccessKey: '',
+});
+
+/** The body's `s3`: null for the platform's store; the secret only when one was typed (else the stored one is kept). */
+function storeBody(draft: StoreDraft) {
+  if (draft.endpoint.trim() === '') return null;
+  return {
+    endpoint: draft.endpoint.trim(),
+    bucket: draft.bucket.trim(),
+    prefix: draft.prefix.trim(),
+    region: draft.region.trim(),
+    forcePathStyle: draft.forcePathStyle,
+    ...(draft.accessKeyId.trim() ? { accessKeyId: draft.accessKeyId.trim() } : {}),
+    ...(draft.secretAccessKey ? { secretAccessKey: draft.secretAccessKey } : {}),
+  };
+}
+
+/** A policy's sink, and for S3 its own store (or none: the platform's). The secret is written, never shown. */
+function SinkFields(props: {
+  sink: ArchiveSink | null;
+  onSink: (sink: ArchiveSink | null) => void;
+  draft: StoreDraft;
+  onDraft: (draft: StoreDraft) => void;
+  secretStored: boolean;
+  error: unknown;
+}) {
+  const words = useWords(WORDS);
+  const { draft, onDraft, error } = props;
+  const field = (key: keyof StoreDraft) => ({
+    value: String(draft[key]),
+    onChange: (event: ChangeEvent<HTMLInputElement>) => onDraft({ ...draft, [key]: event.currentTarget.value }),
+    error: fieldError(error, `s3.${key}`),
+    dir: 'ltr' as const,
+  });
+  return (
+    <>
+      <NativeSelect
+        label={words.sink}
+        data={[
+          { value: '', label: words.platformSink },
+          { value: 'file', label: words.fileSink },
+          { value: 's3', label: words.s3Sink },
+        ]}
+        value={props.sink ?? ''}
+        onChange={(event) => props.onSink((event.currentTarget.value || null) as ArchiveSink | null)}
+      />
+      {props.sink === 's3' && (
+        <>
+          <TextInput label={words.endpoint} placeholder="https://s3.example.org" {...field('endpoint')} />
+          {draft.endpoint.trim() !== '' && (
+            <>
+              <TextInput label={words.bucket} {...field('bucket')} />
+              <TextInput label={words.prefix} {...field('prefix')} />
+              <TextInput label={words.region} {...field('region')} />
+              <Switch
+                label={words.pathStyle}
+                checked={draft.forcePathStyle}
+                onChange={(event) => onDraft({ ...draft, forcePathStyle: event.currentTarget.checked })}
+              />
+              <TextInput label={words.accessKeyId} autoComplete="off" {...field('accessKeyId')} />
+              <PasswordInput
+                label={words.secretAccessKey}
+                placeholder={props.secretStored ? words.secretKept : undefined}
+                autoComplete="new-password"
+                {...field('secretAccessKey')}
+              />
+            </>
+          )}
+        </>
+      )}
+    </>
+  );
+}
 
 /** A policy's archive format: CSV, Parquet (zstd), or none of its own (blank: the platform's). */
 function FormatSelect({ value, onChange }: { value: ArchiveFormat | null; onChange: (format: ArchiveFormat | null) => void }) {
@@ -155,12 +289,14 @@ function EditPolicy({ policy, onClose }: { policy: Policy; onClose: () => void }
   const queries = useQueryClient();
   const [retentionDays, setRetentionDays] = useState<string | number>(policy.retentionDays);
   const [format, setFormat] = useState<ArchiveFormat | null>(policy.format);
+  const [sink, setSink] = useState<ArchiveSink | null>(policy.sink);
+  const [store, setStore] = useState<StoreDraft>(draftOf(policy.s3));
   const save = useMutation({
     mutationFn: async () =>
       dataOr(
         await api.PUT('/api/settings/archive-policies/{id}', {
           params: { path: { id: policy.id } },
-          body: { retentionDays: Number(retentionDays), enabled: policy.enabled, format },
+          body: { retentionDays: Number(retentionDays), enabled: policy.enabled, format, sink, s3: sink === 's3' ? storeBody(store) : null },
         }),
       ),
     onSuccess: () => {
@@ -176,6 +312,7 @@ function EditPolicy({ policy, onClose }: { policy: Policy; onClose: () => void }
         </Text>
         <NumberInput label={words.retention} value={retentionDays} onChange={setRetentionDays} error={fieldError(save.error, 'retentionDays')} />
         <FormatSelect value={format} onChange={setFormat} />
+        <SinkFields sink={sink} onSink={setSink} draft={store} onDraft={setStore} secretStored={policy.s3?.secretAccessKeySet ?? false} error={save.error} />
         {save.error && !fieldError(save.error, 'retentionDays') && <ProblemAlert error={save.error} />}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
@@ -218,6 +355,7 @@ function Policies() {
           { header: common.site, cell: (policy) => policy.siteId ?? words.global },
           { header: words.retention, cell: (policy) => policy.retentionDays },
           { header: words.format, cell: (policy) => policy.format ?? '—' },
+          { header: words.sink, cell: (policy) => sinkOf(policy), ltr: true },
           { header: words.enabled, cell: (policy) => (policy.enabled ? '✓' : '—') },
           {
             header: '',
