@@ -21,6 +21,8 @@ export type Decision = 'APPROVED' | 'REJECTED';
 export interface ApprovalStage {
   name: string;
   role: string;
+  /** The users (directory ids, as their tokens name them) who decide this stage; named, they alone do, and the role does not. */
+  assignees?: string[];
   /** An ISO 8601 duration: without a decision by then, the stage's role holders are reminded. */
   remindAfter?: string;
   /** An ISO 8601 duration: without a decision by then, the site's ADMINs are told. */
@@ -138,4 +140,16 @@ export interface ConfirmedDecision {
   stage: number;
   decision: Decision;
   decidedBy: string;
+}
+
+/**
+ * Who may decide a stage (besides four eyes, checked apart): its named users when it names any, ADMINs
+ * included only when named; else the stage's role holders and any ADMIN. Named users need not hold the role.
+ */
+export function whoDecidesStage(stage: ApprovalStage, decider: { id: string; roles: readonly string[] }): { allowed: true } | { allowed: false; why: string } {
+  if (stage.assignees && stage.assignees.length > 0) {
+    return stage.assignees.includes(decider.id) ? { allowed: true } : { allowed: false, why: `Stage "${stage.name}" is decided by the users it names.` };
+  }
+  if (decider.roles.includes('ADMIN') || decider.roles.includes(stage.role)) return { allowed: true };
+  return { allowed: false, why: `Stage "${stage.name}" is decided by the role ${stage.role}.` };
 }

@@ -3,7 +3,7 @@ import { rawRows } from '../db';
 import { uniqueOr409 } from '../db-errors';
 import { Page, PageRequest, paginate } from '../paging';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
-import { ApprovalStage, Decision, DEFAULT_STAGES, PublishInput } from '../../domain/approvals';
+import { ApprovalStage, Decision, DEFAULT_STAGES, PublishInput, whoDecidesStage } from '../../domain/approvals';
 import { componentType } from '../content/component-types';
 import { findComponent, setComponentStatus } from '../content/components';
 import { rowAtRevision } from '../content/revisions';
@@ -203,7 +203,8 @@ export async function proposeDecision(
     if (approval.requested_by === args.decider.id) throw selfApproval();
     if (approval.status !== 'PENDING') throw conflict('ALREADY_DECIDED', `This approval is already ${approval.status}.`);
     const stage = approval.stages[approval.current_stage];
-    if (!admin && !args.decider.roles.includes(stage.role)) throw forbidden(`Stage "${stage.name}" is decided by the role ${stage.role}.`);
+    const decides = whoDecidesStage(stage, args.decider);
+    if (!decides.allowed) throw forbidden(decides.why);
     fourEyes(approval, args.decider.id);
     const [proposal] = (await trx(PROPOSAL_TABLE)
       .insert({
@@ -242,6 +243,10 @@ export async function confirmDecision(db: Knex, args: { correlationId: string; s
     if (approval.status !== 'PENDING' || approval.current_stage !== args.stage)
       throw conflict('ALREADY_DECIDED', `This approval is already ${approval.status}.`);
     fourEyes(approval, proposal.decided_by);
+    // A stage that names its deciders is checked again here: the role was checked with the proposal, names are all there is to check.
+    const named = approval.stages[args.stage].assignees;
+    if (named && named.length > 0 && !named.includes(proposal.decided_by))
+      throw forbidden(`Stage "${approval.stages[args.stage].name}" is decided by the users it names.`);
 
     const record: DecisionRecord = {
       stage: proposal.stage,

@@ -34,7 +34,7 @@ async function changeSummary(db: Knex, approval: { component_type: string; resou
 
 /**
  * Writes one approval notice as a platform email batch, each recipient in their own locale: a stage
- * reached or its reminder go to the stage's role holders in the site (never the requester), an escalation
+ * reached or its reminder go to the users the stage names, else its role holders in the site (never the requester), an escalation
  * to the site's ADMINs, the outcome to the requester. Keyed by the batch id, so repeating it writes it
  * once. Answers how many recipients it has.
  */
@@ -49,7 +49,9 @@ export async function writeApprovalNotice(
   const recipients: PlatformRecipients =
     args.kind === 'OUTCOME'
       ? { userId: approval.requested_by }
-      : { role: args.kind === 'ESCALATED' ? 'ADMIN' : stage.role, siteId: approval.site_id, except: approval.requested_by };
+      : args.kind !== 'ESCALATED' && stage.assignees && stage.assignees.length > 0
+        ? { userIds: stage.assignees, except: approval.requested_by }
+        : { role: args.kind === 'ESCALATED' ? 'ADMIN' : stage.role, siteId: approval.site_id, except: approval.requested_by };
   const outcome = OUTCOME_WORDS[args.outcome ?? 'APPROVED'];
   return insertPlatformBatchLogs(db, {
     batchId: args.batchId,

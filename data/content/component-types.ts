@@ -62,6 +62,14 @@ export const ApprovalStage = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
     role: Type.Union([Type.Literal('MANAGER'), Type.Literal('ADMIN'), Type.Literal('EDITOR')]),
+    /** Named users decide the stage (the role then does not); each is emailed when it is reached. */
+    assignees: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7e]+$', description: 'a user id, as its token names it' }), {
+        minItems: 1,
+        maxItems: 20,
+        uniqueItems: true,
+      }),
+    ),
     remindAfter: Type.Optional(Type.String({ pattern: ISO_DURATION, maxLength: 40, description: 'ISO 8601 duration, e.g. P2D' })),
     escalateAfter: Type.Optional(Type.String({ pattern: ISO_DURATION, maxLength: 40, description: 'ISO 8601 duration, e.g. P3D' })),
   },

@@ -126,7 +126,8 @@ export async function insertRoleBatchLogs(
 }
 
 /** Who a platform email goes to: the holders of a role in a site (the requester aside), one user, or addresses named outright. */
-export type PlatformRecipients = { role: string; siteId: string; except?: string } | { userId: string } | { emails: string[] };
+export type PlatformRecipients =
+  { role: string; siteId: string; except?: string } | { userId: string } | { userIds: string[]; except?: string } | { emails: string[] };
 
 /**
  * One platform email (an approval or deploy notice) as a batch: its variables stored once, then one PENDING row
@@ -161,7 +162,9 @@ export async function insertPlatformBatchLogs(
   const [where, bindings] =
     'userId' in who
       ? ['u.id::text = ?', [who.userId]]
-      : ['? = any(u.roles) and ? = any(u.site_ids) and u.id::text <> ?', [who.role, who.siteId, who.except ?? '']];
+      : 'userIds' in who
+        ? ['u.id::text = any(?::text[]) and u.id::text <> ?', [who.userIds, who.except ?? '']]
+        : ['? = any(u.roles) and ? = any(u.site_ids) and u.id::text <> ?', [who.role, who.siteId, who.except ?? '']];
   await db.raw(
     `insert into ${EMAIL_LOG_TABLE} (site_id, platform_template, batch_id, recipient, locale, variables, requested_by, status, created_at)
      select ?, ?, ?, u.email, u.locale, null, ?, 'PENDING', ${BATCH_CREATED_AT}

@@ -13,12 +13,13 @@ const address = (local: string) => `${local}@notice-test.example`;
 let mailApi: string;
 const tokens: Record<string, string> = {};
 
-async function directoryUser(local: string, values: { name: string; locale: 'en' | 'ar'; roles: string[] }): Promise<string> {
+async function directoryUser(local: string, values: { name: string; locale: 'en' | 'ar'; roles: string[]; site?: string }): Promise<string> {
+  const site = values.site ?? SITE;
   const [row] = await thisFile.platform
     .db('directory.user')
-    .insert({ email: address(local), name: values.name, locale: values.locale, roles: values.roles, site_ids: [SITE] })
+    .insert({ email: address(local), name: values.name, locale: values.locale, roles: values.roles, site_ids: [site] })
     .returning('id');
-  tokens[local] = await thisFile.platform.token({ sub: row.id, name: values.name, roles: values.roles, sites: [SITE] });
+  tokens[local] = await thisFile.platform.token({ sub: row.id, name: values.name, roles: values.roles, sites: [site] });
   return row.id;
 }
 
@@ -108,4 +109,47 @@ test('a decision before escalateAfter cancels the timer: no escalation is sent',
   const history = await thisFile.platform.temporal.client.workflow.getHandle(page.workflowId).fetchHistory();
   expect(history.events!.some((event) => event.timerFiredEventAttributes)).toBe(false);
   expect(history.events!.some((event) => event.timerCanceledEventAttributes)).toBe(true);
+});
+
+test('a stage that names its users: only they are asked and only they decide it, though neither the role nor ADMIN; the requester named is still refused', async () => {
+  const site = 'site-named';
+  const nora = await directoryUser('nora', { name: 'Nora Editor', locale: 'en', roles: ['EDITOR'], site });
+  const rita = await directoryUser('rita', { name: 'Rita Requester', locale: 'en', roles: ['EDITOR'], site });
+  await directoryUser('omar', { name: 'Omar Manager', locale: 'en', roles: ['MANAGER'], site });
+  await pagesNeedApproval(thisFile.api.url, tokens.ada, {
+    siteId: site,
+    name: 'legal names its readers',
+    stages: [{ name: 'Legal', role: 'MANAGER', assignees: [nora, rita] }],
+  });
+  const since = new Date();
+  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+    token: tokens.rita,
+    body: { siteId: site, name: 'named-one', slug: 'named-one', title: 'named-one', data: { n: 1 } },
+  });
+  expect(created.status).toBe(201);
+  const submitted = await call(thisFile.api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: tokens.rita, body: {} });
+  expect(submitted.status).toBe(202);
+  const page = { correlationId: submitted.body.correlationId as string };
+
+  // Asked: the named user, not the requester although named, not the site's MANAGER.
+  await arrives('nora', 'Approval needed: named-one');
+  const asked = await thisFile.platform
+    .db('email.email_log')
+    .where({ requested_by: 'platform:approvals' })
+    .where('created_at', '>=', since)
+    .whereIn('recipient', ['nora', 'rita', 'omar', 'ada'].map(address))
+    .pluck('recipient');
+  expect(asked).toEqual([address('nora')]);
+
+  const attempt = (token: string) =>
+    call(thisFile.api.url, 'POST', `/api/workflow/approvals/${page.correlationId}/decide`, { token, body: { decision: 'APPROVED' } });
+  for (const outsider of [tokens.omar, tokens.ada]) {
+    const refused = await attempt(outsider);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual(expect.objectContaining({ code: 'FORBIDDEN', detail: 'Stage "Legal" is decided by the users it names.' }));
+  }
+  expect((await attempt(tokens.rita)).body.code).toBe('SELF_APPROVAL_FORBIDDEN');
+  const approved = await attempt(tokens.nora);
+  expect(approved.status).toBe(200);
+  expect(approved.body).toEqual(expect.objectContaining({ status: 'APPROVED', decisions: [expect.objectContaining({ decidedBy: nora, stage: 0 })] }));
 });
