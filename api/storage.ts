@@ -19,6 +19,12 @@ export interface ArchiveSink {
 /** An archive file in a store: `s3://{store id}/{key}`, read with that store's endpoint and keys whatever the policy says later. */
 const S3_KEY = /^s3:\/\/([0-9a-f-]{36})\/(.+)$/;
 
+/** An archive file's place in a store, from its storage key (`s3://{store id}/{object key}`); null: a file's sha256. */
+function placeInStore(key: string): { storeId: string; objectKey: string } | null {
+  const matched = S3_KEY.exec(key);
+  return matched ? { storeId: matched[1], objectKey: matched[2] } : null;
+}
+
 /**
  * The API's storage: asset bytes in the data folder, archive files where the site's policy (else
  * ARCHIVE_SINK) says. Reading and removing follow each asset's own storage key, so files stored before a
@@ -73,28 +79,32 @@ export function platformStorage({ config, db }: { config: Config; db: Db }): { s
     });
   };
 
-  const inStore = <T>(key: string, use: (objects: S3Store, objectKey: string) => Promise<T>): Promise<T> => {
-    const [, storeId, objectKey] = S3_KEY.exec(key)!;
-    return objectsOf(storeId)
-      .then((objects) => use(objects, objectKey))
+  const inStore = <T>(place: { storeId: string; objectKey: string }, use: (objects: S3Store, objectKey: string) => Promise<T>): Promise<T> =>
+    objectsOf(place.storeId)
+      .then((objects) => use(objects, place.objectKey))
       .catch(refusal);
-  };
 
   const storage: AssetStorage = {
     moveFile: (filePath, known) => files.moveFile(filePath, known),
     read: (key) => {
-      if (!S3_KEY.test(key)) return files.read(key);
-      const [, storeId, objectKey] = S3_KEY.exec(key)!;
+      const place = placeInStore(key);
+      if (!place) return files.read(key);
       // The stream is answered at once; a store that cannot be reached ends it with the reason.
       const out = new PassThrough();
-      void objectsOf(storeId).then(
-        (objects) => pipeline(objects.read(objectKey), out, () => undefined),
+      void objectsOf(place.storeId).then(
+        (objects) => pipeline(objects.read(place.objectKey), out, () => undefined),
         (error: Error) => out.destroy(error),
       );
       return out;
     },
-    exists: (key) => (S3_KEY.test(key) ? inStore(key, (objects, objectKey) => objects.exists(objectKey)) : files.exists(key)),
-    remove: (key) => (S3_KEY.test(key) ? inStore(key, (objects, objectKey) => objects.remove(objectKey)) : files.remove(key)),
+    exists: (key) => {
+      const place = placeInStore(key);
+      return place ? inStore(place, (objects, objectKey) => objects.exists(objectKey)) : files.exists(key);
+    },
+    remove: (key) => {
+      const place = placeInStore(key);
+      return place ? inStore(place, (objects, objectKey) => objects.remove(objectKey)) : files.remove(key);
+    },
   };
 
   const archives: ArchiveSink = {
@@ -104,7 +114,7 @@ export function platformStorage({ config, db }: { config: Config; db: Db }): { s
         const storeId = sink.storeId ?? (await platformStore()).id;
         const objectKey = `${sink.prefix ?? config.archiveS3?.prefix ?? ''}${place.siteId}/${place.fileName}`;
         const key = `s3://${storeId}/${objectKey}`;
-        await inStore(key, (objects) => objects.put(filePath, known, objectKey));
+        await inStore({ storeId, objectKey }, (objects) => objects.put(filePath, known, objectKey));
         return { key, ...known };
       }
       return files.moveFile(filePath, known).catch((error: unknown) => {

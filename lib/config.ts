@@ -437,6 +437,12 @@ function bounceSettings(env: Env): Pick<Config, 'bounceDomain' | 'bounceSmtp'> {
 }
 
 /**
+ * An S3 store's endpoint as the platform names it, whoever names it (ARCHIVE_S3_ENDPOINT or a policy): its
+ * origin and path, without trailing slashes, so that one store has one name.
+ */
+export const storeEndpointOf = (url: URL): string => `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+
+/**
  * ARCHIVE_SINK, and the platform's S3 store (ARCHIVE_S3_*) when an endpoint is set: for ARCHIVE_SINK=s3, which
  * requires it, and for `s3` policies that name no store of their own. Nothing is guessed: an endpoint is an
  * http(s) origin and path with no user info, query or fragment (https in production), and needs its bucket.
@@ -463,7 +469,7 @@ function archiveSinkSettings(env: Env, production: boolean): Pick<Config, 'archi
   return {
     archiveSink,
     archiveS3: {
-      endpoint: `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, ''),
+      endpoint: storeEndpointOf(parsed),
       bucket,
       prefix,
       region: matching(env, 'ARCHIVE_S3_REGION', 'us-east-1', /^[a-z0-9-]{1,64}$/, 'a region name (e.g. eu-west-1)'),

@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { decryptSecret, encryptSecret, SecretKeys } from '../../lib/secrets';
 import { badRequest } from '../../lib/errors';
+import { storeEndpointOf } from '../../lib/config';
 import { LogType } from '../../domain/archival';
 import { reencryptColumns } from '../sealed-columns';
 import { POLICY_TABLE } from './policies';
@@ -51,7 +52,7 @@ export function normalizedEndpoint(endpoint: string): string {
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash)
     throw badRequest('VALIDATION_FAILED', 'An endpoint is an http or https URL with no user info, query or fragment.');
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  return storeEndpointOf(url);
 }
 
 export async function findArchiveStore(db: Knex, id: string): Promise<ArchiveStoreRow | undefined> {
