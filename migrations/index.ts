@@ -31,6 +31,7 @@ import * as archivePartitions from './030-archive-partitions';
 import * as archiveFormats from './031-archive-formats';
 import * as archiveStores from './032-archive-stores';
 import * as archiveLateRows from './033-archive-late-rows';
+import * as revisionRetention from './034-revision-retention';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -67,4 +68,5 @@ export const migrations = [
   { name: '031-archive-formats', ...archiveFormats },
   { name: '032-archive-stores', ...archiveStores },
   { name: '033-archive-late-rows', ...archiveLateRows },
+  { name: '034-revision-retention', ...revisionRetention },
 ];

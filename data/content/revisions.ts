@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { COMPONENT_TYPES, ComponentType } from './component-types';
 import { Page, PageRequest, paginate } from '../paging';
+import { pruneAfterWrite } from './revision-retention';
 
 export const REVINFO_TABLE = 'public.revinfo';
 
@@ -76,7 +77,8 @@ async function auditedColumns(db: Knex, table: string): Promise<string[]> {
 
 /**
  * Writes a revision of one row: its `revinfo` row and a copy of the row as it is now into the `_aud` table,
- * inside the caller's transaction, so the change and its history commit together. Answers the revision.
+ * inside the caller's transaction, so the change and its history commit together; then prunes the item's
+ * revisions to its retention rule, if it has one. Answers the revision.
  */
 export async function writeRevision(
   trx: Knex.Transaction,
@@ -91,6 +93,7 @@ export async function writeRevision(
     args.revType,
     args.id,
   ]);
+  await pruneAfterWrite(trx, { type: args.type, siteId: args.siteId, id: args.id });
   return rev;
 }
 

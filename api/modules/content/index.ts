@@ -3,6 +3,7 @@ import { apiModule } from '../../http/module';
 import { COMPONENT_TYPES } from '../../../data/content/component-types';
 import { componentRoutes } from './collection-routes';
 import { publicRoutes } from './public-routes';
+import { retentionRoutes } from './retention-routes';
 import { soapInvokeRoutes } from './soap-invoke';
 import { templatePreviewRoutes } from './template-preview';
 
@@ -10,6 +11,6 @@ import { templatePreviewRoutes } from './template-preview';
 export const contentModule = (deps: AppDeps) =>
   apiModule(
     'content',
-    [...COMPONENT_TYPES.map((type) => type.collection), '/api/public'],
-    [...componentRoutes(deps), ...soapInvokeRoutes(deps), ...templatePreviewRoutes(deps), ...publicRoutes(deps)],
+    [...COMPONENT_TYPES.map((type) => type.collection), '/api/content/revision-retention', '/api/public'],
+    [...componentRoutes(deps), ...soapInvokeRoutes(deps), ...templatePreviewRoutes(deps), ...publicRoutes(deps), ...retentionRoutes(deps)],
   );
