@@ -16,6 +16,7 @@ const DeployScreen = lazy(() => import('./deploy/DeployScreen').then((module) =>
 const ArchivingScreen = lazy(() => import('./archival/ArchivingScreen').then((module) => ({ default: module.ArchivingScreen })));
 const ApprovalsScreen = lazy(() => import('./approvals/ApprovalsScreen').then((module) => ({ default: module.ApprovalsScreen })));
 const ContentScreen = lazy(() => import('./content/ContentScreen').then((module) => ({ default: module.ContentScreen })));
+const ScheduledScreen = lazy(() => import('./content/Scheduled').then((module) => ({ default: module.ScheduledScreen })));
 const EmailScreen = lazy(() => import('./messaging/EmailScreen').then((module) => ({ default: module.EmailScreen })));
 const ChannelsScreen = lazy(() => import('./messaging/ChannelsScreen').then((module) => ({ default: module.ChannelsScreen })));
 const SuppressionsScreen = lazy(() => import('./messaging/SuppressionsScreen').then((module) => ({ default: module.SuppressionsScreen })));
@@ -27,6 +28,7 @@ const SECTIONS = {
     archiving: 'Governance → Archiving',
     approvals: 'Approvals',
     content: 'Content',
+    scheduled: 'Scheduled',
     email: 'Email templates',
     channels: 'Email and SMS channels',
     suppressions: 'Suppression list',
@@ -38,6 +40,7 @@ const SECTIONS = {
     archiving: 'الحوكمة ← الأرشفة',
     approvals: 'الموافقات',
     content: 'المحتوى',
+    scheduled: 'المجدول',
     email: 'قوالب البريد',
     channels: 'قنوات البريد والرسائل',
     suppressions: 'قائمة العناوين الموقوفة',
@@ -56,7 +59,9 @@ function sectionsFor(session: Session): Section[] {
   const shown: Section[] = [];
   if (session.isAdmin) shown.push('services', 'deploy', 'archiving');
   if (session.canDecide || session.canEdit) shown.push('approvals');
-  shown.push('content', 'email');
+  shown.push('content');
+  if (session.canEdit) shown.push('scheduled');
+  shown.push('email');
   if (session.isAdmin) shown.push('channels', 'suppressions');
   return shown;
 }
@@ -67,6 +72,7 @@ const PATHS: Record<Section, string> = {
   archiving: '/archiving',
   approvals: '/approvals',
   content: '/content',
+  scheduled: '/scheduled',
   email: '/email',
   channels: '/channels',
   suppressions: '/suppressions',
@@ -84,6 +90,7 @@ function Screen({ path, session, notFound }: { path: string; session: Session; n
   if (path === '/content') return <ContentScreen />;
   if ((params = match('/content/:type', path))) return <ContentScreen type={params.type} />;
   if ((params = match('/content/:type/:id', path))) return <ContentScreen type={params.type} id={params.id} />;
+  if (path === '/scheduled') return <ScheduledScreen />;
   if (path === '/email') return <EmailScreen />;
   if ((params = match('/email/:id', path))) return <EmailScreen id={params.id} />;
   if (path === '/channels') return <ChannelsScreen />;

@@ -31,7 +31,7 @@ test('(c) an editor publishes a page under a policy; the manager approves it fro
   await checkScreen(page, 'content-item');
 
   await page.getByLabel('Comment for the approvers').fill('For the spring campaign');
-  await page.getByRole('button', { name: 'Publish' }).click();
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
   await expect(page.getByTestId('publish-outcome')).toHaveText('Waiting for approval');
   await expect(page.getByText('PENDING_APPROVAL', { exact: true }).first()).toBeVisible();
 
@@ -104,6 +104,97 @@ test('content history: a revision is shown as it was and restored as a draft; a 
   await expect(page.getByTestId('read-only')).toBeVisible();
   await expect(page.getByRole('button', { name: /^View Revision / })).toHaveCount(3);
   for (const action of ['Publish', 'Archive', /^Restore as draft/]) await expect(page.getByRole('button', { name: action })).toHaveCount(0);
+});
+
+test('compare, side by side: revisions 1 and 3 field by field, added, removed and changed, the changed text marked inside the line; revision 1 restored from there', async ({
+  page,
+  signIn,
+  opsflow,
+}) => {
+  const editor = await opsflow.tokenOf('editor');
+  const at = (path = '') => `/api/content/web-content/${created.body.id}${path}`;
+  const created = await call(opsflow.api.url, 'POST', '/api/content/web-content', {
+    token: editor,
+    body: { siteId: 'site-1', name: 'banner', slug: 'banner', title: 'Summer sale today', data: { colour: 'red', size: 2 } },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  for (const body of [
+    { name: 'banner', slug: 'banner', title: 'Summer sale today', data: { colour: 'red', size: 3 } },
+    { name: 'banner', slug: 'banner', title: 'Winter sale today', data: { colour: 'blue', link: '/offers' } },
+  ]) {
+    const edited = await call(opsflow.api.url, 'PUT', at(), { token: editor, body });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+  }
+  const revs = ((await call(opsflow.api.url, 'GET', at('/history'), { token: editor })).body.items as Array<{ rev: number }>).map((item) => item.rev);
+  const [third, , first] = revs;
+
+  await signIn('editor');
+  await page.goto(`${opsflow.api.url}/console/content/web-content/${created.body.id}`);
+  await expect(page.getByRole('button', { name: /^View Revision / })).toHaveCount(3);
+  const compare = page.getByRole('heading', { name: 'Compare revisions' }).locator('..');
+  await compare.getByLabel('From revision').selectOption(String(first));
+  await compare.getByLabel('To revision').selectOption(String(third));
+  await compare.getByRole('button', { name: 'Compare' }).click();
+  const table = compare.getByRole('table', { name: `Compare revisions ${first} → ${third}` });
+  await expect(table.getByRole('row', { name: /\/data\/link/ })).toContainText('added');
+  await expect(table.getByRole('row', { name: /\/data\/size/ })).toContainText('removed');
+  const title = table.getByRole('row', { name: /\/title/ });
+  await expect(title).toContainText('changed');
+  // Only what differs is marked: "Summer" struck on one side, "Winter" on the other, " sale today" plain.
+  await expect(title.getByTestId('before-marked')).toHaveText('Summ');
+  await expect(title.getByTestId('after-marked')).toHaveText('Wint');
+  await expect(table.getByRole('row', { name: /\/data\/colour/ }).getByTestId('after-marked')).toHaveText('blue');
+  await checkScreen(page, 'content-compare');
+
+  await compare.getByRole('button', { name: `Restore revision ${first}` }).click();
+  await expect(page.getByRole('button', { name: /^View Revision / })).toHaveCount(4);
+  await expect(page.locator('pre').first()).toContainText('Summer sale today');
+});
+
+test("schedule from the console: a publish a few seconds ahead, in the browser's time zone as shown, is listed on the item and happens; an archive set for tomorrow is cancelled on the Scheduled screen", async ({
+  page,
+  signIn,
+  opsflow,
+}) => {
+  const editor = await opsflow.tokenOf('editor');
+  const created = await call(opsflow.api.url, 'POST', '/api/content/web-content', {
+    token: editor,
+    body: { siteId: 'site-1', name: 'notice', slug: 'notice', title: 'Opening hours', data: { n: 1 } },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  await signIn('editor');
+  await page.goto(`${opsflow.api.url}/console/content/web-content/${created.body.id}`);
+  await expect(page.getByRole('heading', { name: 'notice' })).toBeVisible();
+  const timeZone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+  await expect(page.getByTestId('time-zone')).toHaveText(`Times are in ${timeZone}`);
+  // A datetime-local value in the browser's own zone, `seconds` from now.
+  const localIn = (seconds: number) =>
+    page.evaluate((ahead) => {
+      const at = new Date(Date.now() + ahead * 1000);
+      const pad = (n: number) => String(n).padStart(2, '0');
+      return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
+    }, seconds);
+
+  await page.getByLabel('Publish at').fill(await localIn(8));
+  await page.getByRole('button', { name: 'Schedule the publish' }).click();
+  const onItem = page.getByRole('table', { name: 'Scheduled for this item' });
+  await expect(onItem.getByRole('row', { name: /PUBLISH/ })).toBeVisible();
+  await expect(page.getByText('PUBLISHED', { exact: true })).toBeVisible({ timeout: 30000 });
+  await expect(onItem.getByRole('row', { name: /PUBLISH/ })).toHaveCount(0, { timeout: 10000 });
+
+  await page.getByLabel('Unpublish (archive) at').fill(await localIn(86400));
+  await page.getByRole('button', { name: 'Schedule the archive' }).click();
+  await expect(onItem.getByRole('row', { name: /ARCHIVE/ })).toBeVisible();
+
+  await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Scheduled' }).click();
+  await expect(page.getByRole('heading', { name: 'Scheduled' })).toBeVisible();
+  const listed = page.getByRole('table', { name: 'Scheduled' }).getByRole('row', { name: new RegExp(`ARCHIVE`) });
+  await expect(listed).toContainText(created.body.id.slice(0, 8));
+  await checkScreen(page, 'scheduled');
+  await listed.getByRole('button', { name: /^Cancel ARCHIVE/ }).click();
+  await expect(page.getByText('Nothing is scheduled.')).toBeVisible();
+  const stillThere = await call(opsflow.api.url, 'GET', '/api/workflow/scheduled?siteId=site-1', { token: editor });
+  expect(stillThere.body.items.filter((change: { id: string }) => change.id === created.body.id)).toEqual([]);
 });
 
 test('the requester deciding their own request gets the four-eyes refusal, worded by the API', async ({ page, signIn, opsflow }) => {

@@ -8,6 +8,8 @@ import { useSession } from '../session';
 import { MoreButton, ReadOnlyNote, Section, SitePicker, StatusBadge, TemporalLink, ActionButton } from '../ui/bits';
 import { PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
+import { RevisionCompare } from './RevisionCompare';
+import { ScheduleItem } from './Scheduled';
 
 /** The versioned content types, by the name in the console's address and their collection in the API. */
 export const CONTENT_TYPES = {
@@ -294,6 +296,16 @@ function ContentItem({ type, id }: { type: TypeKey; id: string }) {
           <MoreButton hasMore={history.hasMore} loading={history.loadingMore} onMore={history.loadMore} />
         </Stack>
       </SimpleGrid>
+      {session.canEdit && (
+        <ScheduleItem collection={CONTENT_TYPES[type]} id={id} siteId={draft.siteId} updatedAt={String(draft.updatedAt)} onScheduled={refresh} />
+      )}
+      <RevisionCompare
+        collection={CONTENT_TYPES[type]}
+        id={id}
+        revisions={history.items.map((item) => item.rev)}
+        canEdit={session.canEdit}
+        onRestore={(rev) => restore.mutate(rev)}
+      />
     </Stack>
   );
 }
