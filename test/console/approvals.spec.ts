@@ -16,6 +16,14 @@ test.beforeAll(async ({ opsflow }) => {
   expect(policy.status).toBe(201);
 });
 
+/** A web content draft in site-1, written through the API as the editor; answers its id and the editor's token. */
+async function webContentDraft(opsflow: { api: { url: string }; tokenOf(user: 'editor'): Promise<string> }, body: Record<string, unknown>) {
+  const editor = await opsflow.tokenOf('editor');
+  const created = await call(opsflow.api.url, 'POST', '/api/content/web-content', { token: editor, body: { siteId: 'site-1', ...body } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id: created.body.id as string, editor };
+}
+
 test('(c) an editor publishes a page under a policy; the manager approves it from the queue after seeing the comparison; the page shows PUBLISHED', async ({
   page,
   signIn,
@@ -72,20 +80,15 @@ test('content history: a revision is shown as it was and restored as a draft; a 
   signIn,
   opsflow,
 }) => {
-  const editor = await opsflow.tokenOf('editor');
-  const created = await call(opsflow.api.url, 'POST', '/api/content/web-content', {
-    token: editor,
-    body: { siteId: 'site-1', name: 'footer', slug: 'footer', title: 'First words', data: { n: 1 } },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const second = await call(opsflow.api.url, 'PUT', `/api/content/web-content/${created.body.id}`, {
+  const { id, editor } = await webContentDraft(opsflow, { name: 'footer', slug: 'footer', title: 'First words', data: { n: 1 } });
+  const second = await call(opsflow.api.url, 'PUT', `/api/content/web-content/${id}`, {
     token: editor,
     body: { name: 'footer', slug: 'footer', title: 'Second words', data: { n: 2 } },
   });
   expect(second.status, JSON.stringify(second.body)).toBe(200);
 
   await signIn('editor');
-  await page.goto(`${opsflow.api.url}/console/content/web-content/${created.body.id}`);
+  await page.goto(`${opsflow.api.url}/console/content/web-content/${id}`);
   await expect(page.getByRole('heading', { name: 'footer' })).toBeVisible();
   // The history is a query of its own, which may answer after the heading's: wait for its two rows (all() does not wait).
   await expect(page.getByRole('button', { name: /^View Revision / })).toHaveCount(2);
@@ -99,7 +102,7 @@ test('content history: a revision is shown as it was and restored as a draft; a 
   await page.getByRole('button', { name: 'Sign out' }).click();
 
   await signIn('viewer');
-  await page.goto(`${opsflow.api.url}/console/content/web-content/${created.body.id}`);
+  await page.goto(`${opsflow.api.url}/console/content/web-content/${id}`);
   await expect(page.getByRole('heading', { name: 'footer' })).toBeVisible();
   await expect(page.getByTestId('read-only')).toBeVisible();
   await expect(page.getByRole('button', { name: /^View Revision / })).toHaveCount(3);
@@ -111,13 +114,8 @@ test('compare, side by side: revisions 1 and 3 field by field, added, removed an
   signIn,
   opsflow,
 }) => {
-  const editor = await opsflow.tokenOf('editor');
-  const at = (path = '') => `/api/content/web-content/${created.body.id}${path}`;
-  const created = await call(opsflow.api.url, 'POST', '/api/content/web-content', {
-    token: editor,
-    body: { siteId: 'site-1', name: 'banner', slug: 'banner', title: 'Summer sale today', data: { colour: 'red', size: 2 } },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const { id, editor } = await webContentDraft(opsflow, { name: 'banner', slug: 'banner', title: 'Summer sale today', data: { colour: 'red', size: 2 } });
+  const at = (path = '') => `/api/content/web-content/${id}${path}`;
   for (const body of [
     { name: 'banner', slug: 'banner', title: 'Summer sale today', data: { colour: 'red', size: 3 } },
     { name: 'banner', slug: 'banner', title: 'Winter sale today', data: { colour: 'blue', link: '/offers' } },
@@ -129,7 +127,7 @@ test('compare, side by side: revisions 1 and 3 field by field, added, removed an
   const [third, , first] = revs;
 
   await signIn('editor');
-  await page.goto(`${opsflow.api.url}/console/content/web-content/${created.body.id}`);
+  await page.goto(`${opsflow.api.url}/console/content/web-content/${id}`);
   await expect(page.getByRole('button', { name: /^View Revision / })).toHaveCount(3);
   const compare = page.getByRole('heading', { name: 'Compare revisions' }).locator('..');
   await compare.getByLabel('From revision').selectOption(String(first));
@@ -156,14 +154,9 @@ test("schedule from the console: a publish a few seconds ahead, in the browser's
   signIn,
   opsflow,
 }) => {
-  const editor = await opsflow.tokenOf('editor');
-  const created = await call(opsflow.api.url, 'POST', '/api/content/web-content', {
-    token: editor,
-    body: { siteId: 'site-1', name: 'notice', slug: 'notice', title: 'Opening hours', data: { n: 1 } },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const { id, editor } = await webContentDraft(opsflow, { name: 'notice', slug: 'notice', title: 'Opening hours', data: { n: 1 } });
   await signIn('editor');
-  await page.goto(`${opsflow.api.url}/console/content/web-content/${created.body.id}`);
+  await page.goto(`${opsflow.api.url}/console/content/web-content/${id}`);
   await expect(page.getByRole('heading', { name: 'notice' })).toBeVisible();
   const timeZone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
   await expect(page.getByTestId('time-zone')).toHaveText(`Times are in ${timeZone}`);
@@ -189,12 +182,12 @@ test("schedule from the console: a publish a few seconds ahead, in the browser's
   await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Scheduled' }).click();
   await expect(page.getByRole('heading', { name: 'Scheduled' })).toBeVisible();
   const listed = page.getByRole('table', { name: 'Scheduled' }).getByRole('row', { name: new RegExp(`ARCHIVE`) });
-  await expect(listed).toContainText(created.body.id.slice(0, 8));
+  await expect(listed).toContainText(id.slice(0, 8));
   await checkScreen(page, 'scheduled');
   await listed.getByRole('button', { name: /^Cancel ARCHIVE/ }).click();
   await expect(page.getByText('Nothing is scheduled.')).toBeVisible();
   const stillThere = await call(opsflow.api.url, 'GET', '/api/workflow/scheduled?siteId=site-1', { token: editor });
-  expect(stillThere.body.items.filter((change: { id: string }) => change.id === created.body.id)).toEqual([]);
+  expect(stillThere.body.items.filter((change: { id: string }) => change.id === id)).toEqual([]);
 });
 
 test('the requester deciding their own request gets the four-eyes refusal, worded by the API', async ({ page, signIn, opsflow }) => {
