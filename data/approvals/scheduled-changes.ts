@@ -111,9 +111,13 @@ export async function finishScheduledChange(
   });
 }
 
-/** What is due, soonest first: of the given sites, or of all of them. */
-export async function listScheduledChanges(db: Knex, args: { sites: string[] | 'ALL'; page: PageRequest }): Promise<Page<ScheduledChangeRow>> {
+/** What is due, soonest first: of the given sites, or of all of them; of one item with `resourceId`. */
+export async function listScheduledChanges(
+  db: Knex,
+  args: { sites: string[] | 'ALL'; resourceId?: string; page: PageRequest },
+): Promise<Page<ScheduledChangeRow>> {
   const query = db(SCHEDULED_CHANGE_TABLE).select('*').where({ status: 'SCHEDULED' });
   if (args.sites !== 'ALL') query.whereIn('site_id', args.sites);
+  if (args.resourceId !== undefined) query.andWhere({ resource_id: args.resourceId });
   return paginate<ScheduledChangeRow>({ query, ...args.page, timeColumn: 'due_at', idColumn: 'run_id', order: 'soonest-first' });
 }

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { LogType, retentionCutoff } from '../../domain/archival';
+import { check } from '../../domain/workflow-input';
 import { rawRowCount, rawRows } from '../db';
 import { listLogPartitions } from './log-partitions';
 import { LOG_TABLES, sitesInTable } from './log-tables';
@@ -102,8 +103,6 @@ export async function openPartitionArchive(
   return (await db(PARTITION_ARCHIVE_TABLE).where({ partition_name: args.partition.name }).whereNot({ state: 'DROPPED' }).first()) as PartitionArchiveRow;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * Puts the late-row ledger's trigger on a month (migration 033), in the transaction that opens its archive:
  * every row written to the month once that commits is noted with its writer. Creating the trigger waits for
@@ -112,7 +111,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  */
 async function noteLateRows(trx: Knex.Transaction, args: { table: string; archiveId: string }): Promise<void> {
   // DDL takes no parameters: the archive id is the database's own uuid, checked before it is written in.
-  if (!UUID.test(args.archiveId)) throw new Error(`not an archive id: ${args.archiveId}`);
+  const notAnId = check.uuid('the archive id', args.archiveId);
+  if (notAnId) throw new Error(notAnId);
   await trx.raw(`create or replace trigger archive_late_rows after insert on ${args.table}
                  for each row execute function settings.note_archive_late_row('${args.archiveId}')`);
   await trx.raw(`alter table ${args.table} enable always trigger archive_late_rows`);

@@ -188,15 +188,19 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       method: 'get',
       path: '/api/workflow/scheduled',
       tag: 'workflow',
-      summary: 'Scheduled publishes and archives still to come, soonest first: of one site, or of every site of the caller',
+      summary: 'Scheduled publishes and archives still to come, soonest first: of one site, or of every site of the caller; of one item with `id`',
       access: access.user,
-      query: Type.Object({ ...pageQueryFields, siteId: Type.Optional(SiteId) }),
+      query: Type.Object({
+        ...pageQueryFields,
+        siteId: Type.Optional(SiteId),
+        id: Type.Optional(Type.String({ format: 'uuid', description: "one item's changes only" })),
+      }),
       responses: { 200: { description: 'a page of scheduled changes', schema: pageSchema(ScheduledChangeSchema) } },
       errors: [],
       handler: async (ctx, { query, identity }) => {
         if (query.siteId) requireSiteMember(identity, query.siteId);
         const sites = query.siteId ? [query.siteId] : identity.roles.includes('ADMIN') ? 'ALL' : identity.sites;
-        const page = await listScheduledChanges(db, { sites, page: query });
+        const page = await listScheduledChanges(db, { sites, resourceId: query.id, page: query });
         ctx.body = presentPage(page, (change) => ({
           componentType: change.component_type,
           id: change.resource_id,

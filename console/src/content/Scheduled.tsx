@@ -59,20 +59,18 @@ const COLLECTIONS: Record<string, string> = {
 /** The browser's time zone: the one `datetime-local` inputs are read in, and times are shown in. */
 const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-type ScheduledChange = { componentType: string; id: string; siteId: string; action: string; revision: number | null; dueAt: string; requestedBy: string };
-
 /** What is scheduled in a site (or for one item of it), each with its cancel button for an editor. */
 function ScheduledList({ siteId, itemId, label }: { siteId: string; itemId?: string; label: string }) {
   const { words, time } = useLocalised(WORDS);
   const session = useSession();
   const queries = useQueryClient();
   const list = usePagedList(
-    ['scheduled', siteId],
-    async (cursor) => dataOr(await api.GET('/api/workflow/scheduled', { params: { query: { siteId, limit: 50, cursor } } })),
+    ['scheduled', siteId, itemId],
+    async (cursor) => dataOr(await api.GET('/api/workflow/scheduled', { params: { query: { siteId, ...(itemId ? { id: itemId } : {}), limit: 50, cursor } } })),
     siteId !== '',
   );
   const cancel = useMutation({
-    mutationFn: async (change: ScheduledChange) =>
+    mutationFn: async (change: (typeof list.items)[number]) =>
       dataOr(
         await api.DELETE(`${COLLECTIONS[change.componentType]}/{id}/schedule` as '/api/content/pages/{id}/schedule', {
           params: { path: { id: change.id } },
@@ -80,12 +78,11 @@ function ScheduledList({ siteId, itemId, label }: { siteId: string; itemId?: str
       ),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['scheduled'] }),
   });
-  const shown = itemId ? { ...list, items: list.items.filter((change) => change.id === itemId) } : list;
   return (
     <>
       {cancel.error && <ProblemAlert error={cancel.error} />}
       <PagedTable
-        list={shown}
+        list={list}
         label={label}
         whenEmpty={words.none}
         rowKey={(change) => `${change.componentType}:${change.id}:${change.dueAt}`}
@@ -119,57 +116,61 @@ function ScheduledList({ siteId, itemId, label }: { siteId: string; itemId?: str
 /** An instant from a `datetime-local` value, read in the browser's time zone; null while it is not one. */
 const instantOf = (local: string): string | null => (local && !Number.isNaN(Date.parse(local)) ? new Date(local).toISOString() : null);
 
+/** One change an item can be given a time for: a publish (`publishAt`) or an archive (`archiveAt`), and its words. */
+const SCHEDULABLE = {
+  publish: { field: 'publishAt', label: 'publishAt', button: 'schedulePublish' },
+  archive: { field: 'archiveAt', label: 'archiveAt', button: 'scheduleArchive' },
+} as const;
+
+/** A time in the browser's zone and the button that asks for the change then; the API's refusal shows below it. */
+function ScheduleAt(props: { collection: string; id: string; change: keyof typeof SCHEDULABLE; onScheduled: () => void }) {
+  const words = useWords(WORDS);
+  const { field, label, button } = SCHEDULABLE[props.change];
+  const [at, setAt] = useState('');
+  const schedule = useMutation({
+    mutationFn: async () =>
+      dataOr(
+        await api.POST(`${props.collection}/{id}/${props.change}` as '/api/content/pages/{id}/publish', {
+          params: { path: { id: props.id } },
+          // A value that is not a time goes as typed: the API's 400 says why.
+          body: { [field]: instantOf(at) ?? at },
+        }),
+      ),
+    onSuccess: props.onScheduled,
+  });
+  return (
+    <Stack gap={4}>
+      <Group align="end">
+        <TextInput type="datetime-local" step={1} label={words[label]} value={at} onChange={(event) => setAt(event.currentTarget.value)} />
+        <ActionButton action={schedule} variant="light" disabled={at === ''}>
+          {words[button]}
+        </ActionButton>
+      </Group>
+      {schedule.error && <ProblemAlert error={schedule.error} />}
+    </Stack>
+  );
+}
+
 /** On an item: publish at and unpublish at, in the browser's time zone (shown), and what is scheduled for it (asked again whenever the item changes). */
 export function ScheduleItem(props: { collection: string; id: string; siteId: string; updatedAt: string; onScheduled: () => void }) {
-  const { collection, id, siteId, onScheduled } = props;
   const words = useWords(WORDS);
   const queries = useQueryClient();
   // The item changed (a scheduled change happened, say): what is still scheduled is asked again.
   useEffect(() => void queries.invalidateQueries({ queryKey: ['scheduled'] }), [queries, props.updatedAt]);
-  const [publishAt, setPublishAt] = useState('');
-  const [archiveAt, setArchiveAt] = useState('');
-  const done = () => {
+  const scheduled = () => {
     void queries.invalidateQueries({ queryKey: ['scheduled'] });
-    onScheduled();
+    props.onScheduled();
   };
-  const publish = useMutation({
-    mutationFn: async () =>
-      dataOr(
-        await api.POST(`${collection}/{id}/publish` as '/api/content/pages/{id}/publish', {
-          params: { path: { id } },
-          body: { publishAt: instantOf(publishAt) ?? publishAt },
-        }),
-      ),
-    onSuccess: done,
-  });
-  const archive = useMutation({
-    mutationFn: async () =>
-      dataOr(
-        await api.POST(`${collection}/{id}/archive` as '/api/content/pages/{id}/archive', {
-          params: { path: { id } },
-          body: { archiveAt: instantOf(archiveAt) ?? archiveAt },
-        }),
-      ),
-    onSuccess: done,
-  });
   return (
     <Section title={words.schedule} gap="xs">
       <Text size="sm" data-testid="time-zone">
         {words.timeZone} {TIME_ZONE}
       </Text>
-      <Group align="end">
-        <TextInput type="datetime-local" step={1} label={words.publishAt} value={publishAt} onChange={(event) => setPublishAt(event.currentTarget.value)} />
-        <ActionButton action={publish} variant="light" disabled={publishAt === ''}>
-          {words.schedulePublish}
-        </ActionButton>
-        <TextInput type="datetime-local" step={1} label={words.archiveAt} value={archiveAt} onChange={(event) => setArchiveAt(event.currentTarget.value)} />
-        <ActionButton action={archive} variant="light" disabled={archiveAt === ''}>
-          {words.scheduleArchive}
-        </ActionButton>
+      <Group align="start">
+        <ScheduleAt collection={props.collection} id={props.id} change="publish" onScheduled={scheduled} />
+        <ScheduleAt collection={props.collection} id={props.id} change="archive" onScheduled={scheduled} />
       </Group>
-      {publish.error && <ProblemAlert error={publish.error} />}
-      {archive.error && <ProblemAlert error={archive.error} />}
-      <ScheduledList siteId={siteId} itemId={id} label={words.onItem} />
+      <ScheduledList siteId={props.siteId} itemId={props.id} label={words.onItem} />
     </Section>
   );
 }
