@@ -137,7 +137,8 @@ export async function noteStatusEventFailed(db: Knex, id: string, reason: string
 /** Seconds until the next event is due (0: one is due now), or null when none waits. */
 export async function secondsToNextStatusEvent(db: Knex): Promise<number | null> {
   const { rows } = await db.raw<{ rows: Array<{ seconds: number | null }> }>(
-    `select greatest(0, extract(epoch from min(next_at) - now()))::float as seconds
+    // Not greatest(0, …) of the minimum alone: greatest() skips a null, and no event would read as one due now.
+    `select case when min(next_at) is null then null else greatest(0, extract(epoch from min(next_at) - now())) end::float as seconds
      from ${STATUS_EVENT_TABLE} where delivered_at is null and given_up_at is null`,
   );
   return rows[0]?.seconds ?? null;

@@ -13,6 +13,7 @@ import {
   openCallbackSecret,
   reencryptCallbackSecrets,
   saveStatusCallback,
+  secondsToNextStatusEvent,
 } from '../../data/messaging/status-callbacks';
 import { STATUS_CALLBACKS_WORKFLOW_ID } from '../../workflows/messaging/definitions';
 
@@ -82,6 +83,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await relay?.close();
+});
+
+test('with no event open, the dispatcher is told none waits: it then sleeps until word of one, not 50 ms', async () => {
+  // PostgreSQL's greatest() skips a null: min(next_at) of no rows once read as "due now", and an idle
+  // dispatcher looked again twenty times a second.
+  const open = await thisFile.platform.db('email.status_event').whereNull('delivered_at').whereNull('given_up_at').count({ n: '*' }).first();
+  expect(Number((open as { n: string }).n)).toBe(0);
+  expect(await secondsToNextStatusEvent(thisFile.platform.db)).toBeNull();
 });
 
 test("a site's callback is set by an ADMIN with a secret that is never shown again; bad input changes nothing", async () => {
