@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import nodemailer from 'nodemailer';
 import { signToken } from '../api/http/sign-token';
 import { renderTemplate } from '../domain/render-template';
-import { peakMemoryMb, startBenchPlatform } from './support';
+import { cpuBetween, peakMemoryMb, processCpuTicks, startBenchPlatform } from './support';
 
 const SITE = 'bench-site';
 const TEMPLATE = {
@@ -24,7 +24,14 @@ const TEMPLATE = {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { users: { type: 'string', default: '10000' }, channels: { type: 'string', default: '2' }, rate: { type: 'string' }, burst: { type: 'string' } },
+    options: {
+      users: { type: 'string', default: '10000' },
+      channels: { type: 'string', default: '2' },
+      rate: { type: 'string' },
+      burst: { type: 'string' },
+      statements: { type: 'boolean', default: false },
+      cpu: { type: 'boolean', default: false },
+    },
   });
   const users = Number(values.users);
   const channels = Number(values.channels);
@@ -43,6 +50,7 @@ async function main(): Promise<void> {
 
   // Baseline: the same messages through one pooled nodemailer transport.
   const transport = nodemailer.createTransport({ pool: true, maxConnections: 5, host: '127.0.0.1', port: info.mail.smtpPort, ignoreTLS: true });
+  const baselineCpuBefore = processCpuTicks();
   const baselineStarted = performance.now();
   let next = 0;
   await Promise.all(
@@ -55,11 +63,12 @@ async function main(): Promise<void> {
     }),
   );
   const baselineMs = performance.now() - baselineStarted;
+  const baselineCpuAfter = processCpuTicks();
   transport.close();
   const baselinePeakMb = process.resourceUsage().maxRSS / 1024;
 
   // Platform.
-  const worker = await platform.startWorker(['messaging', 'approvals']);
+  const worker = await platform.startWorker(['messaging', 'approvals'], process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {});
   const admin = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
   const post = async (path: string, body: unknown) => {
     const answer = await fetch(`${apiUrl}${path}`, {
@@ -93,10 +102,13 @@ async function main(): Promise<void> {
   });
   await post(`/api/email/templates/${template.id}/publish`, {});
 
+  if (values.statements) await db.raw('create extension if not exists pg_stat_statements').then(() => db.raw('select pg_stat_statements_reset()'));
+  const cpuBefore = processCpuTicks();
   const started = performance.now();
   const sent = await post('/api/email/send/role', { templateId: template.id, roleKey: 'VIEWER', siteId: SITE, variables });
   await temporal.client.workflow.getHandle(sent.workflowId as string).result();
   const platformMs = performance.now() - started;
+  const cpuAfter = processCpuTicks();
   const workerPeakMb = peakMemoryMb(worker.pid!);
   const logged = (await db('email.email_log')
     .where({ batch_id: sent.batchId as string })
@@ -110,7 +122,9 @@ async function main(): Promise<void> {
   console.log(line('platform: POST /api/email/send/role', platformMs, workerPeakMb) + ' (worker process)');
   // How many of the log rows' updates PostgreSQL wrote in place, touching no index (HOT).
   const updates = (await db.raw(
-    `select n_tup_upd::int as updated, n_tup_hot_upd::int as hot from pg_stat_user_tables where schemaname = 'email' and relname = 'email_log'`,
+    // The log is partitioned by month: its rows' updates are counted on its months.
+    `select coalesce(sum(n_tup_upd), 0)::int as updated, coalesce(sum(n_tup_hot_upd), 0)::int as hot from pg_stat_user_tables
+      where relid in (select inhrelid from pg_inherits where inhparent = 'email.email_log'::regclass)`,
   )) as { rows: Array<{ updated: number; hot: number }> };
   const { updated, hot } = updates.rows[0];
   const logs = `${logged.map((row) => `${row.status} ${row.n}`).join(', ')}; row updates ${updated}, in place (HOT) ${((100 * hot) / Math.max(1, updated)).toFixed(0)}%`;
@@ -121,6 +135,21 @@ async function main(): Promise<void> {
     console.log(`  platform / the limit's time: ${(platformMs / limitMs).toFixed(3)} (goal 0.95 to 1.05)`);
   } else {
     console.log(`  platform / baseline rate: ${(baselineMs / platformMs).toFixed(2)}; logs: ${logs}`);
+  }
+  if (values.cpu) {
+    console.log(`  CPU by process (the baseline's phase, ${(baselineMs / 1000).toFixed(1)} s):`);
+    for (const line of cpuBetween(baselineCpuBefore, baselineCpuAfter, 4)) console.log(`    ${line}`);
+    console.log(`  CPU by process (the platform phase, ${(platformMs / 1000).toFixed(1)} s on ${os.cpus().length} cores):`);
+    for (const line of cpuBetween(cpuBefore, cpuAfter)) console.log(`    ${line}`);
+  }
+  if (values.statements) {
+    // Where the database's time went during the platform's send: the statements that took most of it.
+    const top = (await db.raw(
+      `select calls, round(total_exec_time)::int as total_ms, round(mean_exec_time::numeric, 3) as mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as query
+         from pg_stat_statements order by total_exec_time desc limit 10`,
+    )) as { rows: Array<{ calls: number; total_ms: number; mean_ms: string; query: string }> };
+    console.log('  statements by database time (the platform phase):');
+    for (const row of top.rows) console.log(`    ${String(row.total_ms).padStart(7)} ms ${String(row.calls).padStart(7)} calls ${row.mean_ms.padStart(8)} ms  ${row.query}`);
   }
   await platform.stop();
   process.exit(0);

@@ -185,3 +185,32 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
     },
   };
 }
+
+/** Every process's CPU time so far (user and system, in clock ticks) and its command line, read from /proc. */
+export function processCpuTicks(): Map<number, { ticks: number; command: string }> {
+  const found = new Map<number, { ticks: number; command: string }>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The command name is in parentheses and may hold spaces: the fields after it are counted from its end.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const command = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() || stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      found.set(Number(entry), { ticks: Number(fields[11]) + Number(fields[12]), command });
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return found;
+}
+
+/** The processes that used the most CPU between two readings of processCpuTicks, in seconds (100 ticks a second). */
+export function cpuBetween(before: ReturnType<typeof processCpuTicks>, after: ReturnType<typeof processCpuTicks>, top = 8): string[] {
+  return [...after]
+    .map(([pid, { ticks, command }]) => ({ pid, seconds: (ticks - (before.get(pid)?.ticks ?? 0)) / 100, command }))
+    .filter((row) => row.seconds > 0)
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, top)
+    .map((row) => `${row.seconds.toFixed(1).padStart(6)} s  ${row.pid}  ${row.command.slice(0, 100)}`);
+}
+

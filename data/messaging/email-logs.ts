@@ -251,7 +251,7 @@ export async function startAttempts(
               error = coalesce('not sent: the address is on the site''s suppression list (' || why_not.suppression || ')',
                                'not sent: the recipient left ' || log.category || ' mail (one-click unsubscribe)')
          from why_not
-        where log.id = why_not.id and log.status = 'PENDING' and (why_not.suppression is not null or why_not.unsubscribed)
+        where log.id = why_not.id and log.id = any(?::bigint[]) and log.status = 'PENDING' and (why_not.suppression is not null or why_not.unsubscribed)
        returning log.id
      ), claimed as (
        update ${EMAIL_LOG_TABLE} as log
@@ -259,11 +259,11 @@ export async function startAttempts(
               sending_through = coalesce(before.sending_through, ?)
          -- Locked and read as last committed: an attempt overlapping an earlier one of the same row sees its binding.
          from (select id, sending_through from ${EMAIL_LOG_TABLE} where id = any(?::bigint[]) for update) as before
-        where log.id = before.id and log.status = 'PENDING' and log.id not in (select id from suppressed)
+        where log.id = before.id and log.id = any(?::bigint[]) and log.status = 'PENDING' and log.id not in (select id from suppressed)
        returning log.id, before.sending_through as bound_to
      )
      select id, 'claimed' as outcome, bound_to from claimed union all select id, 'suppressed', null from suppressed`,
-    [ids.map(Number), firstChannel, ids.map(Number)],
+    [ids.map(Number), ids.map(Number), firstChannel, ids.map(Number), ids.map(Number)],
   );
   const claimed = new Map(rows.filter((row) => row.outcome === 'claimed').map((row) => [String(row.id), { boundTo: row.bound_to }]));
   return { claimed, suppressed: new Set(rows.filter((row) => row.outcome === 'suppressed').map((row) => String(row.id))) };
@@ -301,12 +301,13 @@ export async function markAllDelivered(
     `update ${EMAIL_LOG_TABLE} as log
         set status = 'SUCCESS', delivery_status = 'delivered', channel = sent.channel, sending_through = null, subject = sent.subject, missing_variables = sent.missing::jsonb, error = null, updated_at = now()
        from unnest(?::bigint[], ?::text[], ?::text[], ?::text[]) as sent(id, subject, missing, channel)
-      where log.id = sent.id and log.status = 'PENDING'`,
+      where log.id = sent.id and log.id = any(?::bigint[]) and log.status = 'PENDING'`,
     [
       delivered.map((row) => Number(row.id)),
       delivered.map((row) => row.subject),
       delivered.map((row) => JSON.stringify(row.missingVariables)),
       delivered.map((row) => row.channel),
+      delivered.map((row) => Number(row.id)),
     ],
   );
 }
