@@ -64,6 +64,21 @@ export async function rawRows<Row>(db: Knex, sql: string, bindings: readonly Kne
   return result.rows;
 }
 
+/**
+ * A raw statement run as a named prepared statement (`$1`, `$2`… for its values) on a pooled connection:
+ * each connection plans it once, then reuses the plan. For a statement run thousands of times a minute on a
+ * partitioned table, whose planning costs more than its run (bench/email: a bulk send's claim and record).
+ */
+export async function preparedRows<Row>(db: Knex, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
+  const pool = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(connection: pg.Client): Promise<void> };
+  const connection = await pool.acquireConnection();
+  try {
+    return (await connection.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] })).rows;
+  } finally {
+    await pool.releaseConnection(connection);
+  }
+}
+
 /** How many rows a raw statement changed. */
 export async function rawRowCount(db: Knex, sql: string, bindings: readonly Knex.RawBinding[] | Knex.ValueDict = []): Promise<number> {
   const result = (await db.raw(sql, bindings as Knex.RawBinding[])) as { rowCount: number | null };

@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { PlatformError } from '../../lib/errors';
-import { jsonb, rawRows, serializedOn } from '../db';
+import { jsonb, preparedRows, rawRows, serializedOn } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
 import { DeliveryStatus, EmailCategory } from '../../domain/messaging';
 import { SUPPRESSION_TABLE, UNSUBSCRIPTION_TABLE } from './suppressions';
@@ -234,8 +234,9 @@ export async function startAttempts(
   firstChannel: string | null,
 ): Promise<{ claimed: Map<string, { boundTo: string | null }>; suppressed: Set<string> }> {
   if (ids.length === 0) return { claimed: new Map(), suppressed: new Set() };
-  const rows = await rawRows<{ id: string | number; outcome: 'claimed' | 'suppressed'; bound_to: string | null }>(
+  const rows = await preparedRows<{ id: string | number; outcome: 'claimed' | 'suppressed'; bound_to: string | null }>(
     db,
+    'email_log_start_attempts',
     `with why_not as (
        -- Why each row may not be sent: the reason of its address's suppression entry, or the category it left.
        select log.id,
@@ -244,26 +245,26 @@ export async function startAttempts(
               log.category <> 'transactional' and exists (select 1 from ${UNSUBSCRIPTION_TABLE} as left_
                 where left_.site_id = log.site_id and left_.address = lower(log.recipient) and left_.category = log.category) as unsubscribed
          from ${EMAIL_LOG_TABLE} as log
-        where log.id = any(?::bigint[]) and log.status = 'PENDING'
+        where log.id = any($1::bigint[]) and log.status = 'PENDING'
      ), suppressed as (
        update ${EMAIL_LOG_TABLE} as log
           set status = 'FAILED', delivery_status = 'suppressed', sending_through = null, updated_at = now(),
               error = coalesce('not sent: the address is on the site''s suppression list (' || why_not.suppression || ')',
                                'not sent: the recipient left ' || log.category || ' mail (one-click unsubscribe)')
          from why_not
-        where log.id = why_not.id and log.id = any(?::bigint[]) and log.status = 'PENDING' and (why_not.suppression is not null or why_not.unsubscribed)
+        where log.id = why_not.id and log.id = any($1::bigint[]) and log.status = 'PENDING' and (why_not.suppression is not null or why_not.unsubscribed)
        returning log.id
      ), claimed as (
        update ${EMAIL_LOG_TABLE} as log
           set attempts = log.attempts + 1, delivery_status = 'sending', updated_at = now(),
-              sending_through = coalesce(before.sending_through, ?)
+              sending_through = coalesce(before.sending_through, $2::text)
          -- Locked and read as last committed: an attempt overlapping an earlier one of the same row sees its binding.
-         from (select id, sending_through from ${EMAIL_LOG_TABLE} where id = any(?::bigint[]) for update) as before
-        where log.id = before.id and log.id = any(?::bigint[]) and log.status = 'PENDING' and log.id not in (select id from suppressed)
+         from (select id, sending_through from ${EMAIL_LOG_TABLE} where id = any($1::bigint[]) for update) as before
+        where log.id = before.id and log.id = any($1::bigint[]) and log.status = 'PENDING' and log.id not in (select id from suppressed)
        returning log.id, before.sending_through as bound_to
      )
      select id, 'claimed' as outcome, bound_to from claimed union all select id, 'suppressed', null from suppressed`,
-    [ids.map(Number), ids.map(Number), firstChannel, ids.map(Number), ids.map(Number)],
+    [ids.map(Number), firstChannel],
   );
   const claimed = new Map(rows.filter((row) => row.outcome === 'claimed').map((row) => [String(row.id), { boundTo: row.bound_to }]));
   return { claimed, suppressed: new Set(rows.filter((row) => row.outcome === 'suppressed').map((row) => String(row.id))) };
@@ -297,17 +298,18 @@ export async function markAllDelivered(
   delivered: ReadonlyArray<{ id: string | number; subject: string; missingVariables: string[]; channel: string }>,
 ): Promise<void> {
   if (delivered.length === 0) return;
-  await db.raw(
+  await preparedRows(
+    db,
+    'email_log_mark_all_delivered',
     `update ${EMAIL_LOG_TABLE} as log
         set status = 'SUCCESS', delivery_status = 'delivered', channel = sent.channel, sending_through = null, subject = sent.subject, missing_variables = sent.missing::jsonb, error = null, updated_at = now()
-       from unnest(?::bigint[], ?::text[], ?::text[], ?::text[]) as sent(id, subject, missing, channel)
-      where log.id = sent.id and log.id = any(?::bigint[]) and log.status = 'PENDING'`,
+       from unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) as sent(id, subject, missing, channel)
+      where log.id = sent.id and log.id = any($1::bigint[]) and log.status = 'PENDING'`,
     [
       delivered.map((row) => Number(row.id)),
       delivered.map((row) => row.subject),
       delivered.map((row) => JSON.stringify(row.missingVariables)),
       delivered.map((row) => row.channel),
-      delivered.map((row) => Number(row.id)),
     ],
   );
 }
