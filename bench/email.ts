@@ -68,7 +68,10 @@ async function main(): Promise<void> {
   const baselinePeakMb = process.resourceUsage().maxRSS / 1024;
 
   // Platform.
-  const worker = await platform.startWorker(['messaging', 'approvals'], process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {});
+  const worker = await platform.startWorker(
+    ['messaging', 'approvals'],
+    process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {},
+  );
   const admin = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
   const post = async (path: string, body: unknown) => {
     const answer = await fetch(`${apiUrl}${path}`, {
@@ -149,7 +152,8 @@ async function main(): Promise<void> {
          from pg_stat_statements order by total_exec_time desc limit 10`,
     )) as { rows: Array<{ calls: number; total_ms: number; mean_ms: string; query: string }> };
     console.log('  statements by database time (the platform phase):');
-    for (const row of top.rows) console.log(`    ${String(row.total_ms).padStart(7)} ms ${String(row.calls).padStart(7)} calls ${row.mean_ms.padStart(8)} ms  ${row.query}`);
+    for (const row of top.rows)
+      console.log(`    ${String(row.total_ms).padStart(7)} ms ${String(row.calls).padStart(7)} calls ${row.mean_ms.padStart(8)} ms  ${row.query}`);
   }
   await platform.stop();
   process.exit(0);

@@ -213,4 +213,3 @@ export function cpuBetween(before: ReturnType<typeof processCpuTicks>, after: Re
     .slice(0, top)
     .map((row) => `${row.seconds.toFixed(1).padStart(6)} s  ${row.pid}  ${row.command.slice(0, 100)}`);
 }
-
