@@ -70,6 +70,8 @@ export async function rawRows<Row>(db: Knex, sql: string, bindings: readonly Kne
  * partitioned table, whose planning costs more than its run (bench/email: a bulk send's claim and record).
  */
 export async function preparedRows<Row>(db: Knex, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
+  // A pooled connection is not the transaction's: run inside one, the statement would escape it.
+  if ((db as Knex.Transaction).isTransaction) throw new Error(`preparedRows(${name}) runs on the pool, not in a transaction`);
   const pool = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(connection: pg.Client): Promise<void> };
   const connection = await pool.acquireConnection();
   try {
