@@ -5,7 +5,7 @@ import { api, dataOr, usePagedList } from '../api/client';
 import { useLocalised, useWords } from '../i18n';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
-import { MoreButton, ReadOnlyNote, Section, SitePicker, StatusBadge, TemporalLink, ActionButton } from '../ui/bits';
+import { MoreButton, ReadOnlyNote, Section, SitePicker, useSiteChoice, StatusBadge, TemporalLink, ActionButton } from '../ui/bits';
 import { PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 import { RevisionCompare } from './RevisionCompare';
@@ -127,7 +127,7 @@ function NewDraft({ type, siteId }: { type: TypeKey; siteId: string }) {
 function ContentList({ type }: { type: TypeKey }) {
   const { words, common, time } = useLocalised(WORDS);
   const session = useSession();
-  const [siteId, setSiteId] = useState(session.sites[0] ?? '');
+  const [siteId, setSiteId] = useSiteChoice();
   const [status, setStatus] = useState<(typeof STATUSES)[number] | ''>('');
   const list = usePagedList(
     ['content', type, siteId, status],

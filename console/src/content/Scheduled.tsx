@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, usePagedList } from '../api/client';
 import { useLocalised, useWords } from '../i18n';
 import { useSession } from '../session';
-import { ActionButton, Section, SitePicker } from '../ui/bits';
+import { ActionButton, Section, SitePicker, useSiteChoice } from '../ui/bits';
 import { PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
@@ -178,8 +178,7 @@ export function ScheduleItem(props: { collection: string; id: string; siteId: st
 /** Scheduled: a site's publishes and archives still to come, soonest first, each cancellable by an editor. */
 export function ScheduledScreen() {
   const words = useWords(WORDS);
-  const session = useSession();
-  const [siteId, setSiteId] = useState(session.sites[0] ?? '');
+  const [siteId, setSiteId] = useSiteChoice();
   return (
     <Stack>
       <Title order={2}>{words.heading}</Title>

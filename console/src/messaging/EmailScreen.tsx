@@ -6,7 +6,7 @@ import type { paths } from '../api/schema';
 import { useLocalised, useWords } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { ReadOnlyNote, Section, SitePicker, StatusBadge, TemporalLink, ActionButton } from '../ui/bits';
+import { ReadOnlyNote, Section, SitePicker, useSiteChoice, StatusBadge, TemporalLink, ActionButton } from '../ui/bits';
 import { PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
@@ -391,7 +391,7 @@ function NewTemplate({ siteId }: { siteId: string }) {
 function Templates() {
   const { words, common, time } = useLocalised(WORDS);
   const session = useSession();
-  const [siteId, setSiteId] = useState(session.sites[0] ?? '');
+  const [siteId, setSiteId] = useSiteChoice();
   const list = usePagedList(
     ['templates', siteId],
     async (cursor) => dataOr(await api.GET('/api/email/templates', { params: { query: { siteId, limit: 25, cursor } } })),

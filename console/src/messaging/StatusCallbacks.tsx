@@ -4,8 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr } from '../api/client';
 import type { paths } from '../api/schema';
 import { fill, useLocalised, useWords } from '../i18n';
-import { useSession } from '../session';
-import { ActionButton, Loading, READABLE_DESCRIPTION, Section, SitePicker } from '../ui/bits';
+import { ActionButton, Loading, READABLE_DESCRIPTION, Section, SitePicker, useSiteChoice } from '../ui/bits';
 import { fieldError, ProblemAlert } from '../ui/ProblemAlert';
 
 const WORDS = {
@@ -156,8 +155,7 @@ function SiteCallback({ siteId }: { siteId: string }) {
 /** Each site's status callback: where the platform posts delivery statuses, signed, and a test event to try it. */
 export function StatusCallbacks() {
   const words = useWords(WORDS);
-  const session = useSession();
-  const [siteId, setSiteId] = useState(session.sites[0] ?? '');
+  const [siteId, setSiteId] = useSiteChoice();
   return (
     <Section title={words.heading}>
       <Text size="sm">{words.explain}</Text>

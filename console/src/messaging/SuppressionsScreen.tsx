@@ -3,8 +3,7 @@ import { Button, Checkbox, Group, Stack, Text, Title } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { api, dataOr, usePagedList } from '../api/client';
 import { fill, useLocalised, useWords } from '../i18n';
-import { useSession } from '../session';
-import { SitePicker } from '../ui/bits';
+import { SitePicker, useSiteChoice } from '../ui/bits';
 import { PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 
@@ -83,8 +82,7 @@ function SuppressionList({ siteId, showLifted }: { siteId: string; showLifted: b
 /** A site's suppression list (ADMIN): who is not sent to and why, and a way to send to them again. */
 export function SuppressionsScreen() {
   const words = useWords(WORDS);
-  const session = useSession();
-  const [siteId, setSiteId] = useState(session.sites[0] ?? '');
+  const [siteId, setSiteId] = useSiteChoice();
   const [showLifted, setShowLifted] = useState(false);
   return (
     <Stack>

@@ -1,4 +1,4 @@
-import { ReactNode } from 'react';
+import { ReactNode, useState } from 'react';
 import { Alert, Anchor, Badge, Button, ButtonProps, Group, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useSession } from '../session';
 import { COMMON, useWords } from '../i18n';
@@ -118,6 +118,12 @@ export function WarningAlert({ title, children }: { title?: string; children: Re
       {children}
     </Alert>
   );
+}
+
+/** The site a screen's SitePicker holds: the user's first site to begin with. */
+export function useSiteChoice(): [string, (siteId: string) => void] {
+  const session = useSession();
+  return useState(session.sites[0] ?? '');
 }
 
 /** The site a list shows: one of the user's own sites, or any site an ADMIN (who belongs to every one) names. */
