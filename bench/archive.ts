@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/archive.ts [--rows 1000000] [--path both|partitions|rows] [--format csv|parquet|both] [--temporal dev|cluster|both]`: seeds
+ * `npx tsx bench/archive.ts [--rows 1000000] [--path both|partitions|rows] [--format csv|parquet|both] [--temporal dev|cluster|both] [--cpu]`: seeds
  * email log rows over 10 sites, archives them through the platform (API, Temporal, the archival worker as its
  * own process, the asset sink), and prints rows per second, wall time and the worker's peak memory beside
  * baselines on the same data in the same run (bench/archive-baseline.ts):
@@ -10,7 +10,7 @@
  * `--format` is the archive files' format (the global policy's); `both` runs each path in CSV, then in
  * Parquet, and prints the Parquet archive's size as a share of the CSV's, last.
  * `--temporal both` measures on the dev server, then on a cluster of two nodes behind its door (tokens
- * required), one after the other.
+ * required), one after the other. `--cpu` prints each process's CPU seconds over the platform's run (Linux, /proc).
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { signToken } from '../api/http/sign-token';
 import { typescriptCommand } from '../scripts/platform/children';
-import { BenchPlatform, BenchTemporal, benchTemporals, peakMemoryMb, ROOT, startBenchPlatform } from './support';
+import { BenchPlatform, BenchTemporal, benchTemporals, cpuBetween, peakMemoryMb, processCpuTicks, ROOT, startBenchPlatform } from './support';
 
 const SITES = 10;
 
@@ -78,6 +78,7 @@ async function main(): Promise<void> {
       temporal: { type: 'string', default: 'dev' },
       path: { type: 'string', default: 'both' },
       format: { type: 'string', default: 'csv' },
+      cpu: { type: 'boolean', default: false },
     },
   });
   const formats = (values.format === 'both' ? ['csv', 'parquet'] : [values.format]) as ArchiveFormat[];
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
     console.log(`Temporal ${temporal === 'dev' ? 'dev server' : 'cluster (two nodes behind the door, tokens required)'}:`);
     for (const path of paths)
       for (const format of formats) {
-        const run = await runOn(temporal, rows, path, format);
+        const run = await runOn(temporal, rows, path, format, values.cpu);
         runs.push(run.line);
         archiveBytes.set(`${temporal} ${path} ${format}`, run.archiveBytes);
       }
@@ -116,7 +117,7 @@ type ArchivePath = 'partitions' | 'rows';
 type ArchiveFormat = 'csv' | 'parquet';
 
 /** One baseline and one platform run of one path on this Temporal; answers the platform's line. */
-async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath, format: ArchiveFormat): Promise<{ line: string; archiveBytes: number }> {
+async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath, format: ArchiveFormat, showCpu: boolean): Promise<{ line: string; archiveBytes: number }> {
   const platform = await startBenchPlatform({ ARCHIVE_CRON: '0 3 1 1 *' }, { temporal });
   const { config, db, apiUrl } = platform;
   const keeper = path === 'rows';
@@ -152,6 +153,7 @@ async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath, f
     });
   }
 
+  const cpuBefore = processCpuTicks();
   const started = process.hrtime.bigint();
   const run = (await (
     await fetch(`${apiUrl}/api/settings/archive-policies/run`, { method: 'POST', headers, body: JSON.stringify({ logType: 'EMAIL_LOG' }) })
@@ -161,6 +163,7 @@ async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath, f
     partitions?: { state: string }[];
   };
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpuAfter = processCpuTicks();
   const workerPeakMb = peakMemoryMb(worker.pid!);
   const archived = result.sites.reduce((sum, site) => sum + site.rowsDeleted, 0);
   const { count } = (await db('email.email_log').count({ count: '*' }).first()) as { count: number };
@@ -184,6 +187,10 @@ async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath, f
   console.log('  platform time per activity type (summed over sites; sites run two at a time):');
   for (const [name, ms] of await activityTimes(platform.temporal, run.runs[0].workflowId, run.runs[0].runId)) {
     console.log(`    ${name.padEnd(26)} ${(ms / 1000).toFixed(2).padStart(7)} s`);
+  }
+  if (showCpu) {
+    console.log('  CPU seconds over the platform run, by process:');
+    for (const cpuLine of cpuBetween(cpuBefore, cpuAfter)) console.log(`    ${cpuLine}`);
   }
 
   await platform.stop();
