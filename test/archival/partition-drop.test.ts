@@ -10,6 +10,7 @@ import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { archiveFileIds, archiveOutcome, dropWaitingSessions, globalRetention, sessionsWaitingOnLocks } from './harness';
 import { remainingIds } from './seed';
+import { recordHistory } from '../support/histories';
 
 /**
  * Partition-drop archival: a month of a log table past retention for every site in it is exported per site,
@@ -112,6 +113,40 @@ test('a month past retention for every site in it is archived whole: parts per s
   // Each site's job-log row counts what went with the month.
   const jobLog = await call(thisFile.api.url, 'GET', '/api/settings/scheduler-job-logs?siteId=pd-a', { token: admin });
   expect(jobLog.body.items).toEqual([expect.objectContaining({ siteId: 'pd-a', status: 'SUCCESS', rowsAffected: 40 })]);
+});
+
+test('two months past retention: the later month exports while the earlier one waits on its drop, and both go whole with no DELETE', async () => {
+  const earlier = monthsBack(13);
+  const later = monthsBack(12);
+  const ids = { earlier: await seedMonth('pd-two', earlier, 30), later: await seedMonth('pd-two', later, 20) };
+  await resetStatements();
+  // The drop takes this advisory lock first: holding it pins the earlier month after its detach.
+  const holder = new pg.Client({ connectionString: thisFile.platform.config.databaseUrl });
+  await holder.connect();
+  await holder.query('select pg_advisory_lock(hashtext($1))', [partitionDropLock(partitionName(earlier))]);
+  const run = await startRun();
+  try {
+    await waitUntil('the later month exported while the earlier month waits on its drop', async () => {
+      const [first] = await archiveOf(partitionName(earlier));
+      const [second] = await archiveOf(partitionName(later));
+      return first?.state === 'DETACHED' && second?.state === 'EXPORTED';
+    }, 60000);
+  } finally {
+    await holder.end();
+  }
+
+  const outcome = await archiveOutcome(thisFile.platform, run.workflowId, run.runId);
+  await recordHistory(thisFile.platform.temporal, { workflowId: run.workflowId, runId: run.runId, name: 'archive-run-two-months-dropped' });
+  expect(outcome.status).toBe('COMPLETED');
+  expect(outcome.partitions).toEqual([
+    expect.objectContaining({ name: partitionName(earlier), state: 'DROPPED', rowsExported: 30, rowsDropped: 30, rowsReturned: 0, error: null }),
+    expect.objectContaining({ name: partitionName(later), state: 'DROPPED', rowsExported: 20, rowsDropped: 20, rowsReturned: 0, error: null }),
+  ]);
+  expect(outcome.sites).toEqual(expect.arrayContaining([expect.objectContaining({ siteId: 'pd-two', state: 'DONE', rowsExported: 50, rowsDeleted: 50 })]));
+  expect(await emailLogDeletes()).toBe(0);
+  expect(await isTable(partitionName(earlier))).toBe(false);
+  expect(await isTable(partitionName(later))).toBe(false);
+  expect(await archivedIds('pd-two')).toEqual([...ids.earlier, ...ids.later]);
 });
 
 test('a month only partly past retention keeps the row path: its expired site is deleted row by row, the other site and the month stay', async () => {
