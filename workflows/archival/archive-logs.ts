@@ -1,6 +1,5 @@
 import * as wf from '@temporalio/workflow';
 import type { ArchivalActivities } from '../../activities/archival';
-import type { PartitionPart } from '../../activities/archival/export-partition-parts';
 import { MAX_ROWS_PER_PART } from '../../domain/archival';
 import { JobOutcome } from '../../domain/job-log';
 import { ArchiveRunInput, ArchiveRunProgress, archiveProgressQuery, PartitionProgress, SiteProgress } from './definitions';
@@ -44,12 +43,6 @@ export const JOB_LOG_EVERY_SITE = 'job-log-every-site';
 /** Runs started before this marker archived row by row only; from it on, months past retention go whole first. */
 export const PARTITION_DROP = 'partition-drop';
 
-/**
- * Runs started before this marker finished each month whole (upload, detach, drop) before exporting the next;
- * from it on, the next month's export runs while the month before it is uploaded, detached and dropped.
- */
-export const MONTHS_OVERLAP = 'months-overlap';
-
 const monthNotStarted = (name: string): PartitionProgress => ({
   name,
   state: 'EXPORTING',
@@ -69,8 +62,7 @@ function reason(error: unknown): string {
  * One archive run of one log type. First it finishes the parts earlier runs recorded but did not finish.
  * Then, on a run of every site, each month of the log table that is past retention for every site in it is
  * archived whole: exported per site, every part uploaded and confirmed, the month detached, recorded and
- * dropped, with no row deleted (months an earlier run left half-way first); the next month exports while the one
- * before it is finished. Then, site by site: resolve the
+ * dropped, with no row deleted (months an earlier run left half-way first). Then, site by site: resolve the
  * retention, export the rows older than the cutoff (recording every part before any upload), upload each part and wait for the sink's confirmation, and only then delete exactly
  * the exported rows. A site that fails deletes nothing unconfirmed and does not stop the others; the run
  * fails at the end if any site failed.
@@ -136,26 +128,13 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
 
   if (monthsGoWhole) {
     const expired = await act.listExpiredPartitions({ logType: input.logType, runStart, excludeSites: [...blockedSites.keys()] });
-    const overlap = wf.patched(MONTHS_OVERLAP);
-    // One month finishes at a time, in order, while the next one exports.
-    let finishing: Promise<unknown> = Promise.resolve();
     for (const partition of expired) {
       const opened = await act.openPartitionArchive({ workflowId, runId, logType: input.logType, partition }).catch((error: unknown) => {
         progress.partitions!.push({ ...monthNotStarted(partition.name), state: 'FAILED', error: reason(error) });
         return null;
       });
-      if (!opened) continue;
-      if (!overlap) {
-        await archivePartition(opened);
-        continue;
-      }
-      const month = monthNotStarted(opened.name);
-      progress.partitions!.push(month);
-      const parts = await exportMonth(opened.partitionArchiveId, month);
-      const monthBefore = finishing;
-      finishing = monthBefore.then(() => parts && finishMonth(opened.partitionArchiveId, month, parts));
+      if (opened) await archivePartition(opened);
     }
-    await finishing;
   }
 
   const siteIds = await act.listSitesWithRows({ logType: input.logType, siteId: input.siteId });
@@ -207,26 +186,10 @@ export async function archiveLogs(input: ArchiveRunInput): Promise<ArchiveRunPro
   async function archivePartition(archive: { partitionArchiveId: string; name: string }): Promise<number> {
     const month = monthNotStarted(archive.name);
     progress.partitions!.push(month);
-    const parts = await exportMonth(archive.partitionArchiveId, month);
-    return parts ? finishMonth(archive.partitionArchiveId, month, parts) : 0;
-  }
-
-  /** Exports a month's parts, site by site; answers them, or null when the export failed (the month is FAILED). */
-  async function exportMonth(partitionArchiveId: string, month: PartitionProgress): Promise<PartitionPart[] | null> {
+    const { partitionArchiveId } = archive;
     try {
       const parts = await act.exportPartitionParts({ partitionArchiveId, maxRowsPerPart: input.maxRowsPerPart });
       month.rowsExported = parts.reduce((sum, part) => sum + part.rowCount, 0);
-      return parts;
-    } catch (error) {
-      month.state = 'FAILED';
-      month.error = reason(error);
-      return null;
-    }
-  }
-
-  /** Uploads an exported month's parts, then detaches and drops it; answers how many parts it finished (none when it failed). */
-  async function finishMonth(partitionArchiveId: string, month: PartitionProgress, parts: PartitionPart[]): Promise<number> {
-    try {
       month.state = 'UPLOADING';
       // Two uploads at a time; the assets are listed in the parts' order whichever finishes first.
       const assets = new Map<string, string>();
