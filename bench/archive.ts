@@ -117,7 +117,13 @@ type ArchivePath = 'partitions' | 'rows';
 type ArchiveFormat = 'csv' | 'parquet';
 
 /** One baseline and one platform run of one path on this Temporal; answers the platform's line. */
-async function runOn(temporal: BenchTemporal, rows: number, path: ArchivePath, format: ArchiveFormat, showCpu: boolean): Promise<{ line: string; archiveBytes: number }> {
+async function runOn(
+  temporal: BenchTemporal,
+  rows: number,
+  path: ArchivePath,
+  format: ArchiveFormat,
+  showCpu: boolean,
+): Promise<{ line: string; archiveBytes: number }> {
   const platform = await startBenchPlatform({ ARCHIVE_CRON: '0 3 1 1 *' }, { temporal });
   const { config, db, apiUrl } = platform;
   const keeper = path === 'rows';
