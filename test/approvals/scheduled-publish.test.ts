@@ -84,7 +84,16 @@ test('publishAt 5 s ahead publishes exactly the submitted revision at that time 
     uiUrl: expect.stringContaining(answer.body.runId),
   });
   expect(await scheduled('site-s')).toEqual([
-    expect.objectContaining({ componentType: 'PAGE', id, action: 'PUBLISH', revision: submittedRev, dueAt, requestedBy: 'eda', runId: answer.body.runId }),
+    expect.objectContaining({
+      componentType: 'PAGE',
+      collection: '/api/content/pages',
+      id,
+      action: 'PUBLISH',
+      revision: submittedRev,
+      dueAt,
+      requestedBy: 'eda',
+      runId: answer.body.runId,
+    }),
   ]);
   // A second schedule of the same page waits for this one.
   expectProblem(

@@ -203,6 +203,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         const page = await listScheduledChanges(db, { sites, resourceId: query.id, page: query });
         ctx.body = presentPage(page, (change) => ({
           componentType: change.component_type,
+          collection: componentType(change.component_type)?.collection ?? null,
           id: change.resource_id,
           siteId: change.site_id,
           action: change.action,

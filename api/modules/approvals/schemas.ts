@@ -101,6 +101,8 @@ export const SubmittedSchema = Type.Object({ required: Type.Boolean(), correlati
 /** A publish or archive waiting for its time. */
 export const ScheduledChangeSchema = Type.Object({
   componentType: Type.String(),
+  /** The item's collection (its schedule is cancelled at `{collection}/{id}/schedule`); null for a type no longer registered. */
+  collection: Nullable(Type.String()),
   id: Type.String(),
   siteId: Type.String(),
   action: Type.Union([Type.Literal('PUBLISH'), Type.Literal('ARCHIVE')]),

@@ -45,17 +45,6 @@ const WORDS = {
   },
 };
 
-/** The collection of each versioned type whose changes can be scheduled and cancelled from the console. */
-const COLLECTIONS: Record<string, string> = {
-  PAGE: '/api/content/pages',
-  PAGE_LAYOUT: '/api/content/page-layouts',
-  PORTLET: '/api/content/portlets',
-  WEB_CONTENT: '/api/content/web-content',
-  NAVIGATION: '/api/content/navigation',
-  DYNAMIC_FORM: '/api/forms',
-  EMAIL_TEMPLATE: '/api/email/templates',
-};
-
 /** The browser's time zone: the one `datetime-local` inputs are read in, and times are shown in. */
 const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
@@ -72,7 +61,7 @@ function ScheduledList({ siteId, itemId, label }: { siteId: string; itemId?: str
   const cancel = useMutation({
     mutationFn: async (change: (typeof list.items)[number]) =>
       dataOr(
-        await api.DELETE(`${COLLECTIONS[change.componentType]}/{id}/schedule` as '/api/content/pages/{id}/schedule', {
+        await api.DELETE(`${change.collection}/{id}/schedule` as '/api/content/pages/{id}/schedule', {
           params: { path: { id: change.id } },
         }),
       ),
@@ -96,7 +85,7 @@ function ScheduledList({ siteId, itemId, label }: { siteId: string; itemId?: str
             header: '',
             label: words.cancel,
             cell: (change) =>
-              session.canEdit && COLLECTIONS[change.componentType] ? (
+              session.canEdit && change.collection ? (
                 <Button
                   size="xs"
                   variant="default"
