@@ -115,7 +115,7 @@ test('a month past retention for every site in it is archived whole: parts per s
   expect(jobLog.body.items).toEqual([expect.objectContaining({ siteId: 'pd-a', status: 'SUCCESS', rowsAffected: 40 })]);
 });
 
-test('two months past retention: both go whole, one after the other, each recorded and dropped, with no DELETE', async () => {
+test('two months past retention: both are archived whole and dropped, with no DELETE', async () => {
   const earlier = monthsBack(13);
   const later = monthsBack(12);
   const ids = { earlier: await seedMonth('pd-two', earlier, 30), later: await seedMonth('pd-two', later, 20) };
