@@ -32,6 +32,7 @@ import * as archiveFormats from './031-archive-formats';
 import * as archiveStores from './032-archive-stores';
 import * as archiveLateRows from './033-archive-late-rows';
 import * as revisionRetention from './034-revision-retention';
+import * as contentLocales from './035-content-locales';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -69,4 +70,5 @@ export const migrations = [
   { name: '032-archive-stores', ...archiveStores },
   { name: '033-archive-late-rows', ...archiveLateRows },
   { name: '034-revision-retention', ...revisionRetention },
+  { name: '035-content-locales', ...contentLocales },
 ];

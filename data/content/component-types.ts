@@ -1,4 +1,4 @@
-import { TSchema, Type } from '@sinclair/typebox';
+import { TObject, TSchema, Type } from '@sinclair/typebox';
 import { PlatformError } from '../../lib/errors';
 import { ComponentTypeName, DEFAULT_STAGES, ISO_DURATION } from '../../domain/approvals';
 import { archiveWriteRefusal } from '../assets/archive-folder';
@@ -40,14 +40,69 @@ export interface ComponentType {
 }
 
 const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9][a-z0-9-]*$' });
-const Json = Type.Record(Type.String(), Type.Unknown());
 const Text = (maxLength: number) => Type.String({ maxLength });
 
-const CONTENT_FIELDS: ComponentField[] = [
-  { name: 'slug', schema: Slug, writable: true },
-  { name: 'title', schema: Type.String({ minLength: 1, maxLength: 500 }), writable: true },
-  { name: 'data', schema: Json, writable: true, json: true },
-];
+/**
+ * A text in both languages. The console shows the two side by side, the Arabic right to left; a published
+ * read in one language falls back to the other where a text is empty. `x-format: html` marks rich text.
+ */
+const Bilingual = (maxLength: number, format?: 'html') =>
+  Type.Object(
+    { en: Type.String({ maxLength }), ar: Type.String({ maxLength }) },
+    { additionalProperties: false, 'x-bilingual': true, ...(format ? { 'x-format': format } : {}) },
+  );
+const OneOf = (...values: string[]) => Type.Union(values.map((value) => Type.Literal(value)));
+/** Free JSON, where the type says so: the console edits it as JSON. */
+const FreeJson = (description: string) => Type.Unknown({ description, 'x-free-json': true });
+
+/**
+ * A content type's `data`: its typed fields, each optional, and any other key as free JSON (content written
+ * before the types had fields keeps its keys). The console builds its form from this schema.
+ */
+const ContentData = (fields: Record<string, TSchema>) =>
+  Type.Object(Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, Type.Optional(schema)])), {
+    additionalProperties: FreeJson('a key the type does not name'),
+  });
+
+const CONTENT_DATA: Record<string, TObject> = {
+  PAGE: ContentData({
+    heading: Bilingual(500),
+    summary: Bilingual(2000),
+    body: Bilingual(1_000_000, 'html'),
+    layout: Type.String({ maxLength: 200, description: "the slug of the page's layout" }),
+    indexing: OneOf('index', 'noindex'),
+  }),
+  PAGE_LAYOUT: ContentData({
+    template: OneOf('one-column', 'two-columns', 'sidebar-left', 'sidebar-right'),
+    columns: Type.Integer({ minimum: 1, maximum: 4 }),
+    regions: FreeJson('the named regions and what fills them'),
+  }),
+  PORTLET: ContentData({
+    kind: OneOf('html', 'feed', 'search', 'form'),
+    heading: Bilingual(500),
+    body: Bilingual(1_000_000, 'html'),
+    refreshSeconds: Type.Integer({ minimum: 0, maximum: 86400 }),
+    settings: FreeJson("the portlet kind's own settings"),
+  }),
+  WEB_CONTENT: ContentData({
+    heading: Bilingual(500),
+    summary: Bilingual(2000),
+    body: Bilingual(1_000_000, 'html'),
+    showFrom: Type.String({ format: 'date', maxLength: 10 }),
+  }),
+  NAVIGATION: ContentData({
+    label: Bilingual(200),
+    position: OneOf('header', 'footer', 'sidebar'),
+    items: FreeJson('the links: label, href and children'),
+  }),
+  DYNAMIC_FORM: ContentData({
+    heading: Bilingual(500),
+    submitLabel: Bilingual(100),
+    notifyEmail: Type.String({ format: 'email', maxLength: 254 }),
+    maxSubmissions: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    fields: FreeJson('the form fields: name, kind, label and rules'),
+  }),
+};
 
 const content = (type: ComponentTypeName, table: string, collection: string, publicPath?: string): ComponentType => ({
   type,
@@ -55,7 +110,11 @@ const content = (type: ComponentTypeName, table: string, collection: string, pub
   collection,
   content: true,
   publicPath,
-  fields: CONTENT_FIELDS,
+  fields: [
+    { name: 'slug', schema: Slug, writable: true },
+    { name: 'title', schema: Type.String({ minLength: 1, maxLength: 500 }), writable: true },
+    { name: 'data', schema: CONTENT_DATA[type], writable: true, json: true },
+  ],
 });
 
 export const ApprovalStage = Type.Object(
@@ -146,3 +205,12 @@ export function registeredComponentType(type: string): ComponentType {
 }
 
 export const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** The names of a content type's bilingual `data` fields: what a read in one language may fill from the other. */
+export function bilingualFields(type: ComponentType): string[] {
+  const data = type.fields.find((field) => field.name === 'data')?.schema as TObject | undefined;
+  if (!type.content || !data?.properties) return [];
+  return Object.entries(data.properties)
+    .filter(([, schema]) => (schema as Record<string, unknown>)['x-bilingual'] === true)
+    .map(([name]) => name);
+}

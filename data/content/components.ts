@@ -99,6 +99,8 @@ export async function changeComponent(
     type: ComponentType;
     id: string;
     actor: Actor;
+    /** The editor's word on the change, kept with its revision. */
+    comment?: string | null;
     change: (row: ComponentRow) => Promise<Record<string, unknown> | null> | Record<string, unknown> | null;
   },
 ): Promise<Written | null> {
@@ -111,7 +113,7 @@ export async function changeComponent(
       .where({ id: args.id })
       .update({ ...columns, updated_by: args.actor.id, updated_at: trx.fn.now() })
       .returning('*')) as ComponentRow[];
-    const rev = await writeRevision(trx, { type: args.type, id: row.id, siteId: row.site_id, revType: 1, actor: args.actor });
+    const rev = await writeRevision(trx, { type: args.type, id: row.id, siteId: row.site_id, revType: 1, actor: args.actor, comment: args.comment });
     return { row, rev };
   });
 }
@@ -121,7 +123,7 @@ function statusAfterEdit(current: ComponentStatus): ComponentStatus {
   return current === 'PENDING_APPROVAL' || current === 'ARCHIVED' ? current : 'DRAFT';
 }
 
-export function editComponent(db: Knex, args: { type: ComponentType; id: string; values: ComponentValues; actor: Actor }) {
+export function editComponent(db: Knex, args: { type: ComponentType; id: string; values: ComponentValues; actor: Actor; comment?: string | null }) {
   return changeComponent(db, { ...args, change: (row) => ({ ...columnsFor(args.type, args.values), status: statusAfterEdit(row.status) }) });
 }
 

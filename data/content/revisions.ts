@@ -82,11 +82,11 @@ async function auditedColumns(db: Knex, table: string): Promise<string[]> {
  */
 export async function writeRevision(
   trx: Knex.Transaction,
-  args: { type: ComponentType; id: string; siteId: string; revType: RevType; actor: Actor },
+  args: { type: ComponentType; id: string; siteId: string; revType: RevType; actor: Actor; comment?: string | null },
 ): Promise<number> {
-  const [{ rev }] = (await trx(REVINFO_TABLE).insert({ user_id: args.actor.id, user_name: args.actor.name, site_id: args.siteId }).returning('rev')) as Array<{
-    rev: number;
-  }>;
+  const [{ rev }] = (await trx(REVINFO_TABLE)
+    .insert({ user_id: args.actor.id, user_name: args.actor.name, site_id: args.siteId, comment: args.comment ?? null })
+    .returning('rev')) as Array<{ rev: number }>;
   const columns = (await auditedColumns(trx, args.type.table)).map((column) => `"${column}"`).join(', ');
   await trx.raw(`insert into ${args.type.table}_aud (${columns}, rev, revtype) select ${columns}, ?, ? from ${args.type.table} where id = ?`, [
     rev,
@@ -104,15 +104,25 @@ export interface HistoryEntry {
   userName: string | null;
   at: string;
   status: string;
+  /** What the editor said of the change, when they said something. */
+  comment: string | null;
 }
 
 /** The revisions of one entity, newest first. */
 export async function historyOf(db: Knex, type: ComponentType, id: string, page: PageRequest): Promise<Page<HistoryEntry>> {
-  const rows = await paginate<{ rev: number; revtype: RevType; status: string; user_id: string | null; user_name: string | null; revtstmp: Date }>({
+  const rows = await paginate<{
+    rev: number;
+    revtype: RevType;
+    status: string;
+    user_id: string | null;
+    user_name: string | null;
+    revtstmp: Date;
+    comment: string | null;
+  }>({
     query: db(`${type.table}_aud as a`)
       .join(`${REVINFO_TABLE} as r`, 'r.rev', 'a.rev')
       .where('a.id', id)
-      .select('a.rev', 'a.revtype', 'a.status', 'r.user_id', 'r.user_name', 'r.revtstmp'),
+      .select('a.rev', 'a.revtype', 'a.status', 'r.user_id', 'r.user_name', 'r.revtstmp', 'r.comment'),
     ...page,
     timeColumn: 'r.revtstmp',
     idColumn: 'a.rev',
@@ -125,6 +135,7 @@ export async function historyOf(db: Knex, type: ComponentType, id: string, page:
       userName: row.user_name,
       at: row.revtstmp.toISOString(),
       status: row.status,
+      comment: row.comment,
     })),
     nextCursor: rows.nextCursor,
   };

@@ -90,6 +90,8 @@ describe.each(COMPONENT_TYPES.map((type) => [type.type, type] as const))('%s', (
         userName: 'Eda Editor',
         at: expect.any(String),
         status: 'DRAFT',
+        // No comment was given with these edits.
+        comment: null,
       });
       expect(Date.now() - Date.parse(item.at)).toBeLessThan(10 * 60 * 1000);
     }

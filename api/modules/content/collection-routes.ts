@@ -185,9 +185,13 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       responses: { 200: { description: 'the draft', schema: entity } },
       errors: ['NOT_FOUND', 'COMPONENT_SLUG_TAKEN', ...writeRefusals],
       handler: async (ctx, { params, body, identity }) => {
-        const values = valuesOf(body);
+        const { comment, ...edited } = body as Record<string, unknown> & { comment?: string };
+        const values = valuesOf(edited);
         refuseWrite(await memberEntity(params.id, identity), values.fields);
-        ctx.body = written(await slugTaken(() => editComponent(db, { type, id: params.id, values, actor: actorOf(identity) })), params.id);
+        ctx.body = written(
+          await slugTaken(() => editComponent(db, { type, id: params.id, values, actor: actorOf(identity), comment: comment?.trim() || null })),
+          params.id,
+        );
       },
     }),
     defineRoute({

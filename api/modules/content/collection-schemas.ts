@@ -5,6 +5,7 @@ import { Instant, Nullable, Revision, SiteId, StartedRunFields } from '../../htt
 import { pageSchema } from '../../http/pagination';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Comment = Type.String({ maxLength: 2000 });
 export const Status = Type.Union(['DRAFT', 'PENDING_APPROVAL', 'PUBLISHED', 'REJECTED', 'ARCHIVED'].map((status) => Type.Literal(status)));
 
 export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -24,9 +25,12 @@ export function createBody(type: ComponentType): TObject {
   return Type.Object({ siteId: SiteId, name: Name, ...writableFields(type) }, { additionalProperties: false });
 }
 
-/** `PUT {collection}/{id}`: the whole draft again (a field with a default left out keeps its value); the site does not change. */
+/**
+ * `PUT {collection}/{id}`: the whole draft again (a field with a default left out keeps its value) and the
+ * editor's comment on the change, kept with the revision; the site does not change.
+ */
 export function editBody(type: ComponentType): TObject {
-  return Type.Object({ name: Name, ...writableFields(type) }, { additionalProperties: false });
+  return Type.Object({ name: Name, ...writableFields(type), comment: Type.Optional(Comment) }, { additionalProperties: false });
 }
 
 export const ListQuery = Type.Object({ ...pageQueryFields, siteId: SiteId, status: Type.Optional(Status) });
@@ -74,6 +78,7 @@ export const HistorySchema = Type.Object({
       userName: Type.Union([Type.String(), Type.Null()]),
       at: Type.String(),
       status: Type.String(),
+      comment: Nullable(Type.String()),
     }),
   ),
 });
@@ -108,7 +113,18 @@ export const revisionSchema = (type: ComponentType) => Type.Object({ ...entitySc
 
 /** What visitors get: the snapshot frozen at publishing, with its revision and time. */
 export const publishedSchema = (type: ComponentType) =>
-  Type.Object({ id: Type.String(), siteId: Type.String(), name: Type.String(), ...storedFields(type), publishedRev: Type.Integer(), publishedAt: Instant });
+  Type.Object({
+    id: Type.String(),
+    siteId: Type.String(),
+    name: Type.String(),
+    ...storedFields(type),
+    publishedRev: Type.Integer(),
+    publishedAt: Instant,
+    /** Present on a read for one language. */
+    locale: Type.Optional(Type.Union([Type.Literal('en'), Type.Literal('ar')])),
+    /** The JSON pointers of the texts that came from the other language, e.g. `/data/heading/ar`. */
+    fallbacks: Type.Optional(Type.Array(Type.String())),
+  });
 
 export const PublishedAnswer = Type.Object({ status: Type.Literal('PUBLISHED'), publishedRev: Type.Integer(), ...StartedRunFields });
 export const PendingApprovalAnswer = Type.Object({

@@ -10,6 +10,8 @@ import { PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 import { RevisionCompare } from './RevisionCompare';
 import { ScheduleItem } from './Scheduled';
+import { bodySchemaOf, FieldSchema, issuesByField, SchemaFields, useJsonDrafts, useOpenApi } from './ContentForm';
+import { PublishedReads } from './PublishedReads';
 
 /** The versioned content types, by the name in the console's address and their collection in the API. */
 export const CONTENT_TYPES = {
@@ -39,8 +41,10 @@ const WORDS = {
     publishedRev: 'Live revision',
     updated: 'Updated',
     newDraft: 'New draft',
-    fields: 'Fields (JSON)',
     create: 'Create the draft',
+    edit: 'Edit the draft',
+    saveDraft: 'Save as a new revision',
+    editComment: 'What changed (kept with the revision)',
     draft: 'The latest draft',
     history: 'History',
     rev: 'Revision',
@@ -62,8 +66,10 @@ const WORDS = {
     publishedRev: 'المراجعة المنشورة',
     updated: 'آخر تحديث',
     newDraft: 'مسودة جديدة',
-    fields: 'الحقول (JSON)',
     create: 'أنشئ المسودة',
+    edit: 'حرّر المسودة',
+    saveDraft: 'احفظ كمراجعة جديدة',
+    editComment: 'ما الذي تغيّر (يُحفظ مع المراجعة)',
     draft: 'أحدث مسودة',
     history: 'السجل',
     rev: 'المراجعة',
@@ -99,25 +105,69 @@ function ownFields(entity: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(entity).filter(([key]) => !BOOKKEEPING.has(key)));
 }
 
+/** A body with every required object (a content type's `data`) present, empty, for the form to fill. */
+function emptyBody(schema: FieldSchema): Record<string, unknown> {
+  return Object.fromEntries((schema.required ?? []).filter((key) => schema.properties?.[key]?.type === 'object').map((key) => [key, {}]));
+}
+
 function NewDraft({ type, siteId }: { type: TypeKey; siteId: string }) {
   const words = useWords(WORDS);
+  const openapi = useOpenApi();
+  const schema = bodySchemaOf(openapi.data, CONTENT_TYPES[type], 'post');
   const [name, setName] = useState('');
-  const [fields, setFields] = useState('{}');
+  const [fields, setFields] = useState<Record<string, unknown> | null>(null);
+  const json = useJsonDrafts();
   const create = useMutation({
-    mutationFn: async () => {
-      const extra = JSON.parse(fields) as Record<string, unknown>;
-      return dataOr(await api.POST(collectionOf(type), { body: { ...extra, siteId, name } as never }));
-    },
+    mutationFn: async () => dataOr(await api.POST(collectionOf(type), { body: { ...fields, siteId, name } as never })),
     onSuccess: (created) => navigate(`/content/${type}/${created.id}`),
   });
+  if (!schema) return openapi.error ? <ProblemAlert error={openapi.error} /> : null;
   return (
     <Section title={words.newDraft} gap="xs">
-      <TextInput label={words.name} value={name} onChange={(event) => setName(event.currentTarget.value)} />
-      <Textarea label={words.fields} value={fields} onChange={(event) => setFields(event.currentTarget.value)} autosize minRows={2} dir="ltr" ff="monospace" />
+      <TextInput label={words.name} value={name} onChange={(event) => setName(event.currentTarget.value)} error={issuesByField(create.error).name} />
+      <SchemaFields schema={schema} omit={['siteId', 'name']} value={fields ?? emptyBody(schema)} onChange={setFields} error={create.error} {...json} />
       {create.error && <ProblemAlert error={create.error} />}
       <Group>
-        <ActionButton action={create} disabled={!siteId || !name.trim()}>
+        <ActionButton action={create} disabled={!siteId || !name.trim() || json.invalid}>
           {words.create}
+        </ActionButton>
+      </Group>
+    </Section>
+  );
+}
+
+/** The draft in its type's form: saving it writes a new revision with the editor's comment. */
+function EditDraft({ type, draft, onSaved }: { type: TypeKey; draft: Record<string, unknown> & { id: string; name: string }; onSaved: () => void }) {
+  const words = useWords(WORDS);
+  const openapi = useOpenApi();
+  const schema = bodySchemaOf(openapi.data, `${CONTENT_TYPES[type]}/{id}`, 'put');
+  const editable = Object.keys(schema?.properties ?? {}).filter((key) => key !== 'name' && key !== 'comment');
+  const [name, setName] = useState(draft.name);
+  const [fields, setFields] = useState<Record<string, unknown>>(() =>
+    Object.fromEntries(Object.entries(draft).filter(([key, value]) => editable.includes(key) && value !== null)),
+  );
+  const [comment, setComment] = useState('');
+  const json = useJsonDrafts();
+  const save = useMutation({
+    mutationFn: async () =>
+      dataOr(
+        await api.PUT(itemPath(type), {
+          params: { path: { id: draft.id } },
+          body: { ...fields, name, ...(comment.trim() ? { comment: comment.trim() } : {}) } as never,
+        }),
+      ),
+    onSuccess: onSaved,
+  });
+  if (!schema) return openapi.error ? <ProblemAlert error={openapi.error} /> : null;
+  return (
+    <Section title={words.edit} gap="xs">
+      <TextInput label={words.name} value={name} onChange={(event) => setName(event.currentTarget.value)} error={issuesByField(save.error).name} />
+      <SchemaFields schema={schema} omit={['name', 'comment']} value={fields} onChange={setFields} error={save.error} {...json} />
+      <Textarea label={words.editComment} value={comment} onChange={(event) => setComment(event.currentTarget.value)} autosize minRows={1} />
+      {save.error && <ProblemAlert error={save.error} />}
+      <Group>
+        <ActionButton action={save} disabled={!name.trim() || json.invalid}>
+          {words.saveDraft}
         </ActionButton>
       </Group>
     </Section>
@@ -250,10 +300,17 @@ function ContentItem({ type, id }: { type: TypeKey; id: string }) {
       )}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Stack gap="xs">
-          <Title order={3}>{words.draft}</Title>
-          <Code block dir="ltr">
-            {JSON.stringify(ownFields(draft), null, 2)}
-          </Code>
+          {session.canEdit ? (
+            // Remounted on each new revision (a restore, a save elsewhere), so the form shows the draft as it is.
+            <EditDraft key={String(draft.updatedAt)} type={type} draft={draft as typeof draft & { id: string }} onSaved={refresh} />
+          ) : (
+            <>
+              <Title order={3}>{words.draft}</Title>
+              <Code block dir="ltr">
+                {JSON.stringify(ownFields(draft), null, 2)}
+              </Code>
+            </>
+          )}
           {viewing !== null && atRevision.data && (
             <>
               <Title order={3}>
@@ -275,6 +332,11 @@ function ContentItem({ type, id }: { type: TypeKey; id: string }) {
                 <Text size="sm">
                   {item.userName ?? item.userId ?? '—'} · {time(item.at)}
                 </Text>
+                {item.comment && (
+                  <Text size="sm" fs="italic">
+                    “{item.comment}”
+                  </Text>
+                )}
                 <Group gap="xs" mt={4}>
                   <Button size="compact-xs" variant="light" onClick={() => setViewing(item.rev)} aria-label={`${words.view} ${words.rev} ${item.rev}`}>
                     {words.view}
@@ -299,6 +361,13 @@ function ContentItem({ type, id }: { type: TypeKey; id: string }) {
       {session.canEdit && (
         <ScheduleItem collection={CONTENT_TYPES[type]} id={id} siteId={draft.siteId} updatedAt={String(draft.updatedAt)} onScheduled={refresh} />
       )}
+      <PublishedReads
+        type={type}
+        collection={CONTENT_TYPES[type]}
+        siteId={draft.siteId}
+        snapshot={draft.publishedSnapshot as Record<string, unknown> | null}
+        publishedRev={draft.publishedRev}
+      />
       <RevisionCompare
         collection={CONTENT_TYPES[type]}
         id={id}
