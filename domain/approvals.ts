@@ -15,6 +15,16 @@ export const COMPONENT_TYPE_NAMES = [
 ] as const;
 export type ComponentTypeName = (typeof COMPONENT_TYPE_NAMES)[number];
 
+/**
+ * A release: a named set of items, each at a chosen revision, published together or not at all. It goes
+ * through the same publish run and approval as one item; its "revision" is the release's version, which
+ * every change to its items moves on.
+ */
+export const RELEASE = 'RELEASE';
+export const RELEASE_COLLECTION = '/api/content/releases';
+/** What a publish run may name: one component, or a release of several. */
+export const PUBLISHABLE_NAMES = [...COMPONENT_TYPE_NAMES, RELEASE] as const;
+
 export type ComponentStatus = 'DRAFT' | 'PENDING_APPROVAL' | 'PUBLISHED' | 'REJECTED' | 'ARCHIVED';
 export type Decision = 'APPROVED' | 'REJECTED';
 
@@ -109,7 +119,7 @@ export function callbackMismatch(
 /** Why a publish run's input is refused (the workflow checks it before anything else), or null. */
 export function publishInputProblem(input: unknown): Problem {
   return firstProblem(input, (given) => [
-    check.oneOf('componentType', given.componentType, COMPONENT_TYPE_NAMES),
+    check.oneOf('componentType', given.componentType, PUBLISHABLE_NAMES),
     check.siteId('siteId', given.siteId),
     check.uuid('resourceId', given.resourceId),
     check.integer('revision', given.revision, 1, 2147483647),

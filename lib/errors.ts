@@ -84,6 +84,9 @@ export const ErrorCatalogue = {
   COMPONENT_SLUG_TAKEN: entry(409, 'Slug taken'),
   COMPONENT_NOT_PUBLISHED: entry(409, 'Component not published'),
   WORKFLOW_DEFINITION_NOT_PUBLISHED: entry(409, 'Workflow definition not published'),
+  RELEASE_LOCKED: entry(409, 'The release is locked'),
+  RELEASE_FULL: entry(409, 'The release is full'),
+  RELEASE_FAILED: entry(409, 'The release published nothing'),
   // Assets and archives: files in /archive are records
   ASSET_EXISTS: entry(409, 'Asset exists'),
   CHECKSUM_MISMATCH: entry(400, 'Checksum mismatch'),
@@ -153,7 +156,7 @@ export const badRequest = (code: ErrorCode, detail: string, errors?: FieldIssue[
 export const unauthenticated = (detail = 'A valid bearer token is required.') => new PlatformError('UNAUTHENTICATED', detail);
 export const forbidden = (detail = 'You are not allowed to do this.', code: ErrorCode = 'FORBIDDEN') => new PlatformError(code, detail);
 export const notFound = (detail = 'Not found.', code: ErrorCode = 'NOT_FOUND') => new PlatformError(code, detail);
-export const conflict = (code: ErrorCode, detail: string) => new PlatformError(code, detail);
+export const conflict = (code: ErrorCode, detail: string, errors?: FieldIssue[]) => new PlatformError(code, detail, errors);
 export const unavailable = (code: ErrorCode, detail: string) => new PlatformError(code, detail);
 
 /**

@@ -33,6 +33,7 @@ import * as archiveStores from './032-archive-stores';
 import * as archiveLateRows from './033-archive-late-rows';
 import * as revisionRetention from './034-revision-retention';
 import * as contentLocales from './035-content-locales';
+import * as contentReleases from './036-content-releases';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -71,4 +72,5 @@ export const migrations = [
   { name: '033-archive-late-rows', ...archiveLateRows },
   { name: '034-revision-retention', ...revisionRetention },
   { name: '035-content-locales', ...contentLocales },
+  { name: '036-content-releases', ...contentReleases },
 ];

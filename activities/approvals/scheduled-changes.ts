@@ -1,6 +1,7 @@
 import { registeredComponentType } from '../../data/content/component-types';
 import { setComponentStatus } from '../../data/content/components';
-import { ComponentStatus } from '../../domain/approvals';
+import { ComponentStatus, RELEASE } from '../../domain/approvals';
+import { setReleaseStatus } from '../../data/content/releases';
 import { confirmCancel, finishScheduledChange, recordScheduledChange, ScheduledChange, ScheduledChangeStatus } from '../../data/approvals/scheduled-changes';
 import { refusalsAreFinal } from '../final-refusals';
 import { ApprovalsDeps } from './deps';
@@ -34,7 +35,8 @@ export function archiveNow({ db }: ApprovalsDeps) {
  */
 export function withdrawSubmission({ db }: ApprovalsDeps) {
   return async (input: { componentType: string; resourceId: string; cancelledBy: string }): Promise<void> => {
-    await setStatusFor(db, input, 'DRAFT', input.cancelledBy, 'PENDING_APPROVAL');
+    if (input.componentType === RELEASE) await setReleaseStatus(db, { id: input.resourceId, status: 'OPEN', onlyFrom: 'PENDING_APPROVAL' });
+    else await setStatusFor(db, input, 'DRAFT', input.cancelledBy, 'PENDING_APPROVAL');
   };
 }
 

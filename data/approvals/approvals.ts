@@ -3,10 +3,11 @@ import { rawRows } from '../db';
 import { uniqueOr409 } from '../db-errors';
 import { Page, PageRequest, paginate } from '../paging';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
-import { ApprovalStage, Decision, DEFAULT_STAGES, PublishInput, whoDecidesStage } from '../../domain/approvals';
+import { ApprovalStage, Decision, DEFAULT_STAGES, PublishInput, RELEASE, whoDecidesStage } from '../../domain/approvals';
 import { componentType } from '../content/component-types';
 import { findComponent, setComponentStatus } from '../content/components';
 import { rowAtRevision } from '../content/revisions';
+import { findRelease, itemTypesOfRelease, setReleaseStatus } from '../content/releases';
 
 export const POLICY_TABLE = 'workflow.approval_policy';
 export const APPROVAL_TABLE = 'workflow.approval';
@@ -87,13 +88,33 @@ export interface Submitted {
  * manager's task) and marks a registered component PENDING_APPROVAL. Safe to repeat with the same
  * correlation id; another open approval of the resource is 409 APPROVAL_PENDING.
  */
+/**
+ * The stages a submission must pass, or null when it needs no approval. A release passes, as one request,
+ * the stages of every policy its items' types resolve to in the site, each chain once, in type order: it
+ * can never be a way round the approval one of its items would need alone.
+ */
+async function stagesRequired(db: Knex, input: Pick<PublishInput, 'componentType' | 'siteId' | 'resourceId'>): Promise<ApprovalStage[] | null> {
+  const typeNames = input.componentType === RELEASE ? await itemTypesOfRelease(db, input.resourceId) : [input.componentType];
+  const stages: ApprovalStage[] = [];
+  const chains = new Set<string>();
+  for (const typeName of typeNames) {
+    const policy = await resolvePolicy(db, typeName, input.siteId);
+    if (!policy || !policy.enabled) continue;
+    const chain = policy.workflow_definition_id ?? 'default';
+    if (chains.has(chain)) continue;
+    chains.add(chain);
+    stages.push(...(await stagesOf(db, policy)));
+  }
+  return chains.size === 0 ? null : stages;
+}
+
 export async function submitApproval(db: Knex, input: PublishInput & { correlationId: string; workflowId: string }): Promise<Submitted> {
   await assertSubmissionOfRecord(db, input);
-  const policy = await resolvePolicy(db, input.componentType, input.siteId);
-  if (!policy || !policy.enabled) return { required: false, correlationId: null, stages: [] };
+  const required = await stagesRequired(db, input);
+  if (!required) return { required: false, correlationId: null, stages: [] };
   const earlier = (await db(APPROVAL_TABLE).where({ correlation_id: input.correlationId }).first()) as ApprovalRow | undefined;
   if (!earlier) {
-    const stages = await stagesOf(db, policy);
+    const stages = required;
     const row = {
       correlation_id: input.correlationId,
       component_type: input.componentType,
@@ -122,6 +143,7 @@ export async function submitApproval(db: Knex, input: PublishInput & { correlati
   if (type && approval.status === 'PENDING') {
     await setComponentStatus(db, { type, id: input.resourceId, status: 'PENDING_APPROVAL', actor: { id: input.requestedBy, name: null } });
   }
+  if (input.componentType === RELEASE && approval.status === 'PENDING') await setReleaseStatus(db, { id: input.resourceId, status: 'PENDING_APPROVAL' });
   return { required: true, correlationId: approval.correlation_id, stages: approval.stages };
 }
 
@@ -131,6 +153,15 @@ export async function submitApproval(db: Knex, input: PublishInput & { correlati
  * otherwise name a site without a policy for an item of a site with one.
  */
 export async function assertSubmissionOfRecord(db: Knex, input: Pick<PublishInput, 'componentType' | 'siteId' | 'resourceId' | 'revision'>): Promise<void> {
+  if (input.componentType === RELEASE) {
+    // A release's "revision" is its version: the run names the exact set of items it was asked about.
+    const release = await findRelease(db, input.resourceId);
+    if (!release || release.site_id !== input.siteId)
+      throw badRequest('VALIDATION_FAILED', `Release ${input.resourceId} is not a release of site ${input.siteId}.`);
+    if (release.version !== input.revision)
+      throw badRequest('VALIDATION_FAILED', `Release ${input.resourceId} is at version ${release.version}, not ${input.revision}: its items changed.`);
+    return;
+  }
   const type = componentType(input.componentType);
   const row = type ? await findComponent(db, type, input.resourceId) : undefined;
   if (!type || !row || row.site_id !== input.siteId)

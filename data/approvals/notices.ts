@@ -1,7 +1,8 @@
 import { Knex } from 'knex';
-import { Decision, NoticeKind } from '../../domain/approvals';
+import { Decision, NoticeKind, RELEASE } from '../../domain/approvals';
 import { componentType } from '../content/component-types';
 import { changesAgainstLive } from '../content/components';
+import { itemsOfRelease } from '../content/releases';
 import { USERS_TABLE } from '../directory/users';
 import { insertPlatformBatchLogs, PlatformRecipients } from '../messaging/email-logs';
 import { PlatformTemplateName } from '../messaging/platform-templates';
@@ -23,6 +24,10 @@ const SUMMARY_PATHS = 10;
 
 /** What approving would change, in one line: the changed fields (JSON pointers), at most ten named. */
 async function changeSummary(db: Knex, approval: { component_type: string; resource_id: string; revision: number }): Promise<string> {
+  if (approval.component_type === RELEASE) {
+    const items = await itemsOfRelease(db, approval.resource_id);
+    return `a release of ${items.length} item(s), published together: ${[...new Set(items.map((item) => item.component_type))].join(', ')}`;
+  }
   const type = componentType(approval.component_type);
   const comparison = type ? await changesAgainstLive(db, { type, id: approval.resource_id, rev: approval.revision }) : null;
   if (!comparison) return 'unknown (the revision is gone)';

@@ -5,6 +5,7 @@ import { Page, PageRequest, paginate } from '../paging';
 import { notFound } from '../../lib/errors';
 import { ComponentType } from './component-types';
 import type { Actor } from './revisions';
+import { RELEASE_ITEM_TABLE } from './release-tables';
 
 /** Revision retention rules (migration 034): per component type, a site's own or the global one (site_id null). */
 export const RETENTION_TABLE = 'settings.revision_retention';
@@ -39,7 +40,8 @@ export async function keepLastFor(db: Knex, typeName: string, siteId: string): P
 /**
  * Deletes an item's revisions (or, without `id`, every item's of the type in the site) beyond its last
  * `keepLast`, and never one that is kept whatever its age: a revision that was published (any revision's
- * `published_rev`), or that an open approval or a scheduled publish names. Answers how many went. Runs in
+ * `published_rev`), that an open approval or a scheduled publish names, or that a release names (published
+ * or not: a released revision is a record of what went out together). Answers how many went. Runs in
  * the caller's transaction when given one.
  */
 export async function pruneRevisions(db: Knex, args: { type: ComponentType; siteId: string; keepLast: number; id?: string }): Promise<number> {
@@ -58,7 +60,9 @@ export async function pruneRevisions(db: Knex, args: { type: ComponentType; site
         and not exists (select 1 from workflow.approval o
                          where o.component_type = :typeName and o.resource_id = a.id::text and o.revision = a.rev and o.status = 'PENDING')
         and not exists (select 1 from workflow.scheduled_change s
-                         where s.component_type = :typeName and s.resource_id = a.id::text and s.revision = a.rev and s.status = 'SCHEDULED')`,
+                         where s.component_type = :typeName and s.resource_id = a.id::text and s.revision = a.rev and s.status = 'SCHEDULED')
+        and not exists (select 1 from ${RELEASE_ITEM_TABLE} i
+                         where i.component_type = :typeName and i.component_id = a.id and i.revision = a.rev)`,
     { siteId: args.siteId, keepLast: args.keepLast, typeName: args.type.type, ...(args.id === undefined ? {} : { id: args.id }) },
   );
 }

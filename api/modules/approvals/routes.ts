@@ -21,7 +21,7 @@ import {
   resolvePolicy,
   submitApproval,
 } from '../../../data/approvals/approvals';
-import { callbackPathProblem, PublishInput } from '../../../domain/approvals';
+import { callbackPathProblem, PublishInput, RELEASE, RELEASE_COLLECTION } from '../../../domain/approvals';
 import { componentType } from '../../../data/content/component-types';
 import { changesAgainstLiveOfMany } from '../../../data/content/components';
 import { publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
@@ -203,7 +203,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         const page = await listScheduledChanges(db, { sites, resourceId: query.id, page: query });
         ctx.body = presentPage(page, (change) => ({
           componentType: change.component_type,
-          collection: componentType(change.component_type)?.collection ?? null,
+          collection: change.component_type === RELEASE ? RELEASE_COLLECTION : (componentType(change.component_type)?.collection ?? null),
           id: change.resource_id,
           siteId: change.site_id,
           action: change.action,

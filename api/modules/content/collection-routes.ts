@@ -44,7 +44,7 @@ import {
   revisionSchema,
   ScheduledAnswer,
 } from './collection-schemas';
-import { cancelSchedule, dueTimeOf, startPublish } from './start-publish';
+import { cancelSchedule, componentTarget, dueTimeOf, startPublish } from './start-publish';
 
 export const actorOf = (identity: Identity): Actor => ({ id: identity.id, name: identity.name || null });
 
@@ -285,7 +285,8 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         const dueAt = dueTimeOf(body.publishAt, 'publishAt');
         const row = await memberEntity(params.id, identity);
         refuseWrite(row);
-        const answer = await startPublish(deps, { type, row, identity: identity, comment: body.comment ?? null, action: 'PUBLISH', dueAt });
+        const target = await componentTarget(db, type, row);
+        const answer = await startPublish(deps, { target, identity, comment: body.comment ?? null, action: 'PUBLISH', dueAt });
         ctx.status = answer.status;
         ctx.body = answer.body;
       },
@@ -306,7 +307,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         const row = await memberEntity(params.id, identity);
         refuseWrite(row);
         if (dueAt) {
-          const answer = await startPublish(deps, { type, row, identity: identity, comment: null, action: 'ARCHIVE', dueAt });
+          const answer = await startPublish(deps, { target: await componentTarget(db, type, row), identity, comment: null, action: 'ARCHIVE', dueAt });
           ctx.status = answer.status;
           ctx.body = answer.body;
           return;
@@ -326,7 +327,7 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'SCHEDULE_PASSED', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params, identity }) => {
         await memberEntity(params.id, identity);
-        ctx.body = await cancelSchedule(deps, { type, id: params.id, identity });
+        ctx.body = await cancelSchedule(deps, { typeName: type.type, id: params.id, identity });
       },
     }),
     // The same draft as GET …/:id, for editors only: the console's preview pane opens it.

@@ -78,20 +78,43 @@ export function dueTimeOf(value: string | undefined, field: string): string | nu
  * its `submitted` Update (Update-with-Start, one call), which answers once the run has published the
  * latest revision (200), put it in the approval queue (202), or scheduled it (202).
  */
+/** What a publish run publishes: one component at a revision, or a release at a version. */
+export interface PublishTarget {
+  /** A component type's name, or RELEASE. */
+  typeName: string;
+  collection: string;
+  id: string;
+  siteId: string;
+  title: string;
+  revision: number;
+}
+
+/** A component's latest revision, as a publish run's target. */
+export async function componentTarget(db: AppDeps['db'], type: ComponentType, row: ComponentRow): Promise<PublishTarget> {
+  return {
+    typeName: type.type,
+    collection: type.collection,
+    id: row.id,
+    siteId: row.site_id,
+    title: String(row.name),
+    revision: (await latestRevision(db, type, row.id)) as number,
+  };
+}
+
 export async function startPublish(
   { db, temporal }: Pick<AppDeps, 'db' | 'temporal'>,
-  args: { type: ComponentType; row: ComponentRow; identity: Identity; comment: string | null; action?: ScheduledAction; dueAt?: string | null },
+  args: { target: PublishTarget; identity: Identity; comment: string | null; action?: ScheduledAction; dueAt?: string | null },
 ): Promise<PublishAnswer> {
-  const { type, row } = args;
-  if (await openApprovalOf(db, type.type, row.id)) throw conflict('APPROVAL_PENDING', `${type.type} ${row.id} is waiting for approval.`);
+  const { target } = args;
+  if (await openApprovalOf(db, target.typeName, target.id)) throw conflict('APPROVAL_PENDING', `${target.typeName} ${target.id} is waiting for approval.`);
   const input: PublishInput = {
-    componentType: type.type,
-    siteId: row.site_id,
-    resourceId: row.id,
-    revision: (await latestRevision(db, type, row.id)) as number,
-    callbackPath: `${type.collection}/${row.id}/approval-callback`,
+    componentType: target.typeName,
+    siteId: target.siteId,
+    resourceId: target.id,
+    revision: target.revision,
+    callbackPath: `${target.collection}/${target.id}/approval-callback`,
     requestedBy: args.identity.id,
-    title: String(row.name),
+    title: target.title,
     comment: args.comment,
     correlationId: null,
     ...(args.dueAt ? { action: args.action ?? 'PUBLISH', dueAt: args.dueAt } : {}),
@@ -110,10 +133,11 @@ export async function startPublish(
     ({ progress, runId } = await answerWithin(ANSWER_WITHIN_MS, submitted()));
   } catch (error) {
     // The id is taken: by a scheduled change (said so), or by a publish being submitted.
-    if (error instanceof WorkflowExecutionAlreadyStartedError && (await openScheduledChange(db, type.type, row.id))) throw changeScheduled(type, row.id);
+    if (error instanceof WorkflowExecutionAlreadyStartedError && (await openScheduledChange(db, target.typeName, target.id)))
+      throw changeScheduled(target.typeName, target.id);
     throw temporalCallError(error, {
-      alreadyRunning: ['APPROVAL_PENDING', `A publish of ${type.type} ${row.id} is already in progress.`],
-      late: `The publish of ${type.type} ${row.id} was started but no approvals worker has taken it yet.`,
+      alreadyRunning: ['APPROVAL_PENDING', `A publish of ${target.typeName} ${target.id} is already in progress.`],
+      late: `The publish of ${target.typeName} ${target.id} was started but no approvals worker has taken it yet.`,
     });
   }
   const workflowId = publishWorkflowId(input.componentType, input.resourceId);
@@ -129,8 +153,8 @@ export async function startPublish(
   };
 }
 
-const changeScheduled = (type: ComponentType, id: string) =>
-  conflict('CHANGE_SCHEDULED', `A publish or archive of ${type.type} ${id} is scheduled: cancel it first (DELETE …/schedule).`);
+const changeScheduled = (typeName: string, id: string) =>
+  conflict('CHANGE_SCHEDULED', `A publish or archive of ${typeName} ${id} is scheduled: cancel it first (DELETE …/schedule).`);
 
 /**
  * `DELETE {collection}/{id}/schedule`: records who cancels on the due change, then rings the run's
@@ -139,16 +163,16 @@ const changeScheduled = (type: ComponentType, id: string) =>
  */
 export async function cancelSchedule(
   { db, temporal }: Pick<AppDeps, 'db' | 'temporal'>,
-  args: { type: ComponentType; id: string; identity: Identity },
+  args: { typeName: string; id: string; identity: Identity },
 ): Promise<Record<string, unknown>> {
-  const change = await openScheduledChange(db, args.type.type, args.id);
-  if (!change) throw notFound(`Nothing is scheduled for ${args.type.type} ${args.id}.`);
+  const change = await openScheduledChange(db, args.typeName, args.id);
+  if (!change) throw notFound(`Nothing is scheduled for ${args.typeName} ${args.id}.`);
   const handle = temporal.client.workflow.getHandle(change.workflow_id, change.run_id);
   const started = { workflowId: change.workflow_id, runId: change.run_id, uiUrl: workflowUiUrl(temporal, change.workflow_id, change.run_id) };
   try {
     const progress = await answerWithin(ANSWER_WITHIN_MS, handle.query(publishProgressQuery));
     if (progress.stage === 'PENDING_APPROVAL') {
-      throw conflict('APPROVAL_PENDING', `${args.type.type} ${args.id} is waiting for approval: a manager rejects it, or it is cancelled once approved.`);
+      throw conflict('APPROVAL_PENDING', `${args.typeName} ${args.id} is waiting for approval: a manager rejects it, or it is cancelled once approved.`);
     }
     await requestCancel(db, { runId: change.run_id, requestedBy: args.identity.id });
     const cancelled = await answerWithin(ANSWER_WITHIN_MS, handle.executeUpdate(cancelScheduleUpdate));

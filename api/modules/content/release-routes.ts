@@ -1,0 +1,384 @@
+import { Type } from '@sinclair/typebox';
+import { AppDeps } from '../../deps';
+import { access, AnyRoute, defineRoute } from '../../http/route';
+import { hasRole, Identity, requireSiteMember } from '../../http/identity';
+import { Instant, Nullable, Revision, SiteId, StartedRunFields } from '../../http/common-schemas';
+import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
+import { conflict, forbidden, notFound } from '../../../lib/errors';
+import { callbackMismatch, RELEASE, RELEASE_COLLECTION } from '../../../domain/approvals';
+import { componentType } from '../../../data/content/component-types';
+import { findComponent } from '../../../data/content/components';
+import { latestRevision, rowAtRevision } from '../../../data/content/revisions';
+import {
+  createRelease,
+  findRelease,
+  itemComponents,
+  itemCounts,
+  itemsOfRelease,
+  listReleases,
+  MAX_RELEASE_ITEMS,
+  publishRelease,
+  putReleaseItem,
+  ReleaseFailure,
+  ReleaseRow,
+  refuseLockedRelease,
+  removeReleaseItem,
+  setReleaseStatus,
+} from '../../../data/content/releases';
+import { findApproval } from '../../../data/approvals/approvals';
+import { openScheduledChange } from '../../../data/approvals/scheduled-changes';
+import { ComponentTypeName } from '../approvals/schemas';
+import { actorOf } from './collection-routes';
+import { CallbackBody, PendingApprovalAnswer, ScheduledAnswer } from './collection-schemas';
+import { cancelSchedule, dueTimeOf, PublishTarget, startPublish } from './start-publish';
+
+const ReleaseParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const ItemParams = Type.Object({ id: Type.String({ format: 'uuid' }), itemId: Type.String({ format: 'uuid' }) });
+const ReleaseStatus = Type.Union(['OPEN', 'SCHEDULED', 'PENDING_APPROVAL', 'PUBLISHED', 'FAILED', 'REJECTED'].map((status) => Type.Literal(status)));
+
+const Failure = Type.Object({
+  itemId: Nullable(Type.String()),
+  componentType: Nullable(Type.String()),
+  componentId: Nullable(Type.String()),
+  reason: Type.String(),
+  message: Type.String(),
+});
+const Item = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  componentId: Type.String(),
+  revision: Type.Integer(),
+  /** The component's name and status now; null once it is deleted. */
+  name: Nullable(Type.String()),
+  componentStatus: Nullable(Type.String()),
+  addedBy: Nullable(Type.String()),
+  addedAt: Instant,
+});
+const releaseFields = {
+  id: Type.String(),
+  siteId: Type.String(),
+  name: Type.String(),
+  /** SCHEDULED: OPEN with a publish waiting for its time (`publishAt`). */
+  status: ReleaseStatus,
+  /** Moves on with every change to the items: an approval or a schedule is of one version. */
+  version: Type.Integer(),
+  publishAt: Nullable(Instant),
+  /** What stopped the last publish: every item that failed, and why. Nothing of the release was published. */
+  failure: Nullable(Type.Array(Failure)),
+  itemCount: Type.Integer(),
+  createdBy: Nullable(Type.String()),
+  createdAt: Instant,
+  updatedAt: Instant,
+  publishedAt: Nullable(Instant),
+  publishedBy: Nullable(Type.String()),
+};
+const ReleaseSummary = Type.Object(releaseFields);
+const ReleaseSchema = Type.Object({ ...releaseFields, items: Type.Array(Item) });
+
+const PublishReleaseBody = Type.Object({ comment: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false });
+const PublishedReleaseAnswer = Type.Object({ status: Type.Literal('PUBLISHED'), version: Type.Integer(), ...StartedRunFields });
+
+const iso = (value: Date | null) => value?.toISOString() ?? null;
+
+/**
+ * Releases: a named set of items of any types, each at a chosen revision, published in one transaction or
+ * not at all; now, at a set time (a durable timer), or through one approval for the whole release.
+ */
+export function releaseRoutes(deps: AppDeps): AnyRoute[] {
+  const { db } = deps;
+  const EDITOR = access.roles('EDITOR');
+
+  const present = async (release: ReleaseRow, count: number, items?: Awaited<ReturnType<typeof itemsOfRelease>>) => {
+    const scheduled = await openScheduledChange(db, RELEASE, release.id);
+    const components = items ? await itemComponents(db, items) : null;
+    return {
+      id: release.id,
+      siteId: release.site_id,
+      name: release.name,
+      status: release.status === 'OPEN' && scheduled ? 'SCHEDULED' : release.status,
+      version: release.version,
+      publishAt: scheduled ? scheduled.due_at.toISOString() : null,
+      failure: release.failure,
+      itemCount: count,
+      createdBy: release.created_by,
+      createdAt: release.created_at.toISOString(),
+      updatedAt: release.updated_at.toISOString(),
+      publishedAt: iso(release.published_at),
+      publishedBy: release.published_by,
+      ...(items && components
+        ? {
+            items: items.map((item) => {
+              const now = components.get(`${item.component_type}:${item.component_id}`);
+              return {
+                id: item.id,
+                type: item.component_type,
+                componentId: item.component_id,
+                revision: item.revision,
+                name: now?.name ?? null,
+                componentStatus: now?.status ?? null,
+                addedBy: item.added_by,
+                addedAt: item.added_at.toISOString(),
+              };
+            }),
+          }
+        : {}),
+    };
+  };
+  const presentWhole = async (release: ReleaseRow) => {
+    const items = await itemsOfRelease(db, release.id);
+    return present(release, items.length, items);
+  };
+  /** The release, in a site the caller belongs to; 404 for an unknown id. */
+  const memberRelease = async (id: string, identity: Identity | null): Promise<ReleaseRow> => {
+    const release = await findRelease(db, id);
+    if (!release) throw notFound(`No release ${id}.`);
+    if (identity) requireSiteMember(identity, release.site_id);
+    return release;
+  };
+  /** Items change only while the release is not locked and nothing waits for its time (cancel the schedule first). */
+  const refuseWhileScheduled = async (release: ReleaseRow) => {
+    refuseLockedRelease(release);
+    const id = release.id;
+    if (await openScheduledChange(db, RELEASE, id)) throw conflict('CHANGE_SCHEDULED', `Release ${id} is scheduled: cancel it first (POST …/cancel).`);
+  };
+  const targetOf = (release: ReleaseRow): PublishTarget => ({
+    typeName: RELEASE,
+    collection: RELEASE_COLLECTION,
+    id: release.id,
+    siteId: release.site_id,
+    title: release.name,
+    revision: release.version,
+  });
+  const failed = (failures: ReleaseFailure[]) =>
+    conflict(
+      'RELEASE_FAILED',
+      `Nothing of the release was published: ${failures.map((failure) => failure.message).join('; ')}`,
+      failures.map((failure) => ({ path: failure.itemId ? `items.${failure.itemId}` : 'release', message: failure.message })),
+    );
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: RELEASE_COLLECTION,
+      tag: 'content',
+      summary: 'Create a release: a named set of items published together',
+      access: EDITOR,
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), siteId: SiteId }, { additionalProperties: false }),
+      responses: { 201: { description: 'the release, empty', schema: ReleaseSchema } },
+      errors: [],
+      handler: async (ctx, { body, identity }) => {
+        requireSiteMember(identity, body.siteId);
+        ctx.status = 201;
+        ctx.body = await presentWhole(await createRelease(db, { siteId: body.siteId, name: body.name.trim() || body.name, actor: actorOf(identity) }));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: RELEASE_COLLECTION,
+      tag: 'content',
+      summary: "A site's releases, newest first",
+      access: access.user,
+      query: Type.Object({ ...pageQueryFields, siteId: SiteId }),
+      responses: { 200: { description: 'a page of releases', schema: pageSchema(ReleaseSummary) } },
+      errors: [],
+      handler: async (ctx, { query, identity }) => {
+        requireSiteMember(identity, query.siteId);
+        const page = await listReleases(db, { siteId: query.siteId, page: query });
+        const counts = await itemCounts(
+          db,
+          page.items.map((release) => release.id),
+        );
+        const items = await Promise.all(page.items.map((release) => present(release, counts.get(release.id) ?? 0)));
+        ctx.body = presentPage({ ...page, items }, (item) => item);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${RELEASE_COLLECTION}/:id`,
+      tag: 'content',
+      summary: 'One release with its items',
+      access: access.user,
+      params: ReleaseParams,
+      responses: { 200: { description: 'the release', schema: ReleaseSchema } },
+      errors: ['NOT_FOUND'],
+      handler: async (ctx, { params, identity }) => {
+        ctx.body = await presentWhole(await memberRelease(params.id, identity));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${RELEASE_COLLECTION}/:id/items`,
+      tag: 'content',
+      summary: `Add an item at a revision (its latest when left out), or change the revision of one the release holds; at most ${MAX_RELEASE_ITEMS}`,
+      access: EDITOR,
+      params: ReleaseParams,
+      body: Type.Object({ type: ComponentTypeName, id: Type.String({ format: 'uuid' }), revision: Type.Optional(Revision) }, { additionalProperties: false }),
+      responses: { 201: { description: 'the release with its items', schema: ReleaseSchema } },
+      errors: ['NOT_FOUND', 'REVISION_NOT_FOUND', 'RELEASE_LOCKED', 'RELEASE_FULL', 'CHANGE_SCHEDULED', 'ARCHIVE_READ_ONLY'],
+      handler: async (ctx, { params, body, identity }) => {
+        const release = await memberRelease(params.id, identity);
+        const type = componentType(body.type)!;
+        // Publishing an item through a release takes the right to publish it alone: approval chains are ADMIN's.
+        if (!hasRole(identity, [type.authorRole ?? 'EDITOR'])) throw forbiddenType(body.type, type.authorRole ?? 'EDITOR');
+        const row = await findComponent(db, type, body.id);
+        if (!row || row.site_id !== release.site_id) throw notFound(`Site ${release.site_id} has no ${body.type} ${body.id}.`);
+        const refusal = type.refuseWrite?.(row);
+        if (refusal) throw refusal;
+        const revision = body.revision ?? ((await latestRevision(db, type, body.id)) as number);
+        if (!(await rowAtRevision(db, type, body.id, revision))) throw notFound(`${body.type} ${body.id} has no revision ${revision}.`, 'REVISION_NOT_FOUND');
+        await refuseWhileScheduled(release);
+        await putReleaseItem(db, { releaseId: release.id, componentType: body.type, componentId: body.id, revision, actor: actorOf(identity) });
+        ctx.status = 201;
+        ctx.body = await presentWhole((await findRelease(db, release.id))!);
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${RELEASE_COLLECTION}/:id/items/:itemId`,
+      tag: 'content',
+      summary: 'Take an item out of a release',
+      access: EDITOR,
+      params: ItemParams,
+      responses: { 204: { description: 'taken out' } },
+      errors: ['NOT_FOUND', 'RELEASE_LOCKED', 'CHANGE_SCHEDULED'],
+      handler: async (ctx, { params, identity }) => {
+        const release = await memberRelease(params.id, identity);
+        await refuseWhileScheduled(release);
+        if (!(await removeReleaseItem(db, { releaseId: release.id, itemId: params.itemId })))
+          throw notFound(`Release ${release.id} holds no item ${params.itemId}.`);
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${RELEASE_COLLECTION}/:id/publish`,
+      tag: 'content',
+      summary: 'Publish every item of the release at its revision in one transaction, or none; through one approval when any item needs one',
+      access: EDITOR,
+      params: ReleaseParams,
+      body: PublishReleaseBody,
+      bodyOptional: true,
+      responses: {
+        200: { description: 'published, every item', schema: PublishedReleaseAnswer },
+        202: { description: 'waiting for approval', schema: PendingApprovalAnswer },
+      },
+      errors: [
+        'NOT_FOUND',
+        'APPROVAL_PENDING',
+        'CHANGE_SCHEDULED',
+        'RELEASE_LOCKED',
+        'RELEASE_FAILED',
+        'WORKFLOW_DEFINITION_NOT_PUBLISHED',
+        'TEMPORAL_UNAVAILABLE',
+      ],
+      handler: async (ctx, { params, body, identity }) => {
+        const release = await publishable(params.id, identity);
+        const answer = await startPublish(deps, { target: targetOf(release), identity, comment: body?.comment ?? null });
+        if (answer.status === 200) {
+          const after = (await findRelease(db, release.id))!;
+          if (after.status !== 'PUBLISHED') throw failed(after.failure ?? []);
+          ctx.body = { status: 'PUBLISHED', version: release.version, workflowId: answer.body.workflowId, runId: answer.body.runId, uiUrl: answer.body.uiUrl };
+          return;
+        }
+        ctx.status = answer.status;
+        ctx.body = answer.body;
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${RELEASE_COLLECTION}/:id/schedule`,
+      tag: 'content',
+      summary: 'Publish the release at a set time (a durable timer), after its approval when one is needed',
+      access: EDITOR,
+      params: ReleaseParams,
+      body: Type.Object({ at: Type.String({ format: 'date-time', maxLength: 40 }) }, { additionalProperties: false }),
+      responses: { 202: { description: 'waiting for its time, or for approval', schema: Type.Union([ScheduledAnswer, PendingApprovalAnswer]) } },
+      errors: [
+        'NOT_FOUND',
+        'APPROVAL_PENDING',
+        'CHANGE_SCHEDULED',
+        'RELEASE_LOCKED',
+        'RELEASE_FAILED',
+        'WORKFLOW_DEFINITION_NOT_PUBLISHED',
+        'TEMPORAL_UNAVAILABLE',
+      ],
+      handler: async (ctx, { params, body, identity }) => {
+        const dueAt = dueTimeOf(body.at, 'at');
+        const release = await publishable(params.id, identity);
+        const answer = await startPublish(deps, { target: targetOf(release), identity, comment: null, action: 'PUBLISH', dueAt });
+        ctx.status = 202;
+        ctx.body = answer.body;
+      },
+    }),
+    ...(['post', 'delete'] as const).map((method) =>
+      defineRoute({
+        method,
+        path: method === 'post' ? `${RELEASE_COLLECTION}/:id/cancel` : `${RELEASE_COLLECTION}/:id/schedule`,
+        tag: 'content',
+        summary: "Cancel the release's scheduled publish before its time",
+        access: EDITOR,
+        params: ReleaseParams,
+        responses: { 200: { description: 'cancelled', schema: ScheduledAnswer } },
+        errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'SCHEDULE_PASSED', 'TEMPORAL_UNAVAILABLE'],
+        handler: async (ctx, { params, identity }) => {
+          await memberRelease(params.id, identity);
+          ctx.body = await cancelSchedule(deps, { typeName: RELEASE, id: params.id, identity });
+        },
+      }),
+    ),
+    defineRoute({
+      method: 'post',
+      path: `${RELEASE_COLLECTION}/:id/approval-callback`,
+      tag: 'content',
+      summary: "The approval's outcome for a release (the publish workflow): APPROVED publishes every item, or none",
+      access: access.internal,
+      params: ReleaseParams,
+      body: CallbackBody,
+      responses: { 200: { description: 'the release after the decision (FAILED, with its reasons, when an item stopped it)', schema: ReleaseSchema } },
+      errors: ['NOT_FOUND', 'APPROVAL_MISMATCH'],
+      handler: async (ctx, { params, body }) => {
+        const release = await memberRelease(params.id, null);
+        // As for one item: only what an approval decided, for this release and version, goes through.
+        const approval = await findApproval(db, body.correlationId);
+        const mismatch = callbackMismatch(approval, { componentType: RELEASE, resourceId: params.id, revision: body.revision, decision: body.decision });
+        if (mismatch) throw conflict('APPROVAL_MISMATCH', `Approval ${body.correlationId} ${mismatch}.`);
+        const repeat = release.status === 'PUBLISHED' || release.status === 'FAILED' || release.status === 'REJECTED';
+        if (release.status !== 'PENDING_APPROVAL' && !repeat) {
+          throw conflict('APPROVAL_MISMATCH', `Approval ${body.correlationId} was applied already: release ${params.id} is ${release.status}.`);
+        }
+        const last = approval?.decisions[approval.decisions.length - 1];
+        if (body.decision === 'APPROVED' && release.status === 'PENDING_APPROVAL') {
+          // A failure is recorded on the release and answered 200: retrying the callback would not mend it.
+          await publishRelease(db, {
+            id: release.id,
+            version: body.revision,
+            actor: last ? { id: last.decidedBy, name: last.decidedByName } : { id: 'approvals', name: null },
+          });
+        } else if (body.decision === 'REJECTED') {
+          await setReleaseStatus(db, { id: release.id, status: 'REJECTED', onlyFrom: 'PENDING_APPROVAL' });
+        }
+        ctx.body = await presentWhole((await findRelease(db, release.id))!);
+      },
+    }),
+  ];
+
+  /** A release the caller may publish: in their site, holding items, not published or waiting already. */
+  async function publishable(id: string, identity: Identity): Promise<ReleaseRow> {
+    const release = await memberRelease(id, identity);
+    if (release.status === 'PUBLISHED' || release.status === 'PENDING_APPROVAL') {
+      throw conflict(release.status === 'PUBLISHED' ? 'RELEASE_LOCKED' : 'APPROVAL_PENDING', `Release ${id} is ${release.status}.`);
+    }
+    const items = await itemsOfRelease(db, id);
+    if (items.length === 0)
+      throw failed([{ itemId: null, componentType: null, componentId: null, reason: 'RELEASE_EMPTY', message: 'The release holds no item.' }]);
+    // Items of an ADMIN-only type are published only by an ADMIN, as they would be alone.
+    for (const item of items) {
+      const role = componentType(item.component_type)?.authorRole ?? 'EDITOR';
+      if (!hasRole(identity, [role])) throw forbiddenType(item.component_type, role);
+    }
+    return release;
+  }
+}
+
+/** Items of an ADMIN-only type (approval chains) are an ADMIN's to publish, in a release as alone. */
+const forbiddenType = (type: string, role: string) => forbidden(`Only ${role} publishes ${type}, in a release as alone.`);
