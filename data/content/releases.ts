@@ -116,9 +116,9 @@ export async function putReleaseItem(
 ): Promise<ReleaseItemRow> {
   return changeItems(db, args.releaseId, async (trx) => {
     const [{ count }] = (await trx(RELEASE_ITEM_TABLE).where({ release_id: args.releaseId }).count('* as count')) as Array<{ count: string }>;
-    const existing = await trx(RELEASE_ITEM_TABLE)
+    const existing = (await trx(RELEASE_ITEM_TABLE)
       .where({ release_id: args.releaseId, component_type: args.componentType, component_id: args.componentId })
-      .first('id');
+      .first('id')) as { id: string } | undefined;
     if (!existing && Number(count) >= MAX_RELEASE_ITEMS) throw conflict('RELEASE_FULL', `A release holds at most ${MAX_RELEASE_ITEMS} items.`);
     const [row] = (await trx(RELEASE_ITEM_TABLE)
       .insert({
