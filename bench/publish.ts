@@ -9,6 +9,10 @@
  *   by a plain client, its worker a process of its own as the platform's is.
  * The platform's throughput as a share of each floor's is printed last. `--temporal both` measures on the
  * dev server, then on a cluster of two nodes behind its door (tokens required), one after the other.
+ *
+ * `--release 200` measures a release instead: one `POST /api/content/releases/{id}/publish` of 200 pages (all
+ * in one transaction), beside the same 200 pages published one by one through the API and the release's
+ * transaction alone (the data function, no HTTP, no workflow), in the same run.
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -18,6 +22,7 @@ import { confirmDecision, proposeDecision, submitApproval } from '../data/approv
 import { componentType } from '../data/content/component-types';
 import { createComponent, publishComponentRevision } from '../data/content/components';
 import { latestRevision } from '../data/content/revisions';
+import { publishRelease } from '../data/content/releases';
 import { publishWorkflowId } from '../workflows/approvals/definitions';
 import { BenchPlatform, BenchTemporal, benchTemporals, peakMemoryMb, startBenchPlatform, startEntryUntil } from './support';
 import { decideUpdate, oneLocalActivity, oneValidatedUpdate } from './temporal-floor/workflows';
@@ -58,8 +63,17 @@ function report(result: Measured): string {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { count: { type: 'string', default: '200' }, concurrency: { type: 'string', default: '4' }, temporal: { type: 'string', default: 'dev' } },
+    options: {
+      count: { type: 'string', default: '200' },
+      concurrency: { type: 'string', default: '4' },
+      temporal: { type: 'string', default: 'dev' },
+      release: { type: 'string' },
+    },
   });
+  if (values.release !== undefined) {
+    await runRelease(Number(values.release), Number(values.concurrency));
+    process.exit(0);
+  }
   const count = Number(values.count);
   const concurrency = Number(values.concurrency);
   const temporals = benchTemporals(values.temporal);
@@ -187,6 +201,76 @@ async function runOn(temporal: BenchTemporal, count: number, concurrency: number
   );
   await platform.stop();
   return { platformOpen, platformGuarded };
+}
+
+/** A release of `size` pages published in one call, beside the same pages one by one and the transaction alone. */
+async function runRelease(size: number, concurrency: number): Promise<void> {
+  console.log(
+    `bench/publish --release ${size}: one release of ${size} pages, against ${size} single publishes (${concurrency} at a time), ${os.cpus().length} cores`,
+  );
+  const platform = await startBenchPlatform({}, { temporal: 'dev' });
+  const { db, apiUrl, config } = platform;
+  const worker = await platform.startWorker(['approvals']);
+  const editor = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-editor', roles: ['EDITOR'], sites: ['single', 'release', 'direct'] } });
+  const call = async (method: string, path: string, body: unknown = {}) => {
+    const answer = await fetch(`${apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${editor}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
+  };
+  const pages = async (siteId: string) => {
+    const ids: string[] = [];
+    for (let i = 0; i < size; i++) {
+      const values = { name: `p${i}`, fields: { slug: `p${i}`, title: `Page ${i}`, data: { i } } };
+      ids.push((await createComponent(db, { type: PAGE, siteId, values, actor: { id: 'bench-editor', name: null } })).row.id);
+    }
+    return ids;
+  };
+  const releaseOf = async (siteId: string, ids: string[]) => {
+    const created = await call('POST', '/api/content/releases', { name: `bench ${siteId}`, siteId });
+    const id = created.body.id as string;
+    for (const page of ids) {
+      const added = await call('POST', `/api/content/releases/${id}/items`, { type: 'PAGE', id: page });
+      if (added.status !== 201) throw new Error(`add: ${added.status} ${JSON.stringify(added.body)}`);
+    }
+    return id;
+  };
+
+  const single = await pages('single');
+  const singles = await measure(`platform: ${size} single publishes`, size, concurrency, async (i) => {
+    const answer = await call('POST', `/api/content/pages/${single[i]}/publish`);
+    if (answer.status !== 200) throw new Error(`publish: ${answer.status} ${JSON.stringify(answer.body)}`);
+  });
+
+  const direct = await releaseOf('direct', await pages('direct'));
+  const version = ((await db('content.release').where({ id: direct }).first('version')) as { version: number }).version;
+  const transaction = await measure(`baseline: the release's transaction alone`, 1, 1, async () => {
+    const outcome = await publishRelease(db, { id: direct, version, actor: { id: 'bench-editor', name: null } });
+    if (outcome.status !== 'PUBLISHED') throw new Error(`release: ${JSON.stringify(outcome.failures)}`);
+  });
+
+  const release = await releaseOf('release', await pages('release'));
+  const oneCall = await measure(`platform: one release of ${size}`, 1, 1, async () => {
+    const answer = await call('POST', `/api/content/releases/${release}/publish`);
+    if (answer.status !== 200) throw new Error(`release: ${answer.status} ${JSON.stringify(answer.body)}`);
+  });
+  const published = (await db(PAGE.table).where({ site_id: 'release', status: 'PUBLISHED' }).count('* as n')) as Array<{ n: string }>;
+  if (Number(published[0].n) !== size) throw new Error(`the release published ${published[0].n} of ${size} pages`);
+
+  const seconds = (measured: Measured) => (measured.wallMs / 1000).toFixed(2);
+  console.log(`  ${transaction.name.padEnd(44)} ${seconds(transaction).padStart(8)} s for ${size} pages`);
+  console.log(`  ${oneCall.name.padEnd(44)} ${seconds(oneCall).padStart(8)} s for ${size} pages (goal < 2 s)`);
+  console.log(`  ${singles.name.padEnd(44)} ${seconds(singles).padStart(8)} s for ${size} pages`);
+  console.log(report(singles));
+  console.log(
+    `  peak memory: approvals worker ${peakMemoryMb(worker.pid!).toFixed(0)} MiB, this process (API and baseline) ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
+  );
+  console.log(
+    `  one release against ${size} single publishes: ${(singles.wallMs / oneCall.wallMs).toFixed(1)}x faster; against its transaction alone: ${(oneCall.wallMs / transaction.wallMs).toFixed(2)}x`,
+  );
+  await platform.stop();
 }
 
 /** Both Temporal floors, on the platform's server and namespace, with a worker process of their own. */
