@@ -16,6 +16,7 @@ const DeployScreen = lazy(() => import('./deploy/DeployScreen').then((module) =>
 const ArchivingScreen = lazy(() => import('./archival/ArchivingScreen').then((module) => ({ default: module.ArchivingScreen })));
 const ApprovalsScreen = lazy(() => import('./approvals/ApprovalsScreen').then((module) => ({ default: module.ApprovalsScreen })));
 const ContentScreen = lazy(() => import('./content/ContentScreen').then((module) => ({ default: module.ContentScreen })));
+const ReleasesScreen = lazy(() => import('./content/ReleasesScreen').then((module) => ({ default: module.ReleasesScreen })));
 const ScheduledScreen = lazy(() => import('./content/Scheduled').then((module) => ({ default: module.ScheduledScreen })));
 const EmailScreen = lazy(() => import('./messaging/EmailScreen').then((module) => ({ default: module.EmailScreen })));
 const ChannelsScreen = lazy(() => import('./messaging/ChannelsScreen').then((module) => ({ default: module.ChannelsScreen })));
@@ -28,6 +29,7 @@ const SECTIONS = {
     archiving: 'Governance → Archiving',
     approvals: 'Approvals',
     content: 'Content',
+    releases: 'Releases',
     scheduled: 'Scheduled',
     email: 'Email templates',
     channels: 'Email and SMS channels',
@@ -40,6 +42,7 @@ const SECTIONS = {
     archiving: 'الحوكمة ← الأرشفة',
     approvals: 'الموافقات',
     content: 'المحتوى',
+    releases: 'الإصدارات',
     scheduled: 'المجدول',
     email: 'قوالب البريد',
     channels: 'قنوات البريد والرسائل',
@@ -59,7 +62,7 @@ function sectionsFor(session: Session): Section[] {
   const shown: Section[] = [];
   if (session.isAdmin) shown.push('services', 'deploy', 'archiving');
   if (session.canDecide || session.canEdit) shown.push('approvals');
-  shown.push('content');
+  shown.push('content', 'releases');
   if (session.canEdit) shown.push('scheduled');
   shown.push('email');
   if (session.isAdmin) shown.push('channels', 'suppressions');
@@ -72,6 +75,7 @@ const PATHS: Record<Section, string> = {
   archiving: '/archiving',
   approvals: '/approvals',
   content: '/content',
+  releases: '/releases',
   scheduled: '/scheduled',
   email: '/email',
   channels: '/channels',
@@ -90,6 +94,8 @@ function Screen({ path, session, notFound }: { path: string; session: Session; n
   if (path === '/content') return <ContentScreen />;
   if ((params = match('/content/:type', path))) return <ContentScreen type={params.type} />;
   if ((params = match('/content/:type/:id', path))) return <ContentScreen type={params.type} id={params.id} />;
+  if (path === '/releases') return <ReleasesScreen />;
+  if ((params = match('/releases/:id', path))) return <ReleasesScreen id={params.id} />;
   if (path === '/scheduled') return <ScheduledScreen />;
   if (path === '/email') return <EmailScreen />;
   if ((params = match('/email/:id', path))) return <EmailScreen id={params.id} />;

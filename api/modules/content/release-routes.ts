@@ -6,7 +6,7 @@ import { Instant, Nullable, Revision, SiteId, StartedRunFields } from '../../htt
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { conflict, forbidden, notFound } from '../../../lib/errors';
 import { callbackMismatch, RELEASE, RELEASE_COLLECTION } from '../../../domain/approvals';
-import { componentType } from '../../../data/content/component-types';
+import { COMPONENT_TYPES, componentType } from '../../../data/content/component-types';
 import { findComponent } from '../../../data/content/components';
 import { latestRevision, rowAtRevision } from '../../../data/content/revisions';
 import {
@@ -157,6 +157,32 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
     );
 
   return [
+    defineRoute({
+      method: 'get',
+      path: `${RELEASE_COLLECTION}/item-types`,
+      tag: 'content',
+      summary: 'The component types a release may hold, with their collections and who publishes them',
+      access: access.user,
+      responses: {
+        200: {
+          description: 'the registered types',
+          schema: Type.Object({
+            items: Type.Array(Type.Object({ type: Type.String(), collection: Type.String(), content: Type.Boolean(), authorRole: Type.String() })),
+          }),
+        },
+      },
+      errors: [],
+      handler: async (ctx) => {
+        ctx.body = {
+          items: COMPONENT_TYPES.map((type) => ({
+            type: type.type,
+            collection: type.collection,
+            content: type.content,
+            authorRole: type.authorRole ?? 'EDITOR',
+          })),
+        };
+      },
+    }),
     defineRoute({
       method: 'post',
       path: RELEASE_COLLECTION,
