@@ -177,3 +177,39 @@ test("a raw publish run that names another site (one without a policy) for a pag
   }
   expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${page.body.id}`, { token: admin })).body.status).toBe('DRAFT');
 });
+
+test('a raw publish run of a release that names another site, or a version its items have left, is refused and publishes none of them', async () => {
+  const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  await requireApproval(thisFile.api.url, admin, { componentType: 'PAGE', siteId: 'site-guarded-r', enabled: true });
+  const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+    token: admin,
+    body: { siteId: 'site-guarded-r', name: 'in-release', slug: 'in-release', title: 't', data: {} },
+  });
+  const release = await call(thisFile.api.url, 'POST', '/api/content/releases', { token: admin, body: { name: 'raw', siteId: 'site-guarded-r' } });
+  const added = await call(thisFile.api.url, 'POST', `/api/content/releases/${release.body.id}/items`, {
+    token: admin,
+    body: { type: 'PAGE', id: page.body.id },
+  });
+  expect(added.status).toBe(201);
+  const version = added.body.version as number;
+  for (const [siteId, revision] of [
+    ['site-open', version],
+    ['site-guarded-r', version - 1],
+  ] as Array<[string, number]>) {
+    const input: PublishInput = {
+      componentType: 'RELEASE',
+      siteId,
+      resourceId: release.body.id,
+      revision,
+      callbackPath: `/api/content/releases/${release.body.id}/approval-callback`,
+      requestedBy: 'mallory',
+      title: null,
+      comment: null,
+      correlationId: null,
+    };
+    const failure = await rejectionOf((await startRawPublish(input)).result());
+    expect({ siteId, revision, failed: failure instanceof WorkflowFailedError }).toEqual({ siteId, revision, failed: true });
+  }
+  expect((await call(thisFile.api.url, 'GET', `/api/content/releases/${release.body.id}`, { token: admin })).body.status).toBe('OPEN');
+  expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${page.body.id}`, { token: admin })).body.status).toBe('DRAFT');
+});

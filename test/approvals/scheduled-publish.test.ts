@@ -253,3 +253,30 @@ test('a scheduled publish survives a restart of the Temporal dev server that kee
     expect((await page(created.body.id)).publishedRev).toBe(submittedRev);
   });
 });
+
+test("each scheduled change says whether the caller may cancel it: an approval chain's is an ADMIN's, not an EDITOR's", async () => {
+  const definition = await call(thisFile.api.url, 'POST', '/api/workflow/definitions', {
+    token: admin,
+    body: { siteId: 'site-s', name: 'chain-to-archive', stages: [{ name: 'one', role: 'MANAGER' }] },
+  });
+  expect(definition.status).toBe(201);
+  const id = definition.body.id as string;
+  const archiving = await call(thisFile.api.url, 'POST', `/api/workflow/definitions/${id}/archive`, { token: admin, body: { archiveAt: secondsAhead(3600) } });
+  expect(archiving.status).toBe(202);
+  const pageId = await newPage('site-s');
+  expect((await publishIn(pageId, 3600)).answer.status).toBe(202);
+  const seenBy = async (token: string) =>
+    Object.fromEntries(
+      ((await call(thisFile.api.url, 'GET', '/api/workflow/scheduled?siteId=site-s', { token })).body.items as Array<{ id: string; canCancel: boolean }>)
+        .filter((change) => change.id === id || change.id === pageId)
+        .map((change) => [change.id, change.canCancel]),
+    );
+  expect(await seenBy(editor)).toEqual({ [id]: false, [pageId]: true });
+  expect(await seenBy(admin)).toEqual({ [id]: true, [pageId]: true });
+  expectProblem(await call(thisFile.api.url, 'DELETE', `/api/workflow/definitions/${id}/schedule`, { token: editor }), 403, 'FORBIDDEN');
+  for (const [path, token] of [
+    [`/api/workflow/definitions/${id}/schedule`, admin],
+    [`/api/content/pages/${pageId}/schedule`, editor],
+  ] as const)
+    expect((await call(thisFile.api.url, 'DELETE', path, { token })).status).toBe(200);
+});

@@ -93,3 +93,36 @@ test('an editor creates a PAGE through its form, edits it twice, compares revisi
   await expect(page.getByRole('region', { name: 'Read in English' }).getByTestId('fallback')).toHaveCount(0);
   await checkScreen(page, 'content-form');
 });
+
+test('every type has its form: an ADMIN writes an approval chain of two stages, each a fieldset of its own (a role to choose, assignees as a list), with no JSON', async ({
+  page,
+  signIn,
+  opsflow,
+}) => {
+  await signIn('admin');
+  await page.goto(`${opsflow.api.url}/console/content/workflow-definitions`);
+  await expect(page.getByRole('heading', { name: 'Content · workflow-definitions' })).toBeVisible();
+  await page.getByLabel('Site', { exact: true }).fill('site-1');
+  await page.getByLabel('Name', { exact: true }).first().fill('two-steps');
+  const stages = page.getByRole('group', { name: 'Stages', exact: true });
+  for (const [index, stage] of [
+    { name: 'Editorial', role: 'MANAGER', assignees: '' },
+    { name: 'Legal', role: 'ADMIN', assignees: 'lena, lou' },
+  ].entries()) {
+    await stages.getByRole('button', { name: 'Add to Stages' }).click();
+    const fieldset = stages.getByRole('group', { name: `Stages ${index + 1}` });
+    await fieldset.getByLabel('Name', { exact: true }).fill(stage.name);
+    await fieldset.getByLabel('Role').selectOption(stage.role);
+    if (stage.assignees) await fieldset.getByLabel('Assignees (comma-separated)').fill(stage.assignees);
+  }
+  await expect(page.getByText('(JSON)')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Create the draft' }).click();
+  await expect(page.getByRole('heading', { name: 'two-steps' })).toBeVisible();
+  const id = page.url().split('/').pop()!;
+  const admin = await opsflow.tokenOf('admin');
+  const saved = (await call(opsflow.api.url, 'GET', `/api/workflow/definitions/${id}`, { token: admin })).body;
+  expect(saved.stages).toEqual([
+    { name: 'Editorial', role: 'MANAGER' },
+    { name: 'Legal', role: 'ADMIN', assignees: ['lena', 'lou'] },
+  ]);
+});

@@ -103,3 +103,24 @@ test('a global rule prunes every site without its own at once, when it is saved;
   expect((await rule({ componentType: 'PORTLET', siteId: null, keepLast: 1 })).status).toBe(201);
   expect(await revs(other)).toHaveLength(2);
 });
+
+test('a revision a release names is kept, published or not, whatever its age; out of the release, it goes', async () => {
+  const id = await newPage('site-r');
+  const first = (await revs(id))[0];
+  const release = await call(thisFile.api.url, 'POST', '/api/content/releases', { token: editor, body: { name: 'keeps', siteId: 'site-r' } });
+  const added = await call(thisFile.api.url, 'POST', `/api/content/releases/${release.body.id}/items`, {
+    token: editor,
+    body: { type: 'PAGE', id, revision: first },
+  });
+  expect(added.status).toBe(201);
+  for (const v of [2, 3, 4, 5, 6]) await edit(id, v);
+  const kept = await revs(id);
+  expect(kept).toHaveLength(4);
+  expect(kept[3]).toBe(first);
+
+  expect((await call(thisFile.api.url, 'DELETE', `/api/content/releases/${release.body.id}/items/${added.body.items[0].id}`, { token: editor })).status).toBe(
+    204,
+  );
+  await edit(id, 7);
+  expect(await revs(id)).not.toContain(first);
+});

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppDeps } from '../../deps';
-import { requireSiteMember } from '../../http/identity';
+import { hasRole, requireSiteMember } from '../../http/identity';
 import { Page, pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { resourceRoutes } from '../../http/resource-routes';
@@ -213,6 +213,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
           workflowId: change.workflow_id,
           runId: change.run_id,
           uiUrl: workflowUiUrl(temporal, change.workflow_id, change.run_id),
+          canCancel: hasRole(identity, [change.component_type === RELEASE ? 'EDITOR' : (componentType(change.component_type)?.authorRole ?? 'EDITOR')]),
         }));
       },
     }),

@@ -113,4 +113,6 @@ export const ScheduledChangeSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String(),
   uiUrl: Type.String(),
+  /** Whether the caller may cancel it: the type's author role (ADMIN alone for approval chains). */
+  canCancel: Type.Boolean(),
 });

@@ -368,19 +368,19 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
         const approval = await findApproval(db, body.correlationId);
         const mismatch = callbackMismatch(approval, { componentType: RELEASE, resourceId: params.id, revision: body.revision, decision: body.decision });
         if (mismatch) throw conflict('APPROVAL_MISMATCH', `Approval ${body.correlationId} ${mismatch}.`);
-        const repeat = release.status === 'PUBLISHED' || release.status === 'FAILED' || release.status === 'REJECTED';
-        if (release.status !== 'PENDING_APPROVAL' && !repeat) {
-          throw conflict('APPROVAL_MISMATCH', `Approval ${body.correlationId} was applied already: release ${params.id} is ${release.status}.`);
-        }
+        // Once applied, an approval is spent: the release has left PENDING_APPROVAL, and a callback sent again
+        // (the activity is retried) changes nothing and is answered as done.
         const last = approval?.decisions[approval.decisions.length - 1];
-        if (body.decision === 'APPROVED' && release.status === 'PENDING_APPROVAL') {
+        const pending = release.status === 'PENDING_APPROVAL';
+        if (pending && body.decision === 'APPROVED') {
           // A failure is recorded on the release and answered 200: retrying the callback would not mend it.
           await publishRelease(db, {
             id: release.id,
             version: body.revision,
             actor: last ? { id: last.decidedBy, name: last.decidedByName } : { id: 'approvals', name: null },
           });
-        } else if (body.decision === 'REJECTED') {
+        }
+        if (pending && body.decision === 'REJECTED') {
           await setReleaseStatus(db, { id: release.id, status: 'REJECTED', onlyFrom: 'PENDING_APPROVAL' });
         }
         ctx.body = await presentWhole((await findRelease(db, release.id))!);

@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { Checkbox, Fieldset, NativeSelect, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
+import { Button, Checkbox, Fieldset, Group, NativeSelect, SimpleGrid, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { ProblemError } from '../api/client';
-import { useWords } from '../i18n';
+import { fill, useWords } from '../i18n';
 import { READABLE_DESCRIPTION } from '../ui/bits';
 
 /** A JSON Schema as the API's OpenAPI document gives it, with the platform's own `x-` keywords. */
@@ -18,6 +18,7 @@ export interface FieldSchema {
   properties?: Record<string, FieldSchema>;
   required?: string[];
   additionalProperties?: boolean | FieldSchema;
+  items?: FieldSchema;
   'x-bilingual'?: boolean;
   'x-format'?: string;
   'x-free-json'?: boolean;
@@ -42,8 +43,30 @@ export function bodySchemaOf(openapi: OpenApi | undefined, path: string, method:
 }
 
 const WORDS = {
-  en: { english: 'English', arabic: 'Arabic', html: 'HTML', json: 'JSON', other: 'Other fields', unset: '—', notJson: 'is not valid JSON' },
-  ar: { english: 'الإنجليزية', arabic: 'العربية', html: 'HTML', json: 'JSON', other: 'حقول أخرى', unset: '—', notJson: 'ليس JSON صالحًا' },
+  en: {
+    english: 'English',
+    arabic: 'Arabic',
+    html: 'HTML',
+    json: 'JSON',
+    other: 'Other fields',
+    unset: '—',
+    notJson: 'is not valid JSON',
+    list: 'comma-separated',
+    add: 'Add to {name}',
+    remove: 'Remove {name} {n}',
+  },
+  ar: {
+    english: 'الإنجليزية',
+    arabic: 'العربية',
+    html: 'HTML',
+    json: 'JSON',
+    other: 'حقول أخرى',
+    unset: '—',
+    notJson: 'ليس JSON صالحًا',
+    list: 'مفصولة بفواصل',
+    add: 'أضف إلى {name}',
+    remove: 'أزل {name} {n}',
+  },
 };
 
 /** Code (JSON, HTML) in a fixed-width face; the label stays in the screen's own. */
@@ -61,8 +84,14 @@ const withoutNull = (schema: FieldSchema): FieldSchema => {
   const branches = schema.anyOf?.filter((branch) => branch.type !== 'null');
   return branches && branches.length === 1 && branches.length < schema.anyOf!.length ? branches[0] : schema;
 };
+/** A list the form can edit field by field: of texts, or of objects with named fields. */
+const isTypedList = (schema: FieldSchema) =>
+  schema.type === 'array' && (schema.items?.type === 'string' || (schema.items?.type === 'object' && schema.items.properties !== undefined));
 const isFreeJson = (schema: FieldSchema) =>
-  schema['x-free-json'] === true || (!schema.type && !schema.anyOf) || schema.type === 'array' || (schema.type === 'object' && !schema.properties);
+  schema['x-free-json'] === true ||
+  (!schema.type && !schema.anyOf) ||
+  (schema.type === 'array' && !isTypedList(schema)) ||
+  (schema.type === 'object' && !schema.properties);
 
 /** The field paths of a problem's issues (`body.data.heading.ar` → `data.heading.ar`), with their messages. */
 export function issuesByField(error: unknown): Record<string, string> {
@@ -159,6 +188,7 @@ function Field(props: FieldProps) {
     );
   }
   if (schema.type === 'object' && schema.properties) return <ObjectFields {...props} schema={schema} legend={label} />;
+  if (isTypedList(schema)) return <ListField {...props} schema={schema} label={label} />;
   if (isFreeJson(schema)) return <JsonField {...props} label={label} />;
   if (schema.type === 'boolean')
     return <Checkbox label={label} checked={value === true} onChange={(event) => onChange(event.currentTarget.checked)} error={messageFor(issues, path)} />;
@@ -189,6 +219,61 @@ function Field(props: FieldProps) {
       onChange={(event: { currentTarget: { value: string } }) => onChange(event.currentTarget.value)}
       {...(Input === Textarea ? { autosize: true, minRows: 3 } : {})}
     />
+  );
+}
+
+/** A list: texts as one comma-separated input; objects each in a fieldset of their own, added and removed. */
+function ListField(props: FieldProps & { label: string }) {
+  const words = useWords(WORDS);
+  const { schema, path, value, onChange, issues, label } = props;
+  const items = Array.isArray(value) ? (value as unknown[]) : [];
+  if (schema.items!.type === 'string') {
+    return (
+      <TextInput
+        label={`${label} (${words.list})`}
+        value={items.join(', ')}
+        dir="ltr"
+        error={messageFor(issues, path)}
+        onChange={(event) => {
+          const texts = event.currentTarget.value
+            .split(',')
+            .map((text) => text.trim())
+            .filter((text) => text !== '');
+          onChange(texts.length > 0 ? texts : undefined);
+        }}
+      />
+    );
+  }
+  const set = (index: number, item: unknown) => onChange(items.map((current, at) => (at === index ? item : current)));
+  return (
+    <Fieldset legend={label}>
+      <Stack gap="xs">
+        {items.map((item, index) => (
+          <Fieldset key={index} legend={`${label} ${index + 1}`}>
+            <ObjectFields {...props} schema={schema.items!} path={`${path}.${index}`} value={item} onChange={(next) => set(index, next)} />
+            <Button
+              mt="xs"
+              size="compact-xs"
+              variant="default"
+              onClick={() => onChange(items.filter((_, at) => at !== index))}
+              aria-label={fill(words.remove, { name: label, n: index + 1 })}
+            >
+              {fill(words.remove, { name: label, n: index + 1 })}
+            </Button>
+          </Fieldset>
+        ))}
+        {messageFor(issues, path) && (
+          <Text size="sm" c="var(--mantine-color-error)">
+            {messageFor(issues, path)}
+          </Text>
+        )}
+        <Group>
+          <Button size="compact-sm" variant="light" onClick={() => onChange([...items, {}])}>
+            {fill(words.add, { name: label })}
+          </Button>
+        </Group>
+      </Stack>
+    </Fieldset>
   );
 }
 

@@ -13,7 +13,10 @@ import { ScheduleItem } from './Scheduled';
 import { bodySchemaOf, FieldSchema, issuesByField, SchemaFields, useJsonDrafts, useOpenApi } from './ContentForm';
 import { PublishedReads } from './PublishedReads';
 
-/** The versioned content types, by the name in the console's address and their collection in the API. */
+/**
+ * The versioned types edited here, by the name in the console's address and their collection in the API
+ * (email templates have a screen of their own; assets are created by upload). Their forms come from the API.
+ */
 export const CONTENT_TYPES = {
   pages: '/api/content/pages',
   'page-layouts': '/api/content/page-layouts',
@@ -21,6 +24,8 @@ export const CONTENT_TYPES = {
   'web-content': '/api/content/web-content',
   navigation: '/api/content/navigation',
   forms: '/api/forms',
+  'soap-components': '/api/integration/soap-components',
+  'workflow-definitions': '/api/workflow/definitions',
 } as const;
 type TypeKey = keyof typeof CONTENT_TYPES;
 const isTypeKey = (value: string | undefined): value is TypeKey => value !== undefined && value in CONTENT_TYPES;

@@ -3,7 +3,6 @@ import { Button, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, usePagedList } from '../api/client';
 import { useLocalised, useWords } from '../i18n';
-import { useSession } from '../session';
 import { ActionButton, Section, SitePicker, useSiteChoice } from '../ui/bits';
 import { PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
@@ -48,10 +47,9 @@ const WORDS = {
 /** The browser's time zone: the one `datetime-local` inputs are read in, and times are shown in. */
 const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-/** What is scheduled in a site (or for one item of it), each with its cancel button for an editor. */
+/** What is scheduled in a site (or for one item of it), each with its cancel button where the API says the caller may cancel it. */
 function ScheduledList({ siteId, itemId, label }: { siteId: string; itemId?: string; label: string }) {
   const { words, time } = useLocalised(WORDS);
-  const session = useSession();
   const queries = useQueryClient();
   const list = usePagedList(
     ['scheduled', siteId, itemId],
@@ -85,7 +83,7 @@ function ScheduledList({ siteId, itemId, label }: { siteId: string; itemId?: str
             header: '',
             label: words.cancel,
             cell: (change) =>
-              session.canEdit && change.collection ? (
+              change.canCancel && change.collection ? (
                 <Button
                   size="xs"
                   variant="default"
