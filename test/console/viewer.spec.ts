@@ -5,7 +5,7 @@ import fs from 'node:fs';
 
 /** Flow (e): a VIEWER sees no action buttons, and a forbidden action attempted by URL shows the API's 403. */
 
-test("(e) a VIEWER reads content and templates with no action button; screens and actions opened by URL show the API's 403", async ({
+test("(e) a VIEWER reads content, releases and templates with no action button; screens and actions opened by URL show the API's 403", async ({
   page,
   signIn,
   opsflow,
@@ -23,7 +23,7 @@ test("(e) a VIEWER reads content and templates with no action button; screens an
   expect(template.status).toBe(201);
 
   await signIn('viewer');
-  await expect(page.getByRole('navigation', { name: 'Console sections' }).getByRole('link')).toHaveText(['Content', 'Email templates']);
+  await expect(page.getByRole('navigation', { name: 'Console sections' }).getByRole('link')).toHaveText(['Content', 'Releases', 'Email templates']);
   // The shell's own buttons only: the language switch and sign-out.
   const actionButtons = () =>
     page
@@ -36,6 +36,12 @@ test("(e) a VIEWER reads content and templates with no action button; screens an
   await expect(page.getByRole('heading', { name: 'viewer-page' })).toBeVisible();
   await expect(page.getByTestId('read-only')).toBeVisible();
   await expect(page.getByRole('button', { name: /^View Revision / })).toHaveCount(1);
+  await expect(actionButtons()).toHaveCount(0);
+
+  // Releases are read, never made: no form, no button but the list's.
+  await page.getByRole('link', { name: 'Releases' }).click();
+  await expect(page.getByRole('table', { name: 'Releases' })).toBeVisible();
+  await expect(page.getByTestId('read-only')).toBeVisible();
   await expect(actionButtons()).toHaveCount(0);
 
   await page.getByRole('link', { name: 'Email templates' }).click();
