@@ -4,7 +4,7 @@ import { access, AnyRoute, defineRoute } from '../../http/route';
 import { hasRole, Identity, requireSiteMember } from '../../http/identity';
 import { Instant, Nullable, Revision, SiteId, StartedRunFields } from '../../http/common-schemas';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
-import { conflict, forbidden, notFound } from '../../../lib/errors';
+import { conflict, ErrorCode, forbidden, notFound } from '../../../lib/errors';
 import { callbackMismatch, RELEASE, RELEASE_COLLECTION } from '../../../domain/approvals';
 import { COMPONENT_TYPES, componentType } from '../../../data/content/component-types';
 import { findComponent } from '../../../data/content/components';
@@ -77,6 +77,17 @@ const ReleaseSchema = Type.Object({ ...releaseFields, items: Type.Array(Item) })
 
 const PublishReleaseBody = Type.Object({ comment: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false });
 const PublishedReleaseAnswer = Type.Object({ status: Type.Literal('PUBLISHED'), version: Type.Integer(), ...StartedRunFields });
+
+/** What publishing or scheduling a release may be refused with. */
+const PUBLISH_REFUSALS: ErrorCode[] = [
+  'NOT_FOUND',
+  'APPROVAL_PENDING',
+  'CHANGE_SCHEDULED',
+  'RELEASE_LOCKED',
+  'RELEASE_FAILED',
+  'WORKFLOW_DEFINITION_NOT_PUBLISHED',
+  'TEMPORAL_UNAVAILABLE',
+];
 
 const iso = (value: Date | null) => value?.toISOString() ?? null;
 
@@ -288,15 +299,7 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
         200: { description: 'published, every item', schema: PublishedReleaseAnswer },
         202: { description: 'waiting for approval', schema: PendingApprovalAnswer },
       },
-      errors: [
-        'NOT_FOUND',
-        'APPROVAL_PENDING',
-        'CHANGE_SCHEDULED',
-        'RELEASE_LOCKED',
-        'RELEASE_FAILED',
-        'WORKFLOW_DEFINITION_NOT_PUBLISHED',
-        'TEMPORAL_UNAVAILABLE',
-      ],
+      errors: PUBLISH_REFUSALS,
       handler: async (ctx, { params, body, identity }) => {
         const release = await publishable(params.id, identity);
         const answer = await startPublish(deps, { target: targetOf(release), identity, comment: body?.comment ?? null });
@@ -319,15 +322,7 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
       params: ReleaseParams,
       body: Type.Object({ at: Type.String({ format: 'date-time', maxLength: 40 }) }, { additionalProperties: false }),
       responses: { 202: { description: 'waiting for its time, or for approval', schema: Type.Union([ScheduledAnswer, PendingApprovalAnswer]) } },
-      errors: [
-        'NOT_FOUND',
-        'APPROVAL_PENDING',
-        'CHANGE_SCHEDULED',
-        'RELEASE_LOCKED',
-        'RELEASE_FAILED',
-        'WORKFLOW_DEFINITION_NOT_PUBLISHED',
-        'TEMPORAL_UNAVAILABLE',
-      ],
+      errors: PUBLISH_REFUSALS,
       handler: async (ctx, { params, body, identity }) => {
         const dueAt = dueTimeOf(body.at, 'at');
         const release = await publishable(params.id, identity);
