@@ -1,7 +1,7 @@
 import { bindsNow, freePort } from '../../scripts/platform/children';
 
 /** What the shared test platform tells each test file, and how test files divide it. */
-export const TEST_SLOTS = 60;
+export const TEST_SLOTS = 72;
 export const TEMPLATE_DATABASE = 'opsflow_template';
 /** The JRE base image of the suite's JAR deploys, built by its global setup from Debian packages when missing. */
 export const TEST_BASE_IMAGE = 'opsflow/jre:17';
