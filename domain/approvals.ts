@@ -128,7 +128,7 @@ export function publishInputProblem(input: unknown): Problem {
     check.optional(given.title, () => (typeof given.title === 'string' && given.title.length <= 1000 ? null : 'title is too long'), true),
     check.optional(given.comment, () => (typeof given.comment === 'string' && given.comment.length <= 2000 ? null : 'comment is too long'), true),
     check.optional(given.correlationId, () => check.uuid('correlationId', given.correlationId), true),
-    check.optional(given.action, () => check.oneOf('action', given.action, ['PUBLISH', 'ARCHIVE'])),
+    check.optional(given.action, () => check.oneOf('action', given.action, given.componentType === RELEASE ? ['PUBLISH'] : ['PUBLISH', 'ARCHIVE'])),
     check.optional(given.dueAt, () => check.instant('dueAt', given.dueAt)),
   ]);
 }

@@ -13,6 +13,8 @@ export async function up(knex: Knex): Promise<void> {
       name text not null check (char_length(name) between 1 and 200),
       status text not null default 'OPEN' check (status in ('OPEN', 'PENDING_APPROVAL', 'PUBLISHED', 'FAILED', 'REJECTED')),
       version integer not null default 1,
+      -- The approval the release waits on: only its callback moves the release on.
+      pending_correlation_id uuid,
       failure jsonb,
       created_by text,
       created_at timestamptz not null default now(),

@@ -1,8 +1,15 @@
 import { registeredComponentType } from '../../data/content/component-types';
 import { setComponentStatus } from '../../data/content/components';
 import { ComponentStatus, RELEASE } from '../../domain/approvals';
-import { setReleaseStatus } from '../../data/content/releases';
-import { confirmCancel, finishScheduledChange, recordScheduledChange, ScheduledChange, ScheduledChangeStatus } from '../../data/approvals/scheduled-changes';
+import { findRelease, setReleaseStatus } from '../../data/content/releases';
+import {
+  confirmCancel,
+  finishScheduledChange,
+  recordScheduledChange,
+  ScheduledChange,
+  scheduledChangeOfRun,
+  ScheduledChangeStatus,
+} from '../../data/approvals/scheduled-changes';
 import { refusalsAreFinal } from '../final-refusals';
 import { ApprovalsDeps } from './deps';
 
@@ -18,8 +25,21 @@ export function confirmScheduleCancel({ db }: ApprovalsDeps) {
 
 /** Closes the run's scheduled change and writes its job-log row. Safe to repeat. */
 export function finishSchedule({ db }: ApprovalsDeps) {
-  return async (input: { runId: string; status: Exclude<ScheduledChangeStatus, 'SCHEDULED'>; message: string }): Promise<void> =>
-    finishScheduledChange(db, input);
+  return async (input: { runId: string; status: Exclude<ScheduledChangeStatus, 'SCHEDULED'>; message: string }): Promise<void> => {
+    // A release whose time came but that published nothing says so, whatever the run believes it did.
+    const change = input.status === 'DONE' ? await scheduledChangeOfRun(db, input.runId) : undefined;
+    const release = change?.component_type === RELEASE ? await findRelease(db, change.resource_id) : undefined;
+    if (release?.status === 'FAILED') {
+      const why = (release.failure ?? []).map((failure) => failure.message).join('; ');
+      await finishScheduledChange(db, {
+        ...input,
+        failed: true,
+        message: `release ${release.id} due ${change!.due_at.toISOString()} published nothing: ${why}`,
+      });
+      return;
+    }
+    await finishScheduledChange(db, input);
+  };
 }
 
 /** Archives the component at its time: the runtime stops serving it. Archiving it twice is a no-op. */

@@ -7,7 +7,7 @@ import { ApprovalStage, Decision, DEFAULT_STAGES, PublishInput, RELEASE, whoDeci
 import { componentType } from '../content/component-types';
 import { findComponent, setComponentStatus } from '../content/components';
 import { rowAtRevision } from '../content/revisions';
-import { findRelease, itemTypesOfRelease, setReleaseStatus } from '../content/releases';
+import { findRelease, itemTypesOfRelease, markReleasePending } from '../content/releases';
 
 export const POLICY_TABLE = 'workflow.approval_policy';
 export const APPROVAL_TABLE = 'workflow.approval';
@@ -110,6 +110,7 @@ async function stagesRequired(db: Knex, input: Pick<PublishInput, 'componentType
 
 export async function submitApproval(db: Knex, input: PublishInput & { correlationId: string; workflowId: string }): Promise<Submitted> {
   await assertSubmissionOfRecord(db, input);
+  if (input.componentType === RELEASE) await assertReleaseSubmittable(db, input);
   const required = await stagesRequired(db, input);
   if (!required) return { required: false, correlationId: null, stages: [] };
   const earlier = (await db(APPROVAL_TABLE).where({ correlation_id: input.correlationId }).first()) as ApprovalRow | undefined;
@@ -143,8 +144,26 @@ export async function submitApproval(db: Knex, input: PublishInput & { correlati
   if (type && approval.status === 'PENDING') {
     await setComponentStatus(db, { type, id: input.resourceId, status: 'PENDING_APPROVAL', actor: { id: input.requestedBy, name: null } });
   }
-  if (input.componentType === RELEASE && approval.status === 'PENDING') await setReleaseStatus(db, { id: input.resourceId, status: 'PENDING_APPROVAL' });
+  if (input.componentType === RELEASE && approval.status === 'PENDING') {
+    const marked = await markReleasePending(db, { id: input.resourceId, version: input.revision, correlationId: approval.correlation_id });
+    if (!marked) {
+      // Not a release that can be submitted (published, or waiting on another approval): the request is withdrawn.
+      await db(APPROVAL_TABLE).where({ correlation_id: approval.correlation_id, status: 'PENDING' }).delete();
+      throw conflict('RELEASE_LOCKED', `Release ${input.resourceId} cannot be submitted: it is published, or waits on another approval.`);
+    }
+  }
   return { required: true, correlationId: approval.correlation_id, stages: approval.stages };
+}
+
+/**
+ * A release is submitted only from OPEN, FAILED or REJECTED (or again, by a retried activity, for the
+ * approval it already waits on): a run started on Temporal directly cannot reopen a published release.
+ */
+async function assertReleaseSubmittable(db: Knex, input: { resourceId: string; correlationId: string }): Promise<void> {
+  const release = await findRelease(db, input.resourceId);
+  const resubmitted = release?.status === 'PENDING_APPROVAL' && release.pending_correlation_id === input.correlationId;
+  if (release && !resubmitted && !['OPEN', 'FAILED', 'REJECTED'].includes(release.status))
+    throw conflict('RELEASE_LOCKED', `Release ${input.resourceId} is ${release.status}: it cannot be submitted.`);
 }
 
 /**

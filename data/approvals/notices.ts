@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { Decision, NoticeKind, RELEASE } from '../../domain/approvals';
 import { componentType } from '../content/component-types';
 import { changesAgainstLive } from '../content/components';
-import { itemsOfRelease } from '../content/releases';
+import { findRelease, itemsOfRelease } from '../content/releases';
 import { USERS_TABLE } from '../directory/users';
 import { insertPlatformBatchLogs, PlatformRecipients } from '../messaging/email-logs';
 import { PlatformTemplateName } from '../messaging/platform-templates';
@@ -21,6 +21,22 @@ const OUTCOME_WORDS: Record<Decision, { en: string; ar: string }> = {
 };
 
 const SUMMARY_PATHS = 10;
+
+/**
+ * A release approved but not published (an item was deleted or changed since): the requester is told that
+ * nothing went out, and why, not that it was published.
+ */
+async function releaseFailedWords(
+  db: Knex,
+  approval: { component_type: string; resource_id: string },
+  outcome: Decision | undefined,
+): Promise<{ en: string; ar: string } | null> {
+  if (approval.component_type !== RELEASE || outcome !== 'APPROVED') return null;
+  const release = await findRelease(db, approval.resource_id);
+  if (release?.status !== 'FAILED') return null;
+  const why = (release.failure ?? []).map((failure) => failure.message).join('; ');
+  return { en: `approved, but nothing was published: ${why}`, ar: `تم اعتماده، لكن لم يُنشر شيء: ${why}` };
+}
 
 /** What approving would change, in one line: the changed fields (JSON pointers), at most ten named. */
 async function changeSummary(db: Knex, approval: { component_type: string; resource_id: string; revision: number }): Promise<string> {
@@ -57,7 +73,7 @@ export async function writeApprovalNotice(
       : args.kind !== 'ESCALATED' && stage.assignees && stage.assignees.length > 0
         ? { userIds: stage.assignees, except: approval.requested_by }
         : { role: args.kind === 'ESCALATED' ? 'ADMIN' : stage.role, siteId: approval.site_id, except: approval.requested_by };
-  const outcome = OUTCOME_WORDS[args.outcome ?? 'APPROVED'];
+  const outcome = (await releaseFailedWords(db, approval, args.outcome)) ?? OUTCOME_WORDS[args.outcome ?? 'APPROVED'];
   return insertPlatformBatchLogs(db, {
     batchId: args.batchId,
     siteId: approval.site_id,

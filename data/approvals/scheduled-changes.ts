@@ -87,9 +87,17 @@ export async function confirmCancel(db: Knex, runId: string): Promise<{ cancelle
  * Closes a run's scheduled change and writes its job-log row, in one transaction: a retry finds both
  * written. Published or archived at its time is SUCCESS; cancelled or rejected is SKIPPED, with why.
  */
+export async function scheduledChangeOfRun(db: Knex, runId: string): Promise<ScheduledChangeRow | undefined> {
+  return db<ScheduledChangeRow>(SCHEDULED_CHANGE_TABLE).where({ run_id: runId }).first();
+}
+
+/**
+ * Closes the run's scheduled change and writes its job-log row. `failed`: the time came and the change was
+ * attempted but did nothing (a release that published none of its items); the row says FAILED.
+ */
 export async function finishScheduledChange(
   db: Knex,
-  args: { runId: string; status: Exclude<ScheduledChangeStatus, 'SCHEDULED'>; message: string },
+  args: { runId: string; status: Exclude<ScheduledChangeStatus, 'SCHEDULED'>; message: string; failed?: boolean },
 ): Promise<void> {
   await db.transaction(async (trx) => {
     const row = await trx<ScheduledChangeRow>(SCHEDULED_CHANGE_TABLE).where({ run_id: args.runId }).forUpdate().first();
@@ -97,7 +105,7 @@ export async function finishScheduledChange(
     if (row.status === 'SCHEDULED') {
       await trx(SCHEDULED_CHANGE_TABLE).where({ run_id: args.runId }).update({ status: args.status, finished_at: trx.fn.now() });
     }
-    const outcome: JobOutcome = args.status === 'DONE' ? 'SUCCESS' : 'SKIPPED';
+    const outcome: JobOutcome = args.failed ? 'FAILED' : args.status === 'DONE' ? 'SUCCESS' : 'SKIPPED';
     await writeJobLog(trx, {
       siteId: row.site_id,
       jobName: row.action === 'PUBLISH' ? JobNames.scheduledPublish : JobNames.scheduledArchive,
@@ -105,7 +113,7 @@ export async function finishScheduledChange(
       status: outcome,
       startedAt: row.created_at,
       finishedAt: new Date(),
-      rowsAffected: args.status === 'DONE' ? 1 : 0,
+      rowsAffected: args.status === 'DONE' && !args.failed ? 1 : 0,
       message: args.message,
     });
   });

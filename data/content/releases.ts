@@ -19,6 +19,7 @@ export interface ReleaseRow {
   name: string;
   status: ReleaseStatus;
   version: number;
+  pending_correlation_id: string | null;
   failure: ReleaseFailure[] | null;
   created_by: string | null;
   created_at: Date;
@@ -73,6 +74,12 @@ export async function itemCounts(db: Knex, releaseIds: string[]): Promise<Map<st
     count: string;
   }>;
   return new Map(rows.map((row) => [row.release_id, Number(row.count)]));
+}
+
+/** Who may publish, schedule, cancel or change the release: ADMIN once it holds an ADMIN-only type, else EDITOR. */
+export async function releaseAuthorRole(db: Knex, releaseId: string): Promise<'EDITOR' | 'ADMIN'> {
+  const types = await itemTypesOfRelease(db, releaseId);
+  return types.some((name) => componentType(name)?.authorRole === 'ADMIN') ? 'ADMIN' : 'EDITOR';
 }
 
 /** The distinct component types a release holds: what its approval resolves policies for. */
@@ -135,9 +142,37 @@ export async function putReleaseItem(
   });
 }
 
+/**
+ * Deletes a release that was never published, with its items (their revisions are no longer kept for it).
+ * 409 RELEASE_LOCKED while it waits for approval; a published release is a record and stays.
+ */
+export async function deleteRelease(db: Knex, id: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    const release = (await trx(RELEASE_TABLE).where({ id }).forUpdate().first()) as ReleaseRow | undefined;
+    if (!release) throw notFound(`No release ${id}.`);
+    refuseLockedRelease(release);
+    await trx(RELEASE_TABLE).where({ id }).delete();
+  });
+}
+
 /** Takes an item out; false when the release does not hold it. */
 export async function removeReleaseItem(db: Knex, args: { releaseId: string; itemId: string }): Promise<boolean> {
   return changeItems(db, args.releaseId, async (trx) => (await trx(RELEASE_ITEM_TABLE).where({ release_id: args.releaseId, id: args.itemId }).delete()) > 0);
+}
+
+/**
+ * The release waits on approval `correlationId`, for `version`: only from OPEN, FAILED or REJECTED, and
+ * only at that version (a raw run cannot reopen a published release, nor one whose items moved on). Safe
+ * to repeat for the same approval. False when the release is not in a state to be submitted.
+ */
+export async function markReleasePending(db: Knex, args: { id: string; version: number; correlationId: string }): Promise<boolean> {
+  const changed = await db(RELEASE_TABLE)
+    .where({ id: args.id, version: args.version })
+    .andWhere((where) =>
+      where.whereIn('status', ['OPEN', 'FAILED', 'REJECTED']).orWhere({ status: 'PENDING_APPROVAL', pending_correlation_id: args.correlationId }),
+    )
+    .update({ status: 'PENDING_APPROVAL', pending_correlation_id: args.correlationId, updated_at: db.fn.now() });
+  return changed > 0;
 }
 
 /** The release's status set, unless it is already that or (with `onlyFrom`) is not that one. */
@@ -225,8 +260,9 @@ export async function publishRelease(
     return { status: 'PUBLISHED', failures: [] };
   } catch (error) {
     if (!(error instanceof ReleaseRefused)) throw error;
+    // Recorded on the version that was submitted only: a stale attempt does not overwrite a newer state.
     await db(RELEASE_TABLE)
-      .where({ id: args.id })
+      .where({ id: args.id, version: args.version })
       .whereNot({ status: 'PUBLISHED' })
       .update({ status: 'FAILED', failure: JSON.stringify(error.failures), updated_at: db.fn.now() });
     return { status: 'FAILED', failures: error.failures };

@@ -213,3 +213,37 @@ test('a raw publish run of a release that names another site, or a version its i
   expect((await call(thisFile.api.url, 'GET', `/api/content/releases/${release.body.id}`, { token: admin })).body.status).toBe('OPEN');
   expect((await call(thisFile.api.url, 'GET', `/api/content/pages/${page.body.id}`, { token: admin })).body.status).toBe('DRAFT');
 });
+
+test('a raw run cannot reopen a published release, nor archive a release at a time', async () => {
+  const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+    token: admin,
+    body: { siteId: 'site-reopen', name: 'p', slug: 'p', title: 't', data: {} },
+  });
+  const release = await call(thisFile.api.url, 'POST', '/api/content/releases', { token: admin, body: { name: 'done', siteId: 'site-reopen' } });
+  const added = await call(thisFile.api.url, 'POST', `/api/content/releases/${release.body.id}/items`, {
+    token: admin,
+    body: { type: 'PAGE', id: page.body.id },
+  });
+  expect((await call(thisFile.api.url, 'POST', `/api/content/releases/${release.body.id}/publish`, { token: admin, body: {} })).status).toBe(200);
+  // Pages of the site need approval from now on: a run that got past the check would wait in the queue, the release reopened.
+  await requireApproval(thisFile.api.url, admin, { componentType: 'PAGE', siteId: 'site-reopen', enabled: true });
+  const base: PublishInput = {
+    componentType: 'RELEASE',
+    siteId: 'site-reopen',
+    resourceId: release.body.id,
+    revision: added.body.version,
+    callbackPath: `/api/content/releases/${release.body.id}/approval-callback`,
+    requestedBy: 'mallory',
+    title: null,
+    comment: null,
+    correlationId: null,
+  };
+  for (const input of [base, { ...base, action: 'ARCHIVE' as const, dueAt: new Date(Date.now() + 60_000).toISOString() }]) {
+    const failure = await rejectionOf((await startRawPublish(input)).result());
+    expect({ action: input.action ?? 'PUBLISH', failed: failure instanceof WorkflowFailedError }).toEqual({ action: input.action ?? 'PUBLISH', failed: true });
+  }
+  expect((await call(thisFile.api.url, 'GET', `/api/content/releases/${release.body.id}`, { token: admin })).body.status).toBe('PUBLISHED');
+  const scheduled = (await call(thisFile.api.url, 'GET', '/api/workflow/scheduled?siteId=site-reopen', { token: admin })).body.items;
+  expect(scheduled).toEqual([]);
+});

@@ -178,3 +178,66 @@ test("doors: an item of another site, an ADMIN-only type, another site's release
   });
   expectProblem(forged, 409, 'APPROVAL_MISMATCH');
 });
+
+test("an older approval's callback, replayed while a newer approval is open, changes nothing: the release stays locked", async () => {
+  const items = await threeItems(GATED_SITE);
+  const id = await releaseOf(GATED_SITE, items);
+  const first = await api('POST', `${RELEASES}/${id}/publish`, editor, {});
+  expect((await api('POST', `/api/workflow/approvals/${first.body.correlationId}/decide`, manager, { decision: 'REJECTED' })).status).toBe(200);
+  await waitUntil('the first request rejected', async () => (await api('GET', `${RELEASES}/${id}`, editor)).body.status === 'REJECTED');
+  const second = await api('POST', `${RELEASES}/${id}/publish`, editor, {});
+  expect(second.status).toBe(202);
+  const { version } = (await api('GET', `${RELEASES}/${id}`, editor)).body;
+  const replayed = await call(thisFile.api.url, 'POST', `${RELEASES}/${id}/approval-callback`, {
+    headers: { authorization: `Bearer ${thisFile.platform.config.internalToken}` },
+    body: { decision: 'REJECTED', revision: version, correlationId: first.body.correlationId },
+  });
+  expect(replayed.status).toBe(200);
+  expect(replayed.body.status).toBe('PENDING_APPROVAL');
+  expectProblem(await api('POST', `${RELEASES}/${id}/items`, editor, { type: 'PAGE', id: items[0].id }), 409, 'RELEASE_LOCKED');
+  expect((await api('POST', `/api/workflow/approvals/${second.body.correlationId}/decide`, otherManager, { decision: 'APPROVED' })).status).toBe(200);
+  await waitUntil('the release published', async () => (await api('GET', `${RELEASES}/${id}`, editor)).body.status === 'PUBLISHED');
+});
+
+test("a release holding an ADMIN-only item is an ADMIN's: an EDITOR can neither change its items, publish it nor delete it; a release never published can be deleted, a published one cannot", async () => {
+  const definition = await api('POST', '/api/workflow/definitions', admin, {
+    siteId: OPEN_SITE,
+    name: 'release-chain',
+    stages: [{ name: 'one', role: 'MANAGER' }],
+  });
+  const release = await api('POST', RELEASES, admin, { name: 'chains', siteId: OPEN_SITE });
+  const added = await api('POST', `${RELEASES}/${release.body.id}/items`, admin, { type: 'WORKFLOW_DEFINITION', id: definition.body.id });
+  expect(added.status).toBe(201);
+  const at = `${RELEASES}/${release.body.id}`;
+  expectProblem(await api('DELETE', `${at}/items/${added.body.items[0].id}`, editor), 403, 'FORBIDDEN');
+  const [page] = await threeItems(OPEN_SITE);
+  expectProblem(await api('POST', `${at}/items`, editor, { type: 'PAGE', id: page.id }), 403, 'FORBIDDEN');
+  expectProblem(await api('POST', `${at}/publish`, editor, {}), 403, 'FORBIDDEN');
+  expectProblem(await api('POST', `${at}/schedule`, editor, { at: new Date(Date.now() + 3600_000).toISOString() }), 403, 'FORBIDDEN');
+  expectProblem(await api('DELETE', at, editor), 403, 'FORBIDDEN');
+  expect((await api('GET', at, editor)).body.itemCount).toBe(1);
+  expect((await api('DELETE', at, admin)).status).toBe(204);
+  expectProblem(await api('GET', at, admin), 404, 'NOT_FOUND');
+
+  const [, web] = await threeItems(OPEN_SITE);
+  const published = await releaseOf(OPEN_SITE, [web]);
+  expect((await api('POST', `${RELEASES}/${published}/publish`, editor, {})).status).toBe(200);
+  expectProblem(await api('DELETE', `${RELEASES}/${published}`, editor), 409, 'RELEASE_LOCKED');
+});
+
+test('a scheduled release that fails at its time publishes nothing, and its job-log row says FAILED and why', async () => {
+  const [, web, mail] = await threeItems(OPEN_SITE);
+  const id = await releaseOf(OPEN_SITE, [web, mail]);
+  expect((await api('POST', `${RELEASES}/${id}/schedule`, editor, { at: new Date(Date.now() + 4000).toISOString() })).status).toBe(202);
+  expect((await api('DELETE', `${mail.collection}/${mail.id}`, editor)).status).toBe(204);
+  const failed = await waitUntil('the release failed', async () => {
+    const now = (await api('GET', `${RELEASES}/${id}`, editor)).body;
+    return now.status === 'FAILED' ? now : null;
+  });
+  expect(failed.failure).toEqual([expect.objectContaining({ componentId: mail.id, reason: 'ITEM_DELETED' })]);
+  expect((await api('GET', `${web.collection}/${web.id}`, editor)).body.publishedRev).toBeNull();
+  const logged = await waitUntil('the job-log row', async () =>
+    thisFile.platform.db('settings.scheduler_job_log').where({ job_name: 'scheduled-publish' }).andWhere('message', 'like', `%release ${id}%`).first(),
+  );
+  expect(logged).toEqual(expect.objectContaining({ status: 'FAILED', message: expect.stringContaining('published nothing') }));
+});

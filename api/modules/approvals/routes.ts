@@ -22,6 +22,7 @@ import {
   submitApproval,
 } from '../../../data/approvals/approvals';
 import { callbackPathProblem, PublishInput, RELEASE, RELEASE_COLLECTION } from '../../../domain/approvals';
+import { releaseAuthorRole } from '../../../data/content/releases';
 import { componentType } from '../../../data/content/component-types';
 import { changesAgainstLiveOfMany } from '../../../data/content/components';
 import { publishProgressQuery, publishWorkflowId } from '../../../workflows/approvals/definitions';
@@ -201,6 +202,14 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         if (query.siteId) requireSiteMember(identity, query.siteId);
         const sites = query.siteId ? [query.siteId] : identity.roles.includes('ADMIN') ? 'ALL' : identity.sites;
         const page = await listScheduledChanges(db, { sites, resourceId: query.id, page: query });
+        // Who may cancel: the type's author role; a release's, ADMIN once it holds an ADMIN-only type.
+        const releaseRoles = new Map(
+          await Promise.all(
+            page.items
+              .filter((change) => change.component_type === RELEASE)
+              .map(async (change) => [change.resource_id, await releaseAuthorRole(db, change.resource_id)] as const),
+          ),
+        );
         ctx.body = presentPage(page, (change) => ({
           componentType: change.component_type,
           collection: change.component_type === RELEASE ? RELEASE_COLLECTION : (componentType(change.component_type)?.collection ?? null),
@@ -213,7 +222,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
           workflowId: change.workflow_id,
           runId: change.run_id,
           uiUrl: workflowUiUrl(temporal, change.workflow_id, change.run_id),
-          canCancel: hasRole(identity, [change.component_type === RELEASE ? 'EDITOR' : (componentType(change.component_type)?.authorRole ?? 'EDITOR')]),
+          canCancel: hasRole(identity, [releaseRoles.get(change.resource_id) ?? componentType(change.component_type)?.authorRole ?? 'EDITOR']),
         }));
       },
     }),

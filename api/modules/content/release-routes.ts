@@ -11,6 +11,7 @@ import { findComponent } from '../../../data/content/components';
 import { latestRevision, rowAtRevision } from '../../../data/content/revisions';
 import {
   createRelease,
+  deleteRelease,
   findRelease,
   itemComponents,
   itemCounts,
@@ -19,6 +20,7 @@ import {
   MAX_RELEASE_ITEMS,
   publishRelease,
   putReleaseItem,
+  releaseAuthorRole,
   ReleaseFailure,
   ReleaseRow,
   refuseLockedRelease,
@@ -243,6 +245,23 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
       },
     }),
     defineRoute({
+      method: 'delete',
+      path: `${RELEASE_COLLECTION}/:id`,
+      tag: 'content',
+      summary: 'Delete a release that was never published (a published one is a record and stays)',
+      access: EDITOR,
+      params: ReleaseParams,
+      responses: { 204: { description: 'deleted' } },
+      errors: ['NOT_FOUND', 'RELEASE_LOCKED', 'CHANGE_SCHEDULED'],
+      handler: async (ctx, { params, identity }) => {
+        const release = await memberRelease(params.id, identity);
+        await requireReleaseAuthor(release, identity);
+        await refuseWhileScheduled(release);
+        await deleteRelease(db, release.id);
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
       method: 'post',
       path: `${RELEASE_COLLECTION}/:id/items`,
       tag: 'content',
@@ -254,6 +273,7 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['NOT_FOUND', 'REVISION_NOT_FOUND', 'RELEASE_LOCKED', 'RELEASE_FULL', 'CHANGE_SCHEDULED', 'ARCHIVE_READ_ONLY'],
       handler: async (ctx, { params, body, identity }) => {
         const release = await memberRelease(params.id, identity);
+        await requireReleaseAuthor(release, identity);
         const type = componentType(body.type)!;
         // Publishing an item through a release takes the right to publish it alone: approval chains are ADMIN's.
         if (!hasRole(identity, [type.authorRole ?? 'EDITOR'])) throw forbiddenType(body.type, type.authorRole ?? 'EDITOR');
@@ -280,6 +300,7 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['NOT_FOUND', 'RELEASE_LOCKED', 'CHANGE_SCHEDULED'],
       handler: async (ctx, { params, identity }) => {
         const release = await memberRelease(params.id, identity);
+        await requireReleaseAuthor(release, identity);
         await refuseWhileScheduled(release);
         if (!(await removeReleaseItem(db, { releaseId: release.id, itemId: params.itemId })))
           throw notFound(`Release ${release.id} holds no item ${params.itemId}.`);
@@ -342,7 +363,7 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
         responses: { 200: { description: 'cancelled', schema: ScheduledAnswer } },
         errors: ['NOT_FOUND', 'APPROVAL_PENDING', 'SCHEDULE_PASSED', 'TEMPORAL_UNAVAILABLE'],
         handler: async (ctx, { params, identity }) => {
-          await memberRelease(params.id, identity);
+          await requireReleaseAuthor(await memberRelease(params.id, identity), identity);
           ctx.body = await cancelSchedule(deps, { typeName: RELEASE, id: params.id, identity });
         },
       }),
@@ -366,7 +387,9 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
         // Once applied, an approval is spent: the release has left PENDING_APPROVAL, and a callback sent again
         // (the activity is retried) changes nothing and is answered as done.
         const last = approval?.decisions[approval.decisions.length - 1];
-        const pending = release.status === 'PENDING_APPROVAL';
+        // Only the approval the release waits on, for the version it was asked about: an older approval's
+        // callback, replayed, changes nothing.
+        const pending = release.status === 'PENDING_APPROVAL' && release.pending_correlation_id === body.correlationId && release.version === body.revision;
         if (pending && body.decision === 'APPROVED') {
           // A failure is recorded on the release and answered 200: retrying the callback would not mend it.
           await publishRelease(db, {
@@ -392,12 +415,14 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
     const items = await itemsOfRelease(db, id);
     if (items.length === 0)
       throw failed([{ itemId: null, componentType: null, componentId: null, reason: 'RELEASE_EMPTY', message: 'The release holds no item.' }]);
-    // Items of an ADMIN-only type are published only by an ADMIN, as they would be alone.
-    for (const item of items) {
-      const role = componentType(item.component_type)?.authorRole ?? 'EDITOR';
-      if (!hasRole(identity, [role])) throw forbiddenType(item.component_type, role);
-    }
+    await requireReleaseAuthor(release, identity);
     return release;
+  }
+
+  /** Items of an ADMIN-only type are published, scheduled, cancelled and taken out only by an ADMIN, as they would be alone. */
+  async function requireReleaseAuthor(release: ReleaseRow, identity: Identity): Promise<void> {
+    const role = await releaseAuthorRole(db, release.id);
+    if (!hasRole(identity, [role])) throw forbidden(`Release ${release.id} holds an item only an ${role} publishes.`);
   }
 }
 
