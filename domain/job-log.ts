@@ -15,4 +15,5 @@ export const JobNames = {
   scheduledPublish: 'scheduled-publish',
   scheduledArchive: 'scheduled-archive',
   archiveRestore: 'archive-restore',
+  revisionRetention: 'revision-retention',
 } as const;

@@ -5,8 +5,18 @@ export type Locale = (typeof LOCALES)[number];
 
 const otherThan = (locale: Locale): Locale => (locale === 'en' ? 'ar' : 'en');
 
-/** Empty for a reader: missing, not text, or only white space. */
-const isEmpty = (text: unknown) => typeof text !== 'string' || text.trim() === '';
+/** Markup that shows something with no text in it. */
+const MEDIA = /<(img|picture|video|audio|iframe|embed|object|svg)\b/i;
+
+/**
+ * Empty for a reader: missing, not text, or nothing a reader would see: white space, and the empty markup a
+ * rich-text editor leaves behind (`<p></p>`, `<p><br></p>`, `&nbsp;`), unless it holds an image or media.
+ */
+function isEmpty(text: unknown): boolean {
+  if (typeof text !== 'string') return true;
+  const visible = text.replace(/<[^>]*>/g, '').replace(/&nbsp;|&#160;/gi, ' ');
+  return visible.trim() === '' && !MEDIA.test(text);
+}
 
 /**
  * A copy of `data` in which each named bilingual text that is empty in `locale` takes the other language's

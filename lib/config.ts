@@ -123,6 +123,8 @@ export interface Config {
   /** The peers outbound calls may reach in production although they are private: each for one purpose, on one port. */
   outboundAllow: OutboundAllowance[];
   archiveCron: string;
+  /** When the revision retention job runs (UTC, five fields). */
+  revisionRetentionCron: string;
   /** The format of archive files for a policy that names none (ARCHIVE_FORMAT). */
   archiveFormat: (typeof ARCHIVE_FORMAT_NAMES)[number];
   /**
@@ -544,6 +546,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...bounceSettings(env),
     outboundAllow: outboundAllowances(env),
     archiveCron: cron(env, 'ARCHIVE_CRON', '0 2 * * *'),
+    revisionRetentionCron: cron(env, 'REVISION_RETENTION_CRON', '30 2 * * *'),
     archiveFormat: oneOf(env, 'ARCHIVE_FORMAT', 'csv', ARCHIVE_FORMAT_NAMES),
     ...archiveSinkSettings(env, production),
     logLevel: text(env, 'LOG_LEVEL', 'info'),

@@ -4,6 +4,7 @@ import { LOG_TYPES } from '../domain/archival';
 import { archiveScheduleId, ScheduledArchiveInput } from '../workflows/archival/definitions';
 import { InstanceTimings, RECONCILE_SCHEDULE_ID, ReconcileServicesInput } from '../workflows/deploy/definitions';
 import { TaskQueues } from '../domain/task-queues';
+import { REVISION_RETENTION_SCHEDULE_ID, REVISION_RETENTION_WORKFLOW } from '../workflows/approvals/definitions';
 
 /**
  * Makes a schedule look like `options`: describe it, then update it when it exists, create it when not.
@@ -62,5 +63,22 @@ export async function ensureReconcileSchedule(client: Client, args: { everySecon
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
     memo: { description: 'Replaces dead instances of deployed services' },
+  });
+}
+
+/** Revision retention, daily on `REVISION_RETENTION_CRON` (UTC): every rule prunes what it covers. */
+export async function ensureRevisionRetentionSchedule(client: Client, cron: string): Promise<void> {
+  await ensureSchedule(client, {
+    scheduleId: REVISION_RETENTION_SCHEDULE_ID,
+    spec: { cronExpressions: [cron], timezone: 'UTC' },
+    action: {
+      type: 'startWorkflow',
+      workflowType: REVISION_RETENTION_WORKFLOW,
+      workflowId: `${REVISION_RETENTION_SCHEDULE_ID}-run`,
+      taskQueue: TaskQueues.approvals,
+      args: [],
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
+    memo: { description: 'Prunes revisions by the revision retention rules' },
   });
 }

@@ -8,6 +8,7 @@ export { scaleService } from './deploy/scale-service';
 export { undeployService } from './deploy/undeploy-service';
 export { reconcileServices } from './deploy/reconcile-services';
 export { publishComponent } from './approvals/publish-component';
+export { pruneRevisionsDaily } from './approvals/prune-revisions-daily';
 export { sendEmail } from './messaging/send-email';
 export { sendEmailToRole } from './messaging/send-email-to-role';
 export { deliverStatusCallbacks } from './messaging/deliver-status-callbacks';

@@ -4,11 +4,13 @@ import { deliverCallback } from './deliver-callback';
 import { ApprovalsDeps } from './deps';
 import { notifyApproval } from './notify-approval';
 import { publishNow } from './publish-now';
+import { pruneRevisionsByRule } from './prune-revisions';
+import { recordJobRun } from '../job-log';
 import { refuseRawDecision } from './refuse-raw-decision';
 import { submitForApproval } from './submit-for-approval';
 import { archiveNow, confirmScheduleCancel, finishSchedule, recordSchedule, withdrawSubmission } from './scheduled-changes';
 
-/** The publish workflow's activities, each safe to repeat. */
+/** The publish workflow's activities and the revision retention job's, each safe to repeat. */
 export function createApprovalsActivities(deps: ApprovalsDeps) {
   return {
     submitForApproval: submitForApproval(deps),
@@ -23,6 +25,8 @@ export function createApprovalsActivities(deps: ApprovalsDeps) {
     archiveNow: archiveNow(deps),
     withdrawSubmission: withdrawSubmission(deps),
     notifyApproval: notifyApproval(deps),
+    pruneRevisionsByRule: pruneRevisionsByRule(deps),
+    recordJobRun: recordJobRun(deps),
   };
 }
 

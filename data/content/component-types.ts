@@ -14,6 +14,11 @@ export interface ComponentField {
   json?: boolean;
   /** Taken when a create leaves the field out; fields without one are required. */
   default?: unknown;
+  /**
+   * What a stored value may be, where it is looser than what a write takes: content written before its
+   * type's `data` had fields keeps its shape, and answers (and restores) still carry it.
+   */
+  stored?: TSchema;
 }
 
 export interface ComponentType {
@@ -48,7 +53,7 @@ const Text = (maxLength: number) => Type.String({ maxLength });
  */
 const Bilingual = (maxLength: number, format?: 'html') =>
   Type.Object(
-    { en: Type.String({ maxLength }), ar: Type.String({ maxLength }) },
+    { en: Type.Optional(Type.String({ maxLength })), ar: Type.Optional(Type.String({ maxLength })) },
     { additionalProperties: false, 'x-bilingual': true, ...(format ? { 'x-format': format } : {}) },
   );
 const OneOf = (...values: string[]) => Type.Union(values.map((value) => Type.Literal(value)));
@@ -113,7 +118,7 @@ const content = (type: ComponentTypeName, table: string, collection: string, pub
   fields: [
     { name: 'slug', schema: Slug, writable: true },
     { name: 'title', schema: Type.String({ minLength: 1, maxLength: 500 }), writable: true },
-    { name: 'data', schema: CONTENT_DATA[type], writable: true, json: true },
+    { name: 'data', schema: CONTENT_DATA[type], writable: true, json: true, stored: Type.Record(Type.String(), Type.Unknown()) },
   ],
 });
 

@@ -3,7 +3,7 @@ import { rawRowCount } from '../db';
 import { uniqueOr409 } from '../db-errors';
 import { Page, PageRequest, paginate } from '../paging';
 import { notFound } from '../../lib/errors';
-import { ComponentType } from './component-types';
+import { componentType, ComponentType } from './component-types';
 import type { Actor } from './revisions';
 import { RELEASE_ITEM_TABLE } from './release-tables';
 
@@ -110,16 +110,41 @@ export async function saveRetentionRule(
       ruleExists,
     )) as RevisionRetentionRow[];
     if (!row) throw notFound(`No revision retention rule ${args.id}.`);
-    const sites =
-      row.site_id !== null
-        ? [row.site_id]
-        : ((await trx(`${args.type.table}_aud`)
-            .distinct('site_id')
-            .whereNotIn('site_id', trx(RETENTION_TABLE).where({ component_type: row.component_type }).whereNotNull('site_id').select('site_id'))
-            .pluck('site_id')) as string[]);
-    for (const siteId of sites) await pruneRevisions(trx, { type: args.type, siteId, keepLast: row.keep_last });
+    await pruneByRule(trx, row, args.type);
     return row;
   });
+}
+
+/**
+ * Prunes what one rule covers: its site's items, or, for a global rule, the items of every site without a
+ * rule of its own. Answers how many revisions went.
+ */
+async function pruneByRule(db: Knex, rule: RevisionRetentionRow, type: ComponentType): Promise<number> {
+  const sites =
+    rule.site_id !== null
+      ? [rule.site_id]
+      : ((await db(`${type.table}_aud`)
+          .distinct('site_id')
+          .whereNotIn('site_id', db(RETENTION_TABLE).where({ component_type: rule.component_type }).whereNotNull('site_id').select('site_id'))
+          .pluck('site_id')) as string[]);
+  let pruned = 0;
+  for (const siteId of sites) pruned += await pruneRevisions(db, { type, siteId, keepLast: rule.keep_last });
+  return pruned;
+}
+
+/**
+ * The daily job's work: every rule prunes what it covers, each in its own transaction. Writes prune what
+ * they can as they go; this takes what became prunable without a write (a release that let a revision go,
+ * a cancelled schedule, an approval decided). Answers the rules run and the revisions that went.
+ */
+export async function pruneEveryRule(db: Knex): Promise<{ rules: number; pruned: number }> {
+  const rules = (await db(RETENTION_TABLE).select('*').orderBy('created_at')) as RevisionRetentionRow[];
+  let pruned = 0;
+  for (const rule of rules) {
+    const type = componentType(rule.component_type);
+    if (type) pruned += await db.transaction((trx) => pruneByRule(trx, rule, type));
+  }
+  return { rules: rules.length, pruned };
 }
 
 export async function deleteRetentionRule(db: Knex, id: string): Promise<void> {

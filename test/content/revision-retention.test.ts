@@ -1,5 +1,7 @@
 import { platformWithApi } from '../support/platform';
 import { call, expectProblem } from '../support/http';
+import { waitUntil } from '../support/wait';
+import { REVISION_RETENTION_SCHEDULE_ID } from '../../workflows/approvals/definitions';
 
 /**
  * Revision retention: a rule keeps each item's last N revisions, and every revision that was published or
@@ -123,4 +125,36 @@ test('a revision a release names is kept, published or not, whatever its age; ou
   );
   await edit(id, 7);
   expect(await revs(id)).not.toContain(first);
+});
+
+test('the daily job prunes what no write did (a revision a release let go) and writes its run to the scheduler job log', async () => {
+  const id = await newPage('site-r');
+  const first = (await revs(id))[0];
+  const release = await call(thisFile.api.url, 'POST', '/api/content/releases', { token: editor, body: { name: 'let go', siteId: 'site-r' } });
+  const added = await call(thisFile.api.url, 'POST', `/api/content/releases/${release.body.id}/items`, {
+    token: editor,
+    body: { type: 'PAGE', id, revision: first },
+  });
+  for (const v of [2, 3, 4, 5]) await edit(id, v);
+  expect((await call(thisFile.api.url, 'DELETE', `/api/content/releases/${release.body.id}/items/${added.body.items[0].id}`, { token: editor })).status).toBe(
+    204,
+  );
+  // No write since: the revision stays until the job runs.
+  expect(await revs(id)).toContain(first);
+
+  // The approvals worker ensured the schedule at its start; a trigger runs it now.
+  const schedule = thisFile.platform.temporal.client.schedule.getHandle(REVISION_RETENTION_SCHEDULE_ID);
+  expect((await schedule.describe()).action).toEqual(expect.objectContaining({ workflowType: 'pruneRevisionsDaily' }));
+  const before = await thisFile.platform.db('settings.scheduler_job_log').where({ job_name: 'revision-retention' }).count('* as n');
+  await schedule.trigger();
+  const logged = await waitUntil('the revision retention run in the job log', async () => {
+    const rows = await thisFile.platform.db('settings.scheduler_job_log').where({ job_name: 'revision-retention' }).orderBy('started_at', 'desc');
+    return rows.length > Number(before[0].n) ? rows[0] : null;
+  });
+  expect(logged).toEqual(expect.objectContaining({ status: 'SUCCESS', site_id: '_platform' }));
+  expect(Number(logged.rows_affected)).toBeGreaterThanOrEqual(1);
+  expect(logged.message).toMatch(/revision\(s\) pruned under \d+ rule\(s\)/);
+  const kept = await revs(id);
+  expect(kept).not.toContain(first);
+  expect(kept).toHaveLength(3);
 });

@@ -50,3 +50,7 @@ export const publishProgressQuery = defineQuery<PublishProgress>('progress');
 /** The publish workflow's type, as the API starts it: by name, without loading workflow code. */
 export const PUBLISH_WORKFLOW = 'publishComponent';
 export type PublishWorkflow = (input: PublishInput) => Promise<PublishProgress>;
+
+/** The daily revision retention job: its schedule, and the workflow the schedule starts. */
+export const REVISION_RETENTION_SCHEDULE_ID = 'revision-retention';
+export const REVISION_RETENTION_WORKFLOW = 'pruneRevisionsDaily';

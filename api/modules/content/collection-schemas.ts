@@ -83,9 +83,9 @@ export const HistorySchema = Type.Object({
   ),
 });
 
-/** The entity's own fields as stored: each field's schema, or null where it was never set. */
+/** The entity's own fields as stored: each field's stored schema (else its schema), or null where it was never set. */
 function storedFields(type: ComponentType): Record<string, TSchema> {
-  return Object.fromEntries(type.fields.map((field) => [field.name, Nullable(field.schema)]));
+  return Object.fromEntries(type.fields.map((field) => [field.name, Nullable(field.stored ?? field.schema)]));
 }
 
 /** One entity as the collection answers it: its fields and its lifecycle. */

@@ -154,7 +154,8 @@ function Field(props: FieldProps) {
   const schema = withoutNull(props.schema);
   const label = labelOf(name);
   if (schema['x-bilingual']) {
-    const both = (value ?? { en: '', ar: '' }) as { en: string; ar: string };
+    // A text stored before the field was typed (a plain string) starts over as English.
+    const both = (value && typeof value === 'object' ? value : { en: typeof value === 'string' ? value : '', ar: '' }) as { en?: string; ar?: string };
     const html = schema['x-format'] === 'html';
     const Input = html || (schema.properties?.en?.maxLength ?? 0) > 500 ? Textarea : TextInput;
     const suffix = html ? ` (${words.html})` : '';
