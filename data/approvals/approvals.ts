@@ -84,11 +84,6 @@ export interface Submitted {
 }
 
 /**
- * Submits a revision for approval: when the resolved policy requires one, records the approval (the
- * manager's task) and marks a registered component PENDING_APPROVAL. Safe to repeat with the same
- * correlation id; another open approval of the resource is 409 APPROVAL_PENDING.
- */
-/**
  * The stages a submission must pass, or null when it needs no approval. A release passes, as one request,
  * the stages of every policy its items' types resolve to in the site, each chain once, in type order: it
  * can never be a way round the approval one of its items would need alone.
@@ -108,6 +103,11 @@ async function stagesRequired(db: Knex, input: Pick<PublishInput, 'componentType
   return chains.size === 0 ? null : stages;
 }
 
+/**
+ * Submits a revision for approval: when the resolved policy requires one, records the approval (the
+ * manager's task) and marks a registered component PENDING_APPROVAL. Safe to repeat with the same
+ * correlation id; another open approval of the resource is 409 APPROVAL_PENDING.
+ */
 export async function submitApproval(db: Knex, input: PublishInput & { correlationId: string; workflowId: string }): Promise<Submitted> {
   await assertSubmissionOfRecord(db, input);
   if (input.componentType === RELEASE) await assertReleaseSubmittable(db, input);
