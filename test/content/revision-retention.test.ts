@@ -1,6 +1,7 @@
 import { platformWithApi } from '../support/platform';
 import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
+import { recordNewestHistory } from '../support/histories';
 import { REVISION_RETENTION_SCHEDULE_ID } from '../../workflows/approvals/definitions';
 
 /**
@@ -157,4 +158,5 @@ test('the daily job prunes what no write did (a revision a release let go) and w
   const kept = await revs(id);
   expect(kept).not.toContain(first);
   expect(kept).toHaveLength(3);
+  await recordNewestHistory(thisFile.platform.temporal, { workflowType: 'pruneRevisionsDaily', name: 'prune-revisions-daily' });
 });
