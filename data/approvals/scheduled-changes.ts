@@ -70,6 +70,15 @@ export async function openScheduledChange(db: Knex, componentTypeName: string, r
   return db<ScheduledChangeRow>(SCHEDULED_CHANGE_TABLE).where({ component_type: componentTypeName, resource_id: resourceId, status: 'SCHEDULED' }).first();
 }
 
+/** The open scheduled changes of several resources of one type, by resource id: one query for a page. */
+export async function openScheduledChangesOf(db: Knex, componentTypeName: string, resourceIds: string[]): Promise<Map<string, ScheduledChangeRow>> {
+  if (resourceIds.length === 0) return new Map();
+  const rows = await db<ScheduledChangeRow>(SCHEDULED_CHANGE_TABLE)
+    .where({ component_type: componentTypeName, status: 'SCHEDULED' })
+    .whereIn('resource_id', resourceIds);
+  return new Map(rows.map((row) => [row.resource_id, row]));
+}
+
 /** The cancel endpoint's half: who asked, recorded on the due row before the run is told. */
 export async function requestCancel(db: Knex, args: { runId: string; requestedBy: string }): Promise<void> {
   const updated = await db(SCHEDULED_CHANGE_TABLE).where({ run_id: args.runId, status: 'SCHEDULED' }).update({ cancel_requested_by: args.requestedBy });

@@ -3,7 +3,7 @@ import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { hasRole, Identity, requireSiteMember } from '../../http/identity';
 import { Instant, Nullable, Revision, SiteId, StartedRunFields } from '../../http/common-schemas';
-import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
+import { pageQueryFields, pageSchema } from '../../http/pagination';
 import { conflict, ErrorCode, forbidden, notFound } from '../../../lib/errors';
 import { callbackMismatch, RELEASE, RELEASE_COLLECTION } from '../../../domain/approvals';
 import { COMPONENT_TYPES, componentType } from '../../../data/content/component-types';
@@ -22,13 +22,14 @@ import {
   putReleaseItem,
   releaseAuthorRole,
   ReleaseFailure,
+  ReleaseItemRow,
   ReleaseRow,
   refuseLockedRelease,
   removeReleaseItem,
   setReleaseStatus,
 } from '../../../data/content/releases';
 import { findApproval } from '../../../data/approvals/approvals';
-import { openScheduledChange } from '../../../data/approvals/scheduled-changes';
+import { openScheduledChange, openScheduledChangesOf, ScheduledChangeRow } from '../../../data/approvals/scheduled-changes';
 import { ComponentTypeName } from '../approvals/schemas';
 import { actorOf } from './collection-routes';
 import { CallbackBody, PendingApprovalAnswer, ScheduledAnswer } from './collection-schemas';
@@ -101,8 +102,8 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
   const { db } = deps;
   const EDITOR = access.roles('EDITOR');
 
-  const present = async (release: ReleaseRow, count: number, items?: Awaited<ReturnType<typeof itemsOfRelease>>) => {
-    const scheduled = await openScheduledChange(db, RELEASE, release.id);
+  /** A release as answered; `scheduled` is its open scheduled change, `items` given for the whole release. */
+  const present = async (release: ReleaseRow, count: number, scheduled: ScheduledChangeRow | undefined, items?: ReleaseItemRow[]) => {
     const components = items ? await itemComponents(db, items) : null;
     return {
       id: release.id,
@@ -139,7 +140,7 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
   };
   const presentWhole = async (release: ReleaseRow) => {
     const items = await itemsOfRelease(db, release.id);
-    return present(release, items.length, items);
+    return present(release, items.length, await openScheduledChange(db, RELEASE, release.id), items);
   };
   /** The release, in a site the caller belongs to; 404 for an unknown id. */
   const memberRelease = async (id: string, identity: Identity | null): Promise<ReleaseRow> => {
@@ -149,10 +150,10 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
     return release;
   };
   /** Items change only while the release is not locked and nothing waits for its time (cancel the schedule first). */
-  const refuseWhileScheduled = async (release: ReleaseRow) => {
+  const refuseItemChanges = async (release: ReleaseRow) => {
     refuseLockedRelease(release);
-    const id = release.id;
-    if (await openScheduledChange(db, RELEASE, id)) throw conflict('CHANGE_SCHEDULED', `Release ${id} is scheduled: cancel it first (POST …/cancel).`);
+    if (await openScheduledChange(db, RELEASE, release.id))
+      throw conflict('CHANGE_SCHEDULED', `Release ${release.id} is scheduled: cancel it first (POST …/cancel).`);
   };
   const targetOf = (release: ReleaseRow): PublishTarget => ({
     typeName: RELEASE,
@@ -223,12 +224,10 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
       handler: async (ctx, { query, identity }) => {
         requireSiteMember(identity, query.siteId);
         const page = await listReleases(db, { siteId: query.siteId, page: query });
-        const counts = await itemCounts(
-          db,
-          page.items.map((release) => release.id),
-        );
-        const items = await Promise.all(page.items.map((release) => present(release, counts.get(release.id) ?? 0)));
-        ctx.body = presentPage({ ...page, items }, (item) => item);
+        const ids = page.items.map((release) => release.id);
+        const [counts, scheduled] = await Promise.all([itemCounts(db, ids), openScheduledChangesOf(db, RELEASE, ids)]);
+        const items = await Promise.all(page.items.map((release) => present(release, counts.get(release.id) ?? 0, scheduled.get(release.id))));
+        ctx.body = { items, nextCursor: page.nextCursor };
       },
     }),
     defineRoute({
@@ -256,7 +255,7 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
       handler: async (ctx, { params, identity }) => {
         const release = await memberRelease(params.id, identity);
         await requireReleaseAuthor(release, identity);
-        await refuseWhileScheduled(release);
+        await refuseItemChanges(release);
         await deleteRelease(db, release.id);
         ctx.status = 204;
       },
@@ -283,7 +282,7 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
         if (refusal) throw refusal;
         const revision = body.revision ?? ((await latestRevision(db, type, body.id)) as number);
         if (!(await rowAtRevision(db, type, body.id, revision))) throw notFound(`${body.type} ${body.id} has no revision ${revision}.`, 'REVISION_NOT_FOUND');
-        await refuseWhileScheduled(release);
+        await refuseItemChanges(release);
         await putReleaseItem(db, { releaseId: release.id, componentType: body.type, componentId: body.id, revision, actor: actorOf(identity) });
         ctx.status = 201;
         ctx.body = await presentWhole((await findRelease(db, release.id))!);
@@ -301,7 +300,7 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
       handler: async (ctx, { params, identity }) => {
         const release = await memberRelease(params.id, identity);
         await requireReleaseAuthor(release, identity);
-        await refuseWhileScheduled(release);
+        await refuseItemChanges(release);
         if (!(await removeReleaseItem(db, { releaseId: release.id, itemId: params.itemId })))
           throw notFound(`Release ${release.id} holds no item ${params.itemId}.`);
         ctx.status = 204;
