@@ -1,5 +1,5 @@
 import { call } from '../support/http';
-import { checkScreen, expect, test } from './fixtures';
+import { checkScreen, expect, localTimeAhead, test } from './fixtures';
 
 /**
  * The editor's day in the console: a page written through its typed form (both languages side by side, the
@@ -68,14 +68,7 @@ test('an editor creates a PAGE through its form, edits it twice, compares revisi
   await expect(page.getByLabel('Heading · Arabic', { exact: true })).toHaveValue('');
 
   // A publish 8 s ahead, in the browser's own zone: the API publishes it within a second of that time.
-  const due = await page.evaluate(() => {
-    const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 8000);
-    const pad = (n: number) => String(n).padStart(2, '0');
-    return {
-      local: `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`,
-      ms: at.getTime(),
-    };
-  });
+  const due = await localTimeAhead(page, 8);
   await page.getByLabel('Publish at').fill(due.local);
   await page.getByRole('button', { name: 'Schedule the publish' }).click();
   await expect(page.getByRole('table', { name: 'Scheduled for this item' }).getByRole('row', { name: /PUBLISH/ })).toBeVisible();

@@ -116,3 +116,18 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
   await page.getByRole('button', { name: 'English' }).click();
   await expect(page.locator('html')).toHaveAttribute('dir', 'ltr');
 }
+
+/**
+ * A whole second `seconds` ahead, in the browser's own time zone: the value a datetime-local input takes
+ * (`local`, to the second) and the instant it stands for (`ms`), to hold the platform's timing against.
+ */
+export function localTimeAhead(page: Page, seconds: number): Promise<{ local: string; ms: number }> {
+  return page.evaluate((ahead) => {
+    const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + ahead * 1000);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return {
+      local: `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`,
+      ms: at.getTime(),
+    };
+  }, seconds);
+}

@@ -1,5 +1,5 @@
 import { call } from '../support/http';
-import { checkScreen, expect, test } from './fixtures';
+import { checkScreen, expect, localTimeAhead, test } from './fixtures';
 
 /**
  * Releases in the console: a page, a web content item and an email template put in one release, scheduled,
@@ -59,14 +59,7 @@ test('a release of a page, a web content item and an email template, approved by
   }
   await expect(page.getByRole('table', { name: 'Items' }).getByRole('row')).toHaveCount(4);
 
-  const due = await page.evaluate(() => {
-    const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 20000);
-    const pad = (n: number) => String(n).padStart(2, '0');
-    return {
-      local: `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`,
-      ms: at.getTime(),
-    };
-  });
+  const due = await localTimeAhead(page, 20);
   await page.getByLabel('Publish the release at').fill(due.local);
   await page.getByRole('button', { name: 'Schedule the release' }).click();
   await expect(page.getByText('PENDING_APPROVAL', { exact: true }).first()).toBeVisible();
