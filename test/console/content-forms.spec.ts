@@ -19,10 +19,17 @@ test('an editor creates a PAGE through its form, edits it twice, compares revisi
   await page.getByLabel('Slug', { exact: true }).fill('Visit Us');
   await page.getByLabel('Title', { exact: true }).fill('Visit us');
   await page.getByLabel('Heading · English', { exact: true }).fill('Visit us');
-  await page.getByLabel('Body · English (HTML)').fill('<p>Open daily</p>');
+  // Rich text: the English written in the visual editor and made bold, the Arabic typed as HTML source.
+  const englishBody = page.getByRole('textbox', { name: 'Body · English', exact: true });
+  await englishBody.fill('Open daily');
+  await englishBody.press('ControlOrMeta+a');
+  await page.getByRole('button', { name: 'Bold', exact: true }).first().click();
+  await expect(englishBody.locator('strong')).toHaveText('Open daily');
+  await expect(page.getByRole('textbox', { name: 'Body · Arabic', exact: true })).toHaveCSS('direction', 'rtl');
+  await expect(englishBody).toHaveCSS('direction', 'ltr');
+  await page.getByLabel('Body · Arabic: HTML source').check();
   await page.getByLabel('Body · Arabic (HTML)').fill('<p>مفتوح يوميًا</p>');
   await expect(page.getByLabel('Body · Arabic (HTML)')).toHaveCSS('direction', 'rtl');
-  await expect(page.getByLabel('Body · English (HTML)')).toHaveCSS('direction', 'ltr');
   await page.getByLabel('Indexing').selectOption('index');
 
   // The API refuses the slug; its words show on the slug's own field, and nothing is created.
@@ -35,6 +42,9 @@ test('an editor creates a PAGE through its form, edits it twice, compares revisi
   await page.getByRole('button', { name: 'Create the draft' }).click();
   await expect(page.getByRole('heading', { name: 'visit-us' })).toBeVisible();
   const id = page.url().split('/').pop()!;
+  const editor = await opsflow.tokenOf('editor');
+  const created = (await call(opsflow.api.url, 'GET', `/api/content/pages/${id}`, { token: editor })).body;
+  expect(created.data.body).toEqual({ en: '<p><strong>Open daily</strong></p>', ar: '<p>مفتوح يوميًا</p>' });
 
   const history = page.getByLabel('History', { exact: true });
   const saveWith = async (comment: string) => {
@@ -50,7 +60,6 @@ test('an editor creates a PAGE through its form, edits it twice, compares revisi
   await expect(history).toContainText('“A warmer title”');
   await expect(history).toContainText('“The Arabic heading”');
 
-  const editor = await opsflow.tokenOf('editor');
   const revs = ((await call(opsflow.api.url, 'GET', `/api/content/pages/${id}/history`, { token: editor })).body.items as Array<{ rev: number }>).map(
     (item) => item.rev,
   );

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { ProblemError } from '../api/client';
 import { fill, useWords } from '../i18n';
 import { READABLE_DESCRIPTION } from '../ui/bits';
+import { RichTextField } from './RichTextField';
 
 /** A JSON Schema as the API's OpenAPI document gives it, with the platform's own `x-` keywords. */
 export interface FieldSchema {
@@ -46,7 +47,6 @@ const WORDS = {
   en: {
     english: 'English',
     arabic: 'Arabic',
-    html: 'HTML',
     json: 'JSON',
     other: 'Other fields',
     unset: '—',
@@ -58,7 +58,6 @@ const WORDS = {
   ar: {
     english: 'الإنجليزية',
     arabic: 'العربية',
-    html: 'HTML',
     json: 'JSON',
     other: 'حقول أخرى',
     unset: '—',
@@ -156,20 +155,35 @@ function Field(props: FieldProps) {
   if (schema['x-bilingual']) {
     // A text stored before the field was typed (a plain string) starts over as English.
     const both = (value && typeof value === 'object' ? value : { en: typeof value === 'string' ? value : '', ar: '' }) as { en?: string; ar?: string };
-    const html = schema['x-format'] === 'html';
-    const Input = html || (schema.properties?.en?.maxLength ?? 0) > 500 ? Textarea : TextInput;
-    const suffix = html ? ` (${words.html})` : '';
+    const languageLabel = (language: 'en' | 'ar') => `${label} · ${language === 'en' ? words.english : words.arabic}`;
+    if (schema['x-format'] === 'html') {
+      return (
+        <SimpleGrid cols={{ base: 1, sm: 2 }} data-field={path}>
+          {(['en', 'ar'] as const).map((language) => (
+            <RichTextField
+              key={language}
+              label={languageLabel(language)}
+              value={both[language] ?? ''}
+              language={language}
+              error={messageFor(issues, `${path}.${language}`)}
+              onChange={(html) => onChange({ ...both, [language]: html })}
+            />
+          ))}
+        </SimpleGrid>
+      );
+    }
+    const Input = (schema.properties?.en?.maxLength ?? 0) > 500 ? Textarea : TextInput;
     return (
       <SimpleGrid cols={{ base: 1, sm: 2 }} data-field={path}>
         {(['en', 'ar'] as const).map((language) => (
           <Input
             key={language}
-            label={`${label} · ${language === 'en' ? words.english : words.arabic}${suffix}`}
+            label={languageLabel(language)}
             value={both[language] ?? ''}
             dir={language === 'ar' ? 'rtl' : 'ltr'}
             lang={language}
             error={messageFor(issues, `${path}.${language}`)}
-            {...(Input === Textarea ? { autosize: true, minRows: html ? 4 : 2, styles: html ? MONOSPACE_INPUT : undefined } : {})}
+            {...(Input === Textarea ? { autosize: true, minRows: 2 } : {})}
             onChange={(event: { currentTarget: { value: string } }) => onChange({ ...both, [language]: event.currentTarget.value })}
           />
         ))}
