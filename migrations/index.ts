@@ -34,6 +34,7 @@ import * as archiveLateRows from './033-archive-late-rows';
 import * as revisionRetention from './034-revision-retention';
 import * as contentLocales from './035-content-locales';
 import * as contentReleases from './036-content-releases';
+import * as archivePartEncoder from './037-archive-part-encoder';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -73,4 +74,5 @@ export const migrations = [
   { name: '034-revision-retention', ...revisionRetention },
   { name: '035-content-locales', ...contentLocales },
   { name: '036-content-releases', ...contentReleases },
+  { name: '037-archive-part-encoder', ...archivePartEncoder },
 ];

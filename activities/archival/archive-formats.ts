@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 import { log } from '@temporalio/activity';
 import fs from 'node:fs';
-import { csvToParquet, parquetToCsv } from '../../adapters/archival/parquet';
+import { csvToParquet, parquetToCsv, rowGroupRowsFor } from '../../adapters/archival/parquet';
 import { sha256OfFile } from '../../data/assets/storage';
 import { csvHeaderColumns } from '../../data/archival/csv-parts';
 import { PartEncoding } from '../../data/archival/part-files';
+import { EncoderSettings } from '../../data/archival/parts';
 import { resolveArchiveFormat } from '../../data/archival/policies';
 import { ArchiveFormat, LogType } from '../../domain/archival';
 import { ArchivalDeps } from './deps';
@@ -17,17 +18,18 @@ import { ArchivalDeps } from './deps';
  */
 const PARQUET: PartEncoding = {
   format: 'parquet',
-  encode: async (csv, target) => {
+  encode: async (csv, target, recorded) => {
     const temporary = `${target}.${crypto.randomUUID()}.tmp`;
     const readBack = `${temporary}.csv`;
     try {
-      await csvToParquet({ csvFile: csv.file, columns: await csvHeaderColumns(csv.file), rowCount: csv.rowCount, parquetFile: temporary });
+      const rowGroupRows = recordedRowGroupRows(recorded) ?? (await rowGroupRowsFor(csv.file, csv.rowCount, recorded === null ? 'first' : 'current'));
+      await csvToParquet({ csvFile: csv.file, columns: await csvHeaderColumns(csv.file), rowGroupRows, parquetFile: temporary });
       await parquetToCsv(temporary, readBack);
       const { sha256 } = await sha256OfFile(readBack);
       if (sha256 !== csv.sha256) throw new Error(`the Parquet file reads back to a CSV hashing ${sha256}, not the part's ${csv.sha256}`);
       await fs.promises.rename(temporary, target);
       await fs.promises.rm(csv.file, { force: true });
-      return await sha256OfFile(target);
+      return { ...(await sha256OfFile(target)), settings: { rowGroupRows } };
     } catch (error) {
       log.warn('a part is kept as CSV: it could not be written as Parquet', { file: csv.file, error: error instanceof Error ? error.message : String(error) });
       return null;
@@ -37,6 +39,12 @@ const PARQUET: PartEncoding = {
     }
   },
 };
+
+/** The rows per row group a part was recorded with, if any. */
+function recordedRowGroupRows(recorded: EncoderSettings | null | undefined): number | undefined {
+  const rows = recorded?.rowGroupRows;
+  return typeof rows === 'number' && Number.isInteger(rows) && rows > 0 ? rows : undefined;
+}
 
 /** How a part's CSV becomes a file of `format`: none for CSV itself. */
 export function encodingFor(format: ArchiveFormat): PartEncoding | undefined {

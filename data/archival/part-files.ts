@@ -4,19 +4,25 @@ import { ArchiveFormat, archiveFileName, archivePartitionFileName, LogType, MAX_
 import { archivableRowsWhere } from './archivable-rows';
 import { copyCsvParts, CsvPart, takeIdsLiteral } from './csv-parts';
 import { LOG_TABLES } from './log-tables';
-import { ArchivePartRow, PART_IDS_TABLE, PART_TABLE } from './parts';
+import { ArchivePartRow, EncoderSettings, PART_IDS_TABLE, PART_TABLE } from './parts';
 import { PARTITION_ARCHIVE_TABLE } from './partition-archives';
 import { connectForCopy, stagingFile } from './staging-files';
 
 /**
  * Turns a part's CSV into the file archived in another format: writes `target` from the CSV, always the
- * same bytes for the same CSV (a part written again must hash as it did), proven to hold the CSV's rows,
- * removes the CSV, and answers the target's size and sha256. Null: this CSV cannot be encoded, and is left
- * as it is (the export keeps that part as CSV).
+ * same bytes for the same CSV and settings (a part written again must hash as it did), proven to hold the
+ * CSV's rows, removes the CSV, and answers the target's size, sha256 and the settings it was written with.
+ * `recorded`: a part written again, with the settings recorded for it (null: recorded before parts kept
+ * them); absent for a new part, which takes today's. Null: this CSV cannot be encoded, and is left as it is
+ * (the export keeps that part as CSV).
  */
 export interface PartEncoding {
   format: Exclude<ArchiveFormat, 'csv'>;
-  encode(csv: Pick<CsvPart, 'file' | 'sha256' | 'rowCount'>, target: string): Promise<{ sizeBytes: number; sha256: string } | null>;
+  encode(
+    csv: Pick<CsvPart, 'file' | 'sha256' | 'rowCount'>,
+    target: string,
+    recorded?: EncoderSettings | null,
+  ): Promise<{ sizeBytes: number; sha256: string; settings: EncoderSettings } | null>;
 }
 
 export interface ExportedPartRecord {
@@ -95,8 +101,8 @@ export async function exportPartsInSnapshot(args: {
         ? archivePartitionFileName(args.logType, args.partition.from, args.partition.archiveId, partNo, format)
         : archiveFileName(args.logType, args.cutoff, partNo, format);
       await client.query(
-        `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, partition_archive_id, format, export_snapshot)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED', $14, $15, $16::pg_snapshot)`,
+        `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, partition_archive_id, format, export_snapshot, encoder)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED', $14, $15, $16::pg_snapshot, $17::jsonb)`,
         [
           partId,
           args.workflowId,
@@ -114,6 +120,7 @@ export async function exportPartsInSnapshot(args: {
           args.partition?.archiveId ?? null,
           format,
           exportSnapshot,
+          encoded ? JSON.stringify(encoded.settings) : null,
         ],
       );
       const { rows: recorded } = await client.query<{ n: number }>(
@@ -161,7 +168,7 @@ export async function rewritePartFile(args: {
       recordIds: false,
     });
     if (!rewritten || !args.encoding) return rewritten;
-    const encoded = await args.encoding.encode(rewritten, args.file);
+    const encoded = await args.encoding.encode(rewritten, args.file, args.part.encoder);
     if (!encoded) {
       await fs.promises.rm(csvFile, { force: true });
       throw new Error(`${args.part.file_name} could not be written again as ${args.part.format}`);
