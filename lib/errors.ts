@@ -90,6 +90,7 @@ export const ErrorCatalogue = {
   // Assets and archives: files in /archive are records
   ASSET_EXISTS: entry(409, 'Asset exists'),
   CHECKSUM_MISMATCH: entry(400, 'Checksum mismatch'),
+  ARCHIVE_PART_NOT_STAGED: entry(404, 'The archive part has no staged file here'),
   ARCHIVE_READ_ONLY: entry(403, 'Archive files are read-only'),
   ARCHIVE_POLICY_EXISTS: entry(409, 'Archive policy exists'),
   ARCHIVE_RUN_IN_PROGRESS: entry(409, 'Archive run in progress'),

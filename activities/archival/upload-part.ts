@@ -26,11 +26,12 @@ interface SinkAnswer {
 }
 
 /**
- * Uploads a recorded part to the asset sink and counts it only when the answer confirms it: status 200 or
- * 201, the same sha256 and the same size. Safe to repeat: the sink answers a file it already has with the
- * same asset. A staging file that is gone or of another size (another worker, a wiped disk) is written
- * again from the ids the manifest holds, and must hash to the recorded sha256; one whose bytes changed is
- * refused by the sink's checksum check, removed, and written again on the next attempt.
+ * Stores a recorded part through the asset sink and counts it only when the answer confirms it: status 200
+ * or 201, the same sha256 and the same size. The API takes the staged file itself where it shares the data
+ * folder, else the bytes are sent. Safe to repeat: the sink answers a file it already has with the same
+ * asset. A staging file that is gone or of another size (another worker, a wiped disk) is written again from
+ * the ids the manifest holds, and must hash to the recorded sha256; one whose bytes changed is refused by
+ * the sink's checksum check, removed, and written again on the next attempt.
  */
 export function uploadPart({ db, config }: ArchivalDeps) {
   return async (input: UploadPartInput): Promise<UploadedPart> => {
@@ -38,38 +39,55 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     if (part.state !== 'EXPORTED') return { partId: part.id, assetId: part.asset_id as string };
 
     const file = stagingFile(config.dataDir, part.id, part.format);
-    const staged = await fs.promises.stat(file).catch(() => null);
-    if (staged?.size !== Number(part.size_bytes)) {
+    /** The staged file, written again from the manifest if it is gone or of another size; it must hash as recorded. */
+    const ensureStaged = async () => {
+      const staged = await fs.promises.stat(file).catch(() => null);
+      if (staged?.size === Number(part.size_bytes)) return;
       const rewritten = await rewritePartFile({ databaseUrl: config.databaseUrl, part, file, encoding: encodingFor(part.format) });
       if (rewritten?.sha256 !== part.sha256) {
         throw finalFailure('PART_CHANGED', `the rows of ${part.file_name} changed since they were exported`);
       }
+    };
+    const toSink = async (
+      path: string,
+      init: { body: FormData | string; headers?: Record<string, string> },
+    ): Promise<{ status: number; answer: SinkAnswer }> => {
+      const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'upload' }), 5000);
+      try {
+        const response = await fetch(`${config.apiInternalUrl}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${config.internalToken}`, ...init.headers },
+          body: init.body,
+          redirect: 'error',
+          signal: Context.current().cancellationSignal,
+        });
+        return { status: response.status, answer: (await response.json().catch(() => ({}))) as SinkAnswer };
+      } finally {
+        clearInterval(heartbeat);
+      }
+    };
+    // The API stores the staged file itself where it shares the data folder (npm start, compose's volume): no
+    // byte crosses HTTP. It verifies the bytes against the manifest, and answers a file stored before as it is.
+    const handOver = () =>
+      toSink('/api/assets/internal/archive-staged', { body: JSON.stringify({ partId: part.id }), headers: { 'content-type': 'application/json' } });
+    const notStaged = (sent: { status: number; answer: SinkAnswer }) => sent.status === 404 && sent.answer.code === 'ARCHIVE_PART_NOT_STAGED';
+    let sent = await handOver();
+    if (notStaged(sent)) {
+      await ensureStaged();
+      sent = await handOver();
     }
-
-    const form = new FormData();
-    form.set('siteId', part.site_id);
-    form.set('logType', part.log_type);
-    form.set('fileName', part.file_name);
-    form.set('rowCount', String(part.row_count));
-    form.set('sha256', part.sha256);
-    form.set('file', await fs.openAsBlob(file, { type: ARCHIVE_CONTENT_TYPES[part.format] }), part.file_name);
-
-    const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'upload' }), 5000);
-    let status: number;
-    let answer: SinkAnswer;
-    try {
-      const response = await fetch(`${config.apiInternalUrl}/api/assets/internal/archive`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${config.internalToken}` },
-        body: form,
-        redirect: 'error',
-        signal: Context.current().cancellationSignal,
-      });
-      status = response.status;
-      answer = (await response.json().catch(() => ({}))) as SinkAnswer;
-    } finally {
-      clearInterval(heartbeat);
+    if (notStaged(sent)) {
+      // An API without the workers' data folder: the bytes are sent.
+      const form = new FormData();
+      form.set('siteId', part.site_id);
+      form.set('logType', part.log_type);
+      form.set('fileName', part.file_name);
+      form.set('rowCount', String(part.row_count));
+      form.set('sha256', part.sha256);
+      form.set('file', await fs.openAsBlob(file, { type: ARCHIVE_CONTENT_TYPES[part.format] }), part.file_name);
+      sent = await toSink('/api/assets/internal/archive', { body: form });
     }
+    const { status, answer } = sent;
 
     if (status === 507 && answer.code === 'ARCHIVE_SINK_FULL') {
       // Retried while the activity's attempts last (space may be freed); then the site fails saying so, its rows kept.

@@ -2,6 +2,9 @@ import { Knex } from 'knex';
 import { rawRowCount, rawRows } from '../db';
 import { ArchiveFormat, LogType } from '../../domain/archival';
 
+/** The settings a part's file was encoded with (JSON, the encoding's own), recorded with the part. */
+export type EncoderSettings = Record<string, number | string>;
+
 export const PART_TABLE = 'settings.archive_part';
 /** Each part's exact ids, one sorted array per part. */
 export const PART_IDS_TABLE = 'settings.archive_part_ids';
@@ -33,6 +36,13 @@ export interface ArchivePartRow {
   format: ArchiveFormat;
   /** A month's part: the snapshot its site's export read (`pg_snapshot` as text); null on the row path. */
   export_snapshot: string | null;
+  /** The settings its file was encoded with (Parquet); null for CSV and for a part recorded before migration 037. */
+  encoder: EncoderSettings | null;
+}
+
+/** The part the manifest records under `partId`, if any. */
+export async function findRecordedPart(db: Knex, partId: string): Promise<ArchivePartRow | undefined> {
+  return (await db(PART_TABLE).where({ id: partId }).first()) as ArchivePartRow | undefined;
 }
 
 export async function findPart(db: Knex, partId: string): Promise<ArchivePartRow> {

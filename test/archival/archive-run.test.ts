@@ -23,7 +23,7 @@ let admin: string;
 beforeAll(async () => {
   platform = await attachPlatform();
   api = await platform.startApi();
-  proxy = await startSinkProxy(api.url);
+  proxy = await startSinkProxy(api.url, platform.db);
   await platform.startWorker(['archival'], { API_INTERNAL_URL: proxy.url });
   admin = await platform.token({ sub: 'ada', roles: ['ADMIN'] });
 });
@@ -327,6 +327,9 @@ test('a staged file that is gone (CSV or Parquet), or whose bytes changed on dis
     'site-gone-pq': (await exported('site-gone-pq')).sha256,
   };
   expect(await staged('site-gone-pq')).toMatch(/\.parquet$/);
+  // The Parquet part keeps the settings it was encoded with: it is written again with them, whatever today's rule.
+  expect((await exported('site-gone-pq')).encoder).toEqual({ rowGroupRows: expect.any(Number) });
+  expect((await exported('site-gone')).encoder).toBeNull();
   fs.rmSync(await staged('site-gone'));
   fs.rmSync(await staged('site-gone-pq'));
   const bytes = fs.readFileSync(await staged('site-changed'));
@@ -513,4 +516,23 @@ test('a site under legal hold: while its sink fails, not one of its rows is dele
   expect(part).toEqual(expect.objectContaining({ state: 'DELETED', asset_id: asset.id, sha256: asset.sha256 }));
   expect(csvIds(await download(asset.id, 'site-held-run'))).toEqual(ids);
   expectProblem(await call(api.url, 'DELETE', `/api/assets/${asset.id}`, { token: admin }), 409, 'ARCHIVE_HELD');
+});
+
+test("where the API does not share the workers' data folder, the part's bytes are sent instead, and it is stored and gated all the same", async () => {
+  const ids = await seedEmailLogs(platform.db, { siteId: 'site-unshared', count: 3, ageDays: 400 });
+  await seedEmailLogs(platform.db, { siteId: 'site-shared', count: 2, ageDays: 400 });
+  proxy.unsharedSites.add('site-unshared');
+  proxy.seen.length = 0;
+  try {
+    const { report } = await runEmailArchive();
+    const unshared = report.sites.find((s: { siteId: string }) => s.siteId === 'site-unshared');
+    expect(unshared).toEqual(expect.objectContaining({ state: 'DONE', rowsExported: 3, rowsDeleted: 3 }));
+    expect(csvIds(await download(unshared.assetId, 'site-unshared'))).toEqual(ids);
+    const routes = (site: string) => proxy.seen.filter((one) => one.site === site).map((one) => one.route);
+    // Asked to take it (once, and once more after making sure the file is staged), then sent.
+    expect(routes('site-unshared')).toEqual(['/api/assets/internal/archive-staged', '/api/assets/internal/archive-staged', '/api/assets/internal/archive']);
+    expect(routes('site-shared')).toEqual(['/api/assets/internal/archive-staged']);
+  } finally {
+    proxy.unsharedSites.clear();
+  }
 });

@@ -9,18 +9,38 @@ import { csvIds } from './seed';
 
 /**
  * A real HTTP server in front of the API for the workers' uploads: it forwards everything, except that it
- * answers 500 for the archive uploads of the sites in `failSites`.
+ * answers 500 for the archive uploads of the sites in `failSites`, whether the bytes are sent (the site is a
+ * form field) or the API is to take a staged part (the site is the part's, read from the manifest). For the
+ * sites in `unsharedSites` it answers a hand-over as an API without the workers' data folder does (404
+ * ARCHIVE_PART_NOT_STAGED), so their bytes are sent. `seen` lists each upload's route and site.
  */
-export async function startSinkProxy(apiUrl: string): Promise<{ url: string; failSites: Set<string>; close(): Promise<void> }> {
+export async function startSinkProxy(
+  apiUrl: string,
+  db: TestPlatform['db'],
+): Promise<{ url: string; failSites: Set<string>; unsharedSites: Set<string>; seen: Array<{ route: string; site?: string }>; close(): Promise<void> }> {
   const failSites = new Set<string>();
+  const unsharedSites = new Set<string>();
+  const seen: Array<{ route: string; site?: string }> = [];
   const target = new URL(apiUrl);
+  const siteOf = async (url: string | undefined, body: Buffer): Promise<string | undefined> => {
+    if (url === '/api/assets/internal/archive-staged') {
+      const partId = (JSON.parse(body.toString('utf8')) as { partId?: string }).partId;
+      return ((await db('settings.archive_part').where({ id: partId }).first('site_id')) as { site_id: string } | undefined)?.site_id;
+    }
+    return /name="siteId"\r\n\r\n([^\r]*)\r\n/.exec(body.toString('latin1'))?.[1];
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       const body = Buffer.concat(chunks);
-      const text = body.toString('latin1');
-      const site = /name="siteId"\r\n\r\n([^\r]*)\r\n/.exec(text)?.[1];
+      const site = await siteOf(req.url, body).catch(() => undefined);
+      seen.push({ route: req.url ?? '', site });
+      if (site && unsharedSites.has(site) && req.url === '/api/assets/internal/archive-staged') {
+        res.writeHead(404, { 'content-type': 'application/problem+json' });
+        res.end(JSON.stringify({ type: 'about:blank', title: 'Not found', status: 404, detail: 'no staged file here', code: 'ARCHIVE_PART_NOT_STAGED' }));
+        return;
+      }
       if (site && failSites.has(site)) {
         res.writeHead(500, { 'content-type': 'application/problem+json' });
         res.end(JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'storage unwritable', code: 'INTERNAL_ERROR' }));
@@ -41,6 +61,8 @@ export async function startSinkProxy(apiUrl: string): Promise<{ url: string; fai
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     failSites,
+    unsharedSites,
+    seen,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

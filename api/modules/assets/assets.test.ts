@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { platformWithApi } from '../../../test/support/platform';
 import { call, expectProblem, HttpAnswer } from '../../../test/support/http';
+import { stagingFile } from '../../../data/archival/staging-files';
 
 const thisFile = platformWithApi();
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
@@ -131,4 +132,68 @@ test("an upload over the site's storage quota -> 413 QUOTA_EXCEEDED: no asset, n
   expect(await thisFile.platform.db('assets.asset').where({ site_id: 'site-q' }).count({ n: '*' }).first()).toEqual(rowsBefore);
   expect(storedFiles()).toBe(filesBefore);
   expect((await put(400, 'fits.bin')).status).toBe(201);
+});
+
+/** A part as an export records it, its CSV staged in the data folder the API shares with the workers. */
+async function stagedPart(csv: string, fileName: string): Promise<{ id: string; file: string }> {
+  const id = crypto.randomUUID();
+  await thisFile.platform.db('settings.archive_part').insert({
+    id,
+    workflow_id: 'archive-test',
+    run_id: crypto.randomUUID(),
+    log_type: 'EMAIL_LOG',
+    site_id: 'site-c',
+    cutoff: new Date(),
+    part_no: 1,
+    file_name: fileName,
+    row_count: 2,
+    min_id: 1,
+    max_id: 2,
+    size_bytes: Buffer.byteLength(csv),
+    sha256: sha256(csv),
+    state: 'EXPORTED',
+    format: 'csv',
+  });
+  const file = stagingFile(thisFile.platform.config.dataDir, id, 'csv');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, csv);
+  return { id, file };
+}
+
+const handOver = (body: unknown, token = thisFile.platform.config.internalToken) =>
+  call(thisFile.api.url, 'POST', '/api/assets/internal/archive-staged', { token, body });
+
+test('a staged part is stored by the API from the data folder it shares, named by its part alone: no bytes sent, the file verified against the manifest, taken from the staging folder; a second call answers the same asset', async () => {
+  const csv = 'id,site_id\n1,site-c\n2,site-c\n';
+  const part = await stagedPart(csv, 'email_log_20261101T020000Z_001.csv');
+  const stored = await handOver({ partId: part.id });
+  expect(stored.status).toBe(201);
+  expect(stored.body).toEqual(
+    expect.objectContaining({ siteId: 'site-c', folder: '/archive', fileName: 'email_log_20261101T020000Z_001.csv', sha256: sha256(csv) }),
+  );
+  expect(fs.existsSync(part.file)).toBe(false);
+  const reader = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-c'] });
+  const download = await fetch(`${thisFile.api.url}/api/assets/${stored.body.assetId}/download`, { headers: { authorization: `Bearer ${reader}` } });
+  expect(await download.text()).toBe(csv);
+  const again = await handOver({ partId: part.id });
+  expect([again.status, again.body.assetId]).toEqual([200, stored.body.assetId]);
+});
+
+test('the hand-over refuses: bytes that differ from the manifest (400 CHECKSUM_MISMATCH, removed, nothing stored), a part with nothing staged (404 ARCHIVE_PART_NOT_STAGED), an unknown part, a path for a part id, and any token but the internal one', async () => {
+  const csv = 'id,site_id\n3,site-c\n4,site-c\n';
+  const changed = await stagedPart(csv, 'email_log_20261102T020000Z_001.csv');
+  fs.writeFileSync(changed.file, csv.replace('4', '5'));
+  expectProblem(await handOver({ partId: changed.id }), 400, 'CHECKSUM_MISMATCH');
+  expect(fs.existsSync(changed.file)).toBe(false);
+  expect(fs.readdirSync(path.dirname(changed.file)).filter((name) => name.startsWith(changed.id))).toEqual([]);
+  expect(await thisFile.platform.db('assets.asset').where({ name: 'email_log_20261102T020000Z_001.csv' })).toEqual([]);
+
+  expectProblem(await handOver({ partId: changed.id }), 404, 'ARCHIVE_PART_NOT_STAGED');
+  expectProblem(await handOver({ partId: crypto.randomUUID() }), 404, 'NOT_FOUND');
+  expectProblem(await handOver({ partId: '../../../etc/passwd' }), 400, 'VALIDATION_FAILED');
+  expectProblem(await handOver({ partId: changed.id, file: '/etc/passwd' }), 400, 'VALIDATION_FAILED');
+  const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  const other = await stagedPart('id,site_id\n6,site-c\n7,site-c\n', 'email_log_20261103T020000Z_001.csv');
+  expectProblem(await handOver({ partId: other.id }, admin), 403, 'FORBIDDEN');
+  expect(fs.existsSync(other.file)).toBe(true);
 });

@@ -1,8 +1,9 @@
+import fs from 'node:fs';
 import { AppDeps } from '../../deps';
 import { requireSiteMember } from '../../http/identity';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { removeUploads, uploadedDigest, uploadedFile } from '../../http/uploads';
-import { badRequest, conflict, forbidden, notFound } from '../../../lib/errors';
+import { badRequest, conflict, forbidden, notFound, PlatformError } from '../../../lib/errors';
 import { archiveWriteRefusal, isArchiveFolder } from '../../../data/assets/archive-folder';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { uniqueOr409 } from '../../../data/db-errors';
@@ -13,9 +14,12 @@ import { rowAtRevision } from '../../../data/content/revisions';
 import { actorOf } from '../content/collection-routes';
 import { refuseIfHeld } from '../../../data/archival/holds';
 import { entityPageSchema, entitySchema } from '../content/collection-schemas';
-import { ARCHIVE_FOLDER, archiveContentTypeOf } from '../../../domain/archival';
+import { ARCHIVE_FOLDER, archiveContentTypeOf, LogType } from '../../../domain/archival';
+import { findRecordedPart } from '../../../data/archival/parts';
+import { returnStagedFile, takeStagedFile } from '../../../data/archival/staging-files';
+import { sha256OfFile } from '../../../data/assets/storage';
 import { presentArchiveStored } from './presenters';
-import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetUploadFields, ListAssetsQuery } from './schemas';
+import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetUploadFields, ListAssetsQuery, StagedPartBody } from './schemas';
 
 const MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024;
 
@@ -36,6 +40,38 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
     if (asset.published_rev === null || asset.status === 'ARCHIVED') return null;
     return ((await rowAtRevision(db, ASSET, asset.id, asset.published_rev)) as ComponentRow | undefined) ?? null;
   };
+  /** An archive file stored and published in its site's /archive folder, once: the same file stored before is answered as it is. */
+  const storeArchiveFile = async (
+    filePath: string,
+    hashed: { sha256: string; sizeBytes: number },
+    place: { siteId: string; logType: LogType; fileName: string },
+  ): Promise<{ status: 200 | 201; asset: AssetRow }> => {
+    const identity = { site_id: place.siteId, folder: ARCHIVE_FOLDER, name: place.fileName, sha256: hashed.sha256 };
+    const earlier = await findArchiveFile(db, identity);
+    if (earlier) return { status: 200, asset: earlier };
+    const stored = await archives.store(filePath, hashed, place);
+    try {
+      const created = await createComponent(db, {
+        type: ASSET,
+        siteId: place.siteId,
+        values: { name: place.fileName, fields: { folder: ARCHIVE_FOLDER } },
+        readOnlyColumns: {
+          content_type: archiveContentTypeOf(place.fileName),
+          size_bytes: stored.sizeBytes,
+          sha256: hashed.sha256,
+          storage_key: stored.key,
+        },
+        actor: { id: `archiver:${place.logType}`, name: null },
+        publish: true,
+      });
+      return { status: 201, asset: created.row as unknown as AssetRow };
+    } catch (error) {
+      // A concurrent upload of the same file won the insert: answer its asset.
+      const winner = await findArchiveFile(db, identity);
+      if (!winner) throw error;
+      return { status: 200, asset: winner };
+    }
+  };
   return [
     defineRoute({
       method: 'post',
@@ -55,38 +91,68 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
         try {
           const file = uploadedFile(ctx);
           const hashed = uploadedDigest(file);
-          const { sha256 } = hashed;
-          if (sha256 !== body.sha256) {
-            throw badRequest('CHECKSUM_MISMATCH', `The uploaded bytes hash to ${sha256}, not the sha256 sent.`);
+          if (hashed.sha256 !== body.sha256) {
+            throw badRequest('CHECKSUM_MISMATCH', `The uploaded bytes hash to ${hashed.sha256}, not the sha256 sent.`);
           }
-          const identity = { site_id: body.siteId, folder: ARCHIVE_FOLDER, name: body.fileName, sha256 };
-          const earlier = await findArchiveFile(db, identity);
-          if (earlier) {
-            ctx.status = 200;
-            ctx.body = presentArchiveStored(earlier);
-            return;
-          }
-          const stored = await archives.store(file.filepath, hashed, { logType: body.logType, siteId: body.siteId, fileName: body.fileName });
-          try {
-            const created = await createComponent(db, {
-              type: ASSET,
-              siteId: body.siteId,
-              values: { name: body.fileName, fields: { folder: ARCHIVE_FOLDER } },
-              readOnlyColumns: { content_type: archiveContentTypeOf(body.fileName), size_bytes: stored.sizeBytes, sha256, storage_key: stored.key },
-              actor: { id: `archiver:${body.logType}`, name: null },
-              publish: true,
-            });
-            ctx.status = 201;
-            ctx.body = presentArchiveStored(created.row as unknown as AssetRow);
-          } catch (error) {
-            // A concurrent upload of the same file won the insert: answer its asset.
-            const winner = await findArchiveFile(db, identity);
-            if (!winner) throw error;
-            ctx.status = 200;
-            ctx.body = presentArchiveStored(winner);
-          }
+          const answer = await storeArchiveFile(file.filepath, hashed, body);
+          ctx.status = answer.status;
+          ctx.body = presentArchiveStored(answer.asset);
         } finally {
           await removeUploads(ctx);
+        }
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/assets/internal/archive-staged',
+      tag: 'assets',
+      summary: "Store a recorded archive part's staged file, taken from the data folder the API shares with the workers: no bytes sent (archivers only)",
+      access: access.internal,
+      body: StagedPartBody,
+      responses: {
+        201: { description: 'stored', schema: ArchiveStoredSchema },
+        200: { description: 'the same file (site, name, sha256) was stored before', schema: ArchiveStoredSchema },
+      },
+      errors: [
+        'NOT_FOUND',
+        'ARCHIVE_PART_NOT_STAGED',
+        'CHECKSUM_MISMATCH',
+        'CONFLICT',
+        'ARCHIVE_SINK_FULL',
+        'ARCHIVE_SINK_UNAVAILABLE',
+        'ARCHIVE_SINK_UNVERIFIED',
+        'SECRET_INTEGRITY_FAILED',
+      ],
+      handler: async (ctx, { body }) => {
+        // Everything about the file comes from its manifest row: the caller names a part, never a path.
+        const part = await findRecordedPart(db, body.partId);
+        if (!part) throw notFound(`No archive part ${body.partId}.`);
+        const place = { siteId: part.site_id, logType: part.log_type, fileName: part.file_name };
+        const earlier = await findArchiveFile(db, { site_id: part.site_id, folder: ARCHIVE_FOLDER, name: part.file_name, sha256: part.sha256 });
+        if (earlier) {
+          ctx.status = 200;
+          ctx.body = presentArchiveStored(earlier);
+          return;
+        }
+        if (part.state !== 'EXPORTED') throw conflict('CONFLICT', `The archive part ${part.id} is ${part.state}: it is not waiting to be stored.`);
+        const taken = await takeStagedFile(config.dataDir, part.id, part.format);
+        if (!taken) throw new PlatformError('ARCHIVE_PART_NOT_STAGED', `No staged file of ${part.file_name} is in the API's data folder; send its bytes.`);
+        try {
+          // The gate: the bytes the API holds must be the ones the export recorded, read here, by the API.
+          const hashed = await sha256OfFile(taken);
+          if (hashed.sha256 !== part.sha256 || hashed.sizeBytes !== Number(part.size_bytes)) {
+            throw badRequest('CHECKSUM_MISMATCH', `The staged ${part.file_name} hashes to ${hashed.sha256}, not the recorded sha256.`);
+          }
+          const answer = await storeArchiveFile(taken, hashed, place).catch(async (error: unknown) => {
+            // Verified but not stored (the store is full or away): left staged for the next attempt, not exported again.
+            await returnStagedFile(taken, config.dataDir, part.id, part.format);
+            throw error;
+          });
+          ctx.status = answer.status;
+          ctx.body = presentArchiveStored(answer.asset);
+        } finally {
+          // Moved into the file store, or copied to the object store and left here: never staged twice.
+          await fs.promises.rm(taken, { force: true });
         }
       },
     }),

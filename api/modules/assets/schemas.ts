@@ -20,6 +20,8 @@ export const ArchiveUploadFields = Type.Object(
   { additionalProperties: false },
 );
 
+export const StagedPartBody = Type.Object({ partId: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
+
 export const ListAssetsQuery = Type.Object({
   ...pageQueryFields,
   siteId: SiteId,
