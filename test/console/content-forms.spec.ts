@@ -31,6 +31,9 @@ test('an editor creates a PAGE through its form, edits it twice, compares revisi
   await page.getByLabel('Body · Arabic (HTML)').fill('<p>مفتوح يوميًا</p>');
   await expect(page.getByLabel('Body · Arabic (HTML)')).toHaveCSS('direction', 'rtl');
   await page.getByLabel('Indexing').selectOption('index');
+  // The site's locale fallback is shown to its editors, and is an ADMIN's to switch.
+  await expect(page.getByRole('switch', { name: 'Public reads fall back to the other language' })).toBeChecked();
+  await expect(page.getByRole('switch', { name: 'Public reads fall back to the other language' })).toBeDisabled();
 
   // The API refuses the slug; its words show on the slug's own field, and nothing is created.
   await page.getByRole('button', { name: 'Create the draft' }).click();
@@ -127,4 +130,20 @@ test('every type has its form: an ADMIN writes an approval chain of two stages, 
     { name: 'Editorial', role: 'MANAGER' },
     { name: 'Legal', role: 'ADMIN', assignees: ['lena', 'lou'] },
   ]);
+});
+
+test("an ADMIN turns the site's locale fallback off and on again from the Content screen, and the site's setting is saved each time", async ({ page, signIn, opsflow }) => {
+  await signIn('admin');
+  await page.goto(`${opsflow.api.url}/console/content/pages`);
+  await page.getByLabel('Site', { exact: true }).fill('site-1');
+  const fallback = page.getByRole('switch', { name: 'Public reads fall back to the other language' });
+  await expect(fallback).toBeChecked();
+  const admin = await opsflow.tokenOf('admin');
+  const setting = async () => (await call(opsflow.api.url, 'GET', '/api/content/sites/site-1/settings', { token: admin })).body.localeFallback;
+  await fallback.click();
+  await expect(fallback).not.toBeChecked();
+  expect(await setting()).toBe(false);
+  await fallback.click();
+  await expect(fallback).toBeChecked();
+  expect(await setting()).toBe(true);
 });

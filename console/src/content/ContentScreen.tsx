@@ -12,6 +12,7 @@ import { RevisionCompare } from './RevisionCompare';
 import { ScheduleItem } from './Scheduled';
 import { bodySchemaOf, FieldSchema, issuesByField, SchemaFields, useJsonDrafts, useOpenApi } from './ContentForm';
 import { PublishedReads } from './PublishedReads';
+import { SiteLanguageSetting } from './SiteLanguageSetting';
 
 /**
  * The versioned types edited here, by the name in the console's address and their collection in the API
@@ -206,6 +207,7 @@ function ContentList({ type }: { type: TypeKey }) {
           onChange={(event) => setStatus(event.currentTarget.value as typeof status)}
         />
       </Group>
+      {siteId !== '' && <SiteLanguageSetting siteId={siteId} />}
       <PagedTable
         list={list}
         whenEmpty={common.none}
