@@ -127,6 +127,8 @@ interface OpenPart {
   lastId: number;
   idsFile: string | null;
   ids: fs.WriteStream | null;
+  /** Ids of this chunk not yet written to `ids`: one write per chunk, not one per row. */
+  idsPending: string;
 }
 
 /**
@@ -160,7 +162,7 @@ export class CsvPartWriter extends Writable {
           if (part.rowCount === 0) part.firstId = id;
           part.lastId = id;
           part.rowCount += 1;
-          part.ids?.write(part.rowCount === 1 ? String(id) : `,${id}`);
+          if (part.ids) part.idsPending += part.rowCount === 1 ? String(id) : `,${id}`;
           if (part.rowCount === this.options.rowsPerPart) {
             this.append(part, chunk.subarray(start, end));
             start = end;
@@ -170,6 +172,7 @@ export class CsvPartWriter extends Writable {
       );
       if (!this.scanner.inRecords) this.header.push(Buffer.from(chunk.subarray(start)));
       else if (start < chunk.length) this.append(this.current ?? this.open(), chunk.subarray(start));
+      if (this.current) this.writePendingIds(this.current);
       const waiting = this.current && this.current.out.writableNeedDrain ? this.current.out : null;
       if (waiting) waiting.once('drain', () => done());
       else done();
@@ -204,6 +207,7 @@ export class CsvPartWriter extends Writable {
       idsFile,
       out: fs.createWriteStream(temporary),
       ids: idsFile ? fs.createWriteStream(idsFile) : null,
+      idsPending: '',
       hash: crypto.createHash('sha256'),
       sizeBytes: 0,
       rowCount: 0,
@@ -222,8 +226,15 @@ export class CsvPartWriter extends Writable {
     part.out.write(bytes);
   }
 
+  private writePendingIds(part: OpenPart): void {
+    if (part.idsPending === '') return;
+    part.ids?.write(part.idsPending);
+    part.idsPending = '';
+  }
+
   private close(part: OpenPart): void {
     this.current = null;
+    this.writePendingIds(part);
     part.out.end();
     part.ids?.end();
     this.parts.push({
