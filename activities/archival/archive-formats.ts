@@ -40,10 +40,13 @@ const PARQUET: PartEncoding = {
   },
 };
 
-/** The rows per row group a part was recorded with, if any. */
+/** The rows per row group a part was recorded with, if any; settings no rule gives are refused, not replaced. */
 function recordedRowGroupRows(recorded: EncoderSettings | null | undefined): number | undefined {
-  const rows = recorded?.rowGroupRows;
-  return typeof rows === 'number' && Number.isInteger(rows) && rows > 0 ? rows : undefined;
+  if (!recorded) return undefined;
+  const rows = recorded.rowGroupRows;
+  if (typeof rows !== 'number' || !Number.isInteger(rows) || rows < 1024 || rows > 65536)
+    throw new Error(`the part's recorded encoder settings are unusable: ${JSON.stringify(recorded)}`);
+  return rows;
 }
 
 /** How a part's CSV becomes a file of `format`: none for CSV itself. */

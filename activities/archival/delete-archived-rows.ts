@@ -1,10 +1,9 @@
-import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { finalFailure } from '../failures';
 import { LOG_TABLES } from '../../data/archival/log-tables';
 import { deletePartSlice, findPart, markPartDeleted, partRowsLeft } from '../../data/archival/parts';
 import { ArchivalDeps } from './deps';
-import { stagingFile } from '../../data/archival/staging-files';
+import { removeStagedFiles } from '../../data/archival/staging-files';
 
 export interface DeleteArchivedRowsInput {
   partId: string;
@@ -54,7 +53,7 @@ export function deleteArchivedRows({ db, config }: ArchivalDeps) {
     }
 
     await markPartDeleted(db, { partId: part.id, rowsDeleted: rowCount });
-    await fs.promises.rm(stagingFile(config.dataDir, part.id, part.format), { force: true });
+    await removeStagedFiles(config.dataDir, part.id, part.format);
     return { partId: part.id, rowsDeleted: rowCount };
   };
 }

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { dropArchivedPartition as drop, DroppedPartition, findPartitionArchive, partsOfPartitionArchive } from '../../data/archival/partition-archives';
-import { stagingFile } from '../../data/archival/staging-files';
+import { removeStagedFiles } from '../../data/archival/staging-files';
 import { ArchivalDeps } from './deps';
 
 /** Drops a detached month and records it, in one transaction (see `dropArchivedPartition`); a repeat answers what was dropped. */
@@ -12,8 +11,7 @@ export function dropArchivedPartition({ db, config }: ArchivalDeps) {
     const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'drop' }), 1000);
     try {
       const dropped = await drop(db, archive);
-      for (const part of await partsOfPartitionArchive(db, archive.id))
-        await fs.promises.rm(stagingFile(config.dataDir, part.id, part.format), { force: true });
+      for (const part of await partsOfPartitionArchive(db, archive.id)) await removeStagedFiles(config.dataDir, part.id, part.format);
       return dropped;
     } finally {
       clearInterval(heartbeat);

@@ -70,7 +70,10 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     // byte crosses HTTP. It verifies the bytes against the manifest, and answers a file stored before as it is.
     const handOver = () =>
       toSink('/api/assets/internal/archive-staged', { body: JSON.stringify({ partId: part.id }), headers: { 'content-type': 'application/json' } });
-    const notStaged = (sent: { status: number; answer: SinkAnswer }) => sent.status === 404 && sent.answer.code === 'ARCHIVE_PART_NOT_STAGED';
+    // Any 404: no file staged where the API looks, or an API from before the hand-over (no such route).
+    const notStaged = (sent: { status: number }) => sent.status === 404;
+    const staged = await fs.promises.stat(file).catch(() => null);
+    if (staged && staged.size !== Number(part.size_bytes)) await ensureStaged();
     let sent = await handOver();
     if (notStaged(sent)) {
       await ensureStaged();

@@ -4,32 +4,49 @@ import path from 'node:path';
 import pg from 'pg';
 import { ArchiveFormat } from '../../domain/archival';
 import { connectClient } from '../db';
+import { conflict } from '../../lib/errors';
 
 /** Where a part's file waits between export and upload (a Parquet part's CSV first waits beside it). */
 export function stagingFile(dataDir: string, partId: string, format: ArchiveFormat = 'csv'): string {
   return path.join(dataDir, 'archive-staging', `${partId}.${format}`);
 }
 
+/** Where the taker of a staged file can reach it but cannot: errors that say "not from here", not "broken". */
+const NOT_HERE = new Set(['ENOENT', 'EACCES', 'EPERM', 'EROFS', 'EXDEV']);
+
 /**
- * Takes a staged part's file away from the staging folder, to a name of the taker's own on the same file
- * system (a rename: no byte copied). What the taker then hashes and stores can no longer be written by an
- * exporter writing the part again, which writes a new file at the staged name. Null: no file is staged
- * there (gone, or this process does not share the workers' data folder).
+ * Takes a staged part's file for storing: a hard link of it under a name of the taker's own, in the same
+ * folder (no byte copied). The link is the inode the export wrote; an exporter writing the part again
+ * writes a new file and renames it over the staged name, so what the taker hashes and stores cannot change
+ * under it. The staged name stays until the part's rows are gone. Null: no regular file is staged there
+ * for this process (gone, or a folder it does not share or may not write). Anything but a regular file
+ * (a symlink planted at the staged name) is refused.
  */
 export async function takeStagedFile(dataDir: string, partId: string, format: ArchiveFormat): Promise<string | null> {
-  const taken = `${stagingFile(dataDir, partId, format)}.${crypto.randomUUID()}.taken`;
+  const staged = stagingFile(dataDir, partId, format);
+  const taken = `${staged}.${crypto.randomUUID()}.taken`;
   try {
-    await fs.promises.rename(stagingFile(dataDir, partId, format), taken);
-    return taken;
+    await fs.promises.link(staged, taken);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (NOT_HERE.has((error as NodeJS.ErrnoException).code ?? '')) return null;
     throw error;
   }
+  const kind = await fs.promises.lstat(taken);
+  if (!kind.isFile()) {
+    await fs.promises.rm(taken, { force: true });
+    throw conflict('CONFLICT', `The staged file of part ${partId} is not a regular file: it is not stored.`);
+  }
+  return taken;
 }
 
-/** Puts a file taken with takeStagedFile back at its staged name, for the next attempt to store (its bytes were verified). */
-export async function returnStagedFile(taken: string, dataDir: string, partId: string, format: ArchiveFormat): Promise<void> {
-  await fs.promises.rename(taken, stagingFile(dataDir, partId, format)).catch(() => undefined);
+/** Removes a part's staged file, and any link a taker left (a process killed while storing it). */
+export async function removeStagedFiles(dataDir: string, partId: string, format: ArchiveFormat): Promise<void> {
+  const staged = stagingFile(dataDir, partId, format);
+  const folder = path.dirname(staged);
+  const leftovers = (await fs.promises.readdir(folder).catch(() => [] as string[])).filter(
+    (name) => name.startsWith(`${path.basename(staged)}.`) && name.endsWith('.taken'),
+  );
+  await Promise.all([staged, ...leftovers.map((name) => path.join(folder, name))].map((file) => fs.promises.rm(file, { force: true })));
 }
 
 /** A client of its own for COPY, in UTC so timestamps are written with a `+00` offset. */

@@ -163,7 +163,7 @@ async function stagedPart(csv: string, fileName: string): Promise<{ id: string; 
 const handOver = (body: unknown, token = thisFile.platform.config.internalToken) =>
   call(thisFile.api.url, 'POST', '/api/assets/internal/archive-staged', { token, body });
 
-test('a staged part is stored by the API from the data folder it shares, named by its part alone: no bytes sent, the file verified against the manifest, taken from the staging folder; a second call answers the same asset', async () => {
+test('a staged part is stored by the API from the data folder it shares, named by its part alone: no bytes sent, the file verified against the manifest, the staged file kept for a retry; a second call answers the same asset', async () => {
   const csv = 'id,site_id\n1,site-c\n2,site-c\n';
   const part = await stagedPart(csv, 'email_log_20261101T020000Z_001.csv');
   const stored = await handOver({ partId: part.id });
@@ -171,7 +171,9 @@ test('a staged part is stored by the API from the data folder it shares, named b
   expect(stored.body).toEqual(
     expect.objectContaining({ siteId: 'site-c', folder: '/archive', fileName: 'email_log_20261101T020000Z_001.csv', sha256: sha256(csv) }),
   );
-  expect(fs.existsSync(part.file)).toBe(false);
+  // Stored through a link of its own: the staged file stays for a retry until the part's rows are gone, and no link is left.
+  expect(fs.readFileSync(part.file, 'utf8')).toBe(csv);
+  expect(fs.readdirSync(path.dirname(part.file)).filter((name) => name.startsWith(part.id))).toEqual([path.basename(part.file)]);
   const reader = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['site-c'] });
   const download = await fetch(`${thisFile.api.url}/api/assets/${stored.body.assetId}/download`, { headers: { authorization: `Bearer ${reader}` } });
   expect(await download.text()).toBe(csv);
@@ -179,15 +181,22 @@ test('a staged part is stored by the API from the data folder it shares, named b
   expect([again.status, again.body.assetId]).toEqual([200, stored.body.assetId]);
 });
 
-test('the hand-over refuses: bytes that differ from the manifest (400 CHECKSUM_MISMATCH, removed, nothing stored), a part with nothing staged (404 ARCHIVE_PART_NOT_STAGED), an unknown part, a path for a part id, and any token but the internal one', async () => {
+test('the hand-over refuses: bytes that differ from the manifest (400 CHECKSUM_MISMATCH, nothing stored), a symlink at the staged name (409, not followed), a part with nothing staged (404 ARCHIVE_PART_NOT_STAGED), an unknown part, a path for a part id, and any token but the internal one', async () => {
   const csv = 'id,site_id\n3,site-c\n4,site-c\n';
   const changed = await stagedPart(csv, 'email_log_20261102T020000Z_001.csv');
   fs.writeFileSync(changed.file, csv.replace('4', '5'));
   expectProblem(await handOver({ partId: changed.id }), 400, 'CHECKSUM_MISMATCH');
-  expect(fs.existsSync(changed.file)).toBe(false);
-  expect(fs.readdirSync(path.dirname(changed.file)).filter((name) => name.startsWith(changed.id))).toEqual([]);
+  expect(fs.readdirSync(path.dirname(changed.file)).filter((name) => name.startsWith(changed.id))).toEqual([path.basename(changed.file)]);
   expect(await thisFile.platform.db('assets.asset').where({ name: 'email_log_20261102T020000Z_001.csv' })).toEqual([]);
 
+  // A symlink planted at a staged name is not followed into the store.
+  fs.rmSync(changed.file);
+  fs.symlinkSync('/etc/hostname', changed.file);
+  expectProblem(await handOver({ partId: changed.id }), 409, 'CONFLICT');
+  expect(fs.readdirSync(path.dirname(changed.file)).filter((name) => name.startsWith(changed.id))).toEqual([path.basename(changed.file)]);
+  expect(await thisFile.platform.db('assets.asset').where({ name: 'email_log_20261102T020000Z_001.csv' })).toEqual([]);
+
+  fs.rmSync(changed.file);
   expectProblem(await handOver({ partId: changed.id }), 404, 'ARCHIVE_PART_NOT_STAGED');
   expectProblem(await handOver({ partId: crypto.randomUUID() }), 404, 'NOT_FOUND');
   expectProblem(await handOver({ partId: '../../../etc/passwd' }), 400, 'VALIDATION_FAILED');

@@ -16,7 +16,7 @@ import { refuseIfHeld } from '../../../data/archival/holds';
 import { entityPageSchema, entitySchema } from '../content/collection-schemas';
 import { ARCHIVE_FOLDER, archiveContentTypeOf, LogType } from '../../../domain/archival';
 import { findRecordedPart } from '../../../data/archival/parts';
-import { returnStagedFile, takeStagedFile } from '../../../data/archival/staging-files';
+import { takeStagedFile } from '../../../data/archival/staging-files';
 import { sha256OfFile } from '../../../data/assets/storage';
 import { presentArchiveStored } from './presenters';
 import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetUploadFields, ListAssetsQuery, StagedPartBody } from './schemas';
@@ -118,6 +118,7 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
         'ARCHIVE_PART_NOT_STAGED',
         'CHECKSUM_MISMATCH',
         'CONFLICT',
+        'ASSET_EXISTS',
         'ARCHIVE_SINK_FULL',
         'ARCHIVE_SINK_UNAVAILABLE',
         'ARCHIVE_SINK_UNVERIFIED',
@@ -143,15 +144,11 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
           if (hashed.sha256 !== part.sha256 || hashed.sizeBytes !== Number(part.size_bytes)) {
             throw badRequest('CHECKSUM_MISMATCH', `The staged ${part.file_name} hashes to ${hashed.sha256}, not the recorded sha256.`);
           }
-          const answer = await storeArchiveFile(taken, hashed, place).catch(async (error: unknown) => {
-            // Verified but not stored (the store is full or away): left staged for the next attempt, not exported again.
-            await returnStagedFile(taken, config.dataDir, part.id, part.format);
-            throw error;
-          });
+          const answer = await storeArchiveFile(taken, hashed, place);
           ctx.status = answer.status;
           ctx.body = presentArchiveStored(answer.asset);
         } finally {
-          // Moved into the file store, or copied to the object store and left here: never staged twice.
+          // Only the taker's own link: the staged file stays for a retry until the part's rows are gone.
           await fs.promises.rm(taken, { force: true });
         }
       },
