@@ -143,11 +143,19 @@ function NewDraft({ type, siteId }: { type: TypeKey; siteId: string }) {
 }
 
 /** The draft in its type's form: saving it writes a new revision with the editor's comment. */
-function EditDraft({ type, draft, onSaved }: { type: TypeKey; draft: Record<string, unknown> & { id: string; name: string }; onSaved: () => void }) {
-  const words = useWords(WORDS);
+type EditDraftProps = { type: TypeKey; draft: Record<string, unknown> & { id: string; name: string }; onSaved: () => void };
+
+/** The draft's form, once the API's schema is here: the form's fields start from the draft's values the schema names. */
+function EditDraft(props: EditDraftProps) {
   const openapi = useOpenApi();
-  const schema = bodySchemaOf(openapi.data, `${CONTENT_TYPES[type]}/{id}`, 'put');
-  const editable = Object.keys(schema?.properties ?? {}).filter((key) => key !== 'name' && key !== 'comment');
+  const schema = bodySchemaOf(openapi.data, `${CONTENT_TYPES[props.type]}/{id}`, 'put');
+  if (!schema) return openapi.error ? <ProblemAlert error={openapi.error} /> : null;
+  return <EditDraftForm {...props} schema={schema} />;
+}
+
+function EditDraftForm({ type, draft, onSaved, schema }: EditDraftProps & { schema: FieldSchema }) {
+  const words = useWords(WORDS);
+  const editable = Object.keys(schema.properties ?? {}).filter((key) => key !== 'name' && key !== 'comment');
   const [name, setName] = useState(draft.name);
   const [fields, setFields] = useState<Record<string, unknown>>(() =>
     Object.fromEntries(Object.entries(draft).filter(([key, value]) => editable.includes(key) && value !== null)),
@@ -164,7 +172,6 @@ function EditDraft({ type, draft, onSaved }: { type: TypeKey; draft: Record<stri
       ),
     onSuccess: onSaved,
   });
-  if (!schema) return openapi.error ? <ProblemAlert error={openapi.error} /> : null;
   return (
     <Section title={words.edit} gap="xs">
       <TextInput label={words.name} value={name} onChange={(event) => setName(event.currentTarget.value)} error={issuesByField(save.error).name} />

@@ -15,16 +15,19 @@ export function SiteLanguageSetting({ siteId }: { siteId: string }) {
   const words = useWords(WORDS);
   const session = useSession();
   const queryClient = useQueryClient();
-  const key = ['content-site-settings', siteId];
+  const keyOf = (site: string) => ['content-site-settings', site];
   const settings = useQuery({
-    queryKey: key,
+    queryKey: keyOf(siteId),
     queryFn: async () => dataOr(await api.GET('/api/content/sites/{siteId}/settings', { params: { path: { siteId } } })),
     enabled: siteId !== '',
   });
+  // The site travels with the change: a site picked while it is saved does not take its answer.
   const change = useMutation({
-    mutationFn: async (localeFallback: boolean) =>
-      dataOr(await api.PUT('/api/content/sites/{siteId}/settings', { params: { path: { siteId } }, body: { localeFallback } })),
-    onSuccess: (saved) => queryClient.setQueryData(key, saved),
+    mutationFn: async (asked: { site: string; localeFallback: boolean }) =>
+      dataOr(
+        await api.PUT('/api/content/sites/{siteId}/settings', { params: { path: { siteId: asked.site } }, body: { localeFallback: asked.localeFallback } }),
+      ),
+    onSuccess: (saved, asked) => queryClient.setQueryData(keyOf(asked.site), saved),
   });
   if (!settings.data) return null;
   return (
@@ -34,7 +37,7 @@ export function SiteLanguageSetting({ siteId }: { siteId: string }) {
         description={session.isAdmin ? undefined : words.adminOnly}
         checked={settings.data.localeFallback}
         disabled={!session.isAdmin || change.isPending}
-        onChange={(event) => change.mutate(event.currentTarget.checked)}
+        onChange={(event) => change.mutate({ site: siteId, localeFallback: event.currentTarget.checked })}
       />
       {change.error && <ProblemAlert error={change.error} />}
     </Stack>
