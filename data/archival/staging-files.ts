@@ -11,7 +11,7 @@ export function stagingFile(dataDir: string, partId: string, format: ArchiveForm
   return path.join(dataDir, 'archive-staging', `${partId}.${format}`);
 }
 
-/** Where the taker of a staged file can reach it but cannot: errors that say "not from here", not "broken". */
+/** Errors that say the staged file cannot be linked from this process (gone, another file system, no right to), not that something broke. */
 const NOT_HERE = new Set(['ENOENT', 'EACCES', 'EPERM', 'EROFS', 'EXDEV']);
 
 /**
