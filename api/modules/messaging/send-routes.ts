@@ -158,6 +158,21 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       throw error instanceof PlatformError ? error : new PlatformError('TEMPORAL_UNAVAILABLE', 'The send could not be started; nothing was sent.');
     }
   };
+  /**
+   * Waits, a few seconds at most, for the run that failed a log to close: it writes FAILED as its last step
+   * and closes a moment later, so a retry right after FAILED would otherwise meet it still running (409).
+   */
+  const deliveryClosed = async (logId: string): Promise<void> => {
+    const handle = temporal.client.workflow.getHandle(emailWorkflowId(logId));
+    for (let waited = 0; waited < 5000; waited += 100) {
+      const running = await handle.describe().then(
+        (description) => description.status.name === 'RUNNING',
+        () => false,
+      );
+      if (!running) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
   /** The run that delivers one logged email, searchable by its site; `undo` when it cannot start. */
   const startDelivery = (logId: string, siteId: string, undo: () => Promise<unknown>) =>
     start(
@@ -314,8 +329,9 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       handler: async (ctx, { params }) => {
         const log = await findEmailLog(db, params.id);
         if (!log) throw notFound(`No email log ${params.id}.`);
-        if (!(await reopenFailedLog(db, log.id))) throw conflict('LOG_NOT_FAILED', `Email log ${params.id} is ${log.status}; only a FAILED one is retried.`);
         const logId = String(log.id);
+        if (log.status === 'FAILED') await deliveryClosed(logId);
+        if (!(await reopenFailedLog(db, log.id))) throw conflict('LOG_NOT_FAILED', `Email log ${params.id} is ${log.status}; only a FAILED one is retried.`);
         const started = await startDelivery(logId, log.site_id, () =>
           restoreFailedLog(db, { id: log.id, error: log.error, deliveryStatus: log.delivery_status }),
         );
