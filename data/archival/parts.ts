@@ -46,7 +46,7 @@ export async function findRecordedPart(db: Knex, partId: string): Promise<Archiv
 }
 
 export async function findPart(db: Knex, partId: string): Promise<ArchivePartRow> {
-  const part = (await db(PART_TABLE).where({ id: partId }).first()) as ArchivePartRow | undefined;
+  const part = await findRecordedPart(db, partId);
   if (!part) throw new Error(`archive part ${partId} is not in the manifest`);
   return part;
 }
