@@ -10,7 +10,8 @@
  * `--format` is the archive files' format (the global policy's); `both` runs each path in CSV, then in
  * Parquet, and prints the Parquet archive's size as a share of the CSV's, last.
  * `--temporal both` measures on the dev server, then on a cluster of two nodes behind its door (tokens
- * required), one after the other. `--cpu` prints each process's CPU seconds over the platform's run (Linux, /proc).
+ * required), one after the other. `--cpu` prints each process's CPU seconds over the platform's run (Linux, /proc);
+ * `--statements` the twelve statements that took PostgreSQL longest over it, from pg_stat_statements (the database's own).
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
       path: { type: 'string', default: 'both' },
       format: { type: 'string', default: 'csv' },
       cpu: { type: 'boolean', default: false },
+      statements: { type: 'boolean', default: false },
     },
   });
   const formats = (values.format === 'both' ? ['csv', 'parquet'] : [values.format]) as ArchiveFormat[];
@@ -94,7 +96,7 @@ async function main(): Promise<void> {
     console.log(`Temporal ${temporal === 'dev' ? 'dev server' : 'cluster (two nodes behind the door, tokens required)'}:`);
     for (const path of paths)
       for (const format of formats) {
-        const run = await runOn(temporal, rows, path, format, values.cpu);
+        const run = await runOn(temporal, rows, path, format, { cpu: values.cpu, statements: values.statements });
         runs.push(run.line);
         archiveBytes.set(`${temporal} ${path} ${format}`, run.archiveBytes);
       }
@@ -122,7 +124,7 @@ async function runOn(
   rows: number,
   path: ArchivePath,
   format: ArchiveFormat,
-  showCpu: boolean,
+  show: { cpu: boolean; statements: boolean },
 ): Promise<{ line: string; archiveBytes: number }> {
   const platform = await startBenchPlatform({ ARCHIVE_CRON: '0 3 1 1 *' }, { temporal });
   const { config, db, apiUrl } = platform;
@@ -159,6 +161,10 @@ async function runOn(
     });
   }
 
+  if (show.statements) {
+    await db.raw('create extension if not exists pg_stat_statements');
+    await db.raw('select pg_stat_statements_reset()');
+  }
   const cpuBefore = processCpuTicks();
   const started = process.hrtime.bigint();
   const run = (await (
@@ -194,9 +200,23 @@ async function runOn(
   for (const [name, ms] of await activityTimes(platform.temporal, run.runs[0].workflowId, run.runs[0].runId)) {
     console.log(`    ${name.padEnd(26)} ${(ms / 1000).toFixed(2).padStart(7)} s`);
   }
-  if (showCpu) {
+  if (show.cpu) {
     console.log('  CPU seconds over the platform run, by process:');
     for (const cpuLine of cpuBetween(cpuBefore, cpuAfter)) console.log(`    ${cpuLine}`);
+  }
+  if (show.statements) {
+    // Of this database only: Temporal's dev server keeps its own store, a cluster its own databases. The COPYs
+    // (one per site and month) are summed in one line, so the statements around them show.
+    const { rows: statements } = (await db.raw(
+      `select sum(calls)::int as calls, sum(total_exec_time) as ms, query
+         from (select calls, total_exec_time,
+                      case when query like 'COPY (%' then 'COPY (…) TO STDOUT, every export' else regexp_replace(query, '\\s+', ' ', 'g') end as query
+                 from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())) s
+        group by query order by 2 desc limit 12`,
+    )) as { rows: Array<{ calls: number; ms: number; query: string }> };
+    console.log('  statements that took PostgreSQL longest over the platform run (total, calls):');
+    for (const statement of statements)
+      console.log(`    ${(statement.ms / 1000).toFixed(2).padStart(7)} s ${String(statement.calls).padStart(6)}x  ${statement.query.slice(0, 150)}`);
   }
 
   await platform.stop();
