@@ -101,6 +101,19 @@ export interface CsvPart {
   sha256: string;
   firstId: number;
   lastId: number;
+  /** The part's ids in order, comma-separated, when they were asked for; taken with `takeIdsLiteral`. */
+  idsFile: string | null;
+}
+
+/**
+ * A part's ids as a PostgreSQL array literal `{1,2,3}`, its ids file removed once read: one part's ids in
+ * memory at a time, at most a million.
+ */
+export async function takeIdsLiteral(part: CsvPart): Promise<string> {
+  if (!part.idsFile) throw new Error(`the ids of ${part.file} were not recorded`);
+  const literal = `{${await fs.promises.readFile(part.idsFile, 'latin1')}}`;
+  await fs.promises.rm(part.idsFile, { force: true });
+  return literal;
 }
 
 interface OpenPart {
@@ -112,12 +125,17 @@ interface OpenPart {
   rowCount: number;
   firstId: number;
   lastId: number;
+  idsFile: string | null;
+  ids: fs.WriteStream | null;
+  /** Ids of this chunk not yet written to `ids`: one write per chunk, not one per row. */
+  idsPending: string;
 }
 
 /**
  * A writable end for one COPY's CSV output that cuts it into part files of at most `rowsPerPart` records
- * at record boundaries, each starting with the header line, hashed as written, with its first and last ids
- * (they must rise). One pass over the output; memory holds a chunk, never a part.
+ * at record boundaries, each starting with the header line, hashed as written, with the part's ids kept in
+ * a file beside it when `recordIds` asks for them. One pass over the output; memory holds a chunk, never a
+ * part.
  */
 export class CsvPartWriter extends Writable {
   private readonly scanner = new CsvRecordScanner();
@@ -126,7 +144,7 @@ export class CsvPartWriter extends Writable {
   private readonly closing: Array<Promise<void>> = [];
   private readonly parts: CsvPart[] = [];
 
-  constructor(private readonly options: { rowsPerPart: number; nextFile: () => string }) {
+  constructor(private readonly options: { rowsPerPart: number; nextFile: () => string; recordIds: boolean }) {
     super();
   }
 
@@ -144,6 +162,7 @@ export class CsvPartWriter extends Writable {
           if (part.rowCount === 0) part.firstId = id;
           part.lastId = id;
           part.rowCount += 1;
+          if (part.ids) part.idsPending += part.rowCount === 1 ? String(id) : `,${id}`;
           if (part.rowCount === this.options.rowsPerPart) {
             this.append(part, chunk.subarray(start, end));
             start = end;
@@ -153,6 +172,7 @@ export class CsvPartWriter extends Writable {
       );
       if (!this.scanner.inRecords) this.header.push(Buffer.from(chunk.subarray(start)));
       else if (start < chunk.length) this.append(this.current ?? this.open(), chunk.subarray(start));
+      if (this.current) this.writePendingIds(this.current);
       const waiting = this.current && this.current.out.writableNeedDrain ? this.current.out : null;
       if (waiting) waiting.once('drain', () => done());
       else done();
@@ -180,10 +200,14 @@ export class CsvPartWriter extends Writable {
     const file = this.options.nextFile();
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const temporary = `${file}.${crypto.randomUUID()}.tmp`;
+    const idsFile = this.options.recordIds ? `${file}.ids` : null;
     const part: OpenPart = {
       file,
       temporary,
+      idsFile,
       out: fs.createWriteStream(temporary),
+      ids: idsFile ? fs.createWriteStream(idsFile) : null,
+      idsPending: '',
       hash: crypto.createHash('sha256'),
       sizeBytes: 0,
       rowCount: 0,
@@ -202,18 +226,28 @@ export class CsvPartWriter extends Writable {
     part.out.write(bytes);
   }
 
+  private writePendingIds(part: OpenPart): void {
+    if (part.idsPending === '') return;
+    part.ids?.write(part.idsPending);
+    part.idsPending = '';
+  }
+
   private close(part: OpenPart): void {
     this.current = null;
+    this.writePendingIds(part);
     part.out.end();
+    part.ids?.end();
     this.parts.push({
       file: part.file,
+      idsFile: part.idsFile,
       rowCount: part.rowCount,
       sizeBytes: part.sizeBytes,
       sha256: part.hash.digest('hex'),
       firstId: part.firstId,
       lastId: part.lastId,
     });
-    this.closing.push(finished(part.out).then(() => fs.promises.rename(part.temporary, part.file)));
+    const written = [finished(part.out), ...(part.ids ? [finished(part.ids)] : [])];
+    this.closing.push(Promise.all(written).then(() => fs.promises.rename(part.temporary, part.file)));
   }
 }
 
@@ -222,8 +256,14 @@ export class CsvPartWriter extends Writable {
  * files cut by `CsvPartWriter`. PostgreSQL writes the CSV itself, so values keep their full precision
  * (microseconds, JSON text, NULL versus ""). Every copied row must land in a part.
  */
-export async function copyCsvParts(args: { client: pg.Client; select: string; rowsPerPart: number; nextFile: () => string }): Promise<CsvPart[]> {
-  const writer = new CsvPartWriter({ rowsPerPart: args.rowsPerPart, nextFile: args.nextFile });
+export async function copyCsvParts(args: {
+  client: pg.Client;
+  select: string;
+  rowsPerPart: number;
+  nextFile: () => string;
+  recordIds: boolean;
+}): Promise<CsvPart[]> {
+  const writer = new CsvPartWriter({ rowsPerPart: args.rowsPerPart, nextFile: args.nextFile, recordIds: args.recordIds });
   const copy = args.client.query(copyTo(`COPY (${args.select}) TO STDOUT WITH (FORMAT csv, HEADER true)`));
   await pipeline(copy, writer);
   const parts = writer.result();

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { ArchiveFormat, archiveFileName, archivePartitionFileName, LogType, MAX_ROWS_PER_PART } from '../../domain/archival';
 import { archivableRowsWhere } from './archivable-rows';
-import { copyCsvParts, CsvPart } from './csv-parts';
+import { copyCsvParts, CsvPart, takeIdsLiteral } from './csv-parts';
 import { LOG_TABLES } from './log-tables';
 import { ArchivePartRow, EncoderSettings, PART_IDS_TABLE, PART_TABLE } from './parts';
 import { PARTITION_ARCHIVE_TABLE } from './partition-archives';
@@ -87,6 +87,7 @@ export async function exportPartsInSnapshot(args: {
       select: `select t.* from ${table} t where ${where} order by t.id`,
       rowsPerPart: args.rowsPerPart,
       nextFile,
+      recordIds: true,
     });
 
     const parts: ExportedPartRecord[] = [];
@@ -122,26 +123,12 @@ export async function exportPartsInSnapshot(args: {
           encoded ? JSON.stringify(encoded.settings) : null,
         ],
       );
-      parts.push({ partId, partNo, fileName, rowCount: csv.rowCount });
-    }
-    if (staged.length > 0) {
-      // Each part's ids, taken by PostgreSQL from the same snapshot the COPY read: the same rows in the same
-      // order, cut the same way (consecutive stretches of `rowsPerPart`). One statement for every part, so no
-      // part's ids are yet in the table its own `where` looks in. Each must count what its file holds.
-      const { rows: recorded } = await client.query<{ part_id: string; n: number }>(
-        `insert into ${PART_IDS_TABLE} (part_id, ids)
-         select (cast($1 as uuid[]))[stretch + 1], array_agg(id order by id)
-           from (select t.id, (row_number() over (order by t.id) - 1) / $2 as stretch from ${table} t where ${where}) numbered
-          group by stretch
-         returning part_id, cardinality(ids) as n`,
-        [partIds, args.rowsPerPart],
+      const { rows: recorded } = await client.query<{ n: number }>(
+        `insert into ${PART_IDS_TABLE} (part_id, ids) values ($1, $2::bigint[]) returning cardinality(ids) as n`,
+        [partId, await takeIdsLiteral(csv)],
       );
-      const counted = new Map(recorded.map((row) => [row.part_id, row.n]));
-      for (const [index, csv] of staged.entries()) {
-        const n = counted.get(partIds[index]) ?? 0;
-        if (n !== csv.rowCount) throw new Error(`part ${index + 1} recorded ${n} ids for ${csv.rowCount} exported rows`);
-      }
-      if (recorded.length !== staged.length) throw new Error(`${recorded.length} parts' ids were recorded for ${staged.length} parts exported`);
+      if (recorded[0].n !== csv.rowCount) throw new Error(`part ${partNo} recorded ${recorded[0].n} ids for ${csv.rowCount} exported rows`);
+      parts.push({ partId, partNo, fileName, rowCount: csv.rowCount });
     }
     await client.query('commit');
     return parts;
@@ -149,7 +136,8 @@ export async function exportPartsInSnapshot(args: {
     await client.query('rollback').catch(() => undefined);
     // No part of an export that did not commit exists: its staged files go too (a retry writes its own).
     for (const partId of partIds)
-      for (const file of [stagingFile(args.dataDir, partId), stagingFile(args.dataDir, partId, 'parquet')]) await fs.promises.rm(file, { force: true });
+      for (const file of [stagingFile(args.dataDir, partId), `${stagingFile(args.dataDir, partId)}.ids`, stagingFile(args.dataDir, partId, 'parquet')])
+        await fs.promises.rm(file, { force: true });
     throw error;
   } finally {
     await client.end();
@@ -177,6 +165,7 @@ export async function rewritePartFile(args: {
                 where t.id = any((select ids from ${PART_IDS_TABLE} where part_id = ${client.escapeLiteral(args.part.id)})::bigint[]) order by t.id`,
       rowsPerPart: MAX_ROWS_PER_PART,
       nextFile: () => csvFile,
+      recordIds: false,
     });
     if (!rewritten || !args.encoding) return rewritten;
     const encoded = await args.encoding.encode(rewritten, args.file, args.part.encoder);
