@@ -59,6 +59,12 @@ export async function exportPartsInSnapshot(args: {
   let exportSnapshot: string | null = null;
   try {
     await client.query('begin isolation level repeatable read');
+    // A run exports two sites at a time: that is its parallelism. Parallel workers inside each COPY only
+    // fight the other site's COPY and the worker for the same cores, and the sort by id of a site's month
+    // (about 100 MB at 250,000 rows) spills to disk at the default work_mem. Measured on one 2.5M-row month
+    // on 2 cores (decision 029): 13.9–15.5 s without both against 17.9–18.2 s with them.
+    await client.query('set local max_parallel_workers_per_gather = 0');
+    await client.query(`set local work_mem = '64MB'`);
     if (args.partition) {
       // Held until the commit: a month's archive moves past EXPORTING only after every export that began under it.
       const { rows } = await client.query<{ state: string }>(`select state from ${PARTITION_ARCHIVE_TABLE} where id = $1 for share`, [
