@@ -31,11 +31,20 @@ const FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
 
 export async function sha256OfFile(filePath: string): Promise<{ sha256: string; sizeBytes: number }> {
   const hash = crypto.createHash('sha256');
+  // One 1 MiB buffer read into again and again: a 55 MB archive part just written hashes in about 50 ms here,
+  // against 125–160 ms in a stream's 64 KiB pieces, and leaves no garbage behind (a worker hashes every part).
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  const handle = await fs.promises.open(filePath, 'r');
   let sizeBytes = 0;
-  // 1 MiB reads: a 55 MB archive part just written hashes in about 50 ms here, against 125–160 ms in the default 64 KiB.
-  for await (const chunk of fs.createReadStream(filePath, { highWaterMark: 1 << 20 })) {
-    hash.update(chunk as Buffer);
-    sizeBytes += (chunk as Buffer).length;
+  try {
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      sizeBytes += bytesRead;
+    }
+  } finally {
+    await handle.close();
   }
   return { sha256: hash.digest('hex'), sizeBytes };
 }
