@@ -218,11 +218,13 @@ export async function dropArchivedPartition(db: Knex, archive: PartitionArchiveR
           [table],
         )
       ).map((column) => column.name);
-      await rawRowCount(
+      const putBack = await rawRowCount(
         trx,
         `insert into ${parent} (${columns.join(', ')}) overriding system value ${judged.selectStrays(table, columns.map((name) => `t.${name}`).join(', '))}`,
         judged.strayBindings,
       );
+      // Every stray the judge counted must be back before the month goes: else nothing is dropped.
+      if (putBack !== returning) throw new Error(`${putBack} rows of ${archive.partition_name} were put back of ${returning} judged late: it is not dropped`);
     }
     const bySite = Object.fromEntries(judged.perSite.filter((row) => row.archived > 0).map((row) => [row.site_id, row.archived]));
     const rowsDropped = judged.perSite.reduce((sum, row) => sum + row.archived, 0);
