@@ -291,22 +291,17 @@ async function judgeMonthRows(trx: Knex.Transaction, args: { archive: PartitionA
     // Usually nothing was written late and no row-path part holds a row of the month: then the month's rows
     // are only counted per site, without a join (about 0.9 s against 1.6 s for a 2.5M-row month here). No
     // candidate can appear meanwhile: the month is detached and locked, and it is no row-path export's table.
-    const [{ n: candidateCount }] = await rawRows<{ n: number }>(trx, `select count(*)::int as n from (${candidates}) c`, strayBindings);
-    const perSite =
-      candidateCount === 0
-        ? await rawRows<{ site_id: string; archived: number; strays: number }>(
-            trx,
-            `select site_id, case when listed then n else 0 end as archived, case when listed then 0 else n end as strays
-               from (select t.site_id, t.site_id = any(cast(:siteIds as text[])) as listed, count(*)::int as n from ${table} t group by t.site_id) counted`,
-            strayBindings,
-          )
-        : await rawRows<{ site_id: string; archived: number; strays: number }>(
-            trx,
-            `select site_id, (count(*) - count(*) filter (where stray))::int as archived, (count(*) filter (where stray))::int as strays
-               from (select t.site_id, ${stray} as stray from ${table} t left join (${candidates}) c on c.id = t.id) judged
-              group by site_id`,
-            strayBindings,
-          );
+    const [{ found: anyCandidate }] = await rawRows<{ found: boolean }>(trx, `select exists (${candidates}) as found`, strayBindings);
+    const perSite = await rawRows<{ site_id: string; archived: number; strays: number }>(
+      trx,
+      anyCandidate
+        ? `select site_id, (count(*) - count(*) filter (where stray))::int as archived, (count(*) filter (where stray))::int as strays
+             from (select t.site_id, ${stray} as stray from ${table} t left join (${candidates}) c on c.id = t.id) judged
+            group by site_id`
+        : `select site_id, case when listed then n else 0 end as archived, case when listed then 0 else n end as strays
+             from (select t.site_id, t.site_id = any(cast(:siteIds as text[])) as listed, count(*)::int as n from ${table} t group by t.site_id) counted`,
+      strayBindings,
+    );
     const exported = new Map<string, number>();
     for (const part of parts) exported.set(part.site_id, (exported.get(part.site_id) ?? 0) + Number(part.row_count));
     const archivedIn = new Map(perSite.map((row) => [row.site_id, row.archived]));
