@@ -10,13 +10,13 @@ import { freePort } from './slots';
 
 /**
  * A Temporal dev server of the test's own, so that restarting it disturbs no other test file, with an API
- * and workers of `queues` on it. `restartTemporal` stops the server and starts it again on the same
- * database file. Everything is stopped and removed afterwards.
+ * and workers of `queues` on it. `restartTemporal` stops the server (SIGTERM), or kills it (SIGKILL, as a
+ * crash would), and starts it again on the same database file. Everything is stopped and removed afterwards.
  */
 export async function withOwnTemporal(
   platform: TestPlatform,
   queues: TaskQueue[],
-  work: (own: { api: RunningApi; temporal: TemporalHandle; restartTemporal(): Promise<void> }) => Promise<void>,
+  work: (own: { api: RunningApi; temporal: TemporalHandle; restartTemporal(how?: 'stop' | 'kill'): Promise<void> }) => Promise<void>,
 ): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-temporal-restart-'));
   const [port, uiPort] = [await freePort(), await freePort()];
@@ -40,8 +40,8 @@ export async function withOwnTemporal(
     await work({
       api,
       temporal,
-      restartTemporal: async () => {
-        await server.stop();
+      restartTemporal: async (how = 'stop') => {
+        await (how === 'kill' ? server.kill() : server.stop());
         server = await startTemporal(serverArgs);
       },
     });
