@@ -6,7 +6,8 @@
  * `--driver swarm` it then deploys another under the swarm driver (a worker of its own, the registry and the
  * swarm of the test platform) and prints its seconds beside the docker driver's, with each worker's peak memory. Then three paths to the same
  * container, in alternating rounds so that a machine getting faster or slower during the run weighs on
- * all: direct, Envoy (the edge), and a bare undici proxy (bench/bare-node-proxy.ts), the Node peer. Each
+ * all: direct, Envoy (the edge), a bare undici proxy (bench/bare-node-proxy.ts), the Node peer, and a bare
+ * Envoy (bench/bare-envoy.ts: the same binary proxying and nothing else), the floor beneath the edge. Each
  * is loaded by the Node client (a new connection per request, and kept-alive connections) and by `wrk`
  * (1 thread, 16 connections, kept alive or `Connection: close`); printed are each proxy's median ratio to
  * direct, p50 and p99, CPU time per request, and peak memory. The ratios against the goals come last.
@@ -27,6 +28,7 @@ import { startEdge } from '../scripts/platform/edge';
 import path from 'node:path';
 import { ensureBaseImage } from '../adapters/deploy/jre-base-image';
 import { edgeVersionCounters } from '../edge/admin';
+import { startBareEnvoy } from './bare-envoy';
 
 const SCOPE = 'opsflow-bench';
 
@@ -139,7 +141,7 @@ function wrkDuring(args: { url: string; headers: Record<string, string>; connect
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function line(name: string, result: Load): string {
-  return `    ${name.padEnd(9)} ${result.perSecond.toFixed(0).padStart(6)} requests/s   p50 ${result.p50.toFixed(2).padStart(6)} ms   p99 ${result.p99.toFixed(2).padStart(7)} ms   errors ${result.errors}`;
+  return `    ${name.padEnd(14)} ${result.perSecond.toFixed(0).padStart(6)} requests/s   p50 ${result.p50.toFixed(2).padStart(6)} ms   p99 ${result.p99.toFixed(2).padStart(7)} ms   errors ${result.errors}`;
 }
 
 async function main(): Promise<void> {
@@ -176,6 +178,7 @@ async function main(): Promise<void> {
   const docker = createDocker({ dockerHost: platform.config.dockerHost });
   let apiProcess: ChildProcess | null = null;
   let nodeProxy: ChildProcess | null = null;
+  let bareEnvoy: Awaited<ReturnType<typeof startBareEnvoy>> | null = null;
   let edge: Awaited<ReturnType<typeof startEdge>> | null = null;
   const edgeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-edge-'));
   try {
@@ -372,20 +375,30 @@ async function main(): Promise<void> {
     const nodeUrl = `http://127.0.0.1:${nodePort}/api/bench/x`;
     while ((await fetch(nodeUrl).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
 
+    // The floor beneath the edge, in the same run: the same Envoy proxying to the same instance and nothing else.
+    bareEnvoy = await startBareEnvoy({
+      port: await freePort(),
+      adminPort: await freePort(),
+      slug: 'bench',
+      instance: service.instances[0].address,
+      concurrency: Number(values['edge-concurrency']),
+    });
+
     const paths = [
       { name: 'direct', url: direct, headers: {} as Record<string, string>, pid: null as number | null },
       { name: 'node', url: nodeUrl, headers: auth, pid: nodeProxy.pid! },
+      { name: 'bare-envoy', url: bareEnvoy.url, headers: auth, pid: bareEnvoy.pid },
       { name: 'envoy', url: gateway, headers: auth, pid: edge.pid },
     ];
     type Path = (typeof paths)[number];
-    const proxies = ['node', 'envoy'];
+    const proxies = ['node', 'bare-envoy', 'envoy'];
     /**
      * `rounds` rounds of every path in turn, so a machine getting faster or slower weighs on all; each
      * proxy's CPU per request from its process's CPU time over the requests it served.
      */
     const alternate = async <T extends Load>(measure: (target: Path) => Promise<{ load: T; served: number }>) => {
-      const results: Record<string, T[]> = { direct: [], node: [], envoy: [] };
-      const cpu: Record<string, number[]> = { node: [], envoy: [] };
+      const results: Record<string, T[]> = { direct: [], node: [], 'bare-envoy': [], envoy: [] };
+      const cpu: Record<string, number[]> = { node: [], 'bare-envoy': [], envoy: [] };
       for (let round = 1; round <= rounds; round++) {
         for (const target of paths) {
           const before = target.pid ? cpuMicros(target.pid) : 0;
@@ -433,7 +446,8 @@ async function main(): Promise<void> {
       if (client.headers.connection === undefined) {
         summary.push(
           `edge kept-alive (wrk) ${ratio('envoy')} of direct (goal >= 0.30), p99 ${median(results.envoy.map((r) => r.p99)).toFixed(2)} ms (goal <= 4), ` +
-            `Envoy CPU ${median(cpu.envoy).toFixed(0)} µs per request (goal <= 70)`,
+            `Envoy CPU ${median(cpu.envoy).toFixed(0)} µs per request (goal <= 70), ` +
+            `${(median(cpu.envoy) / median(cpu['bare-envoy'])).toFixed(2)}x a bare Envoy's ${median(cpu['bare-envoy']).toFixed(0)} µs in the same run`,
         );
       }
       console.log(`  direct: p50 ${median(results.direct.map((r) => r.p50)).toFixed(2)} ms, p99 ${median(results.direct.map((r) => r.p99)).toFixed(2)} ms`);
@@ -445,6 +459,7 @@ async function main(): Promise<void> {
     fs.rmSync(edgeDir, { recursive: true, force: true });
     apiProcess?.kill('SIGTERM');
     nodeProxy?.kill('SIGTERM');
+    bareEnvoy?.stop();
     await removeScopedDockerObjects(docker.docker, SCOPE);
     await platform.stop();
   }
