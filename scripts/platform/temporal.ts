@@ -51,7 +51,7 @@ async function waitForFrontend(address: string, exited: () => string | null, dea
 /**
  * The dev server's SQLite in write-ahead-log mode, synced at checkpoints rather than at every commit: SQLite's
  * default (a rollback journal, FULL) syncs the disk several times for each step of every workflow, which on
- * this project's machine made a one-step workflow take about twice as long (decision 030). A commit still
+ * this project's machine made a one-step workflow take about 1.6 times as long (decision 030). A commit still
  * survives the server's own crash or kill; only the machine losing power can undo the last ones. This is the
  * development default: production runs the Temporal cluster on PostgreSQL.
  */
