@@ -10,9 +10,22 @@ import { TOOLS_ENVOY } from '../scripts/envoy';
  * rewriting, no access log, no health checks, no statistics flush. What the edge costs above it is the
  * platform's own work.
  */
-export async function startBareEnvoy(args: { port: number; adminPort: number; slug: string; instance: string; concurrency: number }) {
+export interface RunningBareEnvoy {
+  pid: number;
+  /** The same path as the edge's `/api/{slug}/x`. */
+  url: string;
+  stop(): void;
+}
+
+export async function startBareEnvoy(args: {
+  port: number;
+  adminPort: number;
+  slug: string;
+  instance: string;
+  concurrency: number;
+}): Promise<RunningBareEnvoy> {
   const [host, port] = args.instance.split(':');
-  const type = (name: string) => `type.googleapis.com/${name}`;
+  const typeUrl = (name: string) => `type.googleapis.com/${name}`;
   const config = {
     admin: { address: { socket_address: { address: '127.0.0.1', port_value: args.adminPort } } },
     static_resources: {
@@ -26,7 +39,7 @@ export async function startBareEnvoy(args: { port: number; adminPort: number; sl
                 {
                   name: 'envoy.filters.network.http_connection_manager',
                   typed_config: {
-                    '@type': type('envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager'),
+                    '@type': typeUrl('envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager'),
                     stat_prefix: 'bare',
                     route_config: {
                       virtual_hosts: [
@@ -37,7 +50,7 @@ export async function startBareEnvoy(args: { port: number; adminPort: number; sl
                         },
                       ],
                     },
-                    http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': type('envoy.extensions.filters.http.router.v3.Router') } }],
+                    http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': typeUrl('envoy.extensions.filters.http.router.v3.Router') } }],
                   },
                 },
               ],
@@ -62,20 +75,32 @@ export async function startBareEnvoy(args: { port: number; adminPort: number; sl
   const file = path.join(dir, 'bare.json');
   fs.writeFileSync(file, JSON.stringify(config));
   const child: ChildProcess = spawn(TOOLS_ENVOY, ['-c', file, '--concurrency', String(args.concurrency), '--disable-hot-restart', '--log-level', 'warn'], {
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  let said = '';
+  child.stderr!.on('data', (chunk: Buffer) => (said = (said + chunk.toString('utf8')).slice(-2000)));
+  // Set by the process's 'error' event (no such binary, say), which the loop below cannot otherwise see.
+  const launch: { failure: string | null } = { failure: null };
+  child.on('error', (error) => (launch.failure = `could not be started: ${error.message}`));
+  const stop = () => {
+    child.kill('SIGTERM');
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
   const deadline = Date.now() + 30000;
-  while ((await fetch(`http://127.0.0.1:${args.adminPort}/ready`).catch(() => null))?.status !== 200) {
-    if (child.exitCode !== null) throw new Error(`the bare Envoy exited while starting (code ${child.exitCode})`);
-    if (Date.now() > deadline) throw new Error('the bare Envoy was not ready within 30 s');
+  while ((await fetch(`http://127.0.0.1:${args.adminPort}/ready`, { signal: AbortSignal.timeout(2000) }).catch(() => null))?.status !== 200) {
+    const exited = child.exitCode !== null || child.signalCode !== null;
+    const failure =
+      launch.failure ??
+      (exited
+        ? `exited while starting (code ${child.exitCode}, signal ${child.signalCode}): ${said || 'it said nothing'}`
+        : Date.now() > deadline
+          ? `was not ready within 30 s: ${said || 'it said nothing'}`
+          : null);
+    if (failure) {
+      stop();
+      throw new Error(`the bare Envoy ${failure}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return {
-    pid: child.pid!,
-    url: `http://127.0.0.1:${args.port}/api/${args.slug}/x`,
-    stop: () => {
-      child.kill('SIGTERM');
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { pid: child.pid!, url: `http://127.0.0.1:${args.port}/api/${args.slug}/x`, stop };
 }

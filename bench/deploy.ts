@@ -28,7 +28,7 @@ import { startEdge } from '../scripts/platform/edge';
 import path from 'node:path';
 import { ensureBaseImage } from '../adapters/deploy/jre-base-image';
 import { edgeVersionCounters } from '../edge/admin';
-import { startBareEnvoy } from './bare-envoy';
+import { RunningBareEnvoy, startBareEnvoy } from './bare-envoy';
 
 const SCOPE = 'opsflow-bench';
 
@@ -178,7 +178,7 @@ async function main(): Promise<void> {
   const docker = createDocker({ dockerHost: platform.config.dockerHost });
   let apiProcess: ChildProcess | null = null;
   let nodeProxy: ChildProcess | null = null;
-  let bareEnvoy: Awaited<ReturnType<typeof startBareEnvoy>> | null = null;
+  let bareEnvoy: RunningBareEnvoy | null = null;
   let edge: Awaited<ReturnType<typeof startEdge>> | null = null;
   const edgeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-edge-'));
   try {
@@ -452,7 +452,9 @@ async function main(): Promise<void> {
       }
       console.log(`  direct: p50 ${median(results.direct.map((r) => r.p50)).toFixed(2)} ms, p99 ${median(results.direct.map((r) => r.p99)).toFixed(2)} ms`);
     }
-    console.log(`  peak memory: bare Node proxy ${peakMemoryMb(nodeProxy.pid!).toFixed(0)} MiB, envoy ${peakMemoryMb(edge.pid).toFixed(0)} MiB`);
+    console.log(
+      `  peak memory: bare Node proxy ${peakMemoryMb(nodeProxy.pid!).toFixed(0)} MiB, bare Envoy ${peakMemoryMb(bareEnvoy.pid).toFixed(0)} MiB, envoy ${peakMemoryMb(edge.pid).toFixed(0)} MiB`,
+    );
     console.log(`  ratios: ${summary.join('; ')}`);
   } finally {
     await edge?.stop();

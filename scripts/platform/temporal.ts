@@ -148,7 +148,8 @@ async function startFromSdkDownload(args: {
       cli: "the Temporal SDK's download",
       exited: new Promise<string>(() => undefined),
       stop: () => env.teardown(),
-      kill: () => Promise.reject(new Error("the SDK's dev server is not a process of ours: it cannot be killed")),
+      // The SDK's shutdown kills the server's process (SIGKILL): here stopping it and killing it are one.
+      kill: () => env.teardown(),
     };
   } catch (error) {
     throw new Error(`${CLI_NOT_FOUND_MESSAGE} (SDK download failed: ${error instanceof Error ? error.message : error})`, { cause: error });

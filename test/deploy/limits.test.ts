@@ -43,7 +43,16 @@ dockerDriverOnly(
 
     // 400 MiB held by a JVM allowed 700 MiB of heap, in a container allowed 192 MiB: the kernel kills it.
     await call(thisFile.api.url, 'GET', '/api/hungry/allocate/400', { token: tokens.viewer }).catch(() => null);
-    const killed = await thisFile.platform.docker.docker.getContainer(container.id).inspect();
+    // The engine learns of the kill from containerd a moment after the client's connection is reset (a CI run
+    // on a busy machine, 2026-11-29, inspected it still running): its report is awaited, then judged.
+    const killed = await waitUntil(
+      'the engine to report the container stopped',
+      async () => {
+        const details = await thisFile.platform.docker.docker.getContainer(container.id).inspect();
+        return details.State.Running ? null : details;
+      },
+      { timeoutMs: 30000, intervalMs: 100 },
+    );
     expect(killed.State).toEqual(expect.objectContaining({ Running: false, OOMKilled: true }));
     await thisFile.platform.temporal.client.schedule.getHandle('deploy-reconcile').trigger();
     const oom = await waitUntil('the OOM kill among the events', async () =>

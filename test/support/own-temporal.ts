@@ -16,7 +16,7 @@ import { freePort } from './slots';
 export async function withOwnTemporal(
   platform: TestPlatform,
   queues: TaskQueue[],
-  work: (own: { api: RunningApi; temporal: TemporalHandle; restartTemporal(how?: 'stop' | 'kill'): Promise<void> }) => Promise<void>,
+  work: (own: { api: RunningApi; temporal: TemporalHandle; dbFile: string; restartTemporal(how?: 'stop' | 'kill'): Promise<void> }) => Promise<void>,
 ): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-temporal-restart-'));
   const [port, uiPort] = [await freePort(), await freePort()];
@@ -40,6 +40,7 @@ export async function withOwnTemporal(
     await work({
       api,
       temporal,
+      dbFile: serverArgs.dbFile,
       restartTemporal: async (how = 'stop') => {
         await (how === 'kill' ? server.kill() : server.stop());
         server = await startTemporal(serverArgs);
