@@ -391,14 +391,14 @@ async function main(): Promise<void> {
       { name: 'envoy', url: gateway, headers: auth, pid: edge.pid },
     ];
     type Path = (typeof paths)[number];
-    const proxies = ['node', 'bare-envoy', 'envoy'];
+    const proxies = paths.filter((target) => target.pid !== null).map((target) => target.name);
     /**
      * `rounds` rounds of every path in turn, so a machine getting faster or slower weighs on all; each
      * proxy's CPU per request from its process's CPU time over the requests it served.
      */
     const alternate = async <T extends Load>(measure: (target: Path) => Promise<{ load: T; served: number }>) => {
-      const results: Record<string, T[]> = { direct: [], node: [], 'bare-envoy': [], envoy: [] };
-      const cpu: Record<string, number[]> = { node: [], 'bare-envoy': [], envoy: [] };
+      const results: Record<string, T[]> = Object.fromEntries(paths.map((target) => [target.name, []]));
+      const cpu: Record<string, number[]> = Object.fromEntries(proxies.map((proxy) => [proxy, []]));
       for (let round = 1; round <= rounds; round++) {
         for (const target of paths) {
           const before = target.pid ? cpuMicros(target.pid) : 0;
@@ -461,7 +461,7 @@ async function main(): Promise<void> {
     fs.rmSync(edgeDir, { recursive: true, force: true });
     apiProcess?.kill('SIGTERM');
     nodeProxy?.kill('SIGTERM');
-    bareEnvoy?.stop();
+    await bareEnvoy?.stop();
     await removeScopedDockerObjects(docker.docker, SCOPE);
     await platform.stop();
   }

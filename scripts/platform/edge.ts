@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { TOOLS_ENVOY, envoyProblem } from '../envoy';
 import { writeEdgeBootstrap } from '../../edge/files';
 import { writtenFromNow } from './children';
@@ -17,12 +18,20 @@ export interface RunningEdge {
 /**
  * Starts Envoy on the xDS files of `dir` (written by the control plane) with its admin on loopback, one
  * worker thread, and answers once it is ready: its listener and clusters loaded. Its output goes to
- * `logFile` (appended) or, without one, is kept for `output()`.
+ * `logFile` (appended) or, without one, is kept for `output()`. `bootstrap`: a whole configuration of its
+ * own instead of the edge's (bench/bare-envoy's), written into `dir`; its admin must be on `adminPort`.
  */
-export async function startEdge(args: { dir: string; adminPort: number; concurrency?: number; deadlineMs?: number; logFile?: string }): Promise<RunningEdge> {
+export async function startEdge(args: {
+  dir: string;
+  adminPort: number;
+  concurrency?: number;
+  deadlineMs?: number;
+  logFile?: string;
+  bootstrap?: Record<string, unknown>;
+}): Promise<RunningEdge> {
   const problem = envoyProblem();
   if (problem) throw new Error(problem);
-  const bootstrap = writeEdgeBootstrap({ dir: args.dir, adminPort: args.adminPort });
+  const bootstrap = args.bootstrap ? writeOwnBootstrap(args.dir, args.bootstrap) : writeEdgeBootstrap({ dir: args.dir, adminPort: args.adminPort });
   const said = writtenFromNow(args.logFile, 2000);
   const child: ChildProcess = spawn(
     TOOLS_ENVOY,
@@ -93,6 +102,12 @@ export async function startEdge(args: { dir: string; adminPort: number; concurre
       clearTimeout(killer);
     },
   };
+}
+
+function writeOwnBootstrap(dir: string, bootstrap: Record<string, unknown>): string {
+  const file = path.join(dir, 'bootstrap.json');
+  fs.writeFileSync(file, JSON.stringify(bootstrap), { mode: 0o600 });
+  return file;
 }
 
 /** Envoy's own account of a start that never ends: its server state and the init targets still waiting. */
