@@ -5,6 +5,7 @@ import { listReconcilableServices, removeDeploymentContainers } from './list-rec
 import { removeInstances } from './remove-instances';
 import { removeOrphanInstances } from './remove-orphan-instances';
 import { removeServiceContainers } from './remove-service-containers';
+import { prepareServiceNetwork } from './service-network';
 import { startInstances } from './start-instance';
 import { surveyInstances } from './survey-instances';
 import { waitInstancesHealthy } from './wait-until-healthy';
@@ -15,6 +16,7 @@ import { waitInstancesHealthy } from './wait-until-healthy';
  */
 export function dockerDriver(deps: DeployDeps) {
   return {
+    prepareServiceNetwork: prepareServiceNetwork(deps, 'bridge'),
     startInstances: startInstances(deps),
     waitInstancesHealthy: waitInstancesHealthy(deps),
     drainInstances: drainInstances(deps),

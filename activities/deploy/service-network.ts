@@ -1,5 +1,6 @@
 import Docker from 'dockerode';
 import { LABELS } from '../../data/deploy/labels';
+import { DeployDeps } from './deps';
 
 /**
  * Each deployed service gets a bridge network of its own, shared with nobody but its own instances and the
@@ -65,4 +66,20 @@ export async function removeServiceNetwork(docker: Docker, args: { network: stri
   } catch (error) {
     if (statusOf(error) !== 404) throw error;
   }
+}
+
+/**
+ * The activity: makes the service's network ready before its instances start (while its image is built),
+ * so the start does not wait for it. Starting an instance still makes sure of it; repeating changes nothing.
+ */
+export function prepareServiceNetwork({ docker, config }: DeployDeps, driver: 'bridge' | 'overlay') {
+  return async (input: { serviceName: string }): Promise<void> => {
+    await ensureServiceNetwork(docker, {
+      network: config.deployNetwork,
+      serviceName: input.serviceName,
+      scope: config.deployScope,
+      attach: config.deployAttachContainers,
+      driver,
+    });
+  };
 }

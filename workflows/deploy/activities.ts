@@ -52,6 +52,7 @@ export function deployActivities(args: { healthTimeoutSeconds: number }) {
     surveyInstances: dockerOp.surveyInstances,
     startInstance: dockerOp.startInstance,
     startInstances: dockerOp.startInstances,
+    prepareServiceNetwork: dockerOp.prepareServiceNetwork,
     withdrawInstances: dockerOp.withdrawInstances,
     removeInstances: dockerOp.removeInstances,
     removeOrphanInstances: dockerOp.removeOrphanInstances,
@@ -148,6 +149,17 @@ export async function waitAllHealthy(
   if (wf.patched(INSTANCES_AS_ONE_STEP)) return act.waitInstancesHealthy({ deploymentId: args.deploymentId, instances: args.instances, deadline });
   await Promise.all(args.instances.map((instance) => act.waitUntilHealthy({ deploymentId: args.deploymentId, instance, deadline })));
   return args.instances;
+}
+
+/**
+ * Runs two steps at once and answers `step`'s result once both have settled, failing with `step`'s failure,
+ * else `beside`'s: neither is left running when the run goes on to its undo.
+ */
+export async function alongside<T>(beside: Promise<unknown>, step: Promise<T>): Promise<T> {
+  const [besideSettled, stepSettled] = await Promise.allSettled([beside, step]);
+  if (stepSettled.status === 'rejected') throw stepSettled.reason;
+  if (besideSettled.status === 'rejected') throw besideSettled.reason;
+  return stepSettled.value;
 }
 
 /** The reason an activity failed with, and the log lines an unhealthy instance left. */

@@ -1,5 +1,5 @@
 import * as wf from '@temporalio/workflow';
-import { deployActivities, failureOf, restoreInstances, startInstances, Undo, waitAllHealthy } from './activities';
+import { alongside, deployActivities, failureOf, restoreInstances, startInstances, Undo, waitAllHealthy } from './activities';
 import { DeployStage } from '../../domain/deploy';
 import { DeployProgress, deployProgressQuery, DeployServiceInput } from './definitions';
 import { deployInputProblem, ROLLED_BACK_BY_SWARM } from '../../domain/deploy';
@@ -12,6 +12,12 @@ export const ORPHANS_REMOVED_FIRST = 'deploy-orphans-removed-first';
 export const HOST_PORT_REDEPLOY_RESTORES = 'deploy-host-port-redeploy-restores';
 /** Runs started before this marker told nobody of a deploy that failed, reverted or was rolled back. */
 export const DEPLOY_NOTICES = 'deploy-notices';
+/**
+ * Runs started before this marker did every step after the one before. From it on, steps that do not wait
+ * for each other run at once: a dead run's leftovers go while the plan loads, the service's network is
+ * made while its image is built, and each stage is recorded while its step runs.
+ */
+export const STEPS_OVERLAP = 'deploy-steps-overlap';
 
 /**
  * Tells the service's owners how its deploy ended: writes the notice's emails, and hands them to the messaging
@@ -48,27 +54,38 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
   };
   wf.setHandler(deployProgressQuery, () => progress);
 
+  const overlap = wf.patched(STEPS_OVERLAP);
   const enter = async (stage: DeployStage, message: string) => {
     const at = new Date().toISOString();
     progress.stage = stage;
     progress.events.push({ at, stage, message });
     await act.recordDeployStage({ deploymentId: input.deploymentId, stage, message, at });
   };
+  /** Enters `stage` and runs its step: once recorded, or (STEPS_OVERLAP) while it is recorded. */
+  const during = async <T>(stage: DeployStage, message: string, step: () => Promise<T>): Promise<T> => {
+    if (overlap) return alongside(enter(stage, message), step());
+    await enter(stage, message);
+    return step();
+  };
+  // A run of this service that died unfinished (terminated from the Web UI, say) could not clean up.
+  const removeOrphans = () => act.removeOrphanInstances({ serviceName: input.serviceName, deploymentId: input.deploymentId });
 
   const undo = new Undo();
   try {
-    const plan = await act.loadDeployPlan({ deploymentId: input.deploymentId });
-    if (wf.patched(ORPHANS_REMOVED_FIRST)) {
-      // A run of this service that died unfinished (terminated from the Web UI, say) could not clean up.
-      await act.removeOrphanInstances({ serviceName: input.serviceName, deploymentId: input.deploymentId });
-    }
-    if (plan.buildFromJar) {
-      await enter('BUILDING_IMAGE', `Building ${plan.image} from the uploaded JAR.`);
+    const plan = overlap
+      ? await alongside(removeOrphans(), act.loadDeployPlan({ deploymentId: input.deploymentId }))
+      : await act.loadDeployPlan({ deploymentId: input.deploymentId });
+    if (!overlap && wf.patched(ORPHANS_REMOVED_FIRST)) await removeOrphans();
+    const build = () => {
       undo.push(() => act.removeImage({ image: plan.image }));
-      await act.buildServiceImage({ deploymentId: input.deploymentId });
-    } else {
-      await act.ensureImage({ image: plan.image });
-    }
+      return act.buildServiceImage({ deploymentId: input.deploymentId });
+    };
+    const image = async () => {
+      if (plan.buildFromJar) await during('BUILDING_IMAGE', `Building ${plan.image} from the uploaded JAR.`, build);
+      else await act.ensureImage({ image: plan.image });
+    };
+    if (overlap) await alongside(act.prepareServiceNetwork({ serviceName: input.serviceName }), image());
+    else await image();
     if (plan.hostPort !== null && plan.currentInstanceIds.length > 0) {
       // Only one container can hold a host port: the old instances stop first, so this redeploy has a gap.
       await act.drainInstances({ instanceIds: plan.currentInstanceIds });
@@ -81,10 +98,12 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
       }
       await act.removeInstances({ instanceIds: plan.currentInstanceIds });
     }
-    await enter('STARTING', `Starting ${plan.instances} instance(s) of ${plan.image}.`);
-    const started = await startInstances(act, { deploymentId: input.deploymentId, count: plan.instances, undo });
-    await enter('HEALTH_CHECK', `Waiting up to ${input.healthTimeoutSeconds} s for the health check.`);
-    const instances = await waitAllHealthy(act, { deploymentId: input.deploymentId, instances: started, healthTimeoutSeconds: input.healthTimeoutSeconds });
+    const started = await during('STARTING', `Starting ${plan.instances} instance(s) of ${plan.image}.`, () =>
+      startInstances(act, { deploymentId: input.deploymentId, count: plan.instances, undo }),
+    );
+    const instances = await during('HEALTH_CHECK', `Waiting up to ${input.healthTimeoutSeconds} s for the health check.`, () =>
+      waitAllHealthy(act, { deploymentId: input.deploymentId, instances: started, healthTimeoutSeconds: input.healthTimeoutSeconds }),
+    );
     if (plan.rollout) {
       const { steps, pauseSeconds } = plan.rollout;
       await enter('CANARY', `Rolling out beside the current version: ${steps.join(', ')}% of requests, each step judged after ${pauseSeconds} s.`);
@@ -104,8 +123,9 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
         return progress;
       }
     }
-    await enter('REGISTERING', 'Switching the gateway to the new instances.');
-    const { replacedInstanceIds } = await act.registerDeployment({ deploymentId: input.deploymentId, instances });
+    const { replacedInstanceIds } = await during('REGISTERING', 'Switching the gateway to the new instances.', () =>
+      act.registerDeployment({ deploymentId: input.deploymentId, instances }),
+    );
     undo.clear();
     const at = new Date().toISOString();
     await act.finishDeployment({ deploymentId: input.deploymentId, at });

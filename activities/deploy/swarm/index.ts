@@ -11,7 +11,7 @@ import type { DeployDriverActivities } from '../docker-driver';
 import { DeployDeps } from '../deps';
 import { isGone } from '../docker-errors';
 import { listReconcilableServices } from '../list-reconcilable-services';
-import { ensureServiceNetwork, removeServiceNetwork } from '../service-network';
+import { ensureServiceNetwork, prepareServiceNetwork, removeServiceNetwork } from '../service-network';
 import { imageCommand, imageInRegistry } from './registry-image';
 import { swarmServiceSpec } from './service-spec';
 import { names, syncService } from './task-instances';
@@ -284,6 +284,7 @@ async function withdrawDeployment(deps: DeployDeps, deploymentId: string): Promi
 export function swarmDriver(deps: DeployDeps): DeployDriverActivities {
   const { db, docker, config } = deps;
   return {
+    prepareServiceNetwork: prepareServiceNetwork(deps, 'overlay'),
     /**
      * Makes the service's swarm service run this deployment (created, or updated as a rolling update) with
      * the service's desired replicas; a canary rollout's deployment runs in a swarm service of its own
