@@ -231,16 +231,19 @@ async function main(): Promise<void> {
       const history = await platform.temporal.client.workflow.getHandle(workflowId).fetchHistory();
       const at = (event: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
         ((Number(event.eventTime!.seconds) * 1000 + (event.eventTime!.nanos ?? 0) / 1e6 - uploadedAt) / 1000).toFixed(2);
-      const names = new Map<string, string>();
+      const scheduledAt = new Map<string, { name: string; at: string }>();
       const stages: string[] = [`202 at ${acceptedAfter.toFixed(2)}`];
       for (const event of history.events ?? []) {
         const scheduled = event.activityTaskScheduledEventAttributes;
-        if (scheduled) names.set(String(event.eventId), scheduled.activityType?.name ?? '?');
+        if (scheduled) scheduledAt.set(String(event.eventId), { name: scheduled.activityType?.name ?? '?', at: at(event) });
         const completed = event.activityTaskCompletedEventAttributes;
-        if (completed) stages.push(`${names.get(String(completed.scheduledEventId))} done at ${at(event)}`);
+        const activity = completed && scheduledAt.get(String(completed.scheduledEventId));
+        if (activity) stages.push(`${activity.name} ${activity.at}-${at(event)}`);
         if (event.workflowExecutionStartedEventAttributes) stages.push(`run started at ${at(event)}`);
       }
-      console.log(`  ${slug}'s stages (s from the upload): ${stages.join(', ')}; first 200 at ${seconds.toFixed(2)}`);
+      console.log(
+        `  ${slug}'s stages (s from the upload; an activity from its scheduling to its completion): ${stages.join(', ')}; first 200 at ${seconds.toFixed(2)}`,
+      );
       return seconds;
     };
     /**
