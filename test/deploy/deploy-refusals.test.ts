@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createDocker } from '../../adapters/docker';
 import { call, expectProblem } from '../support/http';
-import { containersOf, deploymentOutcome, imagesOf, undoFailuresOf, deployTestFile } from './harness';
+import { containersOf, deploymentOutcome, imagesOf, networksOf, undoFailuresOf, deployTestFile } from './harness';
 import { buildJar, postJar } from './jars';
 
 // A short health deadline, so the JAR that never answers fails within the test's time.
@@ -190,6 +190,8 @@ test('a JAR whose process exits at start: FAILED at HEALTH_CHECK with the reason
   expect(await thisFile.platform.db('infra.service').where({ name: 'crashing-service' })).toEqual([]);
   expect(await containersOf(thisFile.platform.docker.docker, scope(), 'crashing-service')).toEqual([]);
   expect(await imagesOf(thisFile.platform.docker.docker, scope(), 'crashing-service')).toEqual([]);
+  // A failed first deploy leaves no service to undeploy: its network would stay for good.
+  expect(await networksOf(thisFile.platform.docker.docker, scope(), 'crashing-service')).toEqual([]);
   expect(await undoFailuresOf(thisFile.platform.temporal, accepted.body.workflowId)).toEqual([]);
   expectProblem(await call(thisFile.api.url, 'GET', '/api/crashing/x', { token: tokens.admin }), 404, 'NOT_FOUND');
 });
@@ -207,5 +209,7 @@ test('a JAR that never answers its health check: FAILED when the deadline passes
   expect(await thisFile.platform.db('infra.service').where({ name: 'silent-service' })).toEqual([]);
   expect(await containersOf(thisFile.platform.docker.docker, scope(), 'silent-service')).toEqual([]);
   expect(await imagesOf(thisFile.platform.docker.docker, scope(), 'silent-service')).toEqual([]);
+  // A failed first deploy leaves no service to undeploy: its network would stay for good.
+  expect(await networksOf(thisFile.platform.docker.docker, scope(), 'silent-service')).toEqual([]);
   expect(await undoFailuresOf(thisFile.platform.temporal, accepted.body.workflowId)).toEqual([]);
 });

@@ -52,6 +52,11 @@ export async function imagesOf(docker: Docker, scope: string, serviceName: strin
   return docker.listImages({ filters: { label: [`opsflow.scope=${scope}`, `opsflow.service=${serviceName}`] } });
 }
 
+/** The networks the platform made for a service (a bridge, or the swarm driver's overlay). */
+export async function networksOf(docker: Docker, scope: string, serviceName: string) {
+  return docker.listNetworks({ filters: { label: [`opsflow.scope=${scope}`, `opsflow.service=${serviceName}`] } });
+}
+
 /** Requests through the gateway to `/api/{slug}/ping`, two at a time, until stopped; every answer's status, version and instance is kept. */
 export function steadyTraffic(args: { apiUrl: string; token: string; slug: string }) {
   const answers: Array<{ status: number; version: string | null; instance: string | null }> = [];

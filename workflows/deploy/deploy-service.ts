@@ -15,7 +15,8 @@ export const DEPLOY_NOTICES = 'deploy-notices';
 /**
  * Runs started before this marker did every step after the one before. From it on, steps that do not wait
  * for each other run at once: a dead run's leftovers go while the plan loads, the service's network is
- * made while its image is built, and each stage is recorded while its step runs.
+ * made while its image is built (a first deploy's undo removes it), and BUILDING_IMAGE, STARTING and
+ * HEALTH_CHECK are recorded while their steps run.
  */
 export const STEPS_OVERLAP = 'deploy-steps-overlap';
 
@@ -84,8 +85,14 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
       if (plan.buildFromJar) await during('BUILDING_IMAGE', `Building ${plan.image} from the uploaded JAR.`, build);
       else await act.ensureImage({ image: plan.image });
     };
-    if (overlap) await alongside(act.prepareServiceNetwork({ serviceName: input.serviceName }), image());
-    else await image();
+    if (overlap) {
+      // A first deploy that fails leaves no service to undeploy: its network goes with its undo, last.
+      if (plan.firstDeploy)
+        undo.push(async () => {
+          await act.removeServiceContainers({ serviceName: input.serviceName });
+        });
+      await alongside(act.prepareServiceNetwork({ serviceName: input.serviceName }), image());
+    } else await image();
     if (plan.hostPort !== null && plan.currentInstanceIds.length > 0) {
       // Only one container can hold a host port: the old instances stop first, so this redeploy has a gap.
       await act.drainInstances({ instanceIds: plan.currentInstanceIds });
@@ -123,9 +130,10 @@ export async function deployService(input: DeployServiceInput): Promise<DeployPr
         return progress;
       }
     }
-    const { replacedInstanceIds } = await during('REGISTERING', 'Switching the gateway to the new instances.', () =>
-      act.registerDeployment({ deploymentId: input.deploymentId, instances }),
-    );
+    // Recorded before the switch, even with STEPS_OVERLAP: once the switch is made only the new instances
+    // serve, and a record failing beside it would send the run into an undo that withdraws them.
+    await enter('REGISTERING', 'Switching the gateway to the new instances.');
+    const { replacedInstanceIds } = await act.registerDeployment({ deploymentId: input.deploymentId, instances });
     undo.clear();
     const at = new Date().toISOString();
     await act.finishDeployment({ deploymentId: input.deploymentId, at });
