@@ -2,6 +2,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { startWorkflow } from '../../temporal-config/client';
 import { archiveLogs } from '../../workflows/archival/archive-logs';
 import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
+import { call } from '../support/http';
 import { platformWithApi, RunningWorker } from '../support/platform';
 import { waitUntil } from '../support/wait';
 import { archiveFileIds, archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks, globalRetention } from './harness';
@@ -15,6 +16,13 @@ const thisFile = platformWithApi();
 let workers: RunningWorker[];
 let admin: string;
 
+/**
+ * A site whose policy is disabled, with rows at the times of the old rows seeded here: their month is then
+ * never past retention for every site in it, so the runs go by the row path (whose deletes a test here
+ * holds) on any date, not whole with the month, which fixed ages allow on some days of each month.
+ */
+const ROW_PATH_ANCHOR = 'row-path-anchor';
+
 beforeAll(async () => {
   workers = [
     await thisFile.platform.startWorker(['archival'], { API_INTERNAL_URL: thisFile.api.url }),
@@ -22,6 +30,8 @@ beforeAll(async () => {
   ];
   admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
   await globalRetention(thisFile.api.url, admin, 'EMAIL_LOG');
+  const anchor = { logType: 'EMAIL_LOG', siteId: ROW_PATH_ANCHOR, retentionDays: 30, enabled: false };
+  expect((await call(thisFile.api.url, 'POST', '/api/settings/archive-policies', { token: admin, body: anchor })).status).toBe(201);
 });
 
 /** Each worker's identity as Temporal records it on the activity tasks it takes (the SDK's pid@host). */
@@ -31,6 +41,7 @@ async function seedSites(prefix: string, count: number) {
   const sites = Array.from({ length: count }, (_, index) => `${prefix}-${String(index + 1).padStart(2, '0')}`);
   const old = new Map<string, number[]>();
   const recent = new Map<string, number[]>();
+  await seedEmailLogs(thisFile.platform.db, { siteId: ROW_PATH_ANCHOR, count: 3, ageDays: 40 });
   for (const siteId of sites) {
     old.set(siteId, await seedEmailLogs(thisFile.platform.db, { siteId, count: 3, ageDays: 40 }));
     recent.set(siteId, await seedEmailLogs(thisFile.platform.db, { siteId, count: 1, ageDays: 2 }));
