@@ -63,17 +63,18 @@ test('per-site retention: a site policy, the global one, and a disabled site pol
   await policy('site-a', 30);
   await policy(null, 90);
   await policy('site-c', 10, false);
-  const aOld = await seedEmailLogs(platform.db, { siteId: 'site-a', count: 3, ageDays: 40 });
-  const aNew = await seedEmailLogs(platform.db, { siteId: 'site-a', count: 2, ageDays: 20 });
-  const bOld = await seedEmailLogs(platform.db, { siteId: 'site-b', count: 2, ageDays: 100 });
-  const bNew = await seedEmailLogs(platform.db, { siteId: 'site-b', count: 2, ageDays: 60 });
-  // Site c's rows (its policy disabled: never archived) stand at the very times of the rows archived here, so
-  // no month holding them is past retention for every site in it: the rows go by the row path on any date,
-  // not whole with their month (which, with fixed ages, some days of each month would allow).
+  // Site c's rows (its policy disabled: never archived) stand at the times of the rows archived here, seeded
+  // first so that a month starting between the two holds no old row alone. So no month holding old rows is
+  // past retention for every site in it: they go by the row path on any date, not whole with their month
+  // (which, with fixed ages, some days of each month would allow).
   const c = [
     ...(await seedEmailLogs(platform.db, { siteId: 'site-c', count: 3, ageDays: 40 })),
     ...(await seedEmailLogs(platform.db, { siteId: 'site-c', count: 2, ageDays: 100 })),
   ];
+  const aOld = await seedEmailLogs(platform.db, { siteId: 'site-a', count: 3, ageDays: 40 });
+  const aNew = await seedEmailLogs(platform.db, { siteId: 'site-a', count: 2, ageDays: 20 });
+  const bOld = await seedEmailLogs(platform.db, { siteId: 'site-b', count: 2, ageDays: 100 });
+  const bNew = await seedEmailLogs(platform.db, { siteId: 'site-b', count: 2, ageDays: 60 });
 
   const { report } = await runEmailArchive();
 
