@@ -5,7 +5,7 @@
  * through the edge, alternated with the baseline of a shell script run before, between and after them
  * (bench/deploy-baseline.sh), and the ratio of the medians. With
  * `--driver swarm` it then deploys another under the swarm driver (a worker of its own, the registry and the
- * swarm of the test platform) and prints its seconds beside the docker driver's, with each worker's peak memory. Then four paths to the same
+ * swarm of the test platform) and prints its seconds beside the docker driver's first, with each worker's peak memory. Then four paths to the same
  * container, in alternating rounds so that a machine getting faster or slower during the run weighs on
  * all: direct, Envoy (the edge), a bare undici proxy (bench/bare-node-proxy.ts), the Node peer, and a bare
  * Envoy (bench/bare-envoy.ts: the same binary proxying and nothing else), the floor beneath the edge. Each
