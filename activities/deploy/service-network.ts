@@ -68,18 +68,23 @@ export async function removeServiceNetwork(docker: Docker, args: { network: stri
   }
 }
 
+/** The service's network as the configuration names it, made if missing (ensureServiceNetwork); answers its name. */
+export function ensureNetworkOf({ docker, config }: Pick<DeployDeps, 'docker' | 'config'>, serviceName: string, driver: 'bridge' | 'overlay'): Promise<string> {
+  return ensureServiceNetwork(docker, {
+    network: config.deployNetwork,
+    serviceName,
+    scope: config.deployScope,
+    attach: config.deployAttachContainers,
+    driver,
+  });
+}
+
 /**
  * The activity: makes the service's network ready before its instances start (while its image is built),
  * so the start does not wait for it. Starting an instance still makes sure of it; repeating changes nothing.
  */
-export function prepareServiceNetwork({ docker, config }: DeployDeps, driver: 'bridge' | 'overlay') {
+export function prepareServiceNetwork(deps: DeployDeps, driver: 'bridge' | 'overlay') {
   return async (input: { serviceName: string }): Promise<void> => {
-    await ensureServiceNetwork(docker, {
-      network: config.deployNetwork,
-      serviceName: input.serviceName,
-      scope: config.deployScope,
-      attach: config.deployAttachContainers,
-      driver,
-    });
+    await ensureNetworkOf(deps, input.serviceName, driver);
   };
 }

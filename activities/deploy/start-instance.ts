@@ -3,7 +3,7 @@ import { recordServiceEvents } from '../../data/deploy/events';
 import { effectiveLimits, ServiceLimits, StartedInstance } from '../../domain/deploy';
 import { containerName, containerSpec } from './container-spec';
 import { DeployDeps } from './deps';
-import { ensureServiceNetwork } from './service-network';
+import { ensureNetworkOf } from './service-network';
 import { finalFailure } from '../failures';
 
 /**
@@ -43,12 +43,7 @@ export async function limitsForDeployment({ db, config }: Pick<DeployDeps, 'db' 
 function startContainer({ db, docker, config }: DeployDeps) {
   return async (deployment: DeploymentRow, instanceId: string): Promise<StartedInstance> => {
     const limits = await limitsForDeployment({ db, config }, deployment);
-    const network = await ensureServiceNetwork(docker, {
-      network: config.deployNetwork,
-      serviceName: deployment.service_name,
-      scope: config.deployScope,
-      attach: config.deployAttachContainers,
-    });
+    const network = await ensureNetworkOf({ docker, config }, deployment.service_name, 'bridge');
     const spec = containerSpec({
       serviceName: deployment.service_name,
       scope: config.deployScope,

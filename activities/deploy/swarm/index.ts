@@ -11,7 +11,7 @@ import type { DeployDriverActivities } from '../docker-driver';
 import { DeployDeps } from '../deps';
 import { isGone } from '../docker-errors';
 import { listReconcilableServices } from '../list-reconcilable-services';
-import { ensureServiceNetwork, prepareServiceNetwork, removeServiceNetwork } from '../service-network';
+import { ensureNetworkOf, prepareServiceNetwork, removeServiceNetwork } from '../service-network';
 import { imageCommand, imageInRegistry } from './registry-image';
 import { swarmServiceSpec } from './service-spec';
 import { names, syncService } from './task-instances';
@@ -61,13 +61,7 @@ async function serviceSpecFor(
   const { deployment, service } = args;
   const image = await imageInRegistry(docker, { registry: config.deployRegistry!, image: deployment.image });
   const command = await imageCommand(docker, deployment.image);
-  const network = await ensureServiceNetwork(docker, {
-    network: config.deployNetwork,
-    serviceName: deployment.service_name,
-    scope: config.deployScope,
-    attach: config.deployAttachContainers,
-    driver: 'overlay',
-  });
+  const network = await ensureNetworkOf(deps, deployment.service_name, 'overlay');
   const limits = await limitsForDeployment(deps, deployment);
   return swarmServiceSpec({
     serviceName: deployment.service_name,
