@@ -1,4 +1,4 @@
-import { lazy, ReactNode, Suspense, useEffect, useState } from 'react';
+import { lazy, ReactNode, Suspense, useEffect, useRef, useState } from 'react';
 import { AppShell, Button, Group, NavLink, Stack, Text, Title, useDirection } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, dataOr, TOKEN_KEY } from './api/client';
@@ -125,8 +125,22 @@ export function App() {
     queries.clear();
     setToken(next);
   };
+  // A sign-in removes the button that had the focus; the sections it opens take the focus, so the keyboard goes on
+  // from them rather than from wherever the first screen's list happens to end.
+  const sectionsNav = useRef<HTMLDivElement>(null);
+  const [focusSections, setFocusSections] = useState(false);
+  const signIn = (next: string) => {
+    changeToken(next);
+    setFocusSections(true);
+  };
   const me = useQuery({ queryKey: ['me', token], enabled: token !== null, queryFn: async () => dataOr(await api.GET('/api/directory/me')) });
   const session = me.data ? sessionOf(me.data) : null;
+  const signedIn = session !== null;
+  useEffect(() => {
+    if (!focusSections || !signedIn) return;
+    sectionsNav.current?.focus();
+    setFocusSections(false);
+  }, [focusSections, signedIn]);
   return (
     <LanguageContext.Provider value={language}>
       <AppShell
@@ -158,7 +172,7 @@ export function App() {
           </Group>
         </AppShell.Header>
         {session && (
-          <AppShell.Navbar p="xs" component="nav" aria-label={common.nav}>
+          <AppShell.Navbar ref={sectionsNav} tabIndex={-1} p="xs" component="nav" aria-label={common.nav}>
             {sectionsFor(session).map((section) => (
               <NavLink
                 key={section}
@@ -177,7 +191,7 @@ export function App() {
         )}
         <AppShell.Main>
           {token === null ? (
-            <SignIn onToken={changeToken} />
+            <SignIn onToken={signIn} />
           ) : me.error ? (
             <ProblemAlert error={me.error} />
           ) : !session ? (
