@@ -247,11 +247,14 @@ export async function openDeployments(db: Knex, serviceName: string): Promise<Ar
   return db<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: serviceName, status: 'DEPLOYING' }).select('id', 'workflow_id', 'run_id', 'started_at');
 }
 
-/** Moves a deploy to its next stage and appends the event; a retry finds the event there and adds nothing. */
+/**
+ * Moves a deploy to its next stage and appends the event; a retry finds the event there and adds nothing. A
+ * deploy that has finished (an attempt its run gave up on can still be running) is not moved back.
+ */
 export async function recordDeployStage(db: Knex, args: { deploymentId: string; stage: DeployStage; message: string; at: string }): Promise<void> {
   const event = { at: args.at, stage: args.stage, message: args.message };
   await db<DeploymentRow>(DEPLOYMENT_TABLE)
-    .where({ id: args.deploymentId })
+    .where({ id: args.deploymentId, status: 'DEPLOYING' })
     .whereRaw('not (events @> ?::jsonb)', [JSON.stringify([{ stage: args.stage }])])
     .update({ stage: args.stage, events: db.raw('events || ?::jsonb', [JSON.stringify([event])]) });
 }

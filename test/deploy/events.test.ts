@@ -2,6 +2,7 @@ import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { mailTo, smtpChannel } from '../messaging/harness';
 import { recordHealthSeen } from '../../data/deploy/events';
+import { DEPLOYMENT_TABLE, recordDeployStage } from '../../data/deploy/registry';
 import { recordHistory } from '../support/histories';
 import { deployClosed, deploymentOutcome, deployTestFile } from './harness';
 
@@ -105,6 +106,17 @@ test('a survey that sees the same health twice records its change once: one UNHE
   expect([await seen(true), await seen(false), await seen(false), await seen(true), await seen(true)]).toEqual([false, true, false, true, false]);
   expect((await eventsOf('steady-service', 'UNHEALTHY', instance.id)).map((event) => event.detail)).toEqual(['seen false']);
   expect((await eventsOf('steady-service', 'HEALTHY', instance.id)).filter((event) => event.detail.startsWith('seen'))).toHaveLength(1);
+});
+
+test("a stage record that arrives after its deploy finished (an attempt its run gave up on, still running) moves nothing: the deployment stays RUNNING, its events unchanged", async () => {
+  const accepted = await deployJar('finished-service', 'HelloServer', {});
+  await expectRunning(accepted);
+  const db = thisFile.platform.db;
+  const deployment = () => db(DEPLOYMENT_TABLE).where({ id: accepted.deploymentId }).first('status', 'stage', 'events');
+  const before = await deployment();
+  expect(before).toMatchObject({ status: 'RUNNING', stage: 'RUNNING' });
+  await recordDeployStage(db, { deploymentId: accepted.deploymentId, stage: 'CANARY', message: 'a late record', at: new Date().toISOString() });
+  expect(await deployment()).toEqual(before);
 });
 
 test("a deploy that fails emails the service's owners (the holders of a role in the site, each in their own locale, and the addresses named), with the reason and a link", async () => {
