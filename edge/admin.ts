@@ -112,11 +112,33 @@ export async function edgeVersionCounters(adminUrl: string, serviceName: string)
 }
 
 interface RouteDump {
-  configs?: Array<{ route_config?: { virtual_hosts?: Array<{ routes?: Array<{ route?: RouteAction }> }> } }>;
+  configs?: Array<{ route_config?: { virtual_hosts?: Array<{ routes?: RunningRoute[] }> } }>;
+}
+interface RunningRoute {
+  match?: { path?: string; prefix?: string };
+  route?: RouteAction;
 }
 interface RouteAction {
   cluster?: string;
   weighted_clusters?: { clusters?: Array<{ name: string; weight?: number }> };
+}
+
+/** Every route of the route configuration Envoy runs now (its admin's dump); null when the admin does not answer. */
+async function runningRoutes(adminUrl: string): Promise<RunningRoute[] | null> {
+  const dump = await adminJson<RouteDump>(adminUrl, '/config_dump?resource=dynamic_route_configs');
+  if (dump === null) return null;
+  return (dump.configs ?? []).flatMap((config) => (config.route_config?.virtual_hosts ?? []).flatMap((host) => host.routes ?? []));
+}
+
+/**
+ * Whether the routes Envoy runs still hold a path of `/api/{slug}`, to the service or to its "no healthy
+ * instance" answer; null when the admin does not answer.
+ */
+export async function edgeRoutesSlug(adminUrl: string, slug: string): Promise<boolean | null> {
+  const routes = await runningRoutes(adminUrl);
+  if (routes === null) return null;
+  const paths = new Set([`/api/${slug}`, `/api/${slug}/`]);
+  return routes.some((route) => paths.has(route.match?.path ?? '') || paths.has(route.match?.prefix ?? ''));
 }
 
 /**
@@ -124,21 +146,16 @@ interface RouteAction {
  * route names the canary's cluster. Null when the admin does not answer.
  */
 export async function edgeCanaryWeightOf(adminUrl: string, serviceName: string): Promise<number | null> {
-  const dump = await adminJson<RouteDump>(adminUrl, '/config_dump?resource=dynamic_route_configs');
-  if (dump === null) return null;
+  const routes = await runningRoutes(adminUrl);
+  if (routes === null) return null;
   const canary = canaryClusterOf(serviceName);
   const own = clusterOf(serviceName);
-  for (const config of dump.configs ?? []) {
-    for (const host of config.route_config?.virtual_hosts ?? []) {
-      for (const route of host.routes ?? []) {
-        const action = route.route;
-        if (!action) continue;
-        if (action.cluster === canary) return 100;
-        const clusters = action.weighted_clusters?.clusters ?? [];
-        const share = clusters.find((cluster) => cluster.name === canary);
-        if (share && clusters.some((cluster) => cluster.name === own)) return share.weight ?? 0;
-      }
-    }
+  for (const { route: action } of routes) {
+    if (!action) continue;
+    if (action.cluster === canary) return 100;
+    const clusters = action.weighted_clusters?.clusters ?? [];
+    const share = clusters.find((cluster) => cluster.name === canary);
+    if (share && clusters.some((cluster) => cluster.name === own)) return share.weight ?? 0;
   }
   return 0;
 }

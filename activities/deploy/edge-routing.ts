@@ -1,10 +1,11 @@
 import { log } from '@temporalio/activity';
-import { edgeCanaryWeightOf, edgeHostsOf, EdgeVersion } from '../../edge/admin';
+import { edgeCanaryWeightOf, edgeHostsOf, edgeRoutesSlug, EdgeVersion } from '../../edge/admin';
 import { finalFailure, retryableFailure } from '../failures';
 
 /** How long a registry change may take to show at the edge before the run goes on without its confirmation. */
 const EDGE_CONFIRM_MS = 15000;
-const POLL_MS = 100;
+// The deploy waits on this before its switch: each wait rounds up to the next look at Envoy's admin.
+const POLL_MS = 20;
 
 /**
  * Waits until the edge routes to every `routed` address of a service and to none of the `gone` ones, so
@@ -44,6 +45,30 @@ export async function untilEdgeRoutes(
         gone,
         edge: Object.fromEntries(hosts),
       });
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/**
+ * Waits until the edge no longer routes `/api/{slug}` (a service the registry forgot answers 404 from then
+ * on, not 503). Without an edge there is nothing to wait for; one that still routes it after the bound is
+ * logged and the run goes on: the control plane's next rewrite, within ten seconds, drops the route.
+ */
+export async function untilEdgeForgets(adminUrl: string | null, args: { serviceName: string; slug: string; withinMs?: number }): Promise<void> {
+  if (!adminUrl) return;
+  const withinMs = args.withinMs ?? EDGE_CONFIRM_MS;
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const routed = await edgeRoutesSlug(adminUrl, args.slug);
+    if (routed === null) {
+      log.warn(`the edge's admin at ${adminUrl} does not answer; the removal of ${args.serviceName}'s route is not confirmed`);
+      return;
+    }
+    if (!routed) return;
+    if (Date.now() > deadline) {
+      log.warn(`the edge still routes /api/${args.slug} of ${args.serviceName} after ${withinMs} ms; the undeploy ends anyway`);
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));

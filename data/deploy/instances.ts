@@ -196,8 +196,9 @@ export async function deregisterServiceInstances(db: Knex, serviceName: string):
 }
 
 /** Undeploy's last step: the registry forgets the service (its deploy history stays). */
-export async function deleteServiceRow(db: Knex, serviceName: string): Promise<void> {
-  await db<ServiceRow>(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).delete();
+export async function deleteServiceRow(db: Knex, serviceName: string): Promise<{ slug: string } | null> {
+  const [deleted] = (await db<ServiceRow>(SERVICE_TABLE).where({ name: serviceName, dynamic: true }).delete().returning('slug')) as Array<{ slug: string }>;
+  return deleted ?? null;
 }
 
 /** Dynamic services that are running and not in the middle of a deploy (by the one rule, deployInProgress). */
