@@ -142,6 +142,20 @@ export async function edgeRoutesSlug(adminUrl: string, slug: string): Promise<bo
 }
 
 /**
+ * Whether any route Envoy runs sends requests to a service's cluster or its canary's (alone or weighted);
+ * null when the admin does not answer. A cluster the registry dropped lingers a few seconds named by no route.
+ */
+export async function edgeRoutesToService(adminUrl: string, serviceName: string): Promise<boolean | null> {
+  const routes = await runningRoutes(adminUrl);
+  if (routes === null) return null;
+  const clusters = new Set([clusterOf(serviceName), canaryClusterOf(serviceName)]);
+  return routes.some(
+    ({ route: action }) =>
+      (action?.cluster !== undefined && clusters.has(action.cluster)) || (action?.weighted_clusters?.clusters ?? []).some((cluster) => clusters.has(cluster.name)),
+  );
+}
+
+/**
  * The share of a service's requests, in percent, that the routes Envoy runs now give its canary: 0 when no
  * route names the canary's cluster. Null when the admin does not answer.
  */

@@ -1,5 +1,5 @@
 import { log } from '@temporalio/activity';
-import { edgeCanaryWeightOf, edgeHostsOf, edgeRoutesSlug, EdgeVersion } from '../../edge/admin';
+import { edgeCanaryWeightOf, edgeHostsOf, edgeRoutesSlug, edgeRoutesToService, EdgeVersion } from '../../edge/admin';
 import { finalFailure, retryableFailure } from '../failures';
 
 /** How long a registry change may take to show at the edge before the run goes on without its confirmation. */
@@ -10,7 +10,8 @@ const POLL_MS = 20;
 /**
  * Waits until the edge routes to every `routed` address of a service and to none of the `gone` ones, so
  * that "registered" means "routable": a redeploy drains the old instances only once the new ones take
- * requests, and a container stops only once no request can reach it (`emptied`: none of the service's).
+ * requests, and a container stops only once no request can reach it (`emptied`: none of the service's, or no
+ * route to its cluster: a cluster the registry dropped is still written, with its hosts, for a few seconds).
  * Without an edge (no admin URL, or an admin that does not answer) there is nothing to wait for. An edge
  * that still routes to instances being let go after the bound is logged, and the run goes on. One that
  * does not route to new instances fails the run (EDGE_NOT_ROUTING, final): it cannot reach them, so
@@ -33,7 +34,8 @@ export async function untilEdgeRoutes(
       return;
     }
     const unrouted = routed.filter((address) => hosts.get(address) !== 'ROUTED');
-    if (unrouted.length === 0 && gone.every((address) => !hosts.has(address)) && (!args.emptied || hosts.size === 0)) return;
+    const emptied = async () => hosts.size === 0 || (await edgeRoutesToService(adminUrl, args.serviceName)) === false;
+    if (unrouted.length === 0 && gone.every((address) => !hosts.has(address)) && (!args.emptied || (await emptied()))) return;
     if (Date.now() > deadline) {
       if (unrouted.length > 0) {
         throw finalFailure(
