@@ -17,6 +17,9 @@ export function deploymentsWorker(deps: WorkerDeps) {
   const deployDeps = { db: deps.db, docker: deps.docker.docker, config, runStatusOf: runStatusOf(deps.temporal) };
   return {
     taskQueue: TaskQueues.deployments,
+    // A deploy's activities run in the worker that scheduled them, without a trip through the task queue
+    // each: a deploy is a chain of short steps, not a fan-out to spread over the queue's workers.
+    eagerActivities: true,
     activities: {
       ...createOperationsActivities(),
       ...createDeployActivities(deployDeps),

@@ -16,6 +16,9 @@ import { approvalsWorker } from './approvals';
 import { deploymentsWorker } from './deployments';
 import { messagingWorker } from './messaging';
 
+/** The SDK's default: as many activities as a deploy schedules at once (a step, its record, its neighbour). */
+const EAGER_ACTIVITIES_PER_TASK = 3;
+
 const WORKERS = {
   archival: archivalWorker,
   deployments: deploymentsWorker,
@@ -92,8 +95,13 @@ async function main(): Promise<void> {
   const alongside: Array<{ stop(): Promise<void> }> = [];
   const workers = await Promise.all(
     queues.map(async (queue) => {
-      const definition: { taskQueue: string; activities: object; onStart?: () => Promise<void>; alongside?: () => { stop(): Promise<void> } } =
-        WORKERS[queue](deps);
+      const definition: {
+        taskQueue: string;
+        activities: object;
+        eagerActivities?: boolean;
+        onStart?: () => Promise<void>;
+        alongside?: () => { stop(): Promise<void> };
+      } = WORKERS[queue](deps);
       await definition.onStart?.();
       if (definition.alongside) alongside.push(definition.alongside());
       return Worker.create({
@@ -101,10 +109,11 @@ async function main(): Promise<void> {
         namespace: config.temporalNamespace,
         taskQueue: definition.taskQueue,
         activities: definition.activities,
-        // No eager activities: a workflow's activities go through the task queue to whichever worker polls,
-        // so a run of many sites (or a bulk send) uses every worker of the queue, not only the one that ran
-        // the workflow task (the two-worker archival test fails with eager dispatch on).
-        maxEagerActivityReservationsPerWorkflowTask: 0,
+        // No eager activities unless the queue asks: a workflow's activities go through the task queue to
+        // whichever worker polls, so a run of many sites (or a bulk send) uses every worker of the queue, not
+        // only the one that ran the workflow task (the two-worker archival test fails with eager dispatch on).
+        // A deploy's steps run one after another, and each saves the task queue's round trip when taken eagerly.
+        maxEagerActivityReservationsPerWorkflowTask: definition.eagerActivities ? EAGER_ACTIVITIES_PER_TASK : 0,
         dataConverter: platformDataConverter(payloadCodec),
         ...source,
       });
