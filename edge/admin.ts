@@ -151,7 +151,8 @@ export async function edgeRoutesToService(adminUrl: string, serviceName: string)
   const clusters = new Set([clusterOf(serviceName), canaryClusterOf(serviceName)]);
   return routes.some(
     ({ route: action }) =>
-      (action?.cluster !== undefined && clusters.has(action.cluster)) || (action?.weighted_clusters?.clusters ?? []).some((cluster) => clusters.has(cluster.name)),
+      (action?.cluster !== undefined && clusters.has(action.cluster)) ||
+      (action?.weighted_clusters?.clusters ?? []).some((cluster) => clusters.has(cluster.name)),
   );
 }
 

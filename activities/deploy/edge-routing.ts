@@ -8,6 +8,38 @@ const EDGE_CONFIRM_MS = 15000;
 const POLL_MS = 20;
 
 /**
+ * Looks at the edge every POLL_MS until what it `sees` is `settled`. An admin that does not answer (no edge
+ * running) is logged as `unconfirmed` and not waited for; past the bound, `late` has the last look (it logs,
+ * and the run goes on, or it throws).
+ */
+async function untilEdge<Seen>(
+  adminUrl: string,
+  args: {
+    withinMs?: number;
+    sees: () => Promise<Seen | null>;
+    settled: (seen: Seen) => boolean | Promise<boolean>;
+    unconfirmed: string;
+    late: (seen: Seen, withinMs: number) => void;
+  },
+): Promise<void> {
+  const withinMs = args.withinMs ?? EDGE_CONFIRM_MS;
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const seen = await args.sees();
+    if (seen === null) {
+      log.warn(`the edge's admin at ${adminUrl} does not answer; ${args.unconfirmed}`);
+      return;
+    }
+    if (await args.settled(seen)) return;
+    if (Date.now() > deadline) {
+      args.late(seen, withinMs);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/**
  * Waits until the edge routes to every `routed` address of a service and to none of the `gone` ones, so
  * that "registered" means "routable": a redeploy drains the old instances only once the new ones take
  * requests, and a container stops only once no request can reach it (`emptied`: none of the service's, or no
@@ -25,18 +57,17 @@ export async function untilEdgeRoutes(
   const routed = args.routed ?? [];
   const gone = args.gone ?? [];
   if (routed.length === 0 && gone.length === 0 && !args.emptied) return;
-  const withinMs = args.withinMs ?? EDGE_CONFIRM_MS;
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const hosts = await edgeHostsOf(adminUrl, args.serviceName, args.version);
-    if (hosts === null) {
-      log.warn(`the edge's admin at ${adminUrl} does not answer; ${args.serviceName}'s routing change is not confirmed`);
-      return;
-    }
-    const unrouted = routed.filter((address) => hosts.get(address) !== 'ROUTED');
-    const emptied = async () => hosts.size === 0 || (await edgeRoutesToService(adminUrl, args.serviceName)) === false;
-    if (unrouted.length === 0 && gone.every((address) => !hosts.has(address)) && (!args.emptied || (await emptied()))) return;
-    if (Date.now() > deadline) {
+  const unroutedOf = (hosts: Map<string, string>) => routed.filter((address) => hosts.get(address) !== 'ROUTED');
+  await untilEdge(adminUrl, {
+    withinMs: args.withinMs,
+    sees: () => edgeHostsOf(adminUrl, args.serviceName, args.version),
+    settled: async (hosts) =>
+      unroutedOf(hosts).length === 0 &&
+      gone.every((address) => !hosts.has(address)) &&
+      (!args.emptied || hosts.size === 0 || (await edgeRoutesToService(adminUrl, args.serviceName)) === false),
+    unconfirmed: `${args.serviceName}'s routing change is not confirmed`,
+    late: (hosts, withinMs) => {
+      const unrouted = unroutedOf(hosts);
       if (unrouted.length > 0) {
         throw finalFailure(
           'EDGE_NOT_ROUTING',
@@ -47,10 +78,8 @@ export async function untilEdgeRoutes(
         gone,
         edge: Object.fromEntries(hosts),
       });
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+    },
+  });
 }
 
 /**
@@ -60,21 +89,15 @@ export async function untilEdgeRoutes(
  */
 export async function untilEdgeForgets(adminUrl: string | null, args: { serviceName: string; slug: string; withinMs?: number }): Promise<void> {
   if (!adminUrl) return;
-  const withinMs = args.withinMs ?? EDGE_CONFIRM_MS;
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const routed = await edgeRoutesSlug(adminUrl, args.slug);
-    if (routed === null) {
-      log.warn(`the edge's admin at ${adminUrl} does not answer; the removal of ${args.serviceName}'s route is not confirmed`);
-      return;
-    }
-    if (!routed) return;
-    if (Date.now() > deadline) {
+  await untilEdge(adminUrl, {
+    withinMs: args.withinMs,
+    sees: () => edgeRoutesSlug(adminUrl, args.slug),
+    settled: (routed) => !routed,
+    unconfirmed: `the removal of ${args.serviceName}'s route is not confirmed`,
+    late: (_, withinMs) => {
       log.warn(`the edge still routes /api/${args.slug} of ${args.serviceName} after ${withinMs} ms; the undeploy ends anyway`);
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+    },
+  });
 }
 
 /**
@@ -84,20 +107,16 @@ export async function untilEdgeForgets(adminUrl: string | null, args: { serviceN
  */
 export async function untilEdgeShares(adminUrl: string | null, args: { serviceName: string; weight: number; withinMs?: number }): Promise<void> {
   if (!adminUrl) return;
-  const withinMs = args.withinMs ?? EDGE_CONFIRM_MS;
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const weight = await edgeCanaryWeightOf(adminUrl, args.serviceName);
-    if (weight === null) {
-      log.warn(`the edge's admin at ${adminUrl} does not answer; ${args.serviceName}'s canary share is not confirmed`);
-      return;
-    }
-    if (weight === args.weight) return;
-    if (Date.now() > deadline)
+  await untilEdge(adminUrl, {
+    withinMs: args.withinMs,
+    sees: () => edgeCanaryWeightOf(adminUrl, args.serviceName),
+    settled: (weight) => weight === args.weight,
+    unconfirmed: `${args.serviceName}'s canary share is not confirmed`,
+    late: (weight, withinMs) => {
       throw retryableFailure(
         'EDGE_NOT_ROUTING',
         `The edge gives ${args.serviceName}'s canary ${weight}% of requests, not ${args.weight}%, after ${withinMs / 1000} s.`,
       );
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+    },
+  });
 }

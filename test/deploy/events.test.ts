@@ -108,7 +108,7 @@ test('a survey that sees the same health twice records its change once: one UNHE
   expect((await eventsOf('steady-service', 'HEALTHY', instance.id)).filter((event) => event.detail.startsWith('seen'))).toHaveLength(1);
 });
 
-test("a stage record that arrives after its deploy finished (an attempt its run gave up on, still running) moves nothing: the deployment stays RUNNING, its events unchanged", async () => {
+test('a stage record that arrives after its deploy finished (an attempt its run gave up on, still running) moves nothing: the deployment stays RUNNING, its events unchanged', async () => {
   const accepted = await deployJar('finished-service', 'HelloServer', {});
   await expectRunning(accepted);
   const db = thisFile.platform.db;
