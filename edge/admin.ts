@@ -111,6 +111,24 @@ export async function edgeVersionCounters(adminUrl: string, serviceName: string)
   return counters;
 }
 
+/**
+ * The requests a service's clusters (its own and its canary's) have in flight to their hosts now, from
+ * Envoy's statistics: a cluster Envoy no longer has counts zero. Null when the admin does not answer.
+ */
+export async function edgeRequestsInFlight(adminUrl: string, serviceName: string): Promise<number | null> {
+  const text = await edgeMetrics(adminUrl);
+  if (text === null) return null;
+  const clusters = new Set([clusterOf(serviceName), canaryClusterOf(serviceName)]);
+  let inFlight = 0;
+  for (const line of text.split('\n')) {
+    const sample = SAMPLE.exec(line);
+    if (sample?.[1] !== 'envoy_cluster_upstream_rq_active') continue;
+    const labels = Object.fromEntries([...sample[2].matchAll(LABEL)].map((match) => [match[1], match[2]]));
+    if (clusters.has(labels.envoy_cluster_name)) inFlight += Number(sample[3]);
+  }
+  return inFlight;
+}
+
 interface RouteDump {
   configs?: Array<{ route_config?: { virtual_hosts?: Array<{ routes?: RunningRoute[] }> } }>;
 }

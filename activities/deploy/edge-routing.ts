@@ -1,5 +1,5 @@
 import { log } from '@temporalio/activity';
-import { edgeCanaryWeightOf, edgeHostsOf, edgeRoutesSlug, edgeRoutesToService, EdgeVersion } from '../../edge/admin';
+import { edgeCanaryWeightOf, edgeHostsOf, edgeRequestsInFlight, edgeRoutesSlug, edgeRoutesToService, EdgeVersion } from '../../edge/admin';
 import { finalFailure, retryableFailure } from '../failures';
 
 /** How long a registry change may take to show at the edge before the run goes on without its confirmation. */
@@ -78,6 +78,24 @@ export async function untilEdgeRoutes(
         gone,
         edge: Object.fromEntries(hosts),
       });
+    },
+  });
+}
+
+/**
+ * Waits until the requests the edge has in flight to a service it let go have ended, for at most `withinMs`
+ * (the drain time): a container stopped while it still answers would cut them. Past the bound it is logged,
+ * and the containers stop anyway.
+ */
+export async function untilEdgeDrained(adminUrl: string | null, args: { serviceName: string; withinMs: number }): Promise<void> {
+  if (!adminUrl) return;
+  await untilEdge(adminUrl, {
+    withinMs: args.withinMs,
+    sees: () => edgeRequestsInFlight(adminUrl, args.serviceName),
+    settled: (inFlight) => inFlight === 0,
+    unconfirmed: `${args.serviceName}'s requests in flight are not known`,
+    late: (inFlight, withinMs) => {
+      log.warn(`${inFlight} request(s) to ${args.serviceName} still in flight after ${withinMs} ms of drain; its containers stop anyway`);
     },
   });
 }

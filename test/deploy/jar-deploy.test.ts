@@ -336,9 +336,33 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expectProblem(await call(thisFile.api.url, 'DELETE', '/api/infra/services/hello-service', { token: viewer }), 403, 'FORBIDDEN');
   });
 
-  test('undeploy: the route answers 404 afterwards and no container or image of the service is left', async () => {
+  test('undeploy: a request in flight when it starts is answered whole; the route answers 404 afterwards and no container or image of the service is left', async () => {
+    // A request whose body is still coming when the undeploy starts: the service is answering it.
+    const half = 'z'.repeat(32 * 1024);
+    const request = http.request(`${thisFile.api.url}/api/hello/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${viewer}`, 'content-type': 'text/plain', 'content-length': half.length * 2 },
+    });
+    const answered = new Promise<{ status: number; body: any }>((resolve, reject) => {
+      request.on('response', (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      });
+      request.on('error', reject);
+    });
+    request.write(half);
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const undeploy = await call(thisFile.api.url, 'DELETE', '/api/infra/services/hello-service', { token: admin });
     expect(undeploy.status).toBe(202);
+    // The edge has let the service go by now (the undeploy's first step takes tens of milliseconds); the rest of the body follows.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    request.end(half);
+    const inFlight = await answered;
+    expect({ status: inFlight.status, bodyBytes: inFlight.status === 200 ? JSON.parse(inFlight.body).bodyBytes : inFlight.body }).toEqual({
+      status: 200,
+      bodyBytes: half.length * 2,
+    });
     expect(undeploy.body.workflowId).toBe('undeploy:hello-service');
     await thisFile.platform.temporal.client.workflow.getHandle(undeploy.body.workflowId, undeploy.body.runId).result();
     await recordHistory(thisFile.platform.temporal, { workflowId: undeploy.body.workflowId, runId: undeploy.body.runId, name: 'undeploy-jar-service' });
