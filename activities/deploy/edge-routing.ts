@@ -4,11 +4,14 @@ import { finalFailure, retryableFailure } from '../failures';
 
 /** How long a registry change may take to show at the edge before the run goes on without its confirmation. */
 const EDGE_CONFIRM_MS = 15000;
-// The deploy waits on this before its switch: each wait rounds up to the next look at Envoy's admin.
+// The deploy waits on these before its switch: each wait rounds up to the next look at Envoy's admin, which
+// answers on the thread that also applies its configuration. Quick looks first, then a slower pace.
 const POLL_MS = 20;
+const QUICK_LOOKS_MS = 1000;
+const SLOW_POLL_MS = 100;
 
 /**
- * Looks at the edge every POLL_MS until what it `sees` is `settled`. An admin that does not answer (no edge
+ * Looks at the edge (every 20 ms for a second, then every 100 ms) until what it `sees` is `settled`. An admin that does not answer (no edge
  * running) is logged as `unconfirmed` and not waited for; past the bound, `late` has the last look (it logs,
  * and the run goes on, or it throws).
  */
@@ -23,7 +26,8 @@ async function untilEdge<Seen>(
   },
 ): Promise<void> {
   const withinMs = args.withinMs ?? EDGE_CONFIRM_MS;
-  const deadline = Date.now() + withinMs;
+  const started = Date.now();
+  const deadline = started + withinMs;
   for (;;) {
     const seen = await args.sees();
     if (seen === null) {
@@ -35,7 +39,7 @@ async function untilEdge<Seen>(
       args.late(seen, withinMs);
       return;
     }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await new Promise((resolve) => setTimeout(resolve, Date.now() - started < QUICK_LOOKS_MS ? POLL_MS : SLOW_POLL_MS));
   }
 }
 

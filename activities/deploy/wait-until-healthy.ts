@@ -9,11 +9,14 @@ import { DeployDeps } from './deps';
 import { finalFailure } from '../failures';
 
 const LOG_LINES_KEPT = 30;
-// The health path is probed every 20 ms: each wait rounds a deploy up to the next probe (a 500 ms pace cost
-// a quarter of a second on average, 100 ms still 50 ms), and a probe of a JVM not listening yet is refused at
-// once. The engine is asked whether the container still runs every half second.
-const POLL_MS = 20;
-const INSPECT_EVERY = 25;
+// The health path is probed every 20 ms for the first two seconds: each wait rounds a deploy up to the next
+// probe (a 500 ms pace cost a quarter of a second on average, 100 ms still 50 ms), and a probe of a JVM not
+// listening yet is refused at once. A service slower to start is probed every 100 ms from then on. The engine
+// is asked whether the container still runs about every half second.
+const QUICK_POLL_MS = 20;
+const QUICK_PROBES_MS = 2000;
+const POLL_MS = 100;
+const INSPECT_EVERY_MS = 500;
 
 /**
  * Polls a new instance until its health path answers 2xx (or, with the default path, until anything answers
@@ -55,8 +58,13 @@ function untilContainerHealthy(deps: DeployDeps) {
       const state = (await container.inspect()).State;
       if (!state.Running) throw await unhealthy(`The container exited with code ${state.ExitCode} before it became healthy.`);
     };
+    const started = Date.now();
+    let inspectedAt = 0;
     for (let attempt = 1; ; attempt++) {
-      if (attempt % INSPECT_EVERY === 1) await failIfExited();
+      if (Date.now() - inspectedAt >= INSPECT_EVERY_MS) {
+        await failIfExited();
+        inspectedAt = Date.now();
+      }
       const { passing, status, path } = await probeHealth(instance.address, healthPath);
       if (passing) {
         await recordServiceEvents(deps.db, deployment.service_name, [
@@ -75,7 +83,7 @@ function untilContainerHealthy(deps: DeployDeps) {
         throw await unhealthy(`The health check of ${path} did not pass before the deadline (${answered}).`);
       }
       Context.current().heartbeat({ attempt });
-      await sleep(POLL_MS);
+      await sleep(Date.now() - started < QUICK_PROBES_MS ? QUICK_POLL_MS : POLL_MS);
     }
   };
 }

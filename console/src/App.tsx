@@ -119,16 +119,19 @@ export function App() {
     setDirection(directionOf(language));
     localStorage.setItem('opsflow.language', language);
   }, [language, setDirection, common.title]);
-  const changeToken = (next: string | null) => {
-    if (next) sessionStorage.setItem(TOKEN_KEY, next);
-    else sessionStorage.removeItem(TOKEN_KEY);
-    queries.clear();
-    setToken(next);
-  };
   // A sign-in removes the button that had the focus; the sections it opens take the focus, so the keyboard goes on
   // from them rather than from wherever the first screen's list happens to end.
   const sectionsNav = useRef<HTMLDivElement>(null);
   const [focusSections, setFocusSections] = useState(false);
+  const changeToken = (next: string | null) => {
+    if (next) sessionStorage.setItem(TOKEN_KEY, next);
+    else {
+      sessionStorage.removeItem(TOKEN_KEY);
+      setFocusSections(false);
+    }
+    queries.clear();
+    setToken(next);
+  };
   const signIn = (next: string) => {
     changeToken(next);
     setFocusSections(true);
@@ -136,11 +139,13 @@ export function App() {
   const me = useQuery({ queryKey: ['me', token], enabled: token !== null, queryFn: async () => dataOr(await api.GET('/api/directory/me')) });
   const session = me.data ? sessionOf(me.data) : null;
   const signedIn = session !== null;
+  const refused = me.error !== null;
   useEffect(() => {
-    if (!focusSections || !signedIn) return;
-    sectionsNav.current?.focus();
+    // A token the API refuses opens no sections: nothing is left to focus later, when another signs in.
+    if (!focusSections || (!signedIn && !refused)) return;
+    if (signedIn) sectionsNav.current?.focus();
     setFocusSections(false);
-  }, [focusSections, signedIn]);
+  }, [focusSections, signedIn, refused]);
   return (
     <LanguageContext.Provider value={language}>
       <AppShell
