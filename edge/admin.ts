@@ -111,9 +111,13 @@ export async function edgeVersionCounters(adminUrl: string, serviceName: string)
   return counters;
 }
 
+/** The gauges of a cluster's requests that have not ended: sent to a host, or waiting for a connection to one. */
+const IN_FLIGHT_GAUGES = new Set(['envoy_cluster_upstream_rq_active', 'envoy_cluster_upstream_rq_pending_active']);
+
 /**
- * The requests a service's clusters (its own and its canary's) have in flight to their hosts now, from
- * Envoy's statistics: a cluster Envoy no longer has counts zero. Null when the admin does not answer.
+ * The requests a service's clusters (its own and its canary's) have in flight now (sent to a host, or waiting
+ * for a connection to one), from Envoy's statistics: a cluster Envoy no longer has counts zero. Null when the
+ * admin does not answer.
  */
 export async function edgeRequestsInFlight(adminUrl: string, serviceName: string): Promise<number | null> {
   const text = await edgeMetrics(adminUrl);
@@ -122,7 +126,7 @@ export async function edgeRequestsInFlight(adminUrl: string, serviceName: string
   let inFlight = 0;
   for (const line of text.split('\n')) {
     const sample = SAMPLE.exec(line);
-    if (sample?.[1] !== 'envoy_cluster_upstream_rq_active') continue;
+    if (!sample || !IN_FLIGHT_GAUGES.has(sample[1])) continue;
     const labels = Object.fromEntries([...sample[2].matchAll(LABEL)].map((match) => [match[1], match[2]]));
     if (clusters.has(labels.envoy_cluster_name)) inFlight += Number(sample[3]);
   }

@@ -7,6 +7,7 @@ import { recordHistory } from '../support/histories';
 import { capturedLogger, decodedPayloads, workflowShow } from '../support/observed';
 import { containersOf, deploymentOutcome, imagesOf } from './harness';
 import { waitUntil } from '../support/wait';
+import { edgeRequestsInFlight, edgeRoutesToService } from '../../edge/admin';
 import { buildJar, postJar } from './jars';
 
 const execFileAsync = promisify(execFile);
@@ -351,12 +352,19 @@ describe('a JAR with application.properties, deployed with blank name and port',
       });
       request.on('error', reject);
     });
+    answered.catch(() => undefined);
     request.write(half);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const adminUrl = thisFile.platform.config.edgeAdminUrl!;
+    const edgeSees = (what: string, check: () => Promise<boolean>) =>
+      waitUntil(what, async () => (await check()) || null, { timeoutMs: 15000, intervalMs: 20 });
+    // The edge counts it in flight, as the undeploy's drain reads it.
+    await edgeSees('the request in flight at the edge', async () => ((await edgeRequestsInFlight(adminUrl, 'hello-service')) ?? 0) > 0);
     const undeploy = await call(thisFile.api.url, 'DELETE', '/api/infra/services/hello-service', { token: admin });
     expect(undeploy.status).toBe(202);
-    // The edge has let the service go by now (the undeploy's first step takes tens of milliseconds); the rest of the body follows.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The edge lets the service go (no route names its clusters) while the request is still coming. The rest of its body
+    // follows half a second later: after the containers would have stopped with no drain, within the drain (1 s here).
+    await edgeSees('the edge to let hello-service go', async () => (await edgeRoutesToService(adminUrl, 'hello-service')) === false);
+    await new Promise((resolve) => setTimeout(resolve, 500));
     request.end(half);
     const inFlight = await answered;
     expect({ status: inFlight.status, bodyBytes: inFlight.status === 200 ? JSON.parse(inFlight.body).bodyBytes : inFlight.body }).toEqual({
