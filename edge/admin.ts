@@ -65,6 +65,16 @@ export async function edgeMetrics(adminUrl: string): Promise<string | null> {
 const SAMPLE = /^(\w+)\{([^}]*)\} (\S+)$/;
 const LABEL = /(\w+)="([^"]*)"/g;
 
+/** The samples of Envoy's Prometheus text that belong to the named clusters: name, labels and value. */
+function* clusterSamples(text: string, clusters: { has(name: string): boolean }) {
+  for (const line of text.split('\n')) {
+    const sample = SAMPLE.exec(line);
+    if (!sample) continue;
+    const labels = Object.fromEntries([...sample[2].matchAll(LABEL)].map((match) => [match[1], match[2]]));
+    if (clusters.has(labels.envoy_cluster_name)) yield { name: sample[1], labels, value: Number(sample[3]) };
+  }
+}
+
 /**
  * The counters of a service's two versions (its own cluster and its canary's), from Envoy's Prometheus
  * statistics; a version Envoy has no cluster for counts zero. Null when the admin does not answer.
@@ -78,15 +88,9 @@ export async function edgeVersionCounters(adminUrl: string, serviceName: string)
     [clusterOf(serviceName), 'current'],
     [canaryClusterOf(serviceName), 'canary'],
   ]);
-  for (const line of text.split('\n')) {
-    const sample = SAMPLE.exec(line);
-    if (!sample) continue;
-    const labels = Object.fromEntries([...sample[2].matchAll(LABEL)].map((match) => [match[1], match[2]]));
-    const version = versionOf.get(labels.envoy_cluster_name);
-    if (!version) continue;
-    const value = Number(sample[3]);
-    const into = counters[version];
-    switch (sample[1]) {
+  for (const { name, labels, value } of clusterSamples(text, versionOf)) {
+    const into = counters[versionOf.get(labels.envoy_cluster_name)!];
+    switch (name) {
       case 'envoy_cluster_upstream_rq_completed':
         into.completed = value;
         break;
@@ -124,12 +128,7 @@ export async function edgeRequestsInFlight(adminUrl: string, serviceName: string
   if (text === null) return null;
   const clusters = new Set([clusterOf(serviceName), canaryClusterOf(serviceName)]);
   let inFlight = 0;
-  for (const line of text.split('\n')) {
-    const sample = SAMPLE.exec(line);
-    if (!sample || !IN_FLIGHT_GAUGES.has(sample[1])) continue;
-    const labels = Object.fromEntries([...sample[2].matchAll(LABEL)].map((match) => [match[1], match[2]]));
-    if (clusters.has(labels.envoy_cluster_name)) inFlight += Number(sample[3]);
-  }
+  for (const { name, value } of clusterSamples(text, clusters)) if (IN_FLIGHT_GAUGES.has(name)) inFlight += value;
   return inFlight;
 }
 
