@@ -5,10 +5,12 @@ import { BaseImageBuildFailed, BaseImageUnavailable, ensureBaseImage } from '../
 import { findDeployment } from '../../data/deploy/registry';
 import { uploadedJarDir } from '../../data/deploy/jar-uploads';
 import { LABELS } from '../../data/deploy/labels';
+import { singleFileTar } from '../../adapters/deploy/single-file-tar';
 import { DeployDeps } from './deps';
 import { finalFailure } from '../failures';
 
-interface BuildMessage {
+/** A line of the engine's progress stream (a pull). */
+interface ProgressMessage {
   stream?: string;
   error?: string;
   errorDetail?: { message?: string };
@@ -17,7 +19,7 @@ interface BuildMessage {
 /**
  * The base image, chosen per deploy: where missing images are built from Debian packages
  * (DEPLOY_BASE_IMAGE_BUILD=debian, as under `npm start`), a missing one is built now, or waited for when
- * `npm start` is already building it; otherwise the engine pulls it at the build's FROM.
+ * `npm start` is already building it; otherwise it is pulled when the engine lacks it.
  */
 async function readyBaseImage({ docker, config }: DeployDeps): Promise<void> {
   if (config.deployBaseImageBuild !== 'debian') return;
@@ -45,9 +47,73 @@ async function readyBaseImage({ docker, config }: DeployDeps): Promise<void> {
   }
 }
 
+/** What the image runs: the JAR, as an unprivileged user, from its own folder. */
+const IMAGE_SETTINGS = { User: '65534:65534', WorkingDir: '/app', Entrypoint: ['java', '-jar', '/app/app.jar'] };
+
+/** `registry:5000/scope/name:7` -> the repository and the tag (a registry's port is not a tag). */
+function repositoryAndTag(image: string): { repo: string; tag: string } {
+  const colon = image.lastIndexOf(':');
+  if (colon <= image.lastIndexOf('/')) return { repo: image, tag: 'latest' };
+  return { repo: image.slice(0, colon), tag: image.slice(colon + 1) };
+}
+
+const isStatus = (error: unknown, status: number) => (error as { statusCode?: number }).statusCode === status;
+
+/** Pulls the base image when the engine lacks it, as a build's FROM would. */
+async function pullBaseImage(docker: DeployDeps['docker'], image: string): Promise<void> {
+  const stream = await docker.pull(image);
+  const messages = await new Promise<ProgressMessage[]>((resolve, reject) =>
+    docker.modem.followProgress(stream, (error: Error | null, output: ProgressMessage[]) => (error ? reject(error) : resolve(output))),
+  );
+  const failure = messages.find((message) => message.error);
+  if (failure) throw new Error(failure.errorDetail?.message ?? failure.error);
+}
+
+/** The container an image is made from: named after the deployment, so a retried attempt finds what an earlier one left. */
+const imageContainerName = (deps: DeployDeps, deploymentId: string) => `${deps.config.deployScope}-image-${deploymentId}`;
+
+async function removeImageContainer(deps: DeployDeps, deploymentId: string): Promise<void> {
+  await deps.docker
+    .getContainer(imageContainerName(deps, deploymentId))
+    .remove({ force: true })
+    .catch((error: unknown) => (isStatus(error, 404) ? undefined : Promise.reject(error)));
+}
+
 /**
- * Builds `{scope}/{name}:{seq}` from the base image plus the uploaded JAR. The tag is the deploy's own, so a
- * retry finds the image it already built. The app runs as an unprivileged user.
+ * Creates the container the image is made from: the base image with the image's settings, never started.
+ * Its labels (scope, deployment) let the clean-up of a deploy whose run died remove it too.
+ */
+async function createImageContainer(deps: DeployDeps, deploymentId: string) {
+  const { docker, config } = deps;
+  await removeImageContainer(deps, deploymentId);
+  const create = () =>
+    docker.createContainer({
+      name: imageContainerName(deps, deploymentId),
+      Image: config.deployBaseImage,
+      ...IMAGE_SETTINGS,
+      Labels: { [LABELS.scope]: config.deployScope, [LABELS.deployment]: deploymentId },
+      NetworkDisabled: true,
+      HostConfig: { NetworkMode: 'none' },
+    });
+  try {
+    return await create();
+  } catch (error) {
+    if (!isStatus(error, 404)) throw error;
+  }
+  try {
+    await pullBaseImage(docker, config.deployBaseImage);
+  } catch (error) {
+    throw finalFailure('IMAGE_BUILD_FAILED', `The base image ${config.deployBaseImage} could not be pulled: ${(error as Error).message}`);
+  }
+  return create();
+}
+
+/**
+ * Makes `{scope}/{name}:{seq}`: the base image plus the uploaded JAR at /app/app.jar, run as an unprivileged
+ * user. Not a Dockerfile build: the JAR goes into a container of the base image that is never started, and
+ * one commit makes the image with its settings and labels, where the engine's builder commits once per
+ * Dockerfile line (about 0.9 s of a warm deploy against 0.2 s; decision 032). The tag is the deploy's own,
+ * so a retry finds the image it already made.
  */
 export function buildServiceImage(deps: DeployDeps) {
   const { db, docker, config } = deps;
@@ -55,40 +121,35 @@ export function buildServiceImage(deps: DeployDeps) {
     const deployment = await findDeployment(db, input.deploymentId);
     if (!deployment) throw finalFailure('NOT_FOUND', `No deployment ${input.deploymentId}.`);
     const image = deployment.image;
-    try {
-      await docker.getImage(image).inspect();
+    const made = await docker
+      .getImage(image)
+      .inspect()
+      .then(
+        () => true,
+        (error: unknown) => (isStatus(error, 404) ? false : Promise.reject(error)),
+      );
+    if (made) {
+      // An attempt that made the image may have ended before it removed its container.
+      await removeImageContainer(deps, input.deploymentId);
       return { image };
-    } catch (error) {
-      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
     }
-    const context = uploadedJarDir(config.dataDir, input.deploymentId);
-    if (!fs.existsSync(path.join(context, 'app.jar'))) {
+    const jar = path.join(uploadedJarDir(config.dataDir, input.deploymentId), 'app.jar');
+    if (!fs.existsSync(jar)) {
       throw finalFailure('JAR_MISSING', `The uploaded JAR of deployment ${input.deploymentId} is gone.`);
     }
     await readyBaseImage(deps);
-    fs.writeFileSync(
-      path.join(context, 'Dockerfile'),
-      [
-        `FROM ${config.deployBaseImage}`,
-        'COPY app.jar /app/app.jar',
-        'USER 65534:65534',
-        'WORKDIR /app',
-        'ENTRYPOINT ["java", "-jar", "/app/app.jar"]',
-        '',
-      ].join('\n'),
-    );
-    const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'build' }), 5000);
+    const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'image' }), 5000);
     try {
-      const stream = await docker.buildImage(
-        { context, src: ['Dockerfile', 'app.jar'] },
-        { t: image, labels: { [LABELS.scope]: config.deployScope, [LABELS.service]: deployment.service_name }, rm: true, forcerm: true },
-      );
-      const messages = await new Promise<BuildMessage[]>((resolve, reject) =>
-        docker.modem.followProgress(stream, (error: Error | null, output: BuildMessage[]) => (error ? reject(error) : resolve(output))),
-      );
-      const failure = messages.find((message) => message.error);
-      if (failure) {
-        throw finalFailure('IMAGE_BUILD_FAILED', `The image build failed: ${failure.errorDetail?.message ?? failure.error}`);
+      const container = await createImageContainer(deps, input.deploymentId);
+      try {
+        await container.putArchive(singleFileTar({ name: 'app/app.jar', filePath: jar }), { path: '/' });
+        await container.commit({
+          _query: { container: container.id, ...repositoryAndTag(image), comment: `the JAR of deployment ${input.deploymentId} on ${config.deployBaseImage}` },
+          _body: { ...IMAGE_SETTINGS, Labels: { [LABELS.scope]: config.deployScope, [LABELS.service]: deployment.service_name } },
+        });
+      } finally {
+        // One that cannot be removed now is removed by the next attempt, or with the deployment's containers.
+        await container.remove({ force: true }).catch(() => undefined);
       }
     } finally {
       clearInterval(heartbeat);

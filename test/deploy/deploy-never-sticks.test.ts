@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -10,6 +11,8 @@ import { containersOf, deployClosed, deploymentOutcome, leftContainersOf, deploy
 import { waitUntil } from '../support/wait';
 import { buildJar } from './jars';
 import { runFailure } from '../support/failures';
+import { buildServiceImage } from '../../activities/deploy/build-service-image';
+import { discardUploadedJar, uploadedJarDir } from '../../data/deploy/jar-uploads';
 
 /**
  * A deploy never leaves a service stuck: an undo step that fails, a run terminated from the outside, and a
@@ -169,4 +172,58 @@ test('a redeploy terminated mid-health-check does not keep the service from the 
   expect(service).toEqual(expect.objectContaining({ status: 'RUNNING', currentDeploymentId: first.deploymentId }));
   expect((await call(thisFile.api.url, 'GET', '/api/steady/x', { token: tokens.viewer })).status).toBe(200);
   await recordNewestHistory(thisFile.platform.temporal, { workflowType: 'reconcileServices', name: 'reconcile-dead-redeploy' });
+});
+
+test('the image step is safe to repeat wherever an attempt was killed: a retry that finds the image removes the container the killed attempt left; one that does not finds that container, removes it and makes the image', async () => {
+  const deployed = await deployJar('image-again', 'HelloServer');
+  await expectRunning(deployed);
+  await deployClosed(thisFile.platform.temporal, deployed);
+  const { db, config } = thisFile.platform;
+  const image = `${scope()}/image-again:1`;
+  const attempt = () => buildServiceImage({ db, docker: docker(), config, runStatusOf: async () => 'RUNNING' })({ deploymentId: deployed.deploymentId });
+  // What an attempt killed between its container's creation and its removal leaves: the container, by its name.
+  const leftName = `${scope()}-image-${deployed.deploymentId}`;
+  const leaveContainer = () =>
+    docker().createContainer({
+      name: leftName,
+      Image: config.deployBaseImage,
+      Entrypoint: ['java'],
+      Labels: { 'opsflow.scope': scope(), 'opsflow.deployment': deployed.deploymentId },
+    });
+  const leftContainer = () => docker().listContainers({ all: true, filters: { name: [`^/${leftName}$`] } });
+
+  // Killed after its commit: the image is there.
+  await leaveContainer();
+  expect(await attempt()).toEqual({ image });
+  expect(await leftContainer()).toEqual([]);
+
+  // Killed before its commit: no image yet (untagged here; the running instance keeps its layers), the JAR still uploaded.
+  await docker().getImage(image).remove({ force: true });
+  const jar = await buildJar({ mainClass: 'HelloServer' });
+  fs.mkdirSync(uploadedJarDir(config.dataDir, deployed.deploymentId), { recursive: true });
+  fs.copyFileSync(jar, path.join(uploadedJarDir(config.dataDir, deployed.deploymentId), 'app.jar'));
+  await leaveContainer();
+  expect(await attempt()).toEqual({ image });
+  expect(await leftContainer()).toEqual([]);
+  const made = await docker().getImage(image).inspect();
+  expect(made.Config).toEqual(
+    expect.objectContaining({
+      User: '65534:65534',
+      WorkingDir: '/app',
+      Entrypoint: ['java', '-jar', '/app/app.jar'],
+      Labels: expect.objectContaining({ 'opsflow.scope': scope(), 'opsflow.service': 'image-again' }),
+    }),
+  );
+  // The image runs the JAR it was given, as the unprivileged user.
+  const probe = await docker().createContainer({ Image: image, Entrypoint: ['sh', '-c', 'id -u && sha256sum /app/app.jar'] });
+  try {
+    await probe.start();
+    await probe.wait();
+    const said = (await probe.logs({ stdout: true, stderr: true })).toString();
+    expect(said).toContain('65534');
+    expect(said).toContain(crypto.createHash('sha256').update(fs.readFileSync(jar)).digest('hex'));
+  } finally {
+    await probe.remove({ force: true });
+  }
+  await discardUploadedJar({ dataDir: config.dataDir, deploymentId: deployed.deploymentId });
 });
