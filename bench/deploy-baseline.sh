@@ -1,7 +1,8 @@
 #!/bin/sh
 # The baseline beneath a JAR deploy, as an operator's shell script would do it by hand on the same engine:
-# build an image of the JAR on the same base image with the same Dockerfile the platform writes, run one
-# container, and poll it every 100 ms (as bench/deploy polls the edge) until it answers 200.
+# build an image of the JAR on the same base image with a Dockerfile that makes what the platform's image
+# holds (the JAR, its user, folder, entry point and a label; decision 032 says how the platform makes it),
+# run one container, and poll it every 100 ms (as bench/deploy polls the edge) until it answers 200.
 # Usage: deploy-baseline.sh <jar> <base image> <name> <scope label>
 set -eu
 jar=$1
