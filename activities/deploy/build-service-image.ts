@@ -75,13 +75,13 @@ const imageContainerName = (deps: DeployDeps, deploymentId: string) => `${deps.c
 async function removeImageContainer(deps: DeployDeps, deploymentId: string): Promise<void> {
   await deps.docker
     .getContainer(imageContainerName(deps, deploymentId))
-    .remove({ force: true })
+    .remove({ force: true, v: true })
     .catch((error: unknown) => (isStatus(error, 404) ? undefined : Promise.reject(error)));
 }
 
 /**
  * Creates the container the image is made from: the base image with the image's settings, never started.
- * Its labels (scope, deployment) let the clean-up of a deploy whose run died remove it too.
+ * Its labels (scope, deployment) say whose it is: the reconcile's clean-up of a dead run finds it by them.
  */
 async function createImageContainer(deps: DeployDeps, deploymentId: string) {
   const { docker, config } = deps;
@@ -148,8 +148,8 @@ export function buildServiceImage(deps: DeployDeps) {
           _body: { ...IMAGE_SETTINGS, Labels: { [LABELS.scope]: config.deployScope, [LABELS.service]: deployment.service_name } },
         });
       } finally {
-        // One that cannot be removed now is removed by the next attempt, or with the deployment's containers.
-        await container.remove({ force: true }).catch(() => undefined);
+        // One that cannot be removed now is removed by the next attempt (decision 032 says when none follows).
+        await container.remove({ force: true, v: true }).catch(() => undefined);
       }
     } finally {
       clearInterval(heartbeat);

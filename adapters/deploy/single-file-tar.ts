@@ -33,20 +33,31 @@ function fileHeader(name: string, size: number, mtimeSeconds: number): Buffer {
 
 /**
  * A tar stream of one file, read from `filePath` and named `name` inside the archive (root's, mode 0644):
- * what the Docker engine's archive endpoint unpacks into a container. The file is streamed, never held whole.
+ * what the Docker engine's archive endpoint unpacks into a container. The file is streamed, never held whole;
+ * it must be a regular file (a symbolic link there is refused, not followed), and exactly the size it had
+ * when opened is sent, so a file growing meanwhile cannot add entries to the archive.
  */
 export function singleFileTar(args: { name: string; filePath: string }): Readable {
-  const { size, mtime } = fs.statSync(args.filePath);
   async function* blocks(): AsyncGenerator<Buffer> {
-    yield fileHeader(args.name, size, Math.floor(mtime.getTime() / 1000));
-    let read = 0;
-    for await (const chunk of fs.createReadStream(args.filePath)) {
-      read += (chunk as Buffer).length;
-      yield chunk as Buffer;
+    const file = await fs.promises.open(args.filePath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    try {
+      const stat = await file.stat();
+      if (!stat.isFile()) throw new Error(`${args.filePath} is not a regular file`);
+      const { size, mtime } = stat;
+      yield fileHeader(args.name, size, Math.floor(mtime.getTime() / 1000));
+      let read = 0;
+      if (size > 0) {
+        for await (const chunk of file.createReadStream({ start: 0, end: size - 1, autoClose: false })) {
+          read += (chunk as Buffer).length;
+          yield chunk as Buffer;
+        }
+      }
+      if (read !== size) throw new Error(`${args.filePath} shrank while it was archived (${read} bytes read, ${size} expected)`);
+      // The file is padded to whole blocks; two zero blocks end the archive.
+      yield Buffer.alloc(((BLOCK - (size % BLOCK)) % BLOCK) + 2 * BLOCK);
+    } finally {
+      await file.close();
     }
-    if (read !== size) throw new Error(`${args.filePath} changed while it was archived (${read} bytes read, ${size} expected)`);
-    // The file is padded to whole blocks; two zero blocks end the archive.
-    yield Buffer.alloc(((BLOCK - (size % BLOCK)) % BLOCK) + 2 * BLOCK);
   }
   return Readable.from(blocks(), { objectMode: false });
 }

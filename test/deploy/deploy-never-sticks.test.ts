@@ -11,6 +11,7 @@ import { containersOf, deployClosed, deploymentOutcome, leftContainersOf, deploy
 import { waitUntil } from '../support/wait';
 import { buildJar } from './jars';
 import { runFailure } from '../support/failures';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { buildServiceImage } from '../../activities/deploy/build-service-image';
 import { discardUploadedJar, uploadedJarDir } from '../../data/deploy/jar-uploads';
 
@@ -174,14 +175,18 @@ test('a redeploy terminated mid-health-check does not keep the service from the 
   await recordNewestHistory(thisFile.platform.temporal, { workflowType: 'reconcileServices', name: 'reconcile-dead-redeploy' });
 });
 
-test('the image step is safe to repeat wherever an attempt was killed: a retry that finds the image removes the container the killed attempt left; one that does not finds that container, removes it and makes the image', async () => {
+test('the image step is safe to repeat after an attempt that ended at any point: a retry that finds the image removes the container the ended attempt left; one that does not removes that container and makes the image, with the JAR, its user and entry point', async () => {
   const deployed = await deployJar('image-again', 'HelloServer');
   await expectRunning(deployed);
   await deployClosed(thisFile.platform.temporal, deployed);
   const { db, config } = thisFile.platform;
   const image = `${scope()}/image-again:1`;
-  const attempt = () => buildServiceImage({ db, docker: docker(), config, runStatusOf: async () => 'RUNNING' })({ deploymentId: deployed.deploymentId });
-  // What an attempt killed between its container's creation and its removal leaves: the container, by its name.
+  // Each attempt runs in an activity's context of its own, as the worker gives it (the step heartbeats).
+  const attempt = () =>
+    new MockActivityEnvironment().run(buildServiceImage({ db, docker: docker(), config, runStatusOf: async () => 'RUNNING' }), {
+      deploymentId: deployed.deploymentId,
+    });
+  // What an attempt that ended between its container's creation and its removal leaves: the container, by its name.
   const leftName = `${scope()}-image-${deployed.deploymentId}`;
   const leaveContainer = () =>
     docker().createContainer({
@@ -192,12 +197,12 @@ test('the image step is safe to repeat wherever an attempt was killed: a retry t
     });
   const leftContainer = () => docker().listContainers({ all: true, filters: { name: [`^/${leftName}$`] } });
 
-  // Killed after its commit: the image is there.
+  // An attempt killed after its commit: the image is there.
   await leaveContainer();
   expect(await attempt()).toEqual({ image });
   expect(await leftContainer()).toEqual([]);
 
-  // Killed before its commit: no image yet (untagged here; the running instance keeps its layers), the JAR still uploaded.
+  // An attempt killed before its commit: no image yet (untagged here; the running instance keeps its layers), the JAR still uploaded.
   await docker().getImage(image).remove({ force: true });
   const jar = await buildJar({ mainClass: 'HelloServer' });
   fs.mkdirSync(uploadedJarDir(config.dataDir, deployed.deploymentId), { recursive: true });
@@ -211,17 +216,19 @@ test('the image step is safe to repeat wherever an attempt was killed: a retry t
       User: '65534:65534',
       WorkingDir: '/app',
       Entrypoint: ['java', '-jar', '/app/app.jar'],
+      Cmd: null,
       Labels: expect.objectContaining({ 'opsflow.scope': scope(), 'opsflow.service': 'image-again' }),
     }),
   );
   // The image runs the JAR it was given, as the unprivileged user.
-  const probe = await docker().createContainer({ Image: image, Entrypoint: ['sh', '-c', 'id -u && sha256sum /app/app.jar'] });
+  // A terminal, so the logs come as written, without the engine's stream headers.
+  const probe = await docker().createContainer({ Image: image, Tty: true, Entrypoint: ['sh', '-c', 'id -u && sha256sum /app/app.jar'] });
   try {
     await probe.start();
     await probe.wait();
-    const said = (await probe.logs({ stdout: true, stderr: true })).toString();
-    expect(said).toContain('65534');
-    expect(said).toContain(crypto.createHash('sha256').update(fs.readFileSync(jar)).digest('hex'));
+    const said = (await probe.logs({ stdout: true, stderr: true })).toString().split(/\r?\n/);
+    expect(said[0]).toBe('65534');
+    expect(said[1]).toBe(`${crypto.createHash('sha256').update(fs.readFileSync(jar)).digest('hex')}  /app/app.jar`);
   } finally {
     await probe.remove({ force: true });
   }
