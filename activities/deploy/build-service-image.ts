@@ -69,8 +69,11 @@ async function pullBaseImage(docker: DeployDeps['docker'], image: string): Promi
   if (failure) throw new Error(failure.errorDetail?.message ?? failure.error);
 }
 
+/** How the containers JAR images are made from are named: the scope's prefix, then the deployment. */
+export const imageContainerPrefix = (scope: string) => `${scope}-image-`;
+
 /** The container an image is made from: named after the deployment, so a retried attempt finds what an earlier one left. */
-const imageContainerName = (deps: DeployDeps, deploymentId: string) => `${deps.config.deployScope}-image-${deploymentId}`;
+const imageContainerName = (deps: DeployDeps, deploymentId: string) => `${imageContainerPrefix(deps.config.deployScope)}${deploymentId}`;
 
 async function removeImageContainer(deps: DeployDeps, deploymentId: string): Promise<void> {
   await deps.docker
@@ -81,7 +84,7 @@ async function removeImageContainer(deps: DeployDeps, deploymentId: string): Pro
 
 /**
  * Creates the container the image is made from: the base image with the image's settings, never started.
- * Its labels (scope, deployment) say whose it is: the reconcile's clean-up of a dead run finds it by them.
+ * Its labels (scope, deployment) say whose it is: the reconcile removes it once its deployment has ended.
  */
 async function createImageContainer(deps: DeployDeps, deploymentId: string) {
   const { docker, config } = deps;
@@ -148,7 +151,7 @@ export function buildServiceImage(deps: DeployDeps) {
           _body: { ...IMAGE_SETTINGS, Labels: { [LABELS.scope]: config.deployScope, [LABELS.service]: deployment.service_name } },
         });
       } finally {
-        // One that cannot be removed now is removed by the next attempt (decision 032 says when none follows).
+        // One that cannot be removed now is removed by the next attempt, or by the reconcile when none follows.
         await container.remove({ force: true, v: true }).catch(() => undefined);
       }
     } finally {

@@ -1,6 +1,9 @@
 import { servicesWithOpenDeployments, settleDeadDeploys } from '../../data/deploy/dead-deploys';
 import { reconcilableServiceNames } from '../../data/deploy/instances';
-import { labelFilters } from '../../data/deploy/labels';
+import { findDeployment } from '../../data/deploy/registry';
+import { LABELS, labelFilters } from '../../data/deploy/labels';
+import { check } from '../../domain/workflow-input';
+import { imageContainerPrefix } from './build-service-image';
 import { DeployDeps } from './deps';
 import { removeContainers } from './remove-containers';
 
@@ -19,15 +22,40 @@ export function removeDeploymentContainers({ docker, config }: DeployDeps): Remo
 }
 
 /**
+ * Removes the containers JAR images were made from (decision 032) whose deployment is no longer deploying:
+ * each was left by an image step's attempt that no later attempt followed. One whose deployment still
+ * deploys may be its image step's, at work.
+ */
+async function removeStrayImageContainers({ db, docker, config }: DeployDeps): Promise<void> {
+  const found = await docker.listContainers({
+    all: true,
+    filters: { label: [`${LABELS.scope}=${config.deployScope}`], name: [imageContainerPrefix(config.deployScope)] },
+  });
+  const stray: string[] = [];
+  for (const container of found) {
+    // Exactly `/{scope}-image-{deployment}`, and no instance of a service (an instance carries its service's
+    // label, and its name ends in eight characters of its id: a service named `image` has `{scope}-image-…`).
+    const deploymentId = container.Labels[LABELS.deployment];
+    if (container.Labels[LABELS.service] !== undefined || !container.Names.includes(`/${imageContainerPrefix(config.deployScope)}${deploymentId}`)) continue;
+    // A label that names no deployment (no UUID) is not looked up: the container is a stray.
+    const deployment = check.uuid('deployment', deploymentId) === null ? await findDeployment(db, deploymentId) : undefined;
+    if (deployment?.status !== 'DEPLOYING') stray.push(container.Id);
+  }
+  await removeContainers(docker, stray);
+}
+
+/**
  * Dynamic services that are running and not in the middle of a deploy: the reconcile's work list. A deploy
  * whose run died unfinished is settled first (recorded FAILED, what it left removed), so it does not keep
- * its service out of the list.
+ * its service out of the list; the containers that images were made from and that no attempt removed go too.
  */
-export function listReconcilableServices({ db, runStatusOf }: DeployDeps, removeLeftovers: RemoveLeftovers) {
+export function listReconcilableServices(deps: DeployDeps, removeLeftovers: RemoveLeftovers) {
+  const { db, runStatusOf } = deps;
   return async (): Promise<string[]> => {
     for (const serviceName of await servicesWithOpenDeployments(db)) {
       for (const deploymentId of await settleDeadDeploys(db, { serviceName, runStatusOf })) await removeLeftovers(deploymentId);
     }
+    await removeStrayImageContainers(deps);
     return reconcilableServiceNames(db);
   };
 }

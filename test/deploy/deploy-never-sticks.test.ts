@@ -234,3 +234,37 @@ test('the image step is safe to repeat after an attempt that ended at any point:
   }
   await discardUploadedJar({ dataDir: config.dataDir, deploymentId: deployed.deploymentId });
 });
+
+test("the reconcile removes the containers images were made from that no attempt removed (their deployment ended, or never was), and leaves a service's instance whose name looks like one", async () => {
+  const deployed = await deployJar('image-stray', 'HelloServer');
+  await expectRunning(deployed);
+  await deployClosed(thisFile.platform.temporal, deployed);
+  const { config } = thisFile.platform;
+  const made = (name: string, labels: Record<string, string>) =>
+    docker().createContainer({ name, Image: config.deployBaseImage, Entrypoint: ['java'], Labels: labels });
+  // Left by an image step whose run ended with no later attempt: its deployment is RUNNING now.
+  const ended = await made(`${scope()}-image-${deployed.deploymentId}`, { 'opsflow.scope': scope(), 'opsflow.deployment': deployed.deploymentId });
+  const unknownDeployment = crypto.randomUUID();
+  const unknown = await made(`${scope()}-image-${unknownDeployment}`, { 'opsflow.scope': scope(), 'opsflow.deployment': unknownDeployment });
+  // A service named `image` has instances named `{scope}-image-{eight characters}`, with its service's label.
+  const instanceLike = await made(`${scope()}-image-${deployed.deploymentId.slice(0, 8)}`, {
+    'opsflow.scope': scope(),
+    'opsflow.service': 'image',
+    'opsflow.deployment': deployed.deploymentId,
+  });
+  try {
+    await thisFile.platform.temporal.client.schedule.getHandle('deploy-reconcile').trigger();
+    const gone = async (id: string) =>
+      docker()
+        .getContainer(id)
+        .inspect()
+        .then(
+          () => false,
+          (error: { statusCode?: number }) => error.statusCode === 404,
+        );
+    await waitUntil('the stray image containers removed', async () => (await gone(ended.id)) && (await gone(unknown.id)));
+    expect(await gone(instanceLike.id)).toBe(false);
+  } finally {
+    for (const container of [ended, unknown, instanceLike]) await container.remove({ force: true }).catch(() => undefined);
+  }
+});
