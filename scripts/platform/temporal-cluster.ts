@@ -351,6 +351,28 @@ export async function startTemporalCluster(args: {
     const frontend = () => `127.0.0.1:${ports[index].frontend}`;
     let child: ChildProcess | null = null;
     const running = () => child !== null && child.exitCode === null && child.signalCode === null;
+    const startOnce = async () => {
+      const logFile = path.join(args.dir, `${name}.log`);
+      const said = writtenFromNow(logFile, 100000);
+      child = startNode({
+        binaries: args.binaries,
+        sql: args.sql,
+        databases,
+        ports: ports[index],
+        clusterAddress: door.address,
+        jwksFile: signingKey.jwksFile,
+        tlsDir: tls.dir,
+        logFile,
+      });
+      const deadline = Date.now() + 90000;
+      while ((await frontendAnswers(frontend(), clientTls)) !== true) {
+        if (!running()) {
+          throw /address already in use/.test(said()) ? new PortTaken(name) : new Error(`Temporal node ${name} exited while starting: see ${logFile}`);
+        }
+        if (Date.now() > deadline) throw new Error(`Temporal node ${name} did not answer on ${frontend()} within 90 s: see ${logFile}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    };
     return {
       name,
       get frontend() {
@@ -367,25 +389,20 @@ export async function startTemporalCluster(args: {
       },
       start: async () => {
         if (running()) return;
-        const logFile = path.join(args.dir, `${name}.log`);
-        const said = writtenFromNow(logFile, 100000);
-        child = startNode({
-          binaries: args.binaries,
-          sql: args.sql,
-          databases,
-          ports: ports[index],
-          clusterAddress: door.address,
-          jwksFile: signingKey.jwksFile,
-          tlsDir: tls.dir,
-          logFile,
-        });
-        const deadline = Date.now() + 90000;
-        while ((await frontendAnswers(frontend(), clientTls)) !== true) {
-          if (!running()) {
-            throw /address already in use/.test(said()) ? new PortTaken(name) : new Error(`Temporal node ${name} exited while starting: see ${logFile}`);
+        for (let attempt = 1; ; attempt++) {
+          say(`starting Temporal node ${name} on ${frontend()}`);
+          try {
+            await startOnce();
+            return;
+          } catch (error) {
+            if (!(error instanceof PortTaken) || attempt === 3) throw error;
+            // Taken between the pick and the bind (or, on a restart, since the node last held it): new ports,
+            // and the door told of the new frontend. The other nodes find it at its new address through the
+            // membership table, as they find a node that moved to another host.
+            say(`a port of Temporal node ${name} was taken meanwhile: starting it on others`);
+            ports[index] = await pickNodePorts();
+            await doorControl.restart();
           }
-          if (Date.now() > deadline) throw new Error(`Temporal node ${name} did not answer on ${frontend()} within 90 s: see ${logFile}`);
-          await new Promise((resolve) => setTimeout(resolve, 250));
         }
       },
     };
@@ -403,21 +420,7 @@ export async function startTemporalCluster(args: {
     stop: () => stopProcess(doorProcess, 'SIGTERM'),
   };
   try {
-    for (const [index, node] of nodes.entries()) {
-      for (let attempt = 1; ; attempt++) {
-        say(`starting Temporal node ${node.name} on ${node.frontend}`);
-        try {
-          await node.start();
-          break;
-        } catch (error) {
-          if (!(error instanceof PortTaken) || attempt === 3) throw error;
-          // Taken between the pick and the bind: new ports, and the door told of the new frontend.
-          say(`a port of Temporal node ${node.name} was taken meanwhile: starting it on others`);
-          ports[index] = await pickNodePorts();
-          await doorControl.restart();
-        }
-      }
-    }
+    for (const node of nodes) await node.start();
     await ensureClusterNamespaces({ address: door.address, nodes, identityDir: args.identityDir, tlsCaFile: tls.caFile }, args.namespaces);
   } catch (error) {
     await stop();

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +17,7 @@ import { OwnTemporalCluster, startOwnTemporalCluster } from '../support/own-temp
 import { call } from '../support/http';
 import { pagesNeedApproval } from '../approvals/harness';
 import { rejectionOf } from '../support/failures';
+import { waitUntil } from '../support/wait';
 
 /**
  * The cluster's door is locked: Temporal's own authorizer and claim mapper take only tokens signed with the
@@ -283,3 +285,35 @@ test('through the codec endpoint an ADMIN reads the marker decoded', async () =>
   expect(texts).toContain(`title ${marker}`);
   expect(texts).toContain(`comment ${marker}`);
 });
+
+test('a node restarted after another process took one of its ports comes up on others, the door sends to its new frontend, and with the other node stopped it serves the waiting run alone', async () => {
+  const [other, moved] = cluster.nodes;
+  const held = moved.frontend;
+  await moved.stop();
+  // What a neighbour does under load: binds a port the stopped node held, before the node is started again.
+  // It answers nobody: whoever still dials the old port (the door, the other node) is cut off at once.
+  const squatter = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => squatter.once('error', reject).listen(Number(held.split(':')[1]), '127.0.0.1', () => resolve()));
+  try {
+    await moved.start();
+    expect(moved.running()).toBe(true);
+    expect(moved.frontend).not.toBe(held);
+    await other.stop();
+    try {
+      const description = await waitUntil(
+        'the waiting run described through the door with only the moved node up',
+        () =>
+          platform.temporal.client.workflow
+            .getHandle(publishRun.workflowId)
+            .describe()
+            .catch(() => null),
+        { timeoutMs: 120000, intervalMs: 1000 },
+      );
+      expect(description.status.name).toBe('RUNNING');
+    } finally {
+      await other.start();
+    }
+  } finally {
+    await new Promise((resolve) => squatter.close(resolve));
+  }
+}, 300000);
