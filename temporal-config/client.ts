@@ -1,4 +1,13 @@
-import { Client, Connection, WorkflowExecutionDescription, WorkflowNotFoundError, WorkflowStartOptions } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  WorkflowExecutionDescription,
+  WorkflowNotFoundError,
+  WorkflowStartOptions,
+} from '@temporalio/client';
+import * as grpc from '@grpc/grpc-js';
 import { PayloadCodec, Workflow } from '@temporalio/common';
 import { ErrorCode } from '../lib/errors';
 import { temporalCallError } from './temporal-errors';
@@ -37,6 +46,7 @@ export async function connectTemporal(args: {
   // TLS is said outright either way: given an API key, the SDK would turn it on by itself (Temporal Cloud's way).
   const connection = await Connection.connect({
     address: args.address,
+    interceptors: platformGrpcInterceptors(),
     connectTimeout: 5000,
     ...(apiKey ? { apiKey } : {}),
     tls: clientTlsOf(args.tlsCaFile ?? null) ?? false,
@@ -123,4 +133,37 @@ export async function describeRun(
 export function runStatusOf(temporal: Pick<TemporalHandle, 'client'>) {
   return async (run: { workflowId: string; runId: string | null }): Promise<string> =>
     (await describeRun(temporal, run.workflowId, run.runId))?.status.name ?? 'NOT_FOUND';
+}
+
+/**
+ * Below the SDK's retries: a call asked of a connection already closed ends CANCELLED instead of throwing.
+ * The SDK keeps its retry timers when a connection closes, and a retry that fires after the close asked the
+ * closed channel for a call, which threw inside the timer ("Channel has been shut down"): an uncaught error
+ * that ended the process (an API or worker shutting down, a test file in CI). Its caller now gets the failure.
+ */
+const closedConnectionEndsTheCall: grpc.Interceptor = (options, nextCall) => {
+  try {
+    return new grpc.InterceptingCall(nextCall(options));
+  } catch (error) {
+    if (!(error instanceof Error) || error.message !== 'Channel has been shut down') throw error;
+    const closed: ConstructorParameters<typeof grpc.InterceptingCall>[0] = {
+      start: (_metadata, listener) =>
+        setImmediate(() =>
+          listener?.onReceiveStatus?.({ code: grpc.status.CANCELLED, details: 'the Temporal connection was closed', metadata: new grpc.Metadata() }),
+        ),
+      sendMessageWithContext: () => undefined,
+      sendMessage: () => undefined,
+      startRead: () => undefined,
+      halfClose: () => undefined,
+      cancelWithStatus: () => undefined,
+      getPeer: () => '',
+      getAuthContext: () => null,
+    };
+    return new grpc.InterceptingCall(closed);
+  }
+};
+
+/** The SDK's retries of failed calls (its default), and below them the guard that a closed connection needs. */
+export function platformGrpcInterceptors(): grpc.Interceptor[] {
+  return [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), closedConnectionEndsTheCall];
 }
