@@ -7,14 +7,9 @@ import { uploadedJarDir } from '../../data/deploy/jar-uploads';
 import { LABELS } from '../../data/deploy/labels';
 import { singleFileTar } from '../../adapters/deploy/single-file-tar';
 import { DeployDeps } from './deps';
+import { isConflict, isGone, progressEnded } from './docker-errors';
+import { removeContainers } from './remove-containers';
 import { finalFailure } from '../failures';
-
-/** A line of the engine's progress stream (a pull). */
-interface ProgressMessage {
-  stream?: string;
-  error?: string;
-  errorDetail?: { message?: string };
-}
 
 /**
  * The base image, chosen per deploy: where missing images are built from Debian packages
@@ -50,23 +45,14 @@ async function readyBaseImage({ docker, config }: DeployDeps): Promise<void> {
 /** What the image runs: the JAR, as an unprivileged user, from its own folder. */
 const IMAGE_SETTINGS = { User: '65534:65534', WorkingDir: '/app', Entrypoint: ['java', '-jar', '/app/app.jar'] };
 
-/** `registry:5000/scope/name:7` -> the repository and the tag (a registry's port is not a tag). */
-function repositoryAndTag(image: string): { repo: string; tag: string } {
+/**
+ * `registry:5000/scope/name:7` -> what `docker commit` tags: the repository with any registry host, and the tag
+ * (a registry's port is not a tag). The swarm driver's `repositoryAndTag` drops the host: it names a push target.
+ */
+function commitTarget(image: string): { repo: string; tag: string } {
   const colon = image.lastIndexOf(':');
   if (colon <= image.lastIndexOf('/')) return { repo: image, tag: 'latest' };
   return { repo: image.slice(0, colon), tag: image.slice(colon + 1) };
-}
-
-const isStatus = (error: unknown, status: number) => (error as { statusCode?: number }).statusCode === status;
-
-/** Pulls the base image when the engine lacks it, as a build's FROM would. */
-async function pullBaseImage(docker: DeployDeps['docker'], image: string): Promise<void> {
-  const stream = await docker.pull(image);
-  const messages = await new Promise<ProgressMessage[]>((resolve, reject) =>
-    docker.modem.followProgress(stream, (error: Error | null, output: ProgressMessage[]) => (error ? reject(error) : resolve(output))),
-  );
-  const failure = messages.find((message) => message.error);
-  if (failure) throw new Error(failure.errorDetail?.message ?? failure.error);
 }
 
 /** How the containers JAR images are made from are named: the scope's prefix, then the deployment. */
@@ -75,36 +61,39 @@ export const imageContainerPrefix = (scope: string) => `${scope}-image-`;
 /** The container an image is made from: named after the deployment, so a retried attempt finds what an earlier one left. */
 const imageContainerName = (deps: DeployDeps, deploymentId: string) => `${imageContainerPrefix(deps.config.deployScope)}${deploymentId}`;
 
-async function removeImageContainer(deps: DeployDeps, deploymentId: string): Promise<void> {
-  await deps.docker
-    .getContainer(imageContainerName(deps, deploymentId))
-    .remove({ force: true, v: true })
-    .catch((error: unknown) => (isStatus(error, 404) ? undefined : Promise.reject(error)));
-}
-
 /**
  * Creates the container the image is made from: the base image with the image's settings, never started.
  * Its labels (scope, deployment) say whose it is: the reconcile removes it once its deployment has ended.
+ * A container of its name is an earlier attempt's: it goes, and this attempt makes its own.
  */
 async function createImageContainer(deps: DeployDeps, deploymentId: string) {
   const { docker, config } = deps;
-  await removeImageContainer(deps, deploymentId);
-  const create = () =>
-    docker.createContainer({
-      name: imageContainerName(deps, deploymentId),
+  const name = imageContainerName(deps, deploymentId);
+  const create = async () => {
+    const spec = {
+      name,
       Image: config.deployBaseImage,
       ...IMAGE_SETTINGS,
       Labels: { [LABELS.scope]: config.deployScope, [LABELS.deployment]: deploymentId },
       NetworkDisabled: true,
       HostConfig: { NetworkMode: 'none' },
-    });
+    };
+    try {
+      return await docker.createContainer(spec);
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      await removeContainers(docker, [name]);
+      return docker.createContainer(spec);
+    }
+  };
   try {
     return await create();
   } catch (error) {
-    if (!isStatus(error, 404)) throw error;
+    if (!isGone(error)) throw error;
   }
+  // The base image is missing: pulled, as a build's FROM would.
   try {
-    await pullBaseImage(docker, config.deployBaseImage);
+    await progressEnded(docker, await docker.pull(config.deployBaseImage));
   } catch (error) {
     throw finalFailure('IMAGE_BUILD_FAILED', `The base image ${config.deployBaseImage} could not be pulled: ${(error as Error).message}`);
   }
@@ -129,11 +118,11 @@ export function buildServiceImage(deps: DeployDeps) {
       .inspect()
       .then(
         () => true,
-        (error: unknown) => (isStatus(error, 404) ? false : Promise.reject(error)),
+        (error: unknown) => (isGone(error) ? false : Promise.reject(error)),
       );
     if (made) {
       // An attempt that made the image may have ended before it removed its container.
-      await removeImageContainer(deps, input.deploymentId);
+      await removeContainers(docker, [imageContainerName(deps, input.deploymentId)]);
       return { image };
     }
     const jar = path.join(uploadedJarDir(config.dataDir, input.deploymentId), 'app.jar');
@@ -147,7 +136,7 @@ export function buildServiceImage(deps: DeployDeps) {
       try {
         await container.putArchive(singleFileTar({ name: 'app/app.jar', filePath: jar }), { path: '/' });
         await container.commit({
-          _query: { container: container.id, ...repositoryAndTag(image), comment: `the JAR of deployment ${input.deploymentId} on ${config.deployBaseImage}` },
+          _query: { container: container.id, ...commitTarget(image), comment: `the JAR of deployment ${input.deploymentId} on ${config.deployBaseImage}` },
           _body: { ...IMAGE_SETTINGS, Labels: { [LABELS.scope]: config.deployScope, [LABELS.service]: deployment.service_name } },
         });
       } finally {

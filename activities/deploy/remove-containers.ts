@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import { isGone, isUnchanged } from './docker-errors';
+import { isConflict, isGone, isUnchanged } from './docker-errors';
 
 /** Stops (SIGTERM, then SIGKILL after a grace period) and removes containers; ones already gone are fine. */
 export async function removeContainers(docker: Docker, containerIds: string[]): Promise<void> {
@@ -15,7 +15,7 @@ export async function removeContainers(docker: Docker, containerIds: string[]): 
         await container.remove({ force: true, v: true });
       } catch (error) {
         // 409: removal already in progress from an earlier attempt.
-        if (!isGone(error) && (error as { statusCode?: number }).statusCode !== 409) throw error;
+        if (!isGone(error) && !isConflict(error)) throw error;
       }
     }),
   );

@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import { isGone } from '../docker-errors';
+import { isGone, progressEnded } from '../docker-errors';
 import { finalFailure } from '../../failures';
 
 /** `name[:tag]` of an image reference, without a registry host of its own (`ghcr.io/x/y:1` → `x/y`, `1`). */
@@ -33,13 +33,9 @@ export async function imageInRegistry(docker: Docker, args: { registry: string; 
   await docker.getImage(args.image).tag({ repo: target, tag });
   // The registry asks for no credentials; the engine still wants the header.
   const stream = await docker.getImage(`${target}:${tag}`).push({ authconfig: { serveraddress: args.registry } });
-  await new Promise<void>((resolve, reject) =>
-    docker.modem.followProgress(stream, (error: Error | null, messages: Array<{ error?: string }>) => {
-      const refused = messages?.find((message) => message.error);
-      if (error || refused) reject(new Error(`Pushing ${args.image} to ${args.registry} failed: ${error?.message ?? refused?.error}`));
-      else resolve();
-    }),
-  );
+  await progressEnded(docker, stream).catch((error: Error) => {
+    throw new Error(`Pushing ${args.image} to ${args.registry} failed: ${error.message}`);
+  });
   const digest = await pushed();
   if (!digest) throw new Error(`The registry ${args.registry} gave ${args.image} no digest.`);
   // The push tag served its purpose: the image keeps one tag, the platform's, so removing that one removes it.
