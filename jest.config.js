@@ -1,24 +1,41 @@
-/** One set of real components (PostgreSQL, Temporal, mail capture) per run, shared by every test file. */
+/**
+ * Two tiers (docs/testing.md):
+ * - unit: `*.unit.test.ts`, workflow logic on Temporal's time-skipping test server with stand-in activities, and
+ *   pure rules. No Docker, PostgreSQL, Envoy or Temporal server; `npm run test:unit`, first.
+ * - slow: every other `*.test.ts`, against one set of real components (PostgreSQL, Temporal, mail capture)
+ *   per run, shared by every test file.
+ */
+const roots = ['test', 'adapters', 'edge', 'api', 'activities', 'workflows', 'data', 'domain', 'lib'].map((folder) => `<rootDir>/${folder}`);
+const transform = { '^.+\\.ts$': ['@swc/jest'] };
+
 module.exports = {
-  testEnvironment: 'node',
-  roots: [
-    '<rootDir>/test',
-    '<rootDir>/adapters',
-    '<rootDir>/edge',
-    '<rootDir>/api',
-    '<rootDir>/activities',
-    '<rootDir>/workflows',
-    '<rootDir>/data',
-    '<rootDir>/domain',
-    '<rootDir>/lib',
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      roots,
+      testMatch: ['**/*.unit.test.ts'],
+      transform,
+    },
+    {
+      displayName: 'slow',
+      testEnvironment: 'node',
+      roots,
+      testMatch: ['**/*.test.ts'],
+      // The engine restart disturbs every test beside it: it runs alone, last (npm run test:engine).
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        '\\.unit\\.test\\.ts$',
+        ...(process.env.OPSFLOW_ENGINE_RESTART ? [] : ['/test/faults/engine-restart\\.test\\.ts$']),
+      ],
+      transform,
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
   ],
-  testMatch: ['**/*.test.ts'],
-  // The engine restart disturbs every test beside it: it runs alone, last (npm run test:engine).
-  testPathIgnorePatterns: ['/node_modules/', ...(process.env.OPSFLOW_ENGINE_RESTART ? [] : ['/test/faults/engine-restart\\.test\\.ts$'])],
-  transform: { '^.+\\.ts$': ['@swc/jest'] },
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 120000,
   maxWorkers: 2,
   verbose: true,
+  // Each file's time and counts, for the table `npm test` ends with (scripts/test.ts).
+  reporters: ['default', '<rootDir>/test/support/timing-reporter.js'],
 };

@@ -1,0 +1,92 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * `npm test`: the suite's stages in order, each timed. Every stage runs even after one fails, so a single
+ * CI run shows every failure. It ends with a table of each stage's wall time (with the stages `.ci/run`
+ * timed before it, read from OPSFLOW_CI_STAGES), the slowest test files, and one closing count line.
+ */
+const STAGES: { name: string; command: string }[] = [
+  { name: 'check', command: 'npm run check' },
+  { name: 'unit', command: 'npm run test:unit' },
+  { name: 'jest', command: 'npx jest --selectProjects slow' },
+  { name: 'swarm', command: 'npm run test:swarm' },
+  { name: 'playwright', command: 'npx playwright test' },
+  { name: 'engine', command: 'npm run test:engine' },
+];
+const SLOWEST_SHOWN = 15;
+
+type StageTime = { name: string; seconds: number; result: string };
+type FileTime = { stage: string; file: string; seconds: number; passed: number; failed: number; skipped: number };
+
+function runStage(name: string, command: string, timingsFile: string): StageTime {
+  console.log(`\n== ${name}: ${command}`);
+  const started = Date.now();
+  const run = spawnSync(command, { shell: true, stdio: 'inherit', env: { ...process.env, OPSFLOW_STAGE: name, OPSFLOW_TEST_TIMINGS: timingsFile } });
+  const seconds = (Date.now() - started) / 1000;
+  const result = run.status === 0 ? 'passed' : `failed (${run.status ?? run.signal})`;
+  console.log(`== ${name}: ${result} in ${seconds.toFixed(0)} s`);
+  return { name, seconds, result };
+}
+
+/** Stages timed by `.ci/run` before `npm test` (apt, npm ci): lines of "name seconds". */
+function earlierStages(): StageTime[] {
+  const file = process.env.OPSFLOW_CI_STAGES;
+  if (!file || !fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => {
+      const [name, seconds] = line.trim().split(/\s+/);
+      return { name, seconds: Number(seconds), result: 'done' };
+    });
+}
+
+function readFileTimes(timingsFile: string): FileTime[] {
+  if (!fs.existsSync(timingsFile)) return [];
+  return fs
+    .readFileSync(timingsFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as FileTime);
+}
+
+function commitOfTree(): string {
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  return head.status === 0 ? head.stdout.trim() : 'unknown';
+}
+
+function printTables(stages: StageTime[], files: FileTime[]): void {
+  const total = stages.reduce((sum, stage) => sum + stage.seconds, 0);
+  console.log(`\n## Stage times: commit ${commitOfTree()}, ${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, ${os.cpus().length} cores\n`);
+  console.log('| stage | wall time | result |\n|---|---|---|');
+  for (const stage of stages) console.log(`| ${stage.name} | ${minutes(stage.seconds)} | ${stage.result} |`);
+  console.log(`| **all** | **${minutes(total)}** | |`);
+  console.log(`\n### The ${SLOWEST_SHOWN} slowest test files\n\n| file | stage | time | tests |\n|---|---|---|---|`);
+  for (const file of [...files].sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST_SHOWN)) {
+    console.log(`| \`${file.file}\` | ${file.stage} | ${file.seconds.toFixed(0)} s | ${file.passed + file.failed + file.skipped} |`);
+  }
+}
+
+function minutes(seconds: number): string {
+  return `${Math.floor(seconds / 60)} min ${String(Math.round(seconds % 60)).padStart(2, '0')} s`;
+}
+
+function main(): void {
+  const timingsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-test-')), 'files.jsonl');
+  const only = process.argv.slice(2);
+  const chosen = only.length ? STAGES.filter((stage) => only.includes(stage.name)) : STAGES;
+  const stages = [...earlierStages(), ...chosen.map((stage) => runStage(stage.name, stage.command, timingsFile))];
+  const files = readFileTimes(timingsFile);
+  printTables(stages, files);
+  const count = (key: 'passed' | 'failed' | 'skipped') => files.reduce((sum, file) => sum + file[key], 0);
+  const failedStages = stages.filter((stage) => stage.result.startsWith('failed'));
+  console.log(`\n${failedStages.length ? `Failed stages: ${failedStages.map((stage) => stage.name).join(', ')}` : 'Every stage passed.'}`);
+  console.log(`tests: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
+  process.exitCode = failedStages.length ? 1 : 0;
+}
+
+main();
