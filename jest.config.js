@@ -16,6 +16,7 @@ module.exports = {
       roots,
       testMatch: ['**/*.unit.test.ts'],
       transform,
+      globalSetup: '<rootDir>/test/support/unit-setup.ts',
     },
     {
       displayName: 'slow',

@@ -13,18 +13,27 @@ import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
  * schemathesis over /api/openapi.json, every operation, with an ADMIN token (the internal token for the
  * internal routes): no answer may be a server error or break its declared schema, status or media type.
  * Seeded entities are pinned as the path parameters of the routes that take them, so the fuzzer reaches
- * past the 404s; the stateful phase follows the document's links from each create. A fixed seed and a
- * bounded number of examples per operation keep it repeatable and within about three minutes.
+ * past the 404s; the stateful phase follows the document's links from each create.
+ *
+ * The suite runs a bounded fuzz: a fixed seed, a few examples per operation, and a time budget that the
+ * fuzzing and stateful phases fill. Examples that failed before are kept in the corpus folder beside this
+ * file (Hypothesis's example database) and replayed first. `npm run fuzz` is the long run: many examples per
+ * operation, no budget, the same corpus, so what it finds is replayed by every suite after it.
  */
 /** FUZZ_SEED runs another seed (the suite runs 1). */
 const SEED = Number(process.env.FUZZ_SEED ?? 1);
-const EXAMPLES_PER_OPERATION = 30;
+const LONG_RUN = process.env.OPSFLOW_FUZZ_LONG === '1';
+/** Enough for every operation's first pass well within the budget (232 operations, 2 cores). */
+const EXAMPLES_PER_OPERATION = LONG_RUN ? 200 : 10;
+/** The suite's budget for fuzzing and stateful testing, after the examples and coverage phases. */
+const TIME_BUDGET_SECONDS = LONG_RUN ? null : 120;
+const CORPUS = path.join(__dirname, 'fuzz-corpus');
 const SITE = 'fuzz-site';
 /**
- * 232 operations took 282 s alone on this 2-core machine (2026-11-27), and 396 s in a fresh-clone CI run, whose
- * 6.5 min kill came in the last phase with every case so far passed. The wait gives that run half again.
+ * How long the whole fuzz may take before it is killed: the budget and the first pass with room to spare;
+ * the long run has an hour.
  */
-const FUZZ_TIMEOUT_MS = 10 * 60 * 1000;
+const FUZZ_TIMEOUT_MS = LONG_RUN ? 60 * 60 * 1000 : 8 * 60 * 1000;
 
 let platform: TestPlatform;
 let api: RunningApi;
@@ -151,11 +160,15 @@ test(
         .filter(([, operation]) => operation.security?.length === 1 && 'internalToken' in operation.security[0])
         .map(([method]) => ({ route, method: method.toUpperCase() })),
     );
+    // The long run adds to the committed corpus; the suite replays a copy, leaving the tree as it was.
+    const corpus = LONG_RUN ? CORPUS : path.join(workDir, 'corpus');
+    if (!LONG_RUN) fs.cpSync(CORPUS, corpus, { recursive: true });
     const lines = [
       `seed = ${SEED}`,
       `headers = { Authorization = ${toml(`Bearer ${admin}`)} }`,
       '[generation]',
       `max-examples = ${EXAMPLES_PER_OPERATION}`,
+      `database = ${toml(corpus)}`,
       '[checks]',
       'enabled = false',
       'not_a_server_error.enabled = true',
@@ -211,7 +224,8 @@ test(
 
     // Asynchronous: the API under test answers from this process.
     const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(TOOLS_SCHEMATHESIS, ['--config-file', configFile, 'run', `${api.url}/api/openapi.json`, '--no-color'], { cwd: workDir });
+      const budget = TIME_BUDGET_SECONDS ? ['--max-time', String(TIME_BUDGET_SECONDS)] : [];
+      const child = spawn(TOOLS_SCHEMATHESIS, ['--config-file', configFile, 'run', `${api.url}/api/openapi.json`, '--no-color', ...budget], { cwd: workDir });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk) => (stdout += chunk));

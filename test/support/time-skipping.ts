@@ -1,0 +1,26 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+
+// The workers' state changes are noise in a test's output; warnings and errors still show.
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+/**
+ * The fast tier's Temporal: the time-skipping test server (test/support/unit-setup.ts fetched it), where a
+ * workflow's timers fire as soon as nothing else is left to do. Workflows run their real code from the
+ * shared bundle; activities are stand-ins given by each test, so only workflow logic is under test here.
+ */
+export function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  const path = process.env.OPSFLOW_TIME_SKIPPING_SERVER;
+  if (!path) throw new Error('The fast tier runs under `npm run test:unit` (its setup fetches the time-skipping test server).');
+  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+}
+
+let queues = 0;
+
+/** A worker on a queue of its own running the real workflows with the given stand-in activities. */
+export async function workerWith(env: TestWorkflowEnvironment, activities: object): Promise<{ worker: Worker; taskQueue: string }> {
+  const taskQueue = `unit-${process.pid}-${++queues}`;
+  const codePath = process.env.OPSFLOW_UNIT_WORKFLOW_BUNDLE!;
+  const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: { codePath }, activities });
+  return { worker, taskQueue };
+}
