@@ -9,6 +9,7 @@ import {
   ScheduledChange,
   scheduledChangeOfRun,
   ScheduledChangeStatus,
+  untilDatabaseTime,
 } from '../../data/approvals/scheduled-changes';
 import { refusalsAreFinal } from '../final-refusals';
 import { ApprovalsDeps } from './deps';
@@ -44,7 +45,9 @@ export function finishSchedule({ db }: ApprovalsDeps) {
 
 /** Archives the component at its time: the runtime stops serving it. Archiving it twice is a no-op. */
 export function archiveNow({ db }: ApprovalsDeps) {
-  return async (input: { componentType: string; resourceId: string; requestedBy: string }): Promise<void> => {
+  return async (input: { componentType: string; resourceId: string; requestedBy: string; notBefore?: string | null }): Promise<void> => {
+    // As publishNow: a run that woke a little early waits for its time by the database's clock.
+    if (input.notBefore) await untilDatabaseTime(db, input.notBefore);
     await setStatusFor(db, input, 'ARCHIVED', input.requestedBy);
   };
 }

@@ -138,3 +138,17 @@ export async function listScheduledChanges(
   if (args.resourceId !== undefined) query.andWhere({ resource_id: args.resourceId });
   return paginate<ScheduledChangeRow>({ query, ...args.page, timeColumn: 'due_at', idColumn: 'run_id', order: 'soonest-first' });
 }
+
+/**
+ * Waits until the database's clock reads `instant` or later. A scheduled change's transaction starts after
+ * this, so the time it records (`now()`, the transaction's start) is never before its due time, whatever
+ * the worker's own clock says.
+ */
+export async function untilDatabaseTime(db: Knex, instant: string): Promise<void> {
+  for (;;) {
+    const { rows } = await db.raw<{ rows: Array<{ left_ms: number }> }>('select extract(epoch from (?::timestamptz - clock_timestamp())) * 1000 as left_ms', [instant]);
+    const leftMs = Number(rows[0].left_ms);
+    if (leftMs <= 0) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.ceil(leftMs)));
+  }
+}

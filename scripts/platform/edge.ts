@@ -84,7 +84,7 @@ export async function startEdge(args: {
       const unready = await whyNotReady(adminUrl);
       child.kill('SIGKILL');
       throw new Error(
-        `Envoy (pid ${child.pid}) was not ready within ${deadlineMs} ms; its admin on ${adminUrl} last answered: ${lastProbe}; ${unready}; its output: ${lastOutput() || 'none'}`,
+        `Envoy (pid ${child.pid}) was not ready within ${deadlineMs} ms; its admin on ${adminUrl} last answered: ${lastProbe}; ${unready}; its output: ${lastOutput() || 'none'}; ${machineLoad(child.pid)}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -108,6 +108,24 @@ function writeOwnBootstrap(dir: string, bootstrap: Record<string, unknown>): str
   const file = path.join(dir, 'bootstrap.json');
   fs.writeFileSync(file, JSON.stringify(bootstrap), { mode: 0o600 });
   return file;
+}
+
+/**
+ * How loaded the machine and Envoy were when a start gave up: the load averages, the kernel's CPU and I/O
+ * pressure, and Envoy's own state and CPU time. A start that takes 60 s with nothing said is starved or stuck.
+ */
+function machineLoad(pid: number | undefined): string {
+  const read = (file: string) => {
+    try {
+      return fs.readFileSync(file, 'utf8').trim().replace(/\n/g, ' | ');
+    } catch {
+      return 'unreadable';
+    }
+  };
+  // Fields 3, 14 and 15 of /proc/PID/stat: the state (R running, S sleeping, D in I/O), user and system ticks.
+  const stat = pid ? read(`/proc/${pid}/stat`).split(') ')[1]?.split(' ') : undefined;
+  const envoy = stat ? `state ${stat[0]}, CPU ${stat[11]}+${stat[12]} ticks` : 'no stat';
+  return `load ${read('/proc/loadavg')}; CPU pressure ${read('/proc/pressure/cpu')}; I/O pressure ${read('/proc/pressure/io')}; Envoy ${envoy}`;
 }
 
 /** Envoy's own account of a start that never ends: its server state and the init targets still waiting. */

@@ -150,7 +150,8 @@ test('with an approval: approved before its time, it publishes at its time; a re
 
 test('a cancel before its time stops it: nothing is published, the job log says who cancelled, a second cancel finds nothing', async () => {
   const id = await newPage('site-s');
-  const { dueAt, answer } = await publishIn(id, 4);
+  // 8 s: the run takes the publish two seconds before its time (decision 008), so the cancel has six.
+  const { dueAt, answer } = await publishIn(id, 8);
   expect(answer.status).toBe(202);
 
   const cancelled = await call(thisFile.api.url, 'DELETE', `/api/content/pages/${id}/schedule`, { token: editor });

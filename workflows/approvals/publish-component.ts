@@ -41,6 +41,15 @@ export const RAW_DECISION_SIGNALS_REFUSED = 'raw-decision-signals-refused';
 export const APPROVAL_NOTICES = 'approval-notices';
 
 /**
+ * Runs started before this marker woke at the due time itself, and published a timer's firing, a workflow
+ * task and an activity's start after it (1.5 s on a loaded machine). From it on, a run that publishes or
+ * archives by itself wakes SCHEDULE_LEAD_MS early, and its activity waits for the due time by the
+ * database's clock before its transaction: the change is recorded at its time, never before.
+ */
+export const SCHEDULE_LEAD = 'schedule-lead';
+const SCHEDULE_LEAD_MS = 2000;
+
+/**
  * Publishes one revision of a component, through approval when its policy asks for one: submit; with no
  * approval required, publish now; otherwise wait for every stage's decision, in order, then call the
  * component back with the outcome (retried until it takes it). A rejection at any stage ends the request.
@@ -130,18 +139,26 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
     },
   );
 
-  /** Waits for `dueAt` on a durable timer; false when a confirmed cancel came first. */
-  const timeCame = async (): Promise<boolean> => {
+  /**
+   * Waits on a durable timer for `dueAt`, less `leadMs`; false when a confirmed cancel came first. From the
+   * wake on, a cancel is refused: the run has taken the change.
+   */
+  const timeCame = async (leadMs = 0): Promise<boolean> => {
     progress.stage = 'SCHEDULED';
+    const wakeAt = Date.parse(dueAt!) - leadMs;
     for (;;) {
-      const left = Date.parse(dueAt!) - Date.now();
+      const left = wakeAt - Date.now();
       if (left > 0) await wf.condition(() => cancel !== 'NONE', left);
       // A cancel being confirmed is settled first; one that is not recorded changes nothing.
       await wf.condition(() => cancel !== 'REQUESTED');
       if (cancel === 'CONFIRMED') return false;
-      if (Date.parse(dueAt!) <= Date.now()) return true;
+      if (wakeAt <= Date.now()) return true;
     }
   };
+  /** Whether this run wakes early for a change it makes itself (see SCHEDULE_LEAD). */
+  const leadMs = () => (wf.patched(SCHEDULE_LEAD) ? SCHEDULE_LEAD_MS : 0);
+  /** What the run's own change waits for: its due time, when it woke early for it. */
+  const notBefore = (lead: number) => (lead > 0 ? dueAt : null);
   const cancelled = async (): Promise<PublishProgress> => {
     await db.finishSchedule({
       runId,
@@ -169,8 +186,9 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
 
   if (action === 'ARCHIVE') {
     await schedule();
-    if (!(await timeCame())) return cancelled();
-    await db.archiveNow(input);
+    const lead = leadMs();
+    if (!(await timeCame(lead))) return cancelled();
+    await db.archiveNow({ ...input, notBefore: notBefore(lead) });
     await done('archived');
     progress.stage = 'ARCHIVED';
     return progress;
@@ -186,11 +204,12 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
   }
   if (dueAt) await schedule();
   if (!submitted.required) {
+    const lead = dueAt ? leadMs() : 0;
     if (dueAt) {
-      if (!(await timeCame())) return cancelled();
+      if (!(await timeCame(lead))) return cancelled();
       progress.stage = 'PUBLISHING';
     }
-    await db.publishNow(input);
+    await db.publishNow({ ...input, notBefore: notBefore(lead) });
     if (dueAt) await done(`published revision ${input.revision} of`);
     progress.stage = 'PUBLISHED';
     return progress;

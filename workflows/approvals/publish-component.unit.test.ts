@@ -22,6 +22,8 @@ afterAll(async () => {
 });
 
 const MINUTE = 60_000;
+/** How early a run that publishes by itself wakes (SCHEDULE_LEAD in the workflow). */
+const SCHEDULE_LEAD = 2000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
@@ -137,7 +139,7 @@ test('a stage without a decision reminds its role after remindAfter and escalate
   expect(kinds).toEqual(['REQUESTED', 'REMINDER', 'ESCALATED', 'OUTCOME']);
 });
 
-test('a publish due in 30 days waits on its timer and publishes at its time, not before', async () => {
+test('a publish due in 30 days waits on its timer, wakes two seconds early, and hands its activity the due time to wait for', async () => {
   const { activities, calls } = standIns();
   const result = await run(activities, async (taskQueue) => {
     const dueAt = new Date((await env.currentTimeMs()) + 30 * DAY).toISOString();
@@ -146,7 +148,11 @@ test('a publish due in 30 days waits on its timer and publishes at its time, not
     expect((await handle.query(publishProgressQuery)).stage).toBe('SCHEDULED');
     expect(named(calls, 'publishNow')).toEqual([]);
     const published = await handle.result();
-    expect(named(calls, 'publishNow')[0].at).toBeGreaterThanOrEqual(Date.parse(dueAt));
+    // The activity waits out the rest by the database's clock (tested against PostgreSQL in test/approvals/).
+    const [publish] = named(calls, 'publishNow');
+    expect(publish.args).toMatchObject({ notBefore: dueAt });
+    expect(publish.at).toBeGreaterThanOrEqual(Date.parse(dueAt) - SCHEDULE_LEAD);
+    expect(publish.at).toBeLessThan(Date.parse(dueAt));
     return published;
   });
   expect(result.stage).toBe('PUBLISHED');
@@ -259,7 +265,7 @@ test('the callback is retried until the component takes it, with backoff, then t
   expect(named(calls, 'closeApproval')[0].at).toBeGreaterThanOrEqual(attempts[6]);
 });
 
-test('an archive due later archives at its time and never publishes', async () => {
+test('an archive due later wakes two seconds early, hands its activity the due time, and never publishes', async () => {
   const { activities, calls } = standIns();
   const result = await run(activities, async (taskQueue) => {
     const dueAt = new Date((await env.currentTimeMs()) + 14 * DAY).toISOString();
@@ -268,7 +274,9 @@ test('an archive due later archives at its time and never publishes', async () =
       workflowId: randomUUID(),
       args: [publishInput({ action: 'ARCHIVE', dueAt })],
     });
-    expect(named(calls, 'archiveNow')[0].at).toBeGreaterThanOrEqual(Date.parse(dueAt));
+    const [archive] = named(calls, 'archiveNow');
+    expect(archive.args).toMatchObject({ notBefore: dueAt });
+    expect(archive.at).toBeGreaterThanOrEqual(Date.parse(dueAt) - SCHEDULE_LEAD);
     return published;
   });
   expect(result.stage).toBe('ARCHIVED');

@@ -4,8 +4,11 @@ import { instanceAddressesOfDeployments } from '../../../data/deploy/instances';
 import { edgeLetGo } from '../../../edge/admin';
 import { runStatusOf } from '../../../temporal-config/client';
 
-/** How long the API waits for the edge to stop routing to what a settled run left, before it answers anyway. */
-const EDGE_LET_GO_MS = 5000;
+/**
+ * How long the API waits for the edge to stop routing to what a settled run left, before it answers anyway.
+ * Longer than the control plane's resync (10 s): a rewrite whose notification was lost is made by then.
+ */
+const EDGE_LET_GO_MS = 15000;
 const POLL_MS = 200;
 
 /**
@@ -20,12 +23,19 @@ export async function settleDeadDeploysAtEdge(deps: Pick<AppDeps, 'db' | 'tempor
   const adminUrl = deps.config.edgeAdminUrl;
   if (settled.length === 0 || !adminUrl) return settled;
   const addresses = await instanceAddressesOfDeployments(deps.db, settled);
-  const deadline = Date.now() + EDGE_LET_GO_MS;
+  const started = Date.now();
+  const looks: Array<boolean | null> = [];
   for (;;) {
+    // Null: the admin did not answer in time (a loaded machine). That is no answer, so it is asked again.
     const letGo = await edgeLetGo(adminUrl, { serviceName, addresses });
+    looks.push(letGo);
     if (letGo === true) return settled;
-    if (letGo === null || Date.now() > deadline) {
-      deps.logger.warn({ serviceName, settled }, `the edge has not confirmed it stopped routing to the settled deploys of ${serviceName}; going on`);
+    if (Date.now() - started > EDGE_LET_GO_MS) {
+      const unanswered = looks.filter((look) => look === null).length;
+      deps.logger.warn(
+        { serviceName, settled, looks: looks.length, unanswered },
+        `the edge has not confirmed it stopped routing to the settled deploys of ${serviceName} within ${EDGE_LET_GO_MS} ms; going on`,
+      );
       return settled;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
