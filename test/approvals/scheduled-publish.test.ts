@@ -190,7 +190,8 @@ test('approved, then cancelled before its time: nothing is published, the entity
 
 test('a cancel sent straight to Temporal, with no cancel recorded by the platform, changes nothing: the page still publishes at its time', async () => {
   const id = await newPage('site-s');
-  const { dueAt, answer } = await publishIn(id, 4);
+  // 8 s: the forged cancel must reach the run before it wakes, two seconds before its time (decision 008).
+  const { dueAt, answer } = await publishIn(id, 8);
   expect(answer.status).toBe(202);
 
   const forged = await rejectionOf(thisFile.platform.temporal.client.workflow.getHandle(answer.body.workflowId).executeUpdate(cancelScheduleUpdate));
