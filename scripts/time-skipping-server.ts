@@ -39,11 +39,16 @@ export async function ensureTimeSkippingServer(say: (line: string) => void = () 
   fs.mkdirSync(SERVER_DIR, { recursive: true });
   fs.writeFileSync(path.join(SERVER_DIR, 'pom.xml'), POM);
   await withProgress(`fetching Temporal's time-skipping test server ${PINNED_TEST_SERVER} with Maven`, say, () =>
-    runToEnd('mvn', ['-q', '-B', '-f', path.join(SERVER_DIR, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${path.join(SERVER_DIR, 'lib')}`]).catch(
-      (error: Error) => {
-        throw new Error(`The time-skipping test server needs Java and Maven (apt-get install default-jre-headless maven): ${error.message}`);
-      },
-    ),
+    runToEnd('mvn', [
+      '-q',
+      '-B',
+      '-f',
+      path.join(SERVER_DIR, 'pom.xml'),
+      'dependency:copy-dependencies',
+      `-DoutputDirectory=${path.join(SERVER_DIR, 'lib')}`,
+    ]).catch((error: Error) => {
+      throw new Error(`The time-skipping test server needs Java and Maven (apt-get install default-jre-headless maven): ${error.message}`);
+    }),
   );
   fs.writeFileSync(LAUNCHER, LAUNCHER_SCRIPT, { mode: 0o755 });
   return LAUNCHER;

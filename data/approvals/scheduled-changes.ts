@@ -146,7 +146,9 @@ export async function listScheduledChanges(
  */
 export async function untilDatabaseTime(db: Knex, instant: string): Promise<void> {
   for (;;) {
-    const { rows } = await db.raw<{ rows: Array<{ left_ms: number }> }>('select extract(epoch from (?::timestamptz - clock_timestamp())) * 1000 as left_ms', [instant]);
+    const { rows } = await db.raw<{ rows: Array<{ left_ms: number }> }>('select extract(epoch from (?::timestamptz - clock_timestamp())) * 1000 as left_ms', [
+      instant,
+    ]);
     const leftMs = Number(rows[0].left_ms);
     if (leftMs <= 0) return;
     await new Promise((resolve) => setTimeout(resolve, Math.ceil(leftMs)));

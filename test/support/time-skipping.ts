@@ -21,6 +21,12 @@ let queues = 0;
 export async function workerWith(env: TestWorkflowEnvironment, activities: object): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = `unit-${process.pid}-${++queues}`;
   const codePath = process.env.OPSFLOW_UNIT_WORKFLOW_BUNDLE!;
-  const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: { codePath }, activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: { codePath },
+    activities,
+  });
   return { worker, taskQueue };
 }
