@@ -6,7 +6,7 @@ import { waitUntil } from './wait';
 
 type History = temporal.api.history.v1.IHistory;
 
-/** Saved histories of the long-lived workflows, replayed by test/histories/replay.test.ts. */
+/** Saved histories of the long-lived workflows, replayed by test/histories/replay.unit.test.ts. */
 export const HISTORIES_DIR = path.resolve(__dirname, '..', 'histories');
 
 // The History message's own conversion (longs and enums as strings, bytes as base64). The SDK's

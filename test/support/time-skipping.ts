@@ -1,8 +1,13 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 
-// The workers' state changes are noise in a test's output; warnings and errors still show.
-Runtime.install({ logger: new DefaultLogger('WARN') });
+// The workers' state changes are noise in a test's output; warnings and errors still show. Another file of
+// this jest worker may have installed the runtime already, which is as good.
+try {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+} catch {
+  // installed before
+}
 
 /**
  * The fast tier's Temporal: the time-skipping test server (test/support/unit-setup.ts fetched it), where a

@@ -29,9 +29,11 @@ const files = fs
 // which the codec passes through. Workers replay with the same codec.
 const dataConverter = platformDataConverter(payloadCodecOf(loadConfig({ NODE_ENV: 'test' })));
 
+/** The workers' bundle, built once by the fast tier's setup (test/support/unit-setup.ts): a replay needs no server. */
 function bundlePath(): string {
-  const info = JSON.parse(fs.readFileSync(process.env.OPSFLOW_TEST_PLATFORM!, 'utf8')) as { workflowBundlePath: string };
-  return info.workflowBundlePath;
+  const bundle = process.env.OPSFLOW_UNIT_WORKFLOW_BUNDLE;
+  if (!bundle) throw new Error('The replays run under `npm run test:unit` (its setup bundles the workflows).');
+  return bundle;
 }
 
 /** Every workflow type the workers run: the names workflows/index.ts exports, read from its text, so a new one counts at once. */
