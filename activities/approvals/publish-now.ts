@@ -1,7 +1,7 @@
 import { registeredComponentType } from '../../data/content/component-types';
 import { publishComponentRevision } from '../../data/content/components';
 import { publishRelease } from '../../data/content/releases';
-import { untilDatabaseTime } from '../../data/approvals/scheduled-changes';
+import { untilDueByDatabase } from './due-time';
 import { RELEASE } from '../../domain/approvals';
 import { ApprovalsDeps } from './deps';
 
@@ -12,7 +12,7 @@ import { ApprovalsDeps } from './deps';
  */
 export function publishNow({ db }: ApprovalsDeps) {
   return async (input: { componentType: string; resourceId: string; revision: number; requestedBy: string; notBefore?: string | null }): Promise<void> => {
-    if (input.notBefore) await untilDatabaseTime(db, input.notBefore);
+    if (input.notBefore) await untilDueByDatabase(db, input.notBefore);
     const actor = { id: input.requestedBy, name: null };
     if (input.componentType === RELEASE) {
       await publishRelease(db, { id: input.resourceId, version: input.revision, actor });

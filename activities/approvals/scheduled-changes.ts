@@ -9,8 +9,8 @@ import {
   ScheduledChange,
   scheduledChangeOfRun,
   ScheduledChangeStatus,
-  untilDatabaseTime,
 } from '../../data/approvals/scheduled-changes';
+import { untilDueByDatabase } from './due-time';
 import { refusalsAreFinal } from '../final-refusals';
 import { ApprovalsDeps } from './deps';
 
@@ -47,7 +47,7 @@ export function finishSchedule({ db }: ApprovalsDeps) {
 export function archiveNow({ db }: ApprovalsDeps) {
   return async (input: { componentType: string; resourceId: string; requestedBy: string; notBefore?: string | null }): Promise<void> => {
     // As publishNow: a run that woke a little early waits for its time by the database's clock.
-    if (input.notBefore) await untilDatabaseTime(db, input.notBefore);
+    if (input.notBefore) await untilDueByDatabase(db, input.notBefore);
     await setStatusFor(db, input, 'ARCHIVED', input.requestedBy);
   };
 }

@@ -85,6 +85,16 @@ export async function requestCancel(db: Knex, args: { runId: string; requestedBy
   if (updated === 0) throw notFound('Nothing is scheduled for this entity any more.');
 }
 
+/**
+ * Takes a cancel off a change that is still scheduled, when the run did not confirm it. Only the same
+ * requester's: a later cancel by someone else stays.
+ */
+export async function withdrawCancelRequest(db: Knex, args: { runId: string; requestedBy: string }): Promise<void> {
+  await db(SCHEDULED_CHANGE_TABLE)
+    .where({ run_id: args.runId, status: 'SCHEDULED', cancel_requested_by: args.requestedBy })
+    .update({ cancel_requested_by: null });
+}
+
 /** The run's half: a cancel counts only when the endpoint recorded it; answers who asked. */
 export async function confirmCancel(db: Knex, runId: string): Promise<{ cancelledBy: string }> {
   const row = await db<ScheduledChangeRow>(SCHEDULED_CHANGE_TABLE).where({ run_id: runId }).first();
@@ -140,17 +150,13 @@ export async function listScheduledChanges(
 }
 
 /**
- * Waits until the database's clock reads `instant` or later. A scheduled change's transaction starts after
- * this, so the time it records (`now()`, the transaction's start) is never before its due time, whatever
- * the worker's own clock says.
+ * How many milliseconds the database's clock has left until `instant` (zero or less once it is there). A
+ * scheduled change's transaction starts once this reaches zero, so the time it records (`now()`, the
+ * transaction's start) is never before its due time, whatever the worker's own clock says.
  */
-export async function untilDatabaseTime(db: Knex, instant: string): Promise<void> {
-  for (;;) {
-    const { rows } = await db.raw<{ rows: Array<{ left_ms: number }> }>('select extract(epoch from (?::timestamptz - clock_timestamp())) * 1000 as left_ms', [
-      instant,
-    ]);
-    const leftMs = Number(rows[0].left_ms);
-    if (leftMs <= 0) return;
-    await new Promise((resolve) => setTimeout(resolve, Math.ceil(leftMs)));
-  }
+export async function msUntilByDatabase(db: Knex, instant: string): Promise<number> {
+  const { rows } = await db.raw<{ rows: Array<{ left_ms: number }> }>('select extract(epoch from (?::timestamptz - clock_timestamp())) * 1000 as left_ms', [
+    instant,
+  ]);
+  return Number(rows[0].left_ms);
 }

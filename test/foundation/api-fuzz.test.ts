@@ -15,8 +15,8 @@ import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
  * Seeded entities are pinned as the path parameters of the routes that take them, so the fuzzer reaches
  * past the 404s; the stateful phase follows the document's links from each create.
  *
- * The suite runs a bounded fuzz: a fixed seed, a few examples per operation, and a time budget that the
- * fuzzing and stateful phases fill. Examples that failed before are kept in the corpus folder beside this
+ * The suite runs a bounded fuzz: a fixed seed, a few examples per operation, and a time budget for the
+ * whole run. Examples that failed before are kept in the corpus folder beside this
  * file (Hypothesis's example database) and replayed first. `npm run fuzz` is the long run: many examples per
  * operation, no budget, the same corpus, so what it finds is replayed by every suite after it.
  */
@@ -25,7 +25,12 @@ const SEED = Number(process.env.FUZZ_SEED ?? 1);
 const LONG_RUN = process.env.OPSFLOW_FUZZ_LONG === '1';
 /** Enough for every operation's first pass well within the budget (232 operations, 2 cores). */
 const EXAMPLES_PER_OPERATION = LONG_RUN ? 200 : 10;
-/** The suite's budget for fuzzing and stateful testing, after the examples and coverage phases. */
+/**
+ * The suite's budget for the whole schemathesis run (`--max-time`): its phases share it, and fuzzing and
+ * stateful testing repeat until it is spent. Measured alone on 2026-12-05: examples 6 s, coverage 35 s,
+ * fuzzing 70 s, stateful 8 s, every one of 261 operations tested. The test still fails unless every
+ * operation was tested, so a budget spent too early shows.
+ */
 const TIME_BUDGET_SECONDS = LONG_RUN ? null : 120;
 const CORPUS = path.join(__dirname, 'fuzz-corpus');
 const SITE = 'fuzz-site';

@@ -20,7 +20,7 @@ export interface DecisionSignal {
 }
 
 export type PublishStage =
-  'SUBMITTING' | 'PENDING_APPROVAL' | 'SCHEDULED' | 'PUBLISHING' | 'CALLING_BACK' | 'PUBLISHED' | 'REJECTED' | 'ARCHIVED' | 'CANCELLED';
+  'SUBMITTING' | 'PENDING_APPROVAL' | 'SCHEDULED' | 'PUBLISHING' | 'ARCHIVING' | 'CALLING_BACK' | 'PUBLISHED' | 'REJECTED' | 'ARCHIVED' | 'CANCELLED';
 
 export interface PublishProgress {
   stage: PublishStage;

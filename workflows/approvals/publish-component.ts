@@ -41,10 +41,11 @@ export const RAW_DECISION_SIGNALS_REFUSED = 'raw-decision-signals-refused';
 export const APPROVAL_NOTICES = 'approval-notices';
 
 /**
- * Runs started before this marker woke at the due time itself, and published a timer's firing, a workflow
- * task and an activity's start after it (1.5 s on a loaded machine). From it on, a run that publishes or
- * archives by itself wakes SCHEDULE_LEAD_MS early, and its activity waits for the due time by the
- * database's clock before its transaction: the change is recorded at its time, never before.
+ * Runs started before this marker woke at the due time itself. The change then came late by the time a
+ * timer takes to fire, a workflow task to run and an activity to start: 1.5 s on a loaded machine. From
+ * this marker on, a run that publishes or archives by itself wakes SCHEDULE_LEAD_MS early. Its activity
+ * then waits until the database's clock reaches the due time, and only then starts its transaction. So the
+ * change is recorded at its time, never before.
  */
 export const SCHEDULE_LEAD = 'schedule-lead';
 const SCHEDULE_LEAD_MS = 2000;
@@ -188,6 +189,7 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
     await schedule();
     const lead = leadMs();
     if (!(await timeCame(lead))) return cancelled();
+    progress.stage = 'ARCHIVING';
     await db.archiveNow({ ...input, notBefore: notBefore(lead) });
     await done('archived');
     progress.stage = 'ARCHIVED';

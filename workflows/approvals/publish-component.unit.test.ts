@@ -30,7 +30,15 @@ const DAY = 24 * HOUR;
 type Call = { name: string; at: number; args: unknown };
 
 /** Stand-ins for the approvals activities: each records its call; `stages` decides whether approval is required. */
-function standIns(options: { stages?: ApprovalStage[]; decisions?: Record<string, ConfirmedDecision>; callbackFailures?: number } = {}) {
+interface StandInOptions {
+  stages?: ApprovalStage[];
+  decisions?: Record<string, ConfirmedDecision>;
+  callbackFailures?: number;
+  /** Held by publishNow and archiveNow once called, until it settles: a run caught between its wake and its change. */
+  holdChange?: () => Promise<void>;
+}
+
+function standIns(options: StandInOptions = {}) {
   const calls: Call[] = [];
   // When, by the test server's clock: the time the workflow sees, with skipped time included.
   const record = async (name: string, args: unknown) => void calls.push({ name, at: await env.currentTimeMs(), args });
@@ -40,8 +48,14 @@ function standIns(options: { stages?: ApprovalStage[]; decisions?: Record<string
       await record('submitForApproval', input);
       return { required: !!options.stages, correlationId: options.stages ? input.correlationId : null, stages: options.stages ?? [] };
     },
-    publishNow: (input) => record('publishNow', input),
-    archiveNow: (input) => record('archiveNow', input),
+    publishNow: async (input) => {
+      await record('publishNow', input);
+      await options.holdChange?.();
+    },
+    archiveNow: async (input) => {
+      await record('archiveNow', input);
+      await options.holdChange?.();
+    },
     recordSchedule: (input) => record('recordSchedule', input),
     finishSchedule: (input) => record('finishSchedule', input),
     confirmScheduleCancel: async (input) => {
@@ -95,6 +109,14 @@ const refusal = (update: Promise<unknown>) =>
     () => new Error('the update was accepted'),
     (error: Error) => error.cause,
   );
+
+/** Polls a condition of the stand-ins' records in real time (the run moves on its own). */
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let tries = 0; !condition(); tries++) {
+    if (tries > 300) throw new Error('the run never got there');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 /** Starts a run and waits until it has been submitted, as the API's Update-with-Start does. */
 async function startPublish(taskQueue: string, input: PublishInput) {
@@ -293,3 +315,33 @@ test('input off its contract fails the run at once, before any activity', async 
   expect(failure).toBeInstanceOf(WorkflowFailedError);
   expect(calls).toEqual([]);
 });
+
+test.each(['PUBLISH', 'ARCHIVE'] as const)(
+  'a run scheduled to %s that has woken for its change refuses a cancel SCHEDULE_PASSED: no cancel is confirmed, and the change is made',
+  async (action) => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // The change is held until the cancel has had its answer. The run handles the cancel in the workflow
+    // task the SDK starts while a local activity runs past most of the task's timeout (2 s here).
+    const { activities, calls } = standIns({ holdChange: () => gate });
+    const result = await run(activities, async (taskQueue) => {
+      const dueAt = new Date((await env.currentTimeMs()) + HOUR).toISOString();
+      const handle = await env.client.workflow.start<PublishWorkflow>(PUBLISH_WORKFLOW, {
+        taskQueue,
+        workflowId: randomUUID(),
+        args: [publishInput({ action, dueAt })],
+        workflowTaskTimeout: '2 seconds',
+      });
+      const changeName = action === 'PUBLISH' ? 'publishNow' : 'archiveNow';
+      await env.sleep(HOUR - SCHEDULE_LEAD);
+      await waitFor(() => named(calls, changeName).length === 1);
+      const refused = await refusal(handle.executeUpdate(cancelScheduleUpdate));
+      release();
+      expect(refused).toMatchObject({ type: 'SCHEDULE_PASSED' });
+      return handle.result();
+    });
+    expect(result.stage).toBe(action === 'PUBLISH' ? 'PUBLISHED' : 'ARCHIVED');
+    expect(named(calls, 'confirmScheduleCancel')).toEqual([]);
+    expect(named(calls, 'finishSchedule').map((call) => call.args)).toEqual([expect.objectContaining({ status: 'DONE' })]);
+  },
+);

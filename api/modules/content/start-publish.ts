@@ -1,4 +1,4 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateStage } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { AppDeps } from '../../deps';
 import { Identity } from '../../http/identity';
 import { badRequest, conflict, notFound, PlatformError } from '../../../lib/errors';
@@ -10,7 +10,7 @@ import { latestRevision } from '../../../data/content/revisions';
 import { startWorkflow, workflowUiUrl } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import { PublishInput, ScheduledAction } from '../../../domain/approvals';
-import { openScheduledChange, requestCancel } from '../../../data/approvals/scheduled-changes';
+import { openScheduledChange, requestCancel, withdrawCancelRequest } from '../../../data/approvals/scheduled-changes';
 import {
   cancelScheduleUpdate,
   PublishProgress,
@@ -101,11 +101,33 @@ export async function componentTarget(db: AppDeps['db'], type: ComponentType, ro
   };
 }
 
+/** How long a publish waits for the item's previous run to end once it has called the item back. */
+const CALLED_BACK_RUN_ENDS_WITHIN_MS = 5000;
+
+/**
+ * The item's previous run, once it has called the item back, only closes the approval and tells the
+ * requester. The item already shows the outcome, so a publish asked for in that moment is not a second
+ * publish of a pending one: it waits for that run to end (5 s at most) instead of meeting it with 409
+ * APPROVAL_PENDING. Any other run, or none, is left to the checks that follow.
+ */
+async function untilCalledBackRunEnds(temporal: AppDeps['temporal'], workflowId: string): Promise<void> {
+  const handle = temporal.client.workflow.getHandle<PublishWorkflow>(workflowId);
+  const running = await handle.describe().then(
+    (description) => description.status.name === 'RUNNING',
+    () => false,
+  );
+  if (!running) return;
+  const progress = await answerWithin(ANSWER_WITHIN_MS, handle.query(publishProgressQuery)).catch(() => null);
+  if (progress?.stage !== 'CALLING_BACK') return;
+  await answerWithin(CALLED_BACK_RUN_ENDS_WITHIN_MS, handle.result()).catch(() => undefined);
+}
+
 export async function startPublish(
   { db, temporal }: Pick<AppDeps, 'db' | 'temporal'>,
   args: { target: PublishTarget; identity: Identity; comment: string | null; action?: ScheduledAction; dueAt?: string | null },
 ): Promise<PublishAnswer> {
   const { target } = args;
+  await untilCalledBackRunEnds(temporal, publishWorkflowId(target.typeName, target.id));
   if (await openApprovalOf(db, target.typeName, target.id)) throw conflict('APPROVAL_PENDING', `${target.typeName} ${target.id} is waiting for approval.`);
   const input: PublishInput = {
     componentType: target.typeName,
@@ -174,8 +196,17 @@ export async function cancelSchedule(
     if (progress.stage === 'PENDING_APPROVAL') {
       throw conflict('APPROVAL_PENDING', `${args.typeName} ${args.id} is waiting for approval: a manager rejects it, or it is cancelled once approved.`);
     }
-    await requestCancel(db, { runId: change.run_id, requestedBy: args.identity.id });
-    const cancelled = await answerWithin(ANSWER_WITHIN_MS, handle.executeUpdate(cancelScheduleUpdate));
+    // The run has taken the change (it wakes a little before its time): nothing is recorded.
+    if (progress.stage !== 'SCHEDULED')
+      throw conflict('SCHEDULE_PASSED', `The scheduled ${change.action.toLowerCase()} of ${args.typeName} ${args.id} is under way.`);
+    const cancel = { runId: change.run_id, requestedBy: args.identity.id };
+    await requestCancel(db, cancel);
+    // A cancel the run refuses (its time came meanwhile) is taken off the row again: left recorded, it would
+    // let a later raw Update confirm it. One not confirmed in time stays: the run may still confirm it.
+    const cancelled = await answerWithin(ANSWER_WITHIN_MS, handle.executeUpdate(cancelScheduleUpdate)).catch(async (error: unknown) => {
+      if (error instanceof WorkflowUpdateFailedError) await withdrawCancelRequest(db, cancel);
+      throw error;
+    });
     return {
       status: cancelled.stage,
       action: change.action,
