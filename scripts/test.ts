@@ -72,20 +72,39 @@ function printTables(stages: StageTime[], files: FileTime[]): void {
 }
 
 function minutes(seconds: number): string {
-  return `${Math.floor(seconds / 60)} min ${String(Math.round(seconds % 60)).padStart(2, '0')} s`;
+  const whole = Math.round(seconds);
+  return `${Math.floor(whole / 60)} min ${String(whole % 60).padStart(2, '0')} s`;
+}
+
+/**
+ * Failed tests, counted from the files' results, plus one for each stage that failed without a failed test
+ * of its own (a setup that could not start, a check that found errors): the closing line never says 0 failed
+ * when a stage did.
+ */
+function failedCount(stages: StageTime[], files: FileTime[]): number {
+  const failedTests = files.reduce((sum, file) => sum + file.failed, 0);
+  const failedWithoutTests = stages.filter(
+    (stage) => stage.result.startsWith('failed') && !files.some((file) => file.stage === stage.name && file.failed > 0),
+  ).length;
+  return failedTests + failedWithoutTests;
 }
 
 function main(): void {
   const timingsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-test-')), 'files.jsonl');
   const only = process.argv.slice(2);
+  const unknown = only.filter((name) => !STAGES.some((stage) => stage.name === name));
+  if (unknown.length) {
+    console.error(`No such stage: ${unknown.join(', ')}. The stages: ${STAGES.map((stage) => stage.name).join(', ')}.`);
+    process.exit(2);
+  }
   const chosen = only.length ? STAGES.filter((stage) => only.includes(stage.name)) : STAGES;
   const stages = [...earlierStages(), ...chosen.map((stage) => runStage(stage.name, stage.command, timingsFile))];
   const files = readFileTimes(timingsFile);
   printTables(stages, files);
-  const count = (key: 'passed' | 'failed' | 'skipped') => files.reduce((sum, file) => sum + file[key], 0);
+  const count = (key: 'passed' | 'skipped') => files.reduce((sum, file) => sum + file[key], 0);
   const failedStages = stages.filter((stage) => stage.result.startsWith('failed'));
   console.log(`\n${failedStages.length ? `Failed stages: ${failedStages.map((stage) => stage.name).join(', ')}` : 'Every stage passed.'}`);
-  console.log(`tests: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
+  console.log(`tests: ${count('passed')} passed, ${failedCount(stages, files)} failed, ${count('skipped')} skipped`);
   process.exitCode = failedStages.length ? 1 : 0;
 }
 

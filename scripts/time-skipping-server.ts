@@ -11,6 +11,9 @@ import { runToEnd } from './platform/children';
  */
 export const PINNED_TEST_SERVER = '1.32.1';
 
+/** Maven's dependency plugin, which copies the server's jars and their dependencies into the tools folder. */
+const DEPENDENCY_PLUGIN = '3.8.1';
+
 const SERVER_DIR = path.join(PROJECT_ROOT, '.tools', 'temporal-test-server', PINNED_TEST_SERVER);
 const LAUNCHER = path.join(SERVER_DIR, 'run');
 
@@ -39,12 +42,14 @@ export async function ensureTimeSkippingServer(say: (line: string) => void = () 
   fs.mkdirSync(SERVER_DIR, { recursive: true });
   fs.writeFileSync(path.join(SERVER_DIR, 'pom.xml'), POM);
   await withProgress(`fetching Temporal's time-skipping test server ${PINNED_TEST_SERVER} with Maven`, say, () =>
+    // The plugin pinned, and every checksum checked (-C): a jar whose checksum does not match fails the fetch.
     runToEnd('mvn', [
       '-q',
       '-B',
+      '-C',
       '-f',
       path.join(SERVER_DIR, 'pom.xml'),
-      'dependency:copy-dependencies',
+      `org.apache.maven.plugins:maven-dependency-plugin:${DEPENDENCY_PLUGIN}:copy-dependencies`,
       `-DoutputDirectory=${path.join(SERVER_DIR, 'lib')}`,
     ]).catch((error: Error) => {
       throw new Error(`The time-skipping test server needs Java and Maven (apt-get install default-jre-headless maven): ${error.message}`);

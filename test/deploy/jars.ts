@@ -4,13 +4,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import yazl from 'yazl';
+import { PROJECT_ROOT } from '../../temporal-config/temporal-cli';
 
 const SOURCES = path.join(__dirname, 'java');
 let classesDir: string | null = null;
 
 /**
- * Compiles the test services once per machine and source (javac from the machine's JDK 17): a folder named
- * by the sources' hash, shared by every test file of every run. A JVM start and a compile cost two or three
+ * Compiles the test services once per clone and source (javac from the machine's JDK 17): a folder named by
+ * the sources' hash, shared by every test file of every run. A JVM start and a compile cost two or three
  * seconds of CPU; each file paid them before.
  */
 function compiledClasses(): string {
@@ -22,11 +23,13 @@ function compiledClasses(): string {
     .map((name) => path.join(SOURCES, name));
   const hash = crypto.createHash('sha256');
   for (const source of sources) hash.update(path.basename(source)).update('\0').update(fs.readFileSync(source)).update('\0');
-  const shared = path.join(os.tmpdir(), `opsflow-java-classes-${hash.digest('hex').slice(0, 16)}`);
+  // In the project's own tools folder, not the shared temporary one, where another user could plant classes.
+  const shared = path.join(PROJECT_ROOT, '.tools', 'java-classes', hash.digest('hex').slice(0, 16));
+  fs.mkdirSync(path.dirname(shared), { recursive: true });
   if (!fs.existsSync(shared)) {
     // Compiled aside and renamed into place: a file beside this one, compiling at the same time, finds
     // either nothing or the whole folder.
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-jars-'));
+    const out = fs.mkdtempSync(`${shared}.part-`);
     execFileSync('javac', ['--release', '17', '-d', out, ...sources], { stdio: 'pipe' });
     try {
       fs.renameSync(out, shared);

@@ -15,8 +15,10 @@ export default class PlaywrightTimingReporter implements Reporter {
     const file = path.relative(process.cwd(), test.location.file);
     const totals = this.files.get(file) ?? { seconds: 0, passed: 0, failed: 0, skipped: 0 };
     totals.seconds += result.duration / 1000;
-    if (result.status === 'passed') totals.passed++;
-    else if (result.status === 'skipped') totals.skipped++;
+    // By outcome, not status: a test marked to fail that fails is as expected.
+    const outcome = test.outcome();
+    if (outcome === 'skipped') totals.skipped++;
+    else if (outcome === 'expected') totals.passed++;
     else totals.failed++;
     this.files.set(file, totals);
   }
