@@ -216,6 +216,7 @@ test('archiveAt archives a published page at its time', async () => {
   expect(await waitUntil('the job-log row', () => jobLog(answer.body.runId))).toEqual(
     expect.objectContaining({ job_name: 'scheduled-archive', status: 'SUCCESS' }),
   );
+  await recordHistory(thisFile.platform.temporal, { workflowId: answer.body.workflowId, runId: answer.body.runId, name: 'publish-scheduled-archived' });
 });
 
 test('a time in the past, more than a year ahead, or not a time -> 400 VALIDATION_FAILED, and nothing is scheduled', async () => {
