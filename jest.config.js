@@ -37,7 +37,7 @@ module.exports = {
   testTimeout: 120000,
   // Three files at once on two cores: the slow tier waits on its components more than it computes (26 % of
   // the CPU idle with two). 856 s against about 1,190 s with two on 2026-12-05 (docs/testing.md). The swarm
-  // pass keeps two (package.json): the engine is its bottleneck.
+  // pass keeps two (package.json): three were not tried there.
   maxWorkers: 3,
   verbose: true,
   // Each file's time and counts, for the table `npm test` ends with (scripts/test.ts).
