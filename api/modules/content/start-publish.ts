@@ -73,11 +73,6 @@ export function dueTimeOf(value: string | undefined, field: string): string | nu
   return new Date(at).toISOString();
 }
 
-/**
- * `POST {collection}/{id}/publish`, and `…/archive` with `archiveAt`: starts `publish:{TYPE}:{id}` with
- * its `submitted` Update (Update-with-Start, one call), which answers once the run has published the
- * latest revision (200), put it in the approval queue (202), or scheduled it (202).
- */
 /** What a publish run publishes: one component at a revision, or a release at a version. */
 export interface PublishTarget {
   /** A component type's name, or RELEASE. */
@@ -105,29 +100,48 @@ export async function componentTarget(db: AppDeps['db'], type: ComponentType, ro
 const CALLED_BACK_RUN_ENDS_WITHIN_MS = 5000;
 
 /**
- * The item's previous run, once it has called the item back, only closes the approval and tells the
- * requester. The item already shows the outcome, so a publish asked for in that moment is not a second
- * publish of a pending one: it waits for that run to end (5 s at most) instead of meeting it with 409
- * APPROVAL_PENDING. Any other run, or none, is left to the checks that follow.
+ * Whether the item's run, met as a conflict, had called the item back and has now ended. Once it has
+ * called back, it only closes the approval and tells the requester, while the item already shows the
+ * outcome. A publish asked for in that moment is no second publish of a pending one, so it waits for that
+ * run to end (5 s at most) and starts once it has.
  */
-async function untilCalledBackRunEnds(temporal: AppDeps['temporal'], workflowId: string): Promise<void> {
+async function calledBackRunEnded(temporal: AppDeps['temporal'], workflowId: string): Promise<boolean> {
   const handle = temporal.client.workflow.getHandle<PublishWorkflow>(workflowId);
-  const running = await handle.describe().then(
-    (description) => description.status.name === 'RUNNING',
+  const progress = await answerWithin(ANSWER_WITHIN_MS, handle.query(publishProgressQuery)).catch(() => null);
+  if (progress?.stage !== 'CALLING_BACK') return false;
+  return answerWithin(CALLED_BACK_RUN_ENDS_WITHIN_MS, handle.result()).then(
+    () => true,
     () => false,
   );
-  if (!running) return;
-  const progress = await answerWithin(ANSWER_WITHIN_MS, handle.query(publishProgressQuery)).catch(() => null);
-  if (progress?.stage !== 'CALLING_BACK') return;
-  await answerWithin(CALLED_BACK_RUN_ENDS_WITHIN_MS, handle.result()).catch(() => undefined);
 }
 
+/**
+ * `POST {collection}/{id}/publish`, and `…/archive` with `archiveAt` (see startPublishOnce). A conflict
+ * with the item's own run that is only closing is waited out once, as `calledBackRunEnded` says.
+ */
 export async function startPublish(
+  deps: Pick<AppDeps, 'db' | 'temporal'>,
+  args: { target: PublishTarget; identity: Identity; comment: string | null; action?: ScheduledAction; dueAt?: string | null },
+): Promise<PublishAnswer> {
+  try {
+    return await startPublishOnce(deps, args);
+  } catch (error) {
+    const pending = error instanceof PlatformError && error.code === 'APPROVAL_PENDING';
+    if (!pending || !(await calledBackRunEnded(deps.temporal, publishWorkflowId(args.target.typeName, args.target.id)))) throw error;
+    return startPublishOnce(deps, args);
+  }
+}
+
+/**
+ * `POST {collection}/{id}/publish`, and `…/archive` with `archiveAt`: starts `publish:{TYPE}:{id}` with
+ * its `submitted` Update (Update-with-Start, one call), which answers once the run has published the
+ * latest revision (200), put it in the approval queue (202), or scheduled it (202).
+ */
+async function startPublishOnce(
   { db, temporal }: Pick<AppDeps, 'db' | 'temporal'>,
   args: { target: PublishTarget; identity: Identity; comment: string | null; action?: ScheduledAction; dueAt?: string | null },
 ): Promise<PublishAnswer> {
   const { target } = args;
-  await untilCalledBackRunEnds(temporal, publishWorkflowId(target.typeName, target.id));
   if (await openApprovalOf(db, target.typeName, target.id)) throw conflict('APPROVAL_PENDING', `${target.typeName} ${target.id} is waiting for approval.`);
   const input: PublishInput = {
     componentType: target.typeName,
