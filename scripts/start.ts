@@ -24,7 +24,7 @@ import { seedDevelopment } from './platform/dev-seed';
 import { startEdge } from './platform/edge';
 import { XDS_FILES } from '../edge/files';
 import { Running, supervise } from './platform/supervise';
-import { ensureSwarm, openEdgeDoor, startRegistry, swarmAdvertiseAddress } from './platform/swarm';
+import { closeEdgeDoor, ensureSwarm, openEdgeDoor, startRegistry, swarmAdvertiseAddress } from './platform/swarm';
 import { installTools } from './tools';
 import { findTemporalCli } from '../temporal-config/temporal-cli';
 import { withProgress } from './progress';
@@ -142,6 +142,7 @@ async function embeddedSwarm(dataDir: string, dockerHost: string | null): Promis
   // The door runs on the base image: it must exist before the door opens.
   if (process.env.DEPLOY_BASE_IMAGE_BUILD === 'debian') await readyBaseImageNow(docker, dockerHost);
   await openEdgeDoor(docker, { name: EDGE_DOOR, image: process.env.DEPLOY_BASE_IMAGE! });
+  stops.push({ name: 'edge door', stop: () => closeEdgeDoor(docker, EDGE_DOOR) });
   step(`the edge reaches the services' overlays through ${EDGE_DOOR}`);
   const attach = process.env.DEPLOY_ATTACH_CONTAINERS;
   settings.DEPLOY_ATTACH_CONTAINERS = attach ? `${attach},${EDGE_DOOR}` : EDGE_DOOR;

@@ -207,3 +207,21 @@ export async function openEdgeDoor(docker: Docker, args: { name: string; image: 
     );
   }
 }
+
+/**
+ * Closes what openEdgeDoor opened: the host's route to the overlays, and the door's container (its overlay
+ * endpoints go with it). A stopped platform leaves no container of its own behind.
+ */
+export async function closeEdgeDoor(docker: Docker, name: string): Promise<void> {
+  try {
+    execFileSync('ip', ['route', 'del', SWARM_ADDRESS_POOL], { stdio: 'pipe' });
+  } catch {
+    // No route: nothing to take back.
+  }
+  await docker
+    .getContainer(name)
+    .remove({ force: true })
+    .catch((error: { statusCode?: number }) => {
+      if (error.statusCode !== 404) throw error;
+    });
+}

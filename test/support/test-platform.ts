@@ -14,13 +14,13 @@ import { writeWorkflowBundle } from '../../workers/bundle';
 import { startMailCapture } from '../../scripts/platform/mail-capture';
 import { startPostgres, takeShutdownSignals } from '../../scripts/platform/postgres';
 import { startTemporal } from '../../scripts/platform/temporal';
-import { ensureSwarm, openEdgeDoor, startRegistry } from '../../scripts/platform/swarm';
+import { closeEdgeDoor, ensureSwarm, openEdgeDoor, startRegistry } from '../../scripts/platform/swarm';
 import { openSecondNodeLink } from './second-node';
 import Docker from 'dockerode';
 import { withStage } from './stages';
 import { freePort, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo, TEST_BASE_IMAGE, TEST_SLOTS } from './slots';
 
-/** The door every test file's swarm services are joined to; one per engine, kept between runs. */
+/** The door every test file's swarm services are joined to; one per engine, removed when the platform stops. */
 const EDGE_DOOR = 'opsflow-test-edge-door';
 
 /**
@@ -35,7 +35,11 @@ async function startSwarmParts(dataDir: string): Promise<{ registry: string; doo
     await ensureSwarm(docker, { advertiseAddress: openSecondNodeLink() });
     await openEdgeDoor(docker, { name: EDGE_DOOR, image: TEST_BASE_IMAGE });
     const registry = await startRegistry({ port: await freePort(), dir: path.join(dataDir, 'registry'), logFile: path.join(dataDir, 'registry.log') });
-    return { registry: registry.address, door: EDGE_DOOR, stop: registry.stop };
+    const stop = async () => {
+      await registry.stop();
+      await closeEdgeDoor(docker, EDGE_DOOR);
+    };
+    return { registry: registry.address, door: EDGE_DOOR, stop };
   } catch (error) {
     return { error: `the swarm driver's parts (swarm, edge door, registry) could not start: ${error instanceof Error ? error.message : error}` };
   }
