@@ -24,16 +24,17 @@ export async function settleDeadDeploysAtEdge(deps: Pick<AppDeps, 'db' | 'tempor
   if (settled.length === 0 || !adminUrl) return settled;
   const addresses = await instanceAddressesOfDeployments(deps.db, settled);
   const started = Date.now();
-  const looks: Array<boolean | null> = [];
+  let looks = 0;
+  let unanswered = 0;
   for (;;) {
     // Null: the admin did not answer in time (a loaded machine). That is no answer, so it is asked again.
     const letGo = await edgeLetGo(adminUrl, { serviceName, addresses });
-    looks.push(letGo);
+    looks++;
+    if (letGo === null) unanswered++;
     if (letGo === true) return settled;
     if (Date.now() - started > EDGE_LET_GO_MS) {
-      const unanswered = looks.filter((look) => look === null).length;
       deps.logger.warn(
-        { serviceName, settled, looks: looks.length, unanswered },
+        { serviceName, settled, looks, unanswered },
         `the edge has not confirmed it stopped routing to the settled deploys of ${serviceName} within ${EDGE_LET_GO_MS} ms; going on`,
       );
       return settled;
