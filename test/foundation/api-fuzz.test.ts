@@ -16,14 +16,14 @@ import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
  * past the 404s; the stateful phase follows the document's links from each create.
  *
  * The suite runs a bounded fuzz: a fixed seed, a few examples per operation, and a time budget for the
- * whole run. Examples that failed before are kept in the corpus folder beside this
- * file (Hypothesis's example database) and replayed first. `npm run fuzz` is the long run: many examples per
+ * whole run. Examples that failed before are kept in the corpus folder beside this file (Hypothesis's
+ * example database) and replayed first. `npm run fuzz` is the long run: many examples per
  * operation, no budget, the same corpus, so what it finds is replayed by every suite after it.
  */
 /** FUZZ_SEED runs another seed (the suite runs 1). */
 const SEED = Number(process.env.FUZZ_SEED ?? 1);
 const LONG_RUN = process.env.OPSFLOW_FUZZ_LONG === '1';
-/** Enough for every operation's first pass well within the budget (232 operations, 2 cores). */
+/** Enough for every operation's first pass well within the budget (261 operations, 2 cores). */
 const EXAMPLES_PER_OPERATION = LONG_RUN ? 200 : 10;
 /**
  * The suite's budget for the whole schemathesis run (`--max-time`): its phases share it, and fuzzing and

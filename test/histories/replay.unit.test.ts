@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { loadConfig } from '../../lib/config';
 import { payloadCodecOf, platformDataConverter } from '../../temporal-config/payload-codec';
 import { HISTORIES_DIR, historyFromFile } from '../support/histories';
+import { quietWorkerRuntime, unitWorkflowBundle } from '../support/time-skipping';
 
 /**
  * Every saved history (at least one of each workflow type) replays on today's workflow code: a change that would break a run still open fails here, not in
@@ -12,13 +13,7 @@ import { HISTORIES_DIR, historyFromFile } from '../support/histories';
  * (`…-by-signal.json`: publish runs from before decisions became an Update; `…-before-orphan-removal.json`:
  * deploy runs from before a deploy cleaned up after dead runs), for as long as such runs can be open.
  */
-// Replays log every worker state change at INFO; only warnings matter here. Another test file of this jest
-// worker may have installed the runtime already, which is as good.
-try {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-} catch {
-  // installed before
-}
+quietWorkerRuntime();
 
 const files = fs
   .readdirSync(HISTORIES_DIR)
@@ -29,12 +24,8 @@ const files = fs
 // which the codec passes through. Workers replay with the same codec.
 const dataConverter = platformDataConverter(payloadCodecOf(loadConfig({ NODE_ENV: 'test' })));
 
-/** The workers' bundle, built once by the fast tier's setup (test/support/unit-setup.ts): a replay needs no server. */
-function bundlePath(): string {
-  const bundle = process.env.OPSFLOW_UNIT_WORKFLOW_BUNDLE;
-  if (!bundle) throw new Error('The replays run under `npm run test:unit` (its setup bundles the workflows).');
-  return bundle;
-}
+// A replay needs the workers' bundle and no server: it runs in the fast tier.
+const bundlePath = unitWorkflowBundle;
 
 /** Every workflow type the workers run: the names workflows/index.ts exports, read from its text, so a new one counts at once. */
 function workflowTypes(): string[] {
