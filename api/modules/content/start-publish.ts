@@ -103,16 +103,20 @@ const CALLED_BACK_RUN_ENDS_WITHIN_MS = 5000;
  * Whether the item's run, met as a conflict, had called the item back and has now ended. Once it has
  * called back, it only closes the approval and tells the requester, while the item already shows the
  * outcome. A publish asked for in that moment is no second publish of a pending one, so it waits for that
- * run to end (5 s at most) and starts once it has.
+ * run to end (5 s at most) and starts once it has. The run may also have ended between the conflict and
+ * the question: then its last stage is an outcome, and the publish starts again at once.
  */
 async function calledBackRunEnded(temporal: AppDeps['temporal'], workflowId: string): Promise<boolean> {
   const handle = temporal.client.workflow.getHandle<PublishWorkflow>(workflowId);
   const progress = await answerWithin(ANSWER_WITHIN_MS, handle.query(publishProgressQuery)).catch(() => null);
-  if (progress?.stage !== 'CALLING_BACK') return false;
-  return answerWithin(CALLED_BACK_RUN_ENDS_WITHIN_MS, handle.result()).then(
-    () => true,
-    () => false,
-  );
+  if (progress?.stage === 'CALLING_BACK') {
+    return answerWithin(CALLED_BACK_RUN_ENDS_WITHIN_MS, handle.result()).then(
+      () => true,
+      () => false,
+    );
+  }
+  const described = await answerWithin(ANSWER_WITHIN_MS, handle.describe()).catch(() => null);
+  return described !== null && described.status.name !== 'RUNNING';
 }
 
 /**
