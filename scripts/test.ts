@@ -17,6 +17,8 @@ const STAGES: { name: string; command: string }[] = [
   { name: 'engine', command: 'npm run test:engine' },
 ];
 const SLOWEST_SHOWN = 15;
+/** Each file's time by stage, read by test/support/sequencer.js to start the longest files first. */
+const DURATIONS_FILE = path.join(__dirname, '..', 'test', 'support', 'file-durations.json');
 
 type StageTime = { name: string; seconds: number; result: string };
 type FileTime = { stage: string; file: string; seconds: number; passed: number; failed: number; skipped: number };
@@ -89,6 +91,21 @@ function failedCount(stages: StageTime[], files: FileTime[]): number {
   return failedTests + failedWithoutTests;
 }
 
+/**
+ * With OPSFLOW_RECORD_DURATIONS=1, this run's file times replace those of the stages it ran, rounded to
+ * the second. A run that was not green records nothing: a failed file's time says little.
+ */
+function recordDurations(files: FileTime[], failed: boolean): void {
+  if (process.env.OPSFLOW_RECORD_DURATIONS !== '1' || failed) return;
+  const recorded = (fs.existsSync(DURATIONS_FILE) ? JSON.parse(fs.readFileSync(DURATIONS_FILE, 'utf8')) : {}) as Record<string, Record<string, number>>;
+  for (const stage of new Set(files.map((file) => file.stage))) {
+    const ofStage = files.filter((file) => file.stage === stage).sort((a, b) => b.seconds - a.seconds || a.file.localeCompare(b.file));
+    recorded[stage] = Object.fromEntries(ofStage.map((file) => [file.file, Math.max(1, Math.round(file.seconds))]));
+  }
+  fs.writeFileSync(DURATIONS_FILE, `${JSON.stringify(recorded, null, 2)}\n`);
+  console.log(`File times recorded in ${path.relative(process.cwd(), DURATIONS_FILE)}.`);
+}
+
 function main(): void {
   const timingsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-test-')), 'files.jsonl');
   const only = process.argv.slice(2);
@@ -105,6 +122,7 @@ function main(): void {
   const failedStages = stages.filter((stage) => stage.result.startsWith('failed'));
   console.log(`\n${failedStages.length ? `Failed stages: ${failedStages.map((stage) => stage.name).join(', ')}` : 'Every stage passed.'}`);
   console.log(`tests: ${count('passed')} passed, ${failedCount(stages, files)} failed, ${count('skipped')} skipped`);
+  recordDurations(files, failedStages.length > 0);
   process.exitCode = failedStages.length ? 1 : 0;
 }
 
