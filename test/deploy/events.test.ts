@@ -12,6 +12,8 @@ import { deployClosed, deploymentOutcome, deployTestFile } from './harness';
  */
 const { thisFile, tokens, deployJar, expectRunning } = deployTestFile();
 const underSwarm = process.env.DEPLOY_DRIVER === 'swarm';
+// Cases no driver touches (a record written to the database, a refused request) run under the docker driver only.
+const underDockerDriver = underSwarm ? test.skip : test;
 const SITE = 'site-deploys';
 // Addresses unique to this file: the mail capture server is shared by the whole run.
 const address = (local: string) => `${local}@deploy-notice.example`;
@@ -108,16 +110,19 @@ test('a survey that sees the same health twice records its change once: one UNHE
   expect((await eventsOf('steady-service', 'HEALTHY', instance.id)).filter((event) => event.detail.startsWith('seen'))).toHaveLength(1);
 });
 
-test('a stage record that arrives after its deploy finished (an attempt its run gave up on, still running) moves nothing: the deployment stays RUNNING, its events unchanged', async () => {
-  const accepted = await deployJar('finished-service', 'HelloServer', {});
-  await expectRunning(accepted);
-  const db = thisFile.platform.db;
-  const deployment = () => db(DEPLOYMENT_TABLE).where({ id: accepted.deploymentId }).first('status', 'stage', 'events');
-  const before = await deployment();
-  expect(before).toMatchObject({ status: 'RUNNING', stage: 'RUNNING' });
-  await recordDeployStage(db, { deploymentId: accepted.deploymentId, stage: 'CANARY', message: 'a late record', at: new Date().toISOString() });
-  expect(await deployment()).toEqual(before);
-});
+underDockerDriver(
+  'a stage record that arrives after its deploy finished (an attempt its run gave up on, still running) moves nothing: the deployment stays RUNNING, its events unchanged',
+  async () => {
+    const accepted = await deployJar('finished-service', 'HelloServer', {});
+    await expectRunning(accepted);
+    const db = thisFile.platform.db;
+    const deployment = () => db(DEPLOYMENT_TABLE).where({ id: accepted.deploymentId }).first('status', 'stage', 'events');
+    const before = await deployment();
+    expect(before).toMatchObject({ status: 'RUNNING', stage: 'RUNNING' });
+    await recordDeployStage(db, { deploymentId: accepted.deploymentId, stage: 'CANARY', message: 'a late record', at: new Date().toISOString() });
+    expect(await deployment()).toEqual(before);
+  },
+);
 
 test("a deploy that fails emails the service's owners (the holders of a role in the site, each in their own locale, and the addresses named), with the reason and a link", async () => {
   await thisFile.platform.db('directory.user').insert({ email: address('layla'), name: 'Layla Admin', locale: 'ar', roles: ['ADMIN'], site_ids: [SITE] });
@@ -165,27 +170,30 @@ test("a deploy that fails emails the service's owners (the holders of a role in 
   expect(await mailTo(thisFile.platform.info.mail.apiUrl, address('other-site'))).toHaveLength(0);
 });
 
-test('who is told is refused when it names nobody, is malformed, is asked by a non-ADMIN, or is for a core service; a refusal changes nothing', async () => {
-  const accepted = await deployJar('quiet-service', 'HelloServer', {});
-  await expectRunning(accepted);
-  const put = (name: string, body: unknown, token = tokens.admin) => call(thisFile.api.url, 'PUT', `/api/infra/services/${name}/notify`, { token, body });
-  for (const body of [
-    { siteId: SITE },
-    { siteId: SITE, emails: [] },
-    { siteId: SITE, emails: ['not-an-address'] },
-    { role: 'ADMIN' },
-    { siteId: '../x', role: 'ADMIN' },
-    { siteId: SITE, role: 'ADMIN', cc: ['x@y.z'] },
-  ]) {
-    expectProblem(await put('quiet-service', body), 400, 'VALIDATION_FAILED');
-  }
-  expectProblem(await put('quiet-service', { siteId: SITE, role: 'ADMIN' }, tokens.viewer), 403, 'FORBIDDEN');
-  expectProblem(await put('content', { siteId: SITE, role: 'ADMIN' }), 409, 'SERVICE_NOT_DYNAMIC');
-  expectProblem(await put('no-such-service', { siteId: SITE, role: 'ADMIN' }), 404, 'SERVICE_NOT_FOUND');
-  expect((await call(thisFile.api.url, 'GET', '/api/infra/services/quiet-service/notify', { token: tokens.admin })).body).toEqual({ notify: null });
-  const deleted = await call(thisFile.api.url, 'DELETE', '/api/infra/services/quiet-service/notify', { token: tokens.admin });
-  expect(deleted.body).toEqual({ notify: null });
-});
+underDockerDriver(
+  'who is told is refused when it names nobody, is malformed, is asked by a non-ADMIN, or is for a core service; a refusal changes nothing',
+  async () => {
+    const accepted = await deployJar('quiet-service', 'HelloServer', {});
+    await expectRunning(accepted);
+    const put = (name: string, body: unknown, token = tokens.admin) => call(thisFile.api.url, 'PUT', `/api/infra/services/${name}/notify`, { token, body });
+    for (const body of [
+      { siteId: SITE },
+      { siteId: SITE, emails: [] },
+      { siteId: SITE, emails: ['not-an-address'] },
+      { role: 'ADMIN' },
+      { siteId: '../x', role: 'ADMIN' },
+      { siteId: SITE, role: 'ADMIN', cc: ['x@y.z'] },
+    ]) {
+      expectProblem(await put('quiet-service', body), 400, 'VALIDATION_FAILED');
+    }
+    expectProblem(await put('quiet-service', { siteId: SITE, role: 'ADMIN' }, tokens.viewer), 403, 'FORBIDDEN');
+    expectProblem(await put('content', { siteId: SITE, role: 'ADMIN' }), 409, 'SERVICE_NOT_DYNAMIC');
+    expectProblem(await put('no-such-service', { siteId: SITE, role: 'ADMIN' }), 404, 'SERVICE_NOT_FOUND');
+    expect((await call(thisFile.api.url, 'GET', '/api/infra/services/quiet-service/notify', { token: tokens.admin })).body).toEqual({ notify: null });
+    const deleted = await call(thisFile.api.url, 'DELETE', '/api/infra/services/quiet-service/notify', { token: tokens.admin });
+    expect(deleted.body).toEqual({ notify: null });
+  },
+);
 
 (underSwarm ? test : test.skip)(
   'under the swarm, a task holds its memory limit as the engine reports it; allocating past it, it is killed and told OOM_KILLED, and the task the swarm starts in its place RESTARTED',

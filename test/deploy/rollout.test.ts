@@ -15,6 +15,9 @@ const { thisFile, tokens, scope, deployJar, worker, expectRunning, trafficTo } =
 // current version in containers of its own, or in a swarm service of its own that hands its place back to the
 // service's own at the promote.
 const underSwarm = process.env.DEPLOY_DRIVER === 'swarm';
+// Driver-free cases run under the docker driver only: their engine calls are the promote and the revert that
+// the first two tests take under both drivers, or none at all (docs/testing.md).
+const underDockerDriver = underSwarm ? test.skip : test;
 
 const rollout = (overrides: Record<string, unknown> = {}) =>
   JSON.stringify({ steps: [10, 50, 100], pauseSeconds: 3, maxErrorRate: 0.02, maxP99Ms: 2000, minRequests: 15, ...overrides });
@@ -119,38 +122,42 @@ test('a canary of a version that answers 500 to a third of requests reverts at t
   await recordHistory(thisFile.platform.temporal, { workflowId: accepted.workflowId, runId: accepted.runId, name: 'deploy-canary-reverted' });
 }, 300000);
 
-test('an operator promotes a canary early, or aborts one: promote ends RUNNING on the new version, abort ends REVERTED on the old one; neither is taken without a rollout in progress', async () => {
-  const { traffic } = await firstVersion('canary-hand-service', 'canary-hand');
-  const decide = (kind: string) => call(thisFile.api.url, 'POST', `/api/infra/services/canary-hand-service/rollout/${kind}`, { token: tokens.admin });
-  expectProblem(await decide('promote'), 409, 'NO_ROLLOUT_IN_PROGRESS');
-  expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/canary-hand-service/rollout/abort', { token: tokens.viewer }), 403, 'FORBIDDEN');
-  const patient = rollout({ steps: [10, 100], pauseSeconds: 600 });
+underDockerDriver(
+  'an operator promotes a canary early, or aborts one: promote ends RUNNING on the new version, abort ends REVERTED on the old one; neither is taken without a rollout in progress',
+  async () => {
+    const { traffic } = await firstVersion('canary-hand-service', 'canary-hand');
+    const decide = (kind: string) => call(thisFile.api.url, 'POST', `/api/infra/services/canary-hand-service/rollout/${kind}`, { token: tokens.admin });
+    expectProblem(await decide('promote'), 409, 'NO_ROLLOUT_IN_PROGRESS');
+    expectProblem(await call(thisFile.api.url, 'POST', '/api/infra/services/canary-hand-service/rollout/abort', { token: tokens.viewer }), 403, 'FORBIDDEN');
+    const patient = rollout({ steps: [10, 100], pauseSeconds: 600 });
 
-  const aborted = await deployJar('canary-hand-service', 'HelloServer', { ENV_VERSION: '2', redeploy: 'true', rollout: patient });
-  expect((await atStep(aborted.deploymentId, 0)).status).toBe('DEPLOYING');
-  const abort = await waitUntil('the abort taken', async () => {
-    const answer = await decide('abort');
-    return answer.status === 200 ? answer : null;
-  });
-  expect(abort.body.deploymentId).toBe(aborted.deploymentId);
-  expect(await outcome(aborted.deploymentId)).toEqual(
-    expect.objectContaining({ status: 'REVERTED', error: expect.objectContaining({ reason: 'The rollout was aborted by ada at 10%.' }) }),
-  );
-  await deployClosed(thisFile.platform.temporal, aborted);
-  await recordHistory(thisFile.platform.temporal, { workflowId: aborted.workflowId, runId: aborted.runId, name: 'deploy-canary-aborted' });
+    const aborted = await deployJar('canary-hand-service', 'HelloServer', { ENV_VERSION: '2', redeploy: 'true', rollout: patient });
+    expect((await atStep(aborted.deploymentId, 0)).status).toBe('DEPLOYING');
+    const abort = await waitUntil('the abort taken', async () => {
+      const answer = await decide('abort');
+      return answer.status === 200 ? answer : null;
+    });
+    expect(abort.body.deploymentId).toBe(aborted.deploymentId);
+    expect(await outcome(aborted.deploymentId)).toEqual(
+      expect.objectContaining({ status: 'REVERTED', error: expect.objectContaining({ reason: 'The rollout was aborted by ada at 10%.' }) }),
+    );
+    await deployClosed(thisFile.platform.temporal, aborted);
+    await recordHistory(thisFile.platform.temporal, { workflowId: aborted.workflowId, runId: aborted.runId, name: 'deploy-canary-aborted' });
 
-  const promoted = await deployJar('canary-hand-service', 'HelloServer', { ENV_VERSION: '3', redeploy: 'true', rollout: patient });
-  expect((await atStep(promoted.deploymentId, 0)).status).toBe('DEPLOYING');
-  await waitUntil('the promote taken', async () => (await decide('promote')).status === 200);
-  expect((await outcome(promoted.deploymentId)).status).toBe('RUNNING');
-  await deployClosed(thisFile.platform.temporal, promoted);
-  const mark = traffic.answers.length;
-  await waitUntil('traffic after the promote', async () => traffic.answers.length > mark + 30);
-  const answers = await traffic.stop();
-  expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
-  expect(answers.slice(mark + 2).filter((answer) => answer.version !== '3')).toEqual([]);
-  expectProblem(await decide('abort'), 409, 'NO_ROLLOUT_IN_PROGRESS');
-}, 300000);
+    const promoted = await deployJar('canary-hand-service', 'HelloServer', { ENV_VERSION: '3', redeploy: 'true', rollout: patient });
+    expect((await atStep(promoted.deploymentId, 0)).status).toBe('DEPLOYING');
+    await waitUntil('the promote taken', async () => (await decide('promote')).status === 200);
+    expect((await outcome(promoted.deploymentId)).status).toBe('RUNNING');
+    await deployClosed(thisFile.platform.temporal, promoted);
+    const mark = traffic.answers.length;
+    await waitUntil('traffic after the promote', async () => traffic.answers.length > mark + 30);
+    const answers = await traffic.stop();
+    expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+    expect(answers.slice(mark + 2).filter((answer) => answer.version !== '3')).toEqual([]);
+    expectProblem(await decide('abort'), 409, 'NO_ROLLOUT_IN_PROGRESS');
+  },
+  300000,
+);
 
 test("a rollout whose run is terminated mid-step, past the API: once the platform settles it, the canary's version never serves again, and no request fails", async () => {
   const { first, traffic } = await firstVersion('canary-dead-service', 'canary-dead');
@@ -200,36 +207,39 @@ test("a rollout whose run is terminated mid-step, past the API: once the platfor
   expect(answers.slice(settled + 2).filter((answer) => answer.version !== '1')).toEqual([]);
 }, 300000);
 
-test('a rollout the platform cannot run is refused with 400 and deploys nothing: on a first deploy, with steps that do not ascend to 100, or a field that is not its JSON', async () => {
-  const first = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
-    token: tokens.admin,
-    body: {
-      name: 'canary-none-service',
-      image: 'opsflow/none:1',
-      port: 8080,
-      redeploy: true,
-      rollout: { steps: [10, 100], pauseSeconds: 5, maxErrorRate: 0.01, minRequests: 10 },
-    },
-  });
-  expectProblem(first, 400, 'VALIDATION_FAILED');
-  expect(first.body.errors).toEqual([expect.objectContaining({ path: 'body.rollout' })]);
-  const running = await deployJar('canary-none-service', 'HelloServer', { ENV_VERSION: '1' });
-  await expectRunning(running);
-  await deployClosed(thisFile.platform.temporal, running);
-  const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=canary-none-service\n' } });
-  for (const field of [
-    rollout({ steps: [10, 50] }),
-    rollout({ steps: [50, 10, 100] }),
-    rollout({ pauseSeconds: 0 }),
-    '{"steps":',
-    rollout({ hostile: true }),
-  ]) {
-    const refused = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar, fields: { redeploy: 'true', rollout: field } });
-    expect({ field, status: refused.status, code: refused.body?.code }).toEqual({ field, status: 400, code: 'VALIDATION_FAILED' });
-  }
-  const history = await call(thisFile.api.url, 'GET', '/api/infra/services/canary-none-service/deployments', { token: tokens.admin });
-  expect(history.body.items).toHaveLength(1);
-});
+underDockerDriver(
+  'a rollout the platform cannot run is refused with 400 and deploys nothing: on a first deploy, with steps that do not ascend to 100, or a field that is not its JSON',
+  async () => {
+    const first = await call(thisFile.api.url, 'POST', '/api/infra/deploy', {
+      token: tokens.admin,
+      body: {
+        name: 'canary-none-service',
+        image: 'opsflow/none:1',
+        port: 8080,
+        redeploy: true,
+        rollout: { steps: [10, 100], pauseSeconds: 5, maxErrorRate: 0.01, minRequests: 10 },
+      },
+    });
+    expectProblem(first, 400, 'VALIDATION_FAILED');
+    expect(first.body.errors).toEqual([expect.objectContaining({ path: 'body.rollout' })]);
+    const running = await deployJar('canary-none-service', 'HelloServer', { ENV_VERSION: '1' });
+    await expectRunning(running);
+    await deployClosed(thisFile.platform.temporal, running);
+    const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=canary-none-service\n' } });
+    for (const field of [
+      rollout({ steps: [10, 50] }),
+      rollout({ steps: [50, 10, 100] }),
+      rollout({ pauseSeconds: 0 }),
+      '{"steps":',
+      rollout({ hostile: true }),
+    ]) {
+      const refused = await postJar({ apiUrl: thisFile.api.url, token: tokens.admin, jar, fields: { redeploy: 'true', rollout: field } });
+      expect({ field, status: refused.status, code: refused.body?.code }).toEqual({ field, status: 400, code: 'VALIDATION_FAILED' });
+    }
+    const history = await call(thisFile.api.url, 'GET', '/api/infra/services/canary-none-service/deployments', { token: tokens.admin });
+    expect(history.body.items).toHaveLength(1);
+  },
+);
 
 test("an instance of a rollout's version that is neither its canary nor the current version is never routed, whoever registered it (the swarm's task follower registers each task as it starts)", async () => {
   const first = await deployJar('canary-unnamed-service', 'HelloServer', { ENV_VERSION: '1' });
