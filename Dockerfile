@@ -1,14 +1,14 @@
 # The API and worker image for docker-compose.yml (production). Workflows are bundled at build time so
 # workers start without webpack.
 # The console is built with the development packages (Vite, openapi-typescript) in a stage of its own.
-FROM node:20-bookworm-slim AS console
+FROM node:24-bookworm-slim AS console
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 COPY . .
 RUN npx tsx scripts/console.ts --force
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 # openssl makes the Temporal cluster's certificates at first start (the migrate job).
 RUN apt-get update && apt-get install -y --no-install-recommends openssl && rm -rf /var/lib/apt/lists/*

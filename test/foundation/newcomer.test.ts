@@ -19,6 +19,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const docker = new Docker();
 const IMAGE = `opsflow/jre-newcomer:${process.pid}`;
 const SCOPE = 'opsflow-newcomer';
+const PINNED_NODE = fs.readFileSync(path.join(ROOT, '.nvmrc'), 'utf8').trim();
+const majorOf = (version: string) => Number(version.replace(/^v/, '').split('.')[0]);
 
 /** A started platform and where its front door is. */
 interface Started extends NpmStarted {
@@ -77,10 +79,11 @@ async function platformEnv(dataDir: string, scope: string): Promise<NodeJS.Proce
     'TEMPORAL_CLI',
   ])
     delete env[name];
-  // A machine with no Temporal CLI of its own: the start installs the pinned one.
+  // A machine with no Temporal CLI of its own, whose Node is its own (Node 20 here), not the pinned one CI
+  // puts first: the start installs both.
   env.PATH = (env.PATH ?? '')
     .split(path.delimiter)
-    .filter((dir) => !fs.existsSync(path.join(dir, 'temporal')))
+    .filter((dir) => !fs.existsSync(path.join(dir, 'temporal')) && !dir.includes(`${path.sep}.tools${path.sep}node${path.sep}`))
     .join(path.delimiter);
   return env;
 }
@@ -117,6 +120,11 @@ test("a newcomer's first `npm start` installs its tools and builds the JRE image
   expect(first.output()).toContain('installing Envoy 1.40.0');
   expect(first.output()).toContain(`JAR deploys on ${IMAGE}: missing, built in the background`);
   expect(first.output()).toContain(`Edge admin       http://127.0.0.1:${Number(env.API_PORT) + 2}`);
+  // Its processes run on the pinned Node, fetched on this first start when the machine's is older.
+  const machineNode = execFileSync('node', ['--version'], { env, encoding: 'utf8' }).trim();
+  if (majorOf(machineNode) < majorOf(PINNED_NODE)) expect(first.output()).toContain(`installing Node ${PINNED_NODE}`);
+  const metrics = await call(first.api, 'GET', '/metrics', { token: first.token });
+  expect(String(metrics.body).match(/^nodejs_version_info\{version="([^"]+)"/m)?.[1]).toBe(`v${PINNED_NODE}`);
   const ready = await call(first.api, 'GET', '/readyz');
   expect(ready.status).toBe(200);
   expect(ready.body.checks).toEqual(expect.objectContaining({ database: 'up', temporal: 'up', docker: 'up', edge: 'up' }));
