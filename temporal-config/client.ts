@@ -51,11 +51,6 @@ export async function connectTemporal(args: {
     ...(apiKey ? { apiKey } : {}),
     tls: clientTlsOf(args.tlsCaFile ?? null) ?? false,
   });
-  // On Node 20 an AsyncLocalStorage, once run, keeps a promise hook on for the whole process: every promise
-  // of every request pays for it. The connection runs its call-context storage once, to give its first call
-  // a deadline; the platform passes no deadline, metadata or abort signal through it, so it is switched off.
-  // A later withDeadline/withMetadata/withAbortSignal would switch it on again.
-  connection.callContextStorage.disable();
   return {
     connection,
     client: new Client({ connection, namespace: args.namespace, dataConverter: platformDataConverter(args.payloadCodec) }),
