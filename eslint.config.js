@@ -10,6 +10,37 @@ const NO_DYNAMIC_IMPORT = { selector: 'ImportExpression', message: 'No dynamic i
 /** What data/, adapters/ and edge/ must not import: the layers that call them. */
 const ABOVE_THE_DATA = ['**/workflows', '**/workflows/**', '**/activities/**', '**/api/**', '**/workers/**', '**/temporal-config/**'];
 
+/** The engine's methods that only read: anything else on a dockerode object changes the engine. */
+const ENGINE_READS = /^(inspect|list\w*|logs|stats|top|ping|info|version|df|changes|history|get\w+)$/;
+
+/**
+ * Only the deployments worker changes the Docker engine (docs/security.md): the API reads it. A call on a
+ * dockerode object (its type comes from @types/dockerode) of any method that is not a read is refused, so
+ * the rule holds for a method no list foresaw. Under compose the API's socket proxy refuses every write too.
+ */
+const noEngineWrites = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { write: 'The API never changes the Docker engine: `{{name}}` belongs in an activity of the deployments worker.' },
+  },
+  create(context) {
+    const services = context.sourceCode.parserServices;
+    const checker = services.program.getTypeChecker();
+    const declaredByDockerode = (type) =>
+      [type.getSymbol(), type.aliasSymbol].some((symbol) =>
+        (symbol?.getDeclarations() ?? []).some((declaration) => /[\\/]@types[\\/]dockerode[\\/]/.test(declaration.getSourceFile().fileName)),
+      );
+    return {
+      'CallExpression > MemberExpression.callee'(node) {
+        if (node.property.type !== 'Identifier' || ENGINE_READS.test(node.property.name)) return;
+        const type = checker.getApparentType(checker.getTypeAtLocation(services.esTreeNodeToTSNodeMap.get(node.object)));
+        if (declaredByDockerode(type)) context.report({ node: node.property, messageId: 'write', data: { name: node.property.name } });
+      },
+    };
+  },
+};
+
 module.exports = tseslint.config(
   { ignores: ['node_modules/**', '.data/**', '.tools/**', 'coverage/**', '**/*.js'] },
   js.configs.recommended,
@@ -69,6 +100,7 @@ module.exports = tseslint.config(
   {
     files: ['api/**/*.ts'],
     ignores: ['**/*.test.ts'],
+    plugins: { opsflow: { rules: { 'no-engine-writes': noEngineWrites } } },
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -81,9 +113,16 @@ module.exports = tseslint.config(
               message: 'The API starts workflows by type name: import only workflows/<domain>/definitions.',
             },
             { group: ['knex', 'pg'], message: 'SQL lives in data/: the API calls its repositories.' },
+            // The adapters' writes to the engine, by name: the rule below sees only calls made here.
+            {
+              group: ['**/adapters/deploy/container-limits', '**/adapters/deploy/jre-base-image'],
+              importNames: ['updateContainerLimits', 'ensureBaseImage'],
+              message: 'The API never changes the Docker engine: that is the deployments worker’s (or npm start’s).',
+            },
           ],
         },
       ],
+      'opsflow/no-engine-writes': 'error',
     },
   },
   {

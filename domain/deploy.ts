@@ -86,6 +86,20 @@ export const LIMIT_BOUNDS: Record<keyof ServiceLimits, { min: number; max: numbe
   pids: { min: 16, max: 65536 },
 };
 
+/** Why a limits change's input is refused, or null: a service's name, its limits within bounds, and who asked. */
+export const limitsInputProblem = (input: unknown): Problem =>
+  firstProblem(input, (given) => {
+    const limits = (given.limits ?? {}) as Record<string, unknown>;
+    return [
+      check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN),
+      check.object(given.limits),
+      check.number('limits.memoryMb', limits.memoryMb, LIMIT_BOUNDS.memoryMb.min, LIMIT_BOUNDS.memoryMb.max),
+      check.number('limits.cpus', limits.cpus, LIMIT_BOUNDS.cpus.min, LIMIT_BOUNDS.cpus.max),
+      check.integer('limits.pids', limits.pids, LIMIT_BOUNDS.pids.min, LIMIT_BOUNDS.pids.max),
+      check.text('by', given.by, 200),
+    ];
+  });
+
 /**
  * The limits an instance of a deployment starts with: the current deployment's (a scale, a replacement) are
  * the service's own; a new deployment's are those it was asked with, else the service's; else the defaults.

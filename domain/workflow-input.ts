@@ -21,6 +21,8 @@ export const check = {
     typeof value === 'string' && allowed.includes(value) ? null : `${name} is not one of ${allowed.join(', ')}`,
   integer: (name: string, value: unknown, min: number, max: number): Problem =>
     typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? null : `${name} is not an integer from ${min} to ${max}`,
+  number: (name: string, value: unknown, min: number, max: number): Problem =>
+    typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? null : `${name} is not a number from ${min} to ${max}`,
   text: (name: string, value: unknown, maxLength: number): Problem =>
     typeof value === 'string' && value.length > 0 && value.length <= maxLength ? null : `${name} is not a text of 1 to ${maxLength} characters`,
   boolean: (name: string, value: unknown): Problem => (typeof value === 'boolean' ? null : `${name} is not true or false`),

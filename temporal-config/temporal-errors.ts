@@ -2,6 +2,7 @@ import {
   isGrpcServiceError,
   ServiceError,
   WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
@@ -41,7 +42,7 @@ const UNANSWERED = new Set([14, 4, 8]);
 
 /**
  * The one translation of Temporal client errors into the catalogue, for every caller: a refusal raised in a
- * workflow or activity keeps its code; a run already open is 409 (the caller's code, else
+ * workflow or activity (an Update's, or a run's awaited result) keeps its code; a run already open is 409 (the caller's code, else
  * WORKFLOW_ALREADY_RUNNING); a run that is not there is 404 (or the caller's code); a server or worker that
  * does not answer is 503 TEMPORAL_UNAVAILABLE. Null for an error that is not Temporal's.
  */
@@ -50,7 +51,7 @@ export function temporalError(
   codes: { alreadyRunning?: [ErrorCode, string]; notFound?: [ErrorCode, string]; late?: string } = {},
 ): PlatformError | null {
   if (error instanceof PlatformError) return error;
-  if (error instanceof WorkflowUpdateFailedError) {
+  if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowFailedError) {
     const failure = applicationFailureIn(error);
     return failure ? problemOfFailure(failure) : problemOfFailure({ message: error.message });
   }

@@ -6,6 +6,7 @@ export { restoreArchive } from './archival/restore-archive';
 export { deployService } from './deploy/deploy-service';
 export { scaleService } from './deploy/scale-service';
 export { undeployService } from './deploy/undeploy-service';
+export { changeServiceLimits } from './deploy/change-service-limits';
 export { reconcileServices } from './deploy/reconcile-services';
 export { publishComponent } from './approvals/publish-component';
 export { pruneRevisionsDaily } from './approvals/prune-revisions-daily';

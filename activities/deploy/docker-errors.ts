@@ -10,6 +10,11 @@ export function isUnchanged(error: unknown): boolean {
   return (error as { statusCode?: number })?.statusCode === 304;
 }
 
+/** An answer of the engine's (any status), as opposed to no answer at all: a refusal, not an outage. */
+export function isEngineAnswer(error: unknown): boolean {
+  return typeof (error as { statusCode?: number })?.statusCode === 'number';
+}
+
 /** Docker's "conflict" answer: a name already in use, or a removal already in progress. */
 export function isConflict(error: unknown): boolean {
   return (error as { statusCode?: number })?.statusCode === 409;

@@ -17,6 +17,7 @@ import { registerInstances } from './register-instances';
 import { removeImage } from './remove-image';
 import { removeServiceImages } from './remove-service-images';
 import { setServiceStatus } from './set-service-status';
+import { applyContainerLimits, readContainerLimits, recordServiceLimits } from './service-limits';
 import { startInstance } from './start-instance';
 import { waitUntilHealthy } from './wait-until-healthy';
 import { DeployDriverActivities, dockerDriver } from './docker-driver';
@@ -54,6 +55,9 @@ export function createDeployActivities(deps: DeployDeps) {
     failDeployment: failDeployment(deps),
     notifyDeployOwners: notifyDeployOwners(deps),
     setServiceStatus: setServiceStatus(deps),
+    readContainerLimits: readContainerLimits(deps),
+    applyContainerLimits: applyContainerLimits(deps),
+    recordServiceLimits: recordServiceLimits(deps),
     deregisterService: deregisterService(deps),
     removeServiceImages: removeServiceImages(deps),
     deleteService: deleteService(deps),

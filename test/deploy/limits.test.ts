@@ -1,4 +1,6 @@
+import os from 'node:os';
 import { call, expectProblem } from '../support/http';
+import { recordHistory } from '../support/histories';
 import { waitUntil } from '../support/wait';
 import { containersOf, deployTestFile } from './harness';
 import { buildJar, postJar } from './jars';
@@ -40,6 +42,10 @@ dockerDriverOnly(
     expect(await events('hungry-service')).toEqual(
       expect.arrayContaining([expect.objectContaining({ kind: 'LIMITS_CHANGED' }), expect.objectContaining({ kind: 'STARTED' })]),
     );
+    // The API changed nothing itself: the change was a run of the deployments worker's.
+    const run = await thisFile.platform.temporal.client.workflow.getHandle('limits:hungry-service').describe();
+    expect({ type: run.type, status: run.status.name }).toEqual({ type: 'changeServiceLimits', status: 'COMPLETED' });
+    await recordHistory(thisFile.platform.temporal, { workflowId: run.workflowId, runId: run.runId, name: 'limits-changed' });
 
     // 400 MiB held by a JVM allowed 700 MiB of heap, in a container allowed 192 MiB: the kernel kills it.
     await call(thisFile.api.url, 'GET', '/api/hungry/allocate/400', { token: tokens.viewer }).catch(() => null);
@@ -91,6 +97,13 @@ test('limits out of bounds, unknown, or on a core service are refused and change
       expectProblem(await patch('bounded-service', body), 400, 'VALIDATION_FAILED');
     }
     expectProblem(await patch('content', { memoryMb: 256 }), 409, 'SERVICE_NOT_DYNAMIC');
+    // More CPUs than the machine has: the engine refuses, the run fails with its words, and nothing changed.
+    const refused = await patch('bounded-service', { cpus: os.cpus().length + 1 });
+    expectProblem(refused, 409, 'LIMITS_NOT_APPLIED');
+    expect(refused.body.detail).toMatch(/^The engine refused the limits for instance [0-9a-f]{8}: /);
+    const failed = await thisFile.platform.temporal.client.workflow.getHandle('limits:bounded-service').describe();
+    expect({ type: failed.type, status: failed.status.name }).toEqual({ type: 'changeServiceLimits', status: 'FAILED' });
+    await recordHistory(thisFile.platform.temporal, { workflowId: failed.workflowId, runId: failed.runId, name: 'limits-refused' });
     expectProblem(
       await call(thisFile.api.url, 'PATCH', '/api/infra/services/bounded-service/limits', { token: tokens.viewer, body: { memoryMb: 256 } }),
       403,
@@ -101,6 +114,7 @@ test('limits out of bounds, unknown, or on a core service are refused and change
     expect(limits.body.instances).toEqual([
       expect.objectContaining({ limits: { memoryMb: defaults.deployMemoryMb, cpus: defaults.deployCpus, pids: defaults.deployPidsLimit } }),
     ]);
+    expect((await events('bounded-service')).filter((event: { kind: string }) => event.kind === 'LIMITS_CHANGED')).toEqual([]);
   }
   const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=bounded-service\n' } });
   for (const fields of [{ memoryMb: '5' }, { cpus: '99' }, { pids: 'many' }] as Array<Record<string, string>>) {

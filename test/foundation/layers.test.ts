@@ -37,6 +37,18 @@ const wrongWay: Array<[string, string, string]> = [
   ['edge', imports('knex', 'knex'), 'edge/ never touches SQL'],
   ['edge', imports('{ edgeServices }', '../data/deploy/registry'), 'edge/ never touches SQL'],
   ['api', "export const later = () => import('../domain/deploy');\n", 'No dynamic import()'],
+  // The API reads the engine and never changes it (issue #59): a write called here, or an adapter's write imported.
+  [
+    'api',
+    "import Docker from 'dockerode';\nexport const change = (docker: Docker) => docker.getContainer('x').update({ Memory: 1 });\n",
+    'never changes the Docker engine',
+  ],
+  [
+    'api',
+    "import Docker from 'dockerode';\nexport const stop = async (docker: Docker) => (await docker.listContainers()).map((c) => docker.getContainer(c.Id).kill());\n",
+    'never changes the Docker engine',
+  ],
+  ['api', imports('{ updateContainerLimits }', '../adapters/deploy/container-limits'), 'never changes the Docker engine'],
   ['activities', "export const later = () => import('../domain/deploy');\n", 'No dynamic import()'],
   // A failure type that is not a catalogued code, written past the typed helpers.
   [
@@ -54,6 +66,7 @@ const rightWay: Array<[string, string]> = [
   ['api', "import { PUBLISH_WORKFLOW } from '../workflows/approvals/definitions';\nexport const name = PUBLISH_WORKFLOW;\n"],
   ['data', "import { DEFAULT_STAGES } from '../domain/approvals';\nexport const stages = DEFAULT_STAGES;\n"],
   ['api', "import { baseImageState } from '../adapters/deploy/jre-base-image';\nexport const state = baseImageState;\n"],
+  ['api', "import Docker from 'dockerode';\nexport const read = async (docker: Docker) => (await docker.getContainer('x').inspect()).State;\n"],
   ['workflows', "import type { ApprovalsActivities } from '../activities/approvals';\nexport type A = ApprovalsActivities;\n"],
   ['adapters', "import type { ChannelConfigRow } from '../data/messaging/channel-configs';\nexport type Row = ChannelConfigRow;\n"],
   ['edge', "import { RESERVED_SLUGS } from '../domain/deploy';\nexport const slugs = RESERVED_SLUGS;\n"],
@@ -61,8 +74,8 @@ const rightWay: Array<[string, string]> = [
   ['activities', "import { finalFailure } from './failures';\nexport const fail = () => finalFailure('NOT_FOUND', 'no');\n"],
 ];
 
-// The arrows (no-restricted-imports) and the ban on import() (no-restricted-syntax).
-const RULES = ['@typescript-eslint/no-restricted-imports', 'no-restricted-syntax'];
+// The arrows (no-restricted-imports), the ban on import() (no-restricted-syntax), and no engine writes in the API.
+const RULES = ['@typescript-eslint/no-restricted-imports', 'no-restricted-syntax', 'opsflow/no-engine-writes'];
 
 const probeFile = (folder: string, n: number) => path.join(ROOT, folder, `layer-probe-${process.pid}-${n}.ts`);
 const probes = [...wrongWay.map(([folder, source]) => ({ folder, source })), ...rightWay.map(([folder, source]) => ({ folder, source }))];

@@ -2,6 +2,8 @@ import * as workflows from '../../workflows';
 import { PUBLISH_WORKFLOW, PublishWorkflow } from '../../workflows/approvals/definitions';
 import { ARCHIVE_RESTORE_WORKFLOW, ARCHIVE_RUN_WORKFLOW, ArchiveRestoreWorkflow, ArchiveRunWorkflow } from '../../workflows/archival/definitions';
 import {
+  CHANGE_SERVICE_LIMITS_WORKFLOW,
+  ChangeServiceLimitsWorkflow,
   DEPLOY_SERVICE_WORKFLOW,
   DeployServiceWorkflow,
   SCALE_SERVICE_WORKFLOW,
@@ -22,6 +24,7 @@ const implementations: {
   deploy: DeployServiceWorkflow;
   scale: ScaleServiceWorkflow;
   undeploy: UndeployServiceWorkflow;
+  changeLimits: ChangeServiceLimitsWorkflow;
   sendEmail: SendEmailWorkflow;
   sendEmailToRole: SendEmailToRoleWorkflow;
 } = {
@@ -31,6 +34,7 @@ const implementations: {
   deploy: workflows.deployService,
   scale: workflows.scaleService,
   undeploy: workflows.undeployService,
+  changeLimits: workflows.changeServiceLimits,
   sendEmail: workflows.sendEmail,
   sendEmailToRole: workflows.sendEmailToRole,
 };
@@ -42,6 +46,7 @@ test.each([
   [DEPLOY_SERVICE_WORKFLOW, implementations.deploy],
   [SCALE_SERVICE_WORKFLOW, implementations.scale],
   [UNDEPLOY_SERVICE_WORKFLOW, implementations.undeploy],
+  [CHANGE_SERVICE_LIMITS_WORKFLOW, implementations.changeLimits],
   [SEND_EMAIL_WORKFLOW, implementations.sendEmail],
   [SEND_EMAIL_TO_ROLE_WORKFLOW, implementations.sendEmailToRole],
 ])('the API starts %s, a workflow the workers register under that name', (name, implementation) => {

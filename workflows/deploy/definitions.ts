@@ -1,11 +1,12 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import { DeployError, DeployEvent, DeploymentStatus, DeployStage, RolloutState } from '../../domain/deploy';
+import { DeployError, DeployEvent, DeploymentStatus, DeployStage, RolloutState, ServiceLimits } from '../../domain/deploy';
 
 /** The deploy workflows' contract between the API, the workers and the Web UI: ids, inputs, progress. */
 
 export const deployWorkflowId = (serviceName: string) => `deploy:${serviceName}`;
 export const scaleWorkflowId = (serviceName: string) => `scale:${serviceName}`;
 export const undeployWorkflowId = (serviceName: string) => `undeploy:${serviceName}`;
+export const limitsWorkflowId = (serviceName: string) => `limits:${serviceName}`;
 export const RECONCILE_SCHEDULE_ID = 'deploy-reconcile';
 
 /** Timings every deploy, scale and reconcile takes as input, so tests can shorten them. */
@@ -69,6 +70,20 @@ export interface UndeployServiceInput {
 export type UndeployStage = 'DEREGISTERING' | 'REMOVING_CONTAINERS' | 'REMOVING_IMAGES' | 'DELETING' | 'DONE';
 export const undeployProgressQuery = defineQuery<{ stage: UndeployStage }>('undeploy-progress');
 
+export interface ChangeLimitsInput {
+  serviceName: string;
+  /** The whole set the service is to have: the API merges a partial change with the current limits. */
+  limits: ServiceLimits;
+  /** Who asked (the API's caller), for the service's events. */
+  by: string;
+}
+
+export interface ChangeLimitsOutcome {
+  limits: ServiceLimits;
+  /** Running containers that took the limits in place. */
+  changed: number;
+}
+
 export type ReconcileServicesInput = InstanceTimings;
 
 /** The deploy workflows' types, as the API starts them: by name, without loading workflow code. */
@@ -76,5 +91,7 @@ export const DEPLOY_SERVICE_WORKFLOW = 'deployService';
 export type DeployServiceWorkflow = (input: DeployServiceInput) => Promise<DeployProgress>;
 export const SCALE_SERVICE_WORKFLOW = 'scaleService';
 export type ScaleServiceWorkflow = (input: ScaleServiceInput) => Promise<ScaleOutcome>;
+export const CHANGE_SERVICE_LIMITS_WORKFLOW = 'changeServiceLimits';
+export type ChangeServiceLimitsWorkflow = (input: ChangeLimitsInput) => Promise<ChangeLimitsOutcome>;
 export const UNDEPLOY_SERVICE_WORKFLOW = 'undeployService';
 export type UndeployServiceWorkflow = (input: UndeployServiceInput) => Promise<{ containersRemoved: number; imagesRemoved: number }>;

@@ -1,18 +1,25 @@
-import crypto from 'node:crypto';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict } from '../../../lib/errors';
 import { deployInProgress, ServiceRow } from '../../../data/deploy/registry';
-import { instancesOf, setServiceLimits } from '../../../data/deploy/services';
-import { recordServiceEvents, serviceEvents } from '../../../data/deploy/events';
-import { readContainerLimits, updateContainerLimits } from '../../../adapters/deploy/container-limits';
+import { instancesOf } from '../../../data/deploy/services';
+import { serviceEvents } from '../../../data/deploy/events';
+import { readContainerLimits } from '../../../adapters/deploy/container-limits';
+import { startWorkflow } from '../../../temporal-config/client';
+import { answerWithin, temporalCallError } from '../../../temporal-config/temporal-errors';
+import { TaskQueues } from '../../../domain/task-queues';
+import { SearchAttributeKeys } from '../../../domain/search-attributes';
+import { CHANGE_SERVICE_LIMITS_WORKFLOW, ChangeLimitsInput, ChangeServiceLimitsWorkflow, limitsWorkflowId } from '../../../workflows/deploy/definitions';
 import { ServiceLimits } from '../../../domain/deploy';
 import { serviceGuards } from './service-guards';
 import { LimitsAnswer, LimitsBody, ServiceEventsAnswer, ServiceEventsQuery, ServiceParams } from './schemas';
 
-/** A service's limits (read back from the engine, changed in place) and the history of its instances' events. */
+/** How long a limits change may take before the answer says Temporal or its worker did not answer. */
+const CHANGE_WITHIN_MS = 60000;
+
+/** A service's limits (read back from the engine, changed in place by a run of the deployments worker) and the history of its instances' events. */
 export function limitsRoutes(deps: AppDeps): AnyRoute[] {
-  const { db, config, docker } = deps;
+  const { db, config, docker, temporal } = deps;
   const defaults: ServiceLimits = { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit };
   const { dynamicService, engineAnswers } = serviceGuards(deps);
   /** The service's running instances with the limits the engine reports for each. */
@@ -25,6 +32,24 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
         limits: await readContainerLimits(docker.docker, instance.container_id),
       })),
     );
+  };
+  /**
+   * The change itself is the deployments worker's (`changeServiceLimits`): the API reads the engine and
+   * never changes it. It waits for the run's end, so the answer reads back what the engine then reports.
+   */
+  const changeLimits = async (input: ChangeLimitsInput): Promise<void> => {
+    const started = await startWorkflow<ChangeServiceLimitsWorkflow>(temporal, CHANGE_SERVICE_LIMITS_WORKFLOW, {
+      workflowId: limitsWorkflowId(input.serviceName),
+      taskQueue: TaskQueues.deployments,
+      args: [input],
+      typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: input.serviceName }],
+      alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
+    });
+    try {
+      await answerWithin(CHANGE_WITHIN_MS, temporal.client.workflow.getHandle<ChangeServiceLimitsWorkflow>(started.workflowId, started.runId).result());
+    } catch (error) {
+      throw temporalCallError(error, { late: `The limits change of ${input.serviceName} did not end within ${CHANGE_WITHIN_MS / 1000} s: ${started.uiUrl}` });
+    }
   };
   return [
     defineRoute({
@@ -51,7 +76,7 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
       params: ServiceParams,
       body: LimitsBody,
       responses: { 200: { description: 'the limits, read back from the engine', schema: LimitsAnswer } },
-      errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DEPLOYMENT_IN_PROGRESS', 'LIMITS_NOT_APPLIED', 'DOCKER_UNAVAILABLE'],
+      errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DEPLOYMENT_IN_PROGRESS', 'LIMITS_NOT_APPLIED', 'DOCKER_UNAVAILABLE', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params, body, identity }) => {
         const service = await dynamicService(params.name);
         if (config.deployDriver === 'swarm') {
@@ -62,27 +87,7 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
         if (await deployInProgress(db, service)) throw conflict('DEPLOYMENT_IN_PROGRESS', `A deploy, scale or undeploy of ${service.name} is in progress.`);
         await engineAnswers();
         const limits: ServiceLimits = { ...(service.limits ?? defaults), ...body };
-        // All the running containers take the limits, or none does: the first the engine refuses puts back the ones before it.
-        const changed: Array<{ containerId: string; before: ServiceLimits }> = [];
-        for (const instance of await readBack(service)) {
-          if (!instance.limits) continue;
-          try {
-            await updateContainerLimits(docker.docker, instance.containerId, limits);
-            changed.push({ containerId: instance.containerId, before: instance.limits });
-          } catch (error) {
-            for (const done of changed) await updateContainerLimits(docker.docker, done.containerId, done.before).catch(() => undefined);
-            throw conflict('LIMITS_NOT_APPLIED', `The engine refused the limits for instance ${instance.id.slice(0, 8)}: ${(error as Error).message}`);
-          }
-        }
-        await setServiceLimits(db, { serviceId: service.id, limits });
-        await recordServiceEvents(db, service.name, [
-          {
-            kind: 'LIMITS_CHANGED',
-            instanceId: null,
-            detail: `${identity.id} set ${limits.memoryMb} MiB, ${limits.cpus} CPU(s), ${limits.pids} processes at most.`,
-            dedupeKey: `limits:${crypto.randomUUID()}`,
-          },
-        ]);
+        await changeLimits({ serviceName: service.name, limits, by: identity.id });
         ctx.body = { limits, instances: await readBack(service) };
       },
     }),
