@@ -170,6 +170,20 @@ describe('with a site policy', () => {
       expect((await decide(correlationId, managerA, 'REJECTED')).status).toBe(200);
   });
 
+  test('#58, finding 7: a user who has left a site no longer sees their requests there in /mine, nor what they would change', async () => {
+    const page = await newPage('site-a');
+    const submitted = (await publish(page.id)).body;
+    const mine = (token: string) =>
+      call(thisFile.api.url, 'GET', '/api/workflow/approvals/mine?status=PENDING', { token }).then((answer) =>
+        answer.body.items.map((item: any) => item.correlationId),
+      );
+    expect(await mine(editor)).toContain(submitted.correlationId);
+    // The same user, once their token names only site-b: the request in site-a, and its diff, are not theirs to read any more.
+    const movedOn = await thisFile.platform.token({ sub: 'eda', name: 'Eda Editor', roles: ['EDITOR'], sites: ['site-b'] });
+    expect(await mine(movedOn)).not.toContain(submitted.correlationId);
+    expect((await decide(submitted.correlationId, managerA, 'REJECTED')).status).toBe(200);
+  });
+
   test('the queue compares a whole page of requests against what is live in a few queries, not a few per request', async () => {
     for (let i = 0; i < 8; i++) expect((await publish((await newPage('site-a')).id)).status).toBe(202);
     const count = async (work: () => Promise<unknown>) => {

@@ -176,13 +176,16 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       method: 'get',
       path: '/api/workflow/approvals/mine',
       tag: 'workflow',
-      summary: "The caller's own requests, newest first, each with what approving it would change",
+      summary: "The caller's own requests in the sites they belong to now, newest first, each with what approving it would change",
       access: access.user,
       query: Type.Object({ ...pageQueryFields, ...QueueQuery.properties }),
       responses: { 200: { description: 'a page of approvals the caller asked for', schema: pageSchema(QueueItemSchema) } },
       errors: [],
       handler: async (ctx, { query, identity }) => {
-        ctx.body = await withComparisons(await approvalQueue(db, { sites: 'ALL', requestedBy: identity.id, status: query.status, page: query }));
+        // Only in the sites the caller belongs to now: a request left behind in a site they have left is not
+        // theirs to read any more, nor its diff (#58).
+        const sites = identity.roles.includes('ADMIN') ? 'ALL' : identity.sites;
+        ctx.body = await withComparisons(await approvalQueue(db, { sites, requestedBy: identity.id, status: query.status, page: query }));
       },
     }),
     defineRoute({
