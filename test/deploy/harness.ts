@@ -57,14 +57,36 @@ export async function networksOf(docker: Docker, scope: string, serviceName: str
   return docker.listNetworks({ filters: { label: [`opsflow.scope=${scope}`, `opsflow.service=${serviceName}`] } });
 }
 
-/** Requests through the gateway to `/api/{slug}/ping`, two at a time, until stopped; every answer's status, version and instance is kept. */
+/** One answer of `steadyTraffic`: for a failed one, also when it came and what the edge said (its problem's detail and request id). */
+export interface TrafficAnswer {
+  status: number;
+  version: string | null;
+  instance: string | null;
+  at?: string;
+  detail?: string;
+  requestId?: string | null;
+}
+
+/**
+ * Requests through the gateway to `/api/{slug}/ping`, two at a time, until stopped; every answer's status,
+ * version and instance is kept. A failed answer keeps its time, the edge's words and its request id too, so
+ * that a test that finds one can say when it came against the deploy's own events.
+ */
 export function steadyTraffic(args: { apiUrl: string; token: string; slug: string }) {
-  const answers: Array<{ status: number; version: string | null; instance: string | null }> = [];
+  const answers: TrafficAnswer[] = [];
   let running = true;
   const loop = async () => {
     while (running) {
       const answer = await call(args.apiUrl, 'GET', `/api/${args.slug}/ping`, { token: args.token });
-      answers.push({ status: answer.status, version: answer.body?.version ?? null, instance: answer.body?.instance ?? null });
+      const kept: TrafficAnswer = { status: answer.status, version: answer.body?.version ?? null, instance: answer.body?.instance ?? null };
+      if (answer.status !== 200) {
+        Object.assign(kept, {
+          at: new Date().toISOString(),
+          detail: answer.body?.detail ?? answer.text.slice(0, 200),
+          requestId: answer.headers.get('x-request-id'),
+        });
+      }
+      answers.push(kept);
     }
   };
   const loops = [loop(), loop()];
@@ -76,6 +98,22 @@ export function steadyTraffic(args: { apiUrl: string; token: string; slug: strin
       return answers;
     },
   };
+}
+
+/**
+ * No failed answer. Should one come, the failure shows each with its time beside `context()` (the deploys'
+ * events, each with theirs) and the edge's access-log lines of those requests (Envoy's response flags say
+ * why it answered itself): a rare race then says where in the deploy it fell.
+ */
+export async function expectNoFailedAnswers(
+  answers: TrafficAnswer[],
+  context: { platform: { edge(): { output(): string } | null }; deploys: () => Promise<unknown> },
+): Promise<void> {
+  const failed = answers.filter((answer) => answer.status !== 200);
+  if (failed.length === 0) return;
+  const ids = new Set(failed.map((answer) => answer.requestId));
+  const edgeLines = (context.platform.edge()?.output() ?? '').split('\n').filter((line) => [...ids].some((id) => id && line.includes(id)));
+  expect({ failed, deploys: await context.deploys(), edgeLines }).toEqual({ failed: [] });
 }
 
 /**
