@@ -1,7 +1,7 @@
 import { Config } from '../lib/config';
 import { Logger } from '../lib/logger';
 import { EdgeInstance, EdgeService, RESERVED_SLUGS } from '../domain/deploy';
-import { writeEdgeBootstrap, writeEdgeConfig } from './files';
+import { lingeringUntil, writeEdgeBootstrap, writeEdgeConfig } from './files';
 import { EdgePlan } from './envoy-config';
 
 /** What the control plane reads the edge's services from: the service registry, and word of its changes. */
@@ -76,6 +76,14 @@ export function startEdgeControlPlane(args: {
 
   let running: Promise<void> | null = null;
   let again = false;
+  // A rewrite when the first lingering cluster is due to go: a new canary at its hosts' addresses waits for it.
+  let lingerTimer: NodeJS.Timeout | null = null;
+  const rewriteWhenLingerEnds = () => {
+    const until = lingeringUntil(edge.dir);
+    if (lingerTimer) clearTimeout(lingerTimer);
+    lingerTimer = until === null ? null : setTimeout(() => void refresh(), Math.max(0, until - Date.now()) + 50);
+    lingerTimer?.unref();
+  };
   // Why the last rewrite failed, or null once one has succeeded.
   let lastFailure: unknown = null;
   const refresh = (): Promise<void> => {
@@ -89,6 +97,7 @@ export function startEdgeControlPlane(args: {
         try {
           writeEdgeConfig(await planOf());
           lastFailure = null;
+          rewriteWhenLingerEnds();
         } catch (error) {
           lastFailure = error;
           args.logger.error({ err: error }, 'could not write the edge configuration; the previous one stays');
@@ -123,6 +132,7 @@ export function startEdgeControlPlane(args: {
     refresh,
     close: async () => {
       clearInterval(resync);
+      if (lingerTimer) clearTimeout(lingerTimer);
       await changes.close();
       await running;
     },

@@ -48,7 +48,8 @@ const writtenClusters = new Map<string, { current: ClusterResource[]; lingering:
 /**
  * Break after make: Envoy reads the clusters and the routes from two files, and routes that still name a
  * cluster it has dropped answer 503 for that share of requests (a canary's, when its run is settled). A
- * dropped cluster is written on for LINGER_MS, named by no route; the control plane's next rewrite drops it.
+ * dropped cluster is written on for LINGER_MS, named by no route; the control plane rewrites when it is due
+ * (`lingeringUntil`), and that rewrite drops it.
  */
 function withLingering(dir: string, clusters: ClusterResource[]): ClusterResource[] {
   const now = Date.now();
@@ -58,6 +59,12 @@ function withLingering(dir: string, clusters: ClusterResource[]): ClusterResourc
   for (const [name, { until }] of state.lingering) if (names.has(name) || until <= now) state.lingering.delete(name);
   writtenClusters.set(dir, { current: clusters, lingering: state.lingering });
   return [...clusters, ...[...state.lingering.values()].map((entry) => entry.cluster)];
+}
+
+/** When the first cluster still lingering in `dir` is due to go, or null: the control plane rewrites then. */
+export function lingeringUntil(dir: string): number | null {
+  const ends = [...(writtenClusters.get(dir)?.lingering.values() ?? [])].map((entry) => entry.until);
+  return ends.length > 0 ? Math.min(...ends) : null;
 }
 
 /** The files Envoy's bootstrap names: written last by each rewrite, so all three there means a whole configuration. */

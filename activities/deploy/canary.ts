@@ -5,6 +5,7 @@ import {
   retireCanary as retireCanaryRow,
   setCanaryWeight,
 } from '../../data/deploy/rollouts';
+import { findDeployment, findService } from '../../data/deploy/registry';
 import { edgeVersionCounters, EdgeVersion } from '../../edge/admin';
 import {
   figuresBetween,
@@ -24,11 +25,27 @@ import { untilEdgeRoutes, untilEdgeShares } from './edge-routing';
 
 /** A canary rollout's activities: the new version beside the current one, its share, its judgement, its end. */
 
-/** The new instances join the edge as the service's canary, with no share yet; answers once the edge routes to them on the canary's cluster. */
+/**
+ * The new instances join the edge as the service's canary, with no share yet; answers once the edge routes
+ * to them on the canary's cluster.
+ *
+ * A canary that ended moments ago lingers at the edge for a few seconds (edge/files.ts), its hosts with it.
+ * The engine may give a new container the address of one that went, and the edge would then take the new
+ * instance for that host as it stands: a health check of the old container, still in flight, fails it a
+ * moment later, and once the canary has every request they answer 503 (a CI run, 2026-12-05). So the old
+ * hosts leave first, and the new ones arrive fresh, to be checked before they count as routed.
+ */
 export function registerCanary({ db, config }: DeployDeps) {
   return async (input: { deploymentId: string; instances: StartedInstance[] }): Promise<void> => {
+    const addresses = input.instances.map((instance) => instance.address);
+    const deployment = await findDeployment(db, input.deploymentId);
+    const service = deployment ? await findService(db, deployment.service_name) : undefined;
+    // Not on a retry: by then the hosts at those addresses are this canary's own.
+    if (service && service.canary_deployment_id !== input.deploymentId) {
+      await untilEdgeRoutes(config.edgeAdminUrl, { serviceName: service.name, version: 'canary', gone: addresses });
+    }
     const { serviceName } = await refusalsAreFinal(() => registerCanaryRows(db, input));
-    await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, version: 'canary', routed: input.instances.map((instance) => instance.address) });
+    await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, version: 'canary', routed: addresses });
   };
 }
 
