@@ -14,9 +14,10 @@ const ABOVE_THE_DATA = ['**/workflows', '**/workflows/**', '**/activities/**', '
 const ENGINE_READS = /^(inspect|list\w*|logs|stats|top|ping|info|version|df|changes|history|get\w+)$/;
 
 /**
- * Only the deployments worker changes the Docker engine (docs/security.md): the API reads it. A call on a
- * dockerode object (its type comes from @types/dockerode) of any method that is not a read is refused, so
- * the rule holds for a method no list foresaw. Under compose the API's socket proxy refuses every write too.
+ * Only the deployments worker changes the Docker engine (docs/security.md): the API reads it. A method of a
+ * dockerode object (its type comes from @types/dockerode, or docker-modem's raw requests) that is not a read
+ * is refused, called or only taken (`Reflect.apply(container.update, …)`), by name or by a computed key, on a
+ * type that may also be undefined or a union. Under compose the API's socket proxy refuses every write too.
  */
 const noEngineWrites = {
   meta: {
@@ -27,15 +28,21 @@ const noEngineWrites = {
   create(context) {
     const services = context.sourceCode.parserServices;
     const checker = services.program.getTypeChecker();
-    const declaredByDockerode = (type) =>
+    const declaredByDocker = (type) =>
       [type.getSymbol(), type.aliasSymbol].some((symbol) =>
-        (symbol?.getDeclarations() ?? []).some((declaration) => /[\\/]@types[\\/]dockerode[\\/]/.test(declaration.getSourceFile().fileName)),
+        (symbol?.getDeclarations() ?? []).some((declaration) => /[\\/]@types[\\/](dockerode|docker-modem)[\\/]/.test(declaration.getSourceFile().fileName)),
       );
+    const partsOf = (type) => (type.isUnion() || type.isIntersection() ? type.types : [type]);
+    const isDockerObject = (node) =>
+      partsOf(checker.getNonNullableType(checker.getTypeAtLocation(services.esTreeNodeToTSNodeMap.get(node)))).some((part) =>
+        declaredByDocker(checker.getApparentType(part)),
+      );
+    const isMethod = (node) => checker.getNonNullableType(checker.getTypeAtLocation(services.esTreeNodeToTSNodeMap.get(node))).getCallSignatures().length > 0;
     return {
-      'CallExpression > MemberExpression.callee'(node) {
-        if (node.property.type !== 'Identifier' || ENGINE_READS.test(node.property.name)) return;
-        const type = checker.getApparentType(checker.getTypeAtLocation(services.esTreeNodeToTSNodeMap.get(node.object)));
-        if (declaredByDockerode(type)) context.report({ node: node.property, messageId: 'write', data: { name: node.property.name } });
+      MemberExpression(node) {
+        const name = node.computed ? (node.property.type === 'Literal' ? String(node.property.value) : '[computed]') : node.property.name;
+        if (ENGINE_READS.test(name) || !isDockerObject(node.object)) return;
+        if (isMethod(node)) context.report({ node: node.property, messageId: 'write', data: { name } });
       },
     };
   },
@@ -113,12 +120,24 @@ module.exports = tseslint.config(
               message: 'The API starts workflows by type name: import only workflows/<domain>/definitions.',
             },
             { group: ['knex', 'pg'], message: 'SQL lives in data/: the API calls its repositories.' },
-            // The adapters' writes to the engine, by name: the rule below sees only calls made here.
+            // The deploy adapters' functions the API may call, all reads: the rule below sees only calls made here,
+            // and scripts/ (npm start's launchers) change the engine too.
             {
-              group: ['**/adapters/deploy/container-limits', '**/adapters/deploy/jre-base-image'],
-              importNames: ['updateContainerLimits', 'ensureBaseImage'],
-              message: 'The API never changes the Docker engine: that is the deployments worker’s (or npm start’s).',
+              group: ['**/adapters/deploy/*'],
+              allowImportNames: [
+                'baseImageState',
+                'readContainerLimits',
+                'followLog',
+                'followServiceLog',
+                'lastLogLines',
+                'lastServiceLogLines',
+                'taskLogLine',
+              ],
+              allowTypeImports: true,
+              message:
+                'The API never changes the Docker engine: that is the deployments worker’s (or npm start’s). Only the adapters’ reads are imported here.',
             },
+            { group: ['**/scripts/**'], message: 'The API never changes the Docker engine: npm start’s launchers do.' },
           ],
         },
       ],

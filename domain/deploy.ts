@@ -93,7 +93,7 @@ export const limitsInputProblem = (input: unknown): Problem =>
     return [
       check.pattern('serviceName', given.serviceName, SERVICE_NAME_PATTERN),
       check.object(given.limits),
-      check.number('limits.memoryMb', limits.memoryMb, LIMIT_BOUNDS.memoryMb.min, LIMIT_BOUNDS.memoryMb.max),
+      check.integer('limits.memoryMb', limits.memoryMb, LIMIT_BOUNDS.memoryMb.min, LIMIT_BOUNDS.memoryMb.max),
       check.number('limits.cpus', limits.cpus, LIMIT_BOUNDS.cpus.min, LIMIT_BOUNDS.cpus.max),
       check.integer('limits.pids', limits.pids, LIMIT_BOUNDS.pids.min, LIMIT_BOUNDS.pids.max),
       check.text('by', given.by, 200),

@@ -10,9 +10,13 @@ export function isUnchanged(error: unknown): boolean {
   return (error as { statusCode?: number })?.statusCode === 304;
 }
 
-/** An answer of the engine's (any status), as opposed to no answer at all: a refusal, not an outage. */
-export function isEngineAnswer(error: unknown): boolean {
-  return typeof (error as { statusCode?: number })?.statusCode === 'number';
+/**
+ * The engine's own refusal: any status it answered with, as opposed to no answer at all, or a gateway in
+ * front of it (502, 503, 504) that did not reach it. An outage is tried again; a refusal is final.
+ */
+export function isEngineRefusal(error: unknown): boolean {
+  const status = (error as { statusCode?: number })?.statusCode;
+  return typeof status === 'number' && ![502, 503, 504].includes(status);
 }
 
 /** Docker's "conflict" answer: a name already in use, or a removal already in progress. */

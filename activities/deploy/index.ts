@@ -17,7 +17,7 @@ import { registerInstances } from './register-instances';
 import { removeImage } from './remove-image';
 import { removeServiceImages } from './remove-service-images';
 import { setServiceStatus } from './set-service-status';
-import { applyContainerLimits, readContainerLimits, recordServiceLimits } from './service-limits';
+import { applyContainerLimits, readContainerLimits, recordServiceLimits, restoreContainerLimits } from './service-limits';
 import { startInstance } from './start-instance';
 import { waitUntilHealthy } from './wait-until-healthy';
 import { DeployDriverActivities, dockerDriver } from './docker-driver';
@@ -57,6 +57,7 @@ export function createDeployActivities(deps: DeployDeps) {
     setServiceStatus: setServiceStatus(deps),
     readContainerLimits: readContainerLimits(deps),
     applyContainerLimits: applyContainerLimits(deps),
+    restoreContainerLimits: restoreContainerLimits(deps),
     recordServiceLimits: recordServiceLimits(deps),
     deregisterService: deregisterService(deps),
     removeServiceImages: removeServiceImages(deps),

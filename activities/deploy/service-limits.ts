@@ -4,7 +4,7 @@ import { recordServiceEvents } from '../../data/deploy/events';
 import { readContainerLimits as readLimits, updateContainerLimits } from '../../adapters/deploy/container-limits';
 import { ServiceLimits } from '../../domain/deploy';
 import { DeployDeps } from './deps';
-import { isEngineAnswer, isGone } from './docker-errors';
+import { isEngineRefusal, isGone } from './docker-errors';
 import { finalFailure } from '../failures';
 
 /** A running container of a service, with the limits the engine reported before a change. */
@@ -14,11 +14,17 @@ export interface ContainerLimits {
   limits: ServiceLimits;
 }
 
-/** The service's running instances (healthy or draining) and their limits as the engine reports them. */
+/**
+ * The service's running instances (healthy or draining) and their limits as the engine reports them. A run
+ * started past the API meets its refusals here too: a core service is compose's, and a swarm applies
+ * limits by replacing tasks, not in place.
+ */
 export function readContainerLimits(deps: DeployDeps) {
   return async (input: { serviceName: string }): Promise<ContainerLimits[]> => {
     const service = await findService(deps.db, input.serviceName);
-    if (!service) return [];
+    if (!service) throw finalFailure('SERVICE_NOT_FOUND', `No service ${input.serviceName}.`);
+    if (!service.dynamic) throw finalFailure('SERVICE_NOT_DYNAMIC', `${service.name} is a core service, managed through docker compose.`);
+    if (deps.config.deployDriver === 'swarm') throw finalFailure('VALIDATION_FAILED', 'Limits change with a redeploy under the swarm driver.');
     const running = (await instancesOf(deps.db, service.id)).filter((instance) => instance.state === 'HEALTHY' || instance.state === 'DRAINING');
     const found: ContainerLimits[] = [];
     for (const instance of running) {
@@ -30,27 +36,44 @@ export function readContainerLimits(deps: DeployDeps) {
 }
 
 /**
- * Gives every container the limits in place, or none of them: the first the engine refuses puts back the
- * ones before it, to the limits read before the change (so a retried attempt puts back the same). A
- * container gone meanwhile has nothing to change. Setting the same limits twice changes nothing.
+ * Gives every container the limits in place. The first the engine refuses ends it with LIMITS_NOT_APPLIED,
+ * and the workflow puts every container back (`restoreContainerLimits`). No answer at all is an outage,
+ * tried again. A container gone meanwhile has nothing to change; the same limits set twice change nothing.
  */
 export function applyContainerLimits(deps: DeployDeps) {
   return async (input: { containers: ContainerLimits[]; limits: ServiceLimits }): Promise<{ changed: number }> => {
     let changed = 0;
-    for (const [index, container] of input.containers.entries()) {
+    for (const container of input.containers) {
       try {
         await updateContainerLimits(deps.docker, container.containerId, input.limits);
         changed++;
       } catch (error) {
         if (isGone(error)) continue;
-        // No answer at all is an outage: the activity is tried again. An answer is a refusal.
-        if (!isEngineAnswer(error)) throw error;
-        // As the API did before: putting back is the best that can be done, and a failure there changes no answer.
-        for (const done of input.containers.slice(0, index)) await updateContainerLimits(deps.docker, done.containerId, done.limits).catch(() => undefined);
+        if (!isEngineRefusal(error)) throw error;
         throw finalFailure('LIMITS_NOT_APPLIED', `The engine refused the limits for instance ${container.instanceId.slice(0, 8)}: ${(error as Error).message}`);
       }
     }
     return { changed };
+  };
+}
+
+/**
+ * Puts each container back to the limits read before the change; a container gone has nothing to put back.
+ * Answers the instances the engine refused to put back (an outage is tried again instead).
+ */
+export function restoreContainerLimits(deps: DeployDeps) {
+  return async (input: { containers: ContainerLimits[] }): Promise<{ notRestored: string[] }> => {
+    const notRestored: string[] = [];
+    for (const container of input.containers) {
+      try {
+        await updateContainerLimits(deps.docker, container.containerId, container.limits);
+      } catch (error) {
+        if (isGone(error)) continue;
+        if (!isEngineRefusal(error)) throw error;
+        notRestored.push(container.instanceId);
+      }
+    }
+    return { notRestored };
   };
 }
 

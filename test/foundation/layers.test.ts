@@ -49,6 +49,18 @@ const wrongWay: Array<[string, string, string]> = [
     'never changes the Docker engine',
   ],
   ['api', imports('{ updateContainerLimits }', '../adapters/deploy/container-limits'), 'never changes the Docker engine'],
+  ['api', imports('{ ensureSwarm }', '../scripts/platform/swarm'), 'never changes the Docker engine'],
+  [
+    'api',
+    "import Docker from 'dockerode';\nexport const change = (c: Docker.Container | undefined) => c?.['update']({ Memory: 1 });\n",
+    'never changes the Docker engine',
+  ],
+  ['api', "import Docker from 'dockerode';\nexport const change = (c: Docker.Container) => Reflect.apply(c.kill, c, []);\n", 'never changes the Docker engine'],
+  [
+    'api',
+    "import Docker from 'dockerode';\nexport const raw = (docker: Docker) => docker.modem.dial({ path: '/containers/x/kill', method: 'POST' }, () => undefined);\n",
+    'never changes the Docker engine',
+  ],
   ['activities', "export const later = () => import('../domain/deploy');\n", 'No dynamic import()'],
   // A failure type that is not a catalogued code, written past the typed helpers.
   [

@@ -52,6 +52,7 @@ export function deployActivities(args: { healthTimeoutSeconds: number }) {
     recordServiceLimits: quickDb.recordServiceLimits,
     readContainerLimits: dockerOp.readContainerLimits,
     applyContainerLimits: dockerOp.applyContainerLimits,
+    restoreContainerLimits: dockerOp.restoreContainerLimits,
     surveyInstances: dockerOp.surveyInstances,
     startInstance: dockerOp.startInstance,
     startInstances: dockerOp.startInstances,

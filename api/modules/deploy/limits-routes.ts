@@ -10,7 +10,7 @@ import { answerWithin, temporalCallError } from '../../../temporal-config/tempor
 import { TaskQueues } from '../../../domain/task-queues';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { CHANGE_SERVICE_LIMITS_WORKFLOW, ChangeLimitsInput, ChangeServiceLimitsWorkflow, limitsWorkflowId } from '../../../workflows/deploy/definitions';
-import { ServiceLimits } from '../../../domain/deploy';
+import { limitsInputProblem, ServiceLimits } from '../../../domain/deploy';
 import { serviceGuards } from './service-guards';
 import { LimitsAnswer, LimitsBody, ServiceEventsAnswer, ServiceEventsQuery, ServiceParams } from './schemas';
 
@@ -36,12 +36,15 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
   /**
    * The change itself is the deployments worker's (`changeServiceLimits`): the API reads the engine and
    * never changes it. It waits for the run's end, so the answer reads back what the engine then reports.
+   * The run lives no longer than that wait: a change no worker took in time must not happen after the
+   * answer said it did not.
    */
   const changeLimits = async (input: ChangeLimitsInput): Promise<void> => {
     const started = await startWorkflow<ChangeServiceLimitsWorkflow>(temporal, CHANGE_SERVICE_LIMITS_WORKFLOW, {
       workflowId: limitsWorkflowId(input.serviceName),
       taskQueue: TaskQueues.deployments,
       args: [input],
+      workflowExecutionTimeout: CHANGE_WITHIN_MS,
       typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: input.serviceName }],
       alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
     });
@@ -87,7 +90,11 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
         if (await deployInProgress(db, service)) throw conflict('DEPLOYMENT_IN_PROGRESS', `A deploy, scale or undeploy of ${service.name} is in progress.`);
         await engineAnswers();
         const limits: ServiceLimits = { ...(service.limits ?? defaults), ...body };
-        await changeLimits({ serviceName: service.name, limits, by: identity.id });
+        const change: ChangeLimitsInput = { serviceName: service.name, limits, by: identity.id };
+        // The body is within bounds; what it leaves as it was (the defaults, older limits) may not be.
+        const problem = limitsInputProblem(change);
+        if (problem) throw badRequest('VALIDATION_FAILED', `The limits would be refused: ${problem}.`, [{ path: 'body', message: problem }]);
+        await changeLimits(change);
         ctx.body = { limits, instances: await readBack(service) };
       },
     }),
