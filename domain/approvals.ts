@@ -163,3 +163,25 @@ export function whoDecidesStage(stage: ApprovalStage, decider: { id: string; rol
   if (decider.roles.includes('ADMIN') || decider.roles.includes(stage.role)) return { allowed: true };
   return { allowed: false, why: `Stage "${stage.name}" is decided by the role ${stage.role}.` };
 }
+
+/** Why four eyes refuses a decider, with the code the answer carries; null when they may decide. */
+export type FourEyesRefusal = { code: 'SELF_APPROVAL_FORBIDDEN' | 'APPROVER_ALREADY_DECIDED'; why: string } | null;
+
+/**
+ * Four eyes: nobody decides a request they made, nor one that would publish a revision they wrote (the
+ * item's, or any item's of a release), and each stage of one request is decided by another person.
+ */
+export function fourEyesRefusal(args: {
+  deciderId: string;
+  requestedBy: string;
+  revisionAuthors: readonly string[];
+  decisions: ReadonlyArray<{ decidedBy: string; stageName: string }>;
+}): FourEyesRefusal {
+  if (args.requestedBy === args.deciderId) return { code: 'SELF_APPROVAL_FORBIDDEN', why: 'Nobody decides their own request.' };
+  if (args.revisionAuthors.includes(args.deciderId)) {
+    return { code: 'SELF_APPROVAL_FORBIDDEN', why: 'Nobody decides a request that would publish a revision they wrote.' };
+  }
+  const earlier = args.decisions.find((decision) => decision.decidedBy === args.deciderId);
+  if (earlier) return { code: 'APPROVER_ALREADY_DECIDED', why: `You decided stage "${earlier.stageName}" of this request; another person decides the next.` };
+  return null;
+}

@@ -3,10 +3,11 @@ import { rawRows } from '../db';
 import { uniqueOr409 } from '../db-errors';
 import { Page, PageRequest, paginate } from '../paging';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
-import { ApprovalStage, Decision, DEFAULT_STAGES, PublishInput, RELEASE, whoDecidesStage } from '../../domain/approvals';
+import { ApprovalStage, Decision, DEFAULT_STAGES, fourEyesRefusal, PublishInput, RELEASE, whoDecidesStage } from '../../domain/approvals';
 import { componentType } from '../content/component-types';
 import { findComponent, setComponentStatus } from '../content/components';
 import { rowAtRevision } from '../content/revisions';
+import { revisionAuthorsOf } from './revision-authors';
 import { findRelease, itemTypesOfRelease, markReleasePending } from '../content/releases';
 
 export const POLICY_TABLE = 'workflow.approval_policy';
@@ -220,14 +221,17 @@ interface ProposalRow {
 const selfApproval = () => forbidden('Nobody decides their own request.', 'SELF_APPROVAL_FORBIDDEN');
 
 /**
- * Four eyes: the requester never decides their own request, and each stage of one request is decided by
- * a different person (an ADMIN, who may decide any stage, included). Checked when the decide endpoint
- * records a decision and again when the run confirms it.
+ * Four eyes (`fourEyesRefusal`): an ADMIN, who may decide any stage, included. Checked when the decide
+ * endpoint records a decision and again when the run confirms it.
  */
-function fourEyes(approval: ApprovalRow, deciderId: string): void {
-  if (approval.requested_by === deciderId) throw selfApproval();
-  const earlier = approval.decisions.find((decision) => decision.decidedBy === deciderId);
-  if (earlier) throw forbidden(`You decided stage "${earlier.stageName}" of this request; another person decides the next.`, 'APPROVER_ALREADY_DECIDED');
+async function fourEyes(db: Knex, approval: ApprovalRow, deciderId: string): Promise<void> {
+  const refusal = fourEyesRefusal({
+    deciderId,
+    requestedBy: approval.requested_by,
+    revisionAuthors: await revisionAuthorsOf(db, { componentType: approval.component_type, resourceId: approval.resource_id, revision: approval.revision }),
+    decisions: approval.decisions,
+  });
+  if (refusal) throw forbidden(refusal.why, refusal.code);
 }
 
 export interface Proposed {
@@ -255,7 +259,7 @@ export async function proposeDecision(
     const stage = approval.stages[approval.current_stage];
     const decides = whoDecidesStage(stage, args.decider);
     if (!decides.allowed) throw forbidden(decides.why);
-    fourEyes(approval, args.decider.id);
+    await fourEyes(trx, approval, args.decider.id);
     const [proposal] = (await trx(PROPOSAL_TABLE)
       .insert({
         correlation_id: approval.correlation_id,
@@ -292,7 +296,7 @@ export async function confirmDecision(db: Knex, args: { correlationId: string; s
     }
     if (approval.status !== 'PENDING' || approval.current_stage !== args.stage)
       throw conflict('ALREADY_DECIDED', `This approval is already ${approval.status}.`);
-    fourEyes(approval, proposal.decided_by);
+    await fourEyes(trx, approval, proposal.decided_by);
     // A stage that names its deciders is checked again here: the role was checked with the proposal, names are all there is to check.
     const named = approval.stages[args.stage].assignees;
     if (named && named.length > 0 && !named.includes(proposal.decided_by))

@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { COMPONENT_TYPES, ComponentType } from './component-types';
+import { columnOf, COMPONENT_TYPES, ComponentType } from './component-types';
 import { Page, PageRequest, paginate } from '../paging';
 import { pruneAfterWrite } from './revision-retention';
 
@@ -155,6 +155,28 @@ export async function revisionsOf(db: Knex, type: ComponentType, pairs: Array<[s
     .whereIn(['id', 'rev'], pairs)
     .select([...columns, 'rev as audit_rev'])) as Array<Record<string, unknown>>;
   return new Map(rows.map(({ audit_rev: rev, ...row }) => [`${String(row.id)}@${Number(rev)}`, row]));
+}
+
+/**
+ * Who wrote what a revision of an entity would publish: the authors of its revisions in (`after`, `upTo`]
+ * that created it or changed its content (its name or a writable field). A revision that changed only its
+ * status (a submit, a rejection, a cancel, a publish) wrote none of it.
+ */
+export async function contentAuthorsOf(db: Knex, type: ComponentType, id: string, range: { after: number | null; upTo: number }): Promise<string[]> {
+  const content = ['name', ...type.fields.filter((field) => field.writable).map((field) => columnOf(field.name))];
+  const rows = (await db(`${type.table}_aud as a`)
+    .join(`${REVINFO_TABLE} as r`, 'r.rev', 'a.rev')
+    .where('a.id', id)
+    .andWhere('a.rev', '<=', range.upTo)
+    .orderBy('a.rev')
+    .select('a.*', 'r.user_id as revision_author')) as Array<Record<string, unknown> & { rev: number; revision_author: string | null }>;
+  const authors = new Set<string>();
+  rows.forEach((row, index) => {
+    const before = rows[index - 1];
+    const wrote = !before || content.some((column) => JSON.stringify(row[column]) !== JSON.stringify(before[column]));
+    if (wrote && row.rev > (range.after ?? 0) && row.revision_author) authors.add(row.revision_author);
+  });
+  return [...authors];
 }
 
 export async function latestRevision(db: Knex, type: ComponentType, id: string): Promise<number | null> {

@@ -170,6 +170,21 @@ describe('with a site policy', () => {
       expect((await decide(correlationId, managerA, 'REJECTED')).status).toBe(200);
   });
 
+  test('#58, finding 2: a manager who wrote the revision asked for cannot approve it, though another asked; another manager can', async () => {
+    const author = await thisFile.platform.token({ sub: 'mo', name: 'Mo Manager', roles: ['MANAGER', 'EDITOR'], sites: ['site-a'] });
+    const drafted = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+      token: author,
+      body: { siteId: 'site-a', name: `mos-${++slugs}`, slug: `mos-${slugs}`, title: 'by Mo', data: { n: 1 } },
+    });
+    expect(drafted.status).toBe(201);
+    const submitted = (await publish(drafted.body.id)).body;
+    expect(submitted.status).toBe('PENDING_APPROVAL');
+    expectProblem(await decide(submitted.correlationId, author), 403, 'SELF_APPROVAL_FORBIDDEN');
+    expect((await page(drafted.body.id)).status).toBe('PENDING_APPROVAL');
+    expect((await decide(submitted.correlationId, managerA)).status).toBe(200);
+    await settled(drafted.body.id, 'PUBLISHED');
+  });
+
   test('#58, finding 7: a user who has left a site no longer sees their requests there in /mine, nor what they would change', async () => {
     const page = await newPage('site-a');
     const submitted = (await publish(page.id)).body;

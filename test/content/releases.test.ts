@@ -132,6 +132,27 @@ test('approved by a manager as a whole, it publishes all three at its time; the 
   expect(release.publishedBy).toBe('max');
 });
 
+test("#58, finding 2: a manager who wrote an item's revision cannot approve the release that holds it; another manager can", async () => {
+  const drafted = await api('POST', '/api/content/pages', otherManager, {
+    siteId: GATED_SITE,
+    name: `mias-${++made}`,
+    slug: `mias-${made}`,
+    title: "Mia's page",
+    data: {},
+  });
+  expect(drafted.status).toBe(201);
+  const miasRevision = (await api('GET', `/api/content/pages/${drafted.body.id}/history`, editor)).body.items[0].rev as number;
+  const [, web] = await threeItems(GATED_SITE);
+  const id = await releaseOf(GATED_SITE, [{ type: 'PAGE', id: drafted.body.id, first: miasRevision }, web]);
+  const pending = await api('POST', `${RELEASES}/${id}/publish`, editor, {});
+  expect(pending.status).toBe(202);
+  const decide = (token: string) => api('POST', `/api/workflow/approvals/${pending.body.correlationId}/decide`, token, { decision: 'APPROVED' });
+  expectProblem(await decide(otherManager), 403, 'SELF_APPROVAL_FORBIDDEN');
+  expect((await api('GET', `${RELEASES}/${id}`, editor)).body.status).toBe('PENDING_APPROVAL');
+  expect((await decide(manager)).status).toBe(200);
+  await waitUntil('the release published', async () => (await api('GET', `${RELEASES}/${id}`, editor)).body.status === 'PUBLISHED');
+});
+
 test('rejected as a whole: nothing is published, and the release can be mended and submitted again', async () => {
   const items = await threeItems(GATED_SITE);
   const id = await releaseOf(GATED_SITE, items);
