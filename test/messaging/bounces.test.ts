@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
@@ -22,6 +23,7 @@ import { secretKeysOf } from '../../lib/secrets';
 const DOMAIN = 'bounce.example';
 const thisFile = platformWithApi({ env: { BOUNCE_DOMAIN: DOMAIN } });
 const GONE = 'gone@far.example';
+const GONE_TOO = 'gone-too@far.example';
 const KEPT = 'kept@far.example';
 let admin: string;
 let editor: string;
@@ -89,7 +91,7 @@ beforeAll(async () => {
   await thisFile.platform.startWorker(['messaging', 'approvals']);
   admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
   editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-b'] });
-  far = await startRelay({ refuses: (to) => to === GONE });
+  far = await startRelay({ refuses: (to) => to === GONE || to === GONE_TOO });
   const listening = await startBounceIntake({
     db: thisFile.platform.db,
     config: { ...thisFile.platform.config, bounceSmtp: { host: '127.0.0.1', port: 0 } },
@@ -137,6 +139,42 @@ test('a 550 from the far side comes back through Postfix as a DSN: the message e
   const skipped = await finalLog(thisFile.api.url, editor, templateId, next);
   expect(skipped).toEqual(expect.objectContaining({ status: 'FAILED', deliveryStatus: 'suppressed', attempts: 0, channel: null }));
   expect(postfix.maillog().match(/to=<gone@far\.example>/g)).toHaveLength(1);
+}, 120000);
+
+/** A client that connects from `from`, reads the greeting and then says nothing, as a slow attacker does: its greeting's code. */
+function silentClient(from: string): Promise<{ code: string; socket: net.Socket }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port: intake.port, localAddress: from });
+    socket.once('error', reject);
+    socket.once('data', (greeting) => resolve({ code: greeting.toString().slice(0, 3), socket }));
+    socket.once('close', () => resolve({ code: 'closed without a greeting', socket }));
+  });
+}
+
+test('#58, finding 4: thirty silent clients from one address do not stall the intake: a DSN from Postfix gets through on its first try', async () => {
+  // 127.0.0.2 is loopback too, and not the address Postfix sends from (127.0.0.1).
+  const silent = await Promise.all(Array.from({ length: 30 }, () => silentClient('127.0.0.2')));
+  try {
+    // Ten places for that address; the others are told to come back later.
+    expect(silent.filter((client) => client.code === '220')).toHaveLength(10);
+    expect(silent.filter((client) => client.code === '421')).toHaveLength(20);
+    const logId = await send(GONE_TOO);
+    const bounced = await waitUntil(
+      'the DSN recorded while the silent clients hold their places',
+      async () => {
+        const row = await logRow(logId);
+        return row.delivery_status === 'permanent-failure' ? row : null;
+      },
+      { timeoutMs: 60000 },
+    );
+    expect(bounced.error).toMatch(/^bounced: 5\.1\.1/);
+    // Postfix was let in on its first try: it never had to put the report off for later.
+    const toIntake = new RegExp(`to=<bounces\\+${logId}\\.[0-9a-f]{16}@${DOMAIN.replace('.', '\\.')}>.*status=(\\w+)`, 'g');
+    await waitUntil('Postfix logging the DSN as delivered to the intake', () => /status=sent/.test(postfix.maillog().match(toIntake)?.join('\n') ?? ''), 30000);
+    expect([...postfix.maillog().matchAll(toIntake)].map((line) => line[1])).toEqual(['sent']);
+  } finally {
+    for (const client of silent) client.socket.destroy();
+  }
 }, 120000);
 
 test('a forged report (a wrong tag) is refused at RCPT and changes nothing; a complaint quoting a message of ours suppresses its address', async () => {
