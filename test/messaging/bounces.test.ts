@@ -44,6 +44,16 @@ const logRow = (logId: string) =>
     .db('email.email_log')
     .where({ id: Number(logId) })
     .first();
+/** The log row once the DSN for it is recorded (permanent-failure). */
+const dsnRecorded = (logId: string) =>
+  waitUntil(
+    `the DSN for log ${logId} recorded`,
+    async () => {
+      const row = await logRow(logId);
+      return row.delivery_status === 'permanent-failure' ? row : null;
+    },
+    { timeoutMs: 60000 },
+  );
 const suppressions = async (query = '') =>
   (await call(thisFile.api.url, 'GET', `/api/email/suppressions?siteId=site-b${query}`, { token: admin })).body.items as Array<Record<string, unknown>>;
 
@@ -121,14 +131,7 @@ test('a 550 from the far side comes back through Postfix as a DSN: the message e
   const logId = await send(GONE);
   // Postfix took it: the platform's part ended well.
   expect(await finalLog(thisFile.api.url, editor, templateId, logId)).toEqual(expect.objectContaining({ status: 'SUCCESS', channel: 'postfix' }));
-  const bounced = await waitUntil(
-    'the DSN recorded',
-    async () => {
-      const row = await logRow(logId);
-      return row.delivery_status === 'permanent-failure' ? row : null;
-    },
-    { timeoutMs: 60000 },
-  );
+  const bounced = await dsnRecorded(logId);
   expect(bounced).toEqual(expect.objectContaining({ status: 'FAILED', error: expect.stringMatching(/^bounced: 5\.1\.1/) }));
   // The intake records the DSN when it accepts it; Postfix logs its delivery only after our 250, so the line can lag.
   const dsnDelivered = new RegExp(`to=<bounces\\+${logId}\\.[0-9a-f]{16}@${DOMAIN.replace('.', '\\.')}>.*status=sent`);
@@ -159,14 +162,7 @@ test('#58, finding 4: thirty silent clients from one address do not stall the in
     expect(silent.filter((client) => client.code === '220')).toHaveLength(10);
     expect(silent.filter((client) => client.code === '421')).toHaveLength(20);
     const logId = await send(GONE_TOO);
-    const bounced = await waitUntil(
-      'the DSN recorded while the silent clients hold their places',
-      async () => {
-        const row = await logRow(logId);
-        return row.delivery_status === 'permanent-failure' ? row : null;
-      },
-      { timeoutMs: 60000 },
-    );
+    const bounced = await dsnRecorded(logId);
     expect(bounced.error).toMatch(/^bounced: 5\.1\.1/);
     // Postfix was let in on its first try: it never had to put the report off for later.
     const toIntake = new RegExp(`to=<bounces\\+${logId}\\.[0-9a-f]{16}@${DOMAIN.replace('.', '\\.')}>.*status=(\\w+)`, 'g');
