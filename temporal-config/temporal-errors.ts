@@ -7,7 +7,7 @@ import {
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { ErrorCode, PlatformError, problemOfFailure } from '../lib/errors';
 
 class AnswerTimeout extends Error {}
@@ -51,6 +51,10 @@ export function temporalError(
   codes: { alreadyRunning?: [ErrorCode, string]; notFound?: [ErrorCode, string]; late?: string } = {},
 ): PlatformError | null {
   if (error instanceof PlatformError) return error;
+  // A run that ran out of its time was not answered by a worker in time: as late as an answer that never came.
+  if (error instanceof WorkflowFailedError && error.cause instanceof TimeoutFailure) {
+    return new PlatformError('TEMPORAL_UNAVAILABLE', codes.late ?? 'Temporal or its worker did not answer in time.');
+  }
   if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowFailedError) {
     const failure = applicationFailureIn(error);
     return failure ? problemOfFailure(failure) : problemOfFailure({ message: error.message });
