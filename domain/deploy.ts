@@ -86,6 +86,9 @@ export const LIMIT_BOUNDS: Record<keyof ServiceLimits, { min: number; max: numbe
   pids: { min: 16, max: 65536 },
 };
 
+/** Why limits are not changed in place under the swarm driver: its tasks are replaced to take new ones. */
+export const LIMITS_UNDER_SWARM = 'Limits change with a redeploy under the swarm driver.';
+
 /** Why a limits change's input is refused, or null: a service's name, its limits within bounds, and who asked. */
 export const limitsInputProblem = (input: unknown): Problem =>
   firstProblem(input, (given) => {

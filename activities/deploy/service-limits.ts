@@ -1,8 +1,8 @@
 import { findService } from '../../data/deploy/registry';
-import { instancesOf, setServiceLimits } from '../../data/deploy/services';
+import { runningInstancesOf, setServiceLimits } from '../../data/deploy/services';
 import { recordServiceEvents } from '../../data/deploy/events';
 import { readContainerLimits as readLimits, updateContainerLimits } from '../../adapters/deploy/container-limits';
-import { ServiceLimits } from '../../domain/deploy';
+import { LIMITS_UNDER_SWARM, ServiceLimits } from '../../domain/deploy';
 import { DeployDeps } from './deps';
 import { isEngineRefusal, isGone } from './docker-errors';
 import { finalFailure } from '../failures';
@@ -24,10 +24,9 @@ export function readContainerLimits(deps: DeployDeps) {
     const service = await findService(deps.db, input.serviceName);
     if (!service) throw finalFailure('SERVICE_NOT_FOUND', `No service ${input.serviceName}.`);
     if (!service.dynamic) throw finalFailure('SERVICE_NOT_DYNAMIC', `${service.name} is a core service, managed through docker compose.`);
-    if (deps.config.deployDriver === 'swarm') throw finalFailure('VALIDATION_FAILED', 'Limits change with a redeploy under the swarm driver.');
-    const running = (await instancesOf(deps.db, service.id)).filter((instance) => instance.state === 'HEALTHY' || instance.state === 'DRAINING');
+    if (deps.config.deployDriver === 'swarm') throw finalFailure('VALIDATION_FAILED', LIMITS_UNDER_SWARM);
     const found: ContainerLimits[] = [];
-    for (const instance of running) {
+    for (const instance of await runningInstancesOf(deps.db, service.id)) {
       const limits = await readLimits(deps.docker, instance.container_id);
       if (limits) found.push({ instanceId: instance.id, containerId: instance.container_id, limits });
     }

@@ -25,6 +25,14 @@ export async function instancesOf(db: Knex, serviceId: string): Promise<Instance
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
 }
 
+/** The instances whose containers run a service now: healthy ones, and those draining what was routed to them. */
+export async function runningInstancesOf(db: Knex, serviceId: string): Promise<InstanceRow[]> {
+  return db<InstanceRow>(INSTANCE_TABLE)
+    .where({ service_id: serviceId })
+    .whereIn('state', ['HEALTHY', 'DRAINING'])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+}
+
 export async function setDesiredInstances(db: Knex, args: { serviceId: string; instances: number }): Promise<void> {
   await db<ServiceRow>(SERVICE_TABLE).where({ id: args.serviceId }).update({ desired_instances: args.instances, updated_at: db.fn.now() });
 }

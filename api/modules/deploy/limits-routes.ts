@@ -2,7 +2,7 @@ import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict } from '../../../lib/errors';
 import { deployInProgress, ServiceRow } from '../../../data/deploy/registry';
-import { instancesOf } from '../../../data/deploy/services';
+import { runningInstancesOf } from '../../../data/deploy/services';
 import { serviceEvents } from '../../../data/deploy/events';
 import { readContainerLimits } from '../../../adapters/deploy/container-limits';
 import { startWorkflow } from '../../../temporal-config/client';
@@ -10,7 +10,7 @@ import { answerWithin, temporalCallError } from '../../../temporal-config/tempor
 import { TaskQueues } from '../../../domain/task-queues';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { CHANGE_SERVICE_LIMITS_WORKFLOW, ChangeLimitsInput, ChangeServiceLimitsWorkflow, limitsWorkflowId } from '../../../workflows/deploy/definitions';
-import { limitsInputProblem, ServiceLimits } from '../../../domain/deploy';
+import { LIMITS_UNDER_SWARM, limitsInputProblem, ServiceLimits } from '../../../domain/deploy';
 import { serviceGuards } from './service-guards';
 import { LimitsAnswer, LimitsBody, ServiceEventsAnswer, ServiceEventsQuery, ServiceParams } from './schemas';
 
@@ -24,7 +24,7 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
   const { dynamicService, engineAnswers } = serviceGuards(deps);
   /** The service's running instances with the limits the engine reports for each. */
   const readBack = async (service: ServiceRow) => {
-    const instances = (await instancesOf(db, service.id)).filter((instance) => instance.state === 'HEALTHY' || instance.state === 'DRAINING');
+    const instances = await runningInstancesOf(db, service.id);
     return Promise.all(
       instances.map(async (instance) => ({
         id: instance.id,
@@ -83,7 +83,7 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
       handler: async (ctx, { params, body, identity }) => {
         const service = await dynamicService(params.name);
         if (config.deployDriver === 'swarm') {
-          throw badRequest('VALIDATION_FAILED', 'Limits change with a redeploy under the swarm driver.', [
+          throw badRequest('VALIDATION_FAILED', LIMITS_UNDER_SWARM, [
             { path: 'body', message: 'under DEPLOY_DRIVER=swarm a swarm applies limits by replacing tasks: redeploy with memoryMb, cpus or pids' },
           ]);
         }
