@@ -30,8 +30,7 @@ function pinnedNode(): string {
   return path.join(bin, 'node');
 }
 
-function runBench(node: string, name: string): Promise<{ code: number | null; lines: string[] }> {
-  const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+function runBench(node: string, version: string, name: string): Promise<{ code: number | null; lines: string[] }> {
   const logFile = path.join(OUT, `${name}-${version}.log`);
   const log = fs.createWriteStream(logFile);
   const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}`, OPSFLOW_NODE: 'this' };
@@ -57,12 +56,11 @@ async function main(): Promise<void> {
   const unknown = names.filter((name) => !BENCHES[name]);
   if (unknown.length) throw new Error(`no such bench: ${unknown.join(', ')}; the benches: ${Object.keys(BENCHES).join(', ')}`);
   fs.mkdirSync(OUT, { recursive: true });
-  const nodes = [values.older!, pinnedNode()];
+  const nodes = [values.older!, pinnedNode()].map((node) => ({ node, version: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim() }));
   for (const name of names) {
-    for (const node of nodes) {
-      const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+    for (const { node, version } of nodes) {
       console.log(`\n== ${name} on Node ${version}: ${BENCHES[name].join(' ')}`);
-      const { code, lines } = await runBench(node, name);
+      const { code, lines } = await runBench(node, version, name);
       for (const line of lines) console.log(line);
       console.log(`== ${name} on Node ${version}: exit ${code}; whole output in ${path.relative(ROOT, OUT)}/${name}-${version}.log`);
     }
