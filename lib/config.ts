@@ -187,7 +187,7 @@ function outboundAllowances(env: Env): OutboundAllowance[] {
     .map((entry) => entry.trim())
     .filter(Boolean);
   return entries.map((entry) => {
-    const parsed = /^([a-z]+):(\[[0-9a-fA-F:.]+\]|[^:[\]\s]+):([0-9]{1,5})$/.exec(entry);
+    const parsed = /^([a-z0-9]+):(\[[0-9a-fA-F:.]+\]|[^:[\]\s]+):([0-9]{1,5})$/.exec(entry);
     const purpose = parsed?.[1] as OutboundPurpose | undefined;
     const portNumber = Number(parsed?.[3]);
     if (!parsed || !OUTBOUND_PURPOSES.includes(purpose!) || portNumber < 1 || portNumber > 65535) {

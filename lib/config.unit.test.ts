@@ -147,3 +147,12 @@ test('the archive sink: the file sink unless ARCHIVE_SINK=s3, which names its st
     expect(() => loadConfig({ ...s3, [variable]: value })).toThrow(new RegExp(`^${variable}: `));
   }
 });
+
+test('OUTBOUND_ALLOW takes every purpose it names, s3 among them (a purpose with a digit was refused)', () => {
+  const config = loadConfig({ NODE_ENV: 'development', OUTBOUND_ALLOW: 's3:seaweedfs:8333,smtp:mailpit:1025' });
+  expect(config.outboundAllow).toEqual([
+    { purpose: 's3', host: 'seaweedfs', port: 8333 },
+    { purpose: 'smtp', host: 'mailpit', port: 1025 },
+  ]);
+  expect(() => loadConfig({ NODE_ENV: 'development', OUTBOUND_ALLOW: 's4:seaweedfs:8333' })).toThrow(ConfigError);
+});
