@@ -420,7 +420,9 @@ export function edgeClusters(plan: EdgePlan) {
     {
       '@type': type('envoy.config.cluster.v3.Cluster'),
       name: API_CLUSTER,
-      type: 'STATIC',
+      // Compose names the API (opsflow-api): a name is looked up, again each second, so a new API container
+      // (an upgrade) is found at its new address. Envoy refuses a name in a STATIC cluster.
+      ...(isIP(plan.api.host) ? { type: 'STATIC' } : { type: 'STRICT_DNS', dns_refresh_rate: '1s' }),
       connect_timeout: duration(plan.connectTimeoutMs),
       // Envoy lets go of an idle connection to the API before the API does (Node closes one after 5 s idle), so
       // a request is never written to a connection the API is closing (a fresh-clone run, 2026-11-27: 502).
