@@ -155,6 +155,11 @@ const pulledImages = () => {
     .map(([name, service]) => ({ name, image: service.image! }));
 };
 
+test("PostgreSQL takes as many connections as npm start's: two Temporal nodes and the platform's pools pass the default 100", () => {
+  expect(services.postgres.command).toEqual(['postgres', '-c', 'max_connections=300']);
+  expect(fs.readFileSync(path.join(__dirname, '..', '..', 'scripts', 'platform', 'postgres.ts'), 'utf8')).toContain("'max_connections=300'");
+});
+
 test('every pulled image is pinned to a version: no latest, no bare major; the platform runs one image of its own, tagged by release', () => {
   const images = pulledImages();
   expect(images.length).toBeGreaterThan(4);
