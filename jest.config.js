@@ -4,6 +4,8 @@
  *   pure rules. No Docker, PostgreSQL, Envoy or Temporal server; `npm run test:unit`, first.
  * - slow: every other `*.test.ts`, against one set of real components (PostgreSQL, Temporal, mail capture)
  *   per run, shared by every test file.
+ * - drills: `test/production/*.drill.ts`, the production stack of docker-compose.yml run as an operator runs
+ *   it; `npm run test:drills`, one file at a time, a stage of `.ci/run` after `npm test` (docs/testing.md).
  */
 const roots = ['test', 'adapters', 'edge', 'api', 'activities', 'workflows', 'data', 'domain', 'lib'].map((folder) => `<rootDir>/${folder}`);
 const transform = { '^.+\\.ts$': ['@swc/jest'] };
@@ -32,6 +34,13 @@ module.exports = {
       transform,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      displayName: 'drills',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test/production'],
+      testMatch: ['**/*.drill.ts'],
+      transform,
     },
   ],
   testTimeout: 120000,
