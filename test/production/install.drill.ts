@@ -1,12 +1,23 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { steadyTraffic } from '../deploy/harness';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { archiveFiles, archiveSite, restoreFile, seedOldEmailLogs } from './archive-steps';
 import { buildImages, type ComposeStack, composeStack } from './stack';
-import { addPeople, batchDone, deployHello, deploymentEnd, mailFor, mailpitChannel, publishThroughApproval, sendToRole, signIn, type Tokens } from './steps';
+import {
+  addPeople,
+  batchDone,
+  deployHello,
+  deploymentEnd,
+  mailFor,
+  mailpitChannel,
+  publishThroughApproval,
+  sendToRole,
+  signIn,
+  type Tokens,
+  serviceTraffic,
+} from './steps';
 
 /**
  * Drill 1, install: from an empty engine (no container, no volume of the stack), the `.env` docs/production.md
@@ -84,7 +95,7 @@ test('a JAR deploys and is reached through the edge, which refuses no connection
 });
 
 test('a canary rollout runs to the end under steady traffic, and no request fails', async () => {
-  const traffic = steadyTraffic({ apiUrl: stack.baseUrl, token: tokens.editor, slug: 'drill' });
+  const traffic = serviceTraffic({ baseUrl: stack.baseUrl, token: tokens.editor, slug: 'drill' });
   try {
     const accepted = await deployHello(stack, tokens.admin, {
       name: 'drill-service',
