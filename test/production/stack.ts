@@ -108,71 +108,33 @@ async function logsOfFailed(compose: (args: string[]) => Promise<string>): Promi
 
 /** An authority of the drill's own and the store's certificate under it (the name `seaweedfs`), made with openssl. */
 async function storeCertificates(dir: string): Promise<void> {
+  const openssl = (args: string) => run('openssl', args.split(' '), process.env);
   const at = (name: string) => path.join(dir, name);
-  await run(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=opsflow drill authority',
-      '-keyout',
-      at('ca-key.pem'),
-      '-out',
-      at('ca.pem'),
-    ],
-    process.env,
-  );
-  await run(
-    'openssl',
-    [
-      'req',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-subj',
-      '/CN=seaweedfs',
-      '-keyout',
-      at('seaweedfs-key.pem'),
-      '-out',
-      at('seaweedfs.csr'),
-    ],
-    process.env,
-  );
+  const newKey = '-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes';
+  await openssl(`req -x509 ${newKey} -days 2 -subj /CN=opsflow-drill-authority -keyout ${at('ca-key.pem')} -out ${at('ca.pem')}`);
+  await openssl(`req -new ${newKey} -subj /CN=seaweedfs -keyout ${at('seaweedfs-key.pem')} -out ${at('seaweedfs.csr')}`);
   fs.writeFileSync(at('seaweedfs.ext'), 'subjectAltName=DNS:seaweedfs\n');
-  await run(
-    'openssl',
-    [
-      'x509',
-      '-req',
-      '-in',
-      at('seaweedfs.csr'),
-      '-CA',
-      at('ca.pem'),
-      '-CAkey',
-      at('ca-key.pem'),
-      '-CAcreateserial',
-      '-days',
-      '2',
-      '-extfile',
-      at('seaweedfs.ext'),
-      '-out',
-      at('seaweedfs.pem'),
-    ],
-    process.env,
+  await openssl(
+    `x509 -req -in ${at('seaweedfs.csr')} -CA ${at('ca.pem')} -CAkey ${at('ca-key.pem')} -CAcreateserial -days 2 -extfile ${at('seaweedfs.ext')} -out ${at('seaweedfs.pem')}`,
   );
   // The store reads its key as its own user; the drill's folder is mounted read-only and holds nothing else secret.
   for (const name of ['ca.pem', 'seaweedfs.pem', 'seaweedfs-key.pem']) fs.chmodSync(at(name), 0o644);
+}
+
+/** The S3 store's folder (what its container mounts: its keys and certificate, never the stack's .env) and its one identity. */
+async function prepareStore(dir: string) {
+  const s3 = { endpoint: 'https://seaweedfs:8333', bucket: DRILL_S3_BUCKET, accessKeyId: 'opsflow-archiver', secretAccessKey: secret() };
+  const storeDir = path.join(dir, 'store');
+  fs.mkdirSync(storeDir, { recursive: true, mode: 0o755 });
+  fs.chmodSync(dir, 0o755);
+  await storeCertificates(storeDir);
+  const identity = {
+    name: 'archiver',
+    credentials: [{ accessKey: s3.accessKeyId, secretKey: s3.secretAccessKey }],
+    actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
+  };
+  fs.writeFileSync(path.join(storeDir, 's3.json'), JSON.stringify({ identities: [identity] }), { mode: 0o644 });
+  return { storeDir, s3 };
 }
 
 /** Writes the stack's `.env` into `dir` and answers the stack; nothing runs until `up`. */
@@ -181,26 +143,7 @@ export async function composeStack(dir: string, options: { s3Sink?: boolean } = 
   const dockerConfig = await ensureComposePlugin();
   const [edgePort, uiPort, mailpitPort] = [await freePort(), await freePort(), await freePort()];
   const secrets = { jwtSecret: secret(), internalToken: secret(), postgresPassword: secret() };
-  const s3 = { endpoint: 'https://seaweedfs:8333', bucket: DRILL_S3_BUCKET, accessKeyId: 'opsflow-archiver', secretAccessKey: secret() };
-  // What the store's container mounts: its keys and certificate, never the stack's .env.
-  const storeDir = path.join(dir, 'store');
-  fs.mkdirSync(storeDir, { recursive: true, mode: 0o755 });
-  fs.chmodSync(dir, 0o755);
-  await storeCertificates(storeDir);
-  const s3Config = path.join(storeDir, 's3.json');
-  fs.writeFileSync(
-    s3Config,
-    JSON.stringify({
-      identities: [
-        {
-          name: 'archiver',
-          credentials: [{ accessKey: s3.accessKeyId, secretKey: s3.secretAccessKey }],
-          actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
-        },
-      ],
-    }),
-  );
-  fs.chmodSync(s3Config, 0o644);
+  const { storeDir, s3 } = await prepareStore(dir);
   const baseUrl = `http://127.0.0.1:${edgePort}`;
   const env = {
     POSTGRES_PASSWORD: secrets.postgresPassword,
