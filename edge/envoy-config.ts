@@ -389,6 +389,24 @@ export function edgeListeners(plan: EdgePlan) {
   };
 }
 
+/**
+ * The API cluster when the API is a name (compose's opsflow-api): looked up each second, IPv4 only, and never
+ * under the host's search domains, so that while the API's container is gone the name cannot be answered by
+ * some `opsflow-api.<search domain>` outside, which would then receive every request with its token.
+ */
+const apiByName = {
+  type: 'STRICT_DNS',
+  dns_refresh_rate: '1s',
+  dns_lookup_family: 'V4_ONLY',
+  typed_dns_resolver_config: {
+    name: 'envoy.network.dns_resolver.cares',
+    typed_config: {
+      '@type': type('envoy.extensions.network.dns_resolver.cares.v3.CaresDnsResolverConfig'),
+      dns_resolver_options: { no_default_search_domain: true },
+    },
+  },
+};
+
 /** The clusters: the API, and one per service whose endpoints come from its own file. */
 export function edgeClusters(plan: EdgePlan) {
   const serviceCluster = (service: EdgeService, version: 'current' | 'canary') => ({
@@ -422,7 +440,7 @@ export function edgeClusters(plan: EdgePlan) {
       name: API_CLUSTER,
       // Compose names the API (opsflow-api): a name is looked up, again each second, so a new API container
       // (an upgrade) is found at its new address. Envoy refuses a name in a STATIC cluster.
-      ...(isIP(plan.api.host) ? { type: 'STATIC' } : { type: 'STRICT_DNS', dns_refresh_rate: '1s' }),
+      ...(isIP(plan.api.host) ? { type: 'STATIC' } : apiByName),
       connect_timeout: duration(plan.connectTimeoutMs),
       // Envoy lets go of an idle connection to the API before the API does (Node closes one after 5 s idle), so
       // a request is never written to a connection the API is closing (a fresh-clone run, 2026-11-27: 502).

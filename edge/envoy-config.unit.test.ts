@@ -17,5 +17,7 @@ const apiCluster = (apiHost: string) =>
 test('the API cluster takes an address as it is, and looks a name up (compose names the API opsflow-api: Envoy refused the name as an address)', () => {
   expect(apiCluster('127.0.0.1')?.type).toBe('STATIC');
   expect(apiCluster('::1')?.type).toBe('STATIC');
-  expect(apiCluster('opsflow-api')).toEqual(expect.objectContaining({ type: 'STRICT_DNS' }));
+  expect(apiCluster('opsflow-api')).toEqual(expect.objectContaining({ type: 'STRICT_DNS', dns_lookup_family: 'V4_ONLY' }));
+  // Never looked up under the host's search domains: an outside `opsflow-api.<domain>` would get the requests.
+  expect(JSON.stringify(apiCluster('opsflow-api'))).toContain('"no_default_search_domain":true');
 });

@@ -28,7 +28,7 @@ test('only deploy-worker can change Docker: it alone has the socket writable; th
   const writable = Object.keys(services).filter((name) => mounts(name).some((volume) => volume.startsWith(SOCKET) && !volume.endsWith(':ro')));
   expect(writable).toEqual(['deploy-worker']);
   expect(services.api.environment?.DOCKER_HOST).toBe('tcp://docker-reader:2375');
-  expect(services['docker-reader'].environment).toEqual(expect.objectContaining({ POST: 0 }));
+  expect(services['docker-reader'].environment).toEqual(expect.objectContaining({ POST: 0, EVENTS: 0 }));
 });
 
 test('the API and the deploy worker share the data volume that carries uploaded JARs; the worker runs every other queue', () => {
@@ -105,6 +105,8 @@ test('the edge is the official Envoy image on the files the API writes; its admi
   const deployNetwork = (compose as unknown as { 'x-opsflow-env': Record<string, string> })['x-opsflow-env'].DEPLOY_NETWORK;
   expect([defaultNetwork, `${deployNetwork}-0`, `${deployNetwork}-a`].sort()[0]).toBe(defaultNetwork);
   expect(defaultNetwork).toBe(deployNetwork);
+  // Not root, though its entrypoint skips the image's own drop: the owner of the API's files, read-only.
+  expect((edge as { user?: string }).user).toBe('1000:1000');
   // Containers on the admin network take addresses away from the edge's fixed one.
   const adminIpam = (compose as unknown as { networks: Record<string, { ipam: { config: Array<{ subnet: string; ip_range: string }> } }> }).networks[
     'edge-admin'
