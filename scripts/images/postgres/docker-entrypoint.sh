@@ -20,15 +20,20 @@ database="${POSTGRES_DB:-$user}"
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   : "${POSTGRES_PASSWORD:?POSTGRES_PASSWORD must be set for a new cluster}"
   pwfile="$(mktemp)"
+  trap 'rm -f "$pwfile"' EXIT
   printf '%s\n' "$POSTGRES_PASSWORD" >"$pwfile"
   initdb --username="$user" --pwfile="$pwfile" --auth-local=trust --auth-host=scram-sha-256 --encoding=UTF8 >/dev/null
   rm -f "$pwfile"
   printf 'host all all all scram-sha-256\n' >>"$PGDATA/pg_hba.conf"
-  pg_ctl -D "$PGDATA" -o "-c listen_addresses=''" -w start >/dev/null
+  # The first start's own server listens on a socket of its own: pg_isready (the health check, a restore
+  # waiting for the server) must not take it for the real one.
+  init_socket="$(mktemp -d)"
+  pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -c unix_socket_directories=$init_socket" -w start >/dev/null
   if [ "$database" != postgres ]; then
-    psql -v ON_ERROR_STOP=1 --username "$user" --dbname postgres -c "create database \"$database\"" >/dev/null
+    psql -v ON_ERROR_STOP=1 --host "$init_socket" --username "$user" --dbname postgres -c "create database \"$database\"" >/dev/null
   fi
   pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
+  rmdir "$init_socket"
   echo "PostgreSQL cluster made: superuser $user, database $database"
 fi
 exec "$@" -c listen_addresses='*'
