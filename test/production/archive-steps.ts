@@ -10,7 +10,7 @@ import { download, sha256 } from './steps';
  */
 export async function seedOldEmailLogs(stack: ComposeStack, site: string, rows: number): Promise<void> {
   const sql = `
-    select settings.ensure_log_partitions('email.email_log'::regclass, date_trunc('month', now() - interval '61 days')::date, date_trunc('month', now())::date);
+    select settings.ensure_log_partitions('email.email_log'::regclass, date_trunc('month', now() - interval '61 days' - ${rows} * interval '1 second')::date, date_trunc('month', now())::date);
     insert into email.email_log (site_id, created_at, updated_at, recipient, status, attempts, subject)
     select '${site}', now() - interval '60 days' - g * interval '1 second', now() - interval '60 days', 'old' || g || '@drill.example', 'SUCCESS', 1, 'old ' || g
     from generate_series(1, ${rows}) g;`;

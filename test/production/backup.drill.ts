@@ -16,8 +16,8 @@ import { approve, askToPublish, publishedPage, signIn, type Tokens } from './ste
 const SITE = 'drill-site';
 /** A site with no approval policy: its scheduled publish needs no one. */
 const SCHEDULED_SITE = 'drill-scheduled';
-/** Long enough for the backup, the stack's removal and the restore: about 100 s here, with what comes before. */
-const SCHEDULED_AFTER_MS = 4 * 60 * 1000;
+/** Long enough for the backup, the stack's removal and the restore: about 100 s here with what comes before, so a loaded machine has room. */
+const SCHEDULED_AFTER_MS = 6 * 60 * 1000;
 let stack: ComposeStack;
 let tokens: Tokens;
 

@@ -13,7 +13,8 @@ export const STATE_VOLUMES = ['data', 'temporal-identity', 'temporal-tls', 'temp
 const WRITERS = ['edge', 'api', 'worker', 'deploy-worker', 'temporal-ui', 'temporal', 'temporal-1', 'temporal-2'];
 
 export async function backUp(stack: ComposeStack, folder: string): Promise<void> {
-  fs.mkdirSync(folder, { recursive: true });
+  // The dumps and the cluster's keys: its owner's alone.
+  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   await stack.compose(['stop', ...WRITERS]);
   try {
     for (const database of DATABASES) {

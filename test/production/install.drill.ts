@@ -32,6 +32,7 @@ beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-install-drill-'));
   stack = await composeStack(dir);
   await buildImages(stack);
+  await stack.removeDeployedServices();
   await stack.down({ volumes: true });
   const started = Date.now();
   await stack.up();
@@ -77,6 +78,7 @@ test('a JAR deploys and is reached through the edge, which refuses no connection
   const answer = await call(stack.baseUrl, 'GET', `/api/${accepted.slug}/hello`, { token: tokens.editor });
   expect({ status: answer.status, version: answer.body.version, user: answer.body.userId }).toEqual({ status: 200, version: '1', user: 'drill-editor' });
   // The API reaches the engine only through the read-only proxy: the change is the deployments worker's run.
+  const before = await call(stack.baseUrl, 'GET', '/api/infra/services/drill-service/limits', { token: tokens.admin });
   const changed = await waitUntil(
     'the limits change to be taken (the deploy run closes first)',
     async () => {
@@ -90,6 +92,10 @@ test('a JAR deploys and is reached through the edge, which refuses no connection
   );
   expect({ status: changed.status, body: changed.status === 200 ? null : changed.body }).toEqual({ status: 200, body: null });
   expect(changed.body.instances.map((instance: { limits: unknown }) => instance.limits)).toEqual([{ memoryMb: 256, cpus: 1, pids: 200 }]);
+  // In place: the same container, no restart.
+  expect(changed.body.instances.map((instance: { containerId: string }) => instance.containerId)).toEqual(
+    before.body.instances.map((instance: { containerId: string }) => instance.containerId),
+  );
   const inspected = JSON.parse(await stack.docker(['inspect', changed.body.instances[0].containerId]))[0].HostConfig;
   expect({ memory: inspected.Memory, pids: inspected.PidsLimit }).toEqual({ memory: 256 * 1024 * 1024, pids: 200 });
 });
@@ -137,6 +143,7 @@ test('a log table is archived to the S3 store, each file downloads with its chec
   const files = await archiveFiles(stack, tokens.admin, SITE);
   expect(files.length).toBeGreaterThan(0);
   const restored = await restoreFile(stack, tokens.admin, files[0].id);
+  expect(restored.rowsInFile).toBeGreaterThan(0);
   expect({ status: restored.status, error: restored.error ?? null, inserted: restored.rowsInserted }).toEqual({
     status: 'COMPLETED',
     error: null,

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { buildStandIns } from '../../scripts/images';
@@ -86,6 +87,16 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, input?: Bu
   });
 }
 
+/** Refuses to go on when this engine holds an `opsflow` database a drill did not make: an operator's install. */
+async function refuseRealInstall(env: NodeJS.ProcessEnv): Promise<void> {
+  const label = await run('docker', ['volume', 'inspect', '--format', '{{ index .Labels "org.opsflow.drill" }}', 'opsflow_pgdata'], env).then(
+    (out) => out.toString().trim(),
+    () => null,
+  );
+  if (label !== null && label !== 'true')
+    throw new Error('This engine runs an opsflow stack that no drill made (its opsflow_pgdata volume): the drills would empty it, so they stop.');
+}
+
 /** The last lines of every container of the stack that exited with an error: why an `up` failed. */
 async function logsOfFailed(compose: (args: string[]) => Promise<string>): Promise<string> {
   const listed = await compose(['ps', '--all', '--format', 'json']).catch(() => '');
@@ -106,8 +117,11 @@ async function logsOfFailed(compose: (args: string[]) => Promise<string>): Promi
   return logs.join('\n');
 }
 
-/** An authority of the drill's own and the store's certificate under it (the name `seaweedfs`), made with openssl. */
-async function storeCertificates(dir: string): Promise<void> {
+/**
+ * An authority of the drill's own and the store's certificate under it (the name `seaweedfs`), made with
+ * openssl in `dir`; the store's folder gets its certificate, its key and the authority's certificate only.
+ */
+async function storeCertificates(dir: string, storeDir: string): Promise<void> {
   const openssl = (args: string) => run('openssl', args.split(' '), process.env);
   const at = (name: string) => path.join(dir, name);
   const newKey = '-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes';
@@ -117,17 +131,20 @@ async function storeCertificates(dir: string): Promise<void> {
   await openssl(
     `x509 -req -in ${at('seaweedfs.csr')} -CA ${at('ca.pem')} -CAkey ${at('ca-key.pem')} -CAcreateserial -days 2 -extfile ${at('seaweedfs.ext')} -out ${at('seaweedfs.pem')}`,
   );
-  // The store reads its key as its own user; the drill's folder is mounted read-only and holds nothing else secret.
-  for (const name of ['ca.pem', 'seaweedfs.pem', 'seaweedfs-key.pem']) fs.chmodSync(at(name), 0o644);
+  // The store reads its key as its own user; its folder is mounted read-only and holds nothing else secret.
+  for (const name of ['ca.pem', 'seaweedfs.pem', 'seaweedfs-key.pem']) {
+    fs.copyFileSync(at(name), path.join(storeDir, name));
+    fs.chmodSync(path.join(storeDir, name), 0o644);
+  }
 }
 
 /** The S3 store's folder (what its container mounts: its keys and certificate, never the stack's .env) and its one identity. */
 async function prepareStore(dir: string) {
   const s3 = { endpoint: 'https://seaweedfs:8333', bucket: DRILL_S3_BUCKET, accessKeyId: 'opsflow-archiver', secretAccessKey: secret() };
-  const storeDir = path.join(dir, 'store');
-  fs.mkdirSync(storeDir, { recursive: true, mode: 0o755 });
-  fs.chmodSync(dir, 0o755);
-  await storeCertificates(storeDir);
+  // The drill's own folder stays its owner's (the .env, the authority's key, backups); only the store's opens.
+  const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-drill-store-'));
+  fs.chmodSync(storeDir, 0o755);
+  await storeCertificates(dir, storeDir);
   const identity = {
     name: 'archiver',
     credentials: [{ accessKey: s3.accessKeyId, secretKey: s3.secretAccessKey }],
@@ -205,6 +222,7 @@ export async function composeStack(dir: string, options: { s3Sink?: boolean } = 
       );
     },
     async down(options = {}) {
+      if (options.volumes) await refuseRealInstall(composeEnv());
       await compose(['down', '--remove-orphans', '--timeout', '20', ...(options.volumes ? ['--volumes'] : [])]);
     },
     async removePlatformVolumes() {
