@@ -96,7 +96,6 @@ export const STAND_INS: StandIn[] = [
     inputs: () => [MAILPIT_VERSION],
     artifacts: async () => ({ mailpit: await goInstall('mailpit', 'github.com/axllent/mailpit', MAILPIT_VERSION, 'mailpit') }),
   },
-  { image: 'tecnativa/docker-socket-proxy:0.3.0', kind: { folder: 'socket-proxy' } },
   {
     image: `chrislusf/seaweedfs:${seaweedfsTool.version}`,
     kind: { folder: 'seaweedfs' },

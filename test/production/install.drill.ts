@@ -100,6 +100,42 @@ test('a JAR deploys and is reached through the edge, which refuses no connection
   expect({ memory: inspected.Memory, pids: inspected.PidsLimit }).toEqual({ memory: 256 * 1024 * 1024, pids: 200 });
 });
 
+/** Asks the docker-reader from inside the API's container for each `[method, path]`: the status of each (paths sent as written). */
+async function askDockerReader(requests: Array<[string, string]>): Promise<number[]> {
+  const script = `const http = require('node:http');
+    const ask = ([method, path]) => new Promise((resolve) => http.request({ host: 'docker-reader', port: 2375, method, path }, (answer) => { answer.resume(); resolve(answer.statusCode); }).on('error', () => resolve(0)).end());
+    Promise.all(${JSON.stringify(requests)}.map(ask)).then((statuses) => console.log(JSON.stringify(statuses)));`;
+  return JSON.parse((await stack.compose(['exec', '-T', 'api', 'node', '-e', script])).trim());
+}
+
+test("the API's view of the engine lets through only the reads it makes: no write, no container's files, no tricks", async () => {
+  const edge = (await stack.docker(['inspect', '--format', '{{.Id}}', 'opsflow-edge'])).trim();
+  const allowed: Array<[string, string]> = [
+    ['GET', '/_ping'],
+    ['GET', '/v1.41/version'],
+    ['GET', '/v1.41/containers/json?all=1'],
+    ['GET', `/v1.41/containers/${edge}/json`],
+    ['GET', `/v1.41/containers/${edge}/logs?stdout=1&tail=1`],
+    ['GET', '/v1.41/images/eclipse-temurin:17-jre/json'],
+  ];
+  const refused: Array<[string, string]> = [
+    ['GET', `/v1.41/containers/${edge}/archive?path=/`],
+    ['GET', `/v1.41/containers/${edge}/export`],
+    ['POST', '/v1.41/containers/create'],
+    ['DELETE', `/v1.41/containers/${edge}`],
+    ['POST', `/v1.41/containers/${edge}/update`],
+    ['GET', '/v1.41/images/eclipse-temurin:17-jre/get'],
+    ['GET', '/v1.41/events'],
+    ['GET', '/v1.41/info'],
+    ['GET', `/v1.41/containers/json/../${edge}/archive`],
+    ['GET', `/v1.41/images/x%2F..%2F..%2Fcontainers%2F${edge}%2Farchive%3Fpath%3D%2F/json`],
+    ['GET', `/v1.41//containers/${edge}/archive`],
+  ];
+  const statuses = await askDockerReader([...allowed, ...refused]);
+  expect(statuses.slice(0, allowed.length).map((status, index) => [allowed[index][1], status])).toEqual(allowed.map(([, route]) => [route, 200]));
+  expect(statuses.slice(allowed.length).map((status, index) => [refused[index][1], status])).toEqual(refused.map(([, route]) => [route, 403]));
+});
+
 test('a canary rollout runs to the end under steady traffic, and no request fails', async () => {
   const traffic = serviceTraffic({ baseUrl: stack.baseUrl, token: tokens.editor, slug: 'drill' });
   try {
