@@ -57,17 +57,29 @@ test('a role send through a configuration limited to 5 a second, burst 1, by two
       Array.from({ length: count }, (_, i) => ({ email: `paced${i}@rate.example`, name: `P ${i}`, locale: 'en', roles: ['VIEWER'], site_ids: ['site-r'] })),
     );
   const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-r');
+  const asked = Date.now();
   const sent = await call(thisFile.api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-r' } });
   expect(sent.body.recipients).toBe(count);
   expect(await thisFile.platform.temporal.client.workflow.getHandle(sent.body.workflowId).result()).toEqual(
     expect.objectContaining({ done: true, delivered: count, failed: 0 }),
   );
   expect(relay.received.filter((to) => to.endsWith('@rate.example'))).toHaveLength(count);
-  // Ten intervals of 200 ms at the least between the first and the last; unlimited, the eleven go within a
-  // few tens of milliseconds. Not a speed check: a floor the limit sets (less a margin for the first
-  // message's connection, which is opened after its turn).
+  // The first goes at once (burst 1), then one each 200 ms: the eleventh cannot arrive before 2 s after the send
+  // was asked for; unlimited, the eleven go within a few tens of milliseconds. Not a speed check: a floor the
+  // limit sets. It is counted from the request, not from the first arrival: a first message slow to leave (its
+  // connection opened after its turn, on a loaded machine) made the span from the first arrival 1,656 ms once.
+  // Less 100 ms: the turns are booked on the database's clock, the arrivals on this process's.
+  // And most gaps between arrivals are a turn long (unlimited they are a few milliseconds): the median of the
+  // ten, which one or two late first messages cannot move.
   const times = relay.receivedAt.filter((_, i) => relay.received[i].endsWith('@rate.example'));
-  expect(times[times.length - 1] - times[0]).toBeGreaterThanOrEqual(1700);
+  const gaps = times
+    .slice(1)
+    .map((at, i) => at - times[i])
+    .sort((a, b) => a - b);
+  expect({ lastAfterAsked: times[times.length - 1] - asked >= 1900, medianGap: gaps[Math.floor(gaps.length / 2)] >= 150 }).toEqual({
+    lastAfterAsked: true,
+    medianGap: true,
+  });
   // The pace is the configuration's, kept where every worker reads it.
   expect(await thisFile.platform.db('settings.channel_pace').where({ config_id: limitedId }).first()).toBeDefined();
   // A changed limit starts afresh: turns booked under the old one do not hold the new one back.
