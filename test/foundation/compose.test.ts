@@ -30,7 +30,9 @@ test('only deploy-worker can change Docker: it alone has the socket writable; th
   expect(services.api.environment?.DOCKER_HOST).toBe('tcp://docker-reader:2375');
   // Its own proxy, which lets through only the reads the API makes (the install drill probes it).
   expect(services['docker-reader'].image).toBe('opsflow/docker-reader:1.0');
-  expect(fs.readFileSync(path.join(__dirname, '..', '..', 'scripts', 'images', 'docker-reader', 'haproxy.cfg'), 'utf8')).toMatch(/deny deny_status 403 unless METH_GET/);
+  expect(fs.readFileSync(path.join(__dirname, '..', '..', 'scripts', 'images', 'docker-reader', 'haproxy.cfg'), 'utf8')).toMatch(
+    /deny deny_status 403 unless METH_GET/,
+  );
 });
 
 test('the API and the deploy worker share the data volume that carries uploaded JARs; the worker runs every other queue', () => {
