@@ -33,6 +33,7 @@ afterAll(async () => {
   // OPSFLOW_DRILL_KEEP=1 leaves the stack up, to look at after a failure.
   if (process.env.OPSFLOW_DRILL_KEEP) return;
   await stack?.down({ volumes: true });
+  stack?.forget();
 }, 300000);
 
 test('a backup with an approval waiting and a publish scheduled restores onto an empty stack, where both complete and every archive file still downloads', async () => {

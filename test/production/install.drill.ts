@@ -45,6 +45,7 @@ afterAll(async () => {
   if (process.env.OPSFLOW_DRILL_KEEP) return;
   await stack?.removeDeployedServices();
   await stack?.down({ volumes: true });
+  stack?.forget();
 }, 300000);
 
 test('the edge refuses a caller without a token and lets an ADMIN in', async () => {

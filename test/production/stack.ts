@@ -31,6 +31,8 @@ export interface ComposeStack {
   up(options?: { version?: string }): Promise<void>;
   /** Removes every container, and the volumes too when asked: the stack is gone. */
   down(options?: { volumes?: boolean }): Promise<void>;
+  /** Deletes the drill's folders: the `.env`, the keys and any backup. */
+  forget(): void;
   /** Removes the platform's volumes (not the S3 store's, which stands for the operator's own). */
   removePlatformVolumes(): Promise<void>;
   /** Removes what the platform deployed (containers, images, networks of its scope): compose does not know them. */
@@ -154,6 +156,17 @@ async function prepareStore(dir: string) {
   return { storeDir, s3 };
 }
 
+/** Compose reads variables from its own environment before the .env file: it gets none of the test's. */
+function composeEnvOf(dockerConfig: string) {
+  return (version?: string): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DOCKER_CONFIG: dockerConfig,
+    ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
+    ...(version ? { OPSFLOW_VERSION: version } : {}),
+  });
+}
+
 /** Writes the stack's `.env` into `dir` and answers the stack; nothing runs until `up`. */
 export async function composeStack(dir: string, options: { s3Sink?: boolean } = {}): Promise<ComposeStack> {
   const s3Sink = options.s3Sink ?? true;
@@ -182,14 +195,7 @@ export async function composeStack(dir: string, options: { s3Sink?: boolean } = 
   };
   const envPath = path.join(dir, '.env');
   fs.writeFileSync(envPath, envFile(env), { mode: 0o600 });
-  // Compose reads variables from its own environment before the .env file: it gets none of the test's.
-  const composeEnv = (version?: string): NodeJS.ProcessEnv => ({
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    DOCKER_CONFIG: dockerConfig,
-    ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
-    ...(version ? { OPSFLOW_VERSION: version } : {}),
-  });
+  const composeEnv = composeEnvOf(dockerConfig);
   const composeBytes = (args: string[], options: { version?: string; input?: Buffer } = {}) =>
     run(
       'docker',
@@ -224,6 +230,9 @@ export async function composeStack(dir: string, options: { s3Sink?: boolean } = 
     async down(options = {}) {
       if (options.volumes) await refuseRealInstall(composeEnv());
       await compose(['down', '--remove-orphans', '--timeout', '20', ...(options.volumes ? ['--volumes'] : [])]);
+    },
+    forget() {
+      for (const folder of [dir, storeDir]) fs.rmSync(folder, { recursive: true, force: true });
     },
     async removePlatformVolumes() {
       const volumes = ['pgdata', 'data', 'edge', 'temporal-identity', 'temporal-tls', 'temporal-public'].map((name) => `opsflow_${name}`);

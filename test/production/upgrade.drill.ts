@@ -72,6 +72,7 @@ afterAll(async () => {
   if (process.env.OPSFLOW_DRILL_KEEP) return;
   await stack?.removeDeployedServices();
   await stack?.down({ volumes: true });
+  stack?.forget();
 }, 300000);
 
 /** Adds the recipients ten at a time. */
