@@ -57,7 +57,10 @@ export async function networksOf(docker: Docker, scope: string, serviceName: str
   return docker.listNetworks({ filters: { label: [`opsflow.scope=${scope}`, `opsflow.service=${serviceName}`] } });
 }
 
-/** One answer of `steadyTraffic`: for a failed one, also when it came and what the edge said (its problem's detail and request id). */
+/**
+ * One answer of `steadyTraffic`: for a failed one, also when it came and what the edge said (its problem's
+ * detail and request id). A request that got no answer at all has status 0 and the reason as its detail.
+ */
 export interface TrafficAnswer {
   status: number;
   version: string | null;
@@ -77,7 +80,15 @@ export function steadyTraffic(args: { apiUrl: string; token: string; slug: strin
   let running = true;
   const loop = async () => {
     while (running) {
-      const answer = await call(args.apiUrl, 'GET', `/api/${args.slug}/ping`, { token: args.token });
+      const answer = await call(args.apiUrl, 'GET', `/api/${args.slug}/ping`, { token: args.token }).catch(
+        // No answer at all (a refused or closed connection) is a failed request too, kept with its reason.
+        (error: Error) => ({
+          status: 0,
+          body: { detail: String((error.cause as Error | undefined)?.message ?? error.message) },
+          text: '',
+          headers: new Headers(),
+        }),
+      );
       const kept: TrafficAnswer = { status: answer.status, version: answer.body?.version ?? null, instance: answer.body?.instance ?? null };
       if (answer.status !== 200) {
         Object.assign(kept, {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { call } from '../support/http';
 import { archiveFiles, archiveSite, seedOldEmailLogs } from './archive-steps';
 import { backUp, restore } from './backup';
-import { buildImages, type ComposeStack, composeStack } from './stack';
+import { buildImages, type ComposeStack, composeStack, endDrill } from './stack';
 import { approve, askToPublish, publishedPage, signIn, type Tokens } from './steps';
 
 /**
@@ -29,12 +29,7 @@ beforeAll(async () => {
   tokens = await signIn(stack, SITE);
 }, 1800000);
 
-afterAll(async () => {
-  // OPSFLOW_DRILL_KEEP=1 leaves the stack up, to look at after a failure.
-  if (process.env.OPSFLOW_DRILL_KEEP) return;
-  await stack?.down({ volumes: true });
-  stack?.forget();
-}, 300000);
+afterAll(() => endDrill(stack), 300000);
 
 test('a backup with an approval waiting and a publish scheduled restores onto an empty stack, where both complete and every archive file still downloads', async () => {
   const policy = await call(stack.baseUrl, 'POST', '/api/workflow/approvals/policies', {

@@ -1,23 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { steadyTraffic } from '../deploy/harness';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { archiveFiles, archiveSite, restoreFile, seedOldEmailLogs } from './archive-steps';
-import { buildImages, type ComposeStack, composeStack } from './stack';
-import {
-  addPeople,
-  batchDone,
-  deployHello,
-  deploymentEnd,
-  mailFor,
-  mailpitChannel,
-  publishThroughApproval,
-  sendToRole,
-  signIn,
-  type Tokens,
-  serviceTraffic,
-} from './steps';
+import { buildImages, type ComposeStack, composeStack, endDrill } from './stack';
+import { addPeople, batchDone, deployHello, deploymentEnd, mailFor, mailpitChannel, publishThroughApproval, sendToRole, signIn, type Tokens } from './steps';
 
 /**
  * Drill 1, install: from an empty engine (no container, no volume of the stack), the `.env` docs/production.md
@@ -40,13 +29,7 @@ beforeAll(async () => {
   tokens = await signIn(stack, SITE);
 }, 1800000);
 
-afterAll(async () => {
-  // OPSFLOW_DRILL_KEEP=1 leaves the stack up, to look at after a failure.
-  if (process.env.OPSFLOW_DRILL_KEEP) return;
-  await stack?.removeDeployedServices();
-  await stack?.down({ volumes: true });
-  stack?.forget();
-}, 300000);
+afterAll(() => endDrill(stack), 300000);
 
 test('the edge refuses a caller without a token and lets an ADMIN in', async () => {
   expect((await call(stack.baseUrl, 'GET', '/api/infra/services')).status).toBe(401);
@@ -138,7 +121,7 @@ test("the API's view of the engine lets through only the reads it makes: no writ
 });
 
 test('a canary rollout runs to the end under steady traffic, and no request fails', async () => {
-  const traffic = serviceTraffic({ baseUrl: stack.baseUrl, token: tokens.editor, slug: 'drill' });
+  const traffic = steadyTraffic({ apiUrl: stack.baseUrl, token: tokens.editor, slug: 'drill' });
   try {
     const accepted = await deployHello(stack, tokens.admin, {
       name: 'drill-service',

@@ -242,3 +242,11 @@ export async function composeStack(dir: string, options: { s3Sink?: boolean } = 
     docker: async (args) => (await run('docker', args, composeEnv())).toString(),
   };
 }
+
+/** A drill's end: what it deployed, its stack with every volume, and its folders go; OPSFLOW_DRILL_KEEP=1 leaves them, to look at after a failure. */
+export async function endDrill(stack: ComposeStack | undefined): Promise<void> {
+  if (!stack || process.env.OPSFLOW_DRILL_KEEP) return;
+  await stack.removeDeployedServices();
+  await stack.down({ volumes: true });
+  stack.forget();
+}

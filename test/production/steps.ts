@@ -192,38 +192,3 @@ export async function download(stack: ComposeStack, token: string, assetId: stri
   expect(answer.status).toBe(200);
   return Buffer.from(await answer.arrayBuffer());
 }
-
-/** One answer of `serviceTraffic`: its status, or 0 with the reason when no answer came (a refused or closed connection). */
-export interface ServiceAnswer {
-  status: number;
-  version: string | null;
-  detail?: string;
-}
-
-/**
- * Requests through the edge to `/api/{slug}/ping`, two at a time, until stopped. Unlike the deploy tests'
- * steadyTraffic, a request that gets no answer at all is kept as a failure (status 0), not thrown: across
- * an upgrade, a closed connection is exactly what the drill counts.
- */
-export function serviceTraffic(args: { baseUrl: string; token: string; slug: string }) {
-  const answers: ServiceAnswer[] = [];
-  let running = true;
-  const loop = async () => {
-    while (running) {
-      const answer = await call(args.baseUrl, 'GET', `/api/${args.slug}/ping`, { token: args.token }).then(
-        (got): ServiceAnswer => ({ status: got.status, version: got.body?.version ?? null, ...(got.status === 200 ? {} : { detail: got.text.slice(0, 200) }) }),
-        (error: Error): ServiceAnswer => ({ status: 0, version: null, detail: String((error.cause as Error | undefined)?.message ?? error.message) }),
-      );
-      answers.push(answer);
-    }
-  };
-  const loops = [loop(), loop()];
-  return {
-    answers,
-    stop: async () => {
-      running = false;
-      await Promise.all(loops);
-      return answers;
-    },
-  };
-}

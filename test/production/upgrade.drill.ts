@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../scripts/platform/children';
+import { steadyTraffic } from '../deploy/harness';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { archiveFiles, archiveRunEnd, seedOldEmailLogs } from './archive-steps';
-import { buildImages, type ComposeStack, composeStack } from './stack';
+import { buildImages, type ComposeStack, composeStack, endDrill } from './stack';
 import {
   addPeople,
   approve,
@@ -19,7 +20,6 @@ import {
   sendToRole,
   signIn,
   type Tokens,
-  serviceTraffic,
 } from './steps';
 
 /**
@@ -67,13 +67,7 @@ beforeAll(async () => {
   tokens = await signIn(stack, SITE);
 }, 2400000);
 
-afterAll(async () => {
-  // OPSFLOW_DRILL_KEEP=1 leaves the stack up, to look at after a failure.
-  if (process.env.OPSFLOW_DRILL_KEEP) return;
-  await stack?.removeDeployedServices();
-  await stack?.down({ volumes: true });
-  stack?.forget();
-}, 300000);
+afterAll(() => endDrill(stack), 300000);
 
 /** Adds the recipients ten at a time. */
 async function manyPeople(count: number): Promise<string[]> {
@@ -110,7 +104,7 @@ test('an upgrade with work in flight loses nothing and does nothing twice, and t
   });
   expect(archivePolicy.status).toBe(201);
 
-  const traffic = serviceTraffic({ baseUrl: stack.baseUrl, token: tokens.editor, slug: 'drill' });
+  const traffic = steadyTraffic({ apiUrl: stack.baseUrl, token: tokens.editor, slug: 'drill' });
   try {
     await upgradeUnderWork(traffic, recipients, waiting);
   } finally {
@@ -120,7 +114,7 @@ test('an upgrade with work in flight loses nothing and does nothing twice, and t
 });
 
 /** Starts the send and the archive run, upgrades while both are under way, then checks each came out whole. */
-async function upgradeUnderWork(traffic: ReturnType<typeof serviceTraffic>, recipients: string[], waiting: { id: string; correlationId?: string }) {
+async function upgradeUnderWork(traffic: ReturnType<typeof steadyTraffic>, recipients: string[], waiting: { id: string; correlationId?: string }) {
   const sent = await sendToRole(stack, tokens, SITE, 'EDITOR');
   expect(sent.recipients).toBe(RECIPIENTS);
   await waitUntil(
