@@ -25,7 +25,8 @@ export interface TemporalServerBinaries {
   schemaDir: string;
 }
 
-function goEnv(name: string): string | null {
+/** A value of `go env`, or null without Go. */
+export function goEnv(name: string): string | null {
   try {
     return execFileSync('go', ['env', name], { encoding: 'utf8', timeout: 30000 }).trim() || null;
   } catch {

@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { envoyTool, PINNED_ENVOY } from '../envoy';
 import { PROJECT_ROOT, runToEnd } from '../platform/children';
-import { ensureTemporalUi, PINNED_TEMPORAL_UI } from '../temporal-server';
+import { ensureTemporalUi, goEnv, PINNED_TEMPORAL_UI } from '../temporal-server';
 import { seaweedfsTool } from '../tools';
 
 /**
@@ -27,7 +26,12 @@ export const NPM_VERSION = '11.19.1';
 const NODE_VERSION = fs.readFileSync(path.join(PROJECT_ROOT, '.nvmrc'), 'utf8').trim().replace(/^v/, '');
 const TOOLS = path.join(PROJECT_ROOT, '.tools');
 
-const goEnv = (name: string) => execFileSync('go', ['env', name], { encoding: 'utf8' }).trim();
+/** A value of `go env`; the stand-ins that need Go are built with it. */
+const goValue = (name: string): string => {
+  const value = goEnv(name);
+  if (!value) throw new Error(`Go is needed to build the stand-in images (go env ${name} answered nothing): apt-get install golang-go.`);
+  return value;
+};
 
 /** A Go program built once into .tools/{name}/{version} from the module proxy. */
 async function goInstall(name: string, module: string, version: string, binary: string): Promise<string> {
@@ -73,7 +77,7 @@ export const STAND_INS: StandIn[] = [
     inputs: () => [NODE_VERSION, NPM_VERSION],
     artifacts: async () => ({ node: await pinnedNode(), npm: await npmPackage() }),
   },
-  { image: 'golang:1.26-bookworm', kind: { folder: 'golang' }, inputs: () => [goEnv('GOVERSION')], artifacts: async () => ({ go: goEnv('GOROOT') }) },
+  { image: 'golang:1.26-bookworm', kind: { folder: 'golang' }, inputs: () => [goValue('GOVERSION')], artifacts: async () => ({ go: goValue('GOROOT') }) },
   { image: 'postgres:17.12', kind: { folder: 'postgres' } },
   {
     image: `envoyproxy/envoy:v${PINNED_ENVOY}`,
@@ -87,7 +91,7 @@ export const STAND_INS: StandIn[] = [
     inputs: () => [PINNED_TEMPORAL_UI],
     artifacts: async () => ({
       'ui-server': await ensureTemporalUi(),
-      'docker.yaml': path.join(goEnv('GOMODCACHE'), `github.com/temporalio/ui-server/v2@v${PINNED_TEMPORAL_UI}`, 'config', 'docker.yaml'),
+      'docker.yaml': path.join(goValue('GOMODCACHE'), `github.com/temporalio/ui-server/v2@v${PINNED_TEMPORAL_UI}`, 'config', 'docker.yaml'),
     }),
   },
   {

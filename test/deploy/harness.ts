@@ -6,11 +6,15 @@ import { platformWithApi, RunningWorker } from '../support/platform';
 import { deployNamedJar } from './jars';
 
 /** Polls GET /api/infra/deployments/{id} until the deploy has ended; answers its last state. */
-export async function deploymentOutcome(apiUrl: string, token: string, deploymentId: string): Promise<any> {
-  return waitUntil(`deployment ${deploymentId} to end`, async () => {
-    const answer = await call(apiUrl, 'GET', `/api/infra/deployments/${deploymentId}`, { token });
-    return answer.body.status !== 'DEPLOYING' ? answer.body : null;
-  });
+export async function deploymentOutcome(apiUrl: string, token: string, deploymentId: string, timeoutMs = 120000): Promise<any> {
+  return waitUntil(
+    `deployment ${deploymentId} to end`,
+    async () => {
+      const answer = await call(apiUrl, 'GET', `/api/infra/deployments/${deploymentId}`, { token });
+      return answer.body.status !== 'DEPLOYING' ? answer.body : null;
+    },
+    timeoutMs,
+  );
 }
 
 /**

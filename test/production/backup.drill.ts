@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call } from '../support/http';
+import { requireApproval } from '../approvals/harness';
 import { archiveFiles, archiveSite, seedOldEmailLogs } from './archive-steps';
 import { backUp, restore } from './backup';
 import { buildImages, type ComposeStack, composeStack, endDrill } from './stack';
@@ -32,11 +32,7 @@ beforeAll(async () => {
 afterAll(() => endDrill(stack), 300000);
 
 test('a backup with an approval waiting and a publish scheduled restores onto an empty stack, where both complete and every archive file still downloads', async () => {
-  const policy = await call(stack.baseUrl, 'POST', '/api/workflow/approvals/policies', {
-    token: tokens.admin,
-    body: { componentType: 'PAGE', siteId: SITE, enabled: true },
-  });
-  expect(policy.status).toBe(201);
+  await requireApproval(stack.baseUrl, tokens.admin, { componentType: 'PAGE', siteId: SITE, enabled: true });
   const waiting = await askToPublish(stack, tokens, SITE, 'waiting-page');
   const scheduledTokens = await signIn(stack, SCHEDULED_SITE);
   const publishAt = new Date(Date.now() + SCHEDULED_AFTER_MS).toISOString();

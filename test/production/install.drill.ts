@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { steadyTraffic } from '../deploy/harness';
+import { deploymentOutcome, steadyTraffic } from '../deploy/harness';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { archiveFiles, archiveSite, restoreFile, seedOldEmailLogs } from './archive-steps';
 import { buildImages, type ComposeStack, composeStack, endDrill } from './stack';
-import { addPeople, batchDone, deployHello, deploymentEnd, mailFor, mailpitChannel, publishThroughApproval, sendToRole, signIn, type Tokens } from './steps';
+import { addPeople, batchDone, deployHello, mailFor, mailpitChannel, publishThroughApproval, sendToRole, signIn, type Tokens } from './steps';
 
 /**
  * Drill 1, install: from an empty engine (no container, no volume of the stack), the `.env` docs/production.md
@@ -55,7 +55,7 @@ function edgeProbe(baseUrl: string) {
 test('a JAR deploys and is reached through the edge, which refuses no connection meanwhile; its limits change in place, read back from the engine', async () => {
   const probe = edgeProbe(stack.baseUrl);
   const accepted = await deployHello(stack, tokens.admin, { name: 'drill-service', version: '1' });
-  expect(await deploymentEnd(stack, tokens.admin, accepted.deploymentId)).toMatchObject({ status: 'RUNNING', stage: 'RUNNING' });
+  expect(await deploymentOutcome(stack.baseUrl, tokens.admin, accepted.deploymentId, 300000)).toMatchObject({ status: 'RUNNING', stage: 'RUNNING' });
   // The deploy joins the edge to the service's network: the edge's published port must not move with it.
   const outcomes = await probe.stop();
   expect({ requests: outcomes.length > 100, failed: outcomes.filter((outcome) => outcome !== '200') }).toEqual({ requests: true, failed: [] });
@@ -129,7 +129,7 @@ test('a canary rollout runs to the end under steady traffic, and no request fail
       redeploy: true,
       rollout: { steps: [25, 100], pauseSeconds: 3, maxErrorRate: 0.02, minRequests: 10 },
     });
-    const ended = await deploymentEnd(stack, tokens.admin, accepted.deploymentId);
+    const ended = await deploymentOutcome(stack.baseUrl, tokens.admin, accepted.deploymentId, 300000);
     expect({ status: ended.status, weight: ended.rolloutState?.weight, error: ended.error ?? null }).toEqual({ status: 'RUNNING', weight: 100, error: null });
   } finally {
     await traffic.stop();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { signToken } from '../../api/http/sign-token';
+import { requireApproval } from '../approvals/harness';
 import { buildJar, postJar } from '../deploy/jars';
 import { publishedTemplate } from '../messaging/harness';
 import { call } from '../support/http';
@@ -25,18 +26,6 @@ export async function signIn(stack: ComposeStack, site: string): Promise<Tokens>
   };
 }
 
-/** A deployment's end state, once it has left DEPLOYING. */
-export async function deploymentEnd(stack: ComposeStack, token: string, deploymentId: string, timeoutMs = 300000) {
-  return waitUntil(
-    `deployment ${deploymentId} to end`,
-    async () => {
-      const answer = await call(stack.baseUrl, 'GET', `/api/infra/deployments/${deploymentId}`, { token });
-      return answer.status === 200 && answer.body.status !== 'DEPLOYING' ? answer.body : null;
-    },
-    { timeoutMs, intervalMs: 1000 },
-  );
-}
-
 /** Deploys the test service `HelloServer` as `name`, at `version`; the redeploy is retried while the last deploy's run still closes (409). */
 export async function deployHello(stack: ComposeStack, token: string, args: { name: string; version: string; redeploy?: boolean; rollout?: object }) {
   const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': `spring.application.name=${args.name}\n` } });
@@ -56,20 +45,9 @@ export async function deployHello(stack: ComposeStack, token: string, args: { na
   return accepted as { deploymentId: string; serviceName: string; slug: string };
 }
 
-/** Publishes a new page of `site` through one approval: the editor asks, the manager approves; answers the page once published. */
+/** Makes `site`'s pages need one approval, then publishes a new page through it: the editor asks, the manager approves; answers the page once published. */
 export async function publishThroughApproval(stack: ComposeStack, tokens: Tokens, site: string, slug: string) {
-  const policies = await call(stack.baseUrl, 'GET', `/api/workflow/approvals/policies?siteId=${site}`, { token: tokens.admin });
-  if (
-    !(policies.body?.items ?? policies.body ?? []).some?.(
-      (policy: { componentType: string; siteId: string }) => policy.componentType === 'PAGE' && policy.siteId === site,
-    )
-  ) {
-    const policy = await call(stack.baseUrl, 'POST', '/api/workflow/approvals/policies', {
-      token: tokens.admin,
-      body: { componentType: 'PAGE', siteId: site, enabled: true },
-    });
-    expect([201, 409]).toContain(policy.status);
-  }
+  await requireApproval(stack.baseUrl, tokens.admin, { componentType: 'PAGE', siteId: site, enabled: true });
   const page = await askToPublish(stack, tokens, site, slug);
   await approve(stack, tokens.manager, page.correlationId);
   return publishedPage(stack, tokens.editor, page.id);

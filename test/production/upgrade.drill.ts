@@ -3,24 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../scripts/platform/children';
-import { steadyTraffic } from '../deploy/harness';
+import { deploymentOutcome, steadyTraffic } from '../deploy/harness';
+import { requireApproval } from '../approvals/harness';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { archiveFiles, archiveRunEnd, seedOldEmailLogs } from './archive-steps';
 import { buildImages, type ComposeStack, composeStack, endDrill } from './stack';
-import {
-  addPeople,
-  approve,
-  askToPublish,
-  batchDone,
-  deployHello,
-  deploymentEnd,
-  mailCountByRecipient,
-  publishedPage,
-  sendToRole,
-  signIn,
-  type Tokens,
-} from './steps';
+import { addPeople, approve, askToPublish, batchDone, deployHello, mailCountByRecipient, publishedPage, sendToRole, signIn, type Tokens } from './steps';
 
 /**
  * Drill 3, upgrade: the stack runs an earlier release (UPGRADE_FROM), with work in flight: an
@@ -83,12 +72,8 @@ async function manyPeople(count: number): Promise<string[]> {
 
 test('an upgrade with work in flight loses nothing and does nothing twice, and the service serves throughout', async () => {
   const deployed = await deployHello(stack, tokens.admin, { name: 'drill-service', version: '1' });
-  expect(await deploymentEnd(stack, tokens.admin, deployed.deploymentId)).toMatchObject({ status: 'RUNNING' });
-  const policy = await call(stack.baseUrl, 'POST', '/api/workflow/approvals/policies', {
-    token: tokens.admin,
-    body: { componentType: 'PAGE', siteId: SITE, enabled: true },
-  });
-  expect(policy.status).toBe(201);
+  expect(await deploymentOutcome(stack.baseUrl, tokens.admin, deployed.deploymentId, 300000)).toMatchObject({ status: 'RUNNING' });
+  await requireApproval(stack.baseUrl, tokens.admin, { componentType: 'PAGE', siteId: SITE, enabled: true });
   const waiting = await askToPublish(stack, tokens, SITE, 'waiting-page');
   // A send slow enough to be half done when the upgrade starts: 25 messages a second.
   const channel = await call(stack.baseUrl, 'POST', '/api/settings/email', {
