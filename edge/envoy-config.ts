@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { ErrorCatalogue, ErrorCode } from '../lib/errors';
 import { EdgeInstance, EdgeService } from '../domain/deploy';
+import { edgeAccessLogs } from './access-log';
 
 export type { EdgeInstance, EdgeService };
 
@@ -345,28 +346,8 @@ export function edgeListeners(plan: EdgePlan) {
     upgrade_configs: [{ upgrade_type: 'websocket' }],
     rds: { route_config_name: ROUTES, config_source: watchedFile(plan.dir, 'rds.json') },
     local_reply_config: localReplies(),
-    access_log: [
-      {
-        name: 'envoy.access_loggers.stdout',
-        typed_config: {
-          '@type': type('envoy.extensions.access_loggers.stream.v3.StdoutAccessLog'),
-          log_format: {
-            json_format: {
-              time: '%START_TIME%',
-              component: 'edge',
-              requestId: '%REQ(X-REQUEST-ID)%',
-              method: '%REQ(:METHOD)%',
-              path: '%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%',
-              status: '%RESPONSE_CODE%',
-              flags: '%RESPONSE_FLAGS%',
-              upstream: '%UPSTREAM_HOST%',
-              durationMs: '%DURATION%',
-              bytesSent: '%BYTES_SENT%',
-            },
-          },
-        },
-      },
-    ],
+    // An unsubscribe link's token unsubscribes its address with no sign-in: its line names the path's shape only.
+    access_log: edgeAccessLogs(),
     http_filters: [
       IDENTITY_HEADERS,
       jwtFilter(plan.jwt),

@@ -1,6 +1,7 @@
 import nodemailer, { Transporter } from 'nodemailer';
 import type { ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { DeliveryFailure } from './delivery-failure';
+import { withoutLinkSecrets } from '../../lib/link-secrets';
 
 export interface MailMessage {
   from: string;
@@ -76,7 +77,10 @@ const CONNECTING_CODES = new Set(['ETIMEDOUT', 'ESOCKET']);
  */
 function failureOf(error: unknown): DeliveryFailure {
   const smtp = error as { responseCode?: number; code?: string; message?: string; command?: string };
-  const reason = smtp.responseCode ? `SMTP ${smtp.responseCode}: ${smtp.message}` : `SMTP ${smtp.code ?? 'error'}: ${smtp.message ?? String(error)}`;
+  // A relay's refusal often quotes the envelope sender, whose VERP tag must not reach the log row or the worker's logs.
+  const reason = withoutLinkSecrets(
+    smtp.responseCode ? `SMTP ${smtp.responseCode}: ${smtp.message}` : `SMTP ${smtp.code ?? 'error'}: ${smtp.message ?? String(error)}`,
+  );
   const unreachable =
     smtp.responseCode === undefined &&
     (UNREACHABLE_CODES.has(smtp.code ?? '') ||

@@ -3,6 +3,7 @@ import { Middleware } from 'koa';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { Logger } from '../../lib/logger';
 import { USER_HEADERS } from './identity';
+import { loggablePath } from '../../lib/link-secrets';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -44,7 +45,10 @@ export function requestContext(args: { logger: Logger; metrics: Registry }): Mid
       requests.inc({ method: ctx.method, route, status: String(ctx.status) });
       duration.observe({ method: ctx.method, route }, seconds);
       const userId = ctx.req.headers[USER_HEADERS.id];
-      accessLog.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000), userId: userId ?? null }, 'request');
+      accessLog.info(
+        { requestId, method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms: Math.round(seconds * 1000), userId: userId ?? null },
+        'request',
+      );
     }
   };
 }

@@ -296,6 +296,30 @@ test("Envoy's access log is JSON, one line per request, with the request id the 
   );
 });
 
+test("#58, finding 3: Envoy's access log leaves an unsubscribe link's token out, and keeps the path of every other request", async () => {
+  const token = `s1.${crypto.randomBytes(60).toString('base64url')}`;
+  const seen = new Set([`unsubscribe-${crypto.randomUUID()}`, `unsubscribe-${crypto.randomUUID()}`]);
+  for (const [index, requestId] of [...seen].entries()) {
+    const path = index === 0 ? `/u/${token}` : `/U/${token}`;
+    await fetch(`${base}${path}`, { method: 'POST', headers: { 'x-request-id': requestId }, body: 'List-Unsubscribe=One-Click' });
+  }
+  const lines = await waitUntil(
+    'the two access log lines',
+    async () => {
+      const found = edge
+        .output()
+        .split('\n')
+        .filter((text) => text.startsWith('{'))
+        .map((text) => JSON.parse(text) as Record<string, unknown>)
+        .filter((entry) => seen.has(entry.requestId as string));
+      return found.length === 2 ? found : null;
+    },
+    5000,
+  );
+  expect(lines.map((line) => line.path)).toEqual(['/u/[redacted]', '/u/[redacted]']);
+  expect(edge.output()).not.toContain(token.slice(3));
+});
+
 test("where a request came from is the edge's to say: a client's Forwarded, X-Forwarded-For and X-Real-IP are replaced; headers named in Connection go", async () => {
   received.length = 0;
   const token = await sign({ sub: 'u' });

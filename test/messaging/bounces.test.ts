@@ -13,6 +13,9 @@ import { startBounceIntake } from '../../api/modules/messaging/bounce-intake';
 import { RunningBounceListener } from '../../adapters/messaging/bounce-listener';
 import { verpAddress } from '../../adapters/messaging/verp';
 import { secretKeysOf } from '../../lib/secrets';
+import { sendSmtp } from '../../adapters/messaging/smtp';
+import { ChannelConfigRow } from '../../data/messaging/channel-configs';
+import { capturedLogger } from '../support/observed';
 
 /**
  * Bounces and complaints from a real MTA (messaging, third wave): the platform sends through Debian's
@@ -31,6 +34,7 @@ let far: TestRelay;
 let intake: RunningBounceListener;
 let postfix: RunningPostfix;
 let templateId: string;
+const intakeLog = capturedLogger();
 
 const send = async (to: string) =>
   (
@@ -105,7 +109,7 @@ beforeAll(async () => {
   const listening = await startBounceIntake({
     db: thisFile.platform.db,
     config: { ...thisFile.platform.config, bounceSmtp: { host: '127.0.0.1', port: 0 } },
-    logger: thisFile.platform.deps.logger,
+    logger: intakeLog.logger,
   });
   if (!listening) throw new Error('the bounce intake did not start');
   intake = listening;
@@ -189,6 +193,38 @@ test('a forged report (a wrong tag) is refused at RCPT and changes nothing; a co
   expect((await suppressions()).find((entry) => entry.address === KEPT)).toEqual(expect.objectContaining({ reason: 'complaint', logId }));
   // A complaint does not undo the delivery.
   expect((await logRow(logId)).delivery_status).toBe('delivered');
+});
+
+test("#58, finding 3: a VERP address's tag reaches no log: not the intake's line for a message it drops, nor a relay's refusal that quotes it", async () => {
+  // An address no other test suppresses, so that the message goes out with its VERP sender.
+  const logId = await send('logged@far.example');
+  expect(await finalLog(thisFile.api.url, editor, templateId, logId)).toEqual(expect.objectContaining({ status: 'SUCCESS' }));
+  const returnPath = verpAddress(logId, DOMAIN, secretKeysOf(thisFile.platform.config));
+  const tag = returnPath.slice(returnPath.indexOf('.') + 1, returnPath.indexOf('@'));
+  await report(returnPath, 'From: someone@mailbox.example\r\nSubject: not a report\r\n\r\nHello\r\n');
+  const dropped = intakeLog.lines.find((line) => line.includes('a message that is not a report was dropped'));
+  expect(dropped).toContain(`bounces+${logId}.[redacted]@${DOMAIN}`);
+  expect(intakeLog.lines.join('\n')).not.toContain(tag);
+
+  // A relay that refuses the sender quotes it; the failure is what the log row and the workers' logs keep.
+  const refusing = await startRelay({ refusesSenders: true });
+  try {
+    const config = {
+      id: 'refusing',
+      updated_at: new Date(),
+      smtp_host: '127.0.0.1',
+      smtp_port: refusing.port,
+      smtp_use_tls: false,
+    } as unknown as ChannelConfigRow;
+    const failure = await sendSmtp(config, null, { from: 'news@site.example', to: KEPT, subject: 'S', html: '<p>H</p>', returnPath }).catch(
+      (error: Error) => error,
+    );
+    expect((failure as Error).message).toMatch(/553/);
+    expect((failure as Error).message).toContain(`bounces+${logId}.[redacted]@${DOMAIN}`);
+    expect((failure as Error).message).not.toContain(tag);
+  } finally {
+    await refusing.close();
+  }
 });
 
 test('an ADMIN lifts an entry: it stays listed as lifted, by whom, and the address is sent to again', async () => {

@@ -19,10 +19,10 @@ export interface TestRelay {
  * A real SMTP relay on loopback (the `smtp-server` package) that records whom it accepted mail for, and
  * refuses with 550 the recipients `refuses` names (a permanent failure for that address). A message for a
  * recipient `holds` names is taken whole and recorded, and then never answered: the sender cannot know
- * whether it went.
+ * whether it went. With `refusesSenders`, it refuses every envelope sender with 553, quoting it, as Postfix does.
  */
 export async function startRelay(
-  args: { port?: number; refuses?: (address: string) => boolean; holds?: (address: string) => boolean } = {},
+  args: { port?: number; refuses?: (address: string) => boolean; holds?: (address: string) => boolean; refusesSenders?: boolean } = {},
 ): Promise<TestRelay> {
   const received: string[] = [];
   const receivedAt: number[] = [];
@@ -35,6 +35,12 @@ export async function startRelay(
       disabledCommands: ['STARTTLS'],
       logger: false,
       closeTimeout: 100,
+      onMailFrom: (address, _session, callback) => {
+        if (!args.refusesSenders) return callback();
+        const refusal = new Error(`5.7.1 <${address.address}>: Sender address rejected: not owned by user`) as Error & { responseCode: number };
+        refusal.responseCode = 553;
+        callback(refusal);
+      },
       onRcptTo: (address, _session, callback) => {
         if (args.refuses?.(address.address)) {
           const refusal = new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`) as Error & { responseCode: number };

@@ -1,10 +1,14 @@
+import { createHmac } from 'node:crypto';
 import { platformWithApi } from '../support/platform';
+import { capturedLogger } from '../support/observed';
+import { keyDerivedFrom } from '../../lib/secrets';
 import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { CapturedMail, finalLog, mailTo, publishedTemplate, sentHeader, smtpChannel } from './harness';
 
 /** One-click unsubscribe (RFC 8058, messaging third wave), read from the headers of mail the capture received. */
-const thisFile = platformWithApi();
+const apiLog = capturedLogger();
+const thisFile = platformWithApi({ apiDeps: () => ({ logger: apiLog.logger }) });
 let admin: string;
 let editor: string;
 let mailApi: string;
@@ -23,6 +27,13 @@ beforeAll(async () => {
     .db('directory.user')
     .insert([LEAVER, STAYER].map((email) => ({ email, name: email, locale: 'en', roles: ['VIEWER'], site_ids: ['site-u'] })));
 });
+
+/** A token as the platform issued them before #58: the grant in the clear (base64url JSON), with an HMAC. */
+const signedToken = (siteId: string, recipient: string) => {
+  const payload = Buffer.from(JSON.stringify([siteId, recipient, 'bulk'])).toString('base64url');
+  const key = keyDerivedFrom(thisFile.platform.config.secretsKey, 'opsflow', 'unsubscribe-link');
+  return `${payload}.${createHmac('sha256', key).update(payload).digest().subarray(0, 16).toString('base64url')}`;
+};
 
 const roleSend = async (templateId: string) => {
   const sent = await call(thisFile.api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-u' } });
@@ -66,13 +77,39 @@ test('a role send carries List-Unsubscribe and List-Unsubscribe-Post; a POST alo
 
 test('a forged token, or one changed to name another address, is refused and unsubscribes no one', async () => {
   const [mail] = await mailTo(mailApi, STAYER);
-  const path = new URL(/^<(.+)>$/.exec((await header(mail, 'List-Unsubscribe')) ?? '')?.[1] as string).pathname;
-  const [payload, signature] = path.slice('/u/'.length).split('.');
+  const token = new URL(/^<(.+)>$/.exec((await header(mail, 'List-Unsubscribe')) ?? '')?.[1] as string).pathname.slice('/u/'.length);
+  const [form, sealed] = token.split('.');
+  const flipped = Buffer.from(sealed, 'base64url');
+  flipped[flipped.length - 1] ^= 1;
+  const [payload] = signedToken('site-u', STAYER).split('.');
   const otherPayload = Buffer.from(JSON.stringify(['site-u', address('someone-else'), 'bulk'])).toString('base64url');
-  for (const forged of [`${otherPayload}.${signature}`, `${payload}.${'A'.repeat(signature.length)}`, `${payload}x.${signature}`]) {
-    expectProblem(await call(thisFile.api.url, 'POST', `/u/${forged}`), 400, 'UNSUBSCRIBE_LINK_INVALID');
-  }
+  const signature = signedToken('site-u', STAYER).split('.')[1];
+  const forgeries = [
+    `${form}.${flipped.toString('base64url')}`,
+    `${form}.${sealed}x`,
+    `${otherPayload}.${signature}`,
+    `${payload}.${'A'.repeat(signature.length)}`,
+  ];
+  for (const forged of forgeries) expectProblem(await call(thisFile.api.url, 'POST', `/u/${forged}`), 400, 'UNSUBSCRIBE_LINK_INVALID');
   expect(await thisFile.platform.db('email.unsubscription').where({ site_id: 'site-u' }).select('address')).toEqual([{ address: LEAVER }]);
+});
+
+test("#58, finding 3: the link's token is sealed, so it does not carry the address; a link issued before still works; the API's access log keeps neither", async () => {
+  const [mail] = await mailTo(mailApi, STAYER);
+  const token = new URL(/^<(.+)>$/.exec((await header(mail, 'List-Unsubscribe')) ?? '')?.[1] as string).pathname.slice('/u/'.length);
+  const opened = token
+    .split('.')
+    .map((part) => Buffer.from(part, 'base64url').toString('latin1'))
+    .join(' ');
+  for (const clue of [STAYER, 'site-u', 'bulk']) expect(opened).not.toContain(clue);
+  // Nothing moved: the same address from a link in an old email, signed and in the clear, is still honoured.
+  const old = address('old-link');
+  const answered = await fetch(`${thisFile.api.url}/u/${signedToken('site-u', old)}`, { method: 'POST', body: 'List-Unsubscribe=One-Click' });
+  expect(answered.status).toBe(200);
+  expect(await thisFile.platform.db('email.unsubscription').where({ site_id: 'site-u', address: old }).first()).toBeDefined();
+  const lines = apiLog.lines.join('\n');
+  expect(lines).toContain('"path":"/u/[redacted]"');
+  for (const secret of [token, signedToken('site-u', old), token.split('.')[1], signedToken('site-u', old).split('.')[0]]) expect(lines).not.toContain(secret);
 });
 
 test('a transactional send carries no unsubscribe header and still reaches an address that unsubscribed; a bulk template does carry it', async () => {

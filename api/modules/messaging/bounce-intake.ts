@@ -4,6 +4,7 @@ import { recordBounce, recordComplaint } from '../../../data/messaging/bounces';
 import { readDeliveryReport } from '../../../adapters/messaging/delivery-reports';
 import { RunningBounceListener, startBounceListener } from '../../../adapters/messaging/bounce-listener';
 import { logIdOfVerp, verpMentions } from '../../../adapters/messaging/verp';
+import { withoutLinkSecrets } from '../../../lib/link-secrets';
 
 /** The fixed address a mailbox provider's feedback loop may send complaints to (the report then names the message). */
 export const complaintsAddress = (domain: string) => `complaints@${domain}`;
@@ -25,7 +26,7 @@ export async function startBounceIntake({ db, config, logger }: Pick<AppDeps, 'd
     accepts: (address) => messageOf(address) !== null || address.toLowerCase() === complaintsAddress(domain).toLowerCase(),
     take: async (message, recipients) => {
       const report = readDeliveryReport(message);
-      if (!report) return logger.info({ recipients }, 'delivery reports: a message that is not a report was dropped');
+      if (!report) return logger.info({ recipients: recipients.map(withoutLinkSecrets) }, 'delivery reports: a message that is not a report was dropped');
       const logId = [...recipients, ...verpMentions(report.text, domain)].map(messageOf).find((id) => id !== null);
       if (!logId) return logger.warn({ kind: report.kind }, 'delivery reports: a report that names no message of ours was dropped');
       const row =
