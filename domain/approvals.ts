@@ -98,7 +98,8 @@ export interface PublishInput {
 export type ScheduledAction = 'PUBLISH' | 'ARCHIVE';
 
 /** The moments an approval emails people: a stage reached, its reminder, its escalation, and the outcome. */
-export type NoticeKind = 'REQUESTED' | 'REMINDER' | 'ESCALATED' | 'OUTCOME';
+/** HELD: a scheduled publish that needed no approval when it was scheduled needs one at its time; its requester is told. */
+export type NoticeKind = 'REQUESTED' | 'REMINDER' | 'ESCALATED' | 'OUTCOME' | 'HELD';
 
 /**
  * Why an approval callback does not match what its approval decided, or null. The callback publishes (or

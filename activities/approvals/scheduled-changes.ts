@@ -26,7 +26,8 @@ export function confirmScheduleCancel({ db }: ApprovalsDeps) {
 
 /** Closes the run's scheduled change and writes its job-log row. Safe to repeat. */
 export function finishSchedule({ db }: ApprovalsDeps) {
-  return async (input: { runId: string; status: Exclude<ScheduledChangeStatus, 'SCHEDULED'>; message: string }): Promise<void> => {
+  // `failed`: the change did not happen for a reason the job log shows as a failure, not a skip.
+  return async (input: { runId: string; status: Exclude<ScheduledChangeStatus, 'SCHEDULED'>; message: string; failed?: boolean }): Promise<void> => {
     // A release whose time came but that published nothing says so, whatever the run believes it did.
     const change = input.status === 'DONE' ? await scheduledChangeOfRun(db, input.runId) : undefined;
     const release = change?.component_type === RELEASE ? await findRelease(db, change.resource_id) : undefined;

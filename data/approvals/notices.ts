@@ -13,6 +13,7 @@ const TEMPLATES: Record<NoticeKind, PlatformTemplateName> = {
   REMINDER: 'approval-reminder',
   ESCALATED: 'approval-escalated',
   OUTCOME: 'approval-outcome',
+  HELD: 'approval-held',
 };
 
 const OUTCOME_WORDS: Record<Decision, { en: string; ar: string }> = {
@@ -56,7 +57,7 @@ async function changeSummary(db: Knex, approval: { component_type: string; resou
 /**
  * Writes one approval notice as a platform email batch, each recipient in their own locale: a stage
  * reached or its reminder go to the users the stage names, else its role holders in the site (never the requester), an escalation
- * to the site's ADMINs, the outcome to the requester. Keyed by the batch id, so repeating it writes it
+ * to the site's ADMINs, the outcome and a held schedule to the requester. Keyed by the batch id, so repeating it writes it
  * once. Answers how many recipients it has.
  */
 export async function writeApprovalNotice(
@@ -68,7 +69,7 @@ export async function writeApprovalNotice(
   const stage = approval.stages[args.stage] ?? approval.stages[0];
   const requester = (await db(USERS_TABLE).whereRaw('id::text = ?', [approval.requested_by]).first('name')) as { name: string } | undefined;
   const recipients: PlatformRecipients =
-    args.kind === 'OUTCOME'
+    args.kind === 'OUTCOME' || args.kind === 'HELD'
       ? { userId: approval.requested_by }
       : args.kind !== 'ESCALATED' && stage.assignees && stage.assignees.length > 0
         ? { userIds: stage.assignees, except: approval.requested_by }

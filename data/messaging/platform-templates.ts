@@ -43,6 +43,16 @@ export const PLATFORM_TEMPLATES = {
     subject_ar: '{{title}}: {{outcomeAr}}',
     body_ar: '<p>طلبك نشر {{componentType}} «{{title}}» في الموقع {{siteId}}: {{outcomeAr}}.</p><p><a href="{{link}}">عرض الطلب</a></p>',
   },
+  'approval-held': {
+    subject_en: '{{title}}: waiting for approval',
+    body_en:
+      '<p>Your publish of the {{componentType}} “{{title}}” of site {{siteId}} reached its time, but the site now asks for approval first.</p>' +
+      '<p>It waits for the approvers (stage: {{stageName}}), and is published once they approve.</p><p><a href="{{link}}">See the request</a></p>',
+    subject_ar: '{{title}}: بانتظار الاعتماد',
+    body_ar:
+      '<p>حان موعد نشر {{componentType}} «{{title}}» في الموقع {{siteId}}، لكن الموقع يطلب الآن اعتماده أولاً.</p>' +
+      '<p>ينتظر قرار المعتمدين (المرحلة: {{stageName}})، ويُنشر بعد اعتماده.</p><p><a href="{{link}}">عرض الطلب</a></p>',
+  },
   'deploy-outcome': {
     subject_en: '{{serviceName}}: deploy {{outcomeEn}}',
     body_en:

@@ -153,3 +153,33 @@ test('a stage that names its users: only they are asked and only they decide it,
   expect(approved.status).toBe(200);
   expect(approved.body).toEqual(expect.objectContaining({ status: 'APPROVED', decisions: [expect.objectContaining({ decidedBy: nora, stage: 0 })] }));
 });
+
+test('#58, finding 1: a publish scheduled while its site asked for no approval, then a policy enabled: at its time it waits for approval, its requester is told, and it publishes once approved', async () => {
+  const site = 'site-held';
+  await directoryUser('hana', { name: 'Hana Editor', locale: 'en', roles: ['EDITOR'], site });
+  await directoryUser('hamid', { name: 'Hamid Manager', locale: 'en', roles: ['MANAGER'], site });
+  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+    token: tokens.hana,
+    body: { siteId: site, name: 'held-later', slug: 'held-later', title: 'held-later', data: { n: 1 } },
+  });
+  expect(created.status).toBe(201);
+  const dueAt = new Date(Date.now() + 6000).toISOString();
+  const scheduled = await call(thisFile.api.url, 'POST', `/api/content/pages/${created.body.id}/publish`, { token: tokens.hana, body: { publishAt: dueAt } });
+  expect(scheduled.body).toEqual(expect.objectContaining({ status: 'SCHEDULED', dueAt }));
+  await pagesNeedApproval(thisFile.api.url, tokens.ada, { siteId: site, name: 'enabled later', stages: [{ name: 'Review', role: 'MANAGER' }] });
+
+  const [held] = await arrives('hana', 'held-later: waiting for approval');
+  expect(held.html).toContain('now asks for approval first');
+  const [asked] = await arrives('hamid', 'Approval needed: held-later');
+  const correlationId = /\/api\/workflow\/approvals\/([0-9a-f-]{36})/.exec(asked.html)![1];
+  const page = async () => (await call(thisFile.api.url, 'GET', `/api/content/pages/${created.body.id}`, { token: tokens.hana })).body;
+  // Asked again up to two seconds early, as the run wakes early for its change; past its time, still not published.
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(dueAt) + 1000 - Date.now())));
+  expect(await page()).toEqual(expect.objectContaining({ status: 'PENDING_APPROVAL' }));
+
+  await decide({ correlationId }, tokens.hamid, 'APPROVED');
+  const [outcome] = await arrives('hana', 'held-later: approved and published');
+  expect(outcome).toBeDefined();
+  expect(await page()).toEqual(expect.objectContaining({ status: 'PUBLISHED' }));
+  await recordHistory(thisFile.platform.temporal, { workflowId: scheduled.body.workflowId, name: 'publish-held-for-approval-at-its-time' });
+});

@@ -51,6 +51,14 @@ export const SCHEDULE_LEAD = 'schedule-lead';
 const SCHEDULE_LEAD_MS = 2000;
 
 /**
+ * Runs started before this marker asked once, when the publish was scheduled, whether it needed approval.
+ * A policy enabled before its time then let it publish unapproved (#58, finding 1). From this marker on, a
+ * scheduled publish that needed none is asked again at its time. If a policy now asks for approval, the run
+ * waits for it as an immediate publish would, and its requester is told.
+ */
+export const APPROVAL_DECIDED_AT_DUE_TIME = 'approval-decided-at-due-time';
+
+/**
  * Publishes one revision of a component, through approval when its policy asks for one: submit; with no
  * approval required, publish now; otherwise wait for every stage's decision, in order, then call the
  * component back with the outcome (retried until it takes it). A rejection at any stage ends the request.
@@ -196,25 +204,48 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
     return progress;
   }
 
+  const correlationId = input.correlationId ?? wf.uuid4();
+  const submit = () => db.submitForApproval({ ...input, correlationId, workflowId });
+  /** At its time, a publish that needed no approval is asked again (see APPROVAL_DECIDED_AT_DUE_TIME). */
+  const submitAgainAtItsTime = async () => {
+    try {
+      return await submit();
+    } catch (error) {
+      await db.finishSchedule({
+        runId,
+        status: 'CANCELLED',
+        failed: true,
+        message: `publish of ${input.componentType} ${input.resourceId} due ${dueAt} now needs approval, and could not be submitted: ${(error as Error).message}`,
+      });
+      throw error;
+    }
+  };
   let submitted;
   try {
-    submitted = await db.submitForApproval({ ...input, correlationId: input.correlationId ?? wf.uuid4(), workflowId });
+    submitted = await submit();
   } catch (error) {
     submitFailure = error;
     await wf.condition(wf.allHandlersFinished);
     throw error;
   }
   if (dueAt) await schedule();
+  let heldAtItsTime = false;
   if (!submitted.required) {
     const lead = dueAt ? leadMs() : 0;
     if (dueAt) {
       if (!(await timeCame(lead))) return cancelled();
       progress.stage = 'PUBLISHING';
+      if (wf.patched(APPROVAL_DECIDED_AT_DUE_TIME)) {
+        submitted = await submitAgainAtItsTime();
+        heldAtItsTime = submitted.required;
+      }
     }
-    await db.publishNow({ ...input, notBefore: notBefore(lead) });
-    if (dueAt) await done(`published revision ${input.revision} of`);
-    progress.stage = 'PUBLISHED';
-    return progress;
+    if (!heldAtItsTime) {
+      await db.publishNow({ ...input, notBefore: notBefore(lead) });
+      if (dueAt) await done(`published revision ${input.revision} of`);
+      progress.stage = 'PUBLISHED';
+      return progress;
+    }
   }
 
   progress.stage = 'PENDING_APPROVAL';
@@ -228,6 +259,7 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
     if (recipients === 0) return;
     await startEmailBatch(batchId);
   };
+  if (heldAtItsTime) await notify('HELD', 0);
   let outcome: Decision = 'APPROVED';
   for (let stage = 0; stage < submitted.stages.length && outcome === 'APPROVED'; stage++) {
     progress.approvalStage = stage;

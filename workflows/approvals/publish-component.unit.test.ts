@@ -36,6 +36,8 @@ interface StandInOptions {
   callbackFailures?: number;
   /** Held by publishNow and archiveNow once called, until it settles: a run caught between its wake and its change. */
   holdChange?: () => Promise<void>;
+  /** `stages` are required only from the second submission on: a policy enabled after the publish was scheduled. */
+  policyEnabledLater?: boolean;
 }
 
 function standIns(options: StandInOptions = {}) {
@@ -43,10 +45,12 @@ function standIns(options: StandInOptions = {}) {
   // When, by the test server's clock: the time the workflow sees, with skipped time included.
   const record = async (name: string, args: unknown) => void calls.push({ name, at: await env.currentTimeMs(), args });
   let callbackFailures = options.callbackFailures ?? 0;
+  let submissions = 0;
   const activities: Partial<ApprovalsActivities> = {
     submitForApproval: async (input) => {
       await record('submitForApproval', input);
-      return { required: !!options.stages, correlationId: options.stages ? input.correlationId : null, stages: options.stages ?? [] };
+      const stages = options.policyEnabledLater && ++submissions === 1 ? undefined : options.stages;
+      return { required: !!stages, correlationId: stages ? input.correlationId : null, stages: stages ?? [] };
     },
     publishNow: async (input) => {
       await record('publishNow', input);
@@ -178,9 +182,38 @@ test('a publish due in 30 days waits on its timer, wakes two seconds early, and 
     return published;
   });
   expect(result.stage).toBe('PUBLISHED');
-  expect(calls.map((call) => call.name)).toEqual(['submitForApproval', 'recordSchedule', 'publishNow', 'finishSchedule']);
+  // Asked again at its time whether approval is needed (#58, finding 1): still none, so it publishes.
+  expect(calls.map((call) => call.name)).toEqual(['submitForApproval', 'recordSchedule', 'submitForApproval', 'publishNow', 'finishSchedule']);
   expect(named(calls, 'finishSchedule')[0].args).toMatchObject({ status: 'DONE' });
 });
+
+test.each(['PAGE', 'RELEASE'])(
+  '#58, finding 1: a %s scheduled with no policy, and a policy enabled before its time: held for approval at its time, its requester told, published at the approval',
+  async (componentType) => {
+    const stages: ApprovalStage[] = [{ name: 'Review', role: 'MANAGER' }];
+    const decisions = { later: { stage: 0, decision: 'APPROVED' as const, decidedBy: 'manager-1' } };
+    const { activities, calls } = standIns({ stages, decisions, policyEnabledLater: true });
+    const result = await run(activities, async (taskQueue) => {
+      const dueAt = new Date((await env.currentTimeMs()) + 180 * DAY).toISOString();
+      const handle = await startPublish(taskQueue, publishInput({ componentType, dueAt }));
+      await env.sleep(181 * DAY);
+      const held = await handle.query(publishProgressQuery);
+      expect(held.stage).toBe('PENDING_APPROVAL');
+      expect(named(calls, 'publishNow')).toEqual([]);
+      expect(named(calls, 'deliverCallback')).toEqual([]);
+      const [first, again] = named(calls, 'submitForApproval');
+      expect(again.at).toBeGreaterThanOrEqual(Date.parse(dueAt) - SCHEDULE_LEAD);
+      // The same request, asked again: the approval it opens is keyed by the run's one correlation id.
+      expect((again.args as { correlationId: string }).correlationId).toBe((first.args as { correlationId: string }).correlationId);
+      await handle.executeUpdate(decideUpdate, { args: [{ stage: 0, proposalId: 'later' }] });
+      return handle.result();
+    });
+    expect(result.stage).toBe('PUBLISHED');
+    const kinds = calls.filter((call) => call.name.startsWith('notify:')).map((call) => call.name.slice('notify:'.length) as NoticeKind);
+    expect(kinds).toEqual(['HELD', 'REQUESTED', 'OUTCOME']);
+    expect(named(calls, 'finishSchedule')[0].args).toMatchObject({ status: 'DONE' });
+  },
+);
 
 test('approved early, a scheduled publish still waits for its time; approved after it, it publishes at the approval', async () => {
   const stages: ApprovalStage[] = [{ name: 'Review', role: 'MANAGER' }];
