@@ -22,9 +22,9 @@ COPY . .
 COPY --from=console /app/console/dist ./console/dist
 RUN npx tsx -e "require('./workers/bundle').writeWorkflowBundle('/app/workflow-bundle.js')"
 ENV WORKFLOW_BUNDLE_PATH=/app/workflow-bundle.js
-# The mount points of the data, edge and Temporal volumes (identity, tls, public), owned by the user the API
+# The mount points of the data, edge and Temporal volumes (identity, admin, tls, public), owned by the user the API
 # and the migrate job run as: a named volume takes
 # the ownership of its mount point in the image when it is first created.
-RUN mkdir -p /data /edge /identity /temporal-tls /temporal-public && chown node:node /data /edge /identity /temporal-tls /temporal-public
+RUN mkdir -p /data /edge /identity /temporal-admin /temporal-tls /temporal-public && chown node:node /data /edge /identity /temporal-admin /temporal-tls /temporal-public
 USER node
 CMD ["node", "--require", "tsx/cjs", "api/server.ts"]

@@ -39,6 +39,11 @@ export interface Config {
    * tokens (cluster mode, compose), so that every client signs its own short-lived service token.
    */
   temporalIdentityDir: string | null;
+  /**
+   * Where the administrator's Temporal signing key is kept (TEMPORAL_ADMIN_IDENTITY_DIR): read by the setup
+   * job alone; unset, a folder `admin` inside TEMPORAL_IDENTITY_DIR (`npm start`).
+   */
+  temporalAdminIdentityDir: string | null;
   /** The authority Temporal's frontend certificate is verified against (TEMPORAL_TLS_CA_FILE): set, every client speaks TLS to it. */
   temporalTlsCaFile: string | null;
   /** Where the migrate job makes the cluster's certificates (TEMPORAL_TLS_DIR, the nodes read it too); else beside the signing key. */
@@ -505,6 +510,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporalServer: oneOf(env, 'TEMPORAL_SERVER', 'dev', ['dev', 'cluster'] as const),
     temporalNodes: temporalNodes(env),
     temporalIdentityDir: optional(env, 'TEMPORAL_IDENTITY_DIR'),
+    temporalAdminIdentityDir: optional(env, 'TEMPORAL_ADMIN_IDENTITY_DIR'),
     temporalTlsCaFile: optional(env, 'TEMPORAL_TLS_CA_FILE'),
     temporalTlsDir: optional(env, 'TEMPORAL_TLS_DIR'),
     temporalPublicDir: optional(env, 'TEMPORAL_PUBLIC_DIR'),

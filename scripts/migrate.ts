@@ -1,14 +1,14 @@
 /**
  * `npm run migrate`: applies pending migrations to DATABASE_URL; and, where the Temporal server checks the
- * platform's service tokens (TEMPORAL_IDENTITY_DIR), makes the signing key and the cluster's certificates
- * once, before any node reads them.
+ * platform's service tokens (TEMPORAL_IDENTITY_DIR), makes the signing keys (the workload's and the
+ * administrator's) and the cluster's certificates once, before any node reads them.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../lib/config';
 import { createDb } from '../data/db';
 import { migrateLatest } from '../data/migrate';
-import { loadOrCreateSigningKey } from '../temporal-config/service-identity';
+import { adminIdentityDirOf, loadOrCreateSigningKey } from '../temporal-config/service-identity';
 import { ensureTemporalTls } from '../temporal-config/server-certificates';
 
 async function main(): Promise<void> {
@@ -23,6 +23,10 @@ async function main(): Promise<void> {
   if (config.temporalIdentityDir) {
     const key = loadOrCreateSigningKey(config.temporalIdentityDir);
     console.log(`Temporal service identity: key ${key.kid} in ${config.temporalIdentityDir}`);
+    // The administrator's key, apart from the workload key (#58, finding 6): in compose on a volume that only
+    // this job and the setup job mount, so that the API and the workers can mint no admin token.
+    const admin = loadOrCreateSigningKey(adminIdentityDirOf(config.temporalIdentityDir, config.temporalAdminIdentityDir));
+    console.log(`Temporal administrator identity: key ${admin.kid}`);
     // The cluster's TLS: its authority and the nodes' certificate (a folder inside the volume: a mount point
     // itself cannot be renamed onto).
     const tls = ensureTemporalTls(config.temporalTlsDir ?? path.join(config.temporalIdentityDir, 'tls'));
@@ -33,7 +37,8 @@ async function main(): Promise<void> {
       fs.mkdirSync(config.temporalPublicDir, { recursive: true });
       fs.copyFileSync(tls.caFile, path.join(config.temporalPublicDir, 'ca.pem'));
       fs.copyFileSync(key.jwksFile, path.join(config.temporalPublicDir, 'jwks.json'));
-      console.log(`Temporal public files: ${config.temporalPublicDir}/ca.pem and jwks.json`);
+      fs.copyFileSync(admin.jwksFile, path.join(config.temporalPublicDir, 'admin-jwks.json'));
+      console.log(`Temporal public files: ${config.temporalPublicDir}/ca.pem, jwks.json and admin-jwks.json`);
     }
   }
 }

@@ -225,6 +225,8 @@ async function startEmbeddedCluster(config: Config, dataDir: string): Promise<Ru
     namespaces: [config.temporalNamespace],
     dir: path.join(dataDir, 'temporal-cluster'),
     identityDir,
+    // The administrator's key, for the setup alone; under npm start by default in identityDir/admin.
+    ...(config.temporalAdminIdentityDir ? { adminIdentityDir: path.resolve(config.temporalAdminIdentityDir) } : {}),
     port: Number(config.temporalAddress.split(':')[1]),
     say: step,
   });

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../temporal-config/temporal-cli';
@@ -7,17 +8,21 @@ import { runToEnd } from './platform/children';
 
 /**
  * The Temporal server release of cluster mode, built from the Go module proxy: the newest 1.32 that builds
- * with this machine's Go (1.32.2 asks for a newer Go than Debian's).
+ * with this machine's Go (1.32.2 asks for a newer Go than Debian's). The server binary is our own build of
+ * it (temporal-config/server: Temporal's main with the platform's claim mapper); the SQL tool is Temporal's.
  */
 export const PINNED_TEMPORAL_SERVER = '1.32.0';
 
 const MODULE = 'go.temporal.io/server';
 
+/** Our server's Go module (its go.mod pins the release above). */
+export const SERVER_MODULE_DIR = path.join(PROJECT_ROOT, 'temporal-config', 'server');
+
 /** Where the built binaries are kept, by version, so that a new pin builds beside the old one. */
 export const TEMPORAL_SERVER_DIR = path.join(PROJECT_ROOT, '.tools', 'temporal-server', PINNED_TEMPORAL_SERVER);
 
 export interface TemporalServerBinaries {
-  /** `temporal-server`: every service of a node. */
+  /** `temporal-server`: every service of a node, with the platform's claim mapper. */
   server: string;
   /** `temporal-sql-tool`: creates and upgrades the databases. */
   sql: string;
@@ -48,28 +53,58 @@ const binaries = (): Omit<TemporalServerBinaries, 'schemaDir'> => ({
   sql: path.join(TEMPORAL_SERVER_DIR, 'sql'),
 });
 
+/**
+ * A hash of our module's source, kept beside the built server: a change to the claim mapper rebuilds it,
+ * where the version it answers would not change.
+ */
+function serverSourceHash(): string {
+  const hash = crypto.createHash('sha256');
+  for (const name of fs
+    .readdirSync(SERVER_MODULE_DIR)
+    .filter((file) => /\.go$|^go\.(mod|sum)$/.test(file))
+    .sort())
+    hash
+      .update(`${name}\0`)
+      .update(fs.readFileSync(path.join(SERVER_MODULE_DIR, name)))
+      .update('\0');
+  return hash.digest('hex');
+}
+
+const stampOf = (server: string) => `${server}.source-sha256`;
+
+const serverIsCurrent = (server: string, source: string) =>
+  builtVersion(server) === PINNED_TEMPORAL_SERVER && fs.existsSync(stampOf(server)) && fs.readFileSync(stampOf(server), 'utf8') === source;
+
 const schemaDirOf = (modCache: string) => path.join(modCache, `${MODULE}@v${PINNED_TEMPORAL_SERVER}`, 'schema', 'postgresql', 'v12');
 
 /**
- * The pinned server and SQL tool, built once into the tools folder (`go install`, minutes on two cores the
- * first time; seconds once Go's build cache has them), saying so at least every 5 s while it builds.
+ * Our server and the pinned SQL tool, built into the tools folder (minutes on two cores the first time;
+ * seconds once Go's build cache has them), saying so at least every 5 s while it builds. The server is
+ * built again whenever our module's source changes.
  */
 export async function ensureTemporalServer(say: (line: string) => void = () => undefined): Promise<TemporalServerBinaries> {
   const modCache = goEnv('GOMODCACHE');
   if (!modCache) throw new Error('Go is needed to build the Temporal server of cluster mode: apt-get install golang-go (1.26 or newer).');
   const { server, sql } = binaries();
-  if (builtVersion(server) !== PINNED_TEMPORAL_SERVER || !fs.existsSync(sql) || !fs.existsSync(schemaDirOf(modCache))) {
+  const source = serverSourceHash();
+  const goEnvironment = { ...process.env, GOBIN: TEMPORAL_SERVER_DIR, GOFLAGS: '-mod=mod' };
+  if (!fs.existsSync(sql) || !fs.existsSync(schemaDirOf(modCache))) {
     fs.mkdirSync(TEMPORAL_SERVER_DIR, { recursive: true });
-    await withProgress(
-      `building the Temporal server ${PINNED_TEMPORAL_SERVER} from the Go module proxy into ${TEMPORAL_SERVER_DIR} (once; minutes the first time)`,
-      say,
-      () =>
-        runToEnd('go', ['install', `${MODULE}/cmd/server@v${PINNED_TEMPORAL_SERVER}`, `${MODULE}/cmd/tools/sql@v${PINNED_TEMPORAL_SERVER}`], {
-          ...process.env,
-          GOBIN: TEMPORAL_SERVER_DIR,
-          GOFLAGS: '-mod=mod',
-        }),
+    await withProgress(`building the Temporal SQL tool ${PINNED_TEMPORAL_SERVER} from the Go module proxy into ${TEMPORAL_SERVER_DIR} (once)`, say, () =>
+      runToEnd('go', ['install', `${MODULE}/cmd/tools/sql@v${PINNED_TEMPORAL_SERVER}`], goEnvironment),
     );
+  }
+  if (!serverIsCurrent(server, source)) {
+    fs.mkdirSync(TEMPORAL_SERVER_DIR, { recursive: true });
+    // Built beside, then moved into place: a node started meanwhile runs a whole binary, old or new.
+    const partial = `${server}.${process.pid}.tmp`;
+    await withProgress(
+      `building the Temporal server ${PINNED_TEMPORAL_SERVER} with the platform's claim mapper into ${TEMPORAL_SERVER_DIR} (minutes the first time)`,
+      say,
+      () => runToEnd('go', ['-C', SERVER_MODULE_DIR, 'build', '-o', partial, '.'], goEnvironment),
+    );
+    fs.renameSync(partial, server);
+    fs.writeFileSync(stampOf(server), source);
     const version = builtVersion(server);
     if (version !== PINNED_TEMPORAL_SERVER) throw new Error(`the Temporal server was built into ${server} but answers ${version ?? 'nothing'}`);
   }

@@ -1,19 +1,23 @@
 /**
  * `npx tsx scripts/temporal-setup.ts`: registers the platform's namespace (TEMPORAL_NAMESPACE) and its
  * search attributes on a cluster whose door is locked, with a two-minute administrator's token signed by the
- * platform's key (TEMPORAL_IDENTITY_DIR): what the processes' own `<namespace>:write` tokens may not do.
+ * administrator's key (TEMPORAL_ADMIN_IDENTITY_DIR, else `admin` inside TEMPORAL_IDENTITY_DIR): what the
+ * processes' own `<namespace>:write` tokens, and any token of their key, may not do.
  * Idempotent; docker compose runs it once the door answers, before the API and the workers.
  */
 import { loadConfig } from '../lib/config';
+import { adminIdentityDirOf } from '../temporal-config/service-identity';
 import { ensureClusterNamespaces } from './platform/temporal-cluster';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  if (!config.temporalIdentityDir) {
-    console.error('TEMPORAL_IDENTITY_DIR is needed: the administrator token is signed with the key it holds.');
+  const identityDir = config.temporalAdminIdentityDir ?? config.temporalIdentityDir;
+  if (!identityDir) {
+    console.error('TEMPORAL_ADMIN_IDENTITY_DIR is needed: the administrator token is signed with the key it holds.');
     process.exit(2);
   }
-  await ensureClusterNamespaces({ address: config.temporalAddress, nodes: [], identityDir: config.temporalIdentityDir, tlsCaFile: config.temporalTlsCaFile }, [
+  const adminIdentityDir = adminIdentityDirOf(identityDir, config.temporalAdminIdentityDir);
+  await ensureClusterNamespaces({ address: config.temporalAddress, nodes: [], adminIdentityDir, tlsCaFile: config.temporalTlsCaFile }, [
     config.temporalNamespace,
   ]);
   console.log(`Temporal namespace ${config.temporalNamespace} and its search attributes are registered at ${config.temporalAddress}`);

@@ -94,6 +94,14 @@ export function serviceTokenSource(key: ServiceSigningKey, args: { subject: stri
   };
 }
 
+/**
+ * Where the administrator's signing key is kept (#58, finding 6): a key of its own, whose JWKS the nodes
+ * trust as the only one that may mint admin tokens (`temporal-system:admin`). The setup job and the
+ * operator's token tool sign with it; the API and the workers never read it. TEMPORAL_ADMIN_IDENTITY_DIR
+ * where set (compose: a volume of its own), else a folder inside the workload key's (`npm start`, tests).
+ */
+export const adminIdentityDirOf = (identityDir: string, configured?: string | null): string => configured || path.join(identityDir, 'admin');
+
 /** What each of the platform's processes may do in its namespace: write it (start, signal, schedules), nothing else. */
 export const servicePermissions = (namespace: string) => [`${namespace}:write`];
 

@@ -3,21 +3,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { Connection } from '@temporalio/client';
-import { msToTs } from '@temporalio/common/lib/time';
 import { PROJECT_ROOT } from '../../temporal-config/temporal-cli';
-import { ensureSearchAttributes } from '../../temporal-config/search-attributes';
-import { loadOrCreateSigningKey, signServiceToken } from '../../temporal-config/service-identity';
+import { adminIdentityDirOf, loadOrCreateSigningKey } from '../../temporal-config/service-identity';
 import { clientTlsOf, ensureTemporalTls } from '../../temporal-config/server-certificates';
 import { TOOLS_ENVOY, envoyProblem } from '../envoy';
 import { TemporalServerBinaries } from '../temporal-server';
 import { frontendAnswers } from './temporal';
+import { ensureClusterNamespaces } from './temporal-namespaces';
 import { freePort, writtenFromNow } from './children';
 
 const execFileAsync = promisify(execFile);
 
-/** How long a closed run's history is kept, as the dev server keeps it. */
-const RETENTION_DAYS = 3;
+// Where it was before it had a file of its own: callers import it from here.
+export { ensureClusterNamespaces } from './temporal-namespaces';
 
 /** The server's configuration: one template for every node, here and in docker-compose.yml. */
 export const SERVER_CONFIG_TEMPLATE = path.join(PROJECT_ROOT, 'temporal-config', 'server.yaml');
@@ -74,8 +72,10 @@ export interface RunningTemporalCluster {
   /** The one address in front of every frontend (Envoy), which survives the loss of any one node. */
   address: string;
   nodes: ClusterNode[];
-  /** The folder of the signing key the nodes trust (TEMPORAL_IDENTITY_DIR for the platform's processes). */
+  /** The folder of the workload key the nodes trust, capped (TEMPORAL_IDENTITY_DIR for the platform's processes). */
   identityDir: string;
+  /** The folder of the administrator's key, the only one whose admin tokens the nodes take (the setup's). */
+  adminIdentityDir: string;
   /** The authority clients verify the frontends against (TEMPORAL_TLS_CA_FILE). */
   tlsCaFile: string;
   /** The door's process: how it ended when it exits, and a restart on the same port. */
@@ -142,6 +142,13 @@ export async function setUpTemporalDatabases(args: {
   }
 }
 
+/** The JWKS files of each class of keys a node trusts, and the operators' provider when there is one. */
+interface NodeKeys {
+  workloadJwksFile: string;
+  adminJwksFile: string;
+  operator?: { jwksUri: string; issuer: string };
+}
+
 /** Every service in each node; the internal frontend is the server's own way in past the token check. */
 const NODE_SERVICES = ['frontend', 'internal-frontend', 'history', 'matching', 'worker'];
 
@@ -151,7 +158,7 @@ function startNode(args: {
   databases: { history: string; visibility: string };
   ports: NodePorts;
   clusterAddress: string;
-  jwksFile: string;
+  keys: NodeKeys;
   tlsDir: string | null;
   logFile: string;
 }): ChildProcess {
@@ -174,7 +181,10 @@ function startNode(args: {
       TEMPORAL_FRONTEND_MEMBERSHIP_PORT: String(ports.frontendMembership),
       TEMPORAL_INTERNAL_FRONTEND_PORT: String(ports.internalFrontend),
       TEMPORAL_INTERNAL_FRONTEND_MEMBERSHIP_PORT: String(ports.internalFrontendMembership),
-      TEMPORAL_JWKS_URI: `file://${args.jwksFile}`,
+      // Each class of keys the claim mapper keeps apart (temporal-config/server/claim_mapper.go).
+      TEMPORAL_JWKS_URI: `file://${args.keys.workloadJwksFile}`,
+      TEMPORAL_ADMIN_JWKS_URI: `file://${args.keys.adminJwksFile}`,
+      ...(args.keys.operator ? { TEMPORAL_OPERATOR_JWKS_URI: args.keys.operator.jwksUri, TEMPORAL_OPERATOR_ISSUER: args.keys.operator.issuer } : {}),
       ...(args.tlsDir ? { TEMPORAL_TLS_DIR: args.tlsDir } : {}),
       TEMPORAL_HISTORY_PORT: String(ports.history),
       TEMPORAL_HISTORY_MEMBERSHIP_PORT: String(ports.historyMembership),
@@ -235,62 +245,6 @@ async function startDoor(args: { port: number; frontends: number[]; dir: string 
   }
 }
 
-/**
- * Registers namespaces (idempotent) with the platform's search attributes, and answers once every node's
- * frontend knows them: each node learns of a new namespace on its own refresh.
- */
-export async function ensureClusterNamespaces(
-  cluster: Pick<RunningTemporalCluster, 'address' | 'nodes' | 'identityDir'> & { tlsCaFile: string | null },
-  namespaces: string[],
-): Promise<void> {
-  // Registering a namespace and its search attributes is an administrator's: a token of two minutes for it,
-  // which the waits below (a minute at most each) may outlive only when they fail anyway.
-  const apiKey = signServiceToken(loadOrCreateSigningKey(cluster.identityDir), {
-    subject: 'opsflow-setup',
-    permissions: ['temporal-system:admin'],
-    seconds: 120,
-  });
-  const tls = clientTlsOf(cluster.tlsCaFile) ?? false;
-  const connection = await Connection.connect({ address: cluster.address, apiKey, tls });
-  try {
-    for (const namespace of namespaces) {
-      await connection.workflowService
-        .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${RETENTION_DAYS} days`) })
-        .catch((error: { code?: number }) => {
-          // 6: ALREADY_EXISTS, from an earlier start on the same databases.
-          if (error.code !== 6) throw error;
-        });
-      await untilDone(`namespace ${namespace} with its search attributes`, () => ensureSearchAttributes(connection, namespace));
-    }
-  } finally {
-    await connection.close();
-  }
-  for (const node of cluster.nodes) {
-    if (!node.running()) continue;
-    const direct = await Connection.connect({ address: node.frontend, apiKey, tls });
-    try {
-      for (const namespace of namespaces)
-        await untilDone(`${node.name} to know namespace ${namespace}`, () => direct.workflowService.describeNamespace({ namespace }));
-    } finally {
-      await direct.close();
-    }
-  }
-}
-
-/** Tries `work` until it succeeds, for up to 60 s (a namespace reaches every node on the node's next refresh). */
-async function untilDone(what: string, work: () => Promise<unknown>): Promise<void> {
-  const deadline = Date.now() + 60000;
-  for (;;) {
-    try {
-      await work();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`Temporal cluster: waited 60 s for ${what}: ${(error as Error).message}`, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-}
-
 /** A node's port was taken by another process between the pick and the node's bind. */
 class PortTaken extends Error {
   constructor(node: string) {
@@ -326,13 +280,22 @@ export async function startTemporalCluster(args: {
   fresh?: boolean;
   /** The platform's signing key for its service tokens (TEMPORAL_IDENTITY_DIR): its JWKS is what the nodes trust. */
   identityDir: string;
+  /** The administrator's key (TEMPORAL_ADMIN_IDENTITY_DIR); by default a folder inside identityDir. */
+  adminIdentityDir?: string;
+  /** The organisation's identity provider for operators: its JWKS and the one issuer taken from it. */
+  operator?: { jwksUri: string; issuer: string };
   say?: (line: string) => void;
 }): Promise<RunningTemporalCluster> {
   const say = args.say ?? (() => undefined);
   const databases = args.databases ?? { history: 'temporal', visibility: 'temporal_visibility' };
   fs.mkdirSync(args.dir, { recursive: true });
   await setUpTemporalDatabases({ binaries: args.binaries, sql: args.sql, databases, fresh: args.fresh });
-  const signingKey = loadOrCreateSigningKey(args.identityDir);
+  const adminIdentityDir = adminIdentityDirOf(args.identityDir, args.adminIdentityDir);
+  const keys: NodeKeys = {
+    workloadJwksFile: loadOrCreateSigningKey(args.identityDir).jwksFile,
+    adminJwksFile: loadOrCreateSigningKey(adminIdentityDir).jwksFile,
+    operator: args.operator,
+  };
   // TLS always: without it the internal frontend (no token check, for the server's own workers) would take
   // any caller who reaches it.
   const tls = ensureTemporalTls(path.join(args.identityDir, 'tls'));
@@ -360,7 +323,7 @@ export async function startTemporalCluster(args: {
         databases,
         ports: ports[index],
         clusterAddress: door.address,
-        jwksFile: signingKey.jwksFile,
+        keys,
         tlsDir: tls.dir,
         logFile,
       });
@@ -421,10 +384,10 @@ export async function startTemporalCluster(args: {
   };
   try {
     for (const node of nodes) await node.start();
-    await ensureClusterNamespaces({ address: door.address, nodes, identityDir: args.identityDir, tlsCaFile: tls.caFile }, args.namespaces);
+    await ensureClusterNamespaces({ address: door.address, nodes, adminIdentityDir, tlsCaFile: tls.caFile }, args.namespaces);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { address: door.address, nodes, door: doorControl, identityDir: args.identityDir, tlsCaFile: tls.caFile, stop };
+  return { address: door.address, nodes, door: doorControl, identityDir: args.identityDir, adminIdentityDir, tlsCaFile: tls.caFile, stop };
 }

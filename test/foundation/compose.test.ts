@@ -204,16 +204,33 @@ test('Temporal is two nodes of the pinned server behind a door, set up by a sche
   for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
 });
 
-test("Temporal's door is locked in compose: the nodes run the authorizer and claim mapper on the platform's JWKS; every platform process has the identity it signs with; a setup job registers the namespace with an administrator's token", () => {
+test("Temporal's door is locked in compose: the nodes run the authorizer and the platform's claim mapper on its two JWKS; every platform process has the identity it signs with; a setup job registers the namespace with an administrator's token", () => {
   const template = fs.readFileSync(path.join(__dirname, '..', '..', 'temporal-config', 'server.yaml'), 'utf8');
   const authorization = /authorization:\n([\s\S]*?)\n\n/.exec(template)?.[1] ?? '';
   expect(authorization).toMatch(/authorizer: default/);
-  expect(authorization).toMatch(/claimMapper: default/);
-  expect(authorization).toMatch(/keySourceURIs:\s*\n\s*- \{\{ env "TEMPORAL_JWKS_URI" \| quote \}\}/);
-  for (const name of ['temporal-1', 'temporal-2']) expect(services[name].environment?.TEMPORAL_JWKS_URI).toBe('file:///temporal-public/jwks.json');
-  for (const name of ['api', 'worker', 'deploy-worker', 'migrate', 'temporal-setup']) {
+  // Our own server's mapper (temporal-config/server), which refuses to start under any other name: it reads
+  // each class of keys from the node's environment, so the template lists none for the default mapper.
+  expect(authorization).toMatch(/claimMapper: opsflow/);
+  expect(authorization).not.toMatch(/keySourceURIs/);
+  const server = path.join(__dirname, '..', '..', 'temporal-config', 'server');
+  expect(fs.readFileSync(path.join(server, 'main.go'), 'utf8')).toMatch(/claimMapper, err := newOpsflowClaimMapper\(&cfg\.Global\.Authorization, logger\)/);
+  expect(fs.readFileSync(path.join(server, 'claim_mapper.go'), 'utf8')).toMatch(/opsflowClaimMapperName = "opsflow"/);
+  for (const name of ['temporal-1', 'temporal-2'])
+    expect(services[name].environment).toEqual(
+      expect.objectContaining({
+        TEMPORAL_JWKS_URI: 'file:///temporal-public/jwks.json',
+        TEMPORAL_ADMIN_JWKS_URI: 'file:///temporal-public/admin-jwks.json',
+        TEMPORAL_OPERATOR_JWKS_URI: '${TEMPORAL_OPERATOR_JWKS_URI:-}',
+        TEMPORAL_OPERATOR_ISSUER: '${TEMPORAL_OPERATOR_ISSUER:-}',
+      }),
+    );
+  for (const name of ['api', 'worker', 'deploy-worker', 'migrate']) {
     expect(services[name].environment?.TEMPORAL_IDENTITY_DIR).toBe('/identity');
     expect(mounts(name)).toContain('temporal-identity:/identity');
+  }
+  for (const name of ['migrate', 'temporal-setup']) {
+    expect(services[name].environment?.TEMPORAL_ADMIN_IDENTITY_DIR).toBe('/temporal-admin');
+    expect(mounts(name)).toContain('temporal-admin:/temporal-admin');
   }
   expect(services['temporal-setup'].command?.join(' ')).toContain('scripts/temporal-setup.ts');
   for (const name of ['api', 'worker', 'deploy-worker'])
@@ -222,7 +239,7 @@ test("Temporal's door is locked in compose: the nodes run the authorizer and cla
     });
   // The image makes every mount point the migrate job writes, owned by the user it runs as.
   expect(fs.readFileSync(path.join(__dirname, '..', '..', 'Dockerfile'), 'utf8')).toMatch(
-    /mkdir -p [^\n]*\/identity \/temporal-tls \/temporal-public && chown node:node/,
+    /mkdir -p [^\n]*\/identity \/temporal-admin \/temporal-tls \/temporal-public && chown node:node/,
   );
 });
 
@@ -243,7 +260,7 @@ test("Temporal speaks TLS in compose: the nodes serve and authenticate each othe
     Object.keys(services)
       .filter((name) => mounts(name).some((volume) => volume.startsWith('temporal-identity:')))
       .sort(),
-  ).toEqual(['api', 'deploy-worker', 'migrate', 'temporal-setup', 'worker']);
+  ).toEqual(['api', 'deploy-worker', 'migrate', 'worker']);
   for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_TLS_CA_FILE).toBe('/temporal-public/ca.pem');
   expect(services['temporal-ui'].environment).toEqual(
     expect.objectContaining({
@@ -254,4 +271,18 @@ test("Temporal speaks TLS in compose: the nodes serve and authenticate each othe
   );
   expect(mounts('temporal-ui')).toEqual(['temporal-public:/temporal-public:ro']);
   expect(services.migrate.environment).toEqual(expect.objectContaining({ TEMPORAL_TLS_DIR: '/temporal-tls/certs', TEMPORAL_PUBLIC_DIR: '/temporal-public' }));
+});
+
+test("#58, finding 6: the administrator's key is on a volume only the migrate job (which makes it) and the setup job (which signs with it) mount: never the API, the workers, the nodes or the UI", () => {
+  const holders = Object.keys(services)
+    .filter((name) => mounts(name).some((volume) => volume.startsWith('temporal-admin:')))
+    .sort();
+  expect(holders).toEqual(['migrate', 'temporal-setup']);
+  for (const name of ['api', 'worker', 'deploy-worker']) {
+    expect({ name, mounts: mounts(name).filter((volume) => /admin/.test(volume)) }).toEqual({ name, mounts: [] });
+    expect({ name, adminDir: services[name].environment?.TEMPORAL_ADMIN_IDENTITY_DIR }).toEqual({ name, adminDir: undefined });
+  }
+  // The setup job holds the administrator's key and not the workload key; the nodes read only its public half.
+  expect(mounts('temporal-setup').some((volume) => volume.startsWith('temporal-identity:'))).toBe(false);
+  expect((compose as { volumes?: Record<string, unknown> }).volumes).toHaveProperty('temporal-admin');
 });

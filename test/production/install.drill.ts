@@ -172,11 +172,15 @@ test('a log table is archived to the S3 store, each file downloads with its chec
 });
 
 test("the Temporal Web UI lists the runs with an operator's token, and only an ADMIN opens their payloads through the codec", async () => {
+  // Signed where the administrator's key is: a one-shot container of the setup job, the only service
+  // besides the migrate job that mounts it (the API holds only the workload key: #58, finding 6).
   const operatorToken = (
     await stack.compose([
-      'exec',
+      'run',
+      '--rm',
+      '--no-deps',
       '-T',
-      'api',
+      'temporal-setup',
       'node',
       '--require',
       'tsx/cjs',

@@ -235,7 +235,7 @@ export async function composeStack(dir: string, options: { s3Sink?: boolean } = 
       for (const folder of [dir, storeDir]) fs.rmSync(folder, { recursive: true, force: true });
     },
     async removePlatformVolumes() {
-      const volumes = ['pgdata', 'data', 'edge', 'temporal-identity', 'temporal-tls', 'temporal-public'].map((name) => `opsflow_${name}`);
+      const volumes = ['pgdata', 'data', 'edge', 'temporal-identity', 'temporal-admin', 'temporal-tls', 'temporal-public'].map((name) => `opsflow_${name}`);
       await run('docker', ['volume', 'rm', '--force', ...volumes], composeEnv());
     },
     removeDeployedServices: () => removeScopedDockerObjects(new Docker(), DEPLOYED_SCOPE),

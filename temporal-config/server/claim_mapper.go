@@ -1,0 +1,180 @@
+package main
+
+// The claim mapper of the platform's Temporal nodes (docs/decisions/036-own-temporal-server-and-its-keys.md).
+// Temporal's default mapper trusts every key it is given alike, so a key that signs the platform's own
+// tokens could also sign an administrator's. This one keeps three classes of keys apart, each with its own
+// key provider: the administrator's key (its claims as they are), the workload key of the API, the workers
+// and the Web UI (capped: never admin, at most read on the cluster), and the organisation's identity
+// provider for operators (its issuer pinned, its ID tokens refused). The class whose key verifies a token's
+// signature decides; a token no class verifies is refused.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/golang-jwt/jwt/v4"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/server/common/authorization"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/log"
+)
+
+// The name server.yaml gives this mapper: a node whose configuration names another refuses to start.
+const opsflowClaimMapperName = "opsflow"
+
+// Environment variables naming each class's keys.
+const (
+	envWorkloadJWKS   = "TEMPORAL_JWKS_URI"
+	envAdminJWKS      = "TEMPORAL_ADMIN_JWKS_URI"
+	envOperatorJWKS   = "TEMPORAL_OPERATOR_JWKS_URI"
+	envOperatorIssuer = "TEMPORAL_OPERATOR_ISSUER"
+)
+
+// What a workload token may hold at most: on the cluster, read (the Web UI lists namespaces); on a
+// namespace, write (the workers create schedules). Never admin anywhere.
+const (
+	workloadSystemCap    = authorization.RoleReader
+	workloadNamespaceCap = authorization.RoleWriter
+)
+
+// keyClass is one source of keys with its own rule for what its tokens may do.
+type keyClass struct {
+	name   string
+	mapper authorization.ClaimMapper
+	// decide turns the verified token's claims into the claims the authorizer sees, or refuses them.
+	decide func(token string, claims *authorization.Claims) (*authorization.Claims, error)
+}
+
+type opsflowClaimMapper struct {
+	classes []keyClass
+}
+
+var _ authorization.ClaimMapper = (*opsflowClaimMapper)(nil)
+
+// newOpsflowClaimMapper reads each class's keys from the node's environment. The workload and administrator
+// keys are required; the operator's are optional, but never without a pinned issuer.
+func newOpsflowClaimMapper(cfg *config.Authorization, logger log.Logger) (authorization.ClaimMapper, error) {
+	if !strings.EqualFold(cfg.ClaimMapper, opsflowClaimMapperName) {
+		return nil, fmt.Errorf("server.yaml must name claimMapper %q (it names %q): this server maps claims by key class", opsflowClaimMapperName, cfg.ClaimMapper)
+	}
+	workload, admin := os.Getenv(envWorkloadJWKS), os.Getenv(envAdminJWKS)
+	if workload == "" || admin == "" {
+		return nil, fmt.Errorf("%s and %s are both required: the workload key and the administrator's key", envWorkloadJWKS, envAdminJWKS)
+	}
+	if workload == admin {
+		return nil, fmt.Errorf("%s and %s name the same JWKS: the workload key must not mint administrators", envWorkloadJWKS, envAdminJWKS)
+	}
+	classes := []keyClass{
+		{name: "admin", mapper: classMapper(cfg, admin, logger), decide: asGiven},
+		{name: "workload", mapper: classMapper(cfg, workload, logger), decide: capWorkload},
+	}
+	operator, issuer := os.Getenv(envOperatorJWKS), os.Getenv(envOperatorIssuer)
+	if operator != "" {
+		if issuer == "" {
+			return nil, fmt.Errorf("%s is set but %s is not: an operator's token is taken only from the pinned issuer", envOperatorJWKS, envOperatorIssuer)
+		}
+		classes = append(classes, keyClass{name: "operator", mapper: classMapper(cfg, operator, logger), decide: operatorRule(issuer)})
+	}
+	return &opsflowClaimMapper{classes: classes}, nil
+}
+
+// classMapper is Temporal's default mapper over one class's keys: it checks the signature, the expiry and
+// the audience, and reads the permissions claim, as it does for the whole configuration.
+func classMapper(cfg *config.Authorization, uri string, logger log.Logger) authorization.ClaimMapper {
+	own := *cfg
+	own.JWTKeyProvider = config.JWTKeyProvider{KeySourceURIs: []string{uri}, RefreshInterval: cfg.JWTKeyProvider.RefreshInterval}
+	return authorization.NewDefaultJWTClaimMapper(authorization.NewDefaultTokenKeyProvider(&own, logger), &own, logger)
+}
+
+func (m *opsflowClaimMapper) GetClaims(authInfo *authorization.AuthInfo) (*authorization.Claims, error) {
+	if authInfo.AuthToken == "" {
+		// No token: no roles, as the default mapper answers; the authorizer lets only health checks through.
+		return &authorization.Claims{AuthType: "jwt"}, nil
+	}
+	for _, class := range m.classes {
+		claims, err := class.mapper.GetClaims(authInfo)
+		if notThisClass(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return class.decide(bearerToken(authInfo.AuthToken), claims)
+	}
+	return nil, serviceerror.NewPermissionDenied("token signed by no trusted key", "")
+}
+
+// notThisClass: the class holds no key of this token's id, or its key does not verify the signature. Any
+// other failure (expired, wrong audience) is the verifying class's answer, and final.
+func notThisClass(err error) bool {
+	var invalid *jwt.ValidationError
+	if err == nil || !errors.As(err, &invalid) {
+		return false
+	}
+	return invalid.Errors&(jwt.ValidationErrorUnverifiable|jwt.ValidationErrorSignatureInvalid) != 0
+}
+
+func bearerToken(header string) string {
+	if parts := strings.SplitN(header, " ", 2); len(parts) == 2 {
+		return parts[1]
+	}
+	return header
+}
+
+func asGiven(_ string, claims *authorization.Claims) (*authorization.Claims, error) {
+	return claims, nil
+}
+
+// capWorkload keeps what the platform's processes need and drops the rest: a workload key that signs
+// `temporal-system:admin` or `<namespace>:admin` gets neither.
+func capWorkload(_ string, claims *authorization.Claims) (*authorization.Claims, error) {
+	claims.System = capped(claims.System, workloadSystemCap)
+	for namespace, role := range claims.Namespaces {
+		claims.Namespaces[namespace] = capped(role, workloadNamespaceCap)
+	}
+	return claims, nil
+}
+
+// capped lowers a role to at most `most`, in the order the default authorizer compares roles (a role
+// meets a call's need when it is at least the role the call needs): admin becomes `most`, never more.
+func capped(role, most authorization.Role) authorization.Role {
+	if role > most {
+		return most
+	}
+	return role
+}
+
+// operatorRule takes a token of the organisation's provider only from the pinned issuer, and never an ID
+// token: an ID token is meant for the client that signed in, and any client of the provider may hold one.
+func operatorRule(issuer string) func(string, *authorization.Claims) (*authorization.Claims, error) {
+	return func(token string, claims *authorization.Claims) (*authorization.Claims, error) {
+		// The signature is verified already: this reads what it signed.
+		parsed, _, err := jwt.NewParser().ParseUnverified(token, jwt.MapClaims{})
+		if err != nil {
+			return nil, serviceerror.NewPermissionDenied("malformed token", "")
+		}
+		raw, _ := parsed.Claims.(jwt.MapClaims)
+		if iss, _ := raw["iss"].(string); iss != issuer {
+			return nil, serviceerror.NewPermissionDenied("token of another issuer", "")
+		}
+		for _, kind := range []any{parsed.Header["typ"], raw["typ"], raw["token_use"]} {
+			if isIDToken(kind) {
+				return nil, serviceerror.NewPermissionDenied("ID tokens are not taken", "")
+			}
+		}
+		return claims, nil
+	}
+}
+
+// isIDToken: Keycloak's claim typ "ID", Cognito's token_use "id", and the header types some providers give.
+func isIDToken(value any) bool {
+	kind, _ := value.(string)
+	kind = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(kind)), "application/")
+	switch kind {
+	case "id", "id_token", "id-token", "idtoken", "id+jwt", "id_token+jwt":
+		return true
+	}
+	return false
+}
