@@ -35,6 +35,7 @@ import * as revisionRetention from './034-revision-retention';
 import * as contentLocales from './035-content-locales';
 import * as contentReleases from './036-content-releases';
 import * as archivePartEncoder from './037-archive-part-encoder';
+import * as scheduledChangeHeld from './038-scheduled-change-held';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -75,4 +76,5 @@ export const migrations = [
   { name: '035-content-locales', ...contentLocales },
   { name: '036-content-releases', ...contentReleases },
   { name: '037-archive-part-encoder', ...archivePartEncoder },
+  { name: '038-scheduled-change-held', ...scheduledChangeHeld },
 ];

@@ -7,7 +7,8 @@ import { writeJobLog } from '../scheduler-job-log';
 
 export const SCHEDULED_CHANGE_TABLE = 'workflow.scheduled_change';
 
-export type ScheduledChangeStatus = 'SCHEDULED' | 'DONE' | 'CANCELLED' | 'REJECTED';
+/** HELD: a publish that needed approval only at its time: it is an approval request from then on, no longer a schedule. */
+export type ScheduledChangeStatus = 'SCHEDULED' | 'DONE' | 'CANCELLED' | 'REJECTED' | 'HELD';
 
 export interface ScheduledChangeRow {
   run_id: string;

@@ -176,6 +176,10 @@ test('#58, finding 1: a publish scheduled while its site asked for no approval, 
   // Asked again up to two seconds early, as the run wakes early for its change; past its time, still not published.
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(dueAt) + 1000 - Date.now())));
   expect(await page()).toEqual(expect.objectContaining({ status: 'PENDING_APPROVAL' }));
+  // Its schedule is over: from now on an approval request, listed as such and no longer as scheduled.
+  expect(await thisFile.platform.db('workflow.scheduled_change').where({ run_id: scheduled.body.runId }).first()).toEqual(
+    expect.objectContaining({ status: 'HELD' }),
+  );
 
   await decide({ correlationId }, tokens.hamid, 'APPROVED');
   const [outcome] = await arrives('hana', 'held-later: approved and published');

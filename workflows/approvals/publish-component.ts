@@ -58,6 +58,9 @@ const SCHEDULE_LEAD_MS = 2000;
  */
 export const APPROVAL_DECIDED_AT_DUE_TIME = 'approval-decided-at-due-time';
 
+/** Why an activity failed: its own failure's message, not the wrapper's ("Activity task failed"). */
+const reasonOf = (error: unknown) => (error instanceof wf.ActivityFailure && error.cause ? error.cause.message : String(error));
+
 /**
  * Publishes one revision of a component, through approval when its policy asks for one: submit; with no
  * approval required, publish now; otherwise wait for every stage's decision, in order, then call the
@@ -215,7 +218,7 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
         runId,
         status: 'CANCELLED',
         failed: true,
-        message: `publish of ${input.componentType} ${input.resourceId} due ${dueAt} now needs approval, and could not be submitted: ${(error as Error).message}`,
+        message: `publish of ${input.componentType} ${input.resourceId} due ${dueAt} now needs approval, and could not be submitted: ${reasonOf(error)}`,
       });
       throw error;
     }
@@ -238,6 +241,14 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
       if (wf.patched(APPROVAL_DECIDED_AT_DUE_TIME)) {
         submitted = await submitAgainAtItsTime();
         heldAtItsTime = submitted.required;
+      }
+      // Held: from now on an approval request like any other, which a manager decides; the schedule is over.
+      if (heldAtItsTime) {
+        await db.finishSchedule({
+          runId,
+          status: 'HELD',
+          message: `publish of ${input.componentType} ${input.resourceId} due ${dueAt} now needs approval: it waits for it as a publish request`,
+        });
       }
     }
     if (!heldAtItsTime) {
@@ -298,7 +309,7 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
   await callback.deliverCallback({ callbackPath: input.callbackPath, decision: outcome, revision: input.revision, correlationId: submitted.correlationId! });
   await db.closeApproval({ correlationId: submitted.correlationId!, outcome });
   if (notices) await notify('OUTCOME', progress.approvalStage, outcome);
-  if (dueAt) {
+  if (dueAt && !heldAtItsTime) {
     if (outcome === 'APPROVED') await done(`published revision ${input.revision} of`);
     else await db.finishSchedule({ runId, status: 'REJECTED', message: `publish of ${input.componentType} ${input.resourceId} due ${dueAt} was rejected` });
   }

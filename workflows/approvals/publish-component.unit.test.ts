@@ -211,9 +211,33 @@ test.each(['PAGE', 'RELEASE'])(
     expect(result.stage).toBe('PUBLISHED');
     const kinds = calls.filter((call) => call.name.startsWith('notify:')).map((call) => call.name.slice('notify:'.length) as NoticeKind);
     expect(kinds).toEqual(['HELD', 'REQUESTED', 'OUTCOME']);
-    expect(named(calls, 'finishSchedule')[0].args).toMatchObject({ status: 'DONE' });
+    // Held, the schedule is over: from then on an approval request, which no longer blocks a new schedule.
+    expect(named(calls, 'finishSchedule').map((call) => call.args)).toEqual([expect.objectContaining({ status: 'HELD' })]);
   },
 );
+
+test('#58, finding 1: a publish that needs approval at its time but cannot be submitted ends its schedule failed, saying why, and the run fails', async () => {
+  const { activities, calls } = standIns({ stages: [{ name: 'Review', role: 'MANAGER' }], policyEnabledLater: true });
+  const submitOnce = activities.submitForApproval!;
+  let submissions = 0;
+  activities.submitForApproval = async (input) => {
+    if (++submissions === 2) throw ApplicationFailure.nonRetryable('An approval of PAGE p is already open.', 'APPROVAL_PENDING');
+    return submitOnce(input);
+  };
+  const failure = await run(activities, async (taskQueue) => {
+    const dueAt = new Date((await env.currentTimeMs()) + DAY).toISOString();
+    const handle = await startPublish(taskQueue, publishInput({ dueAt }));
+    return handle.result().then(
+      () => null,
+      (error: unknown) => error,
+    );
+  });
+  expect(failure).toBeInstanceOf(WorkflowFailedError);
+  expect(named(calls, 'publishNow')).toEqual([]);
+  expect(named(calls, 'finishSchedule').map((call) => call.args)).toEqual([
+    expect.objectContaining({ status: 'CANCELLED', failed: true, message: expect.stringContaining('An approval of PAGE p is already open.') }),
+  ]);
+});
 
 test('approved early, a scheduled publish still waits for its time; approved after it, it publishes at the approval', async () => {
   const stages: ApprovalStage[] = [{ name: 'Review', role: 'MANAGER' }];
