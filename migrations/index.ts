@@ -36,6 +36,7 @@ import * as contentLocales from './035-content-locales';
 import * as contentReleases from './036-content-releases';
 import * as archivePartEncoder from './037-archive-part-encoder';
 import * as scheduledChangeHeld from './038-scheduled-change-held';
+import * as retiredLinkKeys from './039-retired-link-keys';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -77,4 +78,5 @@ export const migrations = [
   { name: '036-content-releases', ...contentReleases },
   { name: '037-archive-part-encoder', ...archivePartEncoder },
   { name: '038-scheduled-change-held', ...scheduledChangeHeld },
+  { name: '039-retired-link-keys', ...retiredLinkKeys },
 ];

@@ -9,6 +9,7 @@ import { createDb } from '../data/db';
 import { reencryptPasswords } from '../data/messaging/channel-configs';
 import { reencryptCallbackSecrets } from '../data/messaging/status-callbacks';
 import { reencryptStoreSecrets } from '../data/archival/archive-stores';
+import { retirePreviousLinkKeys } from '../data/messaging/retired-link-keys';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -17,8 +18,10 @@ async function main(): Promise<void> {
     const passwords = await reencryptPasswords(db, secretKeysOf(config));
     const callbacks = await reencryptCallbackSecrets(db, secretKeysOf(config));
     const sinkKeys = await reencryptStoreSecrets(db, secretKeysOf(config));
-    const rewritten = passwords.rewritten + callbacks.rewritten + sinkKeys.rewritten;
-    const unreadable = [...passwords.unreadable, ...callbacks.unreadable, ...sinkKeys.unreadable];
+    // The old key's unsubscribe-link keys are kept, so that links in old emails outlive it.
+    const linkKeys = await retirePreviousLinkKeys(db, secretKeysOf(config));
+    const rewritten = passwords.rewritten + callbacks.rewritten + sinkKeys.rewritten + linkKeys.rewritten;
+    const unreadable = [...passwords.unreadable, ...callbacks.unreadable, ...sinkKeys.unreadable, ...linkKeys.unreadable];
     console.log(`Re-encrypted ${rewritten} stored secret(s) under SECRETS_KEY.`);
     if (unreadable.length > 0) {
       // Left as they were: neither key reads them (tampered, or written under a key that is gone). Set them again.

@@ -101,7 +101,8 @@ export async function ensureTemporalServer(say: (line: string) => void = () => u
     await withProgress(
       `building the Temporal server ${PINNED_TEMPORAL_SERVER} with the platform's claim mapper into ${TEMPORAL_SERVER_DIR} (minutes the first time)`,
       say,
-      () => runToEnd('go', ['-C', SERVER_MODULE_DIR, 'build', '-o', partial, '.'], goEnvironment),
+      // -mod=readonly: the modules go.sum names, and no other.
+      () => runToEnd('go', ['-C', SERVER_MODULE_DIR, 'build', '-mod=readonly', '-o', partial, '.'], { ...goEnvironment, GOFLAGS: '' }),
     );
     fs.renameSync(partial, server);
     fs.writeFileSync(stampOf(server), source);

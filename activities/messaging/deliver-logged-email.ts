@@ -13,6 +13,7 @@ import { whenDatabaseIsBack } from '../../data/db-errors';
 import { ChannelInOrder, sendThroughChannels } from '../../adapters/messaging/send-message';
 import { verpAddress } from '../../adapters/messaging/verp';
 import { UnsubscribeGrant, unsubscribeToken } from '../../adapters/messaging/unsubscribe-token';
+import { linkKeysOf } from '../../lib/link-keys';
 import { MessagingActivitiesConfig } from './deps';
 import { integrationLogOf } from '../../data/messaging/integration-log';
 import { awaitTurnOn } from '../../data/messaging/channel-pace';
@@ -45,7 +46,7 @@ export type SendOutcome = { delivered: true; rendered: ReturnType<typeof renderT
 /** RFC 8058's headers: a link that unsubscribes the recipient from the category with one POST, no sign-in. */
 function oneClickUnsubscribe(config: MessagingActivitiesConfig, grant: UnsubscribeGrant): Record<string, string> {
   return {
-    'List-Unsubscribe': `<${config.publicUrl}/u/${unsubscribeToken(grant, secretKeysOf(config))}>`,
+    'List-Unsubscribe': `<${config.publicUrl}/u/${unsubscribeToken(grant, linkKeysOf(config.secretsKey))}>`,
     'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
   };
 }

@@ -1,3 +1,5 @@
+import { withoutLinkSecrets } from '../../lib/link-secrets';
+
 /**
  * Reads the reports a mail system sends back about a message: delivery status notifications (RFC 3464,
  * `multipart/report; report-type=delivery-status`) and complaint reports (ARF, RFC 5965,
@@ -89,7 +91,9 @@ export function readDeliveryReport(raw: Buffer | string): DeliveryReport | null 
     const code = failed?.get('status') ?? '';
     if (!failed || !/^[45]\.\d{1,3}\.\d{1,3}/.test(code)) return null;
     const diagnostic = failed.get('diagnostic-code');
-    return { kind: 'bounce', hard: code.startsWith('5'), detail: `bounced: ${code}${diagnostic ? ` (${diagnostic})` : ''}`.slice(0, 1000), text };
+    // The far side's diagnostic often quotes the envelope sender: its VERP tag must not reach the log row.
+    const detail = withoutLinkSecrets(`bounced: ${code}${diagnostic ? ` (${diagnostic})` : ''}`).slice(0, 1000);
+    return { kind: 'bounce', hard: code.startsWith('5'), detail, text };
   }
   if (reportType === 'feedback-report') {
     const feedback = parts.find((part) => mediaType(part) === 'message/feedback-report');

@@ -31,6 +31,13 @@ test('a DSN: 5.x.x is a hard bounce, 4.x.x a soft one, a delay or a success noth
   expect(readDeliveryReport(dsn('Action: failed\r\nStatus: banana'))).toBeNull();
 });
 
+test("#58, finding 3: a DSN's diagnostic that quotes the envelope sender keeps its log id, not its VERP tag", () => {
+  const report = readDeliveryReport(
+    dsn('Action: failed\r\nStatus: 5.7.1\r\nDiagnostic-Code: smtp; 553 <bounces+12.abcdef0123456789@bounce.example>: sender refused'),
+  );
+  expect(report).toEqual(expect.objectContaining({ detail: 'bounced: 5.7.1 (smtp; 553 <bounces+12.[redacted]@bounce.example>: sender refused)' }));
+});
+
 test('an ARF report is a complaint; a plain message or a hostile MIME tree is no report', () => {
   const arf = [
     'Content-Type: multipart/report; report-type=feedback-report; boundary="A"',

@@ -147,6 +147,8 @@ interface NodeKeys {
   workloadJwksFile: string;
   adminJwksFile: string;
   operator?: { jwksUri: string; issuer: string };
+  /** The namespaces the workload key may write: no other. */
+  workloadNamespaces: string[];
 }
 
 /** Every service in each node; the internal frontend is the server's own way in past the token check. */
@@ -184,6 +186,7 @@ function startNode(args: {
       // Each class of keys the claim mapper keeps apart (temporal-config/server/claim_mapper.go).
       TEMPORAL_JWKS_URI: `file://${args.keys.workloadJwksFile}`,
       TEMPORAL_ADMIN_JWKS_URI: `file://${args.keys.adminJwksFile}`,
+      TEMPORAL_WORKLOAD_NAMESPACES: args.keys.workloadNamespaces.join(','),
       ...(args.keys.operator ? { TEMPORAL_OPERATOR_JWKS_URI: args.keys.operator.jwksUri, TEMPORAL_OPERATOR_ISSUER: args.keys.operator.issuer } : {}),
       ...(args.tlsDir ? { TEMPORAL_TLS_DIR: args.tlsDir } : {}),
       TEMPORAL_HISTORY_PORT: String(ports.history),
@@ -295,6 +298,7 @@ export async function startTemporalCluster(args: {
     workloadJwksFile: loadOrCreateSigningKey(args.identityDir).jwksFile,
     adminJwksFile: loadOrCreateSigningKey(adminIdentityDir).jwksFile,
     operator: args.operator,
+    workloadNamespaces: args.namespaces,
   };
   // TLS always: without it the internal frontend (no token check, for the server's own workers) would take
   // any caller who reaches it.

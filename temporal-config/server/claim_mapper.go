@@ -30,6 +30,8 @@ const (
 	envAdminJWKS      = "TEMPORAL_ADMIN_JWKS_URI"
 	envOperatorJWKS   = "TEMPORAL_OPERATOR_JWKS_URI"
 	envOperatorIssuer = "TEMPORAL_OPERATOR_ISSUER"
+	// The namespaces the platform's processes work in, comma-separated: a workload token opens no other.
+	envWorkloadNamespaces = "TEMPORAL_WORKLOAD_NAMESPACES"
 )
 
 // What a workload token may hold at most: on the cluster, read (the Web UI lists namespaces); on a
@@ -66,15 +68,24 @@ func newOpsflowClaimMapper(cfg *config.Authorization, logger log.Logger) (author
 	if workload == admin {
 		return nil, fmt.Errorf("%s and %s name the same JWKS: the workload key must not mint administrators", envWorkloadJWKS, envAdminJWKS)
 	}
+	operator, issuer := os.Getenv(envOperatorJWKS), os.Getenv(envOperatorIssuer)
+	if operator != "" && issuer == "" {
+		return nil, fmt.Errorf("%s is set but %s is not: an operator's token is taken only from the pinned issuer", envOperatorJWKS, envOperatorIssuer)
+	}
+	namespaces := map[string]bool{}
+	for _, namespace := range strings.Split(os.Getenv(envWorkloadNamespaces), ",") {
+		if namespace = strings.TrimSpace(namespace); namespace != "" {
+			namespaces[namespace] = true
+		}
+	}
+	if len(namespaces) == 0 {
+		return nil, fmt.Errorf("%s is required: the namespaces the workload key may write", envWorkloadNamespaces)
+	}
 	classes := []keyClass{
 		{name: "admin", mapper: classMapper(cfg, admin, logger), decide: asGiven},
-		{name: "workload", mapper: classMapper(cfg, workload, logger), decide: capWorkload},
+		{name: "workload", mapper: classMapper(cfg, workload, logger), decide: capWorkload(namespaces)},
 	}
-	operator, issuer := os.Getenv(envOperatorJWKS), os.Getenv(envOperatorIssuer)
 	if operator != "" {
-		if issuer == "" {
-			return nil, fmt.Errorf("%s is set but %s is not: an operator's token is taken only from the pinned issuer", envOperatorJWKS, envOperatorIssuer)
-		}
 		classes = append(classes, keyClass{name: "operator", mapper: classMapper(cfg, operator, logger), decide: operatorRule(issuer)})
 	}
 	return &opsflowClaimMapper{classes: classes}, nil
@@ -128,13 +139,19 @@ func asGiven(_ string, claims *authorization.Claims) (*authorization.Claims, err
 }
 
 // capWorkload keeps what the platform's processes need and drops the rest: a workload key that signs
-// `temporal-system:admin` or `<namespace>:admin` gets neither.
-func capWorkload(_ string, claims *authorization.Claims) (*authorization.Claims, error) {
-	claims.System = capped(claims.System, workloadSystemCap)
-	for namespace, role := range claims.Namespaces {
-		claims.Namespaces[namespace] = capped(role, workloadNamespaceCap)
+// `temporal-system:admin` or `<namespace>:admin` gets neither, and a namespace not the platform's is dropped.
+func capWorkload(namespaces map[string]bool) func(string, *authorization.Claims) (*authorization.Claims, error) {
+	return func(_ string, claims *authorization.Claims) (*authorization.Claims, error) {
+		claims.System = capped(claims.System, workloadSystemCap)
+		for namespace, role := range claims.Namespaces {
+			if namespaces[namespace] {
+				claims.Namespaces[namespace] = capped(role, workloadNamespaceCap)
+			} else {
+				delete(claims.Namespaces, namespace)
+			}
+		}
+		return claims, nil
 	}
-	return claims, nil
 }
 
 // capped lowers a role to at most `most`, in the order the default authorizer compares roles (a role
@@ -148,6 +165,8 @@ func capped(role, most authorization.Role) authorization.Role {
 
 // operatorRule takes a token of the organisation's provider only from the pinned issuer, and never an ID
 // token: an ID token is meant for the client that signed in, and any client of the provider may hold one.
+// The same rule as the API's for the platform's users (docs/security.md): a header type other than JWT or
+// at+jwt, an ID token's own claims (nonce, at_hash, c_hash), or a type that says ID is refused.
 func operatorRule(issuer string) func(string, *authorization.Claims) (*authorization.Claims, error) {
 	return func(token string, claims *authorization.Claims) (*authorization.Claims, error) {
 		// The signature is verified already: this reads what it signed.
@@ -159,13 +178,29 @@ func operatorRule(issuer string) func(string, *authorization.Claims) (*authoriza
 		if iss, _ := raw["iss"].(string); iss != issuer {
 			return nil, serviceerror.NewPermissionDenied("token of another issuer", "")
 		}
-		for _, kind := range []any{parsed.Header["typ"], raw["typ"], raw["token_use"]} {
-			if isIDToken(kind) {
+		if !accessTokenType(parsed.Header["typ"]) || isIDToken(raw["typ"]) || isIDToken(raw["token_use"]) {
+			return nil, serviceerror.NewPermissionDenied("ID tokens are not taken", "")
+		}
+		for _, claim := range []string{"nonce", "at_hash", "c_hash"} {
+			if _, present := raw[claim]; present {
 				return nil, serviceerror.NewPermissionDenied("ID tokens are not taken", "")
 			}
 		}
 		return claims, nil
 	}
+}
+
+// accessTokenType: no header type, or JWT, or at+jwt (RFC 9068), in any case, with or without application/.
+func accessTokenType(value any) bool {
+	if value == nil {
+		return true
+	}
+	kind, _ := value.(string)
+	switch strings.TrimPrefix(strings.ToLower(strings.TrimSpace(kind)), "application/") {
+	case "jwt", "at+jwt":
+		return true
+	}
+	return false
 }
 
 // isIDToken: Keycloak's claim typ "ID", Cognito's token_use "id", and the header types some providers give.

@@ -188,7 +188,8 @@ test('Temporal is two nodes of the pinned server behind a door, set up by a sche
   const images = Object.values(services).map((service) => service.image ?? '');
   expect(images.filter((image) => image.includes('auto-setup'))).toEqual([]);
   // The release `npm start` and the cluster tests build and run.
-  for (const name of ['temporal-schema', 'temporal-1', 'temporal-2']) expect(services[name].image).toBe(`opsflow/temporal-server:${PINNED_TEMPORAL_SERVER}`);
+  for (const name of ['temporal-schema', 'temporal-1', 'temporal-2'])
+    expect(services[name].image).toBe(`opsflow/temporal-server:${PINNED_TEMPORAL_SERVER}-opsflow1`);
   expect(fs.readFileSync(path.join(__dirname, '..', '..', 'temporal-config', 'image', 'Dockerfile'), 'utf8')).toContain(
     `TEMPORAL_SERVER_VERSION=${PINNED_TEMPORAL_SERVER}`,
   );

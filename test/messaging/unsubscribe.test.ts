@@ -2,6 +2,9 @@ import { createHmac } from 'node:crypto';
 import { platformWithApi } from '../support/platform';
 import { capturedLogger } from '../support/observed';
 import { keyDerivedFrom } from '../../lib/secrets';
+import { linkKeysOf } from '../../lib/link-keys';
+import { unsubscribeToken } from '../../adapters/messaging/unsubscribe-token';
+import { retirePreviousLinkKeys } from '../../data/messaging/retired-link-keys';
 import { call, expectProblem } from '../support/http';
 import { waitUntil } from '../support/wait';
 import { CapturedMail, finalLog, mailTo, publishedTemplate, sentHeader, smtpChannel } from './harness';
@@ -29,9 +32,9 @@ beforeAll(async () => {
 });
 
 /** A token as the platform issued them before #58: the grant in the clear (base64url JSON), with an HMAC. */
-const signedToken = (siteId: string, recipient: string) => {
+const signedToken = (siteId: string, recipient: string, secretsKey = thisFile.platform.config.secretsKey) => {
   const payload = Buffer.from(JSON.stringify([siteId, recipient, 'bulk'])).toString('base64url');
-  const key = keyDerivedFrom(thisFile.platform.config.secretsKey, 'opsflow', 'unsubscribe-link');
+  const key = keyDerivedFrom(secretsKey, 'opsflow', 'unsubscribe-link');
   return `${payload}.${createHmac('sha256', key).update(payload).digest().subarray(0, 16).toString('base64url')}`;
 };
 
@@ -110,6 +113,26 @@ test("#58, finding 3: the link's token is sealed, so it does not carry the addre
   const lines = apiLog.lines.join('\n');
   expect(lines).toContain('"path":"/u/[redacted]"');
   for (const secret of [token, signedToken('site-u', old), token.split('.')[1], signedToken('site-u', old).split('.')[0]]) expect(lines).not.toContain(secret);
+});
+
+test("#58, finding 3: a link outlives a rotation of SECRETS_KEY: once secrets:rotate kept the old key's link keys, links sealed or signed under it work without it", async () => {
+  const oldKey = 'a-secrets-key-rotated-away-long-ago-0001';
+  const sealed = unsubscribeToken({ siteId: 'site-u', address: address('rotated-sealed'), category: 'bulk' }, linkKeysOf(oldKey));
+  const signed = signedToken('site-u', address('rotated-signed'), oldKey);
+  const unsubscribe = (token: string) => fetch(`${thisFile.api.url}/u/${token}`, { method: 'POST', body: 'List-Unsubscribe=One-Click' });
+  // The API runs on today's key alone: before the rotation kept the old key's link keys, its links are refused.
+  expectProblem(await call(thisFile.api.url, 'POST', `/u/${sealed}`), 400, 'UNSUBSCRIBE_LINK_INVALID');
+  const config = thisFile.platform.config;
+  await retirePreviousLinkKeys(thisFile.platform.db, { current: config.secretsKey, previous: oldKey });
+  // Repeating the rotation keeps them once.
+  await retirePreviousLinkKeys(thisFile.platform.db, { current: config.secretsKey, previous: oldKey });
+  expect(await thisFile.platform.db('email.retired_link_key').select('fingerprint')).toHaveLength(1);
+  for (const token of [sealed, signed]) expect((await unsubscribe(token)).status).toBe(200);
+  const left = await thisFile.platform
+    .db('email.unsubscription')
+    .whereIn('address', [address('rotated-sealed'), address('rotated-signed')])
+    .pluck('address');
+  expect(left.sort()).toEqual([address('rotated-sealed'), address('rotated-signed')]);
 });
 
 test('a transactional send carries no unsubscribe header and still reaches an address that unsubscribed; a bulk template does carry it', async () => {

@@ -24,11 +24,11 @@ export interface ComposeStack {
   s3: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string };
   secrets: { jwtSecret: string; internalToken: string; postgresPassword: string };
   /** `docker compose …` for this stack (`input` on its stdin); answers its output, fails with it. */
-  compose(args: string[], options?: { version?: string; input?: Buffer }): Promise<string>;
+  compose(args: string[], options?: ComposeOptions): Promise<string>;
   /** The same, answering its output's bytes (a dump). */
   composeBytes(args: string[]): Promise<Buffer>;
-  /** `docker compose up -d` (at `version` of the platform's image), then waits for /readyz through the edge. */
-  up(options?: { version?: string }): Promise<void>;
+  /** `docker compose up -d` (of `release`'s tree, at `version` of the platform's image), then waits for /readyz through the edge. */
+  up(options?: Omit<ComposeOptions, 'input'>): Promise<void>;
   /** Removes every container, and the volumes too when asked: the stack is gone. */
   down(options?: { volumes?: boolean }): Promise<void>;
   /** Deletes the drill's folders: the `.env`, the keys and any backup. */
@@ -58,7 +58,16 @@ export async function buildImages(stack: ComposeStack, options: { version?: stri
 }
 
 export const DRILL_S3_BUCKET = 'archives';
-const COMPOSE_FILES = [path.join(PROJECT_ROOT, 'docker-compose.yml'), path.join(PROJECT_ROOT, 'test', 'production', 'drill.compose.yml')];
+/** The compose files of a tree: this one, or an older release's (its own, as its operators ran it). */
+const composeFilesOf = (root: string) => [path.join(root, 'docker-compose.yml'), path.join(root, 'test', 'production', 'drill.compose.yml')];
+
+/** Which release a compose command runs: its platform image's version and, for an older one, its own tree. */
+export interface ComposeOptions {
+  version?: string;
+  /** An older release's tree (its compose file and build contexts); unset, this tree's. */
+  release?: string;
+  input?: Buffer;
+}
 
 function secret(bytes = 24): string {
   return randomBytes(bytes).toString('base64url');
@@ -196,14 +205,12 @@ export async function composeStack(dir: string, options: { s3Sink?: boolean } = 
   const envPath = path.join(dir, '.env');
   fs.writeFileSync(envPath, envFile(env), { mode: 0o600 });
   const composeEnv = composeEnvOf(dockerConfig);
-  const composeBytes = (args: string[], options: { version?: string; input?: Buffer } = {}) =>
-    run(
-      'docker',
-      ['compose', '--project-directory', PROJECT_ROOT, ...COMPOSE_FILES.flatMap((file) => ['-f', file]), '--env-file', envPath, ...args],
-      composeEnv(options.version),
-      options.input,
-    );
-  const compose = async (args: string[], options: { version?: string; input?: Buffer } = {}) => (await composeBytes(args, options)).toString();
+  const composeBytes = (args: string[], options: ComposeOptions = {}) => {
+    const root = options.release ?? PROJECT_ROOT;
+    const files = composeFilesOf(root).flatMap((file) => ['-f', file]);
+    return run('docker', ['compose', '--project-directory', root, ...files, '--env-file', envPath, ...args], composeEnv(options.version), options.input);
+  };
+  const compose = async (args: string[], options: ComposeOptions = {}) => (await composeBytes(args, options)).toString();
   return {
     dir,
     baseUrl,

@@ -18,19 +18,21 @@ import { addPeople, approve, askToPublish, batchDone, deployHello, mailCountByRe
  * and the requests that failed during the upgrade are counted and printed.
  */
 /**
- * The first commit of this work whose image runs under compose. The one it began at (0620df9) cannot: its
- * edge refused the API's compose name as an address, and its OUTBOUND_ALLOW refused `s3` (both found by the
- * install drill, mended in f12f3e4 and 72b695c).
+ * The release before this work (the last that landed): its own compose file and images, as its operators
+ * run them. Its Temporal nodes run the default claim mapper, one signing key for everything; this tree's run
+ * our own, with the administrator's key apart (#58, findings 5 and 6).
  */
-const UPGRADE_FROM = process.env.OPSFLOW_UPGRADE_FROM ?? 'b8bafc0';
+const UPGRADE_FROM = process.env.OPSFLOW_UPGRADE_FROM ?? 'd664534';
 const SITE = 'drill-site';
 const RECIPIENTS = 2000;
 const ARCHIVED_ROWS = 800000;
 let stack: ComposeStack;
 let tokens: Tokens;
+/** Where the old release's tree is unpacked. */
+const release = () => path.join(stack.dir, 'release');
 
-/** The old release's image, built from its own tree and Dockerfile. */
-function buildRelease(commit: string, into: string): void {
+/** The old release's tree, and its images built by its own compose file (the platform's, its Temporal server's). */
+async function buildRelease(commit: string, into: string): Promise<void> {
   try {
     execFileSync('git', ['-C', PROJECT_ROOT, 'cat-file', '-e', `${commit}^{commit}`], { stdio: 'ignore' });
   } catch {
@@ -38,21 +40,18 @@ function buildRelease(commit: string, into: string): void {
   }
   fs.mkdirSync(into, { recursive: true });
   execFileSync('bash', ['-c', `git -C "$0" archive "$1" | tar -x -C "$2"`, PROJECT_ROOT, commit, into]);
-  execFileSync('docker', ['build', '--quiet', '--tag', `opsflow/opsflow:${commit}`, into], {
-    env: { ...process.env, DOCKER_BUILDKIT: '0' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  await stack.compose(['build'], { version: commit, release: into });
 }
 
 beforeAll(async () => {
   stack = await composeStack(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-upgrade-drill-')), { s3Sink: false });
   await buildImages(stack);
   const started = Date.now();
-  buildRelease(UPGRADE_FROM, path.join(stack.dir, 'release'));
-  console.log(`upgrade drill: the image of ${UPGRADE_FROM} built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  await buildRelease(UPGRADE_FROM, release());
+  console.log(`upgrade drill: the images of ${UPGRADE_FROM} built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   await stack.removeDeployedServices();
   await stack.down({ volumes: true });
-  await stack.up({ version: UPGRADE_FROM });
+  await stack.up({ version: UPGRADE_FROM, release: release() });
   tokens = await signIn(stack, SITE);
 }, 2400000);
 

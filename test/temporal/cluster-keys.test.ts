@@ -75,6 +75,15 @@ const DENIED = /^code 7: .*(unauthorized|denied)/i;
 const describe_ = (connection: Connection) => connection.workflowService.describeNamespace({ namespace: NAMESPACE });
 const updateNamespace = (connection: Connection) =>
   connection.workflowService.updateNamespace({ namespace: NAMESPACE, updateInfo: { description: `updated ${randomUUID()}` } });
+/** Starts a run no worker will take: a write to the namespace. */
+const startRun = (namespace: string) => (connection: Connection) =>
+  connection.workflowService.startWorkflowExecution({
+    namespace,
+    workflowId: `keys-${randomUUID()}`,
+    workflowType: { name: 'nothing' },
+    taskQueue: { name: 'nobody' },
+    requestId: randomUUID(),
+  });
 const registerNamespace = (namespace: string) => (connection: Connection) =>
   connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
 
@@ -89,6 +98,10 @@ test("#58, finding 5: the operators' provider is taken from its pinned issuer on
     keycloakIdToken: providerToken(provider, {}, { ...access, typ: 'ID' }),
     cognitoIdToken: providerToken(provider, {}, { ...access, typ: undefined, token_use: 'id' }),
     idTokenHeader: providerToken(provider, { typ: 'id_token+jwt' }, { ...access, typ: undefined }),
+    // ID tokens most providers mark only by their own claims: a nonce, or the hash of an access token or code.
+    withNonce: providerToken(provider, {}, { ...access, typ: undefined, nonce: 'n-0S6_WzA2Mj' }),
+    withAccessTokenHash: providerToken(provider, {}, { ...access, typ: undefined, at_hash: 'HK6E_P6Dh8Y93mRNtsDB1Q' }),
+    withCodeHash: providerToken(provider, {}, { ...access, typ: undefined, c_hash: 'LDktKdoQak3Pk0cnXxCltA' }),
   };
   const outcomes: Record<string, string> = {};
   for (const [name, token] of Object.entries(refused)) outcomes[name] = await outcome(token, describe_);
@@ -136,10 +149,15 @@ test("#58, finding 6: the workload key (the API's and the workers') mints no adm
   });
   // What the platform's processes need still holds: their namespace read and written, the cluster read (the Web UI).
   expect(await outcome(stolen, describe_)).toBe('allowed');
+  expect(await outcome(stolen, startRun(NAMESPACE))).toBe('allowed');
   const webUi = signServiceToken(workload, { subject: 'opsflow-web-ui', permissions: ['temporal-system:read'] });
   expect(await outcome(webUi, (connection) => connection.workflowService.listNamespaces({}))).toBe('allowed');
   // The administrator's key: the same calls are taken.
   const setup = signServiceToken(admin, { subject: 'opsflow-setup', permissions: everything, seconds: 120 });
   expect(await outcome(setup, updateNamespace)).toBe('allowed');
-  expect(await outcome(setup, registerNamespace(`setup-${randomUUID()}`))).toBe('allowed');
+  const other = `setup-${randomUUID()}`;
+  expect(await outcome(setup, registerNamespace(other))).toBe('allowed');
+  // A namespace that is not the platform's is not the workload key's to write, whatever its token says.
+  const elsewhere = signServiceToken(workload, { subject: 'mallory', permissions: [`${other}:write`] });
+  expect(await outcome(elsewhere, startRun(other))).toEqual(expect.stringMatching(DENIED));
 });

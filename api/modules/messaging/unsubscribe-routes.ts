@@ -5,6 +5,8 @@ import { PlatformError } from '../../../lib/errors';
 import { secretKeysOf } from '../../../lib/secrets';
 import { unsubscribeAddress } from '../../../data/messaging/suppressions';
 import { readUnsubscribeToken } from '../../../adapters/messaging/unsubscribe-token';
+import { linkKeysOf } from '../../../lib/link-keys';
+import { retiredLinkKeys } from '../../../data/messaging/retired-link-keys';
 
 // The longest token: a 128-character site id and a 254-character address, signed (about 560 characters).
 const TokenParams = Type.Object({ token: Type.String({ minLength: 10, maxLength: 640, pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' }) });
@@ -23,8 +25,11 @@ const CONFIRM_PAGE = `<!doctype html>
  * or turned into another address's. Served outside /api/, at the platform's public address.
  */
 export function unsubscribeRoutes({ db, config }: AppDeps): AnyRoute[] {
-  const grantOf = (token: string) => {
-    const grant = readUnsubscribeToken(token, secretKeysOf(config));
+  const keys = secretKeysOf(config);
+  const todays = [config.secretsKey, config.secretsKeyPrevious].flatMap((key) => (key ? [linkKeysOf(key)] : []));
+  /** Today's keys first; the keys of SECRETS_KEYs rotated away only for a link none of those made. */
+  const grantOf = async (token: string) => {
+    const grant = readUnsubscribeToken(token, todays) ?? readUnsubscribeToken(token, await retiredLinkKeys(db, keys));
     if (!grant) throw new PlatformError('UNSUBSCRIBE_LINK_INVALID', 'This unsubscribe link is not one the platform made.');
     return grant;
   };
@@ -39,7 +44,7 @@ export function unsubscribeRoutes({ db, config }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'unsubscribed', schema: Type.Object({ unsubscribed: Type.Literal(true), category: Type.String() }) } },
       errors: ['UNSUBSCRIBE_LINK_INVALID'],
       handler: async (ctx, { params }) => {
-        const grant = grantOf(params.token);
+        const grant = await grantOf(params.token);
         await unsubscribeAddress(db, grant);
         ctx.body = { unsubscribed: true, category: grant.category };
       },
@@ -54,7 +59,7 @@ export function unsubscribeRoutes({ db, config }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the page', contentType: 'text/html' } },
       errors: ['UNSUBSCRIBE_LINK_INVALID'],
       handler: async (ctx, { params }) => {
-        grantOf(params.token);
+        await grantOf(params.token);
         ctx.type = 'text/html; charset=utf-8';
         ctx.body = CONFIRM_PAGE;
       },
