@@ -142,6 +142,8 @@ export interface EdgeService {
   instances: EdgeInstance[];
   /** A rollout's new version beside them, on a cluster of its own (checked on its own health path), and its share of requests in percent (0 to 100). */
   canary?: { instances: EdgeInstance[]; weight: number; healthPath: string };
+  /** The hostnames it answers on besides its path (domain/service-domains.ts). */
+  domains?: string[];
 }
 
 /**

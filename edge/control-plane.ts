@@ -1,6 +1,7 @@
 import { Config } from '../lib/config';
 import { Logger } from '../lib/logger';
 import { EdgeInstance, EdgeService, RESERVED_SLUGS } from '../domain/deploy';
+import { platformHostnames } from '../domain/service-domains';
 import { lingeringUntil, writeEdgeBootstrap, writeEdgeConfig } from './files';
 import { EdgePlan } from './envoy-config';
 
@@ -54,7 +55,7 @@ const RESYNC_MS = 10000;
  */
 export function startEdgeControlPlane(args: {
   registry: EdgeRegistry;
-  config: Pick<Config, 'jwtSecret' | 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience'>;
+  config: Pick<Config, 'jwtSecret' | 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience' | 'publicUrl'>;
   logger: Logger;
   edge: EdgeSettings;
 }) {
@@ -69,6 +70,7 @@ export function startEdgeControlPlane(args: {
     api: edge.api,
     reservedSlugs: RESERVED_SLUGS,
     services: await args.registry.services(),
+    platformHostnames: platformHostnames(config.publicUrl),
     jwt: { hs256Secret: config.jwtSecret, jwks },
     connectTimeoutMs: edge.connectTimeoutMs,
     idleTimeoutMs: edge.idleTimeoutMs,

@@ -31,6 +31,8 @@ export interface EdgePlan {
   api: EdgeInstance;
   reservedSlugs: readonly string[];
   services: EdgeService[];
+  /** The platform's own hostnames: never a service's, whatever the registry says. */
+  platformHostnames?: readonly string[];
   jwt: EdgeJwt;
   connectTimeoutMs: number;
   /** How long a connection to an instance may sit idle; there is no total timeout, so answers may stream. */
@@ -254,11 +256,12 @@ export function edgeRoutes(plan: EdgePlan) {
   // Any request may be tried again on another instance when nothing of it was sent; a request without a
   // body (GET, HEAD, OPTIONS) also when its connection was reset before the answer, as a kept-alive
   // connection the instance closed a moment ago is. A request with a body is never sent twice.
-  const toService = (service: EdgeService, match: Record<string, unknown>, how: { bodyless: boolean }) => ({
+  // By path, the service's prefix is cut and named in X-Forwarded-Prefix; by hostname, the path is the service's own.
+  const toService = (service: EdgeService, match: Record<string, unknown>, how: { bodyless: boolean }, byHost = false) => ({
     match: kindMatch(match, how),
     route: {
       ...clusterChoice(service),
-      prefix_rewrite: '/',
+      ...(byHost ? {} : { prefix_rewrite: '/' }),
       timeout: '0s',
       idle_timeout: duration(plan.idleTimeoutMs),
       retry_policy: {
@@ -273,7 +276,7 @@ export function edgeRoutes(plan: EdgePlan) {
         host_selection_retry_max_attempts: 3,
       },
     },
-    request_headers_to_add: [setHeader('x-forwarded-prefix', `/api/${service.slug}`)],
+    request_headers_to_add: byHost ? [] : [setHeader('x-forwarded-prefix', `/api/${service.slug}`)],
     // The caller gets the request id the service was given, as from the platform's own routes.
     response_headers_to_add: [setHeader('x-request-id', '%REQ(X-REQUEST-ID)%')],
     typed_per_filter_config: USER_ROUTE,
@@ -300,9 +303,23 @@ export function edgeRoutes(plan: EdgePlan) {
     ),
     ...toApi({ prefix: '/' }),
   ];
-  return {
-    resources: [{ '@type': type('envoy.config.route.v3.RouteConfiguration'), name: ROUTES, virtual_hosts: [{ name: 'all', domains: ['*'], routes }] }],
-  };
+  // A service's own hostnames: every path to it, as on its slug's path. The platform's own names stay the API's.
+  const ownNames = new Set(plan.platformHostnames ?? []);
+  const byHostname = plan.services.flatMap((service) => {
+    const hostnames = (service.domains ?? []).filter((hostname) => !ownNames.has(hostname));
+    if (hostnames.length === 0) return [];
+    const everyPath = { prefix: '/' };
+    return [
+      {
+        name: `service:${service.slug}`,
+        // Envoy matches the Host header as sent, port included: `name:*` takes any port.
+        domains: hostnames.flatMap((hostname) => [hostname, `${hostname}:*`]),
+        routes: service.instances.length > 0 ? SERVICE_ROUTE_KINDS.map((how) => toService(service, everyPath, how, true)) : [unavailable(everyPath, service)],
+      },
+    ];
+  });
+  const virtualHosts = [...byHostname, { name: 'all', domains: ['*'], routes }];
+  return { resources: [{ '@type': type('envoy.config.route.v3.RouteConfiguration'), name: ROUTES, virtual_hosts: virtualHosts }] };
 }
 
 /** Replies Envoy makes itself, as problem+json: no healthy instance (503), a token refused at the edge (401). */

@@ -59,6 +59,8 @@ export const ErrorCatalogue = {
   NO_PREVIOUS_VERSION: entry(409, 'No previous version'),
   NO_ROLLOUT_IN_PROGRESS: entry(409, 'No rollout in progress'),
   LIMITS_NOT_APPLIED: entry(409, 'The engine refused the limits'),
+  DOMAIN_INVALID: entry(400, 'Invalid domain'),
+  DOMAIN_TAKEN: entry(409, 'Domain taken'),
   // Deploy run failures (workers; the types of their ApplicationFailures)
   DEPLOY_FAILED: entry(500, 'Deploy failed'),
   INSTANCE_UNHEALTHY: entry(500, 'Instance unhealthy'),

@@ -37,6 +37,7 @@ import * as contentReleases from './036-content-releases';
 import * as archivePartEncoder from './037-archive-part-encoder';
 import * as scheduledChangeHeld from './038-scheduled-change-held';
 import * as retiredLinkKeys from './039-retired-link-keys';
+import * as serviceDomains from './040-service-domains';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -79,4 +80,5 @@ export const migrations = [
   { name: '037-archive-part-encoder', ...archivePartEncoder },
   { name: '038-scheduled-change-held', ...scheduledChangeHeld },
   { name: '039-retired-link-keys', ...retiredLinkKeys },
+  { name: '040-service-domains', ...serviceDomains },
 ];

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Knex } from 'knex';
 import { edgeServices } from './registry';
+import { domainsByService } from './domains';
 
 /**
  * Calls `changed` whenever the service registry changes (the `opsflow_registry` notification of migration
@@ -43,7 +44,10 @@ export function onRegistryChanges(databaseUrl: string, changed: () => void, onEr
 /** The registry as the edge's control plane reads it (edge/control-plane.ts): its services, and word of each change. */
 export function registryForEdge(db: Knex, databaseUrl: string) {
   return {
-    services: () => edgeServices(db),
+    services: async () => {
+      const [services, domains] = await Promise.all([edgeServices(db), domainsByService(db)]);
+      return services.map((service) => ({ ...service, domains: domains.get(service.name) ?? [] }));
+    },
     onChanges: (changed: () => void, interrupted: (error: unknown) => void) => onRegistryChanges(databaseUrl, changed, interrupted),
   };
 }

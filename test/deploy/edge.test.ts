@@ -392,3 +392,49 @@ test('an answer that streams for 10 s is not cut: there is no total timeout', as
   const text = await answer.text();
   expect(text.trim().split('\n')).toEqual(Array.from({ length: 10 }, (_, i) => `chunk ${i + 1}`));
 }, 30000);
+
+/** A GET with the Host header a browser would send for `hostname` (node:http: fetch keeps its own Host). */
+const getAs = (hostname: string, urlPath: string, token?: string) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const headers = { host: `${hostname}:${plan.listen.port}`, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+    http
+      .get({ host: '127.0.0.1', port: plan.listen.port, path: urlPath, headers }, (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
+  });
+
+test("#64: a service's hostname takes every path to it, as sent, beside its slug's path, under the same token rule; the platform's own hostname stays the API's", async () => {
+  const token = await sign({ sub: 'u' });
+  writeEdgeConfig({
+    ...plan,
+    platformHostnames: ['ops.example.test'],
+    services: [{ ...service(['one', 'two']), domains: ['shop.example.test', 'ops.example.test'] }],
+  });
+  await waitUntil(
+    'the hostname routed',
+    async () => {
+      const answer = await getAs('Shop.Example.test', '/cart/7?x=1', token);
+      return answer.status === 200 && /"instance":"(one|two)"/.test(answer.body) ? true : null;
+    },
+    5000,
+  );
+  // Asked again once routed: the tries before the new routes were read reached the API.
+  received.length = 0;
+  const answered = await getAs('Shop.Example.test', '/cart/7?x=1', token);
+  expect(JSON.parse(answered.body)).toEqual({ instance: expect.stringMatching(/^(one|two)$/), url: '/cart/7?x=1' });
+  expect(received).toHaveLength(1);
+  const [request] = received;
+  expect(request.headers['x-forwarded-prefix']).toBeUndefined();
+  expect(request.headers['x-user-id']).toBe('u');
+  // As on its path: no token, no answer from the service.
+  expect((await getAs('shop.example.test', '/cart/7')).status).toBe(401);
+  // The platform's own name goes to the API even where the registry gives it to a service; so does any other name.
+  for (const hostname of ['ops.example.test', 'other.example.test'])
+    expect(JSON.parse((await getAs(hostname, '/cart/7')).body)).toEqual({ instance: 'api', url: '/cart/7' });
+  // The slug's path still works.
+  expect((await fetch(`${base}/api/hello/ping`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+  writeEdgeConfig(plan);
+});

@@ -4,6 +4,7 @@ import { deployRoutes } from './deploy-routes';
 import { docsRoutes } from './docs-routes';
 import { rolloutRoutes } from './rollout-routes';
 import { limitsRoutes } from './limits-routes';
+import { domainRoutes } from './domain-routes';
 import { notifyRoutes } from './notify-routes';
 import { serviceRoutes } from './service-routes';
 
@@ -12,5 +13,13 @@ export const deployModule = (deps: AppDeps) =>
   apiModule(
     'deploy',
     ['/api/infra', '/api/docs'],
-    [...deployRoutes(deps), ...serviceRoutes(deps), ...rolloutRoutes(deps), ...limitsRoutes(deps), ...notifyRoutes(deps), ...docsRoutes(deps)],
+    [
+      ...deployRoutes(deps),
+      ...serviceRoutes(deps),
+      ...rolloutRoutes(deps),
+      ...limitsRoutes(deps),
+      ...domainRoutes(deps),
+      ...notifyRoutes(deps),
+      ...docsRoutes(deps),
+    ],
   );

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/pagination';
 import { SiteId } from '../../http/common-schemas';
 import { LIMIT_BOUNDS, MAX_INSTANCES, MAX_NOTIFY_EMAILS, MAX_ROLLOUT_STEPS, SERVICE_NAME_PATTERN } from '../../../domain/deploy';
+import { MAX_DOMAINS_PER_SERVICE } from '../../../domain/service-domains';
 
 const ServiceName = Type.String({ pattern: SERVICE_NAME_PATTERN });
 const Group = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$' });
@@ -103,6 +104,25 @@ export const JarFactsSchema = Type.Object({
 
 export const DeploymentParams = Type.Object({ deploymentId: Type.String({ format: 'uuid' }) });
 export const ServiceParams = Type.Object({ name: ServiceName });
+
+/** The whole list of a service's hostnames; each is checked by domain/service-domains.ts (400 DOMAIN_INVALID). */
+export const DomainsBody = Type.Object(
+  { domains: Type.Array(Type.String({ maxLength: 254 }), { maxItems: MAX_DOMAINS_PER_SERVICE }) },
+  { additionalProperties: false },
+);
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+export const DomainsAnswer = Type.Object({
+  service: Type.String(),
+  domains: Type.Array(
+    Type.Object({
+      hostname: Type.String(),
+      /** PENDING until a certificate is issued; FAILED with the ACME server's problem. */
+      state: Type.Union([Type.Literal('PENDING'), Type.Literal('ISSUED'), Type.Literal('FAILED')]),
+      notAfter: Nullable(Type.String({ format: 'date-time' })),
+      problem: Nullable(Type.String()),
+    }),
+  ),
+});
 
 /** Any number is accepted here, so that out-of-range counts answer INVALID_INSTANCES, as the contract says. */
 export const ScaleBody = Type.Object({ instances: Type.Number() }, { additionalProperties: false });
