@@ -287,6 +287,8 @@ export async function startTemporalCluster(args: {
   adminIdentityDir?: string;
   /** The organisation's identity provider for operators: its JWKS and the one issuer taken from it. */
   operator?: { jwksUri: string; issuer: string };
+  /** The namespaces the workload key may write (`prefix*` for all that begin so); by default `namespaces`. */
+  workloadNamespaces?: string[];
   say?: (line: string) => void;
 }): Promise<RunningTemporalCluster> {
   const say = args.say ?? (() => undefined);
@@ -298,7 +300,7 @@ export async function startTemporalCluster(args: {
     workloadJwksFile: loadOrCreateSigningKey(args.identityDir).jwksFile,
     adminJwksFile: loadOrCreateSigningKey(adminIdentityDir).jwksFile,
     operator: args.operator,
-    workloadNamespaces: args.namespaces,
+    workloadNamespaces: args.workloadNamespaces ?? args.namespaces,
   };
   // TLS always: without it the internal frontend (no token check, for the server's own workers) would take
   // any caller who reaches it.

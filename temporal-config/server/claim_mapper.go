@@ -31,6 +31,7 @@ const (
 	envOperatorJWKS   = "TEMPORAL_OPERATOR_JWKS_URI"
 	envOperatorIssuer = "TEMPORAL_OPERATOR_ISSUER"
 	// The namespaces the platform's processes work in, comma-separated: a workload token opens no other.
+	// An entry ending in * takes every namespace it begins (a test platform's, named per test file).
 	envWorkloadNamespaces = "TEMPORAL_WORKLOAD_NAMESPACES"
 )
 
@@ -72,10 +73,10 @@ func newOpsflowClaimMapper(cfg *config.Authorization, logger log.Logger) (author
 	if operator != "" && issuer == "" {
 		return nil, fmt.Errorf("%s is set but %s is not: an operator's token is taken only from the pinned issuer", envOperatorJWKS, envOperatorIssuer)
 	}
-	namespaces := map[string]bool{}
+	var namespaces []string
 	for _, namespace := range strings.Split(os.Getenv(envWorkloadNamespaces), ",") {
 		if namespace = strings.TrimSpace(namespace); namespace != "" {
-			namespaces[namespace] = true
+			namespaces = append(namespaces, namespace)
 		}
 	}
 	if len(namespaces) == 0 {
@@ -140,11 +141,11 @@ func asGiven(_ string, claims *authorization.Claims) (*authorization.Claims, err
 
 // capWorkload keeps what the platform's processes need and drops the rest: a workload key that signs
 // `temporal-system:admin` or `<namespace>:admin` gets neither, and a namespace not the platform's is dropped.
-func capWorkload(namespaces map[string]bool) func(string, *authorization.Claims) (*authorization.Claims, error) {
+func capWorkload(namespaces []string) func(string, *authorization.Claims) (*authorization.Claims, error) {
 	return func(_ string, claims *authorization.Claims) (*authorization.Claims, error) {
 		claims.System = capped(claims.System, workloadSystemCap)
 		for namespace, role := range claims.Namespaces {
-			if namespaces[namespace] {
+			if workloadMay(namespaces, namespace) {
 				claims.Namespaces[namespace] = capped(role, workloadNamespaceCap)
 			} else {
 				delete(claims.Namespaces, namespace)
@@ -152,6 +153,16 @@ func capWorkload(namespaces map[string]bool) func(string, *authorization.Claims)
 		}
 		return claims, nil
 	}
+}
+
+// workloadMay: the namespace is one of the list, or begins with an entry ending in *.
+func workloadMay(namespaces []string, namespace string) bool {
+	for _, allowed := range namespaces {
+		if allowed == namespace || (strings.HasSuffix(allowed, "*") && strings.HasPrefix(namespace, strings.TrimSuffix(allowed, "*"))) {
+			return true
+		}
+	}
+	return false
 }
 
 // capped lowers a role to at most `most`, in the order the default authorizer compares roles (a role

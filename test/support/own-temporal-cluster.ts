@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ensureTemporalServer } from '../../scripts/temporal-server';
 import { ensureClusterNamespaces, RunningTemporalCluster, startTemporalCluster } from '../../scripts/platform/temporal-cluster';
 import { attachPlatform, sharedPostgresAdminUrl, TestPlatform } from './platform';
+import { SLOT_NAMESPACE_PREFIX } from './slots';
 
 export interface OwnTemporalCluster {
   cluster: RunningTemporalCluster;
@@ -31,6 +32,8 @@ export async function startOwnTemporalCluster(name: string): Promise<OwnTemporal
     databases,
     fresh: true,
     namespaces: [],
+    // The test platform's namespace is its slot's, known once it is attached below.
+    workloadNamespaces: [`${SLOT_NAMESPACE_PREFIX}*`],
     dir,
     identityDir: path.join(dir, 'identity'),
   });

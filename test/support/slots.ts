@@ -17,7 +17,9 @@ export interface TestPlatformInfo {
   swarm: { registry: string; door: string } | { error: string };
 }
 
-export const slotNamespace = (slot: number) => `test-${String(slot).padStart(2, '0')}`;
+/** Every test file's namespace begins so. */
+export const SLOT_NAMESPACE_PREFIX = 'test-';
+export const slotNamespace = (slot: number) => `${SLOT_NAMESPACE_PREFIX}${String(slot).padStart(2, '0')}`;
 export const slotDatabase = (slot: number) => `opsflow_t${String(slot).padStart(2, '0')}`;
 
 export { freePort };
