@@ -307,6 +307,8 @@ export async function registerDeployRequest(
     /** Limits asked for with this deploy, any of them; the rest are the service's (or `defaultLimits`). */
     limits?: Partial<ServiceLimits>;
     defaultLimits?: ServiceLimits;
+    /** Runs in the transaction once the service's row is there (its hostnames). */
+    afterRegister?: (trx: Knex.Transaction, serviceId: string) => Promise<void>;
     beforeCommit?: () => Promise<void>;
   },
 ): Promise<RegisteredDeploy> {
@@ -331,22 +333,26 @@ export async function registerDeployRequest(
       const asked = Object.fromEntries(Object.entries(args.limits ?? {}).filter(([, value]) => value !== undefined));
       const base = existing?.limits ?? args.defaultLimits;
       const settings: DeploySettings = Object.keys(asked).length > 0 && base ? { ...args.settings, limits: { ...base, ...asked } } : args.settings;
+      let serviceId = existing?.id;
       if (firstDeploy) {
-        await trx<ServiceRow>(SERVICE_TABLE).insert({
-          name,
-          slug: args.slug,
-          kind: args.kind,
-          dynamic: true,
-          group: args.settings.group,
-          image,
-          port: args.settings.port,
-          host_port: args.settings.hostPort,
-          env: jsonb(trx, args.settings.env),
-          description: args.settings.description,
-          desired_instances: 1,
-          status: 'DEPLOYING',
-          health_path: args.settings.healthPath,
-        });
+        [{ id: serviceId }] = await trx<ServiceRow>(SERVICE_TABLE).insert(
+          {
+            name,
+            slug: args.slug,
+            kind: args.kind,
+            dynamic: true,
+            group: args.settings.group,
+            image,
+            port: args.settings.port,
+            host_port: args.settings.hostPort,
+            env: jsonb(trx, args.settings.env),
+            description: args.settings.description,
+            desired_instances: 1,
+            status: 'DEPLOYING',
+            health_path: args.settings.healthPath,
+          },
+          'id',
+        );
       }
       await trx<DeploymentRow>(DEPLOYMENT_TABLE).insert({
         id: args.deploymentId,
@@ -366,6 +372,7 @@ export async function registerDeployRequest(
         requested_by: args.requestedBy,
         rollout: args.rollout ? jsonb(trx, args.rollout) : null,
       });
+      await args.afterRegister?.(trx, serviceId!);
       await args.beforeCommit?.();
       return { firstDeploy, image };
     });

@@ -96,3 +96,17 @@ test('only an ADMIN reads or sets them; an unknown service is 404, a core module
   const core = await thisFile.platform.db('infra.service').where({ dynamic: false }).first();
   if (core) expectProblem(await setDomains(core.name, ['core.example.test']), 409, 'SERVICE_NOT_DYNAMIC');
 });
+
+test("a deploy may carry hostnames: they are the new service's own; one another service holds refuses the whole deploy, which registers nothing", async () => {
+  await setDomains('shop-one', ['shop.example.test']);
+  const deploy = (name: string, domains: string[]) =>
+    call(thisFile.api.url, 'POST', '/api/infra/deploy', { token: admin, body: { name, image: 'nginx:1', port: 80, domains } });
+  expectProblem(await deploy('shop-three', ['three.example.test', 'shop.example.test']), 409, 'DOMAIN_TAKEN');
+  expectProblem(await deploy('shop-three', ['three_bad.example.test']), 400, 'DOMAIN_INVALID');
+  expect(await thisFile.platform.db('infra.service').where({ name: 'shop-three' })).toEqual([]);
+  expect(await thisFile.platform.db('infra.service_domain').where({ hostname: 'three.example.test' })).toEqual([]);
+
+  const accepted = await deploy('shop-three', ['Three.example.test']);
+  expect(accepted.status).toBe(202);
+  expect((await domainsOf('shop-three')).body.domains).toEqual([{ hostname: 'three.example.test', state: 'PENDING', notAfter: null, problem: null }]);
+});

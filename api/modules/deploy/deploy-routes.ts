@@ -18,6 +18,7 @@ import {
   RolloutBody,
 } from './schemas';
 import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
+import { checkedHostnames } from './hostnames';
 
 const SPRING_BOOT_DEFAULT_PORT = 8080;
 
@@ -121,6 +122,8 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
             warnings: [],
             rollout: rolloutFromField(body.rollout),
             limits: limitsFromFields(body),
+            // A blank field, as a form sends an empty one, leaves the hostnames as they are.
+            domains: body.domains ? checkedHostnames(body.domains.split(','), config.publicUrl) : undefined,
           });
         } finally {
           await removeUploads(ctx);
@@ -198,6 +201,7 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
           warnings: hostPort === null ? [] : [hostPortWarning(config.deployHostBind, hostPort)],
           rollout: body.rollout ?? null,
           limits: { memoryMb: body.memoryMb, cpus: body.cpus, pids: body.pids },
+          domains: body.domains === undefined ? undefined : checkedHostnames(body.domains, config.publicUrl),
         });
       },
     }),

@@ -1,8 +1,7 @@
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { badRequest, conflict } from '../../../lib/errors';
 import { domainsOf, DomainRow, setDomainsOf } from '../../../data/deploy/domains';
-import { hostnameProblem, normalHostname, platformHostnames } from '../../../domain/service-domains';
+import { checkedHostnames } from './hostnames';
 import { serviceGuards } from './service-guards';
 import { DomainsAnswer, DomainsBody, ServiceParams } from './schemas';
 
@@ -20,19 +19,6 @@ const present = (service: string, rows: DomainRow[]) => ({
 export function domainRoutes(deps: AppDeps): AnyRoute[] {
   const { db, config } = deps;
   const { dynamicService } = serviceGuards(deps);
-  const ownNames = platformHostnames(config.publicUrl);
-  /** The asked names in normal form, once each; 400 for a malformed one, 409 for one of the platform's. */
-  const checked = (asked: string[]): string[] => {
-    const hostnames = [...new Set(asked.map(normalHostname))];
-    const issues = hostnames.flatMap((hostname, index) => {
-      const problem = hostnameProblem(hostname);
-      return problem ? [{ path: `/domains/${index}`, message: `${hostname}: ${problem}` }] : [];
-    });
-    if (issues.length > 0) throw badRequest('DOMAIN_INVALID', 'A hostname is not one a service may answer on.', issues);
-    const taken = hostnames.filter((hostname) => ownNames.includes(hostname));
-    if (taken.length > 0) throw conflict('DOMAIN_TAKEN', `The platform answers on ${taken.join(', ')} itself.`);
-    return hostnames;
-  };
   return [
     defineRoute({
       method: 'get',
@@ -60,7 +46,7 @@ export function domainRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DOMAIN_INVALID', 'DOMAIN_TAKEN'],
       handler: async (ctx, { params, body }) => {
         const service = await dynamicService(params.name);
-        ctx.body = present(service.name, await setDomainsOf(db, service.id, checked(body.domains)));
+        ctx.body = present(service.name, await setDomainsOf(db, service.id, checkedHostnames(body.domains, config.publicUrl)));
       },
     }),
   ];

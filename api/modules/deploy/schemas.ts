@@ -14,6 +14,9 @@ const ImageRef = Type.String({ maxLength: 255, pattern: '^[a-z0-9]+([._/:-][a-z0
 const PortNumber = Type.Integer({ minimum: 1, maximum: 65535 });
 const blankOr = (schema: ReturnType<typeof Type.String>) => Type.Union([Type.Literal(''), schema]);
 
+/** A service's hostnames; each is checked by domain/service-domains.ts (400 DOMAIN_INVALID). */
+const DomainList = Type.Array(Type.String({ maxLength: 254 }), { maxItems: MAX_DOMAINS_PER_SERVICE });
+
 /** Limits per instance (spec: deployment, third wave), each optional: what is left out stays as it was. */
 const limitFields = {
   memoryMb: Type.Optional(Type.Integer({ minimum: LIMIT_BOUNDS.memoryMb.min, maximum: LIMIT_BOUNDS.memoryMb.max })),
@@ -70,6 +73,8 @@ export const JarDeployFields = Type.Object(
     memoryMb: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$' })),
     cpus: Type.Optional(Type.String({ pattern: '^[0-9]{1,2}(\\.[0-9]{1,3})?$' })),
     pids: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$' })),
+    /** The service's hostnames from this deploy on, comma-separated (the whole list); left out, they stay. */
+    domains: Type.Optional(Type.String({ maxLength: 5200 })),
   },
   { additionalProperties: false, patternProperties: { [`^ENV_${EnvName.slice(1)}`]: EnvValue } },
 );
@@ -86,6 +91,8 @@ export const ImageDeployBody = Type.Object(
     healthPath: Type.Optional(HealthPath),
     redeploy: Type.Optional(Type.Boolean()),
     rollout: Type.Optional(RolloutBody),
+    /** The service's hostnames from this deploy on (the whole list); left out, they stay as they are. */
+    domains: Type.Optional(DomainList),
     ...limitFields,
   },
   { additionalProperties: false },
@@ -105,11 +112,8 @@ export const JarFactsSchema = Type.Object({
 export const DeploymentParams = Type.Object({ deploymentId: Type.String({ format: 'uuid' }) });
 export const ServiceParams = Type.Object({ name: ServiceName });
 
-/** The whole list of a service's hostnames; each is checked by domain/service-domains.ts (400 DOMAIN_INVALID). */
-export const DomainsBody = Type.Object(
-  { domains: Type.Array(Type.String({ maxLength: 254 }), { maxItems: MAX_DOMAINS_PER_SERVICE }) },
-  { additionalProperties: false },
-);
+/** The whole list of a service's hostnames. */
+export const DomainsBody = Type.Object({ domains: DomainList }, { additionalProperties: false });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 export const DomainsAnswer = Type.Object({
   service: Type.String(),

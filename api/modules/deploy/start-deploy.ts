@@ -3,6 +3,7 @@ import { Static } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { badRequest, conflict, ErrorCode, unavailable } from '../../../lib/errors';
 import { discardUploadedJar, keepUploadedJar } from '../../../data/deploy/jar-uploads';
+import { setDomainsOf } from '../../../data/deploy/domains';
 import { DeploySettings, dropDeployRequest, recordDeploymentRun, RegisteredDeploy, registerDeployRequest } from '../../../data/deploy/registry';
 import { startWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
@@ -30,6 +31,8 @@ export interface DeployRequest {
   limits?: Partial<ServiceLimits>;
   /** A canary rollout (a redeploy only); no maxP99Ms: latency is not judged. */
   rollout?: (Omit<RolloutPlan, 'maxP99Ms'> & { maxP99Ms?: number | null }) | null;
+  /** The service's hostnames from this deploy on, checked (api/modules/deploy/hostnames.ts); unset, they stay. */
+  domains?: string[];
 }
 
 /**
@@ -47,6 +50,8 @@ export const START_DEPLOY_ERRORS: ErrorCode[] = [
   'SERVICE_NOT_DYNAMIC',
   'DEPLOYMENT_IN_PROGRESS',
   'TEMPORAL_UNAVAILABLE',
+  'DOMAIN_INVALID',
+  'DOMAIN_TAKEN',
 ];
 
 export async function startDeploy(deps: AppDeps, request: DeployRequest): Promise<Static<typeof DeployAcceptedSchema>> {
@@ -83,6 +88,8 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
       rollout: request.rollout ? { ...request.rollout, maxP99Ms: request.rollout.maxP99Ms ?? null } : null,
       limits: request.limits,
       defaultLimits: { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit },
+      // Its hostnames in the same transaction: one another service holds refuses the whole deploy.
+      afterRegister: request.domains ? (trx, serviceId) => setDomainsOf(trx, serviceId, request.domains!).then(() => undefined) : undefined,
       // The JAR moves into place inside the transaction: a refused deploy keeps none.
       beforeCommit: request.jarFile ? () => keepUploadedJar({ dataDir: config.dataDir, deploymentId, from: request.jarFile! }) : undefined,
     });
