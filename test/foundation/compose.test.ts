@@ -221,6 +221,8 @@ test("Temporal's door is locked in compose: the nodes run the authorizer and the
       expect.objectContaining({
         TEMPORAL_JWKS_URI: 'file:///temporal-public/jwks.json',
         TEMPORAL_ADMIN_JWKS_URI: 'file:///temporal-public/admin-jwks.json',
+        // The workload key writes the platform's namespace alone.
+        TEMPORAL_WORKLOAD_NAMESPACES: services.api.environment?.TEMPORAL_NAMESPACE,
         TEMPORAL_OPERATOR_JWKS_URI: '${TEMPORAL_OPERATOR_JWKS_URI:-}',
         TEMPORAL_OPERATOR_ISSUER: '${TEMPORAL_OPERATOR_ISSUER:-}',
       }),
