@@ -7,7 +7,7 @@
  */
 import { loadConfig } from '../lib/config';
 import { adminIdentityDirOf } from '../temporal-config/service-identity';
-import { ensureClusterNamespaces } from './platform/temporal-cluster';
+import { ensureClusterNamespaces } from './platform/temporal-namespaces';
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -14,9 +14,6 @@ import { freePort, writtenFromNow } from './children';
 
 const execFileAsync = promisify(execFile);
 
-// Where it was before it had a file of its own: callers import it from here.
-export { ensureClusterNamespaces } from './temporal-namespaces';
-
 /** The server's configuration: one template for every node, here and in docker-compose.yml. */
 export const SERVER_CONFIG_TEMPLATE = path.join(PROJECT_ROOT, 'temporal-config', 'server.yaml');
 export const DOOR_CONFIG = path.join(PROJECT_ROOT, 'temporal-config', 'door.yaml');

@@ -201,14 +201,16 @@ func operatorRule(issuer string) func(string, *authorization.Claims) (*authoriza
 	}
 }
 
-// accessTokenType: no header type, or JWT, or at+jwt (RFC 9068), in any case, with or without application/.
-func accessTokenType(value any) bool {
-	if value == nil {
-		return true
-	}
+// tokenKind: a type claim or header as one word, in lower case, without application/.
+func tokenKind(value any) string {
 	kind, _ := value.(string)
-	switch strings.TrimPrefix(strings.ToLower(strings.TrimSpace(kind)), "application/") {
-	case "jwt", "at+jwt":
+	return strings.TrimPrefix(strings.ToLower(strings.TrimSpace(kind)), "application/")
+}
+
+// accessTokenType: no header type, or JWT, or at+jwt (RFC 9068).
+func accessTokenType(value any) bool {
+	switch kind := tokenKind(value); {
+	case value == nil, kind == "jwt", kind == "at+jwt":
 		return true
 	}
 	return false
@@ -216,9 +218,7 @@ func accessTokenType(value any) bool {
 
 // isIDToken: Keycloak's claim typ "ID", Cognito's token_use "id", and the header types some providers give.
 func isIDToken(value any) bool {
-	kind, _ := value.(string)
-	kind = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(kind)), "application/")
-	switch kind {
+	switch tokenKind(value) {
 	case "id", "id_token", "id-token", "idtoken", "id+jwt", "id_token+jwt":
 		return true
 	}

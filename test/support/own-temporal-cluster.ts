@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureTemporalServer } from '../../scripts/temporal-server';
-import { ensureClusterNamespaces, RunningTemporalCluster, startTemporalCluster } from '../../scripts/platform/temporal-cluster';
+import { RunningTemporalCluster, startTemporalCluster } from '../../scripts/platform/temporal-cluster';
+import { ensureClusterNamespaces } from '../../scripts/platform/temporal-namespaces';
 import { attachPlatform, sharedPostgresAdminUrl, TestPlatform } from './platform';
 import { SLOT_NAMESPACE_PREFIX } from './slots';
 

@@ -26,7 +26,7 @@ const CONFIRM_PAGE = `<!doctype html>
  */
 export function unsubscribeRoutes({ db, config }: AppDeps): AnyRoute[] {
   const keys = secretKeysOf(config);
-  const todays = [config.secretsKey, config.secretsKeyPrevious].flatMap((key) => (key ? [linkKeysOf(key)] : []));
+  const todays = [keys.current, keys.previous].flatMap((key) => (key ? [linkKeysOf(key)] : []));
   /** Today's keys first; the keys of SECRETS_KEYs rotated away only for a link none of those made. */
   const grantOf = async (token: string) => {
     const grant = readUnsubscribeToken(token, todays) ?? readUnsubscribeToken(token, await retiredLinkKeys(db, keys));
