@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { ConfigError, loadConfig } from '../lib/config';
+import { secretKeysOf } from '../lib/secrets';
 import { createLogger } from '../lib/logger';
 import { createDb } from '../data/db';
 import { createDocker } from '../adapters/docker';
@@ -37,7 +38,12 @@ async function main(): Promise<void> {
   const stores = platformStorage({ config, db });
   const app = createApp({ config, db, temporal, docker, storage: stores.storage, archives: stores.archives, logger });
   const edge = config.edgeDir
-    ? startEdgeControlPlane({ registry: registryForEdge(db, config.databaseUrl), config, logger, edge: edgeSettingsOf(config, config.edgeDir) })
+    ? startEdgeControlPlane({
+        registry: registryForEdge(db, config.databaseUrl, secretKeysOf(config)),
+        config,
+        logger,
+        edge: edgeSettingsOf(config, config.edgeDir),
+      })
     : null;
   if (edge) await edge.ready;
   const bounces = await startBounceIntake({ db, config, logger });

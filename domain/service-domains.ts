@@ -1,3 +1,5 @@
+import { check, firstProblem, Problem } from './workflow-input';
+
 /**
  * The hostnames a deployed service answers on at the edge, beside its path (`/api/{slug}/…`). The rules
  * here are the API's and the edge's: a name is a DNS name in its ASCII form, held by one service at most,
@@ -32,3 +34,16 @@ export function hostnameProblem(hostname: string): string | null {
 export function platformHostnames(publicUrl: string): string[] {
   return [...new Set([normalHostname(new URL(publicUrl).hostname), ...ALWAYS_THE_PLATFORMS])];
 }
+
+/** Why a certificate run's input is refused, or null: a hostname a certificate may name, and whether it renews. */
+export const certificateInputProblem = (input: unknown): Problem =>
+  firstProblem(input, (given) => [
+    typeof given.hostname === 'string' && hostnameProblem(given.hostname) === null && normalHostname(given.hostname) === given.hostname
+      ? null
+      : 'hostname is not a hostname in its normal form',
+    check.boolean('renewal', given.renewal),
+  ]);
+
+/** Why a renewal sweep's input is refused, or null. */
+export const renewalInputProblem = (input: unknown): Problem =>
+  firstProblem(input, (given) => [check.integer('retryAfterSeconds', given.retryAfterSeconds, 1, 7 * 86400)]);

@@ -1,5 +1,5 @@
 import { VersionCounters } from '../domain/deploy';
-import { canaryClusterOf, clusterOf } from './envoy-config';
+import { canaryClusterOf, clusterOf } from './xds';
 
 /** How the running edge holds one host of a service: routed (it takes requests) or not yet (its first check pending, failed or ejected). */
 export type EdgeHosts = Map<string, 'ROUTED' | 'NOT_ROUTED'>;

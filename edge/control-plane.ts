@@ -1,14 +1,17 @@
 import { Config } from '../lib/config';
 import { Logger } from '../lib/logger';
 import { EdgeInstance, EdgeService, RESERVED_SLUGS } from '../domain/deploy';
+import { EdgeCertificate } from './xds';
 import { platformHostnames } from '../domain/service-domains';
 import { lingeringUntil, writeEdgeBootstrap, writeEdgeConfig } from './files';
-import { EdgePlan } from './envoy-config';
+import { EdgePlan } from './xds';
 
 /** What the control plane reads the edge's services from: the service registry, and word of its changes. */
 export interface EdgeRegistry {
   /** Every deployed service with its instances, as the registry holds them now. */
   services(): Promise<EdgeService[]>;
+  /** Every certificate the edge is to serve, with its key. */
+  certificates(): Promise<EdgeCertificate[]>;
   /** Calls `changed` on every change of the registry, whoever made it; `interrupted` when the word stops (it listens again). */
   onChanges(changed: () => void, interrupted: (error: unknown) => void): { close(): Promise<void> };
 }
@@ -18,6 +21,8 @@ export interface EdgeSettings {
   dir: string;
   /** Where Envoy listens: the platform's front door. */
   listen: EdgeInstance;
+  /** Where Envoy serves HTTPS, once it holds a certificate. */
+  tlsListen: EdgeInstance;
   /** Where this API listens, behind Envoy. */
   api: EdgeInstance;
   /** Envoy's admin, for its bootstrap (an Envoy in a container of its own starts on the bootstrap written here). */
@@ -28,7 +33,7 @@ export interface EdgeSettings {
 
 /** The edge as the configuration says: Envoy on the front door (API_HOST:API_PORT), the API at EDGE_API_ADDRESS behind it. */
 export function edgeSettingsOf(
-  config: Pick<Config, 'apiHost' | 'apiPort' | 'edgeApiAddress' | 'edgeAdminUrl' | 'edgeConnectTimeoutMs' | 'edgeIdleTimeoutSeconds'>,
+  config: Pick<Config, 'apiHost' | 'apiPort' | 'edgeTlsPort' | 'edgeApiAddress' | 'edgeAdminUrl' | 'edgeConnectTimeoutMs' | 'edgeIdleTimeoutSeconds'>,
   dir: string,
 ): EdgeSettings {
   const admin = config.edgeAdminUrl ? new URL(config.edgeAdminUrl) : null;
@@ -36,6 +41,7 @@ export function edgeSettingsOf(
     dir,
     admin: admin ? { host: admin.hostname, port: Number(admin.port || 80) } : undefined,
     listen: { host: config.apiHost, port: config.apiPort },
+    tlsListen: { host: config.apiHost, port: config.edgeTlsPort },
     api: config.edgeApiAddress,
     connectTimeoutMs: config.edgeConnectTimeoutMs,
     idleTimeoutMs: config.edgeIdleTimeoutSeconds * 1000,
@@ -66,6 +72,7 @@ export function startEdgeControlPlane(args: {
       : undefined;
   const planOf = async (): Promise<EdgePlan> => ({
     dir: edge.dir,
+    tls: { listen: edge.tlsListen, certificates: await args.registry.certificates() },
     listen: edge.listen,
     api: edge.api,
     reservedSlugs: RESERVED_SLUGS,

@@ -1,79 +1,43 @@
 import { isIP } from 'node:net';
 import { ErrorCatalogue, ErrorCode } from '../lib/errors';
-import { EdgeInstance, EdgeService } from '../domain/deploy';
 import { edgeAccessLogs } from './access-log';
-
-export type { EdgeInstance, EdgeService };
+import { tlsListener } from './tls';
+import {
+  add,
+  address,
+  API_CLUSTER,
+  base64url,
+  canaryClusterOf,
+  clusterOf,
+  duration,
+  EdgeInstance,
+  EdgeJwt,
+  EdgePlan,
+  EdgeService,
+  problem,
+  ROUTES,
+  TLS_ROUTES,
+  type,
+  watchedFile,
+} from './xds';
 
 /**
- * The edge's configuration: what the control plane (the Koa API) writes for Envoy, the data plane, from the
- * service registry. Envoy reads it as file-based xDS (listeners, routes, clusters, and each cluster's
- * endpoints in a file of its own), so a change of instances is a new endpoints file, not a new listener.
- * Pure: these functions build objects; `files.ts` writes them.
+ * The edge's listeners, clusters, endpoints and bootstrap (its routes are `routes.ts`, its TLS `tls.ts`):
+ * what the control plane (the Koa API) writes for Envoy, the data plane, from the service registry. Envoy
+ * reads them as file-based xDS, each cluster's endpoints in a file of their own, so a change of instances is
+ * a new endpoints file, not a new listener. Pure: these functions build objects; `files.ts` writes them.
  */
 
-export interface EdgeJwt {
-  /** HS256 user tokens signed with this secret. */
-  hs256Secret: string;
-  /**
-   * RS256/ES256 tokens of an identity provider: its JWKS, issuer and audience, and the CA bundle its key
-   * server's certificate must chain to (the system's, or JWT_JWKS_CA_FILE). With a provider, only its
-   * tokens pass the edge.
-   */
-  jwks?: { url: string; issuer: string; audience: string; caFile: string };
-}
-
-export interface EdgePlan {
-  /** Where the xDS files are: Envoy watches this folder. */
-  dir: string;
-  listen: EdgeInstance;
-  /** The Koa API on its internal port: every reserved slug, and everything outside `/api/`. */
-  api: EdgeInstance;
-  reservedSlugs: readonly string[];
-  services: EdgeService[];
-  /** The platform's own hostnames: never a service's, whatever the registry says. */
-  platformHostnames?: readonly string[];
-  jwt: EdgeJwt;
-  connectTimeoutMs: number;
-  /** How long a connection to an instance may sit idle; there is no total timeout, so answers may stream. */
-  idleTimeoutMs: number;
-}
-
-const API_CLUSTER = 'opsflow_api';
 /** Below Node's own keep-alive timeout (5 s), which the API keeps. */
 const API_IDLE_CLOSE_MS = 3000;
-const ROUTES = 'opsflow_routes';
 const LISTENER = 'opsflow_edge';
-export const clusterOf = (service: string) => `service_${service}`;
-/** A rollout's new version: a cluster of its own, so Envoy counts its answers apart (names hold no `_`: no clash). */
-export const canaryClusterOf = (service: string) => `canary_${service}`;
-
-const duration = (ms: number) => `${(ms / 1000).toFixed(3)}s`;
-const type = (name: string) => `type.googleapis.com/${name}`;
-const address = (at: EdgeInstance) => ({ socket_address: { address: at.host, port_value: at.port } });
-const base64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
-
-/** A file of `dir` as an xDS source; a file renamed into place there is read again. */
-const watchedFile = (dir: string, file: string) => ({
-  resource_api_version: 'V3',
-  path_config_source: { path: `${dir}/${file}`, watched_directory: { path: dir } },
-});
-
-/** The problem+json body of a reply Envoy makes itself: the catalogue's, as the API would answer it. */
-function problem(code: ErrorCode, detail: string) {
-  const { status, title } = ErrorCatalogue[code];
-  return { type: `https://opsflow.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`, title, status, detail, code };
-}
-
-const setHeader = (key: string, value: string) => ({ header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' });
-const add = (key: string, value: string) => ({ append: setHeader(key, value) });
 
 /**
  * Before anything else on a service's route: every `X-User-*`, `Forwarded`, `X-Forwarded-*` and `X-Real-IP`
  * a client sent is removed, and where the request came from is stated as the edge sees the connection.
  * (Then jwt_authn sets `X-User-*` from the verified token.)
  */
-const IDENTITY_HEADERS = {
+const identityHeaders = (scheme: 'http' | 'https') => ({
   name: 'envoy.filters.http.header_mutation',
   typed_config: {
     '@type': type('envoy.extensions.filters.http.header_mutation.v3.HeaderMutation'),
@@ -85,13 +49,13 @@ const IDENTITY_HEADERS = {
         { remove: 'x-real-ip' },
         add('x-forwarded-for', '%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%'),
         add('x-real-ip', '%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%'),
-        add('x-forwarded-proto', 'http'),
+        add('x-forwarded-proto', scheme),
         add('x-forwarded-host', '%REQ(:AUTHORITY)%'),
-        add('forwarded', 'for=%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%;proto=http;host="%REQ(:AUTHORITY)%"'),
+        add('forwarded', `for=%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%;proto=${scheme};host="%REQ(:AUTHORITY)%"`),
       ],
     },
   },
-};
+});
 
 /**
  * After jwt_authn, on a service's route: sets the caller's `X-User-*` headers from the verified token's
@@ -193,135 +157,6 @@ function keyServerTls(host: string, caFile: string) {
   };
 }
 
-/** What the edge's filters do on a route: nothing (the API verifies its own callers), or require a user. */
-const PLATFORM_ROUTE = {
-  'envoy.filters.http.header_mutation': { '@type': type('envoy.config.route.v3.FilterConfig'), disabled: true },
-  'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), disabled: true },
-  'envoy.filters.http.lua': { '@type': type('envoy.extensions.filters.http.lua.v3.LuaPerRoute'), disabled: true },
-};
-const USER_ROUTE = {
-  'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), requirement_name: 'user' },
-};
-
-/** Requests sent without a body: safe to send again. */
-const BODYLESS_METHOD = { name: ':method', string_match: { safe_regex: { regex: '^(GET|HEAD|OPTIONS)$' } } };
-/** Each service path has a route for requests without a body (retried on a reset), then one for the rest. */
-const SERVICE_ROUTE_KINDS = [{ bodyless: true }, { bodyless: false }];
-/** A route kind's match: the one for requests without a body also matches their method. */
-const kindMatch = <Match extends Record<string, unknown>>(match: Match, how: { bodyless: boolean }) =>
-  how.bodyless ? { ...match, headers: [BODYLESS_METHOD] } : match;
-/** When a request is tried again: when nothing of it was sent; one without a body also when reset before its answer. */
-const retryPolicy = (how: { bodyless: boolean }) => ({
-  retry_on: how.bodyless ? 'connect-failure,refused-stream,reset' : 'connect-failure,refused-stream,reset-before-request',
-  num_retries: 2,
-});
-
-/** A route the edge answers itself, with a problem of the catalogue. */
-const problemRoute = (match: Record<string, unknown>, code: ErrorCode, detail: string, filters: Record<string, unknown>) => ({
-  match,
-  direct_response: { status: ErrorCatalogue[code].status, body: { inline_string: JSON.stringify(problem(code, detail)) } },
-  response_headers_to_add: [setHeader('content-type', 'application/problem+json')],
-  typed_per_filter_config: filters,
-});
-
-/**
- * Where a service's requests go: its cluster; in a rollout, the canary's share to the canary's cluster (all
- * of them at 100), by Envoy's weighted clusters. A canary with no share yet, or no instance, takes none.
- */
-function clusterChoice(service: EdgeService): Record<string, unknown> {
-  const canary = service.canary;
-  if (!canary || canary.instances.length === 0 || canary.weight === 0) return { cluster: clusterOf(service.name) };
-  if (canary.weight >= 100) return { cluster: canaryClusterOf(service.name) };
-  return {
-    weighted_clusters: {
-      clusters: [
-        { name: clusterOf(service.name), weight: 100 - canary.weight },
-        { name: canaryClusterOf(service.name), weight: canary.weight },
-      ],
-    },
-  };
-}
-
-/** The routes: the platform's reserved slugs and everything outside `/api/` to the API, each service's slug to its cluster. */
-export function edgeRoutes(plan: EdgePlan) {
-  // To the API, as to a service: a request without a body is tried again when its connection was reset before
-  // the answer (a kept-alive connection the API closed a moment before, at its keep-alive timeout); any other
-  // only when nothing of it was sent.
-  const toApi = (match: Record<string, string>) =>
-    SERVICE_ROUTE_KINDS.map((how) => ({
-      match: kindMatch(match, how),
-      route: { cluster: API_CLUSTER, timeout: '0s', retry_policy: retryPolicy(how) },
-      typed_per_filter_config: PLATFORM_ROUTE,
-    }));
-  // Any request may be tried again on another instance when nothing of it was sent; a request without a
-  // body (GET, HEAD, OPTIONS) also when its connection was reset before the answer, as a kept-alive
-  // connection the instance closed a moment ago is. A request with a body is never sent twice.
-  // By path, the service's prefix is cut and named in X-Forwarded-Prefix; by hostname, the path is the service's own.
-  const toService = (service: EdgeService, match: Record<string, unknown>, how: { bodyless: boolean }, byHost = false) => ({
-    match: kindMatch(match, how),
-    route: {
-      ...clusterChoice(service),
-      ...(byHost ? {} : { prefix_rewrite: '/' }),
-      timeout: '0s',
-      idle_timeout: duration(plan.idleTimeoutMs),
-      retry_policy: {
-        ...retryPolicy(how),
-        // Each try on an instance not tried yet: an instance that just failed is often one that is going away.
-        retry_host_predicate: [
-          {
-            name: 'envoy.retry_host_predicates.previous_hosts',
-            typed_config: { '@type': type('envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate') },
-          },
-        ],
-        host_selection_retry_max_attempts: 3,
-      },
-    },
-    request_headers_to_add: byHost ? [] : [setHeader('x-forwarded-prefix', `/api/${service.slug}`)],
-    // The caller gets the request id the service was given, as from the platform's own routes.
-    response_headers_to_add: [setHeader('x-request-id', '%REQ(X-REQUEST-ID)%')],
-    typed_per_filter_config: USER_ROUTE,
-  });
-  // A service with no registered instance has no cluster yet: its first instance arrives with its cluster,
-  // which Envoy health-checks before using, so it is routable at once (a host added to an empty cluster
-  // would wait for its first check, a second later).
-  const unavailable = (match: Record<string, unknown>, service: EdgeService) =>
-    problemRoute(match, 'SERVICE_UNAVAILABLE', `${service.name} has no healthy instance.`, USER_ROUTE);
-  const routes = [
-    ...plan.reservedSlugs.flatMap((slug) => [...toApi({ path: `/api/${slug}` }), ...toApi({ prefix: `/api/${slug}/` })]),
-    ...plan.services.flatMap((service): Array<Record<string, unknown>> =>
-      ([{ path: `/api/${service.slug}` }, { prefix: `/api/${service.slug}/` }] as Array<Record<string, unknown>>).flatMap(
-        (match): Array<Record<string, unknown>> =>
-          service.instances.length > 0 ? SERVICE_ROUTE_KINDS.map((how) => toService(service, match, how)) : [unavailable(match, service)],
-      ),
-    ),
-    // A slug-shaped path no service holds; anything else under /api/ (`/api/openapi.json`) is the API's.
-    problemRoute(
-      { safe_regex: { regex: '^/api/[a-z0-9][a-z0-9-]*(/.*)?$' } },
-      'NOT_FOUND',
-      'No platform route or deployed service has this path.',
-      PLATFORM_ROUTE,
-    ),
-    ...toApi({ prefix: '/' }),
-  ];
-  // A service's own hostnames: every path to it, as on its slug's path. The platform's own names stay the API's.
-  const ownNames = new Set(plan.platformHostnames ?? []);
-  const byHostname = plan.services.flatMap((service) => {
-    const hostnames = (service.domains ?? []).filter((hostname) => !ownNames.has(hostname));
-    if (hostnames.length === 0) return [];
-    const everyPath = { prefix: '/' };
-    return [
-      {
-        name: `service:${service.slug}`,
-        // Envoy matches the Host header as sent, port included: `name:*` takes any port.
-        domains: hostnames.flatMap((hostname) => [hostname, `${hostname}:*`]),
-        routes: service.instances.length > 0 ? SERVICE_ROUTE_KINDS.map((how) => toService(service, everyPath, how, true)) : [unavailable(everyPath, service)],
-      },
-    ];
-  });
-  const virtualHosts = [...byHostname, { name: 'all', domains: ['*'], routes }];
-  return { resources: [{ '@type': type('envoy.config.route.v3.RouteConfiguration'), name: ROUTES, virtual_hosts: virtualHosts }] };
-}
-
 /** Replies Envoy makes itself, as problem+json: no healthy instance (503), a token refused at the edge (401). */
 function localReplies() {
   const mapper = (code: ErrorCode, detail: string, filter: Record<string, unknown>) => ({
@@ -349,10 +184,11 @@ function localReplies() {
   };
 }
 
-export function edgeListeners(plan: EdgePlan) {
-  const manager = {
+/** The HTTP connection manager of a listener: plain HTTP's, or HTTPS's (its own routes, and `https` told onward). */
+function connectionManager(plan: EdgePlan, scheme: 'http' | 'https') {
+  return {
     '@type': type('envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager'),
-    stat_prefix: 'edge',
+    stat_prefix: scheme === 'http' ? 'edge' : 'edge_tls',
     generate_request_id: true,
     // A client's own request id is kept, so its logs and the platform's can be joined on it.
     preserve_external_request_id: true,
@@ -361,12 +197,15 @@ export function edgeListeners(plan: EdgePlan) {
     // A client's X_User_Id must not reach anyone as X-User-Id.
     common_http_protocol_options: { headers_with_underscores_action: 'DROP_HEADER' },
     upgrade_configs: [{ upgrade_type: 'websocket' }],
-    rds: { route_config_name: ROUTES, config_source: watchedFile(plan.dir, 'rds.json') },
+    rds:
+      scheme === 'http'
+        ? { route_config_name: ROUTES, config_source: watchedFile(plan.dir, 'rds.json') }
+        : { route_config_name: TLS_ROUTES, config_source: watchedFile(plan.dir, 'rds-tls.json') },
     local_reply_config: localReplies(),
     // An unsubscribe link's token unsubscribes its address with no sign-in: its line names the path's shape only.
     access_log: edgeAccessLogs(),
     http_filters: [
-      IDENTITY_HEADERS,
+      identityHeaders(scheme),
       jwtFilter(plan.jwt),
       {
         name: 'envoy.filters.http.lua',
@@ -375,16 +214,21 @@ export function edgeListeners(plan: EdgePlan) {
       { name: 'envoy.filters.http.router', typed_config: { '@type': type('envoy.extensions.filters.http.router.v3.Router') } },
     ],
   };
-  return {
-    resources: [
-      {
-        '@type': type('envoy.config.listener.v3.Listener'),
-        name: LISTENER,
-        address: address(plan.listen),
-        filter_chains: [{ filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: manager }] }],
-      },
-    ],
+}
+
+/** Plain HTTP on the front door; HTTPS beside it once the edge holds a certificate. */
+export function edgeListeners(plan: EdgePlan) {
+  const httpConnections = (scheme: 'http' | 'https') => ({
+    filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: connectionManager(plan, scheme) }],
+  });
+  const plain = {
+    '@type': type('envoy.config.listener.v3.Listener'),
+    name: LISTENER,
+    address: address(plan.listen),
+    filter_chains: [httpConnections('http')],
   };
+  const secure = plan.tls && plan.tls.certificates.length > 0 ? tlsListener(plan, plan.tls, httpConnections('https')) : null;
+  return { resources: secure ? [plain, secure] : [plain] };
 }
 
 /**

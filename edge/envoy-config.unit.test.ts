@@ -1,4 +1,5 @@
-import { edgeClusters, type EdgePlan } from './envoy-config';
+import { edgeClusters } from './envoy-config';
+import { type EdgePlan } from './xds';
 
 const plan = (apiHost: string): EdgePlan => ({
   dir: '/edge',

@@ -1,10 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { canaryClusterOf, clusterOf, edgeBootstrap, edgeClusters, edgeEndpoints, edgeListeners, edgeRoutes, EdgePlan, endpointsFileOf } from './envoy-config';
+import { edgeBootstrap, edgeClusters, edgeEndpoints, edgeListeners, endpointsFileOf } from './envoy-config';
+import { edgeRoutes } from './routes';
+import { edgeSecret, isSdsFile, sdsFileOf } from './tls';
+import { canaryClusterOf, clusterOf, EdgePlan } from './xds';
 
 /**
  * Writes a file whole or not at all: Envoy, watching the folder, never reads half of one. Owner-only: the
- * listener carries the HS256 key that verifies tokens.
+ * listener carries the HS256 key that verifies tokens, and each certificate's file its private key.
  */
 function writeAtomically(file: string, data: string | Buffer): void {
   const temporary = `${file}.${process.pid}.tmp`;
@@ -70,9 +73,16 @@ export function lingeringUntil(dir: string): number | null {
 /** The files Envoy's bootstrap names: written last by each rewrite, so all three there means a whole configuration. */
 export const XDS_FILES = ['cds.json', 'rds.json', 'lds.json'] as const;
 
+/** Removes the certificate files of hostnames the plan no longer serves: no key stays on disk unused. */
+function removeUnservedSecrets(plan: EdgePlan): void {
+  const served = new Set((plan.tls?.certificates ?? []).map((certificate) => sdsFileOf(certificate.hostname)));
+  for (const file of fs.readdirSync(plan.dir)) if (isSdsFile(file) && !served.has(file)) fs.rmSync(path.join(plan.dir, file), { force: true });
+}
+
 /**
- * Writes the edge's xDS files for a plan: each service's endpoints first, then the clusters, the routes and
- * the listener, so that nothing is named before it exists. A file whose content is unchanged is left alone.
+ * Writes the edge's xDS files for a plan: each service's endpoints and each certificate first, then the
+ * clusters, the routes and the listeners, so that nothing is named before it exists. A file whose content
+ * is unchanged is left alone.
  */
 export function writeEdgeConfig(given: EdgePlan): void {
   ownFolder(given.dir);
@@ -89,9 +99,13 @@ export function writeEdgeConfig(given: EdgePlan): void {
     const canary = service.canary?.instances ?? [];
     if (canary.length > 0) write(endpointsFileOf(service.name, 'canary'), edgeEndpoints(canaryClusterOf(service.name), canary));
   }
+  for (const certificate of plan.tls?.certificates ?? []) write(sdsFileOf(certificate.hostname), edgeSecret(certificate));
   write('cds.json', { resources: withLingering(plan.dir, edgeClusters(plan).resources as ClusterResource[]) });
-  write('rds.json', edgeRoutes(plan));
+  const routes = edgeRoutes(plan);
+  write('rds.json', routes.http);
+  write('rds-tls.json', routes.https);
   write('lds.json', edgeListeners(plan));
+  removeUnservedSecrets(plan);
 }
 
 /** Envoy's bootstrap file, written before it starts. */

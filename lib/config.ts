@@ -26,6 +26,10 @@ export interface Config {
   /** How long the edge waits to connect to a service's instance, and how long a connection to one may sit idle (no total timeout: answers may stream). */
   edgeConnectTimeoutMs: number;
   edgeIdleTimeoutSeconds: number;
+  /** Where the edge serves HTTPS, once it holds a certificate (EDGE_TLS_PORT). */
+  edgeTlsPort: number;
+  /** The ACME server that issues the edge's certificates, or null: none is ordered. */
+  acme: AcmeConfig | null;
   /** Where workers reach the API's internal endpoints (the archive sink). */
   apiInternalUrl: string;
   /** Where people reach the platform: the links in the emails it sends (approval notices). */
@@ -400,6 +404,38 @@ function secret(env: Env, name: keyof typeof DEV_DEFAULTS, production: boolean, 
   return value;
 }
 
+export interface AcmeConfig {
+  /** The ACME server's directory (ACME_DIRECTORY_URL): Let's Encrypt's in production, Pebble's under `npm start`. */
+  directoryUrl: string;
+  /** The address the ACME server may write to about the account (ACME_EMAIL). */
+  email: string | null;
+  /** The CA bundle the ACME server's own HTTPS must chain to (ACME_CA_FILE), or null for the system's. */
+  caFile: string | null;
+  /** How often the renewal schedule looks for certificates due (ACME_RENEWAL_CHECK_SECONDS). */
+  renewalCheckSeconds: number;
+  /** How long after a failed attempt the schedule tries again (ACME_RETRY_SECONDS). */
+  retryAfterSeconds: number;
+}
+
+const LETS_ENCRYPT_DIRECTORY = 'https://acme-v02.api.letsencrypt.org/directory';
+
+/** The ACME server: Let's Encrypt's by default in production, none in development unless one is named. */
+function acmeSettings(env: Env, production: boolean): AcmeConfig | null {
+  if (env.ACME_DIRECTORY_URL === 'off') return null;
+  const directoryUrl = url(env, 'ACME_DIRECTORY_URL', production ? LETS_ENCRYPT_DIRECTORY : null, production ? ['https:'] : ['https:', 'http:']);
+  if (directoryUrl === null) return null;
+  const caFile = optional(env, 'ACME_CA_FILE');
+  if (caFile && !fs.existsSync(caFile)) throw new ConfigError('ACME_CA_FILE', `no such file: ${caFile} (the CA bundle of the ACME server's HTTPS)`);
+  const email = optional(env, 'ACME_EMAIL') && matching(env, 'ACME_EMAIL', '', /^[^\s@<>]+@[^\s@<>]+$/, 'an email address');
+  return {
+    directoryUrl,
+    email: email || null,
+    caFile,
+    renewalCheckSeconds: integer(env, 'ACME_RENEWAL_CHECK_SECONDS', 3600, 1, 86400),
+    retryAfterSeconds: integer(env, 'ACME_RETRY_SECONDS', 3600, 1, 7 * 86400),
+  };
+}
+
 /** Debian's bundle of the system's trusted CAs (package ca-certificates). */
 const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
@@ -503,6 +539,8 @@ export function loadConfig(env: Env = process.env): Config {
     edgeApiAddress: hostAndPort(env, 'EDGE_API_ADDRESS', `127.0.0.1:${apiListenPort}`),
     edgeConnectTimeoutMs: integer(env, 'EDGE_CONNECT_TIMEOUT_MS', 1000, 10, 60000),
     edgeIdleTimeoutSeconds: integer(env, 'EDGE_IDLE_TIMEOUT_SECONDS', 300, 1, 86400),
+    edgeTlsPort: port(env, 'EDGE_TLS_PORT', apiPort + 3),
+    acme: acmeSettings(env, production),
     apiInternalUrl: (url(env, 'API_INTERNAL_URL', `http://127.0.0.1:${apiListenPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
     publicUrl: (url(env, 'PUBLIC_URL', `http://localhost:${apiPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://opsflow:opsflow@127.0.0.1:54329/opsflow', ['postgres:', 'postgresql:']) as string,

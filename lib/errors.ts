@@ -61,6 +61,13 @@ export const ErrorCatalogue = {
   LIMITS_NOT_APPLIED: entry(409, 'The engine refused the limits'),
   DOMAIN_INVALID: entry(400, 'Invalid domain'),
   DOMAIN_TAKEN: entry(409, 'Domain taken'),
+  DOMAIN_NOT_FOUND: entry(404, 'The service has no such hostname'),
+  CERTIFICATE_INVALID: entry(400, 'Invalid certificate'),
+  ACME_CHALLENGE_NOT_FOUND: entry(404, 'No such ACME challenge'),
+  // Certificate run failures (the deployments worker)
+  ACME_NOT_CONFIGURED: entry(500, 'No ACME server is configured'),
+  ACME_CHALLENGE_REFUSED: entry(500, 'The ACME server refused the challenge'),
+  CERTIFICATE_NOT_WANTED: entry(500, 'No service names the hostname'),
   // Deploy run failures (workers; the types of their ApplicationFailures)
   DEPLOY_FAILED: entry(500, 'Deploy failed'),
   INSTANCE_UNHEALTHY: entry(500, 'Instance unhealthy'),

@@ -38,6 +38,7 @@ import * as archivePartEncoder from './037-archive-part-encoder';
 import * as scheduledChangeHeld from './038-scheduled-change-held';
 import * as retiredLinkKeys from './039-retired-link-keys';
 import * as serviceDomains from './040-service-domains';
+import * as certificates from './041-certificates';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -81,4 +82,5 @@ export const migrations = [
   { name: '038-scheduled-change-held', ...scheduledChangeHeld },
   { name: '039-retired-link-keys', ...retiredLinkKeys },
   { name: '040-service-domains', ...serviceDomains },
+  { name: '041-certificates', ...certificates },
 ];

@@ -10,6 +10,7 @@ import { reencryptPasswords } from '../data/messaging/channel-configs';
 import { reencryptCallbackSecrets } from '../data/messaging/status-callbacks';
 import { reencryptStoreSecrets } from '../data/archival/archive-stores';
 import { retirePreviousLinkKeys } from '../data/messaging/retired-link-keys';
+import { reencryptCertificateKeys } from '../data/deploy/certificates';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -20,8 +21,10 @@ async function main(): Promise<void> {
     const sinkKeys = await reencryptStoreSecrets(db, secretKeysOf(config));
     // The old key's unsubscribe-link keys are kept, so that links in old emails outlive it.
     const linkKeys = await retirePreviousLinkKeys(db, secretKeysOf(config));
-    const rewritten = passwords.rewritten + callbacks.rewritten + sinkKeys.rewritten + linkKeys.rewritten;
-    const unreadable = [...passwords.unreadable, ...callbacks.unreadable, ...sinkKeys.unreadable, ...linkKeys.unreadable];
+    const certificateKeys = await reencryptCertificateKeys(db, secretKeysOf(config));
+    const all = [passwords, callbacks, sinkKeys, linkKeys, certificateKeys];
+    const rewritten = all.reduce((sum, each) => sum + each.rewritten, 0);
+    const unreadable = all.flatMap((each) => each.unreadable);
     console.log(`Re-encrypted ${rewritten} stored secret(s) under SECRETS_KEY.`);
     if (unreadable.length > 0) {
       // Left as they were: neither key reads them (tampered, or written under a key that is gone). Set them again.

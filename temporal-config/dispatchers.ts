@@ -1,6 +1,7 @@
 import { Client } from '@temporalio/client';
 import { DELIVER_STATUS_CALLBACKS_WORKFLOW, STATUS_CALLBACKS_WORKFLOW_ID } from '../workflows/messaging/definitions';
 import { TaskQueues } from '../domain/task-queues';
+import { certificateWorkflowId, OBTAIN_CERTIFICATE_WORKFLOW, ObtainCertificateInput } from '../workflows/deploy/definitions';
 
 /**
  * Starts the status-callback dispatcher unless it runs already: safe on every messaging worker's start, from
@@ -14,4 +15,20 @@ export async function ensureStatusCallbackDispatcher(client: Client): Promise<vo
     workflowIdConflictPolicy: 'USE_EXISTING',
     memo: { description: "Delivers every site's delivery-status callbacks" },
   });
+}
+
+/**
+ * Starts a certificate run for each hostname that has none going: safe to call again, and from the API and
+ * the workers at once (the run going is kept). Answers at once; the runs go on their own.
+ */
+export async function startCertificateRuns(client: Client, hostnames: Array<{ hostname: string; renewal: boolean }>): Promise<void> {
+  for (const { hostname, renewal } of hostnames) {
+    const args: [ObtainCertificateInput] = [{ hostname, renewal }];
+    await client.workflow.start(OBTAIN_CERTIFICATE_WORKFLOW, {
+      workflowId: certificateWorkflowId(hostname),
+      taskQueue: TaskQueues.deployments,
+      args,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+  }
 }

@@ -2,7 +2,14 @@ import { Client, ScheduleNotFoundError, ScheduleOptions, ScheduleOverlapPolicy }
 import { SearchAttributeKeys } from '../domain/search-attributes';
 import { LOG_TYPES } from '../domain/archival';
 import { archiveScheduleId, ScheduledArchiveInput } from '../workflows/archival/definitions';
-import { InstanceTimings, RECONCILE_SCHEDULE_ID, ReconcileServicesInput } from '../workflows/deploy/definitions';
+import {
+  CERTIFICATE_RENEWAL_SCHEDULE_ID,
+  InstanceTimings,
+  RECONCILE_SCHEDULE_ID,
+  ReconcileServicesInput,
+  RENEW_CERTIFICATES_WORKFLOW,
+  RenewCertificatesInput,
+} from '../workflows/deploy/definitions';
 import { TaskQueues } from '../domain/task-queues';
 import { REVISION_RETENTION_SCHEDULE_ID, REVISION_RETENTION_WORKFLOW } from '../workflows/approvals/definitions';
 
@@ -80,5 +87,23 @@ export async function ensureRevisionRetentionSchedule(client: Client, cron: stri
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
     memo: { description: 'Prunes revisions by the revision retention rules' },
+  });
+}
+
+/** Certificate renewal: every `everySeconds`, a run for each certificate past two thirds of its lifetime. */
+export async function ensureCertificateRenewalSchedule(client: Client, args: { everySeconds: number } & RenewCertificatesInput): Promise<void> {
+  const input: [RenewCertificatesInput] = [{ retryAfterSeconds: args.retryAfterSeconds }];
+  await ensureSchedule(client, {
+    scheduleId: CERTIFICATE_RENEWAL_SCHEDULE_ID,
+    spec: { intervals: [{ every: `${args.everySeconds} seconds` }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: RENEW_CERTIFICATES_WORKFLOW,
+      workflowId: `${CERTIFICATE_RENEWAL_SCHEDULE_ID}-run`,
+      taskQueue: TaskQueues.deployments,
+      args: input,
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
+    memo: { description: "Renews the edge's certificates at two thirds of their lifetime" },
   });
 }

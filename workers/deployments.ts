@@ -1,13 +1,15 @@
 import { createDeployActivities, followSwarmTasks } from '../activities/deploy';
 import { createOperationsActivities } from '../activities/operations';
 import { runStatusOf } from '../temporal-config/client';
-import { ensureReconcileSchedule } from '../temporal-config/schedules';
+import { ensureCertificateRenewalSchedule, ensureReconcileSchedule } from '../temporal-config/schedules';
+import { ensurePlatformCertificate } from './platform-certificate';
 import { TaskQueues } from '../domain/task-queues';
 import { WorkerDeps } from './deps';
 
 /**
  * The `deployments` task queue: deploys, scaling, undeploys and the reconcile of services; the only worker
- * that talks to Docker. Ensures the reconcile schedule at start. Under the swarm driver it also follows the
+ * that talks to Docker. Ensures the reconcile schedule at start, and with an ACME server the certificate
+ * renewal schedule and a certificate for the platform's own hostname. Under the swarm driver it also follows the
  * swarm's task list for as long as it runs, so that the edge follows what the swarm does on its own (a
  * drained or lost node, a replaced task) within a second, not at the next reconcile.
  */
@@ -31,11 +33,18 @@ export function deploymentsWorker(deps: WorkerDeps) {
               logger.warn({ reason: (error as Error).message }, "following the swarm's tasks failed; retrying twice a second"),
             )
         : undefined,
-    onStart: () =>
-      ensureReconcileSchedule(deps.temporal.client, {
+    onStart: async () => {
+      await ensureReconcileSchedule(deps.temporal.client, {
         everySeconds: config.deployReconcileSeconds,
         healthTimeoutSeconds: config.deployHealthTimeoutSeconds,
         drainSeconds: config.deployDrainSeconds,
-      }),
+      });
+      if (!config.acme) return;
+      await ensureCertificateRenewalSchedule(deps.temporal.client, {
+        everySeconds: config.acme.renewalCheckSeconds,
+        retryAfterSeconds: config.acme.retryAfterSeconds,
+      });
+      await ensurePlatformCertificate(deps);
+    },
   };
 }

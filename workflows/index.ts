@@ -8,6 +8,8 @@ export { scaleService } from './deploy/scale-service';
 export { undeployService } from './deploy/undeploy-service';
 export { changeServiceLimits } from './deploy/change-service-limits';
 export { reconcileServices } from './deploy/reconcile-services';
+export { obtainCertificate } from './deploy/obtain-certificate';
+export { renewCertificates } from './deploy/renew-certificates';
 export { publishComponent } from './approvals/publish-component';
 export { pruneRevisionsDaily } from './approvals/prune-revisions-daily';
 export { sendEmail } from './messaging/send-email';

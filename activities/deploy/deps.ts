@@ -29,5 +29,8 @@ export interface DeployDeps {
     | 'deployLogMaxFiles'
     | 'edgeAdminUrl'
     | 'publicUrl'
+    | 'acme'
+    | 'secretsKey'
+    | 'secretsKeyPrevious'
   >;
 }

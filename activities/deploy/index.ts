@@ -22,6 +22,13 @@ import { startInstance } from './start-instance';
 import { waitUntilHealthy } from './wait-until-healthy';
 import { DeployDriverActivities, dockerDriver } from './docker-driver';
 import { swarmDriver } from './swarm';
+import { awaitCertificateValidation } from './certificates/await-certificate-validation';
+import { confirmCertificateAtEdge } from './certificates/confirm-certificate-at-edge';
+import { finishCertificateOrder } from './certificates/finish-certificate-order';
+import { listCertificatesDue } from './certificates/list-certificates-due';
+import { notifyCertificateOwners } from './certificates/notify-certificate-owners';
+import { placeCertificateOrder } from './certificates/place-certificate-order';
+import { recordCertificateProblem } from './certificates/record-certificate-problem';
 
 export { followSwarmTasks } from './swarm/task-instances';
 
@@ -63,6 +70,13 @@ export function createDeployActivities(deps: DeployDeps) {
     removeServiceImages: removeServiceImages(deps),
     deleteService: deleteService(deps),
     recordJobRun: recordJobRun(deps),
+    placeCertificateOrder: placeCertificateOrder(deps),
+    awaitCertificateValidation: awaitCertificateValidation(deps),
+    finishCertificateOrder: finishCertificateOrder(deps),
+    confirmCertificateAtEdge: confirmCertificateAtEdge(deps),
+    recordCertificateProblem: recordCertificateProblem(deps),
+    notifyCertificateOwners: notifyCertificateOwners(deps),
+    listCertificatesDue: listCertificatesDue(deps),
   };
 }
 

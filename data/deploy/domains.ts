@@ -1,23 +1,33 @@
 import { Knex } from 'knex';
 import { conflict } from '../../lib/errors';
+import { CertificateSource, CertificateState } from '../../domain/certificates';
 import { SERVICE_TABLE } from './registry';
+import { CERTIFICATE_TABLE, dropCertificates, ensureCertificateRows } from './certificates';
 
 export const DOMAIN_TABLE = 'infra.service_domain';
 
-export type CertificateState = 'PENDING' | 'ISSUED' | 'FAILED';
-
+/** A service's hostname with its certificate's state (infra.certificate, 041). */
 export interface DomainRow {
   hostname: string;
-  service_id: string;
-  certificate_state: CertificateState;
+  state: CertificateState;
+  source: CertificateSource;
   not_after: Date | null;
   problem: string | null;
-  created_at: Date;
 }
 
-/** A service's hostnames, in name order. */
+/** A service's hostnames, in name order, each with its certificate's state. */
 export async function domainsOf(db: Knex, serviceId: string): Promise<DomainRow[]> {
-  return (await db(DOMAIN_TABLE).where({ service_id: serviceId }).orderBy('hostname')) as DomainRow[];
+  return (await db(`${DOMAIN_TABLE} as d`)
+    .leftJoin(`${CERTIFICATE_TABLE} as c`, 'c.hostname', 'd.hostname')
+    .where('d.service_id', serviceId)
+    .orderBy('d.hostname')
+    .select(
+      'd.hostname',
+      db.raw(`coalesce(c.state, 'PENDING') as state`),
+      db.raw(`coalesce(c.source, 'ACME') as source`),
+      'c.not_after',
+      'c.problem',
+    )) as DomainRow[];
 }
 
 /**
@@ -27,7 +37,13 @@ export async function domainsOf(db: Knex, serviceId: string): Promise<DomainRow[
  */
 export async function setDomainsOf(db: Knex, serviceId: string, hostnames: string[]): Promise<DomainRow[]> {
   return db.transaction(async (trx) => {
-    await trx(DOMAIN_TABLE).where({ service_id: serviceId }).whereNotIn('hostname', hostnames).delete();
+    const letGo = (await trx(DOMAIN_TABLE).where({ service_id: serviceId }).whereNotIn('hostname', hostnames).delete().returning('hostname')) as Array<{
+      hostname: string;
+    }>;
+    await dropCertificates(
+      trx,
+      letGo.map((row) => row.hostname),
+    );
     if (hostnames.length > 0) {
       await trx(DOMAIN_TABLE)
         .insert(hostnames.map((hostname) => ({ hostname, service_id: serviceId })))
@@ -43,6 +59,7 @@ export async function setDomainsOf(db: Knex, serviceId: string, hostnames: strin
         throw conflict('DOMAIN_TAKEN', `Another service answers on ${named}.`);
       }
     }
+    await ensureCertificateRows(trx, hostnames);
     return domainsOf(trx, serviceId);
   });
 }

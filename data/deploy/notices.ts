@@ -62,3 +62,37 @@ export async function writeDeployNotice(db: Knex, args: { batchId: string; deplo
   if (notify.emails.length > 0) recipients = await insertPlatformBatchLogs(db, { ...batch, recipients: { emails: notify.emails } });
   return recipients;
 }
+
+/**
+ * Writes the notice of a certificate that could not be renewed, to the owners of the service that holds the
+ * hostname, as `writeDeployNotice` does. Answers how many recipients it has: none for the platform's own
+ * hostname or a service that names nobody.
+ */
+export async function writeCertificateNotice(
+  db: Knex,
+  args: { batchId: string; hostname: string; problem: string; notAfter: Date | null; publicUrl: string },
+): Promise<number> {
+  const service = (await db(`${SERVICE_TABLE} as s`)
+    .join('infra.service_domain as d', 'd.service_id', 's.id')
+    .where('d.hostname', args.hostname)
+    .first('s.name', 's.notify')) as Pick<ServiceRow, 'name' | 'notify'> | undefined;
+  const notify = service?.notify;
+  if (!service || !notify) return 0;
+  const batch = {
+    batchId: args.batchId,
+    siteId: notify.siteId,
+    template: 'certificate-problem',
+    requestedBy: 'platform:deploy',
+    variables: {
+      hostname: args.hostname,
+      serviceName: service.name,
+      problem: args.problem.slice(0, MAX_REASON_CHARACTERS),
+      notAfter: args.notAfter ? args.notAfter.toISOString() : 'no certificate is served',
+      link: `${args.publicUrl}/console/services/${encodeURIComponent(service.name)}`,
+    },
+  };
+  let recipients = 0;
+  if (notify.role) recipients = await insertPlatformBatchLogs(db, { ...batch, recipients: { role: notify.role, siteId: notify.siteId } });
+  if (notify.emails.length > 0) recipients = await insertPlatformBatchLogs(db, { ...batch, recipients: { emails: notify.emails } });
+  return recipients;
+}

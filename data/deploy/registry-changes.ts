@@ -2,6 +2,8 @@ import pg from 'pg';
 import { Knex } from 'knex';
 import { edgeServices } from './registry';
 import { domainsByService } from './domains';
+import { servedCertificates } from './certificates';
+import { SecretKeys } from '../../lib/secrets';
 
 /**
  * Calls `changed` whenever the service registry changes (the `opsflow_registry` notification of migration
@@ -41,13 +43,17 @@ export function onRegistryChanges(databaseUrl: string, changed: () => void, onEr
   };
 }
 
-/** The registry as the edge's control plane reads it (edge/control-plane.ts): its services, and word of each change. */
-export function registryForEdge(db: Knex, databaseUrl: string) {
+/**
+ * The registry as the edge's control plane reads it (edge/control-plane.ts): its services, the certificates
+ * it serves (keys unsealed with `keys`), and word of each change.
+ */
+export function registryForEdge(db: Knex, databaseUrl: string, keys: SecretKeys) {
   return {
     services: async () => {
       const [services, domains] = await Promise.all([edgeServices(db), domainsByService(db)]);
       return services.map((service) => ({ ...service, domains: domains.get(service.name) ?? [] }));
     },
+    certificates: () => servedCertificates(db, keys),
     onChanges: (changed: () => void, interrupted: (error: unknown) => void) => onRegistryChanges(databaseUrl, changed, interrupted),
   };
 }

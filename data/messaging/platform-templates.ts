@@ -1,8 +1,8 @@
 import { TemplateTexts } from '../../domain/render-template';
 
 /**
- * The emails the platform sends of its own, in English and Arabic: approval notices, and deploy notices to a
- * service's owners. Rendered like a site's
+ * The emails the platform sends of its own, in English and Arabic: approval notices, and deploy and
+ * certificate notices to a service's owners. Rendered like a site's
  * templates (values escaped, `dir="rtl"` for Arabic); the variables are the platform's, never a caller's.
  */
 export const PLATFORM_TEMPLATES = {
@@ -62,6 +62,16 @@ export const PLATFORM_TEMPLATES = {
     body_ar:
       '<p>نشر {{image}} على الخدمة {{serviceName}}: {{outcomeAr}} في {{at}}.</p><p>السبب: {{reason}}</p>' +
       '<p>ما يخدم الآن: {{servingAr}}.</p><p><a href="{{link}}">عرض النشر</a></p>',
+  },
+  'certificate-problem': {
+    subject_en: '{{hostname}}: certificate not renewed',
+    body_en:
+      '<p>The certificate of {{hostname}} (service {{serviceName}}) could not be renewed.</p><p>The ACME server said: {{problem}}</p>' +
+      '<p>The current certificate is served until {{notAfter}}; the platform tries again on its own.</p><p><a href="{{link}}">See the service</a></p>',
+    subject_ar: '{{hostname}}: لم تُجدَّد الشهادة',
+    body_ar:
+      '<p>تعذّر تجديد شهادة {{hostname}} (الخدمة {{serviceName}}).</p><p>قال خادم ACME: {{problem}}</p>' +
+      '<p>تبقى الشهادة الحالية مستخدمة حتى {{notAfter}}، وستعيد المنصة المحاولة تلقائياً.</p><p><a href="{{link}}">عرض الخدمة</a></p>',
   },
 } satisfies Record<string, TemplateTexts>;
 

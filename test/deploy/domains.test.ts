@@ -32,8 +32,8 @@ test("an ADMIN sets a service's hostnames (kept lower case, once each, without t
   const expected = {
     service: 'shop-one',
     domains: [
-      { hostname: 'shop.example.test', state: 'PENDING', notAfter: null, problem: null },
-      { hostname: 'www.shop.example.test', state: 'PENDING', notAfter: null, problem: null },
+      { hostname: 'shop.example.test', state: 'PENDING', source: 'ACME', notAfter: null, problem: null },
+      { hostname: 'www.shop.example.test', state: 'PENDING', source: 'ACME', notAfter: null, problem: null },
     ],
   };
   expect(set.body).toEqual(expected);
@@ -108,5 +108,5 @@ test("a deploy may carry hostnames: they are the new service's own; one another 
 
   const accepted = await deploy('shop-three', ['Three.example.test']);
   expect(accepted.status).toBe(202);
-  expect((await domainsOf('shop-three')).body.domains).toEqual([{ hostname: 'three.example.test', state: 'PENDING', notAfter: null, problem: null }]);
+  expect((await domainsOf('shop-three')).body.domains).toEqual([{ hostname: 'three.example.test', state: 'PENDING', source: 'ACME', notAfter: null, problem: null }]);
 });

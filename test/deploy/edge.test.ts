@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import { writeEdgeConfig } from '../../edge/files';
-import { EdgePlan, EdgeService } from '../../edge/envoy-config';
+import { EdgePlan, EdgeService } from '../../edge/xds';
 import { RunningEdge, startEdge } from '../../scripts/platform/edge';
 import { freePort } from '../support/slots';
 import { waitUntil } from '../support/wait';

@@ -51,6 +51,9 @@ const hostile: Array<[string, string, unknown]> = [
   ['scaleService', 'deployments', { serviceName: 'Fine Service', ...timings }],
   ['undeployService', 'deployments', { serviceName: 'x' }],
   ['reconcileServices', 'deployments', { healthTimeoutSeconds: 'soon', drainSeconds: 1 }],
+  ['obtainCertificate', 'deployments', { hostname: 'evil.example.test/../../x', renewal: false }],
+  ['obtainCertificate', 'deployments', { hostname: 'Shop.Example.test', renewal: false }],
+  ['renewCertificates', 'deployments', { retryAfterSeconds: -1 }],
   ['pingWorker', 'archival', { taskQueue: 'elsewhere' }],
 ];
 

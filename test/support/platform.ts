@@ -9,6 +9,7 @@ import { createApp } from '../../api/app';
 import { AppDeps } from '../../api/deps';
 import { signToken, TokenClaims } from '../../api/http/sign-token';
 import { Config, loadConfig } from '../../lib/config';
+import { secretKeysOf } from '../../lib/secrets';
 import { createLogger } from '../../lib/logger';
 import { createDb, Db } from '../../data/db';
 import { createDocker, DockerHandle } from '../../adapters/docker';
@@ -225,7 +226,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     const controlPlane = edgeOwner
       ? null
       : startEdgeControlPlane({
-          registry: registryForEdge(overrides.db ?? db, config.databaseUrl),
+          registry: registryForEdge(overrides.db ?? db, config.databaseUrl, secretKeysOf(config)),
           config,
           logger,
           edge: { ...edgeSettingsOf(config, edgeDir), api: { host: '127.0.0.1', port } },

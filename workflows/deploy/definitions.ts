@@ -95,3 +95,28 @@ export const CHANGE_SERVICE_LIMITS_WORKFLOW = 'changeServiceLimits';
 export type ChangeServiceLimitsWorkflow = (input: ChangeLimitsInput) => Promise<ChangeLimitsOutcome>;
 export const UNDEPLOY_SERVICE_WORKFLOW = 'undeployService';
 export type UndeployServiceWorkflow = (input: UndeployServiceInput) => Promise<{ containersRemoved: number; imagesRemoved: number }>;
+
+/** One run at a time per hostname gets or renews its certificate. */
+export const certificateWorkflowId = (hostname: string) => `certificate:${hostname}`;
+export const CERTIFICATE_RENEWAL_SCHEDULE_ID = 'certificate-renewal';
+export const OBTAIN_CERTIFICATE_WORKFLOW = 'obtainCertificate';
+export const RENEW_CERTIFICATES_WORKFLOW = 'renewCertificates';
+
+export interface ObtainCertificateInput {
+  hostname: string;
+  /** A certificate is served already: should this run fail, the service's owners hear of it. */
+  renewal: boolean;
+}
+
+/** How a certificate run ended. The key never leaves the database: the history holds ids and dates only. */
+export type CertificateOutcome =
+  { hostname: string; state: 'ISSUED'; serial: string; notAfter: string } | { hostname: string; state: 'FAILED'; problem: string };
+
+export interface RenewCertificatesInput {
+  /** How long after a failed attempt a certificate with none served is tried again. */
+  retryAfterSeconds: number;
+}
+
+/** Where a certificate run stands, for the Web UI. */
+export type CertificateStage = 'ORDERING' | 'VALIDATING' | 'FINALISING' | 'PUSHING' | 'DONE' | 'FAILED';
+export const certificateStageQuery = defineQuery<CertificateStage>('certificate-stage');

@@ -12,7 +12,7 @@ import { serviceRoutes } from './service-routes';
 export const deployModule = (deps: AppDeps) =>
   apiModule(
     'deploy',
-    ['/api/infra', '/api/docs'],
+    ['/api/infra', '/api/docs', '/.well-known/acme-challenge'],
     [
       ...deployRoutes(deps),
       ...serviceRoutes(deps),

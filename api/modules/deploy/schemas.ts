@@ -122,11 +122,24 @@ export const DomainsAnswer = Type.Object({
       hostname: Type.String(),
       /** PENDING until a certificate is issued; FAILED with the ACME server's problem. */
       state: Type.Union([Type.Literal('PENDING'), Type.Literal('ISSUED'), Type.Literal('FAILED')]),
+      /** ACME, or UPLOADED for a certificate an ADMIN put in place of ACME's. */
+      source: Type.Union([Type.Literal('ACME'), Type.Literal('UPLOADED')]),
       notAfter: Nullable(Type.String({ format: 'date-time' })),
       problem: Nullable(Type.String()),
     }),
   ),
 });
+
+export const DomainParams = Type.Object({ name: ServiceName, hostname: Type.String({ minLength: 1, maxLength: 253 }) });
+/** A certificate chain and its private key, in PEM, to serve for one hostname in place of ACME's. */
+export const CertificateUpload = Type.Object(
+  {
+    certificate: Type.String({ minLength: 1, maxLength: 65536 }),
+    privateKey: Type.String({ minLength: 1, maxLength: 16384 }),
+  },
+  { additionalProperties: false },
+);
+export const ChallengeParams = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]{16,255}$' }) });
 
 /** Any number is accepted here, so that out-of-range counts answer INVALID_INSTANCES, as the contract says. */
 export const ScaleBody = Type.Object({ instances: Type.Number() }, { additionalProperties: false });

@@ -3,8 +3,9 @@ import { Static } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { badRequest, conflict, ErrorCode, unavailable } from '../../../lib/errors';
 import { discardUploadedJar, keepUploadedJar } from '../../../data/deploy/jar-uploads';
-import { setDomainsOf } from '../../../data/deploy/domains';
-import { DeploySettings, dropDeployRequest, recordDeploymentRun, RegisteredDeploy, registerDeployRequest } from '../../../data/deploy/registry';
+import { domainsOf, setDomainsOf } from '../../../data/deploy/domains';
+import { certificateRunsFor } from './domain-routes';
+import { DeploySettings, dropDeployRequest, findService, recordDeploymentRun, RegisteredDeploy, registerDeployRequest } from '../../../data/deploy/registry';
 import { startWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import { RESERVED_SLUGS, RolloutPlan, rolloutProblem, ServiceLimits, slugOf } from '../../../domain/deploy';
@@ -113,6 +114,9 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
     throw error;
   }
   await recordDeploymentRun(db, { deploymentId, workflowId: started.workflowId, runId: started.runId });
+  // The service serves on its path while its certificates are pending: the deploy never waits for them.
+  const service = request.domains ? await findService(db, name) : null;
+  if (service) await certificateRunsFor(deps, await domainsOf(db, service.id));
   return {
     deploymentId,
     serviceName: name,

@@ -1,0 +1,69 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+
+/**
+ * The rules of the edge's certificates: when one is renewed, what a chain says about itself, and whether an
+ * uploaded certificate and key may be served for a hostname.
+ */
+
+export type CertificateState = 'PENDING' | 'ISSUED' | 'FAILED';
+export type CertificateSource = 'ACME' | 'UPLOADED';
+
+/** A certificate is renewed once two thirds of its lifetime have passed, as Let's Encrypt advises. */
+export const RENEW_AT_FRACTION = 2 / 3;
+
+export function renewAtOf(notBefore: Date, notAfter: Date): Date {
+  return new Date(notBefore.getTime() + (notAfter.getTime() - notBefore.getTime()) * RENEW_AT_FRACTION);
+}
+
+/** What the first certificate of a PEM chain says about itself. */
+export interface CertificateFacts {
+  serial: string;
+  notBefore: Date;
+  notAfter: Date;
+  /** The DNS names it is valid for (its subject alternative names). */
+  names: string[];
+}
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
+
+/** The certificates of a PEM chain, leaf first. */
+export const certificatesOf = (chainPem: string): string[] => chainPem.match(PEM_BLOCK) ?? [];
+
+export function certificateFacts(chainPem: string): CertificateFacts {
+  const [leafPem] = certificatesOf(chainPem);
+  if (!leafPem) throw new Error('the chain holds no certificate');
+  const leaf = new X509Certificate(leafPem);
+  const names = (leaf.subjectAltName ?? '')
+    .split(', ')
+    .filter((entry) => entry.startsWith('DNS:'))
+    .map((entry) => entry.slice('DNS:'.length).toLowerCase());
+  return { serial: leaf.serialNumber.toLowerCase(), notBefore: new Date(leaf.validFrom), notAfter: new Date(leaf.validTo), names };
+}
+
+/** Whether `names` (a certificate's) cover `hostname`, a wildcard covering one label. */
+export function namesCover(names: string[], hostname: string): boolean {
+  return names.some((name) => name === hostname || (name.startsWith('*.') && hostname.slice(hostname.indexOf('.') + 1) === name.slice(2)));
+}
+
+/**
+ * Why an uploaded chain and key may not be served for `hostname`, or null when they may: the chain must parse,
+ * name the hostname, be valid now, and belong to the key.
+ */
+export function uploadProblem(hostname: string, chainPem: string, keyPem: string, now: Date): string | null {
+  let facts: CertificateFacts;
+  try {
+    facts = certificateFacts(chainPem);
+  } catch {
+    return 'the certificate is not a PEM certificate chain';
+  }
+  if (!namesCover(facts.names, hostname)) return `the certificate does not name ${hostname} (it names ${facts.names.join(', ') || 'no DNS name'})`;
+  if (facts.notAfter <= now) return `the certificate expired at ${facts.notAfter.toISOString()}`;
+  if (facts.notBefore > now) return `the certificate is not valid before ${facts.notBefore.toISOString()}`;
+  try {
+    const leaf = new X509Certificate(certificatesOf(chainPem)[0]);
+    if (!leaf.checkPrivateKey(createPrivateKey(keyPem))) return 'the private key does not belong to the certificate';
+  } catch {
+    return 'the private key is not a PEM private key';
+  }
+  return null;
+}

@@ -1,0 +1,66 @@
+import * as wf from '@temporalio/workflow';
+import type { DeployActivities } from '../../activities/deploy';
+import { certificateInputProblem } from '../../domain/service-domains';
+import { refuseInvalidInput } from '../valid-input';
+import { startEmailBatch } from '../messaging/start-email-batch';
+import { CertificateOutcome, CertificateStage, certificateStageQuery, ObtainCertificateInput } from './definitions';
+
+/** ACME calls: a server that is down or limits the rate is tried again with backoff, for up to about a day. */
+const acme = wf.proxyActivities<DeployActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 hour', maximumAttempts: 30 },
+});
+const quickDb = wf.proxyActivities<DeployActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10 } });
+const edge = wf.proxyActivities<DeployActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+});
+
+/** A notice is a courtesy: one that cannot be sent is logged, and changes nothing else. */
+async function tellOwners(hostname: string, problem: string): Promise<void> {
+  try {
+    const batchId = wf.uuid4();
+    if ((await quickDb.notifyCertificateOwners({ hostname, problem, batchId })) > 0) await startEmailBatch(batchId);
+  } catch (error) {
+    wf.log.warn("the certificate's notice to the service's owners was not sent", { hostname, reason: problemOf(error) });
+  }
+}
+
+/** The ACME server's own words for a failed step, or the step's. */
+function problemOf(error: unknown): string {
+  const failure = error instanceof wf.ActivityFailure ? error.cause : error;
+  return failure instanceof Error ? failure.message : String(error);
+}
+
+/**
+ * Gets a certificate for one hostname from the ACME server, or renews it: order, answer the HTTP-01 challenge
+ * at the edge, finalise, store, and wait until the edge serves it. The private key stays in the database;
+ * this history holds the hostname, the order's URL, a serial number and dates. A failure is kept for
+ * `GET …/domains`, with the ACME server's problem; a failed renewal also tells the service's owners.
+ */
+export async function obtainCertificate(input: ObtainCertificateInput): Promise<CertificateOutcome> {
+  refuseInvalidInput(certificateInputProblem(input));
+  const { hostname } = input;
+  let stage: CertificateStage = 'ORDERING';
+  wf.setHandler(certificateStageQuery, () => stage);
+  try {
+    const { orderUrl } = await acme.placeCertificateOrder({ hostname });
+    stage = 'VALIDATING';
+    await acme.awaitCertificateValidation({ hostname, orderUrl });
+    stage = 'FINALISING';
+    const issued = await acme.finishCertificateOrder({ hostname, orderUrl });
+    stage = 'PUSHING';
+    await edge.confirmCertificateAtEdge({ hostname, serial: issued.serial });
+    stage = 'DONE';
+    return { hostname, state: 'ISSUED', ...issued };
+  } catch (error) {
+    if (error instanceof wf.CancelledFailure) throw error;
+    const problem = problemOf(error);
+    stage = 'FAILED';
+    await quickDb.recordCertificateProblem({ hostname, problem });
+    if (input.renewal) await tellOwners(hostname, problem);
+    return { hostname, state: 'FAILED', problem };
+  }
+}
