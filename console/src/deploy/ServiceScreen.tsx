@@ -7,6 +7,7 @@ import { ListHeading, StatusBadge, TemporalLink, ActionButton } from '../ui/bits
 import { DataTable, PagedTable } from '../ui/DataTable';
 import { ProblemAlert } from '../ui/ProblemAlert';
 import { useSession } from '../session';
+import { ServiceDomains } from './ServiceDomains';
 import { ServiceEvents } from './ServiceEvents';
 import { ServiceLimits } from './ServiceLimits';
 import { ServiceRollout } from './ServiceRollout';
@@ -236,7 +237,7 @@ function ApiDocs({ name, dynamic }: { name: string; dynamic: boolean }) {
   );
 }
 
-/** One service: its instances and health, scale, limits, logs, events, deploy history with rollback, undeploy, its API docs. */
+/** One service: its instances and health, scale, limits, domains, logs, events, deploy history with rollback, undeploy, its API docs. */
 export function ServiceScreen({ name }: { name: string }) {
   const { words, common, time } = useLocalised(WORDS);
   const session = useSession();
@@ -320,8 +321,9 @@ export function ServiceScreen({ name }: { name: string }) {
         )}
         {scale.error && <ProblemAlert error={scale.error} />}
       </Paper>
-      {/* A dynamic service's limits and events are ADMIN's (the API answers 403 to anyone else, 409 for a core service). */}
+      {/* A dynamic service's limits, domains and events are ADMIN's (the API answers 403 to anyone else, 409 for a core service). */}
       {detail.dynamic && session.isAdmin && <ServiceLimits name={detail.name} />}
+      {detail.dynamic && session.isAdmin && <ServiceDomains name={detail.name} />}
       {detail.operations && detail.operations.length > 0 && (
         <Stack gap={4}>
           <Title order={3}>{words.operations}</Title>

@@ -22,6 +22,8 @@ const STATUS_COLOURS: Record<string, string> = {
   DONE: 'green',
   COMPLETED: 'green',
   HEALTHY: 'green',
+  // A service hostname's certificate.
+  ISSUED: 'green',
   FAILED: 'red',
   // A rollout reverted: the new version never took over, so never green; orange beside FAILED's red.
   REVERTED: 'orange',
@@ -56,11 +58,12 @@ const STATUS_COLOURS: Record<string, string> = {
   suppressed: 'gray',
 };
 
-export function StatusBadge({ status }: { status: string }) {
+/** `label`: the status in the reader's words where the screen translates it; the colour still follows `status`. */
+export function StatusBadge({ status, label }: { status: string; label?: string }) {
   // A tinted badge with black text: the colour is a cue, the word carries the meaning, and it keeps AA contrast.
   return (
     <Badge color={STATUS_COLOURS[status] ?? 'gray'} variant="light" c="black">
-      {status}
+      {label ?? status}
     </Badge>
   );
 }
