@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/deploy.ts [--deploys 3] [--requests 5000] [--concurrency 16] [--rounds 3] [--edge-concurrency 1] [--driver swarm]`:
+ * `npx tsx bench/deploy.ts [--deploys 3] [--requests 5000] [--concurrency 16] [--rounds 3] [--seconds 5] [--edge-concurrency 1] [--driver swarm] [--tls-only]`:
  * deploys small JARs (the base image present), each a service of its own, through the edge as production
  * runs it (the API as its own process behind Envoy) and prints the seconds from each upload to the first 200
  * through the edge, alternated with the baseline of a shell script run before, between and after them
@@ -10,10 +10,15 @@
  * all: direct, Envoy (the edge), a bare undici proxy (bench/bare-node-proxy.ts), the Node peer, and a bare
  * Envoy (bench/bare-envoy.ts: the same binary proxying and nothing else), the floor beneath the edge. Each
  * is loaded by the Node client (a new connection per request, and kept-alive connections) and by `wrk`
- * (1 thread, 16 connections, kept alive or `Connection: close`); printed are each proxy's median ratio to
- * direct, p50 and p99, CPU time per request, and peak memory. The ratios against the goals come last.
+ * (1 thread, 16 connections, `--seconds` a run, kept alive or `Connection: close`); printed are each proxy's median ratio to
+ * direct, p50 and p99, CPU time per request, and peak memory. Then the table "edge TLS vs plain HTTP"
+ * (bench/tls.ts, #64): the first service given a hostname and a self-signed certificate, loaded through the
+ * edge over HTTPS by hostname and over plain HTTP by its path, in alternating rounds: kept-alive throughput
+ * and p99 (wrk), new connections per request (wrk, and the Node client with a full handshake each), Envoy's
+ * CPU per request and peak memory. The ratios against the goals come last. `--tls-only` deploys the one
+ * service and prints the TLS table alone (a short run: `--tls-only --requests 300 --rounds 1 --seconds 1`).
  */
-import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -30,125 +35,15 @@ import path from 'node:path';
 import { ensureBaseImage } from '../adapters/deploy/jre-base-image';
 import { edgeVersionCounters } from '../edge/admin';
 import { RunningBareEnvoy, startBareEnvoy } from './bare-envoy';
+import { cpuMicros, get, line, load, Load, median, wrk, wrkDuring } from './load';
+import { measureEdgeTls } from './tls';
 
 const SCOPE = 'opsflow-bench';
-
-interface Load {
-  perSecond: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
 
 const CLIENTS = [
   { name: 'a new connection per request', agent: new http.Agent({ keepAlive: false }) },
   { name: 'kept-alive connections', agent: new http.Agent({ keepAlive: true }) },
 ];
-
-function get(url: string, headers: Record<string, string>, agent: http.Agent): Promise<number> {
-  return new Promise((resolve) => {
-    const request = http.get(url, { headers, agent }, (answer) => {
-      answer.resume();
-      answer.on('end', () => resolve(answer.statusCode ?? 0));
-    });
-    request.on('error', () => resolve(0));
-  });
-}
-
-async function load(args: { url: string; headers: Record<string, string>; agent: http.Agent; requests: number; concurrency: number }): Promise<Load> {
-  const latencies: number[] = [];
-  let errors = 0;
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: args.concurrency }, async () => {
-      while (next++ < args.requests) {
-        const t = performance.now();
-        if ((await get(args.url, args.headers, args.agent)) !== 200) errors++;
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const wallMs = performance.now() - started;
-  latencies.sort((a, b) => a - b);
-  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-  return { perSecond: latencies.length / (wallMs / 1000), p50: at(50), p99: at(99), errors };
-}
-
-/** CPU time (user + system) a process has used, in microseconds. */
-function cpuMicros(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-}
-
-interface WrkLoad {
-  perSecond: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-/** One `wrk` run: 1 thread, 16 connections, for `seconds`; latencies in ms. */
-function wrk(args: { url: string; headers: Record<string, string>; seconds: number; connections: number }): WrkLoad {
-  const out = execFileSync('wrk', wrkArgs(args), { encoding: 'utf8' });
-  return wrkResult(out);
-}
-
-function wrkArgs(args: { url: string; headers: Record<string, string>; seconds: number; connections: number }): string[] {
-  const headerArgs = Object.entries(args.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
-  return ['-t1', `-c${args.connections}`, `-d${args.seconds}s`, '--latency', ...headerArgs, args.url];
-}
-
-/** What wrk printed: the rate of good answers, p50 and p99, and every answer that was not 2xx or 3xx plus every socket error. */
-function wrkResult(out: string): WrkLoad & { non2xx: number; socketErrors: number; answered: number } {
-  const ms = (text: string) => {
-    const [, value, unit] = /([\d.]+)(us|ms|s)/.exec(text)!;
-    return Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
-  };
-  const percentile = (p: string) => ms(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)![1]);
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  const socketErrorsMatch = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const socketErrors = socketErrorsMatch ? socketErrorsMatch.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
-  // wrk counts a request only when a whole answer has been parsed (a socket error is counted apart, never as
-  // a request); an answer of 400 or more is one, and is taken out: the rate is of good answers only.
-  const [, answered, took, unit] = /(\d+) requests in ([\d.]+)(us|ms|s|m)\b/.exec(out)!;
-  const seconds = Number(took) * ({ us: 1e-6, ms: 1e-3, s: 1, m: 60 } as Record<string, number>)[unit];
-  return {
-    perSecond: (Number(answered) - non2xx) / seconds,
-    p50: percentile('50'),
-    p99: percentile('99'),
-    errors: non2xx + socketErrors,
-    non2xx,
-    socketErrors,
-    answered: Number(answered),
-  };
-}
-
-/** `wrk` in the background until `stop` (SIGINT: wrk then prints its summary, as at the end of its run). */
-function wrkDuring(args: { url: string; headers: Record<string, string>; connections: number }) {
-  const child = spawn('wrk', wrkArgs({ ...args, seconds: 600 }), { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    stop: async () => {
-      child.kill('SIGINT');
-      await ended;
-      return wrkResult(out);
-    },
-  };
-}
-
-/** The middle value; of an even count, the mean of the two in the middle. */
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-
-function line(name: string, result: Load): string {
-  return `    ${name.padEnd(14)} ${result.perSecond.toFixed(0).padStart(6)} requests/s   p50 ${result.p50.toFixed(2).padStart(6)} ms   p99 ${result.p99.toFixed(2).padStart(7)} ms   errors ${result.errors}`;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -159,14 +54,18 @@ async function main(): Promise<void> {
       deploys: { type: 'string', default: '3' },
       'edge-concurrency': { type: 'string', default: '1' },
       driver: { type: 'string', default: 'docker' },
+      seconds: { type: 'string', default: '5' },
+      'tls-only': { type: 'boolean', default: false },
     },
   });
   // Checked first: without it the bench would fail only after the deploy, minutes in.
   if (spawnSync('wrk', ['--version']).error) throw new Error("bench/deploy needs wrk, Debian's HTTP load generator: apt-get install wrk");
+  if (spawnSync('openssl', ['version']).error) throw new Error('bench/deploy needs openssl, for the certificate of its TLS figures: apt-get install openssl');
   const requests = Number(values.requests);
   const concurrency = Number(values.concurrency);
   const rounds = Number(values.rounds);
   const deploys = Number(values.deploys);
+  const seconds = Number(values.seconds);
   if (!Number.isInteger(deploys) || deploys < 1) throw new Error('--deploys is a whole number of at least 1');
   console.log(
     `bench/deploy: a small JAR on opsflow/jre:17, then ${rounds} rounds of ${requests} requests ${concurrency} at a time per client (${os.cpus().length} cores); Envoy --concurrency ${values['edge-concurrency']}`,
@@ -200,6 +99,7 @@ async function main(): Promise<void> {
     const edgePort = await freePort();
     const apiListenPort = await freePort();
     const edgeAdminPort = await freePort();
+    const edgeTlsPort = await freePort();
     apiProcess = spawn(...typescriptCommand('api/server.ts'), {
       cwd: ROOT,
       env: {
@@ -208,6 +108,9 @@ async function main(): Promise<void> {
         API_LISTEN_PORT: String(apiListenPort),
         EDGE_DIR: edgeDir,
         EDGE_ADMIN_URL: `http://127.0.0.1:${edgeAdminPort}`,
+        EDGE_TLS_PORT: String(edgeTlsPort),
+        // The TLS figures' certificate is uploaded: no ACME server is asked for one.
+        ACME_DIRECTORY_URL: 'off',
         LOG_LEVEL: 'info',
       },
       stdio: 'ignore',
@@ -280,6 +183,28 @@ async function main(): Promise<void> {
     // Script, deploy, script, …, script: a machine getting faster or slower during the run weighs on both.
     // The first deploy is the first of a worker and an API just started; the later ones, each of a service of
     // its own, find them as a platform that has been up does. The ratio is of the medians.
+    // #64: the edge's HTTPS beside its plain HTTP, on the first service (bench/tls.ts).
+    const edgePid = edge.pid;
+    const edgeTls = () =>
+      measureEdgeTls({
+        edgeUrl,
+        tlsPort: edgeTlsPort,
+        adminUrl: `http://127.0.0.1:${edgeAdminPort}`,
+        edgePid,
+        token: admin,
+        service: { name: 'bench-service', slug: 'bench' },
+        path: '/x',
+        rounds,
+        requests,
+        concurrency,
+        seconds,
+      });
+    if (values['tls-only']) {
+      // The TLS figures alone, for a short run: the one service they load, none of the figures before them.
+      await untilFirst200(jar, 'bench');
+      console.log(`  ratios: ${await edgeTls()}`);
+      return;
+    }
     const baselineRuns = [await shellScript(1)];
     const deployRuns: number[] = [];
     for (let n = 1; n <= deploys; n++) {
@@ -445,7 +370,8 @@ async function main(): Promise<void> {
       return { results, cpu, ratio };
     };
     for (const client of CLIENTS) {
-      const run = (url: string, headers: Record<string, string>, count: number) => load({ url, headers, agent: client.agent, requests: count, concurrency });
+      const run = (url: string, headers: Record<string, string>, count: number) =>
+        load({ request: () => get(url, headers, client.agent), requests: count, concurrency });
       // The JVM and the proxies are compiled hot before anything is measured.
       for (const target of paths) await run(target.url, target.headers, 2000);
       console.log(`  client: Node, ${client.name}`);
@@ -457,7 +383,6 @@ async function main(): Promise<void> {
       }
     }
 
-    const seconds = 5;
     const wrkClients: Array<{ name: string; headers: Record<string, string> }> = [
       { name: 'kept-alive connections', headers: {} },
       { name: 'a new connection per request', headers: { connection: 'close' } },
@@ -488,6 +413,7 @@ async function main(): Promise<void> {
     console.log(
       `  peak memory: bare Node proxy ${peakMemoryMb(nodeProxy.pid!).toFixed(0)} MiB, bare Envoy ${peakMemoryMb(bareEnvoy.pid).toFixed(0)} MiB, envoy ${peakMemoryMb(edge.pid).toFixed(0)} MiB`,
     );
+    summary.push(await edgeTls());
     console.log(`  ratios: ${summary.join('; ')}`);
   } finally {
     await edge?.stop();
@@ -498,10 +424,12 @@ async function main(): Promise<void> {
     await removeScopedDockerObjects(docker.docker, SCOPE);
     await platform.stop();
   }
-  process.exit(0);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
