@@ -15,6 +15,7 @@ import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
 import { bindsNow, reservePorts, runToEnd, spawnEntry, stopChild, typescriptCommand, waitForHttp } from './platform/children';
 import { startMailCapture } from './platform/mail-capture';
+import { startPebble } from './platform/pebble';
 import { startPostgres, takeShutdownSignals } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
 import { RunningTemporalCluster, startTemporalCluster } from './platform/temporal-cluster';
@@ -147,6 +148,25 @@ async function embeddedSwarm(dataDir: string, dockerHost: string | null): Promis
   const attach = process.env.DEPLOY_ATTACH_CONTAINERS;
   settings.DEPLOY_ATTACH_CONTAINERS = attach ? `${attach},${EDGE_DOOR}` : EDGE_DOOR;
   return settings;
+}
+
+/**
+ * Certificates under `npm start` come from Pebble, Let's Encrypt's test server, unless ACME_DIRECTORY_URL
+ * names another. Its root is new at each start, written to pebble/root.pem for a browser or curl to trust.
+ * Without it the platform runs on, ordering no certificate.
+ */
+async function startAcmeServer(config: Config, dataDir: string, logs: string): Promise<void> {
+  if (process.env.ACME_DIRECTORY_URL) return;
+  try {
+    const dir = path.join(dataDir, 'pebble');
+    const pebble = await startPebble({ dir, httpPort: config.apiPort, logFile: path.join(logs, 'pebble.log') });
+    stops.push({ name: 'Pebble', stop: pebble.stop });
+    fs.writeFileSync(path.join(dir, 'root.pem'), await pebble.rootPem());
+    Object.assign(process.env, { ACME_DIRECTORY_URL: pebble.directoryUrl, ACME_CA_FILE: pebble.caFile });
+    step(`ACME: Pebble at ${pebble.directoryUrl} (its root: ${path.join(dir, 'root.pem')})`);
+  } catch (error) {
+    step(`ACME: Pebble did not start (${(error as Error).message.split('\n')[0]}); no certificate is ordered`);
+  }
 }
 
 /** The JRE base image `npm start` builds from Debian packages when DEPLOY_BASE_IMAGE names no other. */
@@ -342,6 +362,7 @@ async function main(): Promise<void> {
   const mail = await startMailCapture(mailArgs);
   keepRunning('mail capture', mail, () => startMailCapture(mailArgs), mailArgs.logFile);
   step(`mail capture: SMTP 127.0.0.1:${mail.smtpPort}`);
+  await startAcmeServer(config, dataDir, logs);
 
   // Both builds run as processes of their own: the bundler and the API that the console's build reads its
   // schema from leave with them, and the supervisor stays small for the rest of the run.

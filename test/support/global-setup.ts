@@ -6,6 +6,7 @@ import Docker from 'dockerode';
 import { waitUntil, succeeds } from './wait';
 import { installTools } from '../../scripts/tools';
 import { ensureTemporalServer } from '../../scripts/temporal-server';
+import { ensurePebble } from '../../scripts/platform/pebble';
 import { ensureBaseImage } from '../../adapters/deploy/jre-base-image';
 import { withProgress } from '../../scripts/progress';
 import { TEST_BASE_IMAGE } from './slots';
@@ -15,8 +16,8 @@ const START_DEADLINE_MS = 180000;
 
 /**
  * What the suite needs besides the system packages, installed by the suite itself as `npm start` installs
- * its own: the pinned tools (Temporal CLI, Envoy, the API fuzzer, SeaweedFS for the S3 sink), the Temporal server of cluster mode (built
- * from the Go module proxy) and the JRE base image of JAR deploys.
+ * its own: the pinned tools (Temporal CLI, Envoy, the API fuzzer, SeaweedFS for the S3 sink), the Temporal server of cluster mode and
+ * Pebble (both built from the Go module proxy) and the JRE base image of JAR deploys.
  * Without a Docker engine the image is left out and the deploy tests fail saying the engine does not answer.
  */
 async function installWhatTheSuiteNeeds(): Promise<void> {
@@ -26,6 +27,8 @@ async function installWhatTheSuiteNeeds(): Promise<void> {
   await ensureTemporalServer(say).catch((error: Error) =>
     say(`the Temporal server of cluster mode was not built (${error.message}): the cluster tests will fail saying so`),
   );
+  // The certificate tests' ACME server, built once before files run side by side.
+  await ensurePebble(say);
   const docker = new Docker();
   const engine = await succeeds(docker.ping());
   if (!engine) {
