@@ -21,8 +21,9 @@ export interface EdgeSettings {
   dir: string;
   /** Where Envoy listens: the platform's front door. */
   listen: EdgeInstance;
-  /** Where Envoy serves HTTPS, once it holds a certificate. */
+  /** Where Envoy serves HTTPS, once it holds a certificate, and the port clients see it on. */
   tlsListen: EdgeInstance;
+  tlsPublicPort: number;
   /** Where this API listens, behind Envoy. */
   api: EdgeInstance;
   /** Envoy's admin, for its bootstrap (an Envoy in a container of its own starts on the bootstrap written here). */
@@ -33,7 +34,10 @@ export interface EdgeSettings {
 
 /** The edge as the configuration says: Envoy on the front door (API_HOST:API_PORT), the API at EDGE_API_ADDRESS behind it. */
 export function edgeSettingsOf(
-  config: Pick<Config, 'apiHost' | 'apiPort' | 'edgeTlsPort' | 'edgeApiAddress' | 'edgeAdminUrl' | 'edgeConnectTimeoutMs' | 'edgeIdleTimeoutSeconds'>,
+  config: Pick<
+    Config,
+    'apiHost' | 'apiPort' | 'edgeTlsPort' | 'edgeTlsPublicPort' | 'edgeApiAddress' | 'edgeAdminUrl' | 'edgeConnectTimeoutMs' | 'edgeIdleTimeoutSeconds'
+  >,
   dir: string,
 ): EdgeSettings {
   const admin = config.edgeAdminUrl ? new URL(config.edgeAdminUrl) : null;
@@ -42,6 +46,7 @@ export function edgeSettingsOf(
     admin: admin ? { host: admin.hostname, port: Number(admin.port || 80) } : undefined,
     listen: { host: config.apiHost, port: config.apiPort },
     tlsListen: { host: config.apiHost, port: config.edgeTlsPort },
+    tlsPublicPort: config.edgeTlsPublicPort,
     api: config.edgeApiAddress,
     connectTimeoutMs: config.edgeConnectTimeoutMs,
     idleTimeoutMs: config.edgeIdleTimeoutSeconds * 1000,
@@ -72,7 +77,7 @@ export function startEdgeControlPlane(args: {
       : undefined;
   const planOf = async (): Promise<EdgePlan> => ({
     dir: edge.dir,
-    tls: { listen: edge.tlsListen, certificates: await args.registry.certificates() },
+    tls: { listen: edge.tlsListen, publicPort: edge.tlsPublicPort, certificates: await args.registry.certificates() },
     listen: edge.listen,
     api: edge.api,
     reservedSlugs: RESERVED_SLUGS,

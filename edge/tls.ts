@@ -38,11 +38,10 @@ export const certifiedHostnames = (plan: EdgePlan): Set<string> => new Set((plan
 export const hstsHeader = () => setHeader('strict-transport-security', `max-age=${HSTS_MAX_AGE_SECONDS}`);
 
 /** Plain HTTP's answer for a name with a certificate: the same URL on HTTPS, 308 so a POST stays a POST. */
-export const redirectToHttps = (tls: { listen: EdgeInstance }) => ({
-  https_redirect: true,
-  ...(tls.listen.port === 443 ? {} : { port_redirect: tls.listen.port }),
-  response_code: 'PERMANENT_REDIRECT',
-});
+export function redirectToHttps(tls: { listen: EdgeInstance; publicPort?: number }) {
+  // Always named: a Host header that carries plain HTTP's port must not carry it into the HTTPS URL.
+  return { https_redirect: true, port_redirect: tls.publicPort ?? tls.listen.port, response_code: 'PERMANENT_REDIRECT' };
+}
 
 function transportSocket(plan: EdgePlan, hostname: string) {
   return {

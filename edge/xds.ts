@@ -46,7 +46,7 @@ export interface EdgePlan {
    * HTTPS: where it listens, and the certificates it serves there. There is no TLS listener without a
    * certificate. Plain HTTP redirects a hostname with a certificate to it, and answers ACME challenges.
    */
-  tls?: { listen: EdgeInstance; certificates: EdgeCertificate[] };
+  tls?: { listen: EdgeInstance; certificates: EdgeCertificate[]; publicPort?: number };
 }
 
 export const API_CLUSTER = 'opsflow_api';

@@ -28,6 +28,8 @@ export interface Config {
   edgeIdleTimeoutSeconds: number;
   /** Where the edge serves HTTPS, once it holds a certificate (EDGE_TLS_PORT). */
   edgeTlsPort: number;
+  /** The HTTPS port clients see, where plain HTTP redirects them (EDGE_TLS_PUBLIC_PORT; a container's published port). */
+  edgeTlsPublicPort: number;
   /** The ACME server that issues the edge's certificates, or null: none is ordered. */
   acme: AcmeConfig | null;
   /** Where workers reach the API's internal endpoints (the archive sink). */
@@ -540,6 +542,7 @@ export function loadConfig(env: Env = process.env): Config {
     edgeConnectTimeoutMs: integer(env, 'EDGE_CONNECT_TIMEOUT_MS', 1000, 10, 60000),
     edgeIdleTimeoutSeconds: integer(env, 'EDGE_IDLE_TIMEOUT_SECONDS', 300, 1, 86400),
     edgeTlsPort: port(env, 'EDGE_TLS_PORT', apiPort + 3),
+    edgeTlsPublicPort: port(env, 'EDGE_TLS_PUBLIC_PORT', port(env, 'EDGE_TLS_PORT', apiPort + 3)),
     acme: acmeSettings(env, production),
     apiInternalUrl: (url(env, 'API_INTERNAL_URL', `http://127.0.0.1:${apiListenPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),
     publicUrl: (url(env, 'PUBLIC_URL', `http://localhost:${apiPort}`, ['http:', 'https:']) as string).replace(/\/+$/, ''),

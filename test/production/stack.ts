@@ -180,7 +180,7 @@ function composeEnvOf(dockerConfig: string) {
 export async function composeStack(dir: string, options: { s3Sink?: boolean } = {}): Promise<ComposeStack> {
   const s3Sink = options.s3Sink ?? true;
   const dockerConfig = await ensureComposePlugin();
-  const [edgePort, uiPort, mailpitPort] = [await freePort(), await freePort(), await freePort()];
+  const [edgePort, edgeTlsPort, uiPort, mailpitPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const secrets = { jwtSecret: secret(), internalToken: secret(), postgresPassword: secret() };
   const { storeDir, s3 } = await prepareStore(dir);
   const baseUrl = `http://127.0.0.1:${edgePort}`;
@@ -198,6 +198,7 @@ export async function composeStack(dir: string, options: { s3Sink?: boolean } = 
     ARCHIVE_S3_ENDPOINT: s3.endpoint,
     ARCHIVE_S3_BUCKET: s3.bucket,
     EDGE_PORT: String(edgePort),
+    EDGE_TLS_PORT: String(edgeTlsPort),
     TEMPORAL_UI_PORT: String(uiPort),
     MAILPIT_PORT: String(mailpitPort),
     DRILL_DIR: storeDir,
