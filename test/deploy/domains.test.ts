@@ -108,5 +108,7 @@ test("a deploy may carry hostnames: they are the new service's own; one another 
 
   const accepted = await deploy('shop-three', ['Three.example.test']);
   expect(accepted.status).toBe(202);
-  expect((await domainsOf('shop-three')).body.domains).toEqual([{ hostname: 'three.example.test', state: 'PENDING', source: 'ACME', notAfter: null, problem: null }]);
+  expect((await domainsOf('shop-three')).body.domains).toEqual([
+    { hostname: 'three.example.test', state: 'PENDING', source: 'ACME', notAfter: null, problem: null },
+  ]);
 });
