@@ -51,12 +51,27 @@ export async function up(knex: Knex): Promise<void> {
       created_at timestamptz not null default now()
     );
 
+    create index acme_challenge_hostname_idx on infra.acme_challenge (hostname);
+
+    -- A name a service lets go (a PUT without it, an undeploy's cascade, or any writer) takes its certificate,
+    -- key and challenges with it: the edge stops serving it, and a next owner starts afresh.
+    create function infra.forget_certificate() returns trigger language plpgsql as $$
+    begin
+      delete from infra.certificate where hostname = old.hostname;
+      delete from infra.acme_challenge where hostname = old.hostname;
+      return old;
+    end $$;
+    create trigger service_domain_forgotten after delete on infra.service_domain
+      for each row execute function infra.forget_certificate();
+
     insert into infra.certificate (hostname) select hostname from infra.service_domain on conflict do nothing;
   `);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
+    drop trigger if exists service_domain_forgotten on infra.service_domain;
+    drop function if exists infra.forget_certificate();
     drop table if exists infra.acme_account;
     drop table if exists infra.acme_challenge;
     drop table if exists infra.certificate;

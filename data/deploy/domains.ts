@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { conflict } from '../../lib/errors';
 import { CertificateSource, CertificateState } from '../../domain/certificates';
 import { SERVICE_TABLE } from './registry';
-import { CERTIFICATE_TABLE, dropCertificates, ensureCertificateRows } from './certificates';
+import { CERTIFICATE_TABLE, ensureCertificateRows } from './certificates';
 
 export const DOMAIN_TABLE = 'infra.service_domain';
 
@@ -37,13 +37,8 @@ export async function domainsOf(db: Knex, serviceId: string): Promise<DomainRow[
  */
 export async function setDomainsOf(db: Knex, serviceId: string, hostnames: string[]): Promise<DomainRow[]> {
   return db.transaction(async (trx) => {
-    const letGo = (await trx(DOMAIN_TABLE).where({ service_id: serviceId }).whereNotIn('hostname', hostnames).delete().returning('hostname')) as Array<{
-      hostname: string;
-    }>;
-    await dropCertificates(
-      trx,
-      letGo.map((row) => row.hostname),
-    );
+    // A name let go takes its certificate with it (the table's trigger, 041).
+    await trx(DOMAIN_TABLE).where({ service_id: serviceId }).whereNotIn('hostname', hostnames).delete();
     if (hostnames.length > 0) {
       await trx(DOMAIN_TABLE)
         .insert(hostnames.map((hostname) => ({ hostname, service_id: serviceId })))

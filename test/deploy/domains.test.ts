@@ -44,6 +44,20 @@ test("an ADMIN sets a service's hostnames (kept lower case, once each, without t
   ]);
 });
 
+test('a name let go takes its certificate row with it, whoever deletes it: a next owner starts afresh', async () => {
+  await setDomains('shop-one', ['keep.example.test', 'gone.example.test']);
+  const certificates = () => thisFile.platform.db('infra.certificate').whereIn('hostname', ['keep.example.test', 'gone.example.test']).orderBy('hostname');
+  expect((await certificates()).map((row: { hostname: string; state: string }) => [row.hostname, row.state])).toEqual([
+    ['gone.example.test', 'PENDING'],
+    ['keep.example.test', 'PENDING'],
+  ]);
+  await setDomains('shop-one', ['keep.example.test']);
+  expect((await certificates()).map((row: { hostname: string }) => row.hostname)).toEqual(['keep.example.test']);
+  // A writer who skips the API (an undeploy's cascade is one) takes it too: the table's trigger.
+  await thisFile.platform.db('infra.service_domain').where({ hostname: 'keep.example.test' }).delete();
+  expect(await certificates()).toEqual([]);
+});
+
 test("a hostname another service holds is 409 DOMAIN_TAKEN and changes nothing, as is the platform's own", async () => {
   await setDomains('shop-one', ['shop.example.test']);
   await setDomains('shop-two', ['two.example.test']);
