@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
-import { decryptSecret, encryptSecret, SecretKeys } from '../../lib/secrets';
-import { certificateFacts, CertificateSource, CertificateState, renewAtOf } from '../../domain/certificates';
+import { decryptSecret, encryptSecret, SecretKeys, SecretTampered } from '../../lib/secrets';
+import { certificateFacts, CertificateFacts, certificatesOf, CertificateSource, CertificateState, renewAtOf } from '../../domain/certificates';
 import { reencryptColumns } from '../sealed-columns';
 
 export const CERTIFICATE_TABLE = 'infra.certificate';
@@ -47,11 +47,12 @@ export async function ensureCertificateRows(db: Knex, hostnames: string[]): Prom
     .ignore();
 }
 
-/** Forgets the certificates (and their keys) of hostnames let go. */
-export async function dropCertificates(db: Knex, hostnames: string[]): Promise<void> {
-  if (hostnames.length === 0) return;
-  await db(CERTIFICATE_TABLE).whereIn('hostname', hostnames).delete();
-  await db(CHALLENGE_TABLE).whereIn('hostname', hostnames).delete();
+/** Forgets a name's certificate and key (an upload, say): it is ACME's again, PENDING. */
+export async function resetCertificate(db: Knex, hostname: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx(CERTIFICATE_TABLE).where({ hostname }).delete();
+    await ensureCertificateRows(trx, [hostname]);
+  });
 }
 
 export async function findCertificate(db: Knex, hostname: string): Promise<CertificateRow | null> {
@@ -89,6 +90,8 @@ export async function recordOrder(db: Knex, args: { hostname: string; orderUrl: 
     await trx(CERTIFICATE_TABLE)
       .where({ hostname: args.hostname })
       .update({ order_url: args.orderUrl, order_key_sealed: null, attempted_at: trx.fn.now(), updated_at: trx.fn.now() });
+    // Answers of orders a day old are no use to any ACME server: they go.
+    await trx(CHALLENGE_TABLE).where('created_at', '<', trx.raw(`now() - interval '1 day'`)).delete();
     for (const answer of args.answers) {
       await trx(CHALLENGE_TABLE)
         .insert({ token: answer.token, hostname: args.hostname, key_authorization: answer.keyAuthorization })
@@ -98,9 +101,9 @@ export async function recordOrder(db: Knex, args: { hostname: string; orderUrl: 
   });
 }
 
-/** The key authorisation the edge answers for an HTTP-01 token, or null for a token no order holds. */
-export async function challengeAnswer(db: Knex, token: string): Promise<string | null> {
-  const row = (await db(CHALLENGE_TABLE).where({ token }).first('key_authorization')) as { key_authorization: string } | undefined;
+/** The key authorisation the edge answers for an HTTP-01 token asked for on `hostname`, or null for none. */
+export async function challengeAnswer(db: Knex, args: { token: string; hostname: string }): Promise<string | null> {
+  const row = (await db(CHALLENGE_TABLE).where(args).first('key_authorization')) as { key_authorization: string } | undefined;
   return row?.key_authorization ?? null;
 }
 
@@ -108,9 +111,10 @@ export async function challengeAnswer(db: Knex, token: string): Promise<string |
  * The private key of the certificate `orderUrl` will issue: made and sealed once per order, so a finalise
  * tried again after a crash uses the key its CSR named.
  */
-export async function orderKey(db: Knex, keys: SecretKeys, args: { hostname: string; orderUrl: string; make: () => string }): Promise<string> {
+export async function orderKey(db: Knex, keys: SecretKeys, args: { hostname: string; orderUrl: string; make: () => string }): Promise<string | null> {
   const row = await findCertificate(db, args.hostname);
-  if (!row || row.order_url !== args.orderUrl) throw new Error(`${args.hostname} has no order at ${args.orderUrl}`);
+  // A newer order, an upload or a name let go took the row's place: this order is no longer wanted.
+  if (!row || row.order_url !== args.orderUrl || row.source !== 'ACME') return null;
   if (row.order_key_sealed) return decryptSecret(row.order_key_sealed, keys, orderKeyPlace(args.hostname));
   const sealed = encryptSecret(args.make(), keys, orderKeyPlace(args.hostname));
   await db(CERTIFICATE_TABLE).where({ hostname: args.hostname, order_url: args.orderUrl }).whereNull('order_key_sealed').update({ order_key_sealed: sealed });
@@ -122,15 +126,18 @@ export async function recordIssued(
   db: Knex,
   keys: SecretKeys,
   args: { hostname: string; chainPem: string; keyPem: string; source: CertificateSource; orderUrl: string | null },
-) {
+): Promise<CertificateFacts | null> {
   const facts = certificateFacts(args.chainPem);
-  await db.transaction(async (trx) => {
-    await trx(CERTIFICATE_TABLE)
-      .where({ hostname: args.hostname })
+  return db.transaction(async (trx) => {
+    // An ACME run never replaces a certificate an ADMIN uploaded meanwhile.
+    const place = args.source === 'ACME' ? { hostname: args.hostname, source: 'ACME' } : { hostname: args.hostname };
+    const updated = await trx(CERTIFICATE_TABLE)
+      .where(place)
       .update({
         source: args.source,
         state: 'ISSUED',
-        chain_pem: args.chainPem,
+        // Certificates only: a combined file's key block never lands here in the clear.
+        chain_pem: `${certificatesOf(args.chainPem).join('\n')}\n`,
         key_sealed: encryptSecret(args.keyPem, keys, keyPlace(args.hostname)),
         serial: facts.serial,
         not_before: facts.notBefore,
@@ -144,27 +151,40 @@ export async function recordIssued(
         updated_at: trx.fn.now(),
       });
     await trx(CHALLENGE_TABLE).where({ hostname: args.hostname }).delete();
+    return updated > 0 ? facts : null;
   });
-  return facts;
 }
 
-/** The last attempt failed with `problem`: FAILED, unless a certificate is still served (then it stays ISSUED). */
-export async function recordProblem(db: Knex, args: { hostname: string; problem: string }): Promise<void> {
+/**
+ * The last ACME attempt failed with `problem`: FAILED, unless a certificate is still served (then it stays
+ * ISSUED). A name whose certificate was uploaded is not ACME's to mark. Answers whether this is the first
+ * failure since the last success, so its owners hear of a failing name once, not at every try.
+ */
+export async function recordProblem(db: Knex, args: { hostname: string; problem: string }): Promise<boolean> {
+  const before = await findCertificate(db, args.hostname);
   await db(CERTIFICATE_TABLE)
-    .where({ hostname: args.hostname })
+    .where({ hostname: args.hostname, source: 'ACME' })
     .update({ state: db.raw(`case when chain_pem is null then 'FAILED' else 'ISSUED' end`), problem: args.problem, updated_at: db.fn.now() });
   await db(CHALLENGE_TABLE).where({ hostname: args.hostname }).delete();
+  return before?.source === 'ACME' && before.problem === null;
 }
 
-/** Every certificate the edge serves, with its key unsealed: only the edge's control plane reads this. */
-export async function servedCertificates(db: Knex, keys: SecretKeys): Promise<ServedCertificate[]> {
+/**
+ * Every certificate the edge serves, with its key unsealed: only the edge's control plane reads this. A key
+ * that no SECRETS_KEY opens (tampered, or sealed under a key that is gone) is left out and named to
+ * `unreadable`: one bad row must not stop the edge's every other route.
+ */
+export async function servedCertificates(db: Knex, keys: SecretKeys, unreadable: (hostname: string) => void): Promise<ServedCertificate[]> {
   const rows = (await db(CERTIFICATE_TABLE).whereNotNull('chain_pem').orderBy('hostname')) as CertificateRow[];
-  return rows.map((row) => ({
-    hostname: row.hostname,
-    chainPem: row.chain_pem!,
-    keyPem: decryptSecret(row.key_sealed!, keys, keyPlace(row.hostname)),
-    serial: row.serial!,
-  }));
+  return rows.flatMap((row) => {
+    try {
+      return [{ hostname: row.hostname, chainPem: row.chain_pem!, keyPem: decryptSecret(row.key_sealed!, keys, keyPlace(row.hostname)), serial: row.serial! }];
+    } catch (error) {
+      if (!(error instanceof SecretTampered)) throw error;
+      unreadable(row.hostname);
+      return [];
+    }
+  });
 }
 
 /**
@@ -176,7 +196,17 @@ export async function certificatesDue(db: Knex, retryAfterSeconds: number): Prom
     .where({ source: 'ACME' })
     .andWhere((due) =>
       due
-        .where('renew_at', '<=', db.fn.now())
+        // Past its renewal time, and not tried since (or a failed try is old enough).
+        .where((renewal) =>
+          renewal
+            .where('renew_at', '<=', db.fn.now())
+            .andWhere((fresh) =>
+              fresh
+                .whereNull('attempted_at')
+                .orWhereRaw('attempted_at < renew_at')
+                .orWhereRaw(`attempted_at < now() - make_interval(secs => ?)`, [retryAfterSeconds]),
+            ),
+        )
         .orWhere((waiting) =>
           waiting
             .whereNull('chain_pem')

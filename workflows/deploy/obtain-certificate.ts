@@ -28,6 +28,19 @@ async function tellOwners(hostname: string, problem: string): Promise<void> {
   }
 }
 
+/**
+ * Waits until the edge serves the new certificate. It is stored already: an edge that does not confirm in
+ * time is logged, and the run still ends ISSUED (the control plane writes it at its next rewrite).
+ */
+async function confirmAtEdge(hostname: string, serial: string): Promise<void> {
+  try {
+    await edge.confirmCertificateAtEdge({ hostname, serial });
+  } catch (error) {
+    if (wf.isCancellation(error)) throw error;
+    wf.log.warn('the edge did not confirm the new certificate in time', { hostname, reason: problemOf(error) });
+  }
+}
+
 /** The ACME server's own words for a failed step, or the step's. */
 function problemOf(error: unknown): string {
   const failure = error instanceof wf.ActivityFailure ? error.cause : error;
@@ -38,7 +51,8 @@ function problemOf(error: unknown): string {
  * Gets a certificate for one hostname from the ACME server, or renews it: order, answer the HTTP-01 challenge
  * at the edge, finalise, store, and wait until the edge serves it. The private key stays in the database;
  * this history holds the hostname, the order's URL, a serial number and dates. A failure is kept for
- * `GET …/domains`, with the ACME server's problem; a failed renewal also tells the service's owners.
+ * `GET …/domains`, with the ACME server's problem; the first failed renewal since a success also tells the
+ * service's owners.
  */
 export async function obtainCertificate(input: ObtainCertificateInput): Promise<CertificateOutcome> {
   refuseInvalidInput(certificateInputProblem(input));
@@ -52,15 +66,15 @@ export async function obtainCertificate(input: ObtainCertificateInput): Promise<
     stage = 'FINALISING';
     const issued = await acme.finishCertificateOrder({ hostname, orderUrl });
     stage = 'PUSHING';
-    await edge.confirmCertificateAtEdge({ hostname, serial: issued.serial });
+    await confirmAtEdge(hostname, issued.serial);
     stage = 'DONE';
     return { hostname, state: 'ISSUED', ...issued };
   } catch (error) {
-    if (error instanceof wf.CancelledFailure) throw error;
+    if (wf.isCancellation(error)) throw error;
     const problem = problemOf(error);
     stage = 'FAILED';
-    await quickDb.recordCertificateProblem({ hostname, problem });
-    if (input.renewal) await tellOwners(hostname, problem);
+    const firstFailure = await quickDb.recordCertificateProblem({ hostname, problem });
+    if (input.renewal && firstFailure) await tellOwners(hostname, problem);
     return { hostname, state: 'FAILED', problem };
   }
 }

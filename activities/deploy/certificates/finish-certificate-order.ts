@@ -2,6 +2,7 @@ import { newPrivateKey } from '../../../adapters/deploy/acme';
 import { findCertificate, orderKey, recordIssued } from '../../../data/deploy/certificates';
 import { secretKeysOf } from '../../../lib/secrets';
 import { DeployDeps } from '../deps';
+import { finalFailure } from '../../failures';
 import { acmeOf } from './acme-of';
 
 /**
@@ -18,8 +19,10 @@ export function finishCertificateOrder(deps: DeployDeps) {
     }
     const keys = secretKeysOf(deps.config);
     const keyPem = await orderKey(deps.db, keys, { hostname: input.hostname, orderUrl: input.orderUrl, make: newPrivateKey });
+    if (keyPem === null) throw finalFailure('CERTIFICATE_NOT_WANTED', `${input.hostname} has another order, an uploaded certificate, or no service.`);
     const chainPem = await (await acmeOf(deps)).certificate(input.orderUrl, input.hostname, keyPem);
     const facts = await recordIssued(deps.db, keys, { hostname: input.hostname, chainPem, keyPem, source: 'ACME', orderUrl: input.orderUrl });
+    if (!facts) throw finalFailure('CERTIFICATE_NOT_WANTED', `${input.hostname} has an uploaded certificate now, or no service names it.`);
     return { serial: facts.serial, notAfter: facts.notAfter.toISOString() };
   };
 }

@@ -9,9 +9,9 @@ import { acmeOf } from './acme-of';
  */
 export function placeCertificateOrder(deps: DeployDeps) {
   return async (input: { hostname: string }): Promise<{ orderUrl: string }> => {
-    if (!(await findCertificate(deps.db, input.hostname))) {
-      throw finalFailure('CERTIFICATE_NOT_WANTED', `${input.hostname} is no longer named by any service.`);
-    }
+    const row = await findCertificate(deps.db, input.hostname);
+    if (!row) throw finalFailure('CERTIFICATE_NOT_WANTED', `${input.hostname} is no longer named by any service.`);
+    if (row.source !== 'ACME') throw finalFailure('CERTIFICATE_NOT_WANTED', `${input.hostname} is served with an uploaded certificate.`);
     const acme = await acmeOf(deps);
     const { orderUrl, answers } = await acme.placeOrder(input.hostname);
     await recordOrder(deps.db, { hostname: input.hostname, orderUrl, answers });
