@@ -17,6 +17,10 @@ import { startBounceIntake } from './modules/messaging/bounce-intake';
  * Starts the API process: every platform module on API_LISTEN_PORT and, with EDGE_DIR set, the edge's
  * control plane (Envoy, on API_PORT, routes deployed services from the files it writes).
  */
+/** A certificate whose key no SECRETS_KEY opens is left off the edge, loudly: its name gets no HTTPS. */
+const unreadableCertificate = (logger: { error: (fields: object, message: string) => void }) => (hostname: string) =>
+  logger.error({ hostname }, 'a certificate key is unreadable with SECRETS_KEY and SECRETS_KEY_PREVIOUS; the edge serves that name without it');
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -39,7 +43,7 @@ async function main(): Promise<void> {
   const app = createApp({ config, db, temporal, docker, storage: stores.storage, archives: stores.archives, logger });
   const edge = config.edgeDir
     ? startEdgeControlPlane({
-        registry: registryForEdge(db, config.databaseUrl, secretKeysOf(config)),
+        registry: registryForEdge(db, config.databaseUrl, secretKeysOf(config), unreadableCertificate(logger)),
         config,
         logger,
         edge: edgeSettingsOf(config, config.edgeDir),

@@ -107,3 +107,12 @@ export async function ensureCertificateRenewalSchedule(client: Client, args: { e
     memo: { description: "Renews the edge's certificates at two thirds of their lifetime" },
   });
 }
+
+/** With no ACME server, no renewal schedule: one left from before would fail every run it starts. */
+export async function removeCertificateRenewalSchedule(client: Client): Promise<void> {
+  try {
+    await client.schedule.getHandle(CERTIFICATE_RENEWAL_SCHEDULE_ID).delete();
+  } catch (error) {
+    if (!(error instanceof ScheduleNotFoundError)) throw error;
+  }
+}

@@ -1,7 +1,7 @@
 import { createDeployActivities, followSwarmTasks } from '../activities/deploy';
 import { createOperationsActivities } from '../activities/operations';
 import { runStatusOf } from '../temporal-config/client';
-import { ensureCertificateRenewalSchedule, ensureReconcileSchedule } from '../temporal-config/schedules';
+import { ensureCertificateRenewalSchedule, ensureReconcileSchedule, removeCertificateRenewalSchedule } from '../temporal-config/schedules';
 import { ensurePlatformCertificate } from './platform-certificate';
 import { TaskQueues } from '../domain/task-queues';
 import { WorkerDeps } from './deps';
@@ -39,7 +39,7 @@ export function deploymentsWorker(deps: WorkerDeps) {
         healthTimeoutSeconds: config.deployHealthTimeoutSeconds,
         drainSeconds: config.deployDrainSeconds,
       });
-      if (!config.acme) return;
+      if (!config.acme) return removeCertificateRenewalSchedule(deps.temporal.client);
       await ensureCertificateRenewalSchedule(deps.temporal.client, {
         everySeconds: config.acme.renewalCheckSeconds,
         retryAfterSeconds: config.acme.retryAfterSeconds,

@@ -45,15 +45,15 @@ export function onRegistryChanges(databaseUrl: string, changed: () => void, onEr
 
 /**
  * The registry as the edge's control plane reads it (edge/control-plane.ts): its services, the certificates
- * it serves (keys unsealed with `keys`), and word of each change.
+ * it serves (keys unsealed with `keys`; `unreadable` hears of a key none opens), and word of each change.
  */
-export function registryForEdge(db: Knex, databaseUrl: string, keys: SecretKeys) {
+export function registryForEdge(db: Knex, databaseUrl: string, keys: SecretKeys, unreadable: (hostname: string) => void = () => undefined) {
   return {
     services: async () => {
       const [services, domains] = await Promise.all([edgeServices(db), domainsByService(db)]);
       return services.map((service) => ({ ...service, domains: domains.get(service.name) ?? [] }));
     },
-    certificates: () => servedCertificates(db, keys),
+    certificates: () => servedCertificates(db, keys, unreadable),
     onChanges: (changed: () => void, interrupted: (error: unknown) => void) => onRegistryChanges(databaseUrl, changed, interrupted),
   };
 }

@@ -5,7 +5,7 @@ import { secretKeysOf } from '../../../lib/secrets';
 import { uploadProblem } from '../../../domain/certificates';
 import { normalHostname } from '../../../domain/service-domains';
 import { domainsOf, DomainRow, setDomainsOf } from '../../../data/deploy/domains';
-import { challengeAnswer, recordIssued } from '../../../data/deploy/certificates';
+import { challengeAnswer, recordIssued, resetCertificate } from '../../../data/deploy/certificates';
 import { startCertificateRuns } from '../../../temporal-config/dispatchers';
 import { checkedHostnames } from './hostnames';
 import { serviceGuards } from './service-guards';
@@ -26,13 +26,18 @@ const present = (service: string, rows: DomainRow[]) => ({
  * With an ACME server, a run for each of the hostnames that waits for a certificate: a new name, or one whose
  * last try failed (setting the list again is how an operator asks for another try after fixing DNS).
  */
-export function certificateRunsFor(deps: Pick<AppDeps, 'config' | 'temporal'>, rows: DomainRow[]): Promise<void> {
-  if (!deps.config.acme) return Promise.resolve();
+export async function certificateRunsFor(deps: Pick<AppDeps, 'config' | 'temporal' | 'logger'>, rows: DomainRow[]): Promise<void> {
+  if (!deps.config.acme) return;
   const waiting = rows.filter((row) => row.source === 'ACME' && row.state !== 'ISSUED');
-  return startCertificateRuns(
-    deps.temporal.client,
-    waiting.map((row) => ({ hostname: row.hostname, renewal: false })),
-  );
+  try {
+    await startCertificateRuns(
+      deps.temporal.client,
+      waiting.map((row) => ({ hostname: row.hostname, renewal: false })),
+    );
+  } catch (error) {
+    // The names are set already: the renewal schedule starts their runs at its next look.
+    deps.logger.warn({ err: error, hostnames: waiting.map((row) => row.hostname) }, 'certificate runs not started; the renewal schedule will');
+  }
 }
 
 /** The hostnames a deployed service answers on at the edge, besides its path, and their certificates. */
@@ -94,6 +99,27 @@ export function domainRoutes(deps: AppDeps): AnyRoute[] {
       },
     }),
     defineRoute({
+      method: 'delete',
+      path: '/api/infra/services/:name/domains/:hostname/certificate',
+      tag: 'infra',
+      summary: "Forget the certificate of one of the service's hostnames (an upload, say): ACME gets a new one",
+      access: access.roles('ADMIN'),
+      params: DomainParams,
+      responses: { 200: { description: 'the hostnames now', schema: DomainsAnswer } },
+      errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DOMAIN_NOT_FOUND'],
+      handler: async (ctx, { params }) => {
+        const service = await dynamicService(params.name);
+        const hostname = normalHostname(params.hostname);
+        if (!(await domainsOf(db, service.id)).some((row) => row.hostname === hostname)) {
+          throw new PlatformError('DOMAIN_NOT_FOUND', `${service.name} does not answer on ${hostname}.`);
+        }
+        await resetCertificate(db, hostname);
+        const rows = await domainsOf(db, service.id);
+        await certificateRunsFor(deps, rows);
+        ctx.body = present(service.name, rows);
+      },
+    }),
+    defineRoute({
       method: 'get',
       path: '/.well-known/acme-challenge/:token',
       tag: 'infra',
@@ -103,7 +129,8 @@ export function domainRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the key authorisation', contentType: 'text/plain' } },
       errors: ['ACME_CHALLENGE_NOT_FOUND'],
       handler: async (ctx, { params }) => {
-        const answer = await challengeAnswer(db, params.token);
+        // Only for the name the order is for: a token is no answer on any other host.
+        const answer = await challengeAnswer(db, { token: params.token, hostname: normalHostname(ctx.hostname) });
         if (answer === null) throw new PlatformError('ACME_CHALLENGE_NOT_FOUND', 'No certificate order holds this token.');
         ctx.type = 'text/plain; charset=utf-8';
         ctx.body = answer;
