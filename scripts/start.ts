@@ -13,9 +13,9 @@ import { createDb } from '../data/db';
 import { createDocker } from '../adapters/docker';
 import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
-import { bindsNow, reservePorts, runToEnd, spawnEntry, stopChild, typescriptCommand, waitForHttp } from './platform/children';
+import { bindsNow, freePort, reservePorts, runToEnd, spawnEntry, stopChild, typescriptCommand, waitForHttp } from './platform/children';
 import { startMailCapture } from './platform/mail-capture';
-import { startPebble } from './platform/pebble';
+import { pebbleApiCertificate, startPebble } from './platform/pebble';
 import { startPostgres, takeShutdownSignals } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
 import { RunningTemporalCluster, startTemporalCluster } from './platform/temporal-cluster';
@@ -95,6 +95,7 @@ async function refuseTakenPorts(config: Config, edgeAdminPort: number): Promise<
     [config.apiPort, 'the edge (Envoy)', 'API_PORT'],
     [config.apiListenPort, 'the API behind the edge', 'API_LISTEN_PORT'],
     [edgeAdminPort, "the edge's admin", 'EDGE_ADMIN_URL'],
+    [config.edgeTlsPort, "the edge's HTTPS", 'EDGE_TLS_PORT'],
     [config.smtpCapturePort, 'mail capture (SMTP)', 'SMTP_CAPTURE_PORT'],
     [config.mailCaptureUiPort, "mail capture's UI", 'MAIL_CAPTURE_UI_PORT'],
   ];
@@ -152,21 +153,26 @@ async function embeddedSwarm(dataDir: string, dockerHost: string | null): Promis
 
 /**
  * Certificates under `npm start` come from Pebble, Let's Encrypt's test server, unless ACME_DIRECTORY_URL
- * names another. Its root is new at each start, written to pebble/root.pem for a browser or curl to trust.
- * Without it the platform runs on, ordering no certificate.
+ * names another. The platform's processes are told where it will answer at once; Pebble is built (on a
+ * first start) and started beside them, since nothing waits for a certificate. Its root is new at each
+ * start, written to pebble/root.pem for a browser or curl to trust. Without it, no certificate is issued.
  */
 async function startAcmeServer(config: Config, dataDir: string, logs: string): Promise<void> {
   if (process.env.ACME_DIRECTORY_URL) return;
-  try {
-    const dir = path.join(dataDir, 'pebble');
-    const pebble = await startPebble({ dir, httpPort: config.apiPort, logFile: path.join(logs, 'pebble.log') });
-    stops.push({ name: 'Pebble', stop: pebble.stop });
-    fs.writeFileSync(path.join(dir, 'root.pem'), await pebble.rootPem());
-    Object.assign(process.env, { ACME_DIRECTORY_URL: pebble.directoryUrl, ACME_CA_FILE: pebble.caFile });
-    step(`ACME: Pebble at ${pebble.directoryUrl} (its root: ${path.join(dir, 'root.pem')})`);
-  } catch (error) {
-    step(`ACME: Pebble did not start (${(error as Error).message.split('\n')[0]}); no certificate is ordered`);
-  }
+  const dir = path.join(dataDir, 'pebble');
+  const listenPort = await freePort();
+  // Bound only once Pebble is built: no other child of this start may draw it meanwhile.
+  reservePorts([listenPort]);
+  Object.assign(process.env, { ACME_DIRECTORY_URL: `https://127.0.0.1:${listenPort}/dir`, ACME_CA_FILE: (await pebbleApiCertificate()).cert });
+  const starting = startPebble({ dir, httpPort: config.apiPort, listenPort, logFile: path.join(logs, 'pebble.log') });
+  stops.push({ name: 'Pebble', stop: async () => (await starting.catch(() => null))?.stop() });
+  starting.then(
+    async (pebble) => {
+      fs.writeFileSync(path.join(dir, 'root.pem'), await pebble.rootPem());
+      step(`ACME: Pebble at ${process.env.ACME_DIRECTORY_URL} (its root: ${path.join(dir, 'root.pem')})`);
+    },
+    (error: Error) => step(`ACME: Pebble did not start (${error.message.split('\n')[0]}); no certificate is issued`),
+  );
 }
 
 /** The JRE base image `npm start` builds from Debian packages when DEPLOY_BASE_IMAGE names no other. */

@@ -28,6 +28,24 @@ export interface RunningPebble {
   stop(): Promise<void>;
 }
 
+/**
+ * The certificate of Pebble's own HTTPS (ACME_CA_FILE), made once with openssl: quick, so a caller can name
+ * the ACME server to the platform's processes before Pebble is built.
+ */
+export async function pebbleApiCertificate(): Promise<{ cert: string; key: string }> {
+  const cert = path.join(PEBBLE_DIR, 'api-cert.pem');
+  const key = path.join(PEBBLE_DIR, 'api-key.pem');
+  if (!fs.existsSync(cert) || !fs.existsSync(key)) {
+    fs.mkdirSync(PEBBLE_DIR, { recursive: true });
+    const subject = ['-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'];
+    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+    await runToEnd('openssl', ['req', '-x509', ...ec, '-keyout', `${key}.tmp`, '-out', `${cert}.tmp`, '-days', '3650', ...subject]);
+    fs.renameSync(`${key}.tmp`, key);
+    fs.renameSync(`${cert}.tmp`, cert);
+  }
+  return { cert, key };
+}
+
 /** Builds Pebble and its DNS stand-in once, and the HTTPS certificate of its API. */
 export async function ensurePebble(say: (line: string) => void = () => undefined): Promise<{ pebble: string; dns: string; cert: string; key: string }> {
   const built = { pebble: path.join(PEBBLE_DIR, 'pebble'), dns: path.join(PEBBLE_DIR, 'pebble-challtestsrv') };
@@ -37,16 +55,7 @@ export async function ensurePebble(say: (line: string) => void = () => undefined
     const env = { ...process.env, GOBIN: PEBBLE_DIR, GOFLAGS: '-mod=mod' };
     await runToEnd('go', ['install', `${MODULE}/cmd/pebble@v${PINNED_PEBBLE}`, `${MODULE}/cmd/pebble-challtestsrv@v${PINNED_PEBBLE}`], env);
   }
-  const cert = path.join(PEBBLE_DIR, 'api-cert.pem');
-  const key = path.join(PEBBLE_DIR, 'api-key.pem');
-  if (!fs.existsSync(cert) || !fs.existsSync(key)) {
-    const subject = ['-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'];
-    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    await runToEnd('openssl', ['req', '-x509', ...ec, '-keyout', `${key}.tmp`, '-out', `${cert}.tmp`, '-days', '3650', ...subject]);
-    fs.renameSync(`${key}.tmp`, key);
-    fs.renameSync(`${cert}.tmp`, cert);
-  }
-  return { ...built, cert, key };
+  return { ...built, ...(await pebbleApiCertificate()) };
 }
 
 /** A request to the management API of Pebble or its DNS stand-in. */
@@ -72,9 +81,16 @@ function manage(url: string, args: { ca?: string; body?: unknown } = {}): Promis
  * Starts Pebble and its DNS stand-in. `httpPort`: where Pebble asks HTTP-01 challenges (the edge's plain
  * HTTP). `validitySeconds`: how long its certificates last (short, to test renewal).
  */
-export async function startPebble(args: { dir: string; httpPort: number; validitySeconds?: number; logFile?: string }): Promise<RunningPebble> {
+export async function startPebble(args: {
+  dir: string;
+  httpPort: number;
+  /** Where its ACME API listens, when the caller has named it already. */
+  listenPort?: number;
+  validitySeconds?: number;
+  logFile?: string;
+}): Promise<RunningPebble> {
   const built = await ensurePebble();
-  const [listen, management, dnsPort, dnsManagement] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [listen, management, dnsPort, dnsManagement] = [args.listenPort ?? (await freePort()), await freePort(), await freePort(), await freePort()];
   fs.mkdirSync(args.dir, { recursive: true });
   const config = path.join(args.dir, 'pebble-config.json');
   const validityPeriod = args.validitySeconds ?? 90 * 86400;
