@@ -70,6 +70,15 @@ test('only the edge is published beyond this host: the API behind it, Temporal, 
   expect(Object.keys(services).filter((name) => services[name].network_mode === 'host')).toEqual([]);
 });
 
+test('#64: HTTPS is published by docker-compose.https.yml alone, so that an upgrade on the main file keeps the edge container', () => {
+  expect(services.edge.ports).toEqual(['${EDGE_PORT:-8080}:8080']);
+  const https = parse(fs.readFileSync(path.join(__dirname, '..', '..', 'docker-compose.https.yml'), 'utf8')) as { services: Record<string, ComposeService> };
+  expect(Object.keys(https.services)).toEqual(['edge']);
+  expect(https.services.edge.ports).toEqual(['${EDGE_TLS_PORT:-443}:8443']);
+  // Envoy's HTTPS listener in its container, and the port clients see, where plain HTTP redirects them.
+  expect(services.api.environment).toEqual(expect.objectContaining({ EDGE_TLS_PORT: 8443, EDGE_TLS_PUBLIC_PORT: '${EDGE_TLS_PORT:-443}' }));
+});
+
 test('the Temporal Web UI runs with write actions disabled: no signal, update, cancel, terminate or reset from it', () => {
   expect(services['temporal-ui'].environment?.TEMPORAL_DISABLE_WRITE_ACTIONS).toBe('true');
 });
