@@ -126,40 +126,51 @@ export function edgeRoutes(plan: EdgePlan) {
     const everyPath = { prefix: '/' };
     return service.instances.length > 0 ? SERVICE_ROUTE_KINDS.map((how) => toService(service, everyPath, how, true)) : [unavailable(everyPath, service)];
   };
+  const byName = { routes, serviceRoutes, challenges: toApi({ prefix: ACME_CHALLENGE_PREFIX }) };
+  const configuration = (name: string, scheme: 'http' | 'https') => ({
+    '@type': type('envoy.config.route.v3.RouteConfiguration'),
+    name,
+    virtual_hosts: [...namedVirtualHosts(plan, byName, scheme), { name: 'all', domains: ['*'], routes }],
+  });
+  // One file each: Envoy's file-based RDS takes one route configuration per file.
+  return { http: { resources: [configuration(ROUTES, 'http')] }, https: { resources: [configuration(TLS_ROUTES, 'https')] } };
+}
+
+type Route = Record<string, unknown>;
+
+/**
+ * The virtual hosts of names: each service's hostnames, and the platform's own names that hold a certificate
+ * (the platform's names are never a service's, whatever a row says). On plain HTTP a name with a certificate
+ * answers ACME's challenges and redirects the rest; on HTTPS it is served with HSTS. A name without one is
+ * served on plain HTTP as on HTTPS, its challenges answered first.
+ */
+function namedVirtualHosts(
+  plan: EdgePlan,
+  parts: { routes: Route[]; serviceRoutes: (service: EdgeService) => Route[]; challenges: Route[] },
+  scheme: 'http' | 'https',
+) {
   const certified = certifiedHostnames(plan);
   // Envoy matches the Host header as sent, port included: `name:*` takes any port.
   const hostsOf = (hostnames: string[]) => hostnames.flatMap((hostname) => [hostname, `${hostname}:*`]);
-  const challenges = toApi({ prefix: ACME_CHALLENGE_PREFIX });
   const redirect = plan.tls ? [{ match: { prefix: '/' }, redirect: redirectToHttps(plan.tls), typed_per_filter_config: PLATFORM_ROUTE }] : [];
-  // A service's own hostnames, then the platform's own names that hold a certificate; the platform's names
-  // are never a service's, whatever a row says.
   const ownNames = plan.platformHostnames ?? [];
   const named = [
     ...plan.services.map((service) => ({
       name: `service:${service.slug}`,
       hostnames: (service.domains ?? []).filter((hostname) => !ownNames.includes(hostname)),
-      routes: serviceRoutes(service),
+      routes: parts.serviceRoutes(service),
     })),
-    { name: 'platform', hostnames: [...ownNames], routes },
+    // The platform's names without a certificate are the catch-all's, as any other name.
+    { name: 'platform', hostnames: ownNames.filter((hostname) => certified.has(hostname)), routes: parts.routes },
   ];
-  const virtualHostsFor = (scheme: 'http' | 'https') =>
-    named.flatMap((host) => {
-      const withCertificate = host.hostnames.filter((hostname) => certified.has(hostname));
-      const without = host.name === 'platform' ? [] : host.hostnames.filter((hostname) => !certified.has(hostname));
-      return [
-        ...(withCertificate.length === 0
-          ? []
-          : scheme === 'http'
-            ? [{ name: `${host.name}:redirect`, domains: hostsOf(withCertificate), routes: [...challenges, ...redirect] }]
-            : [{ name: `${host.name}:tls`, domains: hostsOf(withCertificate), routes: host.routes, response_headers_to_add: [hstsHeader()] }]),
-        ...(without.length === 0 ? [] : [{ name: host.name, domains: hostsOf(without), routes: [...(scheme === 'http' ? challenges : []), ...host.routes] }]),
-      ];
-    });
-  const configuration = (name: string, scheme: 'http' | 'https') => ({
-    '@type': type('envoy.config.route.v3.RouteConfiguration'),
-    name,
-    virtual_hosts: [...virtualHostsFor(scheme), { name: 'all', domains: ['*'], routes }],
+  return named.flatMap((host) => {
+    const withCertificate = host.hostnames.filter((hostname) => certified.has(hostname));
+    const without = host.hostnames.filter((hostname) => !certified.has(hostname));
+    const secure =
+      scheme === 'http'
+        ? { name: `${host.name}:redirect`, domains: hostsOf(withCertificate), routes: [...parts.challenges, ...redirect] }
+        : { name: `${host.name}:tls`, domains: hostsOf(withCertificate), routes: host.routes, response_headers_to_add: [hstsHeader()] };
+    const plain = { name: host.name, domains: hostsOf(without), routes: [...(scheme === 'http' ? parts.challenges : []), ...host.routes] };
+    return [...(withCertificate.length > 0 ? [secure] : []), ...(without.length > 0 ? [plain] : [])];
   });
-  // One file each: Envoy's file-based RDS takes one route configuration per file.
-  return { http: { resources: [configuration(ROUTES, 'http')] }, https: { resources: [configuration(TLS_ROUTES, 'https')] } };
 }
