@@ -40,9 +40,11 @@ const APP_STOP_SECONDS = 10;
  * SIGTERM on and exits with the app's status. It needs the image's sh, as the health check does.
  */
 const DRAIN_WRAPPER = [
-  'trap \'sleep "$0"; kill -TERM "$app" 2>/dev/null\' TERM INT',
+  'trap \'sleep "$0"; stop=1; [ -z "$app" ] || kill -TERM "$app" 2>/dev/null\' TERM INT',
   '"$@" &',
   'app=$!',
+  // A SIGTERM that came before the app's pid was known (a stop in the first instant) is passed on now.
+  '[ -z "$stop" ] || kill -TERM "$app" 2>/dev/null',
   // A trapped signal ends a wait early; wait again until the app itself has exited.
   'while :; do wait "$app"; status=$?; kill -0 "$app" 2>/dev/null || exit "$status"; done',
 ].join('\n');
