@@ -159,7 +159,7 @@ function selfSigned(hostname: string): { certificate: string; privateKey: string
   return pair;
 }
 
-test("#64: an uploaded certificate and key replace ACME's for a name, and are served; one that does not name it is 400 CERTIFICATE_INVALID", async () => {
+test("#64: an uploaded certificate and key replace ACME's for a name, and are served; one that does not name it is 400 CERTIFICATE_INVALID; DELETE gives the name back to ACME", async () => {
   const OWN = 'own.example.test';
   // Pebble cannot check this name: only the upload can certify it, whenever its ACME run ends.
   await pebble.setAddress(OWN, '127.0.0.2');
@@ -190,6 +190,26 @@ test("#64: an uploaded certificate and key replace ACME's for a name, and are se
     return now?.authorized ? now : null;
   });
   expect(shown.names).toBe(`DNS:${OWN}`);
+
+  // DELETE gives the name back to ACME: the upload and its key are gone, and a new run is under way.
+  const reset = await call(thisFile.api.url, 'DELETE', `/api/infra/services/hello-tls/domains/${OWN}/certificate`, { token: tokens.admin });
+  expect(reset.status).toBe(200);
+  expect(reset.body.domains.find((domain: { hostname: string }) => domain.hostname === OWN)).toEqual({
+    hostname: OWN,
+    state: 'PENDING',
+    source: 'ACME',
+    notAfter: null,
+    problem: null,
+  });
+  expect(await thisFile.platform.db('infra.certificate').where({ hostname: OWN }).first('chain_pem', 'key_sealed')).toEqual({
+    chain_pem: null,
+    key_sealed: null,
+  });
+  expectProblem(
+    await call(thisFile.api.url, 'DELETE', '/api/infra/services/hello-tls/domains/nobody.example.test/certificate', { token: tokens.admin }),
+    404,
+    'DOMAIN_NOT_FOUND',
+  );
 }, 120000);
 
 test('#64: no workflow history and no database row holds a private key', async () => {

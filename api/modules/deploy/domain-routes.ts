@@ -44,6 +44,15 @@ export async function certificateRunsFor(deps: Pick<AppDeps, 'config' | 'tempora
 export function domainRoutes(deps: AppDeps): AnyRoute[] {
   const { db, config } = deps;
   const { dynamicService } = serviceGuards(deps);
+  /** A deployed service and one of its hostnames, or 404 DOMAIN_NOT_FOUND. */
+  const serviceAndHostname = async (params: { name: string; hostname: string }) => {
+    const service = await dynamicService(params.name);
+    const hostname = normalHostname(params.hostname);
+    if (!(await domainsOf(db, service.id)).some((row) => row.hostname === hostname)) {
+      throw new PlatformError('DOMAIN_NOT_FOUND', `${service.name} does not answer on ${hostname}.`);
+    }
+    return { service, hostname };
+  };
   return [
     defineRoute({
       method: 'get',
@@ -87,11 +96,7 @@ export function domainRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the hostnames now (the key is never answered)', schema: DomainsAnswer } },
       errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DOMAIN_NOT_FOUND', 'CERTIFICATE_INVALID'],
       handler: async (ctx, { params, body }) => {
-        const service = await dynamicService(params.name);
-        const hostname = normalHostname(params.hostname);
-        if (!(await domainsOf(db, service.id)).some((row) => row.hostname === hostname)) {
-          throw new PlatformError('DOMAIN_NOT_FOUND', `${service.name} does not answer on ${hostname}.`);
-        }
+        const { service, hostname } = await serviceAndHostname(params);
         const problem = uploadProblem(hostname, body.certificate, body.privateKey, new Date());
         if (problem) throw badRequest('CERTIFICATE_INVALID', `This certificate cannot be served for ${hostname}: ${problem}.`);
         await recordIssued(db, secretKeysOf(config), { hostname, chainPem: body.certificate, keyPem: body.privateKey, source: 'UPLOADED', orderUrl: null });
@@ -108,11 +113,7 @@ export function domainRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the hostnames now', schema: DomainsAnswer } },
       errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DOMAIN_NOT_FOUND'],
       handler: async (ctx, { params }) => {
-        const service = await dynamicService(params.name);
-        const hostname = normalHostname(params.hostname);
-        if (!(await domainsOf(db, service.id)).some((row) => row.hostname === hostname)) {
-          throw new PlatformError('DOMAIN_NOT_FOUND', `${service.name} does not answer on ${hostname}.`);
-        }
+        const { service, hostname } = await serviceAndHostname(params);
         await resetCertificate(db, hostname);
         const rows = await domainsOf(db, service.id);
         await certificateRunsFor(deps, rows);
