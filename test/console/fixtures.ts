@@ -71,6 +71,23 @@ export const test = base.extend<{ signIn: (person: Person) => Promise<Page> }, {
     },
     { scope: 'worker', timeout: 180000 },
   ],
+  // What the browser saw, printed when a test fails: CI keeps only the log, not the test-results folder.
+  page: async ({ page }, use, testInfo) => {
+    const seen: string[] = [];
+    const note = (line: string) => seen.push(`${new Date().toISOString()} ${line}`);
+    page.on('console', (message) => message.type() === 'error' && note(`console error: ${message.text()}`));
+    page.on('pageerror', (error) => note(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => note(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText}`));
+    page.on('response', (answer) => answer.status() >= 500 && note(`answer ${answer.status()}: ${answer.request().method()} ${answer.url()}`));
+    page.on('framenavigated', (frame) => frame === page.mainFrame() && note(`at ${frame.url()}`));
+    await use(page);
+    if (testInfo.status === testInfo.expectedStatus) return;
+    const snapshot = await page
+      .locator('body')
+      .ariaSnapshot({ timeout: 5000 })
+      .catch((error: Error) => `(no snapshot: ${error.message})`);
+    console.log(`What the browser saw in "${testInfo.title}":\n${seen.join('\n')}\nlast at ${page.url()}, showing:\n${snapshot}`);
+  },
   signIn: async ({ page, opsflow }, use) => {
     await use(async (person) => {
       await page.goto(`${opsflow.api.url}/console/`);
