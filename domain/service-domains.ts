@@ -46,4 +46,7 @@ export const certificateInputProblem = (input: unknown): Problem =>
 
 /** Why a renewal sweep's input is refused, or null. */
 export const renewalInputProblem = (input: unknown): Problem =>
-  firstProblem(input, (given) => [check.integer('retryAfterSeconds', given.retryAfterSeconds, 1, 7 * 86400)]);
+  firstProblem(input, (given) => [
+    check.integer('retryAfterSeconds', given.retryAfterSeconds, 1, 7 * 86400),
+    check.optional(given.acme, () => check.boolean('acme', given.acme)),
+  ]);

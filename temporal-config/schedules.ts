@@ -90,9 +90,12 @@ export async function ensureRevisionRetentionSchedule(client: Client, cron: stri
   });
 }
 
-/** Certificate renewal: every `everySeconds`, a run for each certificate past two thirds of its lifetime. */
+/**
+ * Certificate renewal: every `everySeconds`, a run for each certificate past two thirds of its lifetime (with
+ * an ACME server), and a word to the owners of each upload past two thirds of its own (with or without one).
+ */
 export async function ensureCertificateRenewalSchedule(client: Client, args: { everySeconds: number } & RenewCertificatesInput): Promise<void> {
-  const input: [RenewCertificatesInput] = [{ retryAfterSeconds: args.retryAfterSeconds }];
+  const input: [RenewCertificatesInput] = [{ retryAfterSeconds: args.retryAfterSeconds, acme: args.acme }];
   await ensureSchedule(client, {
     scheduleId: CERTIFICATE_RENEWAL_SCHEDULE_ID,
     spec: { intervals: [{ every: `${args.everySeconds} seconds` }] },
@@ -106,13 +109,4 @@ export async function ensureCertificateRenewalSchedule(client: Client, args: { e
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
     memo: { description: "Renews the edge's certificates at two thirds of their lifetime" },
   });
-}
-
-/** With no ACME server, no renewal schedule: one left from before would fail every run it starts. */
-export async function removeCertificateRenewalSchedule(client: Client): Promise<void> {
-  try {
-    await client.schedule.getHandle(CERTIFICATE_RENEWAL_SCHEDULE_ID).delete();
-  } catch (error) {
-    if (!(error instanceof ScheduleNotFoundError)) throw error;
-  }
 }

@@ -1,15 +1,18 @@
 import { createDeployActivities, followSwarmTasks } from '../activities/deploy';
 import { createOperationsActivities } from '../activities/operations';
 import { runStatusOf } from '../temporal-config/client';
-import { ensureCertificateRenewalSchedule, ensureReconcileSchedule, removeCertificateRenewalSchedule } from '../temporal-config/schedules';
+import { ensureCertificateRenewalSchedule, ensureReconcileSchedule } from '../temporal-config/schedules';
 import { ensurePlatformCertificate } from './platform-certificate';
 import { TaskQueues } from '../domain/task-queues';
 import { WorkerDeps } from './deps';
 
+/** With no ACME server, how often the renewal schedule looks for uploaded certificates that end soon. */
+const UPLOAD_CHECK_SECONDS = 3600;
+
 /**
  * The `deployments` task queue: deploys, scaling, undeploys and the reconcile of services; the only worker
- * that talks to Docker. Ensures the reconcile schedule at start, and with an ACME server the certificate
- * renewal schedule and a certificate for the platform's own hostname. Under the swarm driver it also follows the
+ * that talks to Docker. Ensures the reconcile schedule and the certificate renewal schedule at start, and
+ * with an ACME server a certificate for the platform's own hostname. Under the swarm driver it also follows the
  * swarm's task list for as long as it runs, so that the edge follows what the swarm does on its own (a
  * drained or lost node, a replaced task) within a second, not at the next reconcile.
  */
@@ -39,12 +42,13 @@ export function deploymentsWorker(deps: WorkerDeps) {
         healthTimeoutSeconds: config.deployHealthTimeoutSeconds,
         drainSeconds: config.deployDrainSeconds,
       });
-      if (!config.acme) return removeCertificateRenewalSchedule(deps.temporal.client);
+      // Kept with no ACME server too: uploaded certificates end, and their owners are told in time.
       await ensureCertificateRenewalSchedule(deps.temporal.client, {
-        everySeconds: config.acme.renewalCheckSeconds,
-        retryAfterSeconds: config.acme.retryAfterSeconds,
+        everySeconds: config.acme?.renewalCheckSeconds ?? UPLOAD_CHECK_SECONDS,
+        retryAfterSeconds: config.acme?.retryAfterSeconds ?? UPLOAD_CHECK_SECONDS,
+        acme: config.acme !== null,
       });
-      await ensurePlatformCertificate(deps);
+      if (config.acme) await ensurePlatformCertificate(deps);
     },
   };
 }

@@ -29,6 +29,7 @@ import { listCertificatesDue } from './certificates/list-certificates-due';
 import { notifyCertificateOwners } from './certificates/notify-certificate-owners';
 import { placeCertificateOrder } from './certificates/place-certificate-order';
 import { recordCertificateProblem } from './certificates/record-certificate-problem';
+import { listUploadsExpiring, markUploadExpiringSoon } from './certificates/warn-of-expiring-uploads';
 
 export { followSwarmTasks } from './swarm/task-instances';
 
@@ -77,6 +78,8 @@ export function createDeployActivities(deps: DeployDeps) {
     recordCertificateProblem: recordCertificateProblem(deps),
     notifyCertificateOwners: notifyCertificateOwners(deps),
     listCertificatesDue: listCertificatesDue(deps),
+    listUploadsExpiring: listUploadsExpiring(deps),
+    markUploadExpiringSoon: markUploadExpiringSoon(deps),
   };
 }
 

@@ -1,6 +1,14 @@
 import { Knex } from 'knex';
 import { decryptSecret, encryptSecret, SecretKeys, SecretTampered } from '../../lib/secrets';
-import { certificateFacts, CertificateFacts, certificatesOf, CertificateSource, CertificateState, renewAtOf } from '../../domain/certificates';
+import {
+  certificateFacts,
+  CertificateFacts,
+  certificatesOf,
+  CertificateSource,
+  CertificateState,
+  RENEW_AT_FRACTION,
+  renewAtOf,
+} from '../../domain/certificates';
 import { reencryptColumns } from '../sealed-columns';
 
 export const CERTIFICATE_TABLE = 'infra.certificate';
@@ -216,6 +224,33 @@ export async function certificatesDue(db: Knex, retryAfterSeconds: number): Prom
     .orderBy('hostname')
     .select('hostname', 'chain_pem')) as Array<{ hostname: string; chain_pem: string | null }>;
   return rows.map((row) => ({ hostname: row.hostname, renewal: row.chain_pem !== null }));
+}
+
+/**
+ * Uploaded certificates past two thirds of their lifetime, the moment ACME would renew one, whose owners have
+ * not been told yet (no problem noted since the upload). Only an ADMIN can replace an upload.
+ */
+export async function uploadsExpiring(db: Knex): Promise<Array<{ hostname: string; serial: string; notAfter: Date }>> {
+  const rows = (await db(CERTIFICATE_TABLE)
+    .where({ source: 'UPLOADED' })
+    .whereNull('problem')
+    .whereNotNull('chain_pem')
+    .whereRaw('not_before + (not_after - not_before) * ?::float8 <= now()', [RENEW_AT_FRACTION])
+    .orderBy('hostname')
+    .select('hostname', 'serial', 'not_after')) as Array<{ hostname: string; serial: string; not_after: Date }>;
+  return rows.map((row) => ({ hostname: row.hostname, serial: row.serial, notAfter: row.not_after }));
+}
+
+/**
+ * Notes on an uploaded certificate that it ends soon, for `GET …/domains`. Answers false when it was noted
+ * already or another certificate took its place: its owners are told once per upload.
+ */
+export async function markUploadExpiring(db: Knex, args: { hostname: string; serial: string; problem: string }): Promise<boolean> {
+  const updated = await db(CERTIFICATE_TABLE)
+    .where({ hostname: args.hostname, serial: args.serial, source: 'UPLOADED' })
+    .whereNull('problem')
+    .update({ problem: args.problem, updated_at: db.fn.now() });
+  return updated > 0;
 }
 
 /** Re-seals every certificate and account key under the current SECRETS_KEY (`secrets:rotate`). */

@@ -64,13 +64,21 @@ export async function writeDeployNotice(db: Knex, args: { batchId: string; deplo
 }
 
 /**
- * Writes the notice of a certificate that could not be renewed, to the owners of the service that holds the
- * hostname, as `writeDeployNotice` does. Answers how many recipients it has: none for the platform's own
- * hostname or a service that names nobody.
+ * Writes the notice of a certificate that could not be renewed (`certificate-problem`), or of an upload that
+ * ends soon (`certificate-ending`), to the owners of the service that holds the hostname, as
+ * `writeDeployNotice` does. Answers how many recipients it has: none for the platform's own hostname or a
+ * service that names nobody.
  */
 export async function writeCertificateNotice(
   db: Knex,
-  args: { batchId: string; hostname: string; problem: string; notAfter: Date | null; publicUrl: string },
+  args: {
+    batchId: string;
+    hostname: string;
+    problem: string;
+    notAfter: Date | null;
+    publicUrl: string;
+    template: 'certificate-problem' | 'certificate-ending';
+  },
 ): Promise<number> {
   const service = (await db(`${SERVICE_TABLE} as s`)
     .join('infra.service_domain as d', 'd.service_id', 's.id')
@@ -81,7 +89,7 @@ export async function writeCertificateNotice(
   const batch = {
     batchId: args.batchId,
     siteId: notify.siteId,
-    template: 'certificate-problem',
+    template: args.template,
     requestedBy: 'platform:deploy',
     variables: {
       hostname: args.hostname,

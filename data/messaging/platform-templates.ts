@@ -73,6 +73,16 @@ export const PLATFORM_TEMPLATES = {
       '<p>تعذّر تجديد شهادة {{hostname}} (الخدمة {{serviceName}}).</p><p>قال خادم ACME: {{problem}}</p>' +
       '<p>تبقى الشهادة الحالية مستخدمة حتى {{notAfter}}، وستعيد المنصة المحاولة تلقائياً.</p><p><a href="{{link}}">عرض الخدمة</a></p>',
   },
+  'certificate-ending': {
+    subject_en: '{{hostname}}: the uploaded certificate ends soon',
+    body_en:
+      '<p>The certificate uploaded for {{hostname}} (service {{serviceName}}) is served until {{notAfter}}.</p>' +
+      '<p>Upload another before then, or remove it so that the platform asks its ACME server for one.</p><p><a href="{{link}}">See the service</a></p>',
+    subject_ar: '{{hostname}}: الشهادة المرفوعة تنتهي قريباً',
+    body_ar:
+      '<p>الشهادة المرفوعة لـ {{hostname}} (الخدمة {{serviceName}}) مستخدمة حتى {{notAfter}}.</p>' +
+      '<p>ارفع شهادة أخرى قبل ذلك، أو احذفها لتطلب المنصة شهادة من خادم ACME.</p><p><a href="{{link}}">عرض الخدمة</a></p>',
+  },
 } satisfies Record<string, TemplateTexts>;
 
 export type PlatformTemplateName = keyof typeof PLATFORM_TEMPLATES;

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
 import { waitUntil } from '../support/wait';
+import { mailTo, smtpChannel } from '../messaging/harness';
 import { decodedPayloads, workflowShow } from '../support/observed';
 import { recordHistory, recordNewestHistory } from '../support/histories';
 import { RunningPebble, startPebble } from '../../scripts/platform/pebble';
@@ -143,18 +144,44 @@ test('#64: the renewal schedule replaces a certificate before it expires, under 
 }, 120000);
 
 /** A self-signed certificate for `hostname` and its key, in PEM, as an organisation's own CA might give one. */
-function selfSigned(hostname: string): { certificate: string; privateKey: string } {
+/**
+ * A self-signed certificate and its key for `hostname`: valid from now for a day, or over `valid` (made by
+ * `openssl ca`, the one tool of OpenSSL 3.0 that sets a start date).
+ */
+function selfSigned(hostname: string, valid?: { from: Date; to: Date }): { certificate: string; privateKey: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-own-certificate-'));
-  const [cert, key] = [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')];
+  const at = (name: string) => path.join(dir, name);
   const subject = ['-subj', `/CN=${hostname}`, '-addext', `subjectAltName=DNS:${hostname}`];
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-keyout', key, '-out', cert, ...subject],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const pair = { certificate: fs.readFileSync(cert, 'utf8'), privateKey: fs.readFileSync(key, 'utf8') };
+  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', at('key.pem')];
+  const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
+  if (!valid) openssl(['req', '-x509', ...newKey, '-days', '1', '-out', at('cert.pem'), ...subject]);
+  else {
+    openssl(['req', '-new', ...newKey, '-out', at('request.csr'), ...subject]);
+    fs.writeFileSync(at('index.txt'), '');
+    fs.writeFileSync(at('serial'), '01\n');
+    const config = `[ca]\ndefault_ca = own\n[own]\ndatabase = ${at('index.txt')}\nnew_certs_dir = ${dir}\nserial = ${at('serial')}\ndefault_md = sha256\npolicy = any\ncopy_extensions = copy\n[any]\ncommonName = supplied\n`;
+    fs.writeFileSync(at('ca.cnf'), config);
+    const stamp = (date: Date) => `${date.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
+    openssl([
+      'ca',
+      '-batch',
+      '-notext',
+      '-selfsign',
+      '-config',
+      at('ca.cnf'),
+      '-keyfile',
+      at('key.pem'),
+      '-in',
+      at('request.csr'),
+      '-out',
+      at('cert.pem'),
+      '-startdate',
+      stamp(valid.from),
+      '-enddate',
+      stamp(valid.to),
+    ]);
+  }
+  const pair = { certificate: fs.readFileSync(at('cert.pem'), 'utf8'), privateKey: fs.readFileSync(at('key.pem'), 'utf8') };
   fs.rmSync(dir, { recursive: true, force: true });
   return pair;
 }
@@ -211,6 +238,73 @@ test("#64: an uploaded certificate and key replace ACME's for a name, and are se
     'DOMAIN_NOT_FOUND',
   );
 }, 120000);
+
+test("#64: an uploaded certificate past two thirds of its lifetime tells the service's owners once, and GET …/domains says why", async () => {
+  const ENDING = 'ending.example.test';
+  const owner = 'owner@certificate-notice.example';
+  await thisFile.platform.startWorker(['messaging'], { API_INTERNAL_URL: thisFile.api.url });
+  await smtpChannel(thisFile.api.url, tokens.admin, 'capture', thisFile.platform.info.mail.smtpPort);
+  const told = await call(thisFile.api.url, 'PUT', '/api/infra/services/hello-tls/notify', {
+    token: tokens.admin,
+    body: { siteId: 'site-1', emails: [owner] },
+  });
+  expect(told.status).toBe(200);
+  await pebble.setAddress(ENDING, '127.0.0.2');
+  const names = (await domains()).map((domain: { hostname: string }) => domain.hostname);
+  await call(thisFile.api.url, 'PUT', '/api/infra/services/hello-tls/domains', { token: tokens.admin, body: { domains: [...names, ENDING] } });
+  // Valid for three days, two of them gone: past the two thirds at which ACME would renew one of its own.
+  const day = 86400000;
+  const ending = selfSigned(ENDING, { from: new Date(Date.now() - 2.2 * day), to: new Date(Date.now() + 0.8 * day) });
+  const uploaded = await call(thisFile.api.url, 'PUT', `/api/infra/services/hello-tls/domains/${ENDING}/certificate`, {
+    token: tokens.admin,
+    body: ending,
+  });
+  expect(uploaded.status).toBe(200);
+
+  // The renewal schedule looks every 2 s here: the owner gets the notice, and the name says why. (A renewal of
+  // another name that failed meanwhile would tell the owner too, in a mail of its own.)
+  const noticesOfEnding = async () => (await mailTo(thisFile.platform.info.mail.apiUrl, owner)).filter((mail) => mail.subject.startsWith(`${ENDING}:`));
+  const [notice] = await waitUntil(
+    'the notice of the ending upload',
+    async () => {
+      const mails = await noticesOfEnding();
+      return mails.length > 0 ? mails : null;
+    },
+    60000,
+  );
+  expect(notice.subject).toBe(`${ENDING}: the uploaded certificate ends soon`);
+  expect(notice.html).toContain('/console/services/hello-tls');
+  const shown = (await domains()).find((domain: { hostname: string }) => domain.hostname === ENDING);
+  expect(shown).toEqual(expect.objectContaining({ state: 'ISSUED', source: 'UPLOADED', problem: expect.stringMatching(/^The uploaded certificate ends at /) }));
+
+  await recordSweepThatWarned(ENDING);
+
+  // Later sweeps send no second notice for the same upload.
+  const sweepsBefore = await sweepCount();
+  await waitUntil('two more renewal sweeps', async () => (await sweepCount()) >= sweepsBefore + 2, 60000);
+  expect(await noticesOfEnding()).toHaveLength(1);
+}, 180000);
+
+/** With RECORD_HISTORIES=1, saves the history of the sweep that told the owners of `hostname`'s upload. */
+async function recordSweepThatWarned(hostname: string): Promise<void> {
+  if (!process.env.RECORD_HISTORIES) return;
+  const { client } = thisFile.platform.temporal;
+  // The list follows the runs a moment behind.
+  const warning = await waitUntil(`the sweep that warned of ${hostname}, listed`, async () => {
+    for await (const run of client.workflow.list({ query: "WorkflowType='renewCertificates' AND ExecutionStatus='Completed'" })) {
+      const result = (await client.workflow.getHandle(run.workflowId, run.runId).result()) as { warned?: string[] };
+      if (result.warned?.includes(hostname)) return run;
+    }
+    return null;
+  });
+  await recordHistory(thisFile.platform.temporal, { workflowId: warning.workflowId, runId: warning.runId, name: 'certificate-upload-ending' });
+}
+
+/** How many runs the renewal schedule has started so far. */
+async function sweepCount(): Promise<number> {
+  const described = await thisFile.platform.temporal.client.schedule.getHandle('certificate-renewal').describe();
+  return described.info.numActionsTaken;
+}
 
 test('#64: no workflow history and no database row holds a private key', async () => {
   const histories = [HOST, BROKEN].map((hostname) => workflowShow(thisFile.platform, certificateWorkflowId(hostname)));

@@ -115,6 +115,8 @@ export type CertificateOutcome =
 export interface RenewCertificatesInput {
   /** How long after a failed attempt a certificate with none served is tried again. */
   retryAfterSeconds: number;
+  /** False when no ACME server is configured: the run only tells the owners of uploads that end soon. Absent is true. */
+  acme?: boolean;
 }
 
 /** Where a certificate run stands, for the Web UI. */

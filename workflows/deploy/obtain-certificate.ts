@@ -2,7 +2,7 @@ import * as wf from '@temporalio/workflow';
 import type { DeployActivities } from '../../activities/deploy';
 import { certificateInputProblem } from '../../domain/service-domains';
 import { refuseInvalidInput } from '../valid-input';
-import { startEmailBatch } from '../messaging/start-email-batch';
+import { problemOf, tellOwners } from './certificate-notice';
 import { CertificateOutcome, CertificateStage, certificateStageQuery, ObtainCertificateInput } from './definitions';
 
 /** ACME calls: a server that is down or limits the rate is tried again with backoff, for up to about a day. */
@@ -18,16 +18,6 @@ const edge = wf.proxyActivities<DeployActivities>({
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
 });
 
-/** A notice is a courtesy: one that cannot be sent is logged, and changes nothing else. */
-async function tellOwners(hostname: string, problem: string): Promise<void> {
-  try {
-    const batchId = wf.uuid4();
-    if ((await quickDb.notifyCertificateOwners({ hostname, problem, batchId })) > 0) await startEmailBatch(batchId);
-  } catch (error) {
-    wf.log.warn("the certificate's notice to the service's owners was not sent", { hostname, reason: problemOf(error) });
-  }
-}
-
 /**
  * Waits until the edge serves the new certificate. It is stored already: an edge that does not confirm in
  * time is logged, and the run still ends ISSUED (the control plane writes it at its next rewrite).
@@ -39,12 +29,6 @@ async function confirmAtEdge(hostname: string, serial: string): Promise<void> {
     if (wf.isCancellation(error)) throw error;
     wf.log.warn('the edge did not confirm the new certificate in time', { hostname, reason: problemOf(error) });
   }
-}
-
-/** The ACME server's own words for a failed step, or the step's. */
-function problemOf(error: unknown): string {
-  const failure = error instanceof wf.ActivityFailure ? error.cause : error;
-  return failure instanceof Error ? failure.message : String(error);
 }
 
 /**

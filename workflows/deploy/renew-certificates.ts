@@ -3,19 +3,28 @@ import * as wf from '@temporalio/workflow';
 import type { DeployActivities } from '../../activities/deploy';
 import { renewalInputProblem } from '../../domain/service-domains';
 import { refuseInvalidInput } from '../valid-input';
+import { tellOwners } from './certificate-notice';
 import { certificateWorkflowId, RenewCertificatesInput } from './definitions';
 import { obtainCertificate } from './obtain-certificate';
 
 const quickDb = wf.proxyActivities<DeployActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10 } });
 
 /**
- * The renewal schedule's run: a certificate run for each certificate past two thirds of its lifetime, and
- * for each hostname still without one whose last try is old enough. A hostname whose run is going already
- * is left to it. The runs go on after this one ends.
+ * The renewal schedule's run. With an ACME server: a certificate run for each certificate past two thirds of
+ * its lifetime, and for each hostname still without one whose last try is old enough; a hostname whose run
+ * is going already is left to it, and the runs go on after this one ends. With or without one: the owners of
+ * each uploaded certificate past two thirds of its lifetime are told, once, to upload another.
  */
-export async function renewCertificates(input: RenewCertificatesInput): Promise<{ started: string[]; running: string[] }> {
+export async function renewCertificates(input: RenewCertificatesInput): Promise<{ started: string[]; running: string[]; warned: string[] }> {
   refuseInvalidInput(renewalInputProblem(input));
-  const due = await quickDb.listCertificatesDue({ retryAfterSeconds: input.retryAfterSeconds });
+  const { started, running } = input.acme === false ? { started: [], running: [] } : await startRunsDue(input.retryAfterSeconds);
+  // Runs recorded before uploads were watched ended here.
+  const warned = wf.patched('warn-of-expiring-uploads') ? await warnOfExpiringUploads() : [];
+  return { started, running, warned };
+}
+
+async function startRunsDue(retryAfterSeconds: number): Promise<{ started: string[]; running: string[] }> {
+  const due = await quickDb.listCertificatesDue({ retryAfterSeconds });
   const started: string[] = [];
   const running: string[] = [];
   for (const { hostname, renewal } of due) {
@@ -32,4 +41,16 @@ export async function renewCertificates(input: RenewCertificatesInput): Promise<
     }
   }
   return { started, running };
+}
+
+/** ACME renews its own certificates; an uploaded one only an ADMIN can replace, so its owners are told in time. */
+async function warnOfExpiringUploads(): Promise<string[]> {
+  const warned: string[] = [];
+  for (const { hostname, serial, notAfter } of await quickDb.listUploadsExpiring()) {
+    const problem = `The uploaded certificate ends at ${notAfter}. Upload another, or remove it so that ACME issues one.`;
+    if (!(await quickDb.markUploadExpiringSoon({ hostname, serial, problem }))) continue;
+    await tellOwners(hostname, problem, true);
+    warned.push(hostname);
+  }
+  return warned;
 }

@@ -1,0 +1,26 @@
+import * as wf from '@temporalio/workflow';
+import type { DeployActivities } from '../../activities/deploy';
+import { startEmailBatch } from '../messaging/start-email-batch';
+
+const quickDb = wf.proxyActivities<DeployActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10 } });
+
+/** The words of a failed step: the ACME server's own, or the step's. */
+export function problemOf(error: unknown): string {
+  const failure = error instanceof wf.ActivityFailure ? error.cause : error;
+  return failure instanceof Error ? failure.message : String(error);
+}
+
+/**
+ * Tells the owners of the service that holds `hostname` that its certificate could not be renewed, or
+ * (`ending`) that its uploaded one ends soon. A notice is a courtesy: one that cannot be sent is logged, and
+ * changes nothing else.
+ */
+export async function tellOwners(hostname: string, problem: string, ending = false): Promise<void> {
+  try {
+    const batchId = wf.uuid4();
+    const notice = ending ? { hostname, problem, batchId, ending } : { hostname, problem, batchId };
+    if ((await quickDb.notifyCertificateOwners(notice)) > 0) await startEmailBatch(batchId);
+  } catch (error) {
+    wf.log.warn("the certificate's notice to the service's owners was not sent", { hostname, reason: problemOf(error) });
+  }
+}
