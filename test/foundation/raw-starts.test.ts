@@ -54,6 +54,7 @@ const hostile: Array<[string, string, unknown]> = [
   ['obtainCertificate', 'deployments', { hostname: 'evil.example.test/../../x', renewal: false }],
   ['obtainCertificate', 'deployments', { hostname: 'Shop.Example.test', renewal: false }],
   ['renewCertificates', 'deployments', { retryAfterSeconds: -1 }],
+  ['renewCertificates', 'deployments', { retryAfterSeconds: 60, acme: 'no' }],
   ['pingWorker', 'archival', { taskQueue: 'elsewhere' }],
 ];
 
