@@ -45,7 +45,7 @@ function partOf(commandLine: string): string {
     [/start-dev/, 'Temporal dev server'],
     [/ui-server|temporal-ui/, 'Temporal Web UI'],
     [/\benvoy\b/, 'Envoy (the edge)'],
-    [/maildev/, 'mail capture (maildev)'],
+    [/mailpit/, 'mail capture (Mailpit)'],
     [/workers\/main\.ts/, 'workers'],
     [/api\/server\.ts/, 'API'],
     [/scripts\/start\.ts/, 'supervisor (scripts/start.ts)'],

@@ -361,7 +361,7 @@ async function main(): Promise<void> {
   const mailArgs = {
     smtpPort: config.smtpCapturePort,
     uiPort: config.mailCaptureUiPort,
-    logFile: path.join(logs, 'maildev.log'),
+    logFile: path.join(logs, 'mailpit.log'),
     mailDirectory: path.join(dataDir, 'mail'),
     maxEmails: 1000,
   };

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { envoyTool, PINNED_ENVOY } from '../envoy';
 import { PROJECT_ROOT, runToEnd } from '../platform/children';
+import { mailpitBinary, MAILPIT_VERSION } from '../platform/mail-capture';
 import { ensureTemporalUi, goEnv, PINNED_TEMPORAL_UI } from '../temporal-server';
 import { seaweedfsTool } from '../tools';
 
@@ -21,7 +22,6 @@ export interface StandIn {
   inputs?: () => string[];
 }
 
-export const MAILPIT_VERSION = '1.33.1';
 export const NPM_VERSION = '11.19.1';
 const NODE_VERSION = fs.readFileSync(path.join(PROJECT_ROOT, '.nvmrc'), 'utf8').trim().replace(/^v/, '');
 const TOOLS = path.join(PROJECT_ROOT, '.tools');
@@ -32,17 +32,6 @@ const goValue = (name: string): string => {
   if (!value) throw new Error(`Go is needed to build the stand-in images (go env ${name} answered nothing): apt-get install golang-go.`);
   return value;
 };
-
-/** A Go program built once into .tools/{name}/{version} from the module proxy. */
-async function goInstall(name: string, module: string, version: string, binary: string): Promise<string> {
-  const dir = path.join(TOOLS, name, version);
-  const built = path.join(dir, binary);
-  if (!fs.existsSync(built)) {
-    fs.mkdirSync(dir, { recursive: true });
-    await runToEnd('go', ['install', `${module}@v${version}`], { ...process.env, GOBIN: dir, GOFLAGS: '-mod=mod' });
-  }
-  return built;
-}
 
 /** npm itself, unpacked from the registry once into .tools/npm/{version}. */
 async function npmPackage(): Promise<string> {
@@ -98,7 +87,7 @@ export const STAND_INS: StandIn[] = [
     image: `axllent/mailpit:v${MAILPIT_VERSION}`,
     kind: { folder: 'mailpit' },
     inputs: () => [MAILPIT_VERSION],
-    artifacts: async () => ({ mailpit: await goInstall('mailpit', 'github.com/axllent/mailpit', MAILPIT_VERSION, 'mailpit') }),
+    artifacts: async () => ({ mailpit: await mailpitBinary() }),
   },
   {
     image: `chrislusf/seaweedfs:${seaweedfsTool.version}`,

@@ -29,7 +29,7 @@ const loopbackHosts = (port: number) => [`127.0.0.1:${port}`, `localhost:${port}
 /**
  * Why a request is refused before it reaches the ui-server, or null. Its Host must be a loopback name (a
  * page rebound to 127.0.0.1 sends its own). A browser's request made by another page, of another site or
- * of this one (maildev shows mails at another loopback port), is refused unless it opens the UI (a GET
+ * of this one (Mailpit shows mails at another loopback port), is refused unless it opens the UI (a GET
  * navigation): the ui-server skips its CSRF check for a request with an Authorization header, which this
  * proxy adds to every one, so such a page could otherwise run a workflow's queries through it.
  */

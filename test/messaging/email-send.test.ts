@@ -5,7 +5,7 @@ import { call, expectProblem } from '../support/http';
 import { freePort } from '../support/slots';
 import { startMailCapture } from '../../scripts/platform/mail-capture';
 import { waitUntil } from '../support/wait';
-import { finalLog, mailTo, publishedTemplate, smtpChannel } from './harness';
+import { capturedCount, finalLog, mailTo, publishedTemplate, smtpChannel } from './harness';
 import { recordHistory } from '../support/histories';
 
 const thisFile = platformWithApi();
@@ -226,7 +226,7 @@ test('a bulk send by role reaches every directory user with the role in that sit
 
 test('with the SMTP server stopped the log stays PENDING while retrying, then FAILED with the reason; a retry after it is back succeeds', async () => {
   const dir = path.join(os.tmpdir(), `opsflow-stopped-smtp-${process.pid}`);
-  const doomed = await startMailCapture({ smtpPort: await freePort(), uiPort: await freePort(), logFile: path.join(dir, 'maildev.log') });
+  const doomed = await startMailCapture({ smtpPort: await freePort(), uiPort: await freePort(), logFile: path.join(dir, 'mailpit.log') });
   const created = await call(thisFile.api.url, 'POST', '/api/settings/email', {
     token: admin,
     body: { configName: 'doomed', transport: 'SMTP', smtpHost: '127.0.0.1', smtpPort: doomed.smtpPort, isActive: true },
@@ -293,7 +293,7 @@ test('a worker killed in the middle of a bulk send and restarted leaves every re
 test('template preview: the Arabic rendering carries dir="rtl", a missing variable is listed, and nothing is sent or logged', async () => {
   const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-m');
   const logsBefore = await thisFile.platform.db('email.email_log').where({ template_id: templateId }).count({ n: '*' }).first();
-  const captured = async () => ((await (await fetch(mailApi)).json()) as unknown[]).length;
+  const captured = () => capturedCount(mailApi);
   const mailsBefore = await captured();
   const arabic = await call(thisFile.api.url, 'POST', `/api/email/templates/${templateId}/preview`, {
     token: editor,

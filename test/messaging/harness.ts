@@ -3,30 +3,7 @@ import { AddressInfo } from 'node:net';
 import { call } from '../support/http';
 import { waitUntil } from '../support/wait';
 
-export interface CapturedMail {
-  id: string;
-  subject: string;
-  html: string;
-  to: Array<{ address: string }>;
-  headers: Record<string, string>;
-}
-
-/** Messages the mail capture server holds for one address, read back through its REST API. */
-export async function mailTo(apiUrl: string, address: string): Promise<CapturedMail[]> {
-  const all = (await (await fetch(apiUrl)).json()) as CapturedMail[];
-  return all.filter((mail) => mail.to.some((to) => to.address === address));
-}
-
-/**
- * One header of a captured message as it was sent, read from its raw source (maildev's parsed `headers`
- * leave some out); folded lines unfolded. Undefined when the message has none.
- */
-export async function sentHeader(apiUrl: string, mail: CapturedMail, name: string): Promise<string | undefined> {
-  const source = await (await fetch(`${apiUrl}/${mail.id}/source`)).text();
-  const head = source.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
-  const line = head.split(/\r?\n/).find((candidate) => candidate.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line?.slice(name.length + 1).trim();
-}
+export { capturedCount, CapturedMail, mailTo, sentHeader } from '../support/captured-mail';
 
 export interface ReceivedRequest {
   method: string;

@@ -7,6 +7,7 @@ import { waitUntil, succeeds } from './wait';
 import { installTools } from '../../scripts/tools';
 import { ensureTemporalServer } from '../../scripts/temporal-server';
 import { ensurePebble } from '../../scripts/platform/pebble';
+import { mailpitBinary } from '../../scripts/platform/mail-capture';
 import { ensureBaseImage } from '../../adapters/deploy/jre-base-image';
 import { withProgress } from '../../scripts/progress';
 import { TEST_BASE_IMAGE } from './slots';
@@ -16,8 +17,8 @@ const START_DEADLINE_MS = 180000;
 
 /**
  * What the suite needs besides the system packages, installed by the suite itself as `npm start` installs
- * its own: the pinned tools (Temporal CLI, Envoy, the API fuzzer, SeaweedFS for the S3 sink), the Temporal server of cluster mode and
- * Pebble (both built from the Go module proxy) and the JRE base image of JAR deploys.
+ * its own: the pinned tools (Temporal CLI, Envoy, the API fuzzer, SeaweedFS for the S3 sink), the Temporal server of cluster mode,
+ * Pebble and Mailpit (built from the Go module proxy) and the JRE base image of JAR deploys.
  * Without a Docker engine the image is left out and the deploy tests fail saying the engine does not answer.
  */
 async function installWhatTheSuiteNeeds(): Promise<void> {
@@ -29,6 +30,8 @@ async function installWhatTheSuiteNeeds(): Promise<void> {
   );
   // The certificate tests' ACME server, built once before files run side by side.
   await ensurePebble(say);
+  // The mail capture, built once before the test platform starts it.
+  await mailpitBinary();
   const docker = new Docker();
   const engine = await succeeds(docker.ping());
   if (!engine) {
@@ -64,5 +67,5 @@ export default async function globalSetup(): Promise<void> {
   const info = fs.existsSync(infoFile) ? JSON.parse(fs.readFileSync(infoFile, 'utf8')) : { error: `exited; see ${logFile}` };
   if (info.error) throw new Error(`${info.error}\n(test platform log: ${logFile})`);
   process.env.OPSFLOW_TEST_PLATFORM = infoFile;
-  console.log(`\nTest platform ready: PostgreSQL :${info.postgres.port}, Temporal ${info.temporal.address}, maildev :${info.mail.smtpPort}`);
+  console.log(`\nTest platform ready: PostgreSQL :${info.postgres.port}, Temporal ${info.temporal.address}, Mailpit :${info.mail.smtpPort}`);
 }

@@ -1,7 +1,7 @@
 /**
  * The real components for one `npm test` run, started once and shared by every test file: PostgreSQL (with
  * a migrated template database each test file copies), the Temporal dev server (one namespace per test
- * file, so workflow ids and task queues never collide), and maildev. Runs as its own process, started by
+ * file, so workflow ids and task queues never collide), and Mailpit. Runs as its own process, started by
  * jest's global setup; SIGTERM stops everything and removes the temporary data.
  */
 import fs from 'node:fs';
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
     );
     stops.push(temporal.stop);
     const mail = await withStage(
-      'mail capture (maildev)',
+      'mail capture (Mailpit)',
       ([smtpPort, uiPort]) => startMailCapture({ smtpPort, uiPort, mailDirectory: path.join(dataDir, 'mail') }),
       2,
     );
