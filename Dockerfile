@@ -16,7 +16,7 @@ ENV NODE_ENV=production
 # Inside a container the API listens on every interface; the compose file decides what is published.
 ENV API_HOST=0.0.0.0
 COPY package.json package-lock.json ./
-# Development-only packages (embedded PostgreSQL, maildev, the Temporal test server, pino-pretty) stay out.
+# Development-only packages (embedded PostgreSQL, the Temporal test server, pino-pretty) stay out.
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 COPY --from=console /app/console/dist ./console/dist
