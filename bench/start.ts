@@ -4,7 +4,7 @@
  * every process under it, PostgreSQL included, named by part: resident memory (RSS, as `ps` shows it) and
  * proportional memory (PSS: a page that processes share counts once in all, so the sum is close to what
  * the machine gives). Then it stops the platform, starts it again on the same data, and prints that second start's
- * time to ready beside the first's. The goal (#32) is printed beside the figures: there is no baseline to
+ * time to ready beside the first's. The goal (#60, in PSS) is printed beside the figures: there is no baseline to
  * run, since the platform's processes are the thing measured.
  */
 import fs from 'node:fs';
@@ -14,7 +14,8 @@ import { parseArgs } from 'node:util';
 import { ctrlC, npmStart, npmStartEnvironment, NpmStarted } from '../test/support/npm-start';
 
 const ROOT = path.resolve(__dirname, '..');
-const GOAL_MIB = 600;
+/** #60's goal for an idle `npm start`, all processes, in PSS (it replaced #32's 600 MiB of RSS). */
+const GOAL_PSS_MIB = 550;
 
 interface ProcessMemory {
   pid: number;
@@ -46,6 +47,8 @@ function partOf(commandLine: string): string {
     [/ui-server|temporal-ui/, 'Temporal Web UI'],
     [/\benvoy\b/, 'Envoy (the edge)'],
     [/mailpit/, 'mail capture (Mailpit)'],
+    [/pebble-challtestsrv/, "ACME server's DNS stand-in (pebble-challtestsrv)"],
+    [/pebble/, 'ACME server (Pebble)'],
     [/workers\/main\.ts/, 'workers'],
     [/api\/server\.ts/, 'API'],
     [/scripts\/start\.ts/, 'supervisor (scripts/start.ts)'],
@@ -127,7 +130,7 @@ async function main(): Promise<void> {
     const second = await timedStart(env);
     console.log(`  time to ready: first start ${first.seconds.toFixed(1)} s (fresh data), second start ${second.seconds.toFixed(1)} s (same data)`);
     console.log(
-      `  idle footprint, all processes: RSS ${rss.toFixed(0)} MiB, PSS ${pss.toFixed(0)} MiB; goal RSS <= ${GOAL_MIB} MiB: ${(rss / GOAL_MIB).toFixed(2)} of it`,
+      `  idle footprint, all processes: RSS ${rss.toFixed(0)} MiB, PSS ${pss.toFixed(0)} MiB; goal PSS <= ${GOAL_PSS_MIB} MiB: ${(pss / GOAL_PSS_MIB).toFixed(2)} of it`,
     );
   } finally {
     await stopEverything(dataDir);
