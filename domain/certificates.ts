@@ -15,6 +15,18 @@ export function renewAtOf(notBefore: Date, notAfter: Date): Date {
   return new Date(notBefore.getTime() + (notAfter.getTime() - notBefore.getTime()) * RENEW_AT_FRACTION);
 }
 
+/** How long before an uploaded certificate ends its owners are told, at the latest. */
+export const UPLOAD_WARNING_DAYS = 30;
+
+/**
+ * When the owners of an uploaded certificate are told it ends soon: 30 days before it ends, or at two thirds
+ * of its lifetime (when ACME would renew one of its own) if that comes later, for a short-lived one.
+ */
+export function uploadWarningAt(notBefore: Date, notAfter: Date): Date {
+  const monthBefore = notAfter.getTime() - UPLOAD_WARNING_DAYS * 86400000;
+  return new Date(Math.max(renewAtOf(notBefore, notAfter).getTime(), monthBefore));
+}
+
 /** What the first certificate of a PEM chain says about itself. */
 export interface CertificateFacts {
   serial: string;

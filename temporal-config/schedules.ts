@@ -107,6 +107,6 @@ export async function ensureCertificateRenewalSchedule(client: Client, args: { e
       args: input,
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
-    memo: { description: "Renews the edge's certificates at two thirds of their lifetime" },
+    memo: { description: "Renews the edge's ACME certificates, and warns of uploaded ones that end soon" },
   });
 }

@@ -29,7 +29,8 @@ import { listCertificatesDue } from './certificates/list-certificates-due';
 import { notifyCertificateOwners } from './certificates/notify-certificate-owners';
 import { placeCertificateOrder } from './certificates/place-certificate-order';
 import { recordCertificateProblem } from './certificates/record-certificate-problem';
-import { listUploadsExpiring, markUploadExpiringSoon } from './certificates/warn-of-expiring-uploads';
+import { listUploadsEnding } from './certificates/list-uploads-ending';
+import { warnUploadOwners } from './certificates/warn-upload-owners';
 
 export { followSwarmTasks } from './swarm/task-instances';
 
@@ -78,8 +79,8 @@ export function createDeployActivities(deps: DeployDeps) {
     recordCertificateProblem: recordCertificateProblem(deps),
     notifyCertificateOwners: notifyCertificateOwners(deps),
     listCertificatesDue: listCertificatesDue(deps),
-    listUploadsExpiring: listUploadsExpiring(deps),
-    markUploadExpiringSoon: markUploadExpiringSoon(deps),
+    listUploadsEnding: listUploadsEnding(deps),
+    warnUploadOwners: warnUploadOwners(deps),
   };
 }
 

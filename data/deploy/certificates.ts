@@ -1,14 +1,6 @@
 import { Knex } from 'knex';
 import { decryptSecret, encryptSecret, SecretKeys, SecretTampered } from '../../lib/secrets';
-import {
-  certificateFacts,
-  CertificateFacts,
-  certificatesOf,
-  CertificateSource,
-  CertificateState,
-  RENEW_AT_FRACTION,
-  renewAtOf,
-} from '../../domain/certificates';
+import { certificateFacts, CertificateFacts, certificatesOf, CertificateSource, CertificateState, renewAtOf } from '../../domain/certificates';
 import { reencryptColumns } from '../sealed-columns';
 
 export const CERTIFICATE_TABLE = 'infra.certificate';
@@ -226,31 +218,28 @@ export async function certificatesDue(db: Knex, retryAfterSeconds: number): Prom
   return rows.map((row) => ({ hostname: row.hostname, renewal: row.chain_pem !== null }));
 }
 
-/**
- * Uploaded certificates past two thirds of their lifetime, the moment ACME would renew one, whose owners have
- * not been told yet (no problem noted since the upload). Only an ADMIN can replace an upload.
- */
-export async function uploadsExpiring(db: Knex): Promise<Array<{ hostname: string; serial: string; notAfter: Date }>> {
+/** Uploaded certificates whose owners have not been told yet that they end (no problem noted since the upload). */
+export async function uploadsNotWarned(db: Knex): Promise<Array<{ hostname: string; serial: string; notBefore: Date; notAfter: Date }>> {
   const rows = (await db(CERTIFICATE_TABLE)
     .where({ source: 'UPLOADED' })
     .whereNull('problem')
     .whereNotNull('chain_pem')
-    .whereRaw('not_before + (not_after - not_before) * ?::float8 <= now()', [RENEW_AT_FRACTION])
     .orderBy('hostname')
-    .select('hostname', 'serial', 'not_after')) as Array<{ hostname: string; serial: string; not_after: Date }>;
-  return rows.map((row) => ({ hostname: row.hostname, serial: row.serial, notAfter: row.not_after }));
+    .select('hostname', 'serial', 'not_before', 'not_after')) as Array<{ hostname: string; serial: string; not_before: Date; not_after: Date }>;
+  return rows.map((row) => ({ hostname: row.hostname, serial: row.serial, notBefore: row.not_before, notAfter: row.not_after }));
 }
 
 /**
- * Notes on an uploaded certificate that it ends soon, for `GET …/domains`. Answers false when it was noted
- * already or another certificate took its place: its owners are told once per upload.
+ * Notes on an uploaded certificate that it ends soon, for `GET …/domains`: only on the very certificate
+ * listed (its serial and end), so a new upload meanwhile is not marked. Answers whether the note is there,
+ * so a retried call answers as the first did.
  */
-export async function markUploadExpiring(db: Knex, args: { hostname: string; serial: string; problem: string }): Promise<boolean> {
-  const updated = await db(CERTIFICATE_TABLE)
-    .where({ hostname: args.hostname, serial: args.serial, source: 'UPLOADED' })
-    .whereNull('problem')
+export async function markUploadEnding(db: Knex, args: { hostname: string; serial: string; notAfter: Date; problem: string }): Promise<boolean> {
+  const marked = await db(CERTIFICATE_TABLE)
+    .where({ hostname: args.hostname, serial: args.serial, not_after: args.notAfter, source: 'UPLOADED' })
+    .andWhere((open) => open.whereNull('problem').orWhere({ problem: args.problem }))
     .update({ problem: args.problem, updated_at: db.fn.now() });
-  return updated > 0;
+  return marked > 0;
 }
 
 /** Re-seals every certificate and account key under the current SECRETS_KEY (`secrets:rotate`). */

@@ -4,6 +4,7 @@ import { maskSecretValues } from '../../domain/deploy-secrets';
 import { insertPlatformBatchLogs } from '../messaging/email-logs';
 import { findDeployment, findService, SERVICE_TABLE, ServiceRow } from './registry';
 import { jsonb } from '../db';
+import { markUploadEnding } from './certificates';
 
 const MAX_REASON_CHARACTERS = 500;
 
@@ -103,4 +104,20 @@ export async function writeCertificateNotice(
   if (notify.role) recipients = await insertPlatformBatchLogs(db, { ...batch, recipients: { role: notify.role, siteId: notify.siteId } });
   if (notify.emails.length > 0) recipients = await insertPlatformBatchLogs(db, { ...batch, recipients: { emails: notify.emails } });
   return recipients;
+}
+
+/**
+ * Notes on an uploaded certificate that it ends soon and writes its owners' notice (batch `batchId`), in one
+ * transaction: the note is never there without the notice. Safe to repeat: a retry finds its own note and its
+ * own batch. Answers whether the note is there, and how many recipients the notice has.
+ */
+export async function noteUploadEnding(
+  db: Knex,
+  args: { hostname: string; serial: string; notAfter: Date; problem: string; batchId: string; publicUrl: string },
+): Promise<{ marked: boolean; recipients: number }> {
+  return db.transaction(async (trx) => {
+    if (!(await markUploadEnding(trx, args))) return { marked: false, recipients: 0 };
+    const recipients = await writeCertificateNotice(trx, { ...args, template: 'certificate-ending' });
+    return { marked: true, recipients };
+  });
 }

@@ -77,11 +77,11 @@ export const PLATFORM_TEMPLATES = {
     subject_en: '{{hostname}}: the uploaded certificate ends soon',
     body_en:
       '<p>The certificate uploaded for {{hostname}} (service {{serviceName}}) is served until {{notAfter}}.</p>' +
-      '<p>Upload another before then, or remove it so that the platform asks its ACME server for one.</p><p><a href="{{link}}">See the service</a></p>',
+      '<p>Upload another before then. Where the platform has an ACME server, removing the upload lets it issue one.</p><p><a href="{{link}}">See the service</a></p>',
     subject_ar: '{{hostname}}: الشهادة المرفوعة تنتهي قريباً',
     body_ar:
       '<p>الشهادة المرفوعة لـ {{hostname}} (الخدمة {{serviceName}}) مستخدمة حتى {{notAfter}}.</p>' +
-      '<p>ارفع شهادة أخرى قبل ذلك، أو احذفها لتطلب المنصة شهادة من خادم ACME.</p><p><a href="{{link}}">عرض الخدمة</a></p>',
+      '<p>ارفع شهادة أخرى قبل ذلك. إن كان للمنصة خادم ACME فحذف الشهادة المرفوعة يتيح له إصدار شهادة.</p><p><a href="{{link}}">عرض الخدمة</a></p>',
   },
 } satisfies Record<string, TemplateTexts>;
 

@@ -143,9 +143,9 @@ test('#64: the renewal schedule replaces a certificate before it expires, under 
   expect({ answered: stopped.answered > 0, failures: stopped.failures }).toEqual({ answered: true, failures: [] });
 }, 120000);
 
-/** A self-signed certificate for `hostname` and its key, in PEM, as an organisation's own CA might give one. */
 /**
- * A self-signed certificate and its key for `hostname`: valid from now for a day, or over `valid` (made by
+ * A self-signed certificate and its key for `hostname`, as an organisation's own CA might give one: valid from
+ * now for a day, or over `valid` (made by
  * `openssl ca`, the one tool of OpenSSL 3.0 that sets a start date).
  */
 function selfSigned(hostname: string, valid?: { from: Date; to: Date }): { certificate: string; privateKey: string } {
@@ -239,7 +239,7 @@ test("#64: an uploaded certificate and key replace ACME's for a name, and are se
   );
 }, 120000);
 
-test("#64: an uploaded certificate past two thirds of its lifetime tells the service's owners once, and GET …/domains says why", async () => {
+test("#64: an uploaded certificate near its end tells the service's owners once, and GET …/domains says why until the next upload", async () => {
   const ENDING = 'ending.example.test';
   const owner = 'owner@certificate-notice.example';
   await thisFile.platform.startWorker(['messaging'], { API_INTERNAL_URL: thisFile.api.url });
@@ -252,7 +252,7 @@ test("#64: an uploaded certificate past two thirds of its lifetime tells the ser
   await pebble.setAddress(ENDING, '127.0.0.2');
   const names = (await domains()).map((domain: { hostname: string }) => domain.hostname);
   await call(thisFile.api.url, 'PUT', '/api/infra/services/hello-tls/domains', { token: tokens.admin, body: { domains: [...names, ENDING] } });
-  // Valid for three days, two of them gone: past the two thirds at which ACME would renew one of its own.
+  // Valid for three days, 2.2 of them gone: past the two thirds of its lifetime at which a short-lived upload is warned of.
   const day = 86400000;
   const ending = selfSigned(ENDING, { from: new Date(Date.now() - 2.2 * day), to: new Date(Date.now() + 0.8 * day) });
   const uploaded = await call(thisFile.api.url, 'PUT', `/api/infra/services/hello-tls/domains/${ENDING}/certificate`, {
@@ -279,10 +279,21 @@ test("#64: an uploaded certificate past two thirds of its lifetime tells the ser
 
   await recordSweepThatWarned(ENDING);
 
-  // Later sweeps send no second notice for the same upload.
-  const sweepsBefore = await sweepCount();
-  await waitUntil('two more renewal sweeps', async () => (await sweepCount()) >= sweepsBefore + 2, 60000);
+  // Later sweeps write no second notice for the same upload: two more of them end, and the log holds one.
+  const sweepsBefore = await sweepsCompleted();
+  await waitUntil('two more renewal sweeps completed', async () => (await sweepsCompleted()) >= sweepsBefore + 2, 60000);
+  const notices = await thisFile.platform.db('email.email_log').where({ platform_template: 'certificate-ending', recipient: owner }).count({ n: '*' });
+  expect(Number(notices[0].n)).toBe(1);
   expect(await noticesOfEnding()).toHaveLength(1);
+
+  // The next upload clears the note: it ends in a day, far from its own warning.
+  const next = await call(thisFile.api.url, 'PUT', `/api/infra/services/hello-tls/domains/${ENDING}/certificate`, {
+    token: tokens.admin,
+    body: selfSigned(ENDING),
+  });
+  expect(next.body.domains.find((domain: { hostname: string }) => domain.hostname === ENDING)).toEqual(
+    expect.objectContaining({ source: 'UPLOADED', problem: null }),
+  );
 }, 180000);
 
 /** With RECORD_HISTORIES=1, saves the history of the sweep that told the owners of `hostname`'s upload. */
@@ -300,10 +311,10 @@ async function recordSweepThatWarned(hostname: string): Promise<void> {
   await recordHistory(thisFile.platform.temporal, { workflowId: warning.workflowId, runId: warning.runId, name: 'certificate-upload-ending' });
 }
 
-/** How many runs the renewal schedule has started so far. */
-async function sweepCount(): Promise<number> {
-  const described = await thisFile.platform.temporal.client.schedule.getHandle('certificate-renewal').describe();
-  return described.info.numActionsTaken;
+/** How many runs of the renewal sweep have completed so far. */
+async function sweepsCompleted(): Promise<number> {
+  const { count } = await thisFile.platform.temporal.client.workflow.count("WorkflowType='renewCertificates' AND ExecutionStatus='Completed'");
+  return count;
 }
 
 test('#64: no workflow history and no database row holds a private key', async () => {

@@ -11,15 +11,13 @@ export function problemOf(error: unknown): string {
 }
 
 /**
- * Tells the owners of the service that holds `hostname` that its certificate could not be renewed, or
- * (`ending`) that its uploaded one ends soon. A notice is a courtesy: one that cannot be sent is logged, and
- * changes nothing else.
+ * Tells the owners of the service that holds `hostname` that its certificate could not be renewed. A notice
+ * is a courtesy: one that cannot be sent is logged, and changes nothing else.
  */
-export async function tellOwners(hostname: string, problem: string, ending = false): Promise<void> {
+export async function tellOwners(hostname: string, problem: string): Promise<void> {
   try {
     const batchId = wf.uuid4();
-    const notice = ending ? { hostname, problem, batchId, ending } : { hostname, problem, batchId };
-    if ((await quickDb.notifyCertificateOwners(notice)) > 0) await startEmailBatch(batchId);
+    if ((await quickDb.notifyCertificateOwners({ hostname, problem, batchId })) > 0) await startEmailBatch(batchId);
   } catch (error) {
     wf.log.warn("the certificate's notice to the service's owners was not sent", { hostname, reason: problemOf(error) });
   }

@@ -3,7 +3,8 @@ import * as wf from '@temporalio/workflow';
 import type { DeployActivities } from '../../activities/deploy';
 import { renewalInputProblem } from '../../domain/service-domains';
 import { refuseInvalidInput } from '../valid-input';
-import { tellOwners } from './certificate-notice';
+import { startEmailBatch } from '../messaging/start-email-batch';
+import { problemOf } from './certificate-notice';
 import { certificateWorkflowId, RenewCertificatesInput } from './definitions';
 import { obtainCertificate } from './obtain-certificate';
 
@@ -13,13 +14,13 @@ const quickDb = wf.proxyActivities<DeployActivities>({ startToCloseTimeout: '1 m
  * The renewal schedule's run. With an ACME server: a certificate run for each certificate past two thirds of
  * its lifetime, and for each hostname still without one whose last try is old enough; a hostname whose run
  * is going already is left to it, and the runs go on after this one ends. With or without one: the owners of
- * each uploaded certificate past two thirds of its lifetime are told, once, to upload another.
+ * each uploaded certificate that ends soon (`uploadWarningAt`) are told, once, to upload another.
  */
 export async function renewCertificates(input: RenewCertificatesInput): Promise<{ started: string[]; running: string[]; warned: string[] }> {
   refuseInvalidInput(renewalInputProblem(input));
   const { started, running } = input.acme === false ? { started: [], running: [] } : await startRunsDue(input.retryAfterSeconds);
   // Runs recorded before uploads were watched ended here.
-  const warned = wf.patched('warn-of-expiring-uploads') ? await warnOfExpiringUploads() : [];
+  const warned = wf.patched('warn-of-expiring-uploads') ? await warnOfEndingUploads(input.acme !== false) : [];
   return { started, running, warned };
 }
 
@@ -43,14 +44,29 @@ async function startRunsDue(retryAfterSeconds: number): Promise<{ started: strin
   return { started, running };
 }
 
-/** ACME renews its own certificates; an uploaded one only an ADMIN can replace, so its owners are told in time. */
-async function warnOfExpiringUploads(): Promise<string[]> {
+/**
+ * ACME renews its own certificates; an uploaded one only an ADMIN can replace, so its owners are told in time,
+ * once per upload: the note on the name and the notice are written together.
+ */
+async function warnOfEndingUploads(acme: boolean): Promise<string[]> {
   const warned: string[] = [];
-  for (const { hostname, serial, notAfter } of await quickDb.listUploadsExpiring()) {
-    const problem = `The uploaded certificate ends at ${notAfter}. Upload another, or remove it so that ACME issues one.`;
-    if (!(await quickDb.markUploadExpiringSoon({ hostname, serial, problem }))) continue;
-    await tellOwners(hostname, problem, true);
+  for (const { hostname, serial, notAfter } of await quickDb.listUploadsEnding()) {
+    const advice = acme ? 'Upload another, or remove it so that ACME issues one.' : 'Upload another before then.';
+    const problem = `The uploaded certificate ends at ${notAfter}. ${advice}`;
+    const batchId = wf.uuid4();
+    const { marked, recipients } = await quickDb.warnUploadOwners({ hostname, serial, notAfter, problem, batchId });
+    if (!marked) continue;
     warned.push(hostname);
+    if (recipients > 0) await sendNotice(hostname, batchId);
   }
   return warned;
+}
+
+/** The notice is written; sending it is a courtesy: a failure is logged, and the note on the name stays. */
+async function sendNotice(hostname: string, batchId: string): Promise<void> {
+  try {
+    await startEmailBatch(batchId);
+  } catch (error) {
+    wf.log.warn('the notice of an ending upload was written but its send did not start', { hostname, batchId, reason: problemOf(error) });
+  }
 }

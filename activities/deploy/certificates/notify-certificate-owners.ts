@@ -2,12 +2,9 @@ import { findCertificate } from '../../../data/deploy/certificates';
 import { writeCertificateNotice } from '../../../data/deploy/notices';
 import { DeployDeps } from '../deps';
 
-/**
- * Writes the notice of a renewal that failed, or (`ending`) of an uploaded certificate that ends soon, sent by
- * the messaging worker; answers how many recipients it has.
- */
+/** Writes the notice of a renewal that failed (sent by the messaging worker); answers how many recipients it has. */
 export function notifyCertificateOwners({ db, config }: DeployDeps) {
-  return async (input: { batchId: string; hostname: string; problem: string; ending?: boolean }): Promise<number> => {
+  return async (input: { batchId: string; hostname: string; problem: string }): Promise<number> => {
     const certificate = await findCertificate(db, input.hostname);
     return writeCertificateNotice(db, {
       batchId: input.batchId,
@@ -15,7 +12,7 @@ export function notifyCertificateOwners({ db, config }: DeployDeps) {
       problem: input.problem,
       notAfter: certificate?.not_after ?? null,
       publicUrl: config.publicUrl,
-      template: input.ending ? 'certificate-ending' : 'certificate-problem',
+      template: 'certificate-problem',
     });
   };
 }
