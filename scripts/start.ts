@@ -14,7 +14,7 @@ import { createDocker } from '../adapters/docker';
 import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
 import { bindsNow, freePort, reservePorts, runToEnd, spawnEntry, stopChild, typescriptCommand, waitForHttp } from './platform/children';
-import { startMailCapture } from './platform/mail-capture';
+import { mailpitBinary, startMailCapture } from './platform/mail-capture';
 import { pebbleApiCertificate, startPebble } from './platform/pebble';
 import { startPostgres, takeShutdownSignals } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
@@ -242,7 +242,7 @@ async function prepareDeploys(dockerHost: string | null): Promise<void> {
 async function startEmbeddedCluster(config: Config, dataDir: string): Promise<RunningTemporalCluster> {
   const binaries = await ensureTemporalServer(step);
   const url = new URL(config.databaseUrl);
-  // The door is locked: every process of the platform signs its own service tokens with this key.
+  // The cluster takes only signed tokens: every process of the platform signs its own service tokens with this key.
   const identityDir = path.resolve(config.temporalIdentityDir ?? path.join(dataDir, 'temporal-identity'));
   process.env.TEMPORAL_IDENTITY_DIR = identityDir;
   const cluster = await startTemporalCluster({
@@ -365,6 +365,8 @@ async function main(): Promise<void> {
     mailDirectory: path.join(dataDir, 'mail'),
     maxEmails: 1000,
   };
+  // Built on a fresh machine's first start: its web UI by npm, then Go; minutes, once.
+  await withProgress('making sure the mail capture (Mailpit) is built', step, () => mailpitBinary());
   const mail = await startMailCapture(mailArgs);
   keepRunning('mail capture', mail, () => startMailCapture(mailArgs), mailArgs.logFile);
   step(`mail capture: SMTP 127.0.0.1:${mail.smtpPort}`);

@@ -86,7 +86,7 @@ export const STAND_INS: StandIn[] = [
   {
     image: `axllent/mailpit:v${MAILPIT_VERSION}`,
     kind: { folder: 'mailpit' },
-    inputs: () => [MAILPIT_VERSION],
+    inputs: () => [MAILPIT_VERSION, 'with its web UI'],
     artifacts: async () => ({ mailpit: await mailpitBinary() }),
   },
   {

@@ -177,9 +177,9 @@ export function spawnLogged(command: string, argv: string[], logFile?: string, o
 }
 
 /** Runs a command to its end and answers its output; rejects naming the command, with the output's end, when it fails. */
-export function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env, cwd });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

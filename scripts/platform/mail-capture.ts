@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnLogged } from './children';
-import { goInstalled } from './go-tools';
+import { goBuiltWithWebAssets } from './go-tools';
 
 export interface RunningMailCapture {
   smtpPort: number;
@@ -19,9 +19,19 @@ export interface RunningMailCapture {
 /** The Mailpit that docker-compose.yml names too. */
 export const MAILPIT_VERSION = '1.33.1';
 
-/** Mailpit, built once from its Go module. */
+/**
+ * Mailpit with its web UI, built once from its Go module (scripts/platform/go-tools.ts says how). The npm
+ * registry here has rapidoc 9 at most, not the 12 Mailpit names: rapidoc draws only its API documentation page.
+ */
 export const mailpitBinary = (): Promise<string> =>
-  goInstalled({ name: 'mailpit', module: 'github.com/axllent/mailpit', version: MAILPIT_VERSION, binary: 'mailpit' });
+  goBuiltWithWebAssets({
+    name: 'mailpit',
+    module: 'github.com/axllent/mailpit',
+    version: MAILPIT_VERSION,
+    binary: 'mailpit',
+    assetsScript: 'package',
+    npmVersions: { rapidoc: '9.3.8' },
+  });
 
 /**
  * Starts Mailpit: a real SMTP server that captures mail, with its web UI and REST API. It keeps its mail in
@@ -74,7 +84,7 @@ export async function startMailCapture(args: {
       removeOwnDirectory();
       throw new Error(`mail capture (Mailpit) exited while starting (${mailpit.exit()}): ${mailpit.said() || 'it said nothing'}`);
     }
-    // Both doors: Mailpit opens its web port before its SMTP port, and exits when the SMTP port is taken.
+    // Both ports must answer: Mailpit opens its web port first, and exits when its SMTP port is taken.
     const answer = await fetch(`${apiUrl}/messages?limit=1`).catch(() => null);
     if (answer?.ok && (await greetsAsMailpit(args.smtpPort))) break;
     if (Date.now() - started > 30000) {
@@ -98,6 +108,7 @@ function greetsAsMailpit(port: number): Promise<boolean> {
     };
     socket.setTimeout(1000, () => done(false));
     socket.on('error', () => done(false));
+    socket.on('close', () => done(false));
     socket.on('data', (chunk) => {
       heard += chunk.toString('latin1');
       if (heard.includes('\n')) done(/^220 .*Mailpit/.test(heard));

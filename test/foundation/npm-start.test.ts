@@ -164,6 +164,8 @@ test('npm start brings up a ready platform, and a second start on its ports stop
     expect((await fetch(`http://127.0.0.1:${ports.temporalUi}/`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.mailUi}/`, { headers: { accept: 'text/html' } })).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.mailUi}/api/v1/messages`)).status).toBe(200);
+    // The UI's own script: a Mailpit built without its web assets answers its page, and 404 for this.
+    expect((await fetch(`http://127.0.0.1:${ports.mailUi}/dist/app.js`)).status).toBe(200);
 
     // A crashed part is started again by the supervisor, not the end of the platform: the edge killed under
     // steady traffic through it to a deployed service, then the worker (it serves every queue), whose role

@@ -30,8 +30,8 @@ async function installWhatTheSuiteNeeds(): Promise<void> {
   );
   // The certificate tests' ACME server, built once before files run side by side.
   await ensurePebble(say);
-  // The mail capture, built once before the test platform starts it.
-  await mailpitBinary();
+  // The mail capture, built once before the test platform starts it (its web UI by npm: minutes the first time).
+  await withProgress('making sure Mailpit with its web UI is built', say, () => mailpitBinary());
   const docker = new Docker();
   const engine = await succeeds(docker.ping());
   if (!engine) {
