@@ -14,6 +14,12 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** What kind of mail a message is: bulk mail carries one-click unsubscribe; transactional mail never, and is never held back by it. */
 export type EmailCategory = 'transactional' | 'bulk';
 
+/** How a message leaves: an SMTP relay, or an organisation's SOAP or REST gateway. */
+export type Transport = 'SMTP' | 'SOAP' | 'REST';
+
+/** Where a logged message stands for the platform: waiting or retrying, sent, or given up. */
+export type EmailLogStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
+
 /** Why an address is on a site's suppression list. */
 export type SuppressionReason = 'hard-bounce' | 'complaint';
 

@@ -9,6 +9,7 @@ import { findComponent, setComponentStatus } from '../content/components';
 import { rowAtRevision } from '../content/revisions';
 import { revisionAuthorsOf } from './revision-authors';
 import { findRelease, itemTypesOfRelease, markReleasePending } from '../content/releases';
+import { releaseSubmittable } from '../../domain/releases';
 
 export const POLICY_TABLE = 'workflow.approval_policy';
 export const APPROVAL_TABLE = 'workflow.approval';
@@ -162,8 +163,7 @@ export async function submitApproval(db: Knex, input: PublishInput & { correlati
  */
 async function assertReleaseSubmittable(db: Knex, input: { resourceId: string; correlationId: string }): Promise<void> {
   const release = await findRelease(db, input.resourceId);
-  const resubmitted = release?.status === 'PENDING_APPROVAL' && release.pending_correlation_id === input.correlationId;
-  if (release && !resubmitted && !['OPEN', 'FAILED', 'REJECTED'].includes(release.status))
+  if (release && !releaseSubmittable({ status: release.status, pendingCorrelationId: release.pending_correlation_id }, input.correlationId))
     throw conflict('RELEASE_LOCKED', `Release ${input.resourceId} is ${release.status}: it cannot be submitted.`);
 }
 

@@ -5,7 +5,7 @@ import { storeEndpointOf } from '../../lib/config';
 import { LogType } from '../../domain/archival';
 import { reencryptColumns } from '../sealed-columns';
 import { POLICY_TABLE } from './policies';
-import type { Actor } from '../content/revisions';
+import type { Actor } from '../../domain/actor';
 
 /**
  * S3-compatible archive stores (migration 032): an endpoint and a bucket, with the keys to reach them, the

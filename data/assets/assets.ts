@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { componentType } from '../content/component-types';
 import { deleteComponent } from '../content/components';
-import { Actor } from '../content/revisions';
+import type { Actor } from '../../domain/actor';
 import { conflict, PlatformError } from '../../lib/errors';
 import { ARCHIVE_FOLDER } from '../../domain/archival';
 import { rawRows, serializedOn } from '../db';

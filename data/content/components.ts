@@ -4,7 +4,8 @@ import { notFound } from '../../lib/errors';
 import { FieldChange, jsonDiff } from '../../lib/json-diff';
 import { ComponentStatus } from '../../domain/approvals';
 import { columnOf, ComponentType } from './component-types';
-import { Actor, latestRevision, revisionsOf, rowAtRevision, writeRevision } from './revisions';
+import { latestRevision, revisionsOf, rowAtRevision, writeRevision } from './revisions';
+import type { Actor } from '../../domain/actor';
 
 export type ComponentRow = Record<string, unknown> & { id: string; site_id: string; status: ComponentStatus; published_rev: number | null };
 

@@ -4,14 +4,14 @@ import { Page, PageRequest, paginate } from '../paging';
 import { componentType, ComponentType } from './component-types';
 import { ComponentRow, publishComponentRevision } from './components';
 import { RELEASE_ITEM_TABLE, RELEASE_TABLE } from './release-tables';
-import { Actor, revisionsOf } from './revisions';
+import { revisionsOf } from './revisions';
+import type { Actor } from '../../domain/actor';
+import { ReleaseStatus, SUBMITTABLE_RELEASE_STATUSES } from '../../domain/releases';
 
 export { RELEASE_ITEM_TABLE, RELEASE_TABLE };
 
 /** As many items as one release may hold (Sanity's limit, which its users find enough). */
 export const MAX_RELEASE_ITEMS = 1000;
-
-export type ReleaseStatus = 'OPEN' | 'PENDING_APPROVAL' | 'PUBLISHED' | 'FAILED' | 'REJECTED';
 
 export interface ReleaseRow {
   id: string;
@@ -169,7 +169,7 @@ export async function markReleasePending(db: Knex, args: { id: string; version: 
   const changed = await db(RELEASE_TABLE)
     .where({ id: args.id, version: args.version })
     .andWhere((where) =>
-      where.whereIn('status', ['OPEN', 'FAILED', 'REJECTED']).orWhere({ status: 'PENDING_APPROVAL', pending_correlation_id: args.correlationId }),
+      where.whereIn('status', SUBMITTABLE_RELEASE_STATUSES).orWhere({ status: 'PENDING_APPROVAL', pending_correlation_id: args.correlationId }),
     )
     .update({ status: 'PENDING_APPROVAL', pending_correlation_id: args.correlationId, updated_at: db.fn.now() });
   return changed > 0;

@@ -4,7 +4,7 @@ import { uniqueOr409 } from '../db-errors';
 import { Page, PageRequest, paginate } from '../paging';
 import { notFound } from '../../lib/errors';
 import { componentType, ComponentType } from './component-types';
-import type { Actor } from './revisions';
+import type { Actor } from '../../domain/actor';
 import { RELEASE_ITEM_TABLE } from './release-tables';
 
 /** Revision retention rules (migration 034): per component type, a site's own or the global one (site_id null). */

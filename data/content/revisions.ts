@@ -2,17 +2,12 @@ import { Knex } from 'knex';
 import { columnOf, COMPONENT_TYPES, ComponentType } from './component-types';
 import { Page, PageRequest, paginate } from '../paging';
 import { pruneAfterWrite } from './revision-retention';
+import type { Actor } from '../../domain/actor';
 
 export const REVINFO_TABLE = 'public.revinfo';
 
 /** 0 created, 1 changed, 2 deleted: as Hibernate Envers writes it. */
 export type RevType = 0 | 1 | 2;
-
-/** Who made a change; written to `revinfo` beside the revision. */
-export interface Actor {
-  id: string;
-  name: string | null;
-}
 
 const AUDIT_COLUMNS = ['rev', 'revtype'];
 

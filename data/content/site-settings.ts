@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import type { Actor } from './revisions';
+import type { Actor } from '../../domain/actor';
 
 /** Each site's content settings (migration 035); a site without a row has the defaults. */
 export const CONTENT_SITE_TABLE = 'settings.content_site';

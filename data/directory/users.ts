@@ -27,6 +27,31 @@ export function usersQuery(db: Db | Knex.Transaction, filter: { siteId?: string;
   return query;
 }
 
+/** Who a message goes to among the directory's users: the holders of a role in a site, one user, or several. */
+export type DirectoryRecipients = { role: string; siteId: string; except?: string } | { userId: string } | { userIds: string[]; except?: string };
+
+/**
+ * The users `who` names, as a subquery of (email, locale): another module's statement reads its recipients
+ * from it (messaging inserts a whole batch in one statement), not from this module's table.
+ */
+export function recipientsQuery(db: Db | Knex.Transaction, who: DirectoryRecipients): Knex.QueryBuilder {
+  const query = db(USERS_TABLE).select('email', 'locale');
+  if ('userId' in who) return query.whereRaw('id::text = ?', [who.userId]);
+  const named =
+    'userIds' in who
+      ? query.whereRaw('id::text = any(?::text[])', [who.userIds])
+      : query.whereRaw('? = any(roles) and ? = any(site_ids)', [who.role, who.siteId]);
+  return named.whereRaw('id::text <> ?', [who.except ?? '']);
+}
+
+/**
+ * The locale of the first user whose address is `addressColumn` (a column of the caller's statement, in any
+ * case of letters), as a subquery of one value; none when no user has the address.
+ */
+export function localeOfAddressQuery(db: Db | Knex.Transaction, addressColumn: string): Knex.QueryBuilder {
+  return db(USERS_TABLE).select('locale').whereRaw('lower(email) = lower(??)', [addressColumn]).orderBy(['created_at', 'id']).limit(1);
+}
+
 export interface UserValues {
   email?: string;
   phone?: string | null;

@@ -4,9 +4,9 @@ import { uniqueOr409 } from '../db-errors';
 import { reencryptColumns } from '../sealed-columns';
 import { notFound } from '../../lib/errors';
 import { Page, PageRequest, paginate } from '../paging';
+import type { Transport } from '../../domain/messaging';
 
 export type Channel = 'EMAIL' | 'SMS';
-export type Transport = 'SMTP' | 'SOAP' | 'REST';
 
 export const CONFIG_TABLES: Record<Channel, string> = { EMAIL: 'settings.email_configuration', SMS: 'settings.sms_configuration' };
 

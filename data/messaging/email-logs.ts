@@ -2,8 +2,9 @@ import { Knex } from 'knex';
 import { PlatformError } from '../../lib/errors';
 import { jsonb, preparedRows, rawRows, serializedOn } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
-import { DeliveryStatus, EmailCategory } from '../../domain/messaging';
+import { DeliveryStatus, EmailCategory, EmailLogStatus } from '../../domain/messaging';
 import { SUPPRESSION_TABLE, UNSUBSCRIPTION_TABLE } from './suppressions';
+import { DirectoryRecipients, localeOfAddressQuery, recipientsQuery } from '../directory/users';
 
 export const EMAIL_LOG_TABLE = 'email.email_log';
 export const EMAIL_BATCH_TABLE = 'email.email_batch';
@@ -19,8 +20,6 @@ const BATCH_CREATED_AT = `(select b.created_at from ${EMAIL_BATCH_TABLE} b where
  * carries its own time, not its batch's, so the key above would not find it: this does.
  */
 const NOT_YET_IN_BATCH = `not exists (select 1 from ${EMAIL_LOG_TABLE} l where l.batch_id = ? and l.recipient = u.email)`;
-
-export type EmailLogStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
 
 export interface EmailLogRow {
   id: number;
@@ -115,19 +114,26 @@ export async function insertRoleBatchLogs(
   await db.raw(
     `insert into ${EMAIL_LOG_TABLE} (site_id, template_id, template_revision, batch_id, recipient, locale, variables, requested_by, category, status, created_at)
      select ?, ?, ?, ?, u.email, u.locale, null, ?, 'bulk', 'PENDING', ${BATCH_CREATED_AT}
-     from directory."user" u
-     where ? = any(u.roles) and ? = any(u.site_ids)
-       and ${NOT_YET_IN_BATCH}
+     from ? u
+     where ${NOT_YET_IN_BATCH}
      order by u.email
      on conflict (batch_id, recipient, created_at) where batch_id is not null do nothing`,
-    [batch.siteId, batch.templateId, batch.templateRevision, batch.batchId, batch.requestedBy, batch.batchId, batch.roleKey, batch.siteId, batch.batchId],
+    [
+      batch.siteId,
+      batch.templateId,
+      batch.templateRevision,
+      batch.batchId,
+      batch.requestedBy,
+      batch.batchId,
+      recipientsQuery(db, { role: batch.roleKey, siteId: batch.siteId }),
+      batch.batchId,
+    ],
   );
   return batchSize(db, batch.batchId);
 }
 
-/** Who a platform email goes to: the holders of a role in a site (the requester aside), one user, or addresses named outright. */
-export type PlatformRecipients =
-  { role: string; siteId: string; except?: string } | { userId: string } | { userIds: string[]; except?: string } | { emails: string[] };
+/** Who a platform email goes to: directory users (the holders of a role in a site, the requester aside; one; several), or addresses named outright. */
+export type PlatformRecipients = DirectoryRecipients | { emails: string[] };
 
 /**
  * One platform email (an approval or deploy notice) as a batch: its variables stored once, then one PENDING row
@@ -147,33 +153,24 @@ export async function insertPlatformBatchLogs(
     // Addresses named outright: a directory user's own locale where one has the address, English otherwise.
     await db.raw(
       `insert into ${EMAIL_LOG_TABLE} (site_id, platform_template, batch_id, recipient, locale, variables, requested_by, status, created_at)
-       select ?, ?, ?, e.address,
-              coalesce((select u.locale from directory."user" u where lower(u.email) = lower(e.address) order by u.created_at, u.id limit 1), 'en'),
-              null, ?, 'PENDING', ${BATCH_CREATED_AT}
+       select ?, ?, ?, e.address, coalesce(?, 'en'), null, ?, 'PENDING', ${BATCH_CREATED_AT}
        from unnest(?::text[]) as e(address)
        -- Someone the batch already has (a role holder whose address differs only in case) is not mailed twice.
        where not exists (select 1 from ${EMAIL_LOG_TABLE} l where l.batch_id = ? and lower(l.recipient) = lower(e.address))
        order by e.address
        on conflict (batch_id, recipient, created_at) where batch_id is not null do nothing`,
-      [batch.siteId, batch.template, batch.batchId, batch.requestedBy, batch.batchId, who.emails, batch.batchId],
+      [batch.siteId, batch.template, batch.batchId, localeOfAddressQuery(db, 'e.address'), batch.requestedBy, batch.batchId, who.emails, batch.batchId],
     );
     return batchSize(db, batch.batchId);
   }
-  const [where, bindings] =
-    'userId' in who
-      ? ['u.id::text = ?', [who.userId]]
-      : 'userIds' in who
-        ? ['u.id::text = any(?::text[]) and u.id::text <> ?', [who.userIds, who.except ?? '']]
-        : ['? = any(u.roles) and ? = any(u.site_ids) and u.id::text <> ?', [who.role, who.siteId, who.except ?? '']];
   await db.raw(
     `insert into ${EMAIL_LOG_TABLE} (site_id, platform_template, batch_id, recipient, locale, variables, requested_by, status, created_at)
      select ?, ?, ?, u.email, u.locale, null, ?, 'PENDING', ${BATCH_CREATED_AT}
-     from directory."user" u
-     where ${where}
-       and ${NOT_YET_IN_BATCH}
+     from ? u
+     where ${NOT_YET_IN_BATCH}
      order by u.email
      on conflict (batch_id, recipient, created_at) where batch_id is not null do nothing`,
-    [batch.siteId, batch.template, batch.batchId, batch.requestedBy, batch.batchId, ...bindings, batch.batchId],
+    [batch.siteId, batch.template, batch.batchId, batch.requestedBy, batch.batchId, recipientsQuery(db, who), batch.batchId],
   );
   return batchSize(db, batch.batchId);
 }

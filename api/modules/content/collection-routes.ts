@@ -23,7 +23,8 @@ import {
   snapshotOf,
   Written,
 } from '../../../data/content/components';
-import { Actor, historyOf, rowAtRevision } from '../../../data/content/revisions';
+import { historyOf, rowAtRevision } from '../../../data/content/revisions';
+import type { Actor } from '../../../domain/actor';
 import {
   ArchiveBody,
   CallbackBody,
