@@ -20,7 +20,7 @@ import { rejectionOf } from '../support/failures';
 import { waitUntil } from '../support/wait';
 
 /**
- * The cluster's door is locked: Temporal's own authorizer and claim mapper take only tokens signed with the
+ * The cluster takes only the platform's tokens: Temporal's own authorizer and claim mapper take only tokens signed with the
  * platform's key, for its audience, with the permissions they name. A caller with no token, or with a token
  * of a key of their own, reads and writes nothing; the platform's own flows run. Histories on the cluster's
  * PostgreSQL hold no byte of a marker put in a title and a comment.

@@ -425,5 +425,5 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
   }
 }
 
-/** Items of an ADMIN-only type (approval chains) are an ADMIN's to publish, in a release as alone. */
-const forbiddenType = (type: string, role: string) => forbidden(`Only ${role} publishes ${type}, in a release as alone.`);
+/** Items of an ADMIN-only type (approval chains) are an ADMIN's to publish, in a release just as on their own. */
+const forbiddenType = (type: string, role: string) => forbidden(`Only ${role} publishes ${type}, in a release just as on its own.`);
