@@ -214,7 +214,7 @@ test('Temporal is two nodes of the pinned server behind a door, set up by a sche
   for (const name of ['api', 'worker', 'deploy-worker']) expect(services[name].environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
 });
 
-test("Temporal's door is locked in compose: the nodes run the authorizer and the platform's claim mapper on its two JWKS; every platform process has the identity it signs with; a setup job registers the namespace with an administrator's token", () => {
+test("Temporal takes only the platform's tokens in compose: the nodes run the authorizer and the platform's claim mapper on its two JWKS; every platform process has the identity it signs with; a setup job registers the namespace with an administrator's token", () => {
   const template = fs.readFileSync(path.join(__dirname, '..', '..', 'temporal-config', 'server.yaml'), 'utf8');
   const authorization = /authorization:\n([\s\S]*?)\n\n/.exec(template)?.[1] ?? '';
   expect(authorization).toMatch(/authorizer: default/);
