@@ -3,7 +3,14 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { ensureSearchAttributes } from '../../temporal-config/search-attributes';
 import { loadOrCreateSigningKey, signServiceToken } from '../../temporal-config/service-identity';
 import { clientTlsOf } from '../../temporal-config/server-certificates';
-import type { RunningTemporalCluster } from './temporal-cluster';
+
+/** What registering namespaces needs of a running cluster (temporal-cluster.ts's, which calls this). */
+export interface ClusterForNamespaces {
+  address: string;
+  nodes: Array<{ name: string; frontend: string; running(): boolean }>;
+  adminIdentityDir: string;
+  tlsCaFile: string | null;
+}
 
 /** How long a closed run's history is kept, as the dev server keeps it. */
 const RETENTION_DAYS = 3;
@@ -12,10 +19,7 @@ const RETENTION_DAYS = 3;
  * Registers namespaces (idempotent) with the platform's search attributes, and answers once every node's
  * frontend knows them: each node learns of a new namespace on its own refresh.
  */
-export async function ensureClusterNamespaces(
-  cluster: Pick<RunningTemporalCluster, 'address' | 'nodes' | 'adminIdentityDir'> & { tlsCaFile: string | null },
-  namespaces: string[],
-): Promise<void> {
+export async function ensureClusterNamespaces(cluster: ClusterForNamespaces, namespaces: string[]): Promise<void> {
   // Registering a namespace and its search attributes is an administrator's: a token of two minutes for it,
   // which the waits below (a minute at most each) may outlive only when they fail anyway. It is signed with
   // the administrator's key: the nodes take no admin role from the key the API and the workers hold.
