@@ -39,7 +39,9 @@ export async function goBuiltWithWebAssets(args: {
     await runToEnd('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], env, work);
     await runToEnd('npm', ['run', args.assetsScript], env, work);
     fs.mkdirSync(dir, { recursive: true });
-    await runToEnd('go', ['build', '-o', built, '.'], env, work);
+    // Renamed into place once whole: a build cut short leaves no binary that the next start would take as built.
+    await runToEnd('go', ['build', '-o', `${built}.partial`, '.'], env, work);
+    fs.renameSync(`${built}.partial`, built);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
