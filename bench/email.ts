@@ -66,8 +66,8 @@ async function main(): Promise<void> {
   const baselineCpuAfter = processCpuTicks();
   transport.close();
   const baselinePeakMb = process.resourceUsage().maxRSS / 1024;
-  // The platform meets the capture as the baseline did, empty: Mailpit keeps its mail in SQLite, and a store
-  // already holding the baseline's 10,000 takes each new message more slowly.
+  // The platform meets the capture as the baseline did, empty: Mailpit keeps its mail in SQLite, so both
+  // phases write into the same kind of store.
   const emptied = await fetch(`${info.mail.apiUrl}/messages`, { method: 'DELETE' });
   if (!emptied.ok) throw new Error(`the mail capture did not empty (${emptied.status})`);
 
