@@ -15,10 +15,22 @@ export function problemOf(error: unknown): string {
  * is a courtesy: one that cannot be sent is logged, and changes nothing else.
  */
 export async function tellOwners(hostname: string, problem: string): Promise<void> {
+  const batchId = wf.uuid4();
+  let recipients: number;
   try {
-    const batchId = wf.uuid4();
-    if ((await quickDb.notifyCertificateOwners({ hostname, problem, batchId })) > 0) await startEmailBatch(batchId);
+    recipients = await quickDb.notifyCertificateOwners({ hostname, problem, batchId });
   } catch (error) {
-    wf.log.warn("the certificate's notice to the service's owners was not sent", { hostname, reason: problemOf(error) });
+    wf.log.warn("the certificate's notice to the service's owners was not written", { hostname, reason: problemOf(error) });
+    return;
+  }
+  if (recipients > 0) await sendNotice(hostname, batchId);
+}
+
+/** Sends a certificate notice already written as batch `batchId`; a send that does not start is logged, and changes nothing else. */
+export async function sendNotice(hostname: string, batchId: string): Promise<void> {
+  try {
+    await startEmailBatch(batchId);
+  } catch (error) {
+    wf.log.warn("the certificate's notice to the service's owners was written but its send did not start", { hostname, batchId, reason: problemOf(error) });
   }
 }

@@ -3,8 +3,7 @@ import * as wf from '@temporalio/workflow';
 import type { DeployActivities } from '../../activities/deploy';
 import { renewalInputProblem } from '../../domain/service-domains';
 import { refuseInvalidInput } from '../valid-input';
-import { startEmailBatch } from '../messaging/start-email-batch';
-import { problemOf } from './certificate-notice';
+import { sendNotice } from './certificate-notice';
 import { certificateWorkflowId, RenewCertificatesInput } from './definitions';
 import { obtainCertificate } from './obtain-certificate';
 
@@ -60,13 +59,4 @@ async function warnOfEndingUploads(acme: boolean): Promise<string[]> {
     if (recipients > 0) await sendNotice(hostname, batchId);
   }
   return warned;
-}
-
-/** The notice is written; sending it is a courtesy: a failure is logged, and the note on the name stays. */
-async function sendNotice(hostname: string, batchId: string): Promise<void> {
-  try {
-    await startEmailBatch(batchId);
-  } catch (error) {
-    wf.log.warn('the notice of an ending upload was written but its send did not start', { hostname, batchId, reason: problemOf(error) });
-  }
 }
