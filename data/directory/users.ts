@@ -41,7 +41,7 @@ export function recipientsQuery(db: Db | Knex.Transaction, who: DirectoryRecipie
     'userIds' in who
       ? query.whereRaw('id::text = any(?::text[])', [who.userIds])
       : query.whereRaw('? = any(roles) and ? = any(site_ids)', [who.role, who.siteId]);
-  return named.whereRaw('id::text <> ?', [who.except ?? '']);
+  return who.except ? named.whereRaw('id::text <> ?', [who.except]) : named;
 }
 
 /**
