@@ -49,7 +49,7 @@ const noEngineWrites = {
 };
 
 module.exports = tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', '.tools/**', 'coverage/**', '**/*.js'] },
+  { ignores: ['node_modules/**', '.data/**', '.tools/**', 'coverage/**', 'dist/**', '**/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -19,6 +19,7 @@ import { assertPlatformPathsReserved } from './modules/deploy/reserved-paths';
 import { directoryModule } from './modules/directory';
 import { messagingModule } from './modules/messaging';
 import { operationsModule } from './modules/operations';
+import { PROJECT_ROOT } from '../lib/project-root';
 import { temporalCodecCors } from './modules/operations/temporal-codec';
 
 export interface App {
@@ -69,7 +70,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   koa.use(temporalCodecCors(deps));
   koa.use(gatewayIdentity({ verifier, internalToken: deps.config.internalToken }));
   // The operator console: static files, no identity needed to load them (its calls carry the token).
-  koa.use(consoleFiles(path.resolve(__dirname, '..', 'console', 'dist')));
+  koa.use(consoleFiles(path.join(PROJECT_ROOT, 'console', 'dist')));
   koa.use(router.routes());
   koa.use(router.allowedMethods({ throw: true }));
   koa.silent = true;

@@ -49,8 +49,8 @@ function partOf(commandLine: string): string {
     [/mailpit/, 'mail capture (Mailpit)'],
     [/pebble-challtestsrv/, "ACME server's DNS stand-in (pebble-challtestsrv)"],
     [/pebble/, 'ACME server (Pebble)'],
-    [/workers\/main\.ts/, 'workers'],
-    [/api\/server\.ts/, 'API'],
+    [/workers\/main\.[jt]s/, 'workers'],
+    [/api\/server\.[jt]s/, 'API'],
     [/scripts\/start\.ts/, 'supervisor (scripts/start.ts)'],
     [/\bnpm\b/, 'npm'],
   ];

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../lib/project-root';
 
 interface LockPackage {
   version?: string;
@@ -28,7 +29,7 @@ export function missingOptionalEntries(packages: Record<string, LockPackage>): R
 }
 
 if (require.main === module) {
-  const file = path.resolve(__dirname, '..', 'package-lock.json');
+  const file = path.join(PROJECT_ROOT, 'package-lock.json');
   const lock = JSON.parse(fs.readFileSync(file, 'utf8')) as { packages: Record<string, LockPackage> };
   const missing = missingOptionalEntries(lock.packages);
   Object.assign(lock.packages, missing);

@@ -13,7 +13,7 @@ import { createDb } from '../data/db';
 import { createDocker } from '../adapters/docker';
 import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
-import { bindsNow, freePort, reservePorts, runToEnd, spawnEntry, stopChild, typescriptCommand, waitForHttp } from './platform/children';
+import { bindsNow, freePort, reservePorts, runToEnd, spawnEntry, stopChild, entryCommand, waitForHttp } from './platform/children';
 import { mailpitBinary, startMailCapture } from './platform/mail-capture';
 import { pebbleApiCertificate, startPebble } from './platform/pebble';
 import { startPostgres, takeShutdownSignals } from './platform/postgres';
@@ -375,9 +375,9 @@ async function main(): Promise<void> {
   // Both builds run as processes of their own: the bundler and the API that the console's build reads its
   // schema from leave with them, and the supervisor stays small for the rest of the run.
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
-  await runToEnd(...typescriptCommand('workers/bundle.ts', [bundlePath]));
+  await runToEnd(...entryCommand('workers/bundle.ts', [bundlePath]));
   step('workflow bundle built');
-  for (const line of (await runToEnd(...typescriptCommand('scripts/console.ts'))).split('\n').filter(Boolean)) step(line);
+  for (const line of (await runToEnd(...entryCommand('scripts/console.ts'))).split('\n').filter(Boolean)) step(line);
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,

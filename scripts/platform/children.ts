@@ -2,8 +2,9 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../lib/project-root';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+export { PROJECT_ROOT };
 
 /**
  * The command that runs a TypeScript entry point as one process: node with tsx's loader. Not the `tsx`
@@ -16,9 +17,21 @@ export function typescriptCommand(entry: string, argv: string[] = []): [string, 
   return [process.execPath, ['--require', 'tsx/cjs', path.resolve(PROJECT_ROOT, entry), ...argv]];
 }
 
-/** Starts a TypeScript entry point of the project as its own process, its output appended to `logFile`. */
+/** Whether this process runs compiled JavaScript, as `npm start` does: then what it starts runs compiled too. */
+const RUNNING_COMPILED = __filename.endsWith('.js');
+
+/**
+ * The command that runs an entry point of the project: its compiled file under plain node when this process
+ * runs compiled (scripts/compile.js made it before this process started), else its source through tsx.
+ */
+export function entryCommand(entry: string, argv: string[] = []): [string, string[]] {
+  if (!RUNNING_COMPILED) return typescriptCommand(entry, argv);
+  return [process.execPath, [path.join(PROJECT_ROOT, 'dist', entry.replace(/\.ts$/, '.js')), ...argv]];
+}
+
+/** Starts an entry point of the project as its own process, its output appended to `logFile`. */
 export function spawnEntry(args: { entry: string; argv?: string[]; env: NodeJS.ProcessEnv; logFile: string }): ChildProcess {
-  const [command, argv] = typescriptCommand(args.entry, args.argv);
+  const [command, argv] = entryCommand(args.entry, args.argv);
   return spawnLogged(command, argv, args.logFile, { cwd: PROJECT_ROOT, env: args.env }).child;
 }
 

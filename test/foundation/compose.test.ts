@@ -244,7 +244,7 @@ test("Temporal takes only the platform's tokens in compose: the nodes run the au
     expect(services[name].environment?.TEMPORAL_ADMIN_IDENTITY_DIR).toBe('/temporal-admin');
     expect(mounts(name)).toContain('temporal-admin:/temporal-admin');
   }
-  expect(services['temporal-setup'].command?.join(' ')).toContain('scripts/temporal-setup.ts');
+  expect(services['temporal-setup'].command?.join(' ')).toBe('node dist/scripts/temporal-setup.js');
   for (const name of ['api', 'worker', 'deploy-worker'])
     expect((services[name] as { depends_on?: Record<string, { condition: string }> }).depends_on?.['temporal-setup']).toEqual({
       condition: 'service_completed_successfully',

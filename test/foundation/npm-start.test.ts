@@ -118,7 +118,7 @@ async function portAnswers(port: number): Promise<boolean> {
   }
 }
 
-test('npm start brings up a ready platform, and a second start on its ports stops at once saying which; an edge killed under traffic to a deployed service, a killed worker, Temporal dev server and mail capture are started again by its supervisor; Ctrl-C stops it; a second start keeps the data, and SIGTERM to the supervisor alone stops it all', async () => {
+test('npm start brings up a ready platform whose API and worker run compiled JavaScript, and a second start on its ports stops at once saying which; an edge killed under traffic to a deployed service, a killed worker, Temporal dev server and mail capture are started again by its supervisor; Ctrl-C stops it; a second start keeps the data, and SIGTERM to the supervisor alone stops it all', async () => {
   const first = await startHere();
   const api = `http://127.0.0.1:${ports.api}`;
   try {
@@ -166,6 +166,11 @@ test('npm start brings up a ready platform, and a second start on its ports stop
     expect((await fetch(`http://127.0.0.1:${ports.mailUi}/api/v1/messages`)).status).toBe(200);
     // The UI's own script: a Mailpit built without its web assets answers its page, and 404 for this.
     expect((await fetch(`http://127.0.0.1:${ports.mailUi}/dist/app.js`)).status).toBe(200);
+    // The API and the worker run the compiled platform under plain node, with no transpiler (decision 041).
+    for (const entry of ['api/server', 'workers/main']) {
+      const [, script, ...rest] = fs.readFileSync(`/proc/${childOfSupervisor(first, `dist/${entry}.js`)}/cmdline`, 'utf8').split('\0');
+      expect({ script, tsx: rest.some((word) => word.includes('tsx')) }).toEqual({ script: path.join(ROOT, 'dist', `${entry}.js`), tsx: false });
+    }
 
     // A crashed part is started again by the supervisor, not the end of the platform: the edge killed under
     // steady traffic through it to a deployed service, then the worker (it serves every queue), whose role
@@ -211,7 +216,7 @@ test('npm start brings up a ready platform, and a second start on its ports stop
     expect(childOfSupervisor(first, 'bootstrap.json')).not.toBe(edgePid);
     // Once back, none fails.
     expect(traffic.failed).toBe(failedWhenBack);
-    process.kill(childOfSupervisor(first, 'workers/main.ts'), 'SIGKILL');
+    process.kill(childOfSupervisor(first, 'dist/workers/main.js'), 'SIGKILL');
     await waitUntil('the worker started again', () => first.output().includes('worker is running again'), { timeoutMs: 30000 });
     // Temporal's dev server and the mail capture too: the role send below runs through both once they are back.
     process.kill(childOfSupervisor(first, 'start-dev'), 'SIGKILL');

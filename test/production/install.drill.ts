@@ -36,6 +36,16 @@ test('the edge refuses a caller without a token and lets an ADMIN in', async () 
   expect((await call(stack.baseUrl, 'GET', '/api/infra/services', { token: tokens.admin })).status).toBe(200);
 });
 
+test('the API and both workers run compiled JavaScript under plain node, and the image holds no TypeScript tooling', async () => {
+  for (const service of ['api', 'worker', 'deploy-worker']) {
+    // Process 1 of the service's container: what its command started (the compose file sets no init).
+    const commandLine = (await stack.compose(['exec', '-T', service, 'cat', '/proc/1/cmdline'])).split('\0').filter(Boolean);
+    expect({ service, program: commandLine[0], entry: commandLine[1] }).toEqual({ service, program: 'node', entry: expect.stringMatching(/^dist\/.+\.js$/) });
+  }
+  const resolvable = `console.log(JSON.stringify(['tsx', 'typescript', 'esbuild'].filter((name) => { try { require.resolve(name); return true; } catch { return false; } })))`;
+  expect(JSON.parse((await stack.compose(['exec', '-T', 'api', 'node', '-e', resolvable])).trim())).toEqual([]);
+});
+
 /** Asks the edge for /healthz until stopped; answers what each request got: its status, or why it got none. */
 function edgeProbe(baseUrl: string) {
   const outcomes: string[] = [];
@@ -182,9 +192,7 @@ test("the Temporal Web UI lists the runs with an operator's token, and only an A
       '-T',
       'temporal-setup',
       'node',
-      '--require',
-      'tsx/cjs',
-      'scripts/temporal-token.ts',
+      'dist/scripts/temporal-token.js',
       '--sub',
       'drill-operator',
       '--permissions',
