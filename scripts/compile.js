@@ -56,6 +56,11 @@ function removeOrphans(written) {
   }
 }
 
+/** Whether a source changed since the last compile. Cheap: esbuild is not loaded. */
+function needsCompile() {
+  return !isCurrent(sources());
+}
+
 /** Compiles when a source changed (or always, with force). Answers whether it compiled. */
 function compile(options = {}) {
   const files = sources();
@@ -86,7 +91,7 @@ function compiledPath(entry) {
   return path.join(DIST, relative.replace(/\.ts$/, '.js'));
 }
 
-module.exports = { compile, compiledPath, DIST };
+module.exports = { compile, compiledPath, needsCompile, DIST };
 
 if (require.main === module) {
   const compiled = compile({ force: process.argv.includes('--force') });

@@ -53,9 +53,13 @@ function runOnPinnedNode() {
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (signal ? os.constants.signals[signal] : 1)));
 }
 
-/** The entry's compiled file, compiled first when a source changed. */
+/**
+ * The entry's compiled file, compiled first when a source changed. The compile runs in a process of its own:
+ * esbuild leaves a service process and a thread behind in the process that calls it, about 100 MiB for the
+ * whole run of `npm start` (bench/start, 2026-12-05).
+ */
 function compiledEntry(source) {
-  const { compile, compiledPath } = require('./compile');
-  compile();
+  const { compiledPath, needsCompile } = require('./compile');
+  if (needsCompile()) execFileSync(process.execPath, [path.join(__dirname, 'compile.js')], { stdio: 'inherit' });
   return compiledPath(source);
 }
