@@ -16,6 +16,8 @@ const STAGES: { name: string; command: string }[] = [
   { name: 'swarm', command: 'npm run test:swarm' },
   { name: 'playwright', command: 'npx playwright test' },
   { name: 'engine', command: 'npm run test:engine' },
+  // Last: every platform the stages started has removed its containers (#61).
+  { name: 'leftovers', command: 'bash scripts/no-leftovers.sh' },
 ];
 const SLOWEST_SHOWN = 15;
 /** Each file's time by stage, read by test/support/sequencer.js to start the longest files first. */
