@@ -4,7 +4,7 @@ import { componentType } from '../content/component-types';
 import { changesAgainstLive } from '../content/components';
 import { findRelease, itemsOfRelease } from '../content/releases';
 import { USERS_TABLE } from '../directory/users';
-import { insertPlatformBatchLogs, PlatformRecipients } from '../messaging/email-logs';
+import { insertPlatformBatchLogs, PlatformRecipients } from '../messaging/email-batches';
 import { PlatformTemplateName } from '../messaging/platform-templates';
 import { findApproval } from './approvals';
 

@@ -6,21 +6,8 @@ import { access, AnyRoute, defineRoute } from '../../http/route';
 import { resourceRoutes } from '../../http/resource-routes';
 import { Type } from '@sinclair/typebox';
 import { badRequest, notFound } from '../../../lib/errors';
-import {
-  ApprovalRow,
-  approvalQueue,
-  createPolicy,
-  deletePolicy,
-  dropApproval,
-  findApproval,
-  findPolicy,
-  listPolicies,
-  PolicyRow,
-  proposeDecision,
-  replacePolicy,
-  resolvePolicy,
-  submitApproval,
-} from '../../../data/approvals/approvals';
+import { ApprovalRow, approvalQueue, dropApproval, findApproval, proposeDecision, submitApproval } from '../../../data/approvals/approvals';
+import { createPolicy, deletePolicy, findPolicy, listPolicies, PolicyRow, replacePolicy, resolvePolicy } from '../../../data/approvals/policies';
 import { callbackPathProblem, PublishInput, RELEASE, RELEASE_COLLECTION } from '../../../domain/approvals';
 import { releaseAuthorRole } from '../../../data/content/releases';
 import { componentType } from '../../../data/content/component-types';
