@@ -1,7 +1,6 @@
 import { Context } from '@temporalio/activity';
 import {
   allPendingOfBatch,
-  batchVariables,
   countPendingOfBatch as pendingCount,
   EmailLogRow,
   markAllDelivered,
@@ -9,6 +8,7 @@ import {
   pendingOfBatch,
   startAttempts,
 } from '../../data/messaging/email-logs';
+import { batchVariables } from '../../data/messaging/email-batches';
 import { activeConfigs } from '../../data/messaging/channel-configs';
 import { whenDatabaseIsBack } from '../../data/db-errors';
 import { LoggedDelivery, loggedTemplate, Preloaded, recordFailedAttempt, recordWaitMs, sendLoggedEmail } from './deliver-logged-email';

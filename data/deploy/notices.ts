@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { DeployNotify, NOTICE_OUTCOMES, NoticeOutcome } from '../../domain/deploy';
 import { maskSecretValues } from '../../domain/deploy-secrets';
-import { insertPlatformBatchLogs } from '../messaging/email-logs';
+import { insertPlatformBatchLogs } from '../messaging/email-batches';
 import { findDeployment, findService, SERVICE_TABLE, ServiceRow } from './registry';
 import { jsonb } from '../db';
 import { markUploadEnding } from './certificates';

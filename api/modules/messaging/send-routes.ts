@@ -16,11 +16,11 @@ import {
   EmailLogRow,
   findEmailLog,
   insertEmailLog,
-  insertRoleBatchLogs,
   listTemplateLogs,
   reopenFailedLog,
   restoreFailedLog,
 } from '../../../data/messaging/email-logs';
+import { insertRoleBatchLogs } from '../../../data/messaging/email-batches';
 import { isEmailAddress } from '../../../domain/recipients';
 import { DELIVERY_STATUSES, EmailCategory } from '../../../domain/messaging';
 import { startWorkflow, StartedWorkflow, workflowUiUrl } from '../../../temporal-config/client';
