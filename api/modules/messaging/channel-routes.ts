@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Static, Type } from '@sinclair/typebox';
-import { XMLValidator } from 'fast-xml-parser';
+import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { badRequest, conflict, FieldIssue, notFound } from '../../../lib/errors';
+import { badRequest, conflict, notFound } from '../../../lib/errors';
 import { passwordDestinationChanges } from '../../../domain/messaging';
 import {
   activateConfig,
@@ -11,7 +10,6 @@ import {
   activeConfigs,
   Channel,
   ChannelConfigRow,
-  ConfigColumns,
   deleteConfig,
   findConfig,
   listConfigs,
@@ -34,198 +32,26 @@ import {
 } from '../../../adapters/messaging/outbound';
 import { sendThroughChannels } from '../../../adapters/messaging/send-message';
 import { verifySmtp } from '../../../adapters/messaging/smtp';
-import { Instant, Nullable, SiteId, timestampsOf } from '../../http/common-schemas';
 import { secretKeysOf } from '../../../lib/secrets';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { integrationLogOf } from '../../../data/messaging/integration-log';
 import { awaitTurnOn, forgetPace } from '../../../data/messaging/channel-pace';
 
-const Text = (maxLength: number) => Type.String({ maxLength });
-const OptionalNullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Nullable(schema));
-
-const channelFields = {
-  configName: Type.String({ minLength: 1, maxLength: 200 }),
-  isActive: Type.Optional(Type.Boolean()),
-  serviceUrl: OptionalNullable(Text(2048)),
-  sampleRequest: OptionalNullable(Text(1_000_000)),
-  serviceUsername: OptionalNullable(Text(200)),
-  servicePassword: OptionalNullable(Text(1000)),
-  soapMethodName: OptionalNullable(Text(200)),
-  restMethodType: Type.Optional(Type.Union([Type.Literal('POST'), Type.Literal('PUT'), Type.Literal('PATCH'), Type.Literal('GET'), Type.Null()])),
-  ratePerSecond: Type.Optional(
-    Nullable(Type.Number({ minimum: 0.1, maximum: 10000, description: 'messages a second through this configuration, across every worker (null: no limit)' })),
-  ),
-  burst: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 10000, description: 'messages that may go at once (null: one second of the rate)' }))),
-};
-
-const EmailConfigBody = Type.Object(
-  {
-    ...channelFields,
-    transport: Type.Union([Type.Literal('SMTP'), Type.Literal('SOAP'), Type.Literal('REST')]),
-    smtpHost: OptionalNullable(Text(255)),
-    smtpPort: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()])),
-    smtpUsername: OptionalNullable(Text(200)),
-    smtpPassword: OptionalNullable(Text(1000)),
-    smtpUseSsl: Type.Optional(Type.Boolean()),
-    smtpUseTls: Type.Optional(Type.Boolean()),
-    smtpAllowPlain: Type.Optional(Type.Boolean({ description: 'send without TLS even where the server offers STARTTLS (default false)' })),
-  },
-  { additionalProperties: false },
-);
-const SmsConfigBody = Type.Object({ ...channelFields, transport: Type.Union([Type.Literal('SOAP'), Type.Literal('REST')]) }, { additionalProperties: false });
-type ConfigBody = Static<typeof EmailConfigBody>;
-
-const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
-const OrderBody = Type.Object(
-  { ids: Type.Array(Type.String({ format: 'uuid' }), { maxItems: 20, uniqueItems: true, description: 'the active configurations, first tried first' }) },
-  { additionalProperties: false },
-);
-const ChannelName = Type.Union([Type.Literal('EMAIL'), Type.Literal('SMS')]);
-const ValidateBody = Type.Object({ channel: ChannelName, configId: Type.Optional(Type.String({ format: 'uuid' })) }, { additionalProperties: false });
-const ProcessBody = Type.Object(
-  { channel: ChannelName, siteId: SiteId, to: Type.String({ minLength: 1, maxLength: 254 }), subject: Type.Optional(Text(998)), content: Text(1_000_000) },
-  { additionalProperties: false },
-);
-
-const ConfigSchema = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  configName: Type.String(),
-  transport: Type.Union([Type.Literal('SMTP'), Type.Literal('SOAP'), Type.Literal('REST')]),
-  isActive: Type.Boolean(),
-  priority: Type.Integer({ description: 'among the active configurations, the lowest is tried first' }),
-  // Email configurations only:
-  smtpHost: Type.Optional(Nullable(Type.String())),
-  smtpPort: Type.Optional(Nullable(Type.Integer())),
-  smtpUsername: Type.Optional(Nullable(Type.String())),
-  hasSmtpPassword: Type.Optional(Type.Boolean()),
-  smtpUseSsl: Type.Optional(Nullable(Type.Boolean())),
-  smtpUseTls: Type.Optional(Nullable(Type.Boolean())),
-  smtpAllowPlain: Type.Optional(Type.Boolean()),
-  serviceUrl: OptionalNullable(Type.String()),
-  sampleRequest: OptionalNullable(Type.String()),
-  serviceUsername: OptionalNullable(Type.String()),
-  hasServicePassword: Type.Boolean(),
-  soapMethodName: OptionalNullable(Type.String()),
-  restMethodType: Nullable(Type.String()),
-  ratePerSecond: Nullable(Type.Number()),
-  burst: Nullable(Type.Integer()),
-  createdAt: Instant,
-  updatedAt: Instant,
-});
-const ValidatedSchema = Type.Object({ ok: Type.Boolean(), transport: Type.String(), detail: Type.String(), latencyMs: Type.Integer() });
-const ProcessedSchema = Type.Object({ status: Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAILED')]), detail: Type.String() });
-
-const SAMPLE_VALUES = {
-  emailto: 'someone@example.test',
-  emailsubject: 'Sample subject',
-  emailcontent: '<p>Sample</p>',
-  phoneto: '+15550000000',
-  messagecontent: 'Sample',
-};
-
-/** The answer: everything but the passwords, which are only said to exist. */
-export function presentConfig(row: ChannelConfigRow) {
-  return {
-    id: row.id,
-    configName: row.config_name,
-    transport: row.transport,
-    isActive: row.is_active,
-    priority: row.priority,
-    ...(row.smtp_host !== undefined
-      ? {
-          smtpHost: row.smtp_host,
-          smtpPort: row.smtp_port,
-          smtpUsername: row.smtp_username,
-          hasSmtpPassword: Boolean(row.smtp_password),
-          smtpUseSsl: row.smtp_use_ssl,
-          smtpUseTls: row.smtp_use_tls,
-          smtpAllowPlain: Boolean(row.smtp_allow_plain),
-        }
-      : {}),
-    serviceUrl: row.service_url,
-    sampleRequest: row.sample_request,
-    serviceUsername: row.service_username,
-    hasServicePassword: Boolean(row.service_password),
-    soapMethodName: row.soap_method_name,
-    restMethodType: row.rest_method_type,
-    ratePerSecond: row.rate_per_second === null || row.rate_per_second === undefined ? null : Number(row.rate_per_second),
-    burst: row.burst ?? null,
-    ...timestampsOf(row),
-  };
-}
-
-/** Each transport's required fields and the sample request's syntax. */
-function transportIssues(channel: Channel, body: ConfigBody): FieldIssue[] {
-  const issues: FieldIssue[] = [];
-  const need = (field: keyof ConfigBody) => {
-    if (body[field] === undefined || body[field] === null || body[field] === '')
-      issues.push({ path: `body.${field}`, message: `is required for ${body.transport}` });
-  };
-  if (body.transport === 'SMTP') {
-    need('smtpHost');
-    need('smtpPort');
-    return issues;
-  }
-  need('serviceUrl');
-  if (body.serviceUrl) {
-    let protocol = '';
-    try {
-      protocol = new URL(body.serviceUrl).protocol;
-    } catch {
-      // not a URL at all
-    }
-    if (protocol !== 'http:' && protocol !== 'https:') issues.push({ path: 'body.serviceUrl', message: 'must be an http or https URL' });
-  }
-  if (body.transport === 'SOAP') {
-    need('soapMethodName');
-    need('sampleRequest');
-    if (body.sampleRequest) {
-      const valid = XMLValidator.validate(body.sampleRequest);
-      if (valid !== true) issues.push({ path: 'body.sampleRequest', message: `is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})` });
-    }
-  } else {
-    need('restMethodType');
-    if (body.restMethodType !== 'GET') {
-      need('sampleRequest');
-      if (body.sampleRequest) {
-        try {
-          JSON.parse(body.sampleRequest);
-        } catch {
-          issues.push({ path: 'body.sampleRequest', message: 'is not valid JSON' });
-        }
-      }
-    }
-  }
-  if (channel === 'SMS' && body.smtpHost !== undefined) issues.push({ path: 'body.smtpHost', message: 'SMS configurations have no SMTP fields' });
-  return issues;
-}
-
-function columnsOf(body: ConfigBody): ConfigColumns {
-  const columns: ConfigColumns = {
-    config_name: body.configName,
-    transport: body.transport,
-    service_url: body.serviceUrl ?? null,
-    sample_request: body.sampleRequest ?? null,
-    service_username: body.serviceUsername ?? null,
-    service_password: body.servicePassword ?? undefined,
-    soap_method_name: body.soapMethodName ?? null,
-    rest_method_type: body.restMethodType ?? null,
-    rate_per_second: body.ratePerSecond ?? null,
-    burst: body.burst ?? null,
-  };
-  if (body.transport === 'SMTP' || body.smtpHost !== undefined) {
-    Object.assign(columns, {
-      smtp_host: body.smtpHost ?? null,
-      smtp_port: body.smtpPort ?? null,
-      smtp_username: body.smtpUsername ?? null,
-      smtp_password: body.smtpPassword ?? undefined,
-      smtp_use_ssl: body.smtpUseSsl ?? false,
-      smtp_use_tls: body.smtpUseTls ?? false,
-      smtp_allow_plain: body.smtpAllowPlain ?? false,
-    });
-  }
-  return columns;
-}
+import {
+  EmailConfigBody,
+  SmsConfigBody,
+  ConfigBody,
+  IdParams,
+  OrderBody,
+  ValidateBody,
+  ProcessBody,
+  ConfigSchema,
+  ValidatedSchema,
+  ProcessedSchema,
+  SAMPLE_VALUES,
+} from './channel-schemas';
+import { presentConfig } from './present-channel-config';
+import { columnsOf, transportIssues } from './channel-config-body';
 
 /**
  * `/api/settings/email` or `/api/settings/sms`: the channel's configurations. `activate` makes one the only
