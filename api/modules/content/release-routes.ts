@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { hasRole, Identity, requireSiteMember } from '../../http/identity';
-import { Instant, Nullable, Revision, SiteId, StartedRunFields } from '../../http/common-schemas';
+import { Revision, SiteId } from '../../http/common-schemas';
 import { pageQueryFields, pageSchema } from '../../http/pagination';
 import { conflict, ErrorCode, forbidden, notFound } from '../../../lib/errors';
 import { callbackMismatch, RELEASE, RELEASE_COLLECTION } from '../../../domain/approvals';
@@ -34,52 +34,7 @@ import { ComponentTypeName } from '../approvals/schemas';
 import { actorOf } from './collection-routes';
 import { CallbackBody, PendingApprovalAnswer, ScheduledAnswer } from './collection-schemas';
 import { cancelSchedule, dueTimeOf, PublishTarget, startPublish } from './start-publish';
-
-const ReleaseParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
-const ItemParams = Type.Object({ id: Type.String({ format: 'uuid' }), itemId: Type.String({ format: 'uuid' }) });
-const ReleaseStatus = Type.Union(['OPEN', 'SCHEDULED', 'PENDING_APPROVAL', 'PUBLISHED', 'FAILED', 'REJECTED'].map((status) => Type.Literal(status)));
-
-const Failure = Type.Object({
-  itemId: Nullable(Type.String()),
-  componentType: Nullable(Type.String()),
-  componentId: Nullable(Type.String()),
-  reason: Type.String(),
-  message: Type.String(),
-});
-const Item = Type.Object({
-  id: Type.String(),
-  type: Type.String(),
-  componentId: Type.String(),
-  revision: Type.Integer(),
-  /** The component's name and status now; null once it is deleted. */
-  name: Nullable(Type.String()),
-  componentStatus: Nullable(Type.String()),
-  addedBy: Nullable(Type.String()),
-  addedAt: Instant,
-});
-const releaseFields = {
-  id: Type.String(),
-  siteId: Type.String(),
-  name: Type.String(),
-  /** SCHEDULED: OPEN with a publish waiting for its time (`publishAt`). */
-  status: ReleaseStatus,
-  /** Moves on with every change to the items: an approval or a schedule is of one version. */
-  version: Type.Integer(),
-  publishAt: Nullable(Instant),
-  /** What stopped the last publish: every item that failed, and why. Nothing of the release was published. */
-  failure: Nullable(Type.Array(Failure)),
-  itemCount: Type.Integer(),
-  createdBy: Nullable(Type.String()),
-  createdAt: Instant,
-  updatedAt: Instant,
-  publishedAt: Nullable(Instant),
-  publishedBy: Nullable(Type.String()),
-};
-const ReleaseSummary = Type.Object(releaseFields);
-const ReleaseSchema = Type.Object({ ...releaseFields, items: Type.Array(Item) });
-
-const PublishReleaseBody = Type.Object({ comment: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false });
-const PublishedReleaseAnswer = Type.Object({ status: Type.Literal('PUBLISHED'), version: Type.Integer(), ...StartedRunFields });
+import { ReleaseParams, ItemParams, ReleaseSummary, ReleaseSchema, PublishReleaseBody, PublishedReleaseAnswer } from './release-schemas';
 
 /** What publishing or scheduling a release may be refused with. */
 const PUBLISH_REFUSALS: ErrorCode[] = [
