@@ -6,11 +6,9 @@
 import { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import Docker from 'dockerode';
 import { signToken } from '../api/http/sign-token';
 import { Config, ConfigError, loadConfig } from '../lib/config';
 import { createDb } from '../data/db';
-import { createDocker } from '../adapters/docker';
 import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
 import { bindsNow, freePort, reservePorts, runToEnd, spawnEntry, stopChild, entryCommand, waitForHttp } from './platform/children';
@@ -24,56 +22,17 @@ import { ensureTemporalServer, ensureTemporalUi, PINNED_TEMPORAL_SERVER, PINNED_
 import { seedDevelopment } from './platform/dev-seed';
 import { startEdge } from './platform/edge';
 import { XDS_FILES } from '../edge/files';
-import { Running, supervise } from './platform/supervise';
-import { closeEdgeDoor, ensureSwarm, openEdgeDoor, startRegistry, swarmAdvertiseAddress } from './platform/swarm';
+import { Running } from './platform/supervise';
+import { isStopping, keepRunning, step, stopAll, stops } from './platform/lifecycle';
+import { chooseBaseImage, EMBEDDED_REGISTRY_PORT, embeddedSwarm, prepareDeploys } from './platform/deploy-setup';
 import { installTools } from './tools';
 import { findTemporalCli } from '../temporal-config/temporal-cli';
 import { withProgress } from './progress';
-import { baseImageState, ensureBaseImage } from '../adapters/deploy/jre-base-image';
-import { DOCKER_UNAVAILABLE_DETAIL } from '../adapters/docker';
 import { CODEC_ENDPOINT_PATH } from '../temporal-config/payload-codec';
-
-const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
-let stopping = false;
-
-async function stopAll(exitCode: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    console.log('\nStopping Opsflow…');
-    for (const { name, stop } of [...stops].reverse()) {
-      await stop().catch((error) => console.error(`could not stop ${name}: ${error}`));
-    }
-  }
-  process.exit(exitCode);
-}
-
-/**
- * Each child is supervised: one that crashes is started again (and the console says so); Ctrl-C, SIGTERM or
- * a child that keeps crashing stops the platform.
- */
-function keepRunning(name: string, first: Running, start: () => Promise<Running>, logFile: string): void {
-  const supervised = supervise({
-    name,
-    first,
-    start,
-    say: (line) => console.error(`${line}; see ${logFile}`),
-    isStopping: () => stopping,
-    onGiveUp: (reason) => {
-      if (stopping) return;
-      console.error(`${reason}; see ${logFile}. Stopping Opsflow.`);
-      void stopAll(1);
-    },
-  });
-  stops.push({ name, stop: supervised.stop });
-}
 
 /** Components on this machine's loopback are started here; anything elsewhere is expected to be running. */
 function isLocal(host: string): boolean {
   return ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
-}
-
-function step(message: string): void {
-  console.log(`  · ${message}`);
 }
 
 /**
@@ -114,43 +73,6 @@ async function refuseTakenPorts(config: Config, edgeAdminPort: number): Promise<
   if (taken.length > 0) throw new Error(`already in use by another process: ${taken.join(', ')}. Is another Opsflow running?`);
 }
 
-/** Where the embedded registry of the swarm driver listens, when DEPLOY_REGISTRY does not name one. */
-const EMBEDDED_REGISTRY_PORT = 5000;
-/** The container through which the edge on the host reaches the swarm's overlays. */
-const EDGE_DOOR = 'opsflow-edge-door';
-
-/**
- * DEPLOY_DRIVER=swarm on one machine: the engine becomes a swarm manager, Debian's docker-registry runs on
- * loopback unless DEPLOY_REGISTRY names one, and the edge (a process on this host) gets its door into the
- * services' overlays. Answers the settings the platform's processes then run with.
- */
-async function embeddedSwarm(dataDir: string, dockerHost: string | null): Promise<NodeJS.ProcessEnv> {
-  if (process.env.DEPLOY_DRIVER !== 'swarm') return {};
-  const docker = createDocker({ dockerHost }).docker;
-  const advertiseAddress = await swarmAdvertiseAddress(docker, { configured: process.env.SWARM_ADVERTISE_ADDR || null });
-  await ensureSwarm(docker, { advertiseAddress });
-  step('the Docker engine is a swarm manager');
-  const settings: NodeJS.ProcessEnv = {};
-  if (!process.env.DEPLOY_REGISTRY) {
-    const registry = await startRegistry({
-      port: EMBEDDED_REGISTRY_PORT,
-      dir: path.join(dataDir, 'registry'),
-      logFile: path.join(dataDir, 'logs', 'registry.log'),
-    });
-    stops.push({ name: 'registry', stop: registry.stop });
-    step(`registry (docker-registry) on ${registry.address}`);
-    settings.DEPLOY_REGISTRY = registry.address;
-  }
-  // The door runs on the base image: it must exist before the door opens.
-  if (process.env.DEPLOY_BASE_IMAGE_BUILD === 'debian') await readyBaseImageNow(docker, dockerHost);
-  await openEdgeDoor(docker, { name: EDGE_DOOR, image: process.env.DEPLOY_BASE_IMAGE! });
-  stops.push({ name: 'edge door', stop: () => closeEdgeDoor(docker, EDGE_DOOR) });
-  step(`the edge reaches the services' overlays through ${EDGE_DOOR}`);
-  const attach = process.env.DEPLOY_ATTACH_CONTAINERS;
-  settings.DEPLOY_ATTACH_CONTAINERS = attach ? `${attach},${EDGE_DOOR}` : EDGE_DOOR;
-  return settings;
-}
-
 /**
  * Certificates under `npm start` come from Pebble, Let's Encrypt's test server, unless ACME_DIRECTORY_URL
  * names another. The platform's processes are told where it will answer at once; Pebble is built (on a
@@ -173,65 +95,6 @@ async function startAcmeServer(config: Config, dataDir: string, logs: string): P
     },
     (error: Error) => step(`ACME: Pebble did not start (${error.message.split('\n')[0]}); no certificate is issued`),
   );
-}
-
-/** The JRE base image `npm start` builds from Debian packages when DEPLOY_BASE_IMAGE names no other. */
-const LOCAL_JRE_IMAGE = 'opsflow/jre:17';
-
-/**
- * The base image of JAR deploys: the contract's default is a public image, which a machine without an image
- * registry cannot pull, so when DEPLOY_BASE_IMAGE names none `npm start` runs JAR deploys on a JRE image
- * built here from Debian packages (DEPLOY_BASE_IMAGE_BUILD=debian). An image the user names is theirs: it
- * is built only when they say DEPLOY_BASE_IMAGE_BUILD=debian too. Set before the platform's processes start.
- */
-function chooseBaseImage(): void {
-  if (process.env.DEPLOY_BASE_IMAGE) return;
-  process.env.DEPLOY_BASE_IMAGE = LOCAL_JRE_IMAGE;
-  process.env.DEPLOY_BASE_IMAGE_BUILD ||= 'debian';
-}
-
-/** Builds the base image now, saying what it does; Ctrl-C ends the build with the platform. */
-async function readyBaseImageNow(docker: Docker, dockerHost: string | null): Promise<void> {
-  const image = process.env.DEPLOY_BASE_IMAGE!;
-  const building = new AbortController();
-  const stop = { name: 'the JAR base image build', stop: async () => building.abort() };
-  stops.push(stop);
-  try {
-    await withProgress(`building the JAR base image ${image} from Debian packages`, step, () =>
-      ensureBaseImage({ docker, image, dockerHost, say: (line) => step(`  ${line}`), signal: building.signal }),
-    );
-  } finally {
-    stops.splice(stops.indexOf(stop), 1);
-  }
-}
-
-/**
- * Says once what JAR deploys will find: no engine (every deploy refused with the fix), the base image
- * missing and not buildable (JAR deploys refused, naming debootstrap), or missing and buildable: then it is
- * built in the background, saying how it goes, and a JAR deploy that comes meanwhile waits for it.
- */
-async function prepareDeploys(dockerHost: string | null): Promise<void> {
-  const handle = createDocker({ dockerHost });
-  if (!(await handle.ping())) {
-    step(`Docker engine: not answering. Deploys are refused until it does (${DOCKER_UNAVAILABLE_DETAIL.replace(/^The Docker engine does not answer: /, '')})`);
-    return;
-  }
-  const image = process.env.DEPLOY_BASE_IMAGE!;
-  if (process.env.DEPLOY_BASE_IMAGE_BUILD !== 'debian') {
-    step(`JAR deploys on ${image}`);
-    return;
-  }
-  const found = await baseImageState(handle.docker, image);
-  if (found.state === 'present') {
-    step(`JAR deploys on ${image}`);
-  } else if (found.state === 'unavailable') {
-    step(`JAR deploys: refused until the base image can be had. ${found.reason}`);
-  } else {
-    step(`JAR deploys on ${image}: missing, built in the background (a JAR deploy meanwhile waits for it)`);
-    readyBaseImageNow(handle.docker, dockerHost).catch((error: Error) =>
-      step(`the JAR base image was not built: ${error.message} (the next JAR deploy tries again)`),
-    );
-  }
 }
 
 /**
@@ -420,7 +283,7 @@ async function main(): Promise<void> {
   step(`edge (Envoy) on ${config.apiHost}:${config.apiPort}, the API behind it on 127.0.0.1:${apiListenPort}, admin ${edgeAdminUrl}`);
 
   const apiUrl = `http://127.0.0.1:${config.apiPort}`;
-  await waitForHttp(`${apiUrl}/readyz`, { what: 'the platform', deadlineMs: 60000, stopIf: () => (stopping ? 'was stopped' : null) });
+  await waitForHttp(`${apiUrl}/readyz`, { what: 'the platform', deadlineMs: 60000, stopIf: () => (isStopping() ? 'was stopped' : null) });
 
   const token = await signToken({
     secret: config.jwtSecret,
@@ -446,7 +309,7 @@ Ctrl-C stops everything.`);
 
 main().catch(async (error) => {
   // Ctrl-C also stops a build running in the foreground: its failure is the stop under way, which finishes.
-  if (stopping) return;
+  if (isStopping()) return;
   console.error(error instanceof ConfigError ? `Invalid configuration: ${error.message}` : `Start failed: ${error instanceof Error ? error.message : error}`);
   await stopAll(1);
 });
