@@ -77,7 +77,6 @@ const SIZE_DEBT = [
   'api/storage.ts',
   'data/archival/part-files.ts',
   'data/deploy/registry.ts',
-  'edge/control-plane.ts',
   'lib/config.ts',
   'scripts/platform/pebble.ts',
   'scripts/platform/temporal-cluster.ts',

@@ -59,34 +59,37 @@ const FIRST_WRITE_ATTEMPTS = 5;
 /** A full rewrite this often, whatever was notified: a lost notification is mended within this time. */
 const RESYNC_MS = 10000;
 
+/** The edge's plan: its own settings, and the registry's services and certificates as they are now. */
+async function edgePlanOf(registry: EdgeRegistry, config: EdgeConfig, edge: EdgeSettings): Promise<EdgePlan> {
+  const jwks =
+    config.jwtJwksUrl && config.jwtIssuer && config.jwtAudience
+      ? { url: config.jwtJwksUrl, issuer: config.jwtIssuer, audience: config.jwtAudience, caFile: config.jwtJwksCaFile }
+      : undefined;
+  return {
+    dir: edge.dir,
+    tls: { listen: edge.tlsListen, publicPort: edge.tlsPublicPort, certificates: await registry.certificates() },
+    listen: edge.listen,
+    api: edge.api,
+    reservedSlugs: RESERVED_SLUGS,
+    services: await registry.services(),
+    platformHostnames: platformHostnames(config.publicUrl),
+    jwt: { hs256Secret: config.jwtSecret, jwks },
+    connectTimeoutMs: edge.connectTimeoutMs,
+    idleTimeoutMs: edge.idleTimeoutMs,
+  };
+}
+
+/** The settings the edge's plan is made of. */
+type EdgeConfig = Pick<Config, 'jwtSecret' | 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience' | 'publicUrl'>;
+
 /**
  * The Koa API as the edge's control plane: it writes Envoy's configuration from the registry at start, on
  * every registry change (notified by PostgreSQL, whoever made it), and every ten seconds. Rewrites run one
  * at a time; changes notified during one are written by the next.
  */
-export function startEdgeControlPlane(args: {
-  registry: EdgeRegistry;
-  config: Pick<Config, 'jwtSecret' | 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience' | 'publicUrl'>;
-  logger: Logger;
-  edge: EdgeSettings;
-}) {
+export function startEdgeControlPlane(args: { registry: EdgeRegistry; config: EdgeConfig; logger: Logger; edge: EdgeSettings }) {
   const { config, edge } = args;
-  const jwks =
-    config.jwtJwksUrl && config.jwtIssuer && config.jwtAudience
-      ? { url: config.jwtJwksUrl, issuer: config.jwtIssuer, audience: config.jwtAudience, caFile: config.jwtJwksCaFile }
-      : undefined;
-  const planOf = async (): Promise<EdgePlan> => ({
-    dir: edge.dir,
-    tls: { listen: edge.tlsListen, publicPort: edge.tlsPublicPort, certificates: await args.registry.certificates() },
-    listen: edge.listen,
-    api: edge.api,
-    reservedSlugs: RESERVED_SLUGS,
-    services: await args.registry.services(),
-    platformHostnames: platformHostnames(config.publicUrl),
-    jwt: { hs256Secret: config.jwtSecret, jwks },
-    connectTimeoutMs: edge.connectTimeoutMs,
-    idleTimeoutMs: edge.idleTimeoutMs,
-  });
+  const planOf = () => edgePlanOf(args.registry, config, edge);
 
   let running: Promise<void> | null = null;
   let again = false;
