@@ -78,7 +78,6 @@ const SIZE_DEBT = [
   'data/archival/part-files.ts',
   'data/deploy/registry.ts',
   'lib/config.ts',
-  'scripts/platform/pebble.ts',
   'scripts/platform/temporal-cluster.ts',
   'scripts/platform/temporal-ui.ts',
   'scripts/start.ts',

@@ -77,6 +77,35 @@ function manage(url: string, args: { ca?: string; body?: unknown } = {}): Promis
   });
 }
 
+/** Writes Pebble's configuration file into `dir`: its ports, its own TLS key, and how long certificates last. */
+function writePebbleConfig(args: {
+  dir: string;
+  built: { cert: string; key: string };
+  listen: number;
+  management: number;
+  httpPort: number;
+  validitySeconds?: number;
+}): string {
+  fs.mkdirSync(args.dir, { recursive: true });
+  const config = path.join(args.dir, 'pebble-config.json');
+  const validityPeriod = args.validitySeconds ?? 90 * 86400;
+  const settings = {
+    listenAddress: `127.0.0.1:${args.listen}`,
+    managementListenAddress: `127.0.0.1:${args.management}`,
+    certificate: args.built.cert,
+    privateKey: args.built.key,
+    httpPort: args.httpPort,
+    tlsPort: args.httpPort,
+    ocspResponderURL: '',
+    externalAccountBindingRequired: false,
+    retryAfter: { authz: 1, order: 1 },
+    keyAlgorithm: 'ecdsa',
+    profiles: { default: { description: 'the platform', validityPeriod } },
+  };
+  fs.writeFileSync(config, JSON.stringify({ pebble: settings }, null, 1));
+  return config;
+}
+
 /**
  * Starts Pebble and its DNS stand-in. `httpPort`: where Pebble asks HTTP-01 challenges (the edge's plain
  * HTTP). `validitySeconds`: how long its certificates last (short, to test renewal).
@@ -91,23 +120,7 @@ export async function startPebble(args: {
 }): Promise<RunningPebble> {
   const built = await ensurePebble();
   const [listen, management, dnsPort, dnsManagement] = [args.listenPort ?? (await freePort()), await freePort(), await freePort(), await freePort()];
-  fs.mkdirSync(args.dir, { recursive: true });
-  const config = path.join(args.dir, 'pebble-config.json');
-  const validityPeriod = args.validitySeconds ?? 90 * 86400;
-  const settings = {
-    listenAddress: `127.0.0.1:${listen}`,
-    managementListenAddress: `127.0.0.1:${management}`,
-    certificate: built.cert,
-    privateKey: built.key,
-    httpPort: args.httpPort,
-    tlsPort: args.httpPort,
-    ocspResponderURL: '',
-    externalAccountBindingRequired: false,
-    retryAfter: { authz: 1, order: 1 },
-    keyAlgorithm: 'ecdsa',
-    profiles: { default: { description: 'the platform', validityPeriod } },
-  };
-  fs.writeFileSync(config, JSON.stringify({ pebble: settings }, null, 1));
+  const config = writePebbleConfig({ dir: args.dir, built, listen, management, httpPort: args.httpPort, validitySeconds: args.validitySeconds });
   const logFile = args.logFile ?? path.join(args.dir, 'pebble.log');
   const dns = spawnLogged(
     built.dns,
