@@ -47,6 +47,25 @@ const FOLLOW_EVERY_MS = 500;
 /** Every this many rounds each service is written again even if its tasks look the same: what another writer changed is put right. */
 const REWRITE_EVERY_ROUNDS = 60;
 
+/** The service events of these tasks: a task the kernel killed for its memory is named so. */
+async function serviceEventsOf(deps: DeployDeps, tasks: SwarmTask[]): Promise<ServiceEvent[]> {
+  const recorded: ServiceEvent[] = [];
+  for (const { oomSuspect, ...event } of taskEvents(tasks)) {
+    const oomKilled = oomSuspect ? await killedForMemory(deps, oomSuspect) : false;
+    recorded.push(
+      oomKilled
+        ? {
+            kind: 'OOM_KILLED',
+            instanceId: event.instanceId,
+            detail: `${event.detail} The kernel killed it for using more than its memory limit.`,
+            dedupeKey: `oom:${event.instanceId}`,
+          }
+        : event,
+    );
+  }
+  return recorded;
+}
+
 /**
  * Keeps every service's registry rows in step with the swarm's task list, twice a second, whatever moved the
  * tasks: a deploy or a scale, or the swarm on its own (a node drained or lost, a task that died and was
@@ -77,20 +96,7 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
       .sort()
       .join(' ');
     if (toldStates.get(serviceName) === states) return;
-    const recorded: ServiceEvent[] = [];
-    for (const { oomSuspect, ...event } of taskEvents(tasks)) {
-      const oomKilled = oomSuspect ? await killedForMemory(deps, oomSuspect) : false;
-      recorded.push(
-        oomKilled
-          ? {
-              kind: 'OOM_KILLED',
-              instanceId: event.instanceId,
-              detail: `${event.detail} The kernel killed it for using more than its memory limit.`,
-              dedupeKey: `oom:${event.instanceId}`,
-            }
-          : event,
-      );
-    }
+    const recorded = await serviceEventsOf(deps, tasks);
     await recordServiceEvents(deps.db, serviceName, recorded);
     toldStates.set(serviceName, states);
   };
