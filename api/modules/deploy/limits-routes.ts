@@ -17,43 +17,46 @@ import { LimitsAnswer, LimitsBody, ServiceEventsAnswer, ServiceEventsQuery, Serv
 /** How long a limits change may take before the answer says Temporal or its worker did not answer. */
 const CHANGE_WITHIN_MS = 60000;
 
+/** The service's running instances with the limits the engine reports for each. */
+async function instancesWithLimits({ db, docker }: AppDeps, service: ServiceRow) {
+  const instances = await runningInstancesOf(db, service.id);
+  return Promise.all(
+    instances.map(async (instance) => ({
+      id: instance.id,
+      containerId: instance.container_id,
+      limits: await readContainerLimits(docker.docker, instance.container_id),
+    })),
+  );
+}
+
+/**
+ * The change itself is the deployments worker's (`changeServiceLimits`): the API reads the engine and
+ * never changes it. It waits for the run's end, so the answer reads back what the engine then reports.
+ * The run lives no longer than that wait: a change no worker took in time must not happen after the
+ * answer said it did not.
+ */
+async function changeLimits(temporal: AppDeps['temporal'], input: ChangeLimitsInput): Promise<void> {
+  const started = await startWorkflow<ChangeServiceLimitsWorkflow>(temporal, CHANGE_SERVICE_LIMITS_WORKFLOW, {
+    workflowId: limitsWorkflowId(input.serviceName),
+    taskQueue: TaskQueues.deployments,
+    args: [input],
+    workflowExecutionTimeout: CHANGE_WITHIN_MS,
+    typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: input.serviceName }],
+    alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
+  });
+  try {
+    await answerWithin(CHANGE_WITHIN_MS, temporal.client.workflow.getHandle<ChangeServiceLimitsWorkflow>(started.workflowId, started.runId).result());
+  } catch (error) {
+    throw temporalCallError(error, { late: `The limits change of ${input.serviceName} did not end within ${CHANGE_WITHIN_MS / 1000} s: ${started.uiUrl}` });
+  }
+}
+
 /** A service's limits (read back from the engine, changed in place by a run of the deployments worker) and the history of its instances' events. */
 export function limitsRoutes(deps: AppDeps): AnyRoute[] {
-  const { db, config, docker, temporal } = deps;
+  const { db, config, temporal } = deps;
   const defaults: ServiceLimits = { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit };
   const { dynamicService, engineAnswers } = serviceGuards(deps);
-  /** The service's running instances with the limits the engine reports for each. */
-  const readBack = async (service: ServiceRow) => {
-    const instances = await runningInstancesOf(db, service.id);
-    return Promise.all(
-      instances.map(async (instance) => ({
-        id: instance.id,
-        containerId: instance.container_id,
-        limits: await readContainerLimits(docker.docker, instance.container_id),
-      })),
-    );
-  };
-  /**
-   * The change itself is the deployments worker's (`changeServiceLimits`): the API reads the engine and
-   * never changes it. It waits for the run's end, so the answer reads back what the engine then reports.
-   * The run lives no longer than that wait: a change no worker took in time must not happen after the
-   * answer said it did not.
-   */
-  const changeLimits = async (input: ChangeLimitsInput): Promise<void> => {
-    const started = await startWorkflow<ChangeServiceLimitsWorkflow>(temporal, CHANGE_SERVICE_LIMITS_WORKFLOW, {
-      workflowId: limitsWorkflowId(input.serviceName),
-      taskQueue: TaskQueues.deployments,
-      args: [input],
-      workflowExecutionTimeout: CHANGE_WITHIN_MS,
-      typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: input.serviceName }],
-      alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
-    });
-    try {
-      await answerWithin(CHANGE_WITHIN_MS, temporal.client.workflow.getHandle<ChangeServiceLimitsWorkflow>(started.workflowId, started.runId).result());
-    } catch (error) {
-      throw temporalCallError(error, { late: `The limits change of ${input.serviceName} did not end within ${CHANGE_WITHIN_MS / 1000} s: ${started.uiUrl}` });
-    }
-  };
+  const readBack = (service: ServiceRow) => instancesWithLimits(deps, service);
   return [
     defineRoute({
       method: 'get',
@@ -94,7 +97,7 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
         // The body is within bounds; what it leaves as it was (the defaults, older limits) may not be.
         const problem = limitsInputProblem(change);
         if (problem) throw badRequest('VALIDATION_FAILED', `The limits would be refused: ${problem}.`, [{ path: 'body', message: problem }]);
-        await changeLimits(change);
+        await changeLimits(temporal, change);
         ctx.body = { limits, instances: await readBack(service) };
       },
     }),
