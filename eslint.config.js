@@ -66,7 +66,6 @@ const SIZE_DEBT = [
   'api/modules/content/collection-routes.ts',
   'api/modules/content/release-routes.ts',
   'api/modules/deploy/deploy-routes.ts',
-  'api/modules/deploy/domain-routes.ts',
   'api/modules/deploy/service-routes.ts',
   'api/modules/messaging/callback-routes.ts',
   'api/modules/messaging/channel-routes.ts',

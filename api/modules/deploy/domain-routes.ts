@@ -40,19 +40,20 @@ export async function certificateRunsFor(deps: Pick<AppDeps, 'config' | 'tempora
   }
 }
 
+/** A deployed service and one of its hostnames, or 404 DOMAIN_NOT_FOUND. */
+async function serviceAndHostname(deps: AppDeps, params: { name: string; hostname: string }) {
+  const service = await serviceGuards(deps).dynamicService(params.name);
+  const hostname = normalHostname(params.hostname);
+  if (!(await domainsOf(deps.db, service.id)).some((row) => row.hostname === hostname)) {
+    throw new PlatformError('DOMAIN_NOT_FOUND', `${service.name} does not answer on ${hostname}.`);
+  }
+  return { service, hostname };
+}
+
 /** The hostnames a deployed service answers on at the edge, besides its path, and their certificates. */
 export function domainRoutes(deps: AppDeps): AnyRoute[] {
   const { db, config } = deps;
   const { dynamicService } = serviceGuards(deps);
-  /** A deployed service and one of its hostnames, or 404 DOMAIN_NOT_FOUND. */
-  const serviceAndHostname = async (params: { name: string; hostname: string }) => {
-    const service = await dynamicService(params.name);
-    const hostname = normalHostname(params.hostname);
-    if (!(await domainsOf(db, service.id)).some((row) => row.hostname === hostname)) {
-      throw new PlatformError('DOMAIN_NOT_FOUND', `${service.name} does not answer on ${hostname}.`);
-    }
-    return { service, hostname };
-  };
   return [
     defineRoute({
       method: 'get',
@@ -96,7 +97,7 @@ export function domainRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the hostnames now (the key is never answered)', schema: DomainsAnswer } },
       errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DOMAIN_NOT_FOUND', 'CERTIFICATE_INVALID'],
       handler: async (ctx, { params, body }) => {
-        const { service, hostname } = await serviceAndHostname(params);
+        const { service, hostname } = await serviceAndHostname(deps, params);
         const problem = uploadProblem(hostname, body.certificate, body.privateKey, new Date());
         if (problem) throw badRequest('CERTIFICATE_INVALID', `This certificate cannot be served for ${hostname}: ${problem}.`);
         await recordIssued(db, secretKeysOf(config), { hostname, chainPem: body.certificate, keyPem: body.privateKey, source: 'UPLOADED', orderUrl: null });
@@ -113,29 +114,34 @@ export function domainRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'the hostnames now', schema: DomainsAnswer } },
       errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DOMAIN_NOT_FOUND'],
       handler: async (ctx, { params }) => {
-        const { service, hostname } = await serviceAndHostname(params);
+        const { service, hostname } = await serviceAndHostname(deps, params);
         await resetCertificate(db, hostname);
         const rows = await domainsOf(db, service.id);
         await certificateRunsFor(deps, rows);
         ctx.body = present(service.name, rows);
       },
     }),
-    defineRoute({
-      method: 'get',
-      path: '/.well-known/acme-challenge/:token',
-      tag: 'infra',
-      summary: "The answer to an ACME server's HTTP-01 challenge for a certificate the platform ordered",
-      access: access.public,
-      params: ChallengeParams,
-      responses: { 200: { description: 'the key authorisation', contentType: 'text/plain' } },
-      errors: ['ACME_CHALLENGE_NOT_FOUND'],
-      handler: async (ctx, { params }) => {
-        // Only for the name the order is for: a token is no answer on any other host.
-        const answer = await challengeAnswer(db, { token: params.token, hostname: normalHostname(ctx.hostname) });
-        if (answer === null) throw new PlatformError('ACME_CHALLENGE_NOT_FOUND', 'No certificate order holds this token.');
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = answer;
-      },
-    }),
+    acmeChallengeRoute(deps),
   ];
+}
+
+/** Where an ACME server checks an HTTP-01 challenge: public, on every hostname the edge routes here. */
+function acmeChallengeRoute({ db }: AppDeps): AnyRoute {
+  return defineRoute({
+    method: 'get',
+    path: '/.well-known/acme-challenge/:token',
+    tag: 'infra',
+    summary: "The answer to an ACME server's HTTP-01 challenge for a certificate the platform ordered",
+    access: access.public,
+    params: ChallengeParams,
+    responses: { 200: { description: 'the key authorisation', contentType: 'text/plain' } },
+    errors: ['ACME_CHALLENGE_NOT_FOUND'],
+    handler: async (ctx, { params }) => {
+      // Only for the name the order is for: a token is no answer on any other host.
+      const answer = await challengeAnswer(db, { token: params.token, hostname: normalHostname(ctx.hostname) });
+      if (answer === null) throw new PlatformError('ACME_CHALLENGE_NOT_FOUND', 'No certificate order holds this token.');
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = answer;
+    },
+  });
 }
