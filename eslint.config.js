@@ -73,7 +73,6 @@ const SIZE_DEBT = [
   'api/modules/operations/routes.ts',
   'api/storage.ts',
   'data/archival/part-files.ts',
-  'data/deploy/registry.ts',
   'lib/config.ts',
   'scripts/platform/temporal-cluster.ts',
   'scripts/platform/temporal-ui.ts',

@@ -5,7 +5,8 @@ import { badRequest, conflict, ErrorCode, unavailable } from '../../../lib/error
 import { discardUploadedJar, keepUploadedJar } from '../../../data/deploy/jar-uploads';
 import { domainsOf, setDomainsOf } from '../../../data/deploy/domains';
 import { certificateRunsFor } from './domain-routes';
-import { DeploySettings, dropDeployRequest, findService, recordDeploymentRun, RegisteredDeploy, registerDeployRequest } from '../../../data/deploy/registry';
+import { DeploySettings, findService, recordDeploymentRun } from '../../../data/deploy/registry';
+import { dropDeployRequest, RegisteredDeploy, registerDeployRequest } from '../../../data/deploy/deploy-requests';
 import { startWorkflow } from '../../../temporal-config/client';
 import { TaskQueues } from '../../../domain/task-queues';
 import { RESERVED_SLUGS, RolloutPlan, rolloutProblem, ServiceLimits, slugOf } from '../../../domain/deploy';
