@@ -25,6 +25,39 @@ function placeInStore(key: string): { storeId: string; objectKey: string } | nul
   return matched ? { storeId: matched[1], objectKey: matched[2] } : null;
 }
 
+/** A client of one store: its keys read at each use, so new ones apply at once; every socket's address guarded. */
+function storeClient(args: { db: Db; secrets: ReturnType<typeof secretKeysOf>; guard: ReturnType<typeof outboundPolicyOf>; store: ArchiveStoreRow }): S3Store {
+  const { db, secrets, guard, store } = args;
+  return createS3Store(
+    { endpoint: store.endpoint, bucket: store.bucket, region: store.region, forcePathStyle: store.path_style },
+    async () => {
+      const current = await findArchiveStore(db, store.id);
+      try {
+        return current ? openStoreKeys(current, secrets) : null;
+      } catch (error) {
+        if (error instanceof SecretTampered) throw new PlatformError('SECRET_INTEGRITY_FAILED', `The keys of archive store ${store.id}: ${error.message}`);
+        throw error;
+      }
+    },
+    // Every socket's address checked as it connects (a name that rebinds after the check above included).
+    { lookup: guardedLookup(guard, allowedHostOf(store.endpoint, guard)) },
+  );
+}
+
+/** The platform's own store (ARCHIVE_S3_*), recorded on first use so that its files can name it; its configuration is its truth. */
+async function platformStore(config: Config, db: Db, secrets: ReturnType<typeof secretKeysOf>): Promise<ArchiveStoreRow> {
+  if (!config.archiveS3) throw new PlatformError('ARCHIVE_SINK_UNAVAILABLE', "The sink is s3 with the platform's store, and no ARCHIVE_S3_ENDPOINT is set.");
+  const { endpoint, bucket, region, forcePathStyle } = config.archiveS3;
+  const known = await findArchiveStoreAt(db, { endpoint, bucket });
+  if (known && known.region === region && known.path_style === forcePathStyle) return known;
+  return ensureArchiveStore(db, secrets, {
+    location: { endpoint, bucket, region, pathStyle: forcePathStyle },
+    actor: { id: 'platform', name: null },
+    keysRequired: false,
+    fromConfig: true,
+  });
+}
+
 /**
  * The API's storage: asset bytes in the data folder, archive files where the site's policy (else
  * ARCHIVE_SINK) says. Reading and removing follow each asset's own storage key, so files stored before a
@@ -46,37 +79,10 @@ export function platformStorage({ config, db }: { config: Config; db: Db }): { s
     const reach = `${store.id}|${store.endpoint}|${store.region}|${store.path_style}`;
     let objects = clients.get(reach);
     if (!objects) {
-      objects = createS3Store(
-        { endpoint: store.endpoint, bucket: store.bucket, region: store.region, forcePathStyle: store.path_style },
-        async () => {
-          const current = await findArchiveStore(db, store.id);
-          try {
-            return current ? openStoreKeys(current, secrets) : null;
-          } catch (error) {
-            if (error instanceof SecretTampered) throw new PlatformError('SECRET_INTEGRITY_FAILED', `The keys of archive store ${store.id}: ${error.message}`);
-            throw error;
-          }
-        },
-        // Every socket's address checked as it connects (a name that rebinds after the check above included).
-        { lookup: guardedLookup(guard, allowedHostOf(store.endpoint, guard)) },
-      );
+      objects = storeClient({ db, secrets, guard, store });
       clients.set(reach, objects);
     }
     return objects;
-  };
-
-  /** The platform's own store (ARCHIVE_S3_*), recorded on first use so that its files can name it; its configuration is its truth. */
-  const platformStore = async (): Promise<ArchiveStoreRow> => {
-    if (!config.archiveS3) throw new PlatformError('ARCHIVE_SINK_UNAVAILABLE', "The sink is s3 with the platform's store, and no ARCHIVE_S3_ENDPOINT is set.");
-    const { endpoint, bucket, region, forcePathStyle } = config.archiveS3;
-    const known = await findArchiveStoreAt(db, { endpoint, bucket });
-    if (known && known.region === region && known.path_style === forcePathStyle) return known;
-    return ensureArchiveStore(db, secrets, {
-      location: { endpoint, bucket, region, pathStyle: forcePathStyle },
-      actor: { id: 'platform', name: null },
-      keysRequired: false,
-      fromConfig: true,
-    });
   };
 
   const inStore = <T>(place: { storeId: string; objectKey: string }, use: (objects: S3Store, objectKey: string) => Promise<T>): Promise<T> =>
@@ -111,7 +117,7 @@ export function platformStorage({ config, db }: { config: Config; db: Db }): { s
     async store(filePath, known, place) {
       const sink = await resolveArchiveSink(db, { logType: place.logType, siteId: place.siteId, fallback: config.archiveSink });
       if (sink.sink === 's3') {
-        const storeId = sink.storeId ?? (await platformStore()).id;
+        const storeId = sink.storeId ?? (await platformStore(config, db, secrets)).id;
         const objectKey = `${sink.prefix ?? config.archiveS3?.prefix ?? ''}${place.siteId}/${place.fileName}`;
         const key = `s3://${storeId}/${objectKey}`;
         await inStore({ storeId, objectKey }, (objects) => objects.put(filePath, known, objectKey));
