@@ -71,7 +71,6 @@ const SIZE_DEBT = [
   'api/modules/messaging/channel-routes.ts',
   'api/modules/messaging/send-routes.ts',
   'api/modules/operations/routes.ts',
-  'data/archival/part-files.ts',
   'lib/config.ts',
   'scripts/platform/temporal-cluster.ts',
   'scripts/platform/temporal-ui.ts',

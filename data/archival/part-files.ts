@@ -106,34 +106,7 @@ export async function exportPartsInSnapshot(args: {
       const fileName = args.partition
         ? archivePartitionFileName(args.logType, args.partition.from, args.partition.archiveId, partNo, format)
         : archiveFileName(args.logType, args.cutoff, partNo, format);
-      await client.query(
-        `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, partition_archive_id, format, export_snapshot, encoder)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED', $14, $15, $16::pg_snapshot, $17::jsonb)`,
-        [
-          partId,
-          args.workflowId,
-          args.runId,
-          args.logType,
-          args.siteId,
-          args.cutoff,
-          partNo,
-          fileName,
-          csv.rowCount,
-          csv.firstId,
-          csv.lastId,
-          file.sizeBytes,
-          file.sha256,
-          args.partition?.archiveId ?? null,
-          format,
-          exportSnapshot,
-          encoded ? JSON.stringify(encoded.settings) : null,
-        ],
-      );
-      const { rows: recorded } = await client.query<{ n: number }>(
-        `insert into ${PART_IDS_TABLE} (part_id, ids) values ($1, $2::bigint[]) returning cardinality(ids) as n`,
-        [partId, await takeIdsLiteral(csv)],
-      );
-      if (recorded[0].n !== csv.rowCount) throw new Error(`part ${partNo} recorded ${recorded[0].n} ids for ${csv.rowCount} exported rows`);
+      await recordPart(client, args, { partId, partNo, fileName, format, csv, file, exportSnapshot, encoderSettings: encoded ? encoded.settings : null });
       parts.push({ partId, partNo, fileName, rowCount: csv.rowCount });
     }
     await client.query('commit');
@@ -148,6 +121,52 @@ export async function exportPartsInSnapshot(args: {
   } finally {
     await client.end();
   }
+}
+
+/** Records one exported part in the manifest, with the ids it holds, in the export's transaction. */
+async function recordPart(
+  client: Awaited<ReturnType<typeof connectForCopy>>,
+  args: Pick<Parameters<typeof exportPartsInSnapshot>[0], 'workflowId' | 'runId' | 'logType' | 'siteId' | 'cutoff' | 'partition'>,
+  part: {
+    partId: string;
+    partNo: number;
+    fileName: string;
+    format: ArchiveFormat;
+    csv: CsvPart;
+    file: { sizeBytes: number; sha256: string };
+    exportSnapshot: string | null;
+    encoderSettings: EncoderSettings | null;
+  },
+): Promise<void> {
+  const { partId, partNo, fileName, format, csv, file, exportSnapshot } = part;
+  await client.query(
+    `insert into ${PART_TABLE} (id, workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, partition_archive_id, format, export_snapshot, encoder)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'EXPORTED', $14, $15, $16::pg_snapshot, $17::jsonb)`,
+    [
+      partId,
+      args.workflowId,
+      args.runId,
+      args.logType,
+      args.siteId,
+      args.cutoff,
+      partNo,
+      fileName,
+      csv.rowCount,
+      csv.firstId,
+      csv.lastId,
+      file.sizeBytes,
+      file.sha256,
+      args.partition?.archiveId ?? null,
+      format,
+      exportSnapshot,
+      part.encoderSettings ? JSON.stringify(part.encoderSettings) : null,
+    ],
+  );
+  const { rows: recorded } = await client.query<{ n: number }>(
+    `insert into ${PART_IDS_TABLE} (part_id, ids) values ($1, $2::bigint[]) returning cardinality(ids) as n`,
+    [partId, await takeIdsLiteral(csv)],
+  );
+  if (recorded[0].n !== csv.rowCount) throw new Error(`part ${partNo} recorded ${recorded[0].n} ids for ${csv.rowCount} exported rows`);
 }
 
 /**
