@@ -5,7 +5,7 @@ import { jsonb } from '../db';
 import { RolloutPlan, ServiceLimits } from '../../domain/deploy';
 import { DEPLOYMENT_TABLE, DeploymentRow, DeploySettings, deployInProgress, SERVICE_TABLE, ServiceRow } from './registry';
 
-/** A deploy request: registered with its service's row before its run starts, or taken back. */
+// A deploy request: registered with its service's row before its run starts, or taken back.
 
 const inProgress = (name: string) => conflict('DEPLOYMENT_IN_PROGRESS', `A deploy, scale or undeploy of ${name} is in progress.`);
 

@@ -3,7 +3,7 @@ import { jsonb } from '../db';
 import { DirectoryRecipients, localeOfAddressQuery, recipientsQuery } from '../directory/users';
 import { EMAIL_BATCH_TABLE, EMAIL_LOG_TABLE } from './email-logs';
 
-/** Bulk and platform sends written as batches: the batch's row, then one PENDING log row per recipient. */
+// Bulk and platform sends written as batches: the batch's row, then one PENDING log row per recipient.
 
 /**
  * A batch's rows all carry its batch's `created_at` (bound to the batch id): the log is partitioned by month on

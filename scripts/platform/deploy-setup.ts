@@ -6,7 +6,7 @@ import { withProgress } from '../progress';
 import { step, stops } from './lifecycle';
 import { closeEdgeDoor, ensureSwarm, openEdgeDoor, startRegistry, swarmAdvertiseAddress } from './swarm';
 
-/** What `npm start` prepares for deploys: the JAR base image, and with DEPLOY_DRIVER=swarm the swarm. */
+// What `npm start` prepares for deploys: the JAR base image, and with DEPLOY_DRIVER=swarm the swarm.
 
 /** Where the embedded registry of the swarm driver listens, when DEPLOY_REGISTRY does not name one. */
 export const EMBEDDED_REGISTRY_PORT = 5000;

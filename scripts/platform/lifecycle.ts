@@ -1,9 +1,7 @@
 import { Running, supervise } from './supervise';
 
-/**
- * The life of one `npm start`: each part it starts registers how to stop it, a crashed child is started
- * again, and one stop ends them all in reverse order.
- */
+// The life of one `npm start`: each part it starts registers how to stop it, a crashed child is started
+// again, and one stop ends them all in reverse order.
 
 /** What stops the platform's parts, in the order they started: stopped in reverse. */
 export const stops: Array<{ name: string; stop: () => Promise<void> }> = [];

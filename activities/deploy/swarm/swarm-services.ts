@@ -11,7 +11,7 @@ import { tasksOf } from './tasks';
 import { finalFailure } from '../../failures';
 import { ServiceRow } from '../../../data/deploy/registry';
 
-/** The swarm service of a deployed service: found, specified, scaled and removed, and its deployment's row. */
+// The swarm service of a deployed service: found, specified, scaled and removed, and its deployment's row.
 
 export const POLL_MS = 500;
 /**

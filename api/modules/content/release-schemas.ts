@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Instant, Nullable, StartedRunFields } from '../../http/common-schemas';
 
-/** The schemas of the release routes. */
+// The schemas of the release routes.
 
 export const ReleaseParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const ItemParams = Type.Object({ id: Type.String({ format: 'uuid' }), itemId: Type.String({ format: 'uuid' }) });

@@ -3,7 +3,7 @@ import { FieldIssue } from '../../../lib/errors';
 import { Channel, ConfigColumns } from '../../../data/messaging/channel-configs';
 import { ConfigBody } from './channel-schemas';
 
-/** A channel configuration's body: what each transport requires of it, and the columns it is saved as. */
+// A channel configuration's body: what each transport requires of it, and the columns it is saved as.
 
 /** Each transport's required fields and the sample request's syntax. */
 export function transportIssues(channel: Channel, body: ConfigBody): FieldIssue[] {

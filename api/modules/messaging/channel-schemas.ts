@@ -1,7 +1,7 @@
 import { Static, Type } from '@sinclair/typebox';
 import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 
-/** The schemas of the channel routes: what a request may hold, and what an answer holds. */
+// The schemas of the channel routes: what a request may hold, and what an answer holds.
 
 const Text = (maxLength: number) => Type.String({ maxLength });
 const OptionalNullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Nullable(schema));
