@@ -33,11 +33,17 @@ function sources() {
   ).sort();
 }
 
-/** Whether dist/ holds the compiled form of exactly these sources, none of them changed since. */
+/** Besides the sources, what changes the output: how it is compiled, and with what. */
+const SETTINGS = ['tsconfig.json', 'scripts/compile.js', 'node_modules/esbuild/package.json'];
+
+/**
+ * Whether dist/ holds the compiled form of exactly these sources, none of them (nor a setting) changed
+ * since the last compile began.
+ */
 function isCurrent(files) {
   if (!fs.existsSync(STAMP) || fs.readFileSync(STAMP, 'utf8') !== files.join('\n')) return false;
   const compiledAt = fs.statSync(STAMP).mtimeMs;
-  return files.every((file) => fs.statSync(path.join(ROOT, file)).mtimeMs <= compiledAt);
+  return [...files, ...SETTINGS].every((file) => fs.statSync(path.join(ROOT, file)).mtimeMs <= compiledAt);
 }
 
 function writeWhole(file, contents, options = { always: false }) {
@@ -48,11 +54,26 @@ function writeWhole(file, contents, options = { always: false }) {
   fs.renameSync(temporary, file);
 }
 
-/** Removes compiled files whose source is gone, so that nothing can load a file the sources no longer have. */
+/** Whether a process with this id runs: the writer of a `.tmp` file may still be renaming it. */
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/**
+ * Removes compiled files whose source is gone, so that nothing can load a file the sources no longer have,
+ * and the `.tmp` files of a compile that was stopped halfway.
+ */
 function removeOrphans(written) {
   for (const entry of fs.readdirSync(DIST, { withFileTypes: true, recursive: true })) {
     const file = path.join(entry.parentPath, entry.name);
-    if (entry.isFile() && file !== STAMP && !written.has(file) && !file.endsWith('.tmp')) fs.rmSync(file, { force: true });
+    if (!entry.isFile() || file === STAMP || written.has(file)) continue;
+    const writer = /\.(\d+)\.tmp$/.exec(file);
+    if (!writer || !isRunning(Number(writer[1]))) fs.rmSync(file, { force: true });
   }
 }
 
@@ -65,6 +86,8 @@ function needsCompile() {
 function compile(options = {}) {
   const files = sources();
   if (!options.force && isCurrent(files)) return false;
+  // Before esbuild reads the sources: a source saved during the compile is newer, and compiled next time.
+  const startedAt = new Date();
   const esbuild = require('esbuild');
   const result = esbuild.buildSync({
     entryPoints: files.map((file) => path.join(ROOT, file)),
@@ -80,8 +103,9 @@ function compile(options = {}) {
   });
   for (const output of result.outputFiles) writeWhole(output.path, Buffer.from(output.contents));
   removeOrphans(new Set(result.outputFiles.map((output) => output.path)));
-  // Always written: its time is the time of this compile.
+  // Always written, and dated when this compile began.
   writeWhole(STAMP, Buffer.from(files.join('\n')), { always: true });
+  fs.utimesSync(STAMP, startedAt, startedAt);
   return true;
 }
 

@@ -1,5 +1,6 @@
 /**
- * `npx tsx scripts/temporal-token.ts --sub alice --permissions default:read [--minutes 60]`: a token for
+ * `npx tsx scripts/temporal-token.ts --sub alice --permissions default:read [--minutes 60]` (in the image:
+ * `node dist/scripts/temporal-token.js …`): a token for
  * Temporal's locked door, signed with the administrator's key (TEMPORAL_ADMIN_IDENTITY_DIR, else `admin`
  * inside TEMPORAL_IDENTITY_DIR), for an operator's CLI (docs/production.md). The workload key would not do:
  * the nodes cap its tokens below admin. It makes no key: where there is none, it says so. Whoever can read
