@@ -2,13 +2,13 @@ import path from 'node:path';
 import { PassThrough, pipeline } from 'node:stream';
 import { Config } from '../lib/config';
 import { PlatformError } from '../lib/errors';
-import { secretKeysOf, SecretTampered } from '../lib/secrets';
+import { SecretKeys, secretKeysOf, SecretTampered } from '../lib/secrets';
 import { LogType } from '../domain/archival';
 import { Db } from '../data/db';
 import { AssetStorage, createFileStorage, StorageFull, StoredObject } from '../data/assets/storage';
 import { ArchiveStoreRow, ensureArchiveStore, findArchiveStore, findArchiveStoreAt, openStoreKeys, resolveArchiveSink } from '../data/archival/archive-stores';
 import { createS3Store, S3KeyTaken, S3Store, S3Unavailable, S3Unverified } from '../adapters/archival/s3-store';
-import { allowedHostOf, assertOutboundAllowed, guardedLookup, OutboundRefused, outboundPolicyOf } from '../adapters/messaging/outbound';
+import { allowedHostOf, assertOutboundAllowed, guardedLookup, OutboundPolicy, OutboundRefused, outboundPolicyOf } from '../adapters/messaging/outbound';
 
 /** Where the archive sink puts a file a worker uploaded: the asset folder, or an S3 store, as the site's policy says. */
 export interface ArchiveSink {
@@ -26,7 +26,7 @@ function placeInStore(key: string): { storeId: string; objectKey: string } | nul
 }
 
 /** A client of one store: its keys read at each use, so new ones apply at once; every socket's address guarded. */
-function storeClient(args: { db: Db; secrets: ReturnType<typeof secretKeysOf>; guard: ReturnType<typeof outboundPolicyOf>; store: ArchiveStoreRow }): S3Store {
+function storeClient(args: { db: Db; secrets: SecretKeys; guard: OutboundPolicy; store: ArchiveStoreRow }): S3Store {
   const { db, secrets, guard, store } = args;
   return createS3Store(
     { endpoint: store.endpoint, bucket: store.bucket, region: store.region, forcePathStyle: store.path_style },
@@ -45,7 +45,7 @@ function storeClient(args: { db: Db; secrets: ReturnType<typeof secretKeysOf>; g
 }
 
 /** The platform's own store (ARCHIVE_S3_*), recorded on first use so that its files can name it; its configuration is its truth. */
-async function platformStore(config: Config, db: Db, secrets: ReturnType<typeof secretKeysOf>): Promise<ArchiveStoreRow> {
+async function platformStore(config: Config, db: Db, secrets: SecretKeys): Promise<ArchiveStoreRow> {
   if (!config.archiveS3) throw new PlatformError('ARCHIVE_SINK_UNAVAILABLE', "The sink is s3 with the platform's store, and no ARCHIVE_S3_ENDPOINT is set.");
   const { endpoint, bucket, region, forcePathStyle } = config.archiveS3;
   const known = await findArchiveStoreAt(db, { endpoint, bucket });

@@ -32,14 +32,8 @@ export interface ExportedPartRecord {
   rowCount: number;
 }
 
-/**
- * Exports one site's archivable rows as CSV parts into the staging folder and records the manifest, all in
- * one REPEATABLE READ snapshot: the rows exported are exactly the rows the snapshot sees (a transaction
- * still open keeps its rows out, whatever their ids), and each part records the ids it holds. Parts are
- * consecutive stretches of that set in id order, cut from one COPY as it streams. The manifest commits
- * with the export or not at all.
- */
-export async function exportPartsInSnapshot(args: {
+/** One site's export: where its rows come from and go, and for which run. */
+export interface PartExport {
   databaseUrl: string;
   dataDir: string;
   workflowId: string;
@@ -52,7 +46,16 @@ export async function exportPartsInSnapshot(args: {
   partition?: { archiveId: string; table: string; from: Date };
   /** How each part's CSV becomes the file archived (Parquet); none: the CSV is the file. */
   encoding?: PartEncoding;
-}): Promise<ExportedPartRecord[]> {
+}
+
+/**
+ * Exports one site's archivable rows as CSV parts into the staging folder and records the manifest, all in
+ * one REPEATABLE READ snapshot: the rows exported are exactly the rows the snapshot sees (a transaction
+ * still open keeps its rows out, whatever their ids), and each part records the ids it holds. Parts are
+ * consecutive stretches of that set in id order, cut from one COPY as it streams. The manifest commits
+ * with the export or not at all.
+ */
+export async function exportPartsInSnapshot(args: PartExport): Promise<ExportedPartRecord[]> {
   const table = args.partition?.table ?? LOG_TABLES[args.logType];
   const client = await connectForCopy(args.databaseUrl);
   const partIds: string[] = [];
@@ -126,7 +129,7 @@ export async function exportPartsInSnapshot(args: {
 /** Records one exported part in the manifest, with the ids it holds, in the export's transaction. */
 async function recordPart(
   client: Awaited<ReturnType<typeof connectForCopy>>,
-  args: Pick<Parameters<typeof exportPartsInSnapshot>[0], 'workflowId' | 'runId' | 'logType' | 'siteId' | 'cutoff' | 'partition'>,
+  args: Pick<PartExport, 'workflowId' | 'runId' | 'logType' | 'siteId' | 'cutoff' | 'partition'>,
   part: {
     partId: string;
     partNo: number;

@@ -56,7 +56,6 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
   const { db, config, temporal } = deps;
   const defaults: ServiceLimits = { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit };
   const { dynamicService, engineAnswers } = serviceGuards(deps);
-  const readBack = (service: ServiceRow) => instancesWithLimits(deps, service);
   return [
     defineRoute({
       method: 'get',
@@ -70,7 +69,7 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
       handler: async (ctx, { params }) => {
         const service = await dynamicService(params.name);
         await engineAnswers();
-        ctx.body = { limits: service.limits ?? defaults, instances: await readBack(service) };
+        ctx.body = { limits: service.limits ?? defaults, instances: await instancesWithLimits(deps, service) };
       },
     }),
     defineRoute({
@@ -98,7 +97,7 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
         const problem = limitsInputProblem(change);
         if (problem) throw badRequest('VALIDATION_FAILED', `The limits would be refused: ${problem}.`, [{ path: 'body', message: problem }]);
         await changeLimits(temporal, change);
-        ctx.body = { limits, instances: await readBack(service) };
+        ctx.body = { limits, instances: await instancesWithLimits(deps, service) };
       },
     }),
     defineRoute({
