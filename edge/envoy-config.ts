@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { ErrorCatalogue, ErrorCode } from '../lib/errors';
 import { edgeAccessLogs } from './access-log';
+import { CLAIMS_KEY, IDENTITY_FORMATTERS, identityHeaderMutations, requestIdCheck } from './identity';
 import { tlsListener } from './tls';
 import {
   add,
@@ -33,17 +34,17 @@ const API_IDLE_CLOSE_MS = 3000;
 const LISTENER = 'opsflow_edge';
 
 /**
- * Before anything else on a service's route: every `X-User-*`, `Forwarded`, `X-Forwarded-*` and `X-Real-IP`
- * a client sent is removed, and where the request came from is stated as the edge sees the connection.
- * (Then jwt_authn sets `X-User-*` from the verified token.)
+ * After jwt_authn, on a service's route: every `X-User-*`, `Forwarded`, `X-Forwarded-*` and `X-Real-IP` a
+ * client sent is removed, where the request came from is stated as the edge sees the connection, and the
+ * caller's `X-User-*` are set from the verified token (`identity.ts`).
  */
-const identityHeaders = (scheme: 'http' | 'https') => ({
+const serviceHeaders = (scheme: 'http' | 'https') => ({
   name: 'envoy.filters.http.header_mutation',
   typed_config: {
     '@type': type('envoy.extensions.filters.http.header_mutation.v3.HeaderMutation'),
     mutations: {
       request_mutations: [
-        { remove_on_match: { key_matcher: { prefix: 'x-user-' } } },
+        ...identityHeaderMutations(),
         { remove_on_match: { key_matcher: { prefix: 'x-forwarded-' } } },
         { remove: 'forwarded' },
         { remove: 'x-real-ip' },
@@ -53,55 +54,17 @@ const identityHeaders = (scheme: 'http' | 'https') => ({
         add('x-forwarded-host', '%REQ(:AUTHORITY)%'),
         add('forwarded', `for=%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%;proto=${scheme};host="%REQ(:AUTHORITY)%"`),
       ],
+      formatters: IDENTITY_FORMATTERS,
     },
   },
 });
-
-/**
- * After jwt_authn, on a service's route: sets the caller's `X-User-*` headers from the verified token's
- * claims (jwt_authn puts them in the request's metadata). Values lose line breaks and commas, as the API's
- * own do, so a claim cannot add a header or a list item; a list claim's items are joined with commas.
- * (jwt_authn's own `claim_to_headers` cannot do this: a claim with a line break fails the request with 503,
- * and a list arrives as base64 JSON.) Also replaces a client's malformed request id with one of the edge's,
- * so a service can log it as it is.
- */
-const IDENTITY_LUA = `
-local function clean(value)
-  if type(value) ~= "string" then return "" end
-  return (value:gsub("[%c,]", " "):gsub("^%s+", ""):gsub("%s+$", ""))
-end
-local function list(value)
-  if type(value) ~= "table" then return "" end
-  local items = {}
-  for _, item in ipairs(value) do
-    if type(item) == "string" then items[#items + 1] = clean(item) end
-  end
-  return table.concat(items, ",")
-end
-function envoy_on_request(request_handle)
-  local headers = request_handle:headers()
-  local id = headers:get("x-request-id") or ""
-  if #id > 128 or not string.match(id, "^[A-Za-z0-9._-]+$") then
-    headers:replace("x-request-id", string.format("%08x-%04x-4%03x-%04x-%012x", math.random(0, 0xffffffff), math.random(0, 0xffff), math.random(0, 0xfff), math.random(0x8000, 0xbfff), math.random(0, 0xffffffffffff)))
-  end
-  local verified = request_handle:streamInfo():dynamicMetadata():get("envoy.filters.http.jwt_authn")
-  local claims = verified and verified["jwt_payload"]
-  if not claims then return end
-  headers:add("x-user-id", clean(claims["sub"]))
-  headers:add("x-user-name", clean(claims["name"]))
-  headers:add("x-user-email", clean(claims["email"]))
-  headers:add("x-user-roles", list(claims["roles"]))
-  headers:add("x-user-sites", list(claims["sites"]))
-  headers:add("x-user-site-id", clean(claims["site"]))
-end
-`;
 
 function jwtFilter(jwt: EdgeJwt) {
   const common = {
     // The token is taken from Authorization and not passed on: services see X-User-* only.
     forward: false,
     require_expiration: true,
-    payload_in_metadata: 'jwt_payload',
+    payload_in_metadata: CLAIMS_KEY,
     clock_skew_seconds: 30,
     // A client sends the same token with every request: one verified a moment ago is not verified again
     // (its expiry is still checked).
@@ -190,8 +153,12 @@ function connectionManager(plan: EdgePlan, scheme: 'http' | 'https') {
     '@type': type('envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager'),
     stat_prefix: scheme === 'http' ? 'edge' : 'edge_tls',
     generate_request_id: true,
-    // A client's own request id is kept, so its logs and the platform's can be joined on it.
+    // A client's own request id is kept when well formed, so its logs and the platform's can be joined on it;
+    // a malformed one is removed first, and Envoy makes one.
     preserve_external_request_id: true,
+    early_header_mutation_extensions: [requestIdCheck()],
+    // Envoy would otherwise rewrite one character of a client's UUID to carry a tracing decision.
+    request_id_extension: { typed_config: { '@type': type('envoy.extensions.request_id.uuid.v3.UuidRequestIdConfig'), pack_trace_reason: false } },
     // The edge is where clients connect: Envoy's own x-envoy-* headers from a client are not trusted.
     use_remote_address: true,
     // A client's X_User_Id must not reach anyone as X-User-Id.
@@ -205,12 +172,8 @@ function connectionManager(plan: EdgePlan, scheme: 'http' | 'https') {
     // An unsubscribe link's token unsubscribes its address with no sign-in: its line names the path's shape only.
     access_log: edgeAccessLogs(),
     http_filters: [
-      identityHeaders(scheme),
       jwtFilter(plan.jwt),
-      {
-        name: 'envoy.filters.http.lua',
-        typed_config: { '@type': type('envoy.extensions.filters.http.lua.v3.Lua'), default_source_code: { inline_string: IDENTITY_LUA } },
-      },
+      serviceHeaders(scheme),
       { name: 'envoy.filters.http.router', typed_config: { '@type': type('envoy.extensions.filters.http.router.v3.Router') } },
     ],
   };

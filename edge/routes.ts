@@ -11,7 +11,6 @@ import { API_CLUSTER, canaryClusterOf, clusterOf, duration, EdgePlan, EdgeServic
 const PLATFORM_ROUTE = {
   'envoy.filters.http.header_mutation': { '@type': type('envoy.config.route.v3.FilterConfig'), disabled: true },
   'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), disabled: true },
-  'envoy.filters.http.lua': { '@type': type('envoy.extensions.filters.http.lua.v3.LuaPerRoute'), disabled: true },
 };
 const USER_ROUTE = {
   'envoy.filters.http.jwt_authn': { '@type': type('envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig'), requirement_name: 'user' },

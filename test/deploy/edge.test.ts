@@ -142,6 +142,33 @@ test("a verified token becomes X-User-* headers; a client's own X-User-* (any sp
   expect(request.headers['x-request-id']).toEqual(expect.any(String));
 });
 
+test('#60: odd claims keep the documented format: list items lose line breaks, tabs and commas; a claim that cannot be made clean gives no header', async () => {
+  const identityOf = async (claims: Record<string, unknown>) => {
+    received.length = 0;
+    const token = await sign({ sub: 'ada', ...claims });
+    // The client's own X-User-* never survives, even where the token gives no value.
+    const forged = { 'x-user-roles': 'ADMIN', 'x-user-sites': 'everywhere', 'x-user-name': 'Mallory', 'x-user-email': 'm@evil.test' };
+    const answer = await fetch(`${base}/api/hello/whoami`, { headers: { authorization: `Bearer ${token}`, ...forged } });
+    expect(answer.status).toBe(200);
+    const { headers } = received[0];
+    return Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith('x-user-')));
+  };
+  expect(await identityOf({ roles: ['ADMIN', 'ED,ITOR', 'A\r\nB', 'tab\there'], sites: ['site-1'], name: 'Lovelace, Ada' })).toEqual({
+    'x-user-id': 'ada',
+    'x-user-name': 'Lovelace  Ada',
+    'x-user-roles': 'ADMIN,ED ITOR,A  B,tab here',
+    'x-user-sites': 'site-1',
+  });
+  // Not lists of strings, a NUL that would read as a separator, a control character that cannot be made clean.
+  expect(await identityOf({ roles: ['ADMIN', 5], sites: 'site-1', name: 7 })).toEqual({ 'x-user-id': 'ada' });
+  expect(await identityOf({ roles: ['EDITOR\u0000ADMIN'], sites: ['site\u0001'], name: 'Ada\u001b[31m' })).toEqual({ 'x-user-id': 'ada' });
+  expect(await identityOf({ roles: [], sites: [''], name: '', email: 'ada@example.test', site: 'site-1' })).toEqual({
+    'x-user-id': 'ada',
+    'x-user-email': 'ada@example.test',
+    'x-user-site-id': 'site-1',
+  });
+});
+
 test('alg none, a wrong key, an expired token, a token without exp and no token each get 401 problem+json at the edge; the service receives nothing', async () => {
   received.length = 0;
   const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'x', exp: Math.floor(Date.now() / 1000) + 300 })).toString('base64url')}.`;
@@ -265,6 +292,22 @@ test('a well-formed request id from the client is kept, given to the service and
   const replaced = await fetch(`${base}/api/hello/traced`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'bad id; drop' } });
   expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   expect(received[1].headers['x-request-id']).toBe(replaced.headers.get('x-request-id'));
+});
+
+test('#60: the request id check cannot be steered: its scratch header from a client is ignored; 128 characters are kept, 129 are not; a UUID is kept as sent', async () => {
+  received.length = 0;
+  const token = await sign({ sub: 'u' });
+  const send = (headers: Record<string, string>) => fetch(`${base}/api/hello/traced`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+  const steered = await send({ 'x-request-id': 'bad id', 'x-opsflow-kept-request-id': 'chosen-by-client' });
+  expect(steered.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(received[0].headers['x-request-id']).toBe(steered.headers.get('x-request-id'));
+  expect(received[0].headers['x-opsflow-kept-request-id']).toBeUndefined();
+  const longest = 'a'.repeat(128);
+  expect((await send({ 'x-request-id': longest })).headers.get('x-request-id')).toBe(longest);
+  expect((await send({ 'x-request-id': `${longest}b` })).headers.get('x-request-id')).not.toBe(`${longest}b`);
+  const uuid = crypto.randomUUID();
+  expect((await send({ 'x-request-id': uuid })).headers.get('x-request-id')).toBe(uuid);
+  expect(received[3].headers['x-request-id']).toBe(uuid);
 });
 
 test("the edge's files, which carry the token-verification key, are readable by their owner alone", async () => {
