@@ -1,4 +1,4 @@
-import { add, type } from './xds';
+import { add, setHeader, type } from './xds';
 
 /**
  * The caller's identity as `X-User-*` headers, and a well-formed request id, made by Envoy's own filters
@@ -7,8 +7,9 @@ import { add, type } from './xds';
  *
  * The format is the one the spec gives (conventions.md): one line per value, lists joined with commas. In a
  * value, each tab, line break and comma becomes a space, so a claim can neither add a header nor add an
- * item to a list. A claim that is missing, empty or not a string (for a list: not a list of strings), or
- * that holds any other control character, gives no header at all.
+ * item to a list. All six headers are set once a token is verified, as the spec says: a claim that is
+ * missing or not a string (for a list: not a list of strings), or that holds any other control character,
+ * gives an empty one.
  */
 
 /** Where jwt_authn puts the verified token's claims (`payload_in_metadata` in envoy-config.ts). */
@@ -42,7 +43,7 @@ export function singleValue(claim: string): string {
  * A list claim as one comma-joined value. CEL in Envoy has no loops, so items cannot be cleaned one by one.
  * When no item holds a comma or a control character, the items joined with commas are the value. Otherwise
  * the items are joined with NUL, cleaned, and the NULs become commas. An item's own NUL could not be told
- * from a separator: such a list gives nothing.
+ * from a separator: such a list gives an empty value.
  */
 export function listValue(claim: string): string {
   const items = `${CLAIMS}['${claim}']`;
@@ -66,16 +67,19 @@ const CEL_FORMATTER = {
 /** `%CEL(…)%`: a header's value computed by a CEL expression. */
 const cel = (expression: string) => `%CEL(${expression})%`;
 
+/** A header set even when its value is empty (an expression that fails gives an empty value). */
+const setEvenEmpty = (key: string, value: string) => ({ append: { ...setHeader(key, value), keep_empty_value: true } });
+
 /**
  * The header mutations of a service's route, after jwt_authn: every `X-User-*` a client sent is removed,
- * then the verified caller's are set. With no verified token nothing is set (every expression fails, and a
- * header with no value is not added).
+ * then the verified caller's are set. Every service route requires a verified token (`routes.ts`), so they
+ * never run without one.
  */
 export function identityHeaderMutations() {
   return [
     { remove_on_match: { key_matcher: { prefix: 'x-user-' } } },
-    ...Object.entries(SINGLE_CLAIMS).map(([header, claim]) => add(header, cel(singleValue(claim)))),
-    ...Object.entries(LIST_CLAIMS).map(([header, claim]) => add(header, cel(listValue(claim)))),
+    ...Object.entries(SINGLE_CLAIMS).map(([header, claim]) => setEvenEmpty(header, cel(singleValue(claim)))),
+    ...Object.entries(LIST_CLAIMS).map(([header, claim]) => setEvenEmpty(header, cel(listValue(claim)))),
   ];
 }
 
