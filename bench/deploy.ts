@@ -402,10 +402,13 @@ async function main(): Promise<void> {
         );
       }
       if (client.headers.connection === undefined) {
+        // #60: the edge is judged against a bare Envoy measured in the same run.
+        const p99 = (proxy: string) => median(results[proxy].map((r) => r.p99));
         summary.push(
-          `edge kept-alive (wrk) ${ratio('envoy')} of direct (goal >= 0.30), p99 ${median(results.envoy.map((r) => r.p99)).toFixed(2)} ms (goal <= 4), ` +
-            `Envoy CPU ${median(cpu.envoy).toFixed(0)} µs per request (goal <= 70), ` +
-            `${(median(cpu.envoy) / median(cpu['bare-envoy'])).toFixed(2)}x a bare Envoy's ${median(cpu['bare-envoy']).toFixed(0)} µs in the same run`,
+          `edge kept-alive (wrk) ${ratio('envoy')} of direct (goal >= 0.30), ` +
+            `p99 ${p99('envoy').toFixed(2)} ms, ${(p99('envoy') / p99('bare-envoy')).toFixed(2)}x a bare Envoy's ${p99('bare-envoy').toFixed(2)} ms (goal <= 1.25x), ` +
+            `Envoy CPU ${median(cpu.envoy).toFixed(0)} µs per request, ` +
+            `${(median(cpu.envoy) / median(cpu['bare-envoy'])).toFixed(2)}x a bare Envoy's ${median(cpu['bare-envoy']).toFixed(0)} µs in the same run (goal <= 1.25x)`,
         );
       }
       console.log(`  direct: p50 ${median(results.direct.map((r) => r.p50)).toFixed(2)} ms, p99 ${median(results.direct.map((r) => r.p99)).toFixed(2)} ms`);
