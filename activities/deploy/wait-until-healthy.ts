@@ -1,4 +1,4 @@
-import { Context, sleep } from '@temporalio/activity';
+import { pollUntil } from '../poll-until';
 import { lastLogLines } from '../../adapters/deploy/container-logs';
 import { maskSecretValues } from '../../domain/deploy-secrets';
 import { probeHealth } from '../../adapters/deploy/health-probe';
@@ -60,30 +60,32 @@ function untilContainerHealthy(deps: DeployDeps) {
     };
     const started = Date.now();
     let inspectedAt = 0;
-    for (let attempt = 1; ; attempt++) {
-      if (Date.now() - inspectedAt >= INSPECT_EVERY_MS) {
-        await failIfExited();
-        inspectedAt = Date.now();
-      }
-      const { passing, status, path } = await probeHealth(instance.address, healthPath);
-      if (passing) {
-        await recordServiceEvents(deps.db, deployment.service_name, [
-          {
-            kind: 'HEALTHY',
-            instanceId: instance.instanceId,
-            detail: `Passed its health check (${path} answered ${status}).`,
-            dedupeKey: `healthy:${instance.instanceId}`,
-          },
-        ]);
-        return;
-      }
-      if (Date.now() >= deadline) {
-        await failIfExited();
-        const answered = status === null ? 'nothing answered' : `it answered ${status}`;
-        throw await unhealthy(`The health check of ${path} did not pass before the deadline (${answered}).`);
-      }
-      Context.current().heartbeat({ attempt });
-      await sleep(Date.now() - started < QUICK_PROBES_MS ? QUICK_POLL_MS : POLL_MS);
-    }
+    await pollUntil(
+      () => (Date.now() - started < QUICK_PROBES_MS ? QUICK_POLL_MS : POLL_MS),
+      async () => {
+        if (Date.now() - inspectedAt >= INSPECT_EVERY_MS) {
+          await failIfExited();
+          inspectedAt = Date.now();
+        }
+        const { passing, status, path } = await probeHealth(instance.address, healthPath);
+        if (passing) {
+          await recordServiceEvents(deps.db, deployment.service_name, [
+            {
+              kind: 'HEALTHY',
+              instanceId: instance.instanceId,
+              detail: `Passed its health check (${path} answered ${status}).`,
+              dedupeKey: `healthy:${instance.instanceId}`,
+            },
+          ]);
+          return true;
+        }
+        if (Date.now() >= deadline) {
+          await failIfExited();
+          const answered = status === null ? 'nothing answered' : `it answered ${status}`;
+          throw await unhealthy(`The health check of ${path} did not pass before the deadline (${answered}).`);
+        }
+        return undefined;
+      },
+    );
   };
 }

@@ -1,4 +1,4 @@
-import { heartbeat, sleep } from '@temporalio/activity';
+import { pollUntil } from '../../poll-until';
 import { DeployDeps } from '../deps';
 import { finalFailure } from '../../failures';
 import { acmeOf } from './acme-of';
@@ -10,14 +10,13 @@ import { acmeOf } from './acme-of';
 export function awaitCertificateValidation(deps: DeployDeps) {
   return async (input: { hostname: string; orderUrl: string }): Promise<void> => {
     const acme = await acmeOf(deps);
-    for (;;) {
+    await pollUntil(1000, async () => {
       const validation = await acme.validation(input.orderUrl);
-      if (validation.state === 'VALID') return;
+      if (validation.state === 'VALID') return true;
       if (validation.state === 'INVALID')
         // Trying the same order again cannot help: the run ends with the ACME server's own problem.
         throw finalFailure('ACME_CHALLENGE_REFUSED', validation.problem);
-      heartbeat();
-      await sleep(1000);
-    }
+      return undefined;
+    });
   };
 }

@@ -1,4 +1,4 @@
-import { heartbeat, sleep } from '@temporalio/activity';
+import { pollUntil } from '../../poll-until';
 import { DeployDeps } from '../deps';
 
 /** Serial numbers as Envoy's admin and Node print them differ in case and leading zeros. */
@@ -34,11 +34,10 @@ async function activeChainFor(adminUrl: string, hostname: string): Promise<boole
 export function confirmCertificateAtEdge({ config }: DeployDeps) {
   return async (input: { hostname: string; serial: string }): Promise<void> => {
     if (!config.edgeAdminUrl) return;
-    for (;;) {
-      const held = (await servedSerials(config.edgeAdminUrl)).some((serial) => sameSerial(serial, input.serial));
-      if (held && (await activeChainFor(config.edgeAdminUrl, input.hostname))) return;
-      heartbeat();
-      await sleep(500);
-    }
+    const adminUrl = config.edgeAdminUrl;
+    await pollUntil(500, async () => {
+      const held = (await servedSerials(adminUrl)).some((serial) => sameSerial(serial, input.serial));
+      return held && (await activeChainFor(adminUrl, input.hostname)) ? true : undefined;
+    });
   };
 }

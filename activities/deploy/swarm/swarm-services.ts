@@ -1,5 +1,6 @@
 import { limitsForDeployment } from '../start-instance';
-import { Context, log, sleep } from '@temporalio/activity';
+import { log } from '@temporalio/activity';
+import { pollUntil } from '../../poll-until';
 import Docker from 'dockerode';
 import { DeploymentRow, findDeployment } from '../../../data/deploy/registry';
 import { DeployDeps } from '../deps';
@@ -113,18 +114,17 @@ export const STOPPED_WITHIN_MS = 30000;
  */
 export async function untilExtraTasksStopped(docker: Docker, swarmService: string, replicas: number): Promise<void> {
   const deadline = Date.now() + STOPPED_WITHIN_MS;
-  for (let attempt = 1; ; attempt++) {
+  await pollUntil(POLL_MS, async () => {
     const tasks = await tasksOf(docker, swarmService);
     const running = tasks.filter((task) => task.Status.State === 'running');
     // The swarm forgets a removed task before this node has removed its container.
     const containers = await docker.listContainers({ all: true, filters: { label: [`com.docker.swarm.service.name=${swarmService}`] } });
     const orphaned = containers.filter((container) => !tasks.some((task) => task.ID === container.Labels['com.docker.swarm.task.id']));
-    if (running.length <= replicas && !tasks.some((task) => task.DesiredState === 'remove') && orphaned.length === 0) return;
+    if (running.length <= replicas && !tasks.some((task) => task.DesiredState === 'remove') && orphaned.length === 0) return true;
     if (Date.now() > deadline) {
       log.warn(`${running.length} tasks of ${swarmService} still run after ${STOPPED_WITHIN_MS / 1000} s, where ${replicas} are wanted`);
-      return;
+      return true;
     }
-    Context.current().heartbeat({ attempt });
-    await sleep(POLL_MS);
-  }
+    return undefined;
+  });
 }
