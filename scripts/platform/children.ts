@@ -107,8 +107,8 @@ function portFromKernel(): Promise<number> {
   });
 }
 
-/** Stops a child with SIGTERM, then SIGKILL after `graceMs`. */
-export function stopChild(child: ChildProcess, graceMs = 10000): Promise<void> {
+/** Stops a child with `signal` (SIGTERM unless told), then SIGKILL after `graceMs`; answers once it exited. */
+export function stopChild(child: ChildProcess, graceMs = 10000, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -116,8 +116,20 @@ export function stopChild(child: ChildProcess, graceMs = 10000): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
+}
+
+/**
+ * Asks `check` every `everyMs` until it gives an answer (anything but `undefined`), and returns that answer.
+ * `check` throws to give up: at a deadline, or when what it waits for has failed.
+ */
+export async function pollUntil<T>(everyMs: number, check: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const answer = await check();
+    if (answer !== undefined) return answer;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
 }
 
 /**

@@ -8,14 +8,15 @@ import { adminIdentityDirOf, loadOrCreateSigningKey } from '../../temporal-confi
 import { clientTlsOf, ensureTemporalTls } from '../../temporal-config/server-certificates';
 import { TOOLS_ENVOY, envoyProblem } from '../envoy';
 import { TemporalServerBinaries } from '../temporal-server';
-import { frontendAnswers } from './temporal';
 import { ensureClusterNamespaces } from './temporal-namespaces';
-import { freePort, writtenFromNow } from './children';
+import { pollUntil, stopChild } from './children';
+import { ClusterNode, clusterNode, exitOf, NodeContext, NodeKeys, NodePorts, pickNodePorts, SqlEndpoint } from './temporal-cluster-node';
+
+export type { ClusterNode, SqlEndpoint } from './temporal-cluster-node';
+export { SERVER_CONFIG_TEMPLATE, SERVER_DYNAMIC_CONFIG } from './temporal-cluster-node';
 
 const execFileAsync = promisify(execFile);
 
-/** The server's configuration: one template for every node, here and in docker-compose.yml. */
-export const SERVER_CONFIG_TEMPLATE = path.join(PROJECT_ROOT, 'temporal-config', 'server.yaml');
 export const DOOR_CONFIG = path.join(PROJECT_ROOT, 'temporal-config', 'door.yaml');
 
 interface SocketAddress {
@@ -31,40 +32,10 @@ interface DoorBootstrap {
   };
 }
 
-export const SERVER_DYNAMIC_CONFIG = path.join(PROJECT_ROOT, 'temporal-config', 'dynamicconfig', 'production.yaml');
-
 /**
  * Ports a node's membership uses are kept in a smallint column of `cluster_membership`: below 32768, so
  * never from the kernel's ephemeral range. Every port of a node is picked from this range.
  */
-const NODE_PORTS_FROM = 20000;
-const NODE_PORTS_TO = 32767;
-
-export interface SqlEndpoint {
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-}
-
-export interface ClusterNode {
-  name: string;
-  /** This node's own frontend, host:port. */
-  frontend: string;
-  /** Whether its process is running. */
-  running(): boolean;
-  /** Its current process id, while it runs. */
-  pid(): number | null;
-  /** Resolves, with how it ended, when its current process exits however it does. */
-  exited(): Promise<string>;
-  /** Stops it gracefully (SIGTERM, then SIGKILL after 15 s). */
-  stop(): Promise<void>;
-  /** kill -9, as a machine lost would. */
-  kill(): Promise<void>;
-  /** Starts it again on the same ports and databases, and answers once its frontend does. */
-  start(): Promise<void>;
-}
-
 export interface RunningTemporalCluster {
   /** The one address in front of every frontend (Envoy), which survives the loss of any one node. */
   address: string;
@@ -78,37 +49,6 @@ export interface RunningTemporalCluster {
   /** The door's process: how it ended when it exits, and a restart on the same port. */
   door: { exited(): Promise<string>; restart(): Promise<void>; stop(): Promise<void> };
   stop(): Promise<void>;
-}
-
-interface NodePorts {
-  frontend: number;
-  frontendMembership: number;
-  internalFrontend: number;
-  internalFrontendMembership: number;
-  history: number;
-  historyMembership: number;
-  matching: number;
-  matchingMembership: number;
-  worker: number;
-  workerMembership: number;
-}
-
-async function pickNodePorts(): Promise<NodePorts> {
-  const names: Array<keyof NodePorts> = [
-    'frontend',
-    'frontendMembership',
-    'internalFrontend',
-    'internalFrontendMembership',
-    'history',
-    'historyMembership',
-    'matching',
-    'matchingMembership',
-    'worker',
-    'workerMembership',
-  ];
-  const ports = {} as NodePorts;
-  for (const name of names) ports[name] = await freePort({ from: NODE_PORTS_FROM, to: NODE_PORTS_TO });
-  return ports;
 }
 
 /** Creates the two databases when missing and sets up or upgrades their schemas: idempotent, as the SQL tool is. */
@@ -139,66 +79,6 @@ export async function setUpTemporalDatabases(args: {
   }
 }
 
-/** The JWKS files of each class of keys a node trusts, and the operators' provider when there is one. */
-interface NodeKeys {
-  workloadJwksFile: string;
-  adminJwksFile: string;
-  operator?: { jwksUri: string; issuer: string };
-  /** The namespaces the workload key may write: no other. */
-  workloadNamespaces: string[];
-}
-
-/** Every service in each node; the internal frontend is the server's own way in past the token check. */
-const NODE_SERVICES = ['frontend', 'internal-frontend', 'history', 'matching', 'worker'];
-
-function startNode(args: {
-  binaries: TemporalServerBinaries;
-  sql: SqlEndpoint;
-  databases: { history: string; visibility: string };
-  ports: NodePorts;
-  clusterAddress: string;
-  keys: NodeKeys;
-  tlsDir: string | null;
-  logFile: string;
-}): ChildProcess {
-  const { ports, sql } = args;
-  const out = fs.openSync(args.logFile, 'a');
-  const child = spawn(args.binaries.server, ['--config-file', SERVER_CONFIG_TEMPLATE, 'start', ...NODE_SERVICES.flatMap((service) => ['--service', service])], {
-    stdio: ['ignore', out, out],
-    env: {
-      PATH: process.env.PATH,
-      TEMPORAL_SQL_HOST: sql.host,
-      TEMPORAL_SQL_PORT: String(sql.port),
-      TEMPORAL_SQL_USER: sql.user,
-      TEMPORAL_SQL_PASSWORD: sql.password,
-      TEMPORAL_DB: args.databases.history,
-      TEMPORAL_VISIBILITY_DB: args.databases.visibility,
-      TEMPORAL_CLUSTER_ADDRESS: args.clusterAddress,
-      TEMPORAL_BIND_IP: '127.0.0.1',
-      TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
-      TEMPORAL_FRONTEND_PORT: String(ports.frontend),
-      TEMPORAL_FRONTEND_MEMBERSHIP_PORT: String(ports.frontendMembership),
-      TEMPORAL_INTERNAL_FRONTEND_PORT: String(ports.internalFrontend),
-      TEMPORAL_INTERNAL_FRONTEND_MEMBERSHIP_PORT: String(ports.internalFrontendMembership),
-      // Each class of keys the claim mapper keeps apart (temporal-config/server/claim_mapper.go).
-      TEMPORAL_JWKS_URI: `file://${args.keys.workloadJwksFile}`,
-      TEMPORAL_ADMIN_JWKS_URI: `file://${args.keys.adminJwksFile}`,
-      TEMPORAL_WORKLOAD_NAMESPACES: args.keys.workloadNamespaces.join(','),
-      ...(args.keys.operator ? { TEMPORAL_OPERATOR_JWKS_URI: args.keys.operator.jwksUri, TEMPORAL_OPERATOR_ISSUER: args.keys.operator.issuer } : {}),
-      ...(args.tlsDir ? { TEMPORAL_TLS_DIR: args.tlsDir } : {}),
-      TEMPORAL_HISTORY_PORT: String(ports.history),
-      TEMPORAL_HISTORY_MEMBERSHIP_PORT: String(ports.historyMembership),
-      TEMPORAL_MATCHING_PORT: String(ports.matching),
-      TEMPORAL_MATCHING_MEMBERSHIP_PORT: String(ports.matchingMembership),
-      TEMPORAL_WORKER_PORT: String(ports.worker),
-      TEMPORAL_WORKER_MEMBERSHIP_PORT: String(ports.workerMembership),
-      TEMPORAL_DYNAMIC_CONFIG: SERVER_DYNAMIC_CONFIG,
-    },
-  });
-  fs.closeSync(out);
-  return child;
-}
-
 /**
  * The door: Envoy, a TCP proxy in front of every node's frontend, health-checked each second, so that the
  * platform's one address reaches a live node when another is lost. Answers its address once it listens.
@@ -226,7 +106,7 @@ async function startDoor(args: { port: number; frontends: number[]; dir: string 
   });
   fs.closeSync(log);
   const deadline = Date.now() + 20000;
-  for (;;) {
+  return pollUntil(100, async () => {
     if (child.exitCode !== null) throw new Error(`the Temporal door (Envoy) exited while starting: see ${path.join(args.dir, 'door.log')}`);
     if (fs.existsSync(adminFile) && fs.readFileSync(adminFile, 'utf8').trim()) {
       const admin = fs.readFileSync(adminFile, 'utf8').trim();
@@ -241,25 +121,9 @@ async function startDoor(args: { port: number; frontends: number[]; dir: string 
       child.kill('SIGKILL');
       throw new Error('the Temporal door (Envoy) did not listen within 20 s');
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** A node's port was taken by another process between the pick and the node's bind. */
-class PortTaken extends Error {
-  constructor(node: string) {
-    super(`a port of Temporal node ${node} was taken before it could bind it`);
-    this.name = 'PortTaken';
-  }
-}
-
-const stopProcess = (child: ChildProcess, signal: NodeJS.Signals) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill(signal);
-    if (signal !== 'SIGKILL') setTimeout(() => child.kill('SIGKILL'), 15000).unref();
+    return undefined;
   });
+}
 
 /**
  * A Temporal cluster of `nodes` server processes (each with every service) on PostgreSQL, behind one door.
@@ -308,82 +172,31 @@ export async function startTemporalCluster(args: {
   const door = await startDoor({ port: args.port ?? 0, frontends: ports.map((node) => node.frontend), dir: args.dir });
   const doorPort = Number(door.address.split(':')[1]);
   let doorProcess = door.process;
-  const exitOf = (child: ChildProcess) =>
-    child.exitCode !== null || child.signalCode !== null
-      ? Promise.resolve(`code ${child.exitCode} signal ${child.signalCode}`)
-      : new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code} signal ${signal}`)));
-  const nodes: ClusterNode[] = ports.map((_, index) => {
-    const name = `temporal-${index + 1}`;
-    const frontend = () => `127.0.0.1:${ports[index].frontend}`;
-    let child: ChildProcess | null = null;
-    const running = () => child !== null && child.exitCode === null && child.signalCode === null;
-    const startOnce = async () => {
-      const logFile = path.join(args.dir, `${name}.log`);
-      const said = writtenFromNow(logFile, 100000);
-      child = startNode({
-        binaries: args.binaries,
-        sql: args.sql,
-        databases,
-        ports: ports[index],
-        clusterAddress: door.address,
-        keys,
-        tlsDir: tls.dir,
-        logFile,
-      });
-      const deadline = Date.now() + 90000;
-      while ((await frontendAnswers(frontend(), clientTls)) !== true) {
-        if (!running()) {
-          throw /address already in use/.test(said()) ? new PortTaken(name) : new Error(`Temporal node ${name} exited while starting: see ${logFile}`);
-        }
-        if (Date.now() > deadline) throw new Error(`Temporal node ${name} did not answer on ${frontend()} within 90 s: see ${logFile}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    };
-    return {
-      name,
-      get frontend() {
-        return frontend();
-      },
-      running,
-      pid: () => (running() ? (child?.pid ?? null) : null),
-      exited: () => (child ? exitOf(child) : Promise.resolve('not started')),
-      kill: async () => {
-        if (child) await stopProcess(child, 'SIGKILL');
-      },
-      stop: async () => {
-        if (child) await stopProcess(child, 'SIGTERM');
-      },
-      start: async () => {
-        if (running()) return;
-        for (let attempt = 1; ; attempt++) {
-          say(`starting Temporal node ${name} on ${frontend()}`);
-          try {
-            await startOnce();
-            return;
-          } catch (error) {
-            if (!(error instanceof PortTaken) || attempt === 3) throw error;
-            // Taken between the pick and the bind (or, on a restart, since the node last held it): new ports,
-            // and the door told of the new frontend. The other nodes find it at its new address through the
-            // membership table, as they find a node that moved to another host.
-            say(`a port of Temporal node ${name} was taken meanwhile: starting it on others`);
-            ports[index] = await pickNodePorts();
-            await doorControl.restart();
-          }
-        }
-      },
-    };
-  });
+  const context: NodeContext = {
+    binaries: args.binaries,
+    sql: args.sql,
+    databases,
+    keys,
+    tlsDir: tls.dir,
+    clientTls,
+    clusterAddress: door.address,
+    dir: args.dir,
+    ports,
+    say,
+    restartDoor: () => doorControl.restart(),
+  };
+  const nodes: ClusterNode[] = ports.map((_, index) => clusterNode(context, index));
   const stop = async () => {
     for (const node of nodes) await node.stop();
-    await stopProcess(doorProcess, 'SIGTERM');
+    await stopChild(doorProcess, 15000);
   };
   const doorControl = {
     exited: () => exitOf(doorProcess),
     restart: async () => {
-      await stopProcess(doorProcess, 'SIGTERM');
+      await stopChild(doorProcess, 15000);
       doorProcess = (await startDoor({ port: doorPort, frontends: ports.map((node) => node.frontend), dir: args.dir })).process;
     },
-    stop: () => stopProcess(doorProcess, 'SIGTERM'),
+    stop: () => stopChild(doorProcess, 15000),
   };
   try {
     for (const node of nodes) await node.start();
