@@ -34,22 +34,14 @@ const PART_BYTES = 8 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
 
 /**
- * Archive files in one bucket of an S3-compatible store. Each file goes up by multipart upload and counts as stored only
- * once the platform has read it back and its SHA-256 and length are the ones the platform computed before
- * sending: the store's own checksums are not trusted (a multipart ETag is no digest of the file). The
- * credentials are asked for at each use, so that new ones set by an ADMIN apply at once; the client is kept
- * while they are the same.
+ * The store's client for the credentials of the moment: asked for at each use, so that new ones set by an
+ * ADMIN apply at once; the client is kept while they are the same.
  */
-export function createS3Store(
-  location: S3Location,
-  credentials: () => Promise<S3Credentials | null>,
-  /** How the client's sockets resolve names: the outbound guard's, so that the address connected to is the one checked. */
-  options: { lookup?: net.LookupFunction } = {},
-) {
+function s3Clients(location: S3Location, credentials: () => Promise<S3Credentials | null>, lookup: net.LookupFunction | undefined) {
   let current: { fingerprint: string; client: S3Client } | null = null;
   // Clients of earlier keys are kept until close(): an upload in flight may still use one.
   const retired: S3Client[] = [];
-  const agentOptions = { keepAlive: true, maxSockets: 16, lookup: options.lookup };
+  const agentOptions = { keepAlive: true, maxSockets: 16, lookup };
   const requestHandler = new NodeHttpHandler({
     httpAgent: new http.Agent(agentOptions),
     httpsAgent: new https.Agent(agentOptions),
@@ -58,7 +50,6 @@ export function createS3Store(
     // mid-transfer cannot hold a socket, nor an upload's temporary file, for good.
     requestTimeout: 120_000,
   });
-
   const client = async (): Promise<S3Client> => {
     const keys = await credentials();
     if (!keys) throw new S3Unavailable(`no keys are set for the archive store ${location.bucket} at ${location.endpoint}`);
@@ -83,25 +74,78 @@ export function createS3Store(
     }
     return current.client;
   };
-
-  const located = (key: string): { Bucket: string; Key: string } => ({ Bucket: location.bucket, Key: key });
-
-  /** The SHA-256 and length of the object as the store gives it back; null when there is none. */
-  const readBack = async (object: { Bucket: string; Key: string }): Promise<{ sha256: string; sizeBytes: number } | null> => {
-    const answer = await (await client()).send(new GetObjectCommand(object)).catch((error: unknown) => {
-      if (isMissing(error)) return null;
-      throw error;
-    });
-    if (!answer) return null;
-    const hash = crypto.createHash('sha256');
-    let sizeBytes = 0;
-    for await (const chunk of answer.Body as Readable) {
-      hash.update(chunk as Buffer);
-      sizeBytes += (chunk as Buffer).length;
-    }
-    return { sha256: hash.digest('hex'), sizeBytes };
+  const close = () => {
+    for (const old of retired.splice(0)) old.destroy();
+    current?.client.destroy();
+    current = null;
+    requestHandler.destroy();
   };
+  return { client, close };
+}
 
+type Located = { Bucket: string; Key: string };
+type Digest = { sha256: string; sizeBytes: number };
+
+/** The SHA-256 and length of the object as the store gives it back; null when there is none. */
+async function readBack(s3: S3Client, object: Located): Promise<Digest | null> {
+  const answer = await s3.send(new GetObjectCommand(object)).catch((error: unknown) => {
+    if (isMissing(error)) return null;
+    throw error;
+  });
+  if (!answer) return null;
+  const hash = crypto.createHash('sha256');
+  let sizeBytes = 0;
+  for await (const chunk of answer.Body as Readable) {
+    hash.update(chunk as Buffer);
+    sizeBytes += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), sizeBytes };
+}
+
+/**
+ * Uploads a local file under `object` and reads it back: kept only when the store gives back the bytes
+ * sent. Repeating it is safe: an object already there with the same bytes is the file, and one with other
+ * bytes is never replaced.
+ */
+async function putVerified(client: () => Promise<S3Client>, args: { filePath: string; known: Digest; object: Located }): Promise<void> {
+  const { filePath, known, object } = args;
+  const storageKey = `${object.Bucket}/${object.Key}`;
+  const same = (found: Digest | null) => found?.sha256 === known.sha256 && found.sizeBytes === known.sizeBytes;
+  const earlier = await readBack(await client(), object);
+  if (earlier) {
+    if (same(earlier)) return;
+    throw new S3KeyTaken(`${storageKey} already holds other bytes (sha256 ${earlier.sha256})`);
+  }
+  const upload = new Upload({
+    client: await client(),
+    params: { ...object, Body: fs.createReadStream(filePath), Metadata: { sha256: known.sha256 } },
+    partSize: PART_BYTES,
+    queueSize: PARTS_IN_FLIGHT,
+    leavePartsOnError: false,
+  });
+  await upload.done();
+  const stored = await readBack(await client(), object);
+  if (!same(stored)) {
+    await (await client()).send(new DeleteObjectCommand(object)).catch(() => undefined);
+    throw new S3Unverified(
+      `${storageKey} read back as ${stored ? `sha256 ${stored.sha256}, ${stored.sizeBytes} bytes` : 'nothing'}, not the ${known.sha256} (${known.sizeBytes} bytes) sent; it was removed`,
+    );
+  }
+}
+
+/**
+ * Archive files in one bucket of an S3-compatible store. Each file goes up by multipart upload and counts as stored only
+ * once the platform has read it back and its SHA-256 and length are the ones the platform computed before
+ * sending: the store's own checksums are not trusted (a multipart ETag is no digest of the file).
+ */
+export function createS3Store(
+  location: S3Location,
+  credentials: () => Promise<S3Credentials | null>,
+  /** How the client's sockets resolve names: the outbound guard's, so that the address connected to is the one checked. */
+  options: { lookup?: net.LookupFunction } = {},
+) {
+  const { client, close } = s3Clients(location, credentials, options.lookup);
+  const located = (key: string): Located => ({ Bucket: location.bucket, Key: key });
   const unavailable = (doing: string) => (error: unknown) => {
     // The store's own refusals, and the platform's (a secret that fails its integrity check), keep their names.
     if (error instanceof S3Unavailable || error instanceof S3Unverified || error instanceof S3KeyTaken || error instanceof PlatformError) throw error;
@@ -111,38 +155,9 @@ export function createS3Store(
   };
 
   return {
-    /**
-     * Stores a local file under `key` in the bucket. Repeating it is safe: an object already there with the
-     * same bytes is the file, and one with other bytes is never replaced.
-     */
-    async put(filePath: string, known: { sha256: string; sizeBytes: number }, key: string): Promise<void> {
-      const object = located(key);
-      const storageKey = `${object.Bucket}/${object.Key}`;
-      const same = (found: { sha256: string; sizeBytes: number } | null) => found?.sha256 === known.sha256 && found.sizeBytes === known.sizeBytes;
-      try {
-        const earlier = await readBack(object);
-        if (earlier) {
-          if (same(earlier)) return;
-          throw new S3KeyTaken(`${storageKey} already holds other bytes (sha256 ${earlier.sha256})`);
-        }
-        const upload = new Upload({
-          client: await client(),
-          params: { ...object, Body: fs.createReadStream(filePath), Metadata: { sha256: known.sha256 } },
-          partSize: PART_BYTES,
-          queueSize: PARTS_IN_FLIGHT,
-          leavePartsOnError: false,
-        });
-        await upload.done();
-        const stored = await readBack(object);
-        if (!same(stored)) {
-          await (await client()).send(new DeleteObjectCommand(object)).catch(() => undefined);
-          throw new S3Unverified(
-            `${storageKey} read back as ${stored ? `sha256 ${stored.sha256}, ${stored.sizeBytes} bytes` : 'nothing'}, not the ${known.sha256} (${known.sizeBytes} bytes) sent; it was removed`,
-          );
-        }
-      } catch (error) {
-        unavailable(`store ${storageKey}`)(error);
-      }
+    /** Stores a local file under `key` in the bucket (putVerified). */
+    async put(filePath: string, known: Digest, key: string): Promise<void> {
+      await putVerified(client, { filePath, known, object: located(key) }).catch(unavailable(`store ${location.bucket}/${key}`));
     },
 
     /** The object's bytes as a stream; a failure to fetch them ends the stream with the error. */
@@ -170,12 +185,7 @@ export function createS3Store(
       await (await client()).send(new DeleteObjectCommand(located(key))).catch(unavailable(`delete ${location.bucket}/${key}`));
     },
 
-    close(): void {
-      for (const old of retired.splice(0)) old.destroy();
-      current?.client.destroy();
-      current = null;
-      requestHandler.destroy();
-    },
+    close,
   };
 }
 
