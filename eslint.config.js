@@ -70,7 +70,6 @@ const SIZE_DEBT = [
   'api/modules/messaging/send-routes.ts',
   'api/modules/operations/routes.ts',
   'lib/config.ts',
-  'scripts/platform/temporal-ui.ts',
   'scripts/start.ts',
   'workflows/approvals/publish-component.ts',
   'workflows/archival/archive-logs.ts',

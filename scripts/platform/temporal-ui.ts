@@ -48,44 +48,23 @@ function refusal(request: http.IncomingMessage, port: number): string | null {
 const DROPPED_HEADER = /^(grpc-metadata-|authorization-extras$|caller-type$|connection$|keep-alive$|proxy-|te$|trailer$|upgrade$)/i;
 
 /**
- * The Temporal Web UI of `TEMPORAL_SERVER=cluster npm start`, on TEMPORAL_UI_URL as the dev server's is.
- * The door lets nothing in without a token the nodes trust, and the ui-server has no token of its own (it
- * forwards a request's Authorization header), so it listens on a loopback port of its own behind a small
- * proxy that gives every request a read-only token signed with the platform's key (TEMPORAL_UI_PERMISSIONS),
- * renewed before it expires. Like the dev server's UI it is for this machine alone: loopback only, and a
- * request whose Host is not a loopback name is refused (a page rebound to 127.0.0.1 sends its own), so a
- * page elsewhere cannot read through it. Payloads are sealed; the UI opens them through the API's codec
- * endpoint, which in development answers this UI's origin on this machine.
+ * The proxy in front of the ui-server: it refuses what `refusal` refuses, and gives every other request the
+ * read-only token, in place of any a caller sent. `upstream.port` is the ui-server's port, 0 while it is down.
  */
-export async function serveTemporalUi(args: {
-  binary: string;
-  dir: string;
-  doorAddress: string;
-  caFile: string;
-  identityDir: string;
-  uiUrl: string;
-  namespace: string;
-  codecEndpoint: string;
-  logFile: string;
-}): Promise<TemporalUi> {
-  const url = new URL(args.uiUrl);
-  const port = Number(url.port || 80);
-  const token = serviceTokenSource(loadSigningKey(args.identityDir), { subject: 'opsflow-web-ui', permissions: TEMPORAL_UI_PERMISSIONS });
-  let upstream = 0;
-
-  const proxy = http.createServer((request, response) => {
+function readOnlyProxy(port: number, token: () => string, upstream: { port: number }): http.Server {
+  return http.createServer((request, response) => {
     const refused = refusal(request, port);
     if (refused) {
       response.writeHead(403, { 'content-type': 'text/plain' }).end(`${refused}\n`);
       return;
     }
-    if (upstream === 0) {
+    if (upstream.port === 0) {
       response.writeHead(502, { 'content-type': 'text/plain' }).end('The Temporal Web UI is starting again; npm start restarts it.\n');
       return;
     }
     const headers: http.OutgoingHttpHeaders = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !DROPPED_HEADER.test(name)));
     headers.authorization = `Bearer ${token()}`;
-    const forwarded = http.request({ host: '127.0.0.1', port: upstream, method: request.method, path: request.url, headers }, (answer) => {
+    const forwarded = http.request({ host: '127.0.0.1', port: upstream.port, method: request.method, path: request.url, headers }, (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
     });
@@ -95,6 +74,54 @@ export async function serveTemporalUi(args: {
     });
     request.pipe(forwarded);
   });
+}
+
+interface TemporalUiArgs {
+  binary: string;
+  dir: string;
+  doorAddress: string;
+  caFile: string;
+  identityDir: string;
+  uiUrl: string;
+  namespace: string;
+  codecEndpoint: string;
+  logFile: string;
+}
+
+/** The ui-server's configuration: the door over TLS, read-only, this UI's origin only, payloads opened by the API's codec endpoint. */
+function uiServerConfig(args: TemporalUiArgs, url: URL, port: number): string {
+  return stringify({
+    temporalGrpcAddress: args.doorAddress,
+    host: '127.0.0.1',
+    port,
+    enableUi: true,
+    defaultNamespace: args.namespace,
+    notifyOnNewVersion: false,
+    refreshInterval: '0s',
+    disableWriteActions: true,
+    cors: { allowOrigins: [url.origin], unsafeAllowAllOrigins: false, cookieInsecure: url.protocol === 'http:' },
+    tls: { caFile: args.caFile, serverName: TEMPORAL_TLS_SERVER_NAME, enableHostVerification: true },
+    codec: { endpoint: args.codecEndpoint, passAccessToken: false, includeCredentials: false },
+    forwardHeaders: [],
+  });
+}
+
+/**
+ * The Temporal Web UI of `TEMPORAL_SERVER=cluster npm start`, on TEMPORAL_UI_URL as the dev server's is.
+ * The door lets nothing in without a token the nodes trust, and the ui-server has no token of its own (it
+ * forwards a request's Authorization header), so it listens on a loopback port of its own behind a small
+ * proxy that gives every request a read-only token signed with the platform's key (TEMPORAL_UI_PERMISSIONS),
+ * renewed before it expires. Like the dev server's UI it is for this machine alone: loopback only, and a
+ * request whose Host is not a loopback name is refused (a page rebound to 127.0.0.1 sends its own), so a
+ * page elsewhere cannot read through it. Payloads are sealed; the UI opens them through the API's codec
+ * endpoint, which in development answers this UI's origin on this machine.
+ */
+export async function serveTemporalUi(args: TemporalUiArgs): Promise<TemporalUi> {
+  const url = new URL(args.uiUrl);
+  const port = Number(url.port || 80);
+  const token = serviceTokenSource(loadSigningKey(args.identityDir), { subject: 'opsflow-web-ui', permissions: TEMPORAL_UI_PERMISSIONS });
+  const upstream = { port: 0 };
+  const proxy = readOnlyProxy(port, token, upstream);
   await new Promise<void>((resolve, reject) => {
     proxy.once('error', (error: NodeJS.ErrnoException) =>
       reject(new Error(`the Temporal Web UI cannot listen on ${args.uiUrl} (${error.code}): set TEMPORAL_UI_URL to a free loopback port`)),
@@ -107,24 +134,8 @@ export async function serveTemporalUi(args: {
   const start = async (): Promise<TemporalUi['server']> => {
     for (let attempt = 1; ; attempt++) {
       // The ui-server binds its port itself: a start that finds it taken tries another (below).
-      upstream = await freePort();
-      fs.writeFileSync(
-        path.join(configDir, 'development.yaml'),
-        stringify({
-          temporalGrpcAddress: args.doorAddress,
-          host: '127.0.0.1',
-          port: upstream,
-          enableUi: true,
-          defaultNamespace: args.namespace,
-          notifyOnNewVersion: false,
-          refreshInterval: '0s',
-          disableWriteActions: true,
-          cors: { allowOrigins: [url.origin], unsafeAllowAllOrigins: false, cookieInsecure: url.protocol === 'http:' },
-          tls: { caFile: args.caFile, serverName: TEMPORAL_TLS_SERVER_NAME, enableHostVerification: true },
-          codec: { endpoint: args.codecEndpoint, passAccessToken: false, includeCredentials: false },
-          forwardHeaders: [],
-        }),
-      );
+      upstream.port = await freePort();
+      fs.writeFileSync(path.join(configDir, 'development.yaml'), uiServerConfig(args, url, upstream.port));
       const { child, exit, exited, said, stop } = spawnLogged(
         args.binary,
         ['--root', args.dir, '--config', 'config', '--env', 'development', 'start'],
@@ -133,10 +144,10 @@ export async function serveTemporalUi(args: {
           env: { PATH: process.env.PATH },
         },
       );
-      const serverPort = upstream;
+      const serverPort = upstream.port;
       // Once it exits its port is nobody's: nothing is forwarded there (another process could take it) until a start picks a new one.
       child.once('exit', () => {
-        if (upstream === serverPort) upstream = 0;
+        if (upstream.port === serverPort) upstream.port = 0;
       });
       try {
         await waitForHttp(`http://127.0.0.1:${serverPort}/`, {
@@ -146,7 +157,7 @@ export async function serveTemporalUi(args: {
           stopIf: () => (exit() !== null ? `exited (${exit()})` : null),
         });
         // What answered must be this child (still running, its port still the one forwarded to), not a process that took the port.
-        if (child.exitCode !== null || child.signalCode !== null || upstream !== serverPort) throw new Error('it exited while starting');
+        if (child.exitCode !== null || child.signalCode !== null || upstream.port !== serverPort) throw new Error('it exited while starting');
         return { exited, stop };
       } catch (error) {
         await stop();
