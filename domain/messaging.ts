@@ -64,3 +64,20 @@ export function passwordDestinationChanges(before: PasswordDestination, after: P
     changed.push('smtp');
   return changed;
 }
+
+/**
+ * What is wrong with a status callback's URL, or null. No user name or password: one would be kept in clear,
+ * and no fetch sends one (the signature is the credential). In production only https, as the receiver hears
+ * of recipients' addresses.
+ */
+export function callbackUrlProblem(url: string, production: boolean): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = new URL('invalid:');
+  }
+  if (parsed.username !== '' || parsed.password !== '') return 'must not carry a user name or password';
+  const schemes = production ? ['https:'] : ['http:', 'https:'];
+  return schemes.includes(parsed.protocol) ? null : `must be an ${schemes.join(' or ')} URL`;
+}

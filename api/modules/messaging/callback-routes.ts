@@ -3,11 +3,12 @@ import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, notFound } from '../../../lib/errors';
-import { assertOutboundAllowed, outboundPolicyOf } from '../../../adapters/messaging/outbound';
+import { assertOutboundAllowed, OutboundPolicy, outboundPolicyOf } from '../../../adapters/messaging/outbound';
 import { CallbackRefused, postStatusCallback } from '../../../adapters/messaging/status-callback';
 import { deleteStatusCallback, findStatusCallback, openCallbackSecret, saveStatusCallback, StatusCallbackRow } from '../../../data/messaging/status-callbacks';
 import { secretKeysOf } from '../../../lib/secrets';
 import { Instant, SiteId } from '../../http/common-schemas';
+import { callbackUrlProblem } from '../../../domain/messaging';
 
 const SiteParams = Type.Object({ siteId: SiteId });
 const CallbackBody = Type.Object(
@@ -25,6 +26,42 @@ const TestedSchema = Type.Object({
   status: Type.Union([Type.Integer(), Type.Null()]),
   detail: Type.String(),
 });
+
+/** The event a test sends: marked `test`, of no message. */
+const testEvent = (siteId: string) => ({
+  id: randomUUID(),
+  type: 'test' as const,
+  siteId,
+  messageId: null,
+  to: null,
+  status: 'test',
+  previousStatus: null,
+  statusAt: new Date().toISOString(),
+  channel: null,
+  category: null,
+});
+
+const secretMissing = () =>
+  badRequest('VALIDATION_FAILED', 'The callback is not valid.', [{ path: 'body.secret', message: 'is required when the site has no callback yet' }]);
+
+/** Checks a callback's URL (its shape, and that the outbound policy allows it) and saves it with its secret. */
+async function setCallback(
+  deps: Pick<AppDeps, 'db' | 'config'> & { policy: OutboundPolicy },
+  callback: { siteId: string; url: string; secret?: string; by: string },
+): Promise<StatusCallbackRow> {
+  const urlProblem = callbackUrlProblem(callback.url, deps.config.production);
+  if (urlProblem) throw badRequest('VALIDATION_FAILED', 'The callback is not valid.', [{ path: 'body.url', message: urlProblem }]);
+  if (callback.secret === undefined && !(await findStatusCallback(deps.db, callback.siteId))) throw secretMissing();
+  try {
+    await assertOutboundAllowed(callback.url, deps.policy);
+  } catch (error) {
+    throw badRequest('OUTBOUND_NOT_ALLOWED', (error as Error).message);
+  }
+  const saved = await saveStatusCallback(deps.db, secretKeysOf(deps.config), callback);
+  // Removed meanwhile, and no secret given: nothing was written.
+  if (!saved) throw secretMissing();
+  return saved;
+}
 
 /** The answer: the secret is only said to exist. */
 function presentCallback(row: StatusCallbackRow) {
@@ -69,33 +106,7 @@ export function callbackRoutes({ db, config, resolveHost }: AppDeps): AnyRoute[]
       responses: { 200: { description: 'the callback', schema: CallbackSchema } },
       errors: ['OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { params, body, identity }) => {
-        let protocol = '';
-        let credentials = false;
-        try {
-          const parsed = new URL(body.url);
-          protocol = parsed.protocol;
-          credentials = parsed.username !== '' || parsed.password !== '';
-        } catch {
-          // not a URL at all
-        }
-        // A password in the URL would be kept in clear, and no fetch sends one: the signature is the credential.
-        if (credentials)
-          throw badRequest('VALIDATION_FAILED', 'The callback is not valid.', [{ path: 'body.url', message: 'must not carry a user name or password' }]);
-        // In production the receiver hears of recipients' addresses: only over TLS.
-        const schemes = config.production ? ['https:'] : ['http:', 'https:'];
-        if (!schemes.includes(protocol))
-          throw badRequest('VALIDATION_FAILED', 'The callback is not valid.', [{ path: 'body.url', message: `must be an ${schemes.join(' or ')} URL` }]);
-        const secretMissing = () =>
-          badRequest('VALIDATION_FAILED', 'The callback is not valid.', [{ path: 'body.secret', message: 'is required when the site has no callback yet' }]);
-        if (body.secret === undefined && !(await findStatusCallback(db, params.siteId))) throw secretMissing();
-        try {
-          await assertOutboundAllowed(body.url, policy());
-        } catch (error) {
-          throw badRequest('OUTBOUND_NOT_ALLOWED', (error as Error).message);
-        }
-        const saved = await saveStatusCallback(db, secretKeysOf(config), { siteId: params.siteId, url: body.url, secret: body.secret, by: identity.id });
-        // Removed meanwhile, and no secret given: nothing was written.
-        if (!saved) throw secretMissing();
+        const saved = await setCallback({ db, config, policy: policy() }, { siteId: params.siteId, ...body, by: identity.id });
         ctx.body = presentCallback(saved);
       },
     }),
@@ -125,18 +136,7 @@ export function callbackRoutes({ db, config, resolveHost }: AppDeps): AnyRoute[]
       handler: async (ctx, { params }) => {
         const row = await callbackOr404(params.siteId);
         const secret = openCallbackSecret(row, secretKeysOf(config));
-        const event = {
-          id: randomUUID(),
-          type: 'test' as const,
-          siteId: row.site_id,
-          messageId: null,
-          to: null,
-          status: 'test',
-          previousStatus: null,
-          statusAt: new Date().toISOString(),
-          channel: null,
-          category: null,
-        };
+        const event = testEvent(row.site_id);
         try {
           const status = await postStatusCallback({ url: row.url, secret, event, policy: policy() });
           ctx.body = { delivered: true, status, detail: `the receiver answered ${status}` };
