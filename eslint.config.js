@@ -65,7 +65,6 @@ const SIZE_DEBT = [
   'api/modules/content/release-routes.ts',
   'api/modules/deploy/deploy-routes.ts',
   'api/modules/deploy/service-routes.ts',
-  'api/modules/messaging/channel-routes.ts',
   'api/modules/messaging/send-routes.ts',
   'api/modules/operations/routes.ts',
   'lib/config.ts',

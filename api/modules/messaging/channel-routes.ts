@@ -1,42 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { badRequest, conflict, notFound } from '../../../lib/errors';
-import { passwordDestinationChanges } from '../../../domain/messaging';
-import {
-  activateConfig,
-  activeConfig,
-  activeConfigs,
-  Channel,
-  ChannelConfigRow,
-  deleteConfig,
-  findConfig,
-  listConfigs,
-  openPasswords,
-  orderActiveConfigs,
-  saveConfig,
-  sealPasswords,
-} from '../../../data/messaging/channel-configs';
-import { isEmailAddress, isPhoneNumber } from '../../../domain/recipients';
-import { DeliveryFailure } from '../../../adapters/messaging/delivery-failure';
-import { rendersWellFormed, renderPeerRequest } from '../../../adapters/messaging/http-peer';
-import {
-  assertOutboundAllowed,
-  checkedAddress,
-  isHostNameOrAddress,
-  OutboundRefused,
-  outboundPolicyOf,
-  peerPurpose,
-  smtpRelayUrl,
-} from '../../../adapters/messaging/outbound';
-import { sendThroughChannels } from '../../../adapters/messaging/send-message';
-import { verifySmtp } from '../../../adapters/messaging/smtp';
-import { secretKeysOf } from '../../../lib/secrets';
+import { conflict, notFound } from '../../../lib/errors';
+import { activateConfig, activeConfig, Channel, deleteConfig, findConfig, listConfigs, orderActiveConfigs } from '../../../data/messaging/channel-configs';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
-import { integrationLogOf } from '../../../data/messaging/integration-log';
-import { awaitTurnOn, forgetPace } from '../../../data/messaging/channel-pace';
-
 import {
   EmailConfigBody,
   SmsConfigBody,
@@ -48,45 +15,24 @@ import {
   ConfigSchema,
   ValidatedSchema,
   ProcessedSchema,
-  SAMPLE_VALUES,
 } from './channel-schemas';
 import { presentConfig } from './present-channel-config';
-import { columnsOf, transportIssues } from './channel-config-body';
+import { createConfig, processMessage, replaceConfig, validateConfig } from './channel-commands';
 
-/**
- * `/api/settings/email` or `/api/settings/sms`: the channel's configurations. `activate` makes one the only
- * active configuration (as the first wave had it); `order` makes several active, tried in order.
- */
-function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): AnyRoute[] {
-  const base = `/api/settings/${channel.toLowerCase()}`;
-  const ADMIN = access.roles('ADMIN');
-  const Body = channel === 'EMAIL' ? EmailConfigBody : SmsConfigBody;
+/** What every route of one channel's configurations shares. */
+function channelPlace(deps: AppDeps, channel: Channel) {
   const configOr404 = async (id: string) => {
-    const row = await findConfig(db, channel, id);
+    const row = await findConfig(deps.db, channel, id);
     if (!row) throw notFound(`No ${channel.toLowerCase()} configuration ${id}.`);
     return row;
   };
-  const checked = async (body: ConfigBody) => {
-    const issues = transportIssues(channel, body);
-    if (issues.length > 0) throw badRequest('VALIDATION_FAILED', 'The configuration is not valid for its transport.', issues);
-    // SOAP/REST peers and SMTP relays alike are reached on a user's word: in production not a special-purpose address.
-    if (body.transport === 'SMTP' && body.smtpHost && !isHostNameOrAddress(body.smtpHost)) {
-      throw badRequest('VALIDATION_FAILED', 'The configuration is not valid for its transport.', [
-        { path: 'body.smtpHost', message: 'must be a host name or an IP address, without a port' },
-      ]);
-    }
-    const target = body.transport === 'SMTP' ? (body.smtpHost ? smtpRelayUrl(body.smtpHost, body.smtpPort) : null) : (body.serviceUrl ?? null);
-    if (target) {
-      try {
-        await assertOutboundAllowed(target, outboundPolicyOf(config, body.transport === 'SMTP' ? 'smtp' : peerPurpose(body.transport), resolveHost));
-      } catch (error) {
-        throw badRequest('OUTBOUND_NOT_ALLOWED', (error as Error).message);
-      }
-    }
-  };
+  return { deps, db: deps.db, channel, base: `/api/settings/${channel.toLowerCase()}`, ADMIN: access.roles('ADMIN'), configOr404 };
+}
+type ChannelPlace = ReturnType<typeof channelPlace>;
 
+/** Which configurations are active: `order` makes several active, tried in order; `activate` makes one the only one. */
+function activationRoutes({ db, channel, base, ADMIN, configOr404 }: ChannelPlace): AnyRoute[] {
   return [
-    // Before `${base}/:id`, which would take `order` for an id.
     defineRoute({
       method: 'put',
       path: `${base}/order`,
@@ -100,6 +46,27 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
         ctx.body = { items: (await orderActiveConfigs(db, channel, body.ids)).map(presentConfig) };
       },
     }),
+    defineRoute({
+      method: 'post',
+      path: `${base}/:id/activate`,
+      tag: 'settings',
+      summary: `Make this the only active ${channel} configuration`,
+      access: ADMIN,
+      params: IdParams,
+      responses: { 200: { description: 'the configuration', schema: ConfigSchema } },
+      errors: ['NOT_FOUND'],
+      handler: async (ctx, { params }) => {
+        await configOr404(params.id);
+        ctx.body = presentConfig(await activateConfig(db, channel, params.id));
+      },
+    }),
+  ];
+}
+
+/** The configurations themselves: listed, read, created, replaced and deleted. */
+function configRoutes({ deps, db, channel, base, ADMIN, configOr404 }: ChannelPlace): AnyRoute[] {
+  const Body = channel === 'EMAIL' ? EmailConfigBody : SmsConfigBody;
+  return [
     defineRoute({
       method: 'get',
       path: base,
@@ -123,11 +90,8 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
       responses: { 201: { description: 'the configuration', schema: ConfigSchema } },
       errors: ['CONFIG_NAME_TAKEN', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { body }) => {
-        await checked(body as ConfigBody);
-        const id = randomUUID();
-        const columns = sealPasswords({ ...columnsOf(body as ConfigBody), is_active: false }, secretKeysOf(config), { channel, rowId: id });
         ctx.status = 201;
-        ctx.body = presentConfig(await saveConfig(db, { channel, id, create: true, columns, activate: body.isActive }));
+        ctx.body = presentConfig(await createConfig(deps, channel, body as ConfigBody));
       },
     }),
     defineRoute({
@@ -155,28 +119,7 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
       errors: ['NOT_FOUND', 'CONFIG_NAME_TAKEN', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { params, body }) => {
         const stored = await configOr404(params.id);
-        await checked(body as ConfigBody);
-        const replaced = columnsOf(body as ConfigBody);
-        const moved = passwordDestinationChanges(stored, { ...stored, ...replaced }).filter((kind) =>
-          kind === 'service'
-            ? stored.service_password && replaced.service_password === undefined
-            : stored.smtp_password && replaced.smtp_password === undefined,
-        );
-        if (moved.length > 0) {
-          throw badRequest(
-            'VALIDATION_FAILED',
-            'The stored password goes only where it was given for: send it again with the new address or user name.',
-            moved.map((kind) => ({
-              path: kind === 'service' ? 'body.servicePassword' : 'body.smtpPassword',
-              message: 'is required when the address or user name changes',
-            })),
-          );
-        }
-        const columns = sealPasswords(replaced, secretKeysOf(config), { channel, rowId: params.id });
-        const saved = await saveConfig(db, { channel, id: params.id, create: false, columns, activate: body.isActive });
-        const limitOf = (row: Pick<ChannelConfigRow, 'rate_per_second' | 'burst'>) => `${Number(row.rate_per_second ?? 0)}/${row.burst ?? ''}`;
-        if (limitOf(stored) !== limitOf(saved)) await forgetPace(db, params.id);
-        ctx.body = presentConfig(saved);
+        ctx.body = presentConfig(await replaceConfig(deps, channel, stored, body as ConfigBody));
       },
     }),
     defineRoute({
@@ -194,26 +137,22 @@ function channelRoutes({ db, config, resolveHost }: AppDeps, channel: Channel): 
         ctx.status = 204;
       },
     }),
-    defineRoute({
-      method: 'post',
-      path: `${base}/:id/activate`,
-      tag: 'settings',
-      summary: `Make this the only active ${channel} configuration`,
-      access: ADMIN,
-      params: IdParams,
-      responses: { 200: { description: 'the configuration', schema: ConfigSchema } },
-      errors: ['NOT_FOUND'],
-      handler: async (ctx, { params }) => {
-        await configOr404(params.id);
-        ctx.body = presentConfig(await activateConfig(db, channel, params.id));
-      },
-    }),
   ];
+}
+
+/**
+ * `/api/settings/email` or `/api/settings/sms`: the channel's configurations. `activate` makes one the only
+ * active configuration (as the first wave had it); `order` makes several active, tried in order.
+ */
+function channelRoutes(deps: AppDeps, channel: Channel): AnyRoute[] {
+  const place = channelPlace(deps, channel);
+  // The order route before `${base}/:id`, which would take `order` for an id.
+  return [...activationRoutes(place), ...configRoutes(place)];
 }
 
 /** Channel configurations of both channels, and the communication checks and one-off sends. */
 export function communicationRoutes(deps: AppDeps): AnyRoute[] {
-  const { db, config } = deps;
+  const { db } = deps;
   const configFor = async (channel: Channel, configId?: string) => {
     const row = configId ? await findConfig(db, channel, configId) : await activeConfig(db, channel);
     if (!row)
@@ -235,25 +174,7 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'whether the configuration works, and why not', schema: ValidatedSchema } },
       errors: ['NOT_FOUND', 'NO_ACTIVE_CONFIG', 'SECRET_INTEGRITY_FAILED'],
       handler: async (ctx, { body }) => {
-        const row = await configFor(body.channel, body.configId);
-        const started = Date.now();
-        let detail = 'ok';
-        let ok = true;
-        try {
-          if (row.transport === 'SMTP') {
-            const connectTo = await checkedAddress(smtpRelayUrl(row.smtp_host as string, row.smtp_port), outboundPolicyOf(config, 'smtp', deps.resolveHost));
-            await verifySmtp(row, openPasswords(row, secretKeysOf(config), body.channel).smtpPassword, connectTo);
-          } else {
-            const problem = rendersWellFormed(row, renderPeerRequest(row, SAMPLE_VALUES).body);
-            if (problem) throw new DeliveryFailure(`the rendered sample request is ${problem}`, true);
-            await assertOutboundAllowed(row.service_url as string, outboundPolicyOf(config, peerPurpose(row.transport), deps.resolveHost));
-          }
-        } catch (error) {
-          if (!(error instanceof DeliveryFailure)) throw error;
-          ok = false;
-          detail = error.message;
-        }
-        ctx.body = { ok, transport: row.transport, detail, latencyMs: Date.now() - started };
+        ctx.body = await validateConfig(deps, body.channel, await configFor(body.channel, body.configId));
       },
     }),
     defineRoute({
@@ -267,30 +188,7 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['NO_ACTIVE_CONFIG', 'SECRET_INTEGRITY_FAILED', 'OUTBOUND_NOT_ALLOWED'],
       idempotent: true,
       handler: async (ctx, { body }) => {
-        const valid = body.channel === 'EMAIL' ? isEmailAddress(body.to) : isPhoneNumber(body.to);
-        if (!valid)
-          throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [
-            { path: 'body.to', message: body.channel === 'EMAIL' ? 'must be an email address' : 'must be an E.164 number' },
-          ]);
-        const rows = await activeConfigs(db, body.channel);
-        if (rows.length === 0) throw conflict('NO_ACTIVE_CONFIG', `No ${body.channel.toLowerCase()} configuration is active.`);
-        try {
-          await sendThroughChannels({
-            record: integrationLogOf(db),
-            config,
-            channels: rows.map((row) => ({ row, passwords: () => openPasswords(row, secretKeysOf(config), body.channel) })),
-            message: { channel: body.channel, siteId: body.siteId, to: body.to, subject: body.subject ?? '', content: body.content },
-            resolve: deps.resolveHost,
-            // A caller waits on this answer: a configuration's rate limit holds it for a second at most.
-            awaitTurn: awaitTurnOn(db),
-          });
-          ctx.body = { status: 'SUCCESS', detail: 'sent' };
-        } catch (error) {
-          // The guard refused the peer's address (at send time, as it resolves now): nothing was sent.
-          if (error instanceof OutboundRefused) throw badRequest('OUTBOUND_NOT_ALLOWED', error.message);
-          if (!(error instanceof DeliveryFailure)) throw error;
-          ctx.body = { status: 'FAILED', detail: error.message };
-        }
+        ctx.body = await processMessage(deps, body);
       },
     }),
   ];
