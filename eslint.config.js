@@ -63,7 +63,6 @@ const SIZE_DEBT = [
   'api/modules/assets/routes.ts',
   'api/modules/content/collection-routes.ts',
   'api/modules/content/release-routes.ts',
-  'api/modules/deploy/deploy-routes.ts',
   'api/modules/deploy/service-routes.ts',
   'api/modules/messaging/send-routes.ts',
   'api/modules/operations/routes.ts',

@@ -5,7 +5,8 @@ import { badRequest, notFound, PlatformError } from '../../../lib/errors';
 import { findDeployment } from '../../../data/deploy/registry';
 import { DEFAULT_HEALTH_PATH, LIMIT_BOUNDS, RolloutPlan, SERVICE_NAME_PATTERN, ServiceLimits } from '../../../domain/deploy';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { inspectJar } from './inspect-jar';
+import { inspectJar, JarFacts } from './inspect-jar';
+import { Static } from '@sinclair/typebox';
 import { presentDeployment } from './presenters';
 import {
   DeployAcceptedSchema,
@@ -17,7 +18,7 @@ import {
   JarInspectFields,
   RolloutBody,
 } from './schemas';
-import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
+import { DeployRequest, START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
 import { checkedHostnames } from './hostnames';
 
 const SPRING_BOOT_DEFAULT_PORT = 8080;
@@ -65,15 +66,105 @@ function limitsFromFields(fields: { memoryMb?: string; cpus?: string; pids?: str
 const hostPortWarning = (bind: string, hostPort: number) =>
   `hostPort ${hostPort} is published on ${bind}: requests there reach the service directly, bypassing the gateway and its X-User-* identity.`;
 
+/** A JAR deploy's request: the service's name and port from the form, else from what the JAR says of itself. */
+function jarDeployRequest(
+  config: AppDeps['config'],
+  args: { body: Static<typeof JarDeployFields>; facts: JarFacts; jarFile: string; requestedBy: string },
+): DeployRequest {
+  const { body, facts } = args;
+  const serviceName = body.serviceName || facts.applicationName;
+  if (!serviceName) {
+    throw badRequest('MISSING_APPLICATION_NAME', 'No serviceName was given and the JAR sets no spring.application.name.');
+  }
+  if (!new RegExp(SERVICE_NAME_PATTERN).test(serviceName)) {
+    throw badRequest('VALIDATION_FAILED', 'The service name is not valid.', [
+      { path: 'body.serviceName', message: `${JSON.stringify(serviceName)} must match ${SERVICE_NAME_PATTERN}` },
+    ]);
+  }
+  const port = body.port ? Number(body.port) : (facts.port ?? SPRING_BOOT_DEFAULT_PORT);
+  if (port < 1 || port > 65535) throw badRequest('VALIDATION_FAILED', 'The port is not valid.', [{ path: 'body.port', message: 'must be from 1 to 65535' }]);
+  return {
+    serviceName,
+    kind: 'JAR',
+    image: null,
+    jarFile: args.jarFile,
+    settings: {
+      port,
+      hostPort: null,
+      healthPath: body.healthPath || null,
+      group: body.group || 'platform',
+      description: null,
+      env: envFromFields(body),
+    },
+    redeploy: body.redeploy === 'true',
+    rollbackOf: null,
+    requestedBy: args.requestedBy,
+    warnings: [],
+    rollout: rolloutFromField(body.rollout),
+    limits: limitsFromFields(body),
+    // A blank field, as a form sends an empty one, leaves the hostnames as they are.
+    domains: body.domains ? checkedHostnames(body.domains.split(','), config.publicUrl) : undefined,
+  };
+}
+
+/** An image deploy's request: a host port only under the docker driver, and a privileged one only when allowed. */
+function imageDeployRequest(config: AppDeps['config'], body: Static<typeof ImageDeployBody>, requestedBy: string): DeployRequest {
+  const hostPort = body.hostPort ?? null;
+  if (hostPort !== null && config.deployDriver === 'swarm') {
+    // A swarm publishes a port on every address of every node it runs a task on: never on DEPLOY_HOST_BIND alone.
+    throw badRequest('VALIDATION_FAILED', 'A host port cannot be published under the swarm driver.', [
+      {
+        path: 'body.hostPort',
+        message: 'must be left out under DEPLOY_DRIVER=swarm: a swarm would publish it on every address of its nodes, past the gateway',
+      },
+    ]);
+  }
+  if (hostPort !== null && hostPort < 1024 && !config.deployAllowLowHostPorts) {
+    throw badRequest('VALIDATION_FAILED', 'The host port is privileged.', [
+      { path: 'body.hostPort', message: 'must be 1024 or above (DEPLOY_ALLOW_LOW_HOST_PORTS allows lower ones)' },
+    ]);
+  }
+  return {
+    serviceName: body.name,
+    kind: 'IMAGE',
+    image: body.image,
+    jarFile: null,
+    settings: {
+      port: body.port,
+      hostPort,
+      healthPath: body.healthPath ?? null,
+      group: body.group ?? 'platform',
+      description: body.description ?? null,
+      env: body.envVars ?? {},
+    },
+    redeploy: body.redeploy ?? false,
+    rollbackOf: null,
+    requestedBy,
+    warnings: hostPort === null ? [] : [hostPortWarning(config.deployHostBind, hostPort)],
+    rollout: body.rollout ?? null,
+    limits: { memoryMb: body.memoryMb, cpus: body.cpus, pids: body.pids },
+    domains: body.domains === undefined ? undefined : checkedHostnames(body.domains, config.publicUrl),
+  };
+}
+
+/** The uploaded JAR and what it says of itself, read once, the same way for a deploy and for the form's inspect. */
+async function uploadedJar(ctx: Parameters<typeof uploadedFile>[0], maxJarBytes: number) {
+  const file = uploadedFile(ctx);
+  if (file.size > maxJarBytes) throw new PlatformError('JAR_TOO_LARGE', `The JAR is larger than ${maxJarBytes} bytes.`);
+  return { file, facts: await inspectJar(file.filepath, file.size) };
+}
+
+/** What a JAR says of itself, as the form's inspect answers it. */
+const presentJarFacts = (facts: JarFacts) => ({
+  mainClass: facts.mainClass,
+  serviceName: facts.applicationName,
+  port: facts.port ?? SPRING_BOOT_DEFAULT_PORT,
+  portFromJar: facts.port !== null,
+});
+
 /** The two ways to deploy, and a deploy's stages. */
 export function deployRoutes(deps: AppDeps): AnyRoute[] {
   const { db, config } = deps;
-  /** The uploaded JAR and what it says of itself, read once, the same way for a deploy and for the form's inspect. */
-  const uploadedJar = async (ctx: Parameters<typeof uploadedFile>[0]) => {
-    const file = uploadedFile(ctx);
-    if (file.size > config.maxJarBytes) throw new PlatformError('JAR_TOO_LARGE', `The JAR is larger than ${config.maxJarBytes} bytes.`);
-    return { file, facts: await inspectJar(file.filepath, file.size) };
-  };
   return [
     defineRoute({
       method: 'post',
@@ -89,42 +180,9 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['INVALID_JAR', 'UNSAFE_JAR', 'MISSING_APPLICATION_NAME', ...START_DEPLOY_ERRORS],
       handler: async (ctx, { body, identity }) => {
         try {
-          const { file, facts } = await uploadedJar(ctx);
-          const serviceName = body.serviceName || facts.applicationName;
-          if (!serviceName) {
-            throw badRequest('MISSING_APPLICATION_NAME', 'No serviceName was given and the JAR sets no spring.application.name.');
-          }
-          if (!new RegExp(SERVICE_NAME_PATTERN).test(serviceName)) {
-            throw badRequest('VALIDATION_FAILED', 'The service name is not valid.', [
-              { path: 'body.serviceName', message: `${JSON.stringify(serviceName)} must match ${SERVICE_NAME_PATTERN}` },
-            ]);
-          }
-          const port = body.port ? Number(body.port) : (facts.port ?? SPRING_BOOT_DEFAULT_PORT);
-          if (port < 1 || port > 65535)
-            throw badRequest('VALIDATION_FAILED', 'The port is not valid.', [{ path: 'body.port', message: 'must be from 1 to 65535' }]);
+          const { file, facts } = await uploadedJar(ctx, config.maxJarBytes);
           ctx.status = 202;
-          ctx.body = await startDeploy(deps, {
-            serviceName,
-            kind: 'JAR',
-            image: null,
-            jarFile: file.filepath,
-            settings: {
-              port,
-              hostPort: null,
-              healthPath: body.healthPath || null,
-              group: body.group || 'platform',
-              description: null,
-              env: envFromFields(body),
-            },
-            redeploy: body.redeploy === 'true',
-            rollbackOf: null,
-            requestedBy: identity.id,
-            warnings: [],
-            rollout: rolloutFromField(body.rollout),
-            limits: limitsFromFields(body),
-            // A blank field, as a form sends an empty one, leaves the hostnames as they are.
-            domains: body.domains ? checkedHostnames(body.domains.split(','), config.publicUrl) : undefined,
-          });
+          ctx.body = await startDeploy(deps, jarDeployRequest(config, { body, facts, jarFile: file.filepath, requestedBy: identity.id }));
         } finally {
           await removeUploads(ctx);
         }
@@ -144,13 +202,8 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['INVALID_JAR', 'UNSAFE_JAR', 'JAR_TOO_LARGE'],
       handler: async (ctx) => {
         try {
-          const { facts } = await uploadedJar(ctx);
-          ctx.body = {
-            mainClass: facts.mainClass,
-            serviceName: facts.applicationName,
-            port: facts.port ?? SPRING_BOOT_DEFAULT_PORT,
-            portFromJar: facts.port !== null,
-          };
+          const { facts } = await uploadedJar(ctx, config.maxJarBytes);
+          ctx.body = presentJarFacts(facts);
         } finally {
           await removeUploads(ctx);
         }
@@ -166,43 +219,8 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       responses: { 202: { description: 'deploying', schema: DeployAcceptedSchema } },
       errors: [...START_DEPLOY_ERRORS],
       handler: async (ctx, { body, identity }) => {
-        const hostPort = body.hostPort ?? null;
-        if (hostPort !== null && config.deployDriver === 'swarm') {
-          // A swarm publishes a port on every address of every node it runs a task on: never on DEPLOY_HOST_BIND alone.
-          throw badRequest('VALIDATION_FAILED', 'A host port cannot be published under the swarm driver.', [
-            {
-              path: 'body.hostPort',
-              message: 'must be left out under DEPLOY_DRIVER=swarm: a swarm would publish it on every address of its nodes, past the gateway',
-            },
-          ]);
-        }
-        if (hostPort !== null && hostPort < 1024 && !config.deployAllowLowHostPorts) {
-          throw badRequest('VALIDATION_FAILED', 'The host port is privileged.', [
-            { path: 'body.hostPort', message: 'must be 1024 or above (DEPLOY_ALLOW_LOW_HOST_PORTS allows lower ones)' },
-          ]);
-        }
         ctx.status = 202;
-        ctx.body = await startDeploy(deps, {
-          serviceName: body.name,
-          kind: 'IMAGE',
-          image: body.image,
-          jarFile: null,
-          settings: {
-            port: body.port,
-            hostPort,
-            healthPath: body.healthPath ?? null,
-            group: body.group ?? 'platform',
-            description: body.description ?? null,
-            env: body.envVars ?? {},
-          },
-          redeploy: body.redeploy ?? false,
-          rollbackOf: null,
-          requestedBy: identity.id,
-          warnings: hostPort === null ? [] : [hostPortWarning(config.deployHostBind, hostPort)],
-          rollout: body.rollout ?? null,
-          limits: { memoryMb: body.memoryMb, cpus: body.cpus, pids: body.pids },
-          domains: body.domains === undefined ? undefined : checkedHostnames(body.domains, config.publicUrl),
-        });
+        ctx.body = await startDeploy(deps, imageDeployRequest(config, body, identity.id));
       },
     }),
     defineRoute({
