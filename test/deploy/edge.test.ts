@@ -163,6 +163,12 @@ test('#60: odd claims keep the documented format: list items lose line breaks, t
   // Not lists of strings, a NUL that would read as a separator, a control character that cannot be made clean.
   expect(await identityOf({ roles: ['ADMIN', 5], sites: 'site-1', name: 7 })).toEqual(none);
   expect(await identityOf({ roles: ['EDITOR\u0000ADMIN'], sites: ['site\u0001'], name: 'Ada\u001b[31m' })).toEqual(none);
+  // An item's own spaces are kept; the ends of the whole value are trimmed by the service's HTTP parser.
+  expect(await identityOf({ roles: [' ADMIN', 'EDITOR '], sites: ['site-1 ', ' site-2'] })).toEqual({
+    ...none,
+    'x-user-roles': 'ADMIN,EDITOR',
+    'x-user-sites': 'site-1 , site-2',
+  });
   expect(await identityOf({ roles: [], sites: [''], email: 'ada@example.test', site: 'site-1' })).toEqual({
     ...none,
     'x-user-email': 'ada@example.test',
