@@ -64,7 +64,6 @@ const SIZE_DEBT = [
   'api/modules/content/collection-routes.ts',
   'api/modules/content/release-routes.ts',
   'api/modules/deploy/service-routes.ts',
-  'api/modules/messaging/send-routes.ts',
   'api/modules/operations/routes.ts',
   'lib/config.ts',
   'scripts/start.ts',

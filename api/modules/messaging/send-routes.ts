@@ -1,39 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
-import { hasRole, Identity, requireSiteMember } from '../../http/identity';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { badRequest, conflict, ErrorCode, forbidden, notFound, PlatformError } from '../../../lib/errors';
-import { componentType } from '../../../data/content/component-types';
-import { ComponentRow, findComponent } from '../../../data/content/components';
-import { rowAtRevision } from '../../../data/content/revisions';
-import { activeConfig } from '../../../data/messaging/channel-configs';
-import {
-  batchProgress,
-  withinSendLimit,
-  dropSendLogs,
-  EmailLogRow,
-  findEmailLog,
-  insertEmailLog,
-  listTemplateLogs,
-  reopenFailedLog,
-  restoreFailedLog,
-} from '../../../data/messaging/email-logs';
-import { insertRoleBatchLogs } from '../../../data/messaging/email-batches';
-import { isEmailAddress } from '../../../domain/recipients';
-import { DELIVERY_STATUSES, EmailCategory } from '../../../domain/messaging';
-import { startWorkflow, StartedWorkflow, workflowUiUrl } from '../../../temporal-config/client';
-import { TaskQueues } from '../../../domain/task-queues';
-import {
-  emailRoleWorkflowId,
-  emailWorkflowId,
-  SEND_EMAIL_TO_ROLE_WORKFLOW,
-  SEND_EMAIL_WORKFLOW,
-  SendEmailToRoleWorkflow,
-  SendEmailWorkflow,
-} from '../../../workflows/messaging/definitions';
-import { SearchAttributeKeys } from '../../../domain/search-attributes';
+import { ErrorCode } from '../../../lib/errors';
+import { EmailLogRow } from '../../../data/messaging/email-logs';
+import { DELIVERY_STATUSES } from '../../../domain/messaging';
+import { batchProgressOf, retryFailedEmail, sendOne, sendToRole, templateLogs } from './send-commands';
 import { Instant, Nullable, SiteId, StartedRunFields, timestampsOf } from '../../http/common-schemas';
 
 const Variables = Type.Record(Type.String(), Type.Unknown());
@@ -104,7 +76,6 @@ const SEND_REFUSALS: ErrorCode[] = [
 ];
 
 const SENDERS = access.roles('EDITOR', 'MANAGER');
-const EMAIL_TEMPLATE = componentType('EMAIL_TEMPLATE')!;
 
 export function presentEmailLog(row: EmailLogRow) {
   return {
@@ -125,67 +96,7 @@ export function presentEmailLog(row: EmailLogRow) {
 }
 
 /** Email sends (one recipient, or every directory user holding a role in a site), their logs and retries. */
-/** The most a send's variables may weigh (as JSON): a bulk send reuses them for every recipient. */
-const MAX_VARIABLES_BYTES = 64 * 1024;
-
-function variablesFit(variables: Record<string, unknown> | undefined): void {
-  const bytes = Buffer.byteLength(JSON.stringify(variables ?? {}), 'utf8');
-  if (bytes > MAX_VARIABLES_BYTES)
-    throw new PlatformError('PAYLOAD_TOO_LARGE', `variables weigh ${bytes} bytes as JSON; at most ${MAX_VARIABLES_BYTES} are accepted.`);
-}
-
-export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
-  const sendLimit = (identity: Identity) => ({ userId: identity.id, limit: config.sendRateLimit, windowSeconds: config.sendRateWindowSeconds });
-  /** The checks every send makes before it writes anything: template, publication, role, site, channel. Answers the template and its sent revision's category. */
-  const sendableTemplate = async (identity: Identity, templateId: string, siteId: string): Promise<ComponentRow & { sentCategory: EmailCategory }> => {
-    requireSiteMember(identity, siteId);
-    const template = await findComponent(db, EMAIL_TEMPLATE, templateId);
-    if (!template || template.site_id !== siteId) throw notFound(`Site ${siteId} has no email template ${templateId}.`);
-    if (template.published_rev === null) throw conflict('TEMPLATE_NOT_PUBLISHED', `Email template ${templateId} has never been published.`);
-    // The restriction that binds is the one of the revision that is sent (the published one), not the draft's.
-    const published = await rowAtRevision(db, EMAIL_TEMPLATE, template.id, template.published_rev);
-    const roleKey = (published?.role_key ?? null) as string | null;
-    if (roleKey && !hasRole(identity, [roleKey])) throw forbidden(`Email template ${templateId} may be sent only by holders of ${roleKey}.`);
-    if (!(await activeConfig(db, 'EMAIL'))) throw conflict('NO_ACTIVE_CONFIG', 'No email configuration is active.');
-    return { ...template, sentCategory: published?.category === 'bulk' ? 'bulk' : 'transactional' };
-  };
-  const start = async (run: () => Promise<StartedWorkflow>, undo: () => Promise<unknown>): Promise<StartedWorkflow> => {
-    try {
-      return await run();
-    } catch (error) {
-      // Not started: the PENDING rows would never reach a final state.
-      await undo();
-      throw error instanceof PlatformError ? error : new PlatformError('TEMPORAL_UNAVAILABLE', 'The send could not be started; nothing was sent.');
-    }
-  };
-  /**
-   * Waits, a few seconds at most, for the run that failed a log to close: it writes FAILED as its last step
-   * and closes a moment later, so a retry right after FAILED would otherwise meet it still running (409).
-   */
-  const deliveryClosed = async (logId: string): Promise<void> => {
-    const handle = temporal.client.workflow.getHandle(emailWorkflowId(logId));
-    for (let waited = 0; waited < 5000; waited += 100) {
-      const running = await handle.describe().then(
-        (description) => description.status.name === 'RUNNING',
-        () => false,
-      );
-      if (!running) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-  /** The run that delivers one logged email, searchable by its site; `undo` when it cannot start. */
-  const startDelivery = (logId: string, siteId: string, undo: () => Promise<unknown>) =>
-    start(
-      () =>
-        startWorkflow<SendEmailWorkflow>(temporal, SEND_EMAIL_WORKFLOW, {
-          workflowId: emailWorkflowId(logId),
-          taskQueue: TaskQueues.messaging,
-          args: [{ logId }],
-          typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: siteId }],
-        }),
-      undo,
-    );
-
+export function emailRoutes(deps: AppDeps): AnyRoute[] {
   return [
     defineRoute({
       method: 'post',
@@ -198,26 +109,8 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       errors: SEND_REFUSALS,
       idempotent: true,
       handler: async (ctx, { body, identity }) => {
-        if (!isEmailAddress(body.to))
-          throw badRequest('VALIDATION_FAILED', 'The recipient is not valid.', [{ path: 'body.to', message: 'must be one email address' }]);
-        variablesFit(body.variables);
-        const template = await sendableTemplate(identity, body.templateId, body.siteId);
-        const log = await withinSendLimit(db, sendLimit(identity), (trx) =>
-          insertEmailLog(trx, {
-            siteId: body.siteId,
-            templateId: template.id,
-            templateRevision: template.published_rev as number,
-            recipient: body.to,
-            locale: body.locale ?? 'en',
-            variables: body.variables ?? {},
-            requestedBy: identity.id,
-            category: template.sentCategory,
-          }),
-        );
-        const logId = String(log.id);
-        const started = await startDelivery(logId, body.siteId, () => dropSendLogs(db, { logId: log.id }));
         ctx.status = 202;
-        ctx.body = { logId, status: 'PENDING', ...started };
+        ctx.body = await sendOne(deps, identity, body);
       },
     }),
     defineRoute({
@@ -231,32 +124,8 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       errors: SEND_REFUSALS,
       idempotent: true,
       handler: async (ctx, { body, identity }) => {
-        variablesFit(body.variables);
-        const template = await sendableTemplate(identity, body.templateId, body.siteId);
-        const batchId = randomUUID();
-        const recipients = await withinSendLimit(db, sendLimit(identity), (trx) =>
-          insertRoleBatchLogs(trx, {
-            batchId,
-            siteId: body.siteId,
-            roleKey: body.roleKey,
-            templateId: template.id,
-            templateRevision: template.published_rev as number,
-            variables: body.variables ?? {},
-            requestedBy: identity.id,
-          }),
-        );
-        const started = await start(
-          () =>
-            startWorkflow<SendEmailToRoleWorkflow>(temporal, SEND_EMAIL_TO_ROLE_WORKFLOW, {
-              workflowId: emailRoleWorkflowId(batchId),
-              taskQueue: TaskQueues.messaging,
-              args: [{ batchId }],
-              typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: body.siteId }],
-            }),
-          () => dropSendLogs(db, { batchId }),
-        );
         ctx.status = 202;
-        ctx.body = { batchId, recipients, ...started };
+        ctx.body = await sendToRole(deps, identity, body);
       },
     }),
     defineRoute({
@@ -269,31 +138,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       responses: { 200: { description: "the batch's progress", schema: BatchProgressSchema } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params, identity }) => {
-        const progress = await batchProgress(db, params.batchId);
-        if (!progress) throw notFound(`No batch ${params.batchId}.`);
-        requireSiteMember(identity, progress.siteId);
-        const workflowId = emailRoleWorkflowId(params.batchId);
-        // The run, while Temporal still holds it (past its retention the counts above are the whole story).
-        const runId = await temporal.client.workflow
-          .getHandle(workflowId)
-          .describe()
-          .then(
-            (description) => description.runId,
-            () => null,
-          );
-        const { pending, success, failed } = progress;
-        ctx.body = {
-          batchId: params.batchId,
-          siteId: progress.siteId,
-          recipients: pending + success + failed,
-          pending,
-          success,
-          failed,
-          done: pending === 0,
-          workflowId,
-          runId,
-          uiUrl: runId ? workflowUiUrl(temporal, workflowId, runId) : null,
-        };
+        ctx.body = await batchProgressOf(deps, identity, params.batchId);
       },
     }),
     defineRoute({
@@ -307,13 +152,7 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       responses: { 200: { description: 'a page of logs', schema: pageSchema(EmailLogSchema) } },
       errors: ['NOT_FOUND'],
       handler: async (ctx, { params, query, identity }) => {
-        const template = await findComponent(db, EMAIL_TEMPLATE, params.templateId);
-        if (!template) throw notFound(`No email template ${params.templateId}.`);
-        requireSiteMember(identity, template.site_id);
-        ctx.body = presentPage(
-          await listTemplateLogs(db, { templateId: params.templateId, status: query.status, deliveryStatus: query.deliveryStatus, page: query }),
-          presentEmailLog,
-        );
+        ctx.body = presentPage(await templateLogs(deps, identity, params.templateId, query), presentEmailLog);
       },
     }),
     defineRoute({
@@ -327,16 +166,8 @@ export function emailRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       errors: ['NOT_FOUND', 'LOG_NOT_FAILED', 'WORKFLOW_ALREADY_RUNNING', 'TEMPORAL_UNAVAILABLE'],
       idempotent: true,
       handler: async (ctx, { params }) => {
-        const log = await findEmailLog(db, params.id);
-        if (!log) throw notFound(`No email log ${params.id}.`);
-        const logId = String(log.id);
-        if (log.status === 'FAILED') await deliveryClosed(logId);
-        if (!(await reopenFailedLog(db, log.id))) throw conflict('LOG_NOT_FAILED', `Email log ${params.id} is ${log.status}; only a FAILED one is retried.`);
-        const started = await startDelivery(logId, log.site_id, () =>
-          restoreFailedLog(db, { id: log.id, error: log.error, deliveryStatus: log.delivery_status }),
-        );
         ctx.status = 202;
-        ctx.body = { logId, status: 'PENDING', ...started };
+        ctx.body = await retryFailedEmail(deps, params.id);
       },
     }),
   ];
