@@ -107,26 +107,26 @@ async function readBack(s3: S3Client, object: Located): Promise<Digest | null> {
  * sent. Repeating it is safe: an object already there with the same bytes is the file, and one with other
  * bytes is never replaced.
  */
-async function putVerified(client: () => Promise<S3Client>, args: { filePath: string; known: Digest; object: Located }): Promise<void> {
+async function putVerified(s3: S3Client, args: { filePath: string; known: Digest; object: Located }): Promise<void> {
   const { filePath, known, object } = args;
   const storageKey = `${object.Bucket}/${object.Key}`;
   const same = (found: Digest | null) => found?.sha256 === known.sha256 && found.sizeBytes === known.sizeBytes;
-  const earlier = await readBack(await client(), object);
+  const earlier = await readBack(s3, object);
   if (earlier) {
     if (same(earlier)) return;
     throw new S3KeyTaken(`${storageKey} already holds other bytes (sha256 ${earlier.sha256})`);
   }
   const upload = new Upload({
-    client: await client(),
+    client: s3,
     params: { ...object, Body: fs.createReadStream(filePath), Metadata: { sha256: known.sha256 } },
     partSize: PART_BYTES,
     queueSize: PARTS_IN_FLIGHT,
     leavePartsOnError: false,
   });
   await upload.done();
-  const stored = await readBack(await client(), object);
+  const stored = await readBack(s3, object);
   if (!same(stored)) {
-    await (await client()).send(new DeleteObjectCommand(object)).catch(() => undefined);
+    await s3.send(new DeleteObjectCommand(object)).catch(() => undefined);
     throw new S3Unverified(
       `${storageKey} read back as ${stored ? `sha256 ${stored.sha256}, ${stored.sizeBytes} bytes` : 'nothing'}, not the ${known.sha256} (${known.sizeBytes} bytes) sent; it was removed`,
     );
@@ -157,7 +157,10 @@ export function createS3Store(
   return {
     /** Stores a local file under `key` in the bucket (putVerified). */
     async put(filePath: string, known: Digest, key: string): Promise<void> {
-      await putVerified(client, { filePath, known, object: located(key) }).catch(unavailable(`store ${location.bucket}/${key}`));
+      // One client for the whole put: its keys read once, not at each of its four requests.
+      await client()
+        .then((s3) => putVerified(s3, { filePath, known, object: located(key) }))
+        .catch(unavailable(`store ${location.bucket}/${key}`));
     },
 
     /** The object's bytes as a stream; a failure to fetch them ends the stream with the error. */
