@@ -1,6 +1,7 @@
 import { log } from '@temporalio/activity';
 import { edgeCanaryWeightOf, edgeHostsOf, edgeRequestsInFlight, edgeRoutesSlug, edgeRoutesToService, EdgeVersion } from '../../edge/admin';
 import { finalFailure, retryableFailure } from '../failures';
+import { askUntil, pauseMs } from '../../lib/poll-until';
 
 /** How long a registry change may take to show at the edge before the run goes on without its confirmation. */
 const EDGE_CONFIRM_MS = 15000;
@@ -28,19 +29,23 @@ async function untilEdge<Seen>(
   const withinMs = args.withinMs ?? EDGE_CONFIRM_MS;
   const started = Date.now();
   const deadline = started + withinMs;
-  for (;;) {
-    const seen = await args.sees();
-    if (seen === null) {
-      log.warn(`the edge's admin at ${adminUrl} does not answer; ${args.unconfirmed}`);
-      return;
-    }
-    if (await args.settled(seen)) return;
-    if (Date.now() > deadline) {
-      args.late(seen, withinMs);
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, Date.now() - started < QUICK_LOOKS_MS ? POLL_MS : SLOW_POLL_MS));
-  }
+  // A plain pause, not an activity's: a test asks the edge through these outside any activity.
+  await askUntil(
+    async () => {
+      const seen = await args.sees();
+      if (seen === null) {
+        log.warn(`the edge's admin at ${adminUrl} does not answer; ${args.unconfirmed}`);
+        return true;
+      }
+      if (await args.settled(seen)) return true;
+      if (Date.now() > deadline) {
+        args.late(seen, withinMs);
+        return true;
+      }
+      return undefined;
+    },
+    pauseMs(() => (Date.now() - started < QUICK_LOOKS_MS ? POLL_MS : SLOW_POLL_MS)),
+  );
 }
 
 /**

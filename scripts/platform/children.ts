@@ -121,18 +121,6 @@ export function stopChild(child: ChildProcess, graceMs = 10000, signal: NodeJS.S
 }
 
 /**
- * Asks `check` every `everyMs` until it gives an answer (anything but `undefined`), and returns that answer.
- * `check` throws to give up: at a deadline, or when what it waits for has failed.
- */
-export async function pollUntil<T>(everyMs: number, check: () => Promise<T | undefined>): Promise<T> {
-  for (;;) {
-    const answer = await check();
-    if (answer !== undefined) return answer;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
-/**
  * Waits until `url` answers as `isUp` wants (a 2xx unless told otherwise); `stopIf` names a reason to stop
  * waiting at once (the process serving it exited).
  */

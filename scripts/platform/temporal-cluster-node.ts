@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../temporal-config/temporal-cli';
 import { TemporalServerBinaries } from '../temporal-server';
-import { freePort, pollUntil, stopChild, writtenFromNow } from './children';
+import { askUntil, pauseMs } from '../../lib/poll-until';
+import { freePort, stopChild, writtenFromNow } from './children';
 import { frontendAnswers } from './temporal';
 
 /**
@@ -177,14 +178,14 @@ async function startNodeOnce(context: NodeContext, index: number, name: string, 
   spawned(child);
   const frontend = `127.0.0.1:${context.ports[index].frontend}`;
   const deadline = Date.now() + 90000;
-  await pollUntil(250, async () => {
+  await askUntil(async () => {
     if ((await frontendAnswers(frontend, context.clientTls)) === true) return true;
     if (child.exitCode !== null || child.signalCode !== null) {
       throw /address already in use/.test(said()) ? new PortTaken(name) : new Error(`Temporal node ${name} exited while starting: see ${logFile}`);
     }
     if (Date.now() > deadline) throw new Error(`Temporal node ${name} did not answer on ${frontend} within 90 s: see ${logFile}`);
     return undefined;
-  });
+  }, pauseMs(250));
 }
 
 /** Node `index` of the cluster: not started yet. */

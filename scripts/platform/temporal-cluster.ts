@@ -9,7 +9,8 @@ import { clientTlsOf, ensureTemporalTls } from '../../temporal-config/server-cer
 import { TOOLS_ENVOY, envoyProblem } from '../envoy';
 import { TemporalServerBinaries } from '../temporal-server';
 import { ensureClusterNamespaces } from './temporal-namespaces';
-import { pollUntil, stopChild } from './children';
+import { askUntil, pauseMs } from '../../lib/poll-until';
+import { stopChild } from './children';
 import { ClusterNode, clusterNode, exitOf, NodeContext, NodeKeys, NodePorts, pickNodePorts, SqlEndpoint } from './temporal-cluster-node';
 
 export type { ClusterNode, SqlEndpoint } from './temporal-cluster-node';
@@ -106,7 +107,7 @@ async function startDoor(args: { port: number; frontends: number[]; dir: string 
   });
   fs.closeSync(log);
   const deadline = Date.now() + 20000;
-  return pollUntil(100, async () => {
+  return askUntil(async () => {
     if (child.exitCode !== null) throw new Error(`the Temporal door (Envoy) exited while starting: see ${path.join(args.dir, 'door.log')}`);
     if (fs.existsSync(adminFile) && fs.readFileSync(adminFile, 'utf8').trim()) {
       const admin = fs.readFileSync(adminFile, 'utf8').trim();
@@ -122,7 +123,7 @@ async function startDoor(args: { port: number; frontends: number[]; dir: string 
       throw new Error('the Temporal door (Envoy) did not listen within 20 s');
     }
     return undefined;
-  });
+  }, pauseMs(100));
 }
 
 /**
@@ -188,7 +189,7 @@ export async function startTemporalCluster(args: {
   const nodes: ClusterNode[] = ports.map((_, index) => clusterNode(context, index));
   const stop = async () => {
     for (const node of nodes) await node.stop();
-    await stopChild(doorProcess, 15000);
+    await doorControl.stop();
   };
   const doorControl = {
     exited: () => exitOf(doorProcess),

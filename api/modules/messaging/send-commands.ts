@@ -31,6 +31,7 @@ import {
 } from '../../../workflows/messaging/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { PageRequest } from '../../../data/paging';
+import { askUntil, pauseMs } from '../../../lib/poll-until';
 
 // What the send routes do: each a command the route calls once it has parsed and authorised.
 
@@ -157,14 +158,13 @@ export async function sendToRole(
  */
 async function deliveryClosed({ temporal }: Deps, logId: string): Promise<void> {
   const handle = temporal.client.workflow.getHandle(emailWorkflowId(logId));
-  for (let waited = 0; waited < 5000; waited += 100) {
+  await askUntil(async (attempt) => {
     const running = await handle.describe().then(
       (description) => description.status.name === 'RUNNING',
       () => false,
     );
-    if (!running) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return !running || attempt >= 50 ? true : undefined;
+  }, pauseMs(100));
 }
 
 /** A FAILED email sent again: its log goes back to PENDING, and a new run delivers it. */
