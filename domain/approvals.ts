@@ -134,6 +134,14 @@ export function publishInputProblem(input: unknown): Problem {
   ]);
 }
 
+/** Why an archive run's input is refused, or null: a publish run's input, with action ARCHIVE and a due time. */
+export function archiveInputProblem(input: unknown): Problem {
+  const problem = publishInputProblem(input);
+  if (problem) return problem;
+  const given = input as PublishInput;
+  return given.action === 'ARCHIVE' && given.dueAt ? null : 'an archive run has action ARCHIVE and a dueAt';
+}
+
 /**
  * The decide endpoint's doorbell. It carries no decision: only the id of the one the endpoint recorded
  * in the platform's database, which the run confirms there before it acts. A forged request names no

@@ -11,6 +11,7 @@ export { reconcileServices } from './deploy/reconcile-services';
 export { obtainCertificate } from './deploy/obtain-certificate';
 export { renewCertificates } from './deploy/renew-certificates';
 export { publishComponent } from './approvals/publish-component';
+export { archiveComponent } from './approvals/archive-component';
 export { pruneRevisionsDaily } from './approvals/prune-revisions-daily';
 export { sendEmail } from './messaging/send-email';
 export { sendEmailToRole } from './messaging/send-email-to-role';

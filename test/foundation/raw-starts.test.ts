@@ -44,6 +44,23 @@ const hostile: Array<[string, string, unknown]> = [
     },
   ],
   ['publishComponent', 'approvals', null],
+  ['archiveComponent', 'approvals', null],
+  // A publish's input sent to the archive run: it would otherwise archive the page that was to be published.
+  [
+    'archiveComponent',
+    'approvals',
+    {
+      componentType: 'PAGE',
+      siteId: 'site-1',
+      resourceId: '00000000-0000-4000-8000-000000000001',
+      revision: 1,
+      callbackPath: '/api/content/pages/00000000-0000-4000-8000-000000000001/approval-callback',
+      requestedBy: 'm',
+      title: null,
+      comment: null,
+      correlationId: null,
+    },
+  ],
   ['sendEmail', 'messaging', { logId: '1 or 1=1' }],
   ['sendEmailToRole', 'messaging', { batchId: 'everyone' }],
   ['deployService', 'deployments', { deploymentId: randomUUID(), serviceName: '../core', ...timings }],

@@ -1,5 +1,5 @@
 import * as workflows from '../../workflows';
-import { PUBLISH_WORKFLOW, PublishWorkflow } from '../../workflows/approvals/definitions';
+import { ARCHIVE_COMPONENT_WORKFLOW, ArchiveComponentWorkflow, PUBLISH_WORKFLOW, PublishWorkflow } from '../../workflows/approvals/definitions';
 import { ARCHIVE_RESTORE_WORKFLOW, ARCHIVE_RUN_WORKFLOW, ArchiveRestoreWorkflow, ArchiveRunWorkflow } from '../../workflows/archival/definitions';
 import {
   CHANGE_SERVICE_LIMITS_WORKFLOW,
@@ -19,6 +19,7 @@ import { SEND_EMAIL_TO_ROLE_WORKFLOW, SEND_EMAIL_WORKFLOW, SendEmailToRoleWorkfl
  */
 const implementations: {
   publish: PublishWorkflow;
+  archiveComponent: ArchiveComponentWorkflow;
   archiveRun: ArchiveRunWorkflow;
   archiveRestore: ArchiveRestoreWorkflow;
   deploy: DeployServiceWorkflow;
@@ -29,6 +30,7 @@ const implementations: {
   sendEmailToRole: SendEmailToRoleWorkflow;
 } = {
   publish: workflows.publishComponent,
+  archiveComponent: workflows.archiveComponent,
   archiveRun: workflows.archiveLogs,
   archiveRestore: workflows.restoreArchive,
   deploy: workflows.deployService,
@@ -41,6 +43,7 @@ const implementations: {
 
 test.each([
   [PUBLISH_WORKFLOW, implementations.publish],
+  [ARCHIVE_COMPONENT_WORKFLOW, implementations.archiveComponent],
   [ARCHIVE_RUN_WORKFLOW, implementations.archiveRun],
   [ARCHIVE_RESTORE_WORKFLOW, implementations.archiveRestore],
   [DEPLOY_SERVICE_WORKFLOW, implementations.deploy],

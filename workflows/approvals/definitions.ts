@@ -51,6 +51,10 @@ export const publishProgressQuery = defineQuery<PublishProgress>('progress');
 export const PUBLISH_WORKFLOW = 'publishComponent';
 export type PublishWorkflow = (input: PublishInput) => Promise<PublishProgress>;
 
+/** The scheduled archive of a component, started under the item's publish id with the same input and answers. */
+export const ARCHIVE_COMPONENT_WORKFLOW = 'archiveComponent';
+export type ArchiveComponentWorkflow = PublishWorkflow;
+
 /** The daily revision retention job: its schedule, and the workflow the schedule starts. */
 export const REVISION_RETENTION_SCHEDULE_ID = 'revision-retention';
 export const REVISION_RETENTION_WORKFLOW = 'pruneRevisionsDaily';

@@ -5,7 +5,16 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ApprovalsActivities } from '../../activities/approvals';
 import type { ApprovalStage, ConfirmedDecision, NoticeKind, PublishInput } from '../../domain/approvals';
 import { timeSkippingEnvironment, workerWith } from '../../test/support/time-skipping';
-import { cancelScheduleUpdate, decideUpdate, PUBLISH_WORKFLOW, PublishProgress, publishProgressQuery, PublishWorkflow, submittedUpdate } from './definitions';
+import {
+  ARCHIVE_COMPONENT_WORKFLOW,
+  cancelScheduleUpdate,
+  decideUpdate,
+  PUBLISH_WORKFLOW,
+  PublishProgress,
+  publishProgressQuery,
+  PublishWorkflow,
+  submittedUpdate,
+} from './definitions';
 
 /**
  * The publish workflow's logic on the time-skipping test server: reminders, escalation, due times, cancel
@@ -344,11 +353,12 @@ test('the callback is retried until the component takes it, with backoff, then t
   expect(named(calls, 'closeApproval')[0].at).toBeGreaterThanOrEqual(attempts[6]);
 });
 
-test('an archive due later wakes two seconds early, hands its activity the due time, and never publishes', async () => {
+// publishComponent archived until archiveComponent took that over; its runs from before go on archiving.
+test.each([ARCHIVE_COMPONENT_WORKFLOW, PUBLISH_WORKFLOW])('an archive due later, run by %s, wakes two seconds early, hands its activity the due time, and never publishes', async (workflowType) => {
   const { activities, calls } = standIns();
   const result = await run(activities, async (taskQueue) => {
     const dueAt = new Date((await env.currentTimeMs()) + 14 * DAY).toISOString();
-    const published = await env.client.workflow.execute(PUBLISH_WORKFLOW, {
+    const published = await env.client.workflow.execute<PublishWorkflow>(workflowType, {
       taskQueue,
       workflowId: randomUUID(),
       args: [publishInput({ action: 'ARCHIVE', dueAt })],
@@ -360,6 +370,21 @@ test('an archive due later wakes two seconds early, hands its activity the due t
   });
   expect(result.stage).toBe('ARCHIVED');
   expect(calls.map((call) => call.name)).toEqual(['recordSchedule', 'archiveNow', 'finishSchedule']);
+});
+
+test.each([
+  ['a publish', {}],
+  ['an archive with no due time', { action: 'ARCHIVE' as const }],
+])('archiveComponent refuses %s VALIDATION_FAILED, before any activity', async (_what, overrides) => {
+  const { activities, calls } = standIns();
+  const failure = await run(activities, (taskQueue) =>
+    env.client.workflow
+      .execute(ARCHIVE_COMPONENT_WORKFLOW, { taskQueue, workflowId: randomUUID(), args: [publishInput(overrides)] })
+      .catch((error: unknown) => error),
+  );
+  expect(failure).toBeInstanceOf(WorkflowFailedError);
+  expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'VALIDATION_FAILED' });
+  expect(calls).toEqual([]);
 });
 
 test('input off its contract fails the run at once, before any activity', async () => {
@@ -383,7 +408,7 @@ test.each(['PUBLISH', 'ARCHIVE'] as const)(
     const { activities, calls } = standIns({ holdChange: () => gate });
     const result = await run(activities, async (taskQueue) => {
       const dueAt = new Date((await env.currentTimeMs()) + HOUR).toISOString();
-      const handle = await env.client.workflow.start<PublishWorkflow>(PUBLISH_WORKFLOW, {
+      const handle = await env.client.workflow.start<PublishWorkflow>(action === 'PUBLISH' ? PUBLISH_WORKFLOW : ARCHIVE_COMPONENT_WORKFLOW, {
         taskQueue,
         workflowId: randomUUID(),
         args: [publishInput({ action, dueAt })],

@@ -19,6 +19,7 @@ import {
   submittedUpdate,
   PUBLISH_WORKFLOW,
   PublishWorkflow,
+  ARCHIVE_COMPONENT_WORKFLOW,
 } from '../../../workflows/approvals/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 
@@ -159,7 +160,9 @@ async function startPublishOnce(
     correlationId: null,
     ...(args.dueAt ? { action: args.action ?? 'PUBLISH', dueAt: args.dueAt } : {}),
   };
-  const start = new WithStartWorkflowOperation<PublishWorkflow>(PUBLISH_WORKFLOW, { ...publishStartOptions(input), workflowIdConflictPolicy: 'FAIL' });
+  // A scheduled archive is a workflow of its own, under the same id: one change of an item at a time.
+  const workflowType = input.action === 'ARCHIVE' ? ARCHIVE_COMPONENT_WORKFLOW : PUBLISH_WORKFLOW;
+  const start = new WithStartWorkflowOperation<PublishWorkflow>(workflowType, { ...publishStartOptions(input), workflowIdConflictPolicy: 'FAIL' });
   let progress: PublishProgress;
   let runId: string;
   try {
