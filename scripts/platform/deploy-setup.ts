@@ -18,14 +18,15 @@ const EDGE_DOOR = 'opsflow-edge-door';
  * loopback unless DEPLOY_REGISTRY names one, and the edge (a process on this host) gets its door into the
  * services' overlays. Answers the settings the platform's processes then run with.
  */
-export async function embeddedSwarm(dataDir: string, dockerHost: string | null): Promise<NodeJS.ProcessEnv> {
-  if (process.env.DEPLOY_DRIVER !== 'swarm') return {};
+export async function embeddedSwarm(dataDir: string, env: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
+  if (env.DEPLOY_DRIVER !== 'swarm') return {};
+  const dockerHost = env.DOCKER_HOST || null;
   const docker = createDocker({ dockerHost }).docker;
-  const advertiseAddress = await swarmAdvertiseAddress(docker, { configured: process.env.SWARM_ADVERTISE_ADDR || null });
+  const advertiseAddress = await swarmAdvertiseAddress(docker, { configured: env.SWARM_ADVERTISE_ADDR || null });
   await ensureSwarm(docker, { advertiseAddress });
   step('the Docker engine is a swarm manager');
   const settings: NodeJS.ProcessEnv = {};
-  if (!process.env.DEPLOY_REGISTRY) {
+  if (!env.DEPLOY_REGISTRY) {
     const registry = await startRegistry({
       port: EMBEDDED_REGISTRY_PORT,
       dir: path.join(dataDir, 'registry'),
@@ -36,11 +37,11 @@ export async function embeddedSwarm(dataDir: string, dockerHost: string | null):
     settings.DEPLOY_REGISTRY = registry.address;
   }
   // The door runs on the base image: it must exist before the door opens.
-  if (process.env.DEPLOY_BASE_IMAGE_BUILD === 'debian') await readyBaseImageNow(docker, dockerHost);
-  await openEdgeDoor(docker, { name: EDGE_DOOR, image: process.env.DEPLOY_BASE_IMAGE! });
+  if (env.DEPLOY_BASE_IMAGE_BUILD === 'debian') await readyBaseImageNow(docker, { image: env.DEPLOY_BASE_IMAGE!, dockerHost });
+  await openEdgeDoor(docker, { name: EDGE_DOOR, image: env.DEPLOY_BASE_IMAGE! });
   stops.push({ name: 'edge door', stop: () => closeEdgeDoor(docker, EDGE_DOOR) });
   step(`the edge reaches the services' overlays through ${EDGE_DOOR}`);
-  const attach = process.env.DEPLOY_ATTACH_CONTAINERS;
+  const attach = env.DEPLOY_ATTACH_CONTAINERS;
   settings.DEPLOY_ATTACH_CONTAINERS = attach ? `${attach},${EDGE_DOOR}` : EDGE_DOOR;
   return settings;
 }
@@ -52,17 +53,15 @@ const LOCAL_JRE_IMAGE = 'opsflow/jre:17';
  * The base image of JAR deploys: the contract's default is a public image, which a machine without an image
  * registry cannot pull, so when DEPLOY_BASE_IMAGE names none `npm start` runs JAR deploys on a JRE image
  * built here from Debian packages (DEPLOY_BASE_IMAGE_BUILD=debian). An image the user names is theirs: it
- * is built only when they say DEPLOY_BASE_IMAGE_BUILD=debian too. Set before the platform's processes start.
+ * is built only when they say DEPLOY_BASE_IMAGE_BUILD=debian too. Answers the settings to add.
  */
-export function chooseBaseImage(): void {
-  if (process.env.DEPLOY_BASE_IMAGE) return;
-  process.env.DEPLOY_BASE_IMAGE = LOCAL_JRE_IMAGE;
-  process.env.DEPLOY_BASE_IMAGE_BUILD ||= 'debian';
+export function chooseBaseImage(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.DEPLOY_BASE_IMAGE) return {};
+  return { DEPLOY_BASE_IMAGE: LOCAL_JRE_IMAGE, DEPLOY_BASE_IMAGE_BUILD: env.DEPLOY_BASE_IMAGE_BUILD || 'debian' };
 }
 
 /** Builds the base image now, saying what it does; Ctrl-C ends the build with the platform. */
-async function readyBaseImageNow(docker: Docker, dockerHost: string | null): Promise<void> {
-  const image = process.env.DEPLOY_BASE_IMAGE!;
+async function readyBaseImageNow(docker: Docker, { image, dockerHost }: { image: string; dockerHost: string | null }): Promise<void> {
   const building = new AbortController();
   const stop = { name: 'the JAR base image build', stop: async () => building.abort() };
   stops.push(stop);
@@ -80,14 +79,14 @@ async function readyBaseImageNow(docker: Docker, dockerHost: string | null): Pro
  * missing and not buildable (JAR deploys refused, naming debootstrap), or missing and buildable: then it is
  * built in the background, saying how it goes, and a JAR deploy that comes meanwhile waits for it.
  */
-export async function prepareDeploys(dockerHost: string | null): Promise<void> {
+export async function prepareDeploys(env: NodeJS.ProcessEnv, dockerHost: string | null): Promise<void> {
   const handle = createDocker({ dockerHost });
   if (!(await handle.ping())) {
     step(`Docker engine: not answering. Deploys are refused until it does (${DOCKER_UNAVAILABLE_DETAIL.replace(/^The Docker engine does not answer: /, '')})`);
     return;
   }
-  const image = process.env.DEPLOY_BASE_IMAGE!;
-  if (process.env.DEPLOY_BASE_IMAGE_BUILD !== 'debian') {
+  const image = env.DEPLOY_BASE_IMAGE!;
+  if (env.DEPLOY_BASE_IMAGE_BUILD !== 'debian') {
     step(`JAR deploys on ${image}`);
     return;
   }
@@ -98,7 +97,7 @@ export async function prepareDeploys(dockerHost: string | null): Promise<void> {
     step(`JAR deploys: refused until the base image can be had. ${found.reason}`);
   } else {
     step(`JAR deploys on ${image}: missing, built in the background (a JAR deploy meanwhile waits for it)`);
-    readyBaseImageNow(handle.docker, dockerHost).catch((error: Error) =>
+    readyBaseImageNow(handle.docker, { image, dockerHost }).catch((error: Error) =>
       step(`the JAR base image was not built: ${error.message} (the next JAR deploy tries again)`),
     );
   }
