@@ -68,48 +68,53 @@ export function presentApproval(row: ApprovalRow) {
   };
 }
 
-/** The approvals module: policies, the internal submit endpoint, the managers' queue and the decide endpoint. */
-export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
-  /** A page of approvals, each with its comparison against what is live: a few queries for the page, not a few per item. */
-  const withComparisons = async (page: Page<ApprovalRow>) => {
-    const compared = page.items.flatMap((approval, index) => {
-      const type = componentType(approval.component_type);
-      return type ? [{ index, type, id: approval.resource_id, rev: approval.revision }] : [];
-    });
-    const comparisons = await changesAgainstLiveOfMany(db, compared);
-    const comparisonOf = new Map(compared.map((item, at) => [item.index, comparisons[at]]));
-    return {
-      items: page.items.map((approval, index) => ({ ...presentApproval(approval), comparison: comparisonOf.get(index) ?? null })),
-      nextCursor: page.nextCursor,
-    };
+/** A page of approvals, each with its comparison against what is live: a few queries for the page, not a few per item. */
+async function withComparisons(db: AppDeps['db'], page: Page<ApprovalRow>) {
+  const compared = page.items.flatMap((approval, index) => {
+    const type = componentType(approval.component_type);
+    return type ? [{ index, type, id: approval.resource_id, rev: approval.revision }] : [];
+  });
+  const comparisons = await changesAgainstLiveOfMany(db, compared);
+  const comparisonOf = new Map(compared.map((item, at) => [item.index, comparisons[at]]));
+  return {
+    items: page.items.map((approval, index) => ({ ...presentApproval(approval), comparison: comparisonOf.get(index) ?? null })),
+    nextCursor: page.nextCursor,
   };
+}
+
+/** The approval policies: which component types need approval, in a site or globally. Only ADMIN manages them. */
+function policyRoutes({ db }: AppDeps): AnyRoute[] {
   const ADMIN = access.roles('ADMIN');
+  return resourceRoutes({
+    path: '/api/workflow/approvals/policies',
+    tag: 'workflow',
+    noun: { one: 'policy', many: 'policies' },
+    access: ADMIN,
+    summaries: {
+      list: 'Approval policies',
+      create: 'Create an approval policy for a component type, in a site or globally (siteId null)',
+      read: 'One approval policy',
+      update: 'Replace an approval policy',
+      remove: 'Delete an approval policy',
+    },
+    schemas: {
+      listQuery: Type.Object({ ...pageQueryFields }),
+      page: pageSchema(PolicySchema),
+      item: PolicySchema,
+      create: PolicyBody,
+      update: PolicyBody,
+      idParams: PolicyIdParams,
+    },
+    errors: { create: ['NOT_FOUND', 'APPROVAL_POLICY_EXISTS'], update: ['APPROVAL_POLICY_EXISTS'] },
+    db,
+    data: { list: listPolicies, create: createPolicy, read: findPolicy, update: replacePolicy, remove: deletePolicy },
+    present: presentPolicy,
+  });
+}
+
+/** The internal submit endpoint: opens an approval and starts the publish run that will carry it. */
+function submitRoutes({ db, temporal }: AppDeps): AnyRoute[] {
   return [
-    ...resourceRoutes({
-      path: '/api/workflow/approvals/policies',
-      tag: 'workflow',
-      noun: { one: 'policy', many: 'policies' },
-      access: ADMIN,
-      summaries: {
-        list: 'Approval policies',
-        create: 'Create an approval policy for a component type, in a site or globally (siteId null)',
-        read: 'One approval policy',
-        update: 'Replace an approval policy',
-        remove: 'Delete an approval policy',
-      },
-      schemas: {
-        listQuery: Type.Object({ ...pageQueryFields }),
-        page: pageSchema(PolicySchema),
-        item: PolicySchema,
-        create: PolicyBody,
-        update: PolicyBody,
-        idParams: PolicyIdParams,
-      },
-      errors: { create: ['NOT_FOUND', 'APPROVAL_POLICY_EXISTS'], update: ['APPROVAL_POLICY_EXISTS'] },
-      db,
-      data: { list: listPolicies, create: createPolicy, read: findPolicy, update: replacePolicy, remove: deletePolicy },
-      present: presentPolicy,
-    }),
     defineRoute({
       method: 'post',
       path: '/api/workflow/approvals/submit',
@@ -145,6 +150,12 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         ctx.body = { required: submitted.required, correlationId: submitted.correlationId };
       },
     }),
+  ];
+}
+
+/** The lists of approvals: the managers' queue, and the caller's own requests. */
+function queueRoutes({ db }: AppDeps): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/api/workflow/approvals',
@@ -156,7 +167,7 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       errors: [],
       handler: async (ctx, { query, identity }) => {
         const sites = identity.roles.includes('ADMIN') ? 'ALL' : identity.sites;
-        ctx.body = await withComparisons(await approvalQueue(db, { sites, status: query.status, page: query }));
+        ctx.body = await withComparisons(db, await approvalQueue(db, { sites, status: query.status, page: query }));
       },
     }),
     defineRoute({
@@ -172,9 +183,15 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         // Only in the sites the caller belongs to now: a request left behind in a site they have left is not
         // theirs to read any more, nor its diff (#58).
         const sites = identity.roles.includes('ADMIN') ? 'ALL' : identity.sites;
-        ctx.body = await withComparisons(await approvalQueue(db, { sites, requestedBy: identity.id, status: query.status, page: query }));
+        ctx.body = await withComparisons(db, await approvalQueue(db, { sites, requestedBy: identity.id, status: query.status, page: query }));
       },
     }),
+  ];
+}
+
+/** The scheduled publishes and archives still to come, and who may cancel each. */
+function scheduledRoutes({ db, temporal }: AppDeps): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/api/workflow/scheduled',
@@ -216,6 +233,12 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
         }));
       },
     }),
+  ];
+}
+
+/** One approval by its correlation id: read it with its run's progress, or decide its current stage. */
+function approvalItemRoutes({ db, temporal }: AppDeps): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/api/workflow/approvals/:correlationId',
@@ -260,4 +283,10 @@ export function approvalRoutes({ db, temporal }: AppDeps): AnyRoute[] {
       },
     }),
   ];
+}
+
+/** The approvals module: policies, the internal submit endpoint, the managers' queue and the decide endpoint. */
+export function approvalRoutes(deps: AppDeps): AnyRoute[] {
+  // Keep this order: the router takes the first match, and `/approvals/:correlationId` would take `policies` or `mine` for an id.
+  return [...policyRoutes(deps), ...submitRoutes(deps), ...queueRoutes(deps), ...scheduledRoutes(deps), ...approvalItemRoutes(deps)];
 }

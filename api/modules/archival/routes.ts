@@ -65,8 +65,8 @@ import {
 
 const RUN_IN_PROGRESS = 'ARCHIVE_RUN_IN_PROGRESS';
 
-/** Settings: archive retention policies, on-demand archive runs and their reports. */
-export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
+/** What every archival route shares: the deps, whether a run is going, and a policy's sink from its body. */
+function archivalPlace({ db, temporal, config }: AppDeps) {
   const isRunning = async (logType: LogType): Promise<boolean> => {
     try {
       return (await temporal.client.workflow.getHandle(archiveRunWorkflowId(logType)).describe()).status.name === 'RUNNING';
@@ -113,6 +113,12 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
     });
     return { sink: 's3', s3StoreId: store.id, s3Prefix: prefix ?? null };
   };
+  return { db, temporal, config, isRunning, sinkOf };
+}
+type ArchivalPlace = ReturnType<typeof archivalPlace>;
+
+/** Which retention applies, archive runs started on demand, and a run's progress. */
+function runRoutes({ db, temporal, isRunning }: ArchivalPlace): AnyRoute[] {
   return [
     defineRoute({
       method: 'get',
@@ -172,6 +178,12 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         ctx.body = await archiveRunReport(temporal, params.workflowId);
       },
     }),
+  ];
+}
+
+/** Archive files loaded back into their log tables, and the reports of those restores. */
+function restoreRoutes({ db, temporal }: ArchivalPlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'post',
       path: '/api/settings/archive-restores',
@@ -211,6 +223,12 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         ctx.body = await archiveRestoreReport(temporal, params.workflowId);
       },
     }),
+  ];
+}
+
+/** Legal holds on archive files: listed, placed, read and released. */
+function holdRoutes({ db }: ArchivalPlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/api/settings/archive-holds',
@@ -268,6 +286,12 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         ctx.body = presentHold(await releaseArchiveHold(db, { id: params.id, reason: query.reason, actor: actorOf(identity) }));
       },
     }),
+  ];
+}
+
+/** The platform's archive sink, and the keys of its S3 store. */
+function sinkRoutes({ db, config }: ArchivalPlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/api/settings/archive-sink',
@@ -304,6 +328,12 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
         ctx.body = presentStoreKeys(store);
       },
     }),
+  ];
+}
+
+/** The retention policies themselves: listed, created, read, changed and deleted. */
+function policyRoutes({ db, sinkOf }: ArchivalPlace): AnyRoute[] {
+  return [
     ...resourceRoutes({
       path: '/api/settings/archive-policies',
       tag: 'settings',
@@ -336,4 +366,11 @@ export function archivalRoutes({ db, temporal, config }: AppDeps): AnyRoute[] {
       present: presentPolicy,
     }),
   ];
+}
+
+/** Settings: archive retention policies, on-demand archive runs and their reports. */
+export function archivalRoutes(deps: AppDeps): AnyRoute[] {
+  const place = archivalPlace(deps);
+  // The router matches in order: `resolve` must come before the policies' `/:id`, which would take it for an id.
+  return [...runRoutes(place), ...restoreRoutes(place), ...holdRoutes(place), ...sinkRoutes(place), ...policyRoutes(place)];
 }

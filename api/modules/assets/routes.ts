@@ -23,12 +23,8 @@ import { ArchiveStoredSchema, ArchiveUploadFields, AssetIdParams, AssetUploadFie
 
 const MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024;
 
-/**
- * What the assets module answers itself, beside the collection routes every versioned type has: the
- * internal archive sink, upload (create), the list (with the pickers' `selectable`), download of the
- * published revision, and delete.
- */
-export function assetRoutes({ db, storage, archives, config, logger }: AppDeps): AnyRoute[] {
+/** What every asset route shares: the deps, the ASSET type, and the reads and the archive store they use. */
+function assetPlace({ db, storage, archives, config, logger }: AppDeps) {
   const ASSET = componentType('ASSET')!;
   const findAsset = async (id: string): Promise<AssetRow> => {
     const row = await findAssetRow(db, id);
@@ -72,6 +68,12 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
       return { status: 200, asset: winner };
     }
   };
+  return { db, storage, config, logger, ASSET, findAsset, publishedRevision, storeArchiveFile };
+}
+type AssetPlace = ReturnType<typeof assetPlace>;
+
+/** The archive sink's upload: an archiver sends the bytes of an archive file. */
+function archiveUploadRoutes({ storeArchiveFile }: AssetPlace): AnyRoute[] {
   return [
     defineRoute({
       method: 'post',
@@ -102,6 +104,12 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
         }
       },
     }),
+  ];
+}
+
+/** The archive sink's staged store: the API takes a recorded part's file from the shared data folder. */
+function stagedArchiveRoutes({ db, config, storeArchiveFile }: AssetPlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'post',
       path: '/api/assets/internal/archive-staged',
@@ -153,6 +161,12 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
         }
       },
     }),
+  ];
+}
+
+/** Upload of a file as a new asset draft. */
+function uploadRoutes({ db, storage, config, ASSET }: AssetPlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'post',
       path: '/api/assets',
@@ -200,6 +214,12 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
         }
       },
     }),
+  ];
+}
+
+/** The list of a site's assets: published ones for the pickers, or drafts by status. */
+function listRoutes({ db, ASSET, publishedRevision }: AssetPlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/api/assets',
@@ -222,6 +242,12 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
         ctx.body = { items, nextCursor: page.nextCursor };
       },
     }),
+  ];
+}
+
+/** The bytes of an asset: an archive file for a restore, or the published revision for a user. */
+function readRoutes({ storage, findAsset, publishedRevision }: AssetPlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/api/assets/internal/archive/:id',
@@ -259,6 +285,12 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
         ctx.body = storage.read(String(published.storage_key));
       },
     }),
+  ];
+}
+
+/** Deletion of an asset, archive files under stricter rules. */
+function deleteRoutes({ db, storage, logger, ASSET, findAsset }: AssetPlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'delete',
       path: '/api/assets/:id',
@@ -290,6 +322,24 @@ export function assetRoutes({ db, storage, archives, config, logger }: AppDeps):
         ctx.status = 204;
       },
     }),
+  ];
+}
+
+/**
+ * What the assets module answers itself, beside the collection routes every versioned type has: the
+ * internal archive sink, upload (create), the list (with the pickers' `selectable`), download of the
+ * published revision, and delete.
+ */
+export function assetRoutes(deps: AppDeps): AnyRoute[] {
+  const place = assetPlace(deps);
+  // The router tries routes in the order given, so this order is kept as it was.
+  return [
+    ...archiveUploadRoutes(place),
+    ...stagedArchiveRoutes(place),
+    ...uploadRoutes(place),
+    ...listRoutes(place),
+    ...readRoutes(place),
+    ...deleteRoutes(place),
   ];
 }
 

@@ -3,14 +3,12 @@ import { AppDeps } from '../../deps';
 import { Identity, requireSiteMember } from '../../http/identity';
 import { presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
-import { conflict, ErrorCode, notFound } from '../../../lib/errors';
+import { conflict, notFound } from '../../../lib/errors';
 import { callbackMismatch } from '../../../domain/approvals';
 import { jsonDiff } from '../../../lib/json-diff';
-import { uniqueOr409 } from '../../../data/db-errors';
 import { findApproval, openApprovalOf } from '../../../data/approvals/approvals';
 import { COMPONENT_TYPES, ComponentType } from '../../../data/content/component-types';
 import {
-  ComponentRow,
   createComponent,
   deleteComponent,
   editComponent,
@@ -21,9 +19,8 @@ import {
   restoreComponent,
   setComponentStatus,
   snapshotOf,
-  Written,
 } from '../../../data/content/components';
-import { historyOf, rowAtRevision } from '../../../data/content/revisions';
+import { historyOf } from '../../../data/content/revisions';
 import type { Actor } from '../../../domain/actor';
 import {
   ArchiveBody,
@@ -34,7 +31,6 @@ import {
   editBody,
   PageQuery,
   entityPageSchema,
-  entitySchema,
   HistorySchema,
   IdParams,
   ListQuery,
@@ -46,52 +42,12 @@ import {
   ScheduledAnswer,
 } from './collection-schemas';
 import { cancelSchedule, componentTarget, dueTimeOf, startPublish } from './start-publish';
+import { collectionPlace, CollectionPlace } from './collection-place';
 
 export const actorOf = (identity: Identity): Actor => ({ id: identity.id, name: identity.name || null });
 
-/**
- * The endpoints every versioned collection has, built from the type's registration:
- * create, list, get, edit, delete, history, a revision, restore, publish, archive, preview, and the
- * internal approval callback.
- */
-export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[] {
-  const { db } = deps;
-  const tag = type.collection.split('/')[2];
-  const label = type.type;
-  const valuesOf = (body: Record<string, unknown>) => {
-    const { name, siteId: _siteId, ...fields } = body;
-    return { name: name as string, fields };
-  };
-  // Who writes this type: EDITOR, or ADMIN alone for approval chains (workflow definitions).
-  const AUTHOR = access.roles(type.authorRole ?? 'EDITOR');
-  const entity = entitySchema(type);
-  // The codes of the type's own refusals of a write (archive files are records).
-  const writeRefusals: ErrorCode[] = type.refuseWrite ? ['ARCHIVE_READ_ONLY'] : [];
-  const slugTaken = <T>(write: () => Promise<T>) => uniqueOr409(write, 'COMPONENT_SLUG_TAKEN', `Another ${label} of this site has that slug.`);
-
-  /** The entity, in a site the caller belongs to; 404 for an unknown id. */
-  const memberEntity = async (id: string, identity: Identity): Promise<ComponentRow> => {
-    const row = await findComponent(db, type, id);
-    if (!row) throw notFound(`No ${label} ${id}.`);
-    requireSiteMember(identity, row.site_id);
-    return row;
-  };
-  /** The type's own refusals (archive files are records) for a write to `current`, or one making it `next`. */
-  const refuseWrite = (current: ComponentRow, next?: Record<string, unknown>) => {
-    const refusal = type.refuseWrite?.(current, next);
-    if (refusal) throw refusal;
-  };
-  /** The entity as it was at `rev`; 404 REVISION_NOT_FOUND when it has no such revision. */
-  const revisionOr404 = async (id: string, rev: number) => {
-    const row = await rowAtRevision(db, type, id, rev);
-    if (!row) throw notFound(`${label} ${id} has no revision ${rev}.`, 'REVISION_NOT_FOUND');
-    return row;
-  };
-  const written = (result: Written | null, id: string) => {
-    if (!result) throw notFound(`No ${label} ${id}.`);
-    return presentComponent(type, result.row);
-  };
-
+/** Create, list and delete: a type may bring its own of these (`ownRoutes`), and then they are left out here. */
+function replaceableRoutes({ db, type, tag, label, AUTHOR, entity, valuesOf, slugTaken, memberEntity }: CollectionPlace): AnyRoute[] {
   const routes: AnyRoute[] = [];
   if (!type.ownRoutes?.includes('create')) {
     routes.push(
@@ -156,25 +112,31 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
       }),
     );
   }
+  return routes;
+}
 
-  /** A member's latest draft, at `…/:id` and its `suffix`: the same answer, for the callers `routeAccess` lets in. */
-  const draftRoute = (suffix: string, summary: string, routeAccess: typeof access.user) =>
-    defineRoute({
-      method: 'get',
-      path: `${type.collection}/:id${suffix}`,
-      tag,
-      summary,
-      access: routeAccess,
-      params: IdParams,
-      responses: { 200: { description: 'the draft', schema: entity } },
-      errors: ['NOT_FOUND'],
-      handler: async (ctx, { params, identity }) => {
-        ctx.body = presentComponent(type, await memberEntity(params.id, identity));
-      },
-    });
+/** A member's latest draft, at `…/:id` and its `suffix`: the same answer, for the callers `routeAccess` lets in. */
+function draftRoute({ type, tag, entity, memberEntity }: CollectionPlace, suffix: string, summary: string, routeAccess: typeof access.user) {
+  return defineRoute({
+    method: 'get',
+    path: `${type.collection}/:id${suffix}`,
+    tag,
+    summary,
+    access: routeAccess,
+    params: IdParams,
+    responses: { 200: { description: 'the draft', schema: entity } },
+    errors: ['NOT_FOUND'],
+    handler: async (ctx, { params, identity }) => {
+      ctx.body = presentComponent(type, await memberEntity(params.id, identity));
+    },
+  });
+}
 
-  routes.push(
-    draftRoute('', `The latest draft of a ${label}`, access.user),
+/** The latest draft: read and edited. */
+function draftRoutes(place: CollectionPlace): AnyRoute[] {
+  const { db, type, tag, label, AUTHOR, entity, writeRefusals, valuesOf, slugTaken, memberEntity, refuseWrite, written } = place;
+  return [
+    draftRoute(place, '', `The latest draft of a ${label}`, access.user),
     defineRoute({
       method: 'put',
       path: `${type.collection}/:id`,
@@ -195,6 +157,13 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         );
       },
     }),
+  ];
+}
+
+/** The revisions: listed, read one at a time, compared, and restored as a new draft. */
+function revisionRoutes(place: CollectionPlace): AnyRoute[] {
+  const { db, type, tag, label, AUTHOR, entity, writeRefusals, slugTaken, memberEntity, refuseWrite, revisionOr404, written } = place;
+  return [
     defineRoute({
       method: 'get',
       path: `${type.collection}/:id/history`,
@@ -268,6 +237,12 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         ctx.body = written(await slugTaken(() => restoreComponent(db, { type, id: params.id, rev: params.rev, actor: actorOf(identity) })), params.id);
       },
     }),
+  ];
+}
+
+/** Publish and archive, now or at a set time, and the cancel of what waits for its time. */
+function publishRoutes({ deps, db, type, tag, label, AUTHOR, entity, writeRefusals, memberEntity, refuseWrite, written }: CollectionPlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'post',
       path: `${type.collection}/:id/publish`,
@@ -331,8 +306,12 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         ctx.body = await cancelSchedule(deps, { typeName: type.type, id: params.id, identity });
       },
     }),
-    // The same draft as GET …/:id, for editors only: the console's preview pane opens it.
-    draftRoute('/preview', `The ${label}'s draft as it would be published`, access.roles('EDITOR')),
+  ];
+}
+
+/** The internal approval callback: the publish workflow reports the approval's outcome here. */
+function callbackRoutes({ db, type, tag, label, entity, written }: CollectionPlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'post',
       path: `${type.collection}/:id/approval-callback`,
@@ -366,8 +345,25 @@ export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[]
         ctx.body = written(result, params.id);
       },
     }),
-  );
-  return routes;
+  ];
+}
+
+/**
+ * The endpoints every versioned collection has, built from the type's registration:
+ * create, list, get, edit, delete, history, a revision, restore, publish, archive, preview, and the
+ * internal approval callback.
+ */
+export function collectionRoutes(deps: AppDeps, type: ComponentType): AnyRoute[] {
+  const place = collectionPlace(deps, type);
+  return [
+    ...replaceableRoutes(place),
+    ...draftRoutes(place),
+    ...revisionRoutes(place),
+    ...publishRoutes(place),
+    // The same draft as GET …/:id, for editors only: the console's preview pane opens it.
+    draftRoute(place, '/preview', `The ${place.label}'s draft as it would be published`, access.roles('EDITOR')),
+    ...callbackRoutes(place),
+  ];
 }
 
 /** Every registered type's collection. */

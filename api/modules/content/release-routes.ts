@@ -13,7 +13,6 @@ import {
   createRelease,
   deleteRelease,
   findRelease,
-  itemComponents,
   itemCounts,
   itemsOfRelease,
   listReleases,
@@ -22,19 +21,19 @@ import {
   putReleaseItem,
   releaseAuthorRole,
   ReleaseFailure,
-  ReleaseItemRow,
   ReleaseRow,
   refuseLockedRelease,
   removeReleaseItem,
   setReleaseStatus,
 } from '../../../data/content/releases';
 import { findApproval } from '../../../data/approvals/approvals';
-import { openScheduledChange, openScheduledChangesOf, ScheduledChangeRow } from '../../../data/approvals/scheduled-changes';
+import { openScheduledChange, openScheduledChangesOf } from '../../../data/approvals/scheduled-changes';
 import { ComponentTypeName } from '../approvals/schemas';
 import { actorOf } from './collection-routes';
 import { CallbackBody, PendingApprovalAnswer, ScheduledAnswer } from './collection-schemas';
 import { cancelSchedule, dueTimeOf, PublishTarget, startPublish } from './start-publish';
 import { ReleaseParams, ItemParams, ReleaseSummary, ReleaseSchema, PublishReleaseBody, PublishedReleaseAnswer } from './release-schemas';
+import { releasePresenters } from './release-presenters';
 
 /** What publishing or scheduling a release may be refused with. */
 const PUBLISH_REFUSALS: ErrorCode[] = [
@@ -47,56 +46,11 @@ const PUBLISH_REFUSALS: ErrorCode[] = [
   'TEMPORAL_UNAVAILABLE',
 ];
 
-const iso = (value: Date | null) => value?.toISOString() ?? null;
-
-/**
- * Releases: a named set of items of any types, each at a chosen revision, published in one transaction or
- * not at all; now, at a set time (a durable timer), or through one approval for the whole release.
- */
-export function releaseRoutes(deps: AppDeps): AnyRoute[] {
+/** What every release route shares: the release or 404, the checks on who may change it, and its answer. */
+function releasePlace(deps: AppDeps) {
   const { db } = deps;
   const EDITOR = access.roles('EDITOR');
-
-  /** A release as answered; `scheduled` is its open scheduled change, `items` given for the whole release. */
-  const present = async (release: ReleaseRow, count: number, scheduled: ScheduledChangeRow | undefined, items?: ReleaseItemRow[]) => {
-    const components = items ? await itemComponents(db, items) : null;
-    return {
-      id: release.id,
-      siteId: release.site_id,
-      name: release.name,
-      status: release.status === 'OPEN' && scheduled ? 'SCHEDULED' : release.status,
-      version: release.version,
-      publishAt: scheduled ? scheduled.due_at.toISOString() : null,
-      failure: release.failure,
-      itemCount: count,
-      createdBy: release.created_by,
-      createdAt: release.created_at.toISOString(),
-      updatedAt: release.updated_at.toISOString(),
-      publishedAt: iso(release.published_at),
-      publishedBy: release.published_by,
-      ...(items && components
-        ? {
-            items: items.map((item) => {
-              const now = components.get(`${item.component_type}:${item.component_id}`);
-              return {
-                id: item.id,
-                type: item.component_type,
-                componentId: item.component_id,
-                revision: item.revision,
-                name: now?.name ?? null,
-                componentStatus: now?.status ?? null,
-                addedBy: item.added_by,
-                addedAt: item.added_at.toISOString(),
-              };
-            }),
-          }
-        : {}),
-    };
-  };
-  const presentWhole = async (release: ReleaseRow) => {
-    const items = await itemsOfRelease(db, release.id);
-    return present(release, items.length, await openScheduledChange(db, RELEASE, release.id), items);
-  };
+  const { present, presentWhole } = releasePresenters(db);
   /** The release, in a site the caller belongs to; 404 for an unknown id. */
   const memberRelease = async (id: string, identity: Identity | null): Promise<ReleaseRow> => {
     const release = await findRelease(db, id);
@@ -125,6 +79,30 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
       failures.map((failure) => ({ path: failure.itemId ? `items.${failure.itemId}` : 'release', message: failure.message })),
     );
 
+  /** A release the caller may publish: in their site, holding items, not published or waiting already. */
+  async function publishable(id: string, identity: Identity): Promise<ReleaseRow> {
+    const release = await memberRelease(id, identity);
+    if (release.status === 'PUBLISHED' || release.status === 'PENDING_APPROVAL') {
+      throw conflict(release.status === 'PUBLISHED' ? 'RELEASE_LOCKED' : 'APPROVAL_PENDING', `Release ${id} is ${release.status}.`);
+    }
+    const items = await itemsOfRelease(db, id);
+    if (items.length === 0)
+      throw failed([{ itemId: null, componentType: null, componentId: null, reason: 'RELEASE_EMPTY', message: 'The release holds no item.' }]);
+    await requireReleaseAuthor(release, identity);
+    return release;
+  }
+
+  /** Items of an ADMIN-only type are published, scheduled, cancelled and taken out only by an ADMIN, as they would be alone. */
+  async function requireReleaseAuthor(release: ReleaseRow, identity: Identity): Promise<void> {
+    const role = await releaseAuthorRole(db, release.id);
+    if (!hasRole(identity, [role])) throw forbidden(`Release ${release.id} holds an item only an ${role} publishes.`);
+  }
+  return { deps, db, EDITOR, present, presentWhole, memberRelease, refuseItemChanges, targetOf, failed, publishable, requireReleaseAuthor };
+}
+type ReleasePlace = ReturnType<typeof releasePlace>;
+
+/** The types a release may hold, and releases created and listed. */
+function listAndCreateRoutes({ db, EDITOR, present, presentWhole }: ReleasePlace): AnyRoute[] {
   return [
     defineRoute({
       method: 'get',
@@ -185,6 +163,12 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
         ctx.body = { items, nextCursor: page.nextCursor };
       },
     }),
+  ];
+}
+
+/** One release: read and deleted. */
+function oneReleaseRoutes({ db, EDITOR, presentWhole, memberRelease, refuseItemChanges, requireReleaseAuthor }: ReleasePlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: `${RELEASE_COLLECTION}/:id`,
@@ -215,6 +199,12 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
         ctx.status = 204;
       },
     }),
+  ];
+}
+
+/** The items of a release: added, moved to another revision, and taken out. */
+function itemRoutes({ db, EDITOR, presentWhole, memberRelease, refuseItemChanges, requireReleaseAuthor }: ReleasePlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'post',
       path: `${RELEASE_COLLECTION}/:id/items`,
@@ -261,6 +251,12 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
         ctx.status = 204;
       },
     }),
+  ];
+}
+
+/** Publish now or at a set time, and the cancel of what waits for its time. */
+function publishRoutes({ deps, db, EDITOR, memberRelease, targetOf, failed, publishable, requireReleaseAuthor }: ReleasePlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'post',
       path: `${RELEASE_COLLECTION}/:id/publish`,
@@ -322,6 +318,12 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
         },
       }),
     ),
+  ];
+}
+
+/** The internal approval callback: the publish workflow reports the approval's outcome here. */
+function callbackRoutes({ db, presentWhole, memberRelease }: ReleasePlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'post',
       path: `${RELEASE_COLLECTION}/:id/approval-callback`,
@@ -359,25 +361,15 @@ export function releaseRoutes(deps: AppDeps): AnyRoute[] {
       },
     }),
   ];
+}
 
-  /** A release the caller may publish: in their site, holding items, not published or waiting already. */
-  async function publishable(id: string, identity: Identity): Promise<ReleaseRow> {
-    const release = await memberRelease(id, identity);
-    if (release.status === 'PUBLISHED' || release.status === 'PENDING_APPROVAL') {
-      throw conflict(release.status === 'PUBLISHED' ? 'RELEASE_LOCKED' : 'APPROVAL_PENDING', `Release ${id} is ${release.status}.`);
-    }
-    const items = await itemsOfRelease(db, id);
-    if (items.length === 0)
-      throw failed([{ itemId: null, componentType: null, componentId: null, reason: 'RELEASE_EMPTY', message: 'The release holds no item.' }]);
-    await requireReleaseAuthor(release, identity);
-    return release;
-  }
-
-  /** Items of an ADMIN-only type are published, scheduled, cancelled and taken out only by an ADMIN, as they would be alone. */
-  async function requireReleaseAuthor(release: ReleaseRow, identity: Identity): Promise<void> {
-    const role = await releaseAuthorRole(db, release.id);
-    if (!hasRole(identity, [role])) throw forbidden(`Release ${release.id} holds an item only an ${role} publishes.`);
-  }
+/**
+ * Releases: a named set of items of any types, each at a chosen revision, published in one transaction or
+ * not at all; now, at a set time (a durable timer), or through one approval for the whole release.
+ */
+export function releaseRoutes(deps: AppDeps): AnyRoute[] {
+  const place = releasePlace(deps);
+  return [...listAndCreateRoutes(place), ...oneReleaseRoutes(place), ...itemRoutes(place), ...publishRoutes(place), ...callbackRoutes(place)];
 }
 
 /** Items of an ADMIN-only type (approval chains) are an ADMIN's to publish, in a release just as on their own. */

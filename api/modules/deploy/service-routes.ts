@@ -1,15 +1,10 @@
 import { serviceOperations } from './service-operations';
-import { PassThrough, Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { badRequest, conflict, notFound } from '../../../lib/errors';
-import { followLog, followServiceLog, lastLogLines, lastServiceLogLines, taskLogLine } from '../../../adapters/deploy/container-logs';
-import { maskSecretValues } from '../../../domain/deploy-secrets';
-import { taskInstanceId } from '../../../data/deploy/instances';
 import { settleDeadDeploysAtEdge } from './dead-deploys';
-import { LABELS, serviceFilters } from '../../../data/deploy/labels';
 import { deployInProgress, DeploymentRow, findDeployment, findService, ServiceRow } from '../../../data/deploy/registry';
 import { startWorkflow } from '../../../temporal-config/client';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
@@ -38,12 +33,12 @@ import {
 } from './schemas';
 import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
 import { serviceGuards } from './service-guards';
+import { followedLogEvents, lastLogText, logSourcesOf } from './service-logs';
 import { deployHistory, instancesOf, rollbackTarget, servicesWithHealthyCounts, setDesiredInstances, setServiceStatusRow } from '../../../data/deploy/services';
 
-/** The registry's services: list, inspect, scale, undeploy, logs, history and rollback. */
-export function serviceRoutes(deps: AppDeps): AnyRoute[] {
-  const { db, config, docker, temporal } = deps;
-
+/** What every service route shares: the guards, built once for all of them. */
+function servicePlace(deps: AppDeps) {
+  const { db } = deps;
   const { serviceOr404, dynamicOr409, engineAnswers } = serviceGuards(deps);
   const notDeploying = async (service: ServiceRow) => {
     const settled = await settleDeadDeploysAtEdge(deps, service.name);
@@ -53,47 +48,12 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       throw conflict('DEPLOYMENT_IN_PROGRESS', `A deploy or undeploy of ${service.name} is in progress.`);
     }
   };
-  const containersOf = async (name: string) => {
-    await engineAnswers();
-    const containers = await docker.docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, name) });
-    return containers
-      .sort((a, b) => a.Created - b.Created)
-      .map((container) => ({ id: container.Id, instance: (container.Labels[LABELS.instance] ?? container.Id).slice(0, 8) }));
-  };
-  /**
-   * Where a service's log lines come from, each line with the instance that wrote it (the first 8 characters of
-   * its registry id): the docker driver's containers one by one; the swarm's service logs, every task on every node.
-   */
-  type LogLine = { instance: string; text: string };
-  const logSourcesOf = async (
-    name: string,
-  ): Promise<
-    Array<{ last(tail: number): Promise<LogLine[]>; follow(tail: number): Promise<{ lines: Readable; stop(): void }>; read(line: string): LogLine }>
-  > => {
-    if (config.deployDriver === 'swarm') {
-      await engineAnswers();
-      const ofTask = (line: { taskId: string | null; text: string }): LogLine => ({
-        instance: line.taskId ? taskInstanceId(line.taskId).slice(0, 8) : 'swarm',
-        text: line.text,
-      });
-      // The service's own swarm service, and in a canary rollout its canary's beside it.
-      const swarmServices = (await docker.docker.listServices({ filters: serviceFilters(config.deployScope, name) })) as Array<{ Spec: { Name: string } }>;
-      return swarmServices
-        .map((swarmService) => swarmService.Spec.Name)
-        .sort()
-        .map((swarmService) => ({
-          last: async (tail) => (await lastServiceLogLines(docker.docker, swarmService, tail)).map(ofTask),
-          follow: (tail) => followServiceLog(docker.docker, swarmService, tail),
-          read: (line) => ofTask(taskLogLine(line)),
-        }));
-    }
-    return (await containersOf(name)).map((container) => ({
-      last: async (tail) => (await lastLogLines(docker.docker, container.id, tail)).map((text) => ({ instance: container.instance, text })),
-      follow: (tail) => followLog(docker.docker, container.id, tail),
-      read: (text) => ({ instance: container.instance, text }),
-    }));
-  };
+  return { deps, db, config: deps.config, docker: deps.docker, temporal: deps.temporal, serviceOr404, dynamicOr409, engineAnswers, notDeploying };
+}
+type ServicePlace = ReturnType<typeof servicePlace>;
 
+/** The services listed, and one service read with its instances and latest operations. */
+function readRoutes({ db, temporal, serviceOr404 }: ServicePlace): AnyRoute[] {
   return [
     defineRoute({
       method: 'get',
@@ -123,6 +83,12 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
         ctx.body = presentServiceDetail(service, instances, operations);
       },
     }),
+  ];
+}
+
+/** Scaling a deployed service: the desired count is stored, then a run of the deployments worker makes it so. */
+function scaleRoutes({ db, config, temporal, serviceOr404, dynamicOr409, notDeploying }: ServicePlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'post',
       path: '/api/infra/services/:name/scale',
@@ -155,6 +121,12 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
         });
       },
     }),
+  ];
+}
+
+/** Undeploying a deployed service; its status goes back when the run could not start. */
+function undeployRoutes({ db, temporal, serviceOr404, dynamicOr409, notDeploying }: ServicePlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'delete',
       path: '/api/infra/services/:name',
@@ -184,6 +156,12 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
         ctx.status = 202;
       },
     }),
+  ];
+}
+
+/** A deployed service's logs: the last lines as text, or followed as server-sent events. */
+function logRoutes({ deps, serviceOr404, dynamicOr409, engineAnswers }: ServicePlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/api/infra/services/:name/logs',
@@ -198,30 +176,14 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
         // Lines are masked with the service's env: a service that prints a secret does not leak it here.
         const service = await serviceOr404(params.name);
         dynamicOr409(service);
-        const sources = await logSourcesOf(service.name);
+        const sources = await logSourcesOf(deps, engineAnswers, service.name);
         if (!query.follow) {
-          const lines: string[] = [];
-          for (const source of sources) {
-            for (const line of await source.last(query.tail)) lines.push(`[${line.instance}] ${maskSecretValues(line.text, service.env)}`);
-          }
+          const text = await lastLogText(sources, query.tail, service.env);
           ctx.type = 'text/plain; charset=utf-8';
-          ctx.body = lines.length > 0 ? `${lines.join('\n')}\n` : '';
+          ctx.body = text;
           return;
         }
-        const events = new PassThrough();
-        const follows = await Promise.all(sources.map((source) => source.follow(query.tail)));
-        sources.forEach((source, index) => {
-          let pending = '';
-          follows[index].lines.on('data', (chunk: Buffer) => {
-            const parts = (pending + chunk.toString('utf8')).split('\n');
-            pending = parts.pop() ?? '';
-            for (const part of parts) {
-              const line = source.read(part);
-              events.write(`data: [${line.instance}] ${maskSecretValues(line.text, service.env)}\n\n`);
-            }
-          });
-        });
-        const stop = () => follows.forEach((follow) => follow.stop());
+        const { events, stop } = await followedLogEvents(sources, query.tail, service.env);
         ctx.req.on('close', stop);
         events.on('close', stop);
         ctx.set('Cache-Control', 'no-cache');
@@ -230,6 +192,12 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
         events.write(': following\n\n');
       },
     }),
+  ];
+}
+
+/** A service's deploy history, and a rollback to an earlier successful deploy of it. */
+function historyRoutes({ deps, db, docker, serviceOr404, dynamicOr409, engineAnswers }: ServicePlace): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/api/infra/services/:name/deployments',
@@ -294,4 +262,11 @@ export function serviceRoutes(deps: AppDeps): AnyRoute[] {
       },
     }),
   ];
+}
+
+/** The registry's services: list, inspect, scale, undeploy, logs, history and rollback. */
+export function serviceRoutes(deps: AppDeps): AnyRoute[] {
+  const place = servicePlace(deps);
+  // The router matches in this order: keep it.
+  return [...readRoutes(place), ...scaleRoutes(place), ...undeployRoutes(place), ...logRoutes(place), ...historyRoutes(place)];
 }

@@ -64,62 +64,74 @@ const NotReadySchema = Type.Object({
   checks: ReadinessSchema.properties.checks,
 });
 
-/** Liveness, readiness, metrics, the OpenAPI document, and who-am-I. */
-export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; openapi: () => unknown }): AnyRoute[] {
-  const { deps } = args;
-  const probe = async () => {
-    const { edgeAdminUrl } = deps.config;
-    const docker = deps.docker.configured ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down')) : Promise.resolve<CheckState>('not configured');
-    const [database, temporal, dockerState, edge, jarBaseImage, temporalNodes] = await Promise.all([
-      check(() => pingDatabase(deps.db)),
-      check(() => deps.temporal.connection.workflowService.getSystemInfo({})),
-      docker,
-      edgeAdminUrl
-        ? check(async () => {
-            if (!(await edgeIsReady(edgeAdminUrl))) throw new Error('edge not ready');
-          })
-        : Promise.resolve<CheckState>('not configured'),
-      docker.then(jarBaseImageCheck),
-      temporalNodesCheck(),
-    ]);
-    return { database, temporal, docker: dockerState, edge, ...temporalNodes, ...jarBaseImage };
+type OperationsArgs = { deps: AppDeps; metrics: Registry; openapi: () => unknown };
+type CheckStates = Awaited<ReturnType<typeof probeAll>>;
+type NodeTls = ReturnType<typeof clientTlsOf> | false;
+
+/** Each node's own frontend, asked directly (not through the address in front of them), by name. */
+async function temporalNodesCheck(deps: AppDeps, nodeTls: NodeTls): Promise<{ temporalNodes?: Record<string, CheckState> }> {
+  const { temporalNodes } = deps.config;
+  if (temporalNodes.length === 0) return {};
+  const states = await Promise.all(
+    temporalNodes.map(async (node) =>
+      check(async () => {
+        const connection = await Connection.connect({ address: node.address, connectTimeout: 1000, tls: nodeTls });
+        try {
+          await connection.workflowService.getSystemInfo({});
+        } finally {
+          await connection.close();
+        }
+      }),
+    ),
+  );
+  return { temporalNodes: Object.fromEntries(temporalNodes.map((node, index) => [node.name, states[index]])) };
+}
+
+/** Only where JAR deploys build their base image (npm start): never a reason to be unready, but said. */
+async function jarBaseImageCheck(deps: AppDeps, docker: CheckState): Promise<{ jarBaseImage?: string }> {
+  if (deps.config.deployBaseImageBuild !== 'debian' || docker !== 'up') return {};
+  const found = await within(baseImageState(deps.docker.docker, deps.config.deployBaseImage), 3000).catch(() => null);
+  if (found === null) return { jarBaseImage: 'unknown' };
+  if (found.state === 'present') return { jarBaseImage: 'up' };
+  return {
+    jarBaseImage: found.state === 'buildable' ? 'missing: built from Debian packages before the first JAR deploy runs' : `unavailable: ${found.reason}`,
   };
+}
+
+/** Every part the platform needs, asked at once. */
+async function probeAll(deps: AppDeps, nodeTls: NodeTls) {
+  const { edgeAdminUrl } = deps.config;
+  const docker = deps.docker.configured ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down')) : Promise.resolve<CheckState>('not configured');
+  const [database, temporal, dockerState, edge, jarBaseImage, temporalNodes] = await Promise.all([
+    check(() => pingDatabase(deps.db)),
+    check(() => deps.temporal.connection.workflowService.getSystemInfo({})),
+    docker,
+    edgeAdminUrl
+      ? check(async () => {
+          if (!(await edgeIsReady(edgeAdminUrl))) throw new Error('edge not ready');
+        })
+      : Promise.resolve<CheckState>('not configured'),
+    docker.then((state) => jarBaseImageCheck(deps, state)),
+    temporalNodesCheck(deps, nodeTls),
+  ]);
+  return { database, temporal, docker: dockerState, edge, ...temporalNodes, ...jarBaseImage };
+}
+
+/** The checks behind /readyz, shared between callers while they are fresh. */
+function readinessOf(deps: AppDeps): () => Promise<CheckStates> {
+  // Read once, when the routes are made: the CA file is not read again on each probe.
   const nodeTls = clientTlsOf(deps.config.temporalTlsCaFile) ?? false;
-  /** Each node's own frontend, asked directly (not through the address in front of them), by name. */
-  const temporalNodesCheck = async (): Promise<{ temporalNodes?: Record<string, CheckState> }> => {
-    const { temporalNodes } = deps.config;
-    if (temporalNodes.length === 0) return {};
-    const states = await Promise.all(
-      temporalNodes.map(async (node) =>
-        check(async () => {
-          const connection = await Connection.connect({ address: node.address, connectTimeout: 1000, tls: nodeTls });
-          try {
-            await connection.workflowService.getSystemInfo({});
-          } finally {
-            await connection.close();
-          }
-        }),
-      ),
-    );
-    return { temporalNodes: Object.fromEntries(temporalNodes.map((node, index) => [node.name, states[index]])) };
-  };
-  /** Only where JAR deploys build their base image (npm start): never a reason to be unready, but said. */
-  const jarBaseImageCheck = async (docker: CheckState): Promise<{ jarBaseImage?: string }> => {
-    if (deps.config.deployBaseImageBuild !== 'debian' || docker !== 'up') return {};
-    const found = await within(baseImageState(deps.docker.docker, deps.config.deployBaseImage), 3000).catch(() => null);
-    if (found === null) return { jarBaseImage: 'unknown' };
-    if (found.state === 'present') return { jarBaseImage: 'up' };
-    return {
-      jarBaseImage: found.state === 'buildable' ? 'missing: built from Debian packages before the first JAR deploy runs' : `unavailable: ${found.reason}`,
-    };
-  };
   // Anyone may call /readyz: it answers from checks at most READINESS_MAX_AGE_MS old, and callers meanwhile
   // share one probe, so no caller can make it hit the database, Temporal and Docker at will.
-  let last: { at: number; checks: ReturnType<typeof probe> } | null = null;
-  const readiness = () => {
-    if (!last || Date.now() - last.at > READINESS_MAX_AGE_MS) last = { at: Date.now(), checks: probe() };
+  let last: { at: number; checks: Promise<CheckStates> } | null = null;
+  return () => {
+    if (!last || Date.now() - last.at > READINESS_MAX_AGE_MS) last = { at: Date.now(), checks: probeAll(deps, nodeTls) };
     return last.checks;
   };
+}
+
+/** Liveness and readiness: is the process up, and can it reach what it needs. */
+function healthRoutes(readiness: () => Promise<CheckStates>): AnyRoute[] {
   return [
     defineRoute({
       method: 'get',
@@ -158,6 +170,13 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
         ctx.body = { status: 'ready', checks };
       },
     }),
+  ];
+}
+
+/** What tools read about the API: its metrics and its OpenAPI document. */
+function metricsRoutes(args: OperationsArgs): AnyRoute[] {
+  const { deps } = args;
+  return [
     defineRoute({
       method: 'get',
       path: '/metrics',
@@ -198,6 +217,12 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
         ctx.body = args.openapi();
       },
     }),
+  ];
+}
+
+/** The log of what the scheduled and on-demand jobs did. */
+function jobLogRoutes(deps: AppDeps): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/api/settings/scheduler-job-logs',
@@ -227,6 +252,12 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
         }));
       },
     }),
+  ];
+}
+
+/** Who the caller is, as the gateway told us. */
+function identityRoutes(): AnyRoute[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/api/directory/me',
@@ -252,4 +283,11 @@ export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; opena
       },
     }),
   ];
+}
+
+/** Liveness, readiness, metrics, the OpenAPI document, and who-am-I. */
+export function operationsRoutes(args: { deps: AppDeps; metrics: Registry; openapi: () => unknown }): AnyRoute[] {
+  const { deps } = args;
+  const readiness = readinessOf(deps);
+  return [...healthRoutes(readiness), ...metricsRoutes(args), ...jobLogRoutes(deps), ...identityRoutes()];
 }
