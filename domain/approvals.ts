@@ -131,6 +131,8 @@ export function publishInputProblem(input: unknown): Problem {
     check.optional(given.correlationId, () => check.uuid('correlationId', given.correlationId), true),
     check.optional(given.action, () => check.oneOf('action', given.action, given.componentType === RELEASE ? ['PUBLISH'] : ['PUBLISH', 'ARCHIVE'])),
     check.optional(given.dueAt, () => check.instant('dueAt', given.dueAt)),
+    // An archive happens only at a due time: without one, the run would wait on no time at all.
+    given.action === 'ARCHIVE' && !given.dueAt ? 'an archive names its dueAt' : null,
   ]);
 }
 

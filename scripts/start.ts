@@ -87,6 +87,8 @@ async function startAcmeServer(config: Config, env: NodeJS.ProcessEnv, dataDir: 
   // Bound only once Pebble is built: no other child of this start may draw it meanwhile.
   reservePorts([listenPort]);
   const directoryUrl = `https://127.0.0.1:${listenPort}/dir`;
+  // Made before Pebble starts: its own start makes the same files, and two at once would clash.
+  const caFile = (await pebbleApiCertificate()).cert;
   const starting = startPebble({ dir, httpPort: config.apiPort, listenPort, logFile: path.join(logs, 'pebble.log') });
   stops.push({ name: 'Pebble', stop: async () => (await starting.catch(() => null))?.stop() });
   starting.then(
@@ -96,7 +98,7 @@ async function startAcmeServer(config: Config, env: NodeJS.ProcessEnv, dataDir: 
     },
     (error: Error) => step(`ACME: Pebble did not start (${error.message.split('\n')[0]}); no certificate is issued`),
   );
-  return { ACME_DIRECTORY_URL: directoryUrl, ACME_CA_FILE: (await pebbleApiCertificate()).cert };
+  return { ACME_DIRECTORY_URL: directoryUrl, ACME_CA_FILE: caFile };
 }
 
 /**

@@ -1,14 +1,26 @@
 /**
- * Runs `work` on every item, `lanes` at a time: each lane takes the next item as soon as it is free, so the
- * items start in their order. A step with nothing to wait for (it returns no promise) lets its lane take
- * the next item at once, as the hand-written loops this replaced did, so their runs replay the same.
+ * Runs `start` on every item, `lanes` at a time: each lane takes the next item as soon as it is free, so the
+ * items start in their order. `took` gets each item's result.
+ *
+ * A lane waits on the very promise `start` returns, then calls `took` and takes its next item in the same
+ * turn. So its commands come in the same order as in the hand-written loops this replaced, and their runs
+ * replay the same. Do not wrap `start` in an async function that awaits the activity: each extra wait lets
+ * another part of the workflow send its command first. A step that returns no promise lets its lane take
+ * the next item at once.
  */
-export async function inLanes<T>(items: readonly T[], lanes: number, work: (item: T) => Promise<unknown> | void): Promise<void> {
+export async function inLanes<T, R>(
+  items: readonly T[],
+  lanes: number,
+  start: (item: T) => Promise<R> | void,
+  took?: (item: T, result: R) => void,
+): Promise<void> {
   const queue = [...items];
   const lane = async () => {
     for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
-      const pending = work(item);
-      if (pending) await pending;
+      const pending = start(item);
+      if (!pending) continue;
+      const result = await pending;
+      took?.(item, result);
     }
   };
   await Promise.all(Array.from({ length: lanes }, lane));

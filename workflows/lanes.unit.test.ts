@@ -28,3 +28,26 @@ test('a step with nothing to wait for lets its lane take the next item at once',
   expect(order).toEqual(['a', 'b', 'c']);
   await done;
 });
+
+test('a lane takes its next item in the turn its step settles, before other work that settled after it', async () => {
+  // The order the hand-written loops gave: a workflow's commands, and so its replays, depend on it.
+  const log: string[] = [];
+  let settleFirst!: () => void;
+  let settleOther!: () => void;
+  const first = new Promise<string>((resolve) => (settleFirst = () => resolve('first')));
+  const other = new Promise<void>((resolve) => (settleOther = resolve));
+  const lanes = inLanes(
+    ['a', 'b'],
+    1,
+    (item) => {
+      log.push(`start ${item}`);
+      return item === 'a' ? first : undefined;
+    },
+    (item, result) => log.push(`took ${item}: ${result}`),
+  );
+  const elsewhere = other.then(() => log.push('other work'));
+  settleFirst();
+  settleOther();
+  await Promise.all([lanes, elsewhere]);
+  expect(log).toEqual(['start a', 'took a: first', 'start b', 'other work']);
+});

@@ -45,6 +45,23 @@ const hostile: Array<[string, string, unknown]> = [
   ],
   ['publishComponent', 'approvals', null],
   ['archiveComponent', 'approvals', null],
+  // An archive with no time to wait for: the run would wait on no time at all, holding the item's id.
+  [
+    'publishComponent',
+    'approvals',
+    {
+      componentType: 'PAGE',
+      siteId: 'site-1',
+      resourceId: '00000000-0000-4000-8000-000000000002',
+      revision: 1,
+      callbackPath: '/api/content/pages/00000000-0000-4000-8000-000000000002/approval-callback',
+      requestedBy: 'm',
+      title: null,
+      comment: null,
+      correlationId: null,
+      action: 'ARCHIVE',
+    },
+  ],
   // A publish's input sent to the archive run: it would otherwise archive the page that was to be published.
   [
     'archiveComponent',

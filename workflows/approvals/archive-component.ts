@@ -13,7 +13,7 @@ import { endCancelled, finishDone, notBefore, recordSchedule, SCHEDULE_LEAD_MS, 
 export async function archiveComponent(input: PublishInput): Promise<PublishProgress> {
   refuseInvalidInput(archiveInputProblem(input));
   const run = startChangeRun(input);
-  answerRequests(run, { decisions: false });
+  answerRequests(run);
   return archiveAtItsTime(run, () => SCHEDULE_LEAD_MS);
 }
 

@@ -60,16 +60,18 @@ export function startChangeRun(input: PublishInput): ChangeRun {
 
 /**
  * Answers the API: the progress query, the `submitted` Update (once the run has published, queued or
- * scheduled its change), the decisions when `decisions` is set, and the cancel of a scheduled change.
+ * scheduled its change), the decisions, and the cancel of a scheduled change. A run that waits for no
+ * decision refuses them as a publish run does when it is not waiting: a `decide` ALREADY_DECIDED, a raw
+ * `decision` signal on record.
  */
-export function answerRequests(run: ChangeRun, { decisions }: { decisions: boolean }): void {
+export function answerRequests(run: ChangeRun): void {
   wf.setHandler(publishProgressQuery, () => run.progress);
   wf.setHandler(submittedUpdate, async () => {
     await wf.condition(() => run.progress.stage !== 'SUBMITTING' || run.submitFailure !== undefined);
     if (run.submitFailure !== undefined) throw run.submitFailure;
     return run.progress;
   });
-  if (decisions) answerDecisions(run);
+  answerDecisions(run);
   wf.setHandler(cancelScheduleUpdate, () => confirmCancel(run), { validator: () => refuseCancelOutOfTime(run) });
 }
 
@@ -98,7 +100,10 @@ function answerDecisions(run: ChangeRun): void {
   });
 }
 
-/** `raw` is `unknown`: a raw Update from outside the API may carry anything. */
+/**
+ * Refuses a decide request for a stage the run is not waiting for. `raw` is `unknown`: a raw Update from
+ * outside the API may carry anything.
+ */
 function refuseDecisionOutOfTurn(run: ChangeRun, raw: unknown): void {
   const request = raw as Partial<DecideRequest> | null;
   if (typeof request?.proposalId !== 'string' || !Number.isInteger(request.stage)) {

@@ -37,7 +37,7 @@ type Submit = () => Promise<Submitted>;
 export async function publishComponent(input: PublishInput): Promise<PublishProgress> {
   refuseInvalidInput(publishInputProblem(input));
   const run = startChangeRun(input);
-  answerRequests(run, { decisions: true });
+  answerRequests(run);
   // Scheduled archives run as archiveComponent now; runs started before it go on here.
   if (run.action === 'ARCHIVE') return archiveAtItsTime(run, publishRunLeadMs);
 
@@ -127,7 +127,7 @@ async function publishOnceApproved(run: ChangeRun, submitted: Submitted, heldAtI
   await callback.deliverCallback({ callbackPath: input.callbackPath, decision: outcome, revision: input.revision, correlationId });
   await db.closeApproval({ correlationId, outcome });
   if (notices) await notify('OUTCOME', progress.approvalStage, outcome);
-  if (run.dueAt && !heldAtItsTime) await finishSchedule(run, outcome);
+  if (run.dueAt && !heldAtItsTime) await closeScheduleWith(run, outcome);
   progress.stage = outcome === 'APPROVED' ? 'PUBLISHED' : 'REJECTED';
   return progress;
 }
@@ -142,7 +142,8 @@ async function withdrawApproved(run: ChangeRun, correlationId: string): Promise<
   return endCancelled(run);
 }
 
-function finishSchedule(run: ChangeRun, outcome: Decision): Promise<void> {
+/** Closes a scheduled publish that went through approval: done when approved, else rejected. */
+function closeScheduleWith(run: ChangeRun, outcome: Decision): Promise<void> {
   if (outcome === 'APPROVED') return finishDone(run, `published revision ${run.input.revision} of`);
   const message = `publish of ${run.input.componentType} ${run.input.resourceId} due ${run.dueAt} was rejected`;
   return finishOtherwise(run, { status: 'REJECTED', message });

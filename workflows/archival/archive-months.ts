@@ -23,7 +23,7 @@ export async function finishHalfDoneMonths(run: ArchiveRun): Promise<void> {
   }
 }
 
-/** Archives whole each month past retention for every site in it, but a month holding a blocked site's rows. */
+/** Archives whole each month that is past retention for every site in it, except a month that holds a blocked site's rows. */
 export async function archiveExpiredMonths(run: ArchiveRun, blockedSites: ReadonlyMap<string, string>): Promise<void> {
   const { act, input, progress } = run;
   const expired = await act.listExpiredPartitions({ logType: input.logType, runStart: run.runStart, excludeSites: [...blockedSites.keys()] });
@@ -51,9 +51,12 @@ async function archiveMonth(run: ArchiveRun, archive: { partitionArchiveId: stri
     month.state = 'UPLOADING';
     // Two uploads at a time; the assets are listed in the parts' order whichever finishes first.
     const assets = new Map<string, string>();
-    await inLanes(parts, 2, async (part) => {
-      assets.set(part.partId, (await act.uploadPart({ partId: part.partId })).assetId);
-    });
+    await inLanes(
+      parts,
+      2,
+      (part) => act.uploadPart({ partId: part.partId }),
+      (part, uploaded) => assets.set(part.partId, uploaded.assetId),
+    );
     month.assetIds.push(...parts.map((part) => assets.get(part.partId)!));
     month.state = 'DETACHING';
     await act.detachArchivedPartition({ partitionArchiveId });

@@ -100,7 +100,10 @@ async function during<T>(run: DeployRun, stage: DeployStage, message: string, st
   return step();
 }
 
-/** Loads the plan; first removes what a run of this service that died unfinished could not clean up. */
+/**
+ * Loads the plan, and removes what a run of this service that died unfinished could not clean up: while the
+ * plan loads (STEPS_OVERLAP), or after it.
+ */
 async function loadPlan({ act, input, overlap }: DeployRun): Promise<DeployPlan> {
   // A run that died unfinished: terminated from the Web UI, say.
   const removeOrphans = () => act.removeOrphanInstances({ serviceName: input.serviceName, deploymentId: input.deploymentId });
