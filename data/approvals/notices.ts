@@ -3,7 +3,7 @@ import { Decision, NoticeKind, RELEASE } from '../../domain/approvals';
 import { componentType } from '../content/component-types';
 import { changesAgainstLive } from '../content/components';
 import { findRelease, itemsOfRelease } from '../content/releases';
-import { USERS_TABLE } from '../directory/users';
+import { userNameOf } from '../directory/users';
 import { insertPlatformBatchLogs, PlatformRecipients } from '../messaging/email-batches';
 import { PlatformTemplateName } from '../messaging/platform-templates';
 import { findApproval } from './approvals';
@@ -67,7 +67,7 @@ export async function writeApprovalNotice(
   const approval = await findApproval(db, args.correlationId);
   if (!approval) return 0;
   const stage = approval.stages[args.stage] ?? approval.stages[0];
-  const requester = (await db(USERS_TABLE).whereRaw('id::text = ?', [approval.requested_by]).first('name')) as { name: string } | undefined;
+  const requesterName = await userNameOf(db, approval.requested_by);
   const recipients: PlatformRecipients =
     args.kind === 'OUTCOME' || args.kind === 'HELD'
       ? { userId: approval.requested_by }
@@ -87,7 +87,7 @@ export async function writeApprovalNotice(
       siteId: approval.site_id,
       stageName: stage.name,
       role: stage.role,
-      requestedBy: requester?.name ?? approval.requested_by,
+      requestedBy: requesterName ?? approval.requested_by,
       changeSummary: await changeSummary(db, approval),
       link: `${args.publicUrl}/api/workflow/approvals/${approval.correlation_id}`,
       outcomeEn: outcome.en,

@@ -2,14 +2,10 @@ import { Knex } from 'knex';
 import { RELEASE } from '../../domain/approvals';
 import { componentType } from '../content/component-types';
 import { findComponent } from '../content/components';
-import { RELEASE_ITEM_TABLE } from '../content/releases';
+import { itemsOfRelease } from '../content/releases';
 import { contentAuthorsOf } from '../content/revisions';
 
-interface Item {
-  component_type: string;
-  component_id: string;
-  revision: number;
-}
+type Item = { component_type: string; component_id: string; revision: number };
 
 /**
  * Who wrote what an approval would publish (`contentAuthorsOf`): the item's content since it was last
@@ -18,7 +14,7 @@ interface Item {
 export async function revisionAuthorsOf(db: Knex, approval: { componentType: string; resourceId: string; revision: number }): Promise<string[]> {
   const items: Item[] =
     approval.componentType === RELEASE
-      ? ((await db(RELEASE_ITEM_TABLE).where({ release_id: approval.resourceId }).select('component_type', 'component_id', 'revision')) as Item[])
+      ? await itemsOfRelease(db, approval.resourceId)
       : [{ component_type: approval.componentType, component_id: approval.resourceId, revision: approval.revision }];
   const authors = new Set<string>();
   for (const item of items) {
