@@ -57,9 +57,7 @@ const SIZE_RULES = {
   'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
 };
 /** Over a size limit on 2026-12-05, when the limits came in (#61). */
-const SIZE_DEBT = [
-  'lib/config.ts',
-];
+const SIZE_DEBT = ['lib/config.ts'];
 
 module.exports = tseslint.config(
   { ignores: ['node_modules/**', '.data/**', '.tools/**', 'coverage/**', 'dist/**', '**/*.js'] },

@@ -354,23 +354,26 @@ test('the callback is retried until the component takes it, with backoff, then t
 });
 
 // publishComponent archived until archiveComponent took that over; its runs from before go on archiving.
-test.each([ARCHIVE_COMPONENT_WORKFLOW, PUBLISH_WORKFLOW])('an archive due later, run by %s, wakes two seconds early, hands its activity the due time, and never publishes', async (workflowType) => {
-  const { activities, calls } = standIns();
-  const result = await run(activities, async (taskQueue) => {
-    const dueAt = new Date((await env.currentTimeMs()) + 14 * DAY).toISOString();
-    const published = await env.client.workflow.execute<PublishWorkflow>(workflowType, {
-      taskQueue,
-      workflowId: randomUUID(),
-      args: [publishInput({ action: 'ARCHIVE', dueAt })],
+test.each([ARCHIVE_COMPONENT_WORKFLOW, PUBLISH_WORKFLOW])(
+  'an archive due later, run by %s, wakes two seconds early, hands its activity the due time, and never publishes',
+  async (workflowType) => {
+    const { activities, calls } = standIns();
+    const result = await run(activities, async (taskQueue) => {
+      const dueAt = new Date((await env.currentTimeMs()) + 14 * DAY).toISOString();
+      const published = await env.client.workflow.execute<PublishWorkflow>(workflowType, {
+        taskQueue,
+        workflowId: randomUUID(),
+        args: [publishInput({ action: 'ARCHIVE', dueAt })],
+      });
+      const [archive] = named(calls, 'archiveNow');
+      expect(archive.args).toMatchObject({ notBefore: dueAt });
+      expect(archive.at).toBeGreaterThanOrEqual(Date.parse(dueAt) - SCHEDULE_LEAD);
+      return published;
     });
-    const [archive] = named(calls, 'archiveNow');
-    expect(archive.args).toMatchObject({ notBefore: dueAt });
-    expect(archive.at).toBeGreaterThanOrEqual(Date.parse(dueAt) - SCHEDULE_LEAD);
-    return published;
-  });
-  expect(result.stage).toBe('ARCHIVED');
-  expect(calls.map((call) => call.name)).toEqual(['recordSchedule', 'archiveNow', 'finishSchedule']);
-});
+    expect(result.stage).toBe('ARCHIVED');
+    expect(calls.map((call) => call.name)).toEqual(['recordSchedule', 'archiveNow', 'finishSchedule']);
+  },
+);
 
 test.each([
   ['a publish', {}],

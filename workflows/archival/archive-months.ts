@@ -28,10 +28,12 @@ export async function archiveExpiredMonths(run: ArchiveRun, blockedSites: Readon
   const { act, input, progress } = run;
   const expired = await act.listExpiredPartitions({ logType: input.logType, runStart: run.runStart, excludeSites: [...blockedSites.keys()] });
   for (const partition of expired) {
-    const opened = await act.openPartitionArchive({ workflowId: run.workflowId, runId: run.runId, logType: input.logType, partition }).catch((error: unknown) => {
-      progress.partitions!.push({ ...monthNotStarted(partition.name), state: 'FAILED', error: reason(error) });
-      return null;
-    });
+    const opened = await act
+      .openPartitionArchive({ workflowId: run.workflowId, runId: run.runId, logType: input.logType, partition })
+      .catch((error: unknown) => {
+        progress.partitions!.push({ ...monthNotStarted(partition.name), state: 'FAILED', error: reason(error) });
+        return null;
+      });
     if (opened) await archiveMonth(run, opened);
   }
 }
