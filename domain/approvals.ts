@@ -131,7 +131,8 @@ export function publishInputProblem(input: unknown): Problem {
     check.optional(given.correlationId, () => check.uuid('correlationId', given.correlationId), true),
     check.optional(given.action, () => check.oneOf('action', given.action, given.componentType === RELEASE ? ['PUBLISH'] : ['PUBLISH', 'ARCHIVE'])),
     check.optional(given.dueAt, () => check.instant('dueAt', given.dueAt)),
-    // An archive happens only at a due time: without one, the run would wait on no time at all.
+    // An archive happens only at a due time. Without one, the run recorded a due time of 1970 and then
+    // waited for ever on a time that is not a number, holding the item's publish id.
     given.action === 'ARCHIVE' && !given.dueAt ? 'an archive names its dueAt' : null,
   ]);
 }

@@ -4,9 +4,9 @@
  *
  * A lane waits on the very promise `start` returns, then calls `took` and takes its next item in the same
  * turn. So its commands come in the same order as in the hand-written loops this replaced, and their runs
- * replay the same. Do not wrap `start` in an async function that awaits the activity: each extra wait lets
- * another part of the workflow send its command first. A step that returns no promise lets its lane take
- * the next item at once.
+ * replay the same. Add no wait the old loops did not have, such as an async function that only awaits the
+ * activity: each extra wait lets another part of the workflow send its command first. A step that returns
+ * no promise lets its lane take the next item at once.
  */
 export async function inLanes<T, R>(
   items: readonly T[],

@@ -44,16 +44,16 @@ export function recipientsQuery(db: Db | Knex.Transaction, who: DirectoryRecipie
   return who.except ? named.whereRaw('id::text <> ?', [who.except]) : named;
 }
 
-/**
- * The locale of the first user whose address is `addressColumn` (a column of the caller's statement, in any
- * case of letters), as a subquery of one value; none when no user has the address.
- */
 /** A user's name, or null when no user has that id: the ids other modules record are free text. */
 export async function userNameOf(db: Db | Knex.Transaction, id: string): Promise<string | null> {
   const row = (await db(USERS_TABLE).whereRaw('id::text = ?', [id]).first('name')) as { name: string } | undefined;
   return row?.name ?? null;
 }
 
+/**
+ * The locale of the first user whose address is `addressColumn` (a column of the caller's statement, in any
+ * case of letters), as a subquery of one value; none when no user has the address.
+ */
 export function localeOfAddressQuery(db: Db | Knex.Transaction, addressColumn: string): Knex.QueryBuilder {
   return db(USERS_TABLE).select('locale').whereRaw('lower(email) = lower(??)', [addressColumn]).orderBy(['created_at', 'id']).limit(1);
 }

@@ -45,7 +45,7 @@ const hostile: Array<[string, string, unknown]> = [
   ],
   ['publishComponent', 'approvals', null],
   ['archiveComponent', 'approvals', null],
-  // An archive with no time to wait for: the run would wait on no time at all, holding the item's id.
+  // An archive with no due time: the run recorded a due time of 1970, then waited for ever, holding the item's id.
   [
     'publishComponent',
     'approvals',

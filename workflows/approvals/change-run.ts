@@ -61,8 +61,8 @@ export function startChangeRun(input: PublishInput): ChangeRun {
 /**
  * Answers the API: the progress query, the `submitted` Update (once the run has published, queued or
  * scheduled its change), the decisions, and the cancel of a scheduled change. A run that waits for no
- * decision refuses them as a publish run does when it is not waiting: a `decide` ALREADY_DECIDED, a raw
- * `decision` signal on record.
+ * decision refuses them as a publish run does when it is not waiting: a `decide` fails ALREADY_DECIDED,
+ * and a raw `decision` signal is refused and the refusal recorded.
  */
 export function answerRequests(run: ChangeRun): void {
   wf.setHandler(publishProgressQuery, () => run.progress);
