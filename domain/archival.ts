@@ -40,6 +40,22 @@ export function retentionCutoff(runStart: number, retentionDays: number): Date {
 }
 
 export const ARCHIVE_FOLDER = '/archive';
+
+/** `/archive` and everything under it belong to the archive sink. */
+export function isArchiveFolder(folder: unknown): boolean {
+  return typeof folder === 'string' && (folder === ARCHIVE_FOLDER || folder.startsWith(`${ARCHIVE_FOLDER}/`));
+}
+
+/**
+ * Why a write to a file is refused, or null when it is allowed. Archive files are records: once a run pruned
+ * their rows, a file is the only copy of them. Nobody edits, renames, restores, re-publishes, archives or
+ * moves one, nor moves or uploads a file into `/archive`.
+ */
+export function archiveWriteProblem(current: { folder?: unknown } | null, next?: { folder?: unknown }): string | null {
+  if (current && isArchiveFolder(current.folder)) return `Files in ${ARCHIVE_FOLDER} are records of archive runs: they cannot be changed or moved.`;
+  if (next && isArchiveFolder(next.folder)) return `${ARCHIVE_FOLDER} belongs to the archive runs: no file can be put there by hand.`;
+  return null;
+}
 export const MAX_ROWS_PER_PART = 1_000_000;
 
 /** How many sites one archive run works on at once, at most. */

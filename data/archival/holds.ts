@@ -1,8 +1,8 @@
 import { Knex } from 'knex';
 import { conflict, notFound } from '../../lib/errors';
 import { Page, PageRequest, paginate } from '../paging';
-import { isArchiveFolder } from '../assets/archive-folder';
 import type { Actor } from '../../domain/actor';
+import { isArchiveFolder } from '../../domain/archival';
 
 /**
  * Legal holds on archive files (migration 028): on one file, or on every archive file of a site. The

@@ -3,10 +3,9 @@ import { componentType } from '../content/component-types';
 import { deleteComponent } from '../content/components';
 import type { Actor } from '../../domain/actor';
 import { conflict, PlatformError } from '../../lib/errors';
-import { ARCHIVE_FOLDER } from '../../domain/archival';
+import { ARCHIVE_FOLDER, isArchiveFolder } from '../../domain/archival';
 import { rawRows, serializedOn } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
-import { isArchiveFolder } from './archive-folder';
 import { recordArchiveDeletion } from './archive-records';
 import { isHeldRefusal } from '../archival/holds';
 

@@ -1,7 +1,6 @@
 import { TObject, TSchema, Type } from '@sinclair/typebox';
-import { PlatformError } from '../../lib/errors';
 import { ComponentTypeName, DEFAULT_STAGES, ISO_DURATION } from '../../domain/approvals';
-import { archiveWriteRefusal } from '../assets/archive-folder';
+import { archiveWriteProblem } from '../../domain/archival';
 
 /** One field of a component besides `id`, `siteId`, `name` and the lifecycle fields. */
 export interface ComponentField {
@@ -38,10 +37,11 @@ export interface ComponentType {
    */
   authorRole?: 'EDITOR' | 'ADMIN';
   /**
-   * Refuses a write to an entity (`current`, the row now) or one that would make it `next`: an edit,
-   * restore, publish or archive. Null when allowed. Archive files are records (assets in `/archive`).
+   * Why a write to an entity (`current`, the row now) or one that would make it `next` is refused: an edit,
+   * restore, publish or archive. The API answers it 403 ARCHIVE_READ_ONLY. Null when allowed. Archive files
+   * are records (assets in `/archive`).
    */
-  refuseWrite?: (current: Record<string, unknown>, next?: Record<string, unknown>) => PlatformError | null;
+  refuseWrite?: (current: Record<string, unknown>, next?: Record<string, unknown>) => string | null;
 }
 
 const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9][a-z0-9-]*$' });
@@ -154,7 +154,7 @@ export const COMPONENT_TYPES: readonly ComponentType[] = [
     collection: '/api/assets',
     content: false,
     ownRoutes: ['create', 'list', 'delete'],
-    refuseWrite: archiveWriteRefusal,
+    refuseWrite: archiveWriteProblem,
     fields: [
       { name: 'folder', schema: Type.String({ maxLength: 512, pattern: '^/([A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)?$' }), writable: true },
       { name: 'contentType', schema: Type.String(), writable: false },

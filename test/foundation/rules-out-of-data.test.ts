@@ -17,7 +17,6 @@ const ALLOWED_CODES = new Set(['RATE_LIMITED', 'QUOTA_EXCEEDED']);
 const RULE_DEBT = [
   'data/approvals/approvals.ts',
   'data/archival/archive-stores.ts',
-  'data/assets/archive-folder.ts',
   'data/deploy/deploy-requests.ts',
   'data/paging.ts',
 ];

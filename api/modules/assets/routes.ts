@@ -4,7 +4,6 @@ import { requireSiteMember } from '../../http/identity';
 import { access, AnyRoute, defineRoute } from '../../http/route';
 import { removeUploads, uploadedDigest, uploadedFile } from '../../http/uploads';
 import { badRequest, conflict, forbidden, notFound, PlatformError } from '../../../lib/errors';
-import { archiveWriteRefusal, isArchiveFolder } from '../../../data/assets/archive-folder';
 import { openApprovalOf } from '../../../data/approvals/approvals';
 import { uniqueOr409 } from '../../../data/db-errors';
 import { AssetRow, deleteAsset, findArchiveFile, findAsset as findAssetRow, listAssets, withinSiteQuota } from '../../../data/assets/assets';
@@ -14,7 +13,7 @@ import { rowAtRevision } from '../../../data/content/revisions';
 import { actorOf } from '../content/collection-routes';
 import { refuseIfHeld } from '../../../data/archival/holds';
 import { entityPageSchema, entitySchema } from '../content/collection-schemas';
-import { ARCHIVE_FOLDER, archiveContentTypeOf, LogType } from '../../../domain/archival';
+import { ARCHIVE_FOLDER, archiveContentTypeOf, archiveWriteProblem, isArchiveFolder, LogType } from '../../../domain/archival';
 import { findRecordedPart } from '../../../data/archival/parts';
 import { takeStagedFile } from '../../../data/archival/staging-files';
 import { sha256OfFile } from '../../../data/assets/storage';
@@ -181,8 +180,8 @@ function uploadRoutes({ db, storage, config, ASSET }: AssetPlace): AnyRoute[] {
       handler: async (ctx, { body, identity }) => {
         try {
           requireSiteMember(identity, body.siteId);
-          const refusal = archiveWriteRefusal(null, { folder: body.folder ?? '/' });
-          if (refusal) throw refusal;
+          const why = archiveWriteProblem(null, { folder: body.folder ?? '/' });
+          if (why) throw forbidden(why, 'ARCHIVE_READ_ONLY');
           const file = uploadedFile(ctx);
           const hashed = uploadedDigest(file);
           const name = body.name ?? file.originalFilename ?? 'file';

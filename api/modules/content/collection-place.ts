@@ -1,7 +1,7 @@
 import { AppDeps } from '../../deps';
 import { Identity, requireSiteMember } from '../../http/identity';
 import { access } from '../../http/route';
-import { ErrorCode, notFound } from '../../../lib/errors';
+import { ErrorCode, forbidden, notFound } from '../../../lib/errors';
 import { uniqueOr409 } from '../../../data/db-errors';
 import { ComponentType } from '../../../data/content/component-types';
 import { ComponentRow, findComponent, presentComponent, Written } from '../../../data/content/components';
@@ -33,8 +33,8 @@ export function collectionPlace(deps: AppDeps, type: ComponentType) {
   };
   /** The type's own refusals (archive files are records) for a write to `current`, or one making it `next`. */
   const refuseWrite = (current: ComponentRow, next?: Record<string, unknown>) => {
-    const refusal = type.refuseWrite?.(current, next);
-    if (refusal) throw refusal;
+    const why = type.refuseWrite?.(current, next);
+    if (why) throw forbidden(why, 'ARCHIVE_READ_ONLY');
   };
   /** The entity as it was at `rev`; 404 REVISION_NOT_FOUND when it has no such revision. */
   const revisionOr404 = async (id: string, rev: number) => {

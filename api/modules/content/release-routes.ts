@@ -223,8 +223,8 @@ function itemRoutes({ db, EDITOR, presentWhole, memberRelease, refuseItemChanges
         if (!hasRole(identity, [type.authorRole ?? 'EDITOR'])) throw forbiddenType(body.type, type.authorRole ?? 'EDITOR');
         const row = await findComponent(db, type, body.id);
         if (!row || row.site_id !== release.site_id) throw notFound(`Site ${release.site_id} has no ${body.type} ${body.id}.`);
-        const refusal = type.refuseWrite?.(row);
-        if (refusal) throw refusal;
+        const why = type.refuseWrite?.(row);
+        if (why) throw forbidden(why, 'ARCHIVE_READ_ONLY');
         const revision = body.revision ?? ((await latestRevision(db, type, body.id)) as number);
         if (!(await rowAtRevision(db, type, body.id, revision))) throw notFound(`${body.type} ${body.id} has no revision ${revision}.`, 'REVISION_NOT_FOUND');
         await refuseItemChanges(release);
