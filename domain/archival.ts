@@ -56,6 +56,7 @@ export function archiveWriteProblem(current: { folder?: unknown } | null, next?:
   if (next && isArchiveFolder(next.folder)) return `${ARCHIVE_FOLDER} belongs to the archive runs: no file can be put there by hand.`;
   return null;
 }
+
 export const MAX_ROWS_PER_PART = 1_000_000;
 
 /** How many sites one archive run works on at once, at most. */

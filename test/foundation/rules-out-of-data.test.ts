@@ -14,12 +14,7 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '..', '..');
 const ALLOWED_IMPORTS = new Set(['notFound', 'conflict', 'PlatformError', 'ErrorCode']);
 const ALLOWED_CODES = new Set(['RATE_LIMITED', 'QUOTA_EXCEEDED']);
-const RULE_DEBT = [
-  'data/approvals/approvals.ts',
-  'data/archival/archive-stores.ts',
-  'data/deploy/deploy-requests.ts',
-  'data/paging.ts',
-];
+const RULE_DEBT = ['data/approvals/approvals.ts', 'data/archival/archive-stores.ts', 'data/deploy/deploy-requests.ts', 'data/paging.ts'];
 
 /** What a file's text does beyond the database's own answers: each import and code it should not use. */
 function rulesIn(text: string): string[] {
