@@ -137,12 +137,12 @@ export function publishInputProblem(input: unknown): Problem {
   ]);
 }
 
-/** Why an archive run's input is refused, or null: a publish run's input, with action ARCHIVE and a due time. */
+/**
+ * Why an archive run's input is refused, or null: a publish run's input with action ARCHIVE, which
+ * publishInputProblem already holds to a due time.
+ */
 export function archiveInputProblem(input: unknown): Problem {
-  const problem = publishInputProblem(input);
-  if (problem) return problem;
-  const given = input as PublishInput;
-  return given.action === 'ARCHIVE' && given.dueAt ? null : 'an archive run has action ARCHIVE and a dueAt';
+  return publishInputProblem(input) ?? ((input as PublishInput).action === 'ARCHIVE' ? null : 'an archive run has action ARCHIVE');
 }
 
 /**
