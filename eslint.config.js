@@ -57,7 +57,7 @@ const SIZE_RULES = {
   'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
 };
 /** Over a size limit on 2026-12-05, when the limits came in (#61). */
-const SIZE_DEBT = ['lib/config.ts'];
+const SIZE_DEBT = [];
 
 module.exports = tseslint.config(
   { ignores: ['node_modules/**', '.data/**', '.tools/**', 'coverage/**', 'dist/**', '**/*.js'] },
@@ -287,13 +287,9 @@ module.exports = tseslint.config(
     ignores: ['**/*.test.ts'],
     rules: SIZE_RULES,
   },
-  {
-    // Files over a limit today, each waiting for its split: the list only shrinks. A file that keeps within
-    // the limits fails test/foundation/sizes.test.ts until it leaves the list.
-    name: 'opsflow/size-debt',
-    files: SIZE_DEBT,
-    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
-  },
+  // Files over a limit today, each waiting for its split: the list only shrinks. A file that keeps within
+  // the limits fails test/foundation/sizes.test.ts until it leaves the list. (ESLint refuses an empty `files`.)
+  ...(SIZE_DEBT.length > 0 ? [{ name: 'opsflow/size-debt', files: SIZE_DEBT, rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' } }] : []),
 );
 
 module.exports.SIZE_RULES = SIZE_RULES;

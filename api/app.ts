@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
     problemMiddleware({ onUndeclared: breach && ((answer) => breach({ route: answer.route, breach: `answered ${answer.code}, which it does not declare` })) }),
   );
   koa.use(temporalCodecCors(deps));
-  koa.use(gatewayIdentity({ verifier, internalToken: deps.config.internalToken }));
+  koa.use(gatewayIdentity({ verifier, internalToken: deps.config.secrets.internalToken }));
   // The operator console: static files, no identity needed to load them (its calls carry the token).
   koa.use(consoleFiles(path.join(PROJECT_ROOT, 'console', 'dist')));
   koa.use(router.routes());

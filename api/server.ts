@@ -41,20 +41,20 @@ async function main(): Promise<void> {
   const docker = createDocker({ dockerHost: config.dockerHost });
   const stores = platformStorage({ config, db });
   const app = createApp({ config, db, temporal, docker, storage: stores.storage, archives: stores.archives, logger });
-  const edge = config.edgeDir
+  const edge = config.edge.dir
     ? startEdgeControlPlane({
         registry: registryForEdge(db, config.databaseUrl, secretKeysOf(config), unreadableCertificate(logger)),
         config,
         logger,
-        edge: edgeSettingsOf(config, config.edgeDir),
+        edge: edgeSettingsOf(config, config.edge.dir),
       })
     : null;
   if (edge) await edge.ready;
   const bounces = await startBounceIntake({ db, config, logger });
-  if (bounces) logger.info({ host: config.bounceSmtp?.host, port: bounces.port }, 'delivery reports: listening by SMTP');
+  if (bounces) logger.info({ host: config.mail.bounceSmtp?.host, port: bounces.port }, 'delivery reports: listening by SMTP');
   const server = http.createServer(app.koa.callback());
-  server.listen(config.apiListenPort, config.apiHost, () =>
-    logger.info({ host: config.apiHost, port: config.apiListenPort, edge: config.edgeDir !== null }, 'api listening'),
+  server.listen(config.api.listenPort, config.api.host, () =>
+    logger.info({ host: config.api.host, port: config.api.listenPort, edge: config.edge.dir !== null }, 'api listening'),
   );
 
   const shutdown = () => {

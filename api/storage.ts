@@ -46,8 +46,8 @@ function storeClient(args: { db: Db; secrets: SecretKeys; guard: OutboundPolicy;
 
 /** The platform's own store (ARCHIVE_S3_*), recorded on first use so that its files can name it; its configuration is its truth. */
 async function platformStore(config: Config, db: Db, secrets: SecretKeys): Promise<ArchiveStoreRow> {
-  if (!config.archiveS3) throw new PlatformError('ARCHIVE_SINK_UNAVAILABLE', "The sink is s3 with the platform's store, and no ARCHIVE_S3_ENDPOINT is set.");
-  const { endpoint, bucket, region, forcePathStyle } = config.archiveS3;
+  if (!config.archive.s3) throw new PlatformError('ARCHIVE_SINK_UNAVAILABLE', "The sink is s3 with the platform's store, and no ARCHIVE_S3_ENDPOINT is set.");
+  const { endpoint, bucket, region, forcePathStyle } = config.archive.s3;
   const known = await findArchiveStoreAt(db, { endpoint, bucket });
   if (known && known.region === region && known.path_style === forcePathStyle) return known;
   return ensureArchiveStore(db, secrets, {
@@ -115,10 +115,10 @@ export function platformStorage({ config, db }: { config: Config; db: Db }): { s
 
   const archives: ArchiveSink = {
     async store(filePath, known, place) {
-      const sink = await resolveArchiveSink(db, { logType: place.logType, siteId: place.siteId, fallback: config.archiveSink });
+      const sink = await resolveArchiveSink(db, { logType: place.logType, siteId: place.siteId, fallback: config.archive.sink });
       if (sink.sink === 's3') {
         const storeId = sink.storeId ?? (await platformStore(config, db, secrets)).id;
-        const objectKey = `${sink.prefix ?? config.archiveS3?.prefix ?? ''}${place.siteId}/${place.fileName}`;
+        const objectKey = `${sink.prefix ?? config.archive.s3?.prefix ?? ''}${place.siteId}/${place.fileName}`;
         const key = `s3://${storeId}/${objectKey}`;
         await inStore({ storeId, objectKey }, (objects) => objects.put(filePath, known, objectKey));
         return { key, ...known };

@@ -146,7 +146,7 @@ async function runOn(
   // Platform.
   await seed(config.databaseUrl, rows, keeper);
   const worker = await platform.startWorker(['archival']);
-  const token = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench', roles: ['ADMIN'] } });
+  const token = await signToken({ secret: config.identity.jwtSecret, claims: { sub: 'bench', roles: ['ADMIN'] } });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   await fetch(`${apiUrl}/api/settings/archive-policies`, {
     method: 'POST',

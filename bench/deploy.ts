@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   try {
     await removeScopedDockerObjects(docker.docker, SCOPE);
     const dockerWorker = await platform.startWorker(['deployments']);
-    const admin = await signToken({ secret: platform.config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
+    const admin = await signToken({ secret: platform.config.identity.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
     const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=bench-service\n' } });
 
     // The edge as production runs it: the API as its own process behind Envoy, writing Envoy's files.

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       while (next < recipients.length) {
         const user = recipients[next++];
         const rendered = renderTemplate(TEMPLATE, { ...variables, user: { name: user.name } }, user.locale as 'en' | 'ar');
-        await transport.sendMail({ from: config.mailFrom, to: user.email, subject: rendered.subject, html: rendered.html });
+        await transport.sendMail({ from: config.mail.from, to: user.email, subject: rendered.subject, html: rendered.html });
       }
     }),
   );
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     ['messaging', 'approvals'],
     process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {},
   );
-  const admin = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
+  const admin = await signToken({ secret: config.identity.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
   const post = async (path: string, body: unknown) => {
     const answer = await fetch(`${apiUrl}${path}`, {
       method: 'POST',

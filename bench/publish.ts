@@ -97,11 +97,11 @@ async function runOn(temporal: BenchTemporal, count: number, concurrency: number
   const { db, apiUrl, config } = platform;
   const worker = await platform.startWorker(['approvals']);
   const editor = await signToken({
-    secret: config.jwtSecret,
+    secret: config.identity.jwtSecret,
     claims: { sub: 'bench-editor', roles: ['EDITOR'], sites: ['open', 'guarded', 'base-open', 'base-guarded'] },
   });
-  const manager = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-manager', roles: ['MANAGER'], sites: ['guarded'] } });
-  const admin = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
+  const manager = await signToken({ secret: config.identity.jwtSecret, claims: { sub: 'bench-manager', roles: ['MANAGER'], sites: ['guarded'] } });
+  const admin = await signToken({ secret: config.identity.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
   const post = async (path: string, token: string, body: unknown = {}) => {
     const answer = await fetch(`${apiUrl}${path}`, {
       method: 'POST',
@@ -211,7 +211,10 @@ async function runRelease(size: number, concurrency: number): Promise<void> {
   const platform = await startBenchPlatform({}, { temporal: 'dev' });
   const { db, apiUrl, config } = platform;
   const worker = await platform.startWorker(['approvals']);
-  const editor = await signToken({ secret: config.jwtSecret, claims: { sub: 'bench-editor', roles: ['EDITOR'], sites: ['single', 'release', 'direct'] } });
+  const editor = await signToken({
+    secret: config.identity.jwtSecret,
+    claims: { sub: 'bench-editor', roles: ['EDITOR'], sites: ['single', 'release', 'direct'] },
+  });
   const call = async (method: string, path: string, body: unknown = {}) => {
     const answer = await fetch(`${apiUrl}${path}`, {
       method,
@@ -284,7 +287,7 @@ async function temporalFloor(platform: BenchPlatform, count: number, concurrency
     what: 'the floor worker',
   });
   // A plain client on the platform's connection: its token where the server wants one, none of its codec.
-  const client = new Client({ connection: platform.temporal.connection, namespace: platform.config.temporalNamespace });
+  const client = new Client({ connection: platform.temporal.connection, namespace: platform.config.temporal.namespace });
   const open = await measure('Temporal floor: one local activity', count, concurrency, async (i) => {
     await client.workflow.execute(oneLocalActivity, { taskQueue, workflowId: `floor-open-${i}-${crypto.randomUUID()}`, args: [String(i)] });
   });

@@ -33,23 +33,17 @@ export interface EdgeSettings {
 }
 
 /** The edge as the configuration says: Envoy on the front door (API_HOST:API_PORT), the API at EDGE_API_ADDRESS behind it. */
-export function edgeSettingsOf(
-  config: Pick<
-    Config,
-    'apiHost' | 'apiPort' | 'edgeTlsPort' | 'edgeTlsPublicPort' | 'edgeApiAddress' | 'edgeAdminUrl' | 'edgeConnectTimeoutMs' | 'edgeIdleTimeoutSeconds'
-  >,
-  dir: string,
-): EdgeSettings {
-  const admin = config.edgeAdminUrl ? new URL(config.edgeAdminUrl) : null;
+export function edgeSettingsOf(config: Pick<Config, 'api' | 'edge'>, dir: string): EdgeSettings {
+  const admin = config.edge.adminUrl ? new URL(config.edge.adminUrl) : null;
   return {
     dir,
     admin: admin ? { host: admin.hostname, port: Number(admin.port || 80) } : undefined,
-    listen: { host: config.apiHost, port: config.apiPort },
-    tlsListen: { host: config.apiHost, port: config.edgeTlsPort },
-    tlsPublicPort: config.edgeTlsPublicPort,
-    api: config.edgeApiAddress,
-    connectTimeoutMs: config.edgeConnectTimeoutMs,
-    idleTimeoutMs: config.edgeIdleTimeoutSeconds * 1000,
+    listen: { host: config.api.host, port: config.api.port },
+    tlsListen: { host: config.api.host, port: config.edge.tlsPort },
+    tlsPublicPort: config.edge.tlsPublicPort,
+    api: config.edge.apiAddress,
+    connectTimeoutMs: config.edge.connectTimeoutMs,
+    idleTimeoutMs: config.edge.idleTimeoutSeconds * 1000,
   };
 }
 
@@ -60,10 +54,10 @@ const FIRST_WRITE_ATTEMPTS = 5;
 const RESYNC_MS = 10000;
 
 /** The edge's plan: its own settings, and the registry's services and certificates as they are now. */
-async function edgePlanOf(registry: EdgeRegistry, config: EdgeConfig, edge: EdgeSettings): Promise<EdgePlan> {
+async function edgePlanOf(registry: EdgeRegistry, config: EdgePlanConfig, edge: EdgeSettings): Promise<EdgePlan> {
   const jwks =
-    config.jwtJwksUrl && config.jwtIssuer && config.jwtAudience
-      ? { url: config.jwtJwksUrl, issuer: config.jwtIssuer, audience: config.jwtAudience, caFile: config.jwtJwksCaFile }
+    config.identity.jwksUrl && config.identity.issuer && config.identity.audience
+      ? { url: config.identity.jwksUrl, issuer: config.identity.issuer, audience: config.identity.audience, caFile: config.identity.jwksCaFile }
       : undefined;
   return {
     dir: edge.dir,
@@ -72,22 +66,22 @@ async function edgePlanOf(registry: EdgeRegistry, config: EdgeConfig, edge: Edge
     api: edge.api,
     reservedSlugs: RESERVED_SLUGS,
     services: await registry.services(),
-    platformHostnames: platformHostnames(config.publicUrl),
-    jwt: { hs256Secret: config.jwtSecret, jwks },
+    platformHostnames: platformHostnames(config.api.publicUrl),
+    jwt: { hs256Secret: config.identity.jwtSecret, jwks },
     connectTimeoutMs: edge.connectTimeoutMs,
     idleTimeoutMs: edge.idleTimeoutMs,
   };
 }
 
 /** The settings the edge's plan is made of. */
-type EdgeConfig = Pick<Config, 'jwtSecret' | 'jwtJwksUrl' | 'jwtJwksCaFile' | 'jwtIssuer' | 'jwtAudience' | 'publicUrl'>;
+type EdgePlanConfig = Pick<Config, 'identity' | 'api'>;
 
 /**
  * The Koa API as the edge's control plane: it writes Envoy's configuration from the registry at start, on
  * every registry change (notified by PostgreSQL, whoever made it), and every ten seconds. Rewrites run one
  * at a time; changes notified during one are written by the next.
  */
-export function startEdgeControlPlane(args: { registry: EdgeRegistry; config: EdgeConfig; logger: Logger; edge: EdgeSettings }) {
+export function startEdgeControlPlane(args: { registry: EdgeRegistry; config: EdgePlanConfig; logger: Logger; edge: EdgeSettings }) {
   const { config, edge } = args;
   const planOf = () => edgePlanOf(args.registry, config, edge);
 

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import type { SecretsConfig } from './config';
 
 /**
  * Secrets at rest: AES-256-GCM under a key derived from SECRETS_KEY with HKDF-SHA256. Each ciphertext is
@@ -43,9 +44,9 @@ export interface SecretPlace {
   rowId: string;
 }
 
-export const secretKeysOf = (config: { secretsKey: string; secretsKeyPrevious: string | null }): SecretKeys => ({
-  current: config.secretsKey,
-  previous: config.secretsKeyPrevious,
+export const secretKeysOf = (config: { secrets: Pick<SecretsConfig, 'key' | 'previousKey'> }): SecretKeys => ({
+  current: config.secrets.key,
+  previous: config.secrets.previousKey,
 });
 
 const derived = new Map<string, Buffer>();

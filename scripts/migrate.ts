@@ -20,25 +20,25 @@ async function main(): Promise<void> {
   } finally {
     await db.destroy();
   }
-  if (config.temporalIdentityDir) {
-    const key = loadOrCreateSigningKey(config.temporalIdentityDir);
-    console.log(`Temporal service identity: key ${key.kid} in ${config.temporalIdentityDir}`);
+  if (config.temporal.identityDir) {
+    const key = loadOrCreateSigningKey(config.temporal.identityDir);
+    console.log(`Temporal service identity: key ${key.kid} in ${config.temporal.identityDir}`);
     // The administrator's key, apart from the workload key (#58, finding 6): in compose on a volume that only
     // this job and the setup job mount, so that the API and the workers can mint no admin token.
-    const admin = loadOrCreateSigningKey(adminIdentityDirOf(config.temporalIdentityDir, config.temporalAdminIdentityDir));
+    const admin = loadOrCreateSigningKey(adminIdentityDirOf(config.temporal.identityDir, config.temporal.adminIdentityDir));
     console.log(`Temporal administrator identity: key ${admin.kid}`);
     // The cluster's TLS: its authority and the nodes' certificate (a folder inside the volume: a mount point
     // itself cannot be renamed onto).
-    const tls = ensureTemporalTls(config.temporalTlsDir ?? path.join(config.temporalIdentityDir, 'tls'));
+    const tls = ensureTemporalTls(config.temporal.tlsDir ?? path.join(config.temporal.identityDir, 'tls'));
     console.log(`Temporal TLS: authority ${tls.caFile}`);
     // The public halves, on a volume of their own: the nodes read the JWKS and every client the authority,
     // and none of them mounts the private keys beside which they were made.
-    if (config.temporalPublicDir) {
-      fs.mkdirSync(config.temporalPublicDir, { recursive: true });
-      fs.copyFileSync(tls.caFile, path.join(config.temporalPublicDir, 'ca.pem'));
-      fs.copyFileSync(key.jwksFile, path.join(config.temporalPublicDir, 'jwks.json'));
-      fs.copyFileSync(admin.jwksFile, path.join(config.temporalPublicDir, 'admin-jwks.json'));
-      console.log(`Temporal public files: ${config.temporalPublicDir}/ca.pem, jwks.json and admin-jwks.json`);
+    if (config.temporal.publicDir) {
+      fs.mkdirSync(config.temporal.publicDir, { recursive: true });
+      fs.copyFileSync(tls.caFile, path.join(config.temporal.publicDir, 'ca.pem'));
+      fs.copyFileSync(key.jwksFile, path.join(config.temporal.publicDir, 'jwks.json'));
+      fs.copyFileSync(admin.jwksFile, path.join(config.temporal.publicDir, 'admin-jwks.json'));
+      console.log(`Temporal public files: ${config.temporal.publicDir}/ca.pem, jwks.json and admin-jwks.json`);
     }
   }
 }

@@ -51,20 +51,20 @@ function embeddedEdgeAdminPort(apiPort: number, apiListenPort: number): number {
  */
 async function refuseTakenPorts(config: Config, edgeAdminPort: number): Promise<void> {
   const wanted: Array<[number, string, string]> = [
-    [config.apiPort, 'the edge (Envoy)', 'API_PORT'],
-    [config.apiListenPort, 'the API behind the edge', 'API_LISTEN_PORT'],
+    [config.api.port, 'the edge (Envoy)', 'API_PORT'],
+    [config.api.listenPort, 'the API behind the edge', 'API_LISTEN_PORT'],
     [edgeAdminPort, "the edge's admin", 'EDGE_ADMIN_URL'],
-    [config.edgeTlsPort, "the edge's HTTPS", 'EDGE_TLS_PORT'],
-    [config.smtpCapturePort, 'mail capture (SMTP)', 'SMTP_CAPTURE_PORT'],
-    [config.mailCaptureUiPort, "mail capture's UI", 'MAIL_CAPTURE_UI_PORT'],
+    [config.edge.tlsPort, "the edge's HTTPS", 'EDGE_TLS_PORT'],
+    [config.mail.smtpCapturePort, 'mail capture (SMTP)', 'SMTP_CAPTURE_PORT'],
+    [config.mail.captureUiPort, "mail capture's UI", 'MAIL_CAPTURE_UI_PORT'],
   ];
   const database = new URL(config.databaseUrl);
   if (isLocal(database.hostname)) wanted.push([Number(database.port || 5432), 'PostgreSQL', 'DATABASE_URL']);
-  const [temporalHost, temporalPort] = config.temporalAddress.split(':');
+  const [temporalHost, temporalPort] = config.temporal.address.split(':');
   if (isLocal(temporalHost)) {
-    wanted.push([Number(temporalPort), config.temporalServer === 'cluster' ? "the Temporal cluster's door" : 'the Temporal dev server', 'TEMPORAL_ADDRESS']);
+    wanted.push([Number(temporalPort), config.temporal.server === 'cluster' ? "the Temporal cluster's door" : 'the Temporal dev server', 'TEMPORAL_ADDRESS']);
     // The dev server's UI defaults to 8233; the cluster's read-only UI proxy to the URL's own (80).
-    wanted.push([Number(new URL(config.temporalUiUrl).port || (config.temporalServer === 'cluster' ? 80 : 8233)), 'the Temporal Web UI', 'TEMPORAL_UI_URL']);
+    wanted.push([Number(new URL(config.temporal.uiUrl).port || (config.temporal.server === 'cluster' ? 80 : 8233)), 'the Temporal Web UI', 'TEMPORAL_UI_URL']);
   }
   const taken: string[] = [];
   for (const [port, what, setting] of wanted) if (!(await bindsNow(port))) taken.push(`port ${port} (${what}; ${setting} moves it)`);
@@ -89,7 +89,7 @@ async function startAcmeServer(config: Config, env: NodeJS.ProcessEnv, dataDir: 
   const directoryUrl = `https://127.0.0.1:${listenPort}/dir`;
   // Made before Pebble starts: its own start makes the same files, and two at once would clash.
   const caFile = (await pebbleApiCertificate()).cert;
-  const starting = startPebble({ dir, httpPort: config.apiPort, listenPort, logFile: path.join(logs, 'pebble.log') });
+  const starting = startPebble({ dir, httpPort: config.api.port, listenPort, logFile: path.join(logs, 'pebble.log') });
   stops.push({ name: 'Pebble', stop: async () => (await starting.catch(() => null))?.stop() });
   starting.then(
     async (pebble) => {
@@ -112,12 +112,12 @@ async function startEmbeddedCluster(config: Config, dataDir: string, identityDir
   const cluster = await startTemporalCluster({
     binaries,
     sql: { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
-    namespaces: [config.temporalNamespace],
+    namespaces: [config.temporal.namespace],
     dir: path.join(dataDir, 'temporal-cluster'),
     identityDir,
     // The administrator's key, for the setup alone; under npm start by default in identityDir/admin.
-    ...(config.temporalAdminIdentityDir ? { adminIdentityDir: path.resolve(config.temporalAdminIdentityDir) } : {}),
-    port: Number(config.temporalAddress.split(':')[1]),
+    ...(config.temporal.adminIdentityDir ? { adminIdentityDir: path.resolve(config.temporal.adminIdentityDir) } : {}),
+    port: Number(config.temporal.address.split(':')[1]),
     say: step,
   });
   const logs = path.join(dataDir, 'temporal-cluster');
@@ -142,9 +142,9 @@ async function startEmbeddedCluster(config: Config, dataDir: string, identityDir
     doorAddress: cluster.address,
     caFile: cluster.tlsCaFile,
     identityDir,
-    uiUrl: config.temporalUiUrl,
-    namespace: config.temporalNamespace,
-    codecEndpoint: `${config.publicUrl}${CODEC_ENDPOINT_PATH}`,
+    uiUrl: config.temporal.uiUrl,
+    namespace: config.temporal.namespace,
+    codecEndpoint: `${config.api.publicUrl}${CODEC_ENDPOINT_PATH}`,
     logFile: uiLog,
   });
   // Its address (the proxy) closes last; the ui-server behind it is supervised like every other child.
@@ -175,7 +175,7 @@ function startSettings() {
  */
 async function claimPorts(env: NodeJS.ProcessEnv): Promise<string> {
   const beforeSwarm = loadConfig({ ...env, DEPLOY_REGISTRY: env.DEPLOY_REGISTRY || `127.0.0.1:${EMBEDDED_REGISTRY_PORT}` });
-  const edgeAdminUrl = beforeSwarm.edgeAdminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(beforeSwarm.apiPort, beforeSwarm.apiListenPort)}`;
+  const edgeAdminUrl = beforeSwarm.edge.adminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(beforeSwarm.api.port, beforeSwarm.api.listenPort)}`;
   await refuseTakenPorts(beforeSwarm, Number(new URL(edgeAdminUrl).port));
   return edgeAdminUrl;
 }
@@ -200,7 +200,7 @@ async function startDatabase(config: Config, dataDir: string): Promise<void> {
   const applied = await migrateLatest(db);
   step(`migrations: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}`);
   if (!config.production) {
-    const seeded = await seedDevelopment(db, { smtpCapturePort: config.smtpCapturePort });
+    const seeded = await seedDevelopment(db, { smtpCapturePort: config.mail.smtpCapturePort });
     if (seeded.length > 0) step(`development data: ${seeded.join(', ')}`);
   }
   await db.destroy();
@@ -211,10 +211,10 @@ async function startDatabase(config: Config, dataDir: string): Promise<void> {
  * TEMPORAL_SERVER=cluster two nodes behind a door. Answers the settings the platform's processes reach it with.
  */
 async function startTemporalServer(config: Config, dataDir: string, logs: string): Promise<NodeJS.ProcessEnv> {
-  if (!isLocal(config.temporalAddress.split(':')[0])) return {};
-  if (config.temporalServer === 'cluster') {
+  if (!isLocal(config.temporal.address.split(':')[0])) return {};
+  if (config.temporal.server === 'cluster') {
     // The cluster takes only signed tokens: every process of the platform signs its own service tokens with this key.
-    const identityDir = path.resolve(config.temporalIdentityDir ?? path.join(dataDir, 'temporal-identity'));
+    const identityDir = path.resolve(config.temporal.identityDir ?? path.join(dataDir, 'temporal-identity'));
     const cluster = await startEmbeddedCluster(config, dataDir, identityDir);
     return {
       TEMPORAL_IDENTITY_DIR: identityDir,
@@ -224,11 +224,11 @@ async function startTemporalServer(config: Config, dataDir: string, logs: string
   }
   const temporalArgs = {
     dbFile: path.join(dataDir, 'temporal.db'),
-    port: Number(config.temporalAddress.split(':')[1]),
-    uiPort: Number(new URL(config.temporalUiUrl).port || 8233),
-    namespaces: [config.temporalNamespace],
+    port: Number(config.temporal.address.split(':')[1]),
+    uiPort: Number(new URL(config.temporal.uiUrl).port || 8233),
+    namespaces: [config.temporal.namespace],
     logFile: path.join(logs, 'temporal.log'),
-    codecEndpoint: `${config.publicUrl}${CODEC_ENDPOINT_PATH}`,
+    codecEndpoint: `${config.api.publicUrl}${CODEC_ENDPOINT_PATH}`,
   };
   const temporal = await startTemporal(temporalArgs);
   // Its database file keeps every run: started again, it goes on where it was, and workers reconnect.
@@ -240,8 +240,8 @@ async function startTemporalServer(config: Config, dataDir: string, logs: string
 /** Mailpit, kept running: it catches every email the platform sends. Answers its web UI's port. */
 async function startMail(config: Config, dataDir: string, logs: string): Promise<number> {
   const mailArgs = {
-    smtpPort: config.smtpCapturePort,
-    uiPort: config.mailCaptureUiPort,
+    smtpPort: config.mail.smtpCapturePort,
+    uiPort: config.mail.captureUiPort,
     logFile: path.join(logs, 'mailpit.log'),
     mailDirectory: path.join(dataDir, 'mail'),
     maxEmails: 1000,
@@ -292,7 +292,7 @@ async function startWorkerApiAndEdge(config: Config, env: NodeJS.ProcessEnv, log
   const api = launch(env, logs, { name: 'api', entry: 'api/server.ts' });
   // The API writes the edge's files before it listens: once it answers, Envoy can start on them. An answer
   // alone does not say it is this API's: the files must be there too.
-  await waitForHttp(`http://127.0.0.1:${config.apiListenPort}/healthz`, {
+  await waitForHttp(`http://127.0.0.1:${config.api.listenPort}/healthz`, {
     what: "the API (its /healthz, and the edge's files it writes before it listens)",
     isUp: (status) => status >= 200 && status < 300 && edgeFiles.every((file) => fs.existsSync(file)),
     deadlineMs: 60000,
@@ -302,7 +302,7 @@ async function startWorkerApiAndEdge(config: Config, env: NodeJS.ProcessEnv, log
   const edgeAdminUrl = env.EDGE_ADMIN_URL!;
   const startTheEdge = () => startEdge({ dir: edgeDir, adminPort: Number(new URL(edgeAdminUrl).port), concurrency: 1, logFile: edgeLog });
   keepRunning('edge (Envoy)', await startTheEdge(), startTheEdge, edgeLog);
-  step(`edge (Envoy) on ${config.apiHost}:${config.apiPort}, the API behind it on 127.0.0.1:${config.apiListenPort}, admin ${edgeAdminUrl}`);
+  step(`edge (Envoy) on ${config.api.host}:${config.api.port}, the API behind it on 127.0.0.1:${config.api.listenPort}, admin ${edgeAdminUrl}`);
 }
 
 async function main(): Promise<void> {
@@ -324,7 +324,7 @@ async function main(): Promise<void> {
   // Fewer glibc arenas: less freed native memory held (DuckDB's conversions), as compose sets.
   Object.assign(env, { MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2', WORKFLOW_BUNDLE_PATH: bundlePath });
   await startWorkerApiAndEdge(config, env, logs);
-  const apiUrl = `http://127.0.0.1:${config.apiPort}`;
+  const apiUrl = `http://127.0.0.1:${config.api.port}`;
   await waitForHttp(`${apiUrl}/readyz`, { what: 'the platform', deadlineMs: 60000, stopIf: () => (isStopping() ? 'was stopped' : null) });
   await sayReady(config, { apiUrl, edgeAdminUrl: env.EDGE_ADMIN_URL, mailUiPort, logs });
 }
@@ -332,7 +332,7 @@ async function main(): Promise<void> {
 async function sayReady(config: Config, at: { apiUrl: string; edgeAdminUrl: string; mailUiPort: number; logs: string }): Promise<void> {
   const { apiUrl } = at;
   const token = await signToken({
-    secret: config.jwtSecret,
+    secret: config.identity.jwtSecret,
     claims: { sub: 'dev-admin', name: 'Development Admin', email: 'admin@opsflow.local', roles: ['ADMIN'], sites: [] },
   });
   console.log(`
@@ -342,7 +342,7 @@ Opsflow is ready.
   Edge admin       ${at.edgeAdminUrl}  (loopback)
   OpenAPI          ${apiUrl}/api/openapi.json
   Readiness        ${apiUrl}/readyz
-  Temporal Web UI  ${config.temporalUiUrl}${config.temporalServer === 'cluster' ? '  (read-only)' : ''}
+  Temporal Web UI  ${config.temporal.uiUrl}${config.temporal.server === 'cluster' ? '  (read-only)' : ''}
   Mail capture UI  http://127.0.0.1:${at.mailUiPort}
   Logs             ${at.logs}
 

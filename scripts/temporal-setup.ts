@@ -11,16 +11,16 @@ import { ensureClusterNamespaces } from './platform/temporal-namespaces';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const identityDir = config.temporalAdminIdentityDir ?? config.temporalIdentityDir;
+  const identityDir = config.temporal.adminIdentityDir ?? config.temporal.identityDir;
   if (!identityDir) {
     console.error('TEMPORAL_ADMIN_IDENTITY_DIR is needed: the administrator token is signed with the key it holds.');
     process.exit(2);
   }
-  const adminIdentityDir = adminIdentityDirOf(identityDir, config.temporalAdminIdentityDir);
-  await ensureClusterNamespaces({ address: config.temporalAddress, nodes: [], adminIdentityDir, tlsCaFile: config.temporalTlsCaFile }, [
-    config.temporalNamespace,
+  const adminIdentityDir = adminIdentityDirOf(identityDir, config.temporal.adminIdentityDir);
+  await ensureClusterNamespaces({ address: config.temporal.address, nodes: [], adminIdentityDir, tlsCaFile: config.temporal.tlsCaFile }, [
+    config.temporal.namespace,
   ]);
-  console.log(`Temporal namespace ${config.temporalNamespace} and its search attributes are registered at ${config.temporalAddress}`);
+  console.log(`Temporal namespace ${config.temporal.namespace} and its search attributes are registered at ${config.temporal.address}`);
 }
 
 main().catch((error: unknown) => {

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
       .map((v) => v.trim())
       .filter(Boolean);
   const token = await signToken({
-    secret: loadConfig().jwtSecret,
+    secret: loadConfig().identity.jwtSecret,
     expiresIn: values.expires,
     claims: {
       sub: values.sub,

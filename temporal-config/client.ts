@@ -70,17 +70,16 @@ export function connectPlatformTemporal(
   payloadCodec: PayloadCodec = payloadCodecOf(config),
 ): Promise<TemporalHandle> {
   return connectTemporal({
-    address: config.temporalAddress,
-    namespace: config.temporalNamespace,
-    uiUrl: config.temporalUiUrl,
+    address: config.temporal.address,
+    namespace: config.temporal.namespace,
+    uiUrl: config.temporal.uiUrl,
     payloadCodec,
-    identity: { dir: config.temporalIdentityDir, subject },
-    tlsCaFile: config.temporalTlsCaFile,
+    identity: { dir: config.temporal.identityDir, subject },
+    tlsCaFile: config.temporal.tlsCaFile,
   });
 }
 
-type PlatformTemporalConfig = Pick<Config, 'temporalAddress' | 'temporalNamespace' | 'temporalUiUrl' | 'temporalIdentityDir' | 'temporalTlsCaFile'> &
-  Parameters<typeof payloadCodecOf>[0];
+type PlatformTemporalConfig = Pick<Config, 'temporal'>;
 
 /** A link into the Temporal Web UI for one run. */
 export function workflowUiUrl(temporal: Pick<TemporalHandle, 'namespace' | 'uiUrl'>, workflowId: string, runId: string): string {

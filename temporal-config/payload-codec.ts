@@ -97,8 +97,8 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 }
 
 /** The codec of this deployment's TEMPORAL_PAYLOAD_KEYS, for clients, workers and the codec endpoint. */
-export const payloadCodecOf = (config: { temporalPayloadKeys: ReadonlyArray<{ id: string; secret: string }> }) =>
-  new AesGcmPayloadCodec(config.temporalPayloadKeys);
+export const payloadCodecOf = (config: { temporal: { payloadKeys: ReadonlyArray<{ id: string; secret: string }> } }) =>
+  new AesGcmPayloadCodec(config.temporal.payloadKeys);
 
 /** The failure converter's file (failure-converter.ts), which the workflow bundle and the workers load by path. */
 export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');

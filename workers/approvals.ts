@@ -9,6 +9,6 @@ export function approvalsWorker(deps: WorkerDeps) {
   return {
     taskQueue: TaskQueues.approvals,
     activities: { ...createOperationsActivities(), ...createApprovalsActivities(deps) },
-    onStart: () => ensureRevisionRetentionSchedule(deps.temporal.client, deps.config.revisionRetentionCron),
+    onStart: () => ensureRevisionRetentionSchedule(deps.temporal.client, deps.config.content.revisionRetentionCron),
   };
 }

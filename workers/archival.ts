@@ -17,7 +17,7 @@ export function archivalWorker(deps: WorkerDeps) {
     activities: { ...createOperationsActivities(), ...activities },
     onStart: async () => {
       for (const logType of LOG_TYPES) await activities.createPartitionsAhead({ logType });
-      await ensureArchiveSchedules(deps.temporal.client, deps.config.archiveCron);
+      await ensureArchiveSchedules(deps.temporal.client, deps.config.archive.cron);
     },
   };
 }

@@ -30,7 +30,7 @@ export function deploymentsWorker(deps: WorkerDeps) {
       ...createDeployActivities(deployDeps),
     },
     alongside:
-      config.deployDriver === 'swarm'
+      config.deploy.driver === 'swarm'
         ? () =>
             followSwarmTasks(deployDeps, (error) =>
               logger.warn({ reason: (error as Error).message }, "following the swarm's tasks failed; retrying twice a second"),
@@ -38,17 +38,17 @@ export function deploymentsWorker(deps: WorkerDeps) {
         : undefined,
     onStart: async () => {
       await ensureReconcileSchedule(deps.temporal.client, {
-        everySeconds: config.deployReconcileSeconds,
-        healthTimeoutSeconds: config.deployHealthTimeoutSeconds,
-        drainSeconds: config.deployDrainSeconds,
+        everySeconds: config.deploy.reconcileSeconds,
+        healthTimeoutSeconds: config.deploy.healthTimeoutSeconds,
+        drainSeconds: config.deploy.drainSeconds,
       });
       // Kept with no ACME server too: uploaded certificates end, and their owners are told in time.
       await ensureCertificateRenewalSchedule(deps.temporal.client, {
-        everySeconds: config.acme?.renewalCheckSeconds ?? UPLOAD_CHECK_SECONDS,
-        retryAfterSeconds: config.acme?.retryAfterSeconds ?? UPLOAD_CHECK_SECONDS,
-        acme: config.acme !== null,
+        everySeconds: config.edge.acme?.renewalCheckSeconds ?? UPLOAD_CHECK_SECONDS,
+        retryAfterSeconds: config.edge.acme?.retryAfterSeconds ?? UPLOAD_CHECK_SECONDS,
+        acme: config.edge.acme !== null,
       });
-      if (config.acme) await ensurePlatformCertificate(deps);
+      if (config.edge.acme) await ensurePlatformCertificate(deps);
     },
   };
 }

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   await assertAuditTablesMirror(db);
   const payloadCodec = payloadCodecOf(config);
   const temporal = await connectPlatformTemporal(config, `opsflow-worker:${queues.join(',')}`, payloadCodec);
-  await ensureSearchAttributes(temporal.connection, config.temporalNamespace);
+  await ensureSearchAttributes(temporal.connection, config.temporal.namespace);
   // The pollers' connection carries the client's service token too, renewed well before it expires.
   const token = temporal.serviceToken;
   const connection = await connectPollers(config, token);
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
       if (definition.alongside) alongside.push(definition.alongside());
       return Worker.create({
         connection,
-        namespace: config.temporalNamespace,
+        namespace: config.temporal.namespace,
         taskQueue: definition.taskQueue,
         activities: definition.activities,
         // No eager activities unless the queue asks: a workflow's activities go through the task queue to
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
       });
     }),
   );
-  logger.info({ queues, namespace: config.temporalNamespace }, 'workers running');
+  logger.info({ queues, namespace: config.temporal.namespace }, 'workers running');
   try {
     await Promise.all(workers.map((worker) => worker.run()));
   } finally {

@@ -8,7 +8,7 @@ import { WorkerDeps } from './deps';
  * server can check: not localhost, not an address. Once one is served, the renewal schedule keeps it.
  */
 export async function ensurePlatformCertificate({ db, config, temporal }: Pick<WorkerDeps, 'db' | 'config' | 'temporal'>): Promise<void> {
-  const hostname = normalHostname(new URL(config.publicUrl).hostname);
+  const hostname = normalHostname(new URL(config.api.publicUrl).hostname);
   if (hostnameProblem(hostname) !== null) return;
   await ensureCertificateRows(db, [hostname]);
   if ((await findCertificate(db, hostname))?.chain_pem) return;

@@ -18,13 +18,13 @@ export function deliverCallback({ config }: ApprovalsDeps) {
   return async (input: CallbackInput): Promise<void> => {
     // The internal token goes with this request: only to the API itself, whoever started the run.
     const problem = callbackPathProblem(input.callbackPath);
-    const target = problem ? null : new URL(input.callbackPath, config.apiInternalUrl);
-    if (!target || target.origin !== new URL(config.apiInternalUrl).origin) {
+    const target = problem ? null : new URL(input.callbackPath, config.api.internalUrl);
+    if (!target || target.origin !== new URL(config.api.internalUrl).origin) {
       throw finalFailure('VALIDATION_FAILED', `The approval callback was not sent: ${problem ?? 'the callback path leaves the API'}.`);
     }
     const answer = await fetch(target, {
       method: 'POST',
-      headers: { authorization: `Bearer ${config.internalToken}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${config.secrets.internalToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ decision: input.decision, revision: input.revision, correlationId: input.correlationId }),
       redirect: 'manual',
       signal: AbortSignal.timeout(30000),

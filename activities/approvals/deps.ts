@@ -3,5 +3,5 @@ import { Db } from '../../data/db';
 
 export interface ApprovalsDeps {
   db: Db;
-  config: Pick<Config, 'apiInternalUrl' | 'internalToken' | 'publicUrl'>;
+  config: Pick<Config, 'api' | 'secrets'>;
 }

@@ -13,5 +13,5 @@ export interface NotifyApprovalInput {
 
 /** Writes an approval notice's emails (sent by the messaging worker); answers how many recipients it has. */
 export function notifyApproval({ db, config }: ApprovalsDeps) {
-  return async (input: NotifyApprovalInput): Promise<number> => writeApprovalNotice(db, { ...input, publicUrl: config.publicUrl });
+  return async (input: NotifyApprovalInput): Promise<number> => writeApprovalNotice(db, { ...input, publicUrl: config.api.publicUrl });
 }

@@ -56,5 +56,5 @@ export function encodingFor(format: ArchiveFormat): PartEncoding | undefined {
 
 /** The encoding of a site's new parts, by its policy's format (else the global policy's, else ARCHIVE_FORMAT). */
 export async function siteEncoding({ db, config }: ArchivalDeps, args: { logType: LogType; siteId: string }): Promise<PartEncoding | undefined> {
-  return encodingFor(await resolveArchiveFormat(db, { ...args, fallback: config.archiveFormat }));
+  return encodingFor(await resolveArchiveFormat(db, { ...args, fallback: config.archive.format }));
 }

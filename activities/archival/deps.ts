@@ -3,5 +3,5 @@ import { Db } from '../../data/db';
 
 export interface ArchivalDeps {
   db: Db;
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'apiInternalUrl' | 'internalToken' | 'archiveFormat'>;
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'api' | 'secrets' | 'archive'>;
 }

@@ -46,8 +46,8 @@ export function restoreArchiveFile({ db, config }: ArchivalDeps) {
     await fs.promises.mkdir(path.dirname(staged), { recursive: true });
     const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'restore' }), 5000);
     try {
-      const response = await fetch(`${config.apiInternalUrl}/api/assets/internal/archive/${encodeURIComponent(input.assetId)}`, {
-        headers: { authorization: `Bearer ${config.internalToken}` },
+      const response = await fetch(`${config.api.internalUrl}/api/assets/internal/archive/${encodeURIComponent(input.assetId)}`, {
+        headers: { authorization: `Bearer ${config.secrets.internalToken}` },
         redirect: 'error',
         signal: Context.current().cancellationSignal,
       });

@@ -54,9 +54,9 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     ): Promise<{ status: number; answer: SinkAnswer }> => {
       const heartbeat = setInterval(() => Context.current().heartbeat({ stage: 'upload' }), 5000);
       try {
-        const response = await fetch(`${config.apiInternalUrl}${path}`, {
+        const response = await fetch(`${config.api.internalUrl}${path}`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${config.internalToken}`, ...init.headers },
+          headers: { authorization: `Bearer ${config.secrets.internalToken}`, ...init.headers },
           body: init.body,
           redirect: 'error',
           signal: Context.current().cancellationSignal,

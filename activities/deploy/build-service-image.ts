@@ -17,7 +17,7 @@ import { finalFailure } from '../failures';
  * `npm start` is already building it; otherwise it is pulled when the engine lacks it.
  */
 async function readyBaseImage({ docker, config }: DeployDeps): Promise<void> {
-  if (config.deployBaseImageBuild !== 'debian') return;
+  if (config.deploy.baseImageBuild !== 'debian') return;
   const context = Context.current();
   let lastLine = '';
   // The heartbeat carries the build's last line, and a cancelled or timed-out attempt ends the build.
@@ -25,7 +25,7 @@ async function readyBaseImage({ docker, config }: DeployDeps): Promise<void> {
   try {
     await ensureBaseImage({
       docker,
-      image: config.deployBaseImage,
+      image: config.deploy.baseImage,
       dockerHost: config.dockerHost,
       say: (line) => {
         lastLine = line;
@@ -59,7 +59,7 @@ function commitTarget(image: string): { repo: string; tag: string } {
 export const imageContainerPrefix = (scope: string) => `${scope}-image-`;
 
 /** The container an image is made from: named after the deployment, so a retried attempt finds what an earlier one left. */
-const imageContainerName = (deps: DeployDeps, deploymentId: string) => `${imageContainerPrefix(deps.config.deployScope)}${deploymentId}`;
+const imageContainerName = (deps: DeployDeps, deploymentId: string) => `${imageContainerPrefix(deps.config.deploy.scope)}${deploymentId}`;
 
 /**
  * Creates the container the image is made from: the base image with the image's settings, never started.
@@ -72,9 +72,9 @@ async function createImageContainer(deps: DeployDeps, deploymentId: string) {
   const create = async () => {
     const spec = {
       name,
-      Image: config.deployBaseImage,
+      Image: config.deploy.baseImage,
       ...IMAGE_SETTINGS,
-      Labels: { [LABELS.scope]: config.deployScope, [LABELS.deployment]: deploymentId },
+      Labels: { [LABELS.scope]: config.deploy.scope, [LABELS.deployment]: deploymentId },
       NetworkDisabled: true,
       HostConfig: { NetworkMode: 'none' },
     };
@@ -93,9 +93,9 @@ async function createImageContainer(deps: DeployDeps, deploymentId: string) {
   }
   // The base image is missing: pulled, as a build's FROM would.
   try {
-    await progressEnded(docker, await docker.pull(config.deployBaseImage));
+    await progressEnded(docker, await docker.pull(config.deploy.baseImage));
   } catch (error) {
-    throw finalFailure('IMAGE_BUILD_FAILED', `The base image ${config.deployBaseImage} could not be pulled: ${(error as Error).message}`);
+    throw finalFailure('IMAGE_BUILD_FAILED', `The base image ${config.deploy.baseImage} could not be pulled: ${(error as Error).message}`);
   }
   return create();
 }
@@ -136,8 +136,8 @@ export function buildServiceImage(deps: DeployDeps) {
       try {
         await container.putArchive(singleFileTar({ name: 'app/app.jar', filePath: jar }), { path: '/' });
         await container.commit({
-          _query: { container: container.id, ...commitTarget(image), comment: `the JAR of deployment ${input.deploymentId} on ${config.deployBaseImage}` },
-          _body: { ...IMAGE_SETTINGS, Labels: { [LABELS.scope]: config.deployScope, [LABELS.service]: deployment.service_name } },
+          _query: { container: container.id, ...commitTarget(image), comment: `the JAR of deployment ${input.deploymentId} on ${config.deploy.baseImage}` },
+          _body: { ...IMAGE_SETTINGS, Labels: { [LABELS.scope]: config.deploy.scope, [LABELS.service]: deployment.service_name } },
         });
       } finally {
         // One that cannot be removed now is removed by the next attempt, or by the reconcile when none follows.

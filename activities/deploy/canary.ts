@@ -42,10 +42,10 @@ export function registerCanary({ db, config }: DeployDeps) {
     const service = deployment ? await findService(db, deployment.service_name) : undefined;
     // Not on a retry: by then the hosts at those addresses are this canary's own.
     if (service && service.canary_deployment_id !== input.deploymentId) {
-      await untilEdgeRoutes(config.edgeAdminUrl, { serviceName: service.name, version: 'canary', gone: addresses });
+      await untilEdgeRoutes(config.edge.adminUrl, { serviceName: service.name, version: 'canary', gone: addresses });
     }
     const { serviceName } = await refusalsAreFinal(() => registerCanaryRows(db, input));
-    await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, version: 'canary', routed: addresses });
+    await untilEdgeRoutes(config.edge.adminUrl, { serviceName, version: 'canary', routed: addresses });
   };
 }
 
@@ -53,16 +53,16 @@ export function registerCanary({ db, config }: DeployDeps) {
 export function shareWithCanary({ db, config }: DeployDeps) {
   return async (input: { deploymentId: string; serviceName: string; weight: number }): Promise<void> => {
     await setCanaryWeight(db, input);
-    await untilEdgeShares(config.edgeAdminUrl, { serviceName: input.serviceName, weight: input.weight });
+    await untilEdgeShares(config.edge.adminUrl, { serviceName: input.serviceName, weight: input.weight });
   };
 }
 
 /** What Envoy has counted so far on both versions' clusters: a step's starting point. */
 export function readVersionCounters({ config }: DeployDeps) {
   return async (input: { serviceName: string }): Promise<Record<EdgeVersion, VersionCounters>> => {
-    if (!config.edgeAdminUrl) throw finalFailure('EDGE_STATS_UNAVAILABLE', "A rollout is judged on the edge's statistics, and EDGE_ADMIN_URL is not set.");
-    const counters = await edgeVersionCounters(config.edgeAdminUrl, input.serviceName);
-    if (!counters) throw retryableFailure('EDGE_STATS_UNAVAILABLE', `The edge's admin at ${config.edgeAdminUrl} does not answer.`);
+    if (!config.edge.adminUrl) throw finalFailure('EDGE_STATS_UNAVAILABLE', "A rollout is judged on the edge's statistics, and EDGE_ADMIN_URL is not set.");
+    const counters = await edgeVersionCounters(config.edge.adminUrl, input.serviceName);
+    if (!counters) throw retryableFailure('EDGE_STATS_UNAVAILABLE', `The edge's admin at ${config.edge.adminUrl} does not answer.`);
     return counters;
   };
 }

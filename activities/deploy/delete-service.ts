@@ -10,6 +10,6 @@ import { untilEdgeForgets } from './edge-routing';
 export function deleteService({ db, config }: DeployDeps) {
   return async (input: { serviceName: string }): Promise<void> => {
     const deleted = await deleteServiceRow(db, input.serviceName);
-    if (deleted) await untilEdgeForgets(config.edgeAdminUrl, { serviceName: input.serviceName, slug: deleted.slug });
+    if (deleted) await untilEdgeForgets(config.edge.adminUrl, { serviceName: input.serviceName, slug: deleted.slug });
   };
 }

@@ -8,29 +8,5 @@ export interface DeployDeps {
   docker: Docker;
   /** How a deploy run stands in Temporal: the reconcile settles the rows of runs that died unfinished. */
   runStatusOf: RunStatusOf;
-  config: Pick<
-    Config,
-    | 'dataDir'
-    | 'deployDriver'
-    | 'deployRegistry'
-    | 'deployHealthTimeoutSeconds'
-    | 'deployDrainSeconds'
-    | 'deployBaseImage'
-    | 'deployBaseImageBuild'
-    | 'dockerHost'
-    | 'deployNetwork'
-    | 'deployAttachContainers'
-    | 'deployScope'
-    | 'deployHostBind'
-    | 'deployMemoryMb'
-    | 'deployPidsLimit'
-    | 'deployCpus'
-    | 'deployLogMaxSize'
-    | 'deployLogMaxFiles'
-    | 'edgeAdminUrl'
-    | 'publicUrl'
-    | 'acme'
-    | 'secretsKey'
-    | 'secretsKeyPrevious'
-  >;
+  config: Pick<Config, 'dataDir' | 'deploy' | 'dockerHost' | 'edge' | 'api' | 'secrets'>;
 }

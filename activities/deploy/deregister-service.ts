@@ -15,7 +15,7 @@ const LONGEST_DRAIN_MS = 30000;
 export function deregisterService({ db, config }: DeployDeps) {
   return async (input: { serviceName: string }): Promise<void> => {
     await deregisterServiceInstances(db, input.serviceName);
-    await untilEdgeRoutes(config.edgeAdminUrl, { serviceName: input.serviceName, emptied: true });
-    await untilEdgeDrained(config.edgeAdminUrl, { serviceName: input.serviceName, withinMs: Math.min(config.deployDrainSeconds * 1000, LONGEST_DRAIN_MS) });
+    await untilEdgeRoutes(config.edge.adminUrl, { serviceName: input.serviceName, emptied: true });
+    await untilEdgeDrained(config.edge.adminUrl, { serviceName: input.serviceName, withinMs: Math.min(config.deploy.drainSeconds * 1000, LONGEST_DRAIN_MS) });
   };
 }

@@ -7,6 +7,6 @@ export function drainInstances({ db, config }: DeployDeps) {
   return async (input: { instanceIds: string[] }): Promise<void> => {
     await drainInstanceRows(db, input.instanceIds);
     for (const [serviceName, gone] of await instanceAddressesByService(db, input.instanceIds))
-      await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, gone });
+      await untilEdgeRoutes(config.edge.adminUrl, { serviceName, gone });
   };
 }

@@ -39,7 +39,7 @@ export { followSwarmTasks } from './swarm/task-instances';
  * them. The workflows read the same under either driver (DEPLOY_DRIVER); only these differ.
  */
 export function createDeployActivities(deps: DeployDeps) {
-  const driver: DeployDriverActivities = deps.config.deployDriver === 'swarm' ? swarmDriver(deps) : dockerDriver(deps);
+  const driver: DeployDriverActivities = deps.config.deploy.driver === 'swarm' ? swarmDriver(deps) : dockerDriver(deps);
   return {
     loadDeployPlan: loadDeployPlan(deps),
     recordDeployStage: recordDeployStage(deps),

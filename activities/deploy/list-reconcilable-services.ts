@@ -13,7 +13,7 @@ export type RemoveLeftovers = (deploymentId: string) => Promise<void>;
 /** The docker driver's leftovers of a deployment: its containers, found by their label. */
 export function removeDeploymentContainers({ docker, config }: DeployDeps): RemoveLeftovers {
   return async (deploymentId) => {
-    const left = await docker.listContainers({ all: true, filters: labelFilters(config.deployScope, 'deployment', deploymentId) });
+    const left = await docker.listContainers({ all: true, filters: labelFilters(config.deploy.scope, 'deployment', deploymentId) });
     await removeContainers(
       docker,
       left.map((container) => container.Id),
@@ -29,14 +29,14 @@ export function removeDeploymentContainers({ docker, config }: DeployDeps): Remo
 async function removeStrayImageContainers({ db, docker, config }: DeployDeps): Promise<void> {
   const found = await docker.listContainers({
     all: true,
-    filters: { label: [`${LABELS.scope}=${config.deployScope}`], name: [imageContainerPrefix(config.deployScope)] },
+    filters: { label: [`${LABELS.scope}=${config.deploy.scope}`], name: [imageContainerPrefix(config.deploy.scope)] },
   });
   const stray: string[] = [];
   for (const container of found) {
     // Exactly `/{scope}-image-{deployment}`, and no instance of a service (an instance carries its service's
     // label, and its name ends in eight characters of its id: a service named `image` has `{scope}-image-…`).
     const deploymentId = container.Labels[LABELS.deployment];
-    if (container.Labels[LABELS.service] !== undefined || !container.Names.includes(`/${imageContainerPrefix(config.deployScope)}${deploymentId}`)) continue;
+    if (container.Labels[LABELS.service] !== undefined || !container.Names.includes(`/${imageContainerPrefix(config.deploy.scope)}${deploymentId}`)) continue;
     // A label that names no deployment (no UUID) is not looked up: the container is a stray.
     const deployment = check.uuid('deployment', deploymentId) === null ? await findDeployment(db, deploymentId) : undefined;
     if (deployment?.status !== 'DEPLOYING') stray.push(container.Id);

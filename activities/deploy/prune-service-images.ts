@@ -12,10 +12,10 @@ import { pruneRegistryImages } from './swarm/registry-image';
 export function pruneServiceImages({ db, docker, config }: DeployDeps) {
   return async (input: { serviceName: string }): Promise<{ removed: string[] }> => {
     const kept = new Set(await recentSuccessfulImages(db, { serviceName: input.serviceName, count: KEPT_IMAGES }));
-    const built = await docker.listImages({ filters: serviceFilters(config.deployScope, input.serviceName) });
+    const built = await docker.listImages({ filters: serviceFilters(config.deploy.scope, input.serviceName) });
     const removed: string[] = [];
-    if (config.deployRegistry)
-      removed.push(...(await pruneRegistryImages(config.deployRegistry, { images: await builtImages(db, input.serviceName), keep: [...kept] })));
+    if (config.deploy.registry)
+      removed.push(...(await pruneRegistryImages(config.deploy.registry, { images: await builtImages(db, input.serviceName), keep: [...kept] })));
     for (const image of built) {
       const tags = image.RepoTags ?? [];
       if (tags.some((tag) => kept.has(tag))) continue;

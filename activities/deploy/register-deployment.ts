@@ -14,10 +14,10 @@ import { untilEdgeRoutes } from './edge-routing';
 export function registerDeployment({ db, config }: DeployDeps) {
   return async (input: { deploymentId: string; instances: StartedInstance[] }): Promise<{ replacedInstanceIds: string[] }> => {
     const { serviceName } = await refusalsAreFinal(() => registerHealthyInstances(db, input));
-    await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, routed: input.instances.map((instance) => instance.address) });
+    await untilEdgeRoutes(config.edge.adminUrl, { serviceName, routed: input.instances.map((instance) => instance.address) });
     const switched = await refusalsAreFinal(() => switchToDeployment(db, input));
     const replaced = await instanceAddressesByService(db, switched.replacedInstanceIds);
-    await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, gone: replaced.get(serviceName) ?? [] });
+    await untilEdgeRoutes(config.edge.adminUrl, { serviceName, gone: replaced.get(serviceName) ?? [] });
     return switched;
   };
 }

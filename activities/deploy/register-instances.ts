@@ -8,6 +8,6 @@ import { untilEdgeRoutes } from './edge-routing';
 export function registerInstances({ db, config }: DeployDeps) {
   return async (input: { deploymentId: string; instances: StartedInstance[] }): Promise<void> => {
     const { serviceName } = await refusalsAreFinal(() => registerHealthyInstances(db, input));
-    await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, routed: input.instances.map((instance) => instance.address) });
+    await untilEdgeRoutes(config.edge.adminUrl, { serviceName, routed: input.instances.map((instance) => instance.address) });
   };
 }

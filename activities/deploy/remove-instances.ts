@@ -14,9 +14,9 @@ export function removeInstances({ db, docker, config }: DeployDeps) {
     if (input.instanceIds.length === 0) return;
     const addresses = await instanceAddressesByService(db, input.instanceIds);
     await deleteInstanceRows(db, input.instanceIds);
-    for (const [serviceName, gone] of addresses) await untilEdgeRoutes(config.edgeAdminUrl, { serviceName, gone });
+    for (const [serviceName, gone] of addresses) await untilEdgeRoutes(config.edge.adminUrl, { serviceName, gone });
     const found = await Promise.all(
-      input.instanceIds.map((id) => docker.listContainers({ all: true, filters: labelFilters(config.deployScope, 'instance', id) })),
+      input.instanceIds.map((id) => docker.listContainers({ all: true, filters: labelFilters(config.deploy.scope, 'instance', id) })),
     );
     await removeContainers(
       docker,

@@ -14,7 +14,7 @@ export function removeOrphanInstances({ db, docker, config }: DeployDeps) {
   return async (input: { serviceName: string; deploymentId: string }): Promise<{ removed: number }> => {
     const service = await findService(db, input.serviceName);
     const keep = [input.deploymentId, ...(service?.current_deployment_id ? [service.current_deployment_id] : [])];
-    const containers = await docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, input.serviceName) });
+    const containers = await docker.listContainers({ all: true, filters: serviceFilters(config.deploy.scope, input.serviceName) });
     const orphans = containers.filter((container) => !keep.includes(container.Labels[LABELS.deployment]));
     if (service) await deleteInstanceRows(db, await orphanInstanceIds(db, { serviceId: service.id, keep }));
     await removeContainers(

@@ -10,8 +10,8 @@ import { pruneRegistryImages } from './swarm/registry-image';
  */
 export function removeServiceImages({ db, docker, config }: DeployDeps) {
   return async (input: { serviceName: string }): Promise<{ removed: number }> => {
-    if (config.deployRegistry) await pruneRegistryImages(config.deployRegistry, { images: await builtImages(db, input.serviceName), keep: [] });
-    const images = await docker.listImages({ filters: serviceFilters(config.deployScope, input.serviceName) });
+    if (config.deploy.registry) await pruneRegistryImages(config.deploy.registry, { images: await builtImages(db, input.serviceName), keep: [] });
+    const images = await docker.listImages({ filters: serviceFilters(config.deploy.scope, input.serviceName) });
     for (const image of images) {
       try {
         await docker.getImage(image.Id).remove({ force: true });

@@ -24,7 +24,7 @@ export function readContainerLimits(deps: DeployDeps) {
     const service = await findService(deps.db, input.serviceName);
     if (!service) throw finalFailure('SERVICE_NOT_FOUND', `No service ${input.serviceName}.`);
     if (!service.dynamic) throw finalFailure('SERVICE_NOT_DYNAMIC', `${service.name} is a core service, managed through docker compose.`);
-    if (deps.config.deployDriver === 'swarm') throw finalFailure('VALIDATION_FAILED', LIMITS_UNDER_SWARM);
+    if (deps.config.deploy.driver === 'swarm') throw finalFailure('VALIDATION_FAILED', LIMITS_UNDER_SWARM);
     const found: ContainerLimits[] = [];
     for (const instance of await runningInstancesOf(deps.db, service.id)) {
       const limits = await readLimits(deps.docker, instance.container_id);

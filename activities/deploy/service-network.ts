@@ -71,10 +71,10 @@ export async function removeServiceNetwork(docker: Docker, args: { network: stri
 /** The service's network as the configuration names it, made if missing (ensureServiceNetwork); answers its name. */
 export function ensureNetworkOf({ docker, config }: Pick<DeployDeps, 'docker' | 'config'>, serviceName: string, driver: 'bridge' | 'overlay'): Promise<string> {
   return ensureServiceNetwork(docker, {
-    network: config.deployNetwork,
+    network: config.deploy.network,
     serviceName,
-    scope: config.deployScope,
-    attach: config.deployAttachContainers,
+    scope: config.deploy.scope,
+    attach: config.deploy.attachContainers,
     driver,
   });
 }

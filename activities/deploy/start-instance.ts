@@ -36,7 +36,7 @@ export async function limitsForDeployment({ db, config }: Pick<DeployDeps, 'db' 
     service: service?.limits ?? null,
     deployment: deployment.settings.limits,
     isCurrent: service?.current_deployment_id === deployment.id,
-    defaults: { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit },
+    defaults: { memoryMb: config.deploy.memoryMb, cpus: config.deploy.cpus, pids: config.deploy.pidsLimit },
   });
 }
 
@@ -46,19 +46,19 @@ function startContainer({ db, docker, config }: DeployDeps) {
     const network = await ensureNetworkOf({ docker, config }, deployment.service_name, 'bridge');
     const spec = containerSpec({
       serviceName: deployment.service_name,
-      scope: config.deployScope,
+      scope: config.deploy.scope,
       deploymentId: deployment.id,
       instanceId,
       image: deployment.image,
       settings: deployment.settings,
       network,
-      hostBind: config.deployHostBind,
+      hostBind: config.deploy.hostBind,
       memoryMb: limits.memoryMb,
       pidsLimit: limits.pids,
       cpus: limits.cpus,
-      log: { maxSize: config.deployLogMaxSize, maxFiles: config.deployLogMaxFiles },
+      log: { maxSize: config.deploy.logMaxSize, maxFiles: config.deploy.logMaxFiles },
     });
-    const name = containerName({ scope: config.deployScope, serviceName: deployment.service_name, instanceId });
+    const name = containerName({ scope: config.deploy.scope, serviceName: deployment.service_name, instanceId });
     let container = docker.getContainer(name);
     try {
       await container.inspect();

@@ -47,7 +47,7 @@ export type SendOutcome = { delivered: true; rendered: ReturnType<typeof renderT
 /** RFC 8058's headers: a link that unsubscribes the recipient from the category with one POST, no sign-in. */
 function oneClickUnsubscribe(config: MessagingActivitiesConfig, grant: UnsubscribeGrant): Record<string, string> {
   return {
-    'List-Unsubscribe': `<${config.publicUrl}/u/${unsubscribeToken(grant, linkKeysOf(config.secretsKey))}>`,
+    'List-Unsubscribe': `<${config.api.publicUrl}/u/${unsubscribeToken(grant, linkKeysOf(config.secrets.key))}>`,
     'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
   };
 }
@@ -93,7 +93,7 @@ export async function sendLoggedEmail(
         subject: rendered.subject,
         content: rendered.html,
         // Delivery reports come back to an address that names this row (BOUNCE_DOMAIN set).
-        returnPath: config.bounceDomain ? verpAddress(log.id, config.bounceDomain, secretKeysOf(config)) : undefined,
+        returnPath: config.mail.bounceDomain ? verpAddress(log.id, config.mail.bounceDomain, secretKeysOf(config)) : undefined,
         headers: log.category === 'bulk' ? oneClickUnsubscribe(config, { siteId: log.site_id, address: log.recipient, category: 'bulk' }) : undefined,
       },
       budgetMs: sendBudgetMs(),

@@ -21,7 +21,7 @@ export interface OutgoingMessage {
   headers?: Record<string, string>;
 }
 
-export type MessagingConfig = Pick<Config, 'mailFrom' | 'production' | 'outboundAllow' | 'bounceDomain' | 'publicUrl'>;
+export type MessagingConfig = Pick<Config, 'mail' | 'production' | 'outboundAllow' | 'api'>;
 
 /**
  * Sends one message through a channel configuration, whatever its transport, with the configuration's
@@ -48,7 +48,7 @@ export async function sendThroughConfig(args: {
     await sendSmtp(
       row,
       smtpPassword,
-      { from: args.config.mailFrom, to: message.to, subject, html: message.content, returnPath: message.returnPath, headers: message.headers },
+      { from: args.config.mail.from, to: message.to, subject, html: message.content, returnPath: message.returnPath, headers: message.headers },
       connectTo,
       args.deadlineMs,
     );

@@ -76,5 +76,5 @@ export function addressLimit(args: { limit: number; windowSeconds: number; what:
  * exchange, which calls the identity provider, and development sign-in. Each route set keeps its own count;
  * the two are never on together (development sign-in is off with an identity provider).
  */
-export const signInLimit = (config: Pick<Config, 'signInRateLimit' | 'signInRateWindowSeconds'>) =>
-  addressLimit({ limit: config.signInRateLimit, windowSeconds: config.signInRateWindowSeconds, what: 'sign-ins' });
+export const signInLimit = (config: Pick<Config, 'limits'>) =>
+  addressLimit({ limit: config.limits.signInRateLimit, windowSeconds: config.limits.signInRateWindowSeconds, what: 'sign-ins' });

@@ -34,7 +34,7 @@ describe('the gateway identity layer', () => {
     const token = await new SignJWT({ ...viewer, roles: ['ADMIN'] })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuedAt()
-      .sign(new TextEncoder().encode(thisFile.platform.config.jwtSecret));
+      .sign(new TextEncoder().encode(thisFile.platform.config.identity.jwtSecret));
     expectProblem(await call(thisFile.api.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
     expectProblem(await call(thisFile.api.url, 'GET', '/api/directory/users', { token }), 401, 'UNAUTHENTICATED');
   });
@@ -44,7 +44,7 @@ describe('the gateway identity layer', () => {
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
       .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
-      .sign(new TextEncoder().encode(thisFile.platform.config.jwtSecret));
+      .sign(new TextEncoder().encode(thisFile.platform.config.identity.jwtSecret));
     expectProblem(await call(thisFile.api.url, 'GET', '/api/directory/me', { token }), 401, 'UNAUTHENTICATED');
   });
 
@@ -53,7 +53,7 @@ describe('the gateway identity layer', () => {
     const token = await new SignJWT({ ...viewer })
       .setProtectedHeader({ alg: 'HS256' })
       .setExpirationTime(expiresAt)
-      .sign(new TextEncoder().encode(thisFile.platform.config.jwtSecret));
+      .sign(new TextEncoder().encode(thisFile.platform.config.identity.jwtSecret));
     expect((await call(thisFile.api.url, 'GET', '/api/directory/me', { token })).status).toBe(200);
     expect((await call(thisFile.api.url, 'GET', '/api/directory/me', { token })).status).toBe(200);
     // Past the expiry and the 5 s clock tolerance.
@@ -101,7 +101,7 @@ describe('the gateway identity layer', () => {
   });
 
   test('the internal token is not a user: a user endpoint refuses it with 403', async () => {
-    expectProblem(await call(thisFile.api.url, 'GET', '/api/directory/me', { token: thisFile.platform.config.internalToken }), 403, 'FORBIDDEN');
+    expectProblem(await call(thisFile.api.url, 'GET', '/api/directory/me', { token: thisFile.platform.config.secrets.internalToken }), 403, 'FORBIDDEN');
   });
 });
 

@@ -103,20 +103,20 @@ export function idTokenSign(headerType: string | undefined, claims: JWTPayload):
 function signatureVerifier(args: { config: Config; logger: Logger }): Pick<TokenVerifier, 'verify' | 'close'> {
   const { config } = args;
   const options = {
-    issuer: config.jwtIssuer ?? undefined,
-    audience: config.jwtAudience ?? undefined,
+    issuer: config.identity.issuer ?? undefined,
+    audience: config.identity.audience ?? undefined,
     // A token without an expiry would be good forever.
     requiredClaims: ['exp'],
     clockTolerance: 5,
   };
-  if (!config.jwtJwksUrl) {
-    const secret = new TextEncoder().encode(config.jwtSecret);
+  if (!config.identity.jwksUrl) {
+    const secret = new TextEncoder().encode(config.identity.jwtSecret);
     return {
       verify: async (token) => (await jwtVerify(token, secret, { ...options, algorithms: HS_ALGORITHMS })).payload,
       close: () => undefined,
     };
   }
-  const jwksUrl = config.jwtJwksUrl;
+  const jwksUrl = config.identity.jwksUrl;
   let keys: JWTVerifyGetKey | null = null;
   const refresh = async () => {
     try {

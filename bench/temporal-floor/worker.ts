@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const connection = await connectPollers(config, platform.serviceToken);
   const worker = await Worker.create({
     connection,
-    namespace: config.temporalNamespace,
+    namespace: config.temporal.namespace,
     taskQueue,
     workflowsPath: require.resolve('./workflows'),
     activities,

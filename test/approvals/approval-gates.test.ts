@@ -44,9 +44,9 @@ async function temporalCli(args: string[]): Promise<{ ok: boolean; output: strin
     const { stdout, stderr } = await run(cli.path, [
       ...args,
       '--address',
-      thisFile.platform.config.temporalAddress,
+      thisFile.platform.config.temporal.address,
       '--namespace',
-      thisFile.platform.config.temporalNamespace,
+      thisFile.platform.config.temporal.namespace,
     ]);
     return { ok: true, output: stdout + stderr };
   } catch (error) {

@@ -309,7 +309,7 @@ test('the internal submit endpoint with a policy records the approval and starts
   });
   const revision = (await call(thisFile.api.url, 'GET', `/api/integration/soap-components/${soap.body.id}/history`, { token: admin })).body.items[0].rev;
   const submitted = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/submit', {
-    token: thisFile.platform.config.internalToken,
+    token: thisFile.platform.config.secrets.internalToken,
     body: {
       componentType: 'SOAP_COMPONENT',
       siteId: 'site-s',
@@ -342,7 +342,7 @@ test('the internal submit endpoint takes only the internal token, and answers re
     requestedBy: 'eda',
   };
   expectProblem(await call(thisFile.api.url, 'POST', '/api/workflow/approvals/submit', { token: admin, body }), 403, 'FORBIDDEN');
-  const answer = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/submit', { token: thisFile.platform.config.internalToken, body });
+  const answer = await call(thisFile.api.url, 'POST', '/api/workflow/approvals/submit', { token: thisFile.platform.config.secrets.internalToken, body });
   expect(answer.status).toBe(200);
   expect(answer.body).toEqual({ required: false });
 });

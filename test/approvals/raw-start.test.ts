@@ -87,7 +87,7 @@ test('the approval callback publishes only what its approval approved: another r
   const editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-cb'] });
   const manager = await thisFile.platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['site-cb'] });
   await requireApproval(thisFile.api.url, admin, { componentType: 'PAGE', siteId: 'site-cb', enabled: true });
-  const internal = { authorization: `Bearer ${thisFile.platform.config.internalToken}` };
+  const internal = { authorization: `Bearer ${thisFile.platform.config.secrets.internalToken}` };
   const newPage = async (slug: string) => {
     const page = await call(thisFile.api.url, 'POST', '/api/content/pages', {
       token: editor,

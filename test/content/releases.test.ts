@@ -194,7 +194,7 @@ test("doors: an item of another site, an ADMIN-only type, another site's release
   expectProblem(await api('POST', RELEASES, outsider, { name: 'mine', siteId: GATED_SITE }), 403, 'FORBIDDEN');
   // The internal token is not a licence to publish: a callback naming no approval of this release changes nothing.
   const forged = await call(thisFile.api.url, 'POST', `${RELEASES}/${id}/approval-callback`, {
-    headers: { authorization: `Bearer ${thisFile.platform.config.internalToken}` },
+    headers: { authorization: `Bearer ${thisFile.platform.config.secrets.internalToken}` },
     body: { decision: 'APPROVED', revision: 1, correlationId: '00000000-0000-4000-8000-000000000000' },
   });
   expectProblem(forged, 409, 'APPROVAL_MISMATCH');
@@ -211,7 +211,7 @@ test("an older approval's callback, replayed while a newer approval is open, cha
   expect({ status: second.status, body: second.status === 202 ? 'accepted' : second.body }).toEqual({ status: 202, body: 'accepted' });
   const { version } = (await api('GET', `${RELEASES}/${id}`, editor)).body;
   const replayed = await call(thisFile.api.url, 'POST', `${RELEASES}/${id}/approval-callback`, {
-    headers: { authorization: `Bearer ${thisFile.platform.config.internalToken}` },
+    headers: { authorization: `Bearer ${thisFile.platform.config.secrets.internalToken}` },
     body: { decision: 'REJECTED', revision: version, correlationId: first.body.correlationId },
   });
   expect(replayed.status).toBe(200);

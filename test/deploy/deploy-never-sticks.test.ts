@@ -67,7 +67,7 @@ test('an undo step that fails (the registry refuses to remove the instance) does
   await expectRunning(again);
   await deployClosed(thisFile.platform.temporal, again);
   expect(
-    (await leftContainersOf(docker(), { scope: scope(), serviceName: 'stubborn-service', driver: thisFile.platform.config.deployDriver })).map(
+    (await leftContainersOf(docker(), { scope: scope(), serviceName: 'stubborn-service', driver: thisFile.platform.config.deploy.driver })).map(
       (container) => container.Labels['opsflow.deployment'],
     ),
   ).toEqual([again.deploymentId]);
@@ -88,9 +88,9 @@ test('a deploy terminated mid-health-check (temporal workflow terminate) does no
     '--reason',
     'operator',
     '--address',
-    thisFile.platform.config.temporalAddress,
+    thisFile.platform.config.temporal.address,
     '--namespace',
-    thisFile.platform.config.temporalNamespace,
+    thisFile.platform.config.temporal.namespace,
   ]);
   // A swarm starts its task's container on its own time; the docker driver's exists once STARTING is done.
   const [left] = await waitUntil("the dead deploy's container", async () => {
@@ -102,7 +102,7 @@ test('a deploy terminated mid-health-check (temporal workflow terminate) does no
   const next = await deployJar('orphaned-service', 'HelloServer');
   await expectRunning(next);
   await deployClosed(thisFile.platform.temporal, next);
-  const containers = await leftContainersOf(docker(), { scope: scope(), serviceName: 'orphaned-service', driver: thisFile.platform.config.deployDriver });
+  const containers = await leftContainersOf(docker(), { scope: scope(), serviceName: 'orphaned-service', driver: thisFile.platform.config.deploy.driver });
   expect(containers.map((container) => container.Labels['opsflow.deployment'])).toEqual([next.deploymentId]);
   const deadRow = (await call(thisFile.api.url, 'GET', `/api/infra/deployments/${dead.deploymentId}`, { token: tokens.admin })).body;
   expect(deadRow).toEqual(expect.objectContaining({ status: 'FAILED', error: expect.objectContaining({ reason: expect.stringContaining('TERMINATED') }) }));
@@ -166,7 +166,7 @@ test('a redeploy terminated mid-health-check does not keep the service from the 
   });
   expect(settled.error.reason).toContain('TERMINATED');
   await waitUntil("the dead deploy's container removed", async () => {
-    const containers = await leftContainersOf(docker(), { scope: scope(), serviceName: 'steady-service', driver: thisFile.platform.config.deployDriver });
+    const containers = await leftContainersOf(docker(), { scope: scope(), serviceName: 'steady-service', driver: thisFile.platform.config.deploy.driver });
     return containers.every((container) => container.Labels['opsflow.deployment'] === first.deploymentId) ? containers : null;
   });
   const service = (await call(thisFile.api.url, 'GET', '/api/infra/services/steady-service', { token: tokens.admin })).body;
@@ -191,7 +191,7 @@ test('the image step is safe to repeat after an attempt that ended at any point:
   const leaveContainer = () =>
     docker().createContainer({
       name: leftName,
-      Image: config.deployBaseImage,
+      Image: config.deploy.baseImage,
       Entrypoint: ['java'],
       Labels: { 'opsflow.scope': scope(), 'opsflow.deployment': deployed.deploymentId },
     });
@@ -241,7 +241,7 @@ test("the reconcile removes the containers images were made from that no attempt
   await deployClosed(thisFile.platform.temporal, deployed);
   const { config } = thisFile.platform;
   const made = (name: string, labels: Record<string, string>) =>
-    docker().createContainer({ name, Image: config.deployBaseImage, Entrypoint: ['java'], Labels: labels });
+    docker().createContainer({ name, Image: config.deploy.baseImage, Entrypoint: ['java'], Labels: labels });
   // Left by an image step whose run ended with no later attempt: its deployment is RUNNING now.
   const ended = await made(`${scope()}-image-${deployed.deploymentId}`, { 'opsflow.scope': scope(), 'opsflow.deployment': deployed.deploymentId });
   const unknownDeployment = crypto.randomUUID();

@@ -104,7 +104,9 @@ describe('bad JARs are refused before anything is deployed', () => {
   });
 
   test('over MAX_JAR_BYTES -> 413 JAR_TOO_LARGE', async () => {
-    const small = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, maxJarBytes: 16 * 1024 } });
+    const small = await thisFile.platform.startApi({
+      config: { ...thisFile.platform.config, deploy: { ...thisFile.platform.config.deploy, maxJarBytes: 16 * 1024 } },
+    });
     const jar = await buildJar({
       mainClass: 'HelloServer',
       entries: { 'application.properties': 'spring.application.name=big-service\n', 'data.bin': crypto.randomBytes(64 * 1024) },
@@ -126,7 +128,10 @@ describe('bad JARs are refused before anything is deployed', () => {
 
   test('a JAR whose base image is to be built from Debian packages on a machine without debootstrap -> 503 BASE_IMAGE_UNAVAILABLE naming the fix, and /readyz says so', async () => {
     const buildsItsImage = await thisFile.platform.startApi({
-      config: { ...thisFile.platform.config, deployBaseImageBuild: 'debian', deployBaseImage: `opsflow/jre-never-built:${process.pid}` },
+      config: {
+        ...thisFile.platform.config,
+        deploy: { ...thisFile.platform.config.deploy, baseImageBuild: 'debian', baseImage: `opsflow/jre-never-built:${process.pid}` },
+      },
     });
     const jar = await hello('imageless-service');
     const path = process.env.PATH;

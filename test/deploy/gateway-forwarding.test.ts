@@ -74,7 +74,7 @@ async function insertService(name: string, instances: net.Server[]): Promise<voi
 async function registerService(name: string, instances: net.Server[]): Promise<string> {
   await insertService(name, instances);
   await waitUntil(`the edge to route to ${name}`, async () => {
-    const hosts = await edgeHostsOf(platform.config.edgeAdminUrl!, name);
+    const hosts = await edgeHostsOf(platform.config.edge.adminUrl!, name);
     return hosts !== null && instances.every((server) => hosts.get(addressOf(server)) === 'ROUTED');
   });
   return name;
@@ -216,7 +216,7 @@ test('registered means routable: a new instance the edge cannot route to fails t
     }),
   );
   await insertService('unreachable', [instance]);
-  const wait = (withinMs: number) => untilEdgeRoutes(platform.config.edgeAdminUrl, { serviceName: 'unreachable', routed: [addressOf(instance)], withinMs });
+  const wait = (withinMs: number) => untilEdgeRoutes(platform.config.edge.adminUrl, { serviceName: 'unreachable', routed: [addressOf(instance)], withinMs });
   await expect(wait(2000)).rejects.toMatchObject({ type: 'EDGE_NOT_ROUTING', nonRetryable: true, message: expect.stringContaining(addressOf(instance)) });
   healthy = true;
   await expect(wait(10000)).resolves.toBeUndefined();

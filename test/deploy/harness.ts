@@ -148,7 +148,7 @@ export function deployTestFile(env: NodeJS.ProcessEnv = {}) {
     thisFile,
     tokens,
     worker: () => worker!,
-    scope: () => thisFile.platform.config.deployScope,
+    scope: () => thisFile.platform.config.deploy.scope,
     deployJar: (name: string, mainClass = 'HelloServer', fields: Record<string, string> = {}) =>
       deployNamedJar({ apiUrl: thisFile.api.url, token: tokens.admin, name, mainClass, fields }),
     /** `POST /api/infra/deploy` (an image) as the ADMIN: the API's answer. */

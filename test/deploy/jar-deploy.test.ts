@@ -26,7 +26,7 @@ beforeAll(async () => {
   viewer = await thisFile.platform.token({ sub: 'vic', name: 'Vic', roles: ['VIEWER'], sites: ['s1'] });
 });
 
-const scope = () => thisFile.platform.config.deployScope;
+const scope = () => thisFile.platform.config.deploy.scope;
 
 async function deployHelloFromProperties() {
   const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=hello-service\nserver.port=8081\n' } });
@@ -208,21 +208,21 @@ describe('a JAR with application.properties, deployed with blank name and port',
     expect(details.HostConfig.Privileged).toBe(false);
     expect(details.HostConfig.Memory).toBeGreaterThan(0);
     expect(details.HostConfig.PidsLimit).toBeGreaterThan(0);
-    expect(details.HostConfig.NanoCpus).toBe(thisFile.platform.config.deployCpus * 1e9);
+    expect(details.HostConfig.NanoCpus).toBe(thisFile.platform.config.deploy.cpus * 1e9);
     expect(details.HostConfig.LogConfig).toEqual({
       Type: 'json-file',
-      Config: { 'max-size': thisFile.platform.config.deployLogMaxSize, 'max-file': String(thisFile.platform.config.deployLogMaxFiles) },
+      Config: { 'max-size': thisFile.platform.config.deploy.logMaxSize, 'max-file': String(thisFile.platform.config.deploy.logMaxFiles) },
     });
     expect(details.HostConfig.Binds ?? []).toEqual([]);
     expect(details.Mounts).toEqual([]);
     expect(details.HostConfig.PortBindings ?? {}).toEqual({});
     expect(Object.values(details.NetworkSettings.Ports ?? {}).every((bindings) => bindings === null)).toBe(true);
     // An instance is a container the docker driver named, or a task of the swarm.
-    const instanceLabel = thisFile.platform.config.deployDriver === 'swarm' ? 'com.docker.swarm.task.id' : 'opsflow.instance';
+    const instanceLabel = thisFile.platform.config.deploy.driver === 'swarm' ? 'com.docker.swarm.task.id' : 'opsflow.instance';
     expect(details.Config.Labels).toEqual(
       expect.objectContaining({ 'opsflow.service': 'hello-service', 'opsflow.dynamic': 'true', [instanceLabel]: expect.any(String) }),
     );
-    expect(Object.keys(details.NetworkSettings.Networks)).toEqual([`${thisFile.platform.config.deployNetwork}-hello-service`]);
+    expect(Object.keys(details.NetworkSettings.Networks)).toEqual([`${thisFile.platform.config.deploy.network}-hello-service`]);
     expect(details.Config.User).toBe('65534:65534');
   });
 
@@ -354,7 +354,7 @@ describe('a JAR with application.properties, deployed with blank name and port',
     });
     answered.catch(() => undefined);
     request.write(half);
-    const adminUrl = thisFile.platform.config.edgeAdminUrl!;
+    const adminUrl = thisFile.platform.config.edge.adminUrl!;
     const edgeSees = (what: string, check: () => Promise<boolean>) =>
       waitUntil(what, async () => (await check()) || null, { timeoutMs: 15000, intervalMs: 20 });
     // The edge counts it in flight, as the undeploy's drain reads it.

@@ -112,7 +112,7 @@ test('limits out of bounds, unknown, or on a core service are refused and change
     const limits = await call(thisFile.api.url, 'GET', '/api/infra/services/bounded-service/limits', { token: tokens.admin });
     const defaults = thisFile.platform.config;
     expect(limits.body.instances).toEqual([
-      expect.objectContaining({ limits: { memoryMb: defaults.deployMemoryMb, cpus: defaults.deployCpus, pids: defaults.deployPidsLimit } }),
+      expect.objectContaining({ limits: { memoryMb: defaults.deploy.memoryMb, cpus: defaults.deploy.cpus, pids: defaults.deploy.pidsLimit } }),
     ]);
     expect((await events('bounded-service')).filter((event: { kind: string }) => event.kind === 'LIMITS_CHANGED')).toEqual([]);
   }

@@ -64,7 +64,7 @@ test('a redeploy and then a rollback under a steady stream of gateway requests f
 });
 
 test("a version's image is pruned once five newer deploys succeeded, from the engine and (swarm driver) from the registry; an undeploy removes the rest", async () => {
-  const registry = thisFile.platform.config.deployRegistry;
+  const registry = thisFile.platform.config.deploy.registry;
   for (let version = 1; version <= 6; version++) {
     // A file of its own in each JAR: six distinct images, not one image under six tags.
     const jar = await buildJar({

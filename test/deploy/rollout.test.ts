@@ -177,7 +177,7 @@ test("a rollout whose run is terminated mid-step, past the API: once the platfor
   expect(scale.status).toBe(202);
   // Settled means settled at the edge too: by the time the API answers, Envoy gives the canary no share.
   // An admin that does not answer in 2 s (a loaded machine) gives null, which is no answer: asked again.
-  const adminUrl = thisFile.platform.config.edgeAdminUrl!;
+  const adminUrl = thisFile.platform.config.edge.adminUrl!;
   const { weight } = await waitUntil(
     'the edge admin to answer',
     async () => {
@@ -269,11 +269,11 @@ test("an instance of a rollout's version that is neither its canary nor the curr
   try {
     // The current version's new instance shows that the edge took the registry's write; the rollout's never joins.
     const hosts = await waitUntil("the edge to hold the current version's new instance", async () => {
-      const held = await edgeHostsOf(thisFile.platform.config.edgeAdminUrl!, 'canary-unnamed-service');
+      const held = await edgeHostsOf(thisFile.platform.config.edge.adminUrl!, 'canary-unnamed-service');
       return held?.has('10.255.255.2:8080') ? held : null;
     });
     expect(hosts.has('10.255.255.1:8080')).toBe(false);
-    expect((await edgeHostsOf(thisFile.platform.config.edgeAdminUrl!, 'canary-unnamed-service', 'canary'))?.size ?? 0).toBe(0);
+    expect((await edgeHostsOf(thisFile.platform.config.edge.adminUrl!, 'canary-unnamed-service', 'canary'))?.size ?? 0).toBe(0);
   } finally {
     await db('infra.service_instance').whereIn('address', ['10.255.255.1:8080', '10.255.255.2:8080']).delete();
   }

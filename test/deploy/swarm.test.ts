@@ -24,7 +24,7 @@ test('a JAR image runs from the registry by digest: every node pulls the same by
   const accepted = await deployJar('pinned-service', 'HelloServer');
   await expectRunning(accepted);
   const service = await swarmServiceOf('pinned-service');
-  const registry = thisFile.platform.config.deployRegistry!;
+  const registry = thisFile.platform.config.deploy.registry!;
   expect(service.Spec.TaskTemplate.ContainerSpec.Image).toMatch(
     new RegExp(`^${registry.replace(/\./g, '\\.')}/${scope()}/pinned-service@sha256:[0-9a-f]{64}$`),
   );
@@ -158,7 +158,7 @@ describe('two nodes', () => {
     node2 = await startSecondNode({
       manager: thisFile.platform.docker.docker,
       baseImage: 'opsflow/jre:17',
-      registry: thisFile.platform.config.deployRegistry!,
+      registry: thisFile.platform.config.deploy.registry!,
     });
   }, 180000);
 
@@ -172,7 +172,7 @@ describe('two nodes', () => {
       .catch(() => undefined);
   });
 
-  const spreadService = () => `${thisFile.platform.config.deployScope}-spread-service`;
+  const spreadService = () => `${thisFile.platform.config.deploy.scope}-spread-service`;
 
   /** The node of each running task of the service. */
   async function runningTaskNodes(): Promise<string[]> {

@@ -128,7 +128,7 @@ test('the Docker engine restarted under two running services: the reconcile brin
 
   // What the registry routes to is what runs: each instance a running container, at its address now.
   for (const name of SERVICES) {
-    const running = await containersOf(platform.docker.docker, platform.config.deployScope, name, false);
+    const running = await containersOf(platform.docker.docker, platform.config.deploy.scope, name, false);
     const service = await waitUntil(
       `${name}'s registry in line with the engine`,
       async () => {

@@ -191,7 +191,7 @@ test('PostgreSQL restarted in the middle of a JAR deploy: the deploy ends (RUNNI
   if (outcome.status === 'RUNNING') {
     expect((await call(api.url, 'GET', '/api/restart/x', { token: admin })).status).toBe(200);
   } else {
-    expect(await containersOf(platform.docker.docker, platform.config.deployScope, 'restart-service', false)).toEqual([]);
+    expect(await containersOf(platform.docker.docker, platform.config.deploy.scope, 'restart-service', false)).toEqual([]);
   }
   console.log(
     `postgres restart mid-deploy: down ${restart.downMs} ms; the deploy ended ${outcome.status}${outcome.error ? ` (${outcome.error.code ?? outcome.error})` : ''}`,

@@ -182,7 +182,7 @@ test(
       'content_type_conformance.enabled = true',
     ];
     // One block per path: its pinned parameters, and the internal token where the path is internal-only.
-    const internalHeader = `headers = { Authorization = ${toml(`Bearer ${platform.config.internalToken}`)} }`;
+    const internalHeader = `headers = { Authorization = ${toml(`Bearer ${platform.config.secrets.internalToken}`)} }`;
     const pinnedPaths = new Set(pinned.map((entry) => entry.path));
     // Operations are named exactly (`METHOD /path`): schemathesis joins separate include filters with OR.
     const names = (route: string, methods?: string[]) =>

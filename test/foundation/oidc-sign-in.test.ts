@@ -19,12 +19,14 @@ beforeAll(async () => {
   provider = await startIdentityProvider({ users: [ADA], redirectUri: () => null });
   const config = {
     ...platform.config,
-    jwtJwksUrl: provider.jwksUrl,
-    jwtIssuer: provider.issuer,
-    jwtAudience: provider.audience,
-    oidcClientId: provider.clientId,
-    signInRateLimit: 5,
-    signInRateWindowSeconds: 600,
+    identity: {
+      ...platform.config.identity,
+      jwksUrl: provider.jwksUrl,
+      issuer: provider.issuer,
+      audience: provider.audience,
+      oidcClientId: provider.clientId,
+    },
+    limits: { ...platform.config.limits, signInRateLimit: 5, signInRateWindowSeconds: 600 },
   };
   // The first API is behind the platform's edge (which sets X-Forwarded-For); the second is reached directly.
   api = await platform.startApi({ config });
@@ -41,7 +43,7 @@ const exchange = (base: string, redirectUri: string, headers: Record<string, str
 
 test("a code is exchanged only for the console at PUBLIC_URL: another origin, even with the console's path, is refused before the provider is asked", async () => {
   const asked = provider.tokenRequests.length;
-  const publicUrl = new URL(platform.config.publicUrl);
+  const publicUrl = new URL(platform.config.api.publicUrl);
   for (const redirectUri of [
     'http://evil.example/console/',
     `https://${publicUrl.host}/console/`,
@@ -77,7 +79,7 @@ test('an ID token is not taken for an access token: a nonce, an at_hash, a Keycl
 });
 
 test('code exchanges are limited per address: past the limit 429 RATE_LIMITED with Retry-After, and the provider is not asked; another address is still served', async () => {
-  const redirectUri = `${platform.config.publicUrl}/console/`;
+  const redirectUri = `${platform.config.api.publicUrl}/console/`;
   const asked = provider.tokenRequests.length;
   // Through the edge, whatever X-Forwarded-For the caller sends: the edge writes the address it saw.
   const statuses: number[] = [];
@@ -101,5 +103,5 @@ test('JWT_AUDIENCE equal to OIDC_CLIENT_ID stops the start: ID tokens, which nam
     OIDC_CLIENT_ID: 'console',
   };
   expect(() => loadConfig(env)).toThrow(/JWT_AUDIENCE: must differ from OIDC_CLIENT_ID/);
-  expect(loadConfig({ ...env, JWT_AUDIENCE: 'opsflow' }).jwtAudience).toBe('opsflow');
+  expect(loadConfig({ ...env, JWT_AUDIENCE: 'opsflow' }).identity.audience).toBe('opsflow');
 });

@@ -26,7 +26,7 @@ describe.each(ALL_TASK_QUEUES)('the %s worker', (queue) => {
       args: [{ taskQueue: queue }],
     });
     expect(started.uiUrl).toBe(workflowUiUrl(platform.temporal, started.workflowId, started.runId));
-    expect(started.uiUrl.startsWith(`${platform.config.temporalUiUrl}/namespaces/${platform.config.temporalNamespace}/workflows/`)).toBe(true);
+    expect(started.uiUrl.startsWith(`${platform.config.temporal.uiUrl}/namespaces/${platform.config.temporal.namespace}/workflows/`)).toBe(true);
 
     const result = await platform.temporal.client.workflow.getHandle(started.workflowId, started.runId).result();
     if (queue === 'archival') await recordHistory(platform.temporal, { workflowId: started.workflowId, runId: started.runId, name: 'ping-worker' });

@@ -108,7 +108,7 @@ beforeAll(async () => {
   far = await startRelay({ refuses: (to) => to === GONE || to === GONE_TOO });
   const listening = await startBounceIntake({
     db: thisFile.platform.db,
-    config: { ...thisFile.platform.config, bounceSmtp: { host: '127.0.0.1', port: 0 } },
+    config: { ...thisFile.platform.config, mail: { ...thisFile.platform.config.mail, bounceSmtp: { host: '127.0.0.1', port: 0 } } },
     logger: intakeLog.logger,
   });
   if (!listening) throw new Error('the bounce intake did not start');

@@ -107,7 +107,7 @@ test('a peer at a public address is reached in production; an SMTP relay too, it
   // A bridge network with a public (not special-purpose) subnet puts its gateway address on this host: a
   // real listener there is, to the guard, a peer on the Internet.
   const docker = platform.docker.docker;
-  const name = `${platform.config.deployScope}-public-peer`;
+  const name = `${platform.config.deploy.scope}-public-peer`;
   for (const stale of await docker.listNetworks({ filters: { name: [name] } }))
     await docker
       .getNetwork(stale.Id)
@@ -116,7 +116,7 @@ test('a peer at a public address is reached in production; an SMTP relay too, it
   const network = await docker.createNetwork({
     Name: name,
     Driver: 'bridge',
-    Labels: { 'opsflow.scope': platform.config.deployScope },
+    Labels: { 'opsflow.scope': platform.config.deploy.scope },
     IPAM: { Config: [{ Subnet: '44.201.7.0/24', Gateway: '44.201.7.1' }] },
   });
   const peer = http.createServer((request, response) => {

@@ -96,12 +96,14 @@ test('a key rotation keeps every send working: the new key with the old as SECRE
     expect(
       (await call(thisFile.api.url, 'POST', '/api/settings/sms', { token: admin, body: restConfig('sms-peer', `${peer.url}/sms`, 'sms-Pa55word') })).status,
     ).toBe(201);
-    const oldKey = thisFile.platform.config.secretsKey;
+    const oldKey = thisFile.platform.config.secrets.key;
     const newKey = 'a-brand-new-secrets-key-0123456789';
     const send = (url: string) =>
       call(url, 'POST', '/api/settings/communication/process', { token: admin, body: { channel: 'SMS', siteId: 'site-s', to: '+15550001111', content: 'x' } });
 
-    const during = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, secretsKey: newKey, secretsKeyPrevious: oldKey } });
+    const during = await thisFile.platform.startApi({
+      config: { ...thisFile.platform.config, secrets: { ...thisFile.platform.config.secrets, key: newKey, previousKey: oldKey } },
+    });
     expect((await send(during.url)).body).toEqual({ status: 'SUCCESS', detail: 'sent' });
 
     const rotated = await rotate({ ...thisFile.platform.env, SECRETS_KEY: newKey, SECRETS_KEY_PREVIOUS: oldKey });
@@ -111,7 +113,9 @@ test('a key rotation keeps every send working: the new key with the old as SECRE
       output: expect.stringContaining('Re-encrypted 0 stored secret'),
     });
 
-    const after = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, secretsKey: newKey, secretsKeyPrevious: null } });
+    const after = await thisFile.platform.startApi({
+      config: { ...thisFile.platform.config, secrets: { ...thisFile.platform.config.secrets, key: newKey, previousKey: null } },
+    });
     expect((await send(after.url)).body).toEqual({ status: 'SUCCESS', detail: 'sent' });
     expectProblem(await send(thisFile.api.url), 500, 'SECRET_INTEGRITY_FAILED');
     expect(peer.received.map((request) => basicPassword(request.headers.authorization))).toEqual(['sms-Pa55word', 'sms-Pa55word']);
@@ -126,7 +130,7 @@ test('a version-1 ciphertext (bound to no row, so copyable into any) is refused 
     const created = await call(thisFile.api.url, 'POST', '/api/settings/email', { token: admin, body: restConfig('legacy', `${peer.url}/mail`, 'unused') });
     expect(created.status).toBe(201);
     // As an earlier release wrote it: SHA-256 of the key, no associated data.
-    const key = createHash('sha256').update(`opsflow-secrets:${thisFile.platform.config.secretsKey}`).digest();
+    const key = createHash('sha256').update(`opsflow-secrets:${thisFile.platform.config.secrets.key}`).digest();
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', key, iv);
     const ciphertext = Buffer.concat([cipher.update('legacy-Pa55word', 'utf8'), cipher.final()]);

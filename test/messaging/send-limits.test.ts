@@ -3,7 +3,11 @@ import { call, expectProblem } from '../support/http';
 import { mailTo, publishedTemplate, smtpChannel } from './harness';
 
 /** What one user can make the platform send or store: capped, and refused with nothing written. */
-const thisFile = platformWithApi({ apiDeps: (platform) => ({ config: { ...platform.config, sendRateLimit: 10, sendRateWindowSeconds: 3600 } }) });
+const thisFile = platformWithApi({
+  apiDeps: (platform) => ({
+    config: { ...platform.config, limits: { ...platform.config.limits, sendRateLimit: 10, sendRateWindowSeconds: 3600 } },
+  }),
+});
 let editor: string;
 let templateId: string;
 

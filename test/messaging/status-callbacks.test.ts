@@ -124,7 +124,7 @@ test("a site's callback is set by an ADMIN with a secret that is never shown aga
 });
 
 test('a rotation of SECRETS_KEY re-seals a callback secret: the new key alone then opens it', async () => {
-  const oldKeys = { current: thisFile.platform.config.secretsKey, previous: null };
+  const oldKeys = { current: thisFile.platform.config.secrets.key, previous: null };
   const newKeys = { current: 'a-new-secrets-key-for-the-callback-rotation-0001', previous: oldKeys.current };
   await saveStatusCallback(thisFile.platform.db, oldKeys, { siteId: 'site-rotated', url: 'http://127.0.0.1:9/r', secret: SECRET, by: 'test' });
   expect(await reencryptCallbackSecrets(thisFile.platform.db, newKeys)).toEqual({ rewritten: 1, unreadable: [] });

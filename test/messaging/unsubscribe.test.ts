@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 
 /** A token as the platform issued them before #58: the grant in the clear (base64url JSON), with an HMAC. */
-const signedToken = (siteId: string, recipient: string, secretsKey = thisFile.platform.config.secretsKey) => {
+const signedToken = (siteId: string, recipient: string, secretsKey = thisFile.platform.config.secrets.key) => {
   const payload = Buffer.from(JSON.stringify([siteId, recipient, 'bulk'])).toString('base64url');
   const key = keyDerivedFrom(secretsKey, 'opsflow', 'unsubscribe-link');
   return `${payload}.${createHmac('sha256', key).update(payload).digest().subarray(0, 16).toString('base64url')}`;
@@ -123,9 +123,9 @@ test("#58, finding 3: a link outlives a rotation of SECRETS_KEY: once secrets:ro
   // The API runs on today's key alone: before the rotation kept the old key's link keys, its links are refused.
   expectProblem(await call(thisFile.api.url, 'POST', `/u/${sealed}`), 400, 'UNSUBSCRIBE_LINK_INVALID');
   const config = thisFile.platform.config;
-  await retirePreviousLinkKeys(thisFile.platform.db, { current: config.secretsKey, previous: oldKey });
+  await retirePreviousLinkKeys(thisFile.platform.db, { current: config.secrets.key, previous: oldKey });
   // Repeating the rotation keeps them once.
-  await retirePreviousLinkKeys(thisFile.platform.db, { current: config.secretsKey, previous: oldKey });
+  await retirePreviousLinkKeys(thisFile.platform.db, { current: config.secrets.key, previous: oldKey });
   expect(await thisFile.platform.db('email.retired_link_key').select('fingerprint')).toHaveLength(1);
   for (const token of [sealed, signed]) expect((await unsubscribe(token)).status).toBe(200);
   const left = await thisFile.platform

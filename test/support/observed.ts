@@ -26,9 +26,9 @@ export function workflowShow(platform: TestPlatform, workflowId: string, runId?:
     workflowId,
     ...run,
     '--address',
-    platform.config.temporalAddress,
+    platform.config.temporal.address,
     '--namespace',
-    platform.config.temporalNamespace,
+    platform.config.temporal.namespace,
     '--output',
     'json',
   ]).toString();

@@ -41,7 +41,7 @@ export async function startOwnTemporalCluster(name: string): Promise<OwnTemporal
   const platform = await attachPlatform({
     env: { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_IDENTITY_DIR: cluster.identityDir, TEMPORAL_TLS_CA_FILE: cluster.tlsCaFile },
   });
-  await ensureClusterNamespaces(cluster, [platform.config.temporalNamespace]);
+  await ensureClusterNamespaces(cluster, [platform.config.temporal.namespace]);
   return {
     cluster,
     platform,

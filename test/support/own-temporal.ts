@@ -24,13 +24,13 @@ export async function withOwnTemporal(
     dbFile: path.join(dir, 'temporal.db'),
     port,
     uiPort,
-    namespaces: [platform.config.temporalNamespace],
+    namespaces: [platform.config.temporal.namespace],
     logFile: path.join(dir, 'temporal.log'),
   };
   let server = await startTemporal(serverArgs);
   const temporal = await connectTemporal({
     address: server.address,
-    namespace: platform.config.temporalNamespace,
+    namespace: platform.config.temporal.namespace,
     uiUrl: server.uiUrl,
     payloadCodec: payloadCodecOf(platform.config),
   });

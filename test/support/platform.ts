@@ -180,7 +180,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   try {
     temporal = await connectPlatformTemporal(config, 'opsflow-test');
   } catch (error) {
-    throw new Error(`Temporal of the test platform is unreachable at ${config.temporalAddress}: ${error}`, { cause: error });
+    throw new Error(`Temporal of the test platform is unreachable at ${config.temporal.address}: ${error}`, { cause: error });
   }
   const docker = createDocker({ dockerHost: config.dockerHost });
   const stores = platformStorage({ config, db });
@@ -191,7 +191,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   const workers: RunningWorker[] = [];
   let edge: RunningEdge | null = null;
   let edgeOwner: RunningApi | null = null;
-  const edgeUrl = `http://127.0.0.1:${config.apiPort}`;
+  const edgeUrl = `http://127.0.0.1:${config.api.port}`;
   /** Starts the edge once; answers when it reaches the API now behind it (a new owner re-points its API cluster). */
   const edgeInFront = async () => {
     edge ??= await startEdge({ dir: edgeDir, adminPort: edgeAdminPort });
@@ -327,7 +327,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
     edge: () => edge,
     startWorker,
     runningWorkers: () => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null),
-    token: (claims) => signToken({ secret: config.jwtSecret, claims }),
+    token: (claims) => signToken({ secret: config.identity.jwtSecret, claims }),
     close: async () => {
       await Promise.all(workers.map((worker) => worker.stop()));
       await Promise.all(apis.map((api) => api.close()));
@@ -335,7 +335,7 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
       stores.close();
       await temporal.connection.close();
       await db.destroy();
-      if (await docker.ping()) await removeScopedDockerObjects(docker.docker, config.deployScope);
+      if (await docker.ping()) await removeScopedDockerObjects(docker.docker, config.deploy.scope);
       fs.rmSync(dataDir, { recursive: true, force: true });
       if (breaches.size > 0 && !process.env.RECORD_BREACHES) {
         throw new Error(`Answers outside their route's declared contract (declare the code, status or schema):\n${[...breaches].join('\n')}`);

@@ -98,7 +98,7 @@ function clientWith(apiKey: string | null): { client: Client; close(): Promise<v
   // Lazy: each call meets the door itself (a connect would be refused first, for the foreign token).
   const connection = Connection.lazy({ address: cluster.address, ...(apiKey ? { apiKey } : {}), tls: clientTlsOf(cluster.tlsCaFile) ?? false });
   return {
-    client: new Client({ connection, namespace: platform.config.temporalNamespace, dataConverter: platformDataConverter(payloadCodecOf(platform.config)) }),
+    client: new Client({ connection, namespace: platform.config.temporal.namespace, dataConverter: platformDataConverter(payloadCodecOf(platform.config)) }),
     close: () => connection.close(),
   };
 }
@@ -114,7 +114,7 @@ test('temporal workflow list without credentials is refused by the cluster', asy
   if (!cli) throw new Error('the Temporal CLI is needed to call the cluster as an operator would');
   // Over TLS, trusting the cluster's authority: what is refused is the missing token, not the connection.
   const tlsFlags = ['--tls-ca-path', cluster.tlsCaFile, '--tls-server-name', TEMPORAL_TLS_SERVER_NAME];
-  const listed = await run(cli.path, ['workflow', 'list', '--address', cluster.address, '--namespace', platform.config.temporalNamespace, ...tlsFlags]).then(
+  const listed = await run(cli.path, ['workflow', 'list', '--address', cluster.address, '--namespace', platform.config.temporal.namespace, ...tlsFlags]).then(
     () => 'listed',
     (error: { stderr?: string }) => error.stderr ?? '',
   );
@@ -131,7 +131,7 @@ test('a start or a signal of publishComponent with no token, or with a token the
     stages: [],
     callbackPath: '/internal/approvals/x',
   };
-  const everything = [`${platform.config.temporalNamespace}:admin`, 'temporal-system:admin'];
+  const everything = [`${platform.config.temporal.namespace}:admin`, 'temporal-system:admin'];
   for (const apiKey of [null, foreignToken(everything), foreignToken(everything, loadOrCreateSigningKey(cluster.identityDir).kid)]) {
     const caller = clientWith(apiKey);
     try {
@@ -154,10 +154,10 @@ test('a start or a signal of publishComponent with no token, or with a token the
 
 test("the platform's own token opens only its namespace: another namespace and the cluster's administration are refused", async () => {
   const key = loadOrCreateSigningKey(cluster.identityDir);
-  const token = signServiceToken(key, { subject: 'opsflow-api', permissions: [`${platform.config.temporalNamespace}:write`] });
+  const token = signServiceToken(key, { subject: 'opsflow-api', permissions: [`${platform.config.temporal.namespace}:write`] });
   const connection = await Connection.connect({ address: cluster.address, apiKey: token, tls: clientTlsOf(cluster.tlsCaFile) ?? false });
   try {
-    await expect(connection.workflowService.describeNamespace({ namespace: platform.config.temporalNamespace })).resolves.toBeDefined();
+    await expect(connection.workflowService.describeNamespace({ namespace: platform.config.temporal.namespace })).resolves.toBeDefined();
     expect(await refusal(connection.workflowService.listWorkflowExecutions({ namespace: 'temporal-system' }))).toMatch(DENIED);
     expect(await refusal(connection.workflowService.registerNamespace({ namespace: `mallory-${randomUUID()}` }))).toMatch(DENIED);
   } finally {
@@ -168,13 +168,13 @@ test("the platform's own token opens only its namespace: another namespace and t
 test("TLS: a client in plaintext, or trusting another authority, gets no answer; with the platform's authority it does", async () => {
   const token = signServiceToken(loadOrCreateSigningKey(cluster.identityDir), {
     subject: 'opsflow-api',
-    permissions: [`${platform.config.temporalNamespace}:write`],
+    permissions: [`${platform.config.temporal.namespace}:write`],
   });
   const describe = async (tls: ReturnType<typeof clientTlsOf> | false) => {
     const connection = Connection.lazy({ address: cluster.address, apiKey: token, tls, connectTimeout: 3000 });
     try {
       return await refusal(
-        connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace: platform.config.temporalNamespace })),
+        connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace: platform.config.temporal.namespace })),
       );
     } finally {
       await connection.close();
@@ -267,7 +267,7 @@ test("the cluster's PostgreSQL holds the publish run, and no byte of the marker 
 
 test('through the codec endpoint an ADMIN reads the marker decoded', async () => {
   const history = await platform.temporal.connection.workflowService.getWorkflowExecutionHistory({
-    namespace: platform.config.temporalNamespace,
+    namespace: platform.config.temporal.namespace,
     execution: publishRun,
   });
   const payloads = history.history!.events!.flatMap((event) => event.workflowExecutionStartedEventAttributes?.input?.payloads ?? []);

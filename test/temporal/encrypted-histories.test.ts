@@ -98,7 +98,7 @@ test("the server's own store holds the publish run, and no byte of the marker fr
 });
 
 test('what the frontend answers a client without the codec: the history, memo and search attributes hold no marker', async () => {
-  const bare = new Client({ connection: thisFile.platform.temporal.connection, namespace: thisFile.platform.config.temporalNamespace });
+  const bare = new Client({ connection: thisFile.platform.temporal.connection, namespace: thisFile.platform.config.temporal.namespace });
   for (const workflowId of [publishRun.workflowId, emailRun, roleRun]) {
     const handle = bare.workflow.getHandle(workflowId);
     const history = Buffer.from(proto.api.history.v1.History.encode(await handle.fetchHistory()).finish());
@@ -122,7 +122,7 @@ test("a failure's message is sealed too: an activity that fails naming what it w
   const workflowId = `failure-probe-${randomUUID()}`;
   const handle = await thisFile.platform.temporal.client.workflow.start(SEND_EMAIL_WORKFLOW, { taskQueue: 'messaging', workflowId, args: [{ logId }] });
   expect(await handle.result()).toBe('FAILED');
-  const bare = new Client({ connection: thisFile.platform.temporal.connection, namespace: thisFile.platform.config.temporalNamespace });
+  const bare = new Client({ connection: thisFile.platform.temporal.connection, namespace: thisFile.platform.config.temporal.namespace });
   const raw = await bare.workflow.getHandle(workflowId).fetchHistory();
   const failure = raw.events?.find((event) => event.activityTaskFailedEventAttributes)?.activityTaskFailedEventAttributes?.failure;
   expect(failure).toBeTruthy();
@@ -155,9 +155,9 @@ test("the Temporal CLI, given the API's codec endpoint, reads a run's payloads d
     '--workflow-id',
     emailRun,
     '--address',
-    thisFile.platform.config.temporalAddress,
+    thisFile.platform.config.temporal.address,
     '--namespace',
-    thisFile.platform.config.temporalNamespace,
+    thisFile.platform.config.temporal.namespace,
     '--output',
     'json',
   ];
@@ -178,7 +178,7 @@ test("the Temporal CLI, given the API's codec endpoint, reads a run's payloads d
 describe('who the codec endpoint opens payloads for', () => {
   const sealedPayloads = async () => {
     const history = await thisFile.platform.temporal.connection.workflowService.getWorkflowExecutionHistory({
-      namespace: thisFile.platform.config.temporalNamespace,
+      namespace: thisFile.platform.config.temporal.namespace,
       execution: { workflowId: publishRun.workflowId, runId: publishRun.runId },
     });
     const started = history.history!.events![0].workflowExecutionStartedEventAttributes!.input!.payloads!;
@@ -239,7 +239,7 @@ describe('who the codec endpoint opens payloads for', () => {
     expect(rebound).toBe(403);
     const fromTheUi = await call(thisFile.api.url, 'POST', '/api/temporal/codec/decode', {
       body,
-      headers: { origin: new URL(thisFile.platform.config.temporalUiUrl).origin },
+      headers: { origin: new URL(thisFile.platform.config.temporal.uiUrl).origin },
     });
     expect(opened(fromTheUi)).toContain(`title ${marker}`);
   });
@@ -264,7 +264,7 @@ describe('who the codec endpoint opens payloads for', () => {
   });
 
   test("the browser's preflight from the Web UI's origin is answered; another origin gets no CORS header", async () => {
-    const ui = new URL(thisFile.platform.config.temporalUiUrl).origin;
+    const ui = new URL(thisFile.platform.config.temporal.uiUrl).origin;
     const preflight = await fetch(`${thisFile.api.url}/api/temporal/codec/decode`, {
       method: 'OPTIONS',
       headers: { origin: ui, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },

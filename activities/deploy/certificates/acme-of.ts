@@ -6,8 +6,8 @@ import { finalFailure } from '../../failures';
 
 /** The configured ACME server, under the platform's account (its key made and sealed on first use). */
 export async function acmeOf({ db, config }: DeployDeps): Promise<AcmeServer> {
-  if (!config.acme) throw finalFailure('ACME_NOT_CONFIGURED', 'No ACME server is configured (ACME_DIRECTORY_URL).');
-  const { directoryUrl } = config.acme;
+  if (!config.edge.acme) throw finalFailure('ACME_NOT_CONFIGURED', 'No ACME server is configured (ACME_DIRECTORY_URL).');
+  const { directoryUrl } = config.edge.acme;
   const account = await acmeAccount(db, secretKeysOf(config), directoryUrl, newPrivateKey);
-  return acmeServer(config.acme, { ...account, registered: (url) => recordAcmeAccountUrl(db, directoryUrl, url) });
+  return acmeServer(config.edge.acme, { ...account, registered: (url) => recordAcmeAccountUrl(db, directoryUrl, url) });
 }

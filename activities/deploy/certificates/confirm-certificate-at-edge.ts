@@ -33,8 +33,8 @@ async function activeChainFor(adminUrl: string, hostname: string): Promise<boole
  */
 export function confirmCertificateAtEdge({ config }: DeployDeps) {
   return async (input: { hostname: string; serial: string }): Promise<void> => {
-    if (!config.edgeAdminUrl) return;
-    const adminUrl = config.edgeAdminUrl;
+    if (!config.edge.adminUrl) return;
+    const adminUrl = config.edge.adminUrl;
     await pollUntil(500, async () => {
       const held = (await servedSerials(adminUrl)).some((serial) => sameSerial(serial, input.serial));
       return held && (await activeChainFor(adminUrl, input.hostname)) ? true : undefined;

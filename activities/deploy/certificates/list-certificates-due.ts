@@ -7,5 +7,5 @@ import { DeployDeps } from '../deps';
  */
 export function listCertificatesDue({ db, config }: DeployDeps) {
   return async (input: { retryAfterSeconds: number }): Promise<Array<{ hostname: string; renewal: boolean }>> =>
-    config.acme ? certificatesDue(db, input.retryAfterSeconds) : [];
+    config.edge.acme ? certificatesDue(db, input.retryAfterSeconds) : [];
 }

@@ -11,7 +11,7 @@ export function notifyCertificateOwners({ db, config }: DeployDeps) {
       hostname: input.hostname,
       problem: input.problem,
       notAfter: certificate?.not_after ?? null,
-      publicUrl: config.publicUrl,
+      publicUrl: config.api.publicUrl,
       template: 'certificate-problem',
     });
   };

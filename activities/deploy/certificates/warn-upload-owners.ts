@@ -8,5 +8,5 @@ import { DeployDeps } from '../deps';
  */
 export function warnUploadOwners({ db, config }: DeployDeps) {
   return async (input: { hostname: string; serial: string; notAfter: string; problem: string; batchId: string }) =>
-    noteUploadEnding(db, { ...input, notAfter: new Date(input.notAfter), publicUrl: config.publicUrl });
+    noteUploadEnding(db, { ...input, notAfter: new Date(input.notAfter), publicUrl: config.api.publicUrl });
 }

@@ -22,11 +22,11 @@ export function removeSwarmServiceContainers(deps: DeployDeps) {
         .remove()
         .catch((error) => (isGone(error) ? undefined : Promise.reject(error)));
     await pollUntil(POLL_MS, async () => {
-      const left = await docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, input.serviceName) });
+      const left = await docker.listContainers({ all: true, filters: serviceFilters(config.deploy.scope, input.serviceName) });
       return left.length === 0 ? true : undefined;
     });
     try {
-      await removeServiceNetwork(docker, { network: config.deployNetwork, serviceName: input.serviceName, attach: config.deployAttachContainers });
+      await removeServiceNetwork(docker, { network: config.deploy.network, serviceName: input.serviceName, attach: config.deploy.attachContainers });
     } catch (error) {
       // A task on another node may still hold the overlay for a moment; the network is empty, and harmless.
       log.warn(`the overlay of ${input.serviceName} is not removed yet`, { reason: (error as Error).message });

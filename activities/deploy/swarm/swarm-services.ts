@@ -53,13 +53,13 @@ export async function serviceSpecFor(
 ): Promise<Docker.CreateServiceOptions> {
   const { docker, config } = deps;
   const { deployment, service } = args;
-  const image = await imageInRegistry(docker, { registry: config.deployRegistry!, image: deployment.image });
+  const image = await imageInRegistry(docker, { registry: config.deploy.registry!, image: deployment.image });
   const command = await imageCommand(docker, deployment.image);
   const network = await ensureNetworkOf(deps, deployment.service_name, 'overlay');
   const limits = await limitsForDeployment(deps, deployment);
   return swarmServiceSpec({
     serviceName: deployment.service_name,
-    scope: config.deployScope,
+    scope: config.deploy.scope,
     deploymentId: deployment.id,
     image,
     settings: deployment.settings,
@@ -68,10 +68,10 @@ export async function serviceSpecFor(
     memoryMb: limits.memoryMb,
     pidsLimit: limits.pids,
     cpus: limits.cpus,
-    log: { maxSize: config.deployLogMaxSize, maxFiles: config.deployLogMaxFiles },
-    healthTimeoutSeconds: config.deployHealthTimeoutSeconds,
+    log: { maxSize: config.deploy.logMaxSize, maxFiles: config.deploy.logMaxFiles },
+    healthTimeoutSeconds: config.deploy.healthTimeoutSeconds,
     command,
-    drainSeconds: config.deployDrainSeconds,
+    drainSeconds: config.deploy.drainSeconds,
     canary: args.canary,
   });
 }

@@ -9,9 +9,9 @@ import { isGone } from '../docker-errors';
 
 /** A deployed service's swarm service, its canary rollout's (while one runs), and its overlay, as the platform names them. */
 export const names = (deps: Pick<DeployDeps, 'config'>, serviceName: string) => ({
-  swarmService: swarmServiceName({ scope: deps.config.deployScope, serviceName }),
-  canaryService: canarySwarmServiceName({ scope: deps.config.deployScope, serviceName }),
-  network: serviceNetworkName({ network: deps.config.deployNetwork, serviceName }),
+  swarmService: swarmServiceName({ scope: deps.config.deploy.scope, serviceName }),
+  canaryService: canarySwarmServiceName({ scope: deps.config.deploy.scope, serviceName }),
+  network: serviceNetworkName({ network: deps.config.deploy.network, serviceName }),
 });
 
 const routableOf = (deps: DeployDeps, serviceName: string, tasks: SwarmTask[]) => routableTasks(tasks, { network: names(deps, serviceName).network });
@@ -102,7 +102,7 @@ export function followSwarmTasks(deps: DeployDeps, onError: (error: unknown) => 
   };
   const round = async () => {
     if (++rounds % REWRITE_EVERY_ROUNDS === 0) written = new Map();
-    const services = (await deps.docker.listServices({ filters: { label: [`${LABELS.scope}=${deps.config.deployScope}`] } })) as Array<{
+    const services = (await deps.docker.listServices({ filters: { label: [`${LABELS.scope}=${deps.config.deploy.scope}`] } })) as Array<{
       ID: string;
       Spec: { Labels?: Record<string, string> };
     }>;

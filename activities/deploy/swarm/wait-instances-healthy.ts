@@ -17,7 +17,7 @@ import { deploymentOfTask, taskFailures, taskStillUp } from './tasks';
 async function lastTaskLogLines(deps: DeployDeps, args: { swarmService: string; deploymentId: string }): Promise<string[]> {
   const lines = (await lastServiceLogLines(deps.docker, args.swarmService, LOG_LINES_KEPT)).map((line) => line.text);
   if (lines.length > 0) return lines;
-  const containers = await deps.docker.listContainers({ all: true, filters: labelFilters(deps.config.deployScope, 'deployment', args.deploymentId) });
+  const containers = await deps.docker.listContainers({ all: true, filters: labelFilters(deps.config.deploy.scope, 'deployment', args.deploymentId) });
   const each = await Promise.all(containers.map((container) => lastLogLines(deps.docker, container.Id, LOG_LINES_KEPT)));
   return each.flat().slice(-LOG_LINES_KEPT);
 }

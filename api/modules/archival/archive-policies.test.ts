@@ -68,7 +68,7 @@ test('resolve: the site policy (even disabled), else the global one, else NONE',
 
   expect((await resolve('SCHEDULER_JOB_LOG', 'site-off')).body).toEqual({ enabled: false, retentionDays: 15, source: 'SITE' });
   expect((await resolve('SCHEDULER_JOB_LOG', 'site-new')).body).toEqual({ enabled: true, retentionDays: 60, source: 'GLOBAL' });
-  expect((await resolve('EMAIL_LOG', 'site-none-here', thisFile.platform.config.internalToken)).body).toEqual({
+  expect((await resolve('EMAIL_LOG', 'site-none-here', thisFile.platform.config.secrets.internalToken)).body).toEqual({
     enabled: true,
     retentionDays: 90,
     source: 'GLOBAL',

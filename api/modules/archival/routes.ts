@@ -89,7 +89,7 @@ function archivalPlace({ db, temporal, config }: AppDeps) {
       return body.sink === undefined ? {} : { sink: body.sink };
     }
     if (!body.s3) {
-      if (!config.archiveS3)
+      if (!config.archive.s3)
         throw badRequest('VALIDATION_FAILED', "With no s3 store given the policy uses the platform's, and none is configured (ARCHIVE_S3_ENDPOINT): give one.");
       return { sink: 's3', s3StoreId: null, s3Prefix: null };
     }
@@ -301,8 +301,8 @@ function sinkRoutes({ db, config }: ArchivalPlace): AnyRoute[] {
       responses: { 200: { description: 'the archive sink', schema: ArchiveSinkSchema } },
       errors: [],
       handler: async (ctx) => {
-        const store = config.archiveS3 && (await findArchiveStoreAt(db, config.archiveS3));
-        ctx.body = { sink: config.archiveSink, s3: config.archiveS3, credentials: presentStoreKeys(store || undefined) };
+        const store = config.archive.s3 && (await findArchiveStoreAt(db, config.archive.s3));
+        ctx.body = { sink: config.archive.sink, s3: config.archive.s3, credentials: presentStoreKeys(store || undefined) };
       },
     }),
     defineRoute({
@@ -315,8 +315,8 @@ function sinkRoutes({ db, config }: ArchivalPlace): AnyRoute[] {
       responses: { 200: { description: 'set', schema: SinkCredentialsSchema } },
       errors: ['CONFLICT'],
       handler: async (ctx, { body, identity }) => {
-        if (!config.archiveS3) throw conflict('CONFLICT', 'The platform has no S3 store: set ARCHIVE_S3_ENDPOINT and ARCHIVE_S3_BUCKET first.');
-        const { endpoint, bucket, region, forcePathStyle } = config.archiveS3;
+        if (!config.archive.s3) throw conflict('CONFLICT', 'The platform has no S3 store: set ARCHIVE_S3_ENDPOINT and ARCHIVE_S3_BUCKET first.');
+        const { endpoint, bucket, region, forcePathStyle } = config.archive.s3;
         const store = await ensureArchiveStore(db, secretKeysOf(config), {
           location: { endpoint, bucket, region, pathStyle: forcePathStyle },
           keys: body,

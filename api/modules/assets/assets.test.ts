@@ -18,7 +18,7 @@ async function upload(args: { csv: string; siteId?: string; fileName?: string; s
   form.set('file', new Blob([args.csv], { type: 'text/csv' }), 'x.csv');
   const answer = await fetch(`${thisFile.api.url}/api/assets/internal/archive`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${args.token ?? thisFile.platform.config.internalToken}` },
+    headers: { authorization: `Bearer ${args.token ?? thisFile.platform.config.secrets.internalToken}` },
     body: form,
   });
   const text = await answer.text();
@@ -109,7 +109,9 @@ test('list, download and delete follow site membership and roles; an archive fil
 
 test("an upload over the site's storage quota -> 413 QUOTA_EXCEEDED: no asset, no file; archive files do not count against it", async () => {
   const quota = 1000;
-  const limited = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, assetQuotaBytesPerSite: quota } });
+  const limited = await thisFile.platform.startApi({
+    config: { ...thisFile.platform.config, limits: { ...thisFile.platform.config.limits, assetQuotaBytesPerSite: quota } },
+  });
   const editor = await thisFile.platform.token({ sub: 'eda', roles: ['EDITOR'], sites: ['site-q'] });
   const put = (bytes: number, name: string) => {
     const form = new FormData();
@@ -160,7 +162,7 @@ async function stagedPart(csv: string, fileName: string): Promise<{ id: string; 
   return { id, file };
 }
 
-const handOver = (body: unknown, token = thisFile.platform.config.internalToken) =>
+const handOver = (body: unknown, token = thisFile.platform.config.secrets.internalToken) =>
   call(thisFile.api.url, 'POST', '/api/assets/internal/archive-staged', { token, body });
 
 test('a staged part is stored by the API from the data folder it shares, named by its part alone: no bytes sent, the file verified against the manifest, the staged file kept for a retry; a second call answers the same asset', async () => {

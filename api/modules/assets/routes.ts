@@ -186,26 +186,30 @@ function uploadRoutes({ db, storage, config, ASSET }: AssetPlace): AnyRoute[] {
           const hashed = uploadedDigest(file);
           const name = body.name ?? file.originalFilename ?? 'file';
           const folder = body.folder ?? '/';
-          const created = await withinSiteQuota(db, { siteId: body.siteId, addBytes: file.size, quotaBytes: config.assetQuotaBytesPerSite }, async (trx) => {
-            const stored = await storage.moveFile(file.filepath, hashed);
-            return uniqueOr409(
-              () =>
-                createComponent(trx, {
-                  type: ASSET,
-                  siteId: body.siteId,
-                  values: { name, fields: { folder } },
-                  readOnlyColumns: {
-                    content_type: file.mimetype || 'application/octet-stream',
-                    size_bytes: stored.sizeBytes,
-                    sha256: hashed.sha256,
-                    storage_key: stored.key,
-                  },
-                  actor: actorOf(identity),
-                }),
-              'ASSET_EXISTS',
-              `The folder ${folder} of site ${body.siteId} already has ${name} with these bytes.`,
-            );
-          });
+          const created = await withinSiteQuota(
+            db,
+            { siteId: body.siteId, addBytes: file.size, quotaBytes: config.limits.assetQuotaBytesPerSite },
+            async (trx) => {
+              const stored = await storage.moveFile(file.filepath, hashed);
+              return uniqueOr409(
+                () =>
+                  createComponent(trx, {
+                    type: ASSET,
+                    siteId: body.siteId,
+                    values: { name, fields: { folder } },
+                    readOnlyColumns: {
+                      content_type: file.mimetype || 'application/octet-stream',
+                      size_bytes: stored.sizeBytes,
+                      sha256: hashed.sha256,
+                      storage_key: stored.key,
+                    },
+                    actor: actorOf(identity),
+                  }),
+                'ASSET_EXISTS',
+                `The folder ${folder} of site ${body.siteId} already has ${name} with these bytes.`,
+              );
+            },
+          );
           ctx.status = 201;
           ctx.body = presentComponent(ASSET, created.row);
         } finally {

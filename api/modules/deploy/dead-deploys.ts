@@ -20,7 +20,7 @@ const POLL_MS = 200;
  */
 export async function settleDeadDeploysAtEdge(deps: Pick<AppDeps, 'db' | 'temporal' | 'config' | 'logger'>, serviceName: string): Promise<string[]> {
   const settled = await settleDeadDeploys(deps.db, { serviceName, runStatusOf: runStatusOf(deps.temporal) });
-  const adminUrl = deps.config.edgeAdminUrl;
+  const adminUrl = deps.config.edge.adminUrl;
   if (settled.length === 0 || !adminUrl) return settled;
   const addresses = await instanceAddressesOfDeployments(deps.db, settled);
   const started = Date.now();

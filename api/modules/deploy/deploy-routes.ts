@@ -103,14 +103,14 @@ function jarDeployRequest(
     rollout: rolloutFromField(body.rollout),
     limits: limitsFromFields(body),
     // A blank field, as a form sends an empty one, leaves the hostnames as they are.
-    domains: body.domains ? checkedHostnames(body.domains.split(','), config.publicUrl) : undefined,
+    domains: body.domains ? checkedHostnames(body.domains.split(','), config.api.publicUrl) : undefined,
   };
 }
 
 /** An image deploy's request: a host port only under the docker driver, and a privileged one only when allowed. */
 function imageDeployRequest(config: AppDeps['config'], body: Static<typeof ImageDeployBody>, requestedBy: string): DeployRequest {
   const hostPort = body.hostPort ?? null;
-  if (hostPort !== null && config.deployDriver === 'swarm') {
+  if (hostPort !== null && config.deploy.driver === 'swarm') {
     // A swarm publishes a port on every address of every node it runs a task on: never on DEPLOY_HOST_BIND alone.
     throw badRequest('VALIDATION_FAILED', 'A host port cannot be published under the swarm driver.', [
       {
@@ -119,7 +119,7 @@ function imageDeployRequest(config: AppDeps['config'], body: Static<typeof Image
       },
     ]);
   }
-  if (hostPort !== null && hostPort < 1024 && !config.deployAllowLowHostPorts) {
+  if (hostPort !== null && hostPort < 1024 && !config.deploy.allowLowHostPorts) {
     throw badRequest('VALIDATION_FAILED', 'The host port is privileged.', [
       { path: 'body.hostPort', message: 'must be 1024 or above (DEPLOY_ALLOW_LOW_HOST_PORTS allows lower ones)' },
     ]);
@@ -140,10 +140,10 @@ function imageDeployRequest(config: AppDeps['config'], body: Static<typeof Image
     redeploy: body.redeploy ?? false,
     rollbackOf: null,
     requestedBy,
-    warnings: hostPort === null ? [] : [hostPortWarning(config.deployHostBind, hostPort)],
+    warnings: hostPort === null ? [] : [hostPortWarning(config.deploy.hostBind, hostPort)],
     rollout: body.rollout ?? null,
     limits: { memoryMb: body.memoryMb, cpus: body.cpus, pids: body.pids },
-    domains: body.domains === undefined ? undefined : checkedHostnames(body.domains, config.publicUrl),
+    domains: body.domains === undefined ? undefined : checkedHostnames(body.domains, config.api.publicUrl),
   };
 }
 
@@ -174,13 +174,13 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       body: JarDeployFields,
       bodyType: 'multipart',
-      bodyLimitBytes: config.maxJarBytes,
+      bodyLimitBytes: config.deploy.maxJarBytes,
       tooLargeCode: 'JAR_TOO_LARGE',
       responses: { 202: { description: 'deploying', schema: DeployAcceptedSchema } },
       errors: ['INVALID_JAR', 'UNSAFE_JAR', 'MISSING_APPLICATION_NAME', ...START_DEPLOY_ERRORS],
       handler: async (ctx, { body, identity }) => {
         try {
-          const { file, facts } = await uploadedJar(ctx, config.maxJarBytes);
+          const { file, facts } = await uploadedJar(ctx, config.deploy.maxJarBytes);
           ctx.status = 202;
           ctx.body = await startDeploy(deps, jarDeployRequest(config, { body, facts, jarFile: file.filepath, requestedBy: identity.id }));
         } finally {
@@ -196,13 +196,13 @@ export function deployRoutes(deps: AppDeps): AnyRoute[] {
       access: access.roles('ADMIN'),
       body: JarInspectFields,
       bodyType: 'multipart',
-      bodyLimitBytes: config.maxJarBytes,
+      bodyLimitBytes: config.deploy.maxJarBytes,
       tooLargeCode: 'JAR_TOO_LARGE',
       responses: { 200: { description: 'what the JAR says', schema: JarFactsSchema } },
       errors: ['INVALID_JAR', 'UNSAFE_JAR', 'JAR_TOO_LARGE'],
       handler: async (ctx) => {
         try {
-          const { facts } = await uploadedJar(ctx, config.maxJarBytes);
+          const { facts } = await uploadedJar(ctx, config.deploy.maxJarBytes);
           ctx.body = presentJarFacts(facts);
         } finally {
           await removeUploads(ctx);

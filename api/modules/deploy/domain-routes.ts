@@ -27,7 +27,7 @@ const present = (service: string, rows: DomainRow[]) => ({
  * last try failed (setting the list again is how an operator asks for another try after fixing DNS).
  */
 export async function certificateRunsFor(deps: Pick<AppDeps, 'config' | 'temporal' | 'logger'>, rows: DomainRow[]): Promise<void> {
-  if (!deps.config.acme) return;
+  if (!deps.config.edge.acme) return;
   const waiting = rows.filter((row) => row.source === 'ACME' && row.state !== 'ISSUED');
   try {
     await startCertificateRuns(
@@ -81,7 +81,7 @@ export function domainRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DOMAIN_INVALID', 'DOMAIN_TAKEN'],
       handler: async (ctx, { params, body }) => {
         const service = await dynamicService(params.name);
-        const rows = await setDomainsOf(db, service.id, checkedHostnames(body.domains, config.publicUrl));
+        const rows = await setDomainsOf(db, service.id, checkedHostnames(body.domains, config.api.publicUrl));
         await certificateRunsFor(deps, rows);
         ctx.body = present(service.name, rows);
       },

@@ -54,7 +54,7 @@ async function changeLimits(temporal: AppDeps['temporal'], input: ChangeLimitsIn
 /** A service's limits (read back from the engine, changed in place by a run of the deployments worker) and the history of its instances' events. */
 export function limitsRoutes(deps: AppDeps): AnyRoute[] {
   const { db, config, temporal } = deps;
-  const defaults: ServiceLimits = { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit };
+  const defaults: ServiceLimits = { memoryMb: config.deploy.memoryMb, cpus: config.deploy.cpus, pids: config.deploy.pidsLimit };
   const { dynamicService, engineAnswers } = serviceGuards(deps);
   return [
     defineRoute({
@@ -84,7 +84,7 @@ export function limitsRoutes(deps: AppDeps): AnyRoute[] {
       errors: ['SERVICE_NOT_FOUND', 'SERVICE_NOT_DYNAMIC', 'DEPLOYMENT_IN_PROGRESS', 'LIMITS_NOT_APPLIED', 'DOCKER_UNAVAILABLE', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params, body, identity }) => {
         const service = await dynamicService(params.name);
-        if (config.deployDriver === 'swarm') {
+        if (config.deploy.driver === 'swarm') {
           throw badRequest('VALIDATION_FAILED', LIMITS_UNDER_SWARM, [
             { path: 'body', message: 'under DEPLOY_DRIVER=swarm a swarm applies limits by replacing tasks: redeploy with memoryMb, cpus or pids' },
           ]);

@@ -15,7 +15,7 @@ type LogDeps = Pick<AppDeps, 'config' | 'docker'>;
 
 async function containersOf({ config, docker }: LogDeps, engineAnswers: () => Promise<void>, name: string) {
   await engineAnswers();
-  const containers = await docker.docker.listContainers({ all: true, filters: serviceFilters(config.deployScope, name) });
+  const containers = await docker.docker.listContainers({ all: true, filters: serviceFilters(config.deploy.scope, name) });
   return containers
     .sort((a, b) => a.Created - b.Created)
     .map((container) => ({ id: container.Id, instance: (container.Labels[LABELS.instance] ?? container.Id).slice(0, 8) }));
@@ -27,14 +27,14 @@ async function containersOf({ config, docker }: LogDeps, engineAnswers: () => Pr
  */
 export async function logSourcesOf(deps: LogDeps, engineAnswers: () => Promise<void>, name: string): Promise<LogSource[]> {
   const { config, docker } = deps;
-  if (config.deployDriver === 'swarm') {
+  if (config.deploy.driver === 'swarm') {
     await engineAnswers();
     const ofTask = (line: { taskId: string | null; text: string }): LogLine => ({
       instance: line.taskId ? taskInstanceId(line.taskId).slice(0, 8) : 'swarm',
       text: line.text,
     });
     // The service's own swarm service, and in a canary rollout its canary's beside it.
-    const swarmServices = (await docker.docker.listServices({ filters: serviceFilters(config.deployScope, name) })) as Array<{ Spec: { Name: string } }>;
+    const swarmServices = (await docker.docker.listServices({ filters: serviceFilters(config.deploy.scope, name) })) as Array<{ Spec: { Name: string } }>;
     return swarmServices
       .map((swarmService) => swarmService.Spec.Name)
       .sort()

@@ -115,7 +115,7 @@ function scaleRoutes({ db, config, temporal, serviceOr404, dynamicOr409, notDepl
         ctx.body = await startWorkflow<ScaleServiceWorkflow>(temporal, SCALE_SERVICE_WORKFLOW, {
           workflowId: scaleWorkflowId(service.name),
           taskQueue: TaskQueues.deployments,
-          args: [{ serviceName: service.name, healthTimeoutSeconds: config.deployHealthTimeoutSeconds, drainSeconds: config.deployDrainSeconds }],
+          args: [{ serviceName: service.name, healthTimeoutSeconds: config.deploy.healthTimeoutSeconds, drainSeconds: config.deploy.drainSeconds }],
           typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: service.name }],
           alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
         });

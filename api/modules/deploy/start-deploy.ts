@@ -65,8 +65,8 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
   if (!(await docker.ping())) throw unavailable('DOCKER_UNAVAILABLE', DOCKER_UNAVAILABLE_DETAIL);
   // A JAR deploy on a machine that builds its base image and cannot: refused now, naming the fix, rather
   // than failing later in the build.
-  if (request.jarFile !== null && config.deployBaseImageBuild === 'debian') {
-    const base = await baseImageState(docker.docker, config.deployBaseImage);
+  if (request.jarFile !== null && config.deploy.baseImageBuild === 'debian') {
+    const base = await baseImageState(docker.docker, config.deploy.baseImage);
     if (base.state === 'unavailable') throw unavailable('BASE_IMAGE_UNAVAILABLE', base.reason);
   }
 
@@ -81,7 +81,7 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
       slug,
       kind: request.kind,
       image: request.image,
-      imagePrefix: config.deployScope,
+      imagePrefix: config.deploy.scope,
       buildFromJar: request.jarFile !== null,
       settings: request.settings,
       redeploy: request.redeploy,
@@ -89,7 +89,7 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
       requestedBy: request.requestedBy,
       rollout: request.rollout ? { ...request.rollout, maxP99Ms: request.rollout.maxP99Ms ?? null } : null,
       limits: request.limits,
-      defaultLimits: { memoryMb: config.deployMemoryMb, cpus: config.deployCpus, pids: config.deployPidsLimit },
+      defaultLimits: { memoryMb: config.deploy.memoryMb, cpus: config.deploy.cpus, pids: config.deploy.pidsLimit },
       // Its hostnames in the same transaction: one another service holds refuses the whole deploy.
       afterRegister: request.domains ? (trx, serviceId) => setDomainsOf(trx, serviceId, request.domains!).then(() => undefined) : undefined,
       // The JAR moves into place inside the transaction: a refused deploy keeps none.
@@ -105,7 +105,7 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
     started = await startWorkflow<DeployServiceWorkflow>(temporal, DEPLOY_SERVICE_WORKFLOW, {
       workflowId: deployWorkflowId(name),
       taskQueue: TaskQueues.deployments,
-      args: [{ deploymentId, serviceName: name, healthTimeoutSeconds: config.deployHealthTimeoutSeconds, drainSeconds: config.deployDrainSeconds }],
+      args: [{ deploymentId, serviceName: name, healthTimeoutSeconds: config.deploy.healthTimeoutSeconds, drainSeconds: config.deploy.drainSeconds }],
       typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: name }],
       alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
     });
@@ -135,7 +135,7 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
  * statistics cannot be read (no EDGE_ADMIN_URL). Under either driver the canary runs beside the current version:
  * containers of its own, or (swarm) a swarm service of its own.
  */
-function refuseRollout(config: Pick<AppDeps['config'], 'edgeAdminUrl'>, request: DeployRequest): void {
+function refuseRollout(config: Pick<AppDeps['config'], 'edge'>, request: DeployRequest): void {
   const refuse = (message: string) => {
     throw badRequest('VALIDATION_FAILED', 'The rollout cannot be run.', [{ path: 'body.rollout', message }]);
   };
@@ -143,5 +143,5 @@ function refuseRollout(config: Pick<AppDeps['config'], 'edgeAdminUrl'>, request:
   if (problem) refuse(problem);
   if (!request.redeploy) refuse('a rollout is a redeploy of a running service: send redeploy=true');
   if (request.settings.hostPort !== null) refuse('a service on a host port cannot run two versions side by side');
-  if (!config.edgeAdminUrl) refuse("a rollout is judged on the edge's statistics: EDGE_ADMIN_URL must be set");
+  if (!config.edge.adminUrl) refuse("a rollout is judged on the edge's statistics: EDGE_ADMIN_URL must be set");
 }

@@ -28,7 +28,7 @@ const DevSignInChoicesSchema = Type.Object({ items: Type.Array(UserSchema) });
  * Development sign-in is on in development without an identity provider: with one, only its tokens are
  * accepted, so a development token would be refused anyway.
  */
-export const devSignInIsOn = (config: Pick<Config, 'production' | 'jwtJwksUrl'>) => !config.production && !config.jwtJwksUrl;
+export const devSignInIsOn = (config: Pick<Config, 'production' | 'identity'>) => !config.production && !config.identity.jwksUrl;
 
 export function devSignInRoutes({ db, config }: AppDeps): AnyRoute[] {
   const limitSignIns = signInLimit(config);
@@ -65,7 +65,7 @@ export function devSignInRoutes({ db, config }: AppDeps): AnyRoute[] {
         const user = await findUser(db, body.userId);
         const expiresAt = new Date(Date.now() + DEV_TOKEN_MINUTES * 60_000);
         const token = await signToken({
-          secret: config.jwtSecret,
+          secret: config.identity.jwtSecret,
           claims: { sub: user.id, name: user.name, email: user.email, roles: user.roles, sites: user.site_ids },
           expiresIn: `${DEV_TOKEN_MINUTES}m`,
         });

@@ -105,12 +105,14 @@ test('a token the provider issues for another audience is not handed to the cons
 });
 
 test('the provider down -> 503 IDENTITY_PROVIDER_UNAVAILABLE for the options and the exchange', async () => {
-  const unreachable = await platform.startApi({ config: { ...platform.config, jwtIssuer: 'http://127.0.0.1:9', oidcClientId: 'opsflow-console' } });
+  const unreachable = await platform.startApi({
+    config: { ...platform.config, identity: { ...platform.config.identity, issuer: 'http://127.0.0.1:9', oidcClientId: 'opsflow-console' } },
+  });
   try {
     expectProblem(await call(unreachable.url, 'GET', '/api/directory/sign-in-options'), 503, 'IDENTITY_PROVIDER_UNAVAILABLE');
     expectProblem(
       await call(unreachable.url, 'POST', '/api/directory/sign-in/token', {
-        body: { code: 'c', codeVerifier: 'v'.repeat(43), redirectUri: `${platform.config.publicUrl}/console/` },
+        body: { code: 'c', codeVerifier: 'v'.repeat(43), redirectUri: `${platform.config.api.publicUrl}/console/` },
       }),
       503,
       'IDENTITY_PROVIDER_UNAVAILABLE',

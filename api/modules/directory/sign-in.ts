@@ -18,8 +18,8 @@ export const CONSOLE_REDIRECT_PATH = '/console/';
  * console's path, say) is not exchanged. In development the other loopback spelling too (localhost and
  * 127.0.0.1 are one machine, and `npm start` prints one while a browser may keep the other).
  */
-export function consoleRedirectUris(config: Pick<Config, 'publicUrl' | 'production'>): string[] {
-  const console = new URL(CONSOLE_REDIRECT_PATH, `${config.publicUrl}/`);
+export function consoleRedirectUris(config: Pick<Config, 'api' | 'production'>): string[] {
+  const console = new URL(CONSOLE_REDIRECT_PATH, `${config.api.publicUrl}/`);
   const uris = [console.href];
   const other = console.hostname === 'localhost' ? '127.0.0.1' : console.hostname === '127.0.0.1' ? 'localhost' : null;
   if (!config.production && other) uris.push(`${console.protocol}//${other}${console.port ? `:${console.port}` : ''}${console.pathname}`);
@@ -55,8 +55,8 @@ export function signInRoutes(deps: AppDeps, verifier: TokenVerifier): AnyRoute[]
   const consoleRedirects = consoleRedirectUris(config);
   const limitSignIns = signInLimit(config);
   const provider =
-    config.oidcClientId && config.jwtIssuer
-      ? identityProviderClient({ issuer: config.jwtIssuer, clientId: config.oidcClientId, policy: outboundPolicyOf(config, 'jwks') })
+    config.identity.oidcClientId && config.identity.issuer
+      ? identityProviderClient({ issuer: config.identity.issuer, clientId: config.identity.oidcClientId, policy: outboundPolicyOf(config, 'jwks') })
       : null;
   return [
     defineRoute({
@@ -72,7 +72,7 @@ export function signInRoutes(deps: AppDeps, verifier: TokenVerifier): AnyRoute[]
         ctx.body = {
           development: devSignInIsOn(config),
           identityProvider: endpoints
-            ? { authorizationEndpoint: endpoints.authorizationEndpoint, clientId: config.oidcClientId!, scope: config.oidcScope }
+            ? { authorizationEndpoint: endpoints.authorizationEndpoint, clientId: config.identity.oidcClientId!, scope: config.identity.oidcScope }
             : null,
         };
       },

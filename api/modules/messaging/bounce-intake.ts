@@ -17,12 +17,12 @@ export const complaintsAddress = (domain: string) => `complaints@${domain}`;
  * complaint suppresses the address. Anything else accepted is dropped, and said in the log.
  */
 export async function startBounceIntake({ db, config, logger }: Pick<AppDeps, 'db' | 'config' | 'logger'>): Promise<RunningBounceListener | null> {
-  if (!config.bounceSmtp || !config.bounceDomain) return null;
-  const domain = config.bounceDomain;
+  if (!config.mail.bounceSmtp || !config.mail.bounceDomain) return null;
+  const domain = config.mail.bounceDomain;
   const keys = secretKeysOf(config);
   const messageOf = (address: string) => logIdOfVerp(address, domain, keys);
   return startBounceListener({
-    ...config.bounceSmtp,
+    ...config.mail.bounceSmtp,
     accepts: (address) => messageOf(address) !== null || address.toLowerCase() === complaintsAddress(domain).toLowerCase(),
     take: async (message, recipients) => {
       const report = readDeliveryReport(message);

@@ -51,8 +51,8 @@ function variablesFit(variables: Variables): void {
 
 const sendLimit = (config: Deps['config'], identity: Identity) => ({
   userId: identity.id,
-  limit: config.sendRateLimit,
-  windowSeconds: config.sendRateWindowSeconds,
+  limit: config.limits.sendRateLimit,
+  windowSeconds: config.limits.sendRateWindowSeconds,
 });
 
 /** The checks every send makes before it writes anything: template, publication, role, site, channel. Answers the template and its sent revision's category. */

@@ -27,7 +27,9 @@ test('GET /readyz answers 503 naming docker when the configured engine does not 
 });
 
 test('GET /readyz answers 503 naming the edge when its admin does not answer', async () => {
-  const blind = await thisFile.platform.startApi({ config: { ...thisFile.platform.config, edgeAdminUrl: 'http://127.0.0.1:1' } });
+  const blind = await thisFile.platform.startApi({
+    config: { ...thisFile.platform.config, edge: { ...thisFile.platform.config.edge, adminUrl: 'http://127.0.0.1:1' } },
+  });
   const answer = await call(blind.url, 'GET', '/readyz');
   expectProblem(answer, 503, 'NOT_READY');
   expect(answer.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'up', edge: 'down' });
@@ -60,9 +62,9 @@ test("GET /metrics is the ADMIN's or the internal token's (a scraper's): the edg
     403,
     'FORBIDDEN',
   );
-  expect((await call(thisFile.api.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${thisFile.platform.config.internalToken}` } })).status).toBe(
-    200,
-  );
+  expect(
+    (await call(thisFile.api.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${thisFile.platform.config.secrets.internalToken}` } })).status,
+  ).toBe(200);
 });
 
 test('GET /metrics serves Prometheus text with the request counter', async () => {

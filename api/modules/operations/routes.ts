@@ -70,7 +70,7 @@ type NodeTls = ReturnType<typeof clientTlsOf> | false;
 
 /** Each node's own frontend, asked directly (not through the address in front of them), by name. */
 async function temporalNodesCheck(deps: AppDeps, nodeTls: NodeTls): Promise<{ temporalNodes?: Record<string, CheckState> }> {
-  const { temporalNodes } = deps.config;
+  const temporalNodes = deps.config.temporal.nodes;
   if (temporalNodes.length === 0) return {};
   const states = await Promise.all(
     temporalNodes.map(async (node) =>
@@ -89,8 +89,8 @@ async function temporalNodesCheck(deps: AppDeps, nodeTls: NodeTls): Promise<{ te
 
 /** Only where JAR deploys build their base image (npm start): never a reason to be unready, but said. */
 async function jarBaseImageCheck(deps: AppDeps, docker: CheckState): Promise<{ jarBaseImage?: string }> {
-  if (deps.config.deployBaseImageBuild !== 'debian' || docker !== 'up') return {};
-  const found = await within(baseImageState(deps.docker.docker, deps.config.deployBaseImage), 3000).catch(() => null);
+  if (deps.config.deploy.baseImageBuild !== 'debian' || docker !== 'up') return {};
+  const found = await within(baseImageState(deps.docker.docker, deps.config.deploy.baseImage), 3000).catch(() => null);
   if (found === null) return { jarBaseImage: 'unknown' };
   if (found.state === 'present') return { jarBaseImage: 'up' };
   return {
@@ -100,7 +100,7 @@ async function jarBaseImageCheck(deps: AppDeps, docker: CheckState): Promise<{ j
 
 /** Every part the platform needs, asked at once. */
 async function probeAll(deps: AppDeps, nodeTls: NodeTls) {
-  const { edgeAdminUrl } = deps.config;
+  const edgeAdminUrl = deps.config.edge.adminUrl;
   const docker = deps.docker.configured ? deps.docker.ping().then((up): CheckState => (up ? 'up' : 'down')) : Promise.resolve<CheckState>('not configured');
   const [database, temporal, dockerState, edge, jarBaseImage, temporalNodes] = await Promise.all([
     check(() => pingDatabase(deps.db)),
@@ -120,7 +120,7 @@ async function probeAll(deps: AppDeps, nodeTls: NodeTls) {
 /** The checks behind /readyz, shared between callers while they are fresh. */
 function readinessOf(deps: AppDeps): () => Promise<CheckStates> {
   // Read once, when the routes are made: the CA file is not read again on each probe.
-  const nodeTls = clientTlsOf(deps.config.temporalTlsCaFile) ?? false;
+  const nodeTls = clientTlsOf(deps.config.temporal.tlsCaFile) ?? false;
   // Anyone may call /readyz: it answers from checks at most READINESS_MAX_AGE_MS old, and callers meanwhile
   // share one probe, so no caller can make it hit the database, Temporal and Docker at will.
   let last: { at: number; checks: Promise<CheckStates> } | null = null;
@@ -189,9 +189,9 @@ function metricsRoutes(args: OperationsArgs): AnyRoute[] {
       handler: async (ctx) => {
         ctx.type = args.metrics.contentType;
         const own = await args.metrics.metrics();
-        const edge = deps.config.edgeAdminUrl ? await edgeMetrics(deps.config.edgeAdminUrl) : null;
+        const edge = deps.config.edge.adminUrl ? await edgeMetrics(deps.config.edge.adminUrl) : null;
         ctx.body =
-          deps.config.edgeAdminUrl && edge === null
+          deps.config.edge.adminUrl && edge === null
             ? `${own}\n# the edge's statistics are missing: its admin did not answer\n`
             : `${own}${edge ? `\n${edge}` : ''}`;
       },

@@ -77,7 +77,7 @@ function uiOriginsOf(temporalUiUrl: string): string[] {
 export function temporalCodecRoutes(deps: AppDeps): AnyRoute[] {
   const codec = payloadCodecOf(deps.config);
   const { production } = deps.config;
-  const names = { uiOrigins: uiOriginsOf(deps.config.temporalUiUrl), publicHost: new URL(deps.config.publicUrl).hostname.toLowerCase() };
+  const names = { uiOrigins: uiOriginsOf(deps.config.temporal.uiUrl), publicHost: new URL(deps.config.api.publicUrl).hostname.toLowerCase() };
   const route = (direction: 'decode' | 'encode', summary: string) =>
     defineRoute({
       method: 'post',
@@ -112,7 +112,7 @@ export function temporalCodecRoutes(deps: AppDeps): AnyRoute[] {
  * is answered with CORS headers; any other page's script gets no readable answer.
  */
 export function temporalCodecCors(deps: AppDeps): Middleware {
-  const uiOrigins = uiOriginsOf(deps.config.temporalUiUrl);
+  const uiOrigins = uiOriginsOf(deps.config.temporal.uiUrl);
   return async (ctx, next) => {
     const uiOrigin = ctx.get('origin');
     if (!ctx.path.startsWith(`${TEMPORAL_CODEC_PREFIX}/`) || !uiOrigins.includes(uiOrigin)) {

@@ -1,21 +1,18 @@
-import { ConfigError, DEV_DEFAULTS, DEV_PAYLOAD_KEYS, loadConfig } from './config';
+import { ConfigError, DEV_DEFAULTS, DEV_PAYLOAD_KEYS, loadConfig } from '.';
 
 test('development defaults match the contract', () => {
   const config = loadConfig({ NODE_ENV: 'development' });
   expect(config).toEqual(
     expect.objectContaining({
-      apiPort: 8080,
+      api: expect.objectContaining({ port: 8080, host: '127.0.0.1' }),
       databaseUrl: 'postgres://opsflow:opsflow@127.0.0.1:54329/opsflow',
-      temporalAddress: '127.0.0.1:7233',
-      temporalNamespace: 'default',
-      temporalUiUrl: 'http://127.0.0.1:8233',
-      jwtSecret: 'opsflow-dev-secret',
-      internalToken: 'opsflow-internal-dev-token',
+      temporal: expect.objectContaining({ address: '127.0.0.1:7233', namespace: 'default', uiUrl: 'http://127.0.0.1:8233' }),
+      identity: expect.objectContaining({ jwtSecret: 'opsflow-dev-secret' }),
+      secrets: expect.objectContaining({ internalToken: 'opsflow-internal-dev-token' }),
       dataDir: '.data',
-      deployNetwork: 'opsflow',
-      smtpCapturePort: 1025,
-      archiveCron: '0 2 * * *',
-      apiHost: '127.0.0.1',
+      deploy: expect.objectContaining({ network: 'opsflow' }),
+      mail: expect.objectContaining({ smtpCapturePort: 1025 }),
+      archive: expect.objectContaining({ cron: '0 2 * * *' }),
       production: false,
     }),
   );
@@ -41,10 +38,9 @@ test.each([
 test('the swarm driver without a registry stops start-up: no node could pull a JAR image', () => {
   expect(() => loadConfig({ NODE_ENV: 'development', DEPLOY_DRIVER: 'swarm' })).toThrow(/^DEPLOY_REGISTRY: must be set when DEPLOY_DRIVER is swarm/);
   expect(loadConfig({ NODE_ENV: 'development', DEPLOY_DRIVER: 'swarm', DEPLOY_REGISTRY: '127.0.0.1:5000' })).toMatchObject({
-    deployDriver: 'swarm',
-    deployRegistry: '127.0.0.1:5000',
+    deploy: { driver: 'swarm', registry: '127.0.0.1:5000' },
   });
-  expect(loadConfig({ NODE_ENV: 'development' })).toMatchObject({ deployDriver: 'docker', deployRegistry: null });
+  expect(loadConfig({ NODE_ENV: 'development' })).toMatchObject({ deploy: { driver: 'docker', registry: null } });
 });
 
 test.each(Object.keys(DEV_DEFAULTS))('NODE_ENV=production refuses the development default of %s', (variable) => {
@@ -55,10 +51,10 @@ test.each(Object.keys(DEV_DEFAULTS))('NODE_ENV=production refuses the developmen
 });
 
 test("Temporal's payload keys: newest first, each id:secret; the development key is refused in production, even beside a real one", () => {
-  expect(loadConfig({ NODE_ENV: 'development' }).temporalPayloadKeys).toEqual([{ id: 'dev1', secret: 'opsflow-dev-payload-key-change-me' }]);
+  expect(loadConfig({ NODE_ENV: 'development' }).temporal.payloadKeys).toEqual([{ id: 'dev1', secret: 'opsflow-dev-payload-key-change-me' }]);
   const strong = { JWT_SECRET: 'a'.repeat(32), INTERNAL_TOKEN: 'b'.repeat(32), SECRETS_KEY: 'c'.repeat(32) };
   expect(
-    loadConfig({ NODE_ENV: 'production', ...strong, TEMPORAL_PAYLOAD_KEYS: `2026-11:${'n'.repeat(32)}, 2026-05:${'o'.repeat(20)}` }).temporalPayloadKeys,
+    loadConfig({ NODE_ENV: 'production', ...strong, TEMPORAL_PAYLOAD_KEYS: `2026-11:${'n'.repeat(32)}, 2026-05:${'o'.repeat(20)}` }).temporal.payloadKeys,
   ).toEqual([
     { id: '2026-11', secret: 'n'.repeat(32) },
     { id: '2026-05', secret: 'o'.repeat(20) },
@@ -92,9 +88,9 @@ test.each(['development', 'test'])('NODE_ENV=%s applies the development rules', 
 });
 
 test('the API listens on loopback unless API_HOST says otherwise', () => {
-  expect(loadConfig({ NODE_ENV: 'development' }).apiHost).toBe('127.0.0.1');
-  expect(loadConfig({ ...strongSecrets }).apiHost).toBe('127.0.0.1');
-  expect(loadConfig({ NODE_ENV: 'development', API_HOST: '0.0.0.0' }).apiHost).toBe('0.0.0.0');
+  expect(loadConfig({ NODE_ENV: 'development' }).api.host).toBe('127.0.0.1');
+  expect(loadConfig({ ...strongSecrets }).api.host).toBe('127.0.0.1');
+  expect(loadConfig({ NODE_ENV: 'development', API_HOST: '0.0.0.0' }).api.host).toBe('0.0.0.0');
 });
 
 test('JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE, and https outside development', () => {
@@ -103,14 +99,16 @@ test('JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE, and https outside developm
   expect(() => loadConfig({ ...jwks, JWT_ISSUER: 'https://idp.example.test/' })).toThrow(/^JWT_AUDIENCE: is required with JWT_JWKS_URL/);
   const complete = { ...jwks, JWT_ISSUER: 'https://idp.example.test/', JWT_AUDIENCE: 'opsflow' };
   expect(loadConfig(complete)).toEqual(
-    expect.objectContaining({ jwtJwksUrl: jwks.JWT_JWKS_URL, jwtIssuer: 'https://idp.example.test/', jwtAudience: 'opsflow' }),
+    expect.objectContaining({ identity: expect.objectContaining({ jwksUrl: jwks.JWT_JWKS_URL, issuer: 'https://idp.example.test/', audience: 'opsflow' }) }),
   );
   expect(() => loadConfig({ ...complete, JWT_JWKS_URL: 'http://idp.example.test/jwks.json' })).toThrow(/^JWT_JWKS_URL: must use https:/);
-  expect(loadConfig({ ...complete, NODE_ENV: 'development', JWT_JWKS_URL: 'http://127.0.0.1:9/jwks.json' }).jwtJwksUrl).toBe('http://127.0.0.1:9/jwks.json');
+  expect(loadConfig({ ...complete, NODE_ENV: 'development', JWT_JWKS_URL: 'http://127.0.0.1:9/jwks.json' }).identity.jwksUrl).toBe(
+    'http://127.0.0.1:9/jwks.json',
+  );
 });
 
 test('the archive sink: the file sink unless ARCHIVE_SINK=s3, which names its store in full; nothing is guessed', () => {
-  expect(loadConfig({ NODE_ENV: 'development' })).toEqual(expect.objectContaining({ archiveSink: 'file', archiveS3: null }));
+  expect(loadConfig({ NODE_ENV: 'development' }).archive).toEqual(expect.objectContaining({ sink: 'file', s3: null }));
   // In production the store is reached over https only: its keys sign every request and the archives travel there.
   expect(() =>
     loadConfig({
@@ -124,7 +122,7 @@ test('the archive sink: the file sink unless ARCHIVE_SINK=s3, which names its st
     }),
   ).toThrow(/^ARCHIVE_S3_ENDPOINT: /);
   const s3 = { NODE_ENV: 'development', ARCHIVE_SINK: 's3', ARCHIVE_S3_ENDPOINT: 'http://seaweedfs:8333', ARCHIVE_S3_BUCKET: 'opsflow-archive' };
-  expect(loadConfig({ ...s3, ARCHIVE_S3_PREFIX: 'logs/opsflow/' }).archiveS3).toEqual({
+  expect(loadConfig({ ...s3, ARCHIVE_S3_PREFIX: 'logs/opsflow/' }).archive.s3).toEqual({
     endpoint: 'http://seaweedfs:8333',
     bucket: 'opsflow-archive',
     prefix: 'logs/opsflow/',
