@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
-import { badRequest } from '../lib/errors';
+import { refusedWith } from '../lib/errors';
+import { cursorPositionOf, encodeCursor, INVALID_CURSOR } from '../domain/paging';
 
 /** One page of a list, newest first, and the cursor of the next one (null on the last page). */
 export interface Page<T> {
@@ -11,29 +12,6 @@ export interface Page<T> {
 export interface PageRequest {
   limit: number;
   cursor?: string;
-}
-
-// PostgreSQL's text form of a timestamptz, which keeps the microseconds a JavaScript Date would drop.
-const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/;
-
-interface CursorPosition {
-  at: string;
-  id: string | number;
-}
-
-export function encodeCursor(position: CursorPosition): string {
-  return Buffer.from(JSON.stringify(position)).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): CursorPosition {
-  try {
-    const position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPosition;
-    if (typeof position.at !== 'string' || !TIMESTAMP_TEXT.test(position.at)) throw new Error('bad time');
-    if (typeof position.id !== 'string' && typeof position.id !== 'number') throw new Error('bad id');
-    return position;
-  } catch {
-    throw badRequest('INVALID_CURSOR', 'The cursor is not one this API handed out.');
-  }
 }
 
 /**
@@ -53,7 +31,8 @@ export async function paginate<Row extends object>(args: {
   const { query, limit, timeColumn, idColumn } = args;
   const direction = args.order === 'soonest-first' ? 'asc' : 'desc';
   if (args.cursor) {
-    const position = decodeCursor(args.cursor);
+    const position = cursorPositionOf(args.cursor);
+    if (!position) throw refusedWith(INVALID_CURSOR);
     query.whereRaw(`(??, ??) ${direction === 'asc' ? '>' : '<'} (?::timestamptz, ?)`, [timeColumn, idColumn, position.at, position.id]);
   }
   const rows = (await query

@@ -1,5 +1,6 @@
 /** The approvals vocabulary every layer shares: component types, statuses, decisions, stages. Imports only its own layer. */
 import { check, firstProblem, Problem } from './workflow-input';
+import { Refusal } from './refusal';
 
 export const COMPONENT_TYPE_NAMES = [
   'PAGE',
@@ -177,7 +178,7 @@ export function whoDecidesStage(stage: ApprovalStage, decider: { id: string; rol
 }
 
 /** Why four eyes refuses a decider, with the code the answer carries; null when they may decide. */
-export type FourEyesRefusal = { code: 'SELF_APPROVAL_FORBIDDEN' | 'APPROVER_ALREADY_DECIDED'; why: string } | null;
+export type FourEyesRefusal = (Refusal & { code: 'SELF_APPROVAL_FORBIDDEN' | 'APPROVER_ALREADY_DECIDED' }) | null;
 
 /**
  * Four eyes: nobody decides a request they made, nor one that would publish a revision they wrote (the
@@ -196,4 +197,88 @@ export function fourEyesRefusal(args: {
   const earlier = args.decisions.find((decision) => decision.decidedBy === args.deciderId);
   if (earlier) return { code: 'APPROVER_ALREADY_DECIDED', why: `You decided stage "${earlier.stageName}" of this request; another person decides the next.` };
   return null;
+}
+
+/** An approval as a decider meets it: who asked, where it stands, and the stage now open. */
+export interface ApprovalFacts {
+  siteId: string;
+  requestedBy: string;
+  status: string;
+  stage: ApprovalStage;
+  decisions: ReadonlyArray<{ decidedBy: string; stageName: string }>;
+  /** Who wrote the revisions the request would publish. */
+  revisionAuthors: readonly string[];
+}
+
+/**
+ * Who may propose a decision of the open stage: a member of the approval's site (an ADMIN is a member of
+ * every site), not the requester, while the approval is pending, who decides the stage and passes four eyes.
+ * The checks run in this order, so a caller meets the first that applies.
+ */
+export function proposalRefusal(approval: ApprovalFacts, decider: { id: string; roles: readonly string[]; sites: readonly string[] }): Refusal | null {
+  if (!decider.roles.includes('ADMIN') && !decider.sites.includes(approval.siteId))
+    return { code: 'FORBIDDEN', why: `You do not belong to site ${approval.siteId}.` };
+  if (approval.requestedBy === decider.id) return { code: 'SELF_APPROVAL_FORBIDDEN', why: 'Nobody decides their own request.' };
+  if (approval.status !== 'PENDING') return { code: 'ALREADY_DECIDED', why: `This approval is already ${approval.status}.` };
+  const decides = whoDecidesStage(approval.stage, decider);
+  if (!decides.allowed) return { code: 'FORBIDDEN', why: decides.why };
+  return fourEyesRefusal({ deciderId: decider.id, ...approval });
+}
+
+/**
+ * When the run confirms a proposed decision, four eyes is checked again, and so are a stage's named users:
+ * the role was checked with the proposal, and names are all there is to check.
+ */
+export function confirmationRefusal(approval: ApprovalFacts, deciderId: string): Refusal | null {
+  const fourEyes = fourEyesRefusal({ deciderId, ...approval });
+  if (fourEyes) return fourEyes;
+  const named = approval.stage.assignees;
+  if (named && named.length > 0 && !named.includes(deciderId))
+    return { code: 'FORBIDDEN', why: `Stage "${approval.stage.name}" is decided by the users it names.` };
+  return null;
+}
+
+const notOfRecord = (why: string): Refusal => ({ code: 'VALIDATION_FAILED', why });
+
+/**
+ * A publish run names a release as the database holds it: one of the run's site, at the version the run was
+ * asked about (a release's "revision" is its version, so the run names the exact set of items).
+ */
+export function releaseOfRecordRefusal(
+  input: Pick<PublishInput, 'siteId' | 'resourceId' | 'revision'>,
+  release: { siteId: string; version: number } | undefined,
+): Refusal | null {
+  if (!release || release.siteId !== input.siteId) return notOfRecord(`Release ${input.resourceId} is not a release of site ${input.siteId}.`);
+  if (release.version !== input.revision)
+    return notOfRecord(`Release ${input.resourceId} is at version ${release.version}, not ${input.revision}: its items changed.`);
+  return null;
+}
+
+/**
+ * A publish run names an item of the site it names, at a revision the item has. A run started on Temporal
+ * directly could otherwise name a site without a policy for an item of a site with one.
+ */
+export function itemOfRecordRefusal(
+  input: Pick<PublishInput, 'componentType' | 'siteId' | 'resourceId' | 'revision'>,
+  item: { inSite: boolean; hasRevision: boolean },
+): Refusal | null {
+  if (!item.inSite) return notOfRecord(`${input.componentType} ${input.resourceId} is not an item of site ${input.siteId}.`);
+  if (!item.hasRevision) return notOfRecord(`${input.componentType} ${input.resourceId} has no revision ${input.revision}.`);
+  return null;
+}
+
+/**
+ * The policies a submission must pass: of the policies its item types resolve to, in type order, those
+ * enabled, each chain once (`chain`: the bound workflow definition, null for the default). A release so
+ * passes every chain one of its items would need alone.
+ */
+export function chainsToPass<P extends { enabled: boolean; chain: string | null }>(policies: ReadonlyArray<P | null>): P[] {
+  const seen = new Set<string | null>();
+  const kept: P[] = [];
+  for (const policy of policies) {
+    if (!policy || !policy.enabled || seen.has(policy.chain)) continue;
+    seen.add(policy.chain);
+    kept.push(policy);
+  }
+  return kept;
 }

@@ -1,5 +1,6 @@
 /** The archival vocabulary every layer shares: log types, the archive folder, archive file names. Imports only its own layer. */
 import { check, firstProblem, Problem } from './workflow-input';
+import { Refusal } from './refusal';
 export const LOG_TYPES = ['SCHEDULER_JOB_LOG', 'EMAIL_LOG', 'INTEGRATION_LOG'] as const;
 export type LogType = (typeof LOG_TYPES)[number];
 
@@ -82,3 +83,48 @@ export const scheduledArchiveInputProblem = (input: unknown): Problem => firstPr
 /** Why a restore's input is refused, or null. */
 export const archiveRestoreInputProblem = (input: unknown): Problem =>
   firstProblem(input, (given) => [check.uuid('assetId', given.assetId), check.text('requestedBy', given.requestedBy, 256)]);
+
+const invalid = (why: string): Refusal => ({ code: 'VALIDATION_FAILED', why });
+
+/** An S3 store's endpoint is an http or https URL with no user info, query or fragment: the keys are set apart. */
+export function storeEndpointRefusal(endpoint: string): Refusal | null {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return invalid(`The endpoint ${endpoint.slice(0, 200)} is not a URL.`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash)
+    return invalid('An endpoint is an http or https URL with no user info, query or fragment.');
+  return null;
+}
+
+/** A store as stored, and what a write asks of it. */
+export interface StoreWrite {
+  store: { endpoint: string; bucket: string; region: string; pathStyle: boolean; accessKeyId: string | null };
+  asked: { region?: string; pathStyle?: boolean };
+  keys?: { accessKeyId: string; secretAccessKey?: string };
+  keysRequired: boolean;
+  /** The platform's own configuration (ARCHIVE_S3_*) may change a store's region and path style. */
+  fromConfig: boolean;
+}
+
+/** Whether a write names a region or path style other than the store's. */
+export const storeSettingsDiffer = ({ store, asked }: Pick<StoreWrite, 'store' | 'asked'>): boolean =>
+  (asked.region !== undefined && store.region !== asked.region) || (asked.pathStyle !== undefined && store.pathStyle !== asked.pathStyle);
+
+/**
+ * A store's region and path style are set when it is made: a policy that names a known store with others is
+ * refused, so that no one re-points a store's keys. A new key id needs its secret, and a store that must
+ * have keys needs them.
+ */
+export function storeWriteRefusal(write: StoreWrite): Refusal | null {
+  const { store, keys } = write;
+  if (storeSettingsDiffer(write) && !write.fromConfig)
+    return invalid(`The store ${store.bucket} at ${store.endpoint} exists with region ${store.region} and path style ${store.pathStyle}: name it with those.`);
+  if (!keys && write.keysRequired && !store.accessKeyId)
+    return invalid(`The store ${store.bucket} at ${store.endpoint} has no keys yet: give accessKeyId and secretAccessKey.`);
+  if (keys && keys.secretAccessKey === undefined && store.accessKeyId !== keys.accessKeyId)
+    return invalid('secretAccessKey is required with a new accessKeyId: a key id and its secret go together.');
+  return null;
+}

@@ -1,5 +1,6 @@
 /** The deploy vocabulary every layer shares: names, slugs, statuses, stages, limits. Imports only its own layer. */
 import { check, firstProblem, Problem } from './workflow-input';
+import { Refusal } from './refusal';
 
 export const SERVICE_NAME_PATTERN = '^[a-z][a-z0-9-]{1,62}$';
 
@@ -185,6 +186,16 @@ export const rolloutProblem = (rollout: unknown): Problem =>
       check.integer('minRequests', given.minRequests, 1, 1000000),
     ];
   });
+
+/** A rollout compares the new version with the running one, so a service with none running cannot have one. */
+export function rolloutWithoutBaseRefusal(serviceName: string, hasRunningVersion: boolean): Refusal | null {
+  if (hasRunningVersion) return null;
+  return {
+    code: 'VALIDATION_FAILED',
+    why: 'A rollout needs a running version to compare the new one with.',
+    fields: [{ path: 'body.rollout', message: `${serviceName} has no running version: deploy it first, then redeploy with a rollout` }],
+  };
+}
 
 /** What Envoy counted on one version's cluster since it created it: the raw material of a canary's judgement. */
 export interface VersionCounters {

@@ -170,6 +170,15 @@ export const conflict = (code: ErrorCode, detail: string, errors?: FieldIssue[])
 export const unavailable = (code: ErrorCode, detail: string) => new PlatformError(code, detail);
 
 /**
+ * The error of a refusal a rule in domain/ decided (domain/refusal.ts). lib/ cannot import domain/, so the
+ * refusal comes in by its shape, and its code is checked against the catalogue here.
+ */
+export function refusedWith(refusal: { code: string; why: string; fields?: FieldIssue[] }): PlatformError {
+  if (!isErrorCode(refusal.code)) throw new Error(`A rule refused with ${refusal.code}, which is not in the error catalogue.`);
+  return new PlatformError(refusal.code, refusal.why, refusal.fields);
+}
+
+/**
  * The error an activity's or workflow's failure stands for: a failure whose type is a code of this catalogue
  * keeps that code; anything else is an internal error with a generic detail.
  */

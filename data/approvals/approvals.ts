@@ -1,8 +1,21 @@
 import { Knex } from 'knex';
 import { rawRows } from '../db';
 import { Page, PageRequest, paginate } from '../paging';
-import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
-import { ApprovalStage, Decision, DEFAULT_STAGES, fourEyesRefusal, PublishInput, RELEASE, whoDecidesStage } from '../../domain/approvals';
+import { conflict, notFound, refusedWith } from '../../lib/errors';
+import {
+  ApprovalFacts,
+  ApprovalStage,
+  chainsToPass,
+  confirmationRefusal,
+  Decision,
+  DEFAULT_STAGES,
+  itemOfRecordRefusal,
+  proposalRefusal,
+  PublishInput,
+  RELEASE,
+  releaseOfRecordRefusal,
+} from '../../domain/approvals';
+import { Refusal } from '../../domain/refusal';
 import { componentType } from '../content/component-types';
 import { findComponent, setComponentStatus } from '../content/components';
 import { rowAtRevision } from '../content/revisions';
@@ -67,23 +80,21 @@ export interface Submitted {
 }
 
 /**
- * The stages a submission must pass, or null when it needs no approval. A release passes, as one request,
- * the stages of every policy its items' types resolve to in the site, each chain once, in type order: it
- * can never be a way round the approval one of its items would need alone.
+ * The stages a submission must pass, or null when it needs no approval: those of each chain its items' types
+ * resolve to in the site (`chainsToPass`). A release passes them as one request.
  */
 async function stagesRequired(db: Knex, input: Pick<PublishInput, 'componentType' | 'siteId' | 'resourceId'>): Promise<ApprovalStage[] | null> {
   const typeNames = input.componentType === RELEASE ? await itemTypesOfRelease(db, input.resourceId) : [input.componentType];
-  const stages: ApprovalStage[] = [];
-  const chains = new Set<string>();
+  const resolved: Array<(PolicyRow & { chain: string | null }) | null> = [];
   for (const typeName of typeNames) {
     const policy = await resolvePolicy(db, typeName, input.siteId);
-    if (!policy || !policy.enabled) continue;
-    const chain = policy.workflow_definition_id ?? 'default';
-    if (chains.has(chain)) continue;
-    chains.add(chain);
-    stages.push(...(await stagesOf(db, policy)));
+    resolved.push(policy && { ...policy, chain: policy.workflow_definition_id });
   }
-  return chains.size === 0 ? null : stages;
+  const chains = chainsToPass(resolved);
+  if (chains.length === 0) return null;
+  const stages: ApprovalStage[] = [];
+  for (const policy of chains) stages.push(...(await stagesOf(db, policy)));
+  return stages;
 }
 
 /**
@@ -148,27 +159,26 @@ async function assertReleaseSubmittable(db: Knex, input: { resourceId: string; c
     throw conflict('RELEASE_LOCKED', `Release ${input.resourceId} is ${release.status}: it cannot be submitted.`);
 }
 
-/**
- * The item and revision a publish run names are what the database holds: the item is in the site the run
- * names (the policy is the site's), and the revision exists. A run started on Temporal directly could
- * otherwise name a site without a policy for an item of a site with one.
- */
+/** The item (or release) and revision a publish run names are what the database holds (domain/approvals). */
 export async function assertSubmissionOfRecord(db: Knex, input: Pick<PublishInput, 'componentType' | 'siteId' | 'resourceId' | 'revision'>): Promise<void> {
-  if (input.componentType === RELEASE) {
-    // A release's "revision" is its version: the run names the exact set of items it was asked about.
-    const release = await findRelease(db, input.resourceId);
-    if (!release || release.site_id !== input.siteId)
-      throw badRequest('VALIDATION_FAILED', `Release ${input.resourceId} is not a release of site ${input.siteId}.`);
-    if (release.version !== input.revision)
-      throw badRequest('VALIDATION_FAILED', `Release ${input.resourceId} is at version ${release.version}, not ${input.revision}: its items changed.`);
-    return;
-  }
+  refuseIf(input.componentType === RELEASE ? releaseOfRecordRefusal(input, await releaseFacts(db, input.resourceId)) : await itemRefusal(db, input));
+}
+
+async function releaseFacts(db: Knex, id: string): Promise<{ siteId: string; version: number } | undefined> {
+  const release = await findRelease(db, id);
+  return release && { siteId: release.site_id, version: release.version };
+}
+
+async function itemRefusal(db: Knex, input: Pick<PublishInput, 'componentType' | 'siteId' | 'resourceId' | 'revision'>): Promise<Refusal | null> {
   const type = componentType(input.componentType);
   const row = type ? await findComponent(db, type, input.resourceId) : undefined;
-  if (!type || !row || row.site_id !== input.siteId)
-    throw badRequest('VALIDATION_FAILED', `${input.componentType} ${input.resourceId} is not an item of site ${input.siteId}.`);
-  if (!(await rowAtRevision(db, type, input.resourceId, input.revision)))
-    throw badRequest('VALIDATION_FAILED', `${input.componentType} ${input.resourceId} has no revision ${input.revision}.`);
+  const inSite = Boolean(type && row && row.site_id === input.siteId);
+  const hasRevision = inSite && Boolean(await rowAtRevision(db, type!, input.resourceId, input.revision));
+  return itemOfRecordRefusal(input, { inSite, hasRevision });
+}
+
+function refuseIf(refusal: Refusal | null): void {
+  if (refusal) throw refusedWith(refusal);
 }
 
 export async function findApproval(db: Knex, correlationId: string): Promise<ApprovalRow | undefined> {
@@ -199,20 +209,16 @@ interface ProposalRow {
   confirmed_at: Date | null;
 }
 
-const selfApproval = () => forbidden('Nobody decides their own request.', 'SELF_APPROVAL_FORBIDDEN');
-
-/**
- * Four eyes (`fourEyesRefusal`): an ADMIN, who may decide any stage, included. Checked when the decide
- * endpoint records a decision and again when the run confirms it.
- */
-async function fourEyes(db: Knex, approval: ApprovalRow, deciderId: string): Promise<void> {
-  const refusal = fourEyesRefusal({
-    deciderId,
+/** The approval as the rules of domain/approvals weigh it, with the authors of the revisions it would publish. */
+async function factsOf(db: Knex, approval: ApprovalRow, stage: number): Promise<ApprovalFacts> {
+  return {
+    siteId: approval.site_id,
     requestedBy: approval.requested_by,
-    revisionAuthors: await revisionAuthorsOf(db, { componentType: approval.component_type, resourceId: approval.resource_id, revision: approval.revision }),
+    status: approval.status,
+    stage: approval.stages[stage],
     decisions: approval.decisions,
-  });
-  if (refusal) throw forbidden(refusal.why, refusal.code);
+    revisionAuthors: await revisionAuthorsOf(db, { componentType: approval.component_type, resourceId: approval.resource_id, revision: approval.revision }),
+  };
 }
 
 export interface Proposed {
@@ -233,14 +239,7 @@ export async function proposeDecision(
   return db.transaction(async (trx) => {
     const approval = (await trx(APPROVAL_TABLE).where({ correlation_id: args.correlationId }).forUpdate().first()) as ApprovalRow | undefined;
     if (!approval) throw notFound(`No approval ${args.correlationId}.`);
-    const admin = args.decider.roles.includes('ADMIN');
-    if (!admin && !args.decider.sites.includes(approval.site_id)) throw forbidden(`You do not belong to site ${approval.site_id}.`);
-    if (approval.requested_by === args.decider.id) throw selfApproval();
-    if (approval.status !== 'PENDING') throw conflict('ALREADY_DECIDED', `This approval is already ${approval.status}.`);
-    const stage = approval.stages[approval.current_stage];
-    const decides = whoDecidesStage(stage, args.decider);
-    if (!decides.allowed) throw forbidden(decides.why);
-    await fourEyes(trx, approval, args.decider.id);
+    refuseIf(proposalRefusal(await factsOf(trx, approval, approval.current_stage), args.decider));
     const [proposal] = (await trx(PROPOSAL_TABLE)
       .insert({
         correlation_id: approval.correlation_id,
@@ -277,11 +276,7 @@ export async function confirmDecision(db: Knex, args: { correlationId: string; s
     }
     if (approval.status !== 'PENDING' || approval.current_stage !== args.stage)
       throw conflict('ALREADY_DECIDED', `This approval is already ${approval.status}.`);
-    await fourEyes(trx, approval, proposal.decided_by);
-    // A stage that names its deciders is checked again here: the role was checked with the proposal, names are all there is to check.
-    const named = approval.stages[args.stage].assignees;
-    if (named && named.length > 0 && !named.includes(proposal.decided_by))
-      throw forbidden(`Stage "${approval.stages[args.stage].name}" is decided by the users it names.`);
+    refuseIf(confirmationRefusal(await factsOf(trx, approval, args.stage), proposal.decided_by));
 
     const record: DecisionRecord = {
       stage: proposal.stage,

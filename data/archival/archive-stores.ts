@@ -1,8 +1,8 @@
 import { Knex } from 'knex';
 import { decryptSecret, encryptSecret, SecretKeys } from '../../lib/secrets';
-import { badRequest } from '../../lib/errors';
+import { refusedWith } from '../../lib/errors';
 import { storeEndpointOf } from '../../lib/config';
-import { LogType } from '../../domain/archival';
+import { LogType, storeEndpointRefusal, storeSettingsDiffer, storeWriteRefusal } from '../../domain/archival';
 import { reencryptColumns } from '../sealed-columns';
 import { POLICY_TABLE } from './policies';
 import type { Actor } from '../../domain/actor';
@@ -44,15 +44,9 @@ export interface StoreKeys {
 
 /** An endpoint as stored: its origin and path, no trailing slash; a URL with user info, a query or a fragment is refused. */
 export function normalizedEndpoint(endpoint: string): string {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw badRequest('VALIDATION_FAILED', `The endpoint ${endpoint.slice(0, 200)} is not a URL.`);
-  }
-  if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash)
-    throw badRequest('VALIDATION_FAILED', 'An endpoint is an http or https URL with no user info, query or fragment.');
-  return storeEndpointOf(url);
+  const refusal = storeEndpointRefusal(endpoint);
+  if (refusal) throw refusedWith(refusal);
+  return storeEndpointOf(new URL(endpoint));
 }
 
 export async function findArchiveStore(db: Knex, id: string): Promise<ArchiveStoreRow | undefined> {
@@ -95,26 +89,21 @@ export async function ensureArchiveStore(
       pathStyle,
     ]);
     let store = (await trx(STORE_TABLE).where({ endpoint, bucket }).forUpdate().first()) as ArchiveStoreRow;
-    const differs =
-      (args.location.region !== undefined && store.region !== args.location.region) ||
-      (args.location.pathStyle !== undefined && store.path_style !== args.location.pathStyle);
-    if (differs && !args.fromConfig)
-      throw badRequest(
-        'VALIDATION_FAILED',
-        `The store ${bucket} at ${endpoint} exists with region ${store.region} and path style ${store.path_style}: name it with those.`,
-      );
-    if (differs)
+    const write = {
+      store: { endpoint, bucket, region: store.region, pathStyle: store.path_style, accessKeyId: store.access_key_id },
+      asked: { region: args.location.region, pathStyle: args.location.pathStyle },
+      keys: args.keys,
+      keysRequired: args.keysRequired,
+      fromConfig: args.fromConfig ?? false,
+    };
+    const refusal = storeWriteRefusal(write);
+    if (refusal) throw refusedWith(refusal);
+    if (storeSettingsDiffer(write))
       [store] = (await trx(STORE_TABLE)
         .where({ id: store.id })
         .update({ region, path_style: pathStyle, updated_at: trx.fn.now() })
         .returning('*')) as ArchiveStoreRow[];
-    if (!args.keys) {
-      if (args.keysRequired && !store.access_key_id)
-        throw badRequest('VALIDATION_FAILED', `The store ${bucket} at ${endpoint} has no keys yet: give accessKeyId and secretAccessKey.`);
-      return store;
-    }
-    if (args.keys.secretAccessKey === undefined && store.access_key_id !== args.keys.accessKeyId)
-      throw badRequest('VALIDATION_FAILED', 'secretAccessKey is required with a new accessKeyId: a key id and its secret go together.');
+    if (!args.keys) return store;
     const sealed =
       args.keys.secretAccessKey === undefined
         ? store.secret_access_key

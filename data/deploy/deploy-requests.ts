@@ -1,8 +1,8 @@
 import { Knex } from 'knex';
-import { badRequest, conflict } from '../../lib/errors';
+import { conflict, refusedWith } from '../../lib/errors';
 import { isUniqueViolation } from '../db-errors';
 import { jsonb } from '../db';
-import { RolloutPlan, ServiceLimits } from '../../domain/deploy';
+import { RolloutPlan, rolloutWithoutBaseRefusal, ServiceLimits } from '../../domain/deploy';
 import { DEPLOYMENT_TABLE, DeploymentRow, DeploySettings, deployInProgress, SERVICE_TABLE, ServiceRow } from './registry';
 
 // A deploy request: registered with its service's row before its run starts, or taken back.
@@ -75,11 +75,8 @@ export async function registerDeployRequest(db: Knex, args: DeployRequest): Prom
       if (!existing && (await trx<ServiceRow>(SERVICE_TABLE).where({ slug: args.slug }).first('name')))
         throw conflict('SLUG_TAKEN', `Another service already has the slug ${args.slug}.`);
       if (await deployInProgress(trx, { name, status: existing?.status })) throw inProgress(name);
-      if (args.rollout && !existing?.current_deployment_id) {
-        throw badRequest('VALIDATION_FAILED', 'A rollout needs a running version to compare the new one with.', [
-          { path: 'body.rollout', message: `${name} has no running version: deploy it first, then redeploy with a rollout` },
-        ]);
-      }
+      const refusal = args.rollout ? rolloutWithoutBaseRefusal(name, Boolean(existing?.current_deployment_id)) : null;
+      if (refusal) throw refusedWith(refusal);
       const { seq } = (await trx<DeploymentRow>(DEPLOYMENT_TABLE).where({ service_name: name }).max({ seq: 'seq' }).first()) as { seq: number | null };
       const nextSeq = (seq ?? 0) + 1;
       const image = args.image ?? `${args.imagePrefix}/${name}:${nextSeq}`;
