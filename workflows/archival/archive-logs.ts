@@ -1,8 +1,9 @@
 import * as wf from '@temporalio/workflow';
 import { archiveRunInputProblem } from '../../domain/archival';
+import { reasonOf } from '../failure-reason';
 import { refuseInvalidInput } from '../valid-input';
 import { archiveExpiredMonths, finishHalfDoneMonths } from './archive-months';
-import { ArchiveRun, reason, startArchiveRun } from './archive-run';
+import { ArchiveRun, startArchiveRun } from './archive-run';
 import { archiveEverySite, sitesOfRun } from './archive-sites';
 import { ArchiveRunInput, ArchiveRunProgress } from './definitions';
 
@@ -43,7 +44,7 @@ async function finishEarlierParts(run: ArchiveRun): Promise<Map<string, string>>
       await run.act.deleteArchivedRows({ partId: part.partId });
       run.progress.resumedParts += 1;
     } catch (error) {
-      blockedSites.set(part.siteId, `an earlier run's part could not be finished: ${reason(error)}`);
+      blockedSites.set(part.siteId, `an earlier run's part could not be finished: ${reasonOf(error)}`);
     }
   }
   return blockedSites;

@@ -1,5 +1,6 @@
+import { reasonOf } from '../failure-reason';
 import { inLanes } from '../lanes';
-import { ArchiveRun, reason, WholeMonthsOfSite } from './archive-run';
+import { ArchiveRun, WholeMonthsOfSite } from './archive-run';
 import { PartitionProgress } from './definitions';
 
 const monthNotStarted = (name: string): PartitionProgress => ({
@@ -31,7 +32,7 @@ export async function archiveExpiredMonths(run: ArchiveRun, blockedSites: Readon
     const opened = await act
       .openPartitionArchive({ workflowId: run.workflowId, runId: run.runId, logType: input.logType, partition })
       .catch((error: unknown) => {
-        progress.partitions!.push({ ...monthNotStarted(partition.name), state: 'FAILED', error: reason(error) });
+        progress.partitions!.push({ ...monthNotStarted(partition.name), state: 'FAILED', error: reasonOf(error) });
         return null;
       });
     if (opened) await archiveMonth(run, opened);
@@ -76,7 +77,7 @@ async function archiveMonth(run: ArchiveRun, archive: { partitionArchiveId: stri
     return parts.length;
   } catch (error) {
     month.state = 'FAILED';
-    month.error = reason(error);
+    month.error = reasonOf(error);
     return 0;
   }
 }

@@ -91,9 +91,3 @@ export function logSite(run: ArchiveRun, site: SiteProgress, outcome: Exclude<Jo
     error: why,
   });
 }
-
-/** Why an activity failed: its own failure's message, not the wrapper's. */
-export function reason(error: unknown): string {
-  if (error instanceof wf.ActivityFailure && error.cause) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
-}

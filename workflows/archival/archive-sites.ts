@@ -1,6 +1,7 @@
 import { MAX_ROWS_PER_PART, retentionCutoff } from '../../domain/archival';
+import { reasonOf } from '../failure-reason';
 import { inLanes } from '../lanes';
-import { ArchiveRun, logSite, reason } from './archive-run';
+import { ArchiveRun, logSite } from './archive-run';
 import { SiteProgress } from './definitions';
 
 /**
@@ -81,7 +82,7 @@ async function archiveSite(run: ArchiveRun, site: SiteProgress): Promise<void> {
     site.state = 'DONE';
   } catch (error) {
     site.state = 'FAILED';
-    site.error = reason(error);
+    site.error = reasonOf(error);
   }
   if (run.logEverySite || site.rowsExported > 0 || site.state === 'FAILED') {
     await logSite(run, site, site.state === 'DONE' ? 'SUCCESS' : 'FAILED', site.error);

@@ -1,0 +1,10 @@
+import * as wf from '@temporalio/workflow';
+
+/**
+ * Why an activity failed, for a job log or a progress query: the message of the activity's own failure, not
+ * the SDK's wrapper around it. Anything else gives its own message.
+ */
+export function reasonOf(error: unknown): string {
+  const cause = error instanceof wf.ActivityFailure && error.cause ? error.cause : error;
+  return cause instanceof Error ? cause.message : String(cause);
+}
