@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { TSchema, Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
-import { access, AnyRoute, defineRoute } from '../../http/route';
+import { access, AnyRoute, defineRoute, RouteInput } from '../../http/route';
 import { conflict, notFound } from '../../../lib/errors';
 import { activateConfig, activeConfig, Channel, deleteConfig, findConfig, listConfigs, orderActiveConfigs } from '../../../data/messaging/channel-configs';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
@@ -18,6 +18,15 @@ import {
 } from './channel-schemas';
 import { presentConfig } from './present-channel-config';
 import { createConfig, processMessage, replaceConfig, validateConfig } from './channel-commands';
+
+/** The body a channel's configurations are written with: an email's may name SMTP, an SMS's may not. */
+interface ChannelBody<B extends TSchema> {
+  schema: B;
+  /** The body as the commands take it. Each channel's body fits, so this is the identity, checked by the compiler. */
+  asConfig: (body: RouteInput<B, undefined, undefined>['body']) => ConfigBody;
+}
+const EMAIL_BODY: ChannelBody<typeof EmailConfigBody> = { schema: EmailConfigBody, asConfig: (body) => body };
+const SMS_BODY: ChannelBody<typeof SmsConfigBody> = { schema: SmsConfigBody, asConfig: (body) => body };
 
 /** What every route of one channel's configurations shares. */
 function channelPlace(deps: AppDeps, channel: Channel) {
@@ -64,8 +73,7 @@ function activationRoutes({ db, channel, base, ADMIN, configOr404 }: ChannelPlac
 }
 
 /** The configurations themselves: listed, read, created, replaced and deleted. */
-function configRoutes({ deps, db, channel, base, ADMIN, configOr404 }: ChannelPlace): AnyRoute[] {
-  const Body = channel === 'EMAIL' ? EmailConfigBody : SmsConfigBody;
+function configRoutes<B extends TSchema>({ deps, db, channel, base, ADMIN, configOr404 }: ChannelPlace, { schema, asConfig }: ChannelBody<B>): AnyRoute[] {
   return [
     defineRoute({
       method: 'get',
@@ -86,12 +94,12 @@ function configRoutes({ deps, db, channel, base, ADMIN, configOr404 }: ChannelPl
       tag: 'settings',
       summary: `Create a ${channel} configuration; isActive: true activates it and deactivates the others`,
       access: ADMIN,
-      body: Body,
+      body: schema,
       responses: { 201: { description: 'the configuration', schema: ConfigSchema } },
       errors: ['CONFIG_NAME_TAKEN', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { body }) => {
         ctx.status = 201;
-        ctx.body = presentConfig(await createConfig(deps, channel, body as ConfigBody));
+        ctx.body = presentConfig(await createConfig(deps, channel, asConfig(body)));
       },
     }),
     defineRoute({
@@ -114,12 +122,12 @@ function configRoutes({ deps, db, channel, base, ADMIN, configOr404 }: ChannelPl
       summary: `Replace a ${channel} configuration; a password left out keeps the stored one`,
       access: ADMIN,
       params: IdParams,
-      body: Body,
+      body: schema,
       responses: { 200: { description: 'the configuration', schema: ConfigSchema } },
       errors: ['NOT_FOUND', 'CONFIG_NAME_TAKEN', 'OUTBOUND_NOT_ALLOWED'],
       handler: async (ctx, { params, body }) => {
         const stored = await configOr404(params.id);
-        ctx.body = presentConfig(await replaceConfig(deps, channel, stored, body as ConfigBody));
+        ctx.body = presentConfig(await replaceConfig(deps, channel, stored, asConfig(body)));
       },
     }),
     defineRoute({
@@ -144,10 +152,10 @@ function configRoutes({ deps, db, channel, base, ADMIN, configOr404 }: ChannelPl
  * `/api/settings/email` or `/api/settings/sms`: the channel's configurations. `activate` makes one the only
  * active configuration (as the first wave had it); `order` makes several active, tried in order.
  */
-function channelRoutes(deps: AppDeps, channel: Channel): AnyRoute[] {
+function channelRoutes<B extends TSchema>(deps: AppDeps, channel: Channel, body: ChannelBody<B>): AnyRoute[] {
   const place = channelPlace(deps, channel);
   // The order route before `${base}/:id`, which would take `order` for an id.
-  return [...activationRoutes(place), ...configRoutes(place)];
+  return [...activationRoutes(place), ...configRoutes(place, body)];
 }
 
 /** Channel configurations of both channels, and the communication checks and one-off sends. */
@@ -162,8 +170,8 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
     return row;
   };
   return [
-    ...channelRoutes(deps, 'EMAIL'),
-    ...channelRoutes(deps, 'SMS'),
+    ...channelRoutes(deps, 'EMAIL', EMAIL_BODY),
+    ...channelRoutes(deps, 'SMS', SMS_BODY),
     defineRoute({
       method: 'post',
       path: '/api/settings/communication/validate',
