@@ -62,6 +62,25 @@ const hostile: Array<[string, string, unknown]> = [
       action: 'ARCHIVE',
     },
   ],
+  // An archive sent to the publish run: archives are archiveComponent runs now, and only those begun before
+  // the split go on in publishComponent.
+  [
+    'publishComponent',
+    'approvals',
+    {
+      componentType: 'PAGE',
+      siteId: 'site-1',
+      resourceId: '00000000-0000-4000-8000-000000000003',
+      revision: 1,
+      callbackPath: '/api/content/pages/00000000-0000-4000-8000-000000000003/approval-callback',
+      requestedBy: 'm',
+      title: null,
+      comment: null,
+      correlationId: null,
+      action: 'ARCHIVE',
+      dueAt: '2099-01-01T00:00:00.000Z',
+    },
+  ],
   // A publish's input sent to the archive run: it would otherwise archive the page that was to be published.
   [
     'archiveComponent',

@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { ApprovalsActivities } from '../../activities/approvals';
 import { Decision, PublishInput, publishInputProblem } from '../../domain/approvals';
+import { reasonOf } from '../failure-reason';
 import { refuseInvalidInput } from '../valid-input';
 import { callback, db } from './activities';
 import { APPROVAL_NOTICES, decisionOfEveryStage, noticesOf } from './approval-stages';
@@ -35,10 +36,10 @@ type Submit = () => Promise<Submitted>;
  * is confirmed the same way.
  */
 export async function publishComponent(input: PublishInput): Promise<PublishProgress> {
-  refuseInvalidInput(publishInputProblem(input));
+  refuseInvalidInput(publishInputProblem(input) ?? archiveRunsApart(input));
   const run = startChangeRun(input);
   answerRequests(run);
-  // Scheduled archives run as archiveComponent now; runs started before it go on here.
+  // Only archive runs begun before archiveComponent came get here: their input passed the checks of its day.
   if (run.action === 'ARCHIVE') return archiveAtItsTime(run, publishRunLeadMs);
 
   const correlationId = input.correlationId ?? wf.uuid4();
@@ -54,6 +55,12 @@ export async function publishComponent(input: PublishInput): Promise<PublishProg
   }
   return publishOnceApproved(run, submitted, heldAtItsTime);
 }
+
+/**
+ * A scheduled archive is an archiveComponent run (decision 008). A run begun here before that carries no
+ * input-check marker, so refuseInvalidInput lets it go on as it began.
+ */
+const archiveRunsApart = (input: PublishInput) => (input.action === 'ARCHIVE' ? 'an archive runs as archiveComponent, not publishComponent' : null);
 
 /** The first submission. When it fails, the `submitted` Update answers with its failure before the run ends. */
 async function submitOrAnswerWhy(run: ChangeRun, submit: Submit): Promise<Submitted> {
@@ -93,8 +100,6 @@ async function publishWithoutApproval(run: ChangeRun, submit: Submit): Promise<{
 }
 
 /** Why an activity failed: its own failure's message, not the wrapper's ("Activity task failed"). */
-const reasonOf = (error: unknown) => (error instanceof wf.ActivityFailure && error.cause ? error.cause.message : String(error));
-
 /** A submission at the due time that fails closes the schedule as a failure the job log shows. */
 async function submitAgainAtItsTime(run: ChangeRun, submit: Submit): Promise<Submitted> {
   try {

@@ -353,8 +353,9 @@ test('the callback is retried until the component takes it, with backoff, then t
   expect(named(calls, 'closeApproval')[0].at).toBeGreaterThanOrEqual(attempts[6]);
 });
 
-// publishComponent archived until archiveComponent took that over; its runs from before go on archiving.
-test.each([ARCHIVE_COMPONENT_WORKFLOW, PUBLISH_WORKFLOW])(
+// publishComponent archived until archiveComponent took that over. Its runs from before go on archiving: the
+// saved history publish-scheduled-archived-before-archive-component.json replays that path.
+test.each([ARCHIVE_COMPONENT_WORKFLOW])(
   'an archive due later, run by %s, wakes two seconds early, hands its activity the due time, and never publishes',
   async (workflowType) => {
     const { activities, calls } = standIns();
@@ -385,6 +386,19 @@ test.each([
       .execute(ARCHIVE_COMPONENT_WORKFLOW, { taskQueue, workflowId: randomUUID(), args: [publishInput(overrides)] })
       .catch((error: unknown) => error),
   );
+  expect(failure).toBeInstanceOf(WorkflowFailedError);
+  expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'VALIDATION_FAILED' });
+  expect(calls).toEqual([]);
+});
+
+test('publishComponent refuses a new archive VALIDATION_FAILED, before any activity: archives run as archiveComponent', async () => {
+  const { activities, calls } = standIns();
+  const failure = await run(activities, async (taskQueue) => {
+    const dueAt = new Date((await env.currentTimeMs()) + 14 * DAY).toISOString();
+    return env.client.workflow
+      .execute(PUBLISH_WORKFLOW, { taskQueue, workflowId: randomUUID(), args: [publishInput({ action: 'ARCHIVE', dueAt })] })
+      .catch((error: unknown) => error);
+  });
   expect(failure).toBeInstanceOf(WorkflowFailedError);
   expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'VALIDATION_FAILED' });
   expect(calls).toEqual([]);
