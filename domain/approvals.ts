@@ -206,14 +206,13 @@ export interface ApprovalFacts {
   status: string;
   stage: ApprovalStage;
   decisions: ReadonlyArray<{ decidedBy: string; stageName: string }>;
-  /** Who wrote the revisions the request would publish. */
-  revisionAuthors: readonly string[];
 }
 
 /**
  * Who may propose a decision of the open stage: a member of the approval's site (an ADMIN is a member of
- * every site), not the requester, while the approval is pending, who decides the stage and passes four eyes.
- * The checks run in this order, so a caller meets the first that applies.
+ * every site), not the requester, while the approval is pending, who decides the stage. The checks run in
+ * this order, so a caller meets the first that applies. Four eyes comes last, apart, because it needs the
+ * revisions' authors, which are read only for a caller who passes these.
  */
 export function proposalRefusal(approval: ApprovalFacts, decider: { id: string; roles: readonly string[]; sites: readonly string[] }): Refusal | null {
   if (!decider.roles.includes('ADMIN') && !decider.sites.includes(approval.siteId))
@@ -222,15 +221,15 @@ export function proposalRefusal(approval: ApprovalFacts, decider: { id: string; 
   if (approval.status !== 'PENDING') return { code: 'ALREADY_DECIDED', why: `This approval is already ${approval.status}.` };
   const decides = whoDecidesStage(approval.stage, decider);
   if (!decides.allowed) return { code: 'FORBIDDEN', why: decides.why };
-  return fourEyesRefusal({ deciderId: decider.id, ...approval });
+  return null;
 }
 
 /**
  * When the run confirms a proposed decision, four eyes is checked again, and so are a stage's named users:
  * the role was checked with the proposal, and names are all there is to check.
  */
-export function confirmationRefusal(approval: ApprovalFacts, deciderId: string): Refusal | null {
-  const fourEyes = fourEyesRefusal({ deciderId, ...approval });
+export function confirmationRefusal(approval: ApprovalFacts, deciderId: string, revisionAuthors: readonly string[]): Refusal | null {
+  const fourEyes = fourEyesRefusal({ deciderId, revisionAuthors, ...approval });
   if (fourEyes) return fourEyes;
   const named = approval.stage.assignees;
   if (named && named.length > 0 && !named.includes(deciderId))

@@ -9,6 +9,7 @@ import {
   confirmationRefusal,
   Decision,
   DEFAULT_STAGES,
+  fourEyesRefusal,
   itemOfRecordRefusal,
   proposalRefusal,
   PublishInput,
@@ -209,17 +210,18 @@ interface ProposalRow {
   confirmed_at: Date | null;
 }
 
-/** The approval as the rules of domain/approvals weigh it, with the authors of the revisions it would publish. */
-async function factsOf(db: Knex, approval: ApprovalRow, stage: number): Promise<ApprovalFacts> {
-  return {
-    siteId: approval.site_id,
-    requestedBy: approval.requested_by,
-    status: approval.status,
-    stage: approval.stages[stage],
-    decisions: approval.decisions,
-    revisionAuthors: await revisionAuthorsOf(db, { componentType: approval.component_type, resourceId: approval.resource_id, revision: approval.revision }),
-  };
-}
+/** The approval as the rules of domain/approvals weigh it. */
+const factsOf = (approval: ApprovalRow, stage: number): ApprovalFacts => ({
+  siteId: approval.site_id,
+  requestedBy: approval.requested_by,
+  status: approval.status,
+  stage: approval.stages[stage],
+  decisions: approval.decisions,
+});
+
+/** Who wrote the revisions the approval would publish: the item's, or every item's of a release. */
+const authorsOf = (db: Knex, approval: ApprovalRow) =>
+  revisionAuthorsOf(db, { componentType: approval.component_type, resourceId: approval.resource_id, revision: approval.revision });
 
 export interface Proposed {
   proposalId: string;
@@ -239,7 +241,10 @@ export async function proposeDecision(
   return db.transaction(async (trx) => {
     const approval = (await trx(APPROVAL_TABLE).where({ correlation_id: args.correlationId }).forUpdate().first()) as ApprovalRow | undefined;
     if (!approval) throw notFound(`No approval ${args.correlationId}.`);
-    refuseIf(proposalRefusal(await factsOf(trx, approval, approval.current_stage), args.decider));
+    const facts = factsOf(approval, approval.current_stage);
+    refuseIf(
+      proposalRefusal(facts, args.decider) ?? fourEyesRefusal({ ...facts, deciderId: args.decider.id, revisionAuthors: await authorsOf(trx, approval) }),
+    );
     const [proposal] = (await trx(PROPOSAL_TABLE)
       .insert({
         correlation_id: approval.correlation_id,
@@ -276,7 +281,7 @@ export async function confirmDecision(db: Knex, args: { correlationId: string; s
     }
     if (approval.status !== 'PENDING' || approval.current_stage !== args.stage)
       throw conflict('ALREADY_DECIDED', `This approval is already ${approval.status}.`);
-    refuseIf(confirmationRefusal(await factsOf(trx, approval, args.stage), proposal.decided_by));
+    refuseIf(confirmationRefusal(factsOf(approval, args.stage), proposal.decided_by, await authorsOf(trx, approval)));
 
     const record: DecisionRecord = {
       stage: proposal.stage,
