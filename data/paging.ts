@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { refusedWith } from '../lib/errors';
-import { cursorPositionOf, encodeCursor, INVALID_CURSOR } from '../domain/paging';
+import { CursorPosition, INVALID_CURSOR, isCursorPosition } from '../domain/paging';
 
 /** One page of a list, newest first, and the cursor of the next one (null on the last page). */
 export interface Page<T> {
@@ -12,6 +12,20 @@ export interface Page<T> {
 export interface PageRequest {
   limit: number;
   cursor?: string;
+}
+
+export function encodeCursor(position: CursorPosition): string {
+  return Buffer.from(JSON.stringify(position)).toString('base64url');
+}
+
+/** The position a cursor carries, or null when it is not a cursor this API handed out. */
+export function cursorPositionOf(cursor: string): CursorPosition | null {
+  try {
+    const position: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    return isCursorPosition(position) ? position : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

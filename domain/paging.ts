@@ -11,18 +11,9 @@ const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]
 
 export const INVALID_CURSOR: Refusal = { code: 'INVALID_CURSOR', why: 'The cursor is not one this API handed out.' };
 
-export function encodeCursor(position: CursorPosition): string {
-  return Buffer.from(JSON.stringify(position)).toString('base64url');
-}
-
-/** The position a cursor carries, or null when it is not a cursor this API handed out. */
-export function cursorPositionOf(cursor: string): CursorPosition | null {
-  try {
-    const position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPosition;
-    if (typeof position.at !== 'string' || !TIMESTAMP_TEXT.test(position.at)) return null;
-    if (typeof position.id !== 'string' && typeof position.id !== 'number') return null;
-    return position;
-  } catch {
-    return null;
-  }
+/** Whether a cursor's content is a position this API hands out: a timestamp's text and a row id. */
+export function isCursorPosition(value: unknown): value is CursorPosition {
+  if (typeof value !== 'object' || value === null) return false;
+  const { at, id } = value as Record<string, unknown>;
+  return typeof at === 'string' && TIMESTAMP_TEXT.test(at) && (typeof id === 'string' || typeof id === 'number');
 }

@@ -29,7 +29,8 @@ function rulesIn(text: string): string[] {
   }
   for (const match of text.matchAll(/new PlatformError\(\s*'([A-Z_]+)'/g)) if (!ALLOWED_CODES.has(match[1])) found.push(`raises ${match[1]}`);
   // A refusal written in place is a rule of data/'s own: refusedWith takes only what a rule of domain/ answered.
-  if (/refusedWith\(\s*\{/.test(text)) found.push('refuses on its own');
+  // So a file that throws refusals names no code of its own, inline or in a variable.
+  if (/refusedWith\(\s*\{/.test(text) || (/refusedWith/.test(text) && /\bcode:\s*'[A-Z]/.test(text))) found.push('refuses on its own');
   return found;
 }
 
@@ -56,5 +57,6 @@ test('the check catches what it names, and lets the database answers through', (
   expect(rulesIn("throw new PlatformError('VALIDATION_FAILED', 'no');")).toEqual(['raises VALIDATION_FAILED']);
   expect(rulesIn("import { conflict, notFound, PlatformError } from '../../lib/errors';\nthrow new PlatformError('RATE_LIMITED', 'later');")).toEqual([]);
   expect(rulesIn("throw refusedWith({ code: 'FORBIDDEN', why: 'no' });")).toEqual(['refuses on its own']);
+  expect(rulesIn("const no: Refusal = { code: 'FORBIDDEN', why: 'no' };\nthrow refusedWith(no);")).toEqual(['refuses on its own']);
   expect(rulesIn("import { refusedWith } from '../lib/errors';\nif (refusal) throw refusedWith(refusal);")).toEqual([]);
 });

@@ -1,5 +1,7 @@
 import { cursorPositionOf, encodeCursor } from './paging';
 
+// The cursor's rule is domain/paging's isCursorPosition; its encoding is data/'s.
+
 test('a cursor carries its position there and back, microseconds kept', () => {
   const position = { at: '2026-12-06 07:30:00.123456+00', id: 'a1' };
   expect(cursorPositionOf(encodeCursor(position))).toEqual(position);
