@@ -99,7 +99,6 @@ async function publishWithoutApproval(run: ChangeRun, submit: Submit): Promise<{
   return { ended: run.progress };
 }
 
-/** Why an activity failed: its own failure's message, not the wrapper's ("Activity task failed"). */
 /** A submission at the due time that fails closes the schedule as a failure the job log shows. */
 async function submitAgainAtItsTime(run: ChangeRun, submit: Submit): Promise<Submitted> {
   try {

@@ -21,12 +21,13 @@ import { createConfig, processMessage, replaceConfig, validateConfig } from './c
 
 /** The body a channel's configurations are written with: an email's may name SMTP, an SMS's may not. */
 interface ChannelBody<B extends TSchema> {
+  channel: Channel;
   schema: B;
   /** The body as the commands take it. Each channel's body fits, so this is the identity, checked by the compiler. */
   asConfig: (body: RouteInput<B, undefined, undefined>['body']) => ConfigBody;
 }
-const EMAIL_BODY: ChannelBody<typeof EmailConfigBody> = { schema: EmailConfigBody, asConfig: (body) => body };
-const SMS_BODY: ChannelBody<typeof SmsConfigBody> = { schema: SmsConfigBody, asConfig: (body) => body };
+const EMAIL_BODY: ChannelBody<typeof EmailConfigBody> = { channel: 'EMAIL', schema: EmailConfigBody, asConfig: (body) => body };
+const SMS_BODY: ChannelBody<typeof SmsConfigBody> = { channel: 'SMS', schema: SmsConfigBody, asConfig: (body) => body };
 
 /** What every route of one channel's configurations shares. */
 function channelPlace(deps: AppDeps, channel: Channel) {
@@ -152,8 +153,8 @@ function configRoutes<B extends TSchema>({ deps, db, channel, base, ADMIN, confi
  * `/api/settings/email` or `/api/settings/sms`: the channel's configurations. `activate` makes one the only
  * active configuration (as the first wave had it); `order` makes several active, tried in order.
  */
-function channelRoutes<B extends TSchema>(deps: AppDeps, channel: Channel, body: ChannelBody<B>): AnyRoute[] {
-  const place = channelPlace(deps, channel);
+function channelRoutes<B extends TSchema>(deps: AppDeps, body: ChannelBody<B>): AnyRoute[] {
+  const place = channelPlace(deps, body.channel);
   // The order route before `${base}/:id`, which would take `order` for an id.
   return [...activationRoutes(place), ...configRoutes(place, body)];
 }
@@ -170,8 +171,8 @@ export function communicationRoutes(deps: AppDeps): AnyRoute[] {
     return row;
   };
   return [
-    ...channelRoutes(deps, 'EMAIL', EMAIL_BODY),
-    ...channelRoutes(deps, 'SMS', SMS_BODY),
+    ...channelRoutes(deps, EMAIL_BODY),
+    ...channelRoutes(deps, SMS_BODY),
     defineRoute({
       method: 'post',
       path: '/api/settings/communication/validate',
