@@ -58,6 +58,8 @@ async function refuseTakenPorts(config: Config, edgeAdminPort: number): Promise<
     [config.mail.smtpCapturePort, 'mail capture (SMTP)', 'SMTP_CAPTURE_PORT'],
     [config.mail.captureUiPort, "mail capture's UI", 'MAIL_CAPTURE_UI_PORT'],
   ];
+  const workerMetrics = config.observability.workerMetrics;
+  if (workerMetrics) wanted.push([workerMetrics.port, "the worker's metrics", 'WORKER_METRICS_PORT']);
   const database = new URL(config.databaseUrl);
   if (isLocal(database.hostname)) wanted.push([Number(database.port || 5432), 'PostgreSQL', 'DATABASE_URL']);
   const [temporalHost, temporalPort] = config.temporal.address.split(':');
@@ -166,6 +168,8 @@ function startSettings() {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development', DATA_DIR: dataDir };
   // The edge: Envoy on API_PORT, the API behind it on API_LISTEN_PORT writing Envoy's files into EDGE_DIR.
   env.EDGE_DIR = path.resolve(env.EDGE_DIR || path.join(dataDir, 'edge'));
+  // The worker's Temporal SDK metrics (decision 044), on loopback beside the edge's ports.
+  env.WORKER_METRICS_PORT ||= String(Number(env.API_PORT || 8080) + 4);
   return { dataDir, logs: path.join(dataDir, 'logs'), env };
 }
 
@@ -344,6 +348,7 @@ Opsflow is ready.
   Readiness        ${apiUrl}/readyz
   Temporal Web UI  ${config.temporal.uiUrl}${config.temporal.server === 'cluster' ? '  (read-only)' : ''}
   Mail capture UI  http://127.0.0.1:${at.mailUiPort}
+  Worker metrics   ${config.observability.workerMetrics ? `http://${config.observability.workerMetrics.host}:${config.observability.workerMetrics.port}/metrics` : 'off'}
   Logs             ${at.logs}
 
 Development admin token (valid 12 h):

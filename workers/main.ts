@@ -1,5 +1,5 @@
 import { DefaultLogger, LogLevel, Runtime, Worker } from '@temporalio/worker';
-import { ConfigError, loadConfig } from '../lib/config';
+import { Config, ConfigError, loadConfig } from '../lib/config';
 import { createLogger, Logger } from '../lib/logger';
 import { createDb } from '../data/db';
 import { assertAuditTablesMirror } from '../data/content/revisions';
@@ -40,9 +40,15 @@ function queuesToRun(argv: string[], env: NodeJS.ProcessEnv): TaskQueue[] {
   return queues as TaskQueue[];
 }
 
-function installRuntimeLogger(logger: Logger): void {
+/**
+ * The SDK's runtime: its log lines go to ours, and with WORKER_METRICS_PORT its metrics are served at
+ * /metrics there (decision 044). Names follow Prometheus's rules: durations in seconds, counters ending in _total.
+ */
+function installRuntime(logger: Logger, metrics: Config['observability']['workerMetrics']): void {
   const level = (logger.level.toUpperCase() === 'DEBUG' ? 'DEBUG' : 'INFO') as LogLevel;
+  const prometheus = metrics && { bindAddress: `${metrics.host}:${metrics.port}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true };
   Runtime.install({
+    ...(prometheus ? { telemetryOptions: { metrics: { prometheus } } } : {}),
     logger: new DefaultLogger(level, (entry) => {
       const fields = { ...(entry.meta ?? {}), sdk: true };
       if (entry.level === 'ERROR') logger.error(fields, entry.message);
@@ -68,7 +74,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel, name: `worker:${queues.join(',')}` });
-  installRuntimeLogger(logger);
+  installRuntime(logger, config.observability.workerMetrics);
   const db = createDb({ databaseUrl: config.databaseUrl });
   // Activities write versioned rows too (publishing): a drifted audit table stops start-up.
   await assertAuditTablesMirror(db);
@@ -119,7 +125,8 @@ async function main(): Promise<void> {
       });
     }),
   );
-  logger.info({ queues, namespace: config.temporal.namespace }, 'workers running');
+  const metrics = config.observability.workerMetrics;
+  logger.info({ queues, namespace: config.temporal.namespace, metrics: metrics && `http://${metrics.host}:${metrics.port}/metrics` }, 'workers running');
   try {
     await Promise.all(workers.map((worker) => worker.run()));
   } finally {

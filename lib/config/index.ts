@@ -4,6 +4,7 @@ import { DeployConfig, deployConfig } from './deploy';
 import { EdgeConfig, edgeConfig } from './edge';
 import { IdentityConfig, identityConfig, SecretsConfig, secretsConfig } from './identity';
 import { MailConfig, mailConfig } from './mail';
+import { ObservabilityConfig, observabilityConfig } from './observability';
 import { OutboundAllowance, outboundAllowances } from './outbound';
 import { Env, optional, text, url } from './read';
 import { TemporalConfig, temporalConfig } from './temporal';
@@ -16,6 +17,7 @@ export type { DeployConfig, DeployDriverName } from './deploy';
 export type { AcmeConfig, EdgeConfig } from './edge';
 export type { IdentityConfig, SecretsConfig } from './identity';
 export type { MailConfig } from './mail';
+export type { ObservabilityConfig } from './observability';
 export { OUTBOUND_PURPOSES } from './outbound';
 export type { OutboundAllowance, OutboundPurpose } from './outbound';
 export { ConfigError, DEV_DEFAULTS } from './read';
@@ -49,6 +51,7 @@ export interface Config {
   outboundAllow: OutboundAllowance[];
   archive: ArchiveConfig;
   content: ContentConfig;
+  observability: ObservabilityConfig;
   logLevel: string;
   workflowBundlePath: string | null;
 }
@@ -78,6 +81,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboundAllow: outboundAllowances(env),
     archive: archiveConfig(env, production),
     content: contentConfig(env),
+    observability: observabilityConfig(env),
     logLevel: text(env, 'LOG_LEVEL', 'info'),
     workflowBundlePath: optional(env, 'WORKFLOW_BUNDLE_PATH'),
   };

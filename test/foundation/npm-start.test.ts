@@ -52,7 +52,7 @@ async function noProcessLeft(folder: string): Promise<string[]> {
 
 /** After a stop: none of the platform's ports answers, and no process of it is left. */
 async function expectNothingLeft(): Promise<void> {
-  for (const port of [ports.api, ports.edgeAdmin, ports.temporalUi, ports.mailUi])
+  for (const port of [ports.api, ports.edgeAdmin, ports.temporalUi, ports.mailUi, ports.workerMetrics])
     expect({ port, answers: await portAnswers(port) }).toEqual({ port, answers: false });
   expect(await noProcessLeft(dataDir)).toEqual([]);
 }
@@ -122,7 +122,8 @@ test('npm start brings up a ready platform whose API and worker run compiled Jav
   const first = await startHere();
   const api = `http://127.0.0.1:${ports.api}`;
   try {
-    for (const url of [api, `${api}/api/openapi.json`, `http://127.0.0.1:${ports.temporalUi}`, `http://127.0.0.1:${ports.mailUi}`]) {
+    const workerMetrics = `http://127.0.0.1:${ports.workerMetrics}/metrics`;
+    for (const url of [api, `${api}/api/openapi.json`, `http://127.0.0.1:${ports.temporalUi}`, `http://127.0.0.1:${ports.mailUi}`, workerMetrics]) {
       expect(first.output()).toContain(url);
     }
     // Development accepts the published development secret: nothing may listen beyond this machine.

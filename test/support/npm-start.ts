@@ -55,6 +55,8 @@ export interface NpmStartPorts {
   temporalUi: number;
   smtp: number;
   mailUi: number;
+  /** The worker's Temporal SDK metrics (WORKER_METRICS_PORT). */
+  workerMetrics: number;
 }
 
 /**
@@ -67,8 +69,8 @@ export async function npmStartEnvironment(args: {
   scope: string;
   extra?: NodeJS.ProcessEnv;
 }): Promise<{ env: NodeJS.ProcessEnv; ports: NpmStartPorts }> {
-  const [api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi] = await Promise.all(Array.from({ length: 8 }, () => freePort()));
-  const ports = { api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi };
+  const [api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi, workerMetrics] = await Promise.all(Array.from({ length: 9 }, () => freePort()));
+  const ports = { api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi, workerMetrics };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: args.dataDir,
@@ -81,6 +83,7 @@ export async function npmStartEnvironment(args: {
     TEMPORAL_UI_URL: `http://127.0.0.1:${temporalUi}`,
     SMTP_CAPTURE_PORT: String(smtp),
     MAIL_CAPTURE_UI_PORT: String(mailUi),
+    WORKER_METRICS_PORT: String(workerMetrics),
     DEPLOY_SCOPE: args.scope,
     DEPLOY_NETWORK: args.scope,
     ...args.extra,

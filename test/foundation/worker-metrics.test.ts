@@ -1,0 +1,82 @@
+import { pingWorker } from '../../workflows/operations/ping-worker';
+import { pingWorkerId } from '../../workflows/operations/definitions';
+import { TaskQueue } from '../../domain/task-queues';
+import { attachPlatform, TestPlatform } from '../support/platform';
+import { freePort } from '../support/slots';
+
+/**
+ * A worker with WORKER_METRICS_PORT serves the Temporal SDK's metrics as Prometheus text (decision 044).
+ * Scraped while it runs, they hold the schedule-to-start and execution series of each queue it worked on.
+ */
+let platform: TestPlatform;
+let metricsUrl: string;
+const QUEUES: TaskQueue[] = ['approvals', 'messaging'];
+
+beforeAll(async () => {
+  platform = await attachPlatform();
+  const port = await freePort();
+  metricsUrl = `http://127.0.0.1:${port}/metrics`;
+  await platform.startWorker(QUEUES, { WORKER_METRICS_PORT: String(port) });
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+/** The label sets of one series in Prometheus text: each line's part between the braces. */
+function labelsOf(text: string, series: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${series}{`))
+    .map((line) => line.slice(series.length + 1, line.indexOf('}')));
+}
+
+test("a worker's own /metrics holds schedule-to-start and execution series for each queue it ran activities on", async () => {
+  for (const queue of QUEUES) {
+    await platform.temporal.client.workflow.execute(pingWorker, {
+      taskQueue: queue,
+      workflowId: pingWorkerId(queue, `metrics-${Date.now()}`),
+      args: [{ taskQueue: queue }],
+    });
+  }
+  const answer = await fetch(metricsUrl);
+  expect(answer.status).toBe(200);
+  const text = await answer.text();
+  for (const queue of QUEUES) {
+    const ofQueue = (series: string) => labelsOf(text, series).filter((labels) => labels.includes(`task_queue="${queue}"`));
+    expect({ queue, scheduleToStart: ofQueue('temporal_activity_schedule_to_start_latency_seconds_bucket').length > 0 }).toEqual({
+      queue,
+      scheduleToStart: true,
+    });
+    expect({ queue, execution: ofQueue('temporal_activity_execution_latency_seconds_bucket').length > 0 }).toEqual({ queue, execution: true });
+    expect({ queue, workflowTasks: ofQueue('temporal_workflow_task_schedule_to_start_latency_seconds_bucket').length > 0 }).toEqual({
+      queue,
+      workflowTasks: true,
+    });
+  }
+});
+
+test('no label of the worker metrics holds a user, an address or a run: the label names are the SDK’s bounded set', async () => {
+  const text = await (await fetch(metricsUrl)).text();
+  const names = new Set(
+    text
+      .split('\n')
+      .filter((line) => line.startsWith('temporal_') && line.includes('{'))
+      .flatMap((line) => [...line.slice(line.indexOf('{') + 1, line.indexOf('}')).matchAll(/([a-z_]+)="/g)].map((match) => match[1])),
+  );
+  const bounded = [
+    'namespace',
+    'task_queue',
+    'workflow_type',
+    'activity_type',
+    'poller_type',
+    'worker_type',
+    'service_name',
+    'le',
+    'eager',
+    'failure_reason',
+    'status',
+    'operation',
+  ];
+  expect([...names].filter((name) => !bounded.includes(name))).toEqual([]);
+});
