@@ -21,6 +21,7 @@ import { messagingModule } from './modules/messaging';
 import { operationsModule } from './modules/operations';
 import { PROJECT_ROOT } from '../lib/project-root';
 import { temporalCodecCors } from './modules/operations/temporal-codec';
+import { registerPlatformMetrics } from './modules/operations/platform-metrics';
 
 export interface App {
   koa: Koa;
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   const koa = new Koa({ proxy: false });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
+  registerPlatformMetrics(metrics, deps);
   const verifier = createTokenVerifier({ config: deps.config, logger: deps.logger });
 
   let openapi: Record<string, unknown> | null = null;

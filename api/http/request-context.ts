@@ -21,8 +21,8 @@ export function requestContext(args: { logger: Logger; metrics: Registry }): Mid
   });
   const duration = new Histogram({
     name: 'opsflow_http_request_duration_seconds',
-    help: 'HTTP request duration in seconds, by method and route',
-    labelNames: ['method', 'route'],
+    help: 'HTTP request duration in seconds, by method, route and status',
+    labelNames: ['method', 'route', 'status'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [args.metrics],
   });
@@ -42,8 +42,9 @@ export function requestContext(args: { logger: Logger; metrics: Registry }): Mid
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      requests.inc({ method: ctx.method, route, status: String(ctx.status) });
-      duration.observe({ method: ctx.method, route }, seconds);
+      const labels = { method: ctx.method, route, status: String(ctx.status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
       const userId = ctx.req.headers[USER_HEADERS.id];
       accessLog.info(
         { requestId, method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms: Math.round(seconds * 1000), userId: userId ?? null },

@@ -77,6 +77,27 @@ test('GET /metrics serves Prometheus text with the request counter', async () =>
   expect(answer.text).toMatch(/^envoy_http_downstream_rq_total\{envoy_http_conn_manager_prefix="edge"\} [1-9]\d*$/m);
 });
 
+test("GET /metrics holds request durations by route and status, and the platform's own series (decision 044)", async () => {
+  await call(thisFile.api.url, 'GET', '/healthz');
+  const answer = await call(thisFile.api.url, 'GET', '/metrics', { token: await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] }) });
+  expect(answer.text).toMatch(/opsflow_http_request_duration_seconds_bucket\{le="[^"]+",method="GET",route="\/healthz",status="200"\} \d+/);
+  expect(answer.text).toMatch(/^opsflow_database_up 1$/m);
+  // Temporal's view of every queue: this file runs no worker, so each has no poller.
+  for (const queue of ['archival', 'messaging', 'approvals', 'deployments'])
+    for (const kind of ['workflow', 'activity'])
+      expect(answer.text).toMatch(new RegExp(`^opsflow_task_queue_pollers\\{task_queue="${queue}",kind="${kind}"\\} 0$`, 'm'));
+  for (const series of ['opsflow_emails_last_hour', 'opsflow_deployments_last_hour', 'opsflow_job_runs_last_day', 'opsflow_approvals_waiting'])
+    expect(answer.text).toContain(`# TYPE ${series} gauge`);
+});
+
+test('GET /metrics says the database is down, and still answers, when the API cannot query it', async () => {
+  const cut = await thisFile.platform.startApi({ db: createDb({ databaseUrl: 'postgres://opsflow:opsflow@127.0.0.1:1/none' }) });
+  const answer = await call(cut.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${thisFile.platform.config.secrets.internalToken}` } });
+  expect(answer.status).toBe(200);
+  expect(answer.text).toMatch(/^opsflow_database_up 0$/m);
+  expect(answer.text).not.toMatch(/^opsflow_emails_last_hour\{/m);
+});
+
 test('GET /api/openapi.json documents every mounted route with its schemas', async () => {
   const answer = await call(thisFile.api.url, 'GET', '/api/openapi.json');
   expect(answer.status).toBe(200);
