@@ -39,6 +39,7 @@ import * as scheduledChangeHeld from './038-scheduled-change-held';
 import * as retiredLinkKeys from './039-retired-link-keys';
 import * as serviceDomains from './040-service-domains';
 import * as certificates from './041-certificates';
+import * as emailLogCreatedIndex from './042-email-log-created-index';
 
 /** Every migration, in the order it runs. A new migration is a file and a line here. */
 export const migrations = [
@@ -83,4 +84,5 @@ export const migrations = [
   { name: '039-retired-link-keys', ...retiredLinkKeys },
   { name: '040-service-domains', ...serviceDomains },
   { name: '041-certificates', ...certificates },
+  { name: '042-email-log-created-index', ...emailLogCreatedIndex },
 ];
