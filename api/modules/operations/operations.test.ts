@@ -3,6 +3,7 @@ import { platformWithApi } from '../../../test/support/platform';
 import { call, expectProblem } from '../../../test/support/http';
 import { createDocker } from '../../../adapters/docker';
 import { createDb } from '../../../data/db';
+import { writeJobLog } from '../../../data/scheduler-job-log';
 
 const thisFile = platformWithApi();
 test('GET /healthz answers 200 while the process lives', async () => {
@@ -88,6 +89,34 @@ test("GET /metrics holds request durations by route and status, and the platform
       expect(answer.text).toMatch(new RegExp(`^opsflow_task_queue_pollers\\{task_queue="${queue}",kind="${kind}"\\} 0$`, 'm'));
   for (const series of ['opsflow_emails_last_hour', 'opsflow_deployments_last_hour', 'opsflow_job_runs_last_day', 'opsflow_approvals_waiting'])
     expect(answer.text).toContain(`# TYPE ${series} gauge`);
+});
+
+test("GET /metrics counts the last hour's emails by channel and status, and the last day's archive runs by log type", async () => {
+  const { db } = thisFile.platform;
+  await db.raw(
+    `insert into email.email_log (site_id, recipient, status, channel, created_at) values
+       ('m', 'a@example.test', 'SUCCESS', 'relay-a', now()), ('m', 'b@example.test', 'SUCCESS', 'relay-a', now()),
+       ('m', 'c@example.test', 'FAILED', null, now()), ('m', 'd@example.test', 'SUCCESS', 'relay-a', now() - interval '2 hours')`,
+  );
+  // A run started by hand has a workflow id of its own; its label is its log type's all the same.
+  await writeJobLog(db, {
+    siteId: 'm',
+    jobName: 'archive:EMAIL_LOG:by-hand-7',
+    jobKey: `metrics-${Date.now()}`,
+    status: 'FAILED',
+    startedAt: new Date(),
+    finishedAt: new Date(),
+    rowsAffected: 0,
+    message: 'the sink refused',
+  });
+  // An API of its own: its first reading is taken now, not one kept from a scrape before these rows.
+  const fresh = await thisFile.platform.startApi();
+  const answer = await call(fresh.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${thisFile.platform.config.secrets.internalToken}` } });
+  expect(answer.text).toMatch(/^opsflow_emails_last_hour\{channel="relay-a",status="SUCCESS"\} 2$/m);
+  expect(answer.text).toMatch(/^opsflow_emails_last_hour\{channel="none",status="FAILED"\} 1$/m);
+  expect(answer.text).toMatch(/^opsflow_job_runs_last_day\{job="archive:EMAIL_LOG",outcome="FAILED"\} 1$/m);
+  expect(answer.text).not.toContain('by-hand-7');
+  expect(answer.text).not.toContain('@example.test');
 });
 
 test('GET /metrics says the database is down, and still answers, when the API cannot query it', async () => {
