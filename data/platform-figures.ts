@@ -37,17 +37,18 @@ export async function deploymentsOfLastHour(db: Knex): Promise<Counted[]> {
 }
 
 /**
- * Job runs of the last day, by job and outcome. An archive run's job is its log type's (`archive:EMAIL_LOG`),
- * whatever else its workflow id holds, so that a run started by hand adds no label value of its own.
+ * Job runs of the last day, by job name and outcome. An archive run's name is its log type's
+ * (`archive:EMAIL_LOG`), whatever else its workflow id holds, so that a run started by hand adds no label value
+ * of its own. The label is `job_name`: Prometheus gives every series a `job` of its own, the scrape's.
  */
 export async function jobRunsOfLastDay(db: Knex): Promise<Counted[]> {
   const rows = await rawRows<Record<string, string | number>>(
     db,
-    `select case when job_name like 'archive:%' then 'archive:' || split_part(job_name, ':', 2) else job_name end as job,
+    `select case when job_name like 'archive:%' then 'archive:' || split_part(job_name, ':', 2) else job_name end as job_name,
             status as outcome, count(*) as count
        from ${JOB_LOG_TABLE} where created_at > now() - interval '1 day' group by 1, 2`,
   );
-  return counted(rows, ['job', 'outcome']);
+  return counted(rows, ['job_name', 'outcome']);
 }
 
 /** Approval requests still waiting, by how long: under an hour, under a day, longer. */

@@ -96,7 +96,13 @@ test("GET /metrics counts the last hour's emails by channel and status, and the 
   await db.raw(
     `insert into email.email_log (site_id, recipient, status, channel, created_at) values
        ('m', 'a@example.test', 'SUCCESS', 'relay-a', now()), ('m', 'b@example.test', 'SUCCESS', 'relay-a', now()),
-       ('m', 'c@example.test', 'FAILED', null, now()), ('m', 'd@example.test', 'SUCCESS', 'relay-a', now() - interval '2 hours')`,
+       ('m', 'c@example.test', 'FAILED', null, now())`,
+  );
+  // One from before the hour, when that is still this month: a month before the first has no partition here.
+  await db.raw(
+    `insert into email.email_log (site_id, recipient, status, channel, created_at)
+       select 'm', 'd@example.test', 'SUCCESS', 'relay-a', now() - interval '2 hours'
+        where date_trunc('month', (now() - interval '2 hours') at time zone 'UTC') = date_trunc('month', now() at time zone 'UTC')`,
   );
   // A run started by hand has a workflow id of its own; its label is its log type's all the same.
   await writeJobLog(db, {
@@ -114,7 +120,7 @@ test("GET /metrics counts the last hour's emails by channel and status, and the 
   const answer = await call(fresh.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${thisFile.platform.config.secrets.internalToken}` } });
   expect(answer.text).toMatch(/^opsflow_emails_last_hour\{channel="relay-a",status="SUCCESS"\} 2$/m);
   expect(answer.text).toMatch(/^opsflow_emails_last_hour\{channel="none",status="FAILED"\} 1$/m);
-  expect(answer.text).toMatch(/^opsflow_job_runs_last_day\{job="archive:EMAIL_LOG",outcome="FAILED"\} 1$/m);
+  expect(answer.text).toMatch(/^opsflow_job_runs_last_day\{job_name="archive:EMAIL_LOG",outcome="FAILED"\} 1$/m);
   expect(answer.text).not.toContain('by-hand-7');
   expect(answer.text).not.toContain('@example.test');
 });

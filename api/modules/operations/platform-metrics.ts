@@ -3,10 +3,16 @@ import { temporal as proto } from '@temporalio/proto';
 import { AppDeps } from '../../deps';
 import { ALL_TASK_QUEUES } from '../../../domain/task-queues';
 import { pingDatabase } from '../../../data/db';
+import { within } from './within';
 import { approvalsWaitingByAge, Counted, deploymentsOfLastHour, emailsOfLastHour, jobRunsOfLastDay } from '../../../data/platform-figures';
 
 /** One reading serves every scrape for this long, so two Prometheus servers, or a short interval, cost one. */
 const READING_MAX_AGE_MS = 10_000;
+/**
+ * How long one figure may take. A database or a Temporal that hangs makes its figures missing (and the
+ * database down) well within Prometheus's 10 s scrape timeout, so the scrape still answers.
+ */
+const FIGURE_TIMEOUT_MS = 3000;
 
 type QueueKind = 'workflow' | 'activity';
 interface QueueFigures {
@@ -36,12 +42,15 @@ async function queueFigures(deps: Deps): Promise<QueueFigures[]> {
   ];
   const asks = ALL_TASK_QUEUES.flatMap((taskQueue) =>
     kinds.map(async ([kind, taskQueueType]) => {
-      const described = await deps.temporal.connection.workflowService.describeTaskQueue({
-        namespace: deps.config.temporal.namespace,
-        taskQueue: { name: taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-        taskQueueType,
-        reportStats: true,
-      });
+      const { connection } = deps.temporal;
+      const described = await connection.withDeadline(Date.now() + FIGURE_TIMEOUT_MS, () =>
+        connection.workflowService.describeTaskQueue({
+          namespace: deps.config.temporal.namespace,
+          taskQueue: { name: taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+          taskQueueType,
+          reportStats: true,
+        }),
+      );
       return { taskQueue, kind, pollers: described.pollers?.length ?? 0, backlog: Number(described.stats?.approximateBacklogCount ?? 0) };
     }),
   );
@@ -49,9 +58,9 @@ async function queueFigures(deps: Deps): Promise<QueueFigures[]> {
 }
 
 async function read(deps: Deps): Promise<Reading> {
-  const orNull = <T>(figure: Promise<T>) => figure.catch(() => null);
+  const orNull = <T>(figure: Promise<T>) => within(figure, FIGURE_TIMEOUT_MS).catch(() => null);
   const [databaseUp, emails, deployments, jobRuns, approvalsWaiting, queues] = await Promise.all([
-    pingDatabase(deps.db).then(
+    within(pingDatabase(deps.db), FIGURE_TIMEOUT_MS).then(
       () => true,
       () => false,
     ),
@@ -101,7 +110,9 @@ export function registerPlatformMetrics(registry: Registry, deps: Deps): void {
   gauge('opsflow_deployments_last_hour', 'Deployments that started or ended in the last hour, by status', ['status'], (it, now) =>
     setCounted(it, now.deployments),
   );
-  gauge('opsflow_job_runs_last_day', 'Scheduled job runs of the last day, by job and outcome', ['job', 'outcome'], (it, now) => setCounted(it, now.jobRuns));
+  gauge('opsflow_job_runs_last_day', 'Scheduled job runs of the last day, by job name and outcome', ['job_name', 'outcome'], (it, now) =>
+    setCounted(it, now.jobRuns),
+  );
   gauge('opsflow_approvals_waiting', 'Approval requests still waiting, by age band', ['age'], (it, now) => setCounted(it, now.approvalsWaiting));
   const perQueue = (it: Gauge, queues: QueueFigures[] | null, value: (queue: QueueFigures) => number) => {
     it.reset();

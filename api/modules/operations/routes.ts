@@ -12,12 +12,9 @@ import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { edgeIsReady, edgeMetrics } from '../../../edge/admin';
 import { baseImageState } from '../../../adapters/deploy/jre-base-image';
+import { within } from './within';
 
 type CheckState = 'up' | 'down' | 'not configured';
-
-async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
-}
 
 const READINESS_MAX_AGE_MS = 2000;
 
