@@ -49,6 +49,11 @@ test("a worker's own /metrics holds schedule-to-start and execution series for e
       scheduleToStart: true,
     });
     expect({ queue, execution: ofQueue('temporal_activity_execution_latency_seconds_bucket').length > 0 }).toEqual({ queue, execution: true });
+    // The alert's bound of 30 s is an edge of the histogram, not a guess inside the SDK's 10 s to 100 s bucket.
+    expect({ queue, edgeAt30s: ofQueue('temporal_activity_schedule_to_start_latency_seconds_bucket').some((labels) => labels.includes('le="30"')) }).toEqual({
+      queue,
+      edgeAt30s: true,
+    });
     expect({ queue, workflowTasks: ofQueue('temporal_workflow_task_schedule_to_start_latency_seconds_bucket').length > 0 }).toEqual({
       queue,
       workflowTasks: true,
