@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../lib/project-root';
 import { withProgress } from './progress';
 import { runToEnd } from './platform/children';
+import { goEnv } from './temporal-server';
 
 /**
  * promtool, which tests the alert rules (monitoring/prometheus), built from the Prometheus Go module like the
@@ -20,6 +21,7 @@ const PROMETHEUS_DIR = path.join(PROJECT_ROOT, '.tools', 'prometheus', PINNED_PR
 export async function ensurePromtool(say: (line: string) => void = () => undefined): Promise<string> {
   const promtool = path.join(PROMETHEUS_DIR, 'promtool');
   if (fs.existsSync(promtool)) return promtool;
+  if (!goEnv('GOMODCACHE')) throw new Error('Go is needed to build promtool, which tests the alert rules: apt-get install golang-go (1.26 or newer).');
   fs.mkdirSync(PROMETHEUS_DIR, { recursive: true });
   // Built beside, then moved into place: a build cut short leaves nothing that passes for promtool.
   const partial = `${promtool}.${process.pid}.tmp`;

@@ -111,27 +111,41 @@ function recordDurations(files: FileTime[], failed: boolean): void {
   console.log(`File times recorded in ${path.relative(process.cwd(), DURATIONS_FILE)}.`);
 }
 
+/** How long the alerts stage waits for the background build, once the stages before it are done. */
+const PROMTOOL_BUILD_WAIT_MS = 10 * 60 * 1000;
+
 /**
  * Builds promtool, niced, while the other stages run: a fresh machine's build takes minutes of CPU, which the
- * test stages leave idle about a quarter of the time. Answers once it has ended, well or not: the alerts
- * stage then builds it itself, or reports why it cannot.
+ * test stages leave idle about a quarter of the time. `wait` answers once the build has ended, well or not, or
+ * stops it after PROMTOOL_BUILD_WAIT_MS: the alerts stage then builds it itself, or reports why it cannot.
  */
-function promtoolInBackground(): Promise<void> {
-  const started = Date.now();
+function promtoolInBackground(): { wait(): Promise<void> } {
   const log = path.join(os.tmpdir(), `opsflow-promtool-build-${process.pid}.log`);
   const out = fs.openSync(log, 'w');
   const child = spawn('nice', ['-n', '19', process.execPath, '--require', 'tsx/cjs', 'scripts/promtool.ts', '--build'], {
     cwd: PROJECT_ROOT,
     stdio: ['ignore', out, out],
   });
-  return new Promise((resolve) => {
-    child.once('error', () => resolve());
+  const ended = new Promise<void>((resolve) => {
+    child.once('error', () => {
+      fs.closeSync(out);
+      resolve();
+    });
     child.once('exit', (code) => {
       fs.closeSync(out);
-      console.log(`\n(promtool: built or found in the background in ${((Date.now() - started) / 1000).toFixed(0)} s, code ${code}; ${log})`);
+      // Read once the stages before have ended, so the build's own last line says how long it took.
+      const last = fs.readFileSync(log, 'utf8').trim().split('\n').pop() || 'it was built already';
+      console.log(`\n(promtool in the background: code ${code}, "${last.trim()}"; ${log})`);
       resolve();
     });
   });
+  return {
+    wait: async () => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), PROMTOOL_BUILD_WAIT_MS);
+      await ended;
+      clearTimeout(timer);
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -146,7 +160,7 @@ async function main(): Promise<void> {
   const promtool = chosen.some((stage) => stage.name === 'alerts') ? promtoolInBackground() : null;
   const stages = [...earlierStages()];
   for (const stage of chosen) {
-    if (stage.name === 'alerts' && promtool) await promtool;
+    if (stage.name === 'alerts' && promtool) await promtool.wait();
     stages.push(runStage(stage.name, stage.command, timingsFile));
   }
   const files = readFileTimes(timingsFile);
