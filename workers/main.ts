@@ -40,13 +40,13 @@ function queuesToRun(argv: string[], env: NodeJS.ProcessEnv): TaskQueue[] {
   return queues as TaskQueue[];
 }
 
+// The SDK's schedule-to-start buckets jump from 10 s to 100 s: the alert's 30 s bound needs edges of its own.
+const SCHEDULE_TO_START_BUCKETS = [0.1, 0.5, 1, 5, 10, 30, 60, 100, 1000];
+
 /**
  * The SDK's runtime: its log lines go to ours, and with WORKER_METRICS_PORT its metrics are served at
  * /metrics there (decision 044). Names follow Prometheus's rules: durations in seconds, counters ending in _total.
  */
-// The SDK's schedule-to-start buckets jump from 10 s to 100 s: the alert's 30 s bound needs edges of its own.
-const SCHEDULE_TO_START_BUCKETS = [0.1, 0.5, 1, 5, 10, 30, 60, 100, 1000];
-
 function installRuntime(logger: Logger, metrics: Config['observability']['workerMetrics']): void {
   const level = (logger.level.toUpperCase() === 'DEBUG' ? 'DEBUG' : 'INFO') as LogLevel;
   const prometheus = metrics && {
