@@ -13,7 +13,7 @@ import { ArchivalDeps } from './deps';
 /**
  * A part's CSV as Parquet (zstd), then read back to CSV, which must hash exactly as the part's CSV did: the
  * rows deleted are the CSV's, so the Parquet file is proven to hold them before it is recorded. The CSV is
- * then removed. A CSV DuckDB cannot take (a record over its line limit, memory) or that does not read back
+ * then removed. A CSV DuckDB cannot convert (a record over its line limit, or too little memory) or that does not read back
  * the same is kept as it is: the part stays CSV (its rows archived all the same), and the reason is logged.
  */
 const PARQUET: PartEncoding = {

@@ -70,7 +70,7 @@ export function uploadPart({ db, config }: ArchivalDeps) {
     // byte crosses HTTP. It verifies the bytes against the manifest, and answers a file stored before as it is.
     const handOver = () =>
       toSink('/api/assets/internal/archive-staged', { body: JSON.stringify({ partId: part.id }), headers: { 'content-type': 'application/json' } });
-    // Any 404: no file staged where the API looks, or an API from before the hand-over (no such route).
+    // Any 404: no file staged where the API looks, or an older API that lacks this route.
     const notStaged = (sent: { status: number }) => sent.status === 404;
     const staged = await fs.promises.stat(file).catch(() => null);
     if (staged && staged.size !== Number(part.size_bytes)) await ensureStaged();

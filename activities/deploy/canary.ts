@@ -29,11 +29,11 @@ import { untilEdgeRoutes, untilEdgeShares } from './edge-routing';
  * The new instances join the edge as the service's canary, with no share yet; answers once the edge routes
  * to them on the canary's cluster.
  *
- * A canary that ended moments ago lingers at the edge for a few seconds (edge/files.ts), its hosts with it.
- * The engine may give a new container the address of one that went, and the edge would then take the new
- * instance for that host as it stands: a health check of the old container, still in flight, fails it a
- * moment later, and once the canary has every request they answer 503 (a CI run, 2026-12-05). So the old
- * hosts leave first, and the new ones arrive fresh, to be checked before they count as routed.
+ * A canary that ended moments ago stays at the edge for a few seconds (edge/files.ts), with its hosts.
+ * The engine may give a new container the address of an old one, and the edge would then treat the new
+ * instance as that old host: a health check of the old container, still in flight, fails it a moment
+ * later, and once the canary has every request, requests get 503. So the old hosts are removed first,
+ * and the new ones are added fresh and checked before they count as routed.
  */
 export function registerCanary({ db, config }: DeployDeps) {
   return async (input: { deploymentId: string; instances: StartedInstance[] }): Promise<void> => {

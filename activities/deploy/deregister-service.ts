@@ -3,7 +3,7 @@ import { DeployDeps } from './deps';
 import { untilEdgeDrained, untilEdgeRoutes } from './edge-routing';
 
 /**
- * The longest the drain waits inside this step: with the edge's let-go (up to 15 s) it stays within the
+ * The longest the drain waits inside this step: with up to 15 s for the edge to let go, it stays within the
  * step's minute, so a long DEPLOY_DRAIN_SECONDS cannot time every attempt out and leave the undeploy failed.
  */
 const LONGEST_DRAIN_MS = 30000;

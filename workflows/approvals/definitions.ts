@@ -41,7 +41,7 @@ export const decideUpdate = defineUpdate<ConfirmedDecision, [DecideRequest]>('de
 export const decisionSignal = defineSignal<[DecisionSignal]>('decision');
 
 /**
- * The cancel endpoint's doorbell, like `decide`: it names no one. The run acts only on a cancel the
+ * The cancel endpoint's notice to the run. Like `decide`, it names no one: the run acts only on a cancel the
  * endpoint recorded on the scheduled change, and only while it waits for its time.
  */
 export const cancelScheduleUpdate = defineUpdate<PublishProgress>('cancel-schedule');

@@ -12,7 +12,7 @@ import { endCancelled, finishDone, finishOtherwise, notBefore, publishRunLeadMs,
 
 /**
  * Runs started before this marker asked once, when the publish was scheduled, whether it needed approval.
- * A policy enabled before its time then let it publish unapproved (#58, finding 1). From this marker on, a
+ * So a policy enabled before the due time let it publish unapproved (#58, finding 1). From this marker on, a
  * scheduled publish that needed none is asked again at its time. If a policy now asks for approval, the run
  * waits for it as an immediate publish would, and its requester is told.
  */

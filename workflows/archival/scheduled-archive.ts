@@ -28,7 +28,7 @@ export async function scheduledArchive(input: ScheduledArchiveInput): Promise<Sc
   refuseInvalidInput(scheduledArchiveInputProblem(input));
   // Runs started before this step was added replay without it (scheduled-archive-no-sites-before-log-partitions-ahead).
   if (wf.patched('log-partitions-ahead')) {
-    // A failure here does not cost the day's archive (a worker of the release before has no such activity):
+    // A failure here does not cost the day's archive (a worker of the previous release lacks this activity):
     // every archival worker's start creates the months too, and the failed attempts are in this history.
     await partitions.createPartitionsAhead({ logType: input.logType }).catch((error: unknown) => {
       wf.log.warn('the log partitions ahead were not created; the archive run starts all the same', { logType: input.logType, error: String(error) });

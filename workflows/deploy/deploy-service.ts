@@ -105,7 +105,7 @@ async function during<T>(run: DeployRun, stage: DeployStage, message: string, st
  * plan loads (STEPS_OVERLAP), or after it.
  */
 async function loadPlan({ act, input, overlap }: DeployRun): Promise<DeployPlan> {
-  // A run that died unfinished: terminated from the Web UI, say.
+  // A run that died unfinished: one terminated from the Web UI, for example.
   const removeOrphans = () => act.removeOrphanInstances({ serviceName: input.serviceName, deploymentId: input.deploymentId });
   const plan = overlap
     ? await alongside(removeOrphans(), act.loadDeployPlan({ deploymentId: input.deploymentId }))

@@ -8,7 +8,7 @@ const ROUND_MS = 5 * 60 * 1000;
 
 const dispatcher = wf.proxyActivities<MessagingActivities>({
   startToCloseTimeout: '6 minutes',
-  // A killed worker is noticed within 15 s; its round is taken up by another (the events in flight 20 s later).
+  // A killed worker is noticed within 15 s; another worker takes up its round (and its events in flight, 20 s later).
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });

@@ -12,8 +12,8 @@ import { deploymentOfTask, tasksOf, taskStillUp } from './tasks';
 
 /**
  * How long one attempt of a hand-over may wait for the service's own swarm service to roll, at most: its
- * activity's own time less what the canary's removal may take after it (STOPPED_WITHIN_MS and some), so that
- * attempts never overlap. The next attempt waits on.
+ * activity's own time less what the canary's removal may take after it (STOPPED_WITHIN_MS plus a margin), so
+ * that attempts never overlap. The next attempt keeps waiting.
  */
 const HAND_OVER_WAIT_MAX_MS = 45000;
 const handOverWaitMs = () => {
@@ -65,7 +65,7 @@ export async function handOverFromCanary(deps: DeployDeps, args: { deployment: D
 /**
  * A canary swarm service left from a rollout that ended: a promoted one whose hand-over did not finish is
  * handed over (and its cluster retired); one of a rollout that ended otherwise (reverted, failed, its run
- * dead and settled) goes. One whose deploy is still open is its run's to keep or withdraw, never this.
+ * dead and settled) goes. One whose deploy is still open is left to its run to keep or withdraw.
  */
 export async function settleCanaryService(deps: DeployDeps, service: ServiceRow): Promise<void> {
   const { canaryService } = names(deps, service.name);

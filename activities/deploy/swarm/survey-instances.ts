@@ -3,7 +3,7 @@ import { DeployDeps } from '../deps';
 import { settleCanaryService } from './canary-service';
 import { syncService } from './task-instances';
 
-/** The registry made what the swarm reports: instances whose tasks stopped leave (the swarm starts others). */
+/** Makes the registry match what the swarm reports: instances whose tasks stopped leave (the swarm starts others). */
 export function surveySwarmInstances(deps: DeployDeps) {
   return async (input: { serviceName: string }) => {
     const surveyed = await serviceToSurvey(deps.db, input.serviceName);

@@ -19,9 +19,9 @@ export const POLL_MS = 500;
  * A task's health check gives up on it once the health timeout (its start period, counted from the task's
  * start, which comes after the run's deadline was fixed) and three failed checks have passed; the swarm then
  * notices and rolls back. The wait gives the swarm that long past the run's deadline, so that it is the
- * swarm's own verdict (and its rollback) that fails an update. 10 s was too short on a loaded 2-core machine
- * (a fresh-clone run, 2026-11-27: the run's deadline came first and the reason named it); it fits in the
- * health-check activity's 60 s beyond the deadline.
+ * swarm's own verdict (and its rollback) that fails an update. 10 s is too short on a loaded 2-core machine:
+ * the run's deadline comes first, and the failure names it instead. 30 s fits in the health-check
+ * activity's 60 s beyond the deadline.
  */
 export const SWARM_VERDICT_MS = 30000;
 export const LOG_LINES_KEPT = 30;
@@ -105,7 +105,7 @@ export async function setReplicas(docker: Docker, swarmService: string, replicas
   await docker.getService(service.ID).update({ ...spec, version: service.Version.Index });
 }
 
-/** How long a scale down may take for the swarm's tasks to stop (their grace period, and some). */
+/** How long a scale down may take for the swarm's tasks to stop (their grace period, plus a margin). */
 export const STOPPED_WITHIN_MS = 30000;
 
 /**

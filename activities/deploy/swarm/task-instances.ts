@@ -22,7 +22,7 @@ async function syncRoutable(deps: DeployDeps, serviceName: string, routable: Rou
 }
 
 /**
- * The registry's rows made what the swarm reports for the service: the tasks of its swarm service and of its
+ * Makes the registry's rows match what the swarm reports for the service: the tasks of its swarm service and of its
  * canary's, one set of instances (the edge tells the versions apart by their deployment). Answers the tasks
  * that passed their health check.
  */

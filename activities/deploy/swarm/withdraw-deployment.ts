@@ -13,7 +13,7 @@ export async function withdrawDeployment(deps: DeployDeps, deploymentId: string)
   const deployment = await requireDeployment(deps, deploymentId);
   const service = await findService(deps.db, deployment.service_name);
   const { swarmService, canaryService } = names(deps, deployment.service_name);
-  // A canary rollout's version ran in a swarm service of its own: withdrawn, it goes.
+  // A canary rollout's version ran in a swarm service of its own: withdrawing it removes that service.
   const canary = await findSwarmService(deps.docker, canaryService);
   if (canary && canary.Spec.Labels?.[LABELS.deployment] === deployment.id && service?.current_deployment_id !== deployment.id)
     await removeSwarmService(deps.docker, canaryService);
