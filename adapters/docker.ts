@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import Docker from 'dockerode';
+import { within } from '../lib/within';
 
 export interface DockerHandle {
   docker: Docker;
@@ -29,7 +30,7 @@ export function createDocker(args: { dockerHost: string | null }): DockerHandle 
     configured: args.dockerHost !== null || fs.existsSync(DEFAULT_SOCKET),
     async ping(timeoutMs = 2000) {
       try {
-        await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref())]);
+        await within(docker.ping(), timeoutMs);
         return true;
       } catch {
         return false;

@@ -3,7 +3,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { AppDeps } from '../../deps';
 import { ALL_TASK_QUEUES } from '../../../domain/task-queues';
 import { pingDatabase } from '../../../data/db';
-import { within } from './within';
+import { within } from '../../../lib/within';
 import { approvalsWaitingByAge, Counted, deploymentsOfLastHour, emailsOfLastHour, jobRunsOfLastDay } from '../../../data/platform-figures';
 
 /** One reading serves every scrape for this long, so two Prometheus servers, or a short interval, cost one. */

@@ -12,7 +12,7 @@ import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { edgeIsReady, edgeMetrics } from '../../../edge/admin';
 import { baseImageState } from '../../../adapters/deploy/jre-base-image';
-import { within } from './within';
+import { within } from '../../../lib/within';
 
 type CheckState = 'up' | 'down' | 'not configured';
 
