@@ -3,7 +3,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { AppDeps } from '../../deps';
 import { ALL_TASK_QUEUES } from '../../../domain/task-queues';
 import { pingDatabase } from '../../../data/db';
-import { within } from '../../../lib/within';
+import { sharedWhileFresh, within } from '../../../lib/within';
 import { approvalsWaitingByAge, Counted, deploymentsOfLastHour, emailsOfLastHour, jobRunsOfLastDay } from '../../../data/platform-figures';
 
 /** One reading serves every scrape for this long, so two Prometheus servers, or a short interval, cost one. */
@@ -85,11 +85,7 @@ function setCounted(gauge: Gauge, counted: Counted[] | null): void {
  * list: a status, a channel configuration, a job, an age band, a task queue.
  */
 export function registerPlatformMetrics(registry: Registry, deps: Deps): void {
-  let last: { at: number; reading: Promise<Reading> } | null = null;
-  const reading = () => {
-    if (!last || Date.now() - last.at > READING_MAX_AGE_MS) last = { at: Date.now(), reading: read(deps) };
-    return last.reading;
-  };
+  const reading = sharedWhileFresh(READING_MAX_AGE_MS, () => read(deps));
   const gauge = (name: string, help: string, labelNames: string[], collect: (gauge: Gauge, now: Reading) => void) =>
     new Gauge({
       name,

@@ -12,7 +12,7 @@ import { Instant, Nullable, SiteId } from '../../http/common-schemas';
 import { pageQueryFields, pageSchema, presentPage } from '../../http/pagination';
 import { edgeIsReady, edgeMetrics } from '../../../edge/admin';
 import { baseImageState } from '../../../adapters/deploy/jre-base-image';
-import { within } from '../../../lib/within';
+import { sharedWhileFresh, within } from '../../../lib/within';
 
 type CheckState = 'up' | 'down' | 'not configured';
 
@@ -120,11 +120,7 @@ function readinessOf(deps: AppDeps): () => Promise<CheckStates> {
   const nodeTls = clientTlsOf(deps.config.temporal.tlsCaFile) ?? false;
   // Anyone may call /readyz: it answers from checks at most READINESS_MAX_AGE_MS old, and callers meanwhile
   // share one probe, so no caller can make it hit the database, Temporal and Docker at will.
-  let last: { at: number; checks: Promise<CheckStates> } | null = null;
-  return () => {
-    if (!last || Date.now() - last.at > READINESS_MAX_AGE_MS) last = { at: Date.now(), checks: probeAll(deps, nodeTls) };
-    return last.checks;
-  };
+  return sharedWhileFresh(READINESS_MAX_AGE_MS, () => probeAll(deps, nodeTls));
 }
 
 /** Liveness and readiness: is the process up, and can it reach what it needs. */
