@@ -1,7 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { DeployActivities } from '../../activities/deploy';
 import { StartedInstance } from '../../domain/deploy';
-import { reasonOf } from '../failure-reason';
+import { causeOf, reasonOf } from '../failure-reason';
 
 /** The deploy activities grouped by kind of timeout; every deploy-domain workflow uses these. */
 export function deployActivities(args: { healthTimeoutSeconds: number }) {
@@ -169,7 +169,7 @@ export async function alongside<T>(beside: Promise<unknown>, step: Promise<T>): 
 
 /** The reason an activity failed with, and the log lines an unhealthy instance left. */
 export function failureOf(error: unknown): { reason: string; lastLogLines: string[] } {
-  const cause = error instanceof wf.ActivityFailure ? error.cause : error;
+  const cause = causeOf(error);
   const reason = reasonOf(error);
   const details = cause instanceof wf.ApplicationFailure ? (cause.details?.[0] as { lastLogLines?: string[] } | undefined) : undefined;
   return { reason, lastLogLines: details?.lastLogLines ?? [] };

@@ -1,14 +1,9 @@
 import * as wf from '@temporalio/workflow';
 import type { DeployActivities } from '../../activities/deploy';
+import { reasonOf } from '../failure-reason';
 import { startEmailBatch } from '../messaging/start-email-batch';
 
 const quickDb = wf.proxyActivities<DeployActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10 } });
-
-/** The words of a failed step: the ACME server's own, or the step's. */
-export function problemOf(error: unknown): string {
-  const failure = error instanceof wf.ActivityFailure ? error.cause : error;
-  return failure instanceof Error ? failure.message : String(error);
-}
 
 /**
  * Tells the owners of the service that holds `hostname` that its certificate could not be renewed. A notice
@@ -20,7 +15,7 @@ export async function tellOwners(hostname: string, problem: string): Promise<voi
   try {
     recipients = await quickDb.notifyCertificateOwners({ hostname, problem, batchId });
   } catch (error) {
-    wf.log.warn("the certificate's notice to the service's owners was not written", { hostname, reason: problemOf(error) });
+    wf.log.warn("the certificate's notice to the service's owners was not written", { hostname, reason: reasonOf(error) });
     return;
   }
   if (recipients > 0) await sendNotice(hostname, batchId);
@@ -31,6 +26,6 @@ export async function sendNotice(hostname: string, batchId: string): Promise<voi
   try {
     await startEmailBatch(batchId);
   } catch (error) {
-    wf.log.warn("the certificate's notice to the service's owners was written but its send did not start", { hostname, batchId, reason: problemOf(error) });
+    wf.log.warn("the certificate's notice to the service's owners was written but its send did not start", { hostname, batchId, reason: reasonOf(error) });
   }
 }

@@ -3,6 +3,7 @@ import { alongside, DeployActs, deployActivities, failureOf, restoreInstances, s
 import { DeployStage, StartedInstance } from '../../domain/deploy';
 import { DeployProgress, deployProgressQuery, DeployServiceInput } from './definitions';
 import { deployInputProblem, ROLLED_BACK_BY_SWARM } from '../../domain/deploy';
+import { causeOf } from '../failure-reason';
 import { refuseInvalidInput } from '../valid-input';
 import { runCanary } from './rollout';
 import { startEmailBatch } from '../messaging/start-email-batch';
@@ -213,7 +214,7 @@ async function undoAndFail(run: DeployRun, error: unknown): Promise<never> {
   const failure = failureOf(error);
   progress.error = { stage: progress.stage, ...failure };
   // An update the swarm rolled back by itself says so: the previous version serves, and not by this run's undo.
-  const cause = error instanceof wf.ActivityFailure ? error.cause : error;
+  const cause = causeOf(error);
   const status = cause instanceof wf.ApplicationFailure && cause.type === ROLLED_BACK_BY_SWARM ? 'ROLLED_BACK' : 'FAILED';
   const undoFailures = await run.undo.run();
   // What could not be undone is logged; the deploy still ends FAILED with its own reason.

@@ -2,7 +2,8 @@ import * as wf from '@temporalio/workflow';
 import type { DeployActivities } from '../../activities/deploy';
 import { certificateInputProblem } from '../../domain/service-domains';
 import { refuseInvalidInput } from '../valid-input';
-import { problemOf, tellOwners } from './certificate-notice';
+import { tellOwners } from './certificate-notice';
+import { reasonOf } from '../failure-reason';
 import { CertificateOutcome, CertificateStage, certificateStageQuery, ObtainCertificateInput } from './definitions';
 
 /** ACME calls: a server that is down or limits the rate is tried again with backoff, for up to about a day. */
@@ -27,7 +28,7 @@ async function confirmAtEdge(hostname: string, serial: string): Promise<void> {
     await edge.confirmCertificateAtEdge({ hostname, serial });
   } catch (error) {
     if (wf.isCancellation(error)) throw error;
-    wf.log.warn('the edge did not confirm the new certificate in time', { hostname, reason: problemOf(error) });
+    wf.log.warn('the edge did not confirm the new certificate in time', { hostname, reason: reasonOf(error) });
   }
 }
 
@@ -55,7 +56,7 @@ export async function obtainCertificate(input: ObtainCertificateInput): Promise<
     return { hostname, state: 'ISSUED', ...issued };
   } catch (error) {
     if (wf.isCancellation(error)) throw error;
-    const problem = problemOf(error);
+    const problem = reasonOf(error);
     stage = 'FAILED';
     const firstFailure = await quickDb.recordCertificateProblem({ hostname, problem });
     if (input.renewal && firstFailure) await tellOwners(hostname, problem);

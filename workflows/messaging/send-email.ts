@@ -1,5 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import type { MessagingActivities } from '../../activities/messaging';
+import { reasonOf } from '../failure-reason';
 import { MAX_DELIVERY_ATTEMPTS, SendEmailInput } from './definitions';
 import { sendEmailInputProblem } from '../../domain/messaging';
 import { refuseInvalidInput } from '../valid-input';
@@ -19,7 +20,7 @@ export async function sendEmail(input: SendEmailInput): Promise<'SUCCESS' | 'FAI
   try {
     return await deliver.deliverEmail(input);
   } catch (error) {
-    const reason = error instanceof wf.ActivityFailure && error.cause ? error.cause.message : String(error);
+    const reason = reasonOf(error);
     await record.failEmailLog({ logId: input.logId, reason });
     return 'FAILED';
   }
