@@ -54,14 +54,15 @@ function acmeSettings(env: Env, production: boolean): AcmeConfig | null {
 
 /** The edge's settings; its defaults follow the API's ports (API_PORT, and API_LISTEN_PORT where the edge reaches the API). */
 export function edgeConfig(env: Env, production: boolean, api: { port: number; listenPort: number }): EdgeConfig {
+  const tlsPort = port(env, 'EDGE_TLS_PORT', api.port + 3);
   return {
     dir: optional(env, 'EDGE_DIR'),
     adminUrl: url(env, 'EDGE_ADMIN_URL', null, ['http:'])?.replace(/\/+$/, '') ?? null,
     apiAddress: hostAndPort(env, 'EDGE_API_ADDRESS', `127.0.0.1:${api.listenPort}`),
     connectTimeoutMs: integer(env, 'EDGE_CONNECT_TIMEOUT_MS', 1000, 10, 60000),
     idleTimeoutSeconds: integer(env, 'EDGE_IDLE_TIMEOUT_SECONDS', 300, 1, 86400),
-    tlsPort: port(env, 'EDGE_TLS_PORT', api.port + 3),
-    tlsPublicPort: port(env, 'EDGE_TLS_PUBLIC_PORT', port(env, 'EDGE_TLS_PORT', api.port + 3)),
+    tlsPort,
+    tlsPublicPort: port(env, 'EDGE_TLS_PUBLIC_PORT', tlsPort),
     acme: acmeSettings(env, production),
   };
 }
