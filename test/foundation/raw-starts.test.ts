@@ -3,6 +3,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal as proto } from '@temporalio/proto';
 import { attachPlatform, TestPlatform } from '../support/platform';
+import { recordHistory } from '../support/histories';
 
 /**
  * Every workflow checks its own input: a run started on Temporal directly (the CLI, the Web UI, any client
@@ -22,6 +23,21 @@ afterAll(async () => {
 });
 
 const timings = { healthTimeoutSeconds: 30, drainSeconds: 1 };
+const ARCHIVE_SENT_TO_PUBLISH = {
+  componentType: 'PAGE',
+  siteId: 'site-1',
+  resourceId: '00000000-0000-4000-8000-000000000003',
+  revision: 1,
+  callbackPath: '/api/content/pages/00000000-0000-4000-8000-000000000003/approval-callback',
+  requestedBy: 'm',
+  title: null,
+  comment: null,
+  correlationId: null,
+  action: 'ARCHIVE',
+  dueAt: '2099-01-01T00:00:00.000Z',
+};
+/** The runs kept as saved histories (test/histories), for the replay test: publishComponent's refusal of an archive. */
+const HISTORY_NAMES = new Map<unknown, string>([[ARCHIVE_SENT_TO_PUBLISH, 'publish-archive-refused']]);
 const hostile: Array<[string, string, unknown]> = [
   ['archiveLogs', 'archival', { logType: 'EMAIL_LOG', siteConcurrency: -1 }],
   ['archiveLogs', 'archival', { logType: 'EMAIL_LOG', maxRowsPerPart: 1e12 }],
@@ -64,23 +80,7 @@ const hostile: Array<[string, string, unknown]> = [
   ],
   // An archive sent to the publish run: archives are archiveComponent runs now, and only those begun before
   // the split go on in publishComponent.
-  [
-    'publishComponent',
-    'approvals',
-    {
-      componentType: 'PAGE',
-      siteId: 'site-1',
-      resourceId: '00000000-0000-4000-8000-000000000003',
-      revision: 1,
-      callbackPath: '/api/content/pages/00000000-0000-4000-8000-000000000003/approval-callback',
-      requestedBy: 'm',
-      title: null,
-      comment: null,
-      correlationId: null,
-      action: 'ARCHIVE',
-      dueAt: '2099-01-01T00:00:00.000Z',
-    },
-  ],
+  ['publishComponent', 'approvals', ARCHIVE_SENT_TO_PUBLISH],
   // A publish's input sent to the archive run: it would otherwise archive the page that was to be published.
   [
     'archiveComponent',
@@ -132,5 +132,7 @@ test.each(hostile)('a raw start of %s on %s with %j fails VALIDATION_FAILED and 
   expect((cause as ApplicationFailure).nonRetryable).toBe(true);
   const history = await handle.fetchHistory();
   expect(history.events!.filter((event) => event.eventType === proto.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toEqual([]);
+  const historyName = HISTORY_NAMES.get(input);
+  if (historyName) await recordHistory(platform.temporal, { workflowId: handle.workflowId, name: historyName });
   await handle.terminate().catch(() => undefined);
 });
