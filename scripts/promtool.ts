@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../lib/project-root';
 import { withProgress } from './progress';
 import { runToEnd } from './platform/children';
+import { goBuildInto } from './go-build';
 import { goEnv } from './temporal-server';
 
 /**
@@ -22,20 +23,9 @@ export async function ensurePromtool(say: (line: string) => void = () => undefin
   const promtool = path.join(PROMETHEUS_DIR, 'promtool');
   if (fs.existsSync(promtool)) return promtool;
   if (!goEnv('GOMODCACHE')) throw new Error('Go is needed to build promtool, which tests the alert rules: apt-get install golang-go (1.26 or newer).');
-  fs.mkdirSync(PROMETHEUS_DIR, { recursive: true });
-  // Built beside, then moved into place: a build cut short leaves nothing that passes for promtool.
-  const partial = `${promtool}.${process.pid}.tmp`;
   await withProgress(`building promtool ${PINNED_PROMETHEUS} from the Go module proxy into ${PROMETHEUS_DIR} (once)`, say, () =>
-    runToEnd(
-      'go',
-      ['-C', TOOLS_MODULE_DIR, 'build', '-mod=readonly', '-tags', 'remove_all_sd', '-o', partial, 'github.com/prometheus/prometheus/cmd/promtool'],
-      {
-        ...process.env,
-        GOFLAGS: '',
-      },
-    ),
+    goBuildInto({ moduleDir: TOOLS_MODULE_DIR, program: 'github.com/prometheus/prometheus/cmd/promtool', output: promtool, tags: ['remove_all_sd'] }),
   );
-  fs.renameSync(partial, promtool);
   return promtool;
 }
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../temporal-config/temporal-cli';
 import { withProgress } from './progress';
 import { runToEnd } from './platform/children';
+import { goBuildInto } from './go-build';
 
 /**
  * The Temporal server release of cluster mode, built from the Go module proxy: the newest 1.32 that builds
@@ -95,16 +96,11 @@ export async function ensureTemporalServer(say: (line: string) => void = () => u
     );
   }
   if (!serverIsCurrent(server, source)) {
-    fs.mkdirSync(TEMPORAL_SERVER_DIR, { recursive: true });
-    // Built beside, then moved into place: a node started meanwhile runs a whole binary, old or new.
-    const partial = `${server}.${process.pid}.tmp`;
     await withProgress(
       `building the Temporal server ${PINNED_TEMPORAL_SERVER} with the platform's claim mapper into ${TEMPORAL_SERVER_DIR} (minutes the first time)`,
       say,
-      // -mod=readonly: the modules go.sum names, and no other.
-      () => runToEnd('go', ['-C', SERVER_MODULE_DIR, 'build', '-mod=readonly', '-o', partial, '.'], { ...goEnvironment, GOFLAGS: '' }),
+      () => goBuildInto({ moduleDir: SERVER_MODULE_DIR, program: '.', output: server }),
     );
-    fs.renameSync(partial, server);
     fs.writeFileSync(stampOf(server), source);
     const version = builtVersion(server);
     if (version !== PINNED_TEMPORAL_SERVER) throw new Error(`the Temporal server was built into ${server} but answers ${version ?? 'nothing'}`);
