@@ -1,3 +1,5 @@
+// First: tracing patches `pg` and `http` as they load.
+import { tracing } from './tracing';
 import http from 'node:http';
 import { ConfigError, loadConfig } from '../lib/config';
 import { secretKeysOf } from '../lib/secrets';
@@ -64,7 +66,7 @@ async function main(): Promise<void> {
     void edge?.close();
     void bounces?.close();
     stores.close();
-    void Promise.allSettled([db.destroy(), temporal.connection.close()]).then(() => process.exit(0));
+    void Promise.allSettled([db.destroy(), temporal.connection.close(), tracing?.stop()]).then(() => process.exit(0));
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);

@@ -4,7 +4,7 @@ import { EdgeInstance, EdgeService, RESERVED_SLUGS } from '../domain/deploy';
 import { EdgeCertificate } from './xds';
 import { platformHostnames } from '../domain/service-domains';
 import { lingeringUntil, writeEdgeBootstrap, writeEdgeConfig } from './files';
-import { EdgePlan } from './xds';
+import { EdgePlan, EdgeTracing } from './xds';
 
 /** What the control plane reads the edge's services from: the service registry, and word of its changes. */
 export interface EdgeRegistry {
@@ -30,10 +30,12 @@ export interface EdgeSettings {
   admin?: EdgeInstance;
   connectTimeoutMs: number;
   idleTimeoutMs: number;
+  /** Where the edge's spans go (the platform's OTEL_EXPORTER_OTLP_ENDPOINT), when tracing is on. */
+  tracing?: EdgeTracing;
 }
 
 /** The edge as the configuration says: Envoy on the front door (API_HOST:API_PORT), the API at EDGE_API_ADDRESS behind it. */
-export function edgeSettingsOf(config: Pick<Config, 'api' | 'edge'>, dir: string): EdgeSettings {
+export function edgeSettingsOf(config: Pick<Config, 'api' | 'edge' | 'observability'>, dir: string): EdgeSettings {
   const admin = config.edge.adminUrl ? new URL(config.edge.adminUrl) : null;
   return {
     dir,
@@ -44,6 +46,7 @@ export function edgeSettingsOf(config: Pick<Config, 'api' | 'edge'>, dir: string
     api: config.edge.apiAddress,
     connectTimeoutMs: config.edge.connectTimeoutMs,
     idleTimeoutMs: config.edge.idleTimeoutSeconds * 1000,
+    ...(config.observability.tracing ? { tracing: config.observability.tracing } : {}),
   };
 }
 
@@ -70,6 +73,7 @@ async function edgePlanOf(registry: EdgeRegistry, config: EdgePlanConfig, edge: 
     jwt: { hs256Secret: config.identity.jwtSecret, jwks },
     connectTimeoutMs: edge.connectTimeoutMs,
     idleTimeoutMs: edge.idleTimeoutMs,
+    ...(edge.tracing ? { tracing: edge.tracing } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { ErrorCatalogue, ErrorCode } from '../lib/errors';
 import { edgeAccessLogs } from './access-log';
 import { CLAIMS_KEY, IDENTITY_FORMATTERS, identityHeaderMutations, requestIdCheck } from './identity';
 import { tlsListener } from './tls';
+import { collectorCluster, edgeTracing } from './tracing';
 import {
   add,
   address,
@@ -169,6 +170,7 @@ function connectionManager(plan: EdgePlan, scheme: 'http' | 'https') {
         ? { route_config_name: ROUTES, config_source: watchedFile(plan.dir, 'rds.json') }
         : { route_config_name: TLS_ROUTES, config_source: watchedFile(plan.dir, 'rds-tls.json') },
     local_reply_config: localReplies(),
+    ...(plan.tracing ? { tracing: edgeTracing(plan.tracing) } : {}),
     // An unsubscribe link's token unsubscribes its address with no sign-in: its line names the path's shape only.
     access_log: edgeAccessLogs(),
     http_filters: [
@@ -260,6 +262,7 @@ export function edgeClusters(plan: EdgePlan) {
     },
     ...plan.services.filter((service) => service.instances.length > 0).map((service) => serviceCluster(service, 'current')),
     ...plan.services.filter((service) => (service.canary?.instances.length ?? 0) > 0).map((service) => serviceCluster(service, 'canary')),
+    ...(plan.tracing ? [collectorCluster(plan.tracing)] : []),
   ];
   if (plan.jwt.jwks) {
     const url = new URL(plan.jwt.jwks.url);

@@ -1,3 +1,5 @@
+import { PROBE_PATHS } from '../lib/tracing';
+import { UNTRACED_ROUTE } from './tracing';
 import { ErrorCatalogue, ErrorCode } from '../lib/errors';
 import { ACME_CHALLENGE_PREFIX, certifiedHostnames, hstsHeader, redirectToHttps } from './tls';
 import { API_CLUSTER, canaryClusterOf, clusterOf, duration, EdgePlan, EdgeService, problem, ROUTES, setHeader, TLS_ROUTES, type } from './xds';
@@ -65,11 +67,12 @@ export function edgeRoutes(plan: EdgePlan) {
   // To the API, as to a service: a request without a body is tried again when its connection was reset before
   // the answer (a kept-alive connection the API closed a moment before, at its keep-alive timeout); any other
   // only when nothing of it was sent.
-  const toApi = (match: Record<string, string>) =>
+  const toApi = (match: Record<string, unknown>, untraced = false) =>
     SERVICE_ROUTE_KINDS.map((how) => ({
       match: kindMatch(match, how),
       route: { cluster: API_CLUSTER, timeout: '0s', retry_policy: retryPolicy(how) },
       typed_per_filter_config: PLATFORM_ROUTE,
+      ...(untraced ? UNTRACED_ROUTE : {}),
     }));
   // Any request may be tried again on another instance when nothing of it was sent; a request without a
   // body (GET, HEAD, OPTIONS) also when its connection was reset before the answer, as a kept-alive
@@ -119,6 +122,9 @@ export function edgeRoutes(plan: EdgePlan) {
       'No platform route or deployed service has this path.',
       PLATFORM_ROUTE,
     ),
+    // An unsubscribe link's token is in its path: the edge keeps no span of it (the access log names its shape
+    // only). Probes come every few seconds: a trace each would bury the ones that matter.
+    ...(plan.tracing ? [...toApi({ prefix: '/u/', case_sensitive: false }, true), ...PROBE_PATHS.flatMap((path) => toApi({ path }, true))] : []),
     ...toApi({ prefix: '/' }),
   ];
   const serviceRoutes = (service: EdgeService) => {

@@ -47,6 +47,15 @@ export interface EdgePlan {
    * certificate. Plain HTTP redirects a hostname with a certificate to it, and answers ACME challenges.
    */
   tls?: { listen: EdgeInstance; certificates: EdgeCertificate[]; publicPort?: number };
+  /** Where the edge's spans go; none: the edge makes no spans (it still passes a client's trace context on). */
+  tracing?: EdgeTracing;
+}
+
+/** Where the edge sends its spans (OTEL_EXPORTER_OTLP_ENDPOINT, as the API and workers do), and the share of new traces it keeps. */
+export interface EdgeTracing {
+  /** The collector's base URL; spans go to `{endpoint}/v1/traces` over OTLP/HTTP. */
+  endpoint: string;
+  sampleRatio: number;
 }
 
 export const API_CLUSTER = 'opsflow_api';

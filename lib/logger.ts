@@ -1,4 +1,5 @@
 import pino, { Logger } from 'pino';
+import { traceFields } from './tracing';
 
 export type { Logger };
 
@@ -36,6 +37,8 @@ export function createLogger(args: { level: string; name: string; destination?: 
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { pid: process.pid, component: args.name },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // A line written inside a traced request or run names its trace, so the two can be read together.
+    mixin: traceFields,
   };
   if (args.destination) return pino(options, args.destination);
   return args.gathered ? pino(options, pino.destination({ dest: 1, sync: false, ...GATHERED })) : pino(options);

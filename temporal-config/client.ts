@@ -5,6 +5,7 @@ import {
   makeGrpcRetryInterceptor,
   WorkflowExecutionDescription,
   WorkflowNotFoundError,
+  WorkflowClientInterceptor,
   WorkflowStartOptions,
 } from '@temporalio/client';
 import * as grpc from '@grpc/grpc-js';
@@ -41,6 +42,8 @@ export async function connectTemporal(args: {
   identity?: { dir: string | null; subject: string };
   /** The authority the cluster's frontend certificate is verified against (TEMPORAL_TLS_CA_FILE); none: plaintext. */
   tlsCaFile?: string | null;
+  /** Whether the runs this client starts, signals and updates join the caller's trace (tracing is on). */
+  traced?: boolean;
 }): Promise<TemporalHandle> {
   const apiKey = serviceTokenOf(args.identity, args.namespace);
   // TLS is said outright either way: given an API key, the SDK would turn it on by itself (Temporal Cloud's way).
@@ -53,7 +56,12 @@ export async function connectTemporal(args: {
   });
   return {
     connection,
-    client: new Client({ connection, namespace: args.namespace, dataConverter: platformDataConverter(args.payloadCodec) }),
+    client: new Client({
+      connection,
+      namespace: args.namespace,
+      dataConverter: platformDataConverter(args.payloadCodec),
+      interceptors: { workflow: args.traced ? tracedWorkflowCalls() : [] },
+    }),
     namespace: args.namespace,
     uiUrl: args.uiUrl,
     serviceToken: apiKey,
@@ -76,10 +84,19 @@ export function connectPlatformTemporal(
     payloadCodec,
     identity: { dir: config.temporal.identityDir, subject },
     tlsCaFile: config.temporal.tlsCaFile,
+    traced: config.observability.tracing !== null,
   });
 }
 
-type PlatformTemporalConfig = Pick<Config, 'temporal'>;
+/** The client's calls carry the caller's trace into the run; loaded only when tracing is on, as the SDK is. */
+function tracedWorkflowCalls(): WorkflowClientInterceptor[] {
+  type TracedClient = typeof import('@temporalio/interceptors-opentelemetry/lib/client');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const traced = require('@temporalio/interceptors-opentelemetry/lib/client') as TracedClient;
+  return [new traced.OpenTelemetryWorkflowClientInterceptor()];
+}
+
+type PlatformTemporalConfig = Pick<Config, 'temporal' | 'observability'>;
 
 /** A link into the Temporal Web UI for one run. */
 export function workflowUiUrl(temporal: Pick<TemporalHandle, 'namespace' | 'uiUrl'>, workflowId: string, runId: string): string {

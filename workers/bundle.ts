@@ -6,20 +6,32 @@ import { FAILURE_CONVERTER_PATH } from '../temporal-config/payload-codec';
 
 // The source, also when this runs compiled: the bundler compiles the workflows for their sandbox itself.
 const WORKFLOWS_INDEX = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
+/** Interceptors in every run's sandbox: a run started inside a trace joins it (decision 045). */
+const WORKFLOW_INTERCEPTORS = [path.join(PROJECT_ROOT, 'workflows', 'trace-interceptors.ts')];
 
 /** Bundles every workflow once, so all workers of a start (or a test run) share one prebuilt bundle. */
 export async function writeWorkflowBundle(outputPath: string): Promise<string> {
   // The failure converter goes into the bundle: the sandbox converts failures as the workers do.
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_INDEX, failureConverterPath: FAILURE_CONVERTER_PATH, logger: quietBundlerLogger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_INDEX,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTORS,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger: quietBundlerLogger,
+  });
   fs.mkdirSync(path.dirname(outputPath), { recursive: true });
   fs.writeFileSync(outputPath, code);
   return outputPath;
 }
 
-/** The prebuilt bundle when one is given, else the workflows' source for the worker to bundle itself. */
-export function workflowSource(bundlePath: string | null): { workflowBundle: WorkflowBundleOption } | { workflowsPath: string } {
-  if (bundlePath && fs.existsSync(bundlePath)) return { workflowBundle: { codePath: bundlePath } };
-  return { workflowsPath: WORKFLOWS_INDEX };
+/**
+ * The prebuilt bundle when one is given, else the workflows' source and their interceptors for the worker to
+ * bundle itself.
+ */
+export function workflowSource(
+  bundlePath: string | null,
+): { workflowBundle: WorkflowBundleOption; workflowModules: [] } | { workflowsPath: string; workflowModules: string[] } {
+  if (bundlePath && fs.existsSync(bundlePath)) return { workflowBundle: { codePath: bundlePath }, workflowModules: [] };
+  return { workflowsPath: WORKFLOWS_INDEX, workflowModules: WORKFLOW_INTERCEPTORS };
 }
 
 const quietBundlerLogger = {

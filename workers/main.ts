@@ -1,3 +1,5 @@
+// First: tracing patches `pg` and `http` as they load.
+import { tracing, workerTracing } from './tracing';
 import { DefaultLogger, LogLevel, Runtime, Worker } from '@temporalio/worker';
 import { Config, ConfigError, loadConfig } from '../lib/config';
 import { createLogger, Logger } from '../lib/logger';
@@ -107,7 +109,8 @@ async function main(): Promise<void> {
     temporal,
     docker: queues.includes('deployments') ? createDocker({ dockerHost: config.dockerHost }) : null,
   };
-  const source = workflowSource(config.workflowBundlePath);
+  const { workflowModules, ...source } = workflowSource(config.workflowBundlePath);
+  const traces = workerTracing();
   const alongside: Array<{ stop(): Promise<void> }> = [];
   const workers = await Promise.all(
     queues.map(async (queue) => {
@@ -131,6 +134,8 @@ async function main(): Promise<void> {
         // A deploy's steps run one after another, and each saves the task queue's round trip when taken eagerly.
         maxEagerActivityReservationsPerWorkflowTask: definition.eagerActivities ? EAGER_ACTIVITIES_PER_TASK : 0,
         dataConverter: platformDataConverter(payloadCodec),
+        sinks: traces.sinks,
+        interceptors: { workflowModules, activity: traces.activity },
         ...source,
       });
     }),
@@ -145,6 +150,7 @@ async function main(): Promise<void> {
     await connection.close();
     await temporal.connection.close();
     await db.destroy();
+    await tracing?.stop();
     logger.info('workers stopped');
   }
 }

@@ -2,6 +2,7 @@ import nodemailer, { Transporter } from 'nodemailer';
 import type { ChannelConfigRow } from '../../data/messaging/channel-configs';
 import { DeliveryFailure } from './delivery-failure';
 import { withoutLinkSecrets } from '../../lib/link-secrets';
+import { inSpan } from '../../lib/tracing';
 
 export interface MailMessage {
   from: string;
@@ -115,7 +116,17 @@ export async function sendSmtp(
     // The subject and recipient were made single-line before; nodemailer gets no chance to be handed a header.
     const { returnPath, ...mail } = message;
     const envelope = returnPath ? { envelope: { from: returnPath, to: [message.to] } } : {};
-    await Promise.race([transporter.sendMail({ ...mail, ...envelope, disableFileAccess: true, disableUrlAccess: true }), stalled]);
+    const relay = { 'server.address': config.smtp_host ?? '', 'server.port': config.smtp_port ?? 0 };
+    await inSpan('smtp send', relay, async (span) => {
+      try {
+        const sent = await Promise.race([transporter.sendMail({ ...mail, ...envelope, disableFileAccess: true, disableUrlAccess: true }), stalled]);
+        span.setAttribute('smtp.response', withoutLinkSecrets(String(sent.response ?? '')));
+      } catch (error) {
+        // The reason as the send's log row keeps it: without the VERP tag.
+        span.setAttribute('smtp.response', error instanceof DeliveryFailure ? error.message : failureOf(error).message);
+        throw error;
+      }
+    });
   } catch (error) {
     if (!(error instanceof DeliveryFailure)) throw failureOf(error);
     // The next attempt gets a new pool rather than the one that stalled.

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { Middleware } from 'koa';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { Logger } from '../../lib/logger';
+import { nameRequestSpan } from '../../lib/tracing';
 import { USER_HEADERS } from './identity';
 import { loggablePath } from '../../lib/link-secrets';
 
@@ -44,6 +45,7 @@ export function requestContext(args: { logger: Logger; metrics: Registry }): Mid
       const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       const labels = { method: ctx.method, route, status: String(ctx.status) };
       requests.inc(labels);
+      nameRequestSpan(ctx.method, route);
       duration.observe(labels, seconds);
       const userId = ctx.req.headers[USER_HEADERS.id];
       accessLog.info(

@@ -93,13 +93,14 @@ export async function postJar(args: {
   jar: string;
   fields?: Record<string, string>;
   path?: string;
+  headers?: Record<string, string>;
 }): Promise<{ status: number; body: any }> {
   const form = new FormData();
   for (const [name, value] of Object.entries(args.fields ?? {})) form.append(name, value);
   form.append('file', new Blob([fs.readFileSync(args.jar)], { type: 'application/java-archive' }), 'service.jar');
   const answer = await fetch(`${args.apiUrl}${args.path ?? '/api/infra/deploy/jar'}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${args.token}` },
+    headers: { authorization: `Bearer ${args.token}`, ...args.headers },
     body: form,
   });
   const text = await answer.text();

@@ -52,7 +52,7 @@ async function noProcessLeft(folder: string): Promise<string[]> {
 
 /** After a stop: none of the platform's ports answers, and no process of it is left. */
 async function expectNothingLeft(): Promise<void> {
-  for (const port of [ports.api, ports.edgeAdmin, ports.temporalUi, ports.mailUi, ports.workerMetrics])
+  for (const port of [ports.api, ports.edgeAdmin, ports.temporalUi, ports.mailUi, ports.workerMetrics, ports.jaegerOtlp, ports.jaegerUi])
     expect({ port, answers: await portAnswers(port) }).toEqual({ port, answers: false });
   expect(await noProcessLeft(dataDir)).toEqual([]);
 }
@@ -135,6 +135,17 @@ test('npm start brings up a ready platform whose API and worker run compiled Jav
     const ready = await call(api, 'GET', '/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body.checks).toEqual({ database: 'up', temporal: 'up', docker: 'up', edge: 'up', jarBaseImage: 'up' });
+    // Traces go to the start's own Jaeger: a request through the edge is there, from the edge and the API.
+    expect(first.output()).toContain(`http://127.0.0.1:${ports.jaegerUi}/api/traces?service=opsflow-api`);
+    await call(api, 'GET', '/api/openapi.json');
+    await waitUntil(
+      'the edge and the API in Jaeger',
+      async () => {
+        const services = (await call(`http://127.0.0.1:${ports.jaegerUi}`, 'GET', '/api/services')).body.data ?? [];
+        return services.includes('opsflow-edge') && services.includes('opsflow-api');
+      },
+      30000,
+    );
 
     // A second start on the same ports stops before it starts anything, naming each port it needs and the
     // setting that moves it; the first platform is untouched.

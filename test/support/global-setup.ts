@@ -8,6 +8,7 @@ import { installTools } from '../../scripts/tools';
 import { ensureTemporalServer } from '../../scripts/temporal-server';
 import { ensurePebble } from '../../scripts/platform/pebble';
 import { mailpitBinary } from '../../scripts/platform/mail-capture';
+import { ensureJaeger } from '../../scripts/platform/jaeger';
 import { ensureBaseImage } from '../../adapters/deploy/jre-base-image';
 import { withProgress } from '../../scripts/progress';
 import { TEST_BASE_IMAGE } from './slots';
@@ -18,7 +19,7 @@ const START_DEADLINE_MS = 180000;
 /**
  * What the suite needs besides the system packages, installed by the suite itself as `npm start` installs
  * its own: the pinned tools (Temporal CLI, Envoy, the API fuzzer, SeaweedFS for the S3 sink), the Temporal server of cluster mode,
- * Pebble and Mailpit (built from the Go module proxy) and the JRE base image of JAR deploys.
+ * Pebble, Mailpit and Jaeger (built from the Go module proxy) and the JRE base image of JAR deploys.
  * Without a Docker engine the image is left out and the deploy tests fail saying the engine does not answer.
  */
 async function installWhatTheSuiteNeeds(): Promise<void> {
@@ -32,6 +33,8 @@ async function installWhatTheSuiteNeeds(): Promise<void> {
   await ensurePebble(say);
   // The mail capture, built once before the test platform starts it (its web UI by npm: minutes the first time).
   await withProgress('making sure Mailpit with its web UI is built', say, () => mailpitBinary());
+  // The trace tests' backend (minutes the first time on a fresh machine; seconds once Go's cache has it).
+  await ensureJaeger(say);
   const docker = new Docker();
   const engine = await succeeds(docker.ping());
   if (!engine) {

@@ -57,6 +57,9 @@ export interface NpmStartPorts {
   mailUi: number;
   /** The worker's Temporal SDK metrics (WORKER_METRICS_PORT). */
   workerMetrics: number;
+  /** Jaeger's OTLP port and its API (JAEGER_OTLP_PORT, JAEGER_UI_PORT). */
+  jaegerOtlp: number;
+  jaegerUi: number;
 }
 
 /**
@@ -69,8 +72,10 @@ export async function npmStartEnvironment(args: {
   scope: string;
   extra?: NodeJS.ProcessEnv;
 }): Promise<{ env: NodeJS.ProcessEnv; ports: NpmStartPorts }> {
-  const [api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi, workerMetrics] = await Promise.all(Array.from({ length: 9 }, () => freePort()));
-  const ports = { api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi, workerMetrics };
+  const [api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi, workerMetrics, jaegerOtlp, jaegerUi] = await Promise.all(
+    Array.from({ length: 11 }, () => freePort()),
+  );
+  const ports = { api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi, workerMetrics, jaegerOtlp, jaegerUi };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: args.dataDir,
@@ -84,6 +89,8 @@ export async function npmStartEnvironment(args: {
     SMTP_CAPTURE_PORT: String(smtp),
     MAIL_CAPTURE_UI_PORT: String(mailUi),
     WORKER_METRICS_PORT: String(workerMetrics),
+    JAEGER_OTLP_PORT: String(jaegerOtlp),
+    JAEGER_UI_PORT: String(jaegerUi),
     DEPLOY_SCOPE: args.scope,
     DEPLOY_NETWORK: args.scope,
     ...args.extra,
