@@ -13,6 +13,8 @@
  * required), one after the other. `--cpu` prints each process's CPU seconds over the platform's run (Linux, /proc);
  * `--statements` the twelve statements that took PostgreSQL longest over it, from pg_stat_statements (the database's own).
  */
+// First: with --tracing, the SDK patches `pg` and `http` as they load.
+import { tracingLine } from './tracing';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -75,6 +77,7 @@ async function activityTimes(temporal: BenchPlatform['temporal'], workflowId: st
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      tracing: { type: 'boolean', default: false },
       rows: { type: 'string', default: '1000000' },
       temporal: { type: 'string', default: 'dev' },
       path: { type: 'string', default: 'both' },
@@ -90,6 +93,7 @@ async function main(): Promise<void> {
   if (!paths.every((one) => one === 'partitions' || one === 'rows')) throw new Error('--path is both, partitions or rows');
   const temporals = benchTemporals(values.temporal);
   console.log(`bench/archive: ${rows} email log rows over ${SITES} sites, Temporal: ${temporals.join(', then ')}`);
+  console.log(tracingLine());
   const runs: string[] = [];
   const archiveBytes = new Map<string, number>();
   for (const temporal of temporals) {

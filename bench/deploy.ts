@@ -18,6 +18,8 @@
  * CPU per request and peak memory. The ratios against the goals come last. `--tls-only` deploys the one
  * service and prints the TLS table alone (a short run: `--tls-only --requests 300 --rounds 1 --seconds 1`).
  */
+// First: with --tracing, the SDK patches `pg` and `http` as they load.
+import { tracingLine } from './tracing';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -48,6 +50,7 @@ const CLIENTS = [
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      tracing: { type: 'boolean', default: false },
       requests: { type: 'string', default: '5000' },
       concurrency: { type: 'string', default: '16' },
       rounds: { type: 'string', default: '3' },
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
   console.log(
     `bench/deploy: a small JAR on opsflow/jre:17, then ${rounds} rounds of ${requests} requests ${concurrency} at a time per client (${os.cpus().length} cores); Envoy --concurrency ${values['edge-concurrency']}`,
   );
+  console.log(tracingLine());
   // The base image built before any timing starts, from Debian packages when missing (as npm start does).
   const platform = await startBenchPlatform({
     DEPLOY_BASE_IMAGE: 'opsflow/jre:17',

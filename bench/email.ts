@@ -7,6 +7,8 @@
  * fails over to here: it costs what being ready to fail over costs). With `--rate`, the first is limited to
  * R messages a second (burst B): the run's time is then printed beside the time that limit sets.
  */
+// First: with --tracing, the SDK patches `pg` and `http` as they load.
+import { tracingLine } from './tracing';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import nodemailer from 'nodemailer';
@@ -25,6 +27,7 @@ const TEMPLATE = {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      tracing: { type: 'boolean', default: false },
       users: { type: 'string', default: '10000' },
       channels: { type: 'string', default: '2' },
       rate: { type: 'string' },
@@ -40,6 +43,7 @@ async function main(): Promise<void> {
   console.log(
     `bench/email: one template by role to ${users} directory users, ${channels} active channel(s)${rate === null ? '' : `, the first limited to ${rate}/s (burst ${burst ?? 'one second of it'})`} (${os.cpus().length} cores)`,
   );
+  console.log(tracingLine());
   const platform = await startBenchPlatform();
   const { db, apiUrl, config, info, temporal } = platform;
   const recipients = Array.from({ length: users }, (_, i) => ({ email: `user${i}@bench.example`, name: `User ${i}`, locale: i % 4 === 0 ? 'ar' : 'en' }));

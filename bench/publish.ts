@@ -14,6 +14,8 @@
  * in one transaction), beside the same 200 pages published one by one through the API and the release's
  * transaction alone (the data function, no HTTP, no workflow), in the same run.
  */
+// First: with --tracing, the SDK patches `pg` and `http` as they load.
+import { tracingLine } from './tracing';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
@@ -64,6 +66,7 @@ function report(result: Measured): string {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      tracing: { type: 'boolean', default: false },
       count: { type: 'string', default: '200' },
       concurrency: { type: 'string', default: '4' },
       temporal: { type: 'string', default: 'dev' },
@@ -78,6 +81,7 @@ async function main(): Promise<void> {
   const concurrency = Number(values.concurrency);
   const temporals = benchTemporals(values.temporal);
   console.log(`bench/publish: ${count} publishes per scenario, ${concurrency} at a time (${os.cpus().length} cores), Temporal: ${temporals.join(', then ')}`);
+  console.log(tracingLine());
   const runs: Array<{ temporal: BenchTemporal; platformOpen: Measured; platformGuarded: Measured }> = [];
   for (const temporal of temporals) {
     console.log(`Temporal ${temporal === 'dev' ? 'dev server' : 'cluster (two nodes behind the door, tokens required)'}:`);

@@ -1,5 +1,6 @@
 /** What every benchmark stands on: its own copy of the test platform, an API in this process, workers as processes. */
 import { ChildProcess, spawn } from 'node:child_process';
+import { sayWhatJaegerHolds, startBenchJaeger, stopBenchTracing } from './tracing';
 import fs from 'node:fs';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -105,6 +106,7 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
   await admin.query(`create database ${slotDatabase(1)} template ${TEMPLATE_DATABASE}`);
   await admin.end();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-data-'));
+  const jaeger = await startBenchJaeger();
   let cluster: RunningTemporalCluster | null = null;
   if (options.temporal === 'cluster') {
     const postgres = new URL(info.postgres.adminUrl);
@@ -180,6 +182,9 @@ export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, optio
       await temporal.connection.close();
       await db.destroy();
       await cluster?.stop();
+      await stopBenchTracing();
+      await sayWhatJaegerHolds(jaeger);
+      await jaeger?.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
       components.kill('SIGTERM');
     },
