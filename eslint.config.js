@@ -106,16 +106,7 @@ module.exports = tseslint.config(
               message: 'Workflows do no I/O; call an activity.',
             },
             {
-              // The SDK's OpenTelemetry interceptors for the sandbox live under its lib/ (workflows/trace-interceptors.ts).
-              group: [
-                '**/api/**',
-                '**/workers/**',
-                '**/temporal-config/**',
-                '**/scripts/**',
-                '**/lib/**',
-                '!@temporalio/interceptors-opentelemetry/lib/workflow',
-                '!@temporalio/interceptors-opentelemetry/lib/instrumentation',
-              ],
+              group: ['**/api/**', '**/workers/**', '**/temporal-config/**', '**/scripts/**', '**/lib/**'],
               message: 'Workflows import only the domain vocabulary and the SDK.',
             },
             { group: ['**/activities/**'], allowTypeImports: true, message: 'Import activities as types only.' },

@@ -1,77 +1,144 @@
-import type {
-  ActivityInput,
-  ContinueAsNewInput,
-  GetLogAttributesInput,
-  LocalActivityInput,
-  Next,
-  SignalInput,
-  SignalWorkflowInput,
-  StartChildWorkflowExecutionInput,
-  UpdateInput,
-  WorkflowExecuteInput,
-  WorkflowInboundCallsInterceptor,
-  WorkflowInterceptors,
-  WorkflowOutboundCallsInterceptor,
-} from '@temporalio/workflow';
-import {
-  OpenTelemetryInboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
-  OpenTelemetryOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry/lib/workflow';
-import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
+import { ContinueAsNew, defaultPayloadConverter, Headers, proxySinks, Sinks, WorkflowInterceptors, workflowInfo } from '@temporalio/workflow';
 
-type Inbound = WorkflowInboundCallsInterceptor;
-type Outbound = WorkflowOutboundCallsInterceptor;
+// The workflows' part of a trace (decision 045). A run joins a trace only when whoever started it sent one:
+// the platform's clients do while tracing is on. Every other run (started with tracing off, by a schedule,
+// or saved before tracing existed) runs exactly as with no interceptor. Whether a run is traced is read
+// from its start, which its history holds, so every replay decides the same.
+//
+// This is a small tracer of its own rather than the SDK's OpenTelemetry interceptors: those bring the
+// OpenTelemetry SDK into every workflow sandbox, which doubled the bundle's code (0.7 to 1.4 MB) and cost
+// the approvals worker about 80 MiB at its peak, traced or not.
 
-/** The OpenTelemetry interceptors of one traced run; none for a run that is not traced. */
-interface Traced {
-  inbound: OpenTelemetryInboundInterceptor;
-  outbound: OpenTelemetryOutboundInterceptor;
+/** One span as it leaves the sandbox; the worker hands it to OpenTelemetry (workers/tracing.ts). */
+export interface WorkflowSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  startMs: number;
+  endMs: number;
+  /** Why it failed, or null. */
+  failure: string | null;
+  attributes: Record<string, string>;
 }
 
-/**
- * A run joins a trace only when whoever started it sent one (the platform's clients do while tracing is on).
- * Every other run (one started with tracing off, a schedule's, one saved before tracing existed) runs
- * exactly as with no interceptor at all: no span is made, and its replay cannot change. Whether a run is
- * traced is read from its start, which its history holds, so every replay decides the same.
- */
-export const interceptors = (): WorkflowInterceptors => {
-  const run: { traced: Traced | null } = { traced: null };
+export interface TraceSinks extends Sinks {
+  traces: { export(spans: WorkflowSpan[]): void };
+}
+
+/** Where the SDK's interceptors (the client's, the activities') carry a trace in Temporal's headers: the same place. */
+export const TRACE_HEADER = '_tracer-data';
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+interface SpanContext {
+  traceId: string;
+  spanId: string;
+  sampled: boolean;
+}
+
+/** The trace a call came in with, from its headers (W3C trace context); null when it came with none. */
+function contextIn(headers: Headers): SpanContext | null {
+  const payload = headers[TRACE_HEADER];
+  if (!payload) return null;
+  const carrier = defaultPayloadConverter.fromPayload<{ traceparent?: string } | null>(payload);
+  const found = TRACEPARENT.exec(carrier?.traceparent ?? '');
+  return found ? { traceId: found[1], spanId: found[2], sampled: (parseInt(found[3], 16) & 1) === 1 } : null;
+}
+
+function headersWith(headers: Headers, context: SpanContext): Headers {
+  const traceparent = `00-${context.traceId}-${context.spanId}-${context.sampled ? '01' : '00'}`;
+  return { ...headers, [TRACE_HEADER]: defaultPayloadConverter.toPayload({ traceparent }) };
+}
+
+/** A span id: the sandbox's Math.random is seeded by the run, so a replay makes the same ids. */
+function newSpanId(): string {
+  let id = '';
+  while (id.length < 16)
+    id += Math.floor(Math.random() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
+  return id.slice(0, 16);
+}
+
+interface OpenSpan {
+  context: SpanContext;
+  end(failure: string | null): void;
+}
+
+/** Opens a span under `parent`; it leaves the sandbox when it ends, if its trace is kept (sampled). */
+function open(name: string, parent: SpanContext, attributes: Record<string, string> = {}): OpenSpan {
+  const context = { traceId: parent.traceId, spanId: newSpanId(), sampled: parent.sampled };
+  const startMs = Date.now();
   return {
-    inbound: [tracedInbound(run)],
-    outbound: [tracedOutbound(run)],
-    internals: [{ dispose: (input, next) => (run.traced ? new OpenTelemetryInternalsInterceptor().dispose(input, next) : next(input)) }],
+    context,
+    end: (failure) => {
+      if (!context.sampled) return;
+      const { workflowId, runId } = workflowInfo();
+      const span = { name, traceId: context.traceId, spanId: context.spanId, parentSpanId: parent.spanId, startMs, endMs: Date.now(), failure };
+      proxySinks<TraceSinks>().traces.export([{ ...span, attributes: { temporalWorkflowId: workflowId, run_id: runId, ...attributes } }]);
+    },
+  };
+}
+
+/** Runs `work` inside `span`, which ends when it does: failed, unless the failure is how a run goes on (continue-as-new). */
+async function within<T>(span: OpenSpan, work: () => Promise<T>): Promise<T> {
+  try {
+    const result = await work();
+    span.end(null);
+    return result;
+  } catch (error) {
+    span.end(error instanceof ContinueAsNew ? null : error instanceof Error ? error.message : String(error));
+    throw error;
+  }
+}
+
+export const interceptors = (): WorkflowInterceptors => {
+  // The run's own span, once it is known to be traced; per run, as the interceptors are made per run.
+  const run: { span: OpenSpan | null } = { span: null };
+  /** A handler's span: under the trace of whoever called (an approver's request), else under the run's. */
+  const handling = (name: string, headers: Headers) => {
+    const parent = contextIn(headers) ?? run.span?.context;
+    return parent ? open(name, parent) : null;
+  };
+  const withRunContext = <I extends { headers: Headers }>(input: I): I =>
+    run.span ? { ...input, headers: headersWith(input.headers, run.span.context) } : input;
+  return {
+    inbound: [
+      {
+        execute: (input, next) => {
+          const parent = contextIn(input.headers);
+          if (!parent) return next(input);
+          run.span = open(`RunWorkflow:${workflowInfo().workflowType}`, parent);
+          return within(run.span, () => next(input));
+        },
+        handleSignal: (input, next) => {
+          const span = run.span && handling(`HandleSignal:${input.signalName}`, input.headers);
+          return span ? within(span, () => next(input)) : next(input);
+        },
+        handleUpdate: (input, next) => {
+          const span = run.span && handling(`HandleUpdate:${input.name}`, input.headers);
+          return span ? within(span, () => next(input)) : next(input);
+        },
+      },
+    ],
+    outbound: [
+      {
+        scheduleActivity: (input, next) => {
+          if (!run.span) return next(input);
+          const span = open(`StartActivity:${input.activityType}`, run.span.context);
+          return within(span, () => next({ ...input, headers: headersWith(input.headers, span.context) }));
+        },
+        scheduleLocalActivity: (input, next) => {
+          if (!run.span) return next(input);
+          const span = open(`StartActivity:${input.activityType}`, run.span.context);
+          return within(span, () => next({ ...input, headers: headersWith(input.headers, span.context) }));
+        },
+        // A child, the next run after continue-as-new, and a signalled run join this run's trace.
+        startChildWorkflowExecution: (input, next) => next(withRunContext(input)),
+        continueAsNew: (input, next) => next(withRunContext(input)),
+        signalWorkflow: (input, next) => next(withRunContext(input)),
+        getLogAttributes: (input, next) => next(run.span ? { trace_id: run.span.context.traceId, span_id: run.span.context.spanId, ...input } : input),
+      },
+    ],
   };
 };
-
-function tracedInbound(run: { traced: Traced | null }): Inbound {
-  return {
-    execute: (input: WorkflowExecuteInput, next: Next<Inbound, 'execute'>) => {
-      if (!(TRACE_HEADER in input.headers)) return next(input);
-      run.traced = { inbound: new OpenTelemetryInboundInterceptor(), outbound: new OpenTelemetryOutboundInterceptor() };
-      return run.traced.inbound.execute(input, next);
-    },
-    handleSignal: (input: SignalInput, next: Next<Inbound, 'handleSignal'>) => (run.traced ? run.traced.inbound.handleSignal(input, next) : next(input)),
-    handleUpdate: (input: UpdateInput, next: Next<Inbound, 'handleUpdate'>) => (run.traced ? run.traced.inbound.handleUpdate(input, next) : next(input)),
-    validateUpdate: (input: UpdateInput, next: Next<Inbound, 'validateUpdate'>) => (run.traced ? run.traced.inbound.validateUpdate(input, next) : next(input)),
-    // Queries are not traced: the console asks them every few seconds, and they change nothing.
-  };
-}
-
-function tracedOutbound(run: { traced: Traced | null }): Outbound {
-  return {
-    scheduleActivity: (input: ActivityInput, next: Next<Outbound, 'scheduleActivity'>) =>
-      run.traced ? run.traced.outbound.scheduleActivity(input, next) : next(input),
-    scheduleLocalActivity: (input: LocalActivityInput, next: Next<Outbound, 'scheduleLocalActivity'>) =>
-      run.traced ? run.traced.outbound.scheduleLocalActivity(input, next) : next(input),
-    startChildWorkflowExecution: (input: StartChildWorkflowExecutionInput, next: Next<Outbound, 'startChildWorkflowExecution'>) =>
-      run.traced ? run.traced.outbound.startChildWorkflowExecution(input, next) : next(input),
-    continueAsNew: (input: ContinueAsNewInput, next: Next<Outbound, 'continueAsNew'>) =>
-      run.traced ? run.traced.outbound.continueAsNew(input, next) : next(input),
-    signalWorkflow: (input: SignalWorkflowInput, next: Next<Outbound, 'signalWorkflow'>) =>
-      run.traced ? run.traced.outbound.signalWorkflow(input, next) : next(input),
-    // The workflow's own log lines carry its trace id.
-    getLogAttributes: (input: GetLogAttributesInput, next: Next<Outbound, 'getLogAttributes'>) =>
-      run.traced ? run.traced.outbound.getLogAttributes(input, next) : next(input),
-  };
-}

@@ -30,6 +30,9 @@ test.each([
   ['DEPLOY_ATTACH_CONTAINERS', 'op*'],
   ['DEPLOY_DRIVER', 'kubernetes'],
   ['DEPLOY_REGISTRY', 'https://registry.example'],
+  ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+  ['TRACE_SAMPLE_RATIO', '1.5'],
+  ['TRACES_LINK', 'http://jaeger.example/search'],
 ])('an invalid %s stops start-up naming the variable', (variable, value) => {
   expect(() => loadConfig({ NODE_ENV: 'development', [variable]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ NODE_ENV: 'development', [variable]: value })).toThrow(new RegExp(`^${variable}: `));
@@ -153,4 +156,17 @@ test('OUTBOUND_ALLOW takes every purpose it names, s3 among them (a purpose with
     { purpose: 'smtp', host: 'mailpit', port: 1025 },
   ]);
   expect(() => loadConfig({ NODE_ENV: 'development', OUTBOUND_ALLOW: 's4:seaweedfs:8333' })).toThrow(ConfigError);
+});
+
+test('tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT names a collector (or says off); every new trace is kept unless TRACE_SAMPLE_RATIO says', () => {
+  const observability = (env: Record<string, string>) => loadConfig({ NODE_ENV: 'development', ...env }).observability;
+  expect(observability({}).tracing).toBeNull();
+  expect(observability({ OTEL_EXPORTER_OTLP_ENDPOINT: 'off' }).tracing).toBeNull();
+  expect(observability({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({ endpoint: 'http://collector:4318', sampleRatio: 1 });
+  expect(observability({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example', TRACE_SAMPLE_RATIO: '0.1' }).tracing).toEqual({
+    endpoint: 'https://collector.example',
+    sampleRatio: 0.1,
+  });
+  const link = 'http://jaeger.example/search?service=opsflow-worker&tags={"temporalWorkflowId":"{workflowId}"}';
+  expect(observability({ TRACES_LINK: link }).tracesLink).toBe(link);
 });

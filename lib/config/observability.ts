@@ -1,4 +1,4 @@
-import { decimal, Env, integer, optional, text, url } from './read';
+import { ConfigError, decimal, Env, integer, optional, text, url } from './read';
 
 /** What the platform tells an operator about itself, beside its logs. */
 export interface ObservabilityConfig {
@@ -9,6 +9,11 @@ export interface ObservabilityConfig {
   workerMetrics: { host: string; port: number } | null;
   /** Where the platform's traces go, over OTLP/HTTP; null when OTEL_EXPORTER_OTLP_ENDPOINT is unset or `off`: no tracing (decision 045). */
   tracing: TracingConfig | null;
+  /**
+   * Where the console links a run's trace (TRACES_LINK): a URL in which `{workflowId}` stands for the run's
+   * workflow id, as a trace search of the tracing backend's UI takes it. Null: no link.
+   */
+  tracesLink: string | null;
 }
 
 export interface TracingConfig {
@@ -22,7 +27,7 @@ export interface TracingConfig {
 }
 
 export function observabilityConfig(env: Env): ObservabilityConfig {
-  return { workerMetrics: workerMetricsConfig(env), tracing: tracingConfig(env) };
+  return { workerMetrics: workerMetricsConfig(env), tracing: tracingConfig(env), tracesLink: tracesLinkConfig(env) };
 }
 
 function workerMetricsConfig(env: Env): ObservabilityConfig['workerMetrics'] {
@@ -32,8 +37,16 @@ function workerMetricsConfig(env: Env): ObservabilityConfig['workerMetrics'] {
 }
 
 function tracingConfig(env: Env): TracingConfig | null {
+  // Read even with tracing off: a wrong ratio is refused before the day it is turned on.
+  const sampleRatio = decimal(env, 'TRACE_SAMPLE_RATIO', 1, 0, 1);
   if (env.OTEL_EXPORTER_OTLP_ENDPOINT === 'off') return null;
   const endpoint = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', null, ['http:', 'https:']);
   if (endpoint === null) return null;
-  return { endpoint: endpoint.replace(/\/+$/, ''), sampleRatio: decimal(env, 'TRACE_SAMPLE_RATIO', 1, 0, 1) };
+  return { endpoint: endpoint.replace(/\/+$/, ''), sampleRatio };
+}
+
+function tracesLinkConfig(env: Env): string | null {
+  const link = url(env, 'TRACES_LINK', null, ['http:', 'https:']);
+  if (link !== null && !link.includes('{workflowId}')) throw new ConfigError('TRACES_LINK', "must hold {workflowId}, where the run's workflow id goes");
+  return link;
 }
