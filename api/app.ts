@@ -21,7 +21,7 @@ import { messagingModule } from './modules/messaging';
 import { operationsModule } from './modules/operations';
 import { PROJECT_ROOT } from '../lib/project-root';
 import { temporalCodecCors } from './modules/operations/temporal-codec';
-import { registerPlatformMetrics } from './modules/operations/platform-metrics';
+import { platformReading, registerPlatformMetrics } from './modules/operations/platform-metrics';
 
 export interface App {
   koa: Koa;
@@ -43,13 +43,14 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): App {
   const koa = new Koa({ proxy: false });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
-  registerPlatformMetrics(metrics, deps);
+  const reading = platformReading(deps);
+  registerPlatformMetrics(metrics, reading);
   const verifier = createTokenVerifier({ config: deps.config, logger: deps.logger });
 
   let openapi: Record<string, unknown> | null = null;
   // One module per domain, each serving the URL prefixes it declares.
   const modules: ApiModule[] = [
-    operationsModule({ deps, metrics, openapi: () => (openapi ??= buildOpenApi(routes)) }),
+    operationsModule({ deps, metrics, reading, openapi: () => (openapi ??= buildOpenApi(routes)) }),
     directoryModule(deps, verifier),
     assetsModule(deps),
     archivalModule(deps),

@@ -4,6 +4,7 @@ import { EMAIL_LOG_TABLE } from './messaging/email-logs';
 import { DEPLOYMENT_TABLE } from './deploy/registry';
 import { JOB_LOG_TABLE } from './scheduler-job-log';
 import { APPROVAL_TABLE } from './approvals/approvals';
+import { PART_TABLE } from './archival/parts';
 
 // What the platform counts of its own work, read when Prometheus scrapes the API (decision 044). Each figure
 // is grouped by values from a short list, so that no label of a metric holds a user, an address or a run.
@@ -61,4 +62,17 @@ export async function approvalsWaitingByAge(db: Knex): Promise<Counted[]> {
        from ${APPROVAL_TABLE} where status = 'PENDING' group by 1`,
   );
   return counted(rows, ['age']);
+}
+
+/** What archive runs wrote in the last day, by log type: the rows and the bytes of the files they made. */
+export async function archivedOfLastDay(db: Knex): Promise<{ rows: Counted[]; bytes: Counted[] }> {
+  const found = await rawRows<{ log_type: string; rows: string | number; bytes: string | number }>(
+    db,
+    `select log_type, sum(row_count) as rows, sum(size_bytes) as bytes
+       from ${PART_TABLE} where created_at > now() - interval '1 day' group by 1`,
+  );
+  return {
+    rows: found.map((row) => ({ labels: { log_type: row.log_type }, count: Number(row.rows) })),
+    bytes: found.map((row) => ({ labels: { log_type: row.log_type }, count: Number(row.bytes) })),
+  };
 }

@@ -20,6 +20,7 @@ const ReleasesScreen = lazy(() => import('./content/ReleasesScreen').then((modul
 const ScheduledScreen = lazy(() => import('./content/Scheduled').then((module) => ({ default: module.ScheduledScreen })));
 const EmailScreen = lazy(() => import('./messaging/EmailScreen').then((module) => ({ default: module.EmailScreen })));
 const ChannelsScreen = lazy(() => import('./messaging/ChannelsScreen').then((module) => ({ default: module.ChannelsScreen })));
+const HealthScreen = lazy(() => import('./operations/HealthScreen').then((module) => ({ default: module.HealthScreen })));
 const SuppressionsScreen = lazy(() => import('./messaging/SuppressionsScreen').then((module) => ({ default: module.SuppressionsScreen })));
 
 const SECTIONS = {
@@ -34,6 +35,7 @@ const SECTIONS = {
     email: 'Email templates',
     channels: 'Email and SMS channels',
     suppressions: 'Suppression list',
+    health: 'Health',
     notFound: 'No such screen.',
   },
   ar: {
@@ -47,6 +49,7 @@ const SECTIONS = {
     email: 'قوالب البريد',
     channels: 'قنوات البريد والرسائل',
     suppressions: 'قائمة العناوين الموقوفة',
+    health: 'الصحة',
     notFound: 'لا توجد شاشة كهذه.',
   },
 };
@@ -65,7 +68,7 @@ function sectionsFor(session: Session): Section[] {
   shown.push('content', 'releases');
   if (session.canEdit) shown.push('scheduled');
   shown.push('email');
-  if (session.isAdmin) shown.push('channels', 'suppressions');
+  if (session.isAdmin) shown.push('channels', 'suppressions', 'health');
   return shown;
 }
 
@@ -80,6 +83,7 @@ const PATHS: Record<Section, string> = {
   email: '/email',
   channels: '/channels',
   suppressions: '/suppressions',
+  health: '/health',
 };
 
 function Screen({ path, session, notFound }: { path: string; session: Session; notFound: string }): ReactNode {
@@ -101,6 +105,7 @@ function Screen({ path, session, notFound }: { path: string; session: Session; n
   if ((params = match('/email/:id', path))) return <EmailScreen id={params.id} />;
   if (path === '/channels') return <ChannelsScreen />;
   if (path === '/suppressions') return <SuppressionsScreen />;
+  if (path === '/health') return <HealthScreen />;
   return <Text>{notFound}</Text>;
 }
 

@@ -3,11 +3,26 @@ import { AppDeps } from '../../deps';
 import { apiModule } from '../../http/module';
 import { operationsRoutes } from './routes';
 import { TEMPORAL_CODEC_PREFIX, temporalCodecRoutes } from './temporal-codec';
+import { healthScreenRoutes } from './health-screen';
+import { PlatformReading } from './platform-metrics';
 
-/** Operations: liveness, readiness, metrics, the OpenAPI document, who the caller is, the scheduled jobs' log, and Temporal's codec endpoint. */
-export const operationsModule = (args: { deps: AppDeps; metrics: Registry; openapi: () => unknown }) =>
+/**
+ * Operations: liveness, readiness, metrics, the OpenAPI document, who the caller is, the scheduled jobs' log,
+ * the console's health screen and links, and Temporal's codec endpoint.
+ */
+export const operationsModule = (args: { deps: AppDeps; metrics: Registry; reading: PlatformReading; openapi: () => unknown }) =>
   apiModule(
     'operations',
-    ['/healthz', '/readyz', '/metrics', '/api/openapi.json', '/api/directory/me', '/api/settings/scheduler-job-logs', TEMPORAL_CODEC_PREFIX],
-    [...operationsRoutes(args), ...temporalCodecRoutes(args.deps)],
+    [
+      '/healthz',
+      '/readyz',
+      '/metrics',
+      '/api/openapi.json',
+      '/api/directory/me',
+      '/api/settings/scheduler-job-logs',
+      '/api/settings/health',
+      '/api/settings/links',
+      TEMPORAL_CODEC_PREFIX,
+    ],
+    [...operationsRoutes(args), ...healthScreenRoutes(args), ...temporalCodecRoutes(args.deps)],
   );

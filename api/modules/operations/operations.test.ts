@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../../lib/project-root';
 import { platformWithApi } from '../../../test/support/platform';
 import { call, expectProblem } from '../../../test/support/http';
 import { createDocker } from '../../../adapters/docker';
@@ -89,6 +92,11 @@ test("GET /metrics holds request durations by route and status, and the platform
       expect(answer.text).toMatch(new RegExp(`^opsflow_task_queue_pollers\\{task_queue="${queue}",kind="${kind}"\\} 0$`, 'm'));
   for (const series of ['opsflow_emails_last_hour', 'opsflow_deployments_last_hour', 'opsflow_job_runs_last_day', 'opsflow_approvals_waiting'])
     expect(answer.text).toContain(`# TYPE ${series} gauge`);
+  // The platform's dashboard reads no series the API does not serve (a histogram by its `_bucket`).
+  const dashboard = fs.readFileSync(path.join(PROJECT_ROOT, 'monitoring', 'grafana', 'platform.json'), 'utf8');
+  const read = [...new Set([...dashboard.matchAll(/\bopsflow_[a-z_]+/g)].map((match) => match[0].replace(/_bucket$/, '')))];
+  expect(read.length).toBeGreaterThan(8);
+  expect(read.filter((series) => !answer.text.includes(`# TYPE ${series} `))).toEqual([]);
 });
 
 test("GET /metrics counts the last hour's emails by channel and status, and the last day's archive runs by log type", async () => {
@@ -115,12 +123,24 @@ test("GET /metrics counts the last hour's emails by channel and status, and the 
     rowsAffected: 0,
     message: 'the sink refused',
   });
+  // Two archive files of today and one of last week: only today's count.
+  const part = (partNo: number, rows: number, bytes: number, age: string) =>
+    db.raw(
+      `insert into settings.archive_part (workflow_id, run_id, log_type, site_id, cutoff, part_no, file_name, row_count, min_id, max_id, size_bytes, sha256, state, created_at)
+         values ('archive:EMAIL_LOG:m', gen_random_uuid()::text, 'EMAIL_LOG', 'm', now(), ?, 'part.csv', ?, 1, 2, ?, 'x', 'CONFIRMED', now() - ?::interval)`,
+      [partNo, rows, bytes, age],
+    );
+  await part(1, 1000, 30000, '1 minute');
+  await part(2, 200, 4567, '2 hours');
+  await part(3, 99, 99, '7 days');
   // An API of its own: its first reading is taken now, not one kept from a scrape before these rows.
   const fresh = await thisFile.platform.startApi();
   const answer = await call(fresh.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${thisFile.platform.config.secrets.internalToken}` } });
   expect(answer.text).toMatch(/^opsflow_emails_last_hour\{channel="relay-a",status="SUCCESS"\} 2$/m);
   expect(answer.text).toMatch(/^opsflow_emails_last_hour\{channel="none",status="FAILED"\} 1$/m);
   expect(answer.text).toMatch(/^opsflow_job_runs_last_day\{job_name="archive:EMAIL_LOG",outcome="FAILED"\} 1$/m);
+  expect(answer.text).toMatch(/^opsflow_archived_rows_last_day\{log_type="EMAIL_LOG"\} 1200$/m);
+  expect(answer.text).toMatch(/^opsflow_archived_bytes_last_day\{log_type="EMAIL_LOG"\} 34567$/m);
   expect(answer.text).not.toContain('by-hand-7');
   expect(answer.text).not.toContain('@example.test');
 });
@@ -175,4 +195,24 @@ test('TRACE, on a route or not -> 405 METHOD_NOT_ALLOWED, never a server error',
     expect({ path, status: answer.status, code: answer.body.code }).toEqual({ path, status: 405, code: 'METHOD_NOT_ALLOWED' });
     expect(answer.type).toContain('application/problem+json');
   }
+});
+
+test("GET /api/settings/health gives an ADMIN each task queue's pollers and backlog, and the last hour's emails; no one else", async () => {
+  const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  const answer = await call(thisFile.api.url, 'GET', '/api/settings/health', { token: admin });
+  expect(answer.status).toBe(200);
+  expect(answer.body.databaseUp).toBe(true);
+  // This file runs no worker: every queue is there, with none polling.
+  expect(answer.body.queues).toHaveLength(8);
+  expect(answer.body.queues).toContainEqual({ taskQueue: 'messaging', kind: 'activity', pollers: 0, backlog: 0 });
+  expect(Array.isArray(answer.body.emailsLastHour)).toBe(true);
+  const manager = await thisFile.platform.token({ sub: 'max', roles: ['MANAGER'], sites: ['m'] });
+  expectProblem(await call(thisFile.api.url, 'GET', '/api/settings/health', { token: manager }), 403, 'FORBIDDEN');
+  expectProblem(await call(thisFile.api.url, 'GET', '/api/settings/health'), 401, 'UNAUTHENTICATED');
+});
+
+test('GET /api/settings/links names the Temporal Web UI, and no trace link when TRACES_LINK is unset', async () => {
+  const viewer = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['m'] });
+  const answer = await call(thisFile.api.url, 'GET', '/api/settings/links', { token: viewer });
+  expect(answer.body).toEqual({ temporalUi: thisFile.platform.config.temporal.uiUrl, traces: null });
 });

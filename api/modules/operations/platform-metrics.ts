@@ -4,7 +4,7 @@ import { AppDeps } from '../../deps';
 import { ALL_TASK_QUEUES } from '../../../domain/task-queues';
 import { pingDatabase } from '../../../data/db';
 import { sharedWhileFresh, within } from '../../../lib/within';
-import { approvalsWaitingByAge, Counted, deploymentsOfLastHour, emailsOfLastHour, jobRunsOfLastDay } from '../../../data/platform-figures';
+import { approvalsWaitingByAge, archivedOfLastDay, Counted, deploymentsOfLastHour, emailsOfLastHour, jobRunsOfLastDay } from '../../../data/platform-figures';
 
 /** One reading serves every scrape for this long, so two Prometheus servers, or a short interval, cost one. */
 const READING_MAX_AGE_MS = 10_000;
@@ -15,7 +15,7 @@ const READING_MAX_AGE_MS = 10_000;
 const FIGURE_TIMEOUT_MS = 3000;
 
 type QueueKind = 'workflow' | 'activity';
-interface QueueFigures {
+export interface QueueFigures {
   taskQueue: string;
   kind: QueueKind;
   pollers: number;
@@ -23,12 +23,13 @@ interface QueueFigures {
 }
 
 /** What one scrape reports. A figure that could not be read is null: its series are left out, not set to 0. */
-interface Reading {
+export interface Reading {
   databaseUp: boolean;
   emails: Counted[] | null;
   deployments: Counted[] | null;
   jobRuns: Counted[] | null;
   approvalsWaiting: Counted[] | null;
+  archived: { rows: Counted[]; bytes: Counted[] } | null;
   queues: QueueFigures[] | null;
 }
 
@@ -59,7 +60,7 @@ async function queueFigures(deps: Deps): Promise<QueueFigures[]> {
 
 async function read(deps: Deps): Promise<Reading> {
   const orNull = <T>(figure: Promise<T>) => within(figure, FIGURE_TIMEOUT_MS).catch(() => null);
-  const [databaseUp, emails, deployments, jobRuns, approvalsWaiting, queues] = await Promise.all([
+  const [databaseUp, emails, deployments, jobRuns, approvalsWaiting, archived, queues] = await Promise.all([
     within(pingDatabase(deps.db), FIGURE_TIMEOUT_MS).then(
       () => true,
       () => false,
@@ -68,9 +69,17 @@ async function read(deps: Deps): Promise<Reading> {
     orNull(deploymentsOfLastHour(deps.db)),
     orNull(jobRunsOfLastDay(deps.db)),
     orNull(approvalsWaitingByAge(deps.db)),
+    orNull(archivedOfLastDay(deps.db)),
     orNull(queueFigures(deps)),
   ]);
-  return { databaseUp, emails, deployments, jobRuns, approvalsWaiting, queues };
+  return { databaseUp, emails, deployments, jobRuns, approvalsWaiting, archived, queues };
+}
+
+/** The platform's figures, read at most once every READING_MAX_AGE_MS: the scrapes and the console's health screen share them. */
+export type PlatformReading = () => Promise<Reading>;
+
+export function platformReading(deps: Deps): PlatformReading {
+  return sharedWhileFresh(READING_MAX_AGE_MS, () => read(deps));
 }
 
 /** Sets a gauge's series to the counts read, clearing those of the reading before. */
@@ -84,8 +93,7 @@ function setCounted(gauge: Gauge, counted: Counted[] | null): void {
  * when Prometheus scrapes, at most once every READING_MAX_AGE_MS. Every label takes its values from a short
  * list: a status, a channel configuration, a job, an age band, a task queue.
  */
-export function registerPlatformMetrics(registry: Registry, deps: Deps): void {
-  const reading = sharedWhileFresh(READING_MAX_AGE_MS, () => read(deps));
+export function registerPlatformMetrics(registry: Registry, reading: PlatformReading): void {
   const gauge = (name: string, help: string, labelNames: string[], collect: (gauge: Gauge, now: Reading) => void) =>
     new Gauge({
       name,
@@ -110,6 +118,12 @@ export function registerPlatformMetrics(registry: Registry, deps: Deps): void {
     setCounted(it, now.jobRuns),
   );
   gauge('opsflow_approvals_waiting', 'Approval requests still waiting, by age band', ['age'], (it, now) => setCounted(it, now.approvalsWaiting));
+  gauge('opsflow_archived_rows_last_day', 'Rows archive runs wrote to files in the last day, by log type', ['log_type'], (it, now) =>
+    setCounted(it, now.archived?.rows ?? null),
+  );
+  gauge('opsflow_archived_bytes_last_day', 'Bytes of the files archive runs wrote in the last day, by log type', ['log_type'], (it, now) =>
+    setCounted(it, now.archived?.bytes ?? null),
+  );
   const perQueue = (it: Gauge, queues: QueueFigures[] | null, value: (queue: QueueFigures) => number) => {
     it.reset();
     for (const queue of queues ?? []) it.set({ task_queue: queue.taskQueue, kind: queue.kind }, value(queue));

@@ -1,17 +1,39 @@
 import { ReactNode, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { api, dataOr } from '../api/client';
 import { Alert, Anchor, Badge, Button, ButtonProps, Group, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useSession } from '../session';
 import { COMMON, useWords } from '../i18n';
 
-/** A link to the Temporal Web UI wherever the API gave a `uiUrl`: the workflow's internals live there. */
+/**
+ * A link to the Temporal Web UI wherever the API gave a `uiUrl`: the workflow's internals live there. Beside
+ * it, where the platform names a tracing backend (TRACES_LINK), a link to the run's traces.
+ */
 export function TemporalLink({ uiUrl, label }: { uiUrl: string | null | undefined; label?: string }) {
   const words = useWords(COMMON);
+  const links = useQuery({ queryKey: ['links'], queryFn: async () => dataOr(await api.GET('/api/settings/links')), staleTime: Infinity });
   if (!uiUrl) return null;
-  return (
+  const traces = links.data?.traces ? traceLinkOf(links.data.traces, uiUrl) : null;
+  const temporal = (
     <Anchor href={uiUrl} target="_blank" rel="noreferrer" size="sm">
       {label ?? words.openInTemporal}
     </Anchor>
   );
+  if (!traces) return temporal;
+  return (
+    <Group gap="xs" component="span">
+      {temporal}
+      <Anchor href={traces} target="_blank" rel="noreferrer" size="sm">
+        {words.openTraces}
+      </Anchor>
+    </Group>
+  );
+}
+
+/** The run's traces: the link's `{workflowId}` filled with the workflow id the Web UI's address names. */
+function traceLinkOf(template: string, uiUrl: string): string | null {
+  const found = /\/workflows\/([^/]+)\//.exec(new URL(uiUrl).pathname);
+  return found ? template.replace('{workflowId}', found[1]) : null;
 }
 
 const STATUS_COLOURS: Record<string, string> = {
