@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { pingWorker } from '../../workflows/operations/ping-worker';
 import { pingWorkerId } from '../../workflows/operations/definitions';
 import { TaskQueue } from '../../domain/task-queues';
@@ -84,4 +86,31 @@ test('no label of the worker metrics holds a user, an address or a run: the labe
     'operation',
   ];
   expect([...names].filter((name) => !bounded.includes(name))).toEqual([]);
+});
+
+/** The series a dashboard's queries read, by name (a histogram's by its `_bucket`). */
+function seriesReadBy(dashboard: string, prefix: string): string[] {
+  const json = fs.readFileSync(path.join(__dirname, '..', '..', 'monitoring', 'grafana', dashboard), 'utf8');
+  return [...new Set([...json.matchAll(new RegExp(`\\b${prefix}[a-z_]+`, 'g'))].map((match) => match[0]))].sort();
+}
+
+/** Counters the SDK creates at their first count: this test's runs fail nothing, so they are not served yet. */
+const FIRST_SEEN_ON_A_FAILURE = [
+  'temporal_activity_execution_failed_total',
+  'temporal_request_failure_total',
+  'temporal_workflow_failed_total',
+  'temporal_workflow_task_execution_failed_total',
+];
+
+test("every series the workers' dashboard reads is one a worker serves (the failure counters once something has failed)", async () => {
+  const text = await (await fetch(metricsUrl)).text();
+  const served = new Set(
+    text
+      .split('\n')
+      .filter((line) => line.startsWith('temporal_'))
+      .map((line) => line.split(/[{ ]/)[0]),
+  );
+  const read = seriesReadBy('temporal-workers.json', 'temporal_');
+  expect(read.length).toBeGreaterThan(10);
+  expect(read.filter((name) => !served.has(name) && !FIRST_SEEN_ON_A_FAILURE.includes(name))).toEqual([]);
 });
