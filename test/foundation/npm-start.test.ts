@@ -52,7 +52,7 @@ async function noProcessLeft(folder: string): Promise<string[]> {
 
 /** After a stop: none of the platform's ports answers, and no process of it is left. */
 async function expectNothingLeft(): Promise<void> {
-  for (const port of [ports.api, ports.edgeAdmin, ports.temporalUi, ports.mailUi, ports.workerMetrics, ports.jaegerOtlp, ports.jaegerUi])
+  for (const port of [ports.api, ports.edgeAdmin, ports.temporalUi, ports.mailUi, ports.workerMetrics, ports.jaegerOtlp, ports.jaegerUi, ports.prometheus])
     expect({ port, answers: await portAnswers(port) }).toEqual({ port, answers: false });
   expect(await noProcessLeft(dataDir)).toEqual([]);
 }
@@ -138,6 +138,20 @@ test('npm start brings up a ready platform whose API and worker run compiled Jav
     // Traces go to the start's own Jaeger: a request through the edge is there, from the edge and the API.
     expect(first.output()).toContain(`http://127.0.0.1:${ports.jaegerUi}/api/traces?service=opsflow-api`);
     await call(api, 'GET', '/api/openapi.json');
+    // Prometheus scrapes the API and the worker, with the alert rules loaded.
+    const prometheus = `http://127.0.0.1:${ports.prometheus}`;
+    const rules = (await call(prometheus, 'GET', '/api/v1/rules')).body.data.groups.flatMap((group: { rules: Array<{ name: string }> }) =>
+      group.rules.map((rule) => rule.name),
+    );
+    expect(rules).toEqual(expect.arrayContaining(['OpsflowWorkerMissing', 'OpsflowDatabaseUnavailable', 'OpsflowEmailFailureRatio']));
+    await waitUntil(
+      'Prometheus to scrape the API and the worker',
+      async () => {
+        const targets = (await call(prometheus, 'GET', '/api/v1/targets')).body.data.activeTargets as Array<{ labels: { job: string }; health: string }>;
+        return ['opsflow-api', 'opsflow-worker'].every((job) => targets.some((target) => target.labels.job === job && target.health === 'up'));
+      },
+      40000,
+    );
     await waitUntil(
       'the edge and the API in Jaeger',
       async () => {

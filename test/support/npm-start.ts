@@ -60,6 +60,8 @@ export interface NpmStartPorts {
   /** Jaeger's OTLP port and its API (JAEGER_OTLP_PORT, JAEGER_UI_PORT). */
   jaegerOtlp: number;
   jaegerUi: number;
+  /** Prometheus (PROMETHEUS_PORT). */
+  prometheus: number;
 }
 
 /**
@@ -72,10 +74,10 @@ export async function npmStartEnvironment(args: {
   scope: string;
   extra?: NodeJS.ProcessEnv;
 }): Promise<{ env: NodeJS.ProcessEnv; ports: NpmStartPorts }> {
-  const [api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi, workerMetrics, jaegerOtlp, jaegerUi] = await Promise.all(
-    Array.from({ length: 11 }, () => freePort()),
+  const [api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi, workerMetrics, jaegerOtlp, jaegerUi, prometheus] = await Promise.all(
+    Array.from({ length: 12 }, () => freePort()),
   );
-  const ports = { api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi, workerMetrics, jaegerOtlp, jaegerUi };
+  const ports = { api, apiListen, edgeAdmin, pg, temporal, temporalUi, smtp, mailUi, workerMetrics, jaegerOtlp, jaegerUi, prometheus };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: args.dataDir,
@@ -91,6 +93,7 @@ export async function npmStartEnvironment(args: {
     WORKER_METRICS_PORT: String(workerMetrics),
     JAEGER_OTLP_PORT: String(jaegerOtlp),
     JAEGER_UI_PORT: String(jaegerUi),
+    PROMETHEUS_PORT: String(prometheus),
     DEPLOY_SCOPE: args.scope,
     DEPLOY_NETWORK: args.scope,
     ...args.extra,
