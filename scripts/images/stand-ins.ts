@@ -3,6 +3,7 @@ import path from 'node:path';
 import { envoyTool, PINNED_ENVOY } from '../envoy';
 import { PROJECT_ROOT, runToEnd } from '../platform/children';
 import { mailpitBinary, MAILPIT_VERSION } from '../platform/mail-capture';
+import { ensureJaeger, PINNED_JAEGER } from '../platform/jaeger';
 import { ensureTemporalUi, goEnv, PINNED_TEMPORAL_UI } from '../temporal-server';
 import { seaweedfsTool } from '../tools';
 
@@ -88,6 +89,12 @@ export const STAND_INS: StandIn[] = [
     kind: { folder: 'mailpit' },
     inputs: () => [MAILPIT_VERSION, 'with its web UI'],
     artifacts: async () => ({ mailpit: await mailpitBinary() }),
+  },
+  {
+    image: `jaegertracing/jaeger:${PINNED_JAEGER}`,
+    kind: { folder: 'jaeger' },
+    inputs: () => [PINNED_JAEGER],
+    artifacts: async () => ({ jaeger: await ensureJaeger() }),
   },
   {
     image: `chrislusf/seaweedfs:${seaweedfsTool.version}`,

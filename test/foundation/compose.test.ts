@@ -61,12 +61,13 @@ function hostAddresses(service: ComposeService): string[] {
   });
 }
 
-test('only the edge is published beyond this host: the API behind it, Temporal, its Web UI, Mailpit, PostgreSQL and the Docker proxy are not, or on 127.0.0.1', () => {
+test('only the edge is published beyond this host: the API behind it, Temporal, its Web UI, Mailpit, Jaeger, PostgreSQL and the Docker proxy are not, or on 127.0.0.1', () => {
   const everywhere = Object.keys(services).filter((name) => hostAddresses(services[name]).some((address) => address !== '127.0.0.1'));
   expect(everywhere).toEqual(['edge']);
   for (const name of ['api', 'temporal', 'postgres', 'docker-reader']) expect(services[name].ports ?? []).toEqual([]);
   expect(hostAddresses(services['temporal-ui'])).toEqual(['127.0.0.1']);
   expect(hostAddresses(services.mailpit)).toEqual(['127.0.0.1']);
+  expect(hostAddresses(services.jaeger)).toEqual(['127.0.0.1']);
   expect(Object.keys(services).filter((name) => services[name].network_mode === 'host')).toEqual([]);
 });
 
