@@ -6,6 +6,7 @@ import type { RunningJaeger } from '../../scripts/platform/jaeger';
 import { buildJar, postJar } from '../deploy/jars';
 import { deploymentOutcome } from '../deploy/harness';
 import { waitUntil } from '../support/wait';
+import { recordHistory } from '../support/histories';
 
 /**
  * One trace from the edge to the SMTP relay: the platform runs as production runs it (Envoy in front, the API
@@ -67,6 +68,8 @@ test("a role email sent through the edge is one trace: the edge's span, the API'
   });
   expect(sent.status).toBe(202);
   await platform.temporal.client.workflow.getHandle(sent.body.workflowId).result();
+  // A traced run's history: the replay test holds that the trace in its headers changes nothing on replay.
+  await recordHistory(platform.temporal, { workflowId: sent.body.workflowId, name: 'email-role-traced' });
 
   const spans = await traceOnceComplete(
     jaeger,
@@ -99,6 +102,8 @@ test("a JAR deploy through the edge is one trace: the workflow, each activity, P
   const accepted = await postJar({ apiUrl: api.url, token: admin, jar, fields: { serviceName: 'traced-service', port: '8080' }, headers: { traceparent } });
   expect(accepted.status).toBe(202);
   expect(await deploymentOutcome(api.url, admin, accepted.body.deploymentId)).toEqual(expect.objectContaining({ status: 'RUNNING' }));
+  await platform.temporal.client.workflow.getHandle(accepted.body.workflowId, accepted.body.runId).result();
+  await recordHistory(platform.temporal, { workflowId: accepted.body.workflowId, name: 'deploy-jar-traced' });
 
   const spans = await traceOnceComplete(
     jaeger,
@@ -145,6 +150,8 @@ test("a publish through approval is one trace across its wait: the approval deci
     async () => (await call(api.url, 'GET', `/api/content/pages/${created.body.id}`, { token: editor })).body.status === 'PUBLISHED',
     60000,
   );
+  await platform.temporal.client.workflow.getHandle(submitted.body.workflowId, submitted.body.runId).result();
+  await recordHistory(platform.temporal, { workflowId: submitted.body.workflowId, name: 'publish-approved-traced' });
 
   // After the wait: the call back that publishes reaches the API again (through the edge), inside this trace.
   const calledBack = (now: TracedSpan[]) => {

@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import { freePort } from './slots';
 import { RunningJaeger, startJaeger } from '../../scripts/platform/jaeger';
 import { waitUntil } from './wait';
@@ -14,7 +16,9 @@ export interface TracedSpan {
 
 /** A real Jaeger for one test file, on free loopback ports. */
 export async function startTestJaeger(): Promise<RunningJaeger> {
-  return startJaeger({ otlpPort: await freePort(), queryPort: await freePort(), maxTraces: 1000 });
+  // Its log kept, so that a Jaeger that will not start says why.
+  const logFile = path.join(os.tmpdir(), `opsflow-test-jaeger-${process.pid}.log`);
+  return startJaeger({ otlpPort: await freePort(), queryPort: await freePort(), maxTraces: 1000, logFile });
 }
 
 /** A new trace context, as a caller in an organisation's own trace would send it: sampled. */
