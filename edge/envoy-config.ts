@@ -20,6 +20,7 @@ import {
   ROUTES,
   TLS_ROUTES,
   type,
+  verifiedUpstreamTls,
   watchedFile,
 } from './xds';
 
@@ -98,25 +99,6 @@ function jwtFilter(jwt: EdgeJwt) {
       '@type': type('envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication'),
       providers,
       requirement_map: { user: anyProvider },
-    },
-  };
-}
-
-/**
- * TLS to the identity provider's key server, verified: its certificate must chain to `caFile` and name the
- * host. Without this Envoy takes any certificate, and whoever answers for the provider serves the keys.
- */
-function keyServerTls(host: string, caFile: string) {
-  const bare = host.replace(/^\[|\]$/g, '');
-  return {
-    '@type': type('envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext'),
-    // SNI carries host names only (RFC 6066).
-    ...(isIP(bare) ? {} : { sni: bare }),
-    common_tls_context: {
-      validation_context: {
-        trusted_ca: { filename: caFile },
-        match_typed_subject_alt_names: [{ san_type: isIP(bare) ? 'IP_ADDRESS' : 'DNS', matcher: { exact: bare } }],
-      },
     },
   };
 }
@@ -274,7 +256,7 @@ export function edgeClusters(plan: EdgePlan) {
       connect_timeout: '5s',
       load_assignment: { cluster_name: 'jwks', endpoints: [{ lb_endpoints: [{ endpoint: { address: address({ host: url.hostname, port }) } }] }] },
       ...(url.protocol === 'https:'
-        ? { transport_socket: { name: 'envoy.transport_sockets.tls', typed_config: keyServerTls(url.hostname, plan.jwt.jwks.caFile) } }
+        ? { transport_socket: { name: 'envoy.transport_sockets.tls', typed_config: verifiedUpstreamTls(url.hostname, plan.jwt.jwks.caFile) } }
         : {}),
     });
   }

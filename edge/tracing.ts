@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { address, EdgeTracing, type } from './xds';
+import { address, EdgeTracing, type, verifiedUpstreamTls } from './xds';
 
 const COLLECTOR_CLUSTER = 'opentelemetry_collector';
 /** The trust store a collector's HTTPS is checked against: the system's (Debian's path, as in the images). */
@@ -38,20 +38,6 @@ export function collectorCluster(tracing: EdgeTracing) {
     type: isIP(host) ? 'STATIC' : 'STRICT_DNS',
     connect_timeout: '2s',
     load_assignment: { cluster_name: COLLECTOR_CLUSTER, endpoints: [{ lb_endpoints: [{ endpoint: { address: address({ host, port }) } }] }] },
-    ...(secure ? { transport_socket: { name: 'envoy.transport_sockets.tls', typed_config: collectorTls(host) } } : {}),
-  };
-}
-
-/** HTTPS to the collector, verified: spans name the platform's routes and timings, for the collector alone. */
-function collectorTls(host: string) {
-  return {
-    '@type': type('envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext'),
-    ...(isIP(host) ? {} : { sni: host }),
-    common_tls_context: {
-      validation_context: {
-        trusted_ca: { filename: SYSTEM_CA_FILE },
-        match_typed_subject_alt_names: [{ san_type: isIP(host) ? 'IP_ADDRESS' : 'DNS', matcher: { exact: host } }],
-      },
-    },
+    ...(secure ? { transport_socket: { name: 'envoy.transport_sockets.tls', typed_config: verifiedUpstreamTls(host, SYSTEM_CA_FILE) } } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { ErrorCatalogue, ErrorCode } from '../lib/errors';
 import { EdgeInstance, EdgeService } from '../domain/deploy';
 
@@ -85,3 +86,23 @@ export function problem(code: ErrorCode, detail: string) {
 
 export const setHeader = (key: string, value: string) => ({ header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' });
 export const add = (key: string, value: string) => ({ append: setHeader(key, value) });
+
+/**
+ * TLS to an upstream outside the platform, verified: its certificate must chain to `caFile` and name the
+ * host (the identity provider's key server, a trace collector). Without this Envoy takes any certificate,
+ * and whoever answers for that host gets what the edge sends, or serves what it reads.
+ */
+export function verifiedUpstreamTls(host: string, caFile: string) {
+  const bare = host.replace(/^\[|\]$/g, '');
+  return {
+    '@type': type('envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext'),
+    // SNI carries host names only (RFC 6066).
+    ...(isIP(bare) ? {} : { sni: bare }),
+    common_tls_context: {
+      validation_context: {
+        trusted_ca: { filename: caFile },
+        match_typed_subject_alt_names: [{ san_type: isIP(bare) ? 'IP_ADDRESS' : 'DNS', matcher: { exact: bare } }],
+      },
+    },
+  };
+}
