@@ -195,15 +195,29 @@ export async function attachPlatform(args: { env?: NodeJS.ProcessEnv } = {}): Pr
   /** Starts the edge once; answers when it reaches the API now behind it (a new owner re-points its API cluster). */
   const edgeInFront = async () => {
     edge ??= await startEdge({ dir: edgeDir, adminPort: edgeAdminPort });
+    // What the last try met, for the error: once (CI-18) the edge was ready and /healthz through it never
+    // answered 200 within 10 s, and nothing said why.
+    let lastAnswer = 'no answer yet';
     await waitUntil(
       'the edge to reach the API',
       () =>
         fetch(`${edgeUrl}/healthz`).then(
-          (answer) => answer.ok,
-          () => false,
+          async (answer) => {
+            lastAnswer = `${answer.status} ${(await answer.text()).slice(0, 200)}`;
+            return answer.ok;
+          },
+          (error: Error) => {
+            lastAnswer = `${error.message} ${String((error.cause as Error | undefined)?.message ?? '')}`;
+            return false;
+          },
         ),
       { timeoutMs: 10000, intervalMs: 50 },
-    );
+    ).catch(async (error: Error) => {
+      const listeners = await fetch(`http://127.0.0.1:${edgeAdminPort}/listeners?format=json`).then((answer) => answer.text(), String);
+      throw new Error(
+        `${error.message} at ${edgeUrl}: it last answered ${lastAnswer}; Envoy's listeners: ${listeners.slice(0, 500)}; its output: ${edge?.output().slice(-1500)}`,
+      );
+    });
   };
 
   const startApi = async (overrides: Partial<AppDeps> = {}): Promise<RunningApi> => {
