@@ -81,7 +81,7 @@ function open(name: string, parent: SpanContext, attributes: Record<string, stri
 }
 
 /** Runs `work` inside `span`, which ends when it does: failed, unless the failure is how a run goes on (continue-as-new). */
-async function within<T>(span: OpenSpan, work: () => Promise<T>): Promise<T> {
+async function insideSpan<T>(span: OpenSpan, work: () => Promise<T>): Promise<T> {
   try {
     const result = await work();
     span.end(null);
@@ -100,6 +100,12 @@ export const interceptors = (): WorkflowInterceptors => {
     const parent = contextIn(headers) ?? run.span?.context;
     return parent ? open(name, parent) : null;
   };
+  /** An activity's start, in a span of its own under the run's; the activity's run joins it by its headers. */
+  const startingActivity = <I extends { activityType: string; headers: Headers }, R>(input: I, next: (input: I) => Promise<R>): Promise<R> => {
+    if (!run.span) return next(input);
+    const span = open(`StartActivity:${input.activityType}`, run.span.context);
+    return insideSpan(span, () => next({ ...input, headers: headersWith(input.headers, span.context) }));
+  };
   const withRunContext = <I extends { headers: Headers }>(input: I): I =>
     run.span ? { ...input, headers: headersWith(input.headers, run.span.context) } : input;
   return {
@@ -109,30 +115,22 @@ export const interceptors = (): WorkflowInterceptors => {
           const parent = contextIn(input.headers);
           if (!parent) return next(input);
           run.span = open(`RunWorkflow:${workflowInfo().workflowType}`, parent);
-          return within(run.span, () => next(input));
+          return insideSpan(run.span, () => next(input));
         },
         handleSignal: (input, next) => {
           const span = run.span && handling(`HandleSignal:${input.signalName}`, input.headers);
-          return span ? within(span, () => next(input)) : next(input);
+          return span ? insideSpan(span, () => next(input)) : next(input);
         },
         handleUpdate: (input, next) => {
           const span = run.span && handling(`HandleUpdate:${input.name}`, input.headers);
-          return span ? within(span, () => next(input)) : next(input);
+          return span ? insideSpan(span, () => next(input)) : next(input);
         },
       },
     ],
     outbound: [
       {
-        scheduleActivity: (input, next) => {
-          if (!run.span) return next(input);
-          const span = open(`StartActivity:${input.activityType}`, run.span.context);
-          return within(span, () => next({ ...input, headers: headersWith(input.headers, span.context) }));
-        },
-        scheduleLocalActivity: (input, next) => {
-          if (!run.span) return next(input);
-          const span = open(`StartActivity:${input.activityType}`, run.span.context);
-          return within(span, () => next({ ...input, headers: headersWith(input.headers, span.context) }));
-        },
+        scheduleActivity: startingActivity,
+        scheduleLocalActivity: startingActivity,
         // A child, the next run after continue-as-new, and a signalled run join this run's trace.
         startChildWorkflowExecution: (input, next) => next(withRunContext(input)),
         continueAsNew: (input, next) => next(withRunContext(input)),
