@@ -5,7 +5,7 @@ import { PROJECT_ROOT } from '../../lib/project-root';
 import { goBuildInto } from '../go-build';
 import { withProgress } from '../progress';
 import { goEnv } from '../temporal-server';
-import { spawnLogged, waitForHttp } from './children';
+import { freePort, spawnLogged, waitForHttp } from './children';
 
 /** The Jaeger v2 that docker-compose.yml builds too: monitoring/jaeger/go.mod names it. */
 export const PINNED_JAEGER = '1.75.0';
@@ -38,9 +38,9 @@ export interface RunningJaeger {
 
 /**
  * Jaeger's configuration: OTLP over HTTP in, traces kept in memory (the newest `maxTraces`), the query API
- * out, all on loopback. Its own telemetry is off: nothing else listens.
+ * out, all on loopback. Its own metrics are off: nothing else listens.
  */
-function jaegerConfig(args: { otlpPort: number; queryPort: number; maxTraces: number }): string {
+function jaegerConfig(args: { otlpPort: number; queryPort: number; grpcPort: number; maxTraces: number }): string {
   return `service:
   extensions: [jaeger_storage, jaeger_query]
   pipelines:
@@ -55,12 +55,14 @@ function jaegerConfig(args: { otlpPort: number; queryPort: number; maxTraces: nu
       level: warn
 extensions:
   jaeger_query:
+    # Its own tracer would send to localhost:4317, wherever that is.
+    enable_tracing: false
     storage:
       traces: memory
     http:
       endpoint: 127.0.0.1:${args.queryPort}
     grpc:
-      endpoint: 127.0.0.1:0
+      endpoint: 127.0.0.1:${args.grpcPort}
   jaeger_storage:
     backends:
       memory:
@@ -85,7 +87,10 @@ export async function startJaeger(args: { otlpPort: number; queryPort: number; l
   const binary = await ensureJaeger();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-jaeger-'));
   const configFile = path.join(dir, 'config.yaml');
-  fs.writeFileSync(configFile, jaegerConfig({ otlpPort: args.otlpPort, queryPort: args.queryPort, maxTraces: args.maxTraces ?? 10000 }));
+  // Its query's gRPC port, which nothing of ours uses, on a port of its own: with port 0, its HTTP API dialled
+  // a port of another process instead, and said so every few seconds.
+  const grpcPort = await freePort();
+  fs.writeFileSync(configFile, jaegerConfig({ otlpPort: args.otlpPort, queryPort: args.queryPort, grpcPort, maxTraces: args.maxTraces ?? 10000 }));
   const jaeger = spawnLogged(binary, ['--config', configFile], args.logFile);
   const queryUrl = `http://127.0.0.1:${args.queryPort}`;
   const stop = async () => {
