@@ -5,4 +5,6 @@ export interface WorkerDescription {
   hostname: string;
   activityTaskQueue: string;
   answeredAt: string;
+  /** The priority and fairness key the activity was dispatched with, inherited from its run (decision 046). */
+  fairShare?: { priorityKey: number | null; fairnessKey: string | null };
 }

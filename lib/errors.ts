@@ -33,6 +33,7 @@ export const ErrorCatalogue = {
   DATABASE_UNAVAILABLE: entry(503, 'The database is unavailable'),
   DATABASE_BUSY: entry(503, 'The database is busy'),
   CONCURRENT_UPDATE: entry(409, 'Changed concurrently'),
+  FAIRNESS_WEIGHTS_FULL: entry(409, 'Too many weights of their own'),
   CONSTRAINT_VIOLATED: entry(400, 'A value breaks a rule of the stored data'),
   TEMPORAL_UNAVAILABLE: entry(503, 'Temporal is unavailable'),
   DOCKER_UNAVAILABLE: entry(503, 'The Docker engine is unavailable'),

@@ -16,6 +16,7 @@ import { serviceTokenOf } from './service-identity';
 import { clientTlsOf } from './server-certificates';
 import { payloadCodecOf, platformDataConverter } from './payload-codec';
 import type { Config } from '../lib/config';
+import type { FairShare } from '../domain/fairness';
 
 export interface TemporalHandle {
   connection: Connection;
@@ -105,12 +106,13 @@ export function workflowUiUrl(temporal: Pick<TemporalHandle, 'namespace' | 'uiUr
 
 /**
  * Starts a workflow with its deterministic id and answers what every API response that started one carries:
- * `workflowId`, `runId`, `uiUrl`. A run already open under that id is a 409 with `alreadyRunningCode`.
+ * `workflowId`, `runId`, `uiUrl`. A run already open under that id is a 409 with `alreadyRunningCode`. The
+ * run's fair share is required: every run the platform starts carries one (domain/fairness.ts).
  */
 export async function startWorkflow<W extends Workflow>(
   temporal: TemporalHandle,
   workflow: W | string,
-  options: WorkflowStartOptions<W> & { alreadyRunningCode?: ErrorCode },
+  options: WorkflowStartOptions<W> & { priority: FairShare; alreadyRunningCode?: ErrorCode },
 ): Promise<StartedWorkflow> {
   const { alreadyRunningCode, ...startOptions } = options;
   try {

@@ -1,6 +1,7 @@
 import { Client } from '@temporalio/client';
 import { DELIVER_STATUS_CALLBACKS_WORKFLOW, STATUS_CALLBACKS_WORKFLOW_ID } from '../workflows/messaging/definitions';
 import { TaskQueues } from '../domain/task-queues';
+import { fairShareOf } from '../domain/fairness';
 import { certificateWorkflowId, OBTAIN_CERTIFICATE_WORKFLOW, ObtainCertificateInput } from '../workflows/deploy/definitions';
 
 /**
@@ -12,6 +13,7 @@ export async function ensureStatusCallbackDispatcher(client: Client): Promise<vo
     workflowId: STATUS_CALLBACKS_WORKFLOW_ID,
     taskQueue: TaskQueues.messaging,
     args: [],
+    priority: fairShareOf('callbacks'),
     workflowIdConflictPolicy: 'USE_EXISTING',
     memo: { description: "Delivers every site's delivery-status callbacks" },
   });
@@ -28,6 +30,7 @@ export async function startCertificateRuns(client: Client, hostnames: Array<{ ho
       workflowId: certificateWorkflowId(hostname),
       taskQueue: TaskQueues.deployments,
       args,
+      priority: fairShareOf('certificate'),
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
   }

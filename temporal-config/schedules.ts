@@ -11,13 +11,20 @@ import {
   RenewCertificatesInput,
 } from '../workflows/deploy/definitions';
 import { TaskQueues } from '../domain/task-queues';
+import { FairShare, fairShareOf } from '../domain/fairness';
 import { REVISION_RETENTION_SCHEDULE_ID, REVISION_RETENTION_WORKFLOW } from '../workflows/approvals/definitions';
+
+/**
+ * A schedule whose runs carry their fair share (domain/fairness.ts). The SDK sends an action's `priority`,
+ * though its type for a new schedule leaves the field out.
+ */
+export type PlatformSchedule = ScheduleOptions & { action: ScheduleOptions['action'] & { priority: FairShare } };
 
 /**
  * Makes a schedule look like `options`: describe it, then update it when it exists, create it when not.
  * Safe to call on every worker start, from several workers at once.
  */
-export async function ensureSchedule(client: Client, options: ScheduleOptions): Promise<'created' | 'updated'> {
+export async function ensureSchedule(client: Client, options: PlatformSchedule): Promise<'created' | 'updated'> {
   const handle = client.schedule.getHandle(options.scheduleId);
   try {
     await handle.describe();
@@ -47,6 +54,7 @@ export async function ensureArchiveSchedules(client: Client, cron: string): Prom
         workflowId: `${archiveScheduleId(logType)}-run`,
         taskQueue: TaskQueues.archival,
         args,
+        priority: fairShareOf('archiveRun'),
         typedSearchAttributes: [{ key: SearchAttributeKeys.LogType, value: logType }],
       },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
@@ -67,6 +75,7 @@ export async function ensureReconcileSchedule(client: Client, args: { everySecon
       workflowId: `${RECONCILE_SCHEDULE_ID}-run`,
       taskQueue: TaskQueues.deployments,
       args: input,
+      priority: fairShareOf('reconcile'),
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
     memo: { description: 'Replaces dead instances of deployed services' },
@@ -84,6 +93,7 @@ export async function ensureRevisionRetentionSchedule(client: Client, cron: stri
       workflowId: `${REVISION_RETENTION_SCHEDULE_ID}-run`,
       taskQueue: TaskQueues.approvals,
       args: [],
+      priority: fairShareOf('housekeeping'),
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
     memo: { description: 'Prunes revisions by the revision retention rules' },
@@ -105,6 +115,7 @@ export async function ensureCertificateRenewalSchedule(client: Client, args: { e
       workflowId: `${CERTIFICATE_RENEWAL_SCHEDULE_ID}-run`,
       taskQueue: TaskQueues.deployments,
       args: input,
+      priority: fairShareOf('housekeeping'),
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
     memo: { description: "Renews the edge's ACME certificates, and warns of uploaded ones that end soon" },

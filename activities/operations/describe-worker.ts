@@ -8,11 +8,13 @@ export interface DescribeWorkerInput {
 
 /** Answers which worker process ran it; safe to repeat. */
 export async function describeWorker(input: DescribeWorkerInput): Promise<WorkerDescription> {
+  const { info } = Context.current();
   return {
     taskQueue: input.taskQueue,
     pid: process.pid,
     hostname: os.hostname(),
-    activityTaskQueue: Context.current().info.taskQueue,
+    activityTaskQueue: info.taskQueue,
     answeredAt: new Date().toISOString(),
+    fairShare: { priorityKey: info.priority?.priorityKey ?? null, fairnessKey: info.priority?.fairnessKey || null },
   };
 }

@@ -58,6 +58,12 @@ async function waitForFrontend(address: string, exited: () => string | null, dea
 const SQLITE_PRAGMAS = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
 
 /**
+ * Task queues dispatch by each run's priority, and share out by its fairness key (decision 046), as the
+ * cluster's dynamic configuration says too. Off only for a bench that measures what fairness changes.
+ */
+export const fairnessFlags = (on: boolean) => ['--dynamic-config-value', `matching.enableFairness=${on}`];
+
+/**
  * Starts `temporal server start-dev` on a database file (never in memory, so restarts keep running
  * workflows) with the Web UI and the platform's search attributes. Falls back to the SDK's own download
  * when no CLI is installed.
@@ -70,6 +76,8 @@ export async function startTemporal(args: {
   logFile?: string;
   /** The API's codec endpoint (…/api/temporal/codec), which the Web UI opens sealed payloads through. */
   codecEndpoint?: string;
+  /** Fair shares between sites on the task queues: on unless a bench compares (decision 046). */
+  fairness?: boolean;
 }): Promise<RunningTemporal> {
   fs.mkdirSync(path.dirname(args.dbFile), { recursive: true });
   const address = `127.0.0.1:${args.port}`;
@@ -86,6 +94,7 @@ export async function startTemporal(args: {
       '--db-filename',
       path.resolve(args.dbFile),
       ...SQLITE_PRAGMAS,
+      ...fairnessFlags(args.fairness ?? true),
       '--ip',
       '127.0.0.1',
       '--port',
@@ -121,6 +130,7 @@ export async function startTemporal(args: {
 }
 
 async function startFromSdkDownload(args: {
+  fairness?: boolean;
   dbFile: string;
   port: number;
   uiPort: number;
@@ -138,7 +148,11 @@ async function startFromSdkDownload(args: {
         uiPort: args.uiPort,
         dbFilename: path.resolve(args.dbFile),
         searchAttributes: Object.keys(SEARCH_ATTRIBUTES).map((name) => ({ name, type: 'KEYWORD' as const })),
-        extraArgs: [...SQLITE_PRAGMAS, ...args.namespaces.filter((ns) => ns !== 'default').flatMap((ns) => ['--namespace', ns])],
+        extraArgs: [
+          ...SQLITE_PRAGMAS,
+          ...fairnessFlags(args.fairness ?? true),
+          ...args.namespaces.filter((ns) => ns !== 'default').flatMap((ns) => ['--namespace', ns]),
+        ],
       },
     });
     // The SDK's server is not ours to watch: it never counts as exited.

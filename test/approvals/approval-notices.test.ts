@@ -4,6 +4,8 @@ import { waitUntil } from '../support/wait';
 import { recordHistory } from '../support/histories';
 import { CapturedMail, mailTo, smtpChannel } from '../messaging/harness';
 import { pagesNeedApproval } from './harness';
+import { fairShareOfRun } from '../support/fair-share';
+import { PRIORITY } from '../../domain/fairness';
 
 const thisFile = platformWithApi();
 const SITE = 'site-notice';
@@ -80,6 +82,19 @@ test('reaching a stage emails its role holders in the site, each in their own lo
   expect(english.html).toContain('/title');
   // Eda is a MANAGER of the site too, but never decides her own request: she is not asked.
   expect(await mailsAbout('eda', 'Approval needed: notice-one')).toEqual([]);
+});
+
+test("a notice goes out at its publish's priority and under its site's key, ahead of bulk sends (decision 046)", async () => {
+  const page = await submitPage('notice-fair');
+  await arrives('mark', 'Approval needed: notice-fair');
+  const { temporal } = thisFile.platform;
+  expect(await fairShareOfRun(temporal, page.workflowId)).toEqual({ priorityKey: PRIORITY.urgent, fairnessKey: SITE });
+  const history = await temporal.client.workflow.getHandle(page.workflowId).fetchHistory();
+  const notice = history.events?.find((event) => event.childWorkflowExecutionStartedEventAttributes)?.childWorkflowExecutionStartedEventAttributes;
+  expect(notice?.workflowExecution?.workflowId).toMatch(/^email-role:/);
+  // Started with no priority of its own: the notice's run carries its parent's.
+  expect(await fairShareOfRun(temporal, notice!.workflowExecution!.workflowId!)).toEqual({ priorityKey: PRIORITY.urgent, fairnessKey: SITE });
+  await decide(page, tokens.mark, 'REJECTED');
 });
 
 test('without a decision, a 1-second remindAfter reminds the role holders, a 3-second escalateAfter emails the site ADMINs; the decision then emails the requester the outcome', async () => {

@@ -7,6 +7,7 @@ import { archiveFileIds, archiveOutcome, dropWaitingSessions, holdDeletes, sessi
 import { waitUntil } from '../support/wait';
 import { daysAgo, remainingIds, seedEmailLogs } from './seed';
 import { ensureLogPartitions } from '../../data/archival/log-partitions';
+import { fairShareOf } from '../../domain/fairness';
 
 const thisFile = platformWithApi();
 let worker: RunningWorker;
@@ -24,6 +25,7 @@ const startRun = (siteId: string, maxRowsPerPart?: number) =>
     workflowId: archiveRunWorkflowId('EMAIL_LOG'),
     taskQueue: 'archival',
     args: [{ logType: 'EMAIL_LOG', siteId, heartbeatTimeout: '3 seconds', maxRowsPerPart }],
+    priority: fairShareOf('archiveRun', siteId),
   });
 
 async function partsOf(siteId: string) {

@@ -14,6 +14,8 @@ import { csvIds, remainingIds, seedEmailLogs } from './seed';
 import { runFailure } from '../support/failures';
 import { ensureLogPartitions } from '../../data/archival/log-partitions';
 import { LogType } from '../../domain/archival';
+import { fairShareOfRun } from '../support/fair-share';
+import { PRIORITY } from '../../domain/fairness';
 
 let platform: TestPlatform;
 let api: RunningApi;
@@ -374,11 +376,12 @@ test('a staged file that is gone (CSV or Parquet), or whose bytes changed on dis
   expect([Number(parquetPart.row_count), Number(parquetPart.min_id), Number(parquetPart.max_id)]).toEqual([5, goneParquet[0], goneParquet[4]]);
 });
 
-test('dryRun counts what would be archived and changes nothing', async () => {
+test("dryRun counts what would be archived and changes nothing; the run goes at bulk priority under its site's key", async () => {
   const ids = await seedEmailLogs(platform.db, { siteId: 'site-dry', count: 4, ageDays: 365 });
   const partsBefore = await platform.db('settings.archive_part').count({ n: '*' }).first();
 
-  const { report } = await runEmailArchive({ siteId: 'site-dry', dryRun: true });
+  const { report, runId } = await runEmailArchive({ siteId: 'site-dry', dryRun: true });
+  expect(await fairShareOfRun(platform.temporal, 'archive:EMAIL_LOG', runId)).toEqual({ priorityKey: PRIORITY.bulk, fairnessKey: 'site-dry' });
 
   expect(report.dryRun).toBe(true);
   expect(report.sites).toEqual([expect.objectContaining({ siteId: 'site-dry', state: 'DRY_RUN', rowsExported: 4, rowsDeleted: 0, assetId: null })]);

@@ -4,6 +4,7 @@ import { recordNewestHistory } from '../support/histories';
 import { LOG_TYPES } from '../../domain/archival';
 import { archiveScheduleId } from '../../workflows/archival/definitions';
 import { listLogPartitions, LOG_PARTITION_MONTHS_AHEAD } from '../../data/archival/log-partitions';
+import { PLATFORM_FAIRNESS_KEY, PRIORITY } from '../../domain/fairness';
 
 let platform: TestPlatform;
 
@@ -21,12 +22,13 @@ async function archiveSchedules() {
   return found.filter((id) => id.startsWith('archive-schedule:')).sort();
 }
 
-test('the archival worker creates one schedule per log type with ARCHIVE_CRON; starting again does not duplicate, a new cron updates', async () => {
+test("the archival worker creates one schedule per log type with ARCHIVE_CRON, its runs at bulk priority under the platform's key; starting again does not duplicate, a new cron updates", async () => {
   const first = await platform.startWorker(['archival'], { ARCHIVE_CRON: '15 4 * * *' });
   const expected = LOG_TYPES.map(archiveScheduleId).sort();
   expect(await archiveSchedules()).toEqual(expected);
   const described = await platform.temporal.client.schedule.getHandle(archiveScheduleId('EMAIL_LOG')).describe();
   expect(described.action).toEqual(expect.objectContaining({ type: 'startWorkflow', workflowType: 'scheduledArchive', taskQueue: 'archival' }));
+  expect(described.action.priority).toEqual(expect.objectContaining({ priorityKey: PRIORITY.bulk, fairnessKey: PLATFORM_FAIRNESS_KEY }));
   expect(described.spec.calendars).toEqual([expect.objectContaining({ hour: [{ start: 4, end: 4, step: 1 }], minute: [{ start: 15, end: 15, step: 1 }] })]);
 
   await platform.startWorker(['archival'], { ARCHIVE_CRON: '15 4 * * *' });

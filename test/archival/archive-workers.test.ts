@@ -7,6 +7,7 @@ import { platformWithApi, RunningWorker } from '../support/platform';
 import { waitUntil } from '../support/wait';
 import { archiveFileIds, archiveOutcome, dropWaitingSessions, holdDeletes, sessionsWaitingOnLocks, globalRetention } from './harness';
 import { remainingIds, seedEmailLogs } from './seed';
+import { fairShareOf } from '../../domain/fairness';
 
 /**
  * Workers scaled out (issue #19, point 5): two archival workers on one task queue share one run of many
@@ -54,6 +55,7 @@ const startRun = () =>
     workflowId: archiveRunWorkflowId('EMAIL_LOG'),
     taskQueue: 'archival',
     args: [{ logType: 'EMAIL_LOG', heartbeatTimeout: '3 seconds' }],
+    priority: fairShareOf('archiveRun'),
   });
 
 /** The activity tasks of a run as its history records them: type, attempt, and which worker took each. */

@@ -11,6 +11,7 @@ import { waitUntil } from '../support/wait';
 import { archiveFileIds, archiveOutcome, dropWaitingSessions, globalRetention, sessionsWaitingOnLocks } from './harness';
 import { remainingIds } from './seed';
 import { recordHistory } from '../support/histories';
+import { fairShareOf } from '../../domain/fairness';
 
 /**
  * Partition-drop archival: a month of a log table past retention for every site in it is exported per site,
@@ -54,6 +55,7 @@ const startRun = () =>
     workflowId: archiveRunWorkflowId('EMAIL_LOG'),
     taskQueue: 'archival',
     args: [{ logType: 'EMAIL_LOG', heartbeatTimeout: '3 seconds' }],
+    priority: fairShareOf('archiveRun'),
   });
 
 /** The DELETE statements this database ran on the email log (its parent or any month of it) since the last reset. */

@@ -7,6 +7,7 @@ import { archiveRunWorkflowId } from '../../workflows/archival/definitions';
 import { attachPlatform, RunningApi, TestPlatform } from '../support/platform';
 import { archiveFileIds, archiveOutcome, globalRetention } from '../archival/harness';
 import { remainingIds, seedEmailLogs } from '../archival/seed';
+import { fairShareOf } from '../../domain/fairness';
 
 /**
  * The archive sink's disk full: the folder the API keeps assets in is a small file system of its own (a
@@ -56,6 +57,7 @@ const run = () =>
     workflowId: archiveRunWorkflowId('EMAIL_LOG'),
     taskQueue: 'archival',
     args: [{ logType: 'EMAIL_LOG', siteId: SITE, heartbeatTimeout: '10 seconds', maxRowsPerPart: 3000 }],
+    priority: fairShareOf('archiveRun', SITE),
   });
 
 test('a full sink: the site fails with ARCHIVE_SINK_FULL and keeps every row; once space is freed the next run finishes, every row archived exactly once', async () => {

@@ -14,6 +14,7 @@ import { buildJar, postJar } from '../deploy/jars';
 import { waitUntil } from '../support/wait';
 import { archiveFileIds, archiveOutcome, globalRetention } from '../archival/harness';
 import { remainingIds, seedManyEmailLogs } from '../archival/seed';
+import { fairShareOf } from '../../domain/fairness';
 
 /**
  * PostgreSQL restarted under real work, as an upgrade or a failover does it: a server of this file's own
@@ -57,6 +58,7 @@ const startRun = (siteId: string) =>
     workflowId: archiveRunWorkflowId('EMAIL_LOG'),
     taskQueue: 'archival',
     args: [{ logType: 'EMAIL_LOG', siteId, heartbeatTimeout: '10 seconds', maxRowsPerPart: 20000 }],
+    priority: fairShareOf('archiveRun', siteId),
   });
 
 /** Waits until the run has recorded its first part: the export is under way on its COPY connection. */

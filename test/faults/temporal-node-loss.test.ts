@@ -13,6 +13,7 @@ import { addressesAt } from '../support/captured-mail';
 import { archiveFileIds, archiveOutcome, globalRetention } from '../archival/harness';
 import { remainingIds, seedManyEmailLogs } from '../archival/seed';
 import { pagesNeedApproval, REVIEW_THEN_SIGN_OFF } from '../approvals/harness';
+import { fairShareOf } from '../../domain/fairness';
 
 /**
  * Temporal as a cluster of two nodes on PostgreSQL, behind one address, and one node lost (kill -9) in
@@ -96,6 +97,7 @@ async function round(round: number, victim: number): Promise<void> {
     workflowId: archiveRunWorkflowId('EMAIL_LOG'),
     taskQueue: 'archival',
     args: [{ logType: 'EMAIL_LOG', siteId: archiveSite, heartbeatTimeout: '10 seconds', maxRowsPerPart: 20000 }],
+    priority: fairShareOf('archiveRun', archiveSite),
   });
   const sent = await call(api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: sendSite } });
   expect(sent.body.recipients).toBe(RECIPIENTS);

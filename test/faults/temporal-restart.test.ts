@@ -8,6 +8,7 @@ import { withOwnTemporal } from '../support/own-temporal';
 import { waitUntil } from '../support/wait';
 import { archiveFileIds, globalRetention } from '../archival/harness';
 import { remainingIds, seedManyEmailLogs } from '../archival/seed';
+import { fairShareOf } from '../../domain/fairness';
 
 /**
  * The Temporal dev server restarted (on its database file, as `npm start` runs it) in the middle of an
@@ -49,6 +50,7 @@ test.each([
         workflowId: archiveRunWorkflowId('EMAIL_LOG'),
         taskQueue: 'archival',
         args: [{ logType: 'EMAIL_LOG', siteId: site, heartbeatTimeout: '10 seconds', maxRowsPerPart: 20000 }],
+        priority: fairShareOf('archiveRun', site),
       });
       await waitUntil(
         'the first part of the run to be exported',

@@ -7,6 +7,8 @@ import { startMailCapture } from '../../scripts/platform/mail-capture';
 import { waitUntil } from '../support/wait';
 import { capturedCount, finalLog, mailTo, publishedTemplate, smtpChannel } from './harness';
 import { recordHistory } from '../support/histories';
+import { fairShareOfRun } from '../support/fair-share';
+import { PRIORITY } from '../../domain/fairness';
 
 const thisFile = platformWithApi();
 let worker: RunningWorker;
@@ -74,6 +76,15 @@ test('an English and an Arabic send reach the mail capture rendered; each log go
   const [ar] = await waitUntil('the Arabic mail', async () => (await mailTo(mailApi, address('salma'))).length === 1 && mailTo(mailApi, address('salma')));
   expect(ar.subject).toBe('أهلا سلمى');
   expect(ar.html).toContain('<div dir="rtl" lang="ar"><p>مرحبا سلمى</p></div>');
+});
+
+test("a single send goes first and a bulk send last, each run carrying its site's fairness key (decision 046)", async () => {
+  const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-m');
+  const single = await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: address('fair'), siteId: 'site-m' } });
+  const bulk = await call(thisFile.api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-m' } });
+  expect([single.status, bulk.status]).toEqual([202, 202]);
+  expect(await fairShareOfRun(thisFile.platform.temporal, single.body.workflowId)).toEqual({ priorityKey: PRIORITY.urgent, fairnessKey: 'site-m' });
+  expect(await fairShareOfRun(thisFile.platform.temporal, bulk.body.workflowId)).toEqual({ priorityKey: PRIORITY.bulk, fairnessKey: 'site-m' });
 });
 
 test('a missing variable renders empty and is logged; CR/LF in a variable never reaches a header', async () => {

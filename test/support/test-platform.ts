@@ -75,7 +75,16 @@ async function main(): Promise<void> {
     // One after another: a stage that fails must not leave the others' processes running unstopped.
     const temporal = await withStage(
       'Temporal dev server',
-      ([port, uiPort]) => startTemporal({ dbFile: path.join(dataDir, 'temporal.db'), port, uiPort, namespaces, logFile: path.join(dataDir, 'temporal.log') }),
+      ([port, uiPort]) =>
+        startTemporal({
+          dbFile: path.join(dataDir, 'temporal.db'),
+          port,
+          uiPort,
+          namespaces,
+          logFile: path.join(dataDir, 'temporal.log'),
+          // Only bench/fairness.ts turns it off, to print both sides.
+          fairness: process.env.OPSFLOW_TEST_FAIRNESS !== 'off',
+        }),
       2,
     );
     stops.push(temporal.stop);

@@ -4,9 +4,12 @@ import { PingWorkerInput, WorkerDescription } from './definitions';
 import { pingInputProblem } from '../../domain/task-queues';
 import { refuseInvalidInput } from '../valid-input';
 
+// Never handed back with the workflow task's answer (the deployments worker takes eager activities): a ping
+// proves the activity queue itself, where a task waits with its run's priority and fairness key.
 const { describeWorker } = wf.proxyActivities<OperationsActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3 },
+  allowEagerDispatch: false,
 });
 
 /**

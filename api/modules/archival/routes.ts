@@ -62,6 +62,7 @@ import {
   RunsStartedSchema,
   UpdatePolicyBody,
 } from './schemas';
+import { fairShareOf } from '../../../domain/fairness';
 
 const RUN_IN_PROGRESS = 'ARCHIVE_RUN_IN_PROGRESS';
 
@@ -153,6 +154,7 @@ function runRoutes({ db, temporal, isRunning }: ArchivalPlace): AnyRoute[] {
             workflowId: archiveRunWorkflowId(logType),
             taskQueue: TaskQueues.archival,
             args: [{ logType, siteId: body.siteId, dryRun: body.dryRun ?? false }],
+            priority: fairShareOf('archiveRun', body.siteId),
             typedSearchAttributes: [
               { key: SearchAttributeKeys.LogType, value: logType },
               ...(body.siteId ? [{ key: SearchAttributeKeys.SiteId, value: body.siteId }] : []),
@@ -203,6 +205,7 @@ function restoreRoutes({ db, temporal }: ArchivalPlace): AnyRoute[] {
           workflowId: archiveRestoreWorkflowId(body.assetId),
           taskQueue: TaskQueues.archival,
           args: [{ assetId: body.assetId, requestedBy: identity.id }],
+          priority: fairShareOf('restore', file.siteId),
           typedSearchAttributes: [
             { key: SearchAttributeKeys.LogType, value: file.logType },
             { key: SearchAttributeKeys.SiteId, value: file.siteId },

@@ -22,6 +22,7 @@ import {
   ARCHIVE_COMPONENT_WORKFLOW,
 } from '../../../workflows/approvals/definitions';
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
+import { fairShareOf } from '../../../domain/fairness';
 
 /** How long the answer waits for the workflow to publish or to reach the manager's queue. */
 const ANSWER_WITHIN_MS = 30000;
@@ -30,6 +31,7 @@ const publishStartOptions = (input: PublishInput) => ({
   workflowId: publishWorkflowId(input.componentType, input.resourceId),
   taskQueue: TaskQueues.approvals,
   args: [input] as [PublishInput],
+  priority: fairShareOf('publish', input.siteId),
   typedSearchAttributes: [
     { key: SearchAttributeKeys.SiteId, value: input.siteId },
     { key: SearchAttributeKeys.ComponentType, value: input.componentType },

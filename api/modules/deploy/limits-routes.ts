@@ -13,6 +13,7 @@ import { CHANGE_SERVICE_LIMITS_WORKFLOW, ChangeLimitsInput, ChangeServiceLimitsW
 import { LIMITS_UNDER_SWARM, limitsInputProblem, ServiceLimits } from '../../../domain/deploy';
 import { serviceGuards } from './service-guards';
 import { LimitsAnswer, LimitsBody, ServiceEventsAnswer, ServiceEventsQuery, ServiceParams } from './schemas';
+import { fairShareOf } from '../../../domain/fairness';
 
 /** How long a limits change may take before the answer says Temporal or its worker did not answer. */
 const CHANGE_WITHIN_MS = 60000;
@@ -40,6 +41,7 @@ async function changeLimits(temporal: AppDeps['temporal'], input: ChangeLimitsIn
     workflowId: limitsWorkflowId(input.serviceName),
     taskQueue: TaskQueues.deployments,
     args: [input],
+    priority: fairShareOf('serviceChange'),
     workflowExecutionTimeout: CHANGE_WITHIN_MS,
     typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: input.serviceName }],
     alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',

@@ -35,6 +35,7 @@ import { START_DEPLOY_ERRORS, startDeploy } from './start-deploy';
 import { serviceGuards } from './service-guards';
 import { followedLogEvents, lastLogText, logSourcesOf } from './service-logs';
 import { deployHistory, instancesOf, rollbackTarget, servicesWithHealthyCounts, setDesiredInstances, setServiceStatusRow } from '../../../data/deploy/services';
+import { fairShareOf } from '../../../domain/fairness';
 
 /** What every service route shares: the guards, built once for all of them. */
 function servicePlace(deps: AppDeps) {
@@ -116,6 +117,7 @@ function scaleRoutes({ db, config, temporal, serviceOr404, dynamicOr409, notDepl
           workflowId: scaleWorkflowId(service.name),
           taskQueue: TaskQueues.deployments,
           args: [{ serviceName: service.name, healthTimeoutSeconds: config.deploy.healthTimeoutSeconds, drainSeconds: config.deploy.drainSeconds }],
+          priority: fairShareOf('serviceChange'),
           typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: service.name }],
           alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
         });
@@ -146,6 +148,7 @@ function undeployRoutes({ db, temporal, serviceOr404, dynamicOr409, notDeploying
             workflowId: undeployWorkflowId(service.name),
             taskQueue: TaskQueues.deployments,
             args: [{ serviceName: service.name }],
+            priority: fairShareOf('serviceChange'),
             typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: service.name }],
             alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
           });

@@ -16,6 +16,7 @@ import { DeployAcceptedSchema } from './schemas';
 import { settleDeadDeploysAtEdge } from './dead-deploys';
 import { DOCKER_UNAVAILABLE_DETAIL } from '../../../adapters/docker';
 import { baseImageState } from '../../../adapters/deploy/jre-base-image';
+import { fairShareOf } from '../../../domain/fairness';
 
 export interface DeployRequest {
   serviceName: string;
@@ -106,6 +107,7 @@ export async function startDeploy(deps: AppDeps, request: DeployRequest): Promis
       workflowId: deployWorkflowId(name),
       taskQueue: TaskQueues.deployments,
       args: [{ deploymentId, serviceName: name, healthTimeoutSeconds: config.deploy.healthTimeoutSeconds, drainSeconds: config.deploy.drainSeconds }],
+      priority: fairShareOf('deploy'),
       typedSearchAttributes: [{ key: SearchAttributeKeys.ServiceName, value: name }],
       alreadyRunningCode: 'DEPLOYMENT_IN_PROGRESS',
     });

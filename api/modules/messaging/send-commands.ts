@@ -32,6 +32,7 @@ import {
 import { SearchAttributeKeys } from '../../../domain/search-attributes';
 import { PageRequest } from '../../../data/paging';
 import { askUntil, pauseMs } from '../../../lib/poll-until';
+import { fairShareOf } from '../../../domain/fairness';
 
 // What the send routes do: each a command the route calls once it has parsed and authorised.
 
@@ -87,6 +88,7 @@ const startDelivery = ({ temporal }: Deps, logId: string, siteId: string, undo: 
         workflowId: emailWorkflowId(logId),
         taskQueue: TaskQueues.messaging,
         args: [{ logId }],
+        priority: fairShareOf('singleSend', siteId),
         typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: siteId }],
       }),
     undo,
@@ -145,6 +147,7 @@ export async function sendToRole(
         workflowId: emailRoleWorkflowId(batchId),
         taskQueue: TaskQueues.messaging,
         args: [{ batchId }],
+        priority: fairShareOf('bulkSend', send.siteId),
         typedSearchAttributes: [{ key: SearchAttributeKeys.SiteId, value: send.siteId }],
       }),
     () => dropSendLogs(deps.db, { batchId }),

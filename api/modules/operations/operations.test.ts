@@ -7,6 +7,8 @@ import { call, expectProblem } from '../../../test/support/http';
 import { createDocker } from '../../../adapters/docker';
 import { createDb } from '../../../data/db';
 import { writeJobLog } from '../../../data/scheduler-job-log';
+import { temporal as proto } from '@temporalio/proto';
+import { ALL_TASK_QUEUES } from '../../../domain/task-queues';
 
 const thisFile = platformWithApi();
 test('GET /healthz answers 200 while the process lives', async () => {
@@ -215,4 +217,64 @@ test('GET /api/settings/links names the Temporal Web UI, and no trace link when 
   const viewer = await thisFile.platform.token({ sub: 'vic', roles: ['VIEWER'], sites: ['m'] });
   const answer = await call(thisFile.api.url, 'GET', '/api/settings/links', { token: viewer });
   expect(answer.body).toEqual({ temporalUi: thisFile.platform.config.temporal.uiUrl, traces: null });
+});
+
+/** The weights each task queue holds, read from Temporal itself, not through the API. */
+async function weightsInTemporal(): Promise<Array<Record<string, number>>> {
+  const { connection, namespace } = thisFile.platform.temporal;
+  const kinds = [proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY];
+  const asks = ALL_TASK_QUEUES.flatMap((name) =>
+    kinds.map((taskQueueType) => connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name }, taskQueueType, reportConfig: true })),
+  );
+  return (await Promise.all(asks)).map((described) => ({ ...described.config?.fairnessWeightOverrides }));
+}
+
+test("PUT /api/settings/fairness/{siteId} sets the site's weight in Temporal's configuration of every queue; GET reads it; DELETE takes it away", async () => {
+  const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  const set = await call(thisFile.api.url, 'PUT', '/api/settings/fairness/site-heavy', { token: admin, body: { weight: 4 } });
+  expect(set.status).toBe(200);
+  expect(set.body).toEqual({ fairnessKey: 'site-heavy', weight: 4, onEveryQueue: true });
+  await call(thisFile.api.url, 'PUT', '/api/settings/fairness/_platform', { token: admin, body: { weight: 0.3 } });
+  const held = await weightsInTemporal();
+  expect(held).toHaveLength(8);
+  for (const overrides of held) expect(overrides['site-heavy']).toBe(4);
+
+  const listed = await call(thisFile.api.url, 'GET', '/api/settings/fairness', { token: admin });
+  expect(listed.body).toEqual({
+    defaultWeight: 1,
+    items: [
+      { fairnessKey: '_platform', weight: 0.3, onEveryQueue: true },
+      { fairnessKey: 'site-heavy', weight: 4, onEveryQueue: true },
+    ],
+  });
+  expect((await call(thisFile.api.url, 'DELETE', '/api/settings/fairness/site-heavy', { token: admin })).status).toBe(204);
+  for (const overrides of await weightsInTemporal()) expect(overrides).toEqual({ _platform: expect.closeTo(0.3, 6) });
+});
+
+test("an EDITOR or MANAGER cannot give their own site a bigger share: 403, and Temporal's weights are unchanged", async () => {
+  const before = await weightsInTemporal();
+  for (const role of ['EDITOR', 'MANAGER']) {
+    const member = await thisFile.platform.token({ sub: `own-${role}`, roles: [role], sites: ['greedy'] });
+    expectProblem(await call(thisFile.api.url, 'PUT', '/api/settings/fairness/greedy', { token: member, body: { weight: 1000 } }), 403, 'FORBIDDEN');
+    expectProblem(await call(thisFile.api.url, 'DELETE', '/api/settings/fairness/_platform', { token: member }), 403, 'FORBIDDEN');
+  }
+  expectProblem(await call(thisFile.api.url, 'PUT', '/api/settings/fairness/greedy', { body: { weight: 1000 } }), 401, 'UNAUTHENTICATED');
+  expect(await weightsInTemporal()).toEqual(before);
+});
+
+test('a weight outside 0.001 to 1000, or a key that is not a site id -> 400 VALIDATION_FAILED, and nothing is set', async () => {
+  const admin = await thisFile.platform.token({ sub: 'ada', roles: ['ADMIN'] });
+  const before = await weightsInTemporal();
+  for (const weight of [0, 0.0001, 1001, -1, '2', null]) {
+    expectProblem(await call(thisFile.api.url, 'PUT', '/api/settings/fairness/site-x', { token: admin, body: { weight } }), 400, 'VALIDATION_FAILED');
+  }
+  for (const key of ['_other', '-x', 'a%20b']) {
+    expectProblem(await call(thisFile.api.url, 'PUT', `/api/settings/fairness/${key}`, { token: admin, body: { weight: 2 } }), 400, 'VALIDATION_FAILED');
+  }
+  expectProblem(
+    await call(thisFile.api.url, 'PUT', '/api/settings/fairness/site-x', { token: admin, body: { weight: 2, extra: 1 } }),
+    400,
+    'VALIDATION_FAILED',
+  );
+  expect(await weightsInTemporal()).toEqual(before);
 });
