@@ -90,11 +90,16 @@ export function benchTemporals(value: string | undefined): BenchTemporal[] {
  * with `temporal: 'cluster'`, Temporal as two nodes of the pinned server on that PostgreSQL, behind their
  * door, tokens required (as `TEMPORAL_SERVER=cluster npm start` runs it).
  */
-export async function startBenchPlatform(extraEnv: NodeJS.ProcessEnv = {}, options: { temporal?: BenchTemporal } = {}): Promise<BenchPlatform> {
+export async function startBenchPlatform(
+  extraEnv: NodeJS.ProcessEnv = {},
+  options: { temporal?: BenchTemporal; fairness?: boolean } = {},
+): Promise<BenchPlatform> {
   // As npm start and npm test do: the pinned tools first (Temporal's dev server, the edge).
   await installTools(['temporal', 'envoy'], (line) => console.log(line));
   const infoFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-')), 'platform.json');
-  const components = spawn(...typescriptCommand('test/support/test-platform.ts', [infoFile]), { cwd: ROOT, stdio: 'ignore' });
+  // Fairness on the task queues is on, as everywhere the platform runs, unless bench/fairness.ts compares.
+  const componentsEnv = { ...process.env, ...(options.fairness === false ? { OPSFLOW_TEST_FAIRNESS: 'off' } : {}) };
+  const components = spawn(...typescriptCommand('test/support/test-platform.ts', [infoFile]), { cwd: ROOT, stdio: 'ignore', env: componentsEnv });
   while (!fs.existsSync(infoFile)) {
     if (components.exitCode !== null) throw new Error('the benchmark platform did not start');
     await new Promise((resolve) => setTimeout(resolve, 200));
