@@ -41,20 +41,31 @@ export async function paginate<Row extends object>(args: {
   timeColumn: string;
   idColumn: string;
   order?: 'newest-first' | 'soonest-first';
+  /**
+   * The id alone orders the rows, as it grows with their time (a revision number): the rows come from one
+   * index range with no sort, where ordering by a time held in a joined table sorts all of them first.
+   */
+  idOrders?: boolean;
+  /**
+   * With `idOrders`: a column of a joined table equal to the id (the revision's number in revinfo). The
+   * cursor bounds it too, so that PostgreSQL starts both sides of a merge join at the cursor instead of
+   * reading the joined table down from its newest row.
+   */
+  idAlsoIn?: string;
 }): Promise<Page<Row>> {
   const { query, limit, timeColumn, idColumn } = args;
   const direction = args.order === 'soonest-first' ? 'asc' : 'desc';
+  const after = direction === 'asc' ? '>' : '<';
   if (args.cursor) {
     const position = cursorPositionOf(args.cursor);
     if (!position) throw refusedWith(INVALID_CURSOR);
-    query.whereRaw(`(??, ??) ${direction === 'asc' ? '>' : '<'} (?::timestamptz, ?)`, [timeColumn, idColumn, position.at, position.id]);
+    if (args.idOrders) for (const column of [idColumn, ...(args.idAlsoIn ? [args.idAlsoIn] : [])]) query.where(column, after, position.id);
+    else query.whereRaw(`(??, ??) ${after} (?::timestamptz, ?)`, [timeColumn, idColumn, position.at, position.id]);
   }
+  const ordering = [...(args.idOrders ? [] : [{ column: timeColumn, order: direction }]), { column: idColumn, order: direction }];
   const rows = (await query
     .select(query.client.raw('??::text as "cursorAt"', [timeColumn]))
-    .orderBy([
-      { column: timeColumn, order: direction },
-      { column: idColumn, order: direction },
-    ])
+    .orderBy(ordering)
     .limit(limit + 1)) as (Row & { cursorAt: string })[];
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];

@@ -121,6 +121,10 @@ export async function historyOf(db: Knex, type: ComponentType, id: string, page:
     ...page,
     timeColumn: 'r.revtstmp',
     idColumn: 'a.rev',
+    // Newest first by revision number: ordering by revinfo's time sorted every revision of the item on each
+    // page, 28 ms at 10,000 revisions against 7 ms at 1,000 (bench/scale.ts).
+    idOrders: true,
+    idAlsoIn: 'r.rev',
   });
   return {
     items: rows.items.map((row) => ({

@@ -262,3 +262,29 @@ test('compare: on a page edited twice, exactly the changed fields, as JSON point
   expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=999`, { token: viewer }), 404, 'REVISION_NOT_FOUND');
   expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/compare?from=${first}`, { token: outsider }), 403, 'FORBIDDEN');
 });
+
+test("a page's history pages newest first by revision: following each cursor gives every revision once, in order", async () => {
+  const created = await call(thisFile.api.url, 'POST', '/api/content/pages', {
+    token: editor,
+    body: { siteId: 'site-v', name: 'paged', slug: 'paged', title: 'Title 0', data: {} },
+  });
+  const id = created.body.id as string;
+  for (let i = 1; i <= 6; i++) {
+    await call(thisFile.api.url, 'PUT', `/api/content/pages/${id}`, { token: editor, body: { name: 'paged', slug: 'paged', title: `Title ${i}`, data: {} } });
+  }
+  const all = (await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history?limit=100`, { token: viewer })).body.items.map(
+    (item: { rev: number }) => item.rev,
+  );
+  expect(all).toHaveLength(7);
+  expect(all).toEqual([...all].sort((a: number, b: number) => b - a));
+  const paged: number[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const page = await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history?limit=3${query}`, { token: viewer });
+    expect(page.status).toBe(200);
+    paged.push(...page.body.items.map((item: { rev: number }) => item.rev));
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  expect(paged).toEqual(all);
+});
