@@ -12,6 +12,7 @@
  * and to PUBLISHED, and A's total time, alone and together. With fairness on, last, the worker is killed
  * in the middle of A's work and started again: it prints what was lost and what was sent twice.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import { ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -36,6 +37,9 @@ interface Phase {
   aMs: number | null;
   emailMs: number[];
   publishMs: number[];
+  /** The whole machine's busy CPU time during the phase, and the phase's wall time. */
+  cpuSeconds: number;
+  wallMs: number;
 }
 
 type Api = (method: string, path: string, token: string, body?: unknown) => Promise<{ status: number; body: Record<string, unknown> }>;
@@ -146,14 +150,25 @@ async function template(api: Api, editor: string, siteId: string): Promise<strin
 async function phase(side: Side, sizes: Sizes, runs: { a: boolean; b: boolean }, name: string): Promise<Phase> {
   await fetch(`${side.platform.info.mail.apiUrl}/messages`, { method: 'DELETE' });
   if (runs.a) await seedSiteA(side.platform, sizes.rows);
+  const busyBefore = busyCpuSeconds();
   const aStarted = performance.now();
   const a = runs.a ? startA(side, name) : null;
   if (a && runs.b) await deliveredOf(side.platform, (await a.batchId)!, 100);
   const b = runs.b ? runB(side, sizes, name) : { emailMs: [], publishMs: [] };
   const bDone = await b;
   const aMs = a ? (await a.done, performance.now() - aStarted) : null;
-  console.log(`  ${name}: A ${aMs === null ? '-' : `${(aMs / 1000).toFixed(1)} s`}, B ${bDone.emailMs.length} emails, ${bDone.publishMs.length} publishes`);
-  return { aMs, ...bDone };
+  const wallMs = performance.now() - aStarted;
+  const cpuSeconds = busyCpuSeconds() - busyBefore;
+  console.log(
+    `  ${name}: A ${aMs === null ? '-' : `${(aMs / 1000).toFixed(1)} s`}, B ${bDone.emailMs.length} emails, ${bDone.publishMs.length} publishes; ${cpuSeconds.toFixed(1)} CPU-s in ${(wallMs / 1000).toFixed(1)} s`,
+  );
+  return { aMs, ...bDone, cpuSeconds, wallMs };
+}
+
+/** The machine's busy CPU time so far, every core and process (user, nice, system, irq, softirq, steal), from /proc/stat. */
+function busyCpuSeconds(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  return (user + nice + system + irq + softirq + steal) / 100;
 }
 
 /** Site A's role send and archive run, started together; `done` once both have ended. */
@@ -277,7 +292,18 @@ function report(label: string, aAlone: Phase, bAlone: Phase, together: Phase): s
     `  ${label}: B's single emails, request to SUCCESS: idle ${spread(bAlone.emailMs)}; beside A ${spread(together.emailMs)} (goal p99 <= 2 s)`,
     `  ${label}: B's publishes, request to PUBLISHED: idle ${spread(bAlone.publishMs)}; beside A ${spread(together.publishMs)}; p99 beside A / idle ${publishRatio.toFixed(2)} (goal <= 2)`,
     `  ${label}: A's send and archive: alone ${seconds(aAlone.aMs!)}, beside B ${seconds(together.aMs!)}; ratio ${(together.aMs! / aAlone.aMs!).toFixed(2)} (goal <= 1.1)`,
+    `  ${label}: ${floorOfA(aAlone, bAlone)}`,
   ];
+}
+
+/**
+ * How fast A can be beside B on this machine: B's work takes the CPU it took alone, so A and B together
+ * need at least their two CPU times over the cores, and at least A's time alone.
+ */
+function floorOfA(aAlone: Phase, bAlone: Phase): string {
+  const cores = os.cpus().length;
+  const floorMs = Math.max(aAlone.aMs!, ((aAlone.cpuSeconds + bAlone.cpuSeconds) / cores) * 1000);
+  return `floor: A alone kept ${(aAlone.cpuSeconds / (aAlone.wallMs / 1000)).toFixed(2)} of ${cores} cores busy (${aAlone.cpuSeconds.toFixed(1)} CPU-s), B alone took ${bAlone.cpuSeconds.toFixed(1)} CPU-s: A beside B takes at least ${seconds(floorMs)}, ${(floorMs / aAlone.aMs!).toFixed(2)} of A alone`;
 }
 
 /** A's work again, the worker killed (SIGKILL) once part of the send is out, then started again: what was lost or sent twice. */
