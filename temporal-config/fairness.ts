@@ -1,6 +1,5 @@
-import { isGrpcServiceError } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
-import { conflict } from '../lib/errors';
+import { conflict, PlatformError } from '../lib/errors';
 import { ALL_TASK_QUEUES, TaskQueue } from '../domain/task-queues';
 import { temporalCallError } from './temporal-errors';
 import type { TemporalHandle } from './client';
@@ -16,28 +15,43 @@ const everyQueue = () => ALL_TASK_QUEUES.flatMap((taskQueue) => KINDS.map((taskQ
 
 type Handle = Pick<TemporalHandle, 'connection' | 'namespace'>;
 
-const INVALID_ARGUMENT = 3;
 /** The server's `matching.maxFairnessKeyWeightOverrides`, left at its default. */
 const MOST_WEIGHTS = 1000;
 
-/** Sets one key's weight on every queue, or takes it away (null): that key then weighs what its runs say, or 1. */
-export async function setFairnessWeight(temporal: Handle, key: string, weight: number | null): Promise<void> {
-  try {
-    for (const { taskQueue, taskQueueType } of everyQueue()) {
-      await temporal.connection.workflowService.updateTaskQueueConfig({
-        namespace: temporal.namespace,
-        identity: 'opsflow-api',
-        taskQueue,
-        taskQueueType,
-        ...(weight === null ? { unsetFairnessWeightOverrides: [key] } : { setFairnessWeightOverrides: { [key]: weight } }),
-      });
-    }
-  } catch (error) {
-    if (isGrpcServiceError(error) && error.code === INVALID_ARGUMENT && /exceeding maximum/.test(error.details)) {
+/** Who changed a weight: Temporal keeps the identity of each change to a queue's configuration. */
+const identityOf = (actor: string) => `opsflow-api:${actor}`;
+
+/**
+ * Sets one key's weight on every queue, or takes it away (null): that key then weighs what its runs say, or
+ * 1. Answers whether every queue now holds it, from each change's own answer. A queue that holds the most
+ * weights Temporal keeps refuses a new key: that is checked on all of them first, so that none changes.
+ */
+export async function setFairnessWeight(temporal: Handle, args: { key: string; weight: number | null; actor: string }): Promise<boolean> {
+  const queues = everyQueue();
+  if (args.weight !== null) {
+    const held = await Promise.all(queues.map((queue) => overridesOf(temporal, queue)));
+    if (held.some((overrides) => !(args.key in overrides) && Object.keys(overrides).length >= MOST_WEIGHTS)) {
       throw conflict('FAIRNESS_WEIGHTS_FULL', `Temporal keeps at most ${MOST_WEIGHTS} weights per task queue: take one away first.`);
     }
-    throw temporalCallError(error);
   }
+  const held: boolean[] = [];
+  try {
+    for (const { taskQueue, taskQueueType } of queues) {
+      const answer = await temporal.connection.workflowService.updateTaskQueueConfig({
+        namespace: temporal.namespace,
+        identity: identityOf(args.actor),
+        taskQueue,
+        taskQueueType,
+        ...(args.weight === null ? { unsetFairnessWeightOverrides: [args.key] } : { setFairnessWeightOverrides: { [args.key]: args.weight } }),
+      });
+      const now = answer.config?.fairnessWeightOverrides?.[args.key];
+      held.push(args.weight === null ? now === undefined : now === Math.fround(args.weight));
+    }
+  } catch (error) {
+    const cause = temporalCallError(error);
+    throw new PlatformError(cause.code, `${cause.message} ${held.length} of ${queues.length} task queues took the change: make it again.`);
+  }
+  return held.every(Boolean);
 }
 
 /** One key's weight as Temporal holds it, and whether every queue holds that same weight. */

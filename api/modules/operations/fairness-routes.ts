@@ -34,7 +34,6 @@ const readable = (weight: number) => Number(weight.toPrecision(6));
  */
 export function fairnessRoutes(deps: Pick<AppDeps, 'temporal'>): AnyRoute[] {
   const { temporal } = deps;
-  const weightOf = async (key: string) => (await fairnessWeights(temporal)).find((item) => item.key === key);
   return [
     defineRoute({
       method: 'get',
@@ -62,11 +61,10 @@ export function fairnessRoutes(deps: Pick<AppDeps, 'temporal'>): AnyRoute[] {
       body: WeightBody,
       responses: { 200: { description: 'the weight, read back from Temporal', schema: WeightSchema } },
       errors: ['FAIRNESS_WEIGHTS_FULL', 'TEMPORAL_UNAVAILABLE'],
-      handler: async (ctx, { params, body }) => {
+      handler: async (ctx, { params, body, identity }) => {
         const key = fairnessKeyOf(params.siteId);
-        await setFairnessWeight(temporal, key, body.weight);
-        const set = await weightOf(key);
-        ctx.body = { fairnessKey: key, weight: readable(set?.weight ?? body.weight), onEveryQueue: set?.onEveryQueue ?? false };
+        const onEveryQueue = await setFairnessWeight(temporal, { key, weight: body.weight, actor: identity.id });
+        ctx.body = { fairnessKey: key, weight: readable(Math.fround(body.weight)), onEveryQueue };
       },
     }),
     defineRoute({
@@ -78,8 +76,8 @@ export function fairnessRoutes(deps: Pick<AppDeps, 'temporal'>): AnyRoute[] {
       params: OwnerParams,
       responses: { 204: { description: 'the weight is gone from every task queue' } },
       errors: ['TEMPORAL_UNAVAILABLE'],
-      handler: async (ctx, { params }) => {
-        await setFairnessWeight(temporal, fairnessKeyOf(params.siteId), null);
+      handler: async (ctx, { params, identity }) => {
+        await setFairnessWeight(temporal, { key: fairnessKeyOf(params.siteId), weight: null, actor: identity.id });
         ctx.status = 204;
       },
     }),
