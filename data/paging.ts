@@ -58,7 +58,8 @@ export async function paginate<Row extends object>(args: {
   const after = direction === 'asc' ? '>' : '<';
   if (args.cursor) {
     const position = cursorPositionOf(args.cursor);
-    if (!position) throw refusedWith(INVALID_CURSOR);
+    // A revision number is an integer: anything else would reach PostgreSQL as a cast it cannot make.
+    if (!position || (args.idOrders && !/^\d{1,15}$/.test(String(position.id)))) throw refusedWith(INVALID_CURSOR);
     if (args.idOrders) for (const column of [idColumn, ...(args.idAlsoIn ? [args.idAlsoIn] : [])]) query.where(column, after, position.id);
     else query.whereRaw(`(??, ??) ${after} (?::timestamptz, ?)`, [timeColumn, idColumn, position.at, position.id]);
   }

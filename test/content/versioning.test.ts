@@ -287,4 +287,7 @@ test("a page's history pages newest first by revision: following each cursor giv
     cursor = page.body.nextCursor;
   } while (cursor);
   expect(paged).toEqual(all);
+  // A cursor made by hand with a revision that is no number is refused, never a server error.
+  const crafted = Buffer.from(JSON.stringify({ at: '2026-12-06T07:30:00Z', id: 'x' })).toString('base64url');
+  expectProblem(await call(thisFile.api.url, 'GET', `/api/content/pages/${id}/history?cursor=${crafted}`, { token: viewer }), 400, 'INVALID_CURSOR');
 });
