@@ -181,7 +181,9 @@ export async function startBenchPlatform(
       return worker;
     },
     async stop() {
-      for (const worker of workers) worker.kill('SIGTERM');
+      // A worker shuts down gracefully on SIGTERM, but one whose Temporal is gone may wait for it for good:
+      // whatever has not exited within 10 s is killed, so that no bench leaves a worker behind.
+      await Promise.all(workers.map((worker) => stopWithin(worker, 10000)));
       server.close();
       app.close();
       await temporal.connection.close();
@@ -194,6 +196,16 @@ export async function startBenchPlatform(
       components.kill('SIGTERM');
     },
   };
+}
+
+/** SIGTERM, then SIGKILL once `ms` have passed without an exit. */
+async function stopWithin(child: ChildProcess, ms: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** Every process's CPU time so far (user and system, in clock ticks) and its command line, read from /proc. */
