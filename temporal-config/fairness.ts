@@ -18,8 +18,8 @@ type Handle = Pick<TemporalHandle, 'connection' | 'namespace'>;
 /** The server's `matching.maxFairnessKeyWeightOverrides`, left at its default. */
 const MOST_WEIGHTS = 1000;
 
-/** Who changed a weight: Temporal keeps the identity of each change to a queue's configuration. */
-const identityOf = (actor: string) => `opsflow-api:${actor}`;
+/** Who changed a weight: Temporal keeps the identity of each change, and refuses one longer than its ids (255). */
+const identityOf = (actor: string) => `opsflow-api:${actor}`.slice(0, 200);
 
 /**
  * Sets one key's weight on every queue, or takes it away (null): that key then weighs what its runs say, or

@@ -59,7 +59,7 @@ export function fairnessRoutes(deps: Pick<AppDeps, 'temporal'>): AnyRoute[] {
       access: access.roles('ADMIN'),
       params: OwnerParams,
       body: WeightBody,
-      responses: { 200: { description: 'the weight, read back from Temporal', schema: WeightSchema } },
+      responses: { 200: { description: "the weight, as each queue's change answered it", schema: WeightSchema } },
       errors: ['FAIRNESS_WEIGHTS_FULL', 'TEMPORAL_UNAVAILABLE'],
       handler: async (ctx, { params, body, identity }) => {
         const key = fairnessKeyOf(params.siteId);
