@@ -80,7 +80,9 @@ async function main(): Promise<void> {
     const aAlone = await phase(side, sizes, { a: true, b: false }, 'alone');
     const bAlone = await phase(side, sizes, { a: false, b: true }, 'b-alone');
     const together = await phase(side, sizes, { a: true, b: true }, 'together');
-    lines.push(...report(label, aAlone, bAlone, together));
+    const idleSeconds = await idleCpuSeconds(bAlone.wallMs);
+    lines.push(...report(label, aAlone, { ...bAlone, cpuSeconds: bAlone.cpuSeconds - idleSeconds }, together));
+    lines.push(`  ${label}: the platform idle for as long as B alone took ${idleSeconds.toFixed(1)} CPU-s, not counted as B's`);
     lines.push(`  ${label}: worker peak ${peakMemoryMb(side.worker.pid!).toFixed(0)} MiB`);
     if (fairness) lines.push(await killDuringA(side, sizes));
     await side.platform.stop();
@@ -308,20 +310,31 @@ function report(label: string, aAlone: Phase, bAlone: Phase, together: Phase): s
 }
 
 /**
- * How fast A can be beside B on this machine: B's work takes the CPU it took alone, so A and B together
- * need at least their two CPU times over the cores, and at least A's time alone.
+ * How fast A can be beside B on this machine: B's work takes the CPU it took alone (less what the idle
+ * platform takes), so A and B together need at least their CPU times over the cores, and over one core for
+ * the worker's share; and, at the rate of busy cores A alone kept up, their CPU times at that rate.
  */
 function floorOfA(aAlone: Phase, bAlone: Phase): string {
   const cores = os.cpus().length;
+  const busyRate = aAlone.cpuSeconds / (aAlone.wallMs / 1000);
   const machineMs = ((aAlone.cpuSeconds + bAlone.cpuSeconds) / cores) * 1000;
   // The worker is one event loop: it cannot run more than one core's worth, whatever the machine has free.
   const workerMs = (aAlone.workerCpuSeconds + bAlone.workerCpuSeconds) * 1000;
   const floorMs = Math.max(aAlone.aMs!, machineMs, workerMs);
+  const atRateMs = ((aAlone.cpuSeconds + bAlone.cpuSeconds) / busyRate) * 1000;
   return (
-    `floor: A alone kept ${(aAlone.cpuSeconds / (aAlone.wallMs / 1000)).toFixed(2)} of ${cores} cores busy, its worker ${(aAlone.workerCpuSeconds / (aAlone.wallMs / 1000)).toFixed(2)} of one; ` +
-    `B alone took ${bAlone.cpuSeconds.toFixed(1)} CPU-s (the worker ${bAlone.workerCpuSeconds.toFixed(1)}): A beside B takes at least ${seconds(floorMs)} ` +
-    `(the machine ${seconds(machineMs)}, the worker's one core ${seconds(workerMs)}), ${(floorMs / aAlone.aMs!).toFixed(2)} of A alone`
+    `floor: A alone kept ${busyRate.toFixed(2)} of ${cores} cores busy, its worker ${(aAlone.workerCpuSeconds / (aAlone.wallMs / 1000)).toFixed(2)} of one; ` +
+    `B's own work took ${bAlone.cpuSeconds.toFixed(1)} CPU-s (the worker ${bAlone.workerCpuSeconds.toFixed(1)}): A beside B takes at least ${seconds(floorMs)} ` +
+    `(the machine ${seconds(machineMs)}, the worker's one core ${seconds(workerMs)}), ${(floorMs / aAlone.aMs!).toFixed(2)} of A alone; ` +
+    `at the ${busyRate.toFixed(2)} cores A alone kept busy, ${seconds(atRateMs)}, ${(atRateMs / aAlone.aMs!).toFixed(2)} of A alone`
   );
+}
+
+/** The machine's busy CPU time while the platform sits idle for `ms`: what B's phase took that was not B's. */
+async function idleCpuSeconds(ms: number): Promise<number> {
+  const before = busyCpuSeconds();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return busyCpuSeconds() - before;
 }
 
 /** A's work again, the worker killed (SIGKILL) once part of the send is out, then started again: what was lost or sent twice. */
