@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { signToken } from '../api/http/sign-token';
 import { componentType } from '../data/content/component-types';
 import { createComponent } from '../data/content/components';
-import { BenchPlatform, peakMemoryMb, startBenchPlatform } from './support';
+import { BenchPlatform, peakMemoryMb, processCpuTicks, startBenchPlatform } from './support';
 
 const PAGE = componentType('PAGE')!;
 const SITE_A = 'site-a';
@@ -171,12 +171,8 @@ async function phase(side: Side, sizes: Sizes, runs: { a: boolean; b: boolean },
   return { aMs, ...bDone, cpuSeconds, workerCpuSeconds, wallMs };
 }
 
-/** One process's CPU time so far (user and system), from /proc. */
-function processCpuSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+/** One process's CPU time so far (user and system), in seconds. */
+const processCpuSeconds = (pid: number) => (processCpuTicks().get(pid)?.ticks ?? 0) / 100;
 
 /** The machine's busy CPU time so far, every core and process (user, nice, system, irq, softirq, steal), from /proc/stat. */
 function busyCpuSeconds(): number {
