@@ -84,7 +84,7 @@ test('reaching a stage emails its role holders in the site, each in their own lo
   expect(await mailsAbout('eda', 'Approval needed: notice-one')).toEqual([]);
 });
 
-test("a notice goes out at its publish's priority and under its site's key, ahead of bulk sends (decision 046)", async () => {
+test("a notice's run carries its publish's urgent priority and its site's fairness key, inherited (decision 046)", async () => {
   const page = await submitPage('notice-fair');
   await arrives('mark', 'Approval needed: notice-fair');
   const { temporal } = thisFile.platform;

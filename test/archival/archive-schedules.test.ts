@@ -22,7 +22,7 @@ async function archiveSchedules() {
   return found.filter((id) => id.startsWith('archive-schedule:')).sort();
 }
 
-test("the archival worker creates one schedule per log type with ARCHIVE_CRON, its runs at bulk priority under the platform's key; starting again does not duplicate, a new cron updates", async () => {
+test("the archival worker creates one schedule per log type with ARCHIVE_CRON, its runs started at bulk priority under the platform's key; starting again does not duplicate, a new cron updates", async () => {
   const first = await platform.startWorker(['archival'], { ARCHIVE_CRON: '15 4 * * *' });
   const expected = LOG_TYPES.map(archiveScheduleId).sort();
   expect(await archiveSchedules()).toEqual(expected);

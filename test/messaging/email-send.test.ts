@@ -78,7 +78,7 @@ test('an English and an Arabic send reach the mail capture rendered; each log go
   expect(ar.html).toContain('<div dir="rtl" lang="ar"><p>مرحبا سلمى</p></div>');
 });
 
-test("a single send goes first and a bulk send last, each run carrying its site's fairness key (decision 046)", async () => {
+test("a single send's run is started at urgent priority and a bulk send's at bulk priority, each under its site's fairness key (decision 046)", async () => {
   const templateId = await publishedTemplate(thisFile.api.url, editor, 'site-m');
   const single = await call(thisFile.api.url, 'POST', '/api/email/send', { token: editor, body: { templateId, to: address('fair'), siteId: 'site-m' } });
   const bulk = await call(thisFile.api.url, 'POST', '/api/email/send/role', { token: editor, body: { templateId, roleKey: 'VIEWER', siteId: 'site-m' } });
