@@ -1,13 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { AppDeps } from '../../deps';
 import { access, AnyRoute, defineRoute } from '../../http/route';
+import { SiteId } from '../../http/common-schemas';
 import { FAIRNESS_WEIGHT, fairnessKeyOf, PLATFORM_FAIRNESS_KEY } from '../../../domain/fairness';
 import { fairnessWeights, setFairnessWeight } from '../../../temporal-config/fairness';
 
-const Owner = Type.String({
-  minLength: 1,
-  maxLength: 128,
-  pattern: '^(_platform|[A-Za-z0-9][A-Za-z0-9_.-]*)$',
+const Owner = Type.Union([SiteId, Type.Literal(PLATFORM_FAIRNESS_KEY)], {
   description: `a site's id, or \`${PLATFORM_FAIRNESS_KEY}\` for the platform's own work (schedules, reconciles, deploys)`,
 });
 const Weight = Type.Number({ minimum: FAIRNESS_WEIGHT.least, maximum: FAIRNESS_WEIGHT.most });
