@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { signToken } from '../api/http/sign-token';
 import { componentType } from '../data/content/component-types';
 import { createComponent } from '../data/content/components';
-import { BenchPlatform, peakMemoryMb, processCpuTicks, startBenchPlatform } from './support';
+import { BenchPlatform, peakMemoryMb, processCpuTicks, quantile, startBenchPlatform } from './support';
 
 const PAGE = componentType('PAGE')!;
 const SITE_A = 'site-a';
@@ -288,10 +288,6 @@ async function deliveredOf(platform: BenchPlatform, batchId: string, atLeast: nu
   }
 }
 
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-};
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 function report(label: string, aAlone: Phase, bAlone: Phase, together: Phase): string[] {

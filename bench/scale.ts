@@ -18,7 +18,7 @@ import { approvalQueue } from '../data/approvals/approvals';
 import { componentType } from '../data/content/component-types';
 import { listComponents } from '../data/content/components';
 import { historyOf } from '../data/content/revisions';
-import { BenchPlatform, startBenchPlatform } from './support';
+import { BenchPlatform, quantile, startBenchPlatform } from './support';
 
 const PAGE = componentType('PAGE')!;
 const SITE = 'scale';
@@ -186,7 +186,6 @@ async function explainHistory(platform: BenchPlatform, size: number): Promise<vo
   for (const row of plan.rows) console.log(`  plan: ${row['QUERY PLAN']}`);
 }
 
-const quantile = (values: number[], q: number) => [...values].sort((x, y) => x - y)[Math.min(values.length - 1, Math.ceil(q * values.length) - 1)];
 const spread = (ms: number[]) => `${quantile(ms, 0.5).toFixed(1).padStart(7)} ${quantile(ms, 0.99).toFixed(1).padStart(7)}`;
 
 function print(sizes: number[], bySize: Map<number, Timed[]>, floors: Timed[]): void {

@@ -198,6 +198,12 @@ export async function startBenchPlatform(
   };
 }
 
+/** The nearest-rank quantile of `values` (q from 0 to 1): the smallest value at least that share of them reach. */
+export function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
 /** SIGTERM, then SIGKILL once `ms` have passed without an exit. */
 async function stopWithin(child: ChildProcess, ms: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
