@@ -14,7 +14,7 @@ import { createDb, Db } from '../data/db';
 import { createDocker } from '../adapters/docker';
 import { platformStorage } from '../api/storage';
 import { connectPlatformTemporal, TemporalHandle } from '../temporal-config/client';
-import { typescriptCommand } from '../scripts/platform/children';
+import { stopChild, typescriptCommand } from '../scripts/platform/children';
 import { slotDatabase, slotNamespace, TEMPLATE_DATABASE, TestPlatformInfo } from '../test/support/slots';
 import { installTools } from '../scripts/tools';
 import { ensureTemporalServer } from '../scripts/temporal-server';
@@ -183,7 +183,7 @@ export async function startBenchPlatform(
     async stop() {
       // A worker shuts down gracefully on SIGTERM, but one whose Temporal is gone may wait for it for good:
       // whatever has not exited within 10 s is killed, so that no bench leaves a worker behind.
-      await Promise.all(workers.map((worker) => stopWithin(worker, 10000)));
+      await Promise.all(workers.map((worker) => stopChild(worker, 10000)));
       server.close();
       app.close();
       await temporal.connection.close();
@@ -202,16 +202,6 @@ export async function startBenchPlatform(
 export function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-}
-
-/** SIGTERM, then SIGKILL once `ms` have passed without an exit. */
-async function stopWithin(child: ChildProcess, ms: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** Every process's CPU time so far (user and system, in clock ticks) and its command line, read from /proc. */
