@@ -1,17 +1,14 @@
 import { temporal as proto } from '@temporalio/proto';
 import { conflict, PlatformError } from '../lib/errors';
-import { ALL_TASK_QUEUES, TaskQueue } from '../domain/task-queues';
+import { EVERY_TASK_QUEUE_KIND } from './task-queue-kinds';
 import { temporalCallError } from './temporal-errors';
 import type { TemporalHandle } from './client';
 
-/**
+/*
  * Each fairness key's weight lives in Temporal's own configuration of each task queue (decision 046): the
  * matching service reads it where it dispatches, and no copy of ours can drift from it. Both kinds of each
  * queue carry it, since workflow and activity tasks wait in queues of their own.
  */
-const KINDS = [proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY];
-
-const everyQueue = () => ALL_TASK_QUEUES.flatMap((taskQueue) => KINDS.map((taskQueueType) => ({ taskQueue, taskQueueType })));
 
 type Handle = Pick<TemporalHandle, 'connection' | 'namespace'>;
 
@@ -27,7 +24,7 @@ const identityOf = (actor: string) => `opsflow-api:${actor}`.slice(0, 200);
  * weights Temporal keeps refuses a new key: that is checked on all of them first, so that none changes.
  */
 export async function setFairnessWeight(temporal: Handle, args: { key: string; weight: number | null; actor: string }): Promise<boolean> {
-  const queues = everyQueue();
+  const queues = EVERY_TASK_QUEUE_KIND;
   if (args.weight !== null) {
     const held = await Promise.all(queues.map((queue) => overridesOf(temporal, queue)));
     if (held.some((overrides) => !(args.key in overrides) && Object.keys(overrides).length >= MOST_WEIGHTS)) {
@@ -63,7 +60,7 @@ export interface FairnessWeight {
 
 /** Every weight set, read back from each queue's configuration. */
 export async function fairnessWeights(temporal: Handle): Promise<FairnessWeight[]> {
-  const byQueue = await Promise.all(everyQueue().map((queue) => overridesOf(temporal, queue)));
+  const byQueue = await Promise.all(EVERY_TASK_QUEUE_KIND.map((queue) => overridesOf(temporal, queue)));
   const keys = [...new Set(byQueue.flatMap((overrides) => Object.keys(overrides)))].sort();
   return keys.map((key) => {
     const weights = byQueue.map((overrides) => overrides[key]);
@@ -72,10 +69,7 @@ export async function fairnessWeights(temporal: Handle): Promise<FairnessWeight[
   });
 }
 
-async function overridesOf(
-  temporal: Handle,
-  queue: { taskQueue: TaskQueue; taskQueueType: proto.api.enums.v1.TaskQueueType },
-): Promise<Record<string, number>> {
+async function overridesOf(temporal: Handle, queue: (typeof EVERY_TASK_QUEUE_KIND)[number]): Promise<Record<string, number>> {
   try {
     const described = await temporal.connection.workflowService.describeTaskQueue({
       namespace: temporal.namespace,

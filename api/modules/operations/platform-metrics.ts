@@ -1,7 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
 import { temporal as proto } from '@temporalio/proto';
 import { AppDeps } from '../../deps';
-import { ALL_TASK_QUEUES } from '../../../domain/task-queues';
+import { EVERY_TASK_QUEUE_KIND, QueueKind } from '../../../temporal-config/task-queue-kinds';
 import { pingDatabase } from '../../../data/db';
 import { sharedWhileFresh, within } from '../../../lib/within';
 import { approvalsWaitingByAge, archivedOfLastDay, Counted, deploymentsOfLastHour, emailsOfLastHour, jobRunsOfLastDay } from '../../../data/platform-figures';
@@ -14,7 +14,6 @@ const READING_MAX_AGE_MS = 10_000;
  */
 const FIGURE_TIMEOUT_MS = 3000;
 
-type QueueKind = 'workflow' | 'activity';
 export interface QueueFigures {
   taskQueue: string;
   kind: QueueKind;
@@ -37,24 +36,18 @@ type Deps = Pick<AppDeps, 'db' | 'temporal' | 'config'>;
 
 /** Temporal's own view of each queue: how many pollers it has, and how many tasks wait on it. */
 async function queueFigures(deps: Deps): Promise<QueueFigures[]> {
-  const kinds: Array<[QueueKind, proto.api.enums.v1.TaskQueueType]> = [
-    ['workflow', proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW],
-    ['activity', proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY],
-  ];
-  const asks = ALL_TASK_QUEUES.flatMap((taskQueue) =>
-    kinds.map(async ([kind, taskQueueType]) => {
-      const { connection } = deps.temporal;
-      const described = await connection.withDeadline(Date.now() + FIGURE_TIMEOUT_MS, () =>
-        connection.workflowService.describeTaskQueue({
-          namespace: deps.config.temporal.namespace,
-          taskQueue: { name: taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-          taskQueueType,
-          reportStats: true,
-        }),
-      );
-      return { taskQueue, kind, pollers: described.pollers?.length ?? 0, backlog: Number(described.stats?.approximateBacklogCount ?? 0) };
-    }),
-  );
+  const asks = EVERY_TASK_QUEUE_KIND.map(async ({ taskQueue, kind, taskQueueType }) => {
+    const { connection } = deps.temporal;
+    const described = await connection.withDeadline(Date.now() + FIGURE_TIMEOUT_MS, () =>
+      connection.workflowService.describeTaskQueue({
+        namespace: deps.config.temporal.namespace,
+        taskQueue: { name: taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+        taskQueueType,
+        reportStats: true,
+      }),
+    );
+    return { taskQueue, kind, pollers: described.pollers?.length ?? 0, backlog: Number(described.stats?.approximateBacklogCount ?? 0) };
+  });
   return Promise.all(asks);
 }
 
