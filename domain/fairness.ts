@@ -2,8 +2,9 @@
  * Fair shares of the shared workers (decision 046). Every run the platform starts carries two things
  * Temporal's task queues read when work waits: a priority (lower goes first) and a fairness key (each key
  * gets a share of the dispatches in proportion to its weight). Activities and child runs inherit both
- * from their run. Pure, and imports nothing.
+ * from their run. Pure.
  */
+import { stableHash } from './stable-hash';
 
 /** The fairness key of work no site asked for: schedules, reconciles, deploys. A site id never begins with `_`. */
 export const PLATFORM_FAIRNESS_KEY = '_platform';
@@ -48,7 +49,7 @@ export interface FairShare {
 export function fairnessKeyOf(siteId: string | null | undefined): string {
   if (!siteId) return PLATFORM_FAIRNESS_KEY;
   if (siteId.length <= FAIRNESS_KEY_MAX_BYTES) return siteId;
-  return `${siteId.slice(0, 47)}~${hashOf(siteId)}`;
+  return `${siteId.slice(0, 47)}~${stableHash(siteId)}`;
 }
 
 /** The priority and fairness key of one piece of work, for the site that asked for it (none: the platform's own). */
@@ -58,13 +59,3 @@ export function fairShareOf(work: WorkKind, siteId?: string | null): FairShare {
 
 /** Temporal takes weights from 0.001 to 1000; 1 is every key's weight until told otherwise. */
 export const FAIRNESS_WEIGHT = { least: 0.001, most: 1000, standard: 1 } as const;
-
-/** 16 hex digits of FNV-1a (64 bits): short, stable, and the same in every process. */
-function hashOf(text: string): string {
-  let hash = 0xcbf29ce484222325n;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= BigInt(text.charCodeAt(i));
-    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
-  }
-  return hash.toString(16).padStart(16, '0');
-}

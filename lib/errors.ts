@@ -78,6 +78,7 @@ export const ErrorCatalogue = {
   IMAGE_NOT_FOUND: entry(500, 'Image not found'),
   JAR_MISSING: entry(500, 'JAR missing'),
   EDGE_NOT_ROUTING: entry(500, 'The edge does not route to the new instances'),
+  SERVICE_NETWORKS_FULL: entry(500, "No address block is left for a service's network"),
   EDGE_STATS_UNAVAILABLE: entry(500, "The edge's statistics cannot be read"),
   // Versioning and approvals
   REVISION_NOT_FOUND: entry(404, 'Revision not found'),

@@ -1,6 +1,8 @@
 import Docker from 'dockerode';
 import { LABELS } from '../../data/deploy/labels';
 import { DeployDeps } from './deps';
+import { freeSubnetIn, SERVICE_SUBNET_PREFIX } from '../../domain/service-subnets';
+import { finalFailure } from '../failures';
 
 /**
  * Each deployed service gets a bridge network of its own, shared with nobody but its own instances and the
@@ -24,24 +26,47 @@ async function attachedContainers(docker: Docker, attach: readonly string[]): Pr
   return [...new Set([...exact, ...running.filter((name) => prefixes.some((prefix) => name.startsWith(prefix)))])];
 }
 
+/** How often a block is picked again when a deploy running beside this one took it first. */
+const BLOCK_ATTEMPTS = 8;
+
+/** Every IPv4 or IPv6 subnet the engine's networks hold now. */
+async function subnetsInUse(docker: Docker): Promise<string[]> {
+  const networks = await docker.listNetworks();
+  return networks.flatMap((network) => (network.IPAM?.Config ?? []).map((config) => config.Subnet ?? '')).filter(Boolean);
+}
+
+/**
+ * Creates a bridge network in a free /26 of `pool` (see domain/service-subnets.ts). Two deploys may pick the
+ * same block at once; the engine refuses the second ("overlaps"), which picks again from what is in use then.
+ */
+async function createBridgeInPool(docker: Docker, options: Docker.NetworkCreateOptions & { Name: string }, pool: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const subnet = freeSubnetIn(pool, await subnetsInUse(docker), options.Name);
+    if (subnet === null)
+      throw finalFailure('SERVICE_NETWORKS_FULL', `DEPLOY_SUBNET_POOL ${pool} has no free /${SERVICE_SUBNET_PREFIX} left for ${options.Name}: widen it`);
+    try {
+      await docker.createNetwork({ ...options, IPAM: { Driver: 'default', Config: [{ Subnet: subnet }] } });
+      return;
+    } catch (error) {
+      if (attempt >= BLOCK_ATTEMPTS || !/overlaps/i.test(String((error as Error).message))) throw error;
+    }
+  }
+}
+
 /** Creates the service's network if it is missing and attaches the containers that must reach it; idempotent. */
 export async function ensureServiceNetwork(
   docker: Docker,
-  args: { network: string; serviceName: string; scope: string; attach: readonly string[]; driver?: 'bridge' | 'overlay' },
+  args: { network: string; serviceName: string; scope: string; attach: readonly string[]; driver?: 'bridge' | 'overlay'; subnetPool: string },
 ): Promise<string> {
   const name = serviceNetworkName(args);
   const existing = await docker.listNetworks({ filters: { name: [name] } });
   if (!existing.some((network) => network.Name === name)) {
     try {
-      // An overlay (the swarm driver) spans the swarm's nodes; attachable, so the gateway's container can join it.
-      const driver = args.driver ?? 'bridge';
-      await docker.createNetwork({
-        Name: name,
-        Driver: driver,
-        Attachable: driver === 'overlay',
-        CheckDuplicate: true,
-        Labels: { [LABELS.scope]: args.scope, [LABELS.service]: args.serviceName },
-      });
+      const labels = { [LABELS.scope]: args.scope, [LABELS.service]: args.serviceName };
+      // An overlay (the swarm driver) spans the swarm's nodes, in the swarm's own pool; attachable, so the
+      // gateway's container can join it. A bridge takes a block of DEPLOY_SUBNET_POOL.
+      if (args.driver === 'overlay') await docker.createNetwork({ Name: name, Driver: 'overlay', Attachable: true, CheckDuplicate: true, Labels: labels });
+      else await createBridgeInPool(docker, { Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: labels }, args.subnetPool);
     } catch (error) {
       if (statusOf(error) !== 409) throw error;
     }
@@ -76,6 +101,7 @@ export function ensureNetworkOf({ docker, config }: Pick<DeployDeps, 'docker' | 
     scope: config.deploy.scope,
     attach: config.deploy.attachContainers,
     driver,
+    subnetPool: config.deploy.subnetPool,
   });
 }
 

@@ -18,6 +18,8 @@ export interface DeployConfig {
   baseImageBuild: 'none' | 'debian';
   /** The prefix of each deployed service's own network (`{prefix}-{service}`). */
   network: string;
+  /** The IPv4 block each service's bridge network takes a /26 of (Docker's default pools hold about 30 networks). */
+  subnetPool: string;
   /** Containers joined to every service network: the gateway and the health checks when they run in containers (docker compose). */
   attachContainers: string[];
   /** Prefix of deploy image names and value of the `opsflow.scope` label: separates platforms sharing one engine. */
@@ -77,12 +79,32 @@ function deployDriverSettings(env: Env): Pick<DeployConfig, 'driver' | 'registry
   return { driver: driver as DeployDriverName, registry };
 }
 
+/** DEPLOY_SUBNET_POOL: an IPv4 CIDR that holds one service's /26 at least. */
+function subnetPool(env: Env): string {
+  const pool = matching(
+    env,
+    'DEPLOY_SUBNET_POOL',
+    '10.213.0.0/16',
+    /^(\d{1,3}\.){3}\d{1,3}\/(\d|1\d|2[0-6])$/,
+    'an IPv4 CIDR of /26 or wider, such as 10.213.0.0/16',
+  );
+  if (
+    pool
+      .split('/')[0]
+      .split('.')
+      .some((octet) => Number(octet) > 255)
+  )
+    throw new ConfigError('DEPLOY_SUBNET_POOL', `"${pool}" is not an IPv4 address block`);
+  return pool;
+}
+
 export function deployConfig(env: Env): DeployConfig {
   return {
     ...deployDriverSettings(env),
     baseImage: text(env, 'DEPLOY_BASE_IMAGE', 'eclipse-temurin:17-jre'),
     baseImageBuild: baseImageBuild(env),
     network: dockerName(env, 'DEPLOY_NETWORK', 'opsflow'),
+    subnetPool: subnetPool(env),
     attachContainers: attachList(env, 'DEPLOY_ATTACH_CONTAINERS'),
     scope: dockerName(env, 'DEPLOY_SCOPE', 'opsflow'),
     hostBind: text(env, 'DEPLOY_HOST_BIND', '127.0.0.1'),
