@@ -196,21 +196,23 @@ const apiByName = {
   },
 };
 
-/** The clusters: the API, and one per service whose endpoints come from its own file. */
+/**
+ * The clusters: the API, and one per service with its instances written in. Not a file of endpoints per
+ * service (EDS): Envoy watches each such file with an inotify instance of its own, Linux allows 128 a user
+ * by default, and past them Envoy aborts (#63, at about 120 services). A service whose instances change is
+ * a changed cluster: Envoy builds it anew beside the old one, checks the health of its hosts once, then
+ * swaps it in; the old one's requests in flight finish. Other clusters are left as they are.
+ */
 export function edgeClusters(plan: EdgePlan) {
   const serviceCluster = (service: EdgeService, version: 'current' | 'canary') => ({
     '@type': type('envoy.config.cluster.v3.Cluster'),
     name: version === 'current' ? clusterOf(service.name) : canaryClusterOf(service.name),
-    type: 'EDS',
-    eds_cluster_config: { eds_config: watchedFile(plan.dir, endpointsFileOf(service.name, version)) },
+    type: 'STATIC',
+    load_assignment: endpointsOf(version === 'current' ? clusterOf(service.name) : canaryClusterOf(service.name), instancesOf(service, version)),
     connect_timeout: duration(plan.connectTimeoutMs),
     lb_policy: 'ROUND_ROBIN',
     // With no instance healthy, answer 503 rather than spread traffic over unhealthy ones.
-    // No merge window: Envoy would otherwise hold an endpoint change back from its workers for up to a
-    // second, while its admin already shows it (and the deploy runs confirm there).
-    common_lb_config: { healthy_panic_threshold: { value: 0 }, update_merge_window: '0s' },
-    // A host the registry dropped leaves at once; by default Envoy keeps routing to it while its checks pass.
-    ignore_health_on_host_removal: true,
+    common_lb_config: { healthy_panic_threshold: { value: 0 } },
     health_checks: [
       {
         timeout: '1s',
@@ -263,21 +265,11 @@ export function edgeClusters(plan: EdgePlan) {
   return { resources };
 }
 
-/** The file of a service's endpoints, or of its canary's (names hold no `.`: no clash). */
-export const endpointsFileOf = (service: string, version: 'current' | 'canary' = 'current') =>
-  version === 'current' ? `eds-${service}.json` : `eds-canary.${service}.json`;
+const instancesOf = (service: EdgeService, version: 'current' | 'canary') => (version === 'current' ? service.instances : (service.canary?.instances ?? []));
 
 /** One cluster's endpoints: every instance registered to it, for the health checks to judge. */
-export function edgeEndpoints(cluster: string, instances: EdgeInstance[]) {
-  return {
-    resources: [
-      {
-        '@type': type('envoy.config.endpoint.v3.ClusterLoadAssignment'),
-        cluster_name: cluster,
-        endpoints: [{ lb_endpoints: instances.map((instance) => ({ endpoint: { address: address(instance) } })) }],
-      },
-    ],
-  };
+function endpointsOf(cluster: string, instances: EdgeInstance[]) {
+  return { cluster_name: cluster, endpoints: [{ lb_endpoints: instances.map((instance) => ({ endpoint: { address: address(instance) } })) }] };
 }
 
 /**

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { edgeBootstrap, edgeClusters, edgeEndpoints, edgeListeners, endpointsFileOf } from './envoy-config';
+import { edgeBootstrap, edgeClusters, edgeListeners } from './envoy-config';
 import { edgeRoutes } from './routes';
 import { edgeSecret, isSdsFile, sdsFileOf } from './tls';
-import { canaryClusterOf, clusterOf, EdgePlan } from './xds';
+import { EdgePlan } from './xds';
 
 /**
  * Writes a file whole or not at all: Envoy, watching the folder, never reads half of one. Owner-only: the
@@ -79,9 +79,14 @@ function removeUnservedSecrets(plan: EdgePlan): void {
   for (const file of fs.readdirSync(plan.dir)) if (isSdsFile(file) && !served.has(file)) fs.rmSync(path.join(plan.dir, file), { force: true });
 }
 
+/** Each service's endpoints had a file of their own before #63 (`eds-*.json`); the clusters carry them now. */
+function removeEndpointFiles(dir: string): void {
+  for (const file of fs.readdirSync(dir)) if (/^eds-.*\.json$/.test(file)) fs.rmSync(path.join(dir, file), { force: true });
+}
+
 /**
- * Writes the edge's xDS files for a plan: each service's endpoints and each certificate first, then the
- * clusters, the routes and the listeners, so that nothing is named before it exists. A file whose content
+ * Writes the edge's xDS files for a plan: each certificate first, then the clusters (each service's with
+ * its instances), the routes and the listeners, so that nothing is named before it exists. A file whose content
  * is unchanged is left alone.
  */
 export function writeEdgeConfig(given: EdgePlan): void {
@@ -94,11 +99,6 @@ export function writeEdgeConfig(given: EdgePlan): void {
   };
   const { jwks } = given.jwt;
   const plan = jwks ? { ...given, jwt: { ...given.jwt, jwks: { ...jwks, caFile: copyCaBundle(given.dir, jwks.caFile) } } } : given;
-  for (const service of plan.services) {
-    if (service.instances.length > 0) write(endpointsFileOf(service.name), edgeEndpoints(clusterOf(service.name), service.instances));
-    const canary = service.canary?.instances ?? [];
-    if (canary.length > 0) write(endpointsFileOf(service.name, 'canary'), edgeEndpoints(canaryClusterOf(service.name), canary));
-  }
   for (const certificate of plan.tls?.certificates ?? []) write(sdsFileOf(certificate.hostname), edgeSecret(certificate));
   write('cds.json', { resources: withLingering(plan.dir, edgeClusters(plan).resources as ClusterResource[]) });
   const routes = edgeRoutes(plan);
@@ -106,6 +106,7 @@ export function writeEdgeConfig(given: EdgePlan): void {
   write('rds-tls.json', routes.https);
   write('lds.json', edgeListeners(plan));
   removeUnservedSecrets(plan);
+  removeEndpointFiles(plan.dir);
 }
 
 /** Envoy's bootstrap file, written before it starts. */

@@ -490,3 +490,33 @@ test("#64: a service's hostname takes every path to it, as sent, beside its slug
   expect((await fetch(`${base}/api/hello/ping`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
   writeEdgeConfig(plan);
 });
+
+/** The inotify instances a process holds: Envoy makes one for each file it watches, and Linux allows 128 a user by default. */
+const inotifyInstances = (pid: number) =>
+  fs.readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === 'anon_inode:inotify';
+    } catch {
+      return false; // closed while read
+    }
+  }).length;
+
+test('#63: 150 services are routable, and Envoy watches no more files for them than for one', async () => {
+  const token = await sign({ sub: 'u' });
+  const before = inotifyInstances(edge.pid);
+  const many: EdgeService[] = Array.from({ length: 150 }, (_, i) => ({
+    name: `many-${i}-service`,
+    slug: `many-${i}`,
+    healthPath: '/health',
+    instances: [{ host: '127.0.0.1', port: peers.three.port }],
+  }));
+  writeEdgeConfig({ ...plan, services: [...plan.services, ...many] });
+  for (const slug of ['many-0', 'many-149'])
+    await waitUntil(
+      `${slug} routable`,
+      async () => ((await fetch(`${base}/api/${slug}/x`, { headers: { authorization: `Bearer ${token}` } })).status === 200 ? true : null),
+      20000,
+    );
+  expect(inotifyInstances(edge.pid)).toBe(before);
+  writeEdgeConfig(plan);
+});
