@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { edgeBootstrap, edgeClusters, edgeListeners } from './envoy-config';
 import { edgeRoutes } from './routes';
-import { edgeSecret, isSdsFile, sdsFileOf } from './tls';
+import { isSdsFile } from './tls';
 import { EdgePlan } from './xds';
 
 /**
@@ -73,20 +73,17 @@ export function lingeringUntil(dir: string): number | null {
 /** The files Envoy's bootstrap names: written last by each rewrite, so all three there means a whole configuration. */
 export const XDS_FILES = ['cds.json', 'rds.json', 'lds.json'] as const;
 
-/** Removes the certificate files of hostnames the plan no longer serves: no key stays on disk unused. */
-function removeUnservedSecrets(plan: EdgePlan): void {
-  const served = new Set((plan.tls?.certificates ?? []).map((certificate) => sdsFileOf(certificate.hostname)));
-  for (const file of fs.readdirSync(plan.dir)) if (isSdsFile(file) && !served.has(file)) fs.rmSync(path.join(plan.dir, file), { force: true });
-}
-
-/** Each service's endpoints had a file of their own before #63 (`eds-*.json`); the clusters carry them now. */
-function removeEndpointFiles(dir: string): void {
-  for (const file of fs.readdirSync(dir)) if (/^eds-.*\.json$/.test(file)) fs.rmSync(path.join(dir, file), { force: true });
+/**
+ * Before #63 each service's endpoints (`eds-*.json`) and each certificate (`sds-*.json`) had a file of their
+ * own; the clusters and the listener carry them now. The old files go: no key stays on disk unused.
+ */
+function removeOwnFiles(dir: string): void {
+  for (const file of fs.readdirSync(dir)) if (/^eds-.*\.json$/.test(file) || isSdsFile(file)) fs.rmSync(path.join(dir, file), { force: true });
 }
 
 /**
- * Writes the edge's xDS files for a plan: each certificate first, then the clusters (each service's with
- * its instances), the routes and the listeners, so that nothing is named before it exists. A file whose content
+ * Writes the edge's xDS files for a plan: the clusters (each service's with its instances), the routes,
+ * then the listeners (with the certificates), so that nothing is named before it exists. A file whose content
  * is unchanged is left alone.
  */
 export function writeEdgeConfig(given: EdgePlan): void {
@@ -99,14 +96,12 @@ export function writeEdgeConfig(given: EdgePlan): void {
   };
   const { jwks } = given.jwt;
   const plan = jwks ? { ...given, jwt: { ...given.jwt, jwks: { ...jwks, caFile: copyCaBundle(given.dir, jwks.caFile) } } } : given;
-  for (const certificate of plan.tls?.certificates ?? []) write(sdsFileOf(certificate.hostname), edgeSecret(certificate));
   write('cds.json', { resources: withLingering(plan.dir, edgeClusters(plan).resources as ClusterResource[]) });
   const routes = edgeRoutes(plan);
   write('rds.json', routes.http);
   write('rds-tls.json', routes.https);
   write('lds.json', edgeListeners(plan));
-  removeUnservedSecrets(plan);
-  removeEndpointFiles(plan.dir);
+  removeOwnFiles(plan.dir);
 }
 
 /** Envoy's bootstrap file, written before it starts. */

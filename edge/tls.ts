@@ -1,10 +1,13 @@
-import { address, EdgeCertificate, EdgeInstance, EdgePlan, setHeader, type, watchedFile } from './xds';
+import { address, EdgeCertificate, EdgeInstance, EdgePlan, setHeader, type } from './xds';
 
 /**
  * The edge's HTTPS: one listener, a filter chain per certificate chosen by the name the client asks for
- * (SNI), each certificate read from a file of its own by SDS. A renewed certificate is a new file: Envoy
- * swaps it under open connections, without a new listener. Plain HTTP redirects names with a certificate
- * here (308) and answers ACME's HTTP-01 challenges.
+ * (SNI), its certificate and key written in (the listeners' file is owner-only: it holds the token key too).
+ * Not a file of its own per certificate (SDS): Envoy watches each such file with an inotify instance of its
+ * own, Linux allows 128 a user by default, and past them Envoy aborts (#63). A renewed certificate changes
+ * that one chain: Envoy drains the chain's open connections (each ends after its request in flight) and
+ * leaves the others alone. Plain HTTP redirects names with a certificate here (308) and answers ACME's
+ * HTTP-01 challenges.
  */
 
 /** How long a browser keeps to HTTPS for a name once told (HSTS): a year, as browsers' preload lists ask. */
@@ -13,23 +16,8 @@ export const HSTS_MAX_AGE_SECONDS = 31536000;
 /** Where the HTTP-01 challenges of an ACME server are asked (RFC 8555, section 8.3). */
 export const ACME_CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 
-/** The file of a hostname's certificate (hostnames hold letters, digits, dots and hyphens only). */
-export const sdsFileOf = (hostname: string) => `sds-${hostname}.json`;
+/** Each certificate had a file of its own before #63 (`sds-{hostname}.json`); the listener carries them now. */
 export const isSdsFile = (file: string) => /^sds-[a-z0-9.-]+\.json$/.test(file);
-const secretNameOf = (hostname: string) => `certificate_${hostname}`;
-
-/** The SDS resource of one certificate: its chain and key, inline in its own owner-only file. */
-export function edgeSecret(certificate: EdgeCertificate) {
-  return {
-    resources: [
-      {
-        '@type': type('envoy.extensions.transport_sockets.tls.v3.Secret'),
-        name: secretNameOf(certificate.hostname),
-        tls_certificate: { certificate_chain: { inline_string: certificate.chainPem }, private_key: { inline_string: certificate.keyPem } },
-      },
-    ],
-  };
-}
 
 /** The hostnames the edge holds a certificate for: HTTP redirects these, HTTPS tells browsers to stay (HSTS). */
 export const certifiedHostnames = (plan: EdgePlan): Set<string> => new Set((plan.tls?.certificates ?? []).map((certificate) => certificate.hostname));
@@ -43,7 +31,7 @@ export function redirectToHttps(tls: { listen: EdgeInstance; publicPort?: number
   return { https_redirect: true, port_redirect: tls.publicPort ?? tls.listen.port, response_code: 'PERMANENT_REDIRECT' };
 }
 
-function transportSocket(plan: EdgePlan, hostname: string) {
+function transportSocket(certificate: EdgeCertificate) {
   return {
     name: 'envoy.transport_sockets.tls',
     typed_config: {
@@ -51,7 +39,7 @@ function transportSocket(plan: EdgePlan, hostname: string) {
       common_tls_context: {
         tls_params: { tls_minimum_protocol_version: 'TLSv1_2' },
         alpn_protocols: ['h2', 'http/1.1'],
-        tls_certificate_sds_secret_configs: [{ name: secretNameOf(hostname), sds_config: watchedFile(plan.dir, sdsFileOf(hostname)) }],
+        tls_certificates: [{ certificate_chain: { inline_string: certificate.chainPem }, private_key: { inline_string: certificate.keyPem } }],
       },
     },
   };
@@ -63,7 +51,7 @@ function transportSocket(plan: EdgePlan, hostname: string) {
  * the edge never shows one service's certificate for another's name.
  */
 export function tlsListener(plan: EdgePlan, tls: NonNullable<EdgePlan['tls']>, connections: { filters: unknown[] }) {
-  const chainOf = (hostname: string) => ({ ...connections, transport_socket: transportSocket(plan, hostname) });
+  const chainOf = (certificate: EdgeCertificate) => ({ ...connections, transport_socket: transportSocket(certificate) });
   const own = tls.certificates.find((certificate) => (plan.platformHostnames ?? []).includes(certificate.hostname));
   return {
     '@type': type('envoy.config.listener.v3.Listener'),
@@ -78,8 +66,8 @@ export function tlsListener(plan: EdgePlan, tls: NonNullable<EdgePlan['tls']>, c
     filter_chains: tls.certificates.map((certificate) => ({
       name: certificate.hostname,
       filter_chain_match: { server_names: [certificate.hostname] },
-      ...chainOf(certificate.hostname),
+      ...chainOf(certificate),
     })),
-    ...(own ? { default_filter_chain: { name: 'platform', ...chainOf(own.hostname) } } : {}),
+    ...(own ? { default_filter_chain: { name: 'platform', ...chainOf(own) } } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -5,6 +6,7 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 import { SignJWT } from 'jose';
 import { writeEdgeConfig } from '../../edge/files';
 import { EdgePlan, EdgeService } from '../../edge/xds';
@@ -517,6 +519,56 @@ test('#63: 150 services are routable, and Envoy watches no more files for them t
       async () => ((await fetch(`${base}/api/${slug}/x`, { headers: { authorization: `Bearer ${token}` } })).status === 200 ? true : null),
       20000,
     );
+  expect(inotifyInstances(edge.pid)).toBe(before);
+  writeEdgeConfig(plan);
+});
+
+test('#63: 150 hostnames with certificates are served over HTTPS, and Envoy watches no more files for them than for one', async () => {
+  const keys = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-edge-keys-'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-subj',
+      '/CN=many.example',
+      '-days',
+      '2',
+      '-keyout',
+      'key.pem',
+      '-out',
+      'chain.pem',
+    ],
+    {
+      cwd: keys,
+      stdio: 'pipe',
+    },
+  );
+  const [chainPem, keyPem] = ['chain.pem', 'key.pem'].map((file) => fs.readFileSync(path.join(keys, file), 'utf8'));
+  fs.rmSync(keys, { recursive: true, force: true });
+  const certificates = Array.from({ length: 150 }, (_, i) => ({ hostname: `many-${i}.example`, chainPem, keyPem, serial: String(i) }));
+  const tlsPort = await freePort();
+  const serving = (count: number) =>
+    writeEdgeConfig({ ...plan, tls: { listen: { host: '127.0.0.1', port: tlsPort }, certificates: certificates.slice(0, count) } });
+  const handshakes = (servername: string) =>
+    new Promise<boolean>((resolve) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: tlsPort, servername, rejectUnauthorized: false }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+  // The HTTPS listener's routes are one more file, however many names it serves.
+  serving(1);
+  await waitUntil('the first hostname served', async () => ((await handshakes('many-0.example')) ? true : null), 20000);
+  const before = inotifyInstances(edge.pid);
+  serving(150);
+  await waitUntil('the last hostname served', async () => ((await handshakes('many-149.example')) ? true : null), 20000);
   expect(inotifyInstances(edge.pid)).toBe(before);
   writeEdgeConfig(plan);
 });
