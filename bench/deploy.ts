@@ -21,7 +21,6 @@
 // First: with --tracing, the SDK patches `pg` and `http` as they load.
 import { tracingLine } from './tracing';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -32,7 +31,7 @@ import { removeScopedDockerObjects } from '../test/support/docker-cleanup';
 import { typescriptCommand } from '../scripts/platform/children';
 import { freePort } from '../test/support/slots';
 import { peakMemoryMb, ROOT, startBenchPlatform } from './support';
-import { startEdge } from '../scripts/platform/edge';
+import { RunningEdgePlatform, startApiBehindEdge } from './edge-platform';
 import path from 'node:path';
 import { ensureBaseImage } from '../adapters/deploy/jre-base-image';
 import { edgeVersionCounters } from '../edge/admin';
@@ -88,11 +87,9 @@ async function main(): Promise<void> {
     say: (line) => console.log(line),
   });
   const docker = createDocker({ dockerHost: platform.config.dockerHost });
-  let apiProcess: ChildProcess | null = null;
   let nodeProxy: ChildProcess | null = null;
   let bareEnvoy: RunningBareEnvoy | null = null;
-  let edge: Awaited<ReturnType<typeof startEdge>> | null = null;
-  const edgeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-edge-'));
+  let edge: RunningEdgePlatform | null = null;
   try {
     await removeScopedDockerObjects(docker.docker, SCOPE);
     const dockerWorker = await platform.startWorker(['deployments']);
@@ -100,29 +97,8 @@ async function main(): Promise<void> {
     const jar = await buildJar({ mainClass: 'HelloServer', entries: { 'application.properties': 'spring.application.name=bench-service\n' } });
 
     // The edge as production runs it: the API as its own process behind Envoy, writing Envoy's files.
-    const edgePort = await freePort();
-    const apiListenPort = await freePort();
-    const edgeAdminPort = await freePort();
-    const edgeTlsPort = await freePort();
-    apiProcess = spawn(...typescriptCommand('api/server.ts'), {
-      cwd: ROOT,
-      env: {
-        ...platform.env,
-        API_PORT: String(edgePort),
-        API_LISTEN_PORT: String(apiListenPort),
-        EDGE_DIR: edgeDir,
-        EDGE_ADMIN_URL: `http://127.0.0.1:${edgeAdminPort}`,
-        EDGE_TLS_PORT: String(edgeTlsPort),
-        // The TLS figures' certificate is uploaded: no ACME server is asked for one.
-        ACME_DIRECTORY_URL: 'off',
-        LOG_LEVEL: 'info',
-      },
-      stdio: 'ignore',
-    });
-    while ((await fetch(`http://127.0.0.1:${apiListenPort}/healthz`).catch(() => null))?.status !== 200)
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    edge = await startEdge({ dir: edgeDir, adminPort: edgeAdminPort, logFile: '/dev/null', concurrency: Number(values['edge-concurrency']) });
-    const edgeUrl = `http://127.0.0.1:${edgePort}`;
+    edge = await startApiBehindEdge(platform, { edgeConcurrency: Number(values['edge-concurrency']) });
+    const { edgeUrl } = edge;
     const auth = { authorization: `Bearer ${admin}` };
 
     /**
@@ -188,12 +164,12 @@ async function main(): Promise<void> {
     // The first deploy is the first of a worker and an API just started; the later ones, each of a service of
     // its own, find them as a platform that has been up does. The ratio is of the medians.
     // #64: the edge's HTTPS beside its plain HTTP, on the first service (bench/tls.ts).
-    const edgePid = edge.pid;
+    const { edgePid, tlsPort, adminUrl } = edge;
     const edgeTls = () =>
       measureEdgeTls({
         edgeUrl,
-        tlsPort: edgeTlsPort,
-        adminUrl: `http://127.0.0.1:${edgeAdminPort}`,
+        tlsPort,
+        adminUrl,
         edgePid,
         token: admin,
         service: { name: 'bench-service', slug: 'bench' },
@@ -241,7 +217,7 @@ async function main(): Promise<void> {
     // canaries on the edge's statistics: this worker reads the edge's admin, as the deployments worker does in production.
     dockerWorker.kill('SIGTERM');
     await new Promise((resolve) => dockerWorker.once('exit', resolve));
-    const edgeAdminUrl = `http://127.0.0.1:${edgeAdminPort}`;
+    const edgeAdminUrl = edge.adminUrl;
     const loadWorker = await platform.startWorker(['deployments'], { EDGE_ADMIN_URL: edgeAdminUrl });
     type Accepted = { status: number; body: { workflowId: string; runId: string; deploymentId: string } };
     const closed = async (accepted: Accepted) => {
@@ -350,7 +326,7 @@ async function main(): Promise<void> {
       { name: 'direct', url: direct, headers: {} as Record<string, string>, pid: null as number | null },
       { name: 'node', url: nodeUrl, headers: auth, pid: nodeProxy.pid! },
       { name: 'bare-envoy', url: bareEnvoy.url, headers: auth, pid: bareEnvoy.pid },
-      { name: 'envoy', url: gateway, headers: auth, pid: edge.pid },
+      { name: 'envoy', url: gateway, headers: auth, pid: edge.edgePid },
     ];
     type Path = (typeof paths)[number];
     const proxies = paths.filter((target) => target.pid !== null).map((target) => target.name);
@@ -418,14 +394,12 @@ async function main(): Promise<void> {
       console.log(`  direct: p50 ${median(results.direct.map((r) => r.p50)).toFixed(2)} ms, p99 ${median(results.direct.map((r) => r.p99)).toFixed(2)} ms`);
     }
     console.log(
-      `  peak memory: bare Node proxy ${peakMemoryMb(nodeProxy.pid!).toFixed(0)} MiB, bare Envoy ${peakMemoryMb(bareEnvoy.pid).toFixed(0)} MiB, envoy ${peakMemoryMb(edge.pid).toFixed(0)} MiB`,
+      `  peak memory: bare Node proxy ${peakMemoryMb(nodeProxy.pid!).toFixed(0)} MiB, bare Envoy ${peakMemoryMb(bareEnvoy.pid).toFixed(0)} MiB, envoy ${peakMemoryMb(edge.edgePid).toFixed(0)} MiB`,
     );
     summary.push(await edgeTls());
     console.log(`  ratios: ${summary.join('; ')}`);
   } finally {
     await edge?.stop();
-    fs.rmSync(edgeDir, { recursive: true, force: true });
-    apiProcess?.kill('SIGTERM');
     nodeProxy?.kill('SIGTERM');
     await bareEnvoy?.stop();
     await removeScopedDockerObjects(docker.docker, SCOPE);
