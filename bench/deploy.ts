@@ -38,6 +38,7 @@ import { edgeVersionCounters } from '../edge/admin';
 import { RunningBareEnvoy, startBareEnvoy } from './bare-envoy';
 import { cpuMicros, get, line, load, Load, median, wrk, wrkDuring } from './load';
 import { measureEdgeTls } from './tls';
+import { deployStages } from './deploy-stages';
 
 const SCOPE = 'opsflow-bench';
 
@@ -122,19 +123,7 @@ async function main(): Promise<void> {
       const { workflowId } = accepted.body as { workflowId: string };
       // The run's last steps (the deployment's finish, the images' prune) end before anything else is timed.
       await platform.temporal.client.workflow.getHandle(workflowId).result();
-      const history = await platform.temporal.client.workflow.getHandle(workflowId).fetchHistory();
-      const at = (event: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
-        ((Number(event.eventTime!.seconds) * 1000 + (event.eventTime!.nanos ?? 0) / 1e6 - uploadedAt) / 1000).toFixed(2);
-      const scheduledAt = new Map<string, { name: string; at: string }>();
-      const stages: string[] = [`202 at ${acceptedAfter.toFixed(2)}`];
-      for (const event of history.events ?? []) {
-        const scheduled = event.activityTaskScheduledEventAttributes;
-        if (scheduled) scheduledAt.set(String(event.eventId), { name: scheduled.activityType?.name ?? '?', at: at(event) });
-        const completed = event.activityTaskCompletedEventAttributes;
-        const activity = completed && scheduledAt.get(String(completed.scheduledEventId));
-        if (activity) stages.push(`${activity.name} ${activity.at}-${at(event)}`);
-        if (event.workflowExecutionStartedEventAttributes) stages.push(`run started at ${at(event)}`);
-      }
+      const stages = [`202 at ${acceptedAfter.toFixed(2)}`, ...(await deployStages(platform.temporal.client, workflowId, uploadedAt))];
       console.log(
         `  ${slug}'s stages (s from the upload; an activity from its scheduling to its completion): ${stages.join(', ')}; first 200 at ${seconds.toFixed(2)}`,
       );

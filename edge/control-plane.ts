@@ -57,7 +57,7 @@ const FIRST_WRITE_ATTEMPTS = 5;
 const RESYNC_MS = 10000;
 
 /** The edge's plan: its own settings, and the registry's services and certificates as they are now. */
-async function edgePlanOf(registry: EdgeRegistry, config: EdgePlanConfig, edge: EdgeSettings): Promise<EdgePlan> {
+export async function edgePlanOf(registry: EdgeRegistry, config: EdgePlanConfig, edge: EdgeSettings): Promise<EdgePlan> {
   const jwks =
     config.identity.jwksUrl && config.identity.issuer && config.identity.audience
       ? { url: config.identity.jwksUrl, issuer: config.identity.issuer, audience: config.identity.audience, caFile: config.identity.jwksCaFile }
@@ -78,7 +78,7 @@ async function edgePlanOf(registry: EdgeRegistry, config: EdgePlanConfig, edge: 
 }
 
 /** The settings the edge's plan is made of. */
-type EdgePlanConfig = Pick<Config, 'identity' | 'api'>;
+export type EdgePlanConfig = Pick<Config, 'identity' | 'api'>;
 
 /**
  * The Koa API as the edge's control plane: it writes Envoy's configuration from the registry at start, on
