@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/fairness.ts [--recipients 20000] [--rows 1000000] [--singles 50] [--publishes 20]`: what one
+ * `npx tsx bench/fairness.ts [--recipients 20000] [--rows 1000000] [--singles 50] [--publishes 20] [--approvals-apart]`: what one
  * site's bulk work does to another site's small work on the shared workers, with fairness on the task
  * queues off and on, in one run (decision 046). Each side has a platform of its own, its Temporal dev
  * server started with `matching.enableFairness` as said, and one worker process for the archival, messaging
@@ -9,7 +9,9 @@
  *   pages through one approval stage, one after another;
  * - together: A's work, and B's once A's send is under way.
  * It prints B's p50 and p99 from request to delivery (the log's SUCCESS, written once the relay accepted)
- * and to PUBLISHED, and A's total time, alone and together. With fairness on, last, the worker is killed
+ * and to PUBLISHED, and A's total time, alone and together. After each publish, B runs the Temporal floor
+ * beneath it (bench/temporal-floor: a validated Update, two local activities) on a worker process of its
+ * own: what A's work does to it is what the machine and the server do to any run, none of the platform's code. With fairness on, last, the worker is killed
  * in the middle of A's work and started again: it prints what was lost and what was sent twice.
  */
 import fs from 'node:fs';
@@ -19,12 +21,18 @@ import { parseArgs } from 'node:util';
 import { signToken } from '../api/http/sign-token';
 import { componentType } from '../data/content/component-types';
 import { createComponent } from '../data/content/components';
-import { BenchPlatform, peakMemoryMb, processCpuTicks, quantile, startBenchPlatform } from './support';
+import { Client } from '@temporalio/client';
+import { fairShareOf } from '../domain/fairness';
+import { stopChild } from '../scripts/platform/children';
+import { BenchPlatform, peakMemoryMb, processCpuTicks, quantile, startBenchPlatform, startEntryUntil } from './support';
+import { decideUpdate, oneValidatedUpdate } from './temporal-floor/workflows';
 
 const PAGE = componentType('PAGE')!;
 const SITE_A = 'site-a';
 const SITE_B = 'site-b';
-const QUEUES = ['archival', 'messaging', 'approvals'];
+/** The one worker process's queues, as compose runs them; `--approvals-apart` gives approvals a process of its own. */
+let mainQueues = ['archival', 'messaging', 'approvals'];
+const FLOOR_QUEUE = 'bench-temporal-floor';
 
 interface Sizes {
   recipients: number;
@@ -37,6 +45,8 @@ interface Phase {
   aMs: number | null;
   emailMs: number[];
   publishMs: number[];
+  /** The Temporal floor beneath each publish, run after it. */
+  floorMs: number[];
   /** The whole machine's busy CPU time during the phase, and the phase's wall time. */
   cpuSeconds: number;
   /** The worker process's own CPU time: one Node event loop runs the three queues, as in compose. */
@@ -52,6 +62,7 @@ interface Side {
   tokens: { admin: string; editorA: string; editorB: string; managerB: string };
   templates: { bulk: string; single: string };
   worker: ChildProcess;
+  floor: { client: Client; worker: ChildProcess };
 }
 
 async function main(): Promise<void> {
@@ -61,8 +72,10 @@ async function main(): Promise<void> {
       rows: { type: 'string', default: '1000000' },
       singles: { type: 'string', default: '50' },
       publishes: { type: 'string', default: '20' },
+      'approvals-apart': { type: 'boolean', default: false },
     },
   });
+  if (values['approvals-apart']) mainQueues = ['archival', 'messaging'];
   const sizes: Sizes = {
     recipients: Number(values.recipients),
     rows: Number(values.rows),
@@ -70,7 +83,7 @@ async function main(): Promise<void> {
     publishes: Number(values.publishes),
   };
   console.log(
-    `bench/fairness: site A sends to ${sizes.recipients} and archives ${sizes.rows} rows; site B sends ${sizes.singles} single emails (one every 200 ms) and publishes ${sizes.publishes} pages through approval (${os.cpus().length} cores)`,
+    `bench/fairness: site A sends to ${sizes.recipients} and archives ${sizes.rows} rows; site B sends ${sizes.singles} single emails (one every 200 ms) and publishes ${sizes.publishes} pages through approval (${os.cpus().length} cores); worker processes: ${mainQueues.join(', ')}${values['approvals-apart'] ? '; approvals' : ''}`,
   );
   const lines: string[] = [];
   for (const fairness of [false, true]) {
@@ -85,6 +98,7 @@ async function main(): Promise<void> {
     lines.push(`  ${label}: the platform idle for as long as B alone took ${idleSeconds.toFixed(1)} CPU-s, not counted as B's`);
     lines.push(`  ${label}: worker peak ${peakMemoryMb(side.worker.pid!).toFixed(0)} MiB`);
     if (fairness) lines.push(await killDuringA(side, sizes));
+    await stopChild(side.floor.worker);
     await side.platform.stop();
   }
   for (const line of lines) console.log(line);
@@ -121,7 +135,8 @@ async function startSide(fairness: boolean, recipients: number): Promise<Side> {
     }));
     await db('directory.user').insert(batch);
   }
-  const worker = await platform.startWorker(QUEUES);
+  const worker = await platform.startWorker(mainQueues);
+  if (!mainQueues.includes('approvals')) await platform.startWorker(['approvals']);
   const channel = await api('POST', '/api/settings/email', tokens.admin, {
     configName: 'capture',
     transport: 'SMTP',
@@ -132,7 +147,17 @@ async function startSide(fairness: boolean, recipients: number): Promise<Side> {
   await api('POST', '/api/workflow/approvals/policies', tokens.admin, { componentType: 'PAGE', siteId: SITE_B, enabled: true });
   await api('POST', '/api/settings/archive-policies', tokens.admin, { logType: 'EMAIL_LOG', siteId: SITE_A, retentionDays: 30, enabled: true });
   const templates = { bulk: await template(api, tokens.editorA, SITE_A), single: await template(api, tokens.editorB, SITE_B) };
-  return { platform, api, tokens, templates, worker };
+  const floor = {
+    client: new Client({ connection: platform.temporal.connection, namespace: config.temporal.namespace }),
+    worker: await startEntryUntil({
+      entry: 'bench/temporal-floor/worker.ts',
+      argv: [FLOOR_QUEUE],
+      env: platform.env,
+      says: 'floor worker running',
+      what: 'the floor worker',
+    }),
+  };
+  return { platform, api, tokens, templates, worker, floor };
 }
 
 async function template(api: Api, editor: string, siteId: string): Promise<string> {
@@ -159,7 +184,7 @@ async function phase(side: Side, sizes: Sizes, runs: { a: boolean; b: boolean },
   const aStarted = performance.now();
   const a = runs.a ? startA(side, name) : null;
   if (a && runs.b) await deliveredOf(side.platform, (await a.batchId)!, 100);
-  const b = runs.b ? runB(side, sizes, name) : { emailMs: [], publishMs: [] };
+  const b = runs.b ? runB(side, sizes, name) : { emailMs: [], publishMs: [], floorMs: [] };
   const bDone = await b;
   const aMs = a ? (await a.done, performance.now() - aStarted) : null;
   const wallMs = performance.now() - aStarted;
@@ -204,9 +229,9 @@ function startA(side: Side, phaseName: string): { batchId: Promise<string>; done
 }
 
 /** Site B's single emails, one every 200 ms, and its publishes through approval meanwhile, one after another. */
-async function runB(side: Side, sizes: Sizes, phaseName: string): Promise<{ emailMs: number[]; publishMs: number[] }> {
-  const [emailMs, publishMs] = await Promise.all([singles(side, sizes.singles, phaseName), publishes(side, sizes.publishes, phaseName)]);
-  return { emailMs, publishMs };
+async function runB(side: Side, sizes: Sizes, phaseName: string): Promise<{ emailMs: number[]; publishMs: number[]; floorMs: number[] }> {
+  const [emailMs, published] = await Promise.all([singles(side, sizes.singles, phaseName), publishes(side, sizes.publishes, phaseName)]);
+  return { emailMs, ...published };
 }
 
 async function singles(side: Side, count: number, phaseName: string): Promise<number[]> {
@@ -241,9 +266,10 @@ async function successAt(platform: BenchPlatform, logId: string): Promise<number
   }
 }
 
-async function publishes(side: Side, count: number, phaseName: string): Promise<number[]> {
+async function publishes(side: Side, count: number, phaseName: string): Promise<{ publishMs: number[]; floorMs: number[] }> {
   const { db } = side.platform;
   const took: number[] = [];
+  const floorMs: number[] = [];
   for (let i = 0; i < count; i++) {
     const actor = { id: 'editor-b', name: null };
     const created = await createComponent(db, {
@@ -260,8 +286,23 @@ async function publishes(side: Side, count: number, phaseName: string): Promise<
     if (decided.status !== 200) throw new Error(`decide: ${decided.status} ${JSON.stringify(decided.body)}`);
     while (((await db(PAGE.table).where({ id }).first('status')) as { status: string }).status !== 'PUBLISHED') await new Promise((r) => setTimeout(r, 10));
     took.push(performance.now() - started);
+    floorMs.push(await floorRun(side, `${phaseName}-${i}`));
   }
-  return took;
+  return { publishMs: took, floorMs };
+}
+
+/** One run of the floor beneath a publish through approval, with B's share: ms from its start to its end. */
+async function floorRun(side: Side, id: string): Promise<number> {
+  const started = performance.now();
+  const handle = await side.floor.client.workflow.start(oneValidatedUpdate, {
+    taskQueue: FLOOR_QUEUE,
+    workflowId: `floor-${id}-${crypto.randomUUID()}`,
+    args: [id],
+    priority: fairShareOf('publish', SITE_B),
+  });
+  await handle.executeUpdate(decideUpdate, { args: ['APPROVED'] });
+  await handle.result();
+  return performance.now() - started;
 }
 
 /** Site A's email log rows, older than its 30-day policy: the archive run's work. */
@@ -293,9 +334,11 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 function report(label: string, aAlone: Phase, bAlone: Phase, together: Phase): string[] {
   const spread = (values: number[]) => `p50 ${seconds(quantile(values, 0.5))}, p99 ${seconds(quantile(values, 0.99))}`;
   const publishRatio = quantile(together.publishMs, 0.99) / quantile(bAlone.publishMs, 0.99);
+  const floorRatio = quantile(together.floorMs, 0.99) / quantile(bAlone.floorMs, 0.99);
   return [
     `  ${label}: B's single emails, request to SUCCESS: idle ${spread(bAlone.emailMs)}; beside A ${spread(together.emailMs)} (goal p99 <= 2 s)`,
     `  ${label}: B's publishes, request to PUBLISHED: idle ${spread(bAlone.publishMs)}; beside A ${spread(together.publishMs)}; p99 beside A / idle ${publishRatio.toFixed(2)} (goal <= 2)`,
+    `  ${label}: the Temporal floor beneath them (a worker of its own): idle ${spread(bAlone.floorMs)}; beside A ${spread(together.floorMs)}; p99 beside A / idle ${floorRatio.toFixed(2)}`,
     `  ${label}: A's send and archive: alone ${seconds(aAlone.aMs!)}, beside B ${seconds(together.aMs!)}; ratio ${(together.aMs! / aAlone.aMs!).toFixed(2)} (goal <= 1.1)`,
     `  ${label}: ${floorOfA(aAlone, bAlone)}`,
   ];
@@ -338,7 +381,7 @@ async function killDuringA(side: Side, sizes: Sizes): Promise<string> {
   const batchId = await a.batchId;
   const before = await deliveredOf(platform, batchId, Math.floor(sizes.recipients / 4));
   side.worker.kill('SIGKILL');
-  side.worker = await platform.startWorker(QUEUES);
+  side.worker = await platform.startWorker(mainQueues);
   await a.done;
   const rows = (await platform.db('email.email_log').where({ batch_id: batchId }).select('status').count({ n: '*' }).groupBy('status')) as Array<{
     status: string;
