@@ -202,6 +202,12 @@ async function main(): Promise<void> {
         `    a new deploy, request to first 200 through the edge: ${fixed(first200, 2)} s; Envoy took the clusters ${fixed(envoyAfter)} ms after their file; ` +
           `control plane with one service added: ${fixed(oneAdded, 1)} ms`,
       );
+      // What each of a deploy's looks at the edge reads: every cluster's hosts and their health.
+      const looked = performance.now();
+      const clusters = await (await fetch(`${edge.adminUrl}/clusters?format=json`)).text();
+      console.log(
+        `    one look at the edge (its admin's /clusters): ${(clusters.length / 1024).toFixed(0)} KiB in ${(performance.now() - looked).toFixed(1)} ms`,
+      );
       const idle = { envoy: cpuMicros(edge.edgePid), api: cpuMicros(edge.api.pid!), worker: cpuMicros(worker.pid!) };
       await new Promise((resolve) => setTimeout(resolve, 10000));
       const idleCpu = (pid: number, before: number) => ((cpuMicros(pid) - before) / 1000).toFixed(0);
