@@ -30,6 +30,10 @@ test.each([
   ['DEPLOY_ATTACH_CONTAINERS', 'op*'],
   ['DEPLOY_DRIVER', 'kubernetes'],
   ['DEPLOY_REGISTRY', 'https://registry.example'],
+  // A block narrower than one service's /26, an address that is no IPv4 one, and IPv6.
+  ['DEPLOY_SUBNET_POOL', '10.213.0.0/27'],
+  ['DEPLOY_SUBNET_POOL', '10.213.0.300/16'],
+  ['DEPLOY_SUBNET_POOL', 'fd00::/64'],
   ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
   ['TRACE_SAMPLE_RATIO', '1.5'],
   ['TRACES_LINK', 'http://jaeger.example/search'],
