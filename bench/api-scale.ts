@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { signToken } from '../api/http/sign-token';
 import { startApiBehindEdge } from './edge-platform';
 import { cpuMicros, median, wrk } from './load';
-import { peakMemoryMb, startBenchPlatform } from './support';
+import { peakMemoryMb, startBenchPlatform, runBench } from './support';
 
 const SITE = 'api-scale';
 
@@ -136,10 +136,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -29,7 +29,7 @@ import { removeScopedDockerObjects } from '../test/support/docker-cleanup';
 import { startApiBehindEdge } from './edge-platform';
 import { deployStages } from './deploy-stages';
 import { cpuMicros, median } from './load';
-import { BenchPlatform, peakMemoryMb, ROOT, startBenchPlatform } from './support';
+import { BenchPlatform, peakMemoryMb, ROOT, startBenchPlatform, runBench } from './support';
 
 const SCOPE = 'opsflow-bench-scale';
 const IMAGE = 'opsflow-bench/tiny:1';
@@ -228,10 +228,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -30,7 +30,7 @@ import { buildJar, postJar } from '../test/deploy/jars';
 import { removeScopedDockerObjects } from '../test/support/docker-cleanup';
 import { typescriptCommand } from '../scripts/platform/children';
 import { freePort } from '../test/support/slots';
-import { peakMemoryMb, ROOT, startBenchPlatform } from './support';
+import { peakMemoryMb, ROOT, startBenchPlatform, runBench } from './support';
 import { RunningEdgePlatform, startApiBehindEdge } from './edge-platform';
 import path from 'node:path';
 import { ensureBaseImage } from '../adapters/deploy/jre-base-image';
@@ -396,10 +396,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -231,3 +231,14 @@ export function cpuBetween(before: ReturnType<typeof processCpuTicks>, after: Re
     .slice(0, top)
     .map((row) => `${row.seconds.toFixed(1).padStart(6)} s  ${row.pid}  ${row.command.slice(0, 100)}`);
 }
+
+/** Runs a bench's `main` and exits: 0 once it is done (whatever still holds the event loop), 1 with its error printed. */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
