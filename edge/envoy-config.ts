@@ -25,10 +25,10 @@ import {
 } from './xds';
 
 /**
- * The edge's listeners, clusters, endpoints and bootstrap (its routes are `routes.ts`, its TLS `tls.ts`):
- * what the control plane (the Koa API) writes for Envoy, the data plane, from the service registry. Envoy
- * reads them as file-based xDS, each cluster's endpoints in a file of their own, so a change of instances is
- * a new endpoints file, not a new listener. Pure: these functions build objects; `files.ts` writes them.
+ * The edge's listeners, clusters and bootstrap (its routes are `routes.ts`, its TLS `tls.ts`): what the
+ * control plane (the Koa API) writes for Envoy, the data plane, from the service registry. Envoy reads them
+ * as file-based xDS; each service's cluster carries its instances, so a change of instances changes that
+ * cluster, not a listener. Pure: these functions build objects; `files.ts` writes them.
  */
 
 /** Below Node's own keep-alive timeout (5 s), which the API keeps. */
@@ -204,11 +204,11 @@ const apiByName = {
  * swaps it in; the old one's requests in flight finish. Other clusters are left as they are.
  */
 export function edgeClusters(plan: EdgePlan) {
-  const serviceCluster = (service: EdgeService, version: 'current' | 'canary') => ({
+  const serviceCluster = (service: EdgeService, version: 'current' | 'canary', name = clusterNameOf(service, version)) => ({
     '@type': type('envoy.config.cluster.v3.Cluster'),
-    name: version === 'current' ? clusterOf(service.name) : canaryClusterOf(service.name),
+    name,
     type: 'STATIC',
-    load_assignment: endpointsOf(version === 'current' ? clusterOf(service.name) : canaryClusterOf(service.name), instancesOf(service, version)),
+    load_assignment: endpointsOf(name, instancesOf(service, version)),
     connect_timeout: duration(plan.connectTimeoutMs),
     lb_policy: 'ROUND_ROBIN',
     // With no instance healthy, answer 503 rather than spread traffic over unhealthy ones.
@@ -265,6 +265,8 @@ export function edgeClusters(plan: EdgePlan) {
   return { resources };
 }
 
+const clusterNameOf = (service: EdgeService, version: 'current' | 'canary') =>
+  version === 'current' ? clusterOf(service.name) : canaryClusterOf(service.name);
 const instancesOf = (service: EdgeService, version: 'current' | 'canary') => (version === 'current' ? service.instances : (service.canary?.instances ?? []));
 
 /** One cluster's endpoints: every instance registered to it, for the health checks to judge. */

@@ -2,12 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { edgeBootstrap, edgeClusters, edgeListeners } from './envoy-config';
 import { edgeRoutes } from './routes';
-import { isSdsFile } from './tls';
 import { EdgePlan } from './xds';
 
 /**
  * Writes a file whole or not at all: Envoy, watching the folder, never reads half of one. Owner-only: the
- * listener carries the HS256 key that verifies tokens, and each certificate's file its private key.
+ * listeners carry the HS256 key that verifies tokens and every certificate's private key.
  */
 function writeAtomically(file: string, data: string | Buffer): void {
   const temporary = `${file}.${process.pid}.tmp`;
@@ -77,8 +76,8 @@ export const XDS_FILES = ['cds.json', 'rds.json', 'lds.json'] as const;
  * Before #63 each service's endpoints (`eds-*.json`) and each certificate (`sds-*.json`) had a file of their
  * own; the clusters and the listener carry them now. The old files go: no key stays on disk unused.
  */
-function removeOwnFiles(dir: string): void {
-  for (const file of fs.readdirSync(dir)) if (/^eds-.*\.json$/.test(file) || isSdsFile(file)) fs.rmSync(path.join(dir, file), { force: true });
+function removeFilesOfEachResource(dir: string): void {
+  for (const file of fs.readdirSync(dir)) if (/^(eds|sds)-.*\.json$/.test(file)) fs.rmSync(path.join(dir, file), { force: true });
 }
 
 /**
@@ -101,7 +100,7 @@ export function writeEdgeConfig(given: EdgePlan): void {
   write('rds.json', routes.http);
   write('rds-tls.json', routes.https);
   write('lds.json', edgeListeners(plan));
-  removeOwnFiles(plan.dir);
+  removeFilesOfEachResource(plan.dir);
 }
 
 /** Envoy's bootstrap file, written before it starts. */

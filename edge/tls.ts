@@ -16,9 +16,6 @@ export const HSTS_MAX_AGE_SECONDS = 31536000;
 /** Where the HTTP-01 challenges of an ACME server are asked (RFC 8555, section 8.3). */
 export const ACME_CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 
-/** Each certificate had a file of its own before #63 (`sds-{hostname}.json`); the listener carries them now. */
-export const isSdsFile = (file: string) => /^sds-[a-z0-9.-]+\.json$/.test(file);
-
 /** The hostnames the edge holds a certificate for: HTTP redirects these, HTTPS tells browsers to stay (HSTS). */
 export const certifiedHostnames = (plan: EdgePlan): Set<string> => new Set((plan.tls?.certificates ?? []).map((certificate) => certificate.hostname));
 

@@ -27,8 +27,9 @@ async function activeChainFor(adminUrl: string, hostname: string): Promise<boole
 }
 
 /**
- * Waits until the edge serves the certificate: Envoy holds it (the control plane writes it for SDS on word of
- * the database's change) and its active listener has the hostname's chain, so a handshake now gets it.
+ * Waits until the edge serves the certificate: Envoy holds it (the control plane writes it into the HTTPS
+ * listener's chain for the hostname on word of the database's change) and that listener is active (not
+ * warming), so a handshake now gets it.
  * Without an edge admin to ask (EDGE_ADMIN_URL), there is nothing to wait for.
  */
 export function confirmCertificateAtEdge({ config }: DeployDeps) {
