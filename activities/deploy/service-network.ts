@@ -37,18 +37,23 @@ async function subnetsInUse(docker: Docker): Promise<string[]> {
 
 /**
  * Creates a bridge network in a free /26 of `pool` (see domain/service-subnets.ts). Two deploys may pick the
- * same block at once; the engine refuses the second ("overlaps"), which picks again from what is in use then.
+ * same block at once; the engine refuses the second ("overlap"), which picks again. A network being made
+ * beside this one may not be listed yet, so a block refused once is not tried again.
  */
 async function createBridgeInPool(docker: Docker, options: Docker.NetworkCreateOptions & { Name: string }, pool: string): Promise<void> {
+  const refused: string[] = [];
   for (let attempt = 1; ; attempt++) {
-    const subnet = freeSubnetIn(pool, await subnetsInUse(docker), options.Name);
-    if (subnet === null)
-      throw finalFailure('SERVICE_NETWORKS_FULL', `DEPLOY_SUBNET_POOL ${pool} has no free /${SERVICE_SUBNET_PREFIX} left for ${options.Name}: widen it`);
+    const subnet = freeSubnetIn(pool, [...(await subnetsInUse(docker)), ...refused], options.Name);
+    if (subnet === null) {
+      const detail = `DEPLOY_SUBNET_POOL ${pool} has no free /${SERVICE_SUBNET_PREFIX} left for ${options.Name}: widen it, or remove the networks that hold its blocks`;
+      throw finalFailure('SERVICE_NETWORKS_FULL', detail);
+    }
     try {
       await docker.createNetwork({ ...options, IPAM: { Driver: 'default', Config: [{ Subnet: subnet }] } });
       return;
     } catch (error) {
-      if (attempt >= BLOCK_ATTEMPTS || !/overlaps/i.test(String((error as Error).message))) throw error;
+      if (attempt >= BLOCK_ATTEMPTS || !/overlap/i.test(String((error as Error).message))) throw error;
+      refused.push(subnet);
     }
   }
 }
