@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, KeyObject, X509Certificate } from 'node:crypto';
 
 /**
  * The rules of the edge's certificates: when one is renewed, what a chain says about itself, and whether an
@@ -57,9 +57,19 @@ export function namesCover(names: string[], hostname: string): boolean {
   return names.some((name) => name === hostname || (name.startsWith('*.') && hostname.slice(hostname.indexOf('.') + 1) === name.slice(2)));
 }
 
+/** The keys Envoy serves: RSA of 2048 bits or more, ECDSA on P-256 or P-384. */
+function servableKeyProblem(key: KeyObject): string | null {
+  const { asymmetricKeyType: type, asymmetricKeyDetails: details } = key;
+  if (type === 'rsa' && (details?.modulusLength ?? 0) >= 2048) return null;
+  if (type === 'ec' && ['prime256v1', 'secp384r1'].includes(details?.namedCurve ?? '')) return null;
+  const what = type === 'rsa' ? `RSA of ${details?.modulusLength} bits` : type === 'ec' ? `ECDSA on ${details?.namedCurve}` : (type ?? 'unknown');
+  return `the edge serves RSA keys of 2048 bits or more and ECDSA keys on P-256 or P-384, not ${what}`;
+}
+
 /**
  * Why an uploaded chain and key may not be served for `hostname`, or null when they may: the chain must parse,
- * name the hostname, be valid now, and belong to the key.
+ * name the hostname, be valid now, and belong to a key the edge serves. Envoy refuses the whole HTTPS
+ * listener over one key it cannot use, so every other name's change would wait on it.
  */
 export function uploadProblem(hostname: string, chainPem: string, keyPem: string, now: Date): string | null {
   let facts: CertificateFacts;
@@ -71,11 +81,13 @@ export function uploadProblem(hostname: string, chainPem: string, keyPem: string
   if (!namesCover(facts.names, hostname)) return `the certificate does not name ${hostname} (it names ${facts.names.join(', ') || 'no DNS name'})`;
   if (facts.notAfter <= now) return `the certificate expired at ${facts.notAfter.toISOString()}`;
   if (facts.notBefore > now) return `the certificate is not valid before ${facts.notBefore.toISOString()}`;
+  let key: KeyObject;
   try {
+    key = createPrivateKey(keyPem);
     const leaf = new X509Certificate(certificatesOf(chainPem)[0]);
-    if (!leaf.checkPrivateKey(createPrivateKey(keyPem))) return 'the private key does not belong to the certificate';
+    if (!leaf.checkPrivateKey(key)) return 'the private key does not belong to the certificate';
   } catch {
     return 'the private key is not a PEM private key';
   }
-  return null;
+  return servableKeyProblem(key);
 }

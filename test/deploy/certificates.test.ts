@@ -148,11 +148,15 @@ test('#64: the renewal schedule replaces a certificate before it expires, under 
  * now for a day, or over `valid` (made by
  * `openssl ca`, the one tool of OpenSSL 3.0 that sets a start date).
  */
-function selfSigned(hostname: string, valid?: { from: Date; to: Date }): { certificate: string; privateKey: string } {
+function selfSigned(
+  hostname: string,
+  valid?: { from: Date; to: Date },
+  keyType = ['ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'],
+): { certificate: string; privateKey: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-own-certificate-'));
   const at = (name: string) => path.join(dir, name);
   const subject = ['-subj', `/CN=${hostname}`, '-addext', `subjectAltName=DNS:${hostname}`];
-  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', at('key.pem')];
+  const newKey = ['-newkey', ...keyType, '-nodes', '-keyout', at('key.pem')];
   const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
   if (!valid) openssl(['req', '-x509', ...newKey, '-days', '1', '-out', at('cert.pem'), ...subject]);
   else {
@@ -186,7 +190,7 @@ function selfSigned(hostname: string, valid?: { from: Date; to: Date }): { certi
   return pair;
 }
 
-test("#64: an uploaded certificate and key replace ACME's for a name, and are served; one that does not name it is 400 CERTIFICATE_INVALID; DELETE gives the name back to ACME", async () => {
+test("#64: an uploaded certificate and key replace ACME's for a name, and are served; one that does not name it, or whose key the edge cannot serve, is 400 CERTIFICATE_INVALID; DELETE gives the name back to ACME", async () => {
   const OWN = 'own.example.test';
   // Pebble cannot check this name: only the upload can certify it, whenever its ACME run ends.
   await pebble.setAddress(OWN, '127.0.0.2');
@@ -196,6 +200,8 @@ test("#64: an uploaded certificate and key replace ACME's for a name, and are se
   const own = selfSigned(OWN);
   const mismatched = { certificate: own.certificate, privateKey: selfSigned(OWN).privateKey };
   expectProblem(await upload(mismatched), 400, 'CERTIFICATE_INVALID');
+  // Envoy refuses these keys, and with them the whole HTTPS listener: every other name's change would stop.
+  for (const keyType of [['rsa:1024'], ['ed25519']]) expectProblem(await upload(selfSigned(OWN, undefined, keyType)), 400, 'CERTIFICATE_INVALID');
   const uploaded = await upload(own);
   expect(uploaded.status).toBe(200);
   expect(uploaded.text).not.toMatch(/PRIVATE KEY/);
