@@ -12,7 +12,7 @@
  *   process's peak memory.
  * The API runs behind the edge as production runs it; the deployments worker reads the edge's admin.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { ChildProcess, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,7 +26,7 @@ import { secretKeysOf } from '../lib/secrets';
 import { fairShareOf } from '../domain/fairness';
 import { TaskQueues } from '../domain/task-queues';
 import { removeScopedDockerObjects } from '../test/support/docker-cleanup';
-import { startApiBehindEdge } from './edge-platform';
+import { RunningEdgePlatform, startApiBehindEdge } from './edge-platform';
 import { deployStages } from './deploy-stages';
 import { cpuMicros, median } from './load';
 import { BenchPlatform, peakMemoryMb, ROOT, startBenchPlatform, runBench } from './support';
@@ -140,6 +140,68 @@ async function envoyTookAfterMs(adminUrl: string, edgeDir: string): Promise<numb
 
 const fixed = (values: number[], digits = 0) => values.map((value) => value.toFixed(digits)).join(', ');
 
+interface Bench {
+  platform: BenchPlatform;
+  deployer: Deployer;
+  edge: RunningEdgePlatform;
+  worker: ChildProcess;
+  /** Where each size's control plane writes its scratch copy of Envoy's files. */
+  scratch: string;
+  ticks: number;
+  newDeploys: number;
+}
+
+/** `count` new deploys, each timed to its first 200, with the control plane's rewrite and Envoy's update after each. */
+async function newDeploys(bench: Bench, size: number, sizeDir: string): Promise<{ first200: number[]; oneAdded: number[] }> {
+  const first200: number[] = [];
+  const oneAdded: number[] = [];
+  const envoyAfter: number[] = [];
+  for (let n = 1; n <= bench.newDeploys; n++) {
+    const { seconds, stages } = await bench.deployer.untilFirst200(`scale-new-${size}-${n}-service`);
+    first200.push(seconds);
+    if (n === 1) console.log(`    the first new deploy's stages (s from the request): ${stages.join(', ')}`);
+    envoyAfter.push(await envoyTookAfterMs(bench.edge.adminUrl, bench.edge.dir));
+    const added = await timedRewrite(bench.platform, sizeDir);
+    oneAdded.push(added.readMs + added.writeMs);
+  }
+  console.log(
+    `    a new deploy, request to first 200 through the edge: ${fixed(first200, 2)} s; Envoy took the clusters ${fixed(envoyAfter)} ms after their file; ` +
+      `control plane with one service added: ${fixed(oneAdded, 1)} ms`,
+  );
+  return { first200, oneAdded };
+}
+
+/** One look at the edge's admin as a deploy makes it, then 10 idle seconds: each process's CPU, and the peaks so far. */
+async function idleFigures({ edge, worker }: Bench): Promise<void> {
+  // What each of a deploy's looks at the edge reads: every cluster's hosts and their health.
+  const looked = performance.now();
+  const clusters = await (await fetch(`${edge.adminUrl}/clusters?format=json`)).text();
+  console.log(`    one look at the edge (its admin's /clusters): ${(clusters.length / 1024).toFixed(0)} KiB in ${(performance.now() - looked).toFixed(1)} ms`);
+  const idle = { envoy: cpuMicros(edge.edgePid), api: cpuMicros(edge.api.pid!), worker: cpuMicros(worker.pid!) };
+  await new Promise((resolve) => setTimeout(resolve, 10000));
+  const idleCpu = (pid: number, before: number) => ((cpuMicros(pid) - before) / 1000).toFixed(0);
+  console.log(
+    `    10 idle s: Envoy ${idleCpu(edge.edgePid, idle.envoy)} CPU-ms, API ${idleCpu(edge.api.pid!, idle.api)}, worker ${idleCpu(worker.pid!, idle.worker)}; ` +
+      `peak memory so far: Envoy ${peakMemoryMb(edge.edgePid).toFixed(0)} MiB, API ${peakMemoryMb(edge.api.pid!).toFixed(0)}, worker ${peakMemoryMb(worker.pid!).toFixed(0)}`,
+  );
+}
+
+/** Every figure at one size, `size` services deployed; its summary. */
+async function measureSize(bench: Bench, size: number): Promise<string> {
+  const ticks = await reconcileTicks(bench.platform, size, bench.ticks);
+  console.log(`    reconcile tick: ${fixed(ticks)} ms; median ${(median(ticks) / size).toFixed(1)} ms a service`);
+  const sizeDir = fs.mkdtempSync(path.join(bench.scratch, `${size}-`));
+  const fromNothing = await timedRewrite(bench.platform, sizeDir);
+  const unchanged = await timedRewrite(bench.platform, sizeDir);
+  console.log(
+    `    control plane: from nothing read ${fromNothing.readMs.toFixed(1)} ms, write ${fromNothing.writeMs.toFixed(1)} ms; ` +
+      `nothing changed read ${unchanged.readMs.toFixed(1)} ms, write ${unchanged.writeMs.toFixed(1)} ms`,
+  );
+  const { first200, oneAdded } = await newDeploys(bench, size, sizeDir);
+  await idleFigures(bench);
+  return `${size}: tick ${(median(ticks) / size).toFixed(1)} ms a service, rewrite with one added ${median(oneAdded).toFixed(1)} ms, first 200 ${median(first200).toFixed(2)} s`;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -157,7 +219,7 @@ async function main(): Promise<void> {
   const platform = await startBenchPlatform({ DEPLOY_SCOPE: SCOPE, DEPLOY_NETWORK: SCOPE });
   const docker = createDocker({ dockerHost: platform.config.dockerHost }).docker;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'opsflow-bench-rewrite-'));
-  let edge: Awaited<ReturnType<typeof startApiBehindEdge>> | null = null;
+  let edge: RunningEdgePlatform | null = null;
   try {
     await removeScopedDockerObjects(docker, SCOPE);
     buildTinyImage();
@@ -168,56 +230,24 @@ async function main(): Promise<void> {
     // The schedule's own ticks are put off: the bench starts each tick it times.
     const worker = await platform.startWorker(['deployments'], { EDGE_ADMIN_URL: edge.adminUrl, DEPLOY_RECONCILE_SECONDS: '86400' });
     const token = await signToken({ secret: platform.config.identity.jwtSecret, claims: { sub: 'bench-admin', roles: ['ADMIN'] } });
-    const deployer = deployerOf(platform, edge.edgeUrl, token);
+    const bench: Bench = {
+      platform,
+      deployer: deployerOf(platform, edge.edgeUrl, token),
+      edge,
+      worker,
+      scratch,
+      ticks: Number(values.ticks),
+      newDeploys: Number(values.new),
+    };
     let deployed = 0;
     const summary: string[] = [];
     for (const size of sizes) {
       const names = Array.from({ length: size - deployed }, (_, i) => `scale-${String(deployed + i + 1).padStart(3, '0')}-service`);
       const deployStarted = performance.now();
-      await deployAll(deployer, names, Number(values['at-once']));
+      await deployAll(bench.deployer, names, Number(values['at-once']));
       console.log(`  ${size} services: ${names.length} deployed in ${((performance.now() - deployStarted) / 1000).toFixed(1)} s`);
-      deployed = size;
-      const ticks = await reconcileTicks(platform, size, Number(values.ticks));
-      console.log(`    reconcile tick: ${fixed(ticks)} ms; median ${(median(ticks) / size).toFixed(1)} ms a service`);
-      const sizeDir = fs.mkdtempSync(path.join(scratch, `${size}-`));
-      const fromNothing = await timedRewrite(platform, sizeDir);
-      const unchanged = await timedRewrite(platform, sizeDir);
-      console.log(
-        `    control plane: from nothing read ${fromNothing.readMs.toFixed(1)} ms, write ${fromNothing.writeMs.toFixed(1)} ms; ` +
-          `nothing changed read ${unchanged.readMs.toFixed(1)} ms, write ${unchanged.writeMs.toFixed(1)} ms`,
-      );
-      const first200: number[] = [];
-      const oneAdded: number[] = [];
-      const envoyAfter: number[] = [];
-      for (let n = 1; n <= Number(values.new); n++) {
-        const { seconds, stages } = await deployer.untilFirst200(`scale-new-${size}-${n}-service`);
-        first200.push(seconds);
-        if (n === 1) console.log(`    the first new deploy's stages (s from the request): ${stages.join(', ')}`);
-        envoyAfter.push(await envoyTookAfterMs(edge.adminUrl, edge.dir));
-        const added = await timedRewrite(platform, sizeDir);
-        oneAdded.push(added.readMs + added.writeMs);
-      }
-      deployed += Number(values.new);
-      console.log(
-        `    a new deploy, request to first 200 through the edge: ${fixed(first200, 2)} s; Envoy took the clusters ${fixed(envoyAfter)} ms after their file; ` +
-          `control plane with one service added: ${fixed(oneAdded, 1)} ms`,
-      );
-      // What each of a deploy's looks at the edge reads: every cluster's hosts and their health.
-      const looked = performance.now();
-      const clusters = await (await fetch(`${edge.adminUrl}/clusters?format=json`)).text();
-      console.log(
-        `    one look at the edge (its admin's /clusters): ${(clusters.length / 1024).toFixed(0)} KiB in ${(performance.now() - looked).toFixed(1)} ms`,
-      );
-      const idle = { envoy: cpuMicros(edge.edgePid), api: cpuMicros(edge.api.pid!), worker: cpuMicros(worker.pid!) };
-      await new Promise((resolve) => setTimeout(resolve, 10000));
-      const idleCpu = (pid: number, before: number) => ((cpuMicros(pid) - before) / 1000).toFixed(0);
-      console.log(
-        `    10 idle s: Envoy ${idleCpu(edge.edgePid, idle.envoy)} CPU-ms, API ${idleCpu(edge.api.pid!, idle.api)}, worker ${idleCpu(worker.pid!, idle.worker)}; ` +
-          `peak memory so far: Envoy ${peakMemoryMb(edge.edgePid).toFixed(0)} MiB, API ${peakMemoryMb(edge.api.pid!).toFixed(0)}, worker ${peakMemoryMb(worker.pid!).toFixed(0)}`,
-      );
-      summary.push(
-        `${size}: tick ${(median(ticks) / size).toFixed(1)} ms a service, rewrite with one added ${median(oneAdded).toFixed(1)} ms, first 200 ${median(first200).toFixed(2)} s`,
-      );
+      summary.push(await measureSize(bench, size));
+      deployed = size + bench.newDeploys;
     }
     console.log(`  summary: ${summary.join('; ')}`);
   } finally {
