@@ -29,21 +29,26 @@ async function attachedContainers(docker: Docker, attach: readonly string[]): Pr
 /** How often a block is picked again when a deploy running beside this one took it first. */
 const BLOCK_ATTEMPTS = 8;
 
-/** Every IPv4 or IPv6 subnet the engine's networks hold now. */
-async function subnetsInUse(docker: Docker): Promise<string[]> {
-  const networks = await docker.listNetworks();
-  return networks.flatMap((network) => (network.IPAM?.Config ?? []).map((config) => config.Subnet ?? '')).filter(Boolean);
-}
+/** Every IPv4 or IPv6 subnet `networks` hold. */
+const subnetsOf = (networks: Docker.NetworkInspectInfo[]): string[] =>
+  networks.flatMap((network) => (network.IPAM?.Config ?? []).map((config) => config.Subnet ?? '')).filter(Boolean);
 
 /**
  * Creates a bridge network in a free /26 of `pool` (see domain/service-subnets.ts). Two deploys may pick the
  * same block at once; the engine refuses the second ("overlap"), which picks again. A network being made
  * beside this one may not be listed yet, so a block refused once is not tried again.
  */
-async function createBridgeInPool(docker: Docker, options: Docker.NetworkCreateOptions & { Name: string }, pool: string): Promise<void> {
+async function createBridgeInPool(
+  docker: Docker,
+  options: Docker.NetworkCreateOptions & { Name: string },
+  pool: string,
+  networks: Docker.NetworkInspectInfo[],
+): Promise<void> {
   const refused: string[] = [];
   for (let attempt = 1; ; attempt++) {
-    const subnet = freeSubnetIn(pool, [...(await subnetsInUse(docker)), ...refused], options.Name);
+    // The engine's networks as the caller listed them, then as they are at each new try.
+    const inUse = attempt === 1 ? subnetsOf(networks) : subnetsOf(await docker.listNetworks());
+    const subnet = freeSubnetIn(pool, [...inUse, ...refused], options.Name);
     if (subnet === null) {
       const detail = `DEPLOY_SUBNET_POOL ${pool} has no free /${SERVICE_SUBNET_PREFIX} left for ${options.Name}: widen it, or remove the networks that hold its blocks`;
       throw finalFailure('SERVICE_NETWORKS_FULL', detail);
@@ -64,14 +69,15 @@ export async function ensureServiceNetwork(
   args: { network: string; serviceName: string; scope: string; attach: readonly string[]; driver?: 'bridge' | 'overlay'; subnetPool: string },
 ): Promise<string> {
   const name = serviceNetworkName(args);
-  const existing = await docker.listNetworks({ filters: { name: [name] } });
-  if (!existing.some((network) => network.Name === name)) {
+  // One listing says whether the network is there and, for a new bridge, which blocks are taken.
+  const networks = await docker.listNetworks();
+  if (!networks.some((network) => network.Name === name)) {
     try {
       const labels = { [LABELS.scope]: args.scope, [LABELS.service]: args.serviceName };
       // An overlay (the swarm driver) spans the swarm's nodes, in the swarm's own pool; attachable, so the
       // gateway's container can join it. A bridge takes a block of DEPLOY_SUBNET_POOL.
       if (args.driver === 'overlay') await docker.createNetwork({ Name: name, Driver: 'overlay', Attachable: true, CheckDuplicate: true, Labels: labels });
-      else await createBridgeInPool(docker, { Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: labels }, args.subnetPool);
+      else await createBridgeInPool(docker, { Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: labels }, args.subnetPool, networks);
     } catch (error) {
       if (statusOf(error) !== 409) throw error;
     }
