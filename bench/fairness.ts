@@ -21,18 +21,16 @@ import { parseArgs } from 'node:util';
 import { signToken } from '../api/http/sign-token';
 import { componentType } from '../data/content/component-types';
 import { createComponent } from '../data/content/components';
-import { Client } from '@temporalio/client';
 import { fairShareOf } from '../domain/fairness';
 import { stopChild } from '../scripts/platform/children';
-import { BenchPlatform, peakMemoryMb, processCpuTicks, quantile, startBenchPlatform, startEntryUntil } from './support';
-import { decideUpdate, oneValidatedUpdate } from './temporal-floor/workflows';
+import { BenchPlatform, peakMemoryMb, processCpuTicks, quantile, startBenchPlatform } from './support';
+import { approvalFloorRun, Floor, startFloor } from './temporal-floor/runs';
 
 const PAGE = componentType('PAGE')!;
 const SITE_A = 'site-a';
 const SITE_B = 'site-b';
 /** The one worker process's queues, as compose runs them; `--approvals-apart` gives approvals a process of its own. */
 let mainQueues = ['archival', 'messaging', 'approvals'];
-const FLOOR_QUEUE = 'bench-temporal-floor';
 
 interface Sizes {
   recipients: number;
@@ -62,7 +60,7 @@ interface Side {
   tokens: { admin: string; editorA: string; editorB: string; managerB: string };
   templates: { bulk: string; single: string };
   worker: ChildProcess;
-  floor: { client: Client; worker: ChildProcess };
+  floor: Floor;
 }
 
 async function main(): Promise<void> {
@@ -147,16 +145,7 @@ async function startSide(fairness: boolean, recipients: number): Promise<Side> {
   await api('POST', '/api/workflow/approvals/policies', tokens.admin, { componentType: 'PAGE', siteId: SITE_B, enabled: true });
   await api('POST', '/api/settings/archive-policies', tokens.admin, { logType: 'EMAIL_LOG', siteId: SITE_A, retentionDays: 30, enabled: true });
   const templates = { bulk: await template(api, tokens.editorA, SITE_A), single: await template(api, tokens.editorB, SITE_B) };
-  const floor = {
-    client: new Client({ connection: platform.temporal.connection, namespace: config.temporal.namespace }),
-    worker: await startEntryUntil({
-      entry: 'bench/temporal-floor/worker.ts',
-      argv: [FLOOR_QUEUE],
-      env: platform.env,
-      says: 'floor worker running',
-      what: 'the floor worker',
-    }),
-  };
+  const floor = await startFloor(platform);
   return { platform, api, tokens, templates, worker, floor };
 }
 
@@ -294,14 +283,7 @@ async function publishes(side: Side, count: number, phaseName: string): Promise<
 /** One run of the floor beneath a publish through approval, with B's share: ms from its start to its end. */
 async function floorRun(side: Side, id: string): Promise<number> {
   const started = performance.now();
-  const handle = await side.floor.client.workflow.start(oneValidatedUpdate, {
-    taskQueue: FLOOR_QUEUE,
-    workflowId: `floor-${id}-${crypto.randomUUID()}`,
-    args: [id],
-    priority: fairShareOf('publish', SITE_B),
-  });
-  await handle.executeUpdate(decideUpdate, { args: ['APPROVED'] });
-  await handle.result();
+  await approvalFloorRun(side.floor.client, id, fairShareOf('publish', SITE_B));
   return performance.now() - started;
 }
 

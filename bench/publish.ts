@@ -18,7 +18,6 @@
 import { tracingLine } from './tracing';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { Client } from '@temporalio/client';
 import { signToken } from '../api/http/sign-token';
 import { confirmDecision, proposeDecision, submitApproval } from '../data/approvals/approvals';
 import { componentType } from '../data/content/component-types';
@@ -26,8 +25,9 @@ import { createComponent, publishComponentRevision } from '../data/content/compo
 import { latestRevision } from '../data/content/revisions';
 import { publishRelease } from '../data/content/releases';
 import { publishWorkflowId } from '../workflows/approvals/definitions';
-import { BenchPlatform, BenchTemporal, benchTemporals, peakMemoryMb, startBenchPlatform, startEntryUntil } from './support';
-import { decideUpdate, oneLocalActivity, oneValidatedUpdate } from './temporal-floor/workflows';
+import { BenchPlatform, BenchTemporal, benchTemporals, peakMemoryMb, startBenchPlatform } from './support';
+import { oneLocalActivity } from './temporal-floor/workflows';
+import { approvalFloorRun, FLOOR_QUEUE, startFloor } from './temporal-floor/runs';
 
 const PAGE = componentType('PAGE')!;
 
@@ -282,24 +282,11 @@ async function runRelease(size: number, concurrency: number): Promise<void> {
 
 /** Both Temporal floors, on the platform's server and namespace, with a worker process of their own. */
 async function temporalFloor(platform: BenchPlatform, count: number, concurrency: number): Promise<{ open: Measured; guarded: Measured; peakMb: number }> {
-  const taskQueue = 'bench-temporal-floor';
-  const worker = await startEntryUntil({
-    entry: 'bench/temporal-floor/worker.ts',
-    argv: [taskQueue],
-    env: platform.env,
-    says: 'floor worker running',
-    what: 'the floor worker',
-  });
-  // A plain client on the platform's connection: its token where the server wants one, none of its codec.
-  const client = new Client({ connection: platform.temporal.connection, namespace: platform.config.temporal.namespace });
+  const { worker, client } = await startFloor(platform);
   const open = await measure('Temporal floor: one local activity', count, concurrency, async (i) => {
-    await client.workflow.execute(oneLocalActivity, { taskQueue, workflowId: `floor-open-${i}-${crypto.randomUUID()}`, args: [String(i)] });
+    await client.workflow.execute(oneLocalActivity, { taskQueue: FLOOR_QUEUE, workflowId: `floor-open-${i}-${crypto.randomUUID()}`, args: [String(i)] });
   });
-  const guarded = await measure('Temporal floor: one validated Update, two local activities', count, concurrency, async (i) => {
-    const handle = await client.workflow.start(oneValidatedUpdate, { taskQueue, workflowId: `floor-update-${i}-${crypto.randomUUID()}`, args: [String(i)] });
-    await handle.executeUpdate(decideUpdate, { args: ['APPROVED'] });
-    await handle.result();
-  });
+  const guarded = await measure('Temporal floor: one validated Update, two local activities', count, concurrency, (i) => approvalFloorRun(client, String(i)));
   const peakMb = peakMemoryMb(worker.pid!);
   worker.kill('SIGTERM');
   return { open, guarded, peakMb };
