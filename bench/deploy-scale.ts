@@ -28,6 +28,8 @@ import { TaskQueues } from '../domain/task-queues';
 import { removeScopedDockerObjects } from '../test/support/docker-cleanup';
 import { RunningEdgePlatform, startApiBehindEdge } from './edge-platform';
 import { deployStages } from './deploy-stages';
+import { slugOf } from '../domain/deploy';
+import { waitUntil } from '../test/support/wait';
 import { cpuMicros, median } from './load';
 import { BenchPlatform, peakMemoryMb, ROOT, startBenchPlatform, runBench } from './support';
 
@@ -77,14 +79,13 @@ function deployerOf(platform: BenchPlatform, edgeUrl: string, token: string): De
       const started = performance.now();
       const requestedAt = Date.now();
       const accepted = await request(name);
-      const slug = name.replace(/-service$/, '');
-      for (;;) {
+      const slug = slugOf(name);
+      const answers200 = async () => {
         const answer = await fetch(`${edgeUrl}/api/${slug}/`, { headers: { authorization: `Bearer ${token}` } }).catch(() => null);
         await answer?.arrayBuffer();
-        if (answer?.status === 200) break;
-        if (performance.now() - started > 120000) throw new Error(`no 200 from ${slug} through the edge within two minutes`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+        return answer?.status === 200;
+      };
+      await waitUntil(`a 200 from ${slug} through the edge`, answers200, { timeoutMs: 120000, intervalMs: 50 });
       const seconds = (performance.now() - started) / 1000;
       await ended(accepted);
       return { seconds, stages: await deployStages(platform.temporal.client, accepted.workflowId, requestedAt) };

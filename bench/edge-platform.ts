@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startEdge } from '../scripts/platform/edge';
 import { stopChild, typescriptCommand } from '../scripts/platform/children';
 import { freePort } from '../test/support/slots';
+import { waitUntil } from '../test/support/wait';
 import { BenchPlatform, ROOT } from './support';
 
 export interface RunningEdgePlatform {
@@ -59,10 +60,9 @@ export async function startApiBehindEdge(
     fs.rmSync(edgeDir, { recursive: true, force: true });
   };
   try {
-    while ((await fetch(`http://127.0.0.1:${apiListenPort}/healthz`).catch(() => null))?.status !== 200) {
-      if (api.exitCode !== null) throw new Error(`the API behind the edge exited with ${api.exitCode}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitUntil('the API behind the edge', async () => (await fetch(`http://127.0.0.1:${apiListenPort}/healthz`).catch(() => null))?.status === 200, {
+      abortIf: () => (api.exitCode !== null ? `the API behind the edge exited with ${api.exitCode}` : null),
+    });
     edge = await startEdge({
       dir: edgeDir,
       adminPort,
